@@ -1,0 +1,45 @@
+"""robustmb: robust control of multibody systems.
+
+Uncertain and scheduling parameters are carried as one LFT from the physical
+model of a mechanism to mu-analysis, worst-case reports and controller tuning.
+
+Examples
+--------
+>>> import robustmb as rmb
+>>> m = rmb.ureal("m", 2.0, percent=20)
+>>> rmb.umat([[1 / m]]).blocks
+{'m': 1}
+"""
+
+from .lft import (
+    UncertainElement,
+    UncertainMatrix,
+    UncertainModel,
+    UncertainSystem,
+    block_diag,
+    connect,
+    feedback,
+    hstack,
+    inv,
+    lft_lower,
+    lft_upper,
+    lftdata,
+    parallel,
+    series,
+    simplify,
+    star,
+    ucomplex,
+    ultidyn,
+    umat,
+    ureal,
+    uss,
+    vstack,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "UncertainElement", "UncertainMatrix", "UncertainModel", "UncertainSystem", "block_diag",
+    "connect", "feedback", "hstack", "inv", "lft_lower", "lft_upper", "lftdata", "parallel",
+    "series", "simplify", "star", "ucomplex", "ultidyn", "umat", "ureal", "uss", "vstack",
+]

@@ -1,0 +1,34 @@
+"""Exceptions raised by robustmb.
+
+Every error names the element, signal or dimension at fault.  They subclass the
+built-in ``ValueError`` / ``TypeError`` so callers can catch either the
+specific robustmb class or the standard one.
+"""
+
+
+class RobustMBError(Exception):
+    """Base class of every robustmb-specific exception."""
+
+
+class UncertainElementError(RobustMBError, ValueError):
+    """An uncertain element is declared with invalid data (names the element)."""
+
+
+class DimensionError(RobustMBError, ValueError):
+    """Operands have incompatible shapes (names the dimensions)."""
+
+
+class SignalError(RobustMBError, ValueError):
+    """An unknown, duplicated or ambiguous signal name."""
+
+
+class IllPosedError(RobustMBError, ValueError):
+    """An interconnection or LFT is not well posed (names the loop's signals)."""
+
+
+class NameConflictError(RobustMBError, ValueError):
+    """Two different uncertain elements are declared under one name."""
+
+
+class UncertainTypeError(RobustMBError, TypeError):
+    """An operand of an unsupported type."""

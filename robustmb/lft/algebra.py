@@ -1,0 +1,521 @@
+"""Exact LFT algebra: sums, products, concatenation, feedback, LFTs and star products.
+
+Each operation appends the operands' realizations (merging elements of equal
+names into repeated blocks) and closes a static interconnection of their
+external channels (:mod:`.realization`), so the result is an exact LFT of the
+same map.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import DimensionError, UncertainTypeError
+from . import realization as rz
+from .model import UncertainModel, as_model, common_dt, static_model
+from .rational import maybe_rational
+
+
+def _models(*xs):
+    return [as_model(x) for x in xs]
+
+
+def _build(models, rin, fb, lout, *, input_names, output_names, dvo=None, loop_names=None,
+           is_system=None):
+    real, _, _ = rz.append([m._real for m in models])
+    real = rz.close(real, rin, fb, lout, dvo, loop_names=loop_names)
+    if is_system is None:
+        is_system = any(m.is_system for m in models)
+    dt = common_dt([m.dt for m in models])
+    result = models[0]._like(real, is_system=is_system, dt=dt, input_names=input_names,
+                             output_names=output_names)
+    return result
+
+
+def _is_scalar_number(x):
+    return isinstance(x, numbers.Number) or (isinstance(x, np.ndarray | np.generic)
+                                            and np.ndim(x) == 0)
+
+
+def _is_1x1(m: UncertainModel):
+    return m.shape == (1, 1)
+
+
+def _scale(m: UncertainModel, c) -> UncertainModel:
+    """Multiply a model by a number: scaling its output channels only."""
+    c = complex(c) if isinstance(c, complex) or np.iscomplexobj(c) else float(c)
+    if not np.isfinite(c):
+        raise DimensionError(f"cannot scale by a non-finite number {c}")
+    r = m._real
+    nz = r.nz
+    cmat = r.c.astype(np.result_type(r.c, c)).copy()
+    dmat = r.d.astype(np.result_type(r.d, c)).copy()
+    cmat[nz:] *= c
+    dmat[nz:] *= c
+    real = rz.make_realization(r.a, r.b, cmat, dmat, r.blocks)
+    return m._like(real, dt=m.dt, input_names=m.input_names, output_names=m.output_names)
+
+
+def negate(x):
+    """``-x``."""
+    rat = maybe_rational("neg", x, None)
+    if rat is not None:
+        return rat
+    return _scale(as_model(x), -1.0)
+
+
+def _expand_scalar(s: UncertainModel, shape) -> UncertainModel:
+    """A 1x1 object repeated into every entry of a ``shape`` matrix (one occurrence)."""
+    p, m = shape
+    return matmul(matmul(np.ones((p, 1)), s), np.ones((1, m)))
+
+
+def add(x, y):
+    """``x + y`` with scalar expansion of 1x1 operands.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> (a + 2).nominal()
+    array([[3.]])
+    """
+    rat = maybe_rational("add", x, y)
+    if rat is not None:
+        return rat
+    mx, my = _models(x, y)
+    if mx.shape != my.shape:
+        if _is_1x1(mx):
+            mx = _expand_scalar(mx, my.shape)
+        elif _is_1x1(my):
+            my = _expand_scalar(my, mx.shape)
+        else:
+            raise DimensionError(f"cannot add a {mx.shape} object to a {my.shape} object")
+    ny, nu = mx.shape
+    rin = np.vstack([np.eye(nu), np.eye(nu)])
+    lout = np.hstack([np.eye(ny), np.eye(ny)])
+    src = mx if not isinstance(x, numbers.Number) else my
+    return _build([mx, my], rin, None, lout, input_names=src.input_names,
+                  output_names=src.output_names)
+
+
+def matmul(x, y):
+    """Matrix product / series connection ``x @ y`` (``y`` acts first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 2.0)
+    >>> (np.array([[1.0], [2.0]]) @ a).nominal()
+    array([[2.],
+           [4.]])
+    """
+    if _is_scalar_number(x):
+        return _scale(as_model(y), x)
+    if _is_scalar_number(y):
+        return _scale(as_model(x), y)
+    rat = maybe_rational("mul", x, y)
+    if rat is not None:
+        return rat
+    mx, my = _models(x, y)
+    if mx.shape[1] != my.shape[0]:
+        raise DimensionError(
+            f"cannot multiply a {mx.shape} object by a {my.shape} object: "
+            f"{mx.shape[1]} inputs vs {my.shape[0]} outputs"
+        )
+    ny1, nu1 = mx.shape
+    ny2, nu2 = my.shape
+    # inputs u = [u1; u2], outputs y = [y1; y2]; u1 = y2, u2 = v, o = y1.
+    rin = np.vstack([np.zeros((nu1, nu2)), np.eye(nu2)])
+    fb = np.zeros((nu1 + nu2, ny1 + ny2))
+    fb[:nu1, ny1:] = np.eye(ny2)
+    lout = np.hstack([np.eye(ny1), np.zeros((ny1, ny2))])
+    return _build([mx, my], rin, fb, lout, input_names=my.input_names,
+                  output_names=mx.output_names)
+
+
+def _scalar_times(s: UncertainModel, m: UncertainModel, scalar_left: bool):
+    """``s * m`` for an uncertain 1x1 ``s``: the fewest repetitions of ``s``'s blocks."""
+    p, q = m.shape
+    if not m._real.blocks and m.nstates == 0:
+        # A constant matrix: factor it by rank so s enters rank(D) times.
+        d = m._real.d
+        u, sv, vh = np.linalg.svd(d)
+        tol = max(d.shape) * np.finfo(float).eps * (sv[0] if sv.size else 0.0)
+        k = int(np.sum(sv > tol))
+        left = u[:, :k] * sv[:k]
+        right = vh[:k]
+        inner = block_diag(*([s] * k)) if k else static_model(np.zeros((0, 0)))
+        if k == 0:
+            return static_model(np.zeros((p, q)), dt=s.dt, is_system=s.is_system)
+        out = matmul(matmul(left, inner), right)
+    elif p <= q:
+        out = matmul(block_diag(*([s] * p)), m)
+    else:
+        out = matmul(m, block_diag(*([s] * q)))
+    out.input_names, out.output_names = m.input_names, m.output_names
+    return out
+
+
+def multiply(x, y):
+    """``x * y``: matrix product, or entrywise scaling when one operand is 1x1.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 2.0)
+    >>> (a * [[1.0, 2.0]]).nominal()
+    array([[2., 4.]])
+    """
+    if _is_scalar_number(x) or _is_scalar_number(y):
+        return matmul(x, y)
+    rat = maybe_rational("mul", x, y)
+    if rat is not None:
+        return rat
+    mx, my = _models(x, y)
+    if _is_1x1(mx) and not _is_1x1(my):
+        return _scalar_times(mx, my, True)
+    if _is_1x1(my) and not _is_1x1(mx):
+        return _scalar_times(my, mx, False)
+    return matmul(mx, my)
+
+
+def inv(x):
+    """Inverse of a square object whose feedthrough at the range centres is invertible.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 2.0, range=(1.0, 3.0))
+    >>> float(rmb.lft.inv(a).usubs({"a": 1.5})[0, 0])
+    0.6666666666666666
+    """
+    m = as_model(x)
+    ny, nu = m.shape
+    if ny != nu:
+        raise DimensionError(f"only square objects can be inverted, got shape {m.shape}")
+    r = m._real
+    nw, nz = r.nw, r.nz
+    dyu = r.d[nz:, nw:]
+    if nu and np.linalg.svd(dyu, compute_uv=False)[-1] <= 1e3 * nu * np.finfo(float).eps * max(
+        1.0, np.linalg.norm(dyu, 2)
+    ):
+        names = ", ".join(m.blocks) or "no uncertain elements"
+        raise DimensionError(
+            f"cannot invert {m.name!r}: its value (feedthrough) at the centre of the ranges of "
+            f"{names} is singular, so the inverse is not defined over the whole uncertainty set"
+        )
+    e = np.linalg.inv(dyu)
+    bw, bu = r.b[:, :nw], r.b[:, nw:]
+    cz, cy = r.c[:nz], r.c[nz:]
+    dzw, dzu, dyw = r.d[:nz, :nw], r.d[:nz, nw:], r.d[nz:, :nw]
+    a = r.a - bu @ e @ cy
+    b = np.hstack([bw - bu @ e @ dyw, bu @ e])
+    c = np.vstack([cz - dzu @ e @ cy, -e @ cy])
+    d = np.block([[dzw - dzu @ e @ dyw, dzu @ e], [-e @ dyw, e]])
+    real = rz.make_realization(a, b, c, d, r.blocks)
+    out = m._like(real, dt=m.dt, input_names=m.output_names, output_names=m.input_names)
+    from .substitution import check_nominal_well_posed
+
+    check_nominal_well_posed(out, f"the inverse of {m.name!r}")
+    return out
+
+
+def divide(x, y):
+    """``x / y`` for a scalar or square ``y`` (``x @ inv(y)``; scalar ``y`` scales)."""
+    if _is_scalar_number(y):
+        if y == 0:
+            raise ZeroDivisionError("division of an uncertain object by zero")
+        return matmul(x, 1.0 / y)
+    rat = maybe_rational("div", x, y)
+    if rat is not None:
+        return rat
+    my = as_model(y)
+    if _is_scalar_number(x):
+        return matmul(x, inv(my))
+    return multiply(as_model(x), inv(my))
+
+
+def power(x, k):
+    """Integer power of a square object (negative powers invert)."""
+    if not isinstance(k, numbers.Integral):
+        raise UncertainTypeError(f"only integer powers are supported, got {k!r}")
+    rat = maybe_rational("pow", x, int(k))
+    if rat is not None:
+        return rat
+    m = as_model(x)
+    if m.shape[0] != m.shape[1]:
+        raise DimensionError(f"powers need a square object, got shape {m.shape}")
+    if k < 0:
+        return power(inv(m), -k)
+    if k == 0:
+        return static_model(np.eye(m.shape[0]), dt=m.dt, is_system=m.is_system)
+    out = m
+    for _ in range(k - 1):
+        out = matmul(out, m)
+    return out
+
+
+def transpose(x):
+    """Transpose; every element must be a scalar parameter (``Delta^T = Delta``)."""
+    m = as_model(x)
+    r = m._real
+    full = [n for n, (el, _) in r.blocks.items() if not el.is_scalar]
+    if full:
+        raise UncertainTypeError(
+            f"cannot transpose {m.name!r}: the transpose of the LTI uncertainty {full} is a "
+            "different element"
+        )
+    real = rz.make_realization(r.a.T, r.c.T, r.b.T, r.d.T, r.blocks)
+    return m._like(real, dt=m.dt, input_names=m.output_names, output_names=m.input_names)
+
+
+def select(x, rows, cols):
+    """Sub-object of the given output rows and input columns."""
+    m = as_model(x)
+    ny, nu = m.shape
+    rin = np.eye(nu)[:, cols]
+    lout = np.eye(ny)[rows, :]
+    return _build([m], rin, None, lout,
+                  input_names=[m.input_names[i] for i in cols],
+                  output_names=[m.output_names[i] for i in rows])
+
+
+def _stack(xs, axis):
+    ms = _models(*xs)
+    if not ms:
+        raise DimensionError("nothing to stack")
+    if len(ms) == 1:
+        return ms[0]
+    k = 0 if axis == "h" else 1
+    ref = ms[0].shape[k]
+    for i, m in enumerate(ms):
+        if m.shape[k] != ref:
+            what = "outputs" if axis == "h" else "inputs"
+            raise DimensionError(
+                f"cannot {'h' if axis == 'h' else 'v'}stack: operand {i} has {m.shape[k]} "
+                f"{what}, operand 0 has {ref}"
+            )
+    if axis == "h":
+        rin = np.eye(sum(m.shape[1] for m in ms))
+        lout = np.hstack([np.eye(ref)] * len(ms))
+        return _build(ms, rin, None, lout,
+                      input_names=[n for m in ms for n in m.input_names],
+                      output_names=ms[0].output_names)
+    rin = np.vstack([np.eye(ref)] * len(ms))
+    lout = np.eye(sum(m.shape[0] for m in ms))
+    return _build(ms, rin, None, lout, input_names=ms[0].input_names,
+                  output_names=[n for m in ms for n in m.output_names])
+
+
+def hstack(*xs):
+    """Horizontal concatenation ``[x1, x2, ...]`` (equal numbers of outputs).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> rmb.hstack(a, 2 * a).shape
+    (1, 2)
+    """
+    return _stack(xs, "h")
+
+
+def vstack(*xs):
+    """Vertical concatenation ``[x1; x2; ...]`` (equal numbers of inputs).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> rmb.vstack(a, 1.0).shape
+    (2, 1)
+    """
+    return _stack(xs, "v")
+
+
+def block_diag(*xs):
+    """Block-diagonal concatenation (appended inputs and outputs).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> rmb.block_diag(a, [[1.0, 2.0]]).shape
+    (2, 3)
+    """
+    ms = _models(*xs)
+    if len(ms) == 1:
+        return ms[0]
+    nu = sum(m.shape[1] for m in ms)
+    ny = sum(m.shape[0] for m in ms)
+    return _build(ms, np.eye(nu), None, np.eye(ny),
+                  input_names=[n for m in ms for n in m.input_names],
+                  output_names=[n for m in ms for n in m.output_names])
+
+
+def feedback(sys1, sys2=1.0, sign=-1):
+    """Feedback loop ``u1 = v + sign * sys2(y1)``, output ``y1``.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0)
+    >>> float(rmb.feedback(k, 1.0).nominal()[0, 0])
+    0.6666666666666666
+    """
+    g, k = _models(sys1, sys2)
+    ny, nu = g.shape
+    if k.shape != (nu, ny):
+        if _is_1x1(k) and ny == nu:
+            k = _expand_identity(k, ny)
+        else:
+            raise DimensionError(
+                f"feedback: the loop element has shape {k.shape}, expected {(nu, ny)}"
+            )
+    rin = np.vstack([np.eye(nu), np.zeros((ny, nu))])
+    fb = np.zeros((nu + ny, ny + nu))
+    fb[:nu, ny:] = sign * np.eye(nu)
+    fb[nu:, :ny] = np.eye(ny)
+    lout = np.hstack([np.eye(ny), np.zeros((ny, nu))])
+    loop = [f"{g.name}.{n}" for n in g.output_names] + [f"{k.name}.{n}" for n in k.output_names]
+    out = _build([g, k], rin, fb, lout, input_names=g.input_names,
+                 output_names=g.output_names, loop_names=loop)
+    _check(out, "the feedback loop")
+    return out
+
+
+def _expand_identity(s, n):
+    return block_diag(*([s] * n)) if not (s.nstates == 0 and not s._real.blocks) else \
+        static_model(s._real.d[0, 0] * np.eye(n), dt=s.dt, is_system=s.is_system)
+
+
+def _check(model, what):
+    from .substitution import check_nominal_well_posed
+
+    check_nominal_well_posed(model, what)
+
+
+def lft_upper(M, Delta):
+    """Upper LFT ``Fu(M, Delta)``: ``Delta`` closes ``M``'s first channels.
+
+    ``Delta`` of shape ``(p, q)`` takes ``M``'s first ``q`` outputs to its
+    first ``p`` inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> M = np.array([[0.5, 1.0], [1.0, 0.0]])
+    >>> float(rmb.lft_upper(M, 1.0).nominal()[0, 0])
+    2.0
+    """
+    m, dl = _models(M, Delta)
+    p, q = dl.shape
+    ny, nu = m.shape
+    if p > nu or q > ny:
+        raise DimensionError(f"lft_upper: Delta {dl.shape} does not fit M {m.shape}")
+    # u = [uM; uD], y = [yM; yD]; uM[:p] = yD, uD = yM[:q], uM[p:] = v, o = yM[q:].
+    rin = np.zeros((nu + q, nu - p))
+    rin[p:nu] = np.eye(nu - p)
+    fb = np.zeros((nu + q, ny + p))
+    fb[:p, ny:] = np.eye(p)
+    fb[nu:, :q] = np.eye(q)
+    lout = np.zeros((ny - q, ny + p))
+    lout[:, q:ny] = np.eye(ny - q)
+    loop = [f"{m.name}.{n}" for n in m.output_names] + [f"{dl.name}.{n}" for n in dl.output_names]
+    out = _build([m, dl], rin, fb, lout, input_names=m.input_names[p:],
+                 output_names=m.output_names[q:], loop_names=loop)
+    _check(out, "the upper LFT")
+    return out
+
+
+def lft_lower(P, K):
+    """Lower LFT ``Fl(P, K)``: ``K`` closes ``P``'s last channels (``u = K y``).
+
+    ``K`` of shape ``(p, q)`` takes ``P``'s last ``q`` outputs to its last
+    ``p`` inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> P = np.array([[0.0, 1.0], [1.0, 0.5]])
+    >>> float(rmb.lft_lower(P, 1.0).nominal()[0, 0])
+    2.0
+    """
+    return star(P, K, as_model(K).shape[1], as_model(K).shape[0])
+
+
+def star(P, Q, nu, ny):
+    """Redheffer star product (MATLAB ``lft(P, Q, nu, ny)``).
+
+    The last ``nu`` outputs of ``P`` feed the first ``nu`` inputs of ``Q``;
+    the first ``ny`` outputs of ``Q`` feed the last ``ny`` inputs of ``P``.
+    Inputs: ``P``'s first ones then ``Q``'s remaining ones; likewise outputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> P = np.array([[0.0, 1.0], [1.0, 0.5]])
+    >>> float(rmb.star(P, 1.0, 1, 1).nominal()[0, 0])
+    2.0
+    """
+    p, q = _models(P, Q)
+    pny, pnu = p.shape
+    qny, qnu = q.shape
+    if nu > pny or nu > qnu or ny > qny or ny > pnu:
+        raise DimensionError(
+            f"star: cannot connect {nu} outputs of P {p.shape} to Q {q.shape} and "
+            f"{ny} outputs of Q back"
+        )
+    m1, p1 = pnu - ny, pny - nu  # P's remaining inputs / outputs
+    m2, p2 = qnu - nu, qny - ny  # Q's remaining inputs / outputs
+    nin, nout = pnu + qnu, pny + qny
+    rin = np.zeros((nin, m1 + m2))
+    rin[:m1, :m1] = np.eye(m1)
+    rin[pnu + nu:, m1:] = np.eye(m2)
+    fb = np.zeros((nin, nout))
+    fb[m1:pnu, pny:pny + ny] = np.eye(ny)  # P's last inputs <- Q's first outputs
+    fb[pnu:pnu + nu, p1:pny] = np.eye(nu)  # Q's first inputs <- P's last outputs
+    lout = np.zeros((p1 + p2, nout))
+    lout[:p1, :p1] = np.eye(p1)
+    lout[p1:, pny + ny:] = np.eye(p2)
+    loop = [f"{p.name}.{n}" for n in p.output_names] + [f"{q.name}.{n}" for n in q.output_names]
+    out = _build([p, q], rin, fb, lout,
+                 input_names=p.input_names[:m1] + q.input_names[nu:],
+                 output_names=p.output_names[:p1] + q.output_names[ny:], loop_names=loop)
+    _check(out, "the star product")
+    return out
+
+
+def series(*systems):
+    """Series connection ``systems[-1] @ ... @ systems[0]`` (first acts first)."""
+    out = systems[0]
+    for s in systems[1:]:
+        out = matmul(s, out)
+    return as_model(out)
+
+
+def parallel(*systems):
+    """Parallel connection (sum of the outputs)."""
+    out = systems[0]
+    for s in systems[1:]:
+        out = add(out, s)
+    return as_model(out)
+
+
+def append_blocks(*xs):
+    """Alias of :func:`block_diag` (python-control's ``append``)."""
+    return block_diag(*xs)
+
+
+__all__ = [
+    "add", "negate", "matmul", "multiply", "inv", "divide", "power", "transpose", "select",
+    "hstack", "vstack", "block_diag", "feedback", "lft_upper", "lft_lower", "star", "series",
+    "parallel",
+]

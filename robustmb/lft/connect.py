@@ -1,0 +1,190 @@
+"""Name-based interconnection of uncertain and certain systems.
+
+Conventions follow ``control.interconnect``: a signal is referred to as
+``"sys.sig"`` or ``"sig"`` (every system with that signal), a leading ``-``
+negates it, and a vector signal ``y`` stands for ``y[0], y[1], ...``.
+Algebraic loops are eliminated exactly; an ill-posed loop raises an error
+naming its signals.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import SignalError
+from . import realization as rz
+from .model import as_model, common_dt
+
+
+def _parse(spec):
+    """``(system or None, signal, gain)`` from a string or tuple spec."""
+    gain = 1.0
+    if isinstance(spec, tuple):
+        if len(spec) == 3:
+            sysname, sig, gain = spec
+        elif len(spec) == 2:
+            sysname, sig = spec
+        else:
+            raise SignalError(f"a signal spec tuple is (system, signal[, gain]), got {spec!r}")
+        return sysname, sig, float(gain)
+    if not isinstance(spec, str):
+        raise SignalError(f"a signal spec is a string or tuple, got {spec!r}")
+    s = spec.strip()
+    if s.startswith("-"):
+        gain, s = -1.0, s[1:].strip()
+    if "." in s:
+        sysname, sig = s.split(".", 1)
+        return sysname, sig, gain
+    return None, s, gain
+
+
+class _Catalogue:
+    """Positions of every system's inputs and outputs in the appended system."""
+
+    def __init__(self, systems):
+        self.systems = systems
+        names = [s.name for s in systems]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise SignalError(f"connect: system names must be unique, repeated: {sorted(dup)}")
+        self.inputs, self.outputs = [], []
+        for s in systems:
+            self.inputs += [(s.name, n) for n in s.input_names]
+            self.outputs += [(s.name, n) for n in s.output_names]
+
+    def find(self, spec, side, allow_many):
+        sysname, sig, gain = _parse(spec)
+        table = self.inputs if side == "input" else self.outputs
+        if sysname is not None and sysname not in {s.name for s in self.systems}:
+            raise SignalError(f"connect: unknown system '{sysname}' in {spec!r}")
+
+        def matches(name):
+            return [i for i, (sn, n) in enumerate(table)
+                    if n == name and (sysname is None or sn == sysname)]
+
+        idx = matches(sig)
+        if not idx:
+            # A vector signal: 'y' stands for y[0], y[1], ...
+            pat = re.compile(re.escape(sig) + r"\[\d+\]$")
+            idx = [i for i, (sn, n) in enumerate(table)
+                   if pat.match(n) and (sysname is None or sn == sysname)]
+        if not idx:
+            known = [f"{sn}.{n}" for sn, n in table]
+            raise SignalError(f"connect: unknown {side} signal {spec!r}; known: {known}")
+        systems = {table[i][0] for i in idx}
+        if not allow_many and len(systems) > 1:
+            raise SignalError(
+                f"connect: {side} signal {spec!r} is ambiguous, it belongs to {sorted(systems)}; "
+                "write 'system.signal'"
+            )
+        return idx, gain
+
+
+def connect(systems, connections=None, inputs=None, outputs=None):
+    """Interconnect systems by signal names (``control.interconnect`` conventions).
+
+    Parameters
+    ----------
+    systems : list
+        Uncertain objects or python-control systems, each with a unique
+        ``name`` and named signals.
+    connections : list of list, optional
+        Each entry ``[input_spec, output_spec, ...]`` drives a system input by
+        the sum of the listed outputs.  ``None`` connects every system input to
+        the outputs of the same name (summed).
+    inputs : list
+        External inputs: a signal name (driving every system input of that
+        name), a spec, or a list of specs driven together.
+    outputs : list
+        External outputs: an output spec or a list of specs summed.
+
+    Returns
+    -------
+    UncertainSystem or UncertainMatrix
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> G = rmb.uss(control.tf([1], [1, 1]) * k)
+    >>> G.name, G.input_names, G.output_names = "G", ["u"], ["y"]
+    >>> C = rmb.uss(control.ss([], [], [], [[3.0]]))
+    >>> C.name, C.input_names, C.output_names = "C", ["e"], ["u"]
+    >>> S = rmb.uss(control.ss([], [], [], [[1.0, -1.0]]))
+    >>> S.name, S.input_names, S.output_names = "S", ["r", "y"], ["e"]
+    >>> T = rmb.connect([G, C, S], inputs=["r"], outputs=["y"])
+    >>> T.shape, T.blocks
+    ((1, 1), {'k': 1})
+    """
+    models = [as_model(s) for s in systems]
+    if inputs is None or outputs is None:
+        raise SignalError("connect: give the external inputs and outputs by name")
+    cat = _Catalogue(models)
+    real, nus, nys = rz.append([m._real for m in models])
+    nu, ny = sum(nus), sum(nys)
+    fb = np.zeros((nu, ny))
+    if connections is None:
+        for i, (sn, name) in enumerate(cat.inputs):
+            for j, (sn2, name2) in enumerate(cat.outputs):
+                if name2 == name:
+                    fb[i, j] += 1.0
+    else:
+        for conn in connections:
+            if isinstance(conn, str | tuple) or len(conn) < 2:
+                raise SignalError(
+                    f"connect: each connection is [input, output, ...], got {conn!r}"
+                )
+            ins, g_in = cat.find(conn[0], "input", allow_many=False)
+            for ospec in conn[1:]:
+                outs, g = cat.find(ospec, "output", allow_many=False)
+                if len(outs) != len(ins):
+                    raise SignalError(
+                        f"connect: {conn[0]!r} has {len(ins)} channels but {ospec!r} has "
+                        f"{len(outs)}"
+                    )
+                for i, j in zip(ins, outs, strict=True):
+                    fb[i, j] += g * g_in
+    in_cols, in_names = [], []
+    for spec in inputs:
+        specs = spec if isinstance(spec, list) else [spec]
+        cols = None
+        for sp in specs:
+            idx, g = cat.find(sp, "input", allow_many=True)
+            if cols is None:
+                width = len(idx) if len({cat.inputs[i][0] for i in idx}) == 1 else 1
+                cols = np.zeros((nu, width))
+                base = _parse(sp)[1]
+                in_names += ([cat.inputs[i][1] for i in idx] if width > 1 else [base])
+            if cols.shape[1] == 1:
+                cols[idx, 0] += g
+            else:
+                cols[idx, np.arange(len(idx))] += g
+        in_cols.append(cols)
+    rin = np.hstack(in_cols) if in_cols else np.zeros((nu, 0))
+    out_rows, out_names = [], []
+    for spec in outputs:
+        specs = spec if isinstance(spec, list) else [spec]
+        rows = None
+        for sp in specs:
+            idx, g = cat.find(sp, "output", allow_many=False)
+            if rows is None:
+                rows = np.zeros((len(idx), ny))
+                out_names += [cat.outputs[i][1] for i in idx]
+            if rows.shape[0] != len(idx):
+                raise SignalError(f"connect: summed outputs {specs} have different widths")
+            rows[np.arange(len(idx)), idx] += g
+        out_rows.append(rows)
+    lout = np.vstack(out_rows) if out_rows else np.zeros((0, ny))
+    loop_names = [f"{sn}.{n}" for sn, n in cat.outputs]
+    closed = rz.close(real, rin, fb, lout, loop_names=loop_names)
+    is_system = any(m.is_system for m in models)
+    dt = common_dt([m.dt for m in models])
+    out = models[0]._like(closed, is_system=is_system, dt=dt, input_names=in_names,
+                          output_names=out_names)
+    from .substitution import check_nominal_well_posed
+
+    check_nominal_well_posed(out, "the interconnection")
+    return out

@@ -1,0 +1,500 @@
+"""The central uncertain object: an LFT ``Fu(M, Delta)`` with named signals.
+
+An :class:`UncertainMatrix` (static) and an :class:`UncertainSystem`
+(dynamic) share one representation, a :class:`~.realization.Realization`
+of the augmented system ``M`` with the Delta channels first.  A matrix is a
+model with zero states.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import control
+import numpy as np
+
+from ..errors import DimensionError, SignalError, UncertainTypeError
+from .elements import UncertainElement
+from .operators import LFTOperators
+from .realization import Realization, make_realization
+
+_counter = itertools.count()
+
+
+def _default_names(prefix, n):
+    return [f"{prefix}[{i}]" for i in range(n)]
+
+
+def _check_names(names, n, what):
+    if isinstance(names, str):
+        names = [names] if n == 1 else _default_names(names, n)
+    names = list(names)
+    if len(names) != n:
+        raise DimensionError(f"{what}: expected {n} names, got {len(names)} ({names})")
+    for nm in names:
+        if not isinstance(nm, str):
+            raise SignalError(f"{what}: signal names must be strings, got {nm!r}")
+    return names
+
+
+def common_dt(dts):
+    """The common sampling time of operands (``None`` = unspecified, ``0`` = continuous)."""
+    known = {dt for dt in dts if dt is not None}
+    if len(known) > 1:
+        raise DimensionError(f"cannot combine systems with different sampling times {sorted(known)}")
+    return known.pop() if known else None
+
+
+class UncertainModel(LFTOperators):
+    """An uncertain matrix or state-space system stored as one normalised LFT.
+
+    Use :func:`umat` and :func:`uss` (or arithmetic on uncertain elements) to
+    build one.  See ``docs/`` for the conventions.
+    """
+
+    is_system = False
+
+    def __init__(self, realization: Realization, *, dt=None, input_names=None,
+                 output_names=None, name=None):
+        self._real = realization
+        self.dt = dt
+        ny, nu = realization.ny, realization.nu
+        self._input_names = _check_names(
+            input_names if input_names is not None else "u", nu, "input_names"
+        )
+        self._output_names = _check_names(
+            output_names if output_names is not None else "y", ny, "output_names"
+        )
+        self.name = name if name is not None else f"sys[{next(_counter)}]"
+
+    # ----------------------------------------------------------------- basic data
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(ny, nu)``: numbers of outputs and inputs."""
+        return (self._real.ny, self._real.nu)
+
+    @property
+    def nstates(self) -> int:
+        """Number of states (0 for a matrix)."""
+        return self._real.nx
+
+    @property
+    def blocks(self) -> dict[str, int]:
+        """Occurrences (repetitions in Delta) of each uncertain element."""
+        return {name: r for name, (_, r) in self._real.blocks.items()}
+
+    @property
+    def uncertainty(self) -> dict[str, UncertainElement]:
+        """The uncertain elements, by name."""
+        return {name: el for name, (el, _) in self._real.blocks.items()}
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self._input_names)
+
+    @input_names.setter
+    def input_names(self, names):
+        self._input_names = _check_names(names, self.shape[1], "input_names")
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self._output_names)
+
+    @output_names.setter
+    def output_names(self, names):
+        self._output_names = _check_names(names, self.shape[0], "output_names")
+
+    def _like(self, realization, *, is_system=None, dt=None, input_names=None,
+              output_names=None, name=None):
+        """A new model from a realization; unspecified attributes are not inherited."""
+        is_system = self.is_system if is_system is None else is_system
+        cls = UncertainSystem if is_system else UncertainMatrix
+        return cls(realization, dt=dt, input_names=input_names, output_names=output_names,
+                   name=name)
+
+    # ------------------------------------------------------------ substitution
+    def nominal(self):
+        """Value at the nominal values of all elements.
+
+        Returns
+        -------
+        numpy.ndarray or control.StateSpace
+            An array for an uncertain matrix, a state-space model for a system.
+
+        Examples
+        --------
+        >>> import robustmb as rmb
+        >>> a = rmb.ureal("a", 2.0, range=(1.0, 4.0))
+        >>> rmb.umat([[a, 1], [0, a * a]]).nominal()
+        array([[2., 1.],
+               [0., 4.]])
+        """
+        from .substitution import nominal_values, usubs
+
+        return usubs(self, nominal_values(self.uncertainty))
+
+    def usubs(self, values):
+        """Substitute values for uncertain elements.
+
+        Parameters
+        ----------
+        values : dict
+            ``{name: value}`` in physical units: a number for ``ureal`` and
+            ``ucomplex``; a matrix or python-control system for ``ultidyn``;
+            or an uncertain object, which is substituted as an LFT.
+
+        Returns
+        -------
+        numpy.ndarray, control.StateSpace or UncertainModel
+            The same types as :meth:`nominal` when every element is
+            substituted, otherwise an uncertain object of the rest.
+
+        Examples
+        --------
+        >>> import robustmb as rmb
+        >>> a = rmb.ureal("a", 1.0)
+        >>> b = rmb.ureal("b", 2.0)
+        >>> X = rmb.umat([[a + b]])
+        >>> X.usubs({"a": 0.5, "b": 1.5})
+        array([[2.]])
+        >>> X.usubs({"a": 0.0}).blocks
+        {'b': 1}
+        """
+        from .substitution import usubs
+
+        return usubs(self, values)
+
+    def usample(self, n, *, seed=None):
+        """Random samples of the uncertain elements, substituted.
+
+        Parameters
+        ----------
+        n : int
+            Number of samples.
+        seed : int or numpy.random.Generator, optional
+            Seed for reproducible samples.
+
+        Returns
+        -------
+        samples : list
+            ``n`` substituted objects (arrays or ``control.StateSpace``).
+        values : list of dict
+            The ``{name: value}`` used for each sample, in physical units.
+
+        Examples
+        --------
+        >>> import robustmb as rmb
+        >>> a = rmb.ureal("a", 1.0, range=(0.0, 2.0))
+        >>> samples, values = rmb.umat([[a, 2 * a]]).usample(3, seed=0)
+        >>> bool(abs(samples[0][0, 1] - 2 * values[0]["a"]) < 1e-12)
+        True
+        """
+        from .substitution import usample
+
+        return usample(self, n, seed=seed)
+
+    # ---------------------------------------------------------------- indexing
+    def __getitem__(self, key):
+        from .algebra import select
+
+        if not isinstance(key, tuple) or len(key) != 2:
+            raise DimensionError(
+                f"index an uncertain object with [outputs, inputs], got {key!r}"
+            )
+        ny, nu = self.shape
+        rows = _index_list(key[0], ny, "output", self._output_names)
+        cols = _index_list(key[1], nu, "input", self._input_names)
+        return select(self, rows, cols)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        raise TypeError("uncertain objects are not iterable; index them with [rows, cols]")
+
+    def __repr__(self):
+        kind = "UncertainSystem" if self.is_system else "UncertainMatrix"
+        blk = ", ".join(f"{n}: {r}" for n, r in self.blocks.items()) or "none"
+        st = f", {self.nstates} states" if self.is_system else ""
+        return f"<{kind} {self.name!r} {self.shape[0]}x{self.shape[1]}{st}; occurrences {blk}>"
+
+
+def _index_list(key, n, what, names):
+    """Turn an index (int, slice, list, name or names) into a list of positions."""
+    if isinstance(key, slice):
+        return list(range(n))[key]
+    if isinstance(key, str | numbers.Integral):
+        key = [key]
+    out = []
+    for k in np.atleast_1d(np.asarray(key, dtype=object)):
+        if isinstance(k, str):
+            if k not in names:
+                raise SignalError(f"unknown {what} signal '{k}'; known: {names}")
+            out.append(names.index(k))
+        elif isinstance(k, numbers.Integral):
+            kk = int(k)
+            if not -n <= kk < n:
+                raise DimensionError(f"{what} index {kk} is out of range for {n} {what}s")
+            out.append(kk % n)
+        else:
+            raise DimensionError(f"invalid {what} index {k!r}")
+    return out
+
+
+class UncertainMatrix(UncertainModel):
+    """Uncertain static matrix (an LFT with zero states). Build with :func:`umat`."""
+
+    is_system = False
+
+
+class UncertainSystem(UncertainModel):
+    """Uncertain state-space system. Build with :func:`uss`."""
+
+    is_system = True
+
+
+# ------------------------------------------------------------------ conversions
+def _finite_array(x, what="matrix"):
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise UncertainTypeError(f"{what}: cannot convert {type(x).__name__} to a numeric array")
+    if not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
+        raise UncertainTypeError(f"{what}: expected numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.result_type(float, arr.dtype))
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise DimensionError(f"{what} has a non-finite entry at position {tuple(bad)}")
+    return arr
+
+
+def static_model(d, *, dt=None, is_system=False) -> UncertainModel:
+    """A certain static gain as an uncertain object (no blocks, no states)."""
+    d = _finite_array(d)
+    if d.ndim == 0:
+        d = d.reshape(1, 1)
+    elif d.ndim == 1:
+        d = d.reshape(1, -1)
+    elif d.ndim != 2:
+        raise DimensionError(f"a matrix must have at most 2 dimensions, got shape {d.shape}")
+    ny, nu = d.shape
+    real = make_realization(np.zeros((0, 0)), np.zeros((0, nu)), np.zeros((ny, 0)), d, {})
+    cls = UncertainSystem if is_system else UncertainMatrix
+    return cls(real, dt=dt)
+
+
+def element_model(el: UncertainElement) -> UncertainModel:
+    """The LFT of a single element: one occurrence, physical value on the output."""
+    if el.kind == "real":
+        center, scale = el.center, el.half_width
+    elif el.kind == "complex":
+        center, scale = el.nominal, el.radius
+    else:
+        p, m = el.shape
+        d = np.block([[np.zeros((m, p)), np.eye(m)], [el.bound * np.eye(p), np.zeros((p, m))]])
+        real = make_realization(np.zeros((0, 0)), np.zeros((0, p + m)), np.zeros((m + p, 0)), d,
+                                {el.name: (el, 1)})
+        return UncertainSystem(real, dt=None)
+    d = np.array([[0.0, 1.0], [scale, center]])
+    real = make_realization(np.zeros((0, 0)), np.zeros((0, 2)), np.zeros((2, 0)), d,
+                            {el.name: (el, 1)})
+    return UncertainMatrix(real, input_names=["u[0]"], output_names=[el.name])
+
+
+def lti_model(sys) -> UncertainSystem:
+    """A python-control ``StateSpace`` or ``TransferFunction`` as an uncertain system."""
+    if isinstance(sys, control.TransferFunction):
+        try:
+            ss = control.ss(sys)
+        except (ValueError, control.ControlMIMOException) as exc:
+            raise UncertainTypeError(
+                f"cannot realise transfer function {sys.name!r} as a state-space model "
+                f"(is it improper?): {exc}"
+            ) from None
+    elif isinstance(sys, control.StateSpace):
+        ss = sys
+    else:
+        raise UncertainTypeError(f"expected a python-control system, got {type(sys).__name__}")
+    a, b, c, d = (np.asarray(m) for m in (ss.A, ss.B, ss.C, ss.D))
+    for nm, m in zip("ABCD", (a, b, c, d), strict=True):
+        _finite_array(m, f"state-space matrix {nm} of {sys.name!r}")
+    real = make_realization(a, b, c, d, {})
+    return UncertainSystem(real, dt=ss.dt, input_names=list(sys.input_labels),
+                           output_names=list(sys.output_labels), name=sys.name)
+
+
+def as_model(x) -> UncertainModel:
+    """Convert numbers, arrays, elements, python-control systems to an uncertain object.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.lft.model import as_model
+    >>> as_model(3.0).shape
+    (1, 1)
+    """
+    if isinstance(x, UncertainModel):
+        return x
+    if isinstance(x, UncertainElement):
+        return x._to_model()
+    if hasattr(x, "_to_model"):
+        return x._to_model()
+    if isinstance(x, control.StateSpace | control.TransferFunction):
+        return lti_model(x)
+    if isinstance(x, numbers.Number) or isinstance(x, np.ndarray | np.generic):
+        return static_model(x)
+    if isinstance(x, list | tuple):
+        return umat(x)
+    raise UncertainTypeError(f"cannot use an object of type {type(x).__name__} in an LFT")
+
+
+def umat(data) -> UncertainMatrix:
+    """Uncertain matrix from an array-like of numbers, elements and expressions.
+
+    Parameters
+    ----------
+    data : array_like
+        A 2-D nested list (or a scalar / 1-D row) whose entries are numbers,
+        uncertain elements or uncertain 1x1 (or conformable block) objects.
+
+    Returns
+    -------
+    UncertainMatrix
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> b = rmb.ureal("b", 2.0, percent=10)
+    >>> X = rmb.umat([[a, b], [b * b, a / b]])
+    >>> X.shape, X.blocks
+    ((2, 2), {'a': 2, 'b': 4})
+    """
+    from .algebra import hstack, vstack
+
+    if isinstance(data, UncertainModel):
+        if data.is_system:
+            raise UncertainTypeError("umat() takes a static object; this one is a system")
+        return data
+    if isinstance(data, UncertainElement):
+        if data.kind == "ltidyn":
+            raise UncertainTypeError(f"ultidyn '{data.name}' is dynamic; use uss()")
+        return data._to_model()
+    if isinstance(data, np.ndarray) and data.dtype != object:
+        return static_model(data)
+    if isinstance(data, numbers.Number):
+        return static_model(data)
+    rows = list(data) if isinstance(data, list | tuple | np.ndarray) else None
+    if rows is None:
+        raise UncertainTypeError(f"umat() cannot convert {type(data).__name__}")
+    if not rows:
+        raise DimensionError("umat() needs at least one row")
+    if not isinstance(rows[0], list | tuple | np.ndarray):
+        rows = [rows]
+    if all(isinstance(e, numbers.Number) for r in rows for e in r):
+        return static_model(np.array(rows))
+    out = vstack(*[hstack(*[_entry(e) for e in r]) for r in rows])
+    if out.is_system:
+        raise UncertainTypeError("umat() entries must be static; use uss() for systems")
+    return out
+
+
+def _entry(e):
+    m = as_model(e)
+    return m
+
+
+def uss(*args, dt=0):
+    """Uncertain state-space system.
+
+    ``uss(A, B, C, D)`` with entries that may be uncertain, or ``uss(sys)`` from
+    a python-control ``StateSpace``/``TransferFunction`` or an uncertain matrix
+    (a static system).
+
+    Parameters
+    ----------
+    A, B, C, D : array_like
+        State-space matrices; entries may be numbers, elements or expressions.
+    dt : float, optional
+        Sampling time (0 = continuous), used with four matrices.
+
+    Returns
+    -------
+    UncertainSystem
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    >>> G = rmb.uss([[-a]], [[1.0]], [[k]], [[0.0]])
+    >>> G.nstates, G.blocks
+    (1, {'a': 1, 'k': 1})
+    >>> import control
+    >>> s = control.tf("s")
+    >>> (k / (s + a)).blocks
+    {'k': 1, 'a': 1}
+    """
+    from .algebra import hstack, vstack
+
+    if len(args) == 1:
+        x = args[0]
+        if isinstance(x, UncertainSystem):
+            return x
+        m = as_model(x)
+        if m.is_system:
+            return m
+        return UncertainSystem(m._real, dt=None, input_names=m.input_names,
+                               output_names=m.output_names, name=m.name)
+    if len(args) != 4:
+        raise UncertainTypeError("uss() takes (A, B, C, D) or a single system")
+    mats = [umat(m) if not _is_empty(m) else None for m in args]
+    nx = _state_count(args, mats)
+    sizes = {}
+    for nm, m, (r_exp, c_exp) in zip("ABCD", mats, [(nx, nx), (nx, None), (None, nx), (None, None)],
+                                     strict=True):
+        if m is None:
+            continue
+        r, c = m.shape
+        if r_exp is not None and r != r_exp:
+            raise DimensionError(f"uss(): {nm} has {r} rows, expected {r_exp} (states)")
+        if c_exp is not None and c != c_exp:
+            raise DimensionError(f"uss(): {nm} has {c} columns, expected {c_exp} (states)")
+        sizes[nm] = (r, c)
+    nu = sizes.get("B", sizes.get("D", (0, 0)))[1]
+    ny = sizes.get("C", sizes.get("D", (0, 0)))[0]
+    if "D" in sizes and sizes["D"] != (ny, nu):
+        raise DimensionError(f"uss(): D has shape {sizes['D']}, expected {(ny, nu)}")
+    shapes = {"A": (nx, nx), "B": (nx, nu), "C": (ny, nx), "D": (ny, nu)}
+    mats = [m if m is not None else static_model(np.zeros(shapes[nm]))
+            for nm, m in zip("ABCD", mats, strict=True)]
+    top = hstack(mats[0], mats[1]) if nu else mats[0]
+    bottom = hstack(mats[2], mats[3]) if nu else mats[2]
+    big = vstack(top, bottom) if ny else top
+    real = big._real
+    # The static LFT maps [w; x; u] -> [z; x'; y]; closing x with integrators
+    # gives a state-space realization directly.
+    nw, nz = real.nw, real.nz
+    d = real.d
+    a = d[nz:nz + nx, nw:nw + nx]
+    b = np.hstack([d[nz:nz + nx, :nw], d[nz:nz + nx, nw + nx:]])
+    c = np.vstack([d[:nz, nw:nw + nx], d[nz + nx:, nw:nw + nx]])
+    dd = np.block([[d[:nz, :nw], d[:nz, nw + nx:]], [d[nz + nx:, :nw], d[nz + nx:, nw + nx:]]])
+    return UncertainSystem(make_realization(a, b, c, dd, real.blocks), dt=dt)
+
+
+def _is_empty(m):
+    if isinstance(m, np.ndarray):
+        return m.size == 0
+    if isinstance(m, list | tuple):
+        return len(m) == 0 or all(isinstance(r, list | tuple) and len(r) == 0 for r in m)
+    return False
+
+
+def _state_count(args, mats):
+    if mats[0] is not None:
+        r, c = mats[0].shape
+        if r != c:
+            raise DimensionError(f"uss(): A must be square, got shape {(r, c)}")
+        return r
+    return 0

@@ -1,0 +1,208 @@
+"""Uncertain scalar transfer functions written with ``s = control.tf('s')``.
+
+An expression such as ``k / (s + a)`` passes through improper intermediate
+values (``s + a``) that have no state-space realization.  They are kept as a
+ratio of polynomials in ``s`` whose coefficients are numbers or uncertain
+scalars; as soon as the expression meets anything else (or is converted with
+``uss``) it is realised exactly in observable canonical form, whose entries
+are the (uncertain) coefficients, and the result is simplified.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import control
+import numpy as np
+
+from ..errors import UncertainTypeError
+from .operators import LFTOperators
+
+
+def _is_scalar_static(x) -> bool:
+    """A number, a scalar element or a 1x1 uncertain matrix."""
+    from .elements import UncertainElement
+    from .model import UncertainModel
+
+    if isinstance(x, numbers.Number):
+        return True
+    if isinstance(x, UncertainElement):
+        return x.is_scalar
+    if isinstance(x, UncertainModel):
+        return x.shape == (1, 1) and x.nstates == 0 and not x.is_system
+    return False
+
+
+def _is_siso_tf(x) -> bool:
+    return isinstance(x, control.TransferFunction) and x.ninputs == 1 and x.noutputs == 1
+
+
+def _is_zero(c) -> bool:
+    return isinstance(c, numbers.Number) and c == 0
+
+
+def _padd(p, q):
+    n = max(len(p), len(q))
+    p = list(p) + [0.0] * (n - len(p))
+    q = list(q) + [0.0] * (n - len(q))
+    return [a if _is_zero(b) else b if _is_zero(a) else a + b for a, b in zip(p, q, strict=True)]
+
+
+def _pmul(p, q):
+    out = [0.0] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        if _is_zero(a):
+            continue
+        for j, b in enumerate(q):
+            if _is_zero(b):
+                continue
+            term = a * b
+            out[i + j] = term if _is_zero(out[i + j]) else out[i + j] + term
+    return out
+
+
+def _numeric(p) -> bool:
+    return all(isinstance(c, numbers.Number) for c in p)
+
+
+def _trim(p):
+    p = list(p)
+    while len(p) > 1 and _is_zero(p[-1]):
+        p.pop()
+    return p
+
+
+class UncertainRational(LFTOperators):
+    """Ratio of polynomials in ``s`` (or ``z``) with uncertain coefficients.
+
+    Coefficients are stored from the constant term upwards.  Users do not build
+    it directly: it appears when a SISO ``control.TransferFunction`` meets an
+    uncertain scalar, and becomes an :class:`UncertainSystem` on contact with
+    anything else or through ``rmb.uss``.
+    """
+
+    def __init__(self, num, den, dt=0):
+        self.num = _trim(num)
+        self.den = _trim(den)
+        self.dt = dt
+
+    @classmethod
+    def from_operand(cls, x, dt=0):
+        if isinstance(x, UncertainRational):
+            return x
+        if _is_siso_tf(x):
+            num = [complex(c) if np.iscomplexobj(c) else float(c) for c in x.num[0][0][::-1]]
+            den = [complex(c) if np.iscomplexobj(c) else float(c) for c in x.den[0][0][::-1]]
+            return cls(num, den, x.dt)
+        from .model import as_model
+
+        return cls([x if isinstance(x, numbers.Number) else as_model(x)], [1.0], dt)
+
+    # The arithmetic keeps common numeric denominators to avoid needless degree growth.
+    def _add(self, other):
+        if _numeric(self.den) and _numeric(other.den) and np.array_equal(self.den, other.den):
+            return UncertainRational(_padd(self.num, other.num), self.den, self.dt)
+        num = _padd(_pmul(self.num, other.den), _pmul(other.num, self.den))
+        return UncertainRational(num, _pmul(self.den, other.den), self.dt)
+
+    def _mul(self, other):
+        return UncertainRational(_pmul(self.num, other.num), _pmul(self.den, other.den), self.dt)
+
+    def _inv(self):
+        return UncertainRational(self.den, self.num, self.dt)
+
+    def _neg(self):
+        return UncertainRational([-c for c in self.num], self.den, self.dt)
+
+    def _to_model(self):
+        """Exact realization in observable canonical form (then simplified)."""
+        from .algebra import inv
+        from .model import static_model, uss
+        from .simplify import simplify
+
+        num, den = _trim(self.num), _trim(self.den)
+        n = len(den) - 1
+        if len(num) - 1 > n:
+            raise UncertainTypeError(
+                f"the uncertain transfer function has numerator degree {len(num) - 1} above its "
+                f"denominator degree {n}: it is improper and has no state-space realization"
+            )
+        lead = den[-1]
+        scale = 1.0 / lead if isinstance(lead, numbers.Number) else inv(lead)
+        a = [c * scale if not _is_zero(c) else 0.0 for c in den[:-1]]
+        b = [c * scale if not _is_zero(c) else 0.0 for c in num] + [0.0] * (n + 1 - len(num))
+        bn = b[n]
+        if n == 0:
+            m = static_model([[bn]]) if isinstance(bn, numbers.Number) else bn
+            return uss(m)
+        amat = [[0.0] * n for _ in range(n)]
+        for i in range(n):
+            amat[i][0] = -a[n - 1 - i]
+            if i + 1 < n:
+                amat[i][i + 1] = 1.0
+        bvec = [[b[n - 1 - i] - a[n - 1 - i] * bn if not _is_zero(bn) else b[n - 1 - i]]
+                for i in range(n)]
+        cvec = [[1.0] + [0.0] * (n - 1)]
+        sys = uss(amat, bvec, cvec, [[bn]], dt=self.dt)
+        return simplify(sys)
+
+    @property
+    def is_proper(self) -> bool:
+        return len(_trim(self.num)) <= len(_trim(self.den))
+
+    def nominal(self):
+        return self._to_model().nominal()
+
+    def __repr__(self):
+        return f"<UncertainRational num degree {len(self.num) - 1}, den degree {len(self.den) - 1}>"
+
+
+def maybe_rational(op, x, y):
+    """Result of ``op`` as an :class:`UncertainRational`, or ``None`` if it does not apply.
+
+    It applies when one operand is a rational (or a SISO transfer function)
+    and the other is a rational, a SISO transfer function or a static
+    uncertain scalar, and at least one operand is uncertain.
+    """
+    if op == "neg":
+        return x._neg() if isinstance(x, UncertainRational) else None
+    if op == "pow":
+        if not isinstance(x, UncertainRational):
+            return None
+        base = x if y >= 0 else x._inv()
+        out = UncertainRational([1.0], [1.0], x.dt)
+        for _ in range(abs(y)):
+            out = out._mul(base)
+        return _settle(out)
+
+    def kind(v):
+        if isinstance(v, UncertainRational):
+            return "rat"
+        if _is_siso_tf(v):
+            return "tf"
+        if _is_scalar_static(v):
+            return "num" if isinstance(v, numbers.Number) else "unc"
+        return None
+
+    kx, ky = kind(x), kind(y)
+    if kx is None or ky is None:
+        return None
+    if not ({kx, ky} & {"rat", "tf"}):
+        return None
+    if not ({kx, ky} & {"rat", "unc"}):
+        return None
+    dts = [v.dt for v in (x, y) if isinstance(v, UncertainRational | control.TransferFunction)]
+    dt = dts[0]
+    rx, ry = UncertainRational.from_operand(x, dt), UncertainRational.from_operand(y, dt)
+    if op == "add":
+        return _settle(rx._add(ry))
+    if op == "mul":
+        return _settle(rx._mul(ry))
+    if op == "div":
+        return _settle(rx._mul(ry._inv()))
+    raise ValueError(op)  # pragma: no cover
+
+
+def _settle(r: UncertainRational):
+    """A proper result becomes an uncertain system; an improper one stays rational."""
+    return r._to_model() if r.is_proper else r

@@ -1,0 +1,257 @@
+"""Substituting values for uncertain elements: nominal, usubs, usample.
+
+Static values close the Delta channels of their blocks exactly
+(:func:`~.realization.close_delta`); sampling is vectorised over samples with
+batched solves.  Dynamic values (an ``ultidyn`` replaced by a system) and
+uncertain values are closed with an upper LFT.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import control
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import IllPosedError, SignalError, UncertainElementError, UncertainTypeError
+from . import realization as rz
+from .model import UncertainModel, UncertainSystem, as_model, lti_model
+
+
+def nominal_values(elements: dict) -> dict:
+    """``{name: nominal value}`` of the given elements."""
+    return {name: el.nominal for name, el in elements.items()}
+
+
+def _normalized_block(el, reps, value):
+    """``I_reps kron delta`` for a static physical value of ``el``."""
+    if el.kind in ("real", "complex"):
+        if not isinstance(value, numbers.Number) and np.ndim(value) != 0:
+            raise UncertainElementError(
+                f"value for {el.kind} parameter '{el.name}' must be a scalar, got shape "
+                f"{np.shape(value)}"
+            )
+        delta = complex(el.normalize(value)) if el.kind == "complex" else float(
+            el.normalize(value))
+        return delta * np.eye(reps)
+    val = np.asarray(value)
+    if val.dtype == object or not np.issubdtype(val.dtype, np.number):
+        raise UncertainElementError(f"value for ultidyn '{el.name}' must be numeric")
+    val = np.atleast_2d(val)
+    if val.shape != el.shape:
+        raise UncertainElementError(
+            f"value for ultidyn '{el.name}' must have shape {el.shape}, got {val.shape}"
+        )
+    if not np.all(np.isfinite(val)):
+        raise UncertainElementError(f"value for ultidyn '{el.name}' must be finite")
+    return np.kron(np.eye(reps), val / el.bound)
+
+
+def output_of(model: UncertainModel, real: rz.Realization):
+    """Array (static) or ``control.StateSpace`` (system) of a block-free realization."""
+    if model.is_system:
+        dt = 0 if model.dt is None else model.dt
+        return control.StateSpace(real.a, real.b, real.c, real.d, dt,
+                                  inputs=model.input_names, outputs=model.output_names,
+                                  name=model.name)
+    return real.d.copy()
+
+
+def _check_known(model, values):
+    if not isinstance(values, dict):
+        raise UncertainTypeError(f"usubs expects a dict {{name: value}}, got {type(values)}")
+    unknown = [n for n in values if n not in model._real.blocks]
+    if unknown:
+        raise SignalError(
+            f"{model.name!r} has no uncertain element named {unknown}; it has {list(model.blocks)}"
+        )
+
+
+def usubs(model: UncertainModel, values: dict):
+    """Substitute ``{name: value}`` into an uncertain object (see ``UncertainModel.usubs``)."""
+    model = as_model(model)
+    _check_known(model, values)
+    real = model._real
+    static, other = {}, {}
+    for name, value in values.items():
+        el, reps = real.blocks[name]
+        if isinstance(value, control.LTI | UncertainModel) or hasattr(value, "_to_model"):
+            other[name] = value
+        else:
+            static[name] = _normalized_block(el, reps, value)
+    if static:
+        real = rz.close_delta(real, set(static), static)
+    result = model._like(real, dt=model.dt, input_names=model.input_names,
+                         output_names=model.output_names, name=model.name)
+    for name, value in other.items():
+        result = _substitute_model(result, name, value)
+    if not result._real.blocks:
+        return output_of(result, result._real)
+    return result
+
+
+def _substitute_model(model: UncertainModel, name: str, value) -> UncertainModel:
+    """Replace element ``name`` by an uncertain object or an LTI system (upper LFT)."""
+    from .algebra import block_diag, lft_upper
+
+    real = model._real
+    el, reps = real.blocks[name]
+    v = lti_model(value) if isinstance(value, control.LTI) else as_model(value)
+    if v.shape != el.block_shape:
+        raise UncertainElementError(
+            f"value for '{name}' must have shape {el.block_shape}, got {v.shape}"
+        )
+    # Normalise: delta = (value - center) / scale for scalars, value / bound for LTI blocks.
+    if el.kind == "real":
+        v = (v - el.center) * (1.0 / el.half_width)
+    elif el.kind == "complex":
+        v = (v - el.nominal) * (1.0 / el.radius)
+    else:
+        v = v * (1.0 / el.bound)
+    # The element's channels become the first external inputs/outputs of a model
+    # holding the other blocks; an upper LFT with I_reps kron v then closes them.
+    slices = {n: (ws, zs) for n, _, _, ws, zs in real.block_slices()}
+    ws, zs = slices[name]
+    nw, nz = real.nw, real.nz
+    rest_w = [i for i in range(nw) if not ws.start <= i < ws.stop]
+    rest_z = [i for i in range(nz) if not zs.start <= i < zs.stop]
+    cols = np.r_[rest_w, ws.start:ws.stop, nw:real.b.shape[1]].astype(int)
+    rows = np.r_[rest_z, zs.start:zs.stop, nz:real.c.shape[0]].astype(int)
+    rest = {n: real.blocks[n] for n in real.blocks if n != name}
+    inner_real = rz.make_realization(real.a, real.b[:, cols], real.c[rows],
+                                     real.d[np.ix_(rows, cols)], rest)
+    cls = UncertainSystem if model.is_system or v.is_system else type(model)
+    inner = cls(inner_real, dt=model.dt,
+                input_names=[f"w_{name}[{i}]" for i in range(ws.stop - ws.start)]
+                + model.input_names,
+                output_names=[f"z_{name}[{i}]" for i in range(zs.stop - zs.start)]
+                + model.output_names,
+                name=model.name)
+    delta = block_diag(*([v] * reps)) if reps > 1 else v
+    out = lft_upper(inner, delta)
+    out.input_names, out.output_names, out.name = model.input_names, model.output_names, model.name
+    return out
+
+
+def delta_at(real: rz.Realization, values: dict):
+    """Block-diagonal normalised Delta for static values of every element."""
+    mats = []
+    for name, el, reps, _, _ in real.block_slices():
+        if name not in values:
+            raise SignalError(f"no value given for uncertain element '{name}'")
+        mats.append(_normalized_block(el, reps, values[name]))
+    return mats
+
+
+def check_nominal_well_posed(model: UncertainModel, what: str):
+    """Raise :class:`IllPosedError` when ``I - D11 Delta`` is singular at the nominal values."""
+    real = model._real
+    if not real.blocks:
+        return
+    nomv = {n: (el.nominal if el.is_scalar else np.zeros(el.shape))
+            for n, (el, _) in real.blocks.items()}
+    delta = sla.block_diag(*delta_at(real, nomv))
+    d11 = real.d[: real.nz, : real.nw]
+    loop = np.eye(real.nz) - d11 @ delta
+    s = np.linalg.svd(loop, compute_uv=False)
+    if s.size and s[-1] <= 1e3 * real.nz * np.finfo(float).eps * max(1.0, s[0]):
+        raise IllPosedError(
+            f"{what} is ill-posed at the nominal values of {list(real.blocks)}: "
+            "the uncertainty loop I - M11 Delta is singular there"
+        )
+
+
+def _sample_values(model, n, rng):
+    """Normalised and physical samples of every element."""
+    norm, phys = {}, []
+    for name, el in model.uncertainty.items():
+        if el.kind == "ltidyn":
+            continue
+        d = el.sample_normalized(rng, n)
+        norm[name] = d
+    dyn = {name: el for name, el in model.uncertainty.items() if el.kind == "ltidyn"}
+    dyn_samples = {name: [_sample_ltidyn(el, rng, model.dt) for _ in range(n)]
+                   for name, el in dyn.items()}
+    for i in range(n):
+        v = {}
+        for name, el in model.uncertainty.items():
+            if el.kind == "ltidyn":
+                v[name] = dyn_samples[name][i]
+            else:
+                val = el.denormalize(norm[name][i])
+                v[name] = complex(val) if el.kind == "complex" else float(val)
+        phys.append(v)
+    return norm, dyn, phys
+
+
+def _sample_ltidyn(el, rng, dt):
+    """A stable sample with peak gain <= bound: a first-order all-pass times a contraction."""
+    p, m = el.shape
+    q = rng.standard_normal((p, m))
+    q *= rng.uniform(0.0, 1.0) / np.linalg.norm(q, 2)
+    u, s, vh = np.linalg.svd(q, full_matrices=False)
+    b = s[:, None] * vh
+    if dt in (None, 0):
+        # (a - s)/(a + s) = -1 + 2a/(s + a), unit gain at every frequency.
+        a0 = 10 ** rng.uniform(-1, 1)
+        return control.ss(-a0 * np.eye(len(s)), b, 2 * a0 * el.bound * u, -el.bound * q, 0)
+    # (1 - a z)/(z - a) = -a + (1 - a^2)/(z - a), unit gain on the unit circle.
+    a0 = rng.uniform(-0.9, 0.9)
+    return control.ss(a0 * np.eye(len(s)), b, (1 - a0**2) * el.bound * u, -a0 * el.bound * q, dt)
+
+
+def usample(model: UncertainModel, n: int, *, seed=None):
+    """Random samples substituted into ``model`` (see ``UncertainModel.usample``)."""
+    model = as_model(model)
+    if not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"usample: the number of samples must be a positive integer, got {n!r}")
+    rng = np.random.default_rng(seed)
+    norm, dyn, phys = _sample_values(model, int(n), rng)
+    if dyn:
+        return [usubs(model, v) for v in phys], phys
+    return batched_substitute(model, norm), phys
+
+
+def batched_substitute(model: UncertainModel, normalized: dict):
+    """Substitute arrays of normalised scalar values (one per sample), vectorised.
+
+    ``normalized[name]`` has shape ``(n,)``; every element must be scalar.
+    Returns a list of ``n`` arrays or state-space models.
+    """
+    real = model._real
+    n = len(next(iter(normalized.values()))) if normalized else 1
+    nw, nz = real.nw, real.nz
+    # Diagonal Delta per sample: w = diag(deltas) z.
+    diag = np.empty((n, nw), dtype=np.result_type(float, *normalized.values()) if normalized
+                    else float)
+    for name, el, reps, ws, _ in real.block_slices():
+        diag[:, ws] = np.repeat(normalized[name][:, None], reps, axis=1)
+    dtype = np.result_type(real.d, diag)
+    bw, bu = real.b[:, :nw], real.b[:, nw:]
+    cz, cy = real.c[:nz], real.c[nz:]
+    dzw, dzu, dyw, dyu = real.d[:nz, :nw], real.d[:nz, nw:], real.d[nz:, :nw], real.d[nz:, nw:]
+    # (I - Dzw Delta) w-loop: solve for [Cz Dzu] once per sample in a batch.
+    loop = np.eye(nz, dtype=dtype)[None] - dzw[None] * diag[:, None, :]
+    rhs = np.broadcast_to(np.hstack([cz, dzu]).astype(dtype), (n, nz, cz.shape[1] + dzu.shape[1]))
+    try:
+        sol = np.linalg.solve(loop, rhs) if nz else rhs
+    except np.linalg.LinAlgError:
+        raise IllPosedError(
+            f"{model.name!r} is ill-posed at one of the sampled values of {list(real.blocks)}"
+        ) from None
+    # w = Delta (I - Dzw Delta)^-1 [Cz Dzu] [x; u]
+    wmap = diag[:, :, None] * sol
+    nx = real.nx
+    a = real.a[None] + np.einsum("ij,sjk->sik", bw, wmap[:, :, :nx])
+    b = bu[None] + np.einsum("ij,sjk->sik", bw, wmap[:, :, nx:])
+    c = cy[None] + np.einsum("ij,sjk->sik", dyw, wmap[:, :, :nx])
+    d = dyu[None] + np.einsum("ij,sjk->sik", dyw, wmap[:, :, nx:])
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(d))):
+        raise IllPosedError(f"{model.name!r} is ill-posed at one of the sampled values")
+    if model.is_system:
+        dt = 0 if model.dt is None else model.dt
+        return [control.StateSpace(a[i], b[i], c[i], d[i], dt, inputs=model.input_names,
+                                   outputs=model.output_names, name=model.name)
+                for i in range(n)]
+    return [d[i] for i in range(n)]
