@@ -22,21 +22,24 @@ def _models(*xs):
     return [as_model(x) for x in xs]
 
 
-def _build(models, rin, fb, lout, *, input_names, output_names, dvo=None, loop_names=None,
-           is_system=None):
+def _build(
+    models, rin, fb, lout, *, input_names, output_names, dvo=None, loop_names=None, is_system=None
+):
     real, _, _ = rz.append([m._real for m in models])
     real = rz.close(real, rin, fb, lout, dvo, loop_names=loop_names)
     if is_system is None:
         is_system = any(m.is_system for m in models)
     dt = common_dt([m.dt for m in models])
-    result = models[0]._like(real, is_system=is_system, dt=dt, input_names=input_names,
-                             output_names=output_names)
+    result = models[0]._like(
+        real, is_system=is_system, dt=dt, input_names=input_names, output_names=output_names
+    )
     return result
 
 
 def _is_scalar_number(x):
-    return isinstance(x, numbers.Number) or (isinstance(x, np.ndarray | np.generic)
-                                            and np.ndim(x) == 0)
+    return isinstance(x, numbers.Number) or (
+        isinstance(x, np.ndarray | np.generic) and np.ndim(x) == 0
+    )
 
 
 def _is_1x1(m: UncertainModel):
@@ -97,8 +100,9 @@ def add(x, y):
     rin = np.vstack([np.eye(nu), np.eye(nu)])
     lout = np.hstack([np.eye(ny), np.eye(ny)])
     src = mx if not isinstance(x, numbers.Number) else my
-    return _build([mx, my], rin, None, lout, input_names=src.input_names,
-                  output_names=src.output_names)
+    return _build(
+        [mx, my], rin, None, lout, input_names=src.input_names, output_names=src.output_names
+    )
 
 
 def matmul(x, y):
@@ -133,8 +137,7 @@ def matmul(x, y):
     fb = np.zeros((nu1 + nu2, ny1 + ny2))
     fb[:nu1, ny1:] = np.eye(ny2)
     lout = np.hstack([np.eye(ny1), np.zeros((ny1, ny2))])
-    return _build([mx, my], rin, fb, lout, input_names=my.input_names,
-                  output_names=mx.output_names)
+    return _build([mx, my], rin, fb, lout, input_names=my.input_names, output_names=mx.output_names)
 
 
 def _scalar_times(s: UncertainModel, m: UncertainModel, scalar_left: bool):
@@ -236,7 +239,12 @@ def divide(x, y):
     my = as_model(y)
     if _is_scalar_number(x):
         return matmul(x, inv(my))
-    return multiply(as_model(x), inv(my))
+    mx = as_model(x)
+    if _is_1x1(my):
+        # Scalars commute: x / y = inv(y) x.  With the inverse on the output side,
+        # the entries of a row such as [-k/m, -c/m, 1/m] share their 1/m.
+        return multiply(inv(my), mx)
+    return matmul(mx, inv(my))
 
 
 def power(x, k):
@@ -279,9 +287,14 @@ def select(x, rows, cols):
     ny, nu = m.shape
     rin = np.eye(nu)[:, cols]
     lout = np.eye(ny)[rows, :]
-    return _build([m], rin, None, lout,
-                  input_names=[m.input_names[i] for i in cols],
-                  output_names=[m.output_names[i] for i in rows])
+    return _build(
+        [m],
+        rin,
+        None,
+        lout,
+        input_names=[m.input_names[i] for i in cols],
+        output_names=[m.output_names[i] for i in rows],
+    )
 
 
 def _stack(xs, axis):
@@ -302,13 +315,24 @@ def _stack(xs, axis):
     if axis == "h":
         rin = np.eye(sum(m.shape[1] for m in ms))
         lout = np.hstack([np.eye(ref)] * len(ms))
-        return _build(ms, rin, None, lout,
-                      input_names=[n for m in ms for n in m.input_names],
-                      output_names=ms[0].output_names)
+        return _build(
+            ms,
+            rin,
+            None,
+            lout,
+            input_names=[n for m in ms for n in m.input_names],
+            output_names=ms[0].output_names,
+        )
     rin = np.vstack([np.eye(ref)] * len(ms))
     lout = np.eye(sum(m.shape[0] for m in ms))
-    return _build(ms, rin, None, lout, input_names=ms[0].input_names,
-                  output_names=[n for m in ms for n in m.output_names])
+    return _build(
+        ms,
+        rin,
+        None,
+        lout,
+        input_names=ms[0].input_names,
+        output_names=[n for m in ms for n in m.output_names],
+    )
 
 
 def hstack(*xs):
@@ -352,9 +376,14 @@ def block_diag(*xs):
         return ms[0]
     nu = sum(m.shape[1] for m in ms)
     ny = sum(m.shape[0] for m in ms)
-    return _build(ms, np.eye(nu), None, np.eye(ny),
-                  input_names=[n for m in ms for n in m.input_names],
-                  output_names=[n for m in ms for n in m.output_names])
+    return _build(
+        ms,
+        np.eye(nu),
+        None,
+        np.eye(ny),
+        input_names=[n for m in ms for n in m.input_names],
+        output_names=[n for m in ms for n in m.output_names],
+    )
 
 
 def feedback(sys1, sys2=1.0, sign=-1):
@@ -382,15 +411,25 @@ def feedback(sys1, sys2=1.0, sign=-1):
     fb[nu:, :ny] = np.eye(ny)
     lout = np.hstack([np.eye(ny), np.zeros((ny, nu))])
     loop = [f"{g.name}.{n}" for n in g.output_names] + [f"{k.name}.{n}" for n in k.output_names]
-    out = _build([g, k], rin, fb, lout, input_names=g.input_names,
-                 output_names=g.output_names, loop_names=loop)
+    out = _build(
+        [g, k],
+        rin,
+        fb,
+        lout,
+        input_names=g.input_names,
+        output_names=g.output_names,
+        loop_names=loop,
+    )
     _check(out, "the feedback loop")
     return out
 
 
 def _expand_identity(s, n):
-    return block_diag(*([s] * n)) if not (s.nstates == 0 and not s._real.blocks) else \
-        static_model(s._real.d[0, 0] * np.eye(n), dt=s.dt, is_system=s.is_system)
+    return (
+        block_diag(*([s] * n))
+        if not (s.nstates == 0 and not s._real.blocks)
+        else static_model(s._real.d[0, 0] * np.eye(n), dt=s.dt, is_system=s.is_system)
+    )
 
 
 def _check(model, what):
@@ -427,8 +466,15 @@ def lft_upper(M, Delta):
     lout = np.zeros((ny - q, ny + p))
     lout[:, q:ny] = np.eye(ny - q)
     loop = [f"{m.name}.{n}" for n in m.output_names] + [f"{dl.name}.{n}" for n in dl.output_names]
-    out = _build([m, dl], rin, fb, lout, input_names=m.input_names[p:],
-                 output_names=m.output_names[q:], loop_names=loop)
+    out = _build(
+        [m, dl],
+        rin,
+        fb,
+        lout,
+        input_names=m.input_names[p:],
+        output_names=m.output_names[q:],
+        loop_names=loop,
+    )
     _check(out, "the upper LFT")
     return out
 
@@ -478,17 +524,23 @@ def star(P, Q, nu, ny):
     nin, nout = pnu + qnu, pny + qny
     rin = np.zeros((nin, m1 + m2))
     rin[:m1, :m1] = np.eye(m1)
-    rin[pnu + nu:, m1:] = np.eye(m2)
+    rin[pnu + nu :, m1:] = np.eye(m2)
     fb = np.zeros((nin, nout))
-    fb[m1:pnu, pny:pny + ny] = np.eye(ny)  # P's last inputs <- Q's first outputs
-    fb[pnu:pnu + nu, p1:pny] = np.eye(nu)  # Q's first inputs <- P's last outputs
+    fb[m1:pnu, pny : pny + ny] = np.eye(ny)  # P's last inputs <- Q's first outputs
+    fb[pnu : pnu + nu, p1:pny] = np.eye(nu)  # Q's first inputs <- P's last outputs
     lout = np.zeros((p1 + p2, nout))
     lout[:p1, :p1] = np.eye(p1)
-    lout[p1:, pny + ny:] = np.eye(p2)
+    lout[p1:, pny + ny :] = np.eye(p2)
     loop = [f"{p.name}.{n}" for n in p.output_names] + [f"{q.name}.{n}" for n in q.output_names]
-    out = _build([p, q], rin, fb, lout,
-                 input_names=p.input_names[:m1] + q.input_names[nu:],
-                 output_names=p.output_names[:p1] + q.output_names[ny:], loop_names=loop)
+    out = _build(
+        [p, q],
+        rin,
+        fb,
+        lout,
+        input_names=p.input_names[:m1] + q.input_names[nu:],
+        output_names=p.output_names[:p1] + q.output_names[ny:],
+        loop_names=loop,
+    )
     _check(out, "the star product")
     return out
 
@@ -515,7 +567,22 @@ def append_blocks(*xs):
 
 
 __all__ = [
-    "add", "negate", "matmul", "multiply", "inv", "divide", "power", "transpose", "select",
-    "hstack", "vstack", "block_diag", "feedback", "lft_upper", "lft_lower", "star", "series",
+    "add",
+    "negate",
+    "matmul",
+    "multiply",
+    "inv",
+    "divide",
+    "power",
+    "transpose",
+    "select",
+    "hstack",
+    "vstack",
+    "block_diag",
+    "feedback",
+    "lft_upper",
+    "lft_lower",
+    "star",
+    "series",
     "parallel",
 ]

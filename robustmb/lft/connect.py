@@ -61,15 +61,21 @@ class _Catalogue:
             raise SignalError(f"connect: unknown system '{sysname}' in {spec!r}")
 
         def matches(name):
-            return [i for i, (sn, n) in enumerate(table)
-                    if n == name and (sysname is None or sn == sysname)]
+            return [
+                i
+                for i, (sn, n) in enumerate(table)
+                if n == name and (sysname is None or sn == sysname)
+            ]
 
         idx = matches(sig)
         if not idx:
             # A vector signal: 'y' stands for y[0], y[1], ...
             pat = re.compile(re.escape(sig) + r"\[\d+\]$")
-            idx = [i for i, (sn, n) in enumerate(table)
-                   if pat.match(n) and (sysname is None or sn == sysname)]
+            idx = [
+                i
+                for i, (sn, n) in enumerate(table)
+                if pat.match(n) and (sysname is None or sn == sysname)
+            ]
         if not idx:
             known = [f"{sn}.{n}" for sn, n in table]
             raise SignalError(f"connect: unknown {side} signal {spec!r}; known: {known}")
@@ -127,16 +133,14 @@ def connect(systems, connections=None, inputs=None, outputs=None):
     nu, ny = sum(nus), sum(nys)
     fb = np.zeros((nu, ny))
     if connections is None:
-        for i, (sn, name) in enumerate(cat.inputs):
-            for j, (sn2, name2) in enumerate(cat.outputs):
+        for i, (_, name) in enumerate(cat.inputs):
+            for j, (_, name2) in enumerate(cat.outputs):
                 if name2 == name:
                     fb[i, j] += 1.0
     else:
         for conn in connections:
             if isinstance(conn, str | tuple) or len(conn) < 2:
-                raise SignalError(
-                    f"connect: each connection is [input, output, ...], got {conn!r}"
-                )
+                raise SignalError(f"connect: each connection is [input, output, ...], got {conn!r}")
             ins, g_in = cat.find(conn[0], "input", allow_many=False)
             for ospec in conn[1:]:
                 outs, g = cat.find(ospec, "output", allow_many=False)
@@ -157,7 +161,7 @@ def connect(systems, connections=None, inputs=None, outputs=None):
                 width = len(idx) if len({cat.inputs[i][0] for i in idx}) == 1 else 1
                 cols = np.zeros((nu, width))
                 base = _parse(sp)[1]
-                in_names += ([cat.inputs[i][1] for i in idx] if width > 1 else [base])
+                in_names += [cat.inputs[i][1] for i in idx] if width > 1 else [base]
             if cols.shape[1] == 1:
                 cols[idx, 0] += g
             else:
@@ -182,8 +186,9 @@ def connect(systems, connections=None, inputs=None, outputs=None):
     closed = rz.close(real, rin, fb, lout, loop_names=loop_names)
     is_system = any(m.is_system for m in models)
     dt = common_dt([m.dt for m in models])
-    out = models[0]._like(closed, is_system=is_system, dt=dt, input_names=in_names,
-                          output_names=out_names)
+    out = models[0]._like(
+        closed, is_system=is_system, dt=dt, input_names=in_names, output_names=out_names
+    )
     from .substitution import check_nominal_well_posed
 
     check_nominal_well_posed(out, "the interconnection")

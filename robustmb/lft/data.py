@@ -39,13 +39,15 @@ def lftdata(x):
     """
     m = as_model(x)
     r = m._real
-    blocks = [(name, el.kind, reps, tuple(el.block_shape)) for name, el, reps, _, _ in
-              r.block_slices()]
+    blocks = [
+        (name, el.kind, reps, tuple(el.block_shape)) for name, el, reps, _, _ in r.block_slices()
+    ]
     if not m.is_system:
         return r.d.copy(), blocks
     w_names = [f"w[{i}]" for i in range(r.nw)]
     z_names = [f"z[{i}]" for i in range(r.nz)]
     dt = 0 if m.dt is None else m.dt
-    sys = control.StateSpace(r.a, r.b, r.c, r.d, dt, inputs=w_names + m.input_names,
-                             outputs=z_names + m.output_names)
+    sys = control.StateSpace(
+        r.a, r.b, r.c, r.d, dt, inputs=w_names + m.input_names, outputs=z_names + m.output_names
+    )
     return sys, blocks

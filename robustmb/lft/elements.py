@@ -109,8 +109,11 @@ class ureal(UncertainElement):
     def __init__(self, name, nominal, *, range=None, percent=None, plusminus=None):
         self.name = _check_name(name)
         self.nominal = _finite_real(name, "nominal", nominal)
-        given = [k for k, v in (("range", range), ("percent", percent), ("plusminus", plusminus))
-                 if v is not None]
+        given = [
+            k
+            for k, v in (("range", range), ("percent", percent), ("plusminus", plusminus))
+            if v is not None
+        ]
         if len(given) > 1:
             raise UncertainElementError(
                 f"ureal '{name}': give only one of range, percent, plusminus (got {given})"

@@ -42,7 +42,9 @@ def common_dt(dts):
     """The common sampling time of operands (``None`` = unspecified, ``0`` = continuous)."""
     known = {dt for dt in dts if dt is not None}
     if len(known) > 1:
-        raise DimensionError(f"cannot combine systems with different sampling times {sorted(known)}")
+        raise DimensionError(
+            f"cannot combine systems with different sampling times {sorted(known)}"
+        )
     return known.pop() if known else None
 
 
@@ -55,8 +57,9 @@ class UncertainModel(LFTOperators):
 
     is_system = False
 
-    def __init__(self, realization: Realization, *, dt=None, input_names=None,
-                 output_names=None, name=None):
+    def __init__(
+        self, realization: Realization, *, dt=None, input_names=None, output_names=None, name=None
+    ):
         self._real = realization
         self.dt = dt
         ny, nu = realization.ny, realization.nu
@@ -105,13 +108,22 @@ class UncertainModel(LFTOperators):
     def output_names(self, names):
         self._output_names = _check_names(names, self.shape[0], "output_names")
 
-    def _like(self, realization, *, is_system=None, dt=None, input_names=None,
-              output_names=None, name=None):
+    def _like(
+        self,
+        realization,
+        *,
+        is_system=None,
+        dt=None,
+        input_names=None,
+        output_names=None,
+        name=None,
+    ):
         """A new model from a realization; unspecified attributes are not inherited."""
         is_system = self.is_system if is_system is None else is_system
         cls = UncertainSystem if is_system else UncertainMatrix
-        return cls(realization, dt=dt, input_names=input_names, output_names=output_names,
-                   name=name)
+        return cls(
+            realization, dt=dt, input_names=input_names, output_names=output_names, name=name
+        )
 
     # ------------------------------------------------------------ substitution
     def nominal(self):
@@ -199,9 +211,7 @@ class UncertainModel(LFTOperators):
         from .algebra import select
 
         if not isinstance(key, tuple) or len(key) != 2:
-            raise DimensionError(
-                f"index an uncertain object with [outputs, inputs], got {key!r}"
-            )
+            raise DimensionError(f"index an uncertain object with [outputs, inputs], got {key!r}")
         ny, nu = self.shape
         rows = _index_list(key[0], ny, "output", self._output_names)
         cols = _index_list(key[1], nu, "input", self._input_names)
@@ -292,12 +302,14 @@ def element_model(el: UncertainElement) -> UncertainModel:
     else:
         p, m = el.shape
         d = np.block([[np.zeros((m, p)), np.eye(m)], [el.bound * np.eye(p), np.zeros((p, m))]])
-        real = make_realization(np.zeros((0, 0)), np.zeros((0, p + m)), np.zeros((m + p, 0)), d,
-                                {el.name: (el, 1)})
+        real = make_realization(
+            np.zeros((0, 0)), np.zeros((0, p + m)), np.zeros((m + p, 0)), d, {el.name: (el, 1)}
+        )
         return UncertainSystem(real, dt=None)
     d = np.array([[0.0, 1.0], [scale, center]])
-    real = make_realization(np.zeros((0, 0)), np.zeros((0, 2)), np.zeros((2, 0)), d,
-                            {el.name: (el, 1)})
+    real = make_realization(
+        np.zeros((0, 0)), np.zeros((0, 2)), np.zeros((2, 0)), d, {el.name: (el, 1)}
+    )
     return UncertainMatrix(real, input_names=["u[0]"], output_names=[el.name])
 
 
@@ -319,8 +331,13 @@ def lti_model(sys) -> UncertainSystem:
     for nm, m in zip("ABCD", (a, b, c, d), strict=True):
         _finite_array(m, f"state-space matrix {nm} of {sys.name!r}")
     real = make_realization(a, b, c, d, {})
-    return UncertainSystem(real, dt=ss.dt, input_names=list(sys.input_labels),
-                           output_names=list(sys.output_labels), name=sys.name)
+    return UncertainSystem(
+        real,
+        dt=ss.dt,
+        input_names=list(sys.input_labels),
+        output_names=list(sys.output_labels),
+        name=sys.name,
+    )
 
 
 def as_model(x) -> UncertainModel:
@@ -444,15 +461,17 @@ def uss(*args, dt=0):
         m = as_model(x)
         if m.is_system:
             return m
-        return UncertainSystem(m._real, dt=None, input_names=m.input_names,
-                               output_names=m.output_names, name=m.name)
+        return UncertainSystem(
+            m._real, dt=None, input_names=m.input_names, output_names=m.output_names, name=m.name
+        )
     if len(args) != 4:
         raise UncertainTypeError("uss() takes (A, B, C, D) or a single system")
     mats = [umat(m) if not _is_empty(m) else None for m in args]
     nx = _state_count(args, mats)
     sizes = {}
-    for nm, m, (r_exp, c_exp) in zip("ABCD", mats, [(nx, nx), (nx, None), (None, nx), (None, None)],
-                                     strict=True):
+    for nm, m, (r_exp, c_exp) in zip(
+        "ABCD", mats, [(nx, nx), (nx, None), (None, nx), (None, None)], strict=True
+    ):
         if m is None:
             continue
         r, c = m.shape
@@ -466,8 +485,10 @@ def uss(*args, dt=0):
     if "D" in sizes and sizes["D"] != (ny, nu):
         raise DimensionError(f"uss(): D has shape {sizes['D']}, expected {(ny, nu)}")
     shapes = {"A": (nx, nx), "B": (nx, nu), "C": (ny, nx), "D": (ny, nu)}
-    mats = [m if m is not None else static_model(np.zeros(shapes[nm]))
-            for nm, m in zip("ABCD", mats, strict=True)]
+    mats = [
+        m if m is not None else static_model(np.zeros(shapes[nm]))
+        for nm, m in zip("ABCD", mats, strict=True)
+    ]
     top = hstack(mats[0], mats[1]) if nu else mats[0]
     bottom = hstack(mats[2], mats[3]) if nu else mats[2]
     big = vstack(top, bottom) if ny else top
@@ -476,10 +497,10 @@ def uss(*args, dt=0):
     # gives a state-space realization directly.
     nw, nz = real.nw, real.nz
     d = real.d
-    a = d[nz:nz + nx, nw:nw + nx]
-    b = np.hstack([d[nz:nz + nx, :nw], d[nz:nz + nx, nw + nx:]])
-    c = np.vstack([d[:nz, nw:nw + nx], d[nz + nx:, nw:nw + nx]])
-    dd = np.block([[d[:nz, :nw], d[:nz, nw + nx:]], [d[nz + nx:, :nw], d[nz + nx:, nw + nx:]]])
+    a = d[nz : nz + nx, nw : nw + nx]
+    b = np.hstack([d[nz : nz + nx, :nw], d[nz : nz + nx, nw + nx :]])
+    c = np.vstack([d[:nz, nw : nw + nx], d[nz + nx :, nw : nw + nx]])
+    dd = np.block([[d[:nz, :nw], d[:nz, nw + nx :]], [d[nz + nx :, :nw], d[nz + nx :, nw + nx :]]])
     return UncertainSystem(make_realization(a, b, c, dd, real.blocks), dt=dt)
 
 

@@ -81,10 +81,12 @@ class UncertainRational(LFTOperators):
     anything else or through ``rmb.uss``.
     """
 
-    def __init__(self, num, den, dt=0):
+    def __init__(self, num, den, dt=0, gain=1.0):
         self.num = _trim(num)
         self.den = _trim(den)
         self.dt = dt
+        # A scalar factor kept outside the polynomials, so that k * N / D uses k once.
+        self.gain = gain
 
     @classmethod
     def from_operand(cls, x, dt=0):
@@ -96,23 +98,45 @@ class UncertainRational(LFTOperators):
             return cls(num, den, x.dt)
         from .model import as_model
 
-        return cls([x if isinstance(x, numbers.Number) else as_model(x)], [1.0], dt)
+        if isinstance(x, numbers.Number):
+            return cls([x], [1.0], dt)
+        return cls([1.0], [1.0], dt, gain=as_model(x))
 
     # The arithmetic keeps common numeric denominators to avoid needless degree growth.
+    @property
+    def _unit_gain(self) -> bool:
+        return isinstance(self.gain, numbers.Number) and self.gain == 1.0
+
+    def _expanded_num(self):
+        return self.num if self._unit_gain else _pmul(self.num, [self.gain])
+
     def _add(self, other):
+        if self.gain is other.gain:
+            n1, n2, gain = self.num, other.num, self.gain
+        else:
+            n1, n2, gain = self._expanded_num(), other._expanded_num(), 1.0
         if _numeric(self.den) and _numeric(other.den) and np.array_equal(self.den, other.den):
-            return UncertainRational(_padd(self.num, other.num), self.den, self.dt)
-        num = _padd(_pmul(self.num, other.den), _pmul(other.num, self.den))
-        return UncertainRational(num, _pmul(self.den, other.den), self.dt)
+            return UncertainRational(_padd(n1, n2), self.den, self.dt, gain)
+        num = _padd(_pmul(n1, other.den), _pmul(n2, self.den))
+        return UncertainRational(num, _pmul(self.den, other.den), self.dt, gain)
 
     def _mul(self, other):
-        return UncertainRational(_pmul(self.num, other.num), _pmul(self.den, other.den), self.dt)
+        if self._unit_gain:
+            gain = other.gain
+        elif other._unit_gain:
+            gain = self.gain
+        else:
+            gain = self.gain * other.gain
+        return UncertainRational(
+            _pmul(self.num, other.num), _pmul(self.den, other.den), self.dt, gain
+        )
 
     def _inv(self):
-        return UncertainRational(self.den, self.num, self.dt)
+        gain = self.gain if self._unit_gain else 1.0 / self.gain
+        return UncertainRational(self.den, self.num, self.dt, gain)
 
     def _neg(self):
-        return UncertainRational([-c for c in self.num], self.den, self.dt)
+        return UncertainRational([-c for c in self.num], self.den, self.dt, self.gain)
 
     def _to_model(self):
         """Exact realization in observable canonical form (then simplified)."""
@@ -134,16 +158,20 @@ class UncertainRational(LFTOperators):
         bn = b[n]
         if n == 0:
             m = static_model([[bn]]) if isinstance(bn, numbers.Number) else bn
-            return uss(m)
+            return uss(m if self._unit_gain else self.gain * m)
         amat = [[0.0] * n for _ in range(n)]
         for i in range(n):
             amat[i][0] = -a[n - 1 - i]
             if i + 1 < n:
                 amat[i][i + 1] = 1.0
-        bvec = [[b[n - 1 - i] - a[n - 1 - i] * bn if not _is_zero(bn) else b[n - 1 - i]]
-                for i in range(n)]
+        bvec = [
+            [b[n - 1 - i] - a[n - 1 - i] * bn if not _is_zero(bn) else b[n - 1 - i]]
+            for i in range(n)
+        ]
         cvec = [[1.0] + [0.0] * (n - 1)]
         sys = uss(amat, bvec, cvec, [[bn]], dt=self.dt)
+        if not self._unit_gain:
+            sys = self.gain * sys
         return simplify(sys)
 
     @property

@@ -191,7 +191,8 @@ def simplify(x, level="full", *, rtol=1e-10):
         raise ValueError(f"simplify: level must be one of {_LEVELS}, got {level!r}")
     m = as_model(x)
     real = reduce_realization(m._real, level, rtol)
-    out = m._like(real, dt=m.dt, input_names=m.input_names, output_names=m.output_names,
-                  name=m.name)
+    out = m._like(
+        real, dt=m.dt, input_names=m.input_names, output_names=m.output_names, name=m.name
+    )
     assert isinstance(out, UncertainModel)
     return out

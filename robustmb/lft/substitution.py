@@ -32,8 +32,7 @@ def _normalized_block(el, reps, value):
                 f"value for {el.kind} parameter '{el.name}' must be a scalar, got shape "
                 f"{np.shape(value)}"
             )
-        delta = complex(el.normalize(value)) if el.kind == "complex" else float(
-            el.normalize(value))
+        delta = complex(el.normalize(value)) if el.kind == "complex" else float(el.normalize(value))
         return delta * np.eye(reps)
     val = np.asarray(value)
     if val.dtype == object or not np.issubdtype(val.dtype, np.number):
@@ -52,9 +51,16 @@ def output_of(model: UncertainModel, real: rz.Realization):
     """Array (static) or ``control.StateSpace`` (system) of a block-free realization."""
     if model.is_system:
         dt = 0 if model.dt is None else model.dt
-        return control.StateSpace(real.a, real.b, real.c, real.d, dt,
-                                  inputs=model.input_names, outputs=model.output_names,
-                                  name=model.name)
+        return control.StateSpace(
+            real.a,
+            real.b,
+            real.c,
+            real.d,
+            dt,
+            inputs=model.input_names,
+            outputs=model.output_names,
+            name=model.name,
+        )
     return real.d.copy()
 
 
@@ -82,8 +88,13 @@ def usubs(model: UncertainModel, values: dict):
             static[name] = _normalized_block(el, reps, value)
     if static:
         real = rz.close_delta(real, set(static), static)
-    result = model._like(real, dt=model.dt, input_names=model.input_names,
-                         output_names=model.output_names, name=model.name)
+    result = model._like(
+        real,
+        dt=model.dt,
+        input_names=model.input_names,
+        output_names=model.output_names,
+        name=model.name,
+    )
     for name, value in other.items():
         result = _substitute_model(result, name, value)
     if not result._real.blocks:
@@ -116,18 +127,20 @@ def _substitute_model(model: UncertainModel, name: str, value) -> UncertainModel
     nw, nz = real.nw, real.nz
     rest_w = [i for i in range(nw) if not ws.start <= i < ws.stop]
     rest_z = [i for i in range(nz) if not zs.start <= i < zs.stop]
-    cols = np.r_[rest_w, ws.start:ws.stop, nw:real.b.shape[1]].astype(int)
-    rows = np.r_[rest_z, zs.start:zs.stop, nz:real.c.shape[0]].astype(int)
+    cols = np.r_[rest_w, ws.start : ws.stop, nw : real.b.shape[1]].astype(int)
+    rows = np.r_[rest_z, zs.start : zs.stop, nz : real.c.shape[0]].astype(int)
     rest = {n: real.blocks[n] for n in real.blocks if n != name}
-    inner_real = rz.make_realization(real.a, real.b[:, cols], real.c[rows],
-                                     real.d[np.ix_(rows, cols)], rest)
+    inner_real = rz.make_realization(
+        real.a, real.b[:, cols], real.c[rows], real.d[np.ix_(rows, cols)], rest
+    )
     cls = UncertainSystem if model.is_system or v.is_system else type(model)
-    inner = cls(inner_real, dt=model.dt,
-                input_names=[f"w_{name}[{i}]" for i in range(ws.stop - ws.start)]
-                + model.input_names,
-                output_names=[f"z_{name}[{i}]" for i in range(zs.stop - zs.start)]
-                + model.output_names,
-                name=model.name)
+    inner = cls(
+        inner_real,
+        dt=model.dt,
+        input_names=[f"w_{name}[{i}]" for i in range(ws.stop - ws.start)] + model.input_names,
+        output_names=[f"z_{name}[{i}]" for i in range(zs.stop - zs.start)] + model.output_names,
+        name=model.name,
+    )
     delta = block_diag(*([v] * reps)) if reps > 1 else v
     out = lft_upper(inner, delta)
     out.input_names, out.output_names, out.name = model.input_names, model.output_names, model.name
@@ -149,8 +162,10 @@ def check_nominal_well_posed(model: UncertainModel, what: str):
     real = model._real
     if not real.blocks:
         return
-    nomv = {n: (el.nominal if el.is_scalar else np.zeros(el.shape))
-            for n, (el, _) in real.blocks.items()}
+    nomv = {
+        n: (el.nominal if el.is_scalar else np.zeros(el.shape))
+        for n, (el, _) in real.blocks.items()
+    }
     delta = sla.block_diag(*delta_at(real, nomv))
     d11 = real.d[: real.nz, : real.nw]
     loop = np.eye(real.nz) - d11 @ delta
@@ -171,8 +186,9 @@ def _sample_values(model, n, rng):
         d = el.sample_normalized(rng, n)
         norm[name] = d
     dyn = {name: el for name, el in model.uncertainty.items() if el.kind == "ltidyn"}
-    dyn_samples = {name: [_sample_ltidyn(el, rng, model.dt) for _ in range(n)]
-                   for name, el in dyn.items()}
+    dyn_samples = {
+        name: [_sample_ltidyn(el, rng, model.dt) for _ in range(n)] for name, el in dyn.items()
+    }
     for i in range(n):
         v = {}
         for name, el in model.uncertainty.items():
@@ -223,9 +239,10 @@ def batched_substitute(model: UncertainModel, normalized: dict):
     n = len(next(iter(normalized.values()))) if normalized else 1
     nw, nz = real.nw, real.nz
     # Diagonal Delta per sample: w = diag(deltas) z.
-    diag = np.empty((n, nw), dtype=np.result_type(float, *normalized.values()) if normalized
-                    else float)
-    for name, el, reps, ws, _ in real.block_slices():
+    diag = np.empty(
+        (n, nw), dtype=np.result_type(float, *normalized.values()) if normalized else float
+    )
+    for name, _, reps, ws, _ in real.block_slices():
         diag[:, ws] = np.repeat(normalized[name][:, None], reps, axis=1)
     dtype = np.result_type(real.d, diag)
     bw, bu = real.b[:, :nw], real.b[:, nw:]
@@ -251,7 +268,17 @@ def batched_substitute(model: UncertainModel, normalized: dict):
         raise IllPosedError(f"{model.name!r} is ill-posed at one of the sampled values")
     if model.is_system:
         dt = 0 if model.dt is None else model.dt
-        return [control.StateSpace(a[i], b[i], c[i], d[i], dt, inputs=model.input_names,
-                                   outputs=model.output_names, name=model.name)
-                for i in range(n)]
+        return [
+            control.StateSpace(
+                a[i],
+                b[i],
+                c[i],
+                d[i],
+                dt,
+                inputs=model.input_names,
+                outputs=model.output_names,
+                name=model.name,
+            )
+            for i in range(n)
+        ]
     return [d[i] for i in range(n)]

@@ -1,0 +1,133 @@
+"""Name-based connect, feedback, signal names, dimension errors and rational expressions."""
+
+import control
+import numpy as np
+import pytest
+
+import robustmb as rmb
+from robustmb.errors import DimensionError, IllPosedError, SignalError
+
+
+def _named(sys, name, inputs, outputs):
+    m = rmb.uss(sys)
+    m.name, m.input_names, m.output_names = name, inputs, outputs
+    return m
+
+
+def _loop(k_value=None):
+    k = rmb.ureal("k", 2.0, percent=20)
+    a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    s = control.tf("s")
+    G = _named(k / (s + a), "G", ["u"], ["y"])
+    C = _named(control.tf([3.0, 1.0], [1.0, 5.0]), "C", ["e"], ["u"])
+    S = _named(control.ss([], [], [], [[1.0, -1.0]]), "S", ["r", "y"], ["e"])
+    return G, C, S
+
+
+def test_connect_by_names_equals_feedback_formula():
+    G, C, S = _loop()
+    T = rmb.connect([G, C, S], inputs=["r"], outputs=["y", "u"])
+    assert T.input_names == ["r"] and T.output_names == ["y", "u"]
+    assert T.blocks == {"k": 1, "a": 1}
+    T2 = rmb.feedback(G @ C, 1.0)
+    for vals in ({"k": 1.7, "a": 0.6}, {"k": 2.3, "a": 1.9}):
+        Tv, T2v = T.usubs(vals), T2.usubs(vals)
+        g = control.tf([vals["k"]], [1, vals["a"]])
+        c = control.tf([3.0, 1.0], [1.0, 5.0])
+        for s in (0.2j, 1j, 7j):
+            ref = complex(g(s) * c(s) / (1 + g(s) * c(s)))
+            assert np.isclose(complex(np.asarray(Tv(s))[0, 0]), ref, rtol=1e-12)
+            assert np.isclose(complex(T2v(s)), ref, rtol=1e-12)
+            assert np.isclose(complex(np.asarray(Tv(s))[1, 0]), ref / complex(g(s)), rtol=1e-12)
+
+
+def test_connect_explicit_connections_with_sign():
+    G, C, _ = _loop()
+    G.input_names = ["uG"]
+    C.input_names = ["eC"]
+    T = rmb.connect(
+        [G, C], connections=[["G.uG", "C.u"], ["C.eC", "-G.y"]], inputs=[["C.eC"]], outputs=["G.y"]
+    )
+    ref = rmb.feedback(G @ C, 1.0)
+    v = {"k": 2.1, "a": 1.3}
+    assert np.isclose(complex(T.usubs(v)(1j)), complex(ref.usubs(v)(1j)), rtol=1e-12)
+
+
+def test_algebraic_loop_eliminated_exactly():
+    k = rmb.ureal("k", 0.5, range=(0.1, 0.9))
+    A = _named(rmb.umat([[k]]), "A", ["e"], ["v"])
+    B = _named(control.ss([], [], [], [[1.0, 1.0]]), "B", ["r", "v"], ["e"])
+    T = rmb.connect([A, B], inputs=["r"], outputs=["v"])
+    for kv in (0.1, 0.4, 0.9):  # v = k (r + v)  =>  v = k / (1 - k) r
+        assert np.isclose(float(np.asarray(T.usubs({"k": kv}).D)[0, 0]), kv / (1 - kv), rtol=1e-12)
+
+
+def test_ill_posed_loop_names_its_signals():
+    A = _named(control.ss([], [], [], [[1.0]]), "A", ["e"], ["v"])
+    B = _named(control.ss([], [], [], [[1.0, 1.0]]), "B", ["r", "v"], ["e"])
+    with pytest.raises(IllPosedError) as exc:
+        rmb.connect([A, B], inputs=["r"], outputs=["v"])
+    assert "A.v" in str(exc.value) and "B.e" in str(exc.value)
+
+
+def test_unknown_and_ambiguous_signals():
+    G, C, S = _loop()
+    with pytest.raises(SignalError, match="'nope'"):
+        rmb.connect([G, C, S], inputs=["nope"], outputs=["y"])
+    with pytest.raises(SignalError, match="'G.zz'"):
+        rmb.connect([G, C, S], inputs=["r"], outputs=["G.zz"])
+    C2 = _named(control.tf([1.0], [1.0, 2.0]), "C2", ["x"], ["y"])
+    with pytest.raises(SignalError, match="ambiguous"):
+        rmb.connect([G, C2], inputs=["u"], outputs=["y"])
+    with pytest.raises(SignalError, match="unique"):
+        rmb.connect([G, G], inputs=["u"], outputs=["G.y"])
+
+
+def test_dimension_errors_name_shapes():
+    a = rmb.ureal("a", 1.0)
+    X = rmb.umat([[a, 1.0]])
+    with pytest.raises(DimensionError, match=r"\(1, 2\).*\(3, 3\)"):
+        X + np.ones((3, 3))
+    with pytest.raises(DimensionError, match="2 inputs vs 3 outputs"):
+        X @ np.ones((3, 1))
+    with pytest.raises(DimensionError, match="operand 1 has 2"):
+        rmb.hstack(X, np.ones((2, 1)))
+    with pytest.raises(DimensionError, match="non-finite"):
+        X + np.array([[np.nan, 0.0]])
+    with pytest.raises(DimensionError, match="expected 2 names"):
+        X.input_names = ["only_one"]
+
+
+def test_signal_names_flow_through_operations():
+    G, C, S = _loop()
+    L = G @ C
+    assert L.input_names == ["e"] and L.output_names == ["y"]
+    assert G[0, "u"].input_names == ["u"]
+    H = rmb.block_diag(G, C)
+    assert H.input_names == ["u", "e"] and H.output_names == ["y", "u"]
+    assert H.T.input_names == ["y", "u"]
+
+
+def test_rational_expressions_with_s():
+    s = control.tf("s")
+    k = rmb.ureal("k", 2.0, percent=10)
+    a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    z = rmb.ureal("z", 3.0, percent=30)
+    H = k * (s + z) / (s * s + a * s + 4)
+    assert isinstance(H, rmb.UncertainSystem)
+    assert rmb.simplify(H).blocks == {"k": 1, "z": 1, "a": 1}
+    v = {"k": 1.9, "a": 0.7, "z": 2.5}
+    ref = control.tf([1.9, 1.9 * 2.5], [1, 0.7, 4])
+    for w in (0.0, 0.5, 2.0, 40.0):
+        assert np.isclose(complex(H.usubs(v)(1j * w)), complex(ref(1j * w)), rtol=1e-12)
+    with pytest.raises(Exception, match="improper"):
+        rmb.uss((s + a) * s / (s + 1))
+
+
+def test_discrete_systems_keep_their_sampling_time():
+    a = rmb.ureal("a", 0.5, range=(0.2, 0.8))
+    G = rmb.uss([[a]], [[1.0]], [[1.0]], [[0.0]], dt=0.1)
+    assert G.nominal().dt == 0.1
+    H = rmb.uss(control.ss(0.3, 1.0, 1.0, 0.0, 0.2))
+    with pytest.raises(DimensionError, match="sampling times"):
+        G + H
