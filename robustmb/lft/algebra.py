@@ -393,8 +393,8 @@ def feedback(sys1, sys2=1.0, sign=-1):
     --------
     >>> import robustmb as rmb
     >>> k = rmb.ureal("k", 2.0)
-    >>> float(rmb.feedback(k, 1.0).nominal()[0, 0])
-    0.6666666666666666
+    >>> round(float(rmb.feedback(k, 1.0).nominal()[0, 0]), 12)
+    0.666666666667
     """
     g, k = _models(sys1, sys2)
     ny, nu = g.shape

@@ -178,26 +178,19 @@ def check_nominal_well_posed(model: UncertainModel, what: str):
 
 
 def _sample_values(model, n, rng):
-    """Normalised and physical samples of every element."""
-    norm, phys = {}, []
-    for name, el in model.uncertainty.items():
+    """Normalised samples of the scalar elements, dynamic samples, and physical values."""
+    elements = model.uncertainty
+    norm = {name: el.sample_normalized(rng, n) for name, el in elements.items()
+            if el.kind != "ltidyn"}
+    dyn = {name: el for name, el in elements.items() if el.kind == "ltidyn"}
+    columns = {}
+    for name, el in elements.items():
         if el.kind == "ltidyn":
-            continue
-        d = el.sample_normalized(rng, n)
-        norm[name] = d
-    dyn = {name: el for name, el in model.uncertainty.items() if el.kind == "ltidyn"}
-    dyn_samples = {
-        name: [_sample_ltidyn(el, rng, model.dt) for _ in range(n)] for name, el in dyn.items()
-    }
-    for i in range(n):
-        v = {}
-        for name, el in model.uncertainty.items():
-            if el.kind == "ltidyn":
-                v[name] = dyn_samples[name][i]
-            else:
-                val = el.denormalize(norm[name][i])
-                v[name] = complex(val) if el.kind == "complex" else float(val)
-        phys.append(v)
+            columns[name] = [_sample_ltidyn(el, rng, model.dt) for _ in range(n)]
+        else:
+            # Denormalise a whole column at once; tolist() gives Python numbers.
+            columns[name] = el.denormalize(norm[name]).tolist()
+    phys = [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
     return norm, dyn, phys
 
 
