@@ -36,6 +36,8 @@ from .lft import (
     vstack,
 )
 
+from . import examples, multibody
+
 __version__ = "0.1.0"
 
 __all__ = [

@@ -1,0 +1,154 @@
+"""Canonical models used by the documentation, the case studies and the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .lft import ureal
+from .multibody import Mechanism, RevoluteJoint, RigidBody, WeldJoint, gravity
+
+#: Table 1 of the LFT-multibody paper (seed 000): nominal values.
+TWO_LINK_ARM_TABLE1 = {
+    "m1": 3.0,
+    "J1": 0.2,
+    "L1": 1.0,
+    "rho1": 0.3,
+    "m2": 2.0,
+    "J2": 0.1,
+    "L2": 1.0,
+    "rho2": 0.5,
+    "m3": 5.0,
+    "g": 9.81,
+    "Kp": 0.1,
+    "Kd": 0.1,
+}
+#: Operating ranges of the joint angles (degrees) used for the scheduling parameters.
+TWO_LINK_ARM_ANGLE_RANGES = {"theta1": (45.0, 90.0), "theta2": (45.0, 135.0)}
+
+
+def _tan_half_parameter(name, degrees):
+    lo, hi = np.tan(np.radians(degrees) / 2.0)
+    # Nominal at the middle of the t-range keeps the normalisation affine.
+    return ureal(name, 0.5 * (lo + hi), range=(lo, hi))
+
+
+def two_link_arm_mechanism(theta1=None, theta2=None, *, uncertain=True):
+    """The two-link arm of :func:`two_link_arm` as a :class:`~robustmb.multibody.Mechanism`.
+
+    Examples
+    --------
+    >>> from robustmb.examples import two_link_arm_mechanism
+    >>> mech = two_link_arm_mechanism(0.5, 0.2, uncertain=False)
+    >>> list(mech.joints)
+    ['J1', 'J2', 'W3']
+    """
+    p = TWO_LINK_ARM_TABLE1
+    if uncertain:
+        m1 = ureal("m1", p["m1"], percent=20)
+        j1 = ureal("J1", p["J1"], percent=20)
+        rho1 = ureal("rho1", p["rho1"], percent=20)
+        l2 = ureal("L2", p["L2"], percent=20)
+        m3 = ureal("m3", p["m3"], percent=20)
+    else:
+        m1, j1, rho1, l2, m3 = p["m1"], p["J1"], p["rho1"], p["L2"], p["m3"]
+    l1, m2, j2, rho2 = p["L1"], p["m2"], p["J2"], p["rho2"]
+    mech = Mechanism(acceleration=gravity(p["g"], direction=(0.0, 0.0, -1.0)))
+    # Links lie along their body z axis; both joints turn about +x.
+    mech.add_body(
+        RigidBody(
+            "B1",
+            mass=m1,
+            inertia=j1,
+            cog=[0.0, 0.0, rho1 * l1],
+            ports={"P": [0.0, 0.0, 0.0], "tip": [0.0, 0.0, l1]},
+        )
+    )
+    mech.add_body(
+        RigidBody(
+            "B2",
+            mass=m2,
+            inertia=j2,
+            cog=[0.0, 0.0, rho2 * l2],
+            ports={"P": [0.0, 0.0, 0.0], "tip": [0.0, 0.0, l2]},
+        )
+    )
+    mech.add_body(RigidBody("B3", mass=m3, inertia=0.0, ports={"P": [0.0, 0.0, 0.0]}))
+    angles = {}
+    for key, value in (("theta1", theta1), ("theta2", theta2)):
+        if value is None:
+            tname = "t1" if key == "theta1" else "t2"
+            angles[key] = {"tan_half": _tan_half_parameter(tname, TWO_LINK_ARM_ANGLE_RANGES[key])}
+        else:
+            angles[key] = {"angle": float(value)}
+    common = {"stiffness": p["Kp"], "damping": p["Kd"], "inertia": 0.0}
+    mech.add_joint(
+        RevoluteJoint(
+            "J1",
+            ("ground", "O"),
+            ("B1", "P"),
+            [1.0, 0.0, 0.0],
+            input_name="T1",
+            output_name="theta1",
+            **angles["theta1"],
+            **common,
+        )
+    )
+    mech.add_joint(
+        RevoluteJoint(
+            "J2",
+            ("B1", "tip"),
+            ("B2", "P"),
+            [1.0, 0.0, 0.0],
+            input_name="T2",
+            output_name="theta2",
+            **angles["theta2"],
+            **common,
+        )
+    )
+    mech.add_joint(WeldJoint("W3", ("B2", "tip"), ("B3", "P")))
+    return mech
+
+
+def two_link_arm(theta1=None, theta2=None, *, uncertain=True):
+    """The robotic arm of the LFT-multibody paper (seed 000, Table 1) as one uncertain system.
+
+    Parameters
+    ----------
+    theta1, theta2 : float or None
+        Equilibrium angles in radians.  ``None`` makes the angle a scheduling
+        element ``t1`` / ``t2`` = tan(theta/2) with range tan([45, 90] deg / 2)
+        for theta1 and tan([45, 135] deg / 2) for theta2 (nominal: middle of the
+        range).
+    uncertain : bool
+        ``True``: ``m1, J1, rho1, L2, m3`` are ureals at +-20 % of Table 1;
+        ``False``: their nominal values.
+
+    Returns
+    -------
+    UncertainSystem
+        Inputs ``["T1", "T2"]`` (joint torques), outputs ``["theta1", "theta2"]``,
+        4 states ``[theta1, theta2, theta1_dot, theta2_dot]``.
+
+    Notes
+    -----
+    Both joints turn about +x; theta1 is link 1's angle from the upward vertical
+    +z and theta2 link 2's angle relative to link 1; gravity is 9.81 m/s^2 along
+    -z; each joint has stiffness 0.1 N m/rad, damping 0.1 N m s/rad and no rotor
+    inertia.  rho is the centre of gravity's distance from the link's proximal end
+    over its length; B3 is a point mass at the distal end of link 2; J is each
+    link's moment of inertia about its centre of gravity (``J * I3``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> G = rmb.examples.two_link_arm()
+    >>> G.input_names, G.output_names
+    (['T1', 'T2'], ['theta1', 'theta2'])
+    >>> sorted(G.blocks)
+    ['J1', 'L2', 'm1', 'm3', 'rho1', 't1', 't2']
+    >>> P = rmb.examples.two_link_arm(np.radians(70), np.radians(30), uncertain=False)
+    >>> P.nstates
+    4
+    """
+    return two_link_arm_mechanism(theta1, theta2, uncertain=uncertain).linearize()

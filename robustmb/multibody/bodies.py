@@ -1,0 +1,127 @@
+"""Rigid bodies and uniform acceleration fields.
+
+A body has a frame ``R_k`` with reference point (origin) ``O_k``; its centre
+of mass and its ports are given in ``R_k`` components relative to ``O_k``.
+Every physical parameter may be a number or a ``ureal`` (or an expression of
+ureals, e.g. ``rho * L``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DimensionError, SignalError
+from . import _generic as g
+
+
+def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
+    """Uniform acceleration ``a`` of the reference frame that models gravity: ``a = -g``.
+
+    The mechanism equations are written in a frame accelerating with ``a``
+    relative to an inertial frame (seed 000, Def. 2.1); a gravity field ``g``
+    is the same as ``a = -g``.
+
+    Examples
+    --------
+    >>> from robustmb.multibody import gravity
+    >>> gravity(9.81)
+    array([0.  , 0.  , 9.81])
+    """
+    d = np.asarray(direction, dtype=float).reshape(3)
+    n = np.linalg.norm(d)
+    if n == 0 or not np.isfinite(n):
+        raise DimensionError("gravity direction must be a non-zero finite 3-vector")
+    return -float(g_magnitude) * d / n + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+class RigidBody:
+    """A rigid body with any number of ports.
+
+    Parameters
+    ----------
+    name : str
+    mass : float or ureal
+    inertia : float, 3 entries or 3x3 entries
+        Inertia tensor at the centre of mass in body axes: a scalar means
+        ``J * I3``, three entries the diagonal.
+    cog : 3 entries
+        Centre of mass in body coordinates.
+    ports : dict[str, 3 entries]
+        Named points of the body (joint points, wrench application points,
+        measured points) in body coordinates.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.multibody import RigidBody
+    >>> L = rmb.ureal("L", 1.0, percent=20)
+    >>> link = RigidBody("link", mass=2.0, inertia=0.1, cog=[0, 0.5 * L, 0],
+    ...                  ports={"base": [0, 0, 0], "tip": [0, L, 0]})
+    >>> sorted(link.ports)
+    ['base', 'tip']
+    """
+
+    def __init__(self, name, mass, inertia=0.0, cog=(0.0, 0.0, 0.0), ports=None):
+        if not isinstance(name, str) or not name:
+            raise SignalError(f"a body needs a non-empty name, got {name!r}")
+        self.name = name
+        self.mass = g.check_scalar(mass, f"body {name!r}: mass")
+        if g.is_number(self.mass) and self.mass < 0:
+            raise DimensionError(f"body {name!r}: mass must be non-negative, got {self.mass}")
+        self.inertia = _inertia_entries(inertia, name)
+        self.cog = g.vector3(cog, f"body {name!r}: cog")
+        self.ports = {}
+        for pname, pos in (ports or {}).items():
+            if not isinstance(pname, str) or not pname:
+                raise SignalError(f"body {name!r}: port names must be non-empty strings")
+            self.ports[pname] = g.vector3(pos, f"body {name!r}: port {pname!r}")
+
+    def port(self, port_name):
+        """Coordinates of a port; raises naming the body if it has no such port."""
+        try:
+            return self.ports[port_name]
+        except KeyError:
+            raise SignalError(
+                f"port {port_name!r} does not belong to body {self.name!r} "
+                f"(its ports: {sorted(self.ports)})"
+            ) from None
+
+    def spatial_inertia_at(self, point):
+        """``D_P`` at a point given by its body coordinates (3 entries)."""
+        bp = tuple(_sub(p, c) for p, c in zip(point, self.cog, strict=True))
+        tau = g.block([[np.eye(3), g.skew(bp)], [None, np.eye(3)]], [3, 3], [3, 3])
+        dg = g.bdiag(g.smul(self.mass, np.eye(3)), g.matrix(self.inertia))
+        return g.mm(tau.T, dg, tau)
+
+    def nominal_spatial_inertia_at(self, point):
+        """Numeric ``D_P`` with every parameter at its nominal value."""
+        return g.nominal(self.spatial_inertia_at(point))
+
+    def __repr__(self):
+        return f"RigidBody({self.name!r}, ports={sorted(self.ports)})"
+
+
+def _sub(a, b):
+    if g.is_number(b) and float(b) == 0.0:
+        return a
+    if g.is_number(a) and float(a) == 0.0:
+        return -b
+    return a - b
+
+
+def _inertia_entries(inertia, name):
+    what = f"body {name!r}: inertia"
+    arr = np.asarray(inertia, dtype=object)
+    if arr.ndim == 0:
+        j = g.check_scalar(inertia, what)
+        return [[j if i == k else 0.0 for k in range(3)] for i in range(3)]
+    if arr.shape == (3,):
+        d = [g.check_scalar(e, f"{what}[{i}]") for i, e in enumerate(arr)]
+        return [[d[i] if i == k else 0.0 for k in range(3)] for i in range(3)]
+    if arr.shape != (3, 3):
+        raise DimensionError(f"{what} must be a scalar, 3 entries or 3x3, got shape {arr.shape}")
+    out = [[g.check_scalar(arr[i, k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
+    num = np.array([[float(g.nominal(e)[0, 0]) for e in row] for row in out])
+    if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
+        raise DimensionError(f"{what} must be symmetric")
+    return out
