@@ -37,6 +37,7 @@ from .lft import (
 )
 
 from . import examples, multibody
+from .analysis import freqresp, h2norm, hinfnorm
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,367 @@
+"""Frequency response of LTI models, vectorised over frequency.
+
+``G(s) = C (sI - A)^{-1} B + D`` is evaluated at all points with one decomposition of
+``A`` per model:
+
+- **modal**: ``A = V diag(lambda) V^{-1}`` when the eigenvector matrix is well
+  conditioned; then ``G(s) = sum_i (C v_i)(w_i^T B) / (s - lambda_i) + D`` is a single
+  matrix product ``[1/(s_k - lambda_i)]_{k,i} @ [residues]`` over all frequencies;
+- **schur**: ``A = Z T Z^H`` (complex Schur form, ``T`` upper triangular), always
+  applicable; the triangular systems ``(sI - T) X = Z^H B`` for all frequencies at once
+  are solved by back-substitution with one matrix-vector product per state.
+
+Continuous time uses ``s = j omega``; discrete time ``z = exp(j omega dt)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+
+from robustmb.analysis._statespace import as_statespace_data
+from robustmb.errors import DimensionError, UncertainTypeError
+
+__all__ = [
+    "ResponseEvaluator",
+    "freqresp",
+    "largest_singular_values",
+    "sigma_max_over_frequency",
+]
+
+# Largest ||V^{-1}||_F (V: unit-norm eigenvectors) for which the modal form is used; the
+# modal sum then carries a relative rounding error of about eps * 1e4 ~ 2e-12.
+_MODAL_CONDITION_LIMIT = 1e4
+# Complex numbers held by one block of frequencies (bounds the working memory to ~32 MB).
+_BLOCK_ELEMENTS = 2**21
+_EPS = np.finfo(float).eps
+
+
+def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
+    """Frequency response of an LTI model at real frequencies.
+
+    Parameters
+    ----------
+    sys : control.StateSpace, control.TransferFunction, array_like or tuple
+        Fixed (not uncertain) model; see :func:`as_statespace_data` for accepted forms.
+    omega : array_like of float
+        Frequencies in rad/s (1-D, or a scalar).  Continuous time evaluates
+        ``G(j omega)`` (``omega = +-inf`` gives ``D``); discrete time with sampling time
+        ``dt`` evaluates ``G(exp(j omega dt))``.
+    method : {"auto", "modal", "schur"}, optional
+        Decomposition of ``A``.  ``"auto"`` uses the modal form when the inverse of the
+        (unit-column) eigenvector matrix has Frobenius norm at most 1e4, the Schur form
+        otherwise.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex array of shape ``(len(omega), ny, nu)``.  At a frequency that coincides
+        (to rounding) with a pole of the realisation every entry is ``inf`` and a
+        ``RuntimeWarning`` names the frequency.
+
+    Raises
+    ------
+    UncertainTypeError
+        For an uncertain object (pass ``X.nominal()``), an unsupported type or complex
+        ``omega``.
+    DimensionError
+        For ``omega`` that is not 1-D, contains NaN, or is infinite in discrete time.
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> G = control.tf([1.0], [1.0, 1.0])
+    >>> H = freqresp(G, [0.0, 1.0])
+    >>> H.shape
+    (2, 1, 1)
+    >>> np.allclose(H[:, 0, 0], [1.0, 1.0 / (1.0 + 1.0j)])
+    True
+    """
+    A, B, C, D, dt = as_statespace_data(sys)
+    omega = _validated_frequencies(omega, discrete=dt > 0)
+    evaluator = ResponseEvaluator(A, B, C, D, method=method)
+    return evaluator.at_frequencies(omega, dt)
+
+
+def sigma_max_over_frequency(sys, omega) -> np.ndarray:
+    """Largest singular value of the frequency response at each frequency.
+
+    Parameters
+    ----------
+    sys : control.StateSpace, control.TransferFunction, array_like or tuple
+        Fixed LTI model (see :func:`freqresp`).
+    omega : array_like of float
+        Frequencies in rad/s (1-D or scalar).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of shape ``(len(omega),)``: ``sigma_max(G(j omega_k))`` (or at
+        ``exp(j omega_k dt)`` in discrete time); ``inf`` at a pole of the model.
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> G = control.tf([1.0], [1.0, 0.2, 1.0])      # peak 1/(2*0.1*sqrt(1-0.01))
+    >>> s = sigma_max_over_frequency(G, [0.0, np.sqrt(1 - 2 * 0.1**2)])
+    >>> np.allclose(s, [1.0, 1 / (0.2 * np.sqrt(0.99))])
+    True
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        response = freqresp(sys, omega)
+    return largest_singular_values(response)
+
+
+def largest_singular_values(response: np.ndarray) -> np.ndarray:
+    """Largest singular value of each matrix of a ``(K, p, m)`` stack (``inf`` if not finite).
+
+    Parameters
+    ----------
+    response : numpy.ndarray
+        Stack of ``K`` matrices of shape ``(p, m)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of shape ``(K,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> largest_singular_values(np.array([[[3.0, 0.0], [0.0, 4.0]], [[np.inf, 0], [0, 1]]]))
+    array([ 4., inf])
+    """
+    response = np.asarray(response)
+    K, p, m = response.shape
+    sigma = np.full(K, np.inf)
+    if p == 0 or m == 0:
+        sigma[:] = 0.0
+        return sigma
+    finite = np.all(np.isfinite(response), axis=(1, 2))
+    stack = response[finite]
+    if p == 1 or m == 1:
+        sigma[finite] = np.linalg.norm(stack.reshape(-1, p * m), axis=1)
+        return sigma
+    # Largest eigenvalue of the smaller Gram matrix: as accurate as an SVD for the largest
+    # singular value (relative error ~ eps) and about twice as fast on stacks.  Each
+    # matrix is scaled by its largest entry first so that squaring cannot overflow.
+    scale = np.max(np.abs(stack), axis=(1, 2))
+    scale[scale == 0] = 1.0
+    stack = stack / scale[:, None, None]
+    adjoint = stack.conj().transpose(0, 2, 1)
+    gram = adjoint @ stack if m <= p else stack @ adjoint
+    top = np.linalg.eigvalsh(gram)[:, -1]
+    sigma[finite] = scale * np.sqrt(np.maximum(top, 0.0))
+    return sigma
+
+
+class ResponseEvaluator:
+    """One decomposition of ``A``, reused to evaluate ``G(s)`` at many complex points.
+
+    Parameters
+    ----------
+    A, B, C, D : numpy.ndarray
+        State-space matrices (float or complex) with consistent shapes.
+    method : {"auto", "modal", "schur"}, optional
+        See :func:`freqresp`.
+
+    Attributes
+    ----------
+    poles : numpy.ndarray
+        Eigenvalues of ``A`` (from the decomposition in use).
+    method : str
+        ``"modal"``, ``"schur"`` or ``"static"`` (no states).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ev = ResponseEvaluator(np.array([[-1.0]]), np.array([[1.0]]),
+    ...                        np.array([[2.0]]), np.array([[0.5]]))
+    >>> np.allclose(ev.at_points(np.array([0.0, 1.0j]))[:, 0, 0], [2.5, 0.5 + 2 / (1 + 1j)])
+    True
+    """
+
+    def __init__(self, A, B, C, D, *, method: str = "auto"):
+        if method not in ("auto", "modal", "schur"):
+            raise DimensionError(f"method must be 'auto', 'modal' or 'schur'; got {method!r}")
+        self.D = np.asarray(D)
+        self.shape = self.D.shape
+        n = A.shape[0]
+        if n == 0:
+            self.method = "static"
+            self.poles = np.zeros(0, dtype=complex)
+            return
+        if method in ("auto", "modal"):
+            poles, V = np.linalg.eig(A)
+            V_inv = _inverse_or_none(V)
+            # ||V^{-1}||_F with unit eigenvectors: between the largest eigenvalue condition
+            # number and sqrt(n) times it, and an upper bound on cond_2(V) / sqrt(n).
+            condition = np.inf if V_inv is None else np.linalg.norm(V_inv)
+            if method == "modal" and V_inv is None:
+                raise DimensionError(
+                    f"A ({n}x{n}) is not diagonalisable to working precision; use method='schur'"
+                )
+            if method == "modal" or condition <= _MODAL_CONDITION_LIMIT:
+                self.method = "modal"
+                self.poles = poles.astype(complex)  # eig returns floats if all are real
+                CV = C @ V
+                WB = V_inv @ B
+                # Residue of pole i, flattened: outer(C v_i, w_i^T B).
+                self._residues = (CV.T[:, :, None] * WB[:, None, :]).reshape(n, -1)
+                return
+        self.method = "schur"
+        if np.iscomplexobj(A):
+            T, Z = scipy.linalg.schur(A, output="complex")
+        else:
+            # Real Schur form then its complex triangularisation: cheaper than complex QR.
+            T, Z = scipy.linalg.rsf2csf(*scipy.linalg.schur(A, output="real"))
+        self.poles = np.diag(T).copy()
+        self._T = T
+        self._ZhB = Z.conj().T @ B
+        self._CZ = C @ Z
+
+    def at_frequencies(self, omega: np.ndarray, dt: float) -> np.ndarray:
+        """Evaluate at real frequencies (``s = j omega`` or ``z = exp(j omega dt)``).
+
+        Parameters
+        ----------
+        omega : numpy.ndarray
+            Validated 1-D float array (infinite entries allowed in continuous time).
+        dt : float
+            ``0.0`` for continuous time, else the sampling time.
+
+        Returns
+        -------
+        numpy.ndarray
+            Complex array ``(len(omega), p, m)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> ev = ResponseEvaluator(np.array([[0.5]]), np.array([[1.0]]),
+        ...                        np.array([[1.0]]), np.array([[0.0]]))
+        >>> np.allclose(ev.at_frequencies(np.array([0.0]), 0.1)[0, 0, 0], 2.0)
+        True
+        """
+        if dt > 0:
+            return self.at_points(np.exp(1j * omega * dt), frequencies=omega)
+        infinite = np.isinf(omega)
+        points = 1j * np.where(infinite, 0.0, omega)
+        response = self.at_points(points, frequencies=omega, skip=infinite)
+        response[infinite] = self.D
+        return response
+
+    def at_points(self, points: np.ndarray, *, frequencies=None, skip=None) -> np.ndarray:
+        """Evaluate ``G`` at complex points ``s_k`` (array of shape ``(K,)``).
+
+        Points that coincide with a pole to rounding give ``inf`` entries and a
+        ``RuntimeWarning``; ``frequencies`` (same shape) only labels them in the warning.
+        Points flagged in the boolean array ``skip`` are not evaluated (left as ``D``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> ev = ResponseEvaluator(np.zeros((1, 1)), np.ones((1, 1)),
+        ...                        np.ones((1, 1)), np.zeros((1, 1)))
+        >>> np.allclose(ev.at_points(np.array([2.0]))[0, 0, 0], 0.5)
+        True
+        """
+        points = np.asarray(points, dtype=complex).reshape(-1)
+        K = points.size
+        p, m = self.shape
+        response = np.empty((K, p, m), dtype=complex)
+        response[:] = self.D
+        if self.method == "static" or K == 0 or p == 0 or m == 0:
+            return response
+        index = np.arange(K) if skip is None else np.flatnonzero(~np.asarray(skip))
+        hit = np.zeros(K, dtype=bool)
+        n = self.poles.size
+        width = max(p, m) if self.method == "modal" else min(p, m)
+        block = max(1, _BLOCK_ELEMENTS // (n * max(width, 1)))
+        for start in range(0, index.size, block):
+            rows = index[start : start + block]
+            gap = points[rows, None] - self.poles[None, :]
+            # A point is "on" a pole when the difference is at the rounding level of the
+            # operands; such rows are overwritten with inf below.
+            on_pole = np.abs(gap) <= 4 * _EPS * np.maximum(
+                np.abs(points[rows, None]), np.abs(self.poles[None, :])
+            )
+            if np.any(on_pole):
+                hit[rows] = np.any(on_pole, axis=1)
+                gap[on_pole] = 1.0
+            if self.method == "modal":
+                response[rows] += ((1.0 / gap) @ self._residues).reshape(rows.size, p, m)
+            else:
+                response[rows] += self._schur_block(gap)
+        if np.any(hit):
+            response[hit] = np.inf
+            labels = points[hit] if frequencies is None else np.asarray(frequencies)[hit]
+            warnings.warn(
+                f"evaluation at {labels.size} point(s) on a pole of the model "
+                f"(first: {labels[0]!r}); the response there is returned as inf",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return response
+
+    def _schur_block(self, gap: np.ndarray) -> np.ndarray:
+        """``C Z (sI - T)^{-1} Z^H B`` for a block of points; ``gap[k, i] = s_k - T_ii``."""
+        T, ZhB, CZ = self._T, self._ZhB, self._CZ
+        n = T.shape[0]
+        K = gap.shape[0]
+        p, m = self.shape
+        if m <= p:
+            # Back-substitution on (sI - T) X = Z^H B, X stored state-major: (n, K, m).
+            X = np.empty((n, K, m), dtype=complex)
+            for i in range(n - 1, -1, -1):
+                rhs = np.broadcast_to(ZhB[i], (K, m))
+                if i < n - 1:
+                    rhs = rhs + (T[i, i + 1 :] @ X[i + 1 :].reshape(n - 1 - i, K * m)).reshape(K, m)
+                X[i] = rhs / gap[:, i, None]
+            return np.tensordot(CZ, X, axes=(1, 0)).transpose(1, 0, 2)
+        # Forward substitution on Y (sI - T) = C Z, Y stored state-major: (n, K, p).
+        Y = np.empty((n, K, p), dtype=complex)
+        for i in range(n):
+            rhs = np.broadcast_to(CZ[:, i], (K, p))
+            if i > 0:
+                rhs = rhs + (T[:i, i] @ Y[:i].reshape(i, K * p)).reshape(K, p)
+            Y[i] = rhs / gap[:, i, None]
+        return np.tensordot(Y, ZhB, axes=(0, 0))
+
+
+def _inverse_or_none(V: np.ndarray):
+    """Inverse of the eigenvector matrix, or None when it is singular to working precision."""
+    if not np.all(np.isfinite(V)):
+        return None
+    try:
+        V_inv = np.linalg.inv(V)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(V_inv)) or np.linalg.norm(V_inv) * _EPS > 1e-2:
+        return None
+    return V_inv
+
+
+def _validated_frequencies(omega, *, discrete: bool) -> np.ndarray:
+    """Return ``omega`` as a 1-D float array, rejecting complex, NaN and bad shapes."""
+    array = np.asarray(omega)
+    if array.dtype.kind == "c":
+        raise UncertainTypeError("omega must hold real frequencies in rad/s; got a complex array")
+    if array.dtype.kind not in "iuf":
+        raise UncertainTypeError(f"omega must be a real numeric array; got dtype {array.dtype}")
+    array = np.atleast_1d(array.astype(float))
+    if array.ndim != 1:
+        raise DimensionError(f"omega must be 1-D; got an array of shape {array.shape}")
+    if np.any(np.isnan(array)):
+        raise DimensionError(f"omega has a NaN entry at index {int(np.argmax(np.isnan(array)))}")
+    if discrete and np.any(np.isinf(array)):
+        raise DimensionError(
+            f"omega has an infinite entry at index {int(np.argmax(np.isinf(array)))}; "
+            "a discrete-time response is defined for finite frequencies only"
+        )
+    return array
