@@ -37,7 +37,7 @@ from .lft import (
 )
 
 from . import examples, multibody
-from .analysis import freqresp, h2norm, hinfnorm
+from .analysis import freqresp, h2norm, hinfnorm, mussv, robgain, robstab, wcgain
 
 __version__ = "0.1.0"
 

@@ -4,6 +4,21 @@ Imports the LFT core only.
 """
 
 from .freqresp import freqresp, sigma_max_over_frequency
+from .mussv import mussv
 from .norms import h2norm, hinfnorm
+from .robust_stability import RobstabResult, robstab
+from .worst_case_gain import RobgainResult, WcgainResult, robgain, wcgain
 
-__all__ = ["freqresp", "h2norm", "hinfnorm", "sigma_max_over_frequency"]
+__all__ = [
+    "RobgainResult",
+    "RobstabResult",
+    "WcgainResult",
+    "freqresp",
+    "h2norm",
+    "hinfnorm",
+    "mussv",
+    "robgain",
+    "robstab",
+    "sigma_max_over_frequency",
+    "wcgain",
+]

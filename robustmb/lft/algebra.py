@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 
+import control
 import numpy as np
 
 from ..errors import DimensionError, UncertainTypeError
@@ -236,6 +237,10 @@ def divide(x, y):
     rat = maybe_rational("div", x, y)
     if rat is not None:
         return rat
+    if isinstance(y, control.TransferFunction):
+        # 1/y is computed in transfer-function arithmetic, where an improper y
+        # (such as s + 3) still has a proper inverse.
+        return multiply(x, 1 / y)
     my = as_model(y)
     if _is_scalar_number(x):
         return matmul(x, inv(my))

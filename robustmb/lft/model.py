@@ -318,7 +318,7 @@ def lti_model(sys) -> UncertainSystem:
     if isinstance(sys, control.TransferFunction):
         try:
             ss = control.ss(sys)
-        except (ValueError, control.ControlMIMOException) as exc:
+        except ValueError as exc:
             raise UncertainTypeError(
                 f"cannot realise transfer function {sys.name!r} as a state-space model "
                 f"(is it improper?): {exc}"

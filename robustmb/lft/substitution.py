@@ -16,6 +16,7 @@ import scipy.linalg as sla
 
 from ..errors import IllPosedError, SignalError, UncertainElementError, UncertainTypeError
 from . import realization as rz
+from .complex_statespace import ComplexStateSpace
 from .model import UncertainModel, UncertainSystem, as_model, lti_model
 
 
@@ -48,20 +49,24 @@ def _normalized_block(el, reps, value):
 
 
 def output_of(model: UncertainModel, real: rz.Realization):
-    """Array (static) or ``control.StateSpace`` (system) of a block-free realization."""
+    """Array (static) or state-space model (system) of a block-free realization."""
     if model.is_system:
-        dt = 0 if model.dt is None else model.dt
-        return control.StateSpace(
-            real.a,
-            real.b,
-            real.c,
-            real.d,
-            dt,
-            inputs=model.input_names,
-            outputs=model.output_names,
-            name=model.name,
-        )
+        return statespace(model, real.a, real.b, real.c, real.d)
     return real.d.copy()
+
+
+def statespace(model: UncertainModel, a, b, c, d):
+    """``control.StateSpace``, or :class:`ComplexStateSpace` for complex coefficients."""
+    dt = 0 if model.dt is None else model.dt
+    mats = (a, b, c, d)
+    if any(np.iscomplexobj(m) and np.any(m.imag != 0) for m in mats):
+        return ComplexStateSpace(
+            a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
+        )
+    a, b, c, d = (np.real(m) for m in mats)
+    return control.StateSpace(
+        a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
+    )
 
 
 def _check_known(model, values):
@@ -180,8 +185,9 @@ def check_nominal_well_posed(model: UncertainModel, what: str):
 def _sample_values(model, n, rng):
     """Normalised samples of the scalar elements, dynamic samples, and physical values."""
     elements = model.uncertainty
-    norm = {name: el.sample_normalized(rng, n) for name, el in elements.items()
-            if el.kind != "ltidyn"}
+    norm = {
+        name: el.sample_normalized(rng, n) for name, el in elements.items() if el.kind != "ltidyn"
+    }
     dyn = {name: el for name, el in elements.items() if el.kind == "ltidyn"}
     columns = {}
     for name, el in elements.items():
@@ -260,18 +266,5 @@ def batched_substitute(model: UncertainModel, normalized: dict):
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(d))):
         raise IllPosedError(f"{model.name!r} is ill-posed at one of the sampled values")
     if model.is_system:
-        dt = 0 if model.dt is None else model.dt
-        return [
-            control.StateSpace(
-                a[i],
-                b[i],
-                c[i],
-                d[i],
-                dt,
-                inputs=model.input_names,
-                outputs=model.output_names,
-                name=model.name,
-            )
-            for i in range(n)
-        ]
+        return [statespace(model, a[i], b[i], c[i], d[i]) for i in range(n)]
     return [d[i] for i in range(n)]

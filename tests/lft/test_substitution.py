@@ -123,3 +123,24 @@ def test_lftdata_of_system_reconstructs_it():
     sys = control.ss(A2, B2, C2, D2)
     for s in (0.1j, 1j, 3 + 1j):
         assert np.isclose(complex(sys(s)), complex(ref(s)), rtol=1e-12)
+
+
+def test_complex_values_in_systems_are_kept():
+    import robustmb.lft.complex_statespace as css
+
+    c = rmb.ucomplex("c", 1.0, radius=0.5)
+    G = rmb.uss([[-2.0]], [[1.0]], [[c]], [[0.0]])
+    sub = G.usubs({"c": 1 + 0.3j})
+    assert isinstance(sub, css.ComplexStateSpace)
+    assert np.isclose(complex(sub(1j)[0, 0]), (1 + 0.3j) / (1j + 2), rtol=1e-14)
+    samples, values = G.usample(4, seed=0)
+    for smp, v in zip(samples, values, strict=True):
+        assert np.isclose(complex(smp(0.5j)[0, 0]), v["c"] / (0.5j + 2), rtol=1e-13)
+
+
+def test_division_by_an_improper_transfer_function():
+    s = control.tf("s")
+    k = rmb.ureal("k", 2.0)
+    H = rmb.uss(k / (s + 1)) / (s + 3)
+    ref = control.tf([2.5], [1, 4, 3])
+    assert np.isclose(complex(H.usubs({"k": 2.5})(1j)), complex(ref(1j)), rtol=1e-12)

@@ -1,0 +1,288 @@
+"""Certified supremum of mu over the whole frequency axis.
+
+``certified_mu_peak`` computes mu bounds on a frequency grid, then turns each
+upper-bound certificate into a certified frequency *interval*
+(:mod:`.frequency_intervals`).  Uncovered gaps are refined with new points;
+where the real-mu upper bound is discontinuous (a pole crossing the axis at
+one frequency only) the gap is closed with certificates of the structure whose
+real blocks are relaxed to complex ones, which are continuous in frequency and
+still valid.  The result is an upper bound on ``sup_w mu(M(jw))`` that holds on
+every frequency, with the intervals as evidence, and the best lower bound with
+its perturbation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .freqresp import freqresp
+from .frequency_intervals import (
+    certified_interval,
+    continuous_equivalent,
+    multiplier_from_certificate,
+    to_equivalent_frequency,
+    to_model_frequency,
+)
+from .mussv import mussv
+
+
+@dataclass
+class MuPeak:
+    """Evidence of a certified bound on ``sup_w mu``.
+
+    Attributes
+    ----------
+    upper : float
+        Certified upper bound of the peak of mu over all frequencies
+        (``inf`` if the axis could not be covered).
+    lower : float
+        Largest lower bound found (attained at ``lower_frequency``).
+    lower_frequency : float
+    lower_delta : ndarray or None
+        Perturbation with ``det(I - M Delta) = 0`` and ``sigma_max = 1/lower``.
+    intervals : list of (float, float)
+        Frequency intervals (rad/s) on which ``mu <= upper`` is certified.
+    covered : bool
+        Whether the intervals cover ``[0, inf]`` (``[0, pi/dt]`` in discrete time).
+    omega, mu_upper, mu_lower : ndarray
+        Every frequency evaluated, with the pointwise bounds.
+    """
+
+    upper: float
+    lower: float
+    lower_frequency: float
+    lower_delta: np.ndarray | None
+    intervals: list
+    covered: bool
+    omega: np.ndarray = field(repr=False)
+    mu_upper: np.ndarray = field(repr=False)
+    mu_lower: np.ndarray = field(repr=False)
+
+
+def default_grid(a, dt, n=60):
+    """Log-spaced frequencies around the system's modes, plus the modes and 0."""
+    if a.shape[0]:
+        ev = np.linalg.eigvals(a)
+        if dt:
+            mags = np.abs(np.angle(ev[np.abs(ev) > 0])) / dt
+        else:
+            mags = np.abs(ev)
+        mags = mags[mags > 0]
+    else:
+        mags = np.zeros(0)
+    lo = np.min(mags) / 100 if mags.size else 1e-2
+    hi = np.max(mags) * 100 if mags.size else 1e2
+    grid = np.logspace(np.log10(lo), np.log10(hi), n)
+    if a.shape[0]:
+        ev = np.linalg.eigvals(a)
+        modes = np.abs(ev.imag) if not dt else np.abs(np.angle(ev)) / dt
+        grid = np.concatenate([grid, modes[modes > 0], np.abs(ev) if not dt else []])
+    grid = np.concatenate([[0.0], grid])
+    if dt:
+        grid = grid[grid < np.pi / dt]
+        grid = np.concatenate([grid, [np.pi / dt]])
+    return np.unique(grid)
+
+
+def _gaps(intervals, top):
+    """Uncovered sub-intervals of ``[0, top]``."""
+    ivs = sorted(intervals)
+    gaps, reach = [], 0.0
+    for lo, hi in ivs:
+        if lo > reach:
+            gaps.append((reach, lo))
+        reach = max(reach, hi)
+    if reach < top:
+        gaps.append((reach, top))
+    return gaps
+
+
+def _gap_points(gaps, top_finite):
+    pts = []
+    for lo, hi in gaps:
+        hi_f = hi if np.isfinite(hi) else max(10 * max(lo, 1.0), top_finite * 10)
+        if lo > 0:
+            pts.extend(
+                np.geomspace(lo, hi_f, 5)[1:-1] if hi_f > lo * 1.0001 else [0.5 * (lo + hi_f)]
+            )
+        else:
+            pts.extend(np.linspace(lo, hi_f, 5)[1:-1])
+        if not np.isfinite(hi):
+            pts.append(hi_f)
+    return np.asarray(pts, float)
+
+
+def _relaxed(blk):
+    """The structure with every real repeated scalar relaxed to a complex one."""
+    return [(-r, 0) if False else ((abs(r), 0) if c == 0 else (r, c)) for r, c in blk]
+
+
+def certified_mu_peak(
+    sysdata,
+    blk,
+    dt=0.0,
+    *,
+    omega=None,
+    level=None,
+    lower=True,
+    rel_gap=1e-3,
+    max_rounds=12,
+    progress=None,
+) -> MuPeak:
+    """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
+
+    Parameters
+    ----------
+    sysdata : tuple of ndarray
+        State-space data of ``M`` (``D`` is ``n_z x n_w``).
+    blk : list
+        mu block structure (MATLAB ``mussv`` convention).
+    dt : float
+        Sampling time (0: continuous).
+    omega : array_like, optional
+        If given, only these frequencies are analysed (no interval certificate).
+    level : float, optional
+        Certify this fixed level instead of the smallest one found; the result
+        is not ``covered`` when some frequency exceeds it.
+    lower : bool
+        Also compute mu lower bounds (and their perturbations).
+    rel_gap : float
+        The certified level is ``(1 + rel_gap)`` times the largest pointwise bound.
+    max_rounds : int
+        Refinement rounds for uncovered gaps.
+    progress : callable, optional
+        Called with a short message after each round.
+    """
+    a, b, c, d = sysdata
+    top = np.pi / dt if dt else np.inf
+    ca, cb, cc, cd = continuous_equivalent(a, b, c, d, dt)
+
+    def respond(w):
+        return freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.asarray(w, float))
+
+    def respond_equiv(nu):
+        return freqresp((ca, cb, cc, cd), np.asarray(nu, float))
+
+    grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
+    pts, ubs, lbs, certs, deltas = [], [], [], [], []
+
+    def evaluate(ws, structure, relaxed):
+        if len(ws) == 0:
+            return
+        with_lower = lower and not relaxed
+        res = mussv(respond(ws), structure, lower=with_lower)
+        for i, w in enumerate(ws):
+            pts.append(float(w))
+            ubs.append(float(res.upper[i]))
+            lbs.append(float(res.lower[i]) if with_lower else 0.0)
+            g = None if relaxed or res.G is None else res.G[i]
+            certs.append((float(res.upper[i]), res.D[i], g))
+            deltas.append(None if not with_lower or res.delta is None else res.delta[i])
+
+    evaluate(grid, blk, False)
+    if omega is not None:
+        k = int(np.argmax(lbs))
+        return MuPeak(
+            float(np.max(ubs)),
+            lbs[k],
+            pts[k],
+            deltas[k],
+            [],
+            False,
+            np.array(pts),
+            np.array(ubs),
+            np.array(lbs),
+        )
+
+    scale = max(1.0, max(ubs))
+    fixed = level is not None
+    if not fixed:
+        level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
+    elif max(ubs) > level:
+        return _failed(pts, ubs, lbs, deltas)
+    intervals = []
+    done = 0
+    relax_after = max_rounds // 2
+    for rnd in range(max_rounds + 1):
+        intervals = intervals[:] if done else []
+        start = done if done else 0
+        for i in range(start, len(pts)):
+            beta0, dmat, gmat = certs[i]
+            if beta0 > level:
+                continue
+            mult = multiplier_from_certificate(blk, max(beta0, 1e-300), dmat, gmat)
+            nu0 = float(to_equivalent_frequency(pts[i], dt))
+            iv = certified_interval((ca, cb, cc, cd), mult, level, nu0, respond_equiv)
+            if iv is not None:
+                lo, hi = iv
+                intervals.append(
+                    (
+                        float(to_model_frequency(lo, dt)),
+                        float(to_model_frequency(hi, dt))
+                        if np.isfinite(hi)
+                        else (top if dt else np.inf),
+                    )
+                )
+        done = len(pts)
+        gaps = [(lo, hi) for lo, hi in _gaps(intervals, top) if hi - lo > 1e-12 * max(1.0, lo)]
+        if progress is not None:
+            progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
+        if not gaps:
+            return MuPeak(
+                level,
+                max(lbs),
+                pts[int(np.argmax(lbs))],
+                deltas[int(np.argmax(lbs))],
+                _merge(intervals),
+                True,
+                np.array(pts),
+                np.array(ubs),
+                np.array(lbs),
+            )
+        if rnd == max_rounds:
+            break
+        finite_top = max(p for p in pts if np.isfinite(p)) if pts else 1.0
+        new = _gap_points(gaps, finite_top)
+        if dt:
+            new = new[new <= top]
+        relaxed = rnd >= relax_after
+        n_before = len(pts)
+        evaluate(new, _relaxed(blk) if relaxed else blk, relaxed)
+        if relaxed:
+            # Relaxed certificates are valid for the real structure with G = 0.
+            certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
+        new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
+        if fixed and new_max > level:
+            return _failed(pts, ubs, lbs, deltas)
+        if new_max * (1 + rel_gap) > level:
+            level = new_max * (1 + rel_gap) + 1e-12 * scale
+            done = 0  # every certificate gets a wider interval at the new level
+    return _failed(pts, ubs, lbs, deltas, intervals)
+
+
+def _failed(pts, ubs, lbs, deltas, intervals=()):
+    """A sweep whose level could not be certified on the whole axis."""
+    k = int(np.argmax(lbs))
+    return MuPeak(
+        np.inf,
+        lbs[k],
+        pts[k],
+        deltas[k],
+        _merge(intervals),
+        False,
+        np.array(pts),
+        np.array(ubs),
+        np.array(lbs),
+    )
+
+
+def _merge(intervals):
+    out = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out

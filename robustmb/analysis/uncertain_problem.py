@@ -1,0 +1,197 @@
+"""An uncertain system as an analysis problem: ``M``, its mu structure and its elements.
+
+The LFT coefficient of an uncertain object is normalised about the centres of
+the parameter ranges (``value = center + half_width * delta``), so a
+stability or performance margin ``alpha`` means: guaranteed for every
+``delta`` in ``alpha`` times the unit ball, i.e. for every parameter in its
+range scaled by ``alpha`` about the range centre (``alpha = 1`` is the
+declared set).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import control
+import numpy as np
+
+from ..errors import UncertainTypeError
+from ..lft import lftdata
+from ..lft.model import UncertainModel, as_model
+
+
+@dataclass
+class BlockInfo:
+    """One element of the problem: its mu blocks and Delta channels."""
+
+    name: str
+    element: object
+    reps: int
+    kind: str
+    w: slice
+    z: slice
+
+
+@dataclass
+class UncertainProblem:
+    """State-space data of ``M`` (Delta channels first) with the mu structure."""
+
+    model: UncertainModel
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    d: np.ndarray
+    dt: float
+    nw: int
+    nz: int
+    blocks: list
+    blk: list  # MATLAB mussv convention, one entry per mu block
+
+    @property
+    def m11(self):
+        """``(A, Bw, Cz, Dzw)``: the part of ``M`` seen by the uncertainty."""
+        return self.a, self.b[:, : self.nw], self.c[: self.nz], self.d[: self.nz, : self.nw]
+
+    def performance(self, gamma):
+        """``(A, B, C, D)`` of ``diag(I, 1/gamma) M``: the robust-performance problem."""
+        c = self.c.copy()
+        d = self.d.copy()
+        c[self.nz :] /= gamma
+        d[self.nz :] /= gamma
+        return self.a, self.b, c, d
+
+    @property
+    def centre_stable(self) -> bool:
+        """Stability at ``Delta = 0`` (all parameters at their range centres)."""
+        return is_stable(self.a, self.dt)
+
+
+def is_stable(a, dt, margin=0.0):
+    if a.shape[0] == 0:
+        return True
+    ev = np.linalg.eigvals(a)
+    if dt:
+        return bool(np.all(np.abs(ev) < 1.0 - margin))
+    return bool(np.all(ev.real < -margin))
+
+
+def uncertain_problem(usys, *, what="analysis") -> UncertainProblem:
+    """Extract ``M`` and the block structure of an uncertain system."""
+    if isinstance(usys, control.LTI):
+        raise UncertainTypeError(
+            f"{what} needs an uncertain system (robustmb.uss); got a certain "
+            f"{type(usys).__name__}: use hinfnorm or a stability test instead"
+        )
+    m = as_model(usys)
+    if not m.blocks:
+        raise UncertainTypeError(f"{what}: {m.name!r} has no uncertain elements")
+    sysm, blocks = lftdata(m)
+    if m.is_system:
+        a, b, c, d = (np.asarray(x) for x in (sysm.A, sysm.B, sysm.C, sysm.D))
+        dt = 0.0 if m.dt in (None, 0) else float(m.dt)
+    else:
+        d = np.asarray(sysm)
+        a, b, c = np.zeros((0, 0)), np.zeros((0, d.shape[1])), np.zeros((d.shape[0], 0))
+        dt = 0.0
+    if np.iscomplexobj(d) and np.any(
+        np.imag(np.concatenate([x.ravel() for x in (a, b, c, d)])) != 0
+    ):
+        raise UncertainTypeError(
+            f"{what}: models with complex coefficients (complex nominal values) are not "
+            "supported; the frequency axis would not be symmetric"
+        )
+    a, b, c, d = (np.real(x).astype(float) for x in (a, b, c, d))
+    info, blk = [], []
+    iw = iz = 0
+    for name, kind, reps, shape in blocks:
+        el = m.uncertainty[name]
+        p, q = shape
+        info.append(
+            BlockInfo(name, el, reps, kind, slice(iw, iw + reps * p), slice(iz, iz + reps * q))
+        )
+        if kind == "real":
+            blk.append((-reps, 0))
+        elif kind == "complex":
+            blk.append((reps, 0))
+        else:
+            # Repeated LTI blocks are analysed as independent full blocks: a valid
+            # (possibly conservative) upper bound; lower bounds are verified by substitution.
+            blk.extend([(p, q)] * reps)
+        iw += reps * p
+        iz += reps * q
+    nw = sum(r * s[0] for _, _, r, s in blocks)
+    nz = sum(r * s[1] for _, _, r, s in blocks)
+    return UncertainProblem(m, a, b, c, d, dt, nw, nz, info, blk)
+
+
+def _allpass_entry(c, w0, dt):
+    """Stable SISO system with gain ``|c|`` at every frequency and value ``c`` at ``w0``.
+
+    ``(a - s)/(a + s)`` has phase ``-2 atan(w0/a)``, anywhere in ``(-pi, 0)``; a
+    sign flip covers ``(0, pi)``.  Discrete time uses the bilinear map.
+    """
+    mag, ph = abs(c), np.angle(c)
+    freq = w0 if not dt else np.tan(w0 * dt / 2)
+    if mag == 0 or freq == 0 or abs(np.sin(ph)) < 1e-12:
+        return control.ss([], [], [], [[mag * (1.0 if np.cos(ph) >= 0 else -1.0)]], dt)
+    sign, target = (1.0, ph) if ph < 0 else (-1.0, ph - np.pi)
+    a = freq / np.tan(-target / 2)
+    cs = control.ss(-a, 1.0, 2 * a, -1.0)
+    if dt:
+        ds = control.sample_system(cs, 2.0, method="bilinear")
+        cs = control.ss(ds.A, ds.B, ds.C, ds.D, dt)
+    return sign * mag * cs
+
+
+def _allpass_vector(vec, w0, dt):
+    """Diagonal stable system whose value at ``w0`` is ``diag(vec)``."""
+    out = _allpass_entry(vec[0], w0, dt)
+    for c in vec[1:]:
+        out = control.append(out, _allpass_entry(c, w0, dt))
+    return out
+
+
+def ltidyn_interpolant(delta, w0, dt):
+    """A stable LTI system equal to the complex matrix ``delta`` at ``w0``.
+
+    Uses the dominant singular pair ``delta ~ s u v^H`` and all-pass factors per
+    entry, so the peak gain equals ``s`` (Boyd-Desoer-style interpolation).
+    """
+    u, s, vh = np.linalg.svd(np.atleast_2d(delta))
+    left = _allpass_vector(u[:, 0], w0, dt)  # p x p diagonal all-pass
+    right = _allpass_vector(vh[0], w0, dt)  # m x m diagonal all-pass
+    p, m = delta.shape
+    dt_ = dt if dt else 0
+    ones_l = control.ss([], [], [], np.ones((p, 1)), dt_)
+    ones_r = control.ss([], [], [], np.ones((1, m)), dt_)
+    return control.series(right, s[0] * ones_r, ones_l, left) if p and m else left
+
+
+def values_from_delta(problem: UncertainProblem, delta, w0):
+    """Physical values ``{name: value}`` of a (normalised) perturbation matrix.
+
+    ``delta`` is block-diagonal in the problem's structure (``n_w x n_z``).
+    Real and complex scalars take the mean of their diagonal; LTI blocks become
+    stable systems interpolating the block at ``w0``.
+    """
+    out = {}
+    for bi in problem.blocks:
+        blockd = delta[bi.w, bi.z]
+        if bi.kind in ("real", "complex"):
+            val = np.mean(np.diag(blockd))
+            if bi.kind == "real":
+                out[bi.name] = float(bi.element.denormalize(np.real(val)))
+            else:
+                out[bi.name] = complex(bi.element.denormalize(val))
+        else:
+            p, q = bi.element.shape
+            first = blockd[:p, :q]
+            out[bi.name] = ltidyn_interpolant(first * bi.element.bound, w0, problem.dt)
+    return out
+
+
+def scaled_values(problem: UncertainProblem, normalized: dict, alpha: float):
+    """Physical values for normalised scalar values scaled by ``alpha``."""
+    return {
+        n: float(problem.model.uncertainty[n].denormalize(alpha * v)) for n, v in normalized.items()
+    }
