@@ -37,7 +37,17 @@ from .lft import (
 )
 
 from . import examples, multibody
-from .analysis import freqresp, h2norm, hinfnorm, mussv, robgain, robstab, wcgain
+from .analysis import (
+    diskmargin,
+    freqresp,
+    h2norm,
+    hinfnorm,
+    mussv,
+    robgain,
+    robstab,
+    wcdiskmargin,
+    wcgain,
+)
 
 __version__ = "0.1.0"
 

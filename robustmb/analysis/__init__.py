@@ -3,6 +3,7 @@
 Imports the LFT core only.
 """
 
+from .diskmargin import diskmargin, dm2gm, gm2dm, wcdiskmargin
 from .freqresp import freqresp, sigma_max_over_frequency
 from .mussv import mussv
 from .norms import h2norm, hinfnorm
