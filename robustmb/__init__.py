@@ -11,6 +11,18 @@ Examples
 {'m': 1}
 """
 
+from . import examples, multibody
+from .analysis import (
+    diskmargin,
+    freqresp,
+    h2norm,
+    hinfnorm,
+    mussv,
+    robgain,
+    robstab,
+    wcdiskmargin,
+    wcgain,
+)
 from .lft import (
     UncertainElement,
     UncertainMatrix,
@@ -36,19 +48,6 @@ from .lft import (
     vstack,
 )
 
-from . import examples, multibody
-from .analysis import (
-    diskmargin,
-    freqresp,
-    h2norm,
-    hinfnorm,
-    mussv,
-    robgain,
-    robstab,
-    wcdiskmargin,
-    wcgain,
-)
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -58,13 +57,22 @@ __all__ = [
     "UncertainSystem",
     "block_diag",
     "connect",
+    "diskmargin",
+    "examples",
     "feedback",
+    "freqresp",
+    "h2norm",
+    "hinfnorm",
     "hstack",
     "inv",
     "lft_lower",
     "lft_upper",
     "lftdata",
+    "multibody",
+    "mussv",
     "parallel",
+    "robgain",
+    "robstab",
     "series",
     "simplify",
     "star",
@@ -74,4 +82,6 @@ __all__ = [
     "ureal",
     "uss",
     "vstack",
+    "wcdiskmargin",
+    "wcgain",
 ]
