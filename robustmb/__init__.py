@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import examples, multibody
+from . import decoupling, examples, multibody
 from .analysis import (
     diskmargin,
     freqresp,
@@ -57,6 +57,7 @@ __all__ = [
     "UncertainSystem",
     "block_diag",
     "connect",
+    "decoupling",
     "diskmargin",
     "examples",
     "feedback",

@@ -1,0 +1,201 @@
+"""Modal (physics-driven) decoupling from the mass, stiffness and damping matrices.
+
+With mode shapes ``Phi`` (``K Phi = M Phi Omega^2``), modal masses
+``mu = Phi^T M Phi`` and classical damping (``Phi^T C Phi`` diagonal), the plant
+``y = S q^(k)``, ``M q'' + C q' + K q = F u`` factors as
+
+``G(s) = C_m diag(s^k / (s^2 + 2 xi_i w_i s + w_i^2)) B_m``,
+``B_m = mu^{-1} Phi^T F``, ``C_m = S Phi``
+
+so ``C_m^{-1} G B_m^{-1}`` is exactly diagonal (seed 004, section 3.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import control
+import numpy as np
+import scipy.linalg
+
+from robustmb.decoupling.decoupling_result import Decoupling
+from robustmb.decoupling.second_order import _KINDS, Measurement, SecondOrderSystem
+from robustmb.errors import DimensionError
+
+__all__ = ["ModalDecoupling", "modal_decouple", "modal_plant"]
+
+
+@dataclass
+class ModalDecoupling(Decoupling):
+    """Result of :func:`modal_decouple`.
+
+    Attributes
+    ----------
+    mode_shapes : numpy.ndarray ``(n, n)``
+        ``Phi``, one mode per column, ordered by increasing natural frequency.
+    modal_masses : numpy.ndarray ``(n,)``
+        Diagonal of ``Phi^T M Phi`` (all ones with ``normalization="mass"``).
+    natural_frequencies : numpy.ndarray ``(n,)``
+        ``w_i`` in rad/s.
+    damping_ratios : numpy.ndarray ``(n,)``
+        ``xi_i`` from the diagonal of ``Phi^T C Phi`` (``nan`` for a rigid-body mode).
+    damping_coupling : float
+        Largest ``|(Phi^T C Phi)_ij| / sqrt((Phi^T C Phi)_ii (Phi^T C Phi)_jj)`` over
+        ``i != j``: zero for classical damping, when the decoupling is exact.
+    modal_input_matrix, modal_output_matrix : numpy.ndarray
+        ``B_m`` and ``C_m``.
+    diagonal_plant : control.StateSpace
+        ``diag(s^k / (s^2 + 2 xi_i w_i s + w_i^2))``, the exact decoupled plant under
+        classical damping.
+    """
+
+    mode_shapes: np.ndarray | None = None
+    modal_masses: np.ndarray | None = None
+    natural_frequencies: np.ndarray | None = None
+    damping_ratios: np.ndarray | None = None
+    damping_coupling: float = 0.0
+    modal_input_matrix: np.ndarray | None = None
+    modal_output_matrix: np.ndarray | None = None
+    diagonal_plant: control.StateSpace | None = None
+
+
+def modal_plant(natural_frequencies, damping_ratios, derivative_order=0) -> control.StateSpace:
+    """Diagonal state space ``diag(s^k / (s^2 + 2 xi_i w_i s + w_i^2))``.
+
+    Parameters
+    ----------
+    natural_frequencies, damping_ratios : array_like ``(n,)``
+    derivative_order : {0, 1, 2}
+        ``k``: 0 for position, 1 velocity, 2 acceleration outputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> G = modal_plant([2.0], [0.1])
+    >>> float(G.dcgain())
+    0.25
+    """
+    w = np.asarray(natural_frequencies, dtype=float)
+    z = np.nan_to_num(np.asarray(damping_ratios, dtype=float), nan=0.0)
+    n = w.size
+    A = np.block([[np.zeros((n, n)), np.eye(n)], [-np.diag(w**2), -np.diag(2 * z * w)]])
+    B = np.vstack([np.zeros((n, n)), np.eye(n)])
+    if derivative_order == 0:
+        C, D = np.hstack([np.eye(n), np.zeros((n, n))]), np.zeros((n, n))
+    elif derivative_order == 1:
+        C, D = np.hstack([np.zeros((n, n)), np.eye(n)]), np.zeros((n, n))
+    elif derivative_order == 2:
+        C, D = A[n:], np.eye(n)
+    else:
+        raise ValueError(f"derivative_order must be 0, 1 or 2, got {derivative_order}")
+    return control.ss(A, B, C, D)
+
+
+def modal_decouple(
+    M,
+    K,
+    C=None,
+    *,
+    input_matrix,
+    output_matrix,
+    output_kind="position",
+    normalization="unit",
+    plant=None,
+):
+    """Decouple a mechanical plant in its modal coordinates.
+
+    Parameters
+    ----------
+    M, K : array_like ``(n, n)``
+        Symmetric mass (positive definite) and stiffness matrices.
+    C : array_like ``(n, n)``, optional
+        Damping matrix.
+    input_matrix : array_like ``(n, m)``
+        ``F`` with generalised forces ``F u`` (``J^T`` for struts).
+    output_matrix : array_like ``(p, n)``
+        ``S`` with outputs ``y = S q^(k)``.
+    output_kind : {"position", "velocity", "acceleration"}
+        Which derivative of ``q`` is measured (``k``).
+    normalization : {"unit", "mass"}
+        Mode shapes of unit 2-norm (the seed's MATLAB ``eig``) or unit modal mass.
+    plant : object, optional
+        Plant to decouple (LTI, stack or uncertain). Default: the state-space model built
+        from the matrices.
+
+    Returns
+    -------
+    ModalDecoupling
+        ``input_matrix = pinv(B_m)``, ``output_matrix = pinv(C_m)``; ``plant`` is the
+        decoupled plant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = np.array([[1.0, 0, 1.7], [0, 1, -0.5], [0, 1, 0.5]])
+    >>> K = J.T @ (15e3 * J); C = J.T @ (20.0 * J); M = np.diag([400.0, 400, 115])
+    >>> d = modal_decouple(M, K, C, input_matrix=J.T, output_matrix=J)
+    >>> (d.natural_frequencies / (2 * np.pi)).round(4)
+    array([0.3613, 1.3783, 3.4669])
+    """
+    M = np.asarray(M, dtype=float)
+    K = np.asarray(K, dtype=float)
+    n = M.shape[0]
+    if M.shape != (n, n) or K.shape != (n, n):
+        raise DimensionError(f"M {M.shape} and K {K.shape} must be square and equal in size")
+    Cd = np.zeros((n, n)) if C is None else np.asarray(C, dtype=float)
+    if Cd.shape != (n, n):
+        raise DimensionError(f"C must be {n}x{n}, got {Cd.shape}")
+    F = np.atleast_2d(np.asarray(input_matrix, dtype=float))
+    S = np.atleast_2d(np.asarray(output_matrix, dtype=float))
+    if F.shape[0] != n:
+        raise DimensionError(f"input_matrix must have {n} rows, got {F.shape}")
+    if S.shape[1] != n:
+        raise DimensionError(f"output_matrix must have {n} columns, got {S.shape}")
+    if output_kind not in _KINDS:
+        raise ValueError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
+    if normalization not in ("unit", "mass"):
+        raise ValueError(f"normalization must be 'unit' or 'mass', got {normalization!r}")
+    for name, X in (("M", M), ("K", K), ("C", Cd)):
+        if not np.allclose(X, X.T, rtol=1e-10, atol=1e-12 * max(np.abs(X).max(), 1.0)):
+            raise ValueError(f"{name} must be symmetric")
+    # symmetric-definite generalised problem: real modes, ascending frequencies
+    lam, Phi = scipy.linalg.eigh(K, M)
+    lam = np.maximum(lam, 0.0)
+    if normalization == "unit":
+        Phi = Phi / np.linalg.norm(Phi, axis=0)
+    # reproducible signs: the largest-magnitude entry of each mode shape is positive
+    idx = np.argmax(np.abs(Phi) + 1e-12 * np.arange(n)[::-1, None], axis=0)
+    Phi = Phi * np.sign(Phi[idx, np.arange(n)])
+    mu_mat = Phi.T @ M @ Phi
+    mu = np.diag(mu_mat).copy()
+    w = np.sqrt(lam)
+    Cm_modal = Phi.T @ Cd @ Phi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zeta = np.where(w > 0, np.diag(Cm_modal) / (2 * mu * w), np.nan)
+        dd = np.sqrt(np.abs(np.outer(np.diag(Cm_modal), np.diag(Cm_modal))))
+        ratio = np.where(dd > 0, np.abs(Cm_modal) / dd, 0.0)
+    np.fill_diagonal(ratio, 0.0)
+    coupling = float(ratio.max(initial=0.0))
+    B_m = (Phi.T @ F) / mu[:, None]
+    C_m = S @ Phi
+    order = _KINDS[output_kind]
+    res = ModalDecoupling(
+        method="modal",
+        input_matrix=np.linalg.pinv(B_m),
+        output_matrix=np.linalg.pinv(C_m),
+        input_names=[f"mode{i + 1}" for i in range(n)],
+        output_names=[f"mode{i + 1}" for i in range(n)],
+        mode_shapes=Phi,
+        modal_masses=mu,
+        natural_frequencies=w,
+        damping_ratios=zeta,
+        damping_coupling=coupling,
+        modal_input_matrix=B_m,
+        modal_output_matrix=C_m,
+        diagonal_plant=modal_plant(w, zeta, order),
+    )
+    if plant is None:
+        model = SecondOrderSystem(M, K, Cd, input_matrix=F)
+        plant = model.state_space(Measurement(S, output_kind))
+    res.plant = res.apply(plant)
+    return res
