@@ -5,12 +5,17 @@ Imports the LFT core only.
 
 from .diskmargin import diskmargin, dm2gm, gm2dm, wcdiskmargin
 from .freqresp import freqresp, sigma_max_over_frequency
-from .mussv import mussv
+from .mu_upper import expand_scalings, verify_upper_bound
+from .mussv import MussvResult, mussv, verify_lower_bound
 from .norms import h2norm, hinfnorm
 from .robust_stability import RobstabResult, robstab
 from .worst_case_gain import RobgainResult, WcgainResult, robgain, wcgain
 
 __all__ = [
+    "MussvResult",
+    "expand_scalings",
+    "verify_lower_bound",
+    "verify_upper_bound",
     "RobgainResult",
     "RobstabResult",
     "WcgainResult",

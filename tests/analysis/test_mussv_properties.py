@@ -1,0 +1,182 @@
+"""Properties of mussv on random data, and cross-checks against independent solvers.
+
+* hypothesis: ``lower <= upper`` and both certificates verify for random structures;
+* homogeneity ``mu(alpha M) = |alpha| mu(M)``;
+* SLICOT AB13MD (Fan-Tits-Doyle D,G bound for real scalars and square complex blocks);
+* an independent bisection on the D,G linear matrix inequality written here with cvxpy.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from robustmb.analysis.mu_lower import verify_lower_bound
+from robustmb.analysis.mu_upper import verify_upper_bound
+from robustmb.analysis.mussv import mussv
+
+
+def sizes(blk):
+    n = sum(c if c else abs(r) for r, c in blk)
+    m = sum(abs(r) for r, _ in blk)
+    return n, m
+
+
+def random_matrix(rng, blk, nw=None, real=False):
+    n, m = sizes(blk)
+    shape = (n, m) if nw is None else (nw, n, m)
+    M = rng.standard_normal(shape)
+    if not real:
+        M = M + 1j * rng.standard_normal(shape)
+    return M
+
+
+block = st.one_of(
+    st.tuples(st.integers(-2, -1), st.just(0)),  # real repeated scalar
+    st.tuples(st.integers(1, 2), st.just(0)),  # complex repeated scalar
+    st.tuples(st.integers(1, 3), st.integers(1, 3)),  # full block
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    blk=st.lists(block, min_size=1, max_size=4),
+    seed=st.integers(0, 2**31 - 1),
+    real=st.booleans(),
+)
+def test_lower_never_exceeds_upper_and_certificates_verify(blk, seed, real):
+    rng = np.random.default_rng(seed)
+    M = random_matrix(rng, blk, real=real)
+    res = mussv(M, blk)
+    assert res.lower <= res.upper * (1 + 1e-9)
+    assert verify_upper_bound(M, blk, res.upper, res.D, res.G, tol=1e-8)
+    if res.delta is None:
+        assert res.lower == 0.0
+    else:
+        assert verify_lower_bound(M, blk, res.delta, lower=res.lower, tol=1e-8)
+    # a full block bounds every structure from above: mu <= sigma_max(M)
+    assert res.upper <= np.linalg.norm(M, 2) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(
+    ("blk", "alphas"),
+    [
+        ([(2, 0), (1, 2), (1, 1)], [3.0, -0.5, 2.0 - 1.5j, 1e-4j]),
+        ([(-2, 0), (1, 1), (-1, 0)], [3.0, -0.5, 1e3]),
+    ],
+)
+def test_homogeneity(blk, alphas):
+    rng = np.random.default_rng(5)
+    M = random_matrix(rng, blk)
+    base = mussv(M, blk, lower=False).upper
+    for alpha in alphas:
+        scaled = mussv(alpha * M, blk, lower=False).upper
+        assert scaled == pytest.approx(abs(alpha) * base, rel=1e-6)
+
+
+# ------------------------------------------------------------------ SLICOT AB13MD
+@pytest.mark.parametrize("seed", range(6))
+def test_upper_bound_matches_slicot_ab13md(seed):
+    slycot = pytest.importorskip("slycot")
+    rng = np.random.default_rng(100 + seed)
+    nblocks = int(rng.integers(2, 5))
+    nblock, itype, blk = [], [], []
+    for _ in range(nblocks):
+        if rng.random() < 0.4:
+            nblock.append(1)
+            itype.append(1)  # AB13MD: real blocks are 1x1
+            blk.append((-1, 0))
+        else:
+            p = int(rng.integers(1, 4))
+            nblock.append(p)
+            itype.append(2)  # complex full p x p block
+            blk.append((p, p))
+    n = sum(nblock)
+    Z = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+    ref, _, _, _ = slycot.ab13md(Z, np.array(nblock), np.array(itype))
+    res = mussv(Z, blk)
+    assert res.upper == pytest.approx(ref, rel=1e-6)
+    assert res.upper <= ref * (1 + 1e-8)
+    assert verify_upper_bound(Z, blk, res.upper, res.D, res.G, tol=1e-8)
+
+
+# ------------------------------------------------------------------ independent LMI bisection
+def bisection_lmi_bound(M, blk, tol=1e-8):
+    """D,G bound by bisection on feasibility of M^H Pl M + j(M^H Q - Q^H M) - b^2 Pr < 0."""
+    cp = pytest.importorskip("cvxpy")
+    n, m = M.shape
+    beta2 = cp.Parameter(nonneg=True)
+    cons, PL, PR, MQ = [], 0, 0, 0
+    iz = iw = 0
+    for r, c in blk:
+        rr = abs(r)
+        cc = c if c else rr
+        Z = np.zeros((n, cc))
+        Z[iz : iz + cc] = np.eye(cc)
+        W = np.zeros((m, rr))
+        W[iw : iw + rr] = np.eye(rr)
+        if c:
+            p = cp.Variable()
+            cons.append(p >= 1)
+            PL, PR = PL + p * (Z @ Z.T), PR + p * (W @ W.T)
+        else:
+            P = cp.Variable((rr, rr), hermitian=True)
+            cons.append(P >> np.eye(rr))
+            PL, PR = PL + Z @ P @ Z.T, PR + W @ P @ W.T
+            if r < 0:
+                Q = cp.Variable((rr, rr), hermitian=True)
+                MQ = MQ + M.conj().T @ Z @ Q @ W.T
+        iz, iw = iz + cc, iw + rr
+    X = M.conj().T @ PL @ M - beta2 * PR
+    if not isinstance(MQ, int):
+        X = X + 1j * (MQ - MQ.H)
+    X = 0.5 * (X + X.H)
+    prob = cp.Problem(cp.Minimize(0), cons + [X << -1e-8 * np.eye(m)])
+
+    def feasible(beta):
+        beta2.value = beta**2
+        try:
+            prob.solve(solver=cp.CLARABEL)
+        except cp.error.SolverError:
+            return False
+        return prob.status == "optimal"
+
+    lo, hi = 0.0, np.linalg.norm(M, 2) * 1.001
+    while hi - lo > tol * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+    return hi
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    "blk",
+    [
+        [(-1, 0), (2, 0), (1, 2)],
+        pytest.param([(-2, 0), (2, 0), (2, 3), (1, 1), (-1, 0)], marks=pytest.mark.slow),
+        pytest.param([(3, 0), (1, 2), (-1, 0)], marks=pytest.mark.slow),
+    ],
+)
+def test_fast_and_lmi_match_independent_bisection(blk):
+    rng = np.random.default_rng(7)
+    M = random_matrix(rng, blk)
+    M = M / np.linalg.norm(M, 2)
+    ref = bisection_lmi_bound(M, blk)
+    fast = mussv(M, blk, lower=False)
+    lmi = mussv(M, blk, method="lmi", lower=False)
+    # ref is the feasible end of a bisection with a 1e-8 margin: ours may be just below it
+    assert fast.upper == pytest.approx(ref, rel=1e-6)
+    assert lmi.upper == pytest.approx(ref, rel=1e-6)
+    assert lmi.upper <= ref * (1 + 1e-7)
+
+
+def test_docstring_examples_run():
+    for name in ("mussv", "mu_upper", "mu_lower", "mu_structure"):
+        module = importlib.import_module(f"robustmb.analysis.{name}")
+        failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert failures == 0, name
