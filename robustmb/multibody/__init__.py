@@ -5,12 +5,24 @@ assembled into a :class:`Mechanism`; :meth:`Mechanism.trim` gives the
 equilibrium (DCMs, positions, wrenches, trim efforts) and
 :meth:`Mechanism.linearize` the linearised plant, each as one exact LFT
 (Kassarian et al., seed 000; conventions of the TITOP framework, seed 001).
+
+The same linear blocks are public, with named signals, for users who wire a
+mechanism themselves with :func:`robustmb.connect`: :func:`body_block`
+(inverse dynamics), :func:`floating_body_block` (forward dynamics, floating
+base), :func:`joint_block` (revolute, prismatic, weld), :func:`ground_block`,
+and the equilibrium helpers :func:`child_frame_acceleration`,
+:func:`body_trim_wrench` and :func:`joint_trim`.  Signal names:
+:mod:`robustmb.multibody.signals`.
 """
 
+from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
+from .body_blocks import body_block, body_trim_wrench
 from .dcm import rotation_lft, rotation_lft_coefficients
+from .joint_blocks import child_frame_acceleration, joint_block, joint_trim
 from .joints import PrismaticJoint, RevoluteJoint, WeldJoint
 from .mechanism import Mechanism, MechanismTrim
+from .signals import motion_names, reaction_names, wrench_names
 from .spatial import (
     kinematic_model,
     rotation_matrix,
@@ -27,8 +39,17 @@ __all__ = [
     "RevoluteJoint",
     "RigidBody",
     "WeldJoint",
+    "body_block",
+    "body_trim_wrench",
+    "child_frame_acceleration",
+    "floating_body_block",
     "gravity",
+    "ground_block",
+    "joint_block",
+    "joint_trim",
     "kinematic_model",
+    "motion_names",
+    "reaction_names",
     "rotation_lft",
     "rotation_lft_coefficients",
     "rotation_matrix",
@@ -36,4 +57,5 @@ __all__ = [
     "spatial_inertia",
     "transport_twist",
     "transport_wrench",
+    "wrench_names",
 ]

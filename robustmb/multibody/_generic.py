@@ -191,3 +191,42 @@ def skew(v):
     if all(is_number(e) for e in (x, y, z)):
         return skew(np.array([x, y, z], dtype=float))
     return matrix([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def diff(a, b):
+    """``a - b`` for scalar entries, keeping exact zeros numeric (no needless occurrences)."""
+    if is_number(b) and float(b) == 0.0:
+        return a
+    if is_number(a) and float(a) == 0.0:
+        return -b
+    if is_number(a) and is_number(b):
+        return float(a) - float(b)
+    return a - b
+
+
+def vdiff(u, v):
+    """Entry-wise ``u - v`` of two 3-entry sequences (see :func:`diff`)."""
+    return tuple(diff(a, b) for a, b in zip(u, v, strict=True))
+
+
+def split_wrench(w):
+    """Force and torque rows (3x1 each) of a 6x1 matrix."""
+    if is_number(w):
+        w = np.asarray(w, dtype=float).reshape(6, 1)
+        return w[:3], w[3:]
+    return w[0:3, :], w[3:6, :]
+
+
+def column_of(x, n, what: str):
+    """An ``n``-entry column (n x 1): numbers, uncertain scalars or an uncertain matrix."""
+    if isinstance(x, lft.UncertainModel):
+        if x.shape == (1, n):
+            x = x.T
+        if x.shape != (n, 1) or x.nstates:
+            raise DimensionError(f"{what} must be {n}x1, got an object of shape {x.shape}")
+        return x
+    arr = np.asarray(x, dtype=object).reshape(-1)
+    if arr.size != n:
+        raise DimensionError(f"{what} must have {n} entries, got {arr.size}")
+    entries = [check_scalar(e, f"{what}[{i}]") for i, e in enumerate(arr)]
+    return matrix([[e] for e in entries])

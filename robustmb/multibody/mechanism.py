@@ -11,11 +11,12 @@
 
 :meth:`Mechanism.linearize` runs step 3: one static block per body
 (inverse dynamics, Fig. 1a) and per joint (eqs. 22-23 as corrected in the
-digest), the trim LFTs re-injected as gains, all interconnected by one exact
-feedback (motion flows down, wrenches flow up, the algebraic loops through the
-joint accelerations are eliminated exactly), then closed by the joint
-integrators.  The result is an uncertain state-space model with states
-``[q; q_dot]``.
+digest) -- the same maps as the public blocks of :mod:`.body_blocks`,
+:mod:`.joint_blocks` and :mod:`.base_blocks` --, the trim LFTs re-injected as
+gains, all interconnected by one exact feedback (motion flows down, wrenches
+flow up, the algebraic loops through the joint accelerations are eliminated
+exactly), then closed by the joint integrators.  The result is an uncertain
+state-space model with states ``[q; q_dot]``.
 """
 
 from __future__ import annotations
@@ -23,21 +24,21 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-import control
 import numpy as np
 
 from .. import lft
 from ..errors import IllPosedError, NameConflictError, SignalError
 from . import _generic as g
+from ._coordinates import close_coordinates
+from .base_blocks import forward_dynamics_static
 from .bodies import RigidBody
+from .body_blocks import inverse_dynamics_static, trim_wrench_pair
+from .joint_blocks import frame_acceleration_in_child, joint_static, joint_trim_pair
 from .joints import Joint, PrismaticJoint, RevoluteJoint, WeldJoint
+from .signals import MOTION_COMPONENTS, POSE_COMPONENTS, WRENCH_COMPONENTS
 from .spatial import check_rotation
 
 GROUND = "ground"
-_POSE = ("dx", "dy", "dz", "rx", "ry", "rz")
-_TWIST = ("vx", "vy", "vz", "wx", "wy", "wz")
-_ACCEL = ("ax", "ay", "az", "alphax", "alphay", "alphaz")
-_WRENCH = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
 
 
 @dataclass
@@ -255,7 +256,7 @@ class Mechanism:
         parent_joint, _, order = self._topology()
         names = []
         if self.floating_base:
-            names += [f"{self.floating_base}_{c}" for c in _POSE]
+            names += [f"{self.floating_base}_{c}" for c in POSE_COMPONENTS]
         names += [
             parent_joint[k].output_name for k in order if k in parent_joint and parent_joint[k].ndof
         ]
@@ -297,9 +298,8 @@ class Mechanism:
             if j is None:
                 continue
             pb = j.parent[0]
-            p = j.dcm()
-            tr.dcm[k] = g.simplified(g.mm(tr.dcm[pb], g.tr(p)))
-            tr.frame_acceleration[k] = g.simplified(g.mm(p, tr.frame_acceleration[pb]))
+            tr.dcm[k] = g.simplified(g.mm(tr.dcm[pb], g.tr(j.dcm())))
+            tr.frame_acceleration[k] = frame_acceleration_in_child(j, tr.frame_acceleration[pb])
             c = g.column(self._port(*j.parent))
             if isinstance(j, PrismaticJoint):
                 c = c + g.smul(j.displacement, j.axis.reshape(3, 1))
@@ -310,29 +310,15 @@ class Mechanism:
             body = self.bodies[k]
             j = parent_joint.get(k)
             ref = body.port(j.child[1]) if j is not None else (0.0, 0.0, 0.0)
-            force = -g.smul(body.mass, tr.frame_acceleration[k])
-            pg = tuple(_diff(c, r) for c, r in zip(body.cog, ref, strict=True))
-            torque = g.mm(g.skew(pg), force)
-            for cj in children[k]:
-                f_c, t_c = wrench_up[cj.name]
-                pc = tuple(_diff(c, r) for c, r in zip(body.port(cj.parent[1]), ref, strict=True))
-                force = force + f_c
-                torque = torque + t_c + g.mm(g.skew(pc), f_c)
-            force, torque = g.simplified(force), g.simplified(torque)
+            loads = [(body.port(cj.parent[1]), *wrench_up[cj.name]) for cj in children[k]]
+            force, torque = trim_wrench_pair(body, ref, tr.frame_acceleration[k], loads)
             if j is None:
                 tr.base_wrench = g.simplified(-g.vcat(force, torque))
                 continue
             tr.joint_wrench[j.name] = g.vcat(force, torque)
-            p = j.dcm()
-            f_b, t_b = g.simplified(g.mm(g.tr(p), force)), g.mm(g.tr(p), torque)
-            if isinstance(j, PrismaticJoint):
-                t_b = t_b + g.smul(j.displacement, g.mm(g.skew(j.axis), f_b))
-                axis_a = j.dcm() @ j.axis.reshape(3, 1)
-                tr.effort[j.name] = g.simplified(-g.mm(axis_a.T, force))
-            elif isinstance(j, RevoluteJoint):
-                axis_a = j.orientation.T @ j.axis.reshape(3, 1)
-                tr.effort[j.name] = g.simplified(-g.mm(axis_a.T, torque))
-            t_b = g.simplified(t_b)
+            f_b, t_b, effort = joint_trim_pair(j, force, torque)
+            if effort is not None:
+                tr.effort[j.name] = effort
             wrench_up[j.name] = (f_b, t_b)
             tr.parent_wrench[j.name] = g.vcat(f_b, t_b)
         return tr
@@ -380,30 +366,24 @@ class Mechanism:
         )
 
 
-def _diff(a, b):
-    """``a - b`` for scalar entries, keeping exact zeros numeric."""
-    if g.is_number(b) and float(b) == 0.0:
-        return a
-    if g.is_number(a) and float(a) == 0.0:
-        return -b
-    if g.is_number(a) and g.is_number(b):
-        return float(a) - float(b)
-    return a - b
-
-
 class _Assembly:
-    """Step 3: the linear blocks and their interconnection."""
+    """Step 3: the linear blocks and their interconnection.
+
+    The blocks are the static maps of :mod:`.body_blocks`, :mod:`.joint_blocks`
+    and :mod:`.base_blocks` on structured signal keys; the joint and base
+    acceleration loops use the nominal inertia they move as preconditioner.
+    """
 
     def __init__(self, mech, parent_joint, children, order, tr, ports):
         self.mech, self.parent_joint, self.children = mech, parent_joint, children
         self.order, self.tr, self.ports = order, tr, ports
         self.nm = 21 if ports else 9
         self.fixed = mech._grounded(parent_joint, order)
-        self.blocks = []  # (D, input signal names, output signal names)
+        self.blocks = []  # (D, inputs, outputs); inputs/outputs: lists of (key, size)
         self.coords = []  # (kind, owner, index, output name)
         base = mech.floating_base
         if base:
-            for i, c in enumerate(_POSE):
+            for i, c in enumerate(POSE_COMPONENTS):
                 self.coords.append(("base", base, i, f"{base}_{c}"))
         for k in order:
             j = parent_joint.get(k)
@@ -412,19 +392,6 @@ class _Assembly:
         self.efforts = [
             parent_joint[k] for k in order if k in parent_joint and parent_joint[k].ndof
         ]
-
-    # signal names -------------------------------------------------------------
-    def _m(self, body, port):
-        return [f"m|{body}|{port}|{i}" for i in range(self.nm)]
-
-    @staticmethod
-    def _vec(prefix, n):
-        return [f"{prefix}|{i}" for i in range(n)]
-
-    def _q(self, kind, owner, n=1):
-        if n == 1:
-            return [f"{kind}|{owner}"]
-        return [f"{kind}|{owner}|{i}" for i in range(n)]
 
     def _moving(self, body):
         return body not in self.fixed
@@ -464,9 +431,6 @@ class _Assembly:
         return comp
 
     # blocks ---------------------------------------------------------------------
-    def _add(self, d, ins, outs):
-        self.blocks.append((d, ins, outs))
-
     def _motion_ports(self, k):
         """Ports of body k whose motion some block or output needs."""
         need = [cj.parent[1] for cj in self.children[k]]
@@ -475,180 +439,46 @@ class _Assembly:
         own = j.child[1] if j is not None else None  # provided by the parent joint
         return [p for p in dict.fromkeys(need) if p != own]
 
-    def _upsilon(self, cp):
-        """``Upsilon_CP`` restricted to the motion layout (CP = P - C)."""
-        tau = g.block([[np.eye(3), g.skew(cp)], [None, np.eye(3)]], [3, 3], [3, 3])
-        return g.bdiag(np.eye(3), *([tau] * ((self.nm - 3) // 6)))
-
-    def _incoming_wrenches(self, k):
-        """(signal names, port) of every wrench applied on body k by children and inputs."""
-        out = []
-        for cj in self.children[k]:
-            out.append((self._vec(f"wj|{cj.name}", 6), cj.parent[1]))
-        for name, (b, p) in self.mech.wrench_inputs.items():
-            if b == k:
-                out.append((self._vec(f"wx|{name}", 6), p))
-        return out
+    def _wrench_ports(self, k):
+        """Ports of body k where children or external inputs apply wrenches."""
+        need = [cj.parent[1] for cj in self.children[k]]
+        need += [p for b, p in self.mech.wrench_inputs.values() if b == k]
+        return list(dict.fromkeys(need))
 
     def _body_block(self, k):
         body = self.mech.bodies[k]
-        j = self.parent_joint[k]
-        ref = body.port(j.child[1])
-        nm = self.nm
-        wins = self._incoming_wrenches(k)
-        mports = self._motion_ports(k)
-        e = np.zeros((6, nm))
-        e[0:3, 0:3] = np.eye(3)
-        e[:, 3:9] = np.eye(6)
-        dp = body.spatial_inertia_at(ref)
-        w_row = [-g.mm(dp, e)]
-        for _, port in wins:
-            pc = tuple(_diff(c, r) for c, r in zip(body.port(port), ref, strict=True))
-            w_row.append(g.block([[np.eye(3), None], [g.skew(pc), np.eye(3)]], [3, 3], [3, 3]))
-        rows = [w_row]
-        for port in mports:
-            cp = tuple(_diff(r, c) for r, c in zip(ref, body.port(port), strict=True))
-            rows.append([self._upsilon(cp)] + [None] * len(wins))
-        rs = [6] + [nm] * len(mports)
-        cs = [nm] + [6] * len(wins)
-        d = g.block(rows, rs, cs)
-        ins = self._m(k, j.child[1]) + [s for names, _ in wins for s in names]
-        outs = self._vec(f"wb|{k}", 6) + [s for p in mports for s in self._m(k, p)]
-        self._add(d, ins, outs)
+        parent_port = self.parent_joint[k].child[1]
+        self.blocks.append(
+            inverse_dynamics_static(
+                body, parent_port, self._wrench_ports(k), self._motion_ports(k), self.nm
+            )
+        )
 
     def _joint_block(self, j, mu):
-        nm, tr = self.nm, self.tr
-        a_name, a_port = j.child
-        b_name, c_port = j.parent
-        moving_parent = b_name != GROUND and self._moving(b_name)
-        p = j.dcm()
-        pm = g.bdiag(*([p] * (nm // 3)))
-        p6t = g.bdiag(g.tr(p), g.tr(p))
-        f_jb, t_jb = _split(tr.parent_wrench[j.name])
-        ins, outs, rows_m, rows_w, rows_q = [], [], [], [], []
-        rs, cs = [nm] + ([6] if moving_parent else []) + ([1] if j.ndof else []), []
-        if moving_parent:
-            ins += self._m(b_name, c_port)
-            cs.append(nm)
-        ins += self._vec(f"wb|{a_name}", 6)
-        cs.append(6)
-        if isinstance(j, WeldJoint):
-            if moving_parent:
-                rows_m.append(pm)
-                rows_w.append(None)
-            rows_m.append(None)
-            rows_w.append(p6t)
-            d = g.block([rows_m] + ([rows_w] if moving_parent else []), rs, cs)
-            outs = self._m(a_name, a_port) + (self._vec(f"wj|{j.name}", 6) if moving_parent else [])
-            self._add(d, ins, outs)
-            return
-        q, qd, qdd, u = (f"q|{j.name}", f"qd|{j.name}", f"qdd|{j.name}", f"u|{j.name}")
-        ins += [u, qdd, qd, q]
-        cs += [1, 1, 1, 1]
-        kp, kd = j.stiffness, j.damping
-
-        def motion_col(offset, vec):
-            col = np.zeros((nm, 1))
-            if offset + 6 <= nm:
-                col[offset : offset + 6, 0] = vec
-            return col
-
-        if isinstance(j, RevoluteJoint):
-            ra = (j.orientation.T @ j.axis).reshape(3, 1)
-            rb = j.axis.reshape(3, 1)
-            r6a = np.r_[np.zeros(3), ra[:, 0]]
-            jj = j.inertia
-            abar = tr.frame_acceleration[a_name]
-            a_col = g.vcat(-g.mm(g.skew(ra[:, 0]), abar), np.zeros((nm - 3, 1)))
-            x_col = motion_col(15, r6a)
-            q_motion = a_col + x_col if not g.is_number(a_col) else a_col + x_col
-            sel_w = np.zeros((1, nm))
-            sel_w[0, 6:9] = rb[:, 0]  # r_b^T (angular acceleration of the parent)
-            r6b = np.r_[np.zeros(3), rb[:, 0]].reshape(6, 1)
-            stiff = g.vcat(g.mm(g.skew(rb[:, 0]), f_jb), g.mm(g.skew(rb[:, 0]), t_jb))
-            if moving_parent:
-                rows_m.append(pm)
-                rows_w.append(g.smul(jj, -(r6b @ sel_w)))
-                rows_q.append(g.smul(jj, -sel_w / mu))
-            rows_m += [None, None, motion_col(3, r6a), motion_col(9, r6a), q_motion]
-            rows_w += [p6t, None, g.smul(jj, -r6b), None, stiff]
-            rows_q += [
-                r6a.reshape(1, 6) / mu,
-                np.array([[1.0 / mu]]),
-                1.0 - g.smul(jj, np.array([[1.0 / mu]])),
-                g.smul(kd, np.array([[-1.0 / mu]])),
-                g.smul(kp, np.array([[-1.0 / mu]])),
-            ]
-        else:  # prismatic
-            tb = j.axis.reshape(3, 1)
-            t6b = np.r_[tb[:, 0], np.zeros(3)]
-            t6a = np.r_[(j.dcm() @ tb)[:, 0], np.zeros(3)]
-            pc = tuple(_scaled(j.displacement, -float(x)) for x in tb[:, 0])  # P to C
-            ym = self._upsilon(pc)
-            tau_t = g.block([[np.eye(3), g.skew(pc)], [None, np.eye(3)]], [3, 3], [3, 3]).T
-            stiff = g.vcat(np.zeros((3, 1)), g.mm(g.skew(tb[:, 0]), f_jb))
-            if moving_parent:
-                rows_m.append(g.mm(pm, ym))
-                rows_w.append(None)
-                rows_q.append(None)
-            rows_m += [
-                None,
-                None,
-                pm @ motion_col(3, t6b),
-                pm @ motion_col(9, t6b),
-                pm @ motion_col(15, t6b),
-            ]
-            rows_w += [g.mm(tau_t, p6t), None, None, None, stiff]
-            rows_q += [
-                t6a.reshape(1, 6) / mu,
-                np.array([[1.0 / mu]]),
-                np.array([[1.0]]),
-                g.smul(kd, np.array([[-1.0 / mu]])),
-                g.smul(kp, np.array([[-1.0 / mu]])),
-            ]
-        rows = [rows_m] + ([rows_w] if moving_parent else []) + [rows_q]
-        d = g.block(rows, rs, cs)
-        outs = self._m(a_name, a_port) + (self._vec(f"wj|{j.name}", 6) if moving_parent else [])
-        outs += [qdd]
-        self._add(d, ins, outs)
+        b_name = j.parent[0]
+        self.blocks.append(
+            joint_static(
+                j,
+                nm=self.nm,
+                mu=mu,
+                child_acceleration=self.tr.frame_acceleration[j.child[0]],
+                parent_wrench=self.tr.parent_wrench[j.name],
+                moving_parent=b_name != GROUND and self._moving(b_name),
+            )
+        )
 
     def _base_block(self, big_m):
-        mech, nm = self.mech, self.nm
-        k = mech.floating_base
-        body = mech.bodies[k]
-        abar = np.asarray(self.tr.frame_acceleration[k], dtype=float)
-        aq = np.hstack([np.zeros((3, 3)), g.skew(abar[:, 0])])  # d[a]_b / d[dr; dphi]
-        wins = self._incoming_wrenches(k)
-        mports = self._motion_ports(k)
-        minv = np.linalg.inv(big_m)
-        origin = (0.0, 0.0, 0.0)
-        dp = body.spatial_inertia_at(origin)
-        aq6 = np.vstack([aq, np.zeros((3, 6))])
-        row = [np.eye(6) - g.mm(minv, dp), np.zeros((6, 6)), -g.mm(minv, dp, aq6)]
-        for _, port in wins:
-            pc = body.port(port)
-            row.append(
-                g.mm(minv, g.block([[np.eye(3), None], [g.skew(pc), np.eye(3)]], [3, 3], [3, 3]))
+        k = self.mech.floating_base
+        self.blocks.append(
+            forward_dynamics_static(
+                self.mech.bodies[k],
+                self.tr.frame_acceleration[k],
+                self._wrench_ports(k),
+                self._motion_ports(k),
+                self.nm,
+                big_m,
             )
-        rows = [row]
-        for port in mports:
-            co = tuple(_diff(0.0, c) for c in body.port(port))
-            tau = g.block([[np.eye(3), g.skew(co)], [None, np.eye(3)]], [3, 3], [3, 3])
-            blocks_m = [[np.zeros((3, 6)), np.zeros((3, 6)), aq]]
-            blocks_m.append([tau, None, None])
-            if nm == 21:
-                blocks_m += [[None, tau, None], [None, None, tau]]
-            mrow = g.block(blocks_m, [3] + [6] * (len(blocks_m) - 1), [6, 6, 6])
-            rows.append([mrow] + [None] * len(wins))
-        d = g.block(rows, [6] + [nm] * len(mports), [18] + [6] * len(wins))
-        ins = (
-            self._q("qdd", k, 6)
-            + self._q("qd", k, 6)
-            + self._q("q", k, 6)
-            + [s for names, _ in wins for s in names]
         )
-        outs = self._q("qdd", k, 6) + [s for p in mports for s in self._m(k, p)]
-        self._add(d, ins, outs)
 
     # interconnection -------------------------------------------------------------
     def build(self, *, rates, simplify):
@@ -679,53 +509,55 @@ class _Assembly:
                     "inertia is singular (a free body needs mass and inertia)"
                 )
             self._base_block(big_m)
-        return self._simplified(rates) if simplify else self._interconnect(rates)
+        sys = self._interconnect(rates)
+        return lft.simplify(sys) if simplify else sys
 
-    def _simplified(self, rates):
-        return lft.simplify(self._interconnect(rates))
+    def _coordinate_signals(self, kind):
+        out = []
+        for ckind, owner, i, _ in self.coords:
+            out.append(((kind, owner), i if ckind == "base" else 0))
+        return out
 
     def _interconnect(self, rates):
         mech = self.mech
-        # Every scalar signal is the output of exactly one block.
-        out_names = [s for _, _, outs in self.blocks for s in outs]
-        index = {s: i for i, s in enumerate(out_names)}
-        if len(index) != len(out_names):  # pragma: no cover - construction invariant
-            raise IllPosedError("duplicate internal signal")
-        qnames, qdnames, qddnames = [], [], []
-        for kind, owner, i, _ in self.coords:
-            n = 6 if kind == "base" else 1
-            qnames += [self._q("q", owner, n)[i] if n > 1 else f"q|{owner}"]
-            qdnames += [self._q("qd", owner, n)[i] if n > 1 else f"qd|{owner}"]
-            qddnames += [self._q("qdd", owner, n)[i] if n > 1 else f"qdd|{owner}"]
-        unames = [f"u|{j.name}" for j in self.efforts]
-        for name in mech.wrench_inputs:
-            unames += self._vec(f"wx|{name}", 6)
-        ext = qnames + qdnames + unames
-        ext_index = {s: i for i, s in enumerate(ext)}
-        in_names = [s for _, ins, _ in self.blocks for s in ins]
-        ny, nin, ne = len(out_names), len(in_names), len(ext)
+        out_sig = [(key, i) for _, _, outs in self.blocks for key, n in outs for i in range(n)]
+        in_sig = [(key, i) for _, ins, _ in self.blocks for key, n in ins for i in range(n)]
+        index = {}
+        for r, s in enumerate(out_sig):
+            index.setdefault(s, []).append(r)
+        for s, rows in index.items():  # wrenches at one port add up; nothing else may repeat
+            if len(rows) > 1 and s[0][0] != "wrench":  # pragma: no cover - invariant
+                raise IllPosedError(f"duplicate internal signal {s!r}")
+        qsig, qdsig = self._coordinate_signals("q"), self._coordinate_signals("qd")
+        usig = [(("effort", j.name), 0) for j in self.efforts]
+        for name, (b, p) in mech.wrench_inputs.items():
+            usig += [(("wrench", b, p), i, name) for i in range(6)]
+        ext = qsig + qdsig + usig
+        ext_rows = {}
+        for e, s in enumerate(ext):
+            ext_rows.setdefault(s[:2], []).append(e)
+        ny, nin, ne = len(out_sig), len(in_sig), len(ext)
         sel = np.zeros((nin, ny))
         rin = np.zeros((nin, ne))
-        for r, s in enumerate(in_names):
-            if s in index:
-                sel[r, index[s]] = 1.0
-            elif s in ext_index:
-                rin[r, ext_index[s]] = 1.0
-            else:  # pragma: no cover - construction invariant
+        for r, s in enumerate(in_sig):
+            sel[r, index.get(s, [])] = 1.0
+            rin[r, ext_rows.get(s, [])] = 1.0
+            if s not in index and s not in ext_rows:  # pragma: no cover - invariant
                 raise IllPosedError(f"internal signal {s!r} has no source")
         port_rows = []
         for b, p in self.ports:
-            names = self._m(b, p)
+            key = ("motion", b, p)
             port_rows += [
-                index[names[i]] if self._moving(b) else None
+                index[(key, i)][0] if self._moving(b) else None
                 for i in list(range(15, 21)) + list(range(9, 15)) + list(range(3, 9))
             ]
-        lout = np.zeros((len(qddnames) + len(port_rows), ny))
-        for r, s in enumerate(qddnames):
-            lout[r, index[s]] = 1.0
+        qddsig = self._coordinate_signals("qdd")
+        lout = np.zeros((len(qddsig) + len(port_rows), ny))
+        for r, s in enumerate(qddsig):
+            lout[r, index[s][0]] = 1.0
         for r, i in enumerate(port_rows):
             if i is not None:
-                lout[len(qddnames) + r, i] = 1.0
+                lout[len(qddsig) + r, i] = 1.0
         dbig = g.bdiag(*[d for d, _, _ in self.blocks])
         nominal_loop = np.eye(ny) - g.nominal(dbig) @ sel
         if np.linalg.cond(nominal_loop) > 1e12:
@@ -737,33 +569,7 @@ class _Assembly:
             static = lout @ np.linalg.solve(nominal_loop, dbig @ rin)
         else:
             static = g.mm(lout, lft.feedback(dbig, sel, sign=1), rin)
-        return self._close_integrators(static, len(qnames), len(unames), len(port_rows), rates)
-
-    def _close_integrators(self, static, n, nu, nports, rates):
-        """States [q; qd]: q_dot = qd, qd_dot = qdd from the static map [q; qd; u] -> [qdd; y]."""
-        top = np.hstack([np.eye(2 * n), np.zeros((2 * n, nu))])
-        sigma = g.vcat(top, static)  # [q; qd; qdd; y_ports]
-        nout = 3 * n + nports
-        kint = control.ss(
-            np.zeros((2 * n, 2 * n)),
-            np.hstack([np.zeros((2 * n, n)), np.eye(2 * n), np.zeros((2 * n, nports))]),
-            np.vstack([np.eye(2 * n), np.zeros((nu, 2 * n))]),
-            np.zeros((2 * n + nu, nout)),
-        )
-        rows = list(range(n)) + (list(range(n, 2 * n)) if rates else []) + list(range(3 * n, nout))
-        cols = list(range(2 * n, 2 * n + nu))
-        if g.is_number(sigma):
-            a = np.zeros((2 * n, 2 * n))
-            a[:n, n:] = np.eye(n)
-            a[n:, :] = sigma[2 * n : 3 * n, : 2 * n]
-            b = np.vstack([np.zeros((n, nu)), sigma[2 * n : 3 * n, 2 * n :]])
-            c_full = np.vstack([np.hstack([np.eye(2 * n)]), sigma[2 * n :, : 2 * n]])
-            d_full = np.vstack([np.zeros((2 * n, nu)), sigma[2 * n :, 2 * n :]])
-            # outputs of sigma are [q; qd; qdd; y]: q, qd are states, qdd/y rows of static
-            sys = lft.uss(control.ss(a, b, c_full[rows], d_full[rows]))
-        else:
-            closed = lft.feedback(sigma, kint, sign=1)
-            sys = closed[rows, cols]
+        sys = close_coordinates(static, len(qsig), len(usig), len(port_rows), rates=rates)
         sys.input_names = self._input_names()
         sys.output_names = self._output_names(rates)
         return sys
@@ -771,35 +577,20 @@ class _Assembly:
     def _input_names(self):
         names = [j.input_name for j in self.efforts]
         for w in self.mech.wrench_inputs:
-            names += [f"{w}_{c}" for c in _WRENCH]
+            names += [f"{w}_{c}" for c in WRENCH_COMPONENTS]
         return names
 
     def _output_names(self, rates):
         names = [c[3] for c in self.coords]
         if rates:
-            names += [f"{c[3]}_dot" if c[0] == "joint" else f"{c[3]}_dot" for c in self.coords]
+            names += [f"{c[3]}_dot" for c in self.coords]
         for b, p in self.ports:
-            names += [f"{b}_{p}_{c}" for c in _POSE + _TWIST + _ACCEL]
+            names += [f"{b}_{p}_{c}" for c in MOTION_COMPONENTS[15:21] + MOTION_COMPONENTS[9:15]]
+            names += [f"{b}_{p}_{c}" for c in MOTION_COMPONENTS[3:9]]
         return names
-
-
-def _scaled(s, c):
-    """``s * c`` for a scalar entry ``s`` and a number ``c`` (exact zero kept numeric)."""
-    if c == 0.0:
-        return 0.0
-    if g.is_number(s):
-        return float(s) * c
-    return s * c
 
 
 def _tau_num(pc):
     t = np.eye(6)
     t[:3, 3:] = g.skew(np.asarray(pc, dtype=float))
     return t
-
-
-def _split(w):
-    """Force and torque rows of a 6x1 matrix."""
-    if g.is_number(w):
-        return w[:3], w[3:]
-    return w[0:3, :], w[3:6, :]
