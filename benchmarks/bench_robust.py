@@ -54,17 +54,21 @@ def main():
     t0 = time.perf_counter()
     res = rmb.robstab(loop)
     t_rob = time.perf_counter() - t0
-    print(f"robstab (certified whole axis): margin in [{res.lower:.5f}, {res.upper:.5f}] at "
-          f"{res.critical_frequency:.4f} rad/s, certified={res.certified}, {t_rob:.2f} s, "
-          f"{len(res.mu.omega)} frequencies evaluated")
+    print(
+        f"robstab (certified whole axis): margin in [{res.lower:.5f}, {res.upper:.5f}] at "
+        f"{res.critical_frequency:.4f} rad/s, certified={res.certified}, {t_rob:.2f} s, "
+        f"{len(res.mu.omega)} frequencies evaluated"
+    )
     problem = uncertain_problem(loop)
     if all(r == 1 for r in loop.blocks.values()):
         omega = np.logspace(-2, 2, 1000)
         t0 = time.perf_counter()
         mus = ab13md_grid(problem, omega)
         t_ref = time.perf_counter() - t0
-        print(f"reference AB13MD on a 1,000-point grid: margin estimate {1 / mus.max():.5f} "
-              f"(grid only), {t_ref:.2f} s")
+        print(
+            f"reference AB13MD on a 1,000-point grid: margin estimate {1 / mus.max():.5f} "
+            f"(grid only), {t_ref:.2f} s"
+        )
         print(f"ratio robstab / reference time: {t_rob / t_ref:.2f}")
     else:
         print("reference skipped: AB13MD needs one channel per real parameter")

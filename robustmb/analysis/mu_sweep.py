@@ -25,7 +25,9 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
-from .mussv import mussv
+from .mussv import mussv_stack
+
+_LOOSE = 0.5  # bounds below this fraction of the level are not tightened further
 
 
 @dataclass
@@ -47,7 +49,10 @@ class MuPeak:
     covered : bool
         Whether the intervals cover ``[0, inf]`` (``[0, pi/dt]`` in discrete time).
     omega, mu_upper, mu_lower : ndarray
-        Every frequency evaluated, with the pointwise bounds.
+        Every frequency evaluated, with the pointwise bounds.  Each ``mu_upper`` value
+        is certified; far below the level it is not tightened further (half the level
+        is enough for an interval).  ``mu_lower`` is searched only where the upper
+        bound exceeds the best lower bound found (elsewhere it is 0).
     """
 
     upper: float
@@ -147,7 +152,9 @@ def certified_mu_peak(
         Certify this fixed level instead of the smallest one found; the result
         is not ``covered`` when some frequency exceeds it.
     lower : bool
-        Also compute mu lower bounds (and their perturbations).
+        Also compute mu lower bounds (and their perturbations), after the sweep, at
+        the frequencies with the largest upper bounds until none is left that could
+        beat the best lower bound.
     rel_gap : float
         The certified level is ``(1 + rel_gap)`` times the largest pointwise bound.
     max_rounds : int
@@ -168,11 +175,18 @@ def certified_mu_peak(
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
 
-    def evaluate(ws, structure, relaxed):
+    def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
         if len(ws) == 0:
             return
-        with_lower = lower and not relaxed
-        res = mussv(respond(ws), structure, lower=with_lower)
+        # Only the largest lower bound is reported: search where it can grow.
+        res = mussv_stack(
+            respond(ws),
+            structure,
+            lower="peak" if with_lower else False,
+            lower_floor=max(lbs, default=0.0),
+            target=target,
+            rel_target=rel_target,
+        )
         for i, w in enumerate(ws):
             pts.append(float(w))
             ubs.append(float(res.upper[i]))
@@ -181,8 +195,29 @@ def certified_mu_peak(
             certs.append((float(res.upper[i]), res.D[i], g))
             deltas.append(None if not with_lower or res.delta is None else res.delta[i])
 
-    evaluate(grid, blk, False)
+    def search_lower():
+        """Lower bounds at the largest upper bounds, until none of them can beat the best.
+
+        Done once, after the sweep: the best lower bound is all that is reported.
+        """
+        if not lower:
+            return
+        order = [k for k in np.argsort(-np.asarray(ubs), kind="stable") if ubs[k] > 0]
+        size = 3
+        while order:
+            best = max(lbs)
+            order = [k for k in order if ubs[k] > best]
+            chunk, order = order[:size], order[size:]
+            if not chunk:
+                break
+            res = mussv_stack(respond([pts[k] for k in chunk]), blk, lower="peak", lower_floor=best)
+            for j, k in enumerate(chunk):
+                if res.delta[j] is not None and res.lower[j] > lbs[k]:
+                    lbs[k], deltas[k] = float(res.lower[j]), res.delta[j]
+            size *= 2
+
     if omega is not None:
+        evaluate(grid, blk, False, with_lower=lower)
         k = int(np.argmax(lbs))
         return MuPeak(
             float(np.max(ubs)),
@@ -196,46 +231,63 @@ def certified_mu_peak(
             np.array(lbs),
         )
 
-    scale = max(1.0, max(ubs))
     fixed = level is not None
+    # Far below the level a loose (still certified) bound is enough: it only has
+    # to certify an interval, not set the level.
+    if fixed:
+        evaluate(grid, blk, False, target=_LOOSE * level)
+    else:
+        evaluate(grid, blk, False, rel_target=_LOOSE)
+    scale = max(1.0, max(ubs))
     if not fixed:
         level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
     elif max(ubs) > level:
+        search_lower()
         return _failed(pts, ubs, lbs, deltas)
-    intervals = []
-    done = 0
+    # Certified interval of every point, and the level it was computed at.  When the
+    # level rises an old interval stays valid (the frequency-domain inequality only
+    # gets easier, see .frequency_intervals), so only the certificates next to the
+    # uncovered gaps are widened.
+    ivs: dict = {}
+    at_level: dict = {}
+
+    def certify(i):
+        at_level[i] = level
+        beta0, dmat, gmat = certs[i]
+        if beta0 > level:
+            return
+        mult = multiplier_from_certificate(blk, max(beta0, 1e-300), dmat, gmat)
+        nu0 = float(to_equivalent_frequency(pts[i], dt))
+        iv = certified_interval((ca, cb, cc, cd), mult, level, nu0, respond_equiv)
+        if iv is not None:
+            lo, hi = iv
+            ivs[i] = (
+                float(to_model_frequency(lo, dt)),
+                float(to_model_frequency(hi, dt)) if np.isfinite(hi) else (top if dt else np.inf),
+            )
+
+    def open_gaps():
+        return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * max(1.0, lo)]
+
     relax_after = max_rounds // 2
     for rnd in range(max_rounds + 1):
-        intervals = intervals[:] if done else []
-        start = done if done else 0
-        for i in range(start, len(pts)):
-            beta0, dmat, gmat = certs[i]
-            if beta0 > level:
-                continue
-            mult = multiplier_from_certificate(blk, max(beta0, 1e-300), dmat, gmat)
-            nu0 = float(to_equivalent_frequency(pts[i], dt))
-            iv = certified_interval((ca, cb, cc, cd), mult, level, nu0, respond_equiv)
-            if iv is not None:
-                lo, hi = iv
-                intervals.append(
-                    (
-                        float(to_model_frequency(lo, dt)),
-                        float(to_model_frequency(hi, dt))
-                        if np.isfinite(hi)
-                        else (top if dt else np.inf),
-                    )
-                )
-        done = len(pts)
-        gaps = [(lo, hi) for lo, hi in _gaps(intervals, top) if hi - lo > 1e-12 * max(1.0, lo)]
+        for i in range(len(pts)):
+            if i not in at_level:
+                certify(i)
+        stale = [i for i in range(len(pts)) if at_level[i] < level]
+        for i in _next_to_gaps(open_gaps(), pts, stale):
+            certify(i)
+        gaps = open_gaps()
         if progress is not None:
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
         if not gaps:
+            search_lower()
             return MuPeak(
                 level,
                 max(lbs),
                 pts[int(np.argmax(lbs))],
                 deltas[int(np.argmax(lbs))],
-                _merge(intervals),
+                _merge(ivs.values()),
                 True,
                 np.array(pts),
                 np.array(ubs),
@@ -249,17 +301,34 @@ def certified_mu_peak(
             new = new[new <= top]
         relaxed = rnd >= relax_after
         n_before = len(pts)
-        evaluate(new, _relaxed(blk) if relaxed else blk, relaxed)
+        evaluate(new, _relaxed(blk) if relaxed else blk, relaxed, target=_LOOSE * level)
         if relaxed:
             # Relaxed certificates are valid for the real structure with G = 0.
             certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level:
+            search_lower()
             return _failed(pts, ubs, lbs, deltas)
         if new_max * (1 + rel_gap) > level:
             level = new_max * (1 + rel_gap) + 1e-12 * scale
-            done = 0  # every certificate gets a wider interval at the new level
-    return _failed(pts, ubs, lbs, deltas, intervals)
+    search_lower()
+    return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _next_to_gaps(gaps, pts, stale, per_side=2):
+    """Stale points inside a gap or among the ``per_side`` nearest stale ones on each side."""
+    if not gaps or not stale:
+        return []
+    w = np.array([pts[i] for i in stale])
+    st = np.array(stale)
+    pick = set()
+    for lo, hi in gaps:
+        pick.update(st[(w >= lo) & (w <= hi)].tolist())
+        left = st[w < lo][np.argsort(-w[w < lo], kind="stable")][:per_side]
+        right = st[w > hi][np.argsort(w[w > hi], kind="stable")][:per_side]
+        pick.update(left.tolist())
+        pick.update(right.tolist())
+    return sorted(pick)
 
 
 def _failed(pts, ubs, lbs, deltas, intervals=()):

@@ -220,22 +220,27 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
         s = e.sum(axis=1)
         f = top + np.log(s) / t
         Pi = (V * (e / s[:, None])[:, None, :]) @ _dagger(V)
-    # dA enters as 2 Re tr(Pi (A + jGh)^H dA); dA = dDl Dl^-1 A - A dDr Dr^-1
-    P = (A + 1j * Gh) @ Pi  # n x m
-    Gamma_l = 2.0 * P @ _dagger(np.linalg.solve(Dl, A))
-    Gamma_r = -2.0 * _dagger(A) @ P @ _dagger(np.linalg.inv(Dr))
-    C = np.conj(A) @ np.swapaxes(Pi, 1, 2)
-    g = param.gradient(Dl, Dr, Gamma_l, Gamma_r, C)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # dA enters as 2 Re tr(Pi (A + jGh)^H dA); dA = dDl Dl^-1 A - A dDr Dr^-1
+        P = (A + 1j * Gh) @ Pi  # n x m
+        Gamma_l = 2.0 * P @ _dagger(np.linalg.solve(Dl, A))
+        Gamma_r = -2.0 * _dagger(A) @ P @ _dagger(np.linalg.inv(Dr))
+        C = np.conj(A) @ np.swapaxes(Pi, 1, 2)
+        g = param.gradient(Dl, Dr, Gamma_l, Gamma_r, C)
+    # A gradient that overflowed although the value did not: a zero gradient keeps the
+    # (valid) value and ends that problem's descent instead of poisoning its BFGS matrix.
+    g[~np.all(np.isfinite(g), axis=1)] = 0.0
     return f, g
 
 
 # --------------------------------------------------------------------------- BFGS
-def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None):
+def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None, stop=None):
     """Minimise ``B`` independent functions at once with BFGS and Armijo backtracking.
 
     ``fun(x, idx)`` returns ``(f, g)`` for the problems ``idx`` at points ``x``.  Each
     problem stops on its own when its relative decrease stays below ``rtol`` for
-    ``stall_iters`` iterations, when its line search fails, or when ``f <= fstop``.
+    ``stall_iters`` iterations, when its line search fails, when ``f <= fstop``, or
+    when ``stop(f)`` (a boolean mask over all ``B`` current values) flags it.
     The functions may be nonsmooth (BFGS copes well with max-eigenvalue functions,
     Lewis & Overton 2013); the best point seen is returned.
     """
@@ -248,6 +253,8 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None)
     active = np.isfinite(f)
     if fstop is not None:
         active &= f > fstop
+    if stop is not None:
+        active &= ~stop(f)
     for _ in range(maxiter):
         idx = np.flatnonzero(active)
         if idx.size == 0:
@@ -293,6 +300,8 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None)
         active[ia[stall[ia] >= stall_iters]] = False
         if fstop is not None:
             active[ia[f[ia] <= fstop]] = False
+        if stop is not None:
+            active[ia[stop(f)[ia]]] = False
         upd = sy > 1e-12 * np.linalg.norm(s, axis=1) * np.linalg.norm(y, axis=1)
         if upd.any():
             iu = ia[upd]
@@ -368,6 +377,7 @@ def upper_bound_fast(
     smoothing=(1e3, 1e5),
     maxiter=250,
     polish=60,
+    stop=None,
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -377,6 +387,10 @@ def upper_bound_fast(
     ``lambda_max`` is usually multiple, where plain BFGS stalls; the smooth stages get
     past that.  Returns ``(phi, x, param)`` with ``phi = beta^2`` (``<= 0`` certifies
     ``mu = 0``).
+
+    ``stop(phi)``, given the current values of all matrices (each an upper bound of
+    the final ``phi``: the smooth values exceed ``lambda_max``), flags those whose
+    bound is already good enough for the caller; their optimisation ends there.
     """
     param = ScalingParametrization(struct)
     if x0 is None:
@@ -394,12 +408,17 @@ def upper_bound_fast(
     best_x = x.copy()
     for t in smoothing:
         x, _ = batched_bfgs(
-            lambda xx, idx, t=t: lam_max(xx, idx, t), x, maxiter=maxiter, rtol=1e-10, fstop=fstop
+            lambda xx, idx, t=t: lam_max(xx, idx, t),
+            x,
+            maxiter=maxiter,
+            rtol=1e-10,
+            fstop=fstop,
+            stop=stop,
         )
         f = lam_max(x, everything)[0]
         better = f < best_f
         best_f[better], best_x[better] = f[better], x[better]
-    x, f = batched_bfgs(lam_max, best_x, maxiter=polish, fstop=fstop)
+    x, f = batched_bfgs(lam_max, best_x, maxiter=polish, fstop=fstop, stop=stop)
     better = f < best_f
     best_f[better], best_x[better] = f[better], x[better]
     return best_f, best_x, param

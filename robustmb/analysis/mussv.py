@@ -34,7 +34,7 @@ from .mu_upper import (
     verify_upper_bound,
 )
 
-__all__ = ["MussvResult", "mussv", "verify_lower_bound", "verify_upper_bound"]
+__all__ = ["MussvResult", "mussv", "mussv_stack", "verify_lower_bound", "verify_upper_bound"]
 
 _METHODS = ("fast", "lmi")
 
@@ -202,7 +202,65 @@ def _single_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _mussv(Ms, single, struct, method, lower, seed):
+def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=None, seed=0):
+    """:func:`mussv` (fast method) on a frequency stack, tuned for a sweep over frequency.
+
+    Used by :func:`~robustmb.analysis.mu_sweep.certified_mu_peak`, which needs tight
+    bounds only where ``mu`` is large and only the largest lower bound.  The certificates
+    are those of :func:`mussv` (and are checked the same way); only the effort changes.
+
+    Parameters
+    ----------
+    M : array_like, shape (nw, n, m)
+    blk : list of (r, c)
+    lower : bool or "peak"
+        ``"peak"``: lower bounds only where they can raise the largest one: matrices are
+        taken by decreasing upper bound, a few at a time, and the search stops once every
+        remaining upper bound is below the best lower bound found (which is then the
+        largest lower bound of the stack that the search would find).  Elsewhere
+        ``lower`` is 0 and ``delta`` None.
+    lower_floor : float
+        With ``"peak"``: a lower bound already known to the caller (matrices whose upper
+        bound does not exceed it are skipped).
+    target : float or array_like, optional
+        The optimisation of a matrix's upper bound may stop once it is at or below
+        ``target`` (the bound is still a valid, certified one).
+    rel_target : float, optional
+        Same, relative to the largest upper bound of the stack.
+    seed : int
+
+    Returns
+    -------
+    MussvResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.array([[[1.0, 2.0], [3.0, 4.0]], [[0.1, 0.0], [0.0, 0.1]]])
+    >>> r = mussv_stack(M, [(1, 0), (1, 0)], lower="peak", lower_floor=1.0)
+    >>> np.round(r.upper, 4), np.round(r.lower, 4)
+    (array([5.3723, 0.1   ]), array([5.3723, 0.    ]))
+    """
+    struct = BlockStructure(blk)
+    Ms, single = as_matrix_stack(M)
+    struct.check_shape(Ms.shape)
+    with _single_blas_thread():
+        return _mussv(
+            Ms,
+            single,
+            struct,
+            "fast",
+            lower,
+            seed,
+            lower_floor=lower_floor,
+            target=target,
+            rel_target=rel_target,
+        )
+
+
+def _mussv(
+    Ms, single, struct, method, lower, seed, *, lower_floor=0.0, target=None, rel_target=None
+):
     nw = Ms.shape[0]
     n = struct.n_z
     scale = np.linalg.norm(Ms, 2, axis=(-2, -1))
@@ -215,21 +273,24 @@ def _mussv(Ms, single, struct, method, lower, seed):
     if nz.any():
         idx = np.flatnonzero(nz)
         Mn = Ms[idx] / scale[idx, None, None]
-        phi, x, param = upper_bound_fast(Mn, struct, seed=seed)
+        s = scale[idx]
+        stop = _stop_rule(
+            s, target if target is None else np.broadcast_to(target, (nw,))[idx], rel_target
+        )
+        phi, x, param = upper_bound_fast(Mn, struct, seed=seed, stop=stop)
         Dl, Dr, Gh = param.matrices(x)
         if method == "lmi":
             for j in range(len(idx)):
                 phi[j], Dl[j], Dr[j], Gh[j] = upper_bound_lmi(Mn[j], struct, Dl[j], Dr[j], Gh[j])
         beta_n = np.sqrt(np.maximum(phi, 0.0))
-        b_init, w_init = _top_vectors(Mn, Dl, Dr, Gh)
-        s = scale[idx]
         beta, Dc, Gc = _certify(Ms[idx], struct, beta_n * s, Dl, Gh * s[:, None, None])
         upper[idx], D[idx], G[idx] = beta, Dc, Gc
         if lower:
             todo = np.flatnonzero(beta > 0)
-            if todo.size:
-                lo, dl = lower_bound(Mn[todo], struct, b_init[todo], w_init[todo], seed=seed)
-                for j, k in enumerate(todo):
+            for chunk in _lower_chunks(todo, beta, lower == "peak", lower_floor, lower_v):
+                b_init, w_init = _top_vectors(Mn[chunk], Dl[chunk], Dr[chunk], Gh[chunk])
+                lo, dl = lower_bound(Mn[chunk], struct, b_init, w_init, seed=seed)
+                for j, k in enumerate(chunk):
                     if dl[j] is not None:
                         lower_v[idx[k]] = lo[j] * s[k]
                         deltas[idx[k]] = dl[j] / s[k]
@@ -239,6 +300,45 @@ def _mussv(Ms, single, struct, method, lower, seed):
             float(upper[0]), float(lower_v[0]), D[0], G[0], deltas[0], blk_list, method
         )
     return MussvResult(upper, lower_v, D, G, deltas, blk_list, method)
+
+
+def _stop_rule(s, target, rel_target):
+    """``stop(phi)`` for :func:`upper_bound_fast` (``phi`` normalised by ``s^2``)."""
+    if target is None and rel_target is None:
+        return None
+    goal = None if target is None else (np.asarray(target, float) / s) ** 2
+
+    def stop(phi):
+        out = np.zeros(phi.shape, dtype=bool)
+        if goal is not None:
+            out |= phi <= goal
+        if rel_target is not None:
+            beta2 = np.maximum(phi, 0.0) * s**2
+            out |= beta2 <= rel_target**2 * np.max(beta2)
+        return out
+
+    return stop
+
+
+def _lower_chunks(todo, beta, peak_only, floor, found):
+    """Index sets for the lower-bound search (all at once, or by decreasing upper bound).
+
+    ``found`` is the lower-bound array being filled (read before every chunk).
+    """
+    if not peak_only:
+        if todo.size:
+            yield todo
+        return
+    order = todo[np.argsort(-beta[todo], kind="stable")]
+    size = 3
+    while order.size:
+        best = max(floor, float(np.max(found, initial=0.0)))
+        order = order[beta[order] > best]
+        if order.size == 0:
+            return
+        yield order[:size]
+        order = order[size:]
+        size *= 2
 
 
 def _top_vectors(Mn, Dl, Dr, Gh):

@@ -274,12 +274,14 @@ def _sensitivity(problem, peak, w_crit, h=0.25):
     a, bw, cz, dzw = problem.m11
     sys_w = w_crit if np.isfinite(w_crit) else peak.lower_frequency
     resp = freqresp((a, bw, cz, dzw, problem.dt) if problem.dt else (a, bw, cz, dzw), [sys_w])[0]
-    base = mussv(resp, problem.blk, lower=False).upper
+    # One stack: the response, then the response with each element's columns scaled.
+    stack = np.repeat(resp[None], len(problem.blocks) + 1, axis=0)
+    for k, bi in enumerate(problem.blocks, start=1):
+        stack[k][:, bi.w] *= 1.0 + h
+    mus = mussv(stack, problem.blk, lower=False).upper
+    base = mus[0]
     out = {}
-    for bi in problem.blocks:
-        scaled = resp.copy()
-        scaled[:, bi.w] *= 1.0 + h
-        mu_i = mussv(scaled, problem.blk, lower=False).upper
+    for bi, mu_i in zip(problem.blocks, mus[1:], strict=True):
         out[bi.name] = float(100.0 * (1.0 - base / mu_i) / (100.0 * h)) if mu_i > 0 else 0.0
     return out
 

@@ -18,9 +18,11 @@ import numpy as np
 
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
-from .mussv import mussv
+from .mussv import mussv, mussv_stack
 from .norms import hinfnorm
 from .uncertain_problem import uncertain_problem, values_from_delta
+
+_BELOW_ONE = 1.0 - 1e-6  # stop the mu optimisation once this far below 1
 
 
 @dataclass
@@ -79,33 +81,50 @@ def _scaled(resp, problem, gamma, alpha=1.0):
     return out
 
 
+def _below_one(stack, blk):
+    """``mu(stack[k]) <= 1`` certified for each ``k`` (the optimisation stops once below)."""
+    if len(stack) == 0:
+        return np.zeros(0, dtype=bool)
+    return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper <= 1
+
+
 def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40):
-    """Upper bound of the worst-case gain at each frequency (vectorised bisection)."""
+    """Upper bound of the worst-case gain at each frequency (vectorised bisection).
+
+    Only the largest value is used by the callers, so the bisection stops refining a
+    frequency once its certified bound is below the bracket's lower end at another
+    one (the largest bound cannot be there).
+    """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
     nominal_gain = np.linalg.norm(resp[:, problem.nz :, problem.nw :], 2, axis=(-2, -1))
     lo = np.zeros(len(omega))
     hi = np.maximum(nominal_gain, 1e-6) * 2.0 + 1e-6
     # Grow the bracket until mu <= 1 everywhere (or robust stability fails).
+    bad = np.ones(len(omega), dtype=bool)
     for _ in range(40):
-        mu = mussv(_scaled(resp, problem, hi, alpha), blk, lower=False).upper
-        bad = mu > 1
+        idx = np.flatnonzero(bad)
+        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk)
+        bad[idx[ok]] = False
+        lo[idx[~ok]] = hi[idx[~ok]]
         if not bad.any():
             break
         hi = np.where(bad, hi * 4, hi)
     else:
-        hi = np.where(
-            mussv(_scaled(resp, problem, hi, alpha), blk, lower=False).upper > 1, np.inf, hi
-        )
+        idx = np.flatnonzero(bad)
+        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk)
+        hi[idx[~ok]] = np.inf
     finite = np.isfinite(hi)
+    lo = np.where(finite & (lo >= hi), 0.0, lo)
     for _ in range(iters):
-        mid = np.where(finite, 0.5 * (lo + hi), 1.0)
-        mu = mussv(_scaled(resp, problem, mid, alpha), blk, lower=False).upper
-        ok = mu <= 1
-        hi = np.where(finite & ok, mid, hi)
-        lo = np.where(finite & ~ok, mid, lo)
-        if np.all(~finite | (hi - lo <= 1e-4 * hi)):
+        todo = finite & (hi - lo > 1e-4 * hi) & (hi > np.max(lo, where=finite, initial=0.0))
+        idx = np.flatnonzero(todo)
+        if idx.size == 0:
             break
+        mid = 0.5 * (lo[idx] + hi[idx])
+        ok = _below_one(_scaled(resp[idx], problem, mid, alpha), blk)
+        hi[idx[ok]] = mid[ok]
+        lo[idx[~ok]] = mid[~ok]
     return hi
 
 
@@ -127,8 +146,13 @@ def _peak_of(problem, values):
     return gamma, f
 
 
-def _worst_case_search(problem, n_random=40, seed=0, alpha=1.0):
-    """Largest actual peak gain over vertices and random points of the scalar box."""
+def _worst_case_search(problem, n_random=40, seed=0, alpha=1.0, *, enough=None, first=None):
+    """Largest actual peak gain over vertices and random points of the scalar box.
+
+    Returns ``(gain, frequency, values, index)``, ``index`` numbering the points (the
+    same points for every ``alpha``).  With ``enough``, the search ends at the first
+    point whose gain reaches it (point ``first`` is tried before the others).
+    """
     rng = np.random.default_rng(seed)
     scal = [bi for bi in problem.blocks if bi.kind == "real"]
     fixed = {
@@ -141,17 +165,24 @@ def _worst_case_search(problem, n_random=40, seed=0, alpha=1.0):
     if k and k <= 6:
         pts.extend(np.array(np.meshgrid(*[[-1.0, 1.0]] * k)).reshape(k, -1).T)
     pts.extend(rng.uniform(-1, 1, (n_random, k)))
-    best = (-np.inf, np.nan, None)
-    for p in pts:
+    order = list(range(len(pts)))
+    if first is not None:
+        order.remove(first)
+        order.insert(0, first)
+    best = (-np.inf, np.nan, None, None)
+    for i in order:
         vals = {
-            bi.name: bi.element.denormalize(alpha * x).item() for bi, x in zip(scal, p, strict=True)
+            bi.name: bi.element.denormalize(alpha * x).item()
+            for bi, x in zip(scal, pts[i], strict=True)
         } | fixed
         try:
             g, f = _peak_of(problem, vals)
         except ValueError:
             continue
         if g > best[0]:
-            best = (g, f, vals)
+            best = (g, f, vals, i)
+        if enough is not None and g >= enough:
+            break
     return best
 
 
@@ -186,7 +217,7 @@ def wcgain(usys, *, omega=None, progress=False):
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
     grid = np.asarray(omega, float) if omega is not None else default_grid(problem.a, problem.dt)
     gam = pointwise_gain_bounds(problem, grid)
-    g_lo, f_lo, worst = _worst_case_search(problem)
+    g_lo, f_lo, worst, _ = _worst_case_search(problem)
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
     k = int(np.argmax(gam))
     if np.isfinite(gam[k]):
@@ -250,9 +281,7 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     blk = _augmented_blk(problem)
 
     def ok(alpha):
-        return bool(
-            np.all(mussv(_scaled(resp, problem, gamma, alpha), blk, lower=False).upper <= 1)
-        )
+        return bool(np.all(_below_one(_scaled(resp, problem, gamma, alpha), blk)))
 
     lo, hi = 0.0, 1.0
     while ok(hi) and hi < 1e6:
@@ -274,13 +303,14 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     # Upper bound: smallest scaling at which an actual parameter set reaches gamma.
     upper, crit, worst = np.inf, np.nan, {}
     a_lo, a_hi = lo, max(hi, lo) * 4
-    g, f, vals = _worst_case_search(problem, alpha=a_hi)
+    g, f, vals, k = _worst_case_search(problem, alpha=a_hi)
     if g >= gamma:
         for _ in range(40):
             mid = 0.5 * (a_lo + a_hi)
-            gm, fm, vm = _worst_case_search(problem, alpha=mid)
+            # Any point reaching gamma decides the step: start with the last witness.
+            gm, fm, vm, km = _worst_case_search(problem, alpha=mid, enough=gamma, first=k)
             if gm >= gamma:
-                a_hi, f, vals = mid, fm, vm
+                a_hi, f, vals, k = mid, fm, vm, km
             else:
                 a_lo = mid
             if a_hi - a_lo <= 1e-6 * a_hi:
