@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
+from robustmb.analysis.mussv import mussv
 from robustmb.decoupling.metrics import gershgorin_ratios
 from robustmb.decoupling.plant_data import frequency_response, is_uncertain
 from robustmb.errors import DimensionError, UncertainTypeError
+from robustmb.lft import lftdata
 
 __all__ = [
     "WorstCaseGershgorin",
@@ -59,14 +61,12 @@ class _LFTData:
 
 
 def _lft_on_grid(usys, omega) -> _LFTData:
-    import robustmb as rmb
-
     if not is_uncertain(usys):
         raise UncertainTypeError(
             f"expected an uncertain system or matrix, got {type(usys).__name__}; "
             "for a numeric plant use gershgorin_ratios()"
         )
-    M, blocks = rmb.lftdata(usys)
+    M, blocks = lftdata(usys)
     w = np.atleast_1d(np.asarray(omega, dtype=float))
     if hasattr(M, "A"):
         H = frequency_response(M, w)
@@ -341,11 +341,6 @@ def worst_case_gershgorin(
     -------
     WorstCaseGershgorin
 
-    Raises
-    ------
-    NotImplementedError
-        ``upper=True`` while :func:`robustmb.mussv` is not available.
-
     Examples
     --------
     >>> import numpy as np, robustmb as rmb
@@ -354,7 +349,6 @@ def worst_case_gershgorin(
     >>> round(float(r.lower[0, 0]), 12), r.worst_values[0]
     (0.6, {'a': 0.6})
     """
-    import robustmb as rmb
 
     w = np.atleast_1d(np.asarray(omega, dtype=float))
     data = _lft_on_grid(usys, w)
@@ -366,13 +360,6 @@ def worst_case_gershgorin(
         )
     p, m = data.H.shape[1] - data.nz, data.H.shape[2] - data.nwd
     rows = list(range(min(p, m))) if rows is None else [int(r) for r in rows]
-    mussv = getattr(rmb, "mussv", None)
-    if upper and mussv is None:
-        raise NotImplementedError(
-            "the certified upper bound needs robustmb.mussv (structured singular value "
-            "upper bound with D/G certificates), which is not available yet; call with "
-            "upper=False for the realised lower bound only"
-        )
     rng = np.random.default_rng(seed)
     cands = _candidates(data, samples, rng)
     uncertainty = usys.uncertainty

@@ -21,8 +21,6 @@ from robustmb.decoupling.uncertain_plants import (
 )
 from robustmb.errors import UncertainTypeError
 
-HAS_MUSSV = hasattr(rmb, "mussv")
-
 
 # -- uncertain plant builders ----------------------------------------------------------
 def test_uncertain_gravimeter_matches_the_numeric_model_at_sampled_values():
@@ -173,13 +171,6 @@ def test_worst_case_errors():
         worst_case_gershgorin(rmb.uss(np.eye(2)) + rmb.block_diag(d, 0.0) * 0.1, [1.0], upper=False)
 
 
-@pytest.mark.skipif(HAS_MUSSV, reason="robustmb.mussv is available")
-def test_upper_bound_reports_the_missing_mu_solver():
-    with pytest.raises(NotImplementedError, match="mussv"):
-        worst_case_gershgorin(_dynamic_example(), [1.0])
-
-
-@pytest.mark.skipif(not HAS_MUSSV, reason="robustmb.mussv (mu upper bound) is not available yet")
 def test_certified_upper_bound_brackets_the_closed_form():
     Gu = _dynamic_example()
     w = np.logspace(-1, 1, 9)
@@ -203,7 +194,6 @@ def _svd_decoupled_uncertain_gravimeter():
     return svd.apply(uncertain_gravimeter(la=la, ha=ha))
 
 
-@pytest.mark.skipif(not HAS_MUSSV, reason="robustmb.mussv (mu upper bound) is not available yet")
 def test_certified_upper_bound_on_the_decoupled_uncertain_gravimeter():
     Gd = _svd_decoupled_uncertain_gravimeter()
     w = 2 * np.pi * np.array([10.0, 20.0])
@@ -215,7 +205,6 @@ def test_certified_upper_bound_on_the_decoupled_uncertain_gravimeter():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAS_MUSSV, reason="robustmb.mussv (mu upper bound) is not available yet")
 def test_certified_upper_bound_all_rows_decoupled_gravimeter():
     Gd = _svd_decoupled_uncertain_gravimeter()
     w = 2 * np.pi * np.array([5.0, 10.0, 20.0, 100.0])
