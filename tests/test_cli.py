@@ -1,26 +1,232 @@
-"""The robustmb command line."""
+"""The robustmb command line: help, the report job, and bad input."""
 
+import contextlib
+import io
+import json
 import subprocess
 import sys
+import textwrap
 
-from robustmb.cli import main
+import pytest
+
+from robustmb.cli import load_target, main, parse_channel
+
+USER_MODULE = textwrap.dedent(
+    """
+    import control
+    import numpy as np
+    import robustmb as rmb
 
 
-def test_demo_writes_its_figure(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--samples", "5"]) == 0
+    def loop():
+        c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+        s = control.tf("s")
+        sys = rmb.uss(1 / (s * s + c * s + 1))
+        sys.input_names, sys.output_names = ["r"], ["y"]
+        return sys
+
+
+    def loop_with_channels():
+        k = rmb.ureal("k", 2.0, percent=30)
+        plant = rmb.uss([[-1.0, 0.5], [0.0, -2.0]], [[k, 0.0], [0.3, 1.0]], np.eye(2),
+                        np.zeros((2, 2)))
+        sys = rmb.feedback(plant, 0.8 * np.eye(2))
+        sys.input_names, sys.output_names = ["r1", "r2"], ["e1", "e2"]
+        return sys, {"first error": (["e1"], ["r1", "r2"])}
+
+
+    def certain():
+        return control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]])
+
+
+    def number():
+        return 42
+
+
+    def unstable():
+        k = rmb.ureal("k", 1.0, percent=10)
+        return rmb.uss(k / (control.tf("s") - 2))
+
+
+    def broken():
+        raise RuntimeError("model data missing")
+
+
+    def three():
+        return loop(), {}, None
+
+
+    NOT_CALLABLE = 3
+    """
+)
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "user_loops.py").write_text(USER_MODULE)
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    sys.modules.pop("user_loops", None)
+
+
+def _run(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "robustmb.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_help_on_every_command(capsys):
+    for argv, expected in (
+        (["--help"], ["demo", "report"]),
+        (["demo", "--help"], ["--samples", "--out", "--seed", "--quiet"]),
+        (["report", "--help"], ["MODULE:FUNCTION", "--channel", "--title"]),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 0
+        out = capsys.readouterr().out
+        assert all(word in out for word in expected), (argv, out)
+
+
+def test_the_installed_entry_point_runs():
+    res = _run("--help")
+    assert res.returncode == 0 and "demo" in res.stdout and "report" in res.stdout
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def report_run(tmp_path_factory):
+    """One ``robustmb report`` run (with its progress bar) shared by the tests below."""
+    folder = tmp_path_factory.mktemp("cli_report")
+    (folder / "user_loops.py").write_text(USER_MODULE)
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "report",
+        f"{folder / 'user_loops.py'}:loop_with_channels",
+        "--channel",
+        "second=e2:r2",
+        "--out",
+        str(folder / "rep"),
+        "--samples",
+        "4",
+        "--title",
+        "T",
+    ]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue(), folder / "rep"
+
+
+def test_report_job_writes_the_report(report_run):
+    code, out, _, folder = report_run
+    assert code == 0
+    assert "verdict: robustly stable" in out and "second: worst-case peak gain" in out
+    data = json.loads((folder / "summary.json").read_text())
+    assert data["verdict"] == "robustly stable" and data["title"] == "T"
+    assert data["monte_carlo"]["n_samples"] == 4
+    html = (folder / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html
+    for key in ("overview", "mu_bounds", "singular_values", "margins", "sensitivity"):
+        assert (folder / "figures" / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_command_line_channels_replace_the_functions(report_run):
+    data = json.loads((report_run[3] / "summary.json").read_text())
+    assert [(c["name"], c["outputs"], c["inputs"]) for c in data["channels"]] == [
+        ("second", ["e2"], ["r2"])
+    ]
+
+
+def test_progress_bar_goes_to_stderr(report_run):
+    _, out, err, _ = report_run
+    assert "robustmb report [" in err and "robust stability margin (robstab)" in err
+    assert "wcgain" in err and "robustmb report [" not in out
+
+
+def test_function_may_return_its_channels(user_module):
+    system, channels = load_target("user_loops:loop_with_channels")
+    assert channels == {"first error": (["e1"], ["r1", "r2"])}
+    assert system.input_names == ["r1", "r2"]
+    system, channels = load_target(f"{user_module / 'user_loops.py'}:loop")
+    assert channels is None and system.output_names == ["y"]
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("no_such_module_xyz:build", "unknown module 'no_such_module_xyz'"),
+        ("user_loops:missing", "module 'user_loops' has no function 'missing'"),
+        ("user_loops:NOT_CALLABLE", "is a int, not a function"),
+        ("user_loops:certain", "returned StateSpace, not an uncertain system"),
+        ("user_loops:number", "returned int, not an uncertain system"),
+        ("user_loops:broken", "raised RuntimeError: model data missing"),
+        ("user_loops:three", "returned a tuple of 3 items"),
+        ("user_loops:unstable", "is unstable: poles [2"),
+        ("user_loops", "expected MODULE:FUNCTION"),
+        ("missing_file.py:loop", "no such file: missing_file.py"),
+    ],
+)
+def test_bad_targets_fail_with_a_clear_message(user_module, capsys, target, message):
+    assert main(["report", target, "--out", str(user_module / "r"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("robustmb report: error: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_unknown_channel_signal_is_named(user_module, capsys):
+    code = main(
+        [
+            "report",
+            "user_loops:loop",
+            "--quiet",
+            "--out",
+            str(user_module / "r"),
+            "--channel",
+            "bad=z:r",
+        ]
+    )
+    assert code == 1 and "unknown output 'z'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["report", "user_loops:loop", "--channel", "nonsense"], "NAME=OUT1,OUT2:IN1,IN2"),
+        (["demo", "--samples", "-1"], "--samples: must be >= 0"),
+        (["demo", "--samples", "many"], "expected an integer"),
+        (["nonsense"], "invalid choice"),
+        (["report"], "MODULE:FUNCTION"),
+    ],
+)
+def test_bad_arguments_exit_with_usage_errors(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_parse_channel_and_load_target():
+    assert parse_channel(" t = a, b : c ") == ("t", ["a", "b"], ["c"])
+    for bad in ("t", "t=a", "=a:b", "t=:b", "t=a:"):
+        with pytest.raises(ValueError, match="expected NAME="):
+            parse_channel(bad)
+    system, channels = load_target("robustmb.report.arm_demo:demo_loop")
+    assert system.input_names == ["r1", "r2"] and set(channels) == {
+        "tracking W_e S",
+        "effort W_T K S",
+    }
+
+
+@pytest.mark.slow
+def test_demo_writes_the_arm_report(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--samples", "20", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "after simplify: occurrences {'m': 1, 'k': 1, 'c': 1}" in out
-    png = tmp_path / "demo_bode.png"
-    assert png.exists() and png.read_bytes()[:4] == b"\x89PNG"
-
-
-def test_help_and_bad_input():
-    res = subprocess.run([sys.executable, "-m", "robustmb.cli", "--help"], capture_output=True,
-                         text=True)
-    assert res.returncode == 0 and "demo" in res.stdout
-    res = subprocess.run([sys.executable, "-m", "robustmb.cli", "demo", "--samples", "0"],
-                         capture_output=True, text=True)
-    assert res.returncode != 0 and "--samples" in res.stderr
-    res = subprocess.run([sys.executable, "-m", "robustmb.cli", "nonsense"], capture_output=True,
-                         text=True)
-    assert res.returncode != 0 and "invalid choice" in res.stderr
+    assert "two-link arm" in out and "verdict:" in out
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert sorted(data["parameters"]) == ["J1", "L2", "m1", "m3", "rho1"]
+    assert [c["name"] for c in data["channels"]] == ["tracking W_e S", "effort W_T K S"]
+    assert all(c["passed"] for c in data["checks"])

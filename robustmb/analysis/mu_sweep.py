@@ -195,6 +195,18 @@ def certified_mu_peak(
             certs.append((float(res.upper[i]), res.D[i], g))
             deltas.append(None if not with_lower or res.delta is None else res.delta[i])
 
+    def tighten_above(limit, start=0):
+        """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``."""
+        idx = [k for k in range(start, len(pts)) if ubs[k] > limit]
+        if not idx:
+            return
+        res = mussv_stack(respond([pts[k] for k in idx]), blk, lower=False)
+        for j, k in enumerate(idx):
+            if res.upper[j] < ubs[k]:
+                g = None if res.G is None else res.G[j]
+                ubs[k] = float(res.upper[j])
+                certs[k] = (ubs[k], res.D[j], g)
+
     def search_lower():
         """Lower bounds at the largest upper bounds, until none of them can beat the best.
 
@@ -242,8 +254,11 @@ def certified_mu_peak(
     if not fixed:
         level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
     elif max(ubs) > level:
-        search_lower()
-        return _failed(pts, ubs, lbs, deltas)
+        # A loose bound above the level may only need the full optimisation.
+        tighten_above(level)
+        if max(ubs) > level:
+            search_lower()
+            return _failed(pts, ubs, lbs, deltas)
     # Certified interval of every point, and the level it was computed at.  When the
     # level rises an old interval stays valid (the frequency-domain inequality only
     # gets easier, see .frequency_intervals), so only the certificates next to the
@@ -306,6 +321,9 @@ def certified_mu_peak(
             # Relaxed certificates are valid for the real structure with G = 0.
             certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
+        if fixed and new_max > level and not relaxed:
+            tighten_above(level, n_before)
+            new_max = max(ubs[n_before:])
         if fixed and new_max > level:
             search_lower()
             return _failed(pts, ubs, lbs, deltas)

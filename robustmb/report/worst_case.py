@@ -1,0 +1,610 @@
+"""The worst-case analysis behind a report: stability, margins, worst cases, samples.
+
+:func:`worst_case_analysis` runs, on an uncertain closed loop,
+
+1. nominal stability (an unstable nominal loop is an input error: there is
+   nothing robust to analyse);
+2. the robust stability margin, :func:`robustmb.analysis.robust_stability.robstab`,
+   with its destabilising parameter values, mu bounds over frequency and the
+   per-parameter sensitivity of the margin;
+3. the worst-case peak gain of each named performance channel,
+   :func:`robustmb.analysis.worst_case_gain.wcgain` on ``system[outputs, inputs]``;
+4. Monte Carlo samples of the parameters for context: the stability of each
+   sample and the peak gain of each channel.
+
+The analysis calls ``robstab`` and ``wcgain`` exactly as a user would (same
+arguments), so the report's numbers are theirs.  :meth:`WorstCaseAnalysis.summary`
+turns everything into plain JSON-ready data.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import control
+import numpy as np
+
+from ..analysis.freqresp import sigma_max_over_frequency
+from ..analysis.norms import hinfnorm
+from ..analysis.robust_stability import RobstabResult, robstab
+from ..analysis.worst_case_gain import WcgainResult, wcgain
+from ..errors import RobustMBError, SignalError, UncertainTypeError
+from ..lft.model import UncertainSystem
+from .progress import ProgressBar
+
+
+class UnstableNominalError(RobustMBError, ValueError):
+    """The nominal closed loop is unstable (names its unstable poles)."""
+
+
+@dataclass
+class ChannelAnalysis:
+    """Worst-case analysis of one performance channel ``system[outputs, inputs]``.
+
+    Attributes
+    ----------
+    name : str
+    outputs, inputs : list of str
+    nominal_peak, nominal_peak_frequency : float
+        Peak gain (H-infinity norm) of the nominal channel and where it is attained.
+    wcgain : WcgainResult
+        The direct result of ``wcgain(system[outputs, inputs])``.
+    sampled_peaks : numpy.ndarray
+        Peak gain of the channel for each Monte Carlo sample (``inf`` if unstable).
+    sigma_nominal, sigma_worst : numpy.ndarray
+        Largest singular value over the plotting grid, nominal and worst case.
+    sigma_samples : numpy.ndarray
+        ``(n_samples, n_omega)``: the same for each sample.
+    """
+
+    name: str
+    outputs: list
+    inputs: list
+    nominal_peak: float
+    nominal_peak_frequency: float
+    wcgain: WcgainResult
+    sampled_peaks: np.ndarray = field(repr=False)
+    sigma_nominal: np.ndarray = field(repr=False)
+    sigma_worst: np.ndarray = field(repr=False)
+    sigma_samples: np.ndarray = field(repr=False)
+
+    @property
+    def worst_sample_peak(self) -> float:
+        """Largest sampled peak gain (a lower bound of the worst case)."""
+        return float(np.max(self.sampled_peaks)) if self.sampled_peaks.size else np.nan
+
+
+@dataclass
+class WorstCaseAnalysis:
+    """Everything a worst-case report shows (see :func:`worst_case_analysis`).
+
+    Attributes
+    ----------
+    title : str
+    system_name : str
+    input_names, output_names : list of str
+    nstates : int
+    dt : float
+        Sampling time (0 for continuous time).
+    parameters : dict
+        ``{name: description}`` of each uncertain element (kind, nominal,
+        range / radius / bound, occurrences).
+    nominal_poles : numpy.ndarray
+    robstab : RobstabResult
+        The direct result of ``robstab(system)``.
+    channels : list of ChannelAnalysis
+    omega : numpy.ndarray
+        Frequency grid (rad/s) of the singular-value curves.
+    sample_values : list of dict
+        Parameter values of the Monte Carlo samples (physical units).
+    sample_abscissa : numpy.ndarray
+        Largest pole real part of each sample (modulus minus 1 in discrete time).
+    seed : int
+    timings : dict
+        Seconds spent in each step.
+    notes : str
+    """
+
+    title: str
+    system_name: str
+    input_names: list
+    output_names: list
+    nstates: int
+    dt: float
+    parameters: dict
+    nominal_poles: np.ndarray
+    robstab: RobstabResult
+    channels: list
+    omega: np.ndarray = field(repr=False)
+    sample_values: list = field(repr=False)
+    sample_abscissa: np.ndarray = field(repr=False)
+    seed: int = 0
+    timings: dict = field(default_factory=dict)
+    notes: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """``"robustly stable"``, ``"not robustly stable"`` or ``"inconclusive"``.
+
+        Robustly stable means certified stable on the whole declared set
+        (``robstab.lower > 1`` on the whole frequency axis); not robustly stable
+        means a verified destabilising value lies inside it (``robstab.upper <= 1``).
+        """
+        rs = self.robstab
+        if rs.certified and rs.lower > 1.0:
+            return "robustly stable"
+        if rs.upper <= 1.0:
+            return "not robustly stable"
+        return "inconclusive"
+
+    @property
+    def n_unstable_samples(self) -> int:
+        """Number of Monte Carlo samples with a pole on or beyond the stability boundary."""
+        return int(np.sum(self.sample_abscissa >= 0))
+
+    def checks(self) -> list:
+        """Consistency checks of the results against each other: ``(text, passed)``.
+
+        - every sample is stable when stability is certified;
+        - every sampled peak gain is below the certified worst-case bound, and
+          the worst case found is at least the nominal peak gain;
+        - the sensitivities sum to about 1: scaling every range by ``t``
+          divides the margin by ``t``, so the percent changes per percent of
+          range growth add up to exactly 1 (Euler's relation); the band
+          ``[0.75, 1.25]`` leaves room for finite-difference estimates.
+        """
+        out = []
+        sens = self.robstab.sensitivity
+        if sens:
+            total = float(sum(sens.values()))
+            out.append(
+                (
+                    f"the parameter sensitivities sum to {total:.3g}, close to 1 as the "
+                    "margin's homogeneity requires",
+                    0.75 <= total <= 1.25,
+                )
+            )
+        n = len(self.sample_values)
+        if n and self.robstab.certified and self.robstab.lower > 1.0:
+            out.append(
+                (
+                    f"every one of the {n} samples is stable, as certified by robstab",
+                    self.n_unstable_samples == 0,
+                )
+            )
+        for ch in self.channels:
+            wc = ch.wcgain
+            stable_peaks = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+            if wc.certified and np.isfinite(wc.upper) and stable_peaks.size:
+                out.append(
+                    (
+                        f"{ch.name}: every sampled peak gain is at most the certified "
+                        f"worst-case bound {wc.upper:.6g}",
+                        bool(np.max(stable_peaks) <= wc.upper * (1 + 1e-9)),
+                    )
+                )
+            if np.isfinite(wc.lower):
+                out.append(
+                    (
+                        f"{ch.name}: the worst-case lower bound is at least the nominal "
+                        f"peak gain {ch.nominal_peak:.6g}",
+                        bool(wc.lower >= ch.nominal_peak * (1 - 1e-6)),
+                    )
+                )
+        return out
+
+    def summary(self) -> dict:
+        """Every number of the analysis as plain JSON-ready data.
+
+        Non-finite floats become the strings ``"inf"``, ``"-inf"`` and
+        ``"nan"``; complex numbers ``{"re": .., "im": ..}``; LTI values
+        (``ultidyn`` worst cases) ``{"A", "B", "C", "D", "dt"}``.
+        """
+        rs = self.robstab
+        mu = rs.mu
+        data = {
+            "title": self.title,
+            "system": {
+                "name": self.system_name,
+                "inputs": self.input_names,
+                "outputs": self.output_names,
+                "nstates": self.nstates,
+                "dt": self.dt,
+                "nominal_poles": self.nominal_poles,
+            },
+            "parameters": self.parameters,
+            "verdict": self.verdict,
+            "robust_stability": {
+                "lower": rs.lower,
+                "upper": rs.upper,
+                "critical_frequency": rs.critical_frequency,
+                "certified": rs.certified,
+                "destabilizing": rs.destabilizing,
+                "sensitivity": rs.sensitivity,
+                "mu": None
+                if mu is None
+                else {
+                    "upper": mu.upper,
+                    "lower": mu.lower,
+                    "lower_frequency": mu.lower_frequency,
+                    "intervals": mu.intervals,
+                    "covered": mu.covered,
+                    "omega": mu.omega,
+                    "mu_upper": mu.mu_upper,
+                    "mu_lower": mu.mu_lower,
+                },
+            },
+            "channels": [
+                {
+                    "name": ch.name,
+                    "outputs": ch.outputs,
+                    "inputs": ch.inputs,
+                    "nominal_peak": ch.nominal_peak,
+                    "nominal_peak_frequency": ch.nominal_peak_frequency,
+                    "worst_case": {
+                        "lower": ch.wcgain.lower,
+                        "upper": ch.wcgain.upper,
+                        "critical_frequency": ch.wcgain.critical_frequency,
+                        "certified": ch.wcgain.certified,
+                        "worst": ch.wcgain.worst,
+                    },
+                    "sampled_peaks": ch.sampled_peaks,
+                    "sigma_nominal": ch.sigma_nominal,
+                    "sigma_worst": ch.sigma_worst,
+                }
+                for ch in self.channels
+            ],
+            "omega": self.omega,
+            "monte_carlo": {
+                "seed": self.seed,
+                "n_samples": len(self.sample_values),
+                "n_unstable": self.n_unstable_samples,
+                "values": self.sample_values,
+                "abscissa": self.sample_abscissa,
+            },
+            "checks": [{"check": text, "passed": ok} for text, ok in self.checks()],
+            "timings": self.timings,
+            "notes": self.notes,
+        }
+        return jsonable(data)
+
+
+def jsonable(x):
+    """Plain JSON-ready data from numbers, arrays, dicts, lists and LTI systems.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> jsonable({"a": np.array([1.0, np.inf]), "b": 1 + 2j, "c": (np.float64(0.5), None)})
+    {'a': [1.0, 'inf'], 'b': {'re': 1.0, 'im': 2.0}, 'c': [0.5, None]}
+    """
+    if x is None or isinstance(x, bool | str):
+        return x
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, float | np.floating):
+        v = float(x)
+        if np.isfinite(v):
+            return v
+        return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(x, complex | np.complexfloating):
+        return {"re": jsonable(x.real), "im": jsonable(x.imag)}
+    if isinstance(x, np.ndarray):
+        return [jsonable(v) for v in x.tolist()] if x.ndim else jsonable(x.item())
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [jsonable(v) for v in x]
+    if isinstance(x, control.StateSpace):
+        return {
+            "A": jsonable(np.asarray(x.A)),
+            "B": jsonable(np.asarray(x.B)),
+            "C": jsonable(np.asarray(x.C)),
+            "D": jsonable(np.asarray(x.D)),
+            "dt": jsonable(float(x.dt or 0)),
+        }
+    raise TypeError(f"jsonable: cannot convert {type(x).__name__}")
+
+
+def describe_parameters(system) -> dict:
+    """``{name: description}`` of the uncertain elements of ``system``.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> describe_parameters(rmb.uss(k * control.tf([1], [1, 1])))["k"]["range"]
+    [1.8, 2.2]
+    """
+    out = {}
+    for name, el in system.uncertainty.items():
+        desc = {"kind": el.kind, "occurrences": int(system.blocks[name])}
+        if el.kind == "real":
+            desc |= {"nominal": float(el.nominal), "range": [float(v) for v in el.range]}
+        elif el.kind == "complex":
+            desc |= {"nominal": jsonable(el.nominal), "radius": float(el.radius)}
+        else:
+            desc |= {"shape": list(el.shape), "bound": float(el.bound)}
+        out[name] = desc
+    return out
+
+
+def _abscissa(poles, dt):
+    if poles.size == 0:
+        return -np.inf
+    return float(np.max(np.abs(poles)) - 1.0) if dt else float(np.max(poles.real))
+
+
+def plotting_grid(poles, extra=(), n=400, dt=0.0):
+    """Log-spaced frequencies from a decade below to a decade above the poles' magnitudes.
+
+    In discrete time (``dt > 0``) the poles are mapped to ``|log z| / dt`` and
+    the grid stops at the Nyquist frequency ``pi / dt``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = plotting_grid(np.array([-1.0, -100.0]), extra=[3.3])
+    >>> float(w[0]), float(w[-1]), bool(3.3 in w)
+    (0.1, 1000.0, True)
+    >>> float(plotting_grid(np.array([0.5]), dt=0.1)[-1]) == np.pi / 0.1
+    True
+    """
+    poles = np.asarray(poles, complex)
+    if dt:
+        poles = np.log(poles[np.abs(poles) > 0]) / dt
+    mags = np.abs(poles[np.abs(poles) > 0])
+    lo = np.floor(np.log10(np.min(mags) / 10)) if mags.size else -2.0
+    hi = np.ceil(np.log10(np.max(mags) * 10)) if mags.size else 2.0
+    grid = np.logspace(lo, hi, n)
+    extra = [float(w) for w in extra if np.isfinite(w) and w > 0]
+    grid = np.unique(np.concatenate([grid, extra]))
+    if dt:
+        grid = np.concatenate([grid[grid < np.pi / dt], [np.pi / dt]])
+    return grid
+
+
+def normalize_channels(system, channels):
+    """``[(name, outputs, inputs)]`` from a ``{name: (outputs, inputs)}`` mapping.
+
+    ``None`` gives one channel with every input and output of ``system``; ``{}``
+    gives none.
+    Signals may be names or indices; unknown names raise :class:`SignalError`.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> G = rmb.uss(k * control.tf([1], [1, 1]))
+    >>> G.input_names, G.output_names = ["u"], ["y"]
+    >>> normalize_channels(G, None)
+    [('u -> y', ['y'], ['u'])]
+    """
+    if channels is None:
+        name = f"{', '.join(system.input_names)} -> {', '.join(system.output_names)}"
+        return [(name, list(system.output_names), list(system.input_names))]
+    if not isinstance(channels, dict):
+        raise SignalError(
+            f"channels must be a dict {{name: (outputs, inputs)}}, got {type(channels).__name__}"
+        )
+    out = []
+    for name, spec in channels.items():
+        if not isinstance(spec, list | tuple) or len(spec) != 2:
+            raise SignalError(f"channel {name!r}: expected (outputs, inputs), got {spec!r}")
+        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec)
+
+        def names(sel, all_names, what, cname=name):
+            res = []
+            for s in sel:
+                if isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(all_names):
+                    res.append(all_names[s])
+                elif s in all_names:
+                    res.append(s)
+                else:
+                    raise SignalError(
+                        f"channel {cname!r}: unknown {what} {s!r}; the system's {what}s are "
+                        f"{all_names}"
+                    )
+            if not res:
+                raise SignalError(f"channel {cname!r}: no {what}s given")
+            return res
+
+        out.append(
+            (
+                str(name),
+                names(outs, system.output_names, "output"),
+                names(ins, system.input_names, "input"),
+            )
+        )
+    return out
+
+
+def worst_case_analysis(
+    system,
+    channels=None,
+    *,
+    n_samples=100,
+    seed=0,
+    omega=None,
+    title=None,
+    notes="",
+    progress=False,
+):
+    """Run the analyses of a worst-case report on an uncertain closed loop.
+
+    Parameters
+    ----------
+    system : UncertainSystem
+        Closed loop with uncertain elements (its states include the controller).
+    channels : dict, optional
+        ``{name: (outputs, inputs)}`` performance channels, by signal name or
+        index; their worst-case peak gains are computed.  Default (``None``):
+        one channel from every input to every output; ``{}``: no channel
+        (stability only).
+    n_samples : int
+        Monte Carlo samples (0 for none).
+    seed : int
+        Seed of the samples.
+    omega : array_like, optional
+        Passed to ``robstab`` and ``wcgain``: restrict the analysis to these
+        frequencies.  By default the whole frequency axis is covered and the
+        bounds are certified.
+    title : str, optional
+    notes : str
+        Free text shown in the report.
+    progress : bool or ProgressBar
+        Show a progress bar on standard error.
+
+    Returns
+    -------
+    WorstCaseAnalysis
+
+    Raises
+    ------
+    UncertainTypeError
+        ``system`` is not an uncertain system with uncertain elements.
+    SignalError
+        Unknown signal in ``channels``.
+    UnstableNominalError
+        The nominal closed loop is unstable.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> s = control.tf("s")
+    >>> res = worst_case_analysis(1 / (s * s + c * s + 1), n_samples=5)
+    >>> res.verdict, round(res.robstab.upper, 3), round(res.channels[0].wcgain.lower, 3)
+    ('robustly stable', 2.0, 2.066)
+    """
+    if not isinstance(system, UncertainSystem):
+        what = type(system).__name__
+        hint = (
+            " (a certain python-control model: declare its uncertain parameters with "
+            "rmb.ureal and build it with rmb.uss)"
+            if isinstance(system, control.LTI)
+            else ""
+        )
+        raise UncertainTypeError(
+            f"worst_case_analysis needs an uncertain system (robustmb.uss), got {what}{hint}"
+        )
+    if not system.blocks:
+        raise UncertainTypeError(
+            f"worst_case_analysis: system {system.name!r} has no uncertain elements"
+        )
+    if not isinstance(n_samples, int | np.integer) or n_samples < 0:
+        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    chans = normalize_channels(system, channels)
+    timings = {}
+    n_steps = 3 + len(chans)
+    bar = (
+        progress
+        if isinstance(progress, ProgressBar)
+        else ProgressBar(n_steps, "robustmb report", enabled=bool(progress))
+    )
+
+    # 1. Nominal stability.
+    bar.start("nominal stability")
+    t0 = time.perf_counter()
+    nominal = system.nominal()
+    dt = float(nominal.dt or 0.0)
+    poles = np.asarray(nominal.poles()) if nominal.nstates else np.zeros(0, complex)
+    if _abscissa(poles, dt) >= 0:
+        bad = poles[(np.abs(poles) >= 1) if dt else (poles.real >= 0)]
+        raise UnstableNominalError(
+            f"the nominal closed loop {system.name!r} is unstable: poles "
+            f"{np.array2string(np.sort_complex(bad), precision=4)}; a worst-case report "
+            "needs a stabilising controller"
+        )
+    timings["nominal"] = time.perf_counter() - t0
+    bar.advance()
+
+    # 2. Robust stability (direct call, default options).
+    bar.start("robust stability margin (robstab)")
+    t0 = time.perf_counter()
+    rs = robstab(system, omega=omega)
+    timings["robstab"] = time.perf_counter() - t0
+    bar.advance()
+
+    # 3. Worst-case gain of each channel (direct calls).
+    subsystems, wcs = [], []
+    for name, outs, ins in chans:
+        bar.start(f"worst-case gain: {name} (wcgain)")
+        t0 = time.perf_counter()
+        sub = system[outs, ins]
+        subsystems.append(sub)
+        wcs.append(wcgain(sub, omega=omega))
+        timings[f"wcgain {name}"] = time.perf_counter() - t0
+        bar.advance()
+
+    # 4. Monte Carlo samples, plotting data.
+    bar.start(f"Monte Carlo samples ({n_samples})")
+    t0 = time.perf_counter()
+    extra = [rs.critical_frequency] + [w.critical_frequency for w in wcs]
+    grid = plotting_grid(poles, extra, dt=dt)
+    samples, values = system.usample(n_samples, seed=seed) if n_samples else ([], [])
+    abscissa = np.array(
+        [
+            _abscissa(np.linalg.eigvals(np.asarray(smp.A)), dt) if smp.nstates else -np.inf
+            for smp in samples
+        ]
+    )
+    results = []
+    for (name, outs, ins), sub, wc in zip(chans, subsystems, wcs, strict=True):
+        sub_nom = sub.nominal()
+        g_nom, f_nom = hinfnorm(sub_nom)
+        sig_nom = sigma_max_over_frequency(sub_nom, grid)
+        sig_worst = (
+            sigma_max_over_frequency(sub.usubs(wc.worst), grid)
+            if wc.worst
+            else np.full(grid.shape, np.nan)
+        )
+        rows = [system.output_names.index(o) for o in outs]
+        cols = [system.input_names.index(i) for i in ins]
+        peaks = np.empty(len(samples))
+        sig_s = np.empty((len(samples), grid.size))
+        for k, smp in enumerate(samples):
+            if k % max(1, len(samples) // 20) == 0:
+                bar.note(f"Monte Carlo: {name}, sample {k + 1}/{len(samples)}")
+            part = control.ss(
+                smp.A,
+                np.asarray(smp.B)[:, cols],
+                np.asarray(smp.C)[rows],
+                np.asarray(smp.D)[np.ix_(rows, cols)],
+                smp.dt,
+            )
+            peaks[k] = hinfnorm(part)[0]
+            sig_s[k] = sigma_max_over_frequency(part, grid)
+        results.append(
+            ChannelAnalysis(
+                name, outs, ins, float(g_nom), float(f_nom), wc, peaks, sig_nom, sig_worst, sig_s
+            )
+        )
+    timings["monte_carlo"] = time.perf_counter() - t0
+    bar.advance(label="analysis done")
+    if not isinstance(progress, ProgressBar):
+        bar.close()
+    return WorstCaseAnalysis(
+        title=title or f"Worst-case report: {system.name}",
+        system_name=system.name,
+        input_names=list(system.input_names),
+        output_names=list(system.output_names),
+        nstates=int(system.nstates),
+        dt=dt,
+        parameters=describe_parameters(system),
+        nominal_poles=poles,
+        robstab=rs,
+        channels=results,
+        omega=grid,
+        sample_values=values,
+        sample_abscissa=abscissa,
+        seed=int(seed),
+        timings=timings,
+        notes=notes,
+    )
