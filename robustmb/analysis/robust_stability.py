@@ -261,7 +261,7 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
         if _verify_boundary_pole(problem, vals):
             upper, crit, destab = alpha, w, vals
             break
-    upper = max(upper, lower) if np.isfinite(upper) else upper
+    upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     sens = _sensitivity(problem, peak, crit) if sensitivity and np.isfinite(upper) else {}
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak)
 

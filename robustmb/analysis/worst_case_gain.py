@@ -232,6 +232,7 @@ def wcgain(usys, *, omega=None, progress=False):
                     if g2 > g_lo:
                         g_lo, f_lo, worst = g2, f2, vals
                 except ValueError:
+                    # An ill-posed substitution is not a member of the set: no candidate.
                     pass
     if not np.all(np.isfinite(gam)):
         return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None)
