@@ -125,14 +125,11 @@ def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
     the imaginary axis are returned, sorted.
     """
     n, mw = b.shape
-    nz = c.shape[0]
-    x, xy = pi[:nz, :nz], pi[:nz, nz:]
     cc = np.vstack([c, np.zeros((mw, n))])
     dc = np.vstack([d, np.eye(mw)])
     q = _dag(cc) @ pi @ cc
     s = _dag(cc) @ pi @ dc
     r = _dag(dc) @ pi @ dc
-    del x, xy
     big_a = np.block([[a, np.zeros((n, n))], [q, -_dag(a)]])
     big_b = np.vstack([b, s])
     big_c = np.hstack([_dag(s), -_dag(b)])

@@ -121,7 +121,7 @@ def _gap_points(gaps, top_finite):
 
 def _relaxed(blk):
     """The structure with every real repeated scalar relaxed to a complex one."""
-    return [(-r, 0) if False else ((abs(r), 0) if c == 0 else (r, c)) for r, c in blk]
+    return [(abs(r), 0) if c == 0 else (r, c) for r, c in blk]
 
 
 def certified_mu_peak(

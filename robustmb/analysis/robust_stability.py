@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .mu_sweep import MuPeak, certified_mu_peak
-from .uncertain_problem import UncertainProblem, is_stable, uncertain_problem, values_from_delta
+from .uncertain_problem import UncertainProblem, uncertain_problem, values_from_delta
 
 
 @dataclass
@@ -286,4 +286,4 @@ def _sensitivity(problem, peak, w_crit, h=0.25):
     return out
 
 
-__all__ = ["robstab", "RobstabResult", "is_stable"]
+__all__ = ["robstab", "RobstabResult"]

@@ -52,13 +52,18 @@ class UncertainProblem:
         """``(A, Bw, Cz, Dzw)``: the part of ``M`` seen by the uncertainty."""
         return self.a, self.b[:, : self.nw], self.c[: self.nz], self.d[: self.nz, : self.nw]
 
-    def performance(self, gamma):
-        """``(A, B, C, D)`` of ``diag(I, 1/gamma) M``: the robust-performance problem."""
-        c = self.c.copy()
-        d = self.d.copy()
+    def performance(self, gamma, alpha=1.0):
+        """``(A, B, C, D)`` of ``diag(I, 1/gamma) M diag(alpha I, I)``.
+
+        The robust-performance problem for the level ``gamma`` with the
+        uncertainty scaled by ``alpha``.
+        """
+        b, c, d = self.b.copy(), self.c.copy(), self.d.copy()
         c[self.nz :] /= gamma
         d[self.nz :] /= gamma
-        return self.a, self.b, c, d
+        b[:, : self.nw] *= alpha
+        d[:, : self.nw] *= alpha
+        return self.a, b, c, d
 
     @property
     def centre_stable(self) -> bool:
@@ -188,10 +193,3 @@ def values_from_delta(problem: UncertainProblem, delta, w0):
             first = blockd[:p, :q]
             out[bi.name] = ltidyn_interpolant(first * bi.element.bound, w0, problem.dt)
     return out
-
-
-def scaled_values(problem: UncertainProblem, normalized: dict, alpha: float):
-    """Physical values for normalised scalar values scaled by ``alpha``."""
-    return {
-        n: float(problem.model.uncertainty[n].denormalize(alpha * v)) for n, v in normalized.items()
-    }

@@ -130,13 +130,13 @@ def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40):
 
 def _certify_level(problem, gamma, alpha=1.0, progress=None):
     """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``)."""
-    a, b, c, d = problem.a, problem.b.copy(), problem.c.copy(), problem.d.copy()
-    c[problem.nz :] /= gamma
-    d[problem.nz :] /= gamma
-    b[:, : problem.nw] *= alpha
-    d[:, : problem.nw] *= alpha
     return certified_mu_peak(
-        (a, b, c, d), _augmented_blk(problem), problem.dt, level=1.0, lower=False, progress=progress
+        problem.performance(gamma, alpha),
+        _augmented_blk(problem),
+        problem.dt,
+        level=1.0,
+        lower=False,
+        progress=progress,
     )
 
 

@@ -410,15 +410,10 @@ def umat(data) -> UncertainMatrix:
         rows = [rows]
     if all(isinstance(e, numbers.Number) for r in rows for e in r):
         return static_model(np.array(rows))
-    out = vstack(*[hstack(*[_entry(e) for e in r]) for r in rows])
+    out = vstack(*[hstack(*[as_model(e) for e in r]) for r in rows])
     if out.is_system:
         raise UncertainTypeError("umat() entries must be static; use uss() for systems")
     return out
-
-
-def _entry(e):
-    m = as_model(e)
-    return m
 
 
 def uss(*args, dt=0):

@@ -141,7 +141,6 @@ def reduce_realization(real, level="full", rtol=1e-10):
         return real
     scale = max(np.linalg.norm(n), np.finfo(float).tiny)
     tol = rtol * scale
-    nd = sum(sizes)
     k = len(sizes)
     while True:
         before = sum(sizes)
@@ -153,7 +152,6 @@ def reduce_realization(real, level="full", rtol=1e-10):
                 n, sizes = _reduce(n, sum(sizes), sizes, list(range(k)), tol, dual)
         if level == "basic" or sum(sizes) == before:
             break
-    del nd
     return _rebuild(real, n, names, sizes)
 
 
