@@ -141,7 +141,7 @@ def matmul(x, y):
     return _build([mx, my], rin, fb, lout, input_names=my.input_names, output_names=mx.output_names)
 
 
-def _scalar_times(s: UncertainModel, m: UncertainModel, scalar_left: bool):
+def _scalar_times(s: UncertainModel, m: UncertainModel):
     """``s * m`` for an uncertain 1x1 ``s``: the fewest repetitions of ``s``'s blocks."""
     p, q = m.shape
     if not m._real.blocks and m.nstates == 0:
@@ -150,12 +150,9 @@ def _scalar_times(s: UncertainModel, m: UncertainModel, scalar_left: bool):
         u, sv, vh = np.linalg.svd(d)
         tol = max(d.shape) * np.finfo(float).eps * (sv[0] if sv.size else 0.0)
         k = int(np.sum(sv > tol))
-        left = u[:, :k] * sv[:k]
-        right = vh[:k]
-        inner = block_diag(*([s] * k)) if k else static_model(np.zeros((0, 0)))
         if k == 0:
             return static_model(np.zeros((p, q)), dt=s.dt, is_system=s.is_system)
-        out = matmul(matmul(left, inner), right)
+        out = matmul(matmul(u[:, :k] * sv[:k], block_diag(*([s] * k))), vh[:k])
     elif p <= q:
         out = matmul(block_diag(*([s] * p)), m)
     else:
@@ -181,9 +178,9 @@ def multiply(x, y):
         return rat
     mx, my = _models(x, y)
     if _is_1x1(mx) and not _is_1x1(my):
-        return _scalar_times(mx, my, True)
+        return _scalar_times(mx, my)
     if _is_1x1(my) and not _is_1x1(mx):
-        return _scalar_times(my, mx, False)
+        return _scalar_times(my, mx)
     return matmul(mx, my)
 
 
@@ -405,7 +402,7 @@ def feedback(sys1, sys2=1.0, sign=-1):
     ny, nu = g.shape
     if k.shape != (nu, ny):
         if _is_1x1(k) and ny == nu:
-            k = _expand_identity(k, ny)
+            k = multiply(k, np.eye(ny))
         else:
             raise DimensionError(
                 f"feedback: the loop element has shape {k.shape}, expected {(nu, ny)}"
@@ -427,14 +424,6 @@ def feedback(sys1, sys2=1.0, sign=-1):
     )
     _check(out, "the feedback loop")
     return out
-
-
-def _expand_identity(s, n):
-    return (
-        block_diag(*([s] * n))
-        if not (s.nstates == 0 and not s._real.blocks)
-        else static_model(s._real.d[0, 0] * np.eye(n), dt=s.dt, is_system=s.is_system)
-    )
 
 
 def _check(model, what):
@@ -564,11 +553,6 @@ def parallel(*systems):
     for s in systems[1:]:
         out = add(out, s)
     return as_model(out)
-
-
-def append_blocks(*xs):
-    """Alias of :func:`block_diag` (python-control's ``append``)."""
-    return block_diag(*xs)
 
 
 __all__ = [
