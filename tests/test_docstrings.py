@@ -9,7 +9,8 @@ import pytest
 import robustmb
 
 MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(robustmb.__path__, prefix="robustmb.")
+    m.name
+    for m in pkgutil.walk_packages(robustmb.__path__, prefix="robustmb.")
     if not m.name.startswith("robustmb.examples")
 )
 

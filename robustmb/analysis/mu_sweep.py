@@ -327,7 +327,8 @@ def certified_mu_peak(
         if fixed and new_max > level:
             search_lower()
             return _failed(pts, ubs, lbs, deltas)
-        if new_max * (1 + rel_gap) > level:
+        if not fixed and new_max * (1 + rel_gap) > level:
+            # a fixed level is what the caller asked to prove: it never moves
             level = new_max * (1 + rel_gap) + 1e-12 * scale
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))

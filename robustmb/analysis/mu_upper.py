@@ -50,9 +50,11 @@ class ScalingParametrization:
     """Real parameter vector ``x`` <-> scalings ``(Dl, Dr, Gh)`` of a block structure.
 
     Full block ``i``: one parameter ``s`` with ``D_i = exp(s) I``.  Repeated scalar
-    block of size ``r``: an upper-triangular ``D_i`` with ``exp`` of ``r`` parameters on
-    the diagonal and ``r(r-1)/2`` complex entries above it (every positive definite
-    ``D^H D`` is reached once).  Real block: Hermitian ``G_i`` (``r^2`` parameters).
+    block of size ``r``: ``D_i = E (I + U)``, ``E`` diagonal with ``exp`` of ``r``
+    parameters and ``U`` strictly upper triangular with ``r(r-1)/2`` complex entries
+    (every positive definite ``D^H D`` is reached once; ``U`` is relative to the row's
+    diagonal, so the parameters keep their meaning however large the scalings grow).
+    Real block: Hermitian ``G_i`` (``r^2`` parameters).
     """
 
     def __init__(self, struct: BlockStructure):
@@ -60,6 +62,7 @@ class ScalingParametrization:
         n, m = struct.n_z, struct.n_w
         self.n, self.m = n, m
         exp_l, exp_r, lin_l, lin_r, lin_g = [], [], [], [], []
+        row_l, row_r = [], []  # (exp parameter of the row, off-diagonal target)
         p = 0
         for b in struct.blocks:
             if b.kind == FULL:
@@ -70,12 +73,15 @@ class ScalingParametrization:
                 p += 1
                 continue
             oz, ow, r = b.z.start, b.w.start, b.rows
+            p_diag = p
             for k in range(r):
                 exp_l.append((p, (oz + k) * n + oz + k))
                 exp_r.append((p, (ow + k) * m + ow + k))
                 p += 1
             for k in range(r):
                 for j in range(k + 1, r):
+                    row_l.append((p_diag + k, (oz + k) * n + oz + j))
+                    row_r.append((p_diag + k, (ow + k) * m + ow + j))
                     for coef in (1.0, 1j):
                         lin_l.append((p, (oz + k) * n + oz + j, coef))
                         lin_r.append((p, (ow + k) * m + ow + j, coef))
@@ -109,6 +115,9 @@ class ScalingParametrization:
         self._lg = (self.lin_g.real.copy(), self.lin_g.imag.copy())
         self._el = self.exp_l[:nd].copy()
         self._er = self.exp_r[:nd].copy()
+        # row maps: exp(x_k) at the off-diagonal entries of row k
+        self._rl = self._dense_exp(row_l, n * n)[:nd]
+        self._rr = self._dense_exp(row_r, m * m)[:nd]
 
     def _dense_exp(self, entries, size):
         E = np.zeros((self.p, size))
@@ -128,8 +137,8 @@ class ScalingParametrization:
         B = x.shape[0]
         xd = x[:, : self.n_d]
         ex = np.exp(np.clip(xd, -300.0, 300.0))
-        Dl = (ex @ self._el + xd @ self._ll[0]) + 1j * (xd @ self._ll[1])
-        Dr = (ex @ self._er + xd @ self._lr[0]) + 1j * (xd @ self._lr[1])
+        Dl = ex @ self._el + (ex @ self._rl) * (xd @ self._ll[0] + 1j * (xd @ self._ll[1]))
+        Dr = ex @ self._er + (ex @ self._rr) * (xd @ self._lr[0] + 1j * (xd @ self._lr[1]))
         Gh = x @ self._lg[0] + 1j * (x @ self._lg[1])
         return (
             Dl.reshape(B, self.n, self.n),
@@ -137,44 +146,25 @@ class ScalingParametrization:
             Gh.reshape(B, self.n, self.m),
         )
 
-    def gradient(self, Dl, Dr, Gamma_l, Gamma_r, C):
+    def gradient(self, x, Dl, Dr, Gamma_l, Gamma_r, C):
         """Chain rule: ``dphi = Re<Gamma_l, dDl> + Re<Gamma_r, dDr> - 2 Im sum(C * dGh)``."""
         B = Dl.shape[0]
         gl = np.conj(Gamma_l.reshape(B, -1))
         gr = np.conj(Gamma_r.reshape(B, -1))
         g = np.zeros((B, self.p))
         nd = self.n_d
-        # exp entries: dD = D dx; linear entries: dD = coef dx (coef 1 or j)
-        g[:, :nd] += (gl * Dl.reshape(B, -1)).real @ self._el.T
-        g[:, :nd] += (gr * Dr.reshape(B, -1)).real @ self._er.T
+        ex = np.exp(np.clip(x[:, :nd], -300.0, 300.0))
+        # x_k scales the whole row k of the block (dD = D dx there); an off-diagonal
+        # parameter enters as dD = exp(x_k) coef dx (coef 1 or j)
+        gdl, gdr = (gl * Dl.reshape(B, -1)).real, (gr * Dr.reshape(B, -1)).real
+        g[:, :nd] += gdl @ (self._el + self._rl).T + gdr @ (self._er + self._rr).T
+        gl = gl * (ex @ self._rl)
+        gr = gr * (ex @ self._rr)
         g[:, :nd] += gl.real @ self._ll[0].T - gl.imag @ self._ll[1].T
         g[:, :nd] += gr.real @ self._lr[0].T - gr.imag @ self._lr[1].T
         Cf = C.reshape(B, -1)
         g += -2.0 * (Cf.imag @ self._lg[0].T + Cf.real @ self._lg[1].T)
         return g
-
-    # ---------------------------------------------------------------- scalings -> x
-    def from_matrices(self, Dl: np.ndarray, Gh: np.ndarray) -> np.ndarray:
-        """Parameters of upper-triangular ``Dl`` blocks (positive diagonal) and ``Gh``."""
-        B = Dl.shape[0]
-        x = np.zeros((B, self.p))
-        nd = self.n_d
-        flat = Dl.reshape(B, -1)
-        # exp entries: one source per target, take the log of the (first) target
-        for src in range(nd):
-            tg = np.flatnonzero(self.exp_l[src])
-            if tg.size:
-                x[:, src] = np.log(np.abs(flat[:, tg[0]]))
-            tl = np.flatnonzero(self.lin_l[src])
-            if tl.size:
-                coef = self.lin_l[src, tl[0]]
-                x[:, src] = (flat[:, tl[0]] / coef).real if coef == 1.0 else flat[:, tl[0]].imag
-        gflat = Gh.reshape(B, -1)
-        for src in range(nd, self.p):
-            tg = np.flatnonzero(self.lin_g[src])
-            coef = self.lin_g[src, tg[0]]
-            x[:, src] = gflat[:, tg[0]].real if coef == 1.0 else gflat[:, tg[0]].imag
-        return x
 
 
 def _dagger(X):
@@ -208,7 +198,8 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
         f = np.full(x.shape[0], np.inf)
         g = np.zeros_like(x)
         if finite.any():
-            f[finite], g[finite] = scaled_objective(M[finite], x[finite], param, t=t)
+            t_fin = None if t is None else np.broadcast_to(np.asarray(t, float), f.shape)[finite]
+            f[finite], g[finite] = scaled_objective(M[finite], x[finite], param, t=t_fin)
         return f, g
     w, V = np.linalg.eigh(X)
     top = w[:, -1]
@@ -216,7 +207,9 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
         f = top
         Pi = V[:, :, -1:] @ _dagger(V[:, :, -1:])
     else:
-        e = np.exp(t * (w - top[:, None]))
+        t = np.broadcast_to(np.asarray(t, dtype=float), top.shape)
+        with np.errstate(over="ignore"):  # far-off eigenvalues: exp(-inf) = 0 is right
+            e = np.exp(t[:, None] * (w - top[:, None]))
         s = e.sum(axis=1)
         f = top + np.log(s) / t
         Pi = (V * (e / s[:, None])[:, None, :]) @ _dagger(V)
@@ -226,7 +219,7 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
         Gamma_l = 2.0 * P @ _dagger(np.linalg.solve(Dl, A))
         Gamma_r = -2.0 * _dagger(A) @ P @ _dagger(np.linalg.inv(Dr))
         C = np.conj(A) @ np.swapaxes(Pi, 1, 2)
-        g = param.gradient(Dl, Dr, Gamma_l, Gamma_r, C)
+        g = param.gradient(x, Dl, Dr, Gamma_l, Gamma_r, C)
     # A gradient that overflowed although the value did not: a zero gradient keeps the
     # (valid) value and ends that problem's descent instead of poisoning its BFGS matrix.
     g[~np.all(np.isfinite(g), axis=1)] = 0.0
@@ -284,8 +277,7 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
             if pending.size == 0:
                 break
             alpha[pending] *= 0.3
-        failed = idx[~ok_all]
-        active[failed] = False
+        active[idx[~ok_all]] = False
         acc = np.flatnonzero(ok_all)
         if acc.size == 0:
             continue
@@ -326,7 +318,7 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
 
 
 # --------------------------------------------------------------------------- initial D
-def osborne_scaling(M: np.ndarray, struct: BlockStructure, sweeps: int = 12) -> np.ndarray:
+def osborne_scaling(M: np.ndarray, struct: BlockStructure, sweeps: int = 60) -> np.ndarray:
     """Log block scalings that balance the block Frobenius norms of ``D M D^-1``.
 
     Minimises ``sum_{i != j} (d_i / d_j)^2 ||M_ij||_F^2`` by Gauss-Seidel sweeps
@@ -374,7 +366,7 @@ def upper_bound_fast(
     *,
     x0=None,
     seed=0,
-    smoothing=(1e3, 1e5),
+    smoothing=(1e1, 1e3, 1e5),
     maxiter=250,
     polish=60,
     stop=None,
@@ -395,33 +387,87 @@ def upper_bound_fast(
     param = ScalingParametrization(struct)
     if x0 is None:
         x0 = _x_from_logd(osborne_scaling(Ms, struct), struct, param)
+    # Work on M / c with c = sigma_max of the starting scaled matrix, so that the values,
+    # gradients and G parameters are of order one: BFGS starts from the identity and
+    # its stopping rule is relative, both of which assume that.  (G scales with M.)
+    Dl0, Dr0, _ = param.matrices(x0)
+    A0 = np.swapaxes(np.linalg.solve(_dagger(Dr0), _dagger(Dl0 @ Ms)), -1, -2).conj()
+    c = np.linalg.norm(A0, 2, axis=(-2, -1))
+    c = np.where(np.isfinite(c) & (c > 0), c, 1.0)
+    Ms = Ms / c[:, None, None]
+    x0 = np.array(x0, dtype=float)
+    x0[:, param.n_d :] /= c[:, None]
+    if stop is not None:
+        user_stop = stop
+
+        def stop(phi):
+            return user_stop(phi * c**2)
+
     # a small deterministic perturbation moves the start off exact eigenvalue ties
     rng = np.random.default_rng(seed)
     x = x0 + 1e-3 * rng.standard_normal(x0.shape)
     fstop = -1e-9 if struct.has_real else None
 
     def lam_max(x, idx, t=None):
-        return scaled_objective(Ms[idx], x, param, t=t)
+        return scaled_objective(Ms[idx], x, param, t=None if t is None else t[idx])
 
     everything = np.arange(len(Ms))
     best_f = lam_max(x, everything)[0]
     best_x = x.copy()
     for t in smoothing:
-        x, _ = batched_bfgs(
-            lambda xx, idx, t=t: lam_max(xx, idx, t),
-            x,
-            maxiter=maxiter,
-            rtol=1e-10,
-            fstop=fstop,
-            stop=stop,
-        )
+        x = _smoothed_stage(lam_max, x, best_f.copy(), t, maxiter, fstop, stop)
         f = lam_max(x, everything)[0]
         better = f < best_f
         best_f[better], best_x[better] = f[better], x[better]
     x, f = batched_bfgs(lam_max, best_x, maxiter=polish, fstop=fstop, stop=stop)
     better = f < best_f
     best_f[better], best_x[better] = f[better], x[better]
-    return best_f, best_x, param
+    best_x[:, param.n_d :] *= c[:, None]
+    return best_f * c**2, best_x, param
+
+
+def _smoothed_stage(lam_max, x, f_all, t, maxiter, fstop, stop, max_rounds=8):
+    """BFGS on the log-sum-exp smoothing with ``t`` taken relative to the current value.
+
+    An absolute ``t`` is far too coarse when the bound is much smaller than
+    ``sigma_max(M)`` (a badly scaled ``M``, e.g. a robust-performance matrix at a large
+    performance level), and the value can fall by orders of magnitude during a stage.
+    So ``t / phi`` is fixed at the start of a round and a problem whose value falls
+    below a quarter of that start is stopped and re-smoothed in the next round.
+    ``f_all`` holds current values of all problems (for the caller's ``stop``).
+    """
+    todo = np.arange(x.shape[0])
+    for _ in range(max_rounds):
+        f0 = lam_max(x[todo], todo)[0]
+        f_all[todo] = f0
+        t_rel = np.zeros(x.shape[0])
+        # values below 1e-12 are round-off for a matrix normalised to sigma_max = 1
+        t_rel[todo] = t / np.maximum(np.abs(f0), 1e-12)
+        rescale_below = 0.25 * f0
+
+        def fun(xx, sub, todo=todo, t_rel=t_rel):
+            return lam_max(xx, todo[sub], t_rel)
+
+        def sub_stop(f, todo=todo, rescale_below=rescale_below):
+            f_all[todo] = f
+            out = f < rescale_below
+            if stop is not None:
+                out |= stop(f_all)[todo]
+            return out
+
+        # the smoothed value is within log(m) / t_rel of lambda_max: finer progress is wasted
+        xs, fs = batched_bfgs(fun, x[todo], maxiter=maxiter, rtol=1e-10, fstop=fstop, stop=sub_stop)
+        x[todo] = xs
+        again = fs < rescale_below
+        if fstop is not None:
+            again &= fs > fstop
+        if stop is not None:
+            f_all[todo] = fs
+            again &= ~stop(f_all)[todo]
+        todo = todo[again]
+        if todo.size == 0:
+            break
+    return x
 
 
 # --------------------------------------------------------------------------- LMI method
@@ -497,9 +543,10 @@ def upper_bound_lmi(M, struct: BlockStructure, Dl, Dr, Gh, *, max_sdp=12, rtol=1
                 RL[b.z, b.z] = d * np.eye(b.cols)
                 RR[b.w, b.w] = d * np.eye(b.rows)
             else:
-                P = np.asarray(v.value)
-                P = 0.5 * (P + P.conj().T) + eps * 1e-3 * np.eye(b.rows)
-                R = np.linalg.cholesky(P).conj().T
+                # R^H R = P from the eigendecomposition: the solver's P may be slightly
+                # indefinite, and any factor keeps the block structure
+                w, V = np.linalg.eigh(0.5 * (np.asarray(v.value) + np.asarray(v.value).conj().T))
+                R = np.sqrt(np.maximum(w, eps))[:, None] * V.conj().T
                 RL[b.z, b.z] = R
                 RR[b.w, b.w] = R
         Qh = np.zeros((n, m), dtype=complex)

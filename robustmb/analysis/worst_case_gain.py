@@ -88,12 +88,12 @@ def _below_one(stack, blk):
     return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper <= 1
 
 
-def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40):
+def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0):
     """Upper bound of the worst-case gain at each frequency (vectorised bisection).
 
     Only the largest value is used by the callers, so the bisection stops refining a
-    frequency once its certified bound is below the bracket's lower end at another
-    one (the largest bound cannot be there).
+    frequency once its certified bound is below ``floor`` (a gain already realised) or
+    below the bracket's lower end at another one (the largest bound cannot be there).
     """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
@@ -117,7 +117,8 @@ def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40):
     finite = np.isfinite(hi)
     lo = np.where(finite & (lo >= hi), 0.0, lo)
     for _ in range(iters):
-        todo = finite & (hi - lo > 1e-4 * hi) & (hi > np.max(lo, where=finite, initial=0.0))
+        floor_now = max(floor, float(np.max(lo, where=finite, initial=0.0)))
+        todo = finite & (hi - lo > 1e-4 * hi) & (hi > floor_now)
         idx = np.flatnonzero(todo)
         if idx.size == 0:
             break
@@ -215,9 +216,15 @@ def wcgain(usys, *, omega=None, progress=False):
     report = (lambda msg: print(f"wcgain: {msg}")) if progress else None
     if not problem.centre_stable:
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
-    grid = np.asarray(omega, float) if omega is not None else default_grid(problem.a, problem.dt)
-    gam = pointwise_gain_bounds(problem, grid)
     g_lo, f_lo, worst, _ = _worst_case_search(problem)
+    if omega is not None:
+        grid = np.asarray(omega, float)
+    else:
+        grid = default_grid(problem.a, problem.dt)
+        if np.isfinite(f_lo) and f_lo > 0:
+            # the peak frequency of the worst case found so far is a likely peak of mu
+            grid = np.union1d(grid, [f_lo])
+    gam = pointwise_gain_bounds(problem, grid, floor=g_lo)
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
     k = int(np.argmax(gam))
     if np.isfinite(gam[k]):
@@ -240,7 +247,8 @@ def wcgain(usys, *, omega=None, progress=False):
         return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None)
     # Certify a level slightly above the grid's; a failure names new frequencies,
     # where the pointwise bounds are recomputed.
-    level = float(np.max(gam)) * 1.001
+    # no level below a realised gain can be certified
+    level = max(float(np.max(gam)), g_lo) * 1.001
     peak = None
     for _ in range(6):
         peak = _certify_level(problem, level, progress=report)

@@ -207,3 +207,23 @@ def test_certified_peak_of_a_static_structure_is_exact():
     )
     assert peak.covered and 1.0 <= peak.upper <= 1.0 + 2e-3
     assert peak.lower == pytest.approx(1.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("level", [1.0001, 1.01, 0.999])
+def test_certified_mu_peak_never_moves_a_fixed_level(level):
+    """With ``level`` given, a covered result certifies exactly that level.
+
+    ``M(s) = 1/(s^2 + 0.2 s + 1)`` with one complex scalar: ``mu`` is ``|M(jw)|``,
+    whose peak is ``1/(0.2 sqrt(0.99)) = 5.0252`` at ``sqrt(0.98)`` rad/s.  Scaled so
+    the peak is 1, a level just above 1 must be certified as it is (not raised to the
+    largest bound found), and a level below 1 must fail.
+    """
+    peak_value = 1.0 / (0.2 * np.sqrt(0.99))
+    a = np.array([[0.0, 1.0], [-1.0, -0.2]])
+    b = np.array([[0.0], [1.0]])
+    c = np.array([[1.0 / peak_value, 0.0]])
+    res = certified_mu_peak((a, b, c, np.zeros((1, 1))), [(1, 0)], level=level, lower=False)
+    if level > 1:
+        assert res.covered and res.upper == level
+    else:
+        assert not res.covered and res.upper == np.inf
