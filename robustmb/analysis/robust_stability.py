@@ -262,28 +262,64 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
             upper, crit, destab = alpha, w, vals
             break
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
-    sens = _sensitivity(problem, peak, crit) if sensitivity and np.isfinite(upper) else {}
+    sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak)
 
 
-def _sensitivity(problem, peak, w_crit, h=0.25):
-    """Percent decrease of the margin per percent growth of each element's range."""
+def _sensitivity(problem, upper, destab, crit, h=1e-3):
+    """Percent decrease of the margin per percent growth of each element's range.
+
+    The margin is a minimum over perturbation directions, so (Danskin) its derivative
+    is the one along the destabilising direction: with element ``i``'s range widened
+    by ``(1 + h)`` the boundary crossing along that direction moves from ``upper`` to
+    ``a_i`` and the sensitivity is ``(1 - a_i / upper) / h``.  The margin is
+    homogeneous of degree -1 in the ranges, so the sensitivities sum to 1 (Euler).
+    For scalar elements the crossing is found exactly from the closed-loop poles
+    (real parameters may cross at one frequency only); when the destabilising
+    perturbation involves ``ultidyn`` elements, from the peak of the mu upper bound
+    around the critical frequency, with each element's columns of ``M11`` scaled.
+    """
+    scalar = _scalar_blocks(problem)
+    if all(bi.kind in ("real", "complex") or not np.any(destab[bi.name]) for bi in problem.blocks):
+        direction = {
+            bi.name: complex(bi.element.normalize(destab[bi.name])) / upper for bi in scalar
+        }
+        if not any(np.iscomplex(v) for v in direction.values()):
+            direction = {k: v.real for k, v in direction.items()}
+        base = _crossing_scale(problem, direction, 2.0 * upper, n_scan=48) or upper
+        out = {bi.name: 0.0 for bi in problem.blocks}
+        for bi in scalar:
+            if direction[bi.name] == 0:
+                continue
+            widened = dict(direction)
+            widened[bi.name] = direction[bi.name] * (1.0 + h)
+            a_i = _crossing_scale(problem, widened, 2.0 * base, n_scan=48)
+            out[bi.name] = float((1.0 - a_i / base) / h) if a_i is not None else float("nan")
+        return out
+    return _mu_sensitivity(problem, crit, h=1e-2)
+
+
+def _mu_sensitivity(problem, crit, h):
+    """Sensitivities from the local peak of the mu upper bound (continuous for ``ultidyn``)."""
     from .freqresp import freqresp
     from .mussv import mussv
 
     a, bw, cz, dzw = problem.m11
-    sys_w = w_crit if np.isfinite(w_crit) else peak.lower_frequency
-    resp = freqresp((a, bw, cz, dzw, problem.dt) if problem.dt else (a, bw, cz, dzw), [sys_w])[0]
-    # One stack: the response, then the response with each element's columns scaled.
-    stack = np.repeat(resp[None], len(problem.blocks) + 1, axis=0)
-    for k, bi in enumerate(problem.blocks, start=1):
-        stack[k][:, bi.w] *= 1.0 + h
-    mus = mussv(stack, problem.blk, lower=False).upper
-    base = mus[0]
-    out = {}
-    for bi, mu_i in zip(problem.blocks, mus[1:], strict=True):
-        out[bi.name] = float(100.0 * (1.0 - base / mu_i) / (100.0 * h)) if mu_i > 0 else 0.0
-    return out
+    w0 = max(crit, 1e-6) if np.isfinite(crit) else 1.0
+    omega = w0 * np.geomspace(0.8, 1.25, 25)
+    resp = freqresp((a, bw, cz, dzw, problem.dt) if problem.dt else (a, bw, cz, dzw), omega)
+    # one stack: the responses, then the responses with each element's columns scaled
+    stack = [resp]
+    for bi in problem.blocks:
+        widened = resp.copy()
+        widened[:, :, bi.w] *= 1.0 + h
+        stack.append(widened)
+    mus = mussv(np.concatenate(stack), problem.blk, lower=False).upper.reshape(len(stack), -1)
+    peaks = mus.max(axis=1)
+    return {
+        bi.name: float((1.0 - peaks[0] / p) / h) if p > 0 else 0.0
+        for bi, p in zip(problem.blocks, peaks[1:], strict=True)
+    }
 
 
 __all__ = ["robstab", "RobstabResult"]
