@@ -141,18 +141,25 @@ def _certify_level(problem, gamma, alpha=1.0, progress=None):
     )
 
 
-def _peak_of(problem, values):
+def _peak_of(problem, values, omega=None):
+    """Peak gain of the substituted system: over all frequencies, or over ``omega``."""
     sys = problem.model.usubs(values)
-    gamma, f = hinfnorm(sys)
-    return gamma, f
+    if omega is None:
+        return hinfnorm(sys)
+    gains = np.linalg.norm(freqresp(sys, omega), 2, axis=(-2, -1))
+    k = int(np.argmax(gains))
+    return float(gains[k]), float(omega[k])
 
 
-def _worst_case_search(problem, n_random=40, seed=0, alpha=1.0, *, enough=None, first=None):
+def _worst_case_search(
+    problem, n_random=40, seed=0, alpha=1.0, *, enough=None, first=None, omega=None
+):
     """Largest actual peak gain over vertices and random points of the scalar box.
 
     Returns ``(gain, frequency, values, index)``, ``index`` numbering the points (the
     same points for every ``alpha``).  With ``enough``, the search ends at the first
-    point whose gain reaches it (point ``first`` is tried before the others).
+    point whose gain reaches it (point ``first`` is tried before the others).  With
+    ``omega``, gains are peaks over those frequencies only.
     """
     rng = np.random.default_rng(seed)
     scal = [bi for bi in problem.blocks if bi.kind == "real"]
@@ -177,7 +184,7 @@ def _worst_case_search(problem, n_random=40, seed=0, alpha=1.0, *, enough=None, 
             for bi, x in zip(scal, pts[i], strict=True)
         } | fixed
         try:
-            g, f = _peak_of(problem, vals)
+            g, f = _peak_of(problem, vals, omega)
         except ValueError:
             continue
         if g > best[0]:
@@ -194,7 +201,8 @@ def wcgain(usys, *, omega=None, progress=False):
     ----------
     usys : UncertainSystem
     omega : array_like, optional
-        Restrict to these frequencies (no whole-axis certificate).
+        Restrict to these frequencies: both bounds then refer to the largest gain over
+        them (no whole-axis certificate).
     progress : bool
         Print a line per refinement round.
 
@@ -216,10 +224,12 @@ def wcgain(usys, *, omega=None, progress=False):
     report = (lambda msg: print(f"wcgain: {msg}")) if progress else None
     if not problem.centre_stable:
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
-    g_lo, f_lo, worst, _ = _worst_case_search(problem)
     if omega is not None:
+        # bounds of the largest gain over these frequencies (lower and upper alike)
         grid = np.asarray(omega, float)
+        g_lo, f_lo, worst, _ = _worst_case_search(problem, omega=grid)
     else:
+        g_lo, f_lo, worst, _ = _worst_case_search(problem)
         grid = default_grid(problem.a, problem.dt)
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
@@ -235,7 +245,7 @@ def wcgain(usys, *, omega=None, progress=False):
             if np.linalg.norm(delta, 2) <= 1 + 1e-9:
                 vals = values_from_delta(problem, delta, grid[k])
                 try:
-                    g2, f2 = _peak_of(problem, vals)
+                    g2, f2 = _peak_of(problem, vals, None if omega is None else grid)
                     if g2 > g_lo:
                         g_lo, f_lo, worst = g2, f2, vals
                 except ValueError:

@@ -257,3 +257,15 @@ def test_single_parameter_sensitivity_is_one():
     s = control.tf("s")
     res = rmb.robstab(1 / (s * s + c * s + 1))
     assert res.sensitivity["c"] == pytest.approx(1.0, abs=2e-3)
+
+
+def test_wcgain_on_a_frequency_grid_bounds_the_grid_peak():
+    """With ``omega`` both bounds refer to the largest gain over those frequencies:
+    ``k / (s + 1)``, ``k in [0.5, 2]``, on ``[1, 2, 5]`` rad/s peaks at ``2 / sqrt(2)``."""
+    k = rmb.ureal("k", 1.0, range=(0.5, 2.0))
+    s = control.tf("s")
+    res = rmb.wcgain(k / (s + 1), omega=[1.0, 2.0, 5.0])
+    assert res.lower == pytest.approx(np.sqrt(2.0), rel=1e-9)
+    assert res.critical_frequency == 1.0
+    assert res.lower <= res.upper <= np.sqrt(2.0) * (1 + 1e-3)
+    assert not res.certified
