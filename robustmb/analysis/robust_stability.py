@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._progress import ProgressBar
 from .mu_sweep import MuPeak, certified_mu_peak
 from .uncertain_problem import UncertainProblem, uncertain_problem, values_from_delta
 
@@ -186,7 +187,8 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
         Restrict the analysis to these frequencies (no whole-axis certificate).
         By default the whole frequency axis is covered.
     progress : bool
-        Print a line per refinement round.
+        Show a progress bar on standard error (stages and the rounds of the
+        frequency sweep).
     sensitivity : bool
         Compute each element's sensitivity of the margin.
 
@@ -217,8 +219,14 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
             for bi in problem.blocks
         }
         return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None)
-    report = (lambda msg: print(f"robstab: {msg}")) if progress else None
-    peak = certified_mu_peak(problem.m11, problem.blk, problem.dt, omega=omega, progress=report)
+    with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
+        return _robstab(problem, omega, sensitivity, bar)
+
+
+def _robstab(problem, omega, sensitivity, bar):
+    bar.start("certified mu sweep")
+    peak = certified_mu_peak(problem.m11, problem.blk, problem.dt, omega=omega, progress=bar.start)
+    bar.advance(label="destabilising parameter values")
     lower = (
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
     )
@@ -262,7 +270,9 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
             upper, crit, destab = alpha, w, vals
             break
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
+    bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
+    bar.advance(label="done")
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak)
 
 

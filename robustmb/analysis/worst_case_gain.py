@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._progress import ProgressBar
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
@@ -204,7 +205,8 @@ def wcgain(usys, *, omega=None, progress=False):
         Restrict to these frequencies: both bounds then refer to the largest gain over
         them (no whole-axis certificate).
     progress : bool
-        Print a line per refinement round.
+        Show a progress bar on standard error (stages and the rounds of the
+        whole-axis certificate).
 
     Returns
     -------
@@ -221,9 +223,14 @@ def wcgain(usys, *, omega=None, progress=False):
     (2.0, True, 0.0)
     """
     problem = uncertain_problem(usys, what="wcgain")
-    report = (lambda msg: print(f"wcgain: {msg}")) if progress else None
     if not problem.centre_stable:
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
+    with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
+        return _wcgain(problem, omega, bar)
+
+
+def _wcgain(problem, omega, bar):
+    bar.start("worst case over vertices and samples")
     if omega is not None:
         # bounds of the largest gain over these frequencies (lower and upper alike)
         grid = np.asarray(omega, float)
@@ -234,7 +241,9 @@ def wcgain(usys, *, omega=None, progress=False):
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
             grid = np.union1d(grid, [f_lo])
+    bar.advance(label=f"pointwise bounds at {len(grid)} frequencies")
     gam = pointwise_gain_bounds(problem, grid, floor=g_lo)
+    bar.advance(label="whole-axis certificate")
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
     k = int(np.argmax(gam))
     if np.isfinite(gam[k]):
@@ -261,8 +270,9 @@ def wcgain(usys, *, omega=None, progress=False):
     level = max(float(np.max(gam)), g_lo) * 1.001
     peak = None
     for _ in range(6):
-        peak = _certify_level(problem, level, progress=report)
+        peak = _certify_level(problem, level, progress=bar.start)
         if peak.covered:
+            bar.advance(label="done")
             return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak)
         extra = pointwise_gain_bounds(problem, peak.omega)
         if not np.all(np.isfinite(extra)):
@@ -273,6 +283,16 @@ def wcgain(usys, *, omega=None, progress=False):
 
 def robgain(usys, gamma, *, omega=None, progress=False):
     """Robust performance margin: largest uncertainty scaling with peak gain below ``gamma``.
+
+    Parameters
+    ----------
+    usys : UncertainSystem
+    gamma : float
+        Required bound on the peak gain (positive).
+    omega : array_like, optional
+        Restrict to these frequencies (no whole-axis certificate).
+    progress : bool
+        Show a progress bar on standard error.
 
     Returns
     -------
@@ -294,7 +314,12 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     problem = uncertain_problem(usys, what="robgain")
     if gamma <= 0:
         raise ValueError(f"robgain: gamma must be positive, got {gamma}")
-    report = (lambda msg: print(f"robgain: {msg}")) if progress else None
+    with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
+        return _robgain(problem, gamma, omega, bar)
+
+
+def _robgain(problem, gamma, omega, bar):
+    bar.start("bisection on the uncertainty scaling")
     grid = np.asarray(omega, float) if omega is not None else default_grid(problem.a, problem.dt)
     resp = _responses(problem, grid)
     blk = _augmented_blk(problem)
@@ -310,15 +335,17 @@ def robgain(usys, gamma, *, omega=None, progress=False):
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         if hi - lo <= 1e-4 * hi:
             break
+    bar.advance(label="whole-axis certificate")
     certified = False
     if omega is None and lo > 0:
         lo /= 1.001
         for _ in range(6):
-            peak = _certify_level(problem, gamma, alpha=lo, progress=report)
+            peak = _certify_level(problem, gamma, alpha=lo, progress=bar.start)
             if peak.covered:
                 certified = True
                 break
             lo /= 1.01
+    bar.advance(label="parameter values reaching gamma")
     # Upper bound: smallest scaling at which an actual parameter set reaches gamma.
     upper, crit, worst = np.inf, np.nan, {}
     a_lo, a_hi = lo, max(hi, lo) * 4
@@ -335,6 +362,7 @@ def robgain(usys, gamma, *, omega=None, progress=False):
             if a_hi - a_lo <= 1e-6 * a_hi:
                 break
         upper, crit, worst = a_hi, f, vals
+    bar.advance(label="done")
     return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst)
 
 

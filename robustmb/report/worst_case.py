@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
+from .._progress import ProgressBar
 from ..analysis.freqresp import sigma_max_over_frequency
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
 from ..analysis.worst_case_gain import WcgainResult, wcgain
 from ..errors import RobustMBError, SignalError, UncertainTypeError
 from ..lft.model import UncertainSystem
-from .progress import ProgressBar
 
 
 class UnstableNominalError(RobustMBError, ValueError):

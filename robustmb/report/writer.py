@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._progress import ProgressBar
 from .figures import figure_png, report_figures
 from .html import render_html
-from .progress import ProgressBar
 from .worst_case import WorstCaseAnalysis, normalize_channels, worst_case_analysis
 
 HTML_NAME = "report.html"

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from robustmb.report.progress import ProgressBar
+from robustmb._progress import ProgressBar
 
 
 class _Tty(io.StringIO):
@@ -61,3 +61,20 @@ def test_note_updates_a_terminal_only():
     bar = ProgressBar(1, stream=tty)
     bar.note("sample 3/10")
     assert "sample 3/10" in tty.getvalue()
+
+
+def test_analyses_draw_their_stages(capsys):
+    import control
+
+    import robustmb as rmb
+
+    c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    s = control.tf("s")
+    rmb.robstab(1 / (s * s + c * s + 1), progress=True)
+    rmb.wcgain(1 / (s + c), progress=True)
+    err = capsys.readouterr().err.splitlines()
+    robstab_lines = [line for line in err if line.startswith("robstab [")]
+    wcgain_lines = [line for line in err if line.startswith("wcgain [")]
+    assert "certified mu sweep" in robstab_lines[0] and "round 0" in robstab_lines[1]
+    assert robstab_lines[-1].startswith("robstab [" + "#" * 24 + "] 3/3  done")
+    assert wcgain_lines[-1].startswith("wcgain [" + "#" * 24 + "] 3/3  done")

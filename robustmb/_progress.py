@@ -1,4 +1,4 @@
-"""A small text progress bar for the long steps of a report.
+"""A small text progress bar for long computations (analyses, reports).
 
 On a terminal the bar is redrawn in place; on a file or pipe (logs, CI) each
 update is one line, so the output stays readable.
