@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, examples, multibody
+from . import decoupling, errors, examples, multibody
 from .analysis import (
     diskmargin,
     freqresp,
@@ -50,6 +50,16 @@ from .lft import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # The report layer pulls in matplotlib: import it on first use of ``rmb.report``.
+    if name == "report":
+        import importlib
+
+        return importlib.import_module(".report", __name__)
+    raise AttributeError(f"module 'robustmb' has no attribute {name!r}")
+
+
 __all__ = [
     "UncertainElement",
     "UncertainMatrix",
@@ -59,6 +69,7 @@ __all__ = [
     "connect",
     "decoupling",
     "diskmargin",
+    "errors",
     "examples",
     "feedback",
     "freqresp",
@@ -72,6 +83,7 @@ __all__ = [
     "multibody",
     "mussv",
     "parallel",
+    "report",
     "robgain",
     "robstab",
     "series",

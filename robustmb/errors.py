@@ -32,3 +32,7 @@ class NameConflictError(RobustMBError, ValueError):
 
 class UncertainTypeError(RobustMBError, TypeError):
     """An operand of an unsupported type."""
+
+
+class UnstableNominalError(RobustMBError, ValueError):
+    """The nominal closed loop is unstable (names its unstable poles)."""

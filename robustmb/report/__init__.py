@@ -12,12 +12,8 @@ Examples
 True
 """
 
-from .worst_case import (
-    ChannelAnalysis,
-    UnstableNominalError,
-    WorstCaseAnalysis,
-    worst_case_analysis,
-)
+from ..errors import UnstableNominalError
+from .worst_case import ChannelAnalysis, WorstCaseAnalysis, worst_case_analysis
 from .writer import WorstCaseReport, worst_case_report
 
 __all__ = [

@@ -30,12 +30,8 @@ from ..analysis.freqresp import sigma_max_over_frequency
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
 from ..analysis.worst_case_gain import WcgainResult, wcgain
-from ..errors import RobustMBError, SignalError, UncertainTypeError
+from ..errors import SignalError, UncertainTypeError, UnstableNominalError
 from ..lft.model import UncertainSystem
-
-
-class UnstableNominalError(RobustMBError, ValueError):
-    """The nominal closed loop is unstable (names its unstable poles)."""
 
 
 @dataclass

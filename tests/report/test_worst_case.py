@@ -91,3 +91,11 @@ def test_bad_input_is_named():
     k = rmb.ureal("k", 1.0, percent=10)
     with pytest.raises(UnstableNominalError, match=r"unstable: poles \[2"):
         worst_case_analysis(rmb.uss(k / (s - 2)))
+
+
+def test_report_layer_is_reachable_from_the_top_level():
+    import robustmb as rmb
+
+    assert rmb.report.worst_case_analysis is worst_case_analysis
+    assert rmb.report.UnstableNominalError is rmb.errors.UnstableNominalError
+    assert issubclass(rmb.errors.UnstableNominalError, ValueError)
