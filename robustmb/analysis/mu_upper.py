@@ -50,10 +50,12 @@ class ScalingParametrization:
     """Real parameter vector ``x`` <-> scalings ``(Dl, Dr, Gh)`` of a block structure.
 
     Full block ``i``: one parameter ``s`` with ``D_i = exp(s) I``.  Repeated scalar
-    block of size ``r``: ``D_i = E (I + U)``, ``E`` diagonal with ``exp`` of ``r``
+    block of size ``r``: ``D_i = (I + U) E``, ``E`` diagonal with ``exp`` of ``r``
     parameters and ``U`` strictly upper triangular with ``r(r-1)/2`` complex entries
-    (every positive definite ``D^H D`` is reached once; ``U`` is relative to the row's
-    diagonal, so the parameters keep their meaning however large the scalings grow).
+    (every positive definite ``D^H D`` is reached once).  ``U`` is relative to the
+    column's diagonal: a diagonal similarity ``P M P^-1`` moves the optimal ``D`` to
+    ``D P^-1``, i.e. shifts the ``exp`` parameters only, so the optimiser sees the same
+    problem however the channels are scaled.
     Real block: Hermitian ``G_i`` (``r^2`` parameters).
     """
 
@@ -62,7 +64,7 @@ class ScalingParametrization:
         n, m = struct.n_z, struct.n_w
         self.n, self.m = n, m
         exp_l, exp_r, lin_l, lin_r, lin_g = [], [], [], [], []
-        row_l, row_r = [], []  # (exp parameter of the row, off-diagonal target)
+        col_l, col_r = [], []  # (exp parameter of the column, off-diagonal target)
         p = 0
         for b in struct.blocks:
             if b.kind == FULL:
@@ -80,8 +82,8 @@ class ScalingParametrization:
                 p += 1
             for k in range(r):
                 for j in range(k + 1, r):
-                    row_l.append((p_diag + k, (oz + k) * n + oz + j))
-                    row_r.append((p_diag + k, (ow + k) * m + ow + j))
+                    col_l.append((p_diag + j, (oz + k) * n + oz + j))
+                    col_r.append((p_diag + j, (ow + k) * m + ow + j))
                     for coef in (1.0, 1j):
                         lin_l.append((p, (oz + k) * n + oz + j, coef))
                         lin_r.append((p, (ow + k) * m + ow + j, coef))
@@ -115,9 +117,9 @@ class ScalingParametrization:
         self._lg = (self.lin_g.real.copy(), self.lin_g.imag.copy())
         self._el = self.exp_l[:nd].copy()
         self._er = self.exp_r[:nd].copy()
-        # row maps: exp(x_k) at the off-diagonal entries of row k
-        self._rl = self._dense_exp(row_l, n * n)[:nd]
-        self._rr = self._dense_exp(row_r, m * m)[:nd]
+        # column maps: exp(x_j) at the off-diagonal entries of column j
+        self._cl = self._dense_exp(col_l, n * n)[:nd]
+        self._cr = self._dense_exp(col_r, m * m)[:nd]
 
     def _dense_exp(self, entries, size):
         E = np.zeros((self.p, size))
@@ -137,8 +139,8 @@ class ScalingParametrization:
         B = x.shape[0]
         xd = x[:, : self.n_d]
         ex = np.exp(np.clip(xd, -300.0, 300.0))
-        Dl = ex @ self._el + (ex @ self._rl) * (xd @ self._ll[0] + 1j * (xd @ self._ll[1]))
-        Dr = ex @ self._er + (ex @ self._rr) * (xd @ self._lr[0] + 1j * (xd @ self._lr[1]))
+        Dl = ex @ self._el + (ex @ self._cl) * (xd @ self._ll[0] + 1j * (xd @ self._ll[1]))
+        Dr = ex @ self._er + (ex @ self._cr) * (xd @ self._lr[0] + 1j * (xd @ self._lr[1]))
         Gh = x @ self._lg[0] + 1j * (x @ self._lg[1])
         return (
             Dl.reshape(B, self.n, self.n),
@@ -154,12 +156,12 @@ class ScalingParametrization:
         g = np.zeros((B, self.p))
         nd = self.n_d
         ex = np.exp(np.clip(x[:, :nd], -300.0, 300.0))
-        # x_k scales the whole row k of the block (dD = D dx there); an off-diagonal
-        # parameter enters as dD = exp(x_k) coef dx (coef 1 or j)
+        # x_j scales the whole column j of the block (dD = D dx there); an off-diagonal
+        # parameter enters as dD = exp(x_j) coef dx (coef 1 or j)
         gdl, gdr = (gl * Dl.reshape(B, -1)).real, (gr * Dr.reshape(B, -1)).real
-        g[:, :nd] += gdl @ (self._el + self._rl).T + gdr @ (self._er + self._rr).T
-        gl = gl * (ex @ self._rl)
-        gr = gr * (ex @ self._rr)
+        g[:, :nd] += gdl @ (self._el + self._cl).T + gdr @ (self._er + self._cr).T
+        gl = gl * (ex @ self._cl)
+        gr = gr * (ex @ self._cr)
         g[:, :nd] += gl.real @ self._ll[0].T - gl.imag @ self._ll[1].T
         g[:, :nd] += gr.real @ self._lr[0].T - gr.imag @ self._lr[1].T
         Cf = C.reshape(B, -1)
@@ -318,19 +320,37 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
 
 
 # --------------------------------------------------------------------------- initial D
+def _balancing_units(struct: BlockStructure):
+    """Rows/columns that may carry their own diagonal scaling: a full block as a whole,
+    each row of a repeated scalar block on its own (its ``D`` is any invertible matrix)."""
+    units = []
+    for b in struct.blocks:
+        if b.kind == FULL:
+            units.append((b.z, b.w))
+        else:
+            units.extend(
+                (slice(b.z.start + k, b.z.start + k + 1), slice(b.w.start + k, b.w.start + k + 1))
+                for k in range(b.rows)
+            )
+    return units
+
+
 def osborne_scaling(M: np.ndarray, struct: BlockStructure, sweeps: int = 60) -> np.ndarray:
-    """Log block scalings that balance the block Frobenius norms of ``D M D^-1``.
+    """Log diagonal scalings that balance the block Frobenius norms of ``D M D^-1``.
 
     Minimises ``sum_{i != j} (d_i / d_j)^2 ||M_ij||_F^2`` by Gauss-Seidel sweeps
-    (Osborne's balancing on the block-norm matrix), vectorised over the stack.
-    Returns ``log d`` with shape ``(nw, nblocks)``.
+    (Osborne's balancing on the block-norm matrix), vectorised over the stack, over
+    the units of :func:`_balancing_units` (so the physical units of the individual
+    channels of a repeated scalar are balanced too).  Returns ``log d`` with shape
+    ``(nw, nunits)``.
     """
-    nb = len(struct.blocks)
+    units = _balancing_units(struct)
+    nb = len(units)
     B = M.shape[0]
     N2 = np.empty((B, nb, nb))
-    for i, bi in enumerate(struct.blocks):
-        for j, bj in enumerate(struct.blocks):
-            N2[:, i, j] = np.sum(np.abs(M[:, bi.z, bj.w]) ** 2, axis=(-2, -1))
+    for i, (zi, _) in enumerate(units):
+        for j, (_, wj) in enumerate(units):
+            N2[:, i, j] = np.sum(np.abs(M[:, zi, wj]) ** 2, axis=(-2, -1))
     idx = np.arange(nb)
     N2[:, idx, idx] = 0.0
     floor = 1e-300 + 1e-24 * N2.max(axis=(1, 2), initial=0.0)[:, None]
@@ -346,16 +366,17 @@ def osborne_scaling(M: np.ndarray, struct: BlockStructure, sweeps: int = 60) -> 
 
 
 def _x_from_logd(logd, struct: BlockStructure, param: ScalingParametrization) -> np.ndarray:
+    """Parameters of the diagonal scalings ``exp(logd)`` (one per balancing unit)."""
     B = logd.shape[0]
     x = np.zeros((B, param.p))
-    p = 0
-    for i, b in enumerate(struct.blocks):
+    p = u = 0
+    for b in struct.blocks:
         if b.kind == FULL:
-            x[:, p] = logd[:, i]
-            p += 1
+            x[:, p] = logd[:, u]
+            p, u = p + 1, u + 1
         else:
-            x[:, p : p + b.rows] = logd[:, i : i + 1]
-            p += b.rows**2
+            x[:, p : p + b.rows] = logd[:, u : u + b.rows]
+            p, u = p + b.rows**2, u + b.rows
     return x
 
 

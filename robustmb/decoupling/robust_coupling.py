@@ -421,73 +421,16 @@ def _nominal_delta(data, uncertainty):
     )
 
 
-def _balance(Q, sweeps=30):
-    """Diagonal similarity ``P`` (per frequency) equalising off-diagonal row/column sums.
-
-    Every block of the Gershgorin test is a (repeated) scalar, so any diagonal ``P``
-    commutes with the structure and ``mu(P Q P^-1) = mu(Q)``; a D scaling ``D'`` found for
-    ``P Q P^-1`` certifies ``Q`` with ``D = D' P``. The plant's physical units make the
-    entries of ``Q`` span many decades, which balancing removes before the mu solver.
-    """
-    nw, n, _ = Q.shape
-    logp = np.zeros((nw, n))
-    A = np.abs(Q)
-    off = ~np.eye(n, dtype=bool)
-    for _ in range(sweeps):
-        for i in range(n):
-            p = np.exp(logp)
-            B = A * (p[:, :, None] / p[:, None, :])
-            r = np.where(off[i], B[:, i, :], 0.0).sum(axis=-1)
-            c = np.where(off[:, i], B[:, :, i], 0.0).sum(axis=-1)
-            good = (r > 0) & (c > 0)
-            logp[good, i] += 0.5 * (np.log(c[good]) - np.log(r[good]))
-    return np.exp(logp - logp.mean(axis=1, keepdims=True))
-
-
-def _mussv_upper(Q, blk, mussv):
-    """Upper bounds and D/G certificates for a stack.
-
-    A solver failure on a batch is retried on its two halves; a single matrix on which the
-    solver fails is left uncertified (``mu = inf``) instead of aborting the analysis.
-    """
-    nw, n, _ = Q.shape
-    try:
-        # only the upper bound and its certificate are needed here
-        res = mussv(Q, blk, lower=False)
-        mu = np.atleast_1d(np.asarray(res.upper, dtype=float)).copy()
-        D = np.asarray(res.D, dtype=complex).reshape(nw, n, n)
-        G = (
-            np.zeros_like(D)
-            if res.G is None
-            else np.asarray(res.G, dtype=complex).reshape(nw, n, n)
-        )
-        return mu, D, G
-    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
-        if nw == 1:
-            return (
-                np.full(1, np.inf),
-                np.tile(np.eye(n, dtype=complex), (1, 1, 1)),
-                np.zeros((1, n, n), dtype=complex),
-            )
-    half = nw // 2
-    parts = [_mussv_upper(Q[:half], blk, mussv), _mussv_upper(Q[half:], blk, mussv)]
-    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
-
-
 def _verified_below_one(Q, blk, mussv):
     """Levels whose mussv certificate proves mu(Q) < 1, checked independently of mussv."""
     from robustmb.analysis.mu_upper import verify_upper_bound
 
-    p = _balance(Q)
-    mu, D, G = _mussv_upper(p[:, :, None] * Q / p[:, None, :], blk, mussv)
-    D = D * p[:, None, :]
+    res = mussv(Q, blk, lower=False)
+    mu = np.atleast_1d(np.asarray(res.upper, dtype=float))
+    D, G = np.asarray(res.D), np.asarray(res.G)
     ok = mu * (1 + _MU_SLACK) < 1.0
     if np.any(ok):
-        ok[ok] = np.atleast_1d(
-            verify_upper_bound(
-                Q[ok], blk, mu[ok], D[ok], None if G is None else G[ok], tol=_MU_SLACK
-            )
-        )
+        ok[ok] = np.atleast_1d(verify_upper_bound(Q[ok], blk, mu[ok], D[ok], G[ok], tol=_MU_SLACK))
     return ok, mu, D, G
 
 

@@ -186,12 +186,13 @@ def test_docstring_examples_run():
 @pytest.mark.parametrize("seed", range(5))
 def test_bound_is_invariant_under_structured_similarity(seed):
     """``mu`` and the optimal D,G bound are unchanged by ``D M D^-1`` for ``D`` commuting
-    with the structure; block scalings spread over six decades (as between the physical
-    units of a robust-performance matrix) must not change the computed bound."""
+    with the structure; scalings spread over six decades (as between the physical units
+    of a robust-performance matrix) must not change the computed bound."""
     rng = np.random.default_rng(seed + 7)
     blk = [(-2, 0), (-1, 0), (1, 1), (2, 0), (2, 2)]
     M = random_matrix(rng, blk)
-    d = np.repeat(10.0 ** rng.uniform(-3, 3, 5), [2, 1, 1, 2, 2])
+    # its own factor for each channel of a repeated scalar, one for the full block
+    d = np.repeat(10.0 ** rng.uniform(-3, 3, 7), [1, 1, 1, 1, 1, 1, 2])
     scaled = d[:, None] * M / d[None, :]
     base = mussv(M, blk, lower=False).upper
     res = mussv(scaled, blk, lower=False)
