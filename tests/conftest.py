@@ -1,24 +1,7 @@
-"""Shared test helpers: access to the reference problems in ../shared/oracles."""
-
-import json
-import os
-from pathlib import Path
+"""Shared test fixtures: the reference problems in ../shared/oracles."""
 
 import pytest
-
-ORACLES = Path(
-    os.environ.get(
-        "ROBUSTMB_ORACLES", Path(__file__).resolve().parents[1].parent / "shared" / "oracles"
-    )
-)
-
-
-def load_oracle(name: str) -> dict:
-    """Load ``<name>.json`` from the oracle folder, skipping the test when it is absent."""
-    path = ORACLES / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"oracle {path} not available (set ROBUSTMB_ORACLES)")
-    return json.loads(path.read_text())
+from _oracles import load_oracle
 
 
 @pytest.fixture

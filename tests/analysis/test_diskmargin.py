@@ -12,12 +12,11 @@ References checked against:
 from __future__ import annotations
 
 import importlib.util
-import json
-from pathlib import Path
 
 import control
 import numpy as np
 import pytest
+from _oracles import load_oracle
 
 from robustmb.analysis.diskmargin import (
     Disk,
@@ -28,16 +27,6 @@ from robustmb.analysis.diskmargin import (
 )
 from robustmb.analysis.norms import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
-
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
-
-
-def load_oracle(name):
-    path = ORACLES / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"oracle file not found: {path}")
-    return json.loads(path.read_text())
-
 
 HAS_MUSSV = importlib.util.find_spec("robustmb.analysis.mussv") is not None
 needs_mussv = pytest.mark.skipif(

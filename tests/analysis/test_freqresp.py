@@ -5,12 +5,11 @@ frequency, closed forms of first/second-order systems, python-control's own eval
 """
 
 import importlib
-import json
-from pathlib import Path
 
 import control
 import numpy as np
 import pytest
+from _oracles import load_oracle
 
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.freqresp import (
@@ -23,8 +22,6 @@ from robustmb.errors import DimensionError, UncertainTypeError
 
 # The package exports the function freqresp under the submodule's name.
 freqresp_module = importlib.import_module("robustmb.analysis.freqresp")
-
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
 
 
 def direct_response(A, B, C, D, omega, dt=0.0):
@@ -192,10 +189,7 @@ def test_frequency_on_pole_gives_inf_and_warns():
 
 def test_discrete_oracle_loop_with_integrators():
     # RobustAndOptimalControl.jl loop L3 (Ts = 0.01): A has eigenvalues exactly at z = 1.
-    path = ORACLES / "mu_julia_L3_discrete_3_complex_scalars.json"
-    if not path.exists():
-        pytest.skip(f"oracle folder not found at {path}")
-    data = json.loads(path.read_text())["system"]
+    data = load_oracle("mu_julia_L3_discrete_3_complex_scalars")["system"]
     A, B, C, D = (np.array(data[k], dtype=float) for k in "ABCD")
     dt = data["Ts"]
     with pytest.warns(RuntimeWarning, match="pole"):

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _oracles import ORACLES, load_oracle
 
 from robustmb.analysis.mu_lower import verify_lower_bound
 from robustmb.analysis.mu_upper import expand_scalings, upper_bound_margin, verify_upper_bound
 from robustmb.analysis.mussv import mussv
 from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
-
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
-
-
-def load_oracle(name):
-    path = ORACLES / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"oracle file {path} is absent (shared/ must sit beside the repository)")
-    return json.loads(path.read_text())
 
 
 def as_matrix(data):

@@ -5,26 +5,15 @@ the H2 norm), closed forms, the oracle files in shared/oracles, and direct evalu
 sigma_max with ``np.linalg.solve`` on dense grids (for certificate checks).
 """
 
-import json
-from pathlib import Path
-
 import control
 import numpy as np
 import pytest
 import slycot
+from _oracles import load_oracle
 
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.norms import h2norm, hinfnorm, peak_gain
 from robustmb.errors import DimensionError, UncertainTypeError
-
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
-
-
-def load_oracle(name):
-    path = ORACLES / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"oracle file not found: {path}")
-    return json.loads(path.read_text())
 
 
 def seeded_rss(seed, *args, **kwargs):

@@ -3,9 +3,6 @@
 Checked against identities, closed forms and the Skogestad & Postlethwaite oracle file.
 """
 
-import json
-from pathlib import Path
-
 import control
 import numpy as np
 import pytest
@@ -21,15 +18,11 @@ from robustmb.decoupling import (
 )
 from robustmb.errors import DimensionError, UncertainTypeError
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
-RGA_ORACLE = ORACLES / "rga_svd_skogestad_examples.json"
 
-
-def _oracle_cases():
-    if not RGA_ORACLE.exists():
-        pytest.skip(f"oracle file {RGA_ORACLE} is absent (shared/ must sit beside the repo)")
-    data = json.loads(RGA_ORACLE.read_text())
-    return {c["name"]: c for c in data["cases"]}
+@pytest.fixture
+def rga_cases(oracle):
+    """The Skogestad & Postlethwaite RGA / condition-number examples, by name."""
+    return {c["name"]: c for c in oracle("rga_svd_skogestad_examples")["cases"]}
 
 
 def _random_complex(rng, n, nw=None):
@@ -148,8 +141,8 @@ def test_gershgorin_of_lti_matches_stack():
 
 
 # -- Skogestad & Postlethwaite oracle ------------------------------------------------------
-def test_rga_oracle_distillation_column():
-    case = _oracle_cases()["distillation LV steady state"]
+def test_rga_oracle_distillation_column(rga_cases):
+    case = rga_cases["distillation LV steady state"]
     G = np.array(case["G"])
     L = rga(G)
     np.testing.assert_allclose(L, case["expected"]["RGA_rounded_1dp"], atol=0.051)
@@ -171,13 +164,13 @@ def test_rga_oracle_distillation_column():
         ("triangular plant (S&P Example 6.12)", "RGA", 1e-14),
     ],
 )
-def test_rga_oracle_examples(name, key, atol):
-    case = _oracle_cases()[name]
+def test_rga_oracle_examples(name, key, atol, rga_cases):
+    case = rga_cases[name]
     np.testing.assert_allclose(rga(np.array(case["G"], float)), case["expected"][key], atol=atol)
 
 
-def test_condition_numbers_oracle():
-    cases = _oracle_cases()
+def test_condition_numbers_oracle(rga_cases):
+    cases = rga_cases
     diag = cases["diagonal plant (S&P Example 3.12 in Skogestad-Python)"]
     G = np.array(diag["G"], float)
     assert condition_number(G) == pytest.approx(diag["expected"]["condition_number"])
@@ -192,9 +185,9 @@ def test_condition_numbers_oracle():
     )
 
 
-def test_minimized_condition_number_matches_the_2x2_closed_form():
+def test_minimized_condition_number_matches_the_2x2_closed_form(rga_cases):
     # For 2x2 plants gamma* = ||L||_1 + sqrt(||L||_1^2 - 1) (S&P appendix A.3.4)
-    case = _oracle_cases()["distillation LV steady state"]
+    case = rga_cases["distillation LV steady state"]
     G = np.array(case["G"])
     n1 = np.abs(rga(G)).sum(axis=0).max()
     r = minimized_condition_number(G)
