@@ -21,11 +21,14 @@ which is the linear matrix inequality ``M^H Pl M + j(M^H Q - Q^H M) - beta^2 Pr 
 
 Two methods are provided:
 
-* ``"fast"``: Osborne balancing of the block norms, then a batched BFGS (vectorised
-  over the frequency stack) on the log-sum-exp smoothing of the eigenvalues (two values
-  of the smoothing parameter) and finally on ``lambda_max`` itself, with ``D``
-  parametrised by upper-triangular blocks with log-diagonals and ``G`` by its Hermitian
-  entries;
+* ``"fast"``: Osborne balancing of the block norms (each channel of a repeated scalar
+  on its own), then a batched BFGS (vectorised over the frequency stack) on the
+  log-sum-exp smoothing of the eigenvalues, with the smoothing parameter relative to
+  the current value and tightened in three stages, and finally on ``lambda_max``
+  itself.  ``D`` is parametrised by upper-triangular blocks with log-diagonals and
+  column-relative off-diagonal entries, ``G`` by its Hermitian entries, and the
+  matrix is normalised at the balanced start: the whole method is invariant under
+  diagonal similarities that commute with the structure (physical units);
 * ``"lmi"``: the fast result refined by a Dinkelbach sequence of semidefinite
   programs (cvxpy) in the coordinates of the current scaling, which converges to
   the optimal D,G bound without bisection.
@@ -47,7 +50,7 @@ __all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
 
 # --------------------------------------------------------------------------- parametrisation
 class ScalingParametrization:
-    """Real parameter vector ``x`` <-> scalings ``(Dl, Dr, Gh)`` of a block structure.
+    """Real parameter vector ``x`` -> scalings ``(Dl, Dr, Gh)`` of a block structure.
 
     Full block ``i``: one parameter ``s`` with ``D_i = exp(s) I``.  Repeated scalar
     block of size ``r``: ``D_i = (I + U) E``, ``E`` diagonal with ``exp`` of ``r``

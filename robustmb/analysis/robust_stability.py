@@ -290,7 +290,12 @@ def _sensitivity(problem, upper, destab, crit, h=1e-3):
     around the critical frequency, with each element's columns of ``M11`` scaled.
     """
     scalar = _scalar_blocks(problem)
-    if all(bi.kind in ("real", "complex") or not np.any(destab[bi.name]) for bi in problem.blocks):
+    # ultidyn values are systems, or zero arrays when the crossing needs none of them
+    if all(
+        bi.kind in ("real", "complex")
+        or (isinstance(destab[bi.name], np.ndarray) and not destab[bi.name].any())
+        for bi in problem.blocks
+    ):
         direction = {
             bi.name: complex(bi.element.normalize(destab[bi.name])) / upper for bi in scalar
         }
