@@ -16,9 +16,12 @@ where ``det Phi(jw) = 0``, i.e. at the imaginary eigenvalues of a Hamiltonian
 pencil built from the state-space data of ``M``.  Between two consecutive such
 frequencies the inertia of ``Phi`` is constant, so one evaluation per segment
 decides it: the certified interval around ``w0`` is exact, not sampled.
-Near-imaginary eigenvalues are kept as candidate crossings (which can only
-split segments, never hide a violation).  Discrete-time models are handled
-through the bilinear map ``z = (1 + s) / (1 - s)``.
+The imaginary parts of all the eigenvalues are kept as candidate crossings: the
+pencil of a degenerate certificate is ill-conditioned enough to move a true
+crossing well off the axis, and a spurious candidate can only split a segment
+(the inequality is checked at the candidate before joining across it), never
+hide a violation.  Discrete-time models are handled through the bilinear map
+``z = (1 + s) / (1 - s)``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ import numpy as np
 import scipy.linalg as sla
 
 from .mu_upper import expand_scalings
+
+# Relative margin by which interval ends are pulled in from their crossing frequencies.
+_EDGE = 1e-9
 
 
 def _dag(x):
@@ -148,6 +154,15 @@ def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
 def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     """Largest interval around ``w0`` on which the multiplier certifies ``mu <= beta``.
 
+    The inequality is checked at the midpoint of every segment between candidate
+    crossings, at ``w0`` and at 0.  Segments are joined across a candidate only where
+    the inequality holds at it and just either side of it (a spurious candidate).  The
+    ends of the interval are pulled in from their crossings by the relative margin
+    ``_EDGE`` and checked there (else they fall back to the midpoint of their segment):
+    a crossing is only known to rounding accuracy, and at a real-mu discontinuity
+    (``mu`` jumps at one frequency) the intervals of the certificates on either side
+    both end at that frequency, so the margin is what leaves the gap that exposes it.
+
     Parameters
     ----------
     sysdata : tuple
@@ -165,8 +180,12 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     the inequality does not hold at ``w0`` itself.
     """
     a, b, c, d = sysdata
-    cross = crossing_frequencies(a, b, c, d, mult.pi(beta))
-    edges = np.concatenate([[0.0], cross[cross > 0], [np.inf]])
+    # Every eigenvalue is a candidate: the pencil of a degenerate certificate can be so
+    # ill-conditioned that a true crossing comes out with a real part of 1e-4 relative.
+    # A spurious candidate costs three probes; the segments are joined across it.
+    cross = crossing_frequencies(a, b, c, d, mult.pi(beta), rtol=np.inf)
+    cross = cross[cross > 0]
+    edges = np.concatenate([[0.0], cross, [np.inf]])
     # Segment midpoints (and the point at infinity) decide each segment's sign.
     seg_lo, seg_hi = edges[:-1], edges[1:]
     with np.errstate(invalid="ignore"):
@@ -175,26 +194,39 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
             np.maximum(2 * seg_lo, seg_lo + 1.0),
             np.where(seg_lo > 0, np.sqrt(seg_lo * seg_hi), 0.5 * seg_hi),
         )
-    probe = np.concatenate([mids, [w0]])
-    vals = fdi_values(evaluate(probe), mult, beta)
-    ok_seg = vals[:-1] < 0
-    if not vals[-1] < 0:
+    nseg, ncross = len(mids), len(cross)
+    probe = np.concatenate([mids, [w0, 0.0], cross * (1 - _EDGE), cross, cross * (1 + _EDGE)])
+    neg = fdi_values(evaluate(probe), mult, beta) < 0
+    ok_seg, at_w0, at_zero = neg[:nseg], neg[nseg], neg[nseg + 1]
+    below, at, above = neg[nseg + 2 :].reshape(3, ncross)
+    if not at_w0:
         return None
-    # A crossing exactly at a segment edge is excluded; the interval is open there.
+    # The segment of w0 (the one to its left when w0 is a candidate itself).
     k = int(np.searchsorted(seg_hi, w0, side="left"))
-    k = min(k, len(ok_seg) - 1)
+    k = min(k, nseg - 1)
     if not ok_seg[k]:
         # w0 sits on a numerically detected crossing inside a negative region.
         return (w0, w0)
+    # Segments j and j + 1 meet at cross[j]: joined only where it is negative too.
+    joins = below & at & above
     lo_k = k
-    while lo_k > 0 and ok_seg[lo_k - 1]:
+    while lo_k > 0 and ok_seg[lo_k - 1] and joins[lo_k - 1]:
         lo_k -= 1
     hi_k = k
-    while hi_k < len(ok_seg) - 1 and ok_seg[hi_k + 1]:
+    while hi_k < nseg - 1 and ok_seg[hi_k + 1] and joins[hi_k]:
         hi_k += 1
-    hi = seg_hi[hi_k]
-    if np.isinf(hi):
-        # Also require the strict inequality at infinity (the feedthrough).
-        if not fdi_values(d[None], mult, beta)[0] < 0:
-            hi = max(seg_lo[hi_k], w0)
-    return (float(seg_lo[lo_k]), float(hi))
+    # Each end is pulled in from its crossing (or falls back to the checked midpoint).
+    if lo_k == 0:
+        lo = 0.0 if at_zero else mids[0]
+    else:
+        lo = cross[lo_k - 1] * (1 + _EDGE) if above[lo_k - 1] else mids[lo_k]
+    lo = min(lo, w0)
+    if hi_k == nseg - 1:
+        if fdi_values(d[None], mult, beta)[0] < 0:
+            return (float(lo), np.inf)
+        # The strict inequality must also hold at infinity (the feedthrough).
+        if hi_k == k:
+            return (float(lo), float(w0))
+        hi_k -= 1
+    hi = cross[hi_k] * (1 - _EDGE) if below[hi_k] else mids[hi_k]
+    return (float(lo), float(max(hi, w0)))

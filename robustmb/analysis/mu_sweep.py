@@ -2,7 +2,9 @@
 
 ``certified_mu_peak`` computes mu bounds on a frequency grid, then turns each
 upper-bound certificate into a certified frequency *interval*
-(:mod:`.frequency_intervals`).  Uncovered gaps are refined with new points;
+(:mod:`.frequency_intervals`).  Uncovered gaps are refined with new points, whose
+bounds are optimised only to just below the level (a certificate stopped there is
+far better conditioned, so valid over a far wider interval, than a tight one);
 where the real-mu upper bound is discontinuous (a pole crossing the axis at
 one frequency only) the gap is closed with certificates of the structure whose
 real blocks are relaxed to complex ones, which are continuous in frequency and
@@ -27,7 +29,15 @@ from .frequency_intervals import (
 )
 from .mussv import mussv_stack
 
-_LOOSE = 0.5  # bounds below this fraction of the level are not tightened further
+_LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tightened further
+# A point placed to certify a known level is optimised only until its bound is below
+# level / (1 + max(rel_gap, _ROOM)): such a bound never raises the level.  A fully
+# optimised real-mu certificate is degenerate (G -> inf and extreme D leave the
+# inequality almost no slack along some directions) and certifies a sliver of
+# frequency around its point, even far below the level (0.7 rad/s at 227 rad/s, with
+# mu 25 % below the level); one stopped early, still close to the balanced start,
+# certifies an interval often a hundred times wider.
+_ROOM = 1e-3
 
 
 @dataclass
@@ -50,9 +60,11 @@ class MuPeak:
         Whether the intervals cover ``[0, inf]`` (``[0, pi/dt]`` in discrete time).
     omega, mu_upper, mu_lower : ndarray
         Every frequency evaluated, with the pointwise bounds.  Each ``mu_upper`` value
-        is certified; far below the level it is not tightened further (half the level
-        is enough for an interval).  ``mu_lower`` is searched only where the upper
-        bound exceeds the best lower bound found (elsewhere it is 0).
+        is certified but not necessarily tight: on the initial grid it is not tightened
+        below half the largest one, and at the frequencies added to close the gaps
+        between intervals it stops just below the level (all an interval needs).
+        ``mu_lower`` is searched only where the upper bound exceeds the best lower
+        bound found (elsewhere it is 0).
     """
 
     upper: float
@@ -222,7 +234,15 @@ def certified_mu_peak(
             chunk, order = order[:size], order[size:]
             if not chunk:
                 break
-            res = mussv_stack(respond([pts[k] for k in chunk]), blk, lower="peak", lower_floor=best)
+            # The upper bounds are known: getting back close to them is enough to seed
+            # the lower-bound search (the last digits of the optimisation are slow).
+            res = mussv_stack(
+                respond([pts[k] for k in chunk]),
+                blk,
+                lower="peak",
+                lower_floor=best,
+                target=[ubs[k] * (1 + _ROOM) for k in chunk],
+            )
             for j, k in enumerate(chunk):
                 if res.delta[j] is not None and res.lower[j] > lbs[k]:
                     lbs[k], deltas[k] = float(res.lower[j]), res.delta[j]
@@ -243,11 +263,16 @@ def certified_mu_peak(
             np.array(lbs),
         )
 
+    def near(level):
+        # the largest bound that never raises the level (see _ROOM)
+        return level / (1 + max(rel_gap, _ROOM))
+
     fixed = level is not None
-    # Far below the level a loose (still certified) bound is enough: it only has
-    # to certify an interval, not set the level.
+    # Below the level a loose (still certified) bound is enough: it only has to
+    # certify an interval, not set the level (see _ROOM).  Without a level, the
+    # bounds close to the largest one are optimised fully: they set the level.
     if fixed:
-        evaluate(grid, blk, False, target=_LOOSE * level)
+        evaluate(grid, blk, False, target=near(level))
     else:
         evaluate(grid, blk, False, rel_target=_LOOSE)
     scale = max(1.0, max(ubs))
@@ -271,7 +296,8 @@ def certified_mu_peak(
         beta0, dmat, gmat = certs[i]
         if beta0 > level:
             return
-        mult = multiplier_from_certificate(blk, max(beta0, 1e-300), dmat, gmat)
+        # beta0 = 0 (mu = 0) has its own limit form, in which G carries the multiplier.
+        mult = multiplier_from_certificate(blk, beta0, dmat, gmat)
         nu0 = float(to_equivalent_frequency(pts[i], dt))
         iv = certified_interval((ca, cb, cc, cd), mult, level, nu0, respond_equiv)
         if iv is not None:
@@ -282,7 +308,9 @@ def certified_mu_peak(
             )
 
     def open_gaps():
-        return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * max(1.0, lo)]
+        # Relative: the intervals meeting at a real-mu discontinuity leave a gap of
+        # a relative width of about 2e-9 (see certified_interval), at any frequency.
+        return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * lo]
 
     relax_after = max_rounds // 2
     for rnd in range(max_rounds + 1):
@@ -316,7 +344,7 @@ def certified_mu_peak(
             new = new[new <= top]
         relaxed = rnd >= relax_after
         n_before = len(pts)
-        evaluate(new, _relaxed(blk) if relaxed else blk, relaxed, target=_LOOSE * level)
+        evaluate(new, _relaxed(blk) if relaxed else blk, relaxed, target=near(level))
         if relaxed:
             # Relaxed certificates are valid for the real structure with G = 0.
             certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
