@@ -126,6 +126,20 @@ class InstrumentedManipulator:
         return self.sensors.matrix
 
 
+def _three_struts(l, h, la, ha, m, I, k, c):
+    """The planar payload of seed 004: strut 1 horizontal at ``(-l/2, -ha)``, struts 2
+    and 3 vertical at ``(-la, -h/2)`` and ``(la, -h/2)``, actuators ``F1, F2, F3``."""
+    return ParallelManipulator(
+        mass=m,
+        inertia=I,
+        spring_points=[[-l / 2, -ha], [-la, -h / 2], [la, -h / 2]],
+        spring_directions=[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]],
+        stiffness=k,
+        damping=c,
+        actuator_names=["F1", "F2", "F3"],
+    )
+
+
 def gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20.0):
     """Planar gravimeter: 3 struts, 2 biaxial accelerometers (seed 004, section 1).
 
@@ -157,15 +171,7 @@ def gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20
     """
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
-    pm = ParallelManipulator(
-        mass=m,
-        inertia=I,
-        spring_points=[[-l / 2, -ha], [-la, -h / 2], [la, -h / 2]],
-        spring_directions=[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]],
-        stiffness=k,
-        damping=c,
-        actuator_names=["F1", "F2", "F3"],
-    )
+    pm = _three_struts(l, h, la, ha, m, I, k, c)
     pts = np.array([[-l / 2, -h / 2], [0.0, h / 2]])
     sensors = pm.accelerometers(pts, names=["Ax1", "Ay1", "Ax2", "Ay2"])
     return InstrumentedManipulator(pm, sensors, pts)
@@ -185,15 +191,7 @@ def collocated_manipulator(*, l=1.0, h=3.4, la=0.5, ha=1.7, m=400.0, I=115.0, k=
            [ 0. ,  1. , -0.5],
            [ 0. ,  1. ,  0.5]])
     """
-    pm = ParallelManipulator(
-        mass=m,
-        inertia=I,
-        spring_points=[[-l / 2, -ha], [-la, -h / 2], [la, -h / 2]],
-        spring_directions=[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]],
-        stiffness=k,
-        damping=c,
-        actuator_names=["F1", "F2", "F3"],
-    )
+    pm = _three_struts(l, h, la, ha, m, I, k, c)
     return InstrumentedManipulator(pm, pm.elongation_sensors(["L1", "L2", "L3"]))
 
 
