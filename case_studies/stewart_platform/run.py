@@ -43,7 +43,7 @@ from robustmb.decoupling.plots import (  # noqa: E402
     coupling_magnitude_plot,
     gershgorin_plot,
     magnitude_plot,
-    rga_number_plot,
+    rga_number_variants_figure,
 )
 from robustmb.decoupling.robust_coupling import worst_case_gershgorin  # noqa: E402
 from robustmb.decoupling.uncertain_plants import uncertain_mechanical_plant  # noqa: E402
@@ -278,17 +278,7 @@ def main(figdir: Path | None = None) -> dict:
         "gershgorin_radii.png",
         figdir,
     )
-    fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
-    rga_number_plot(
-        {"Jacobian": jac.plant, "SVD": svd.plant}, w, ax=axs[0], title="RGA-number (definition)"
-    )
-    rga_number_plot(
-        {"Jacobian": jac.plant, "SVD": svd.plant},
-        w,
-        variant="abs_sum_minus_n",
-        ax=axs[1],
-        title="Seed's plotted variant",
-    )
+    fig = rga_number_variants_figure({"Jacobian": jac.plant, "SVD": svd.plant}, w)
     save(fig, "rga_number.png", figdir)
     fig, axs = plt.subplots(2, 3, figsize=(13, 7))
     for i, ax in enumerate(axs.ravel()):

@@ -16,6 +16,7 @@ __all__ = [
     "coupling_magnitude_plot",
     "gershgorin_plot",
     "rga_number_plot",
+    "rga_number_variants_figure",
     "magnitude_plot",
 ]
 
@@ -138,6 +139,30 @@ def rga_number_plot(plants: dict, omega, *, variant="definition", ax=None, title
         "RGA-number $\\sum|\\Lambda - I|$" if variant == "definition" else "$\\sum|\\Lambda| - n$"
     )
     return _finish(ax, ylabel, title)
+
+
+def rga_number_variants_figure(plants: dict, omega):
+    """Side by side: the RGA-number by definition and the seed's plotted variant.
+
+    The two panels of the decoupling study's Figure 11 comparison (see
+    :func:`rga_number_plot`), for the same plants and frequencies.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> fig = rga_number_variants_figure({"G": np.ones((2, 2, 2)) + np.eye(2)}, [1.0, 2.0])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['RGA-number (definition)', "Seed's plotted variant"]
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+    rga_number_plot(plants, omega, ax=axs[0], title="RGA-number (definition)")
+    rga_number_plot(
+        plants, omega, variant="abs_sum_minus_n", ax=axs[1], title="Seed's plotted variant"
+    )
+    return fig
 
 
 def magnitude_plot(curves: dict, omega, *, ax=None, ylabel="Magnitude", title=None, styles=None):
