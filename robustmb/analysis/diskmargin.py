@@ -1245,7 +1245,9 @@ def _vertex_values(problem, limit=16):
     k = len(reals)
     if k == 0 or 2**k > limit:
         return []
-    corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * k)).reshape(k, -1).T
+    from robustmb.analysis.uncertain_problem import box_vertices
+
+    corners = box_vertices(k)
     return [
         {bi.name: float(bi.element.denormalize(x)) for bi, x in zip(reals, c, strict=True)}
         for c in corners

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._progress import ProgressBar
 from .mu_sweep import MuPeak, certified_mu_peak
-from .uncertain_problem import UncertainProblem, uncertain_problem, values_from_delta
+from .uncertain_problem import UncertainProblem, box_vertices, uncertain_problem, values_from_delta
 
 
 @dataclass
@@ -134,7 +134,7 @@ def parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=(
     k = len(scal)
     dirs = [dict(d) for d in extra_directions]
     if k <= 6:
-        for signs in np.array(np.meshgrid(*[[-1.0, 1.0]] * k)).reshape(k, -1).T:
+        for signs in box_vertices(k):
             dirs.append({bi.name: s for bi, s in zip(scal, signs, strict=True)})
     for _ in range(n_random):
         v = rng.uniform(-1, 1, k)

@@ -71,6 +71,20 @@ class UncertainProblem:
         return is_stable(self.a, self.dt)
 
 
+def box_vertices(k):
+    """The ``2^k`` vertices of the normalised box ``[-1, 1]^k``, one per row.
+
+    Examples
+    --------
+    >>> box_vertices(2)
+    array([[-1., -1.],
+           [ 1., -1.],
+           [-1.,  1.],
+           [ 1.,  1.]])
+    """
+    return np.array(np.meshgrid(*[[-1.0, 1.0]] * k)).reshape(k, -1).T
+
+
 def is_stable(a, dt, margin=0.0):
     if a.shape[0] == 0:
         return True

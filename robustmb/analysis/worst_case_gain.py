@@ -21,7 +21,7 @@ from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
 from .norms import hinfnorm
-from .uncertain_problem import uncertain_problem, values_from_delta
+from .uncertain_problem import box_vertices, uncertain_problem, values_from_delta
 
 _BELOW_ONE = 1.0 - 1e-6  # stop the mu optimisation once this far below 1
 
@@ -175,7 +175,7 @@ def _worst_case_search(
     pts = []
     k = len(scal)
     if k and k <= 6:
-        pts.extend(np.array(np.meshgrid(*[[-1.0, 1.0]] * k)).reshape(k, -1).T)
+        pts.extend(box_vertices(k))
     pts.extend(rng.uniform(-1, 1, (n_random, k)))
     order = list(range(len(pts)))
     if first is not None:
