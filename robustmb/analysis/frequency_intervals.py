@@ -31,20 +31,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from .mu_structure import dagger, hermitian_power
 from .mu_upper import expand_scalings
 
 # Relative margin by which interval ends are pulled in from their crossing frequencies.
 _EDGE = 1e-9
-
-
-def _dag(x):
-    return np.conj(np.swapaxes(x, -1, -2))
-
-
-def _herm_power(g, power):
-    """``(I + G^2)^power`` for Hermitian ``G`` (hypot avoids overflow for large ``G``)."""
-    w, v = np.linalg.eigh(0.5 * (g + _dag(g)))
-    return (v * (np.hypot(1.0, w) ** (2 * power))[None, :]) @ _dag(v)
 
 
 @dataclass(frozen=True)
@@ -57,7 +48,7 @@ class Multiplier:
 
     def pi(self, beta):
         """The constant Hermitian multiplier ``Pi`` for the level ``beta``."""
-        return np.block([[self.x, -1j * self.y], [1j * _dag(self.y), -(beta**2) * self.z]])
+        return np.block([[self.x, -1j * self.y], [1j * dagger(self.y), -(beta**2) * self.z]])
 
 
 def multiplier_from_certificate(blk, beta0, D, G=None) -> Multiplier:
@@ -73,26 +64,26 @@ def multiplier_from_certificate(blk, beta0, D, G=None) -> Multiplier:
     D = np.asarray(D) / np.max(np.abs(D))
     dl, dr, gl, gm, gr = expand_scalings(blk, D, G)
     if beta0 == 0:
-        x, y, z = _dag(dl) @ dl, _dag(dl) @ gm @ dr, _dag(dr) @ dr
+        x, y, z = dagger(dl) @ dl, dagger(dl) @ gm @ dr, dagger(dr) @ dr
     else:
-        pl = _herm_power(gl, -0.5)
-        pr = _herm_power(gr, -0.5)
-        x = _dag(dl) @ pl @ dl
-        y = beta0 * _dag(dl) @ pl @ gm @ dr
-        z = _dag(dr) @ pr @ dr
+        pl = hermitian_power(gl, -0.5)
+        pr = hermitian_power(gr, -0.5)
+        x = dagger(dl) @ pl @ dl
+        y = beta0 * dagger(dl) @ pl @ gm @ dr
+        z = dagger(dr) @ pr @ dr
     # A positive scaling does not change the inequality; unit size helps the pencil.
     scale = max(np.linalg.norm(x), np.linalg.norm(y), np.linalg.norm(z))
     x, y, z = x / scale, y / scale, z / scale
-    return Multiplier(0.5 * (x + _dag(x)), y, 0.5 * (z + _dag(z)))
+    return Multiplier(0.5 * (x + dagger(x)), y, 0.5 * (z + dagger(z)))
 
 
 def fdi_values(responses, mult: Multiplier, beta):
     """``lambda_max(Phi(w))`` for a stack of responses ``M(jw)`` (shape ``(k, n, m)``)."""
     m = responses
-    mh = _dag(m)
+    mh = dagger(m)
     my = mh @ mult.y
-    phi = mh @ mult.x @ m - 1j * my + 1j * _dag(my) - beta**2 * mult.z
-    return np.linalg.eigvalsh(0.5 * (phi + _dag(phi)))[..., -1]
+    phi = mh @ mult.x @ m - 1j * my + 1j * dagger(my) - beta**2 * mult.z
+    return np.linalg.eigvalsh(0.5 * (phi + dagger(phi)))[..., -1]
 
 
 def continuous_equivalent(a, b, c, d, dt):
@@ -133,12 +124,12 @@ def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
     n, mw = b.shape
     cc = np.vstack([c, np.zeros((mw, n))])
     dc = np.vstack([d, np.eye(mw)])
-    q = _dag(cc) @ pi @ cc
-    s = _dag(cc) @ pi @ dc
-    r = _dag(dc) @ pi @ dc
-    big_a = np.block([[a, np.zeros((n, n))], [q, -_dag(a)]])
+    q = dagger(cc) @ pi @ cc
+    s = dagger(cc) @ pi @ dc
+    r = dagger(dc) @ pi @ dc
+    big_a = np.block([[a, np.zeros((n, n))], [q, -dagger(a)]])
     big_b = np.vstack([b, s])
-    big_c = np.hstack([_dag(s), -_dag(b)])
+    big_c = np.hstack([dagger(s), -dagger(b)])
     pencil_a = np.block([[big_a, big_b], [big_c, r]])
     pencil_e = sla.block_diag(np.eye(2 * n), np.zeros((mw, mw)))
     if n == 0:

@@ -28,15 +28,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .mu_structure import COMPLEX, FULL, REAL, BlockStructure, as_matrix_stack
+from .mu_structure import COMPLEX, FULL, REAL, BlockStructure, as_matrix_stack, dagger
 
 __all__ = ["verify_lower_bound", "lower_bound_residual"]
 
 _TINY = 1e-300
-
-
-def _dagger(X):
-    return np.conj(np.swapaxes(X, -1, -2))
 
 
 # --------------------------------------------------------------------------- power iteration
@@ -215,7 +211,7 @@ def _eig_track(MQ, target):
     x = V[r, :, k]
     n = MQ.shape[1]
     shift = lam_k + 1e-13 * (1.0 + np.abs(lam_k))  # keeps the solve away from exact singularity
-    K = _dagger(MQ - shift[:, None, None] * np.eye(n))
+    K = dagger(MQ - shift[:, None, None] * np.eye(n))
     with np.errstate(all="ignore"):
         try:
             y = np.linalg.solve(K, x[..., None])[..., 0]

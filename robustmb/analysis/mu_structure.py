@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import DimensionError, IllPosedError, UncertainTypeError
 
-__all__ = ["Block", "BlockStructure", "as_matrix_stack"]
+__all__ = ["Block", "BlockStructure", "as_matrix_stack", "dagger", "hermitian_power"]
 
 REAL = "real"
 COMPLEX = "complex"
@@ -326,3 +326,22 @@ def as_matrix_stack(M) -> tuple[np.ndarray, bool]:
         where = "M" if single else f"M[{k}]"
         raise IllPosedError(f"{where} has non-finite entries (evaluated at a pole of the model?)")
     return stack, single
+
+
+def dagger(X):
+    """Conjugate transpose of a matrix or of every matrix of a stack."""
+    return np.conj(np.swapaxes(X, -1, -2))
+
+
+def hermitian_power(H, power):
+    """``(I + H^2)^power`` for a Hermitian ``H`` or a stack of them.
+
+    ``hypot`` keeps ``1 + h^2`` from overflowing for very large eigenvalues ``h``.
+
+    Examples
+    --------
+    >>> round(float(hermitian_power(np.array([[3.0]]), 0.5)[0, 0].real), 12)  # sqrt(10)
+    3.162277660168
+    """
+    w, V = np.linalg.eigh(0.5 * (H + dagger(H)))
+    return (V * (np.hypot(1.0, w) ** (2 * power))[..., None, :]) @ dagger(V)

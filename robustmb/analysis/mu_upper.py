@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack
+from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
 
 __all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
 
@@ -172,16 +172,12 @@ class ScalingParametrization:
         return g
 
 
-def _dagger(X):
-    return np.conj(np.swapaxes(X, -1, -2))
-
-
 def _gevp_form(M, Dl, Dr, Gh):
     """``A = Dl M Dr^-1`` and ``X = A^H A + j(A^H Gh - Gh^H A)``."""
-    A = np.swapaxes(np.linalg.solve(_dagger(Dr), _dagger(Dl @ M)), -1, -2).conj()
-    AhG = _dagger(A) @ Gh
-    X = _dagger(A) @ A + 1j * (AhG - _dagger(AhG))
-    return A, 0.5 * (X + _dagger(X))
+    A = np.swapaxes(np.linalg.solve(dagger(Dr), dagger(Dl @ M)), -1, -2).conj()
+    AhG = dagger(A) @ Gh
+    X = dagger(A) @ A + 1j * (AhG - dagger(AhG))
+    return A, 0.5 * (X + dagger(X))
 
 
 def scaled_objective(M, x, param: ScalingParametrization, t=None):
@@ -210,19 +206,19 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
     top = w[:, -1]
     if t is None:
         f = top
-        Pi = V[:, :, -1:] @ _dagger(V[:, :, -1:])
+        Pi = V[:, :, -1:] @ dagger(V[:, :, -1:])
     else:
         t = np.broadcast_to(np.asarray(t, dtype=float), top.shape)
         with np.errstate(over="ignore"):  # far-off eigenvalues: exp(-inf) = 0 is right
             e = np.exp(t[:, None] * (w - top[:, None]))
         s = e.sum(axis=1)
         f = top + np.log(s) / t
-        Pi = (V * (e / s[:, None])[:, None, :]) @ _dagger(V)
+        Pi = (V * (e / s[:, None])[:, None, :]) @ dagger(V)
     with np.errstate(over="ignore", invalid="ignore"):
         # dA enters as 2 Re tr(Pi (A + jGh)^H dA); dA = dDl Dl^-1 A - A dDr Dr^-1
         P = (A + 1j * Gh) @ Pi  # n x m
-        Gamma_l = 2.0 * P @ _dagger(np.linalg.solve(Dl, A))
-        Gamma_r = -2.0 * _dagger(A) @ P @ _dagger(np.linalg.inv(Dr))
+        Gamma_l = 2.0 * P @ dagger(np.linalg.solve(Dl, A))
+        Gamma_r = -2.0 * dagger(A) @ P @ dagger(np.linalg.inv(Dr))
         C = np.conj(A) @ np.swapaxes(Pi, 1, 2)
         g = param.gradient(x, Dl, Dr, Gamma_l, Gamma_r, C)
     # A gradient that overflowed although the value did not: a zero gradient keeps the
@@ -415,7 +411,7 @@ def upper_bound_fast(
     # gradients and G parameters are of order one: BFGS starts from the identity and
     # its stopping rule is relative, both of which assume that.  (G scales with M.)
     Dl0, Dr0, _ = param.matrices(x0)
-    A0 = np.swapaxes(np.linalg.solve(_dagger(Dr0), _dagger(Dl0 @ Ms)), -1, -2).conj()
+    A0 = np.swapaxes(np.linalg.solve(dagger(Dr0), dagger(Dl0 @ Ms)), -1, -2).conj()
     c = np.linalg.norm(A0, 2, axis=(-2, -1))
     c = np.where(np.isfinite(c) & (c > 0), c, 1.0)
     Ms = Ms / c[:, None, None]
@@ -593,12 +589,6 @@ def upper_bound_lmi(M, struct: BlockStructure, Dl, Dr, Gh, *, max_sdp=12, rtol=1
 
 
 # --------------------------------------------------------------------------- certificates
-def _hermitian_power(H: np.ndarray, power: float) -> np.ndarray:
-    """``(I + H^2)^power`` for a stack of Hermitian ``H``."""
-    w, V = np.linalg.eigh(0.5 * (H + _dagger(H)))
-    return (V * ((1.0 + w**2) ** power)[..., None, :]) @ _dagger(V)
-
-
 def certificate_from_gevp(struct: BlockStructure, beta, Dl, Gh):
     """Turn the internal scaling ``(Dl, Gh)`` at bound ``beta`` into the sigma_max form.
 
@@ -619,7 +609,7 @@ def certificate_from_gevp(struct: BlockStructure, beta, Dl, Gh):
     Gl = -Gl * scale[:, None, None]
     D = Dl.copy()
     if struct.has_real and pos.any():
-        F = _hermitian_power(Gl[pos], 0.25)
+        F = hermitian_power(Gl[pos], 0.25)
         D[pos] = F @ Dl[pos]
     return D, Gl
 
@@ -676,19 +666,19 @@ def upper_bound_margin(M, blk, beta, D, G=None):
         G = np.zeros_like(D)
     G = np.broadcast_to(np.asarray(G, dtype=complex), (nw, struct.n_z, struct.n_z))
     Dl, Dr, Gl, Gm, Gr = expand_scalings(struct, D, G)
-    A = np.swapaxes(np.linalg.solve(_dagger(Dr), _dagger(Dl @ Ms)), -1, -2).conj()
+    A = np.swapaxes(np.linalg.solve(dagger(Dr), dagger(Dl @ Ms)), -1, -2).conj()
     out = np.empty(nw)
     pos = beta > 0
     if pos.any():
-        Lf = _hermitian_power(Gl[pos], -0.25)
-        Rf = _hermitian_power(Gr[pos], -0.25)
+        Lf = hermitian_power(Gl[pos], -0.25)
+        Rf = hermitian_power(Gr[pos], -0.25)
         Y = Lf @ (A[pos] / beta[pos, None, None] - 1j * Gm[pos]) @ Rf
         out[pos] = np.linalg.norm(Y, 2, axis=(-2, -1))
     if (~pos).any():
         Az, Gz = A[~pos], Gm[~pos]
-        AhG = _dagger(Az) @ Gz
-        X = _dagger(Az) @ Az - 1j * (AhG - _dagger(AhG))
-        lam = np.linalg.eigvalsh(0.5 * (X + _dagger(X)))[:, -1]
+        AhG = dagger(Az) @ Gz
+        X = dagger(Az) @ Az - 1j * (AhG - dagger(AhG))
+        lam = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
         scale = np.linalg.norm(Az, 2, axis=(-2, -1)) ** 2 + np.finfo(float).tiny
         out[~pos] = lam / scale
     return float(out[0]) if single else out

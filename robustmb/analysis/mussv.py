@@ -26,6 +26,7 @@ from ..errors import UncertainTypeError
 from .mu_lower import lower_bound, verify_lower_bound
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
+    _gevp_form,
     certificate_from_gevp,
     expand_scalings,
     upper_bound_fast,
@@ -347,12 +348,8 @@ def _top_vectors(Mn, Dl, Dr, Gh):
     The top eigenvector ``v`` of ``A^H A + j(A^H Gh - Gh^H A)`` (``A = Dl M Dr^-1``)
     maps back to ``b = Dr^-1 v`` and ``w = Dr^H v``.
     """
-    A = np.swapaxes(
-        np.linalg.solve(np.conj(np.swapaxes(Dr, 1, 2)), np.conj(np.swapaxes(Dl @ Mn, 1, 2))), 1, 2
-    ).conj()
-    AhG = np.conj(np.swapaxes(A, 1, 2)) @ Gh
-    X = np.conj(np.swapaxes(A, 1, 2)) @ A + 1j * (AhG - np.conj(np.swapaxes(AhG, 1, 2)))
-    _, V = np.linalg.eigh(0.5 * (X + np.conj(np.swapaxes(X, 1, 2))))
+    _, X = _gevp_form(Mn, Dl, Dr, Gh)
+    _, V = np.linalg.eigh(X)
     v = V[:, :, -1]
     b = np.linalg.solve(Dr, v[..., None])[..., 0]
     w = np.einsum("bji,bj->bi", Dr.conj(), v)
