@@ -172,9 +172,14 @@ class ScalingParametrization:
         return g
 
 
+def _scaled_matrix(M, Dl, Dr):
+    """``Dl M Dr^-1`` (a stack), by a solve rather than an inverse."""
+    return dagger(np.linalg.solve(dagger(Dr), dagger(Dl @ M)))
+
+
 def _gevp_form(M, Dl, Dr, Gh):
     """``A = Dl M Dr^-1`` and ``X = A^H A + j(A^H Gh - Gh^H A)``."""
-    A = np.swapaxes(np.linalg.solve(dagger(Dr), dagger(Dl @ M)), -1, -2).conj()
+    A = _scaled_matrix(M, Dl, Dr)
     AhG = dagger(A) @ Gh
     X = dagger(A) @ A + 1j * (AhG - dagger(AhG))
     return A, 0.5 * (X + dagger(X))
@@ -411,7 +416,7 @@ def upper_bound_fast(
     # gradients and G parameters are of order one: BFGS starts from the identity and
     # its stopping rule is relative, both of which assume that.  (G scales with M.)
     Dl0, Dr0, _ = param.matrices(x0)
-    A0 = np.swapaxes(np.linalg.solve(dagger(Dr0), dagger(Dl0 @ Ms)), -1, -2).conj()
+    A0 = _scaled_matrix(Ms, Dl0, Dr0)
     c = np.linalg.norm(A0, 2, axis=(-2, -1))
     c = np.where(np.isfinite(c) & (c > 0), c, 1.0)
     Ms = Ms / c[:, None, None]
@@ -666,7 +671,7 @@ def upper_bound_margin(M, blk, beta, D, G=None):
         G = np.zeros_like(D)
     G = np.broadcast_to(np.asarray(G, dtype=complex), (nw, struct.n_z, struct.n_z))
     Dl, Dr, Gl, Gm, Gr = expand_scalings(struct, D, G)
-    A = np.swapaxes(np.linalg.solve(dagger(Dr), dagger(Dl @ Ms)), -1, -2).conj()
+    A = _scaled_matrix(Ms, Dl, Dr)
     out = np.empty(nw)
     pos = beta > 0
     if pos.any():
