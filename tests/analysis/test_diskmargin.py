@@ -11,8 +11,6 @@ References checked against:
 
 from __future__ import annotations
 
-import importlib.util
-
 import control
 import numpy as np
 import pytest
@@ -27,11 +25,6 @@ from robustmb.analysis.diskmargin import (
 )
 from robustmb.analysis.norms import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
-
-HAS_MUSSV = importlib.util.find_spec("robustmb.analysis.mussv") is not None
-needs_mussv = pytest.mark.skipif(
-    not HAS_MUSSV, reason="robustmb.analysis.mussv (multiloop mu) is not available yet"
-)
 
 s = control.tf("s")
 
@@ -238,7 +231,7 @@ def test_discrete_oracle_l3_loop1():
     assert at_w.alpha[0] == pytest.approx(1 / abs(S11 - 0.5), rel=1e-10)
     # The whole-axis loop-1 margin lies below every sampled value; the oracle figure
     # coincides with it to 1e-6 (the Julia test tolerance is 1e-3).
-    whole = diskmargin(L3).loop_at_a_time if HAS_MUSSV else _loops_only(L3)
+    whole = diskmargin(L3).loop_at_a_time
     omega = np.linspace(1e-3, np.pi / L3.dt, 100001)
     grid_alpha, _ = _dense_alpha(lambda z: S(z)[0, 0], omega, 0.0, L3.dt)
     assert whole.alpha[0] <= grid_alpha * (1 + 1e-10)
@@ -288,7 +281,7 @@ def _broken_loop(L, j):
 def test_loop_at_a_time_equals_broken_loops(K):
     P = _satellite()
     for L in (P * control.ss([], [], [], K), control.ss([], [], [], K) * P):
-        loops = diskmargin(L).loop_at_a_time if HAS_MUSSV else _loops_only(L)
+        loops = diskmargin(L).loop_at_a_time
         for j in range(2):
             lj = _broken_loop(L, j)
             single = diskmargin(lj)
@@ -439,7 +432,6 @@ def _assert_singular_at(L, dm, rtol=1e-6):
     assert np.max(np.abs(dm.delta)) == pytest.approx(dm.upper, rel=1e-6)
 
 
-@needs_mussv
 def test_satellite_multiloop_identity_controller():
     oracle = load_oracle("diskmargin_mimo_spinning_satellite")
     case = oracle["cases"][0]
@@ -466,7 +458,6 @@ def test_satellite_multiloop_identity_controller():
     assert both.loop_at_a_time.channels == tuple(P.output_labels + P.input_labels)
 
 
-@needs_mussv
 def test_satellite_multiloop_triangular_controller():
     oracle = load_oracle("diskmargin_mimo_spinning_satellite")
     case = oracle["cases"][1]
@@ -485,7 +476,6 @@ def test_satellite_multiloop_triangular_controller():
         _assert_singular_at(L, dm.multiloop)
 
 
-@needs_mussv
 def test_multiloop_discrete_l3_against_grid_mu():
     oracle = load_oracle("mu_julia_L3_discrete_3_complex_scalars")
     L3 = _l3()
@@ -501,7 +491,6 @@ def test_multiloop_discrete_l3_against_grid_mu():
 
 
 # ---------------------------------------------------------------------------- worst case
-@needs_mussv
 def test_wcdiskmargin_siso_real_gain():
     import robustmb as rmb
 
@@ -521,7 +510,6 @@ def test_wcdiskmargin_siso_real_gain():
 
 
 @pytest.mark.slow
-@needs_mussv
 def test_wcdiskmargin_integrator_is_gain_independent():
     # k/s has disk margin 2 for every k > 0, at every frequency (a flat mu: slow to cover).
     import robustmb as rmb
@@ -533,7 +521,6 @@ def test_wcdiskmargin_integrator_is_gain_independent():
     assert res.lower <= res.upper
 
 
-@needs_mussv
 def test_wcdiskmargin_dynamic_uncertainty():
     import robustmb as rmb
 
@@ -566,7 +553,6 @@ def test_wcdiskmargin_dynamic_uncertainty():
 
 
 @pytest.mark.slow
-@needs_mussv
 def test_wcdiskmargin_mimo_satellite_uncertain_spin():
     import robustmb as rmb
 
