@@ -22,7 +22,13 @@ import numpy as np
 
 from .._progress import ProgressBar
 from .mu_sweep import MuPeak, certified_mu_peak
-from .uncertain_problem import UncertainProblem, box_vertices, uncertain_problem, values_from_delta
+from .uncertain_problem import (
+    UncertainProblem,
+    box_vertices,
+    uncertain_problem,
+    unstable_centre_reason,
+    values_from_delta,
+)
 
 
 @dataclass
@@ -47,6 +53,12 @@ class RobstabResult:
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.
+    reason : str
+        One sentence saying how the bounds arose, and why when they are degenerate:
+        a closed loop that is already unstable at the centre of the ranges (margin
+        0, no critical frequency), no destabilising perturbation found (``upper =
+        inf``), a pole escaping to infinity (``critical_frequency = inf``), or an
+        analysis restricted to a frequency grid.
     """
 
     lower: float
@@ -56,6 +68,7 @@ class RobstabResult:
     sensitivity: dict = field(default_factory=dict)
     certified: bool = False
     mu: MuPeak | None = field(default=None, repr=False)
+    reason: str = ""
 
     @property
     def is_robustly_stable(self):
@@ -196,6 +209,15 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
     -------
     RobstabResult
 
+    Notes
+    -----
+    A loop that is already unstable with every element at the centre of its range
+    has no stability margin: the result is ``lower = upper = 0`` with no critical
+    frequency (``nan``), ``destabilizing`` holds the centre values, and
+    ``reason`` says so and lists the unstable poles.  This is what an open loop
+    gives (for instance a signal left unconnected in :func:`~robustmb.connect`);
+    read ``reason`` whenever a bound is 0, ``inf`` or ``nan``.
+
     Examples
     --------
     >>> import control
@@ -218,7 +240,8 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
             )
             for bi in problem.blocks
         }
-        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None)
+        reason = unstable_centre_reason(problem, "robstab")
+        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
         return _robstab(problem, omega, sensitivity, bar)
 
@@ -273,7 +296,30 @@ def _robstab(problem, omega, sensitivity, bar):
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
-    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak)
+    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap)
+    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+
+
+def _robstab_reason(lower, upper, crit, covered, omega, cap):
+    """One sentence on how the bounds of :func:`robstab` arose."""
+    where = (
+        "on the whole frequency axis"
+        if covered
+        else "on the given frequencies only"
+        if omega is not None
+        else "on part of the frequency axis only (not certified)"
+    )
+    low = f"lower bound {lower:.6g} from the mu upper bound {where}"
+    if not np.isfinite(upper):
+        return (
+            f"robstab: {low}; no destabilising perturbation was found (searched up to "
+            f"{cap:.3g} times the ranges), so upper = inf"
+        )
+    if np.isinf(crit):
+        at = "a closed-loop pole escaping to infinity (limit value, see destabilizing)"
+    else:
+        at = f"a closed-loop pole at {crit:.6g} rad/s"
+    return f"robstab: {low}; upper bound {upper:.6g} realised by destabilizing, with {at}"
 
 
 def _sensitivity(problem, upper, destab, crit, h=1e-3):
