@@ -7,8 +7,10 @@ range centres, see :mod:`.uncertain_problem`).
 - ``lower`` (guaranteed margin) comes from a certified upper bound of mu on
   every frequency (:func:`.mu_sweep.certified_mu_peak`).
 - ``upper`` comes from an actual destabilising perturbation, verified by
-  substitution: the substituted system has a pole on the stability boundary
-  (at ``critical_frequency``).  Candidates come from the mu lower bound and,
+  substitution: the substituted system has a pole beyond the stability
+  boundary by more than the rounding error of its eigenvalues, or on it (at
+  ``critical_frequency``; ``inf`` when the pole comes from infinity, as when a
+  leading coefficient such as a mass crosses zero).  Candidates come from the mu lower bound and,
   for real and complex parameters, from a direct search over the parameter
   box that finds the smallest scaling at which a pole reaches the boundary
   (this also catches the frequency-isolated crossings of real parameters).
@@ -22,7 +24,13 @@ import numpy as np
 
 from .._progress import ProgressBar
 from .mu_sweep import MuPeak, certified_mu_peak
-from .uncertain_problem import UncertainProblem, box_vertices, uncertain_problem, values_from_delta
+from .uncertain_problem import (
+    UncertainProblem,
+    box_vertices,
+    uncertain_problem,
+    unstable_centre_reason,
+    values_from_delta,
+)
 
 
 @dataclass
@@ -47,6 +55,12 @@ class RobstabResult:
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.
+    reason : str
+        One sentence saying how the bounds arose, and why when they are degenerate:
+        a closed loop that is already unstable at the centre of the ranges (margin
+        0, no critical frequency), no destabilising perturbation found (``upper =
+        inf``), a pole escaping to infinity (``critical_frequency = inf``), or an
+        analysis restricted to a frequency grid.
     """
 
     lower: float
@@ -56,6 +70,7 @@ class RobstabResult:
     sensitivity: dict = field(default_factory=dict)
     certified: bool = False
     mu: MuPeak | None = field(default=None, repr=False)
+    reason: str = ""
 
     @property
     def is_robustly_stable(self):
@@ -163,17 +178,73 @@ def parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=(
     return a_best, d_best
 
 
-def _verify_boundary_pole(problem, values, tol=1e-6):
-    """The substituted system has a pole on the stability boundary (or beyond it)."""
-    sys = problem.model.usubs(values)
+# Pushes beyond a bisected crossing, tried in turn until the substituted loop is
+# verifiably unstable (the crossing itself is only known to rounding accuracy).
+_PUSHES = (0.0, 1e-9, 1e-7, 1e-5, 1e-3)
+# A pole this many times beyond the centre loop's spectral radius escapes to infinity.
+_ESCAPE = 1e6
+
+
+def _substituted_poles(problem, values):
+    """Closed-loop poles at ``values``; None when the substitution is not well-posed."""
+    from ..errors import RobustMBError
+
+    try:
+        sys = problem.model.usubs(values)
+    except (RobustMBError, ValueError, np.linalg.LinAlgError):
+        return None
     a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
-    if a.shape[0] == 0:
-        return False
-    ev = np.linalg.eigvals(a)
-    scale = max(1.0, np.max(np.abs(ev)))
-    if problem.dt:
-        return bool(np.max(np.abs(ev)) >= 1.0 - tol)
-    return bool(np.max(ev.real) >= -tol * scale)
+    if a.shape[0] == 0 or not np.all(np.isfinite(a)):
+        return None
+    return np.linalg.eigvals(a), float(np.linalg.norm(a, 1))
+
+
+def _boundary_distance(ev, dt):
+    """Signed distance of the worst pole beyond the boundary, and that pole."""
+    k = int(np.argmax(np.abs(ev))) if dt else int(np.argmax(ev.real))
+    return (float(np.abs(ev[k]) - 1.0) if dt else float(ev[k].real)), ev[k]
+
+
+def verified_crossing(problem, alpha, values_at):
+    """Check a candidate destabilising perturbation by the poles of the substituted loop.
+
+    ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
+    (``t = 1``: scaling ``alpha``).  The candidate is accepted at the smallest
+    push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
+    the stability boundary by more than the rounding error of its eigenvalues
+    (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
+    failing that, a pole on the boundary within that error at ``t = 1`` (a
+    tangential crossing).  Never raises: an ill-posed substitution is no witness.
+
+    Returns
+    -------
+    None, or ``(scaling, values, frequency)``; ``frequency`` is ``inf`` when the
+    destabilising pole comes from infinity (a pole escaping as the scaling
+    approaches the crossing).
+    """
+    ref = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(1)
+    radius = float(np.max(np.abs(ref), initial=0.0))
+    tangential = None
+    for eta in _PUSHES:
+        vals = values_at(1.0 + eta)
+        got = _substituted_poles(problem, vals)
+        if got is None:
+            continue
+        ev, norm = got
+        noise = 16 * np.finfo(float).eps * max(norm, 1.0 if problem.dt else 0.0)
+        dist, pole = _boundary_distance(ev, problem.dt)
+        if dist > noise:
+            if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
+                freq = np.inf
+            elif problem.dt:
+                freq = float(abs(np.angle(pole)) / problem.dt)
+            else:
+                freq = float(abs(pole.imag))
+            return alpha * (1.0 + eta), vals, freq
+        if eta == 0.0 and abs(dist) <= noise:
+            freq = float(abs(np.angle(pole)) / problem.dt) if problem.dt else float(abs(pole.imag))
+            tangential = (alpha, vals, freq)
+    return tangential
 
 
 def robstab(usys, *, omega=None, progress=False, sensitivity=True):
@@ -195,6 +266,15 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
     Returns
     -------
     RobstabResult
+
+    Notes
+    -----
+    A loop that is already unstable with every element at the centre of its range
+    has no stability margin: the result is ``lower = upper = 0`` with no critical
+    frequency (``nan``), ``destabilizing`` holds the centre values, and
+    ``reason`` says so and lists the unstable poles.  This is what an open loop
+    gives (for instance a signal left unconnected in :func:`~robustmb.connect`);
+    read ``reason`` whenever a bound is 0, ``inf`` or ``nan``.
 
     Examples
     --------
@@ -218,7 +298,8 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
             )
             for bi in problem.blocks
         }
-        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None)
+        reason = unstable_centre_reason(problem, "robstab")
+        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
         return _robstab(problem, omega, sensitivity, bar)
 
@@ -230,10 +311,14 @@ def _robstab(problem, omega, sensitivity, bar):
     lower = (
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
     )
+    # candidates: (scaling, values scaled by t, perturbation matrix or None)
     candidates = []
     if peak.lower > 0 and peak.lower_delta is not None:
-        vals = values_from_delta(problem, peak.lower_delta, peak.lower_frequency)
-        candidates.append((1.0 / peak.lower, vals, peak.lower_frequency, peak.lower_delta))
+
+        def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
+            return values_from_delta(problem, t * delta, w)
+
+        candidates.append((1.0 / peak.lower, from_mu, peak.lower_delta))
     cap = 2.0 * (
         candidates[0][0]
         if candidates
@@ -243,7 +328,7 @@ def _robstab(problem, omega, sensitivity, bar):
     )
     mu_dirs = []
     if candidates:
-        delta = candidates[0][3]
+        delta = candidates[0][2]
         d = {
             bi.name: float(np.real(np.mean(np.diag(delta[bi.w, bi.z])))) * peak.lower
             for bi in _scalar_blocks(problem)
@@ -254,26 +339,56 @@ def _robstab(problem, omega, sensitivity, bar):
     found = parameter_search(problem, cap, extra_directions=mu_dirs)
     if found is not None:
         alpha, direction = found
-        diag = _diag_from(problem, {k: alpha * v for k, v in direction.items()})
-        _, w_cross = stability_abscissa(problem, diag)
-        vals = {
-            bi.name: bi.element.denormalize(alpha * direction[bi.name]).item()
-            for bi in _scalar_blocks(problem)
-        }
-        for bi in problem.blocks:
-            if bi.name not in vals:
-                vals[bi.name] = np.zeros(bi.element.shape)
-        candidates.append((alpha, vals, w_cross, None))
+
+        def from_search(t, alpha=alpha, direction=direction):
+            vals = {
+                bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
+                for bi in _scalar_blocks(problem)
+            }
+            for bi in problem.blocks:
+                if bi.name not in vals:
+                    vals[bi.name] = np.zeros(bi.element.shape)
+            return vals
+
+        candidates.append((alpha, from_search, None))
     upper, crit, destab = np.inf, np.nan, {}
-    for alpha, vals, w, _ in sorted(candidates, key=lambda c: c[0]):
-        if _verify_boundary_pole(problem, vals):
-            upper, crit, destab = alpha, w, vals
+    for alpha, values_at, _ in sorted(candidates, key=lambda c: c[0]):
+        if alpha >= upper:
             break
+        got = verified_crossing(problem, alpha, values_at)
+        if got is not None and got[0] < upper:
+            upper, destab, crit = got
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
-    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak)
+    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap)
+    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+
+
+def _robstab_reason(lower, upper, crit, covered, omega, cap):
+    """One sentence on how the bounds of :func:`robstab` arose."""
+    where = (
+        "on the whole frequency axis"
+        if covered
+        else "on the given frequencies only"
+        if omega is not None
+        else "on part of the frequency axis only (not certified)"
+    )
+    low = f"lower bound {lower:.6g} from the mu upper bound {where}"
+    if not np.isfinite(upper):
+        return (
+            f"robstab: {low}; no destabilising perturbation was found (searched up to "
+            f"{cap:.3g} times the ranges), so upper = inf"
+        )
+    if np.isinf(crit):
+        at = (
+            "a closed-loop pole that escapes to infinity at the crossing (destabilizing "
+            "lies just beyond it, where that pole has come back unstable)"
+        )
+    else:
+        at = f"a closed-loop pole at {crit:.6g} rad/s"
+    return f"robstab: {low}; upper bound {upper:.6g} realised by destabilizing, with {at}"
 
 
 def _sensitivity(problem, upper, destab, crit, h=1e-3):

@@ -207,3 +207,33 @@ def values_from_delta(problem: UncertainProblem, delta, w0):
             first = blockd[:p, :q]
             out[bi.name] = ltidyn_interpolant(first * bi.element.bound, w0, problem.dt)
     return out
+
+
+def unstable_centre_reason(problem: UncertainProblem, what: str) -> str:
+    """Why an analysis stops at once: the loop is unstable with every element at its centre.
+
+    Names the unstable poles, and says whether the centre is the nominal point, so a
+    user who left a signal unconnected (an open loop) sees it at once.
+    """
+    ev = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(0)
+    bad = ev[np.abs(ev) >= 1.0] if problem.dt else ev[ev.real >= 0]
+    shown = ", ".join(f"{z:.4g}" for z in sorted(bad, key=lambda z: -z.real)[:4])
+    more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+    off_nominal = [
+        bi.name
+        for bi in problem.blocks
+        if bi.kind == "real" and not np.isclose(bi.element.center, bi.element.nominal)
+    ]
+    where = (
+        "at the centre of the uncertainty ranges"
+        if not off_nominal
+        else "at the centre of the uncertainty ranges (not the nominal values for "
+        + ", ".join(off_nominal)
+        + ")"
+    )
+    return (
+        f"{what}: the closed loop is unstable {where}, with {len(bad)} pole(s) "
+        f"{'outside the unit circle' if problem.dt else 'in the closed right half-plane'}: "
+        f"{shown}{more}; no margin or critical frequency exists (check the loop is closed: "
+        "an unconnected signal leaves it open)"
+    )

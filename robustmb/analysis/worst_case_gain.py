@@ -21,7 +21,12 @@ from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
 from .norms import hinfnorm
-from .uncertain_problem import box_vertices, uncertain_problem, values_from_delta
+from .uncertain_problem import (
+    box_vertices,
+    uncertain_problem,
+    unstable_centre_reason,
+    values_from_delta,
+)
 
 _BELOW_ONE = 1.0 - 1e-6  # stop the mu optimisation once this far below 1
 
@@ -40,6 +45,10 @@ class WcgainResult:
         Frequency of the worst-case peak.
     worst : dict
         ``{name: value}`` achieving ``lower``.
+    reason : str
+        One sentence saying how the bounds arose, and why when they are degenerate
+        (a loop unstable at the centre of the ranges, a loop not robustly stable
+        over the set, no whole-axis certificate).
     """
 
     lower: float
@@ -48,11 +57,26 @@ class WcgainResult:
     worst: dict
     certified: bool = False
     mu: MuPeak | None = field(default=None, repr=False)
+    reason: str = ""
 
 
 @dataclass
 class RobgainResult:
-    """Result of :func:`robgain`: bounds of the largest uncertainty scaling keeping gain < gamma."""
+    """Result of :func:`robgain`: bounds of the largest uncertainty scaling keeping gain < gamma.
+
+    Attributes
+    ----------
+    lower, upper : float
+        Bounds of the margin (normalised units, 1 = the declared ranges).
+    critical_frequency : float
+        Frequency of the peak gain of ``worst``.
+    gamma : float
+    certified : bool
+    worst : dict
+        ``{name: value}`` at scaling ``upper`` whose peak gain reaches ``gamma``.
+    reason : str
+        One sentence saying how the bounds arose, and why when they are degenerate.
+    """
 
     lower: float
     upper: float
@@ -60,6 +84,7 @@ class RobgainResult:
     gamma: float
     certified: bool = False
     worst: dict = field(default_factory=dict)
+    reason: str = ""
 
 
 def _augmented_blk(problem):
@@ -215,6 +240,14 @@ def wcgain(usys, *, omega=None, progress=False):
     -------
     WcgainResult
 
+    Notes
+    -----
+    A loop unstable with every element at the centre of its range has infinite
+    gain: the result is ``lower = upper = inf`` with no critical frequency, and
+    ``reason`` says so and lists the unstable poles (an open loop, for instance
+    from a signal left unconnected, gives this).  ``upper = inf`` with a finite
+    ``lower`` means no finite level could be certified; ``reason`` says why.
+
     Examples
     --------
     >>> import control
@@ -227,7 +260,8 @@ def wcgain(usys, *, omega=None, progress=False):
     """
     problem = uncertain_problem(usys, what="wcgain")
     if not problem.centre_stable:
-        return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
+        reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
+        return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
         return _wcgain(problem, omega, bar)
 
@@ -264,9 +298,15 @@ def _wcgain(problem, omega, bar):
                     # An ill-posed substitution is not a member of the set: no candidate.
                     pass
     if not np.all(np.isfinite(gam)):
-        return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None)
+        reason = (
+            "wcgain: no finite gain level is certified at some frequencies (mu of the "
+            "uncertainty block reaches 1: the loop may not be robustly stable over the "
+            "ranges; see robstab), so upper = inf"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None, reason)
     if omega is not None:
-        return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None)
+        reason = "wcgain: bounds of the largest gain over the given frequencies only"
+        return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None, reason)
     # Certify a level slightly above the grid's; a failure names new frequencies,
     # where the pointwise bounds are recomputed.
     # no level below a realised gain can be certified
@@ -276,12 +316,17 @@ def _wcgain(problem, omega, bar):
         peak = _certify_level(problem, level, progress=bar.start)
         if peak.covered:
             bar.advance(label="done")
-            return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak)
+            reason = (
+                "wcgain: upper certified on the whole frequency axis by mu; lower is the "
+                "peak gain of the substituted worst case"
+            )
+            return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason)
         extra = pointwise_gain_bounds(problem, peak.omega)
         if not np.all(np.isfinite(extra)):
             break
         level = max(level, float(np.max(extra))) * 1.001
-    return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, peak)
+    reason = "wcgain: the whole-axis certificate of a finite level failed, so upper = inf"
+    return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, peak, reason)
 
 
 def robgain(usys, gamma, *, omega=None, progress=False):
@@ -304,6 +349,12 @@ def robgain(usys, gamma, *, omega=None, progress=False):
         ``upper`` is realised by parameter values (``worst``) whose actual
         peak gain reaches ``gamma``.
 
+    Notes
+    -----
+    A loop unstable with every element at the centre of its range has margin 0
+    (``lower = upper = 0``, no critical frequency), and ``reason`` says so and
+    lists the unstable poles.
+
     Examples
     --------
     >>> import control
@@ -317,6 +368,9 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     problem = uncertain_problem(usys, what="robgain")
     if gamma <= 0:
         raise ValueError(f"robgain: gamma must be positive, got {gamma}")
+    if not problem.centre_stable:
+        reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
+        return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
         return _robgain(problem, gamma, omega, bar)
 
@@ -366,7 +420,19 @@ def _robgain(problem, gamma, omega, bar):
                 break
         upper, crit, worst = a_hi, f, vals
     bar.advance(label="done")
-    return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst)
+    where = (
+        "on the whole frequency axis"
+        if certified
+        else "on the given frequencies only"
+        if omega is not None
+        else "on a frequency grid only (not certified)"
+    )
+    reason = f"robgain: lower bound {lo:.6g} from mu {where}; " + (
+        f"upper bound {upper:.6g} realised by worst, whose peak gain reaches gamma"
+        if np.isfinite(upper)
+        else "no perturbation reaching gamma was found, so upper = inf"
+    )
+    return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason)
 
 
 __all__ = ["wcgain", "robgain", "WcgainResult", "RobgainResult"]
