@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+from scipy import sparse
+from scipy.sparse import csgraph
 
 from ..errors import IllPosedError, NameConflictError
 
@@ -169,33 +171,88 @@ def append(reals) -> tuple[Realization, list[int], list[int]]:
     return Realization(a, b, c, d, merged), nus, nys
 
 
-def _loop_signals(matrix, names):
-    """Names of the signals that carry the null direction of a singular loop matrix."""
-    _, s, vh = np.linalg.svd(matrix)
-    v = np.abs(vh[-1])
-    involved = [n for n, vi in zip(names, v, strict=True) if vi > 1e-6 * v.max()]
-    return involved
+def _cyclic_components(gain):
+    """Index arrays of the strongly connected parts of the loop gain's graph that hold a cycle.
+
+    Signal ``i`` feeds signal ``j`` when ``gain[j, i] != 0``.  Outside these parts
+    the loop ``I - gain`` is (block) triangular with unit diagonal: its determinant
+    is exactly 1 whatever the magnitude of the entries, so a series chain is never
+    an algebraic loop.
+    """
+    pattern = gain != 0
+    # Cheap exits: a strictly triangular gain (series connections) has no cycle.
+    if not np.tril(pattern).any() or not np.triu(pattern).any():
+        return []
+    ncomp, labels = csgraph.connected_components(
+        sparse.csr_matrix(pattern), directed=True, connection="strong"
+    )
+    sizes = np.bincount(labels, minlength=ncomp)
+    cyclic = sizes > 1
+    selfloop = np.flatnonzero(np.diagonal(pattern))
+    cyclic[labels[selfloop]] = True
+    if not cyclic.any():
+        return []
+    order = np.argsort(labels, kind="stable")
+    bounds = np.cumsum(sizes)
+    return [order[bounds[k] - sizes[k] : bounds[k]] for k in np.flatnonzero(cyclic)]
 
 
-def loop_inverse(matrix, names, what="interconnection"):
-    """Inverse of ``I - D F`` style loop matrices, with an error naming the loop's signals."""
-    n = matrix.shape[0]
+def _balanced(gain):
+    """``(B, t)`` with ``B = diag(t)^-1 gain diag(t)``: a diagonal similarity that evens the
+    row and column norms, so the loop test does not depend on the signals' units."""
+    if gain.shape[0] < 2:
+        return gain, np.ones(gain.shape[0])
+    # LAPACK's gebal without permutation: ``scale`` holds the diagonal of the similarity.
+    gebal = sla.get_lapack_funcs("gebal", (gain,))
+    bal, _, _, scale, _ = gebal(gain, scale=1, permute=0)
+    return bal, np.asarray(scale, dtype=float)
+
+
+def singular_loop(gain, components=None):
+    """Indices of the signals of a singular algebraic loop ``I - gain``, or ``None``.
+
+    The test is structural and scale-aware: only the strongly connected parts of
+    the signal graph (actual loops) are tested, each after a diagonal balancing,
+    with a 1-norm condition number of ``I - B`` against ``1e3 n eps``.
+    """
+    if components is None:
+        components = _cyclic_components(gain)
+    for idx in components:
+        sub, _ = _balanced(gain[np.ix_(idx, idx)])
+        k = len(idx)
+        m = np.eye(k) - sub
+        try:
+            cond = np.linalg.norm(m, 1) * np.linalg.norm(np.linalg.inv(m), 1)
+        except np.linalg.LinAlgError:
+            cond = np.inf
+        if not np.isfinite(cond) or cond * 1e3 * k * np.finfo(float).eps >= 1.0:
+            # The signals carrying the loop's null direction name it.
+            _, _, vh = np.linalg.svd(m)
+            v = np.abs(vh[-1])
+            return idx[v > 1e-6 * v.max()] if v.max() > 0 else idx
+    return None
+
+
+def loop_inverse(gain, names, what="interconnection"):
+    """Inverse of the loop matrix ``I - gain``, with an error naming the loop's signals."""
+    n = gain.shape[0]
     if n == 0:
-        return matrix
-    # An LU-based inverse and a 1-norm condition number: an SVD per operation would
-    # dominate the cost of large builds; the SVD only runs to name an ill-posed loop.
-    try:
-        inverse = np.linalg.inv(matrix)
-        cond = np.linalg.norm(matrix, 1) * np.linalg.norm(inverse, 1)
-    except np.linalg.LinAlgError:
-        cond = np.inf
-    if not np.isfinite(cond) or cond * 1e3 * n * np.finfo(float).eps >= 1.0:
-        signals = _loop_signals(matrix, names) if names is not None else []
+        return np.eye(0, dtype=gain.dtype)
+    components = _cyclic_components(gain)
+    if not components:
+        # Unit (block) triangular: an LU inverse is exact up to rounding at any scale.
+        return np.linalg.inv(np.eye(n) - gain)
+    bad = singular_loop(gain, components)
+    if bad is not None:
+        signals = [names[i] for i in bad] if names is not None else []
         raise IllPosedError(
             f"the {what} is ill-posed: its algebraic loop through "
             f"{', '.join(map(str, signals)) or 'the connected signals'} has no unique solution"
         )
-    return inverse
+    # Invert the balanced loop and undo the similarity: accurate for badly scaled loops.
+    bal, t = _balanced(gain)
+    q = np.linalg.inv(np.eye(n) - bal)
+    return t[:, None] * q / t[None, :]
 
 
 def close(real: Realization, rin, fb, lout, dvo=None, *, loop_names=None) -> Realization:
@@ -211,7 +268,6 @@ def close(real: Realization, rin, fb, lout, dvo=None, *, loop_names=None) -> Rea
     cz, cy = real.c[:nz], real.c[nz:]
     dzw, dzu = real.d[:nz, :nw], real.d[:nz, nw:]
     dyw, dyu = real.d[nz:, :nw], real.d[nz:, nw:]
-    ny = cy.shape[0]
     rin = np.asarray(rin)
     lout = np.asarray(lout)
     nv = rin.shape[1]
@@ -223,7 +279,7 @@ def close(real: Realization, rin, fb, lout, dvo=None, *, loop_names=None) -> Rea
         ycx, ydw, ydv = cy, dyw, dyu @ rin
     else:
         fb = np.asarray(fb)
-        q = loop_inverse(np.eye(ny) - dyu @ fb, loop_names)
+        q = loop_inverse(dyu @ fb, loop_names)
         # y = q (Cy x + Dyw w + Dyu rin v)
         ycx, ydw, ydv = q @ cy, q @ dyw, q @ (dyu @ rin)
         cu, dwu, dvu = fb @ ycx, fb @ ydw, rin + fb @ ydv
@@ -279,9 +335,8 @@ def lower_close(a, b, c, d, nk_in, nk_out, k, *, names=None):
     d_rr, d_rs, d_sr, d_ss = d[:no, :ni], d[:no, ni:], d[no:, :ni], d[no:, ni:]
     if nk_out == 0:
         return a, b_r, c_r, d_rr
-    loop = np.eye(nk_out) - d_ss @ k
     what = "LFT" if names is None else "LFT at the values given for " + ", ".join(map(str, names))
-    kq = k @ loop_inverse(loop, None, what)
+    kq = k @ loop_inverse(d_ss @ k, None, what)
     a2 = a + b_s @ kq @ c_s
     b2 = b_r + b_s @ kq @ d_sr
     c2 = c_r + d_rs @ kq @ c_s

@@ -173,9 +173,7 @@ def check_nominal_well_posed(model: UncertainModel, what: str):
     }
     delta = sla.block_diag(*delta_at(real, nomv))
     d11 = real.d[: real.nz, : real.nw]
-    loop = np.eye(real.nz) - d11 @ delta
-    s = np.linalg.svd(loop, compute_uv=False)
-    if s.size and s[-1] <= 1e3 * real.nz * np.finfo(float).eps * max(1.0, s[0]):
+    if rz.singular_loop(d11 @ delta) is not None:
         raise IllPosedError(
             f"{what} is ill-posed at the nominal values of {list(real.blocks)}: "
             "the uncertainty loop I - M11 Delta is singular there"
