@@ -350,26 +350,35 @@ def directional_crossing(abscissa_of, direction, tmax, n_scan=64):
 # Structured singular value: brute-force lower bounds
 
 
-def random_structured(blk, rng, real_data=False):
-    """A random perturbation in the MATLAB ``blk`` structure with every block norm 1."""
-    rows = sum(abs(c) if c else abs(r) for r, c in blk)
-    cols = sum(abs(r) for r, c in blk)
-    delta = np.zeros((rows, cols), complex)
+def _delta_shape(blk):
+    """``Delta`` is ``(sum r) x (sum c)`` (a scalar block counts ``|r|`` for both)."""
+    rows = sum(abs(r) for r, c in blk)
+    cols = sum(abs(c) if c else abs(r) for r, c in blk)
+    return rows, cols
+
+
+def _block_slices(blk):
     i = j = 0
     for r, c in blk:
+        p, q = abs(r), (abs(c) if c else abs(r))
+        yield r, c, slice(i, i + p), slice(j, j + q)
+        i, j = i + p, j + q
+
+
+def random_structured(blk, rng):
+    """A random perturbation in the MATLAB ``blk`` structure with every block norm at most 1."""
+    delta = np.zeros(_delta_shape(blk), complex)
+    for r, c, si, sj in _block_slices(blk):
         if c == 0:
             k = abs(r)
             if r < 0:
                 val = rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1)
             else:
                 val = np.exp(2j * np.pi * rng.uniform())
-            delta[i : i + k, j : j + k] = val * np.eye(k) / abs(val) if r > 0 else val * np.eye(k)
-            i, j = i + k, j + k
+            delta[si, sj] = val * np.eye(k)
         else:
-            blkm = rng.standard_normal((c, r)) + 1j * rng.standard_normal((c, r))
-            blkm /= np.linalg.norm(blkm, 2)
-            delta[i : i + c, j : j + r] = blkm
-            i, j = i + c, j + r
+            b = rng.standard_normal((r, c)) + 1j * rng.standard_normal((r, c))
+            delta[si, sj] = b / np.linalg.norm(b, 2)
     return delta
 
 
@@ -419,72 +428,60 @@ def mu_brute_lower(m, blk, rng, n_random=300, n_opt=4):
 
 
 def _param_shapes(blk):
-    return [(r, c) for r, c in blk]
+    return list(blk)
 
 
 def _pack(delta, blk):
     out = []
-    i = j = 0
-    for r, c in blk:
+    for r, c, si, sj in _block_slices(blk):
+        b = delta[si, sj]
         if c == 0:
-            k = abs(r)
-            val = delta[i, j]
-            out += [val.real] if r < 0 else [np.angle(val)]
-            i, j = i + k, j + k
+            out += [b[0, 0].real] if r < 0 else [np.angle(b[0, 0])]
         else:
-            b = delta[i : i + c, j : j + r]
             out += list(b.real.ravel()) + list(b.imag.ravel())
-            i, j = i + c, j + r
     return np.array(out)
 
 
 def _unpack(x, blk, shapes):
-    rows = sum(abs(c) if c else abs(r) for r, c in blk)
-    cols = sum(abs(r) for r, c in blk)
-    delta = np.zeros((rows, cols), complex)
-    i = j = p = 0
-    for r, c in shapes:
+    delta = np.zeros(_delta_shape(blk), complex)
+    p = 0
+    for r, c, si, sj in _block_slices(shapes):
         if c == 0:
             k = abs(r)
             if r < 0:
-                delta[i : i + k, j : j + k] = np.clip(x[p], -1, 1) * np.eye(k)
+                delta[si, sj] = np.clip(x[p], -1, 1) * np.eye(k)
             else:
-                delta[i : i + k, j : j + k] = np.exp(1j * x[p]) * np.eye(k)
+                delta[si, sj] = np.exp(1j * x[p]) * np.eye(k)
             p += 1
-            i, j = i + k, j + k
         else:
             nre = r * c
-            b = (x[p : p + nre] + 1j * x[p + nre : p + 2 * nre]).reshape(c, r)
+            b = (x[p : p + nre] + 1j * x[p + nre : p + 2 * nre]).reshape(r, c)
             nb = np.linalg.norm(b, 2)
-            delta[i : i + c, j : j + r] = b / nb if nb > 0 else b
+            delta[si, sj] = b / nb if nb > 0 else b
             p += 2 * nre
-            i, j = i + c, j + r
     return delta
 
 
 def structure_norm(delta, blk):
     """``max_i sigma_max(delta_i)`` and whether ``delta`` is in the structure (tolerance 1e-8)."""
-    i = j = 0
     norms = []
-    ok = True
+    ok = delta.shape == _delta_shape(blk)
+    if not ok:
+        return np.inf, False
     mask = np.zeros(delta.shape, bool)
-    for r, c in blk:
+    for r, c, si, sj in _block_slices(blk):
+        b = delta[si, sj]
+        mask[si, sj] = True
         if c == 0:
             k = abs(r)
-            b = delta[i : i + k, j : j + k]
             v = b[0, 0]
             tol = 1e-8 * max(abs(v), 1e-300)
             ok &= bool(np.all(np.abs(b - v * np.eye(k)) <= tol + 1e-14))
             if r < 0:
                 ok &= bool(abs(np.imag(v)) <= tol + 1e-14)
             norms.append(abs(v))
-            mask[i : i + k, j : j + k] = True
-            i, j = i + k, j + k
         else:
-            b = delta[i : i + c, j : j + r]
             norms.append(np.linalg.norm(b, 2))
-            mask[i : i + c, j : j + r] = True
-            i, j = i + c, j + r
     scale = max(max(norms), 1e-300)
     ok &= bool(np.all(np.abs(delta[~mask]) <= 1e-10 * scale))
     return float(max(norms)), ok
