@@ -47,6 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
+from .tuning import realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
 
 __version__ = "0.1.0"
 
@@ -83,12 +84,17 @@ __all__ = [
     "multibody",
     "mussv",
     "parallel",
+    "realp",
     "report",
     "robgain",
     "robstab",
     "series",
     "simplify",
     "star",
+    "tunable_gain",
+    "tunable_pid",
+    "tunable_ss",
+    "tunable_tf",
     "ucomplex",
     "ultidyn",
     "umat",

@@ -36,3 +36,7 @@ class UncertainTypeError(RobustMBError, TypeError):
 
 class UnstableNominalError(RobustMBError, ValueError):
     """The nominal closed loop is unstable (names its unstable poles)."""
+
+
+class FreeTunableError(RobustMBError, TypeError):
+    """An uncertainty analysis was given a model whose tunable parameters are still free."""

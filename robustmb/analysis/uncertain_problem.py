@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import control
 import numpy as np
 
-from ..errors import UncertainTypeError
+from ..errors import FreeTunableError, UncertainTypeError
 from ..lft import lftdata
 from ..lft.model import UncertainModel, as_model
 
@@ -102,6 +102,11 @@ def uncertain_problem(usys, *, what="analysis") -> UncertainProblem:
             f"{type(usys).__name__}: use hinfnorm or a stability test instead"
         )
     m = as_model(usys)
+    if m.tunables:
+        raise FreeTunableError(
+            f"{what}: {m.name!r} has free tunable parameters {sorted(m.tunables)}; substitute "
+            "them first (X.usubs(result.values)) or analyse a tuned closed loop"
+        )
     if not m.blocks:
         raise UncertainTypeError(f"{what}: {m.name!r} has no uncertain elements")
     sysm, blocks = lftdata(m)

@@ -51,6 +51,9 @@ class UncertainElement(LFTOperators):
 
     kind = ""
     block_shape = (1, 1)
+    # Tunable elements (robustmb.tuning.realp) share the Delta structure but are
+    # design variables: nominal() and usample() leave them free.
+    tunable = False
 
     def _definition(self) -> tuple:
         """Everything that defines the element (two elements with one name must agree)."""

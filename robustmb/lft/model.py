@@ -89,8 +89,13 @@ class UncertainModel(LFTOperators):
 
     @property
     def uncertainty(self) -> dict[str, UncertainElement]:
-        """The uncertain elements, by name."""
-        return {name: el for name, (el, _) in self._real.blocks.items()}
+        """The uncertain elements, by name (tunable parameters excluded)."""
+        return {name: el for name, (el, _) in self._real.blocks.items() if not el.tunable}
+
+    @property
+    def tunables(self) -> dict:
+        """The free tunable parameters (``robustmb.realp``), by name."""
+        return {name: el for name, (el, _) in self._real.blocks.items() if el.tunable}
 
     @property
     def input_names(self) -> list[str]:

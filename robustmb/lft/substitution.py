@@ -221,7 +221,8 @@ def usample(model: UncertainModel, n: int, *, seed=None):
         raise ValueError(f"usample: the number of samples must be a positive integer, got {n!r}")
     rng = np.random.default_rng(seed)
     norm, dyn, phys = _sample_values(model, int(n), rng)
-    if dyn:
+    if dyn or model.tunables:
+        # Tunable parameters are design variables, never sampled: they stay free.
         return [usubs(model, v) for v in phys], phys
     return batched_substitute(model, norm), phys
 

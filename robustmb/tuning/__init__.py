@@ -1,0 +1,15 @@
+"""Structured controller tuning: tunable parameters and blocks, goals, hinfstruct, systune.
+
+Tunable parameters (:class:`realp`) live in the same LFT ``Delta`` structure as the
+uncertain elements, so a closed loop built with the usual operators and ``connect`` holds
+both, by name.  The optimisers minimise H-infinity goals over the tunable entries with
+analytic subgradients at the peak frequency.
+"""
+
+from .realp import realp
+from .tunable_gain import tunable_gain
+from .tunable_pid import tunable_pid
+from .tunable_ss import tunable_ss
+from .tunable_tf import tunable_tf
+
+__all__ = ["realp", "tunable_gain", "tunable_pid", "tunable_ss", "tunable_tf"]

@@ -1,0 +1,58 @@
+"""Tunable static gain: one matrix realp as a static system."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import DimensionError
+from ..lft.model import UncertainSystem, uss
+from .realp import realp
+
+
+def _positive(name, what, n, minimum=1):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < minimum:
+        raise DimensionError(f"{name}: {what} must be an integer >= {minimum}, got {n!r}")
+    return int(n)
+
+
+def tunable_gain(name, ny, nu, *, value=None) -> UncertainSystem:
+    """Tunable static gain ``u = K y`` with ``K`` an ``ny x nu`` realp named ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the block and of its parameter.
+    ny, nu : int
+        Numbers of outputs and inputs of the gain.
+    value : array_like, optional
+        Initial value (default zero).
+
+    Returns
+    -------
+    UncertainSystem
+        A static system (0 states) whose ``tunables`` is ``{name: realp}``.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> K = rmb.tunable_gain("K", 1, 2)
+    >>> K.shape, list(K.tunables)
+    ((1, 2), ['K'])
+    >>> K.usubs({"K": [[1.0, 2.0]]}).D
+    array([[1., 2.]])
+    """
+    ny = _positive(name, "ny", ny)
+    nu = _positive(name, "nu", nu)
+    v = np.zeros((ny, nu)) if value is None else np.asarray(value, dtype=float)
+    if v.shape != (ny, nu):
+        raise DimensionError(
+            f"tunable_gain '{name}': value has shape {v.shape}, expected {(ny, nu)}"
+        )
+    k = realp(name, v)
+    sys = uss(k._to_model())
+    sys.input_names = [f"u[{i}]" for i in range(nu)] if nu > 1 else ["u"]
+    sys.output_names = [f"y[{i}]" for i in range(ny)] if ny > 1 else ["y"]
+    sys.name = name
+    return sys

@@ -1,0 +1,82 @@
+"""Tunable PID controller with a first-order derivative filter."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DimensionError
+from ..lft.algebra import inv
+from ..lft.model import UncertainSystem, umat, uss
+from .realp import realp
+
+PID_FORMS = ("p", "i", "pi", "pd", "pid")
+
+
+def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
+    """Tunable PID ``Kp + Ki/s + Kd s / (Tf s + 1)``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the block; its parameters are ``name.Kp``, ``name.Ki``,
+        ``name.Kd`` and (when ``tf`` is None) ``name.Tf``, as the form needs.
+    form : {"p", "i", "pi", "pd", "pid"}
+        Which terms are present.
+    tf : float, optional
+        A fixed derivative-filter time constant; ``None`` tunes it
+        (``Tf > 0``, initial value 0.1).
+
+    Returns
+    -------
+    UncertainSystem
+        SISO, input ``"e"``, output ``"u"``.  The initial values are ``Kp = 1``,
+        ``Ki = Kd = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np, control
+    >>> import robustmb as rmb
+    >>> C = rmb.tunable_pid("C")
+    >>> sorted(C.tunables)
+    ['C.Kd', 'C.Ki', 'C.Kp', 'C.Tf']
+    >>> K = C.usubs({"C.Kp": 2.0, "C.Ki": 1.0, "C.Kd": 0.5, "C.Tf": 0.01})
+    >>> s = 1j
+    >>> ref = 2.0 + 1.0 / s + 0.5 * s / (0.01 * s + 1)
+    >>> bool(np.isclose(control.evalfr(K, s), ref))
+    True
+    """
+    if form not in PID_FORMS:
+        raise DimensionError(f"tunable_pid '{name}': form must be one of {PID_FORMS}, got {form!r}")
+    has_p, has_i, has_d = "p" in form, "i" in form, "d" in form
+    kp = realp(f"{name}.Kp", 1.0) if has_p else 0.0
+    ki = realp(f"{name}.Ki", 0.0 if has_p else 1.0) if has_i else 0.0
+    # The derivative term Kd/Tf (1 - 1/(Tf s + 1)) in state space with itf = 1/Tf:
+    #   x_d' = itf (e - x_d),  u_d = Kd itf (e - x_d).
+    a, b, c, d = [], [], [], kp
+    if has_i:
+        a.append(0.0)
+        b.append(1.0)
+        c.append(ki)
+    if has_d:
+        kd = realp(f"{name}.Kd", 0.0)
+        if tf is None:
+            itf = inv(umat(realp(f"{name}.Tf", 0.1, minimum=1e-8)))
+        else:
+            tf = float(tf)
+            if not np.isfinite(tf) or tf <= 0:
+                raise DimensionError(f"tunable_pid '{name}': tf must be > 0, got {tf!r}")
+            itf = 1.0 / tf
+        a.append(-1.0 * itf)
+        b.append(itf)
+        c.append(-1.0 * kd * itf)
+        d = kd * itf + kp
+    n = len(a)
+    if n == 0:
+        sys = uss(umat([[d]]))
+    else:
+        amat = [[a[i] if i == j else 0.0 for j in range(n)] for i in range(n)]
+        sys = uss(amat, [[bi] for bi in b], [c], [[d]])
+    sys.input_names = ["e"]
+    sys.output_names = ["u"]
+    sys.name = name
+    return sys

@@ -1,0 +1,68 @@
+"""Tunable state-space controllers in full, companion or diagonal form."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DimensionError
+from ..lft.model import UncertainSystem, uss
+from .realp import realp
+from .tunable_gain import _positive
+
+FORMS = ("full", "companion", "diag")
+
+
+def tunable_ss(name, nx, ny, nu, *, form="full") -> UncertainSystem:
+    """Tunable state-space model ``(A, B, C, D)`` of order ``nx``.
+
+    The parameters are the realps ``name.A``, ``name.B``, ``name.C``, ``name.D``.
+    ``form="companion"`` fixes the structure of ``A`` to a companion matrix (its
+    last row free, ones on the superdiagonal); ``form="diag"`` keeps only the
+    diagonal of ``A`` free.  The initial value is ``A = -I`` (the companion form:
+    the characteristic polynomial ``(s + 1)^nx``), ``B = C = D = 0``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the block (its parameters are ``name.A`` ...).
+    nx, ny, nu : int
+        Order, numbers of outputs and of inputs.
+    form : {"full", "companion", "diag"}
+        Structure of ``A``.
+
+    Returns
+    -------
+    UncertainSystem
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> C = rmb.tunable_ss("C", 2, 1, 1, form="companion")
+    >>> sorted(C.tunables), C.nstates
+    (['C.A', 'C.B', 'C.C', 'C.D'], 2)
+    >>> C.tunables["C.A"].free.astype(int).tolist()
+    [[0, 0], [1, 1]]
+    """
+    nx = _positive(name, "nx", nx)
+    ny = _positive(name, "ny", ny)
+    nu = _positive(name, "nu", nu)
+    if form not in FORMS:
+        raise DimensionError(f"tunable_ss '{name}': form must be one of {FORMS}, got {form!r}")
+    if form == "full":
+        a0, free = -np.eye(nx), True
+    elif form == "diag":
+        a0, free = -np.eye(nx), np.eye(nx, dtype=bool)
+    else:
+        a0 = np.eye(nx, k=1)
+        a0[-1] = -np.array([np.polynomial.polynomial.polyfromroots(-np.ones(nx))[:-1]])
+        free = np.zeros((nx, nx), dtype=bool)
+        free[-1] = True
+    pa = realp(f"{name}.A", a0, free=free)
+    pb = realp(f"{name}.B", np.zeros((nx, nu)))
+    pc = realp(f"{name}.C", np.zeros((ny, nx)))
+    pd = realp(f"{name}.D", np.zeros((ny, nu)))
+    sys = uss(pa._to_model(), pb._to_model(), pc._to_model(), pd._to_model())
+    sys.input_names = [f"u[{i}]" for i in range(nu)] if nu > 1 else ["u"]
+    sys.output_names = [f"y[{i}]" for i in range(ny)] if ny > 1 else ["y"]
+    sys.name = name
+    return sys
