@@ -29,17 +29,44 @@ import numpy as np
 from ..errors import IllPosedError
 from .tree import FREE, motion_transform
 
-_cross = np.cross
+
+def _cross(a, b):
+    """Cross product of two 3-vectors (``np.cross`` costs ~30 us a call; this ~2 us)."""
+    a0, a1, a2 = a.tolist()
+    b0, b1, b2 = b.tolist()
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
 
 
 def cross_motion(v, m):
     """``crm(v) m``: ``[w x m_l + v_l x m_a; w x m_a]``."""
-    return np.concatenate([_cross(v[3:], m[:3]) + _cross(v[:3], m[3:]), _cross(v[3:], m[3:])])
+    v0, v1, v2, w0, w1, w2 = v.tolist()
+    l0, l1, l2, a0, a1, a2 = m.tolist()
+    return np.array(
+        [
+            w1 * l2 - w2 * l1 + v1 * a2 - v2 * a1,
+            w2 * l0 - w0 * l2 + v2 * a0 - v0 * a2,
+            w0 * l1 - w1 * l0 + v0 * a1 - v1 * a0,
+            w1 * a2 - w2 * a1,
+            w2 * a0 - w0 * a2,
+            w0 * a1 - w1 * a0,
+        ]
+    )
 
 
 def cross_force(v, f):
     """``crf(v) f``: ``[w x f_l; v_l x f_l + w x f_a]`` (the TITOP ``C(x') f``)."""
-    return np.concatenate([_cross(v[3:], f[:3]), _cross(v[:3], f[:3]) + _cross(v[3:], f[3:])])
+    v0, v1, v2, w0, w1, w2 = v.tolist()
+    l0, l1, l2, a0, a1, a2 = f.tolist()
+    return np.array(
+        [
+            w1 * l2 - w2 * l1,
+            w2 * l0 - w0 * l2,
+            w0 * l1 - w1 * l0,
+            v1 * l2 - v2 * l1 + w1 * a2 - w2 * a1,
+            v2 * l0 - v0 * l2 + w2 * a0 - w0 * a2,
+            v0 * l1 - v1 * l0 + w0 * a1 - w1 * a0,
+        ]
+    )
 
 
 def joint_transforms(tree, q):
@@ -119,8 +146,7 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
                 ai = xs[i] @ acc[j] + s * a[tree.vi[i]] + cross_motion(vi, vj)
         vel[i], acc[i] = vi, ai
         inertia = tree.inertia[i]
-        grav = np.concatenate([rw[i].T @ g, np.zeros(3)])
-        f[i] = inertia @ (ai - grav) + cross_force(vi, inertia @ vi) - fext[i]
+        f[i] = inertia @ ai - inertia[:, :3] @ (g @ rw[i]) + cross_force(vi, inertia @ vi) - fext[i]
     tau = np.zeros(tree.nv, dtype=dt)
     for i in reversed(range(n)):
         k = tree.vi[i]
@@ -150,9 +176,8 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
             ci = cross_motion(vi, vj)
         vel[i], c[i] = vi, ci
         inertia = tree.inertia[i]
-        ia[i] = inertia.copy()
-        grav = np.concatenate([rw[i].T @ g, np.zeros(3)])
-        pa[i] = cross_force(vi, inertia @ vi) - inertia @ grav - fext[i]
+        ia[i] = inertia
+        pa[i] = cross_force(vi, inertia @ vi) - inertia[:, :3] @ (g @ rw[i]) - fext[i]
     u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
     scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
     for i in reversed(range(n)):  # articulated inertias and biases, leaves to base

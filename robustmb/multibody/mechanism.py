@@ -397,6 +397,36 @@ class Mechanism:
 
         return compile_tree(self, values)
 
+    def equilibrium_coordinates(self, *, values=None):
+        """Coordinates ``q`` of the equilibrium that :meth:`linearize` is built around.
+
+        Joint angles and displacements of the joints' definitions and, for a
+        floating base, its ``base_position`` and the quaternion of
+        ``base_orientation`` -- the reference to give :meth:`linearize_at`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], angle=0.4))
+        >>> mech.equilibrium_coordinates()
+        array([0.4])
+        """
+        from .attitude import quaternion_from_dcm
+
+        tree = self.rigid_tree(values)
+        q = np.zeros(tree.nq)
+        for i in range(tree.n):
+            k = tree.qi[i]
+            if tree.kind[i] == 0:
+                q[k : k + 3] = self.base_position.reshape(3)
+                q[k + 3 : k + 7] = quaternion_from_dcm(self.base_orientation)
+            else:
+                q[k] = tree.q_eq[i]
+        return q
+
     def _effort_names(self, tree):
         names = []
         for i in range(tree.n):
