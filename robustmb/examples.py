@@ -287,3 +287,81 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     q0[8] = np.radians(p["theta1_0_deg"])
     q0[9] = np.radians(p["theta2_0_deg"])
     return mech, q0, np.zeros(9)
+
+
+#: Standard gravity used by the two-link arm of Lin & Yae (seed 002, digest Sec. 4.1).
+LIN_YAE_GRAVITY = 9.80665
+
+
+def lin_yae_two_link():
+    """The two-link arm of Lin & Yae (seed 002, Eq. 33) as a nonlinear :class:`Mechanism`.
+
+    A planar arm in the vertical ``(x, y)`` plane hanging along ``-y`` at zero
+    angles, both joints about ``z``; each link has mass 10 kg, its centroid
+    1 m from its joint and a centroidal inertia of 20 kg m^2; the joints are
+    2 m apart; g = 9.80665 m/s^2.  The paper gives no parameters: these are
+    the digest's exact fit of the printed Eq. 33 (digest 002, Sec. 4.1).
+    Torques ``T1, T2`` act on the child link (the paper's printed input matrix
+    is the opposite, ``-M^-1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> lin = rmb.examples.lin_yae_two_link().linearize_at(np.zeros(2), np.zeros(2))
+    >>> lin.M                                   # (theta1, theta2) order
+    array([[140.,  50.],
+           [ 50.,  30.]])
+    """
+    mech = Mechanism(acceleration=gravity(LIN_YAE_GRAVITY, direction=(0.0, -1.0, 0.0)))
+    mech.add_body(
+        RigidBody(
+            "link1",
+            mass=10.0,
+            inertia=20.0,
+            cog=[0.0, -1.0, 0.0],
+            ports={"P": [0.0, 0.0, 0.0], "tip": [0.0, -2.0, 0.0]},
+        )
+    )
+    mech.add_body(
+        RigidBody("link2", mass=10.0, inertia=20.0, cog=[0.0, -1.0, 0.0], ports={"P": [0, 0, 0]})
+    )
+    z = [0.0, 0.0, 1.0]
+    for k, parent in ((1, ("ground", "O")), (2, ("link1", "tip"))):
+        mech.add_joint(
+            RevoluteJoint(
+                f"J{k}", parent, (f"link{k}", "P"), z, input_name=f"T{k}", output_name=f"theta{k}"
+            )
+        )
+    return mech
+
+
+def decoupling_pd_gains(lin, omega, zeta):
+    """Decoupling PD gains of Lin & Yae (seed 002, Eqs. 34-38, consistent signs).
+
+    With ``M dq'' = P1 dq' + P2 dq + P3 du`` and ``du = -K_V dq' - K_P dq``,
+    ``K_V = P3^-1 (M L1 + P1)`` and ``K_P = P3^-1 (M L2 + P2)`` make the
+    closed loop ``dq'' + L1 dq' + L2 dq = 0``, ``L1 = diag(2 zeta omega)``,
+    ``L2 = diag(omega^2)``.
+
+    Returns
+    -------
+    (K_P, K_V)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> lin = rmb.examples.lin_yae_two_link().linearize_at(np.zeros(2), np.zeros(2))
+    >>> kp, kv = rmb.examples.decoupling_pd_gains(lin, [2.0, 3.0], [0.7, 0.7])
+    >>> a_cl = lin.A - lin.B[:, :2] @ np.hstack([kp, kv])
+    >>> np.sort(np.linalg.eigvals(a_cl).real).round(6)
+    array([-2.1, -2.1, -1.4, -1.4])
+    """
+    n = lin.M.shape[0]
+    omega = np.broadcast_to(np.asarray(omega, dtype=float), (n,))
+    zeta = np.broadcast_to(np.asarray(zeta, dtype=float), (n,))
+    p3 = lin.P3[:, :n]
+    kv = np.linalg.solve(p3, lin.M @ np.diag(2.0 * zeta * omega) + lin.P1)
+    kp = np.linalg.solve(p3, lin.M @ np.diag(omega**2) + lin.P2)
+    return kp, kv
