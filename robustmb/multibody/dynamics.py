@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import IllPosedError
-from .tree import FREE, motion_transform
+from .tree import FREE, batch_motion_transforms, batch_placements
 
 
 def _cross(a, b):
@@ -70,13 +70,16 @@ def cross_force(v, f):
 
 
 def joint_transforms(tree, q):
-    """Per node: ``X_i`` (parent twist -> node twist) and world orientation ``P_{i/inertial}``."""
-    xs, rw = [], []
+    """``X_i`` (parent twist -> node twist) of every node, formed at once, and the world
+    orientations ``P_{i/inertial}`` when a load needs them (else ``None``)."""
+    r, p = batch_placements(tree, q)
+    xs = batch_motion_transforms(r, p)
+    if not tree.has_inertial_loads:
+        return xs, None
+    rw = []
     for i in range(tree.n):
-        r, p = tree.joint_placement(i, q)
-        xs.append(motion_transform(r, p))
         j = tree.parent[i]
-        rw.append(r if j < 0 else rw[j] @ r)
+        rw.append(r[i] if j < 0 else rw[j] @ r[i])
     return xs, rw
 
 
@@ -113,13 +116,10 @@ def _rates(tree, i, x):
 
 def joint_law(tree, q, v):
     """Spring and damper efforts ``-k (q - q_eq) - d v`` of the 1-dof joints (length nv)."""
+    b = tree.batch
     out = np.zeros(tree.nv, dtype=np.result_type(q, v, float))
-    for i in range(tree.n):
-        if tree.kind[i] != FREE:
-            out[tree.vi[i]] = (
-                -tree.stiffness[i] * (q[tree.qi[i]] - tree.q_eq[i])
-                - tree.damping[i] * v[tree.vi[i]]
-            )
+    qi, vi = b["law_q"], b["law_v"]
+    out[vi] = -b["law_k"] * (q[qi] - b["law_q_eq"]) - b["law_d"] * v[vi]
     return out
 
 
@@ -128,25 +128,27 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
     if xs is None:
         xs, rw = joint_transforms(tree, q)
     dt = np.result_type(q, v, a, float)
-    n, g = tree.n, tree.gravity
+    n = tree.n
+    # gravity as an upward acceleration of the ground (a uniform field): each body's
+    # acceleration below is its true one minus the field, so no attitude is needed
+    a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]
     vel, acc, f = [None] * n, [None] * n, [None] * n
     for i in range(n):
         j = tree.parent[i]
         if tree.kind[i] == FREE:
-            vi, ai = _rates(tree, i, v), _rates(tree, i, a)
-            if j >= 0:  # pragma: no cover - a free node is the root
-                raise IllPosedError("a floating base must be the root")
+            vi = _rates(tree, i, v)
+            ai = _rates(tree, i, a) + xs[i] @ a_ground
         else:
             s = tree.S[i]
             vj = s * v[tree.vi[i]]
             if j < 0:
-                vi, ai = vj, s * a[tree.vi[i]]
+                vi, ai = vj, xs[i] @ a_ground + s * a[tree.vi[i]]
             else:
                 vi = xs[i] @ vel[j] + vj
                 ai = xs[i] @ acc[j] + s * a[tree.vi[i]] + cross_motion(vi, vj)
         vel[i], acc[i] = vi, ai
         inertia = tree.inertia[i]
-        f[i] = inertia @ ai - inertia[:, :3] @ (g @ rw[i]) + cross_force(vi, inertia @ vi) - fext[i]
+        f[i] = inertia @ ai + cross_force(vi, inertia @ vi) - fext[i]
     tau = np.zeros(tree.nv, dtype=dt)
     for i in reversed(range(n)):
         k = tree.vi[i]
@@ -164,27 +166,28 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
     """Forward dynamics by condensation of the TITOP loop (articulated-body recursion)."""
     if xs is None:
         xs, rw = joint_transforms(tree, q)
-    n, g = tree.n, tree.gravity
-    vel, c, ia, pa = [None] * n, [None] * n, [None] * n, [None] * n
+    n = tree.n
+    a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]  # gravity as in rnea
+    xs = list(xs)  # row views once, not at every use
+    s_rows, inertias, parents = tree.s_rows, tree.inertia_rows, tree.parent
+    vel, c, ia, pa = [None] * n, [None] * n, list(inertias), [None] * n
     for i in range(n):  # velocities and velocity-product terms, base to leaves
-        j = tree.parent[i]
+        j = parents[i]
         if tree.kind[i] == FREE:
             vi, ci = _rates(tree, i, v), np.zeros(6)
         else:
-            vj = tree.S[i] * v[tree.vi[i]]
+            vj = s_rows[i] * v[tree.vi[i]]
             vi = vj if j < 0 else xs[i] @ vel[j] + vj
             ci = cross_motion(vi, vj)
         vel[i], c[i] = vi, ci
-        inertia = tree.inertia[i]
-        ia[i] = inertia
-        pa[i] = cross_force(vi, inertia @ vi) - inertia[:, :3] @ (g @ rw[i]) - fext[i]
+        pa[i] = cross_force(vi, inertias[i] @ vi) - fext[i]
     u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
-    scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
+    scale = tree.inertia_scale
     for i in reversed(range(n)):  # articulated inertias and biases, leaves to base
-        j = tree.parent[i]
+        j = parents[i]
         if tree.kind[i] == FREE:
             continue
-        s = tree.S[i]
+        s = s_rows[i]
         u = ia[i] @ s
         d = s @ u
         if not d > 1e-12 * scale:
@@ -195,10 +198,11 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
         ue = tau[tree.vi[i]] - s @ pa[i]
         u_vec[i], d_val[i], u_eff[i] = u, d, ue
         if j >= 0:
-            i_a = ia[i] - np.outer(u, u) / d
+            i_a = ia[i] - u[:, None] * (u / d)
             p_a = pa[i] + i_a @ c[i] + u * (ue / d)
-            ia[j] = ia[j] + xs[i].T @ i_a @ xs[i]
-            pa[j] = pa[j] + xs[i].T @ p_a
+            xt = xs[i].T
+            ia[j] = ia[j] + xt @ i_a @ xs[i]
+            pa[j] = pa[j] + xt @ p_a
     qdd = np.zeros(tree.nv)
     acc = [None] * n
     for i in range(n):  # accelerations, base to leaves
@@ -214,11 +218,11 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
                 ) from None
             rhs = tau[k : k + 6] - pa[i]
             acc[i] = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
-            qdd[k : k + 6] = acc[i]
+            qdd[k : k + 6] = acc[i] - xs[i] @ a_ground
             continue
-        ap = c[i] if j < 0 else xs[i] @ acc[j] + c[i]
+        ap = (xs[i] @ a_ground if j < 0 else xs[i] @ acc[j]) + c[i]
         qdd[k] = (u_eff[i] - u_vec[i] @ ap) / d_val[i]
-        acc[i] = ap + tree.S[i] * qdd[k]
+        acc[i] = ap + s_rows[i] * qdd[k]
     return qdd
 
 

@@ -395,7 +395,22 @@ class Mechanism:
         """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
         from .tree import compile_tree
 
-        return compile_tree(self, values)
+        # bodies and joints are only ever added, so counts identify the structure
+        key = (
+            len(self.bodies),
+            len(self.joints),
+            len(self.wrench_inputs),
+            len(getattr(self, "applied_wrenches", {})),
+            self.floating_base,
+            self.acceleration.tobytes(),
+            tuple(sorted((values or {}).items())),
+        )
+        cache = self.__dict__.setdefault("_tree_cache", {})
+        if key not in cache:  # compiling evaluates every parameter: keep the last few trees
+            if len(cache) > 8:
+                cache.pop(next(iter(cache)))
+            cache[key] = compile_tree(self, values)
+        return cache[key]
 
     def equilibrium_coordinates(self, *, values=None):
         """Coordinates ``q`` of the equilibrium that :meth:`linearize` is built around.

@@ -366,6 +366,90 @@ def compile_tree(mech, values=None):
         node, rb, pb = tree.placement[b]
         wv = np.array([value_of(e, values) for e in w])
         tree.loads.append((name, node, rb, rb @ port_of(b, p) + pb, wv, frame))
+    _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}
     return tree
+
+
+def _precompute_transforms(tree):
+    """Constant factors of every joint placement, so all of them are formed at once.
+
+    Revolute: ``R = R0 + sin q K R0 + (1 - cos q) K^2 R0`` (Rodrigues, ``K = skew(r)``)
+    and ``p = C - R P_a``; prismatic: ``R = R0``, ``p = C + q t - R0 P_a``.
+    """
+    n = tree.n
+    r0 = np.tile(np.eye(3), (n, 1, 1))
+    kr0, k2r0 = np.zeros((n, 3, 3)), np.zeros((n, 3, 3))
+    c, t_axis = np.zeros((n, 3)), np.zeros((n, 3))
+    qidx = np.zeros(n, dtype=int)
+    for i in range(n):
+        qidx[i] = tree.qi[i]
+        if tree.kind[i] == FREE:
+            continue
+        r0[i] = tree.r0[i]
+        c[i] = tree.port_c[i]
+        if tree.kind[i] == REVOLUTE:
+            k = skew3(tree.axis[i])
+            kr0[i], k2r0[i] = k @ tree.r0[i], k @ k @ tree.r0[i]
+        else:
+            t_axis[i] = tree.axis[i]
+    pa = np.array([np.zeros(3) if x is None else x for x in tree.port_a]).reshape(n, 3)
+    tree.batch = {
+        "qidx": qidx,
+        "revolute": np.array([k == REVOLUTE for k in tree.kind]),
+        "free": [i for i in range(n) if tree.kind[i] == FREE],
+        "r0": r0,
+        "kr0": kr0,
+        "k2r0": k2r0,
+        "c_r0pa": c - np.einsum("nij,nj->ni", r0, pa),
+        "kr0pa": np.einsum("nij,nj->ni", kr0, pa),
+        "k2r0pa": np.einsum("nij,nj->ni", k2r0, pa),
+        "t": t_axis,
+    }
+    one = [i for i in range(n) if tree.kind[i] != FREE]
+    tree.batch.update(
+        law_q=np.array([tree.qi[i] for i in one], dtype=int),
+        law_v=np.array([tree.vi[i] for i in one], dtype=int),
+        law_k=tree.stiffness[one],
+        law_d=tree.damping[one],
+        law_q_eq=tree.q_eq[one],
+    )
+    tree.s_rows = list(tree.S)
+    tree.inertia_rows = list(tree.inertia)
+    tree.inertia_scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
+    tree.has_inertial_loads = any(fr == "inertial" for *_, fr in tree.loads)
+
+
+def batch_placements(tree, q):
+    """All ``(R_i, p_i)`` at once: arrays (n, 3, 3) and (n, 3); any dtype of ``q``."""
+    b = tree.batch
+    x = q[b["qidx"]] if tree.n else np.zeros(0)
+    rev = b["revolute"]
+    s = np.where(rev, np.sin(x), 0.0)
+    c1 = np.where(rev, 1.0 - np.cos(x), 0.0)
+    r = b["r0"] + s[:, None, None] * b["kr0"] + c1[:, None, None] * b["k2r0"]
+    p = b["c_r0pa"] - s[:, None] * b["kr0pa"] - c1[:, None] * b["k2r0pa"]
+    p = p + np.where(rev, 0.0, x)[:, None] * b["t"]
+    for i in b["free"]:
+        k = tree.qi[i]
+        quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
+        r = r.astype(np.result_type(r, quat))
+        p = p.astype(np.result_type(p, q))
+        r[i] = quat_to_dcm(quat)
+        p[i] = q[k : k + 3]
+    return r, p
+
+
+def batch_motion_transforms(r, p):
+    """``X_i`` of :func:`motion_transform` for all nodes at once: (n, 6, 6)."""
+    n = r.shape[0]
+    rt = np.swapaxes(r, 1, 2)
+    sk = np.zeros((n, 3, 3), dtype=p.dtype)
+    sk[:, 0, 1], sk[:, 0, 2], sk[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
+    sk[:, 1, 0], sk[:, 2, 0], sk[:, 2, 1] = p[:, 2], -p[:, 1], p[:, 0]
+    x = np.zeros((n, 6, 6), dtype=np.result_type(r, p))
+    x[:, :3, :3] = rt
+    x[:, 3:, 3:] = rt
+    x[:, :3, 3:] = -rt @ sk
+    return x
