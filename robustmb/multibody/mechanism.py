@@ -359,6 +359,273 @@ class Mechanism:
         asm = _Assembly(self, parent_joint, children, order, tr, list(ports))
         return asm.build(rates=rates, simplify=simplify)
 
+    # ------------------------------------------------------------------ nonlinear models
+    def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
+        """A constant wrench ``[F; T]`` applied on ``body`` at ``port`` in the nonlinear models.
+
+        ``frame="inertial"``: components fixed in the inertial frame (e.g. a
+        buoyancy force), the application point moving with the body;
+        ``frame="body"``: components turning with the body.  Entries may be ureals.
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody
+        >>> mech = Mechanism(floating_base="b")
+        >>> mech.add_body(RigidBody("b", mass=1.0, inertia=1.0, ports={"c": [0, 0, 1]}))
+        >>> mech.add_applied_wrench("lift", "b", "c", [0, 0, 9.81, 0, 0, 0])
+        >>> sorted(mech.applied_wrenches)
+        ['lift']
+        """
+        if frame not in ("inertial", "body"):
+            raise SignalError(f"applied wrench {name!r}: frame must be 'inertial' or 'body'")
+        if name in getattr(self, "applied_wrenches", {}) or name in self.wrench_inputs:
+            raise NameConflictError(f"a wrench named {name!r} already exists")
+        if body not in self.bodies:
+            raise SignalError(f"applied wrench {name!r}: unknown body {body!r}")
+        self.bodies[body].port(port)
+        w = list(np.asarray(wrench, dtype=object).reshape(-1))
+        if len(w) != 6:
+            raise SignalError(f"applied wrench {name!r} needs 6 components, got {len(w)}")
+        w = [g.check_scalar(e, f"applied wrench {name!r}[{i}]") for i, e in enumerate(w)]
+        if not hasattr(self, "applied_wrenches"):
+            self.applied_wrenches = {}
+        self.applied_wrenches[name] = (body, port, w, frame)
+
+    def rigid_tree(self, values=None):
+        """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
+        from .tree import compile_tree
+
+        # bodies and joints are only ever added, so counts identify the structure
+        key = (
+            len(self.bodies),
+            len(self.joints),
+            len(self.wrench_inputs),
+            len(getattr(self, "applied_wrenches", {})),
+            self.floating_base,
+            self.acceleration.tobytes(),
+            tuple(sorted((values or {}).items())),
+        )
+        cache = self.__dict__.setdefault("_tree_cache", {})
+        if key not in cache:  # compiling evaluates every parameter: keep the last few trees
+            if len(cache) > 8:
+                cache.pop(next(iter(cache)))
+            cache[key] = compile_tree(self, values)
+        return cache[key]
+
+    def equilibrium_coordinates(self, *, values=None):
+        """Coordinates ``q`` of the equilibrium that :meth:`linearize` is built around.
+
+        Joint angles and displacements of the joints' definitions and, for a
+        floating base, its ``base_position`` and the quaternion of
+        ``base_orientation`` -- the reference to give :meth:`linearize_at`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], angle=0.4))
+        >>> mech.equilibrium_coordinates()
+        array([0.4])
+        """
+        from .attitude import quaternion_from_dcm
+
+        tree = self.rigid_tree(values)
+        q = np.zeros(tree.nq)
+        for i in range(tree.n):
+            k = tree.qi[i]
+            if tree.kind[i] == 0:
+                q[k : k + 3] = self.base_position.reshape(3)
+                q[k + 3 : k + 7] = quaternion_from_dcm(self.base_orientation)
+            else:
+                q[k] = tree.q_eq[i]
+        return q
+
+    def _effort_names(self, tree):
+        names = []
+        for i in range(tree.n):
+            if tree.kind[i] == 0:
+                names += [f"{tree.names[i]}_{c}" for c in WRENCH_COMPONENTS]
+            else:
+                names.append(self.joints[tree.names[i]].input_name)
+        return names
+
+    def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
+        """Efforts that give the accelerations ``a`` at ``(q, v)`` (recursive Newton-Euler).
+
+        Parameters
+        ----------
+        q, v, a : arrays
+            Coordinates, rates and accelerations in the order of
+            :meth:`rigid_tree` (floating base first: position, quaternion
+            ``(x, y, z, w)``; twist in body axes; then the joints base to leaves).
+        values : dict, optional
+            ``{ureal name: value}``; omitted parameters take their nominal.
+        wrenches : dict, optional
+            Values (6, body axes) of the wrench inputs declared with
+            :meth:`add_wrench_input`.
+
+        Returns
+        -------
+        ndarray
+            Joint efforts (and, for a floating base, the wrench on it at its
+            origin in body axes) with ``M a + h(q, v) = efforts`` -- joint
+            springs and dampers are part of ``h``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("rod", mass=1.0, cog=[0, 0.5, 0], ports={"P": [0, 0, 0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("rod", "P"), [1, 0, 0]))
+        >>> mech.inverse_dynamics([0.0], [0.0], [0.0]).round(6)   # horizontal rod: m g l/2
+        array([4.905])
+        """
+        from .dynamics import external_forces, joint_law, joint_transforms, rnea
+
+        tree = self.rigid_tree(values)
+        q, v = tree.check_state(q, v)
+        a = tree.check_state(np.zeros(tree.nq), a, "a")[1]
+        xs, rw = joint_transforms(tree, q)
+        fext = external_forces(tree, q, rw, wrenches)
+        return rnea(tree, q, v, a, fext, xs, rw) - joint_law(tree, q, v)
+
+    def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
+        """Accelerations under the efforts ``tau`` (TITOP loop condensed, O(n)).
+
+        Same arguments as :meth:`inverse_dynamics`, with ``tau`` the efforts.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> mech.forward_dynamics([0.3], [0.0], [0.0]).round(6)   # -g sin(q) / l
+        array([-2.899053])
+        """
+        from .dynamics import aba, external_forces, joint_law, joint_transforms
+
+        tree = self.rigid_tree(values)
+        q, v = tree.check_state(q, v)
+        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
+        xs, rw = joint_transforms(tree, q)
+        fext = external_forces(tree, q, rw, wrenches)
+        return aba(tree, q, v, tau + joint_law(tree, q, v), fext, xs, rw)
+
+    def mass_matrix(self, q, *, values=None):
+        """Joint-space mass matrix at ``q`` (composite rigid bodies).
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> mech.mass_matrix([0.7])      # m l^2
+        array([[2.]])
+        """
+        from .dynamics import crba
+
+        tree = self.rigid_tree(values)
+        return crba(tree, tree.check_state(q))
+
+    def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, **options):
+        """Simulate the nonlinear mechanism with ``scipy.integrate.solve_ivp``.
+
+        Parameters
+        ----------
+        t_span : (t0, tf)
+        q0, v0 : initial coordinates and rates (see :meth:`inverse_dynamics`)
+        inputs : None, array or callable ``f(t, q, v) -> efforts``
+        values : dict, optional
+        wrenches : dict, optional
+            Wrench inputs: 6 numbers or a callable ``f(t, q, v)`` each.
+        **options
+            Passed to ``solve_ivp`` (defaults: DOP853, rtol = atol = 1e-10,
+            dense output); ``events``, ``t_eval``, ``max_step`` work as there.
+
+        Returns
+        -------
+        SimulationResult
+            ``.t, .q, .v, .outputs`` (named), ``.energy``, ``.com``, ``.sol``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("bob", mass=1.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0],
+        ...                              output_name="theta"))
+        >>> res = mech.simulate((0, 2), [1.0], [0.0])
+        >>> bool(np.ptp(res.energy) < 1e-8), res.outputs["theta"][0]
+        (True, np.float64(1.0))
+        """
+        from .simulation import simulate_tree
+
+        tree = self.rigid_tree(values)
+        return simulate_tree(tree, t_span, q0, v0, inputs=inputs, wrenches=wrenches, **options)
+
+    def linearize_at(self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None):
+        """Exact linearisation of the nonlinear mechanism at any point (seed 002).
+
+        Parameters
+        ----------
+        q0, v0 : reference coordinates and rates
+        a0 : reference accelerations, optional
+        tau0 : reference efforts, optional (default: zero; ``a0`` then follows
+            from the forward dynamics; give ``a0`` or ``tau0``, not both unless
+            they agree)
+        values, wrenches : as :meth:`inverse_dynamics`
+
+        Returns
+        -------
+        Linearization
+            ``.M, .P1, .P2, .P3`` (``M dq'' = P1 dq' + P2 dq + P3 du``) and
+            ``.ss`` with states ``[dq; dv]`` (tangent coordinates: a floating
+            base gives ``{base}_dx ... _rz``, small displacement and rotation in
+            body axes), inputs the efforts then the wrench inputs, outputs the
+            states.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> lin = mech.linearize_at([0.0], [0.0])
+        >>> lin.M, lin.P2                      # m l^2 and -m g l
+        (array([[2.]]), array([[-19.62]]))
+        """
+        from .dynamics import aba, external_forces, joint_law, joint_transforms, rnea
+        from .linearization import linearize_tree
+
+        tree = self.rigid_tree(values)
+        q0, v0 = tree.check_state(q0, v0, "v0")
+        if a0 is not None:
+            a0 = tree.check_state(q0, a0, "a0")[1]
+        if tau0 is not None:
+            tau0 = tree.check_state(q0, tau0, "tau0")[1]
+
+        def forward(q, v, tau):
+            xs, rw = joint_transforms(tree, q)
+            f = external_forces(tree, q, rw, wrenches)
+            return aba(tree, q, v, tau + joint_law(tree, q, v), f, xs, rw)
+
+        def inverse(q, v, a):
+            xs, rw = joint_transforms(tree, q)
+            f = external_forces(tree, q, rw, wrenches)
+            return rnea(tree, q, v, a, f, xs, rw) - joint_law(tree, q, v)
+
+        return linearize_tree(
+            tree, q0, v0, a0, tau0, wrenches, self._effort_names(tree), forward, inverse
+        )
+
     def __repr__(self):
         return (
             f"Mechanism(bodies={list(self.bodies)}, joints={list(self.joints)}, "

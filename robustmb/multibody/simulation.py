@@ -1,0 +1,155 @@
+"""Simulation of the nonlinear mechanism with ``scipy.integrate.solve_ivp``.
+
+The state is ``[q; v]``: joint coordinates and rates, and for a floating base
+the inertial position of its origin, its quaternion ``(x, y, z, w)`` and its
+body-axes twist.  Kinematics: ``d pos/dt = P_{b/i} v_b``, ``d quat/dt =
+1/2 quat (x) [w_b; 0]``, ``d q_j/dt = v_j``; dynamics: the articulated
+forward dynamics of :mod:`.dynamics`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..errors import DimensionError, SignalError
+from .attitude import euler321_from_dcm, quaternion_rate
+from .dynamics import (
+    aba,
+    external_forces,
+    joint_law,
+    joint_transforms,
+    kinetic_energy,
+    potential_energy,
+    system_com,
+)
+from .tree import FREE, quat_to_dcm
+
+
+@dataclass
+class SimulationResult:
+    """Trajectory of a mechanism (see :meth:`Mechanism.simulate`).
+
+    Attributes
+    ----------
+    t : (nt,) times
+    q, v : (nt, nq), (nt, nv) coordinates and rates
+    outputs : dict[str, ndarray]
+        Named time histories: every coordinate and rate; for a floating base
+        also its inertial position ``{base}_x, _y, _z`` and Euler angles
+        3-2-1 ``{base}_phi, _theta, _psi``.
+    energy : (nt,) kinetic + potential energy (gravity, springs, constant
+        inertial forces)
+    com : (nt, 3) centre of mass of the mechanism
+    sol : the ``solve_ivp`` result (dense output, events, status)
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    outputs: dict = field(default_factory=dict)
+    energy: np.ndarray = None
+    com: np.ndarray = None
+    sol: object = None
+
+
+def state_derivative(tree, q, v, vdot):
+    """``dq/dt`` from the rates (quaternion kinematics for a floating base)."""
+    qd = np.empty(tree.nq)
+    for i in range(tree.n):
+        k, m = tree.qi[i], tree.vi[i]
+        if tree.kind[i] == FREE:
+            quat = q[k + 3 : k + 7]
+            quat = quat / np.linalg.norm(quat)
+            qd[k : k + 3] = quat_to_dcm(quat) @ v[m : m + 3]
+            qd[k + 3 : k + 7] = quaternion_rate(quat, v[m + 3 : m + 6])
+        else:
+            qd[k] = v[m]
+    return qd
+
+
+def _input_function(tree, inputs):
+    if inputs is None:
+        zero = np.zeros(tree.nv)
+        return lambda t, q, v: zero
+    if callable(inputs):
+
+        def fn(t, q, v):
+            u = np.asarray(inputs(t, q, v), dtype=float).reshape(-1)
+            if u.size != tree.nv:
+                raise DimensionError(f"inputs(t, q, v) returned {u.size} efforts, need {tree.nv}")
+            return u
+
+        return fn
+    u = np.asarray(inputs, dtype=float).reshape(-1)
+    if u.size != tree.nv:
+        raise DimensionError(f"inputs has {u.size} efforts, the mechanism has {tree.nv} rates")
+    return lambda t, q, v: u
+
+
+def _wrench_function(tree, wrenches):
+    wrenches = dict(wrenches or {})
+    known = {name for name, *_ in tree.inputs}
+    for name in wrenches:
+        if name not in known:
+            raise SignalError(f"unknown wrench input {name!r} (declared: {sorted(known)})")
+
+    def fn(t, q, v):
+        return {n: (w(t, q, v) if callable(w) else w) for n, w in wrenches.items()}
+
+    return fn
+
+
+def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
+    """Integrate the tree (see :meth:`Mechanism.simulate`)."""
+    q0, v0 = tree.check_state(q0, v0, "v0")
+    u_fn = _input_function(tree, inputs)
+    w_fn = _wrench_function(tree, wrenches)
+    nq = tree.nq
+
+    def rhs(t, y):
+        q, v = y[:nq], y[nq:]
+        xs, rw = joint_transforms(tree, q)
+        tau = u_fn(t, q, v) + joint_law(tree, q, v)
+        fext = external_forces(tree, q, rw, w_fn(t, q, v))
+        a = aba(tree, q, v, tau, fext, xs, rw)
+        return np.concatenate([state_derivative(tree, q, v, a), a])
+
+    options.setdefault("method", "DOP853")
+    options.setdefault("rtol", 1e-10)
+    options.setdefault("atol", 1e-10)
+    options.setdefault("dense_output", True)
+    sol = solve_ivp(rhs, t_span, np.concatenate([q0, v0]), **options)
+    q, v = sol.y[:nq].T.copy(), sol.y[nq:].T.copy()
+    for i in range(tree.n):  # report unit quaternions
+        if tree.kind[i] == FREE:
+            k = tree.qi[i]
+            q[:, k + 3 : k + 7] /= np.linalg.norm(q[:, k + 3 : k + 7], axis=1, keepdims=True)
+    res = SimulationResult(t=sol.t, q=q, v=v, sol=sol)
+    for c, name in enumerate(tree.coordinate_names()):
+        res.outputs[name] = q[:, c]
+    for c, name in enumerate(tree.rate_names()):
+        res.outputs[name] = v[:, c]
+    for i in range(tree.n):
+        if tree.kind[i] == FREE:
+            b, k = tree.names[i], tree.qi[i]
+            for c, ax in enumerate("xyz"):
+                res.outputs[f"{b}_{ax}"] = q[:, k + c]
+            eul = np.array(
+                [
+                    euler321_from_dcm(quat_to_dcm(qq), what=f"floating base {b!r} at t={t:.4g}")
+                    for qq, t in zip(q[:, k + 3 : k + 7], sol.t, strict=True)
+                ]
+            ).reshape(-1, 3)
+            for c, ax in enumerate(("phi", "theta", "psi")):
+                res.outputs[f"{b}_{ax}"] = np.unwrap(eul[:, c])
+    res.energy = np.array(
+        [
+            kinetic_energy(tree, qq, vv) + potential_energy(tree, qq)
+            for qq, vv in zip(q, v, strict=True)
+        ]
+    )
+    res.com = np.array([system_com(tree, qq) for qq in q]).reshape(-1, 3)
+    return res

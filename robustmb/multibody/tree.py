@@ -1,0 +1,455 @@
+"""A mechanism compiled to numbers: the rigid tree of the nonlinear models.
+
+:func:`compile_tree` turns a :class:`~robustmb.multibody.Mechanism` (numbers
+or ``ureal`` parameters, substituted by ``values`` or taken at their nominal)
+into a :class:`RigidTree`: one *node* per degree-of-freedom group -- the
+floating base (6 dof) and each revolute or prismatic joint (1 dof) -- in the
+base-to-leaves order of the linear model.  Welded bodies are merged into the
+node that carries them, rotor inertias into the child of their joint.
+
+Conventions (those of the linear TITOP blocks, so the three models agree):
+
+- a node's frame is its child body's frame (origin ``O``, body axes);
+- ``R_i(q)`` holds the node's axes in its parent node's components and
+  ``p_i(q)`` its origin: a revolute joint gives ``R = Rot(r, q) R0`` and
+  ``p = C - R P_a``; a prismatic one ``R = R0`` and ``p = C + q t - R0 P_a``
+  (``C``: parent port, ``P_a``: child port, ``R0 = P_{a/b}(0)``);
+- 6-vectors are ``[translational; rotational]``; a twist is taken at the node
+  origin in node axes; the joint motion subspace ``S`` is constant in the node
+  frame (``[P_a x r_a; r_a]`` revolute, ``[t_a; 0]`` prismatic);
+- a floating base has ``q = [position of its origin (inertial); quaternion
+  (x, y, z, w) of its axes]`` and ``v =`` its twist at the origin in body axes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import lft
+from ..errors import DimensionError, IllPosedError, SignalError
+from . import _generic as g
+from .joints import RevoluteJoint, WeldJoint
+
+GROUND = "ground"
+FREE, REVOLUTE, PRISMATIC = 0, 1, 2
+
+
+def value_of(x, values):
+    """Number of a parameter (number, ureal or expression) with ``values`` substituted."""
+    if g.is_number(x):
+        return float(x)
+    if isinstance(x, lft.UncertainElement):
+        return float(values.get(x.name, x.nominal))
+    m = lft.umat(x) if not isinstance(x, lft.UncertainModel) else x
+    subs = {n: values.get(n, el.nominal) for n, (el, _) in m._real.blocks.items()}
+    return float(np.asarray(m.usubs(subs), dtype=float).reshape(-1)[0])
+
+
+def _vec(v, values):
+    return np.array([value_of(e, values) for e in v], dtype=float)
+
+
+def skew3(u):
+    """Cross-product matrix; works for any dtype (complex steps included)."""
+    z = np.zeros((3, 3), dtype=np.result_type(u, float))
+    z[0, 1], z[0, 2], z[1, 0] = -u[2], u[1], u[2]
+    z[1, 2], z[2, 0], z[2, 1] = -u[0], -u[1], u[0]
+    return z
+
+
+def spatial_inertia_at_origin(mass, inertia_com, com):
+    """``D_O`` of a body at its origin, body axes, from its mass, CoM inertia and CoM position."""
+    c = skew3(com)
+    d = np.zeros((6, 6))
+    d[:3, :3] = mass * np.eye(3)
+    d[:3, 3:] = -mass * c
+    d[3:, :3] = mass * c
+    d[3:, 3:] = inertia_com - mass * c @ c
+    return d
+
+
+def motion_transform(r, p):
+    """``X`` (6x6): twist at a parent origin, parent axes -> twist at a frame (R=r, origin p)."""
+    x = np.zeros((6, 6), dtype=np.result_type(r, p))
+    rt = r.T
+    x[:3, :3] = rt
+    x[:3, 3:] = -rt @ skew3(p)
+    x[3:, 3:] = rt
+    return x
+
+
+def quat_to_dcm(quat):
+    """DCM ``P_{b/i}`` of a unit quaternion ``(x, y, z, w)``."""
+    x, y, z, w = quat
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def rodrigues(axis, angle):
+    """``Rot(axis, angle)`` for a unit axis; any dtype."""
+    s = skew3(axis)
+    return np.eye(3) + np.sin(angle) * s + (1.0 - np.cos(angle)) * (s @ s)
+
+
+@dataclass
+class RigidTree:
+    """Numeric tree of a mechanism (see the module docstring for conventions).
+
+    Attributes
+    ----------
+    kind, parent : per-node joint type (``FREE``, ``REVOLUTE``, ``PRISMATIC``)
+        and parent node index (``-1``: the ground).
+    names : per-node joint (or base body) name.
+    port_c, axis, r0, port_a : the joint's parent port and axis (parent node
+        axes), ``P_{a/b}(0)`` and child port (child axes).
+    S : (n, 6) motion subspaces of the 1-dof nodes (node axes).
+    inertia : (n, 6, 6) spatial inertia of each node at its origin.
+    qi, vi : first index of each node in ``q`` and ``v``.
+    placement : body -> (node, R, p): the body frame in its node frame.
+    """
+
+    kind: list = field(default_factory=list)
+    parent: list = field(default_factory=list)
+    names: list = field(default_factory=list)
+    port_c: list = field(default_factory=list)
+    axis: list = field(default_factory=list)
+    r0: list = field(default_factory=list)
+    port_a: list = field(default_factory=list)
+    S: np.ndarray = None
+    inertia: np.ndarray = None
+    q_eq: np.ndarray = None
+    stiffness: np.ndarray = None
+    damping: np.ndarray = None
+    qi: list = field(default_factory=list)
+    vi: list = field(default_factory=list)
+    nq: int = 0
+    nv: int = 0
+    gravity: np.ndarray = None
+    floating: bool = False
+    placement: dict = field(default_factory=dict)
+    masses: dict = field(default_factory=dict)
+    coms: dict = field(default_factory=dict)
+    body_inertia: dict = field(default_factory=dict)
+    joint_names: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+    node_body: dict = field(default_factory=dict)
+    inputs: list = field(default_factory=list)
+    loads: list = field(default_factory=list)
+
+    @property
+    def n(self):
+        return len(self.kind)
+
+    def check_state(self, q, v=None, what_v="v"):
+        """Float arrays of the right length and finite, else an error naming the entry."""
+        q = np.asarray(q, dtype=float).reshape(-1)
+        if q.size != self.nq:
+            raise DimensionError(
+                f"q has {q.size} entries, the mechanism has {self.nq} coordinates "
+                f"({', '.join(self.coordinate_names())})"
+            )
+        _finite(q, "q", self.coordinate_names())
+        if v is None:
+            return q
+        v = np.asarray(v, dtype=float).reshape(-1)
+        if v.size != self.nv:
+            raise DimensionError(
+                f"{what_v} has {v.size} entries, the mechanism has {self.nv} rates "
+                f"({', '.join(self.rate_names())})"
+            )
+        _finite(v, what_v, self.rate_names())
+        return q, v
+
+    def coordinate_names(self):
+        out = []
+        for i in range(self.n):
+            if self.kind[i] == FREE:
+                b = self.names[i]
+                out += [f"{b}_{c}" for c in ("x", "y", "z", "qx", "qy", "qz", "qw")]
+            else:
+                out.append(self.joint_names[i])
+        return out
+
+    def rate_names(self):
+        out = []
+        for i in range(self.n):
+            if self.kind[i] == FREE:
+                b = self.names[i]
+                out += [f"{b}_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
+            else:
+                out.append(f"{self.joint_names[i]}_dot")
+        return out
+
+    def tangent_names(self):
+        out = []
+        for i in range(self.n):
+            if self.kind[i] == FREE:
+                out += [f"{self.names[i]}_{c}" for c in ("dx", "dy", "dz", "rx", "ry", "rz")]
+            else:
+                out.append(self.joint_names[i])
+        return out
+
+    # ------------------------------------------------------------------ kinematics
+    def joint_placement(self, i, q):
+        """``(R_i, p_i)`` of node i in its parent node frame (any dtype of ``q``)."""
+        k = self.kind[i]
+        if k == FREE:
+            qq = q[self.qi[i] : self.qi[i] + 7]
+            quat = qq[3:7] / np.sqrt(np.sum(qq[3:7] ** 2))
+            return quat_to_dcm(quat), qq[:3]
+        x = q[self.qi[i]]
+        if k == REVOLUTE:
+            r = rodrigues(self.axis[i], x) @ self.r0[i]
+            return r, self.port_c[i] - r @ self.port_a[i]
+        r = self.r0[i]
+        return r, self.port_c[i] + x * self.axis[i] - r @ self.port_a[i]
+
+    def world_poses(self, q):
+        """Orientation ``P_{k/i}`` and origin of every node in the inertial frame."""
+        rw, pw = [], []
+        for i in range(self.n):
+            r, p = self.joint_placement(i, q)
+            j = self.parent[i]
+            if j < 0:
+                rw.append(r)
+                pw.append(p)
+            else:
+                rw.append(rw[j] @ r)
+                pw.append(pw[j] + rw[j] @ p)
+        return rw, pw
+
+    def body_pose(self, body, rw, pw):
+        """Orientation and origin of a body from the node poses."""
+        node, rb, pb = self.placement[body]
+        if node < 0:
+            return rb, pb
+        return rw[node] @ rb, pw[node] + rw[node] @ pb
+
+
+def _finite(x, what, names):
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        raise DimensionError(f"{what}[{bad[0]}] ({names[bad[0]]}) is not finite: {x[bad[0]]}")
+
+
+def compile_tree(mech, values=None):
+    """Numeric :class:`RigidTree` of a mechanism with ``values`` substituted.
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+    >>> from robustmb.multibody.tree import compile_tree
+    >>> mech = Mechanism(acceleration=gravity(9.81))
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> t = compile_tree(mech)
+    >>> t.nq, t.nv, t.S[0].tolist()
+    (1, 1, [0.0, 1.0, 0.0, 1.0, 0.0, 0.0])
+    """
+    values = dict(values or {})
+    if not isinstance(values, dict):
+        raise SignalError("values must be a dict {ureal name: number}")
+    parent_joint, children, order = mech._topology()
+    tree = RigidTree()
+    tree.gravity = -mech.acceleration.reshape(3).astype(float)
+    tree.floating = mech.floating_base is not None
+    node_of = {GROUND: -1}
+    place = {GROUND: (-1, np.eye(3), np.zeros(3))}
+
+    def body_data(k):
+        b = mech.bodies[k]
+        m = value_of(b.mass, values)
+        jc = np.array([[value_of(e, values) for e in row] for row in b.inertia])
+        com = _vec(b.cog, values)
+        tree.masses[k], tree.coms[k], tree.body_inertia[k] = m, com, jc
+        return spatial_inertia_at_origin(m, jc, com)
+
+    def port_of(body, port):
+        if body == GROUND:
+            return np.asarray(mech.ground_ports[port], dtype=float)
+        return _vec(mech.bodies[body].port(port), values)
+
+    inertias = []
+
+    def new_node(kind, par, name, jname, c=None, axis=None, r0=None, pa=None):
+        tree.kind.append(kind)
+        tree.parent.append(par)
+        tree.names.append(name)
+        tree.joint_names.append(jname)
+        tree.port_c.append(c)
+        tree.axis.append(axis)
+        tree.r0.append(r0)
+        tree.port_a.append(pa)
+        tree.qi.append(tree.nq)
+        tree.vi.append(tree.nv)
+        tree.nq += 7 if kind == FREE else 1
+        tree.nv += 6 if kind == FREE else 1
+        inertias.append(np.zeros((6, 6)))
+        return len(tree.kind) - 1
+
+    def add_inertia(node, d_body, rb, pb):
+        if node < 0:
+            return
+        x = motion_transform(rb, pb)  # node twist -> body twist
+        inertias[node] += x.T @ d_body @ x
+
+    s_list, q_eq, stiff, damp = [], [], [], []
+    if tree.floating:
+        b = mech.floating_base
+        i = new_node(FREE, -1, b, b)
+        node_of[b] = i
+        tree.node_body[i] = b
+        place[b] = (i, np.eye(3), np.zeros(3))
+        add_inertia(i, body_data(b), np.eye(3), np.zeros(3))
+        s_list.append(np.zeros(6))
+        q_eq.append(0.0)
+        stiff.append(0.0)
+        damp.append(0.0)
+    for k in order:
+        j = parent_joint.get(k)
+        if j is None:
+            continue
+        pnode, rb, pb = place[j.parent[0]]
+        c = rb @ port_of(*j.parent) + pb
+        r0 = rb @ j.orientation
+        pa = port_of(*j.child)
+        if isinstance(j, WeldJoint):
+            rk = r0
+            place[k] = (pnode, rk, c - rk @ pa)
+            add_inertia(pnode, body_data(k), rk, c - rk @ pa)
+            continue
+        axis = rb @ j.axis
+        kind = REVOLUTE if isinstance(j, RevoluteJoint) else PRISMATIC
+        i = new_node(kind, pnode, k, j.output_name, c, axis, r0, pa)
+        tree.joint_names[i] = j.output_name
+        place[k] = (i, np.eye(3), np.zeros(3))
+        add_inertia(i, body_data(k), np.eye(3), np.zeros(3))
+        a_local = r0.T @ axis
+        if kind == REVOLUTE:
+            s_list.append(np.r_[np.cross(pa, a_local), a_local])
+            jr = value_of(j.inertia, values)
+            inertias[i][3:, 3:] += jr * np.outer(a_local, a_local)
+            if j.tan_half is not None:
+                qe = 2.0 * np.arctan(value_of(j.tan_half, values))
+            elif j.tan_quarter is not None:
+                qe = 4.0 * np.arctan(value_of(j.tan_quarter, values))
+            else:
+                qe = float(j.angle)
+        else:
+            s_list.append(np.r_[a_local, np.zeros(3)])
+            qe = value_of(j.displacement, values)
+        q_eq.append(qe)
+        stiff.append(value_of(j.stiffness, values))
+        damp.append(value_of(j.damping, values))
+        tree.names[i] = j.name
+        tree.node_body[i] = k
+    for k in mech.bodies:
+        if k not in place:  # pragma: no cover - _topology guarantees it
+            raise IllPosedError(f"body {k!r} is not connected")
+    tree.placement = {k: v for k, v in place.items() if k != GROUND}
+    tree.S = np.array(s_list) if s_list else np.zeros((0, 6))
+    tree.inertia = np.array(inertias) if inertias else np.zeros((0, 6, 6))
+    tree.q_eq = np.array(q_eq)
+    tree.stiffness = np.array(stiff)
+    tree.damping = np.array(damp)
+    for name, (b, p) in mech.wrench_inputs.items():
+        node, rb, pb = tree.placement[b]
+        tree.inputs.append((name, node, rb, rb @ port_of(b, p) + pb))
+    for name, (b, p, w, frame) in getattr(mech, "applied_wrenches", {}).items():
+        node, rb, pb = tree.placement[b]
+        wv = np.array([value_of(e, values) for e in w])
+        tree.loads.append((name, node, rb, rb @ port_of(b, p) + pb, wv, frame))
+    _precompute_transforms(tree)
+    tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
+    tree.body_node = {k: v[0] for k, v in tree.placement.items()}
+    return tree
+
+
+def _precompute_transforms(tree):
+    """Constant factors of every joint placement, so all of them are formed at once.
+
+    Revolute: ``R = R0 + sin q K R0 + (1 - cos q) K^2 R0`` (Rodrigues, ``K = skew(r)``)
+    and ``p = C - R P_a``; prismatic: ``R = R0``, ``p = C + q t - R0 P_a``.
+    """
+    n = tree.n
+    r0 = np.tile(np.eye(3), (n, 1, 1))
+    kr0, k2r0 = np.zeros((n, 3, 3)), np.zeros((n, 3, 3))
+    c, t_axis = np.zeros((n, 3)), np.zeros((n, 3))
+    qidx = np.zeros(n, dtype=int)
+    for i in range(n):
+        qidx[i] = tree.qi[i]
+        if tree.kind[i] == FREE:
+            continue
+        r0[i] = tree.r0[i]
+        c[i] = tree.port_c[i]
+        if tree.kind[i] == REVOLUTE:
+            k = skew3(tree.axis[i])
+            kr0[i], k2r0[i] = k @ tree.r0[i], k @ k @ tree.r0[i]
+        else:
+            t_axis[i] = tree.axis[i]
+    pa = np.array([np.zeros(3) if x is None else x for x in tree.port_a]).reshape(n, 3)
+    tree.batch = {
+        "qidx": qidx,
+        "revolute": np.array([k == REVOLUTE for k in tree.kind]),
+        "free": [i for i in range(n) if tree.kind[i] == FREE],
+        "r0": r0,
+        "kr0": kr0,
+        "k2r0": k2r0,
+        "c_r0pa": c - np.einsum("nij,nj->ni", r0, pa),
+        "kr0pa": np.einsum("nij,nj->ni", kr0, pa),
+        "k2r0pa": np.einsum("nij,nj->ni", k2r0, pa),
+        "t": t_axis,
+    }
+    one = [i for i in range(n) if tree.kind[i] != FREE]
+    tree.batch.update(
+        law_q=np.array([tree.qi[i] for i in one], dtype=int),
+        law_v=np.array([tree.vi[i] for i in one], dtype=int),
+        law_k=tree.stiffness[one],
+        law_d=tree.damping[one],
+        law_q_eq=tree.q_eq[one],
+    )
+    tree.s_rows = list(tree.S)
+    tree.inertia_rows = list(tree.inertia)
+    tree.inertia_scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
+    tree.has_inertial_loads = any(fr == "inertial" for *_, fr in tree.loads)
+
+
+def batch_placements(tree, q):
+    """All ``(R_i, p_i)`` at once: arrays (n, 3, 3) and (n, 3); any dtype of ``q``."""
+    b = tree.batch
+    x = q[b["qidx"]] if tree.n else np.zeros(0)
+    rev = b["revolute"]
+    s = np.where(rev, np.sin(x), 0.0)
+    c1 = np.where(rev, 1.0 - np.cos(x), 0.0)
+    r = b["r0"] + s[:, None, None] * b["kr0"] + c1[:, None, None] * b["k2r0"]
+    p = b["c_r0pa"] - s[:, None] * b["kr0pa"] - c1[:, None] * b["k2r0pa"]
+    p = p + np.where(rev, 0.0, x)[:, None] * b["t"]
+    for i in b["free"]:
+        k = tree.qi[i]
+        quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
+        r = r.astype(np.result_type(r, quat))
+        p = p.astype(np.result_type(p, q))
+        r[i] = quat_to_dcm(quat)
+        p[i] = q[k : k + 3]
+    return r, p
+
+
+def batch_motion_transforms(r, p):
+    """``X_i`` of :func:`motion_transform` for all nodes at once: (n, 6, 6)."""
+    n = r.shape[0]
+    rt = np.swapaxes(r, 1, 2)
+    sk = np.zeros((n, 3, 3), dtype=p.dtype)
+    sk[:, 0, 1], sk[:, 0, 2], sk[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
+    sk[:, 1, 0], sk[:, 2, 0], sk[:, 2, 1] = p[:, 2], -p[:, 1], p[:, 0]
+    x = np.zeros((n, 6, 6), dtype=np.result_type(r, p))
+    x[:, :3, :3] = rt
+    x[:, 3:, 3:] = rt
+    x[:, :3, 3:] = -rt @ sk
+    return x
