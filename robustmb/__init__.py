@@ -53,11 +53,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # The report layer pulls in matplotlib: import it on first use of ``rmb.report``.
-    if name == "report":
+    # The report and plotting layers pull in matplotlib: import them on first use.
+    if name in ("report", "plotting"):
         import importlib
 
-        return importlib.import_module(".report", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'robustmb' has no attribute {name!r}")
 
 
@@ -84,6 +84,7 @@ __all__ = [
     "multibody",
     "mussv",
     "parallel",
+    "plotting",
     "realp",
     "report",
     "robgain",

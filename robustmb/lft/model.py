@@ -21,6 +21,29 @@ from .realization import Realization, make_realization
 
 _counter = itertools.count()
 
+# Attributes python-control reads from a system: looked up on an uncertain one, they
+# raise an AttributeError saying what to pass instead.
+_CONTROL_ATTRIBUTES = frozenset(
+    {
+        "A",
+        "B",
+        "C",
+        "D",
+        "ninputs",
+        "noutputs",
+        "isctime",
+        "isdtime",
+        "issiso",
+        "poles",
+        "zeros",
+        "dcgain",
+        "plot_phase",
+        "frequency_response",
+        "input_labels",
+        "output_labels",
+    }
+)
+
 
 def _default_names(prefix, n):
     return [f"{prefix}[{i}]" for i in range(n)]
@@ -227,6 +250,16 @@ class UncertainModel(LFTOperators):
 
     def __iter__(self):
         raise TypeError("uncertain objects are not iterable; index them with [rows, cols]")
+
+    def __getattr__(self, name):
+        if name in _CONTROL_ATTRIBUTES:
+            raise AttributeError(
+                f"{type(self).__name__} has no attribute {name!r}: python-control functions "
+                "take a certain system, such as X.nominal() or the samples of X.usample(n); "
+                "robustmb.plotting (bode, sigma, step, impulse, nyquist, pzmap) plots the "
+                "uncertain system itself"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self):
         kind = "UncertainSystem" if self.is_system else "UncertainMatrix"
