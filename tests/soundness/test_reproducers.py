@@ -38,7 +38,6 @@ def test_complex_nominal_in_a_feedback_loop():
     assert res.lower <= exact * (1 + 1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 defect 1: critical frequency of a complex loop")
 def test_complex_pole_crossing_frequency():
     # 1 / (s + 1 + c), c = 1j + 0.1 delta: pole -1 - c reaches the axis at c = -1 + 1j,
     # i.e. s = -1j (|omega| = 1), at |delta| = 10
@@ -49,9 +48,6 @@ def test_complex_pole_crossing_frequency():
     assert res.critical_frequency == pytest.approx(abs(pole.imag), rel=1e-3)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 10 defect 11: destabilising value leaves the loop stable"
-)
 def test_destabilizing_mass_puts_a_pole_on_the_axis():
     # 1 / (m s^2 + s + 1), m in [0.25, 2]: stable for every m > 0; robstab reports a
     # destabilising m, which must then give a pole on the imaginary axis
@@ -62,7 +58,6 @@ def test_destabilizing_mass_puts_a_pole_on_the_axis():
     assert on, f"m = {m!r}: poles {np.linalg.eigvals(a)}"
 
 
-@pytest.mark.xfail(strict=True, reason="robgain certifies a margin for a nominally unstable loop")
 def test_robgain_of_a_nominally_unstable_loop():
     # k / (s - 1) is unstable for every k: its peak gain is infinite at any scaling, so
     # no positive scaling keeps it below gamma and the certified lower bound must be 0
