@@ -27,6 +27,7 @@ def as_statespace_data(sys, *, argname: str = "sys"):
     sys : control.StateSpace, control.TransferFunction, array_like, scalar or tuple
         The model.  Accepted forms:
 
+        - ``ComplexStateSpace`` (complex coefficients, kept exactly);
         - ``control.StateSpace`` (``dt=None`` is read as continuous time, ``dt=True``
           as discrete time with unit sampling time, as in python-control);
         - ``control.TransferFunction``, realised with ``control.ss`` (it must be proper);
@@ -65,6 +66,12 @@ def as_statespace_data(sys, *, argname: str = "sys"):
     >>> dt
     0.1
     """
+    from robustmb.lft.complex_statespace import ComplexStateSpace
+
+    if isinstance(sys, ComplexStateSpace):
+        # a fixed model with complex coefficients (a substituted ucomplex, for one)
+        A, B, C, D = _validated_matrices((sys.A, sys.B, sys.C, sys.D), argname)
+        return A, B, C, D, _sampling_time(sys.dt, argname)
     if _looks_uncertain(sys):
         raise UncertainTypeError(
             f"{argname} is an uncertain object of type {type(sys).__name__}; this function "

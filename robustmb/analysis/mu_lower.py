@@ -16,7 +16,12 @@ Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
   minimum-norm Newton correction of ``lambda - 1`` (exact eigenvalue derivatives
   ``y^H M dDelta x``) plus a projected descent step; a last phase solves the minimax
   exactly on the blocks that are active.  With a complex ``M`` the real singular set is
-  thin, which is why several starts are run (the best few go on after a short stage).
+  thin, which is why several starts are run (the best few go on after a short stage);
+* **real-parameter search** for real scalar blocks around one complex block (robust
+  performance): the real blocks are closed as an LFT, so the singular scaling
+  ``alpha(t)`` is a root in one variable for given real parameters ``t``; it is
+  minimised over the box from its vertices, random points and the boundary-search
+  results (a climb of ``alpha sigma_max(F)`` at fixed ``alpha``, then projected Newton).
 
 Everything is vectorised over the frequency stack and the starting points.  The result is
 re-checked by :func:`verify_lower_bound`; a search that finds no valid perturbation
@@ -466,6 +471,54 @@ class _RealLft:
         g_a = self.evaluate(parts, t, a)[0]
         return np.where(np.abs(g_a - 1.0) <= 1e-12, a, hi)
 
+    def ascend(self, parts, t, alpha, iters=30):
+        """Maximise ``g(alpha, t)`` over the box at fixed ``alpha`` (projected gradient).
+
+        Smoother than ``alpha(t)`` (whose first root jumps where a local maximum of ``g``
+        in ``alpha`` crosses 1), so it finds the basin of the best parameters from far away.
+        """
+        t = t.copy()
+        g = self.evaluate(parts, t, alpha)[0]
+        step = np.full(len(t), 0.5)
+        for _ in range(iters):
+            live = np.flatnonzero(step > 1e-4)
+            if live.size == 0:
+                break
+            sub = tuple(P[live] for P in parts)
+            _, _, _, gt, _ = self.evaluate(sub, t[live], alpha[live], grad=True)
+            gt = np.where(np.isfinite(gt), gt, 0.0)
+            ng = np.max(np.abs(gt), axis=1)
+            t_new = np.clip(
+                t[live] + step[live, None] * gt / np.maximum(ng, _TINY)[:, None], -1.0, 1.0
+            )
+            g_new = self.evaluate(sub, t_new, alpha[live])[0]
+            ok = np.isfinite(g_new) & (g_new > g[live])
+            t[live[ok]], g[live[ok]] = t_new[ok], g_new[ok]
+            step[live] = np.where(ok, np.minimum(step[live] * 1.5, 1.0), step[live] * 0.3)
+        return t, g
+
+    def _alpha_gradient(self, parts, t, alpha):
+        """``d alpha / d t`` along the root set ``g(alpha, t) = 1``."""
+        _, _, _, gt, ga = self.evaluate(parts, t, alpha, grad=True)
+        with np.errstate(all="ignore"):
+            d = -gt / ga[:, None]
+        return np.where(np.isfinite(d), d, 0.0)
+
+    def _alpha_hessian(self, parts, t, alpha, d, h=1e-6, newton=4):
+        """Finite-difference Hessian of ``alpha(t)`` (roots re-solved by Newton)."""
+        B, k = t.shape
+        sgn = np.where(t < 1.0 - 2 * h, 1.0, -1.0)  # step inside the box
+        tt = np.repeat(t, k, axis=0) + (h * sgn[:, :, None] * np.eye(k)[None]).reshape(B * k, k)
+        aa = np.repeat(alpha, k) + (d * h * sgn).reshape(-1)  # first-order predictor
+        sub = tuple(np.repeat(P, k, axis=0) for P in parts)
+        for _ in range(newton):
+            g, _, _, _, ga = self.evaluate(sub, tt, aa, grad=True)
+            with np.errstate(all="ignore"):
+                aa = aa - (g - 1.0) / ga
+        dd = self._alpha_gradient(sub, tt, aa).reshape(B, k, k)  # [b, i, :] at t + h e_i
+        H = (dd - d[:, None, :]) / (h * sgn[:, :, None])
+        return np.where(np.isfinite(H), H, 0.0)
+
     def delta(self, parts, t, alpha, n_w, n_z):
         """The structured ``Delta = alpha blkdiag(T, v u^H)`` at a root."""
         _, u, v = self.evaluate(parts, t, alpha)
@@ -504,32 +557,50 @@ class _RealLft:
         t, owner = t0[keep], owner[keep]
         if t.size == 0:
             return np.zeros(0), t, owner
+        lo0 = lo0[keep]
         alpha = self.root(parts, t, lo[keep], hi[keep])
         step = np.full(len(t), 0.5)
         for _ in range(iters):
-            live = np.flatnonzero(step > 1e-6)
+            live = np.flatnonzero(step > 1e-7)
             if live.size == 0:
                 break
             sub = tuple(P[live] for P in parts)
-            _, _, _, gt, ga = self.evaluate(sub, t[live], alpha[live], grad=True)
-            with np.errstate(all="ignore"):
-                d = -gt / ga[:, None]  # d alpha / d t
-            d = np.where(np.isfinite(d), d, 0.0)
-            # projected steepest descent: coordinates at a bound pushing outwards stay put
-            at_bound = (np.abs(t[live]) >= 1.0) & (np.sign(-d) == np.sign(t[live]))
-            d[at_bound] = 0.0
+            ti, ai = t[live], alpha[live]
+            d = self._alpha_gradient(sub, ti, ai)
+            # projected (modified) Newton direction on the free coordinates, with a
+            # finite-difference Hessian of alpha(t); coordinates at a bound pushing
+            # outwards stay put
+            fixed = (np.abs(ti) >= 1.0) & (np.sign(-d) == np.sign(ti))
+            d[fixed] = 0.0
+            H = self._alpha_hessian(sub, ti, ai, d)
+            free = ~fixed
+            H = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
+            H[:, np.arange(self.k), np.arange(self.k)] += np.where(free, 0.0, 1.0)
+            lam, V = np.linalg.eigh(0.5 * (H + np.swapaxes(H, 1, 2)))
+            top = np.max(np.abs(lam), axis=1, keepdims=True)
+            lam = np.maximum(np.abs(lam), 1e-8 * np.maximum(top, _TINY))
+            pn = -np.einsum("bij,bj,bkj,bk->bi", V, 1.0 / lam, V.conj(), d).real
+            pn = np.where(np.isfinite(pn), pn, 0.0) * free
             nd = np.max(np.abs(d), axis=1)
-            flat = nd <= 1e-14 * np.maximum(alpha[live], 1.0)
-            t_new = np.clip(
-                t[live] - step[live, None] * d / np.maximum(nd, _TINY)[:, None], -1.0, 1.0
+            flat = nd <= 1e-14 * np.maximum(ai, 1.0)
+            cand = [np.clip(ti + pn, -1.0, 1.0)]
+            cand.append(np.clip(ti + 0.25 * pn, -1.0, 1.0))
+            cand.append(
+                np.clip(ti - step[live, None] * d / np.maximum(nd, _TINY)[:, None], -1.0, 1.0)
             )
-            g_new = self.evaluate(sub, t_new, alpha[live])[0]
-            ok = np.isfinite(g_new) & (g_new >= 1.0) & ~flat
+            t_new, ok = ti.copy(), np.zeros(live.size, dtype=bool)
+            g_best = np.zeros(live.size)
+            for c in cand:
+                g_c = self.evaluate(sub, c, ai)[0]
+                better = np.isfinite(g_c) & (g_c >= 1.0) & (g_c > g_best) & ~flat
+                t_new[better], g_best[better], ok[better] = c[better], g_c[better], True
             acc = live[ok]
             if acc.size:
                 sub_ok = tuple(P[acc] for P in parts)
-                alpha[acc] = self.root(sub_ok, t_new[ok], np.ones(acc.size), alpha[acc])
-                t[acc] = t_new[ok]
+                a_new = self.root(sub_ok, t_new[ok], lo0[acc], alpha[acc])
+                gain = alpha[acc] - a_new
+                alpha[acc], t[acc] = a_new, t_new[ok]
+                ok[ok] = gain > 1e-10 * a_new  # no measurable progress: converged
             step[live] = np.where(ok, np.minimum(step[live] * 2.0, 1.0), step[live] * 0.25)
             step[live[flat]] = 0.0
         return alpha, t, owner
@@ -644,7 +715,7 @@ def lower_bound(
     return best, delta
 
 
-def _lft_candidates(Ms, struct, D, val, owner, rng, *, n_random=12, keep=4):
+def _lft_candidates(Ms, struct, D, val, owner, rng, *, n_random=96, keep=4, first=4, ascent=40):
     """Add the perturbations of the real-parameter search of :class:`_RealLft`.
 
     Starts: every vertex of the real box (random vertices beyond 32), random interior
@@ -677,12 +748,20 @@ def _lft_candidates(Ms, struct, D, val, owner, rng, *, n_random=12, keep=4):
     norm = np.linalg.norm(Ms, 2, axis=(1, 2))
     # only perturbations up to twice the size of the best one so far are of interest
     cap = np.where(best > 0, 2.0 / np.maximum(best, _TINY), 1e6 / np.maximum(norm, _TINY))
-    # a short first pass from every start, then the best few per matrix go on
-    alpha, t, own = lft.search(Ms, t0, own0, cap[own0], iters=4)
+    # a short first pass from every start; then, at the best scaling found so far,
+    # every start climbs g(alpha, t); the best few per matrix go on
+    alpha, t, own = lft.search(Ms, t0, own0, cap[own0], iters=0)
+    if alpha.size == 0:
+        return D, val, owner
+    a_best = np.full(nw, np.inf)
+    np.minimum.at(a_best, own, alpha)
+    a_ref = a_best[own]
+    t, _ = lft.ascend(lft.split(Ms[own]), t, a_ref * (1 - 1e-3), iters=ascent)
+    alpha, t, own = lft.search(Ms, t, own, a_ref * 1.01, iters=first)
     if alpha.size == 0:
         return D, val, owner
     sel = _best_per_owner(-alpha, own, keep)
-    alpha, t, own = lft.search(Ms, t[sel], own[sel], alpha[sel] * (1 + 1e-12), iters=150)
+    alpha, t, own = lft.search(Ms, t[sel], own[sel], alpha[sel] * (1 + 1e-12), iters=40)
     if alpha.size == 0:
         return D, val, owner
     Dn = lft.delta(lft.split(Ms[own]), t, alpha, struct.n_w, struct.n_z)

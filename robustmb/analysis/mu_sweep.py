@@ -57,7 +57,8 @@ class MuPeak:
     intervals : list of (float, float)
         Frequency intervals (rad/s) on which ``mu <= upper`` is certified.
     covered : bool
-        Whether the intervals cover ``[0, inf]`` (``[0, pi/dt]`` in discrete time).
+        Whether the intervals cover ``[0, inf]`` (``[0, pi/dt]`` in discrete time; both
+        signs of frequency for models with complex coefficients).
     omega, mu_upper, mu_lower : ndarray
         Every frequency evaluated, with the pointwise bounds.  Each ``mu_upper`` value
         is certified but not necessarily tight: on the initial grid it is not tightened
@@ -78,8 +79,19 @@ class MuPeak:
     mu_lower: np.ndarray = field(repr=False)
 
 
-def default_grid(a, dt, n=60):
-    """Log-spaced frequencies around the system's modes, plus the modes and 0."""
+def default_grid(a, dt, n=60, *, both_signs=False):
+    """Log-spaced frequencies around the system's modes, plus the modes and 0.
+
+    With ``both_signs`` (models with complex coefficients) the grid is mirrored onto the
+    negative half-axis, and the signed mode frequencies are included.
+    """
+    if both_signs:
+        half = default_grid(a, dt, n)
+        signed = []
+        if a.shape[0]:
+            ev = np.linalg.eigvals(a)
+            signed = ev.imag if not dt else np.angle(ev) / dt
+        return np.unique(np.concatenate([half, -half, signed]))
     if a.shape[0]:
         ev = np.linalg.eigvals(a)
         if dt:
@@ -136,7 +148,7 @@ def _relaxed(blk):
     return [(abs(r), 0) if c == 0 else (r, c) for r, c in blk]
 
 
-def certified_mu_peak(
+def _half_axis_peak(
     sysdata,
     blk,
     dt=0.0,
@@ -360,6 +372,47 @@ def certified_mu_peak(
             level = new_max * (1 + rel_gap) + 1e-12 * scale
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:
+    """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
+
+    Real-coefficient data have ``M(-jw) = conj(M(jw))`` and the same ``mu``, so the
+    half-axis ``w >= 0`` is analysed.  With complex coefficients the negative half-axis
+    is analysed too, as the positive half-axis of the conjugate model
+    (``conj(M(-jw)) = conj(M)(jw)`` and ``mu`` is invariant under conjugation, since the
+    structure is closed under it): the result then holds signed frequencies (intervals,
+    ``lower_frequency``, ``omega``).  See :func:`_half_axis_peak` for the parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b, c, d = (np.array([[-1.0 + 1.0j]]), np.eye(1), np.eye(1), np.zeros((1, 1)))
+    >>> r = certified_mu_peak((a, b, c, d), [(1, 1)])
+    >>> bool(r.covered), round(r.lower, 6), round(r.lower_frequency, 4)
+    (True, 1.0, 1.0)
+    """
+    if not any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in sysdata):
+        return _half_axis_peak(sysdata, blk, dt, omega=omega, **options)
+    if omega is not None:
+        # given frequencies (of either sign) are evaluated directly
+        return _half_axis_peak(sysdata, blk, dt, omega=omega, **options)
+    pos = _half_axis_peak(sysdata, blk, dt, **options)
+    neg = _half_axis_peak(tuple(np.conj(x) for x in sysdata), blk, dt, **options)
+    use_neg = neg.lower > pos.lower
+    return MuPeak(
+        max(pos.upper, neg.upper),
+        max(pos.lower, neg.lower),
+        -neg.lower_frequency if use_neg else pos.lower_frequency,
+        (None if neg.lower_delta is None else np.conj(neg.lower_delta))
+        if use_neg
+        else pos.lower_delta,
+        _merge([(-hi, -lo) for lo, hi in neg.intervals] + list(pos.intervals)),
+        pos.covered and neg.covered,
+        np.concatenate([-neg.omega, pos.omega]),
+        np.concatenate([neg.mu_upper, pos.mu_upper]),
+        np.concatenate([neg.mu_lower, pos.mu_lower]),
+    )
 
 
 def _next_to_gaps(gaps, pts, stale, per_side=2):

@@ -44,7 +44,9 @@ class RobstabResult:
         declared ranges).  ``lower`` is certified on the whole frequency axis
         when ``certified`` is True.
     critical_frequency : float
-        Frequency (rad/s) of the boundary pole of the destabilising perturbation.
+        Frequency (rad/s) of the boundary pole of the destabilising perturbation; signed
+        (possibly negative) for a model with complex coefficients, whose whole
+        frequency axis is analysed.
     destabilizing : dict
         ``{name: value}`` in physical units (values of ``ultidyn`` elements are
         stable systems); substituting them puts a pole on the stability boundary.
@@ -98,11 +100,13 @@ def stability_abscissa(problem: UncertainProblem, diag):
     if acl.shape[0] == 0:
         return -np.inf, 0.0
     ev = np.linalg.eigvals(acl)
+    # complex coefficients: poles are not in conjugate pairs, the frequency has a sign
+    sign = (lambda x: x) if problem.is_complex else abs
     if problem.dt:
         k = int(np.argmax(np.abs(ev)))
-        return float(np.abs(ev[k]) - 1.0), float(abs(np.angle(ev[k])) / problem.dt)
+        return float(np.abs(ev[k]) - 1.0), float(sign(np.angle(ev[k])) / problem.dt)
     k = int(np.argmax(ev.real))
-    return float(ev[k].real), float(abs(ev[k].imag))
+    return float(ev[k].real), float(sign(ev[k].imag))
 
 
 def _scalar_blocks(problem):

@@ -66,6 +66,11 @@ class UncertainProblem:
         return self.a, b, c, d
 
     @property
+    def is_complex(self) -> bool:
+        """True when ``M`` has complex coefficients (both half-axes must be analysed)."""
+        return np.iscomplexobj(self.a) or np.iscomplexobj(self.d)
+
+    @property
     def centre_stable(self) -> bool:
         """Stability at ``Delta = 0`` (all parameters at their range centres)."""
         return is_stable(self.a, self.dt)
@@ -117,14 +122,13 @@ def uncertain_problem(usys, *, what="analysis") -> UncertainProblem:
         d = np.asarray(sysm)
         a, b, c = np.zeros((0, 0)), np.zeros((0, d.shape[1])), np.zeros((d.shape[0], 0))
         dt = 0.0
-    if np.iscomplexobj(d) and np.any(
-        np.imag(np.concatenate([x.ravel() for x in (a, b, c, d)])) != 0
-    ):
-        raise UncertainTypeError(
-            f"{what}: models with complex coefficients (complex nominal values) are not "
-            "supported; the frequency axis would not be symmetric"
-        )
-    a, b, c, d = (np.real(x).astype(float) for x in (a, b, c, d))
+    # complex coefficients (a complex nominal value) are kept: the analyses then cover
+    # negative frequencies too, since M(-jw) is no longer conj(M(jw))
+    mats = (a, b, c, d)
+    if any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in mats):
+        a, b, c, d = (np.asarray(x, dtype=complex) for x in mats)
+    else:
+        a, b, c, d = (np.real(x).astype(float) for x in mats)
     info, blk = [], []
     iw = iz = 0
     for name, kind, reps, shape in blocks:

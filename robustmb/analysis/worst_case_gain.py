@@ -274,7 +274,7 @@ def _wcgain(problem, omega, bar):
         g_lo, f_lo, worst, _ = _worst_case_search(problem, omega=grid)
     else:
         g_lo, f_lo, worst, _ = _worst_case_search(problem)
-        grid = default_grid(problem.a, problem.dt)
+        grid = default_grid(problem.a, problem.dt, both_signs=problem.is_complex)
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
             grid = np.union1d(grid, [f_lo])
@@ -377,7 +377,11 @@ def robgain(usys, gamma, *, omega=None, progress=False):
 
 def _robgain(problem, gamma, omega, bar):
     bar.start("bisection on the uncertainty scaling")
-    grid = np.asarray(omega, float) if omega is not None else default_grid(problem.a, problem.dt)
+    grid = (
+        np.asarray(omega, float)
+        if omega is not None
+        else default_grid(problem.a, problem.dt, both_signs=problem.is_complex)
+    )
     resp = _responses(problem, grid)
     blk = _augmented_blk(problem)
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import control
+import numpy as np
 
+from .complex_statespace import ComplexStateSpace
 from .model import as_model
 
 
@@ -17,7 +19,7 @@ def lftdata(x):
 
     Returns
     -------
-    M : numpy.ndarray or control.StateSpace
+    M : numpy.ndarray, control.StateSpace or ComplexStateSpace
         The coefficient ``M`` with the Delta channels first: ``[z; y] = M [w; u]``
         and ``x = Fu(M, Delta)`` with ``Delta`` normalised (each real
         ``delta`` in [-1, 1], complex and dynamic blocks in the unit ball).
@@ -47,7 +49,16 @@ def lftdata(x):
     w_names = [f"w[{i}]" for i in range(r.nw)]
     z_names = [f"z[{i}]" for i in range(r.nz)]
     dt = 0 if m.dt is None else m.dt
+    if any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in (r.a, r.b, r.c, r.d)):
+        # complex coefficients (e.g. a ucomplex with a complex nominal value): python-control
+        # would drop the imaginary parts
+        return ComplexStateSpace(
+            r.a, r.b, r.c, r.d, dt, inputs=w_names + m.input_names, outputs=z_names + m.output_names
+        ), blocks
     sys = control.StateSpace(
-        r.a, r.b, r.c, r.d, dt, inputs=w_names + m.input_names, outputs=z_names + m.output_names
+        *(np.real(x) for x in (r.a, r.b, r.c, r.d)),
+        dt,
+        inputs=w_names + m.input_names,
+        outputs=z_names + m.output_names,
     )
     return sys, blocks
