@@ -47,6 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
+from .lft.structural import sminreal
 
 __version__ = "0.1.0"
 
@@ -98,3 +99,4 @@ __all__ = [
     "wcdiskmargin",
     "wcgain",
 ]
+__all__ += ["sminreal"]
