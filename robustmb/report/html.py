@@ -150,7 +150,14 @@ def _parameter_rows(analysis):
     return header, rows
 
 
-def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
+def _run_text(run):
+    """Header text of a run: its id and UTC timestamp (or the local time without one)."""
+    if not run:
+        return _e(datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+    return f"run <code>{_e(run['id'])}</code>, {_e(run['created'])}"
+
+
+def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> str:
     """The report page as a string.
 
     Parameters
@@ -161,6 +168,9 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
         ``sensitivity`` (others are ignored).
     json_name : str
         Name of the JSON summary written beside the page.
+    run : dict, optional
+        ``{"id": .., "created": ..}`` of the run, shown in the page header (the
+        same values as in the JSON summary, so the two files can be matched).
 
     Examples
     --------
@@ -184,7 +194,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>{_e(analysis.title)}</h1>",
         f'<p class="meta">robustmb {_e(robustmb.__version__)} · '
-        f"{_e(datetime.datetime.now().strftime('%Y-%m-%d %H:%M'))} · system "
+        f"{_run_text(run)} · system "
         f"<code>{_e(analysis.system_name)}</code>: {analysis.nstates} states, inputs "
         f"{_e(', '.join(analysis.input_names))}, outputs {_e(', '.join(analysis.output_names))}"
         f"{'' if not analysis.dt else f', sampling time {_e(_fmt(analysis.dt))} s'}</p>",
