@@ -192,6 +192,8 @@ def print_summary(report, stream=None):
     n = len(a.sample_values)
     if n:
         print(f"  Monte Carlo: {n - a.n_unstable_samples}/{n} samples stable", file=stream)
+    for text in a.flags():
+        print(f"  NOTE: {text}", file=stream)
     failed = [text for text, ok in a.checks() if not ok]
     for text in failed:
         print(f"  CHECK FAILED: {text}", file=stream)

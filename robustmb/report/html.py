@@ -95,8 +95,13 @@ def _verdict_html(analysis) -> str:
         text = (
             f"<b>Not robustly stable.</b> The parameter values below lie within "
             f"{_e(_fmt(100 * rs.upper, 3))} % of the declared ranges (scaled about their "
-            f"centres) and put a closed-loop pole on the stability boundary at "
-            f"{_e(_fmt(rs.critical_frequency))} rad/s."
+            f"centres) and "
+            + (
+                "make a closed-loop pole escape to infinity and come back unstable."
+                if np.isinf(rs.critical_frequency)
+                else "put a closed-loop pole on the stability boundary at "
+                f"{_e(_fmt(rs.critical_frequency))} rad/s."
+            )
         )
     else:
         cls = "unknown"
@@ -200,6 +205,8 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         f"{'' if not analysis.dt else f', sampling time {_e(_fmt(analysis.dt))} s'}</p>",
         _verdict_html(analysis),
     ]
+    for flag in analysis.flags():
+        parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
         parts.append(f"<p>{_e(analysis.notes)}</p>")
     parts.append("<h2>Margins</h2>")
