@@ -47,6 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
+from .lft.structural import sminreal
 from .tuning import realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
 
 __version__ = "0.1.0"
@@ -105,3 +106,4 @@ __all__ = [
     "wcdiskmargin",
     "wcgain",
 ]
+__all__ += ["sminreal"]

@@ -12,7 +12,8 @@
 
 Every command has ``--help``.  Bad input (unknown module or function, a
 function that does not return an uncertain system, unknown signals, an
-unstable nominal loop) ends with a one-line message and a non-zero exit status.
+unstable nominal loop) ends with a one-line message and a non-zero exit status;
+Ctrl-C ends with a one-line message and status 130, leaving no half-written report.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 class TargetError(Exception):
@@ -190,6 +192,8 @@ def print_summary(report, stream=None):
     n = len(a.sample_values)
     if n:
         print(f"  Monte Carlo: {n - a.n_unstable_samples}/{n} samples stable", file=stream)
+    for text in a.flags():
+        print(f"  NOTE: {text}", file=stream)
     failed = [text for text, ok in a.checks() if not ok]
     for text in failed:
         print(f"  CHECK FAILED: {text}", file=stream)
@@ -378,6 +382,14 @@ def main(argv=None) -> int:
     except OSError as exc:
         print(f"robustmb {args.command}: error: cannot write the report: {exc}", file=sys.stderr)
         return EXIT_FAILURE
+    except KeyboardInterrupt:
+        # the report is moved into place only once complete: nothing half-written remains
+        print(
+            f"\nrobustmb {args.command}: interrupted; no report written (a previous one in "
+            f"{args.out} is unchanged)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     parser.error(f"unknown command {args.command}")  # pragma: no cover
     return EXIT_USAGE
 

@@ -236,14 +236,21 @@ class UncertainModel(LFTOperators):
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, key):
+        """Sub-object ``X[outputs, inputs]`` (positions, slices or signal names).
+
+        The states and occurrences of uncertain elements that the selected channels
+        do not depend on are dropped (:func:`~robustmb.lft.structural.sminreal`):
+        a channel of a stacked model is analysed as if it had been built alone.
+        """
         from .algebra import select
+        from .structural import sminreal
 
         if not isinstance(key, tuple) or len(key) != 2:
             raise DimensionError(f"index an uncertain object with [outputs, inputs], got {key!r}")
         ny, nu = self.shape
         rows = _index_list(key[0], ny, "output", self._output_names)
         cols = _index_list(key[1], nu, "input", self._input_names)
-        return select(self, rows, cols)
+        return sminreal(select(self, rows, cols))
 
     def __len__(self):
         return self.shape[0]

@@ -95,8 +95,13 @@ def _verdict_html(analysis) -> str:
         text = (
             f"<b>Not robustly stable.</b> The parameter values below lie within "
             f"{_e(_fmt(100 * rs.upper, 3))} % of the declared ranges (scaled about their "
-            f"centres) and put a closed-loop pole on the stability boundary at "
-            f"{_e(_fmt(rs.critical_frequency))} rad/s."
+            f"centres) and "
+            + (
+                "make a closed-loop pole escape to infinity and come back unstable."
+                if np.isinf(rs.critical_frequency)
+                else "put a closed-loop pole on the stability boundary at "
+                f"{_e(_fmt(rs.critical_frequency))} rad/s."
+            )
         )
     else:
         cls = "unknown"
@@ -150,7 +155,14 @@ def _parameter_rows(analysis):
     return header, rows
 
 
-def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
+def _run_text(run):
+    """Header text of a run: its id and UTC timestamp (or the local time without one)."""
+    if not run:
+        return _e(datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+    return f"run <code>{_e(run['id'])}</code>, {_e(run['created'])}"
+
+
+def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> str:
     """The report page as a string.
 
     Parameters
@@ -161,6 +173,9 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
         ``sensitivity`` (others are ignored).
     json_name : str
         Name of the JSON summary written beside the page.
+    run : dict, optional
+        ``{"id": .., "created": ..}`` of the run, shown in the page header (the
+        same values as in the JSON summary, so the two files can be matched).
 
     Examples
     --------
@@ -184,12 +199,14 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json") -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>{_e(analysis.title)}</h1>",
         f'<p class="meta">robustmb {_e(robustmb.__version__)} · '
-        f"{_e(datetime.datetime.now().strftime('%Y-%m-%d %H:%M'))} · system "
+        f"{_run_text(run)} · system "
         f"<code>{_e(analysis.system_name)}</code>: {analysis.nstates} states, inputs "
         f"{_e(', '.join(analysis.input_names))}, outputs {_e(', '.join(analysis.output_names))}"
         f"{'' if not analysis.dt else f', sampling time {_e(_fmt(analysis.dt))} s'}</p>",
         _verdict_html(analysis),
     ]
+    for flag in analysis.flags():
+        parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
         parts.append(f"<p>{_e(analysis.notes)}</p>")
     parts.append("<h2>Margins</h2>")

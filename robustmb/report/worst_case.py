@@ -33,6 +33,8 @@ from ..analysis.worst_case_gain import WcgainResult, wcgain
 from ..errors import SignalError, UncertainTypeError, UnstableNominalError
 from ..lft.model import UncertainSystem
 
+GAP_FLAG = 0.02  # relative bound gap above which the report warns
+
 
 @dataclass
 class ChannelAnalysis:
@@ -138,6 +140,33 @@ class WorstCaseAnalysis:
     def n_unstable_samples(self) -> int:
         """Number of Monte Carlo samples with a pole on or beyond the stability boundary."""
         return int(np.sum(self.sample_abscissa >= 0))
+
+    def flags(self) -> list:
+        """Warnings about bounds the reader should not take at face value.
+
+        A gap between a lower and an upper bound wider than :data:`GAP_FLAG`
+        (relative) means the worst case shown may be well below the true one (or
+        the certified bound well above it); an infinite upper bound means no
+        worst case or destabilising value was found.  Each entry is one sentence.
+        """
+        out = []
+        pairs = [("robust stability margin", self.robstab.lower, self.robstab.upper)]
+        pairs += [
+            (f"{ch.name}: worst-case gain", ch.wcgain.lower, ch.wcgain.upper)
+            for ch in self.channels
+        ]
+        for what, lo, hi in pairs:
+            if np.isfinite(lo) and np.isinf(hi):
+                out.append(
+                    f"{what}: no upper bound was found (upper = inf); only {lo:.6g} is known"
+                )
+            elif np.isfinite(hi) and lo > 0 and hi > lo * (1 + GAP_FLAG):
+                out.append(
+                    f"{what}: the bounds [{lo:.6g}, {hi:.6g}] differ by "
+                    f"{100 * (hi / lo - 1):.3g} %, more than {100 * GAP_FLAG:g} %: "
+                    "the values shown may not be the worst case"
+                )
+        return out
 
     def checks(self) -> list:
         """Consistency checks of the results against each other: ``(text, passed)``.
@@ -260,6 +289,7 @@ class WorstCaseAnalysis:
                 "abscissa": self.sample_abscissa,
             },
             "checks": [{"check": text, "passed": ok} for text, ok in self.checks()],
+            "flags": self.flags(),
             "timings": self.timings,
             "notes": self.notes,
         }

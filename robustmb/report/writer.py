@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +41,54 @@ class WorstCaseReport:
     html_path: Path
     json_path: Path
     figure_paths: dict
+    run_id: str = ""
+
+
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """Hold Ctrl-C (SIGINT) until the block ends, then raise it: renames are not cut."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda sig, frame: caught.append(sig))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
+
+
+_OURS = {HTML_NAME, JSON_NAME, FIGURE_DIR}
+
+
+def _install(tmp: Path, out: Path, run_id: str):
+    """Move the finished files of ``tmp`` to ``out``, replacing a previous report.
+
+    A missing ``out``, or one holding only a report's files, is swapped whole
+    (two renames); otherwise the report's entries are replaced one by one and other
+    files are kept.  Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.
+    """
+    with _interrupts_deferred():
+        if not out.exists():
+            os.replace(tmp, out)
+            return
+        full = out.resolve()
+        old = full.parent / f".{full.name}.old-{run_id}"
+        whole = full != Path.cwd().resolve() and out.is_dir()
+        if whole and {p.name for p in out.iterdir()} <= _OURS:
+            os.replace(out, old)
+            os.replace(tmp, out)
+        else:
+            old.mkdir()
+            for name in sorted(_OURS):
+                if (out / name).exists():
+                    os.replace(out / name, old / name)
+            for name in sorted(_OURS):
+                os.replace(tmp / name, out / name)
+            tmp.rmdir()
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def worst_case_report(
@@ -58,6 +114,11 @@ def worst_case_report(
     - ``summary.json``: every number, with the worst-case parameter values;
     - ``figures/*.png``: the figures (mu bounds, singular values, margins
       table, sensitivity).
+
+    The files are written into a temporary folder beside ``out_dir`` and moved
+    into place only once complete, so an interrupted run leaves the previous
+    report untouched and never a folder mixing two runs.  ``summary.json`` and
+    the page carry the same run id and UTC timestamp.
 
     Parameters
     ----------
@@ -120,17 +181,29 @@ def worst_case_report(
         analysis.timings["figures"] = time.perf_counter() - t0
         bar.advance()
         bar.start("writing files")
-        (out / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
-        figure_paths = {}
-        for key, png in pngs.items():
-            path = out / FIGURE_DIR / f"{key}.png"
-            path.write_bytes(png)
-            figure_paths[key] = path
+        run = {
+            "id": uuid.uuid4().hex[:12],
+            "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        summary = {"run": run} | analysis.summary()
+        full = out.resolve()
+        full.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.tmp-", dir=full.parent))
+        try:
+            (tmp / FIGURE_DIR).mkdir()
+            for key, png in pngs.items():
+                (tmp / FIGURE_DIR / f"{key}.png").write_bytes(png)
+            (tmp / JSON_NAME).write_text(json.dumps(summary, indent=1, allow_nan=False))
+            page = render_html(analysis, pngs, json_name=JSON_NAME, run=run)
+            (tmp / HTML_NAME).write_text(page, encoding="utf-8")
+            _install(tmp, out, run["id"])
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        figure_paths = {key: out / FIGURE_DIR / f"{key}.png" for key in pngs}
         json_path = out / JSON_NAME
-        json_path.write_text(json.dumps(analysis.summary(), indent=1, allow_nan=False))
         html_path = out / HTML_NAME
-        html_path.write_text(render_html(analysis, pngs, json_name=JSON_NAME), encoding="utf-8")
         bar.advance(label=f"wrote {html_path}")
     finally:
         bar.close()
-    return WorstCaseReport(analysis, html_path, json_path, figure_paths)
+    return WorstCaseReport(analysis, html_path, json_path, figure_paths, run["id"])
