@@ -36,3 +36,11 @@ class UncertainTypeError(RobustMBError, TypeError):
 
 class UnstableNominalError(RobustMBError, ValueError):
     """The nominal closed loop is unstable (names its unstable poles)."""
+
+
+class RobustMBWarning(UserWarning):
+    """Base class of robustmb warnings."""
+
+
+class UnusedSignalWarning(RobustMBWarning):
+    """``connect`` left a system input undriven or a system output unused (names them)."""
