@@ -38,5 +38,13 @@ class UnstableNominalError(RobustMBError, ValueError):
     """The nominal closed loop is unstable (names its unstable poles)."""
 
 
+class RobustMBWarning(UserWarning):
+    """Base class of robustmb warnings."""
+
+
+class UnusedSignalWarning(RobustMBWarning):
+    """``connect`` left a system input undriven or a system output unused (names them)."""
+
+
 class FreeTunableError(RobustMBError, TypeError):
     """An uncertainty analysis was given a model whose tunable parameters are still free."""

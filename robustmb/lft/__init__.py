@@ -23,6 +23,9 @@ from .elements import UncertainElement, ucomplex, ultidyn, ureal
 from .model import UncertainMatrix, UncertainModel, UncertainSystem, umat, uss
 from .rational import UncertainRational
 from .simplify import simplify
+from .substitution import usample_of as usample
+from .substitution import usubs_of as usubs
+from .sumblk import sumblk
 
 __all__ = [
     "UncertainElement",
@@ -42,10 +45,13 @@ __all__ = [
     "series",
     "simplify",
     "star",
+    "sumblk",
     "ucomplex",
     "ultidyn",
     "umat",
+    "usample",
     "ureal",
     "uss",
+    "usubs",
     "vstack",
 ]

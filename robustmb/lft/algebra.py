@@ -18,9 +18,34 @@ from . import realization as rz
 from .model import UncertainModel, as_model, common_dt, static_model
 from .rational import maybe_rational
 
+_OPS = {"add": "+", "mul": "*", "matmul": "@", "div": "/"}
 
-def _models(*xs):
+
+def _models(*xs, op=None):
+    """Operands as uncertain models; an improper rational names the operation it is in."""
+    from .rational import UncertainRational
+
+    for x in xs:
+        if op is not None and isinstance(x, UncertainRational) and not x.is_proper:
+            raise UncertainTypeError(
+                f"cannot compute '{' '.join(_describe(v) for v in xs[:1])} {_OPS[op]} "
+                f"{' '.join(_describe(v) for v in xs[1:])}': the operand {_describe(x)} is an "
+                f"improper transfer function (numerator degree {len(x.num) - 1} above "
+                f"denominator degree {len(x.den) - 1}) with no state-space realization. "
+                "Group the expression so that it meets a proper factor first, e.g. "
+                "G / (s * (tau * s + 1)) rather than G * s / (...)"
+            )
     return [as_model(x) for x in xs]
+
+
+def _describe(x):
+    from .rational import UncertainRational
+
+    if isinstance(x, UncertainRational):
+        return f"<uncertain rational of degrees {len(x.num) - 1}/{len(x.den) - 1}>"
+    if isinstance(x, UncertainModel):
+        return f"{type(x).__name__} {x.name!r} {x.shape[0]}x{x.shape[1]}"
+    return type(x).__name__
 
 
 def _build(
@@ -89,7 +114,7 @@ def add(x, y):
     rat = maybe_rational("add", x, y)
     if rat is not None:
         return rat
-    mx, my = _models(x, y)
+    mx, my = _models(x, y, op="add")
     if mx.shape != my.shape:
         if _is_1x1(mx):
             mx = _expand_scalar(mx, my.shape)
@@ -125,7 +150,7 @@ def matmul(x, y):
     rat = maybe_rational("mul", x, y)
     if rat is not None:
         return rat
-    mx, my = _models(x, y)
+    mx, my = _models(x, y, op="matmul")
     if mx.shape[1] != my.shape[0]:
         raise DimensionError(
             f"cannot multiply a {mx.shape} object by a {my.shape} object: "
@@ -176,7 +201,7 @@ def multiply(x, y):
     rat = maybe_rational("mul", x, y)
     if rat is not None:
         return rat
-    mx, my = _models(x, y)
+    mx, my = _models(x, y, op="mul")
     if _is_1x1(mx) and not _is_1x1(my):
         return _scalar_times(mx, my)
     if _is_1x1(my) and not _is_1x1(mx):
@@ -254,6 +279,13 @@ def divide(x, y):
         # 1/y is computed in transfer-function arithmetic, where an improper y
         # (such as s + 3) still has a proper inverse.
         return multiply(x, 1 / y)
+    from .rational import UncertainRational
+
+    if isinstance(y, UncertainRational) and y._inv().is_proper:
+        # x / (s (tau s + 1)): the uncertain polynomial's inverse is proper.
+        return multiply(x, y._inv()._to_model())
+    if isinstance(x, UncertainRational) and not x.is_proper:
+        _models(x, y, op="div")
     my = as_model(y)
     if _is_scalar_number(x):
         return matmul(x, inv(my))
@@ -315,7 +347,17 @@ def select(x, rows, cols):
     )
 
 
+def _operands(xs, what):
+    """Operands given as arguments or, as numpy does, as one list or tuple of them."""
+    if len(xs) == 1 and isinstance(xs[0], list | tuple):
+        xs = tuple(xs[0])
+    if not xs:
+        raise DimensionError(f"{what}: nothing to stack (no operands given)")
+    return xs
+
+
 def _stack(xs, axis):
+    xs = _operands(xs, "hstack" if axis == "h" else "vstack")
     ms = _models(*xs)
     if not ms:
         raise DimensionError("nothing to stack")
@@ -356,12 +398,17 @@ def _stack(xs, axis):
 def hstack(*xs):
     """Horizontal concatenation ``[x1, x2, ...]`` (equal numbers of outputs).
 
+    The operands are given as arguments or, as with ``numpy.hstack``, as one
+    list or tuple.
+
     Examples
     --------
     >>> import robustmb as rmb
     >>> a = rmb.ureal("a", 1.0)
     >>> rmb.hstack(a, 2 * a).shape
     (1, 2)
+    >>> rmb.hstack([a, 2 * a, 3.0]).shape
+    (1, 3)
     """
     return _stack(xs, "h")
 
@@ -369,11 +416,16 @@ def hstack(*xs):
 def vstack(*xs):
     """Vertical concatenation ``[x1; x2; ...]`` (equal numbers of inputs).
 
+    The operands are given as arguments or, as with ``numpy.vstack``, as one
+    list or tuple: ``vstack([a, b])`` stacks ``a`` on ``b``.
+
     Examples
     --------
     >>> import robustmb as rmb
     >>> a = rmb.ureal("a", 1.0)
     >>> rmb.vstack(a, 1.0).shape
+    (2, 1)
+    >>> rmb.vstack([a, 1.0]).shape
     (2, 1)
     """
     return _stack(xs, "v")
@@ -382,6 +434,8 @@ def vstack(*xs):
 def block_diag(*xs):
     """Block-diagonal concatenation (appended inputs and outputs).
 
+    The operands are given as arguments or as one list or tuple.
+
     Examples
     --------
     >>> import robustmb as rmb
@@ -389,7 +443,7 @@ def block_diag(*xs):
     >>> rmb.block_diag(a, [[1.0, 2.0]]).shape
     (2, 3)
     """
-    ms = _models(*xs)
+    ms = _models(*_operands(xs, "block_diag"))
     if len(ms) == 1:
         return ms[0]
     nu = sum(m.shape[1] for m in ms)

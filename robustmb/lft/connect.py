@@ -9,11 +9,13 @@ naming its signals.
 
 from __future__ import annotations
 
+import difflib
 import re
+import warnings
 
 import numpy as np
 
-from ..errors import SignalError
+from ..errors import SignalError, UnusedSignalWarning
 from . import realization as rz
 from .model import as_model, common_dt
 
@@ -78,7 +80,9 @@ class _Catalogue:
             ]
         if not idx:
             known = [f"{sn}.{n}" for sn, n in table]
-            raise SignalError(f"connect: unknown {side} signal {spec!r}; known: {known}")
+            close = _near_names(sig, [n for _, n in table])
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise SignalError(f"connect: unknown {side} signal {spec!r}{hint} Known: {known}")
         systems = {table[i][0] for i in idx}
         if not allow_many and len(systems) > 1:
             raise SignalError(
@@ -88,7 +92,62 @@ class _Catalogue:
         return idx, gain
 
 
-def connect(systems, connections=None, inputs=None, outputs=None):
+def _near_names(name, candidates):
+    """Signal names that look like a misspelling of ``name`` (``y_m`` for ``ym``)."""
+    base = re.sub(r"\[\d+\]$", "", name)
+    uniq = sorted({re.sub(r"\[\d+\]$", "", c) for c in candidates} - {base})
+    return difflib.get_close_matches(base, uniq, n=2, cutoff=0.6)
+
+
+def _ignored(cat, specs, side):
+    """Positions named by ``ignore_inputs`` / ``ignore_outputs`` (names or ``sys.sig``)."""
+    out = set()
+    for spec in specs or []:
+        idx, _ = cat.find(spec, side, allow_many=True)
+        out.update(idx)
+    return out
+
+
+def _warn_unused(cat, used_in, used_out, ignore_inputs, ignore_outputs):
+    """Warn, as ``control.interconnect`` does, about inputs left at zero and outputs dropped."""
+    skip_in = _ignored(cat, ignore_inputs, "input")
+    skip_out = _ignored(cat, ignore_outputs, "output")
+    unused_in = [i for i in np.flatnonzero(~used_in) if i not in skip_in]
+    unused_out = [j for j in np.flatnonzero(~used_out) if j not in skip_out]
+    # A misspelling leaves both ends dangling: suggest among the other side's unused names.
+    out_names = [cat.outputs[j][1] for j in unused_out]
+    in_names = [cat.inputs[i][1] for i in unused_in]
+    for side, unused, table, others, effect in (
+        ("input", unused_in, cat.inputs, out_names, "held at zero, so the loop is open there"),
+        ("output", unused_out, cat.outputs, in_names, "which feed nothing"),
+    ):
+        if not unused:
+            continue
+        items = []
+        for i in unused:
+            sn, n = table[i]
+            close = _near_names(n, others)
+            other = "an output" if side == "input" else "an input"
+            names = " or ".join(map(repr, close))
+            items.append(f"{sn}.{n}" + (f" ({other} is named {names}: misspelt?)" if close else ""))
+        warnings.warn(
+            f"connect: unused {side}(s) ({effect}): {'; '.join(items)}. Pass them in "
+            f"ignore_{side}s=[...] if this is intended.",
+            UnusedSignalWarning,
+            stacklevel=3,
+        )
+
+
+def connect(
+    systems,
+    connections=None,
+    inputs=None,
+    outputs=None,
+    *,
+    check_unused=True,
+    ignore_inputs=None,
+    ignore_outputs=None,
+):
     """Interconnect systems by signal names (``control.interconnect`` conventions).
 
     Parameters
@@ -105,6 +164,14 @@ def connect(systems, connections=None, inputs=None, outputs=None):
         name), a spec, or a list of specs driven together.
     outputs : list
         External outputs: an output spec or a list of specs summed.
+    check_unused : bool, optional
+        Warn (:class:`~robustmb.errors.UnusedSignalWarning`) about system
+        inputs driven by nothing (they are held at zero, so a misspelt signal
+        name would silently open a loop) and system outputs that feed nothing,
+        as ``control.interconnect`` does.  The warning suggests the signal a
+        misspelt name probably meant.
+    ignore_inputs, ignore_outputs : list, optional
+        Signals known to be unused (names or ``"sys.sig"``): no warning for them.
 
     Returns
     -------
@@ -132,11 +199,14 @@ def connect(systems, connections=None, inputs=None, outputs=None):
     real, nus, nys = rz.append([m._real for m in models])
     nu, ny = sum(nus), sum(nys)
     fb = np.zeros((nu, ny))
+    # Signals named anywhere (even with a zero gain) count as used.
+    used_in, used_out = np.zeros(nu, bool), np.zeros(ny, bool)
     if connections is None:
         for i, (_, name) in enumerate(cat.inputs):
             for j, (_, name2) in enumerate(cat.outputs):
                 if name2 == name:
                     fb[i, j] += 1.0
+                    used_in[i] = used_out[j] = True
     else:
         for conn in connections:
             if isinstance(conn, str | tuple) or len(conn) < 2:
@@ -151,12 +221,14 @@ def connect(systems, connections=None, inputs=None, outputs=None):
                     )
                 for i, j in zip(ins, outs, strict=True):
                     fb[i, j] += g * g_in
+                used_in[ins] = used_out[outs] = True
     in_cols, in_names = [], []
     for spec in inputs:
         specs = spec if isinstance(spec, list) else [spec]
         cols = None
         for sp in specs:
             idx, g = cat.find(sp, "input", allow_many=True)
+            used_in[idx] = True
             if cols is None:
                 width = len(idx) if len({cat.inputs[i][0] for i in idx}) == 1 else 1
                 cols = np.zeros((nu, width))
@@ -174,6 +246,7 @@ def connect(systems, connections=None, inputs=None, outputs=None):
         rows = None
         for sp in specs:
             idx, g = cat.find(sp, "output", allow_many=False)
+            used_out[idx] = True
             if rows is None:
                 rows = np.zeros((len(idx), ny))
                 out_names += [cat.outputs[i][1] for i in idx]
@@ -182,6 +255,10 @@ def connect(systems, connections=None, inputs=None, outputs=None):
             rows[np.arange(len(idx)), idx] += g
         out_rows.append(rows)
     lout = np.vstack(out_rows) if out_rows else np.zeros((0, ny))
+    if check_unused:
+        _warn_unused(cat, used_in, used_out, ignore_inputs, ignore_outputs)
+    elif ignore_inputs or ignore_outputs:
+        raise SignalError("connect: ignore_inputs/ignore_outputs need check_unused=True")
     loop_names = [f"{sn}.{n}" for sn, n in cat.outputs]
     closed = rz.close(real, rin, fb, lout, loop_names=loop_names)
     is_system = any(m.is_system for m in models)

@@ -253,6 +253,9 @@ class ucomplex(UncertainElement):
 class ultidyn(UncertainElement):
     """Unstructured LTI uncertainty ``Delta`` of shape ``(ny, nu)`` with ``||Delta||_inf <= bound``.
 
+    ``shape`` is a pair of positive integers, or one integer ``n`` for an
+    ``n x n`` block.
+
     Its nominal value is zero.  Samples are stable first-order all-pass
     systems times a random contraction, so each sample's peak gain is known
     exactly (at most ``bound``).
@@ -263,20 +266,43 @@ class ultidyn(UncertainElement):
     >>> d = rmb.ultidyn("d", (2, 3), bound=0.1)
     >>> d.shape, d.bound
     ((2, 3), 0.1)
+    >>> rmb.ultidyn("e", 1).shape
+    (1, 1)
     """
 
     kind = "ltidyn"
 
     def __init__(self, name, shape, *, bound=1.0):
         self.name = _check_name(name)
-        try:
-            ny, nu = (int(v) for v in shape)
-        except (TypeError, ValueError):
+        if isinstance(shape, str):
             raise UncertainElementError(
-                f"ultidyn '{name}': shape must be a pair (ny, nu), got {shape!r}"
-            ) from None
-        if ny < 1 or nu < 1:
-            raise UncertainElementError(f"ultidyn '{name}': shape must be positive, got {shape}")
+                f"ultidyn '{name}': shape must be a pair (ny, nu) or one integer, got {shape!r}"
+            )
+        if isinstance(shape, numbers.Number) and not isinstance(shape, bool):
+            shape = (shape, shape)  # ultidyn("D", n): an n x n block, as MATLAB's iosize n
+        try:
+            dims = tuple(shape)
+        except TypeError:
+            dims = ()
+        if len(dims) != 2:
+            raise UncertainElementError(
+                f"ultidyn '{name}': shape must be a pair (ny, nu) or one integer, got {shape!r}"
+            )
+        for what, v in zip(("ny", "nu"), dims, strict=True):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, numbers.Real)
+                or not math.isfinite(v)
+                or v != int(v)
+            ):
+                raise UncertainElementError(
+                    f"ultidyn '{name}': shape entry {what} must be an integer, got {v!r}"
+                )
+            if v < 1:
+                raise UncertainElementError(
+                    f"ultidyn '{name}': shape entry {what} must be >= 1, got {v!r}"
+                )
+        ny, nu = (int(v) for v in dims)
         self.shape = (ny, nu)
         self.block_shape = (ny, nu)
         self.bound = _finite_real(name, "bound", bound)

@@ -8,13 +8,20 @@ uncertain values are closed with an upper LFT.
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import control
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import IllPosedError, SignalError, UncertainElementError, UncertainTypeError
+from ..errors import (
+    DimensionError,
+    IllPosedError,
+    SignalError,
+    UncertainElementError,
+    UncertainTypeError,
+)
 from . import realization as rz
 from .complex_statespace import ComplexStateSpace
 from .model import UncertainModel, UncertainSystem, as_model, lti_model
@@ -28,7 +35,14 @@ def nominal_values(elements: dict) -> dict:
 def _normalized_block(el, reps, value):
     """``I_reps kron delta`` for a static physical value of ``el``."""
     if el.kind in ("real", "complex"):
-        if not isinstance(value, numbers.Number) and np.ndim(value) != 0:
+        if isinstance(value, str | bytes) or (
+            not isinstance(value, numbers.Number)
+            and not (isinstance(value, np.ndarray | np.generic) and value.dtype.kind in "biufc")
+        ):
+            raise UncertainElementError(
+                f"value for {el.kind} parameter '{el.name}' must be a number, got {value!r}"
+            )
+        if np.ndim(value) != 0:
             raise UncertainElementError(
                 f"value for {el.kind} parameter '{el.name}' must be a scalar, got shape "
                 f"{np.shape(value)}"
@@ -217,9 +231,15 @@ def _sample_ltidyn(el, rng, dt):
 def usample(model: UncertainModel, n: int, *, seed=None):
     """Random samples substituted into ``model`` (see ``UncertainModel.usample``)."""
     model = as_model(model)
-    if not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"usample: the number of samples must be a positive integer, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise DimensionError(
+            f"usample: the number of samples n must be a positive integer, got {n!r}"
+        )
     rng = np.random.default_rng(seed)
+    if not model._real.blocks:
+        # Nothing uncertain: n copies of the certain value, as requested.
+        value = output_of(model, model._real)
+        return [value] + [_copy(value) for _ in range(int(n) - 1)], [{} for _ in range(int(n))]
     norm, dyn, phys = _sample_values(model, int(n), rng)
     if dyn or model.tunables:
         # Tunable parameters are design variables, never sampled: they stay free.
@@ -267,3 +287,72 @@ def batched_substitute(model: UncertainModel, normalized: dict):
     if model.is_system:
         return [statespace(model, a[i], b[i], c[i], d[i]) for i in range(n)]
     return [d[i] for i in range(n)]
+
+
+def _copy(value):
+    return value.copy() if isinstance(value, np.ndarray) else copy.copy(value)
+
+
+def usubs_of(x, values=None, /, *pairs):
+    """Substitute values for uncertain elements (MATLAB ``usubs``).
+
+    Parameters
+    ----------
+    x : uncertain object
+        Uncertain matrix or system (or an expression of elements).
+    values : dict or str
+        ``{name: value}``, or a name followed by its value and further
+        name/value pairs as in MATLAB: ``usubs(X, "a", 1.0, "b", 2.0)``.
+
+    Returns
+    -------
+    numpy.ndarray, control.StateSpace or UncertainModel
+        See :meth:`UncertainModel.usubs`.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> rmb.usubs(3 * a, {"a": 2.0})
+    array([[6.]])
+    >>> rmb.usubs(3 * a, "a", 0.5)
+    array([[1.5]])
+    """
+    if isinstance(values, str):
+        flat = (values, *pairs)
+        if len(flat) % 2:
+            raise SignalError(
+                f"usubs: name/value arguments come in pairs, got {len(flat)} arguments"
+            )
+        values = dict(zip(flat[::2], flat[1::2], strict=True))
+    elif pairs:
+        raise UncertainTypeError("usubs: give a dict {name: value} or name, value pairs")
+    if values is None:
+        raise UncertainTypeError("usubs: give the values as a dict {name: value}")
+    return usubs(as_model(x), values)
+
+
+def usample_of(x, n=1, *, seed=None):
+    """Random samples of an uncertain object (MATLAB ``usample``).
+
+    Parameters
+    ----------
+    x : uncertain object
+    n : int, optional
+        Number of samples.
+    seed : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    samples, values
+        See :meth:`UncertainModel.usample`.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0, range=(0.0, 2.0))
+    >>> samples, values = rmb.usample(2 * a, 4, seed=1)
+    >>> len(samples), bool(abs(samples[0][0, 0] - 2 * values[0]["a"]) < 1e-12)
+    (4, True)
+    """
+    return usample(as_model(x), n, seed=seed)
