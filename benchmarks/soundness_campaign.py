@@ -106,7 +106,7 @@ def _summary(rows, mu_rows, elapsed, out):
         f"(known issue-10 defects: {len(false_known)}, new: {len(false_new)})"
     )
     by_analysis = {}
-    for name, analysis, _seed, v, err, defect, dt in rows:
+    for _name, analysis, _seed, v, err, _defect, dt in rows:
         s = by_analysis.setdefault(analysis, {"n": 0, "bad": 0, "err": 0, "gaps": [], "t": []})
         s["n"] += 1
         s["t"].append(dt)
