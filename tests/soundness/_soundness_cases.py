@@ -79,14 +79,32 @@ def _similarity(rng, n, decades):
 
 
 def affine_real(
-    rng, *, n=3, k=2, dt=0.0, rank_one=True, decades=0.0, ny=1, nu=1, margin_at_least=None
+    rng,
+    *,
+    n=3,
+    k=2,
+    dt=0.0,
+    rank_one=True,
+    decades=0.0,
+    ny=1,
+    nu=1,
+    margin_at_least=None,
+    io_gain=1.0,
+    unstable_centre=False,
 ):
     """``x' = (A0 + sum_i p_i E_i) x + B u``: real parameters entering A affinely.
 
     With ``margin_at_least = t`` the E_i are scaled so that the stability margin
-    (over box directions, see ``affine_box_margin``) is about ``t``.
+    (over box directions, see ``affine_box_margin``) is about ``t``.  ``io_gain``
+    scales C and D; ``unstable_centre`` moves one pole of A0 into the right half plane.
     """
     a0 = _stable_matrix(rng, n, dt)
+    if unstable_centre:
+        a0 = (
+            a0 + (0.5 - np.max(np.linalg.eigvals(a0).real)) * np.eye(n)
+            if not dt
+            else 1.3 * a0 / (np.max(np.abs(np.linalg.eigvals(a0))))
+        )
     mats, params = [], []
     for i in range(k):
         if rank_one:
@@ -101,8 +119,8 @@ def affine_real(
         params.append(Param(f"p{i}", "real", center, hw))
         mats.append(e)
     b = rng.standard_normal((n, nu))
-    c = rng.standard_normal((ny, n))
-    d = rng.standard_normal((ny, nu)) * 0.1
+    c = rng.standard_normal((ny, n)) * io_gain
+    d = rng.standard_normal((ny, nu)) * 0.1 * io_gain
     t = _similarity(rng, n, decades) if decades else np.eye(n)
     ti = np.linalg.inv(t)
     a0t, bt, ct = t @ a0 @ ti, t @ b, c @ ti
@@ -217,6 +235,34 @@ def complex_affine(rng, *, n=3, complex_a0=False, dt=0.0):
         complex_rank=(a0, radius * e),
         defect="1",
         tags={"complex", "complex-coefficient", "discrete" if dt else "continuous"},
+    )
+
+
+def complex_gain_loop(rng, *, n=3):
+    """``feedback(c G, 1)`` with G real and c a ``ucomplex`` of complex nominal (built from LTI)."""
+    a = _stable_matrix(rng, n)
+    b = rng.standard_normal((n, 1))
+    cc = rng.standard_normal((1, n))
+    g = control.ss(a, b, cc, 0)
+    gain0 = np.max(np.abs(np.linalg.eigvals(a))) / max(np.linalg.norm(b) * np.linalg.norm(cc), 1e-9)
+    nominal = complex(rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5)) * gain0
+    radius = float(rng.uniform(0.3, 1.0) * gain0)
+    el = rmb.ucomplex("c", nominal, radius=radius)
+    usys = rmb.feedback(el * g, 1)
+    bc = b @ cc
+
+    def evaluate(deltas):
+        k = nominal + radius * deltas["c"]
+        return a - k * bc, k * b, cc, np.zeros((1, 1))
+
+    return Case(
+        f"complex_gain_loop(n={n})",
+        usys,
+        [Param("c", "complex", nominal, radius)],
+        evaluate,
+        complex_rank=(a - nominal * bc, -radius * bc),
+        defect="1",
+        tags={"complex", "complex-coefficient", "continuous"},
     )
 
 
@@ -356,8 +402,13 @@ GENERATORS = {
     "affine_real_badly_scaled": (lambda r: affine_real(r, k=2, decades=6), ("robstab",)),
     "affine_real_n5_k4": (lambda r: affine_real(r, n=5, k=4), ("robstab",)),
     "stiff_chain": (stiff_chain, ("robstab",)),
+    "unstable_centre": (
+        lambda r: affine_real(r, k=2, unstable_centre=True),
+        ("robstab", "wcgain", "robgain"),
+    ),
     "complex_affine": (lambda r: complex_affine(r), ("robstab",)),
     "complex_affine_complex_a0": (lambda r: complex_affine(r, complex_a0=True), ("robstab",)),
+    "complex_gain_loop": (complex_gain_loop, ("robstab",)),
     "complex_affine_discrete": (lambda r: complex_affine(r, dt=0.2), ("robstab",)),
     "lft_ltidyn": (lambda r: lft_case(r, [("ltidyn", 1, 1)]), ("robstab",)),
     "lft_ltidyn_2x2": (lambda r: lft_case(r, [("ltidyn", 2, 2)]), ("robstab",)),
@@ -374,6 +425,18 @@ GENERATORS = {
     ),
     "wc_affine_badly_scaled": (
         lambda r: affine_real(r, k=1, decades=6, margin_at_least=1.5),
+        ("wcgain", "robgain"),
+    ),
+    "wc_affine_large_gain": (
+        lambda r: affine_real(r, k=2, margin_at_least=1.5, io_gain=1e6),
+        ("wcgain", "robgain"),
+    ),
+    "wc_affine_small_gain": (
+        lambda r: affine_real(r, k=2, margin_at_least=1.5, io_gain=1e-6),
+        ("wcgain", "robgain"),
+    ),
+    "wc_not_robustly_stable": (
+        lambda r: affine_real(r, k=1, margin_at_least=0.6),
         ("wcgain", "robgain"),
     ),
     "wc_lft_ltidyn": (
