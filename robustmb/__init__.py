@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, errors, examples, multibody
+from . import decoupling, errors, examples, multibody, synthesis
 from .analysis import (
     diskmargin,
     freqresp,
@@ -47,6 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
+from .synthesis import hinfsyn
 
 __version__ = "0.1.0"
 
@@ -75,6 +76,7 @@ __all__ = [
     "freqresp",
     "h2norm",
     "hinfnorm",
+    "hinfsyn",
     "hstack",
     "inv",
     "lft_lower",
@@ -89,6 +91,7 @@ __all__ = [
     "series",
     "simplify",
     "star",
+    "synthesis",
     "ucomplex",
     "ultidyn",
     "umat",
