@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, errors, examples, multibody
+from . import decoupling, errors, examples, multibody, synthesis
 from .analysis import (
     diskmargin,
     freqresp,
@@ -51,6 +51,7 @@ from .lft import (
     vstack,
 )
 from .lft.structural import sminreal
+from .synthesis import hinfsyn
 from .tuning import realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
 
 __version__ = "0.1.0"
@@ -80,6 +81,7 @@ __all__ = [
     "freqresp",
     "h2norm",
     "hinfnorm",
+    "hinfsyn",
     "hstack",
     "inv",
     "lft_lower",
@@ -97,6 +99,7 @@ __all__ = [
     "simplify",
     "star",
     "sumblk",
+    "synthesis",
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",

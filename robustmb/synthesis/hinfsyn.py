@@ -1,0 +1,273 @@
+"""Full-order H-infinity synthesis: gamma iteration with Riccati formulae, LMI fallback.
+
+Algorithm
+    1. Partition the plant and check that it is stabilisable through ``u`` and detectable
+       through ``y``.  A discrete-time plant is replaced by its bilinear continuous-time
+       equivalent (same H-infinity norm for every controller); ``D22`` is removed by loop
+       shifting.
+    2. Regular problem (``D12`` full column rank, ``D21`` full row rank): bisection on
+       ``gamma`` with the two-Riccati existence test (:mod:`.hinf_riccati`) to a relative
+       width ``gtol``.  The controller is the central one at a level slightly above the
+       smallest feasible one: the backoff grows until the controller is well conditioned
+       (``cond(I - Y X / gamma^2)`` below ``cond_max``, closed-loop poles at least 1e-5
+       inside the stability boundary) and its closed loop passes the verification, but
+       never beyond ``rtol``.
+    3. Singular problem, or a Riccati controller that fails verification: the LMI
+       formulation (:mod:`.lmi`) gives the optimal level and a controller.
+    4. Verification: the closed loop of the returned controller with the plant the user
+       gave is formed independently (:func:`.plant.closed_loop`) and its H-infinity norm
+       computed with :func:`robustmb.hinfnorm`; ``.gamma`` is that norm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import control
+import numpy as np
+
+from robustmb.analysis import hinfnorm
+from robustmb.errors import DimensionError, IllPosedError
+
+from . import hinf_riccati as ric
+from .lmi import lmi_hinf
+from .plant import (
+    as_controller,
+    check_solvable,
+    closed_loop,
+    controller_from_continuous,
+    partition_plant,
+    shift_back,
+    to_continuous,
+)
+
+__all__ = ["HinfsynResult", "hinfsyn"]
+
+_METHODS = ("auto", "riccati", "lmi")
+# Near the optimum a closed-loop pole may approach the stability boundary (a nearly
+# cancelled mode); back off until it is at least this far.
+_MARGIN_MIN = 1e-5
+
+
+@dataclass
+class HinfsynResult:
+    """Result of :func:`hinfsyn`.
+
+    Attributes
+    ----------
+    controller : control.StateSpace
+        The controller ``u = K y`` (same sampling time as the plant).
+    gamma : float
+        H-infinity norm of the closed loop with this controller, computed independently of
+        the synthesis (:func:`robustmb.hinfnorm` on the lower LFT).
+    gamma_bracket : tuple of float
+        ``(lower, upper)`` on the optimal level: ``lower`` is the largest level at which
+        the existence test failed (Riccati path; feedthrough bound at least), or the SDP
+        optimum less its solver tolerance (LMI path); ``upper = gamma`` is achieved.
+    closed_loop : control.StateSpace
+        ``Fl(P, K)`` from ``w`` to ``z``.
+    method : str
+        ``"riccati"`` or ``"lmi"``.
+    gamma_design : float
+        Level at which the controller was computed.
+    gamma_opt : float
+        Best estimate of the optimal level (smallest feasible level of the bisection, or
+        the SDP optimum).
+    history : list of tuple
+        ``(gamma, feasible, reason)`` of every existence test (Riccati path).
+    """
+
+    controller: control.StateSpace
+    gamma: float
+    gamma_bracket: tuple
+    closed_loop: control.StateSpace
+    method: str
+    gamma_design: float
+    gamma_opt: float
+    history: list = field(default_factory=list, repr=False)
+
+
+def _verify(plant, K, gamma_design, slack=1e-6):
+    """Closed loop, its norm, and whether it is stable with norm below the design level."""
+    cl = closed_loop(plant, K)
+    norm, _ = hinfnorm(cl, tol=1e-9)
+    return cl, float(norm), bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
+
+
+def _stability_margin(cl):
+    """Distance of the closed-loop poles from the stability boundary (relative)."""
+    poles = np.linalg.eigvals(cl.A)
+    if poles.size == 0:
+        return np.inf
+    if cl.dt:
+        return float(1.0 - np.max(np.abs(poles)))
+    return float(-np.max(poles.real) / max(np.max(np.abs(poles)), 1.0))
+
+
+def _back_to_plant(K, cplant, discrete):
+    K = shift_back(K, cplant.D22)
+    return controller_from_continuous(K) if discrete else K
+
+
+def _bisect(N, gtol, history):
+    """Smallest feasible level (to relative ``gtol``) and the largest infeasible one."""
+    lo = ric.d_bound(N.plant)
+    hi = max(2.0 * lo, 1.0)
+    for _ in range(200):
+        t = ric.gamma_test(N.plant, hi)
+        history.append((hi, t.feasible, t.reason))
+        if t.feasible:
+            break
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e15:
+            raise IllPosedError("no gamma below 1e15 passes the H-infinity existence test")
+    while hi > lo * (1 + gtol):
+        mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
+        t = ric.gamma_test(N.plant, mid)
+        history.append((mid, t.feasible, t.reason))
+        if t.feasible:
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
+def _riccati(plant, cplant, rtol, gtol, cond_max, history):
+    P0 = cplant.with_d22_zero()
+    N = ric.normalise(P0)
+    lo, hi = _bisect(N, gtol, history)
+    backoffs = [b for b in (10 * gtol, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1) if b < rtol]
+    backoffs.append(rtol)
+    fallback = None
+    for b in backoffs:
+        g = hi * (1 + b)
+        t = ric.gamma_test(N.plant, g)
+        if not t.feasible:
+            continue
+        Ah, Bh, Ch, Dh, cond = ric.central_controller(N.plant, g, t)
+        Kn = (Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty)
+        try:
+            K = _back_to_plant(Kn, cplant, plant.dt > 0)
+            cl, norm, ok = _verify(plant, K, g)
+        except (IllPosedError, np.linalg.LinAlgError):
+            continue
+        if not ok:
+            continue
+        cand = (K, cl, norm, g)
+        if cond <= cond_max and _stability_margin(cl) >= _MARGIN_MIN:
+            return lo, hi, cand
+        if fallback is None:
+            fallback = cand
+    return lo, hi, fallback
+
+
+def _lmi(plant, cplant, rtol):
+    P0 = cplant.with_d22_zero()
+    gopt = None
+    for b in (1e-4, 1e-3, 1e-2, 3e-2, 0.1):
+        b = min(b, rtol)
+        try:
+            if gopt is None:
+                gopt, g, Kc = lmi_hinf(P0, backoff=b)
+            else:
+                _, g, Kc = lmi_hinf(P0, gamma=gopt * (1 + b))
+            K = _back_to_plant(Kc, cplant, plant.dt > 0)
+            cl, norm, ok = _verify(plant, K, g)
+        except (IllPosedError, np.linalg.LinAlgError):
+            if gopt is None:
+                raise
+            continue
+        if ok:
+            return gopt, (K, cl, norm, g)
+        if b >= rtol:
+            break
+    return gopt, None
+
+
+def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6):
+    """Full-order H-infinity optimal controller with a verified closed-loop norm.
+
+    Parameters
+    ----------
+    P : control.StateSpace, control.TransferFunction or uncertain system
+        Generalised plant with inputs ``[w; u]`` and outputs ``[z; y]``; for an uncertain
+        system its nominal is used.  Continuous or discrete time.
+    nmeas, ncon : int or sequence of str
+        Number of measurements ``y`` (last outputs) and controls ``u`` (last inputs), or
+        their signal names.
+    method : {"auto", "riccati", "lmi"}
+        ``"auto"`` uses the Riccati formulae when ``D12`` and ``D21`` have full rank and
+        falls back to the LMI otherwise or when the Riccati controller fails verification.
+    rtol : float
+        Largest relative backoff from the optimal level allowed for a better conditioned
+        controller (default 1 %).
+    gtol : float
+        Relative width of the bisection on the optimal level (Riccati path).
+    cond_max : float
+        Largest acceptable ``cond(I - Y X / gamma^2)`` of the Riccati central controller.
+
+    Returns
+    -------
+    HinfsynResult
+        ``.controller``, ``.gamma`` (verified closed-loop norm), ``.gamma_bracket``,
+        ``.closed_loop`` and diagnostics.
+
+    Raises
+    ------
+    IllPosedError
+        When the plant is not stabilisable through ``u`` or detectable through ``y``, or no
+        controller could be verified.
+    DimensionError, SignalError
+        For a wrong partition.
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    >>> res = rmb.hinfsyn(P, 1, 1)          # the optimum is 0: z can be cancelled exactly
+    >>> K = control.tf(res.controller)
+    >>> bool(np.allclose(K.num[0][0], [-1.0]) and np.allclose(K.den[0][0], [1.0, 3.0]))
+    True
+    >>> bool(res.gamma <= 1e-6 and res.gamma_bracket[1] == res.gamma)
+    True
+    """
+    if method not in _METHODS:
+        raise DimensionError(f"method must be one of {_METHODS}; got {method!r}")
+    if not 0 < rtol < 1:
+        raise DimensionError(f"rtol must be in (0, 1); got {rtol!r}")
+    plant = partition_plant(P, nmeas, ncon)
+    check_solvable(plant)
+    cplant = to_continuous(plant) if plant.dt > 0 else plant
+    history: list = []
+    regular = ric.is_regular(cplant.with_d22_zero())
+    if method == "riccati" and not regular:
+        raise IllPosedError(
+            "method='riccati' needs D12 of full column rank and D21 of full row rank; "
+            "use method='lmi' (or 'auto') for this singular plant"
+        )
+    if method in ("auto", "riccati") and regular:
+        lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
+        if cand is not None:
+            K, cl, norm, g = cand
+            if norm < lo:
+                # A verified controller below a level the test called infeasible: the
+                # test's verdicts are not reliable on this plant, keep only the sure bound.
+                lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
+            return HinfsynResult(
+                as_controller(K, plant.dt), norm, (lo, norm), cl, "riccati", g, hi, history
+            )
+        if method == "riccati":
+            raise IllPosedError("no Riccati controller passed the closed-loop verification")
+    gopt, cand = _lmi(plant, cplant, rtol)
+    if cand is None:
+        raise IllPosedError("no LMI controller passed the closed-loop verification")
+    K, cl, norm, g = cand
+    lower = gopt * (1 - 1e-6)
+    if history:
+        lower = max(lower, max(h[0] for h in history if not h[1]) if any(
+            not h[1] for h in history) else lower)  # fmt: skip
+    return HinfsynResult(
+        as_controller(K, plant.dt), norm, (min(lower, norm), norm), cl, "lmi", g, gopt, history
+    )

@@ -1,0 +1,315 @@
+"""Generalised plants for synthesis: partition, checks, and the maps every method shares.
+
+A generalised plant
+
+    x' = A x + B1 w + B2 u
+    z  = C1 x + D11 w + D12 u
+    y  = C2 x + D21 w + D22 u
+
+is closed by ``u = K y`` (the lower LFT).  This module turns the user's plant (a
+python-control system or the nominal of an uncertain one) into these blocks, checks that
+the problem is solvable at all (stabilisable through ``u``, detectable through ``y``),
+and provides the three exact changes of problem every synthesis method uses:
+
+- loop shifting, which removes ``D22`` (design for ``y0 = y - D22 u``, then fold ``D22``
+  back into the controller);
+- the bilinear map ``z = (1 + s) / (1 - s)``, which turns a discrete-time H-infinity
+  problem into a continuous-time one with the same norm for every controller;
+- the lower LFT itself, computed here once so every result is re-verified on the plant the
+  user gave.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import control
+import numpy as np
+
+from robustmb.analysis._statespace import as_statespace_data
+from robustmb.errors import DimensionError, IllPosedError, SignalError
+
+__all__ = [
+    "Plant",
+    "closed_loop",
+    "controller_from_continuous",
+    "partition_plant",
+    "shift_back",
+    "to_continuous",
+]
+
+
+@dataclass
+class Plant:
+    """Partitioned generalised plant (``dt = 0`` continuous, else the sampling time)."""
+
+    A: np.ndarray
+    B1: np.ndarray
+    B2: np.ndarray
+    C1: np.ndarray
+    C2: np.ndarray
+    D11: np.ndarray
+    D12: np.ndarray
+    D21: np.ndarray
+    D22: np.ndarray
+    dt: float = 0.0
+    input_names: tuple = ()
+    output_names: tuple = ()
+
+    @property
+    def dims(self):
+        """``(n, m1, m2, p1, p2)``: states, disturbances, controls, errors, measurements."""
+        return (
+            self.A.shape[0],
+            self.B1.shape[1],
+            self.B2.shape[1],
+            self.C1.shape[0],
+            self.C2.shape[0],
+        )
+
+    def with_d22_zero(self) -> Plant:
+        """The same plant with ``D22`` removed (the loop-shifted problem)."""
+        return Plant(
+            self.A, self.B1, self.B2, self.C1, self.C2, self.D11, self.D12, self.D21,
+            np.zeros_like(self.D22), self.dt,
+        )  # fmt: skip
+
+    def statespace(self) -> control.StateSpace:
+        """The plant as one ``control.StateSpace`` (inputs ``[w; u]``, outputs ``[z; y]``)."""
+        B = np.hstack([self.B1, self.B2])
+        C = np.vstack([self.C1, self.C2])
+        D = np.block([[self.D11, self.D12], [self.D21, self.D22]])
+        return control.ss(self.A, B, C, D, self.dt)
+
+
+def _signal_indices(names, labels, count_name, kind):
+    labels = list(labels)
+    idx = []
+    for nm in names:
+        if not isinstance(nm, str):
+            raise SignalError(f"{count_name}: signal names must be strings, got {nm!r}")
+        if nm not in labels:
+            raise SignalError(f"{count_name}: {kind} signal {nm!r} is not one of {labels}")
+        idx.append(labels.index(nm))
+    if len(set(idx)) != len(idx):
+        raise SignalError(f"{count_name}: repeated {kind} signal in {list(names)}")
+    return idx
+
+
+def _nominal_and_labels(P, argname):
+    if hasattr(P, "nominal") and hasattr(P, "blocks"):
+        sys = P.nominal()
+        inputs, outputs = list(P.input_names), list(P.output_names)
+        if not isinstance(sys, control.StateSpace):
+            sys = control.ss([], [], [], np.atleast_2d(sys))
+        return sys, inputs, outputs
+    if isinstance(P, control.InputOutputSystem):
+        return P, list(P.input_labels), list(P.output_labels)
+    return P, None, None
+
+
+def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
+    """Split ``P`` into the blocks of a generalised plant.
+
+    Parameters
+    ----------
+    P : control.StateSpace, control.TransferFunction, uncertain system or tuple
+        The plant; for an uncertain system its nominal is used.
+    nmeas, ncon : int or sequence of str
+        Number of measurements (last outputs) and controls (last inputs), or their
+        signal names, in which case those signals become ``y`` and ``u`` in the given order.
+
+    Returns
+    -------
+    Plant
+
+    Raises
+    ------
+    DimensionError
+        For counts that do not fit the plant's size.
+    SignalError
+        For unknown or repeated signal names.
+
+    Examples
+    --------
+    >>> import control
+    >>> G = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    >>> partition_plant(G, 1, 1).dims
+    (1, 1, 1, 1, 1)
+    """
+    sys, in_labels, out_labels = _nominal_and_labels(P, argname)
+    A, B, C, D, dt = as_statespace_data(sys, argname=argname)
+    if np.iscomplexobj(A) or np.iscomplexobj(D):
+        raise DimensionError(f"{argname}: synthesis needs a real plant")
+    p, m = D.shape
+    in_order, out_order = list(range(m)), list(range(p))
+    if isinstance(ncon, numbers.Integral) and not isinstance(ncon, bool):
+        ncon = int(ncon)
+    else:
+        if in_labels is None:
+            raise SignalError("ncon: signal names need a plant with named inputs")
+        names = [ncon] if isinstance(ncon, str) else list(ncon)
+        idx = _signal_indices(names, in_labels, "ncon", "input")
+        in_order = [i for i in range(m) if i not in idx] + idx
+        ncon = len(idx)
+    if isinstance(nmeas, numbers.Integral) and not isinstance(nmeas, bool):
+        nmeas = int(nmeas)
+    else:
+        if out_labels is None:
+            raise SignalError("nmeas: signal names need a plant with named outputs")
+        names = [nmeas] if isinstance(nmeas, str) else list(nmeas)
+        idx = _signal_indices(names, out_labels, "nmeas", "output")
+        out_order = [i for i in range(p) if i not in idx] + idx
+        nmeas = len(idx)
+    if not 1 <= ncon < m:
+        raise DimensionError(
+            f"ncon = {ncon} must leave at least one disturbance input: the plant has {m} inputs"
+        )
+    if not 1 <= nmeas < p:
+        raise DimensionError(
+            f"nmeas = {nmeas} must leave at least one error output: the plant has {p} outputs"
+        )
+    B, C, D = B[:, in_order], C[out_order], D[np.ix_(out_order, in_order)]
+    m1, p1 = m - ncon, p - nmeas
+    labels_in = tuple(in_labels[i] for i in in_order) if in_labels else ()
+    labels_out = tuple(out_labels[i] for i in out_order) if out_labels else ()
+    return Plant(
+        A, B[:, :m1], B[:, m1:], C[:p1], C[p1:], D[:p1, :m1], D[:p1, m1:], D[p1:, :m1],
+        D[p1:, m1:], dt, labels_in, labels_out,
+    )  # fmt: skip
+
+
+def _uncontrollable_modes(A, B, dt, tol=1e-9):
+    """Eigenvalues of ``A`` on or outside the stability boundary that ``B`` cannot move."""
+    n = A.shape[0]
+    bad = []
+    scale = max(np.linalg.norm(A, 1), np.linalg.norm(B, 1), 1.0)
+    for lam in np.linalg.eigvals(A):
+        unstable = abs(lam) >= 1 - 1e-9 if dt else lam.real >= -1e-9 * scale
+        if not unstable:
+            continue
+        s = np.linalg.svd(np.hstack([A - lam * np.eye(n), B]), compute_uv=False)
+        if s[-1] <= tol * scale:
+            bad.append(lam)
+    return bad
+
+
+def check_solvable(plant: Plant) -> None:
+    """Raise when ``(A, B2)`` is not stabilisable or ``(C2, A)`` is not detectable.
+
+    Examples
+    --------
+    >>> import control
+    >>> G = control.ss([[1.0]], [[1.0, 0.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    >>> check_solvable(partition_plant(G, 1, 1))
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.IllPosedError: the plant is not stabilisable through the control inputs ...
+    """
+    bad = _uncontrollable_modes(plant.A, plant.B2, plant.dt)
+    if bad:
+        names = list(plant.input_names[-plant.B2.shape[1] :]) or "u"
+        raise IllPosedError(
+            f"the plant is not stabilisable through the control inputs {names}: the "
+            f"unstable mode(s) {np.round(bad, 6).tolist()} are not reachable from them"
+        )
+    bad = _uncontrollable_modes(plant.A.T, plant.C2.T, plant.dt)
+    if bad:
+        names = list(plant.output_names[-plant.C2.shape[0] :]) or "y"
+        raise IllPosedError(
+            f"the plant is not detectable through the measurements {names}: the unstable "
+            f"mode(s) {np.round(bad, 6).tolist()} are not observable in them"
+        )
+
+
+def shift_back(K, D22):
+    """Controller for the plant with ``D22`` from the one designed for ``y0 = y - D22 u``.
+
+    ``K = (Ak, Bk, Ck, Dk)``; returns the matrices of ``u = (I + K0 D22)^-1 K0 y``.
+    """
+    Ak, Bk, Ck, Dk = K
+    if not np.any(D22):
+        return K
+    m2 = Dk.shape[0]
+    E = np.eye(m2) + Dk @ D22
+    if np.linalg.cond(E) > 1e12:
+        raise IllPosedError("the controller loop through D22 is ill-posed (I + Dk D22 singular)")
+    Q = np.linalg.inv(E)
+    return (
+        Ak - Bk @ D22 @ Q @ Ck,
+        Bk - Bk @ D22 @ Q @ Dk,
+        Q @ Ck,
+        Q @ Dk,
+    )
+
+
+def closed_loop(plant: Plant, K) -> control.StateSpace:
+    """Lower LFT ``Fl(P, K)`` of the plant (with its ``D22``) and ``K = (Ak, Bk, Ck, Dk)``."""
+    Ak, Bk, Ck, Dk = K
+    n, nk = plant.A.shape[0], Ak.shape[0]
+    E = np.eye(plant.D22.shape[0]) - plant.D22 @ Dk  # y = ... + D22 u, u = Ck xk + Dk y
+    if np.linalg.cond(E) > 1e12:
+        raise IllPosedError("the closed loop is ill-posed: I - D22 Dk is singular")
+    Ei = np.linalg.inv(E)
+    # y = Ei (C2 x + D22 Ck xk + D21 w);  u = Ck xk + Dk y
+    Cy = Ei @ np.hstack([plant.C2, plant.D22 @ Ck])
+    Dy = Ei @ plant.D21
+    Cu = np.hstack([np.zeros((Ck.shape[0], n)), Ck]) + Dk @ Cy
+    Du = Dk @ Dy
+    Acl = np.block([[plant.A, np.zeros((n, nk))], [np.zeros((nk, n)), Ak]])
+    Acl = Acl + np.vstack([plant.B2 @ Cu, Bk @ Cy])
+    Bcl = np.vstack([plant.B1 + plant.B2 @ Du, Bk @ Dy])
+    Ccl = np.hstack([plant.C1, np.zeros((plant.C1.shape[0], nk))]) + plant.D12 @ Cu
+    Dcl = plant.D11 + plant.D12 @ Du
+    return control.ss(Acl, Bcl, Ccl, Dcl, plant.dt)
+
+
+def to_continuous(plant: Plant) -> Plant:
+    """Bilinear equivalent (``z = (1 + s) / (1 - s)``) of a discrete-time plant.
+
+    ``Pc(j nu) = Pd(exp(j theta))`` with ``nu = tan(theta / 2)``, so every H-infinity norm
+    and stability property carries over exactly.
+    """
+    A = plant.A
+    n = A.shape[0]
+    ipa = np.eye(n) + A
+    if np.linalg.cond(ipa) > 1e12:
+        raise IllPosedError(
+            "the discrete plant has a pole at z = -1; the bilinear map to continuous time "
+            "does not exist (shift the sampling or use method='lmi')"
+        )
+    B = np.hstack([plant.B1, plant.B2])
+    C = np.vstack([plant.C1, plant.C2])
+    D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
+    k = np.linalg.solve(ipa, np.hstack([A - np.eye(n), B]))
+    ac, bc = k[:, :n], np.sqrt(2.0) * k[:, n:]
+    cc = np.sqrt(2.0) * np.linalg.solve(ipa.T, C.T).T
+    dc = D - C @ np.linalg.solve(ipa, B)
+    m1, p1 = plant.B1.shape[1], plant.C1.shape[0]
+    return Plant(
+        ac, bc[:, :m1], bc[:, m1:], cc[:p1], cc[p1:], dc[:p1, :m1], dc[:p1, m1:],
+        dc[p1:, :m1], dc[p1:, m1:], 0.0, plant.input_names, plant.output_names,
+    )  # fmt: skip
+
+
+def controller_from_continuous(K):
+    """Inverse bilinear map (``s = (z - 1) / (z + 1)``) of controller matrices."""
+    Ak, Bk, Ck, Dk = K
+    nk = Ak.shape[0]
+    if nk == 0:
+        return K
+    ima = np.eye(nk) - Ak
+    if np.linalg.cond(ima) > 1e12:
+        raise IllPosedError("the continuous-time controller has a pole at s = 1")
+    sol = np.linalg.solve(ima, np.hstack([np.eye(nk) + Ak, Bk]))
+    ad, bd = sol[:, :nk], np.sqrt(2.0) * sol[:, nk:]
+    cd = np.sqrt(2.0) * np.linalg.solve(ima.T, Ck.T).T
+    dd = Dk + Ck @ np.linalg.solve(ima, Bk)
+    return ad, bd, cd, dd
+
+
+def as_controller(K, dt) -> control.StateSpace:
+    """``control.StateSpace`` of controller matrices (a static gain keeps zero states)."""
+    Ak, Bk, Ck, Dk = K
+    return control.ss(Ak, Bk, Ck, Dk, dt)
