@@ -47,7 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
-from .tuning import realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
+from .tuning import hinfstruct, realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
 
 __version__ = "0.1.0"
 
@@ -76,6 +76,7 @@ __all__ = [
     "freqresp",
     "h2norm",
     "hinfnorm",
+    "hinfstruct",
     "hstack",
     "inv",
     "lft_lower",
