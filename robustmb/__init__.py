@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, errors, examples, multibody
+from . import decoupling, errors, examples, multibody, tuning
 from .analysis import (
     diskmargin,
     freqresp,
@@ -47,7 +47,15 @@ from .lft import (
     uss,
     vstack,
 )
-from .tuning import hinfstruct, realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
+from .tuning import (
+    hinfstruct,
+    realp,
+    systune,
+    tunable_gain,
+    tunable_pid,
+    tunable_ss,
+    tunable_tf,
+)
 
 __version__ = "0.1.0"
 
@@ -90,8 +98,10 @@ __all__ = [
     "robgain",
     "robstab",
     "series",
+    "tuning",
     "simplify",
     "star",
+    "systune",
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",
