@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, errors, examples, multibody, synthesis
+from . import decoupling, errors, examples, multibody, synthesis, tuning
 from .analysis import (
     diskmargin,
     freqresp,
@@ -52,7 +52,15 @@ from .lft import (
 )
 from .lft.structural import sminreal
 from .synthesis import hinfsyn
-from .tuning import realp, tunable_gain, tunable_pid, tunable_ss, tunable_tf
+from .tuning import (
+    hinfstruct,
+    realp,
+    systune,
+    tunable_gain,
+    tunable_pid,
+    tunable_ss,
+    tunable_tf,
+)
 
 __version__ = "0.1.0"
 
@@ -81,6 +89,7 @@ __all__ = [
     "freqresp",
     "h2norm",
     "hinfnorm",
+    "hinfstruct",
     "hinfsyn",
     "hstack",
     "inv",
@@ -96,10 +105,12 @@ __all__ = [
     "robgain",
     "robstab",
     "series",
+    "tuning",
     "simplify",
     "star",
     "sumblk",
     "synthesis",
+    "systune",
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",

@@ -6,10 +6,44 @@ both, by name.  The optimisers minimise H-infinity goals over the tunable entrie
 analytic subgradients at the peak frequency.
 """
 
+from .goals import (
+    Gain,
+    Goal,
+    Margins,
+    Poles,
+    Rejection,
+    Sensitivity,
+    Tracking,
+    Variance,
+    WeightedGain,
+    analysis_point,
+)
+from .hinfstruct import HinfstructResult, hinfstruct
 from .realp import realp
+from .systune import SystuneResult, systune
 from .tunable_gain import tunable_gain
 from .tunable_pid import tunable_pid
 from .tunable_ss import tunable_ss
 from .tunable_tf import tunable_tf
 
-__all__ = ["realp", "tunable_gain", "tunable_pid", "tunable_ss", "tunable_tf"]
+__all__ = [
+    "Gain",
+    "Goal",
+    "Margins",
+    "Poles",
+    "Rejection",
+    "Sensitivity",
+    "SystuneResult",
+    "Tracking",
+    "Variance",
+    "WeightedGain",
+    "analysis_point",
+    "systune",
+    "HinfstructResult",
+    "hinfstruct",
+    "realp",
+    "tunable_gain",
+    "tunable_pid",
+    "tunable_ss",
+    "tunable_tf",
+]

@@ -1,0 +1,253 @@
+"""A tuning problem: minimise the worst soft goal subject to hard goals and stability.
+
+The problem holds *terms* (one per goal and model: a closed-loop measure of a
+:class:`TunableLFT`), the full closed loops whose poles must be stable, and the
+parameter vector.  A run first makes the loop stable (minimising the spectral
+abscissa), then satisfies the hard goals (minimising the worst one below 1), then
+minimises the worst soft goal by nonsmooth BFGS; unstable points, points outside the
+bounds and points violating a hard goal are ``inf``, so the line search keeps every
+iterate feasible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .gradients import h2_gradient, hinf_gradient, spectral_abscissa_gradient
+from .nonsmooth_bfgs import bfgs
+from .parametrization import ParameterVector, TunableLFT
+
+MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
+
+
+@dataclass
+class Term:
+    """One normalised measure of one tunable LFT: ``measure(S(x)) * scale``.
+
+    ``measure`` is ``"hinf"``, ``"h2"`` or ``"poles"`` (then ``poles`` holds the
+    ``(decay, damping, max_frequency)`` requirement).
+    """
+
+    lft: TunableLFT
+    measure: str = "hinf"
+    scale: float = 1.0
+    poles: tuple | None = None
+    label: str = ""
+
+    def evaluate(self, x, *, gradient=True):
+        a, b, c, d = self.lft.statespace(x)
+        if self.measure == "hinf":
+            v, _, gs = hinf_gradient(a, b, c, d, self.lft.dt)
+        elif self.measure == "h2":
+            v, gs = h2_gradient(a, b, c, d, self.lft.dt)
+        else:
+            v, ga = pole_requirement(a, *self.poles)
+            gs = None
+            if ga is not None:
+                gs = np.zeros((a.shape[0] + c.shape[0], a.shape[0] + b.shape[1]))
+                gs[: a.shape[0], : a.shape[0]] = ga
+        if not np.isfinite(v):
+            return np.inf, None
+        g = self.lft.chain(x, gs) * self.scale if gradient and gs is not None else None
+        return v * self.scale, g
+
+
+def pole_requirement(a, decay, damping, max_frequency):
+    """Normalised pole requirement (< 1 met) and its gradient w.r.t. ``A``.
+
+    Every eigenvalue ``p`` must satisfy ``Re p <= -decay``, ``-Re p >= damping |p|``
+    and ``|p| <= max_frequency``; the value is ``1 + max violation / rho`` with
+    ``rho = max(decay, 1e-3 * max_frequency, 1e-3)`` when finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, G = pole_requirement(np.diag([-2.0, -0.5]), 1.0, 0.0, np.inf)
+    >>> float(v)
+    1.5
+    """
+    import scipy.linalg as sla
+
+    n = a.shape[0]
+    if n == 0:
+        return 0.0, np.zeros((0, 0))
+    lam, vl, vr = sla.eig(a, left=True, right=True)
+    mag = np.abs(lam)
+    rho = max(decay, 1e-3 * max_frequency if np.isfinite(max_frequency) else 0.0, 1e-3)
+    # Violation of each constraint per eigenvalue and the derivative of each w.r.t. p
+    # (as a complex number c with d(violation) = Re(c dp)).
+    viol = [lam.real + decay, lam.real + damping * mag]
+    dviol = [np.ones(n, complex), 1.0 + damping * np.conj(lam) / np.maximum(mag, 1e-300)]
+    if np.isfinite(max_frequency):
+        viol.append(mag - max_frequency)
+        dviol.append(np.conj(lam) / np.maximum(mag, 1e-300))
+    viol = np.array(viol)
+    i, k = np.unravel_index(np.argmax(viol), viol.shape)
+    wl, v = vl[:, k], vr[:, k]
+    dp = np.outer(wl.conj(), v) / (wl.conj() @ v)  # dp = sum(dp_ij dA_ij)
+    grad = np.real(dviol[i][k] * dp)
+    return 1.0 + viol[i, k] / rho, grad / rho
+
+
+@dataclass
+class RunRecord:
+    """History of one optimisation run (start point, phases, final value, time)."""
+
+    start: np.ndarray
+    x: np.ndarray
+    value: float
+    history: list = field(default_factory=list)
+    time: float = 0.0
+    feasible: bool = True
+    message: str = ""
+
+
+class TuningProblem:
+    """Worst soft term subject to hard terms < 1 and stable loops (see module docstring)."""
+
+    def __init__(self, params: ParameterVector, soft, hard=(), loops=(), *, min_decay=MIN_DECAY):
+        self.params = params
+        self.soft = list(soft)
+        self.hard = list(hard)
+        self.loops = list(loops)
+        self.min_decay = min_decay
+
+    # ----------------------------------------------------------------- measures
+    def abscissa(self, x):
+        """Worst spectral abscissa over the closed loops, plus its gradient."""
+        best, grad = -np.inf, np.zeros(self.params.size)
+        for lft in self.loops:
+            a, *_ = lft.statespace(x)
+            alpha, ga = spectral_abscissa_gradient(a)
+            if alpha > best:
+                n = a.shape[0]
+                gs = np.zeros((n + lft.ny, n + lft.nu))
+                gs[:n, :n] = ga
+                best, grad = alpha, lft.chain(x, gs)
+        return best, grad
+
+    def _worst(self, terms, x):
+        best, grad = -np.inf, np.zeros(self.params.size)
+        for t in terms:
+            v, g = t.evaluate(x)
+            if not np.isfinite(v):
+                return np.inf, None
+            if v > best:
+                best, grad = v, g
+        return best, grad
+
+    def _stable(self, x):
+        for lft in self.loops:
+            a = lft.statespace(x)[0]
+            if a.shape[0] and np.max(np.linalg.eigvals(a).real) >= -self.min_decay:
+                return False
+        return True
+
+    def values(self, x):
+        """Soft and hard term values at ``x`` (``inf`` when unstable)."""
+        return [t.evaluate(x, gradient=False)[0] for t in self.soft], [
+            t.evaluate(x, gradient=False)[0] for t in self.hard
+        ]
+
+    # ------------------------------------------------------------------ phases
+    def _in_bounds(self, x):
+        return self.params.within_bounds(x)
+
+    def _phase_stabilise(self, x):
+        def fun(y):
+            if not self._in_bounds(y):
+                return np.inf, None
+            return self.abscissa(y)
+
+        return bfgs(fun, x, maxiter=300, stop_below=-10 * self.min_decay)
+
+    def _phase_hard(self, x):
+        def fun(y):
+            if not self._in_bounds(y) or not self._stable(y):
+                return np.inf, None
+            return self._worst(self.hard, y)
+
+        # Restart BFGS (fresh metric) while it keeps improving: the worst hard goal is
+        # often a kink against the stability barrier, where one metric stalls.
+        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6)
+        for _ in range(5):
+            if r.f < 1.0 - 1e-6:
+                break
+            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6)
+            if not r2.f < r.f * (1 - 1e-6):
+                break
+            r2.history = r.history + r2.history
+            r = r2
+        return r
+
+    def objective(self, x):
+        if not self._in_bounds(x) or not self._stable(x):
+            return np.inf, None
+        if self.hard:
+            h, _ = self._worst(self.hard, x)
+            if not h < 1.0:
+                return np.inf, None
+        if not self.soft:
+            return 0.0, np.zeros(self.params.size)
+        return self._worst(self.soft, x)
+
+    def run(self, x0, *, maxiter=1000, ftol=1e-7) -> RunRecord:
+        t0 = time.perf_counter()
+        start = np.asarray(x0, float).copy()
+        x, hist = start.copy(), []
+        if self.loops and not self._stable(x):
+            r = self._phase_stabilise(x)
+            x = r.x
+            hist += [("stabilise", v) for v in r.history]
+            if not self._stable(x):
+                return RunRecord(
+                    start, x, np.inf, hist, time.perf_counter() - t0, False, "could not stabilise"
+                )
+        if self.hard and not self._worst(self.hard, x)[0] < 1.0:
+            r = self._phase_hard(x)
+            x = r.x
+            hist += [("hard", v) for v in r.history]
+            if not self._worst(self.hard, x)[0] < 1.0:
+                return RunRecord(
+                    start,
+                    x,
+                    np.inf,
+                    hist,
+                    time.perf_counter() - t0,
+                    False,
+                    "could not meet the hard goals",
+                )
+        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol)
+        hist += [("soft", v) for v in r.history]
+        return RunRecord(
+            start, r.x, r.f, hist, time.perf_counter() - t0, np.isfinite(r.f), r.message
+        )
+
+    def random_point(self, rng, x0):
+        """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
+        scale = np.maximum(1.0, np.abs(x0))
+        x = x0 + scale * rng.standard_normal(x0.size)
+        lo, hi = self.params.lower, self.params.upper
+        inside = np.clip(x, lo, hi)
+        # Keep strictly inside finite bounds (the line search rejects points outside).
+        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
+        return np.where(inside == x, x, np.clip(x, lo + 1e-3 * span, hi - 1e-3 * span))
+
+    def solve(self, *, random_start=0, seed=None, progress=False, maxiter=1000):
+        """Run from the initial values and ``random_start`` random points; best run first."""
+        from .._progress import ProgressBar
+
+        rng = np.random.default_rng(seed)
+        x0 = self.params.initial()
+        starts = [x0] + [self.random_point(rng, x0) for _ in range(random_start)]
+        runs = []
+        with ProgressBar(len(starts), "tuning", enabled=progress) as bar:
+            for i, s in enumerate(starts):
+                bar.start(f"run {i + 1}")
+                runs.append(self.run(s, maxiter=maxiter))
+                bar.advance(label=f"best {min(r.value for r in runs):.6g}")
+        order = sorted(range(len(runs)), key=lambda i: runs[i].value)
+        return runs, order[0]

@@ -1,0 +1,138 @@
+"""systune: goals against independent computations (disk margins, H2, poles, samples)."""
+
+import control
+import numpy as np
+import pytest
+
+import robustmb as rmb
+from robustmb.errors import SignalError, UncertainTypeError
+from robustmb.tuning import (
+    Gain,
+    Margins,
+    Poles,
+    Rejection,
+    Sensitivity,
+    Tracking,
+    Variance,
+    WeightedGain,
+    analysis_point,
+)
+
+
+def _pid_loop(G):
+    C = rmb.tunable_pid("C", tf=0.05)
+    C.input_names, C.output_names = ["e"], ["u_in"]
+    S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
+    return rmb.connect([G, C, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u", "e"])
+
+
+def _plant():
+    return control.ss(control.tf([2.0], [1.0, 3.0, 2.0]), inputs="u", outputs="y", name="G")
+
+
+def test_pid_tracking_and_margins_against_diskmargin():
+    G = _plant()
+    CL = _pid_loop(G)
+    res = rmb.systune(
+        CL, [Tracking("r", "y", 2.0)], [Margins("u", 6.0, 45.0)], random_start=1, seed=0
+    )
+    chk = res.verify()
+    assert chk["stable"]
+    np.testing.assert_allclose(chk["soft"], res.soft, rtol=1e-6)
+    np.testing.assert_allclose(chk["hard"], res.hard, rtol=1e-6)
+    assert res.hard[0] < 1.0
+    # Independent: the loop L = C G with python-control, its disk margin by diskmargin.
+    v = res.values
+    s = control.tf("s")
+    K = v["C.Kp"] + v["C.Ki"] / s + v["C.Kd"] * s / (0.05 * s + 1)
+    L = K * control.tf(G)
+    dm = rmb.diskmargin(L)
+    assert Margins("u", 6.0, 45.0).alpha / dm.alpha == pytest.approx(res.hard[0], rel=1e-5)
+    # ... and the tracking error by hinfnorm on I - T with the error weight.
+    T = control.feedback(L, 1)
+    winv = control.tf([1.0, 0.5], [1.0, 0.5e-3])
+    assert rmb.hinfnorm(control.ss(winv * (1 - T)))[0] == pytest.approx(res.soft[0], rel=1e-5)
+
+
+def test_goal_values_match_hand_built_transfers():
+    G = _plant()
+    CL = _pid_loop(G)
+    vals = {"C.Kp": 0.8, "C.Ki": 0.1, "C.Kd": 0.3}
+    s = control.tf("s")
+    K = 0.8 + 0.1 / s + 0.3 * s / (0.05 * s + 1)
+    L = K * control.tf(G)
+    S = control.feedback(1, L)
+    W = control.tf([1.0, 2.0], [1.0, 20.0])
+    cases = [
+        (WeightedGain("r", "e", wl=W), rmb.hinfnorm(control.ss(W * S))[0]),
+        (Gain("r", "e", 2.0), rmb.hinfnorm(control.ss(S))[0] / 2.0),
+        (Rejection("d_u", "y", 3.0), 3 * rmb.hinfnorm(control.ss(control.tf(G) * S))[0]),
+        (Sensitivity("u", 2.0), rmb.hinfnorm(control.ss(S))[0] / 2.0),
+    ]
+    for goal, expected in cases:
+        model, measure, scale, _ = goal.model(CL)
+        got = rmb.hinfnorm(model.usubs(vals))[0] * scale
+        assert got == pytest.approx(expected, rel=1e-6), goal
+
+
+def test_unknown_signal_is_a_clear_error():
+    CL = _pid_loop(_plant())
+    with pytest.raises(SignalError, match="Tracking"):
+        rmb.systune(CL, [Tracking("ref", "y", 1.0)])
+    with pytest.raises(UncertainTypeError, match="no tunable"):
+        rmb.systune(rmb.uss(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]])), [Poles()])
+
+
+def test_poles_and_variance_goals():
+    """State feedback on a double integrator with noise: decay and H2 checked on the result."""
+    A = [[0.0, 1.0], [0.0, 0.0]]
+    G = control.ss(
+        A,
+        [[0.0, 0.0], [1.0, 1.0]],
+        np.eye(2),
+        np.zeros((2, 2)),
+        inputs=["u", "n"],
+        outputs=["x[0]", "x[1]"],
+        name="G",
+    )
+    K = rmb.tunable_gain("K", 1, 2, value=[[-1.0, -1.0]])
+    K.input_names, K.output_names = ["x[0]", "x[1]"], ["u"]
+    CL = rmb.connect([G, K], None, ["n"], ["x[0]", "x[1]", "u"])
+    res = rmb.systune(
+        CL,
+        [Variance("n", "x[0]", 1.0)],
+        [Poles(min_decay=0.5, min_damping=0.5, max_frequency=5.0)],
+        seed=0,
+    )
+    k = res.values["K"]
+    acl = np.array(A) + np.array([[0.0], [1.0]]) @ k
+    lam = np.linalg.eigvals(acl)
+    assert np.all(lam.real <= -0.5 * (1 - 1e-6))
+    assert np.all(-lam.real >= 0.5 * np.abs(lam) * (1 - 1e-6))
+    assert np.all(np.abs(lam) <= 5.0 * (1 + 1e-6))
+    h2 = rmb.h2norm(control.ss(acl, [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]]))
+    assert h2 == pytest.approx(res.soft[0], rel=1e-6)
+    # The variance decreases with more gain; the frequency bound caps it, so it is active.
+    assert res.hard[0] == pytest.approx(1.0, abs=2e-2)
+
+
+def test_multi_model_over_uncertainty_samples():
+    a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
+    s = control.tf("s")
+    G = rmb.uss(a / (s * (s + 1)))
+    G.input_names, G.output_names, G.name = ["u"], ["y"], "G"
+    CL = _pid_loop(G)
+    pts = [{"a": 0.5}, {"a": 1.5}]
+    res = rmb.systune(CL, [Tracking("r", "y", 2.0)], [Margins("u", 6.0, 45.0)], samples=pts, seed=0)
+    assert set(res.closed_loop.uncertainty) == {"a"} and not res.closed_loop.tunables
+    assert len(res.models) == 3
+    chk = res.verify()
+    np.testing.assert_allclose(chk["hard"], res.hard, rtol=1e-6)
+    # Worst over the models, each recomputed by python-control from the tuned PID.
+    v = res.values
+    K = v["C.Kp"] + v["C.Ki"] / s + v["C.Kd"] * s / (0.05 * s + 1)
+    alphas = [rmb.diskmargin(K * av / (s * (s + 1))).alpha for av in (1.0, 0.5, 1.5)]
+    assert Margins("u", 6, 45).alpha / min(alphas) == pytest.approx(res.hard[0], rel=1e-5)
+    # The wcgain certificate covers the whole box: at least the sampled worst case.
+    cert = res.certified[0]
+    assert cert.upper >= res.soft[0] * (1 - 1e-6)
