@@ -71,7 +71,7 @@ def main():
         t_pin_d = best(lambda: pin.computeABADerivatives(model, data, q, v, tau))  # noqa: B023
         t_lin = best(lambda: mech.linearize_at(q, v, tau0=tau), repeat=3)  # noqa: B023
 
-        def finite_differences(q=q, v=v, tau=tau, n=n):
+        def finite_differences(q=q, v=v, tau=tau, n=n, mech=mech):
             h = 1e-6
             f0 = mech.forward_dynamics(q, v, tau)
             out = np.empty((n, 2 * n))
