@@ -570,7 +570,9 @@ class Mechanism:
         tree = self.rigid_tree(values)
         return simulate_tree(tree, t_span, q0, v0, inputs=inputs, wrenches=wrenches, **options)
 
-    def linearize_at(self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None):
+    def linearize_at(
+        self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None, uncertain=False
+    ):
         """Exact linearisation of the nonlinear mechanism at any point (seed 002).
 
         Parameters
@@ -581,6 +583,14 @@ class Mechanism:
             from the forward dynamics; give ``a0`` or ``tau0``, not both unless
             they agree)
         values, wrenches : as :meth:`inverse_dynamics`
+        uncertain : bool
+            Keep the ureals not given in ``values`` -- masses, inertias, rotor
+            inertias, springs and dampers -- uncertain: the reference is then
+            fixed kinematically (``a0``, computed at the nominal values when only
+            ``tau0`` is given) and the result is an exact LFT
+            (:class:`~robustmb.multibody.inertial_lft.UncertainLinearization`:
+            ``.M, .P1, .P2, .tau0`` uncertain matrices, ``.ss`` an uncertain
+            system; each parameter occurs as often as the rank of its coefficient).
 
         Returns
         -------
@@ -605,6 +615,10 @@ class Mechanism:
         from .dynamics import aba, external_forces, joint_law, joint_transforms, rnea
         from .linearization import linearize_tree
 
+        if uncertain:
+            from .inertial_lft import uncertain_linearization
+
+            return uncertain_linearization(self, q0, v0, a0, tau0, values, wrenches)
         tree = self.rigid_tree(values)
         q0, v0 = tree.check_state(q0, v0, "v0")
         if a0 is not None:
