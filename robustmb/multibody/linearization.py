@@ -34,12 +34,17 @@ from .tree import FREE, motion_transform, skew3
 
 def crm(v):
     """Motion cross-product matrix ``[[w^, v^], [0, w^]]``."""
-    m = np.zeros((6, 6))
-    w = skew3(v[3:])
-    m[:3, :3] = w
-    m[3:, 3:] = w
-    m[:3, 3:] = skew3(v[:3])
-    return m
+    a, b, c, x, y, z = v.tolist()
+    return np.array(
+        [
+            [0.0, -z, y, 0.0, -c, b],
+            [z, 0.0, -x, c, 0.0, -a],
+            [-y, x, 0.0, -b, a, 0.0],
+            [0.0, 0.0, 0.0, 0.0, -z, y],
+            [0.0, 0.0, 0.0, z, 0.0, -x],
+            [0.0, 0.0, 0.0, -y, x, 0.0],
+        ]
+    )
 
 
 def crf(v):
@@ -48,13 +53,18 @@ def crf(v):
 
 
 def fbar(f):
-    """``crf(a) f = fbar(f) a``."""
-    m = np.zeros((6, 6))
-    fl = skew3(f[:3])
-    m[:3, 3:] = -fl
-    m[3:, :3] = -fl
-    m[3:, 3:] = -skew3(f[3:])
-    return m
+    """``crf(a) f = fbar(f) a``: ``[[0, -f_l^], [-f_l^, -f_a^]]``."""
+    a, b, c, x, y, z = f.tolist()
+    return np.array(
+        [
+            [0.0, 0.0, 0.0, 0.0, c, -b],
+            [0.0, 0.0, 0.0, -c, 0.0, a],
+            [0.0, 0.0, 0.0, b, -a, 0.0],
+            [0.0, c, -b, 0.0, z, -y],
+            [-c, 0.0, a, -z, 0.0, x],
+            [b, -a, 0.0, y, -x, 0.0],
+        ]
+    )
 
 
 @dataclass

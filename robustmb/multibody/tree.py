@@ -53,10 +53,8 @@ def _vec(v, values):
 
 def skew3(u):
     """Cross-product matrix; works for any dtype (complex steps included)."""
-    z = np.zeros((3, 3), dtype=np.result_type(u, float))
-    z[0, 1], z[0, 2], z[1, 0] = -u[2], u[1], u[2]
-    z[1, 2], z[2, 0], z[2, 1] = -u[0], -u[1], u[0]
-    return z
+    a, b, c = np.asarray(u).tolist()
+    return np.array([[0.0 * a, -c, b], [c, 0.0 * a, -a], [-b, a, 0.0 * a]])
 
 
 def spatial_inertia_at_origin(mass, inertia_com, com):
