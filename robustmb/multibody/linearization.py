@@ -28,7 +28,7 @@ import control
 import numpy as np
 
 from ..errors import IllPosedError
-from .dynamics import external_forces, joint_transforms
+from .dynamics import external_forces, joint_law_derivatives, joint_transforms
 from .tree import FREE, motion_transform, skew3
 
 
@@ -253,6 +253,9 @@ def linearize_tree(tree, q0, v0, a0, tau0, wrenches, effort_names, forward, inve
         if tree.kind[i] != FREE:
             kd[tree.vi[i]] = tree.stiffness[i]
             dd[tree.vi[i]] = tree.damping[i]
+    law_q, law_v = joint_law_derivatives(tree, q0, v0)
+    kd -= law_q
+    dd -= law_v
     mass = 0.5 * (jm + jm.T)
     p2 = -jq - np.diag(kd)
     p1 = -jv - np.diag(dd)

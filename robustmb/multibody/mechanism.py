@@ -391,6 +391,33 @@ class Mechanism:
             self.applied_wrenches = {}
         self.applied_wrenches[name] = (body, port, w, frame)
 
+    def add_joint_law(self, joint, law):
+        """A nonlinear joint law: effort ``law(q, q_dot)`` on the child, added to spring and damper.
+
+        Used by the nonlinear models (``forward_dynamics``, ``simulate``,
+        ``linearize_at`` -- which differentiates it by a complex step when the
+        callable accepts complex numbers, by central differences otherwise); the
+        LFT of :meth:`linearize` only knows the joint's stiffness and damping.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> mech.add_joint_law("J", lambda q, qd: -3.0 * q**3)     # hardening spring
+        >>> mech.forward_dynamics([1.0], [0.0], [0.0])              # -3 / (m l^2)
+        array([-1.5])
+        """
+        if joint not in self.joints or not self.joints[joint].ndof:
+            raise SignalError(
+                f"add_joint_law: {joint!r} is not a revolute or prismatic joint of this mechanism"
+            )
+        if not callable(law):
+            raise SignalError(f"add_joint_law: the law of joint {joint!r} must be callable")
+        self.__dict__.setdefault("joint_laws", {})[joint] = law
+
     def rigid_tree(self, values=None):
         """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
         from .tree import compile_tree
@@ -401,6 +428,7 @@ class Mechanism:
             len(self.joints),
             len(self.wrench_inputs),
             len(getattr(self, "applied_wrenches", {})),
+            tuple(getattr(self, "joint_laws", {}).items()),
             self.floating_base,
             self.acceleration.tobytes(),
             tuple(sorted((values or {}).items())),

@@ -140,6 +140,7 @@ class RigidTree:
     node_body: dict = field(default_factory=dict)
     inputs: list = field(default_factory=list)
     loads: list = field(default_factory=list)
+    laws: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -364,6 +365,11 @@ def compile_tree(mech, values=None):
         node, rb, pb = tree.placement[b]
         wv = np.array([value_of(e, values) for e in w])
         tree.loads.append((name, node, rb, rb @ port_of(b, p) + pb, wv, frame))
+    node_of_joint = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != FREE}
+    tree.laws = [
+        (tree.qi[node_of_joint[j]], tree.vi[node_of_joint[j]], fn)
+        for j, fn in getattr(mech, "joint_laws", {}).items()
+    ]
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}
