@@ -83,11 +83,12 @@ def joint_transforms(tree, q):
     return xs, rw
 
 
-def external_forces(tree, q, rw, wrenches=None, t=0.0):
+def external_forces(tree, q, rw, wrenches=None, v=None, xs=None):
     """Applied wrenches at each node origin, node axes: (n, 6).
 
     ``wrenches`` maps wrench-input names to 6 numbers (body axes, at the port);
-    the mechanism's applied wrenches (e.g. buoyancy) are added.
+    the mechanism's applied wrenches (e.g. buoyancy) are added, and with the rates
+    ``v`` (and transforms ``xs``) the loop-closure spring-dampers.
     """
     f = np.zeros((tree.n, 6), dtype=np.result_type(q, float))
     wrenches = wrenches or {}
@@ -106,6 +107,10 @@ def external_forces(tree, q, rw, wrenches=None, t=0.0):
         else:
             fl, tl = rb @ w[:3], rb @ w[3:]
         f[node] += np.concatenate([fl, tl + _cross(pt, fl)])
+    if v is not None and tree.closures:
+        from .loop_closure import closure_forces
+
+        f = f + closure_forces(tree, q, v, xs)
     return f
 
 
@@ -313,6 +318,10 @@ def potential_energy(tree, q):
     for _, node, _, pt, w, frame in tree.loads:
         if frame == "inertial" and node >= 0:
             e -= w[:3] @ (pw[node] + rw[node] @ pt)
+    if tree.closures:
+        from .loop_closure import closure_energy
+
+        e += closure_energy(tree, q)
     return float(e)
 
 

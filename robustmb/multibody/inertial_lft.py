@@ -101,6 +101,9 @@ def affine_parameters(mech):
             x = getattr(j, attr, None)
             if x is not None:
                 other.update({k: f"joint {j.name!r} {attr}" for k in _elements(x)})
+    for name, (_, _, gains) in getattr(mech, "loop_closures", {}).items():
+        for e in gains:
+            other.update({k: f"loop closure {name!r}" for k in _elements(e)})
     for name, (_, _, w, _) in getattr(mech, "applied_wrenches", {}).items():
         for e in w:
             other.update({k: f"applied wrench {name!r}" for k in _elements(e)})

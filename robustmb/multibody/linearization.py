@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import IllPosedError
 from .dynamics import external_forces, joint_law_derivatives, joint_transforms
+from .loop_closure import closure_derivatives
 from .tree import FREE, motion_transform, skew3
 
 
@@ -257,8 +258,9 @@ def linearize_tree(tree, q0, v0, a0, tau0, wrenches, effort_names, forward, inve
     kd -= law_q
     dd -= law_v
     mass = 0.5 * (jm + jm.T)
-    p2 = -jq - np.diag(kd)
-    p1 = -jv - np.diag(dd)
+    cl_q, cl_v = closure_derivatives(tree, q0, v0)  # zero without loop closures
+    p2 = -jq - np.diag(kd) + cl_q
+    p1 = -jv - np.diag(dd) + cl_v
     p3 = input_matrix(tree, q0)
     try:
         chol = np.linalg.cholesky(mass)

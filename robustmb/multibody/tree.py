@@ -141,6 +141,7 @@ class RigidTree:
     inputs: list = field(default_factory=list)
     loads: list = field(default_factory=list)
     laws: list = field(default_factory=list)
+    closures: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -370,6 +371,12 @@ def compile_tree(mech, values=None):
         (tree.qi[node_of_joint[j]], tree.vi[node_of_joint[j]], fn)
         for j, fn in getattr(mech, "joint_laws", {}).items()
     ]
+    for name, (a, b, gains) in getattr(mech, "loop_closures", {}).items():
+        ends = []
+        for body, port in (a, b):
+            node, rb, pb = place[body]
+            ends.append((node, rb, rb @ port_of(body, port) + pb))
+        tree.closures.append((name, ends, *(value_of(x, values) for x in gains)))
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}
