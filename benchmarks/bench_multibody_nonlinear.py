@@ -34,17 +34,14 @@ from mechanism_specs import build_mechanism, random_chain  # noqa: E402
 from pinocchio_reference import build_model  # noqa: E402
 
 
-def best(fn, repeat=5, number=None):
-    if number is None:
+def best(fn, budget=0.4, least=5):
+    """Fastest single call over ``budget`` seconds: on a shared machine the minimum is
+    the figure least disturbed by other processes."""
+    times, start = [], time.perf_counter()
+    while len(times) < least or time.perf_counter() - start < budget:
         t0 = time.perf_counter()
         fn()
-        number = max(1, int(0.05 / max(time.perf_counter() - t0, 1e-7)))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
+        times.append(time.perf_counter() - t0)
     return min(times)
 
 
@@ -69,9 +66,9 @@ def main():
         t_pin = best(lambda: pin.aba(model, data, q, v, tau))  # noqa: B023
         t_fd = best(lambda: mech.forward_dynamics(q, v, tau))  # noqa: B023
         t_pin_d = best(lambda: pin.computeABADerivatives(model, data, q, v, tau))  # noqa: B023
-        t_lin = best(lambda: mech.linearize_at(q, v, tau0=tau), repeat=3)  # noqa: B023
+        t_lin = best(lambda: mech.linearize_at(q, v, tau0=tau))  # noqa: B023
 
-        def finite_differences(q=q, v=v, tau=tau, n=n):
+        def finite_differences(q=q, v=v, tau=tau, n=n, mech=mech):
             h = 1e-6
             f0 = mech.forward_dynamics(q, v, tau)
             out = np.empty((n, 2 * n))
@@ -86,7 +83,7 @@ def main():
                 )
             return f0, out / (2 * h)
 
-        t_num = best(finite_differences, repeat=3)
+        t_num = best(finite_differences, least=3)
         rows.append((n, t_pin, t_fd, t_pin_d, t_lin, t_num, err))
         print(
             f"{n:3d} {t_pin * 1e6:8.1f}u {t_fd * 1e6:8.1f}u {t_fd / t_pin:6.0f} | "

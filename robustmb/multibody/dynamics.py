@@ -83,11 +83,12 @@ def joint_transforms(tree, q):
     return xs, rw
 
 
-def external_forces(tree, q, rw, wrenches=None, t=0.0):
+def external_forces(tree, q, rw, wrenches=None, v=None, xs=None):
     """Applied wrenches at each node origin, node axes: (n, 6).
 
     ``wrenches`` maps wrench-input names to 6 numbers (body axes, at the port);
-    the mechanism's applied wrenches (e.g. buoyancy) are added.
+    the mechanism's applied wrenches (e.g. buoyancy) are added, and with the rates
+    ``v`` (and transforms ``xs``) the loop-closure spring-dampers.
     """
     f = np.zeros((tree.n, 6), dtype=np.result_type(q, float))
     wrenches = wrenches or {}
@@ -106,6 +107,10 @@ def external_forces(tree, q, rw, wrenches=None, t=0.0):
         else:
             fl, tl = rb @ w[:3], rb @ w[3:]
         f[node] += np.concatenate([fl, tl + _cross(pt, fl)])
+    if v is not None and tree.closures:
+        from .loop_closure import closure_forces
+
+        f = f + closure_forces(tree, q, v, xs)
     return f
 
 
@@ -120,7 +125,34 @@ def joint_law(tree, q, v):
     out = np.zeros(tree.nv, dtype=np.result_type(q, v, float))
     qi, vi = b["law_q"], b["law_v"]
     out[vi] = -b["law_k"] * (q[qi] - b["law_q_eq"]) - b["law_d"] * v[vi]
+    for k, m, fn in tree.laws:  # user laws (Mechanism.add_joint_law)
+        out[m] += fn(q[k], v[m])
     return out
+
+
+def joint_law_derivatives(tree, q, v):
+    """``d law / dq`` and ``d law / dv`` of the user laws (diagonal entries, length nv).
+
+    Complex step when the law accepts complex numbers (exact), central differences otherwise.
+    """
+    dq, dv = np.zeros(tree.nv), np.zeros(tree.nv)
+    for k, m, fn in tree.laws:
+        x, y = float(q[k]), float(v[m])
+        hq, hv = 1e-6 * max(1.0, abs(x)), 1e-6 * max(1.0, abs(y))
+        gq = (fn(x + hq, y) - fn(x - hq, y)) / (2 * hq)
+        gv = (fn(x, y + hv) - fn(x, y - hv)) / (2 * hv)
+        try:  # exact when the law is complex-analytic; a law with abs() etc. fails the check
+            cq = np.imag(complex(fn(x + 1e-30j, y))) / 1e-30
+            cv = np.imag(complex(fn(x, y + 1e-30j))) / 1e-30
+            if abs(cq - gq) <= 1e-5 * max(1.0, abs(gq)) and abs(cv - gv) <= 1e-5 * max(
+                1.0, abs(gv)
+            ):
+                gq, gv = cq, cv
+        except (TypeError, ValueError):
+            pass
+        dq[m] += gq
+        dv[m] += gv
+    return dq, dv
 
 
 def rnea(tree, q, v, a, fext, xs=None, rw=None):
@@ -286,6 +318,10 @@ def potential_energy(tree, q):
     for _, node, _, pt, w, frame in tree.loads:
         if frame == "inertial" and node >= 0:
             e -= w[:3] @ (pw[node] + rw[node] @ pt)
+    if tree.closures:
+        from .loop_closure import closure_energy
+
+        e += closure_energy(tree, q)
     return float(e)
 
 

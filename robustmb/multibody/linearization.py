@@ -28,18 +28,24 @@ import control
 import numpy as np
 
 from ..errors import IllPosedError
-from .dynamics import external_forces, joint_transforms
+from .dynamics import external_forces, joint_law_derivatives, joint_transforms
+from .loop_closure import closure_derivatives
 from .tree import FREE, motion_transform, skew3
 
 
 def crm(v):
     """Motion cross-product matrix ``[[w^, v^], [0, w^]]``."""
-    m = np.zeros((6, 6))
-    w = skew3(v[3:])
-    m[:3, :3] = w
-    m[3:, 3:] = w
-    m[:3, 3:] = skew3(v[:3])
-    return m
+    a, b, c, x, y, z = v.tolist()
+    return np.array(
+        [
+            [0.0, -z, y, 0.0, -c, b],
+            [z, 0.0, -x, c, 0.0, -a],
+            [-y, x, 0.0, -b, a, 0.0],
+            [0.0, 0.0, 0.0, 0.0, -z, y],
+            [0.0, 0.0, 0.0, z, 0.0, -x],
+            [0.0, 0.0, 0.0, -y, x, 0.0],
+        ]
+    )
 
 
 def crf(v):
@@ -48,13 +54,18 @@ def crf(v):
 
 
 def fbar(f):
-    """``crf(a) f = fbar(f) a``."""
-    m = np.zeros((6, 6))
-    fl = skew3(f[:3])
-    m[:3, 3:] = -fl
-    m[3:, :3] = -fl
-    m[3:, 3:] = -skew3(f[3:])
-    return m
+    """``crf(a) f = fbar(f) a``: ``[[0, -f_l^], [-f_l^, -f_a^]]``."""
+    a, b, c, x, y, z = f.tolist()
+    return np.array(
+        [
+            [0.0, 0.0, 0.0, 0.0, c, -b],
+            [0.0, 0.0, 0.0, -c, 0.0, a],
+            [0.0, 0.0, 0.0, b, -a, 0.0],
+            [0.0, c, -b, 0.0, z, -y],
+            [-c, 0.0, a, -z, 0.0, x],
+            [b, -a, 0.0, y, -x, 0.0],
+        ]
+    )
 
 
 @dataclass
@@ -243,9 +254,13 @@ def linearize_tree(tree, q0, v0, a0, tau0, wrenches, effort_names, forward, inve
         if tree.kind[i] != FREE:
             kd[tree.vi[i]] = tree.stiffness[i]
             dd[tree.vi[i]] = tree.damping[i]
+    law_q, law_v = joint_law_derivatives(tree, q0, v0)
+    kd -= law_q
+    dd -= law_v
     mass = 0.5 * (jm + jm.T)
-    p2 = -jq - np.diag(kd)
-    p1 = -jv - np.diag(dd)
+    cl_q, cl_v = closure_derivatives(tree, q0, v0)  # zero without loop closures
+    p2 = -jq - np.diag(kd) + cl_q
+    p1 = -jv - np.diag(dd) + cl_v
     p3 = input_matrix(tree, q0)
     try:
         chol = np.linalg.cholesky(mass)

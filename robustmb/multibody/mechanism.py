@@ -230,7 +230,8 @@ class Mechanism:
                         loop = path[path.index(cur) :] + [cur]
                         raise IllPosedError(
                             "kinematic loop " + " -> ".join(loop) + ": a tree is required "
-                            "(no body may be its own ancestor)"
+                            "(no body may be its own ancestor); open the loop at one joint and "
+                            "close it with add_loop_closure"
                         )
                     path.append(cur)
             raise IllPosedError(
@@ -391,6 +392,85 @@ class Mechanism:
             self.applied_wrenches = {}
         self.applied_wrenches[name] = (body, port, w, frame)
 
+    def add_loop_closure(
+        self,
+        name,
+        a,
+        b,
+        *,
+        stiffness,
+        damping=0.0,
+        rotational_stiffness=0.0,
+        rotational_damping=0.0,
+    ):
+        """Close a kinematic loop with a spring-damper between two ports (seed 001, Fig. 14).
+
+        Build the chain as a tree (open it at one connection), then tie the two
+        ends ``a = (body, port)`` and ``b = (body, port)`` (either may be the
+        ground).  A penalty closure: ``F = k (p_b - p_a) + d (v_b - v_a)`` on ``a``,
+        the opposite on ``b``, and optionally a rotational spring-damper on the
+        relative attitude of the two bodies (rotation vector).  Used by the
+        nonlinear models; a stiff closure makes the ODE stiff (``method="Radau"``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+        ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+        >>> mech.add_loop_closure("pin", ("bar", "tip"), ("ground", "O"), stiffness=100.0)
+        >>> mech.inverse_dynamics([0.0], [0.0], [0.0])   # the spring is along the bar
+        array([0.])
+        """
+        for end in (a, b):
+            if not (isinstance(end, tuple | list) and len(end) == 2):
+                raise SignalError(
+                    f"loop closure {name!r}: ends are (body, port) pairs, got {end!r}"
+                )
+            self._port(*end)
+        closures = self.__dict__.setdefault("loop_closures", {})
+        if name in closures:
+            raise NameConflictError(f"a loop closure named {name!r} already exists")
+        gains = [
+            g.check_scalar(x, f"loop closure {name!r}: {what}")
+            for x, what in (
+                (stiffness, "stiffness"),
+                (damping, "damping"),
+                (rotational_stiffness, "rotational_stiffness"),
+                (rotational_damping, "rotational_damping"),
+            )
+        ]
+        closures[name] = (tuple(a), tuple(b), gains)
+
+    def add_joint_law(self, joint, law):
+        """A nonlinear joint law: effort ``law(q, q_dot)`` on the child, added to spring and damper.
+
+        Used by the nonlinear models (``forward_dynamics``, ``simulate``,
+        ``linearize_at`` -- which differentiates it by a complex step when the
+        callable accepts complex numbers, by central differences otherwise); the
+        LFT of :meth:`linearize` only knows the joint's stiffness and damping.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> mech.add_joint_law("J", lambda q, qd: -3.0 * q**3)     # hardening spring
+        >>> mech.forward_dynamics([1.0], [0.0], [0.0])              # -3 / (m l^2)
+        array([-1.5])
+        """
+        if joint not in self.joints or not self.joints[joint].ndof:
+            raise SignalError(
+                f"add_joint_law: {joint!r} is not a revolute or prismatic joint of this mechanism"
+            )
+        if not callable(law):
+            raise SignalError(f"add_joint_law: the law of joint {joint!r} must be callable")
+        self.__dict__.setdefault("joint_laws", {})[joint] = law
+
     def rigid_tree(self, values=None):
         """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
         from .tree import compile_tree
@@ -401,6 +481,8 @@ class Mechanism:
             len(self.joints),
             len(self.wrench_inputs),
             len(getattr(self, "applied_wrenches", {})),
+            tuple(getattr(self, "joint_laws", {}).items()),
+            len(getattr(self, "loop_closures", {})),
             self.floating_base,
             self.acceleration.tobytes(),
             tuple(sorted((values or {}).items())),
@@ -489,7 +571,7 @@ class Mechanism:
         q, v = tree.check_state(q, v)
         a = tree.check_state(np.zeros(tree.nq), a, "a")[1]
         xs, rw = joint_transforms(tree, q)
-        fext = external_forces(tree, q, rw, wrenches)
+        fext = external_forces(tree, q, rw, wrenches, v, xs)
         return rnea(tree, q, v, a, fext, xs, rw) - joint_law(tree, q, v)
 
     def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
@@ -513,7 +595,7 @@ class Mechanism:
         q, v = tree.check_state(q, v)
         tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
         xs, rw = joint_transforms(tree, q)
-        fext = external_forces(tree, q, rw, wrenches)
+        fext = external_forces(tree, q, rw, wrenches, v, xs)
         return aba(tree, q, v, tau + joint_law(tree, q, v), fext, xs, rw)
 
     def mass_matrix(self, q, *, values=None):
@@ -570,7 +652,9 @@ class Mechanism:
         tree = self.rigid_tree(values)
         return simulate_tree(tree, t_span, q0, v0, inputs=inputs, wrenches=wrenches, **options)
 
-    def linearize_at(self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None):
+    def linearize_at(
+        self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None, uncertain=False
+    ):
         """Exact linearisation of the nonlinear mechanism at any point (seed 002).
 
         Parameters
@@ -581,6 +665,14 @@ class Mechanism:
             from the forward dynamics; give ``a0`` or ``tau0``, not both unless
             they agree)
         values, wrenches : as :meth:`inverse_dynamics`
+        uncertain : bool
+            Keep the ureals not given in ``values`` -- masses, inertias, rotor
+            inertias, springs and dampers -- uncertain: the reference is then
+            fixed kinematically (``a0``, computed at the nominal values when only
+            ``tau0`` is given) and the result is an exact LFT
+            (:class:`~robustmb.multibody.inertial_lft.UncertainLinearization`:
+            ``.M, .P1, .P2, .tau0`` uncertain matrices, ``.ss`` an uncertain
+            system; each parameter occurs as often as the rank of its coefficient).
 
         Returns
         -------
@@ -605,6 +697,10 @@ class Mechanism:
         from .dynamics import aba, external_forces, joint_law, joint_transforms, rnea
         from .linearization import linearize_tree
 
+        if uncertain:
+            from .inertial_lft import uncertain_linearization
+
+            return uncertain_linearization(self, q0, v0, a0, tau0, values, wrenches)
         tree = self.rigid_tree(values)
         q0, v0 = tree.check_state(q0, v0, "v0")
         if a0 is not None:
@@ -614,12 +710,12 @@ class Mechanism:
 
         def forward(q, v, tau):
             xs, rw = joint_transforms(tree, q)
-            f = external_forces(tree, q, rw, wrenches)
+            f = external_forces(tree, q, rw, wrenches, v, xs)
             return aba(tree, q, v, tau + joint_law(tree, q, v), f, xs, rw)
 
         def inverse(q, v, a):
             xs, rw = joint_transforms(tree, q)
-            f = external_forces(tree, q, rw, wrenches)
+            f = external_forces(tree, q, rw, wrenches, v, xs)
             return rnea(tree, q, v, a, f, xs, rw) - joint_law(tree, q, v)
 
         return linearize_tree(

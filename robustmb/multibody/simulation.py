@@ -113,7 +113,7 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
         q, v = y[:nq], y[nq:]
         xs, rw = joint_transforms(tree, q)
         tau = u_fn(t, q, v) + joint_law(tree, q, v)
-        fext = external_forces(tree, q, rw, w_fn(t, q, v))
+        fext = external_forces(tree, q, rw, w_fn(t, q, v), v, xs)
         a = aba(tree, q, v, tau, fext, xs, rw)
         return np.concatenate([state_derivative(tree, q, v, a), a])
 

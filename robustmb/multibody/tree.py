@@ -53,10 +53,8 @@ def _vec(v, values):
 
 def skew3(u):
     """Cross-product matrix; works for any dtype (complex steps included)."""
-    z = np.zeros((3, 3), dtype=np.result_type(u, float))
-    z[0, 1], z[0, 2], z[1, 0] = -u[2], u[1], u[2]
-    z[1, 2], z[2, 0], z[2, 1] = -u[0], -u[1], u[0]
-    return z
+    a, b, c = np.asarray(u).tolist()
+    return np.array([[0.0 * a, -c, b], [c, 0.0 * a, -a], [-b, a, 0.0 * a]])
 
 
 def spatial_inertia_at_origin(mass, inertia_com, com):
@@ -142,6 +140,8 @@ class RigidTree:
     node_body: dict = field(default_factory=dict)
     inputs: list = field(default_factory=list)
     loads: list = field(default_factory=list)
+    laws: list = field(default_factory=list)
+    closures: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -366,6 +366,17 @@ def compile_tree(mech, values=None):
         node, rb, pb = tree.placement[b]
         wv = np.array([value_of(e, values) for e in w])
         tree.loads.append((name, node, rb, rb @ port_of(b, p) + pb, wv, frame))
+    node_of_joint = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != FREE}
+    tree.laws = [
+        (tree.qi[node_of_joint[j]], tree.vi[node_of_joint[j]], fn)
+        for j, fn in getattr(mech, "joint_laws", {}).items()
+    ]
+    for name, (a, b, gains) in getattr(mech, "loop_closures", {}).items():
+        ends = []
+        for body, port in (a, b):
+            node, rb, pb = place[body]
+            ends.append((node, rb, rb @ port_of(body, port) + pb))
+        tree.closures.append((name, ends, *(value_of(x, values) for x in gains)))
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}

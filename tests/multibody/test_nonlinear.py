@@ -181,3 +181,23 @@ def test_bad_input_names_the_culprit():
     loop.add_joint(RevoluteJoint("j3", ("B", "c"), ("C", "p"), [0, 0, 1]))
     with pytest.raises(IllPosedError, match="kinematic loop"):
         loop.mass_matrix(np.zeros(3))
+
+
+def test_user_joint_laws_enter_every_nonlinear_model():
+    mech, plain = _arm(), _arm()
+    mech.add_joint_law("J1", lambda q, qd: -3.0 * q**3 - 0.4 * qd * abs(qd))
+    mech.add_joint_law("J3", lambda q, qd: -2.0 * np.sin(q))
+    q, v = np.array([0.4, 0.7, 0.2]), np.array([0.5, -0.2, -0.3])
+    law = np.array([-3.0 * 0.4**3 - 0.4 * 0.5 * 0.5, 0.0, -2.0 * np.sin(0.2)])
+    a = np.array([0.1, 0.3, -0.4])
+    assert np.allclose(mech.inverse_dynamics(q, v, a), plain.inverse_dynamics(q, v, a) - law)
+    assert np.allclose(mech.forward_dynamics(q, v, np.zeros(3)), plain.forward_dynamics(q, v, law))
+    lin = mech.linearize_at(q, v)
+    h, fd = 1e-6, np.zeros((3, 6))
+    for c in range(6):
+        e = np.zeros(6)
+        e[c] = h
+        fp = mech.forward_dynamics(q + e[:3], v + e[3:], np.zeros(3))
+        fm = mech.forward_dynamics(q - e[:3], v - e[3:], np.zeros(3))
+        fd[:, c] = (fp - fm) / (2 * h)
+    assert np.abs(lin.A[3:] - fd).max() <= 1e-6 * np.abs(fd).max()

@@ -1,0 +1,232 @@
+"""Linearisation at any point as an exact LFT of inertial parameters (seed 002, Sec. 5.4).
+
+With the reference fixed kinematically -- ``(q0, v0, a0)`` -- inverse dynamics
+is linear in each body's inertial parameters, so ``M``, ``P1``, ``P2`` (and the
+reference efforts ``tau0``) are affine in the masses, the inertia entries, the
+rotor inertias and the joint springs and dampers::
+
+    M(p) = M0 + sum_k (p_k - p_k0) M_k,  and likewise P1, P2.
+
+The coefficients come from the recursive linearisation itself (one call per
+parameter; exact, since the dependence is affine -- checked, with the
+absence of products between parameters).  Writing ``[M_k, -P2_k, -P1_k] =
+U_k V_k^T`` (rank ``r_k``), the descriptor equations
+
+    M0 dq'' + sum_k U_k (p_k - p_k0) V_k^T [dq''; dq; dv] = P2_0 dq + P1_0 dv + P3 du
+
+are an LFT in ``diag((p_k - p_k0) I_{r_k})``: each parameter occurs ``r_k``
+times, the rank of its coefficient, and no inverse of an uncertain matrix
+appears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import control
+import numpy as np
+
+from .. import lft
+from ..errors import UncertainTypeError
+from . import _generic as g
+
+
+@dataclass
+class UncertainLinearization:
+    """Linearisation with uncertain inertial parameters (see :meth:`Mechanism.linearize_at`).
+
+    Attributes
+    ----------
+    M, P1, P2, tau0 : UncertainMatrix
+        Affine in the parameters.
+    P3 : ndarray
+    ss : UncertainSystem
+        States ``[dq; dv]``, inputs the efforts (deviations from ``tau0``)
+        then the wrench inputs, outputs the states.
+    nominal : Linearization
+        At the nominal parameter values.
+    coefficients : dict[str, dict[str, ndarray]]
+        ``{name: {"M": M_k, "P1": ..., "P2": ..., "tau0": ...}}`` per unit of the parameter.
+    q0, v0, a0 : ndarray
+    """
+
+    M: object
+    P1: object
+    P2: object
+    P3: np.ndarray
+    tau0: object
+    ss: object
+    nominal: object
+    coefficients: dict
+    q0: np.ndarray
+    v0: np.ndarray
+    a0: np.ndarray
+
+
+def _elements(x):
+    """Uncertain elements in a parameter, by name."""
+    if g.is_number(x):
+        return {}
+    if isinstance(x, lft.UncertainElement):
+        return {x.name: x}
+    m = lft.umat(x) if not isinstance(x, lft.UncertainModel) else x
+    return {n: el for n, (el, _) in m._real.blocks.items()}
+
+
+def affine_parameters(mech):
+    """Uncertain elements of a mechanism, split into inertial (affine) ones and the others.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.multibody import Mechanism, RigidBody
+    >>> from robustmb.multibody.inertial_lft import affine_parameters
+    >>> mech = Mechanism()
+    >>> L = rmb.ureal("L", 1.0)
+    >>> mech.add_body(RigidBody("b", mass=rmb.ureal("m", 1.0), ports={"P": [L, 0, 0]}))
+    >>> ok, other = affine_parameters(mech)
+    >>> sorted(ok), other
+    (['m'], {'L': "body 'b' geometry"})
+    """
+    allowed, other = {}, {}
+    for b in mech.bodies.values():
+        for e in [b.mass] + [x for row in b.inertia for x in row]:
+            allowed.update(_elements(e))
+        for e in list(b.cog) + [x for p in b.ports.values() for x in p]:
+            other.update({k: f"body {b.name!r} geometry" for k in _elements(e)})
+    for j in mech.joints.values():
+        for attr in ("stiffness", "damping", "inertia"):
+            allowed.update(_elements(getattr(j, attr, 0.0)))
+        for attr in ("displacement", "tan_half", "tan_quarter"):
+            x = getattr(j, attr, None)
+            if x is not None:
+                other.update({k: f"joint {j.name!r} {attr}" for k in _elements(x)})
+    for name, (_, _, gains) in getattr(mech, "loop_closures", {}).items():
+        for e in gains:
+            other.update({k: f"loop closure {name!r}" for k in _elements(e)})
+    for name, (_, _, w, _) in getattr(mech, "applied_wrenches", {}).items():
+        for e in w:
+            other.update({k: f"applied wrench {name!r}" for k in _elements(e)})
+    return allowed, other
+
+
+def uncertain_linearization(mech, q0, v0, a0, tau0, values, wrenches):
+    """Build :class:`UncertainLinearization` (see :meth:`Mechanism.linearize_at`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+    >>> mech = Mechanism(acceleration=gravity(9.81))
+    >>> mech.add_body(RigidBody("bob", mass=rmb.ureal("m", 2.0, percent=20),
+    ...                         ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> ul = mech.linearize_at([0.0], [0.0], uncertain=True)
+    >>> ul.ss.blocks, float(ul.M.usubs({"m": 2.4})[0, 0])
+    ({'m': 1}, 2.4)
+    """
+    values = dict(values or {})
+    allowed, other = affine_parameters(mech)
+    bad = {k: where for k, where in other.items() if k not in values}
+    if bad:
+        k, where = next(iter(bad.items()))
+        raise UncertainTypeError(
+            f"linearize_at(uncertain=True): parameter {k!r} ({where}) does not enter "
+            "affinely; only masses, inertias, rotor inertias, springs and dampers may stay "
+            "uncertain -- give its value in values="
+        )
+    free = {k: el for k, el in allowed.items() if k not in values}
+    base = {**{k: el.nominal for k, el in free.items()}, **values}
+    lin0 = mech.linearize_at(q0, v0, a0=a0, tau0=tau0, values=base, wrenches=wrenches)
+    a0 = lin0.a0
+
+    def at(vals):
+        lin = mech.linearize_at(lin0.q0, lin0.v0, a0=a0, values=vals, wrenches=wrenches)
+        return {"M": lin.M, "P1": lin.P1, "P2": lin.P2, "tau0": lin.tau0}
+
+    ref = {"M": lin0.M, "P1": lin0.P1, "P2": lin0.P2, "tau0": lin0.tau0}
+    coef = {}
+    for k in free:
+        one = at({**base, k: base[k] + 1.0})
+        two = at({**base, k: base[k] + 2.0})
+        coef[k] = {f: one[f] - ref[f] for f in ref}
+        for f in ref:  # affine in this parameter?
+            if np.abs(two[f] - ref[f] - 2 * coef[k][f]).max() > 1e-9 * _scale(ref, coef[k]):
+                raise UncertainTypeError(
+                    f"linearize_at(uncertain=True): {f} is not affine in parameter {k!r}"
+                )
+    if len(free) > 1:  # no products between parameters
+        every = at({**base, **{k: base[k] + 1.0 for k in free}})
+        for f in ref:
+            summed = ref[f] + sum(c[f] for c in coef.values())
+            if np.abs(every[f] - summed).max() > 1e-9 * _scale(ref, *coef.values()):
+                raise UncertainTypeError(
+                    "linearize_at(uncertain=True): parameters multiply each other in " + f
+                )
+    nv = lin0.M.shape[0]
+    us, vs, deltas = [], [], []
+    for k, el in free.items():
+        c = coef[k]
+        big = np.hstack([c["M"], -c["P2"], -c["P1"]])
+        u, s, vh = np.linalg.svd(big)
+        r = int(np.sum(s > 1e-12 * max(1.0, s[0] if s.size else 0.0)))
+        if r == 0:
+            continue
+        us.append(u[:, :r] * s[:r])
+        vs.append(vh[:r].T)
+        deltas.append((el - float(el.nominal)) * np.eye(r))
+    ss = _lft_system(lin0, us, vs, deltas, nv)
+
+    def affine(f):
+        out = lft.umat(ref[f]) if f != "tau0" else lft.umat(ref[f].reshape(-1, 1))
+        for k, el in free.items():
+            ck = coef[k][f] if f != "tau0" else coef[k][f].reshape(-1, 1)
+            if np.abs(ck).max() > 0:
+                out = out + (el - float(el.nominal)) * ck
+        return out
+
+    return UncertainLinearization(
+        M=affine("M"),
+        P1=affine("P1"),
+        P2=affine("P2"),
+        P3=lin0.P3,
+        tau0=affine("tau0"),
+        ss=ss,
+        nominal=lin0,
+        coefficients=coef,
+        q0=lin0.q0,
+        v0=lin0.v0,
+        a0=a0,
+    )
+
+
+def _scale(ref, *coefs):
+    return max([1.0] + [np.abs(x[f]).max() for x in (ref, *coefs) for f in x])
+
+
+def _lft_system(lin0, us, vs, deltas, nv):
+    """``Fu(N, diag(delta_k I))`` with ``N``: ``[w; du] -> [z; dq; dv]`` around the nominal."""
+    minv = np.linalg.inv(lin0.M)
+    p3 = lin0.P3
+    nu = p3.shape[1]
+    a = lin0.A
+    if not us:
+        sys = control.ss(a, lin0.B, np.eye(2 * nv), np.zeros((2 * nv, nu)))
+        out = lft.uss(sys)
+    else:
+        u_all = np.hstack(us)
+        v_all = np.hstack(vs)
+        nr = u_all.shape[1]
+        va, vq, vv = v_all[:nv].T, v_all[nv : 2 * nv].T, v_all[2 * nv :].T
+        b = np.zeros((2 * nv, nr + nu))
+        b[nv:, :nr] = -minv @ u_all
+        b[nv:, nr:] = minv @ p3
+        c = np.vstack([np.hstack([vq + va @ a[nv:, :nv], vv + va @ a[nv:, nv:]]), np.eye(2 * nv)])
+        d = np.zeros((nr + 2 * nv, nr + nu))
+        d[:nr, :nr] = -va @ minv @ u_all
+        d[:nr, nr:] = va @ minv @ p3
+        out = lft.lft_upper(control.ss(a, b, c, d), lft.block_diag(*deltas))
+    out.input_names = list(lin0.input_names)
+    out.output_names = list(lin0.ss.output_labels)
+    return out
