@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..errors import IllPosedError
 from .mu_sweep import MuPeak, certified_mu_peak
 from .uncertain_problem import UncertainProblem, box_vertices, uncertain_problem, values_from_delta
 
@@ -165,7 +166,11 @@ def parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=(
 
 def _verify_boundary_pole(problem, values, tol=1e-6):
     """The substituted system has a pole on the stability boundary (or beyond it)."""
-    sys = problem.model.usubs(values)
+    try:
+        sys = problem.model.usubs(values)
+    except IllPosedError:
+        # An ill-posed loop (e.g. a time constant at 0) cannot be checked by its poles.
+        return False
     a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
     if a.shape[0] == 0:
         return False
