@@ -85,3 +85,26 @@ def test_site_builds_without_warnings(tmp_path):
     # Maths is rendered (MathJax) and the docstrings' sections are parsed by numpydoc.
     bode = (out / "api/generated/robustmb.plotting.bode.html").read_text()
     assert "Parameters" in bode and "worst" in bode
+
+
+@pytest.mark.parametrize("page", ["analysis.md", "plots.md"])
+def test_guide_code_runs(page, tmp_path, monkeypatch):
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for code in re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S):
+        exec(compile(code, page, "exec"), namespace)
+    plt.close("all")
+    if page == "analysis.md":
+        # The numbers the page states: c = 0 is two half-ranges from the centre, and
+        # the worst-case peak 1 / (c sqrt(1 - c^2/4)) at c = 0.5.
+        rs = namespace["rs"]
+        assert rs.lower <= 2.0 * (1 + 1e-9) and 2.0 <= rs.upper * (1 + 1e-9)
+        exact = 1 / (0.5 * (1 - 0.0625) ** 0.5)
+        assert namespace["wc"].lower <= exact * (1 + 1e-9) <= namespace["wc"].upper
