@@ -108,3 +108,20 @@ def test_guide_code_runs(page, tmp_path, monkeypatch):
         assert rs.lower <= 2.0 * (1 + 1e-9) and 2.0 <= rs.upper * (1 + 1e-9)
         exact = 1 / (0.5 * (1 - 0.0625) ** 0.5)
         assert namespace["wc"].lower <= exact * (1 + 1e-9) <= namespace["wc"].upper
+
+
+def test_guides_name_only_existing_functions():
+    import re
+
+    import robustmb as rmb
+
+    for page in ("matlab.md", "plots.md", "analysis.md", "index.md"):
+        text = (DOCS / page).read_text()
+        for dotted in set(re.findall(r"\brmb\.([A-Za-z_][\w.]*)\(", text)):
+            obj = rmb
+            for part in dotted.split("."):
+                assert hasattr(obj, part), f"{page} names rmb.{dotted}, which does not exist"
+                obj = getattr(obj, part)
+        rows = re.findall(r"^\| `rmb\.plotting\.(\w+)|^\| `(\w+)\(usys", text, flags=re.M)
+        for a, b in rows:
+            assert hasattr(rmb.plotting, a or b), f"{page} names plotting.{a or b}"

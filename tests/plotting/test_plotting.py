@@ -207,6 +207,7 @@ def test_grid_draws_every_grid_point():
         np.testing.assert_allclose(lm.get_ydata(), np.abs(2.0 / (1j * w + v["a"])), rtol=1e-10)
         colours.add(lm.get_color() if isinstance(lm.get_color(), str) else tuple(lm.get_color()))
     assert len(colours) == 3
+    assert [lm.get_label() for lm, _ in out.lines["samples"]] == ["a=0.5", "a=1", "a=2"]
     assert plotting.grid_points({"a": [1, 2], "b": [3, 4]}) == [
         {"a": 1.0, "b": 3.0},
         {"a": 1.0, "b": 4.0},
