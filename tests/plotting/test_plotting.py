@@ -155,6 +155,24 @@ def test_step_and_impulse_closed_forms():
         )
 
 
+def test_discrete_time_step_and_bode():
+    a = rmb.ureal("a", 0.5, range=(0.3, 0.7))
+    G = rmb.uss([[a]], [[1.0]], [[1.0]], [[0.0]], dt=0.1)  # x[k+1] = a x[k] + u[k], y = x
+    out = plotting.step(G, n=3, seed=4)
+    t = out.data["time"]
+    np.testing.assert_allclose(np.diff(t), 0.1)
+    kk = np.round(t / 0.1).astype(int)
+    for v, line in zip(out.family.values, out.lines["samples"], strict=True):
+        np.testing.assert_allclose(line.get_ydata(), (1 - v["a"] ** kk) / (1 - v["a"]), atol=1e-12)
+        assert line.get_drawstyle() == "steps-post"
+    out = plotting.bode(G, n=3, seed=4)
+    w = out.data["omega"]
+    assert w[-1] <= np.pi / 0.1 * (1 + 1e-12)  # up to the Nyquist frequency
+    for v, (lm, _) in zip(out.family.values, out.lines["samples"], strict=True):
+        z = np.exp(1j * w * 0.1)
+        np.testing.assert_allclose(lm.get_ydata(), np.abs(1 / (z - v["a"])), rtol=1e-10)
+
+
 def test_step_mimo_axes_and_given_time():
     k = rmb.ureal("k", 2.0, percent=20)
     G = rmb.uss([[-1.0]], [[1.0, 2.0]], [[k], [1.0]], np.zeros((2, 2)))
