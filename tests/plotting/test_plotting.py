@@ -269,6 +269,8 @@ def test_worst_from_analysis_results_and_errors():
     rs = rmb.robstab(G)
     out = plotting.step(G, n=0, worst=rs)
     assert out.family.worst_values == rs.destabilizing
+    # A stability margin is not a gain: sigma draws no gain bound for a robstab result.
+    assert "bound" not in plotting.sigma(G, n=0, worst=rs).lines
     # The destabilising value puts a pole on the imaginary axis.
     assert np.max(out.family.worst.poles().real) > -1e-6
     with pytest.raises(UncertainTypeError, match="worst="):
