@@ -610,7 +610,7 @@ def star(P, Q, nu, ny):
 
 
 def series(*systems):
-    """Series connection ``systems[-1] @ ... @ systems[0]`` (first acts first)."""
+    """Series connection ``systems[-1] @ … @ systems[0]`` (first acts first)."""
     out = systems[0]
     for s in systems[1:]:
         out = matmul(s, out)

@@ -58,7 +58,7 @@ def style(kind, index, fam, label_done):
             kw["color"] = cmap(index / max(1, nsamp - 1))
             kw["lw"] = 1.2
             vals = fam.values[index]
-            label = ", ".join(f"{k}={v:.3g}" for k, v in vals.items()) if nsamp <= 10 else None
+            label = ", ".join(f"{k}={vals[k]:.3g}" for k in fam.grid) if nsamp <= 10 else None
             return kw, label
         label = f"{nsamp} random samples"
     if kind in label_done:

@@ -32,8 +32,9 @@ class Family:
         The system at the worst-case values of an analysis result.
     worst_values : dict or None
         Those values.
-    grid : bool
-        Whether ``samples`` are grid points (drawn with a colour map) or random.
+    grid : tuple of str
+        The names of the grid's parameters when ``samples`` are grid points (drawn
+        with a colour map); empty for random samples.
     """
 
     nominal: control.StateSpace
@@ -41,7 +42,7 @@ class Family:
     values: list = field(default_factory=list)
     worst: control.StateSpace | None = None
     worst_values: dict | None = None
-    grid: bool = False
+    grid: tuple = ()
 
     def systems(self):
         """``[(kind, index, system)]`` in drawing order: samples, nominal, worst."""
@@ -164,4 +165,4 @@ def family(usys, *, n=20, worst=None, seed=None, grid=None) -> Family:
     if worst is not None:
         wvals = _complete(model, worst_values(worst), "worst")
         wsys = _certain(model.usubs(wvals), "the worst case")
-    return Family(nominal, samples, values, wsys, wvals, is_grid)
+    return Family(nominal, samples, values, wsys, wvals, tuple(grid) if is_grid else ())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.freqresp import freqresp
+from ..analysis.worst_case_gain import WcgainResult
 from ..errors import DimensionError
 from ._style import UncertainPlot, axes_grid, default_omega, kind_key, style
 from .family import family
@@ -167,7 +168,8 @@ def sigma(
             label = None
             drawn.append(line)
         out.lines[kind_key(kind)].append(drawn)
-    if worst is not None and np.isfinite(getattr(worst, "upper", np.nan)):
+    # Only a wcgain result bounds the gain (robstab's and robgain's bounds are margins).
+    if isinstance(worst, WcgainResult) and np.isfinite(worst.upper):
         up = worst.upper
         out.lines["bound"] = [
             a.axhline(

@@ -49,9 +49,12 @@ def _response(which, usys, n, worst, ax, T, seed, grid):
     out = UncertainPlot(fig, axs, family=fam, data={"time": t})
     fn = control.step_response if which == "step" else control.impulse_response
     done = set()
+    # A discrete-time response holds its value between samples.
+    steps = {"drawstyle": "steps-post"} if fam.nominal.isdtime(strict=True) else {}
     for kind, k, sys in fam.systems():
         y = np.asarray(fn(sys, T=t, squeeze=False).outputs).reshape(ny, nu, -1)
         kw, label = style(kind, k, fam, done)
+        kw.update(steps)
         drawn = []
         for i in range(ny):
             for j in range(nu):

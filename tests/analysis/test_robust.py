@@ -286,3 +286,25 @@ def test_certified_margin_never_exceeds_the_true_one_on_a_sharp_real_peak():
     assert res.certified
     assert res.lower <= res.upper * (1 + 1e-9)
     assert res.upper == pytest.approx(2.669, rel=2e-3)
+
+
+def test_robstab_when_the_destabilising_candidate_is_ill_posed():
+    # 1 / (tau s + 1) loses well-posedness at tau = 0, i.e. delta = -1.5 for tau in
+    # [0.2, 1.0]; the closed loop is stable for every tau > 0 (brute force below),
+    # so the true margin is 1.5 and no finite boundary pole can be verified.
+    s = control.tf("s")
+    K = rmb.ureal("K", 2.0, percent=50)
+    tau = rmb.ureal("tau", 0.5, range=(0.2, 1.0))
+    loop = rmb.feedback(K / ((tau * s + 1) * (0.05 * s + 1) ** 2) * 2 * (1 + 1 / (0.4 * s)), 1)
+    rs = rmb.robstab(loop)
+    assert rs.lower <= 1.5 * (1 + 1e-9) <= rs.upper
+    # Every loop in the box scaled by the certified margin is stable (brute force on the
+    # closed-loop characteristic polynomial 0.4 s (tau s + 1)(0.05 s + 1)^2 + 2 K (0.4 s + 1)).
+    a = rs.lower
+    for kv in np.linspace(2 - a, 2 + a, 15):
+        for tv in np.linspace(0.6 - 0.4 * a, 0.6 + 0.4 * a, 15):
+            den = np.polyadd(
+                np.polymul([0.4, 0.0], np.polymul([tv, 1.0], np.polymul([0.05, 1], [0.05, 1]))),
+                [0.8 * kv, 2 * kv],
+            )
+            assert np.max(np.roots(den).real) < 0

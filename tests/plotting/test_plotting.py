@@ -155,6 +155,24 @@ def test_step_and_impulse_closed_forms():
         )
 
 
+def test_discrete_time_step_and_bode():
+    a = rmb.ureal("a", 0.5, range=(0.3, 0.7))
+    G = rmb.uss([[a]], [[1.0]], [[1.0]], [[0.0]], dt=0.1)  # x[k+1] = a x[k] + u[k], y = x
+    out = plotting.step(G, n=3, seed=4)
+    t = out.data["time"]
+    np.testing.assert_allclose(np.diff(t), 0.1)
+    kk = np.round(t / 0.1).astype(int)
+    for v, line in zip(out.family.values, out.lines["samples"], strict=True):
+        np.testing.assert_allclose(line.get_ydata(), (1 - v["a"] ** kk) / (1 - v["a"]), atol=1e-12)
+        assert line.get_drawstyle() == "steps-post"
+    out = plotting.bode(G, n=3, seed=4)
+    w = out.data["omega"]
+    assert w[-1] <= np.pi / 0.1 * (1 + 1e-12)  # up to the Nyquist frequency
+    for v, (lm, _) in zip(out.family.values, out.lines["samples"], strict=True):
+        z = np.exp(1j * w * 0.1)
+        np.testing.assert_allclose(lm.get_ydata(), np.abs(1 / (z - v["a"])), rtol=1e-10)
+
+
 def test_step_mimo_axes_and_given_time():
     k = rmb.ureal("k", 2.0, percent=20)
     G = rmb.uss([[-1.0]], [[1.0, 2.0]], [[k], [1.0]], np.zeros((2, 2)))
@@ -207,6 +225,7 @@ def test_grid_draws_every_grid_point():
         np.testing.assert_allclose(lm.get_ydata(), np.abs(2.0 / (1j * w + v["a"])), rtol=1e-10)
         colours.add(lm.get_color() if isinstance(lm.get_color(), str) else tuple(lm.get_color()))
     assert len(colours) == 3
+    assert [lm.get_label() for lm, _ in out.lines["samples"]] == ["a=0.5", "a=1", "a=2"]
     assert plotting.grid_points({"a": [1, 2], "b": [3, 4]}) == [
         {"a": 1.0, "b": 3.0},
         {"a": 1.0, "b": 4.0},
@@ -250,6 +269,8 @@ def test_worst_from_analysis_results_and_errors():
     rs = rmb.robstab(G)
     out = plotting.step(G, n=0, worst=rs)
     assert out.family.worst_values == rs.destabilizing
+    # A stability margin is not a gain: sigma draws no gain bound for a robstab result.
+    assert "bound" not in plotting.sigma(G, n=0, worst=rs).lines
     # The destabilising value puts a pole on the imaginary axis.
     assert np.max(out.family.worst.poles().real) > -1e-6
     with pytest.raises(UncertainTypeError, match="worst="):
