@@ -18,6 +18,8 @@ MODULES = [
     ("robustmb", "Top level: uncertain elements, objects, interconnection and analysis"),
     ("robustmb.lft", "The LFT core"),
     ("robustmb.analysis", "Analysis: norms, mu, robust stability, worst case, margins"),
+    ("robustmb.synthesis", "Full-order controller synthesis"),
+    ("robustmb.tuning", "Structured controller tuning"),
     ("robustmb.plotting", "Plots of uncertain systems"),
     ("robustmb.report", "Worst-case reports"),
     ("robustmb.multibody", "Multibody LFT models"),

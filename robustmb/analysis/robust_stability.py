@@ -209,6 +209,12 @@ def _boundary_distance(ev, dt):
     return (float(np.abs(ev[k]) - 1.0) if dt else float(ev[k].real)), ev[k]
 
 
+def _pole_frequency(problem, pole):
+    """Frequency of a boundary pole: signed for complex coefficients (no conjugate twin)."""
+    freq = float(np.angle(pole) / problem.dt) if problem.dt else float(pole.imag)
+    return freq if problem.is_complex else abs(freq)
+
+
 def verified_crossing(problem, alpha, values_at):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
@@ -240,14 +246,11 @@ def verified_crossing(problem, alpha, values_at):
         if dist > noise:
             if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
                 freq = np.inf
-            elif problem.dt:
-                freq = float(abs(np.angle(pole)) / problem.dt)
             else:
-                freq = float(abs(pole.imag))
+                freq = _pole_frequency(problem, pole)
             return alpha * (1.0 + eta), vals, freq
         if eta == 0.0 and abs(dist) <= noise:
-            freq = float(abs(np.angle(pole)) / problem.dt) if problem.dt else float(abs(pole.imag))
-            tangential = (alpha, vals, freq)
+            tangential = (alpha, vals, _pole_frequency(problem, pole))
     return tangential
 
 

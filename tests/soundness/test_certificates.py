@@ -13,8 +13,6 @@ must achieve the lower bounds.  The default slice is a handful of fast cases; th
 import pytest
 from _soundness_checks import run
 
-from robustmb.errors import UncertainTypeError
-
 FAST = [
     ("affine_real_k2", 0, "robstab"),
     ("affine_real_discrete", 1, "robstab"),
@@ -43,16 +41,12 @@ KNOWN = [
         "wc_lft_complex",
         0,
         "wcgain",
-        marks=pytest.mark.xfail(
-            strict=True, raises=UncertainTypeError, reason="issue 10 defect 1: wcgain on ucomplex"
-        ),
         id="ucomplex-wcgain",
     ),
     pytest.param(
         "wc_lft_ltidyn",
         0,
         "robgain",
-        marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 8: robgain with ultidyn"),
         id="ultidyn-robgain",
     ),
 ]
