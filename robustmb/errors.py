@@ -36,3 +36,7 @@ class UncertainTypeError(RobustMBError, TypeError):
 
 class UnstableNominalError(RobustMBError, ValueError):
     """The nominal closed loop is unstable (names its unstable poles)."""
+
+
+class FloatRangeError(RobustMBError, OverflowError):
+    """A result exists but lies outside the range of double precision floats."""

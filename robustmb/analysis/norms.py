@@ -34,6 +34,7 @@ H2
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ import scipy.linalg
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
@@ -144,13 +145,15 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     A, B, C, D, dt = as_statespace_data(sys)
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
+    # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
+    B, C, D, e = _unit_scaled(B, C, D)
     # One decomposition of A serves the stability test and every evaluation of G.
     evaluator = ResponseEvaluator(A, B, C, D)
     stable, boundary_frequency = _stability(evaluator.poles, A, dt)
     if not stable:
         return np.inf, boundary_frequency
     result = peak_gain(A, B, C, D, dt, tol=float(tol), evaluator=evaluator)
-    return result.lower, result.frequency
+    return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
 
 def h2norm(sys) -> float:
@@ -189,6 +192,12 @@ def h2norm(sys) -> float:
     discrete = dt > 0
     if not discrete and np.any(D != 0):
         return np.inf
+    B, C, D, e = _unit_scaled(B, C, D)
+    value = _h2_scaled(A, B, C, D, n, discrete, dt)
+    return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
+
+
+def _h2_scaled(A, B, C, D, n, discrete, dt):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
@@ -499,6 +508,57 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
     if np.any(on_boundary):
         return False, float(np.min(boundary_frequencies[on_boundary]))
     return False, np.nan
+
+
+def _pow2(x, k):
+    """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
+    h = int(k) // 2
+    return x * 2.0**h * 2.0 ** (int(k) - h)
+
+
+def _exponent(x):
+    """``e`` with ``||x||_F`` in ``[2^(e-1), 2^e)`` (0 for a zero or empty array)."""
+    if x.size == 0:
+        return 0
+    # the largest entry first: the norm of huge or tiny entries itself over/underflows
+    top = float(np.max(np.abs(x)))
+    if top == 0.0:
+        return 0
+    e0 = math.frexp(top)[1]
+    return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
+
+
+def _unit_scaled(B, C, D):
+    """``(B', C', D', e)`` with ``G = 2^e G'`` and ``B', C', D'`` of size about 1.
+
+    Norms of models with gains like 1e200 or 1e-200 would otherwise overflow or underflow
+    in the squares inside the algorithms; powers of 2 make the scaling exact.
+    """
+    eb, ec, ed = _exponent(B), _exponent(C), _exponent(D)
+    dynamic = B.size and C.size and np.any(B) and np.any(C)
+    e_dyn = eb + ec if dynamic else None
+    has_d = bool(np.any(D))
+    if e_dyn is None:
+        e = ed if has_d else 0
+    else:
+        e = max(e_dyn, ed) if has_d else e_dyn
+    Bs = _pow2(B, -eb) if dynamic else B
+    Cs = _pow2(C, -ec + (e_dyn - e)) if dynamic else C
+    return Bs, Cs, _pow2(D, -e), e
+
+
+def _unscaled(value, e, what):
+    """``value * 2^e``; a result beyond the float range is an error, not ``inf``."""
+    if value == 0.0 or not np.isfinite(value):
+        return float(value)
+    try:
+        return math.ldexp(float(value), int(e))
+    except OverflowError:
+        decimal = (math.log2(value) + e) * math.log10(2.0)
+        raise FloatRangeError(
+            f"the {what} of sys is about 1e{decimal:.0f}, beyond the range of double "
+            "precision floats (about 1.8e308); rescale the model's inputs or outputs"
+        ) from None
 
 
 def _h2_modal(A, B, C, discrete, condition_limit=1e6):
