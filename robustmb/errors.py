@@ -48,3 +48,7 @@ class UnusedSignalWarning(RobustMBWarning):
 
 class FreeTunableError(RobustMBError, TypeError):
     """An uncertainty analysis was given a model whose tunable parameters are still free."""
+
+
+class FloatRangeError(RobustMBError, OverflowError):
+    """A result exists but lies outside the range of double precision floats."""

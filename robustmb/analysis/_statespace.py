@@ -83,8 +83,7 @@ def as_statespace_data(sys, *, argname: str = "sys"):
         dt = _sampling_time(sys.dt, argname)
     elif isinstance(sys, control.TransferFunction):
         _check_proper(sys, argname)
-        realised = control.ss(sys)
-        matrices = (realised.A, realised.B, realised.C, realised.D)
+        matrices = _realise_scaled(sys)
         dt = _sampling_time(sys.dt, argname)
     elif isinstance(sys, tuple):
         if len(sys) not in (4, 5):
@@ -114,6 +113,30 @@ def as_statespace_data(sys, *, argname: str = "sys"):
         )
     A, B, C, D = _validated_matrices(matrices, argname)
     return A, B, C, D, dt
+
+
+def _realise_scaled(tf: control.TransferFunction):
+    """``control.ss(tf)`` with the numerators scaled to unit size first.
+
+    python-control treats numerator coefficients below an absolute threshold as zero
+    (``tf(1e-100, [1, 1])`` would become the zero system); a power-of-2 scaling,
+    undone on ``C`` and ``D``, keeps the model exact.
+    """
+    top = max(
+        (float(np.max(np.abs(np.asarray(num, dtype=complex)))) for row in tf.num for num in row),
+        default=0.0,
+    )
+    if top == 0.0 or not np.isfinite(top):
+        realised = control.ss(tf)
+        return realised.A, realised.B, realised.C, realised.D
+    e = int(np.frexp(top)[1])
+    scaled = control.tf(
+        [[np.asarray(num) * 2.0 ** (-e) for num in row] for row in tf.num],
+        tf.den,
+        tf.dt,
+    )
+    realised = control.ss(scaled)
+    return realised.A, realised.B, realised.C * 2.0**e, realised.D * 2.0**e
 
 
 def _looks_uncertain(obj) -> bool:

@@ -34,6 +34,7 @@ H2
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -42,8 +43,9 @@ import numpy as np
 import scipy.linalg
 
 from robustmb.analysis._statespace import as_statespace_data
+from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
@@ -56,8 +58,6 @@ _EPS = np.finfo(float).eps
 # sqrt(eps) * ||H||, not eps * ||H||.
 _AXIS_RTOL = 1e-4
 _AXIS_SQRT_FACTOR = 10.0
-# Poles within _BOUNDARY_FACTOR * eps * ||A|| of the stability boundary count as on it.
-_BOUNDARY_FACTOR = 100.0
 # Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
@@ -143,13 +143,17 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
         raise DimensionError(f"tol must be a number in (0, 1); got {tol!r}")
     A, B, C, D, dt = as_statespace_data(sys)
+    # a balanced realisation: same G, eigenvalues and level sets far better conditioned
+    A, B, C = balance_realization(A, B, C)
+    # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
+    B, C, D, e = _unit_scaled(B, C, D)
     # One decomposition of A serves the stability test and every evaluation of G.
     evaluator = ResponseEvaluator(A, B, C, D)
     stable, boundary_frequency = _stability(evaluator.poles, A, dt)
     if not stable:
         return np.inf, boundary_frequency
     result = peak_gain(A, B, C, D, dt, tol=float(tol), evaluator=evaluator)
-    return result.lower, result.frequency
+    return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
 
 def h2norm(sys) -> float:
@@ -183,16 +187,26 @@ def h2norm(sys) -> float:
     inf
     """
     A, B, C, D, dt = as_statespace_data(sys)
+    A, B, C = balance_realization(A, B, C)
     n = A.shape[0]
     discrete = dt > 0
     if not discrete and np.any(D != 0):
         return np.inf
+    B, C, D, e = _unit_scaled(B, C, D)
+    value = _h2_scaled(A, B, C, D, n, discrete, dt)
+    return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
+
+
+def _h2_scaled(A, B, C, D, n, discrete, dt):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
     stable, _ = _stability(np.linalg.eigvals(A), A, dt)
     if not stable:
         return np.inf
+    modal = _h2_modal(A, B, C, discrete)
+    if modal is not None:
+        return float(np.sqrt(max(modal, 0.0) + feedthrough))
     # Use the Gramian on the side with fewer channels: same value, smaller product.
     if B.shape[1] <= C.shape[0]:
         gram = _gramian(A, B @ B.conj().T, discrete)
@@ -476,17 +490,17 @@ class _LevelSetSearch:
 
 
 def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
-    """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band."""
-    if poles.size == 0:
+    """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
+
+    ``poles`` is unused (kept for the callers): the test recomputes the poles of the
+    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).
+    """
+    if A.shape[0] == 0:
         return True, np.nan
-    scale = np.linalg.norm(A, 1)
+    poles, distance, band = pole_bands(A, dt)
     if dt > 0:
-        distance = np.abs(poles) - 1.0
-        band = _BOUNDARY_FACTOR * _EPS * max(1.0, scale)
         boundary_frequencies = np.abs(np.angle(poles)) / dt
     else:
-        distance = poles.real
-        band = _BOUNDARY_FACTOR * _EPS * scale
         boundary_frequencies = np.abs(poles.imag)
     if np.all(distance < -band):
         return True, np.nan
@@ -494,6 +508,85 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
     if np.any(on_boundary):
         return False, float(np.min(boundary_frequencies[on_boundary]))
     return False, np.nan
+
+
+def _pow2(x, k):
+    """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
+    h = int(k) // 2
+    return x * 2.0**h * 2.0 ** (int(k) - h)
+
+
+def _exponent(x):
+    """``e`` with ``||x||_F`` in ``[2^(e-1), 2^e)`` (0 for a zero or empty array)."""
+    if x.size == 0:
+        return 0
+    # the largest entry first: the norm of huge or tiny entries itself over/underflows
+    top = float(np.max(np.abs(x)))
+    if top == 0.0:
+        return 0
+    e0 = math.frexp(top)[1]
+    return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
+
+
+def _unit_scaled(B, C, D):
+    """``(B', C', D', e)`` with ``G = 2^e G'`` and ``B', C', D'`` of size about 1.
+
+    Norms of models with gains like 1e200 or 1e-200 would otherwise overflow or underflow
+    in the squares inside the algorithms; powers of 2 make the scaling exact.
+    """
+    eb, ec, ed = _exponent(B), _exponent(C), _exponent(D)
+    dynamic = B.size and C.size and np.any(B) and np.any(C)
+    e_dyn = eb + ec if dynamic else None
+    has_d = bool(np.any(D))
+    if e_dyn is None:
+        e = ed if has_d else 0
+    else:
+        e = max(e_dyn, ed) if has_d else e_dyn
+    Bs = _pow2(B, -eb) if dynamic else B
+    Cs = _pow2(C, -ec + (e_dyn - e)) if dynamic else C
+    return Bs, Cs, _pow2(D, -e), e
+
+
+def _unscaled(value, e, what):
+    """``value * 2^e``; a result beyond the float range is an error, not ``inf``."""
+    if value == 0.0 or not np.isfinite(value):
+        return float(value)
+    try:
+        return math.ldexp(float(value), int(e))
+    except OverflowError:
+        decimal = (math.log2(value) + e) * math.log10(2.0)
+        raise FloatRangeError(
+            f"the {what} of sys is about 1e{decimal:.0f}, beyond the range of double "
+            "precision floats (about 1.8e308); rescale the model's inputs or outputs"
+        ) from None
+
+
+def _h2_modal(A, B, C, discrete, condition_limit=1e6):
+    """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
+    ill-conditioned.
+
+    With ``A = V diag(l) V^-1``, ``W = V^-1 B`` and ``U = C V`` the Gramian is
+    ``V X V^H`` with ``X_ij = -(W W^H)_ij / (l_i + conj(l_j))`` (discrete:
+    ``(W W^H)_ij / (1 - l_i conj(l_j))``), so the norm is a sum over pole pairs.  Unlike a
+    Bartels-Stewart solve, it keeps the relative accuracy of every pole: a stiff model
+    whose slow poles are 1e-9 ||A|| from the axis still gets its slow modes right.
+    """
+    lam, V = np.linalg.eig(A)
+    try:
+        V_inv = np.linalg.inv(V)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.isfinite(V_inv).all() or np.linalg.norm(V_inv) > condition_limit:
+        return None
+    W = V_inv @ B
+    U = C @ V
+    if discrete:
+        denom = 1.0 - lam[:, None] * lam.conj()[None, :]
+        X = (W @ W.conj().T) / denom
+    else:
+        denom = lam[:, None] + lam.conj()[None, :]
+        X = -(W @ W.conj().T) / denom
+    return float(np.real(np.sum(X * (U.conj().T @ U).T)))
 
 
 def _gramian(A: np.ndarray, Q: np.ndarray, discrete: bool) -> np.ndarray:

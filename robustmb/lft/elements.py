@@ -136,6 +136,11 @@ class ureal(UncertainElement):
         else:
             dlo, dhi = self._deviation(plusminus, "plusminus")
             lo, hi = self.nominal - dlo, self.nominal + dhi
+        if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
+            raise UncertainElementError(
+                f"ureal '{name}': the range [{lo}, {hi}] overflows floating point (its ends "
+                "or its width are infinite); express the parameter in larger units"
+            )
         if not lo < hi:
             raise UncertainElementError(
                 f"ureal '{name}': the range [{lo}, {hi}] is empty or has zero width"
