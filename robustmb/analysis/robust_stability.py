@@ -226,7 +226,10 @@ def verified_crossing(problem, alpha, values_at):
     radius = float(np.max(np.abs(ref), initial=0.0))
     tangential = None
     for eta in _PUSHES:
-        vals = values_at(1.0 + eta)
+        try:
+            vals = values_at(1.0 + eta)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            continue
         got = _substituted_poles(problem, vals)
         if got is None:
             continue
