@@ -10,10 +10,11 @@ range centres, see :mod:`.uncertain_problem`).
   substitution: the substituted system has a pole beyond the stability
   boundary by more than the rounding error of its eigenvalues, or on it (at
   ``critical_frequency``; ``inf`` when the pole comes from infinity, as when a
-  leading coefficient such as a mass crosses zero).  Candidates come from the mu lower bound and,
-  for real and complex parameters, from a direct search over the parameter
-  box that finds the smallest scaling at which a pole reaches the boundary
-  (this also catches the frequency-isolated crossings of real parameters).
+  leading coefficient such as a mass crosses zero).  Candidates come from the
+  mu lower bound and, for real and complex parameters, from a direct search
+  over the parameter box that finds the smallest scaling at which a pole
+  reaches the boundary (this also catches the frequency-isolated crossings of
+  real parameters).
 """
 
 from __future__ import annotations
@@ -213,8 +214,9 @@ def verified_crossing(problem, alpha, values_at):
     push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
     the stability boundary by more than the rounding error of its eigenvalues
     (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
-    failing that, a pole on the boundary within that error at ``t = 1`` (a
-    tangential crossing).  Never raises: an ill-posed substitution is no witness.
+    failing that, a pole on the boundary at ``t = 1`` within that error and
+    within rounding of the pole's own size (a tangential crossing).  Never
+    raises: an ill-posed substitution is no witness.
 
     Returns
     -------
@@ -244,7 +246,9 @@ def verified_crossing(problem, alpha, values_at):
             else:
                 freq = float(abs(pole.imag))
             return alpha * (1.0 + eta), vals, freq
-        if eta == 0.0 and abs(dist) <= noise:
+        # on the boundary: within rounding of both the matrix and the pole itself (a
+        # matrix tolerance alone would pass slow stable poles of a stiff loop)
+        if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
             freq = float(abs(np.angle(pole)) / problem.dt) if problem.dt else float(abs(pole.imag))
             tangential = (alpha, vals, freq)
     return tangential
