@@ -3,6 +3,8 @@
 import control
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robustmb as rmb
 
@@ -65,3 +67,22 @@ def test_unstable_witness_has_the_frequency_of_its_pole():
     assert res.lower <= exact * (1 + 1e-9) and res.upper >= exact * (1 - 1e-9)
     assert res.upper <= exact * (1 + 1e-3)
     assert res.critical_frequency == pytest.approx(1.0, rel=1e-3)
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None)
+@given(
+    a=st.floats(0.2, 2.0),
+    b=st.floats(0.1, 1.0),
+    c=st.floats(0.5, 3.0),
+    ratio=st.floats(1.1, 3.0),
+)
+def test_robgain_ultidyn_closed_form(a, b, c, ratio):
+    # (a + b D)/(s + c) peaks at w = 0: (a + b alpha)/c, so margin = (gamma c - a)/b
+    gamma = ratio * a / c
+    exact = (gamma * c - a) / b
+    d = rmb.ultidyn("D", (1, 1))
+    res = rmb.robgain((a + b * d) / (s + c), gamma)
+    assert res.lower <= exact * (1 + 1e-9)
+    assert res.upper >= exact * (1 - 1e-9)
+    assert res.upper <= exact * (1 + 1e-2)
