@@ -10,10 +10,11 @@ range centres, see :mod:`.uncertain_problem`).
   substitution: the substituted system has a pole beyond the stability
   boundary by more than the rounding error of its eigenvalues, or on it (at
   ``critical_frequency``; ``inf`` when the pole comes from infinity, as when a
-  leading coefficient such as a mass crosses zero).  Candidates come from the mu lower bound and,
-  for real and complex parameters, from a direct search over the parameter
-  box that finds the smallest scaling at which a pole reaches the boundary
-  (this also catches the frequency-isolated crossings of real parameters).
+  leading coefficient such as a mass crosses zero).  Candidates come from the
+  mu lower bound and, for real and complex parameters, from a direct search
+  over the parameter box that finds the smallest scaling at which a pole
+  reaches the boundary (this also catches the frequency-isolated crossings of
+  real parameters).
 """
 
 from __future__ import annotations
@@ -223,8 +224,9 @@ def verified_crossing(problem, alpha, values_at):
     push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
     the stability boundary by more than the rounding error of its eigenvalues
     (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
-    failing that, a pole on the boundary within that error at ``t = 1`` (a
-    tangential crossing).  Never raises: an ill-posed substitution is no witness.
+    failing that, a pole on the boundary at ``t = 1`` within that error and
+    within rounding of the pole's own size (a tangential crossing).  Never
+    raises: an ill-posed substitution is no witness.
 
     Returns
     -------
@@ -236,7 +238,10 @@ def verified_crossing(problem, alpha, values_at):
     radius = float(np.max(np.abs(ref), initial=0.0))
     tangential = None
     for eta in _PUSHES:
-        vals = values_at(1.0 + eta)
+        try:
+            vals = values_at(1.0 + eta)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            continue
         got = _substituted_poles(problem, vals)
         if got is None:
             continue
@@ -249,7 +254,9 @@ def verified_crossing(problem, alpha, values_at):
             else:
                 freq = _pole_frequency(problem, pole)
             return alpha * (1.0 + eta), vals, freq
-        if eta == 0.0 and abs(dist) <= noise:
+        # on the boundary: within rounding of both the matrix and the pole itself (a
+        # matrix tolerance alone would pass slow stable poles of a stiff loop)
+        if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
             tangential = (alpha, vals, _pole_frequency(problem, pole))
     return tangential
 

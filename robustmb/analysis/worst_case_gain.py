@@ -174,7 +174,16 @@ def _peak_of(problem, values, omega=None):
     """Peak gain of the substituted system: over all frequencies, or over ``omega``."""
     sys = problem.model.usubs(values)
     if omega is None:
-        return hinfnorm(sys)
+        gain, freq = hinfnorm(sys)
+        if np.isinf(gain) and not np.isfinite(freq) and np.asarray(sys.A).size:
+            # unstable: the frequency of the pole furthest beyond the boundary
+            ev = np.linalg.eigvals(np.asarray(sys.A))
+            if problem.dt:
+                k = int(np.argmax(np.abs(ev)))
+                freq = float(abs(np.angle(ev[k])) / problem.dt)
+            else:
+                freq = float(abs(ev[int(np.argmax(ev.real))].imag))
+        return gain, freq
     gains = np.linalg.norm(freqresp(sys, omega), 2, axis=(-2, -1))
     k = int(np.argmax(gains))
     return float(gains[k]), float(omega[k])

@@ -69,6 +69,12 @@ def _reduce(n, nd, sizes, active, tol, dual):
         n = n.T
     n11, n12 = n[:nd, :nd], n[:nd, nd:]
     bases = _structured_subspace(n11, n12, sizes, active, tol)
+    # A block kept whole keeps its channels as they are (a full-rank basis spans the same
+    # space): rotating them would only destroy the sparsity that indexing relies on.
+    bases = [
+        np.eye(k, dtype=b.dtype) if b.shape[1] == k else b
+        for b, k in zip(bases, sizes, strict=True)
+    ]
     n, sizes = _project(n, nd, sizes, bases)
     if dual:
         n = n.T

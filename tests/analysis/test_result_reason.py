@@ -51,3 +51,23 @@ def test_discrete_unstable_centre():
     k = rmb.ureal("k", 1.0, range=(0.5, 1.5))
     res = rmb.robstab(rmb.uss([[1.5]], [[1.0]], [[k]], [[0.0]], dt=0.1))
     assert res.upper == 0.0 and "unit circle" in res.reason
+
+
+def test_open_loop_from_a_misspelt_signal_is_reported():
+    # The controller reads "y_m" but the plant writes "ym": the loop stays open and the
+    # plant's unstable pole (+1) remains.  robstab must say so, not answer a bare 0/0/nan.
+    import warnings
+
+    k = rmb.ureal("k", 2.0, percent=10)
+    plant = rmb.uss(k / (s - 1))
+    plant.name, plant.input_names, plant.output_names = "P", ["u"], ["ym"]
+    ctrl = rmb.uss(control.ss([], [], [], [[3.0]]))
+    ctrl.name, ctrl.input_names, ctrl.output_names = "C", ["y_m"], ["u"]
+    summ = rmb.uss(control.ss([], [], [], [[1.0, -1.0]]))
+    summ.name, summ.input_names, summ.output_names = "S", ["r", "ym"], ["e"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop = rmb.connect([plant, ctrl, summ], inputs=["r"], outputs=["ym"])
+    res = rmb.robstab(loop)
+    assert res.upper == 0.0 and "unstable" in res.reason and "unconnected" in res.reason
+    assert "1" in res.reason.split("half-plane:")[1]

@@ -3,6 +3,8 @@
 import control
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robustmb as rmb
 
@@ -51,3 +53,36 @@ def test_mixed_real_and_ultidyn():
     res = rmb.robgain(k * (1 + 0.5 * d) / (s + 1), 2.25)
     assert res.lower <= 1.0 <= res.upper <= 1.0 + 1e-2
     assert np.isfinite(res.upper) and set(res.worst) == {"k", "D"}
+
+
+def test_unstable_witness_has_the_frequency_of_its_pole():
+    # 1/(s^2 + a s + 1) peaks at 1/(a sqrt(1 - a^2/4)) (a < sqrt 2): gain 1e6 needs the
+    # damping a = 1 - 0.5 alpha down to about 1e-6, at scaling about 2, poles near +-j
+    from scipy.optimize import brentq
+
+    a_star = brentq(lambda x: 1 / (x * np.sqrt(1 - x * x / 4)) - 1e6, 1e-9, 1e-3)
+    exact = 2 * (1 - a_star)
+    a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
+    res = rmb.robgain(1 / (s * s + a * s + 1), 1e6)
+    assert res.lower <= exact * (1 + 1e-9) and res.upper >= exact * (1 - 1e-9)
+    assert res.upper <= exact * (1 + 1e-3)
+    assert res.critical_frequency == pytest.approx(1.0, rel=1e-3)
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None)
+@given(
+    a=st.floats(0.2, 2.0),
+    b=st.floats(0.1, 1.0),
+    c=st.floats(0.5, 3.0),
+    ratio=st.floats(1.1, 3.0),
+)
+def test_robgain_ultidyn_closed_form(a, b, c, ratio):
+    # (a + b D)/(s + c) peaks at w = 0: (a + b alpha)/c, so margin = (gamma c - a)/b
+    gamma = ratio * a / c
+    exact = (gamma * c - a) / b
+    d = rmb.ultidyn("D", (1, 1))
+    res = rmb.robgain((a + b * d) / (s + c), gamma)
+    assert res.lower <= exact * (1 + 1e-9)
+    assert res.upper >= exact * (1 - 1e-9)
+    assert res.upper <= exact * (1 + 1e-2)

@@ -120,3 +120,13 @@ def test_worst_case_of_an_indexed_channel_matches_brute_force():
     assert res.upper >= brute
     assert res.lower >= brute * (1 - 1e-3)
     assert res.upper <= res.lower * 1.01
+
+
+def test_simplify_keeps_the_structure_indexing_relies_on():
+    stack, sens = _stacked_loop()
+    simple = rmb.simplify(stack)
+    # nothing to remove here: simplify must leave the realization as it is
+    np.testing.assert_array_equal(simple._real.d, stack._real.d)
+    np.testing.assert_array_equal(simple._real.b, stack._real.b)
+    sub = simple["e", "r"]
+    assert sub.nstates == sens.nstates and sub.blocks == sens.blocks
