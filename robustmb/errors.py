@@ -44,3 +44,7 @@ class RobustMBWarning(UserWarning):
 
 class UnusedSignalWarning(RobustMBWarning):
     """``connect`` left a system input undriven or a system output unused (names them)."""
+
+
+class ArgumentError(RobustMBError, ValueError):
+    """A function argument has an invalid value (names the argument and the function)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..lft.arguments import frequencies, real_number
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
@@ -225,6 +226,7 @@ def wcgain(usys, *, omega=None, progress=False):
     >>> round(res.lower, 4), res.upper >= res.lower, round(res.critical_frequency, 4)
     (2.0, True, 0.0)
     """
+    omega = frequencies(omega, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
     if not problem.centre_stable:
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None)
@@ -314,9 +316,9 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     >>> round(res.lower, 3), round(res.upper, 3)
     (0.5, 0.5)
     """
+    gamma = real_number(gamma, "gamma", "robgain", positive=True)
+    omega = frequencies(omega, "robgain")
     problem = uncertain_problem(usys, what="robgain")
-    if gamma <= 0:
-        raise ValueError(f"robgain: gamma must be positive, got {gamma}")
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
         return _robgain(problem, gamma, omega, bar)
 

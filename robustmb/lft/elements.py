@@ -133,6 +133,11 @@ class ureal(UncertainElement):
         else:
             dlo, dhi = self._deviation(plusminus, "plusminus")
             lo, hi = self.nominal - dlo, self.nominal + dhi
+        if not all(math.isfinite(v) for v in (lo, hi, hi - lo, lo + hi)):
+            raise UncertainElementError(
+                f"ureal '{name}': the range [{lo}, {hi}] overflows double precision; "
+                "rescale the parameter (e.g. choose other units)"
+            )
         if not lo < hi:
             raise UncertainElementError(
                 f"ureal '{name}': the range [{lo}, {hi}] is empty or has zero width"
