@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import robustmb as rmb
+from robustmb import decoupling as dc
 from robustmb.errors import (
     ArgumentError,
     DimensionError,
@@ -22,7 +23,7 @@ from robustmb.errors import (
     UncertainElementError,
     UncertainTypeError,
 )
-from robustmb.multibody import Mechanism, RevoluteJoint, RigidBody, gravity
+from robustmb.multibody import Mechanism, PrismaticJoint, RevoluteJoint, RigidBody, gravity
 
 S = control.tf("s")
 
@@ -394,11 +395,311 @@ SUBSTITUTION = [
     _case("lftdata-object", lambda: rmb.lftdata(object()), TE, "object"),
 ]
 
-CASES = ELEMENTS + CONSTRUCTORS + ALGEBRA + CONNECT + SUBSTITUTION
+# ---------------------------------------------------------------------- analysis
+ANALYSIS = [
+    _case(
+        "robstab-omega-empty", lambda: rmb.robstab(_loop(), omega=[]), AE, "robstab: omega.*empty"
+    ),
+    _case("robstab-omega-neg", lambda: rmb.robstab(_loop(), omega=-1), AE, "robstab: omega.*-1.0"),
+    _case(
+        "robstab-omega-str", lambda: rmb.robstab(_loop(), omega="abc"), AE, "robstab: omega.*'abc'"
+    ),
+    _case(
+        "robstab-omega-nan",
+        lambda: rmb.robstab(_loop(), omega=[1.0, math.nan]),
+        AE,
+        "robstab: omega.*non-finite.*index 1",
+    ),
+    _case(
+        "robstab-omega-2d", lambda: rmb.robstab(_loop(), omega=np.ones((2, 2))), AE, "omega.*1-D"
+    ),
+    _case(
+        "robstab-omega-objects",
+        lambda: rmb.robstab(_loop(), omega=[1.0, "x"]),
+        AE,
+        "robstab: omega",
+    ),
+    _case("robstab-certain", lambda: rmb.robstab(control.tf([1], [1, 1])), TE, "robstab.*certain"),
+    _case(
+        "robstab-no-uncertainty",
+        lambda: rmb.robstab(rmb.uss(control.tf([1], [1, 1]))),
+        TE,
+        "robstab.*no uncertain elements",
+    ),
+    _case("wcgain-omega-empty", lambda: rmb.wcgain(_loop(), omega=[]), AE, "wcgain: omega.*empty"),
+    _case(
+        "wcgain-omega-neg", lambda: rmb.wcgain(_loop(), omega=[1.0, -2.0]), AE, "wcgain: omega.*-2"
+    ),
+    _case("wcgain-omega-str", lambda: rmb.wcgain(_loop(), omega="1"), AE, "wcgain: omega"),
+    _case("wcgain-certain", lambda: rmb.wcgain(control.tf([1], [1, 1])), TE, "wcgain.*certain"),
+    _case("robgain-gamma-str", lambda: rmb.robgain(_G(), "1"), AE, "robgain: gamma.*'1'"),
+    _case("robgain-gamma-zero", lambda: rmb.robgain(_G(), 0), AE, "robgain: gamma.*positive"),
+    _case("robgain-gamma-neg", lambda: rmb.robgain(_G(), -1.0), AE, "robgain: gamma.*positive"),
+    _case("robgain-gamma-nan", lambda: rmb.robgain(_G(), math.nan), AE, "robgain: gamma.*finite"),
+    _case("robgain-gamma-none", lambda: rmb.robgain(_G(), None), AE, "robgain: gamma"),
+    _case("robgain-omega-empty", lambda: rmb.robgain(_G(), 1.0, omega=[]), AE, "robgain: omega"),
+    _case("hinfnorm-tol-neg", lambda: rmb.hinfnorm(control.tf([1], [1, 1]), tol=-1), DE, "tol.*-1"),
+    _case(
+        "hinfnorm-tol-str", lambda: rmb.hinfnorm(control.tf([1], [1, 1]), tol="a"), DE, "tol.*'a'"
+    ),
+    _case("hinfnorm-object", lambda: rmb.hinfnorm("G"), TE, "sys of type str"),
+    _case("h2norm-vector", lambda: rmb.h2norm(np.ones(2)), DE, r"sys.*shape \(2,\)"),
+    _case(
+        "freqresp-omega-str", lambda: rmb.freqresp(control.tf([1], [1, 1]), "w"), TE, "omega.*dtype"
+    ),
+    _case(
+        "freqresp-omega-nan",
+        lambda: rmb.freqresp(control.tf([1], [1, 1]), [math.nan]),
+        DE,
+        "omega.*NaN.*index 0",
+    ),
+    _case("freqresp-object", lambda: rmb.freqresp(object(), [1.0]), TE, "sys of type object"),
+    _case("mussv-blk-size", lambda: rmb.mussv(np.eye(2), [(1, 1)]), DE, "blk"),
+    _case("mussv-blk-str", lambda: rmb.mussv(np.eye(2), "x"), DE, "blk"),
+    _case(
+        "mussv-nan",
+        lambda: rmb.mussv(np.array([[math.nan]]), [(1, 1)]),
+        IllPosedError,
+        "M has non-finite",
+    ),
+    _case(
+        "mussv-method", lambda: rmb.mussv(np.eye(1), [(1, 1)], method="slow"), TE, "method.*'slow'"
+    ),
+    _case(
+        "diskmargin-skew-str",
+        lambda: rmb.diskmargin(control.tf([1], [1, 1]), skew="0"),
+        DE,
+        "skew.*'0'",
+    ),
+    _case(
+        "diskmargin-skew-nan",
+        lambda: rmb.diskmargin(control.tf([1], [1, 1]), skew=math.nan),
+        DE,
+        "skew.*nan",
+    ),
+    _case(
+        "diskmargin-omega-neg",
+        lambda: rmb.diskmargin(control.tf([1], [1, 1]), omega=[-1.0]),
+        DE,
+        r"omega.*\[-1.\]",
+    ),
+    _case(
+        "wcdiskmargin-mode",
+        lambda: rmb.wcdiskmargin(_G(), mode="both"),
+        DE,
+        "mode.*'both'",
+    ),
+]
+
+# --------------------------------------------------------------------- multibody
+MULTIBODY = [
+    _case(
+        "two-link-nan",
+        lambda: rmb.examples.two_link_arm(math.nan),
+        AE,
+        "two_link_arm: theta1.*finite",
+    ),
+    _case(
+        "two-link-str", lambda: rmb.examples.two_link_arm(0.5, "x"), AE, "two_link_arm: theta2.*'x'"
+    ),
+    _case("two-link-inf", lambda: rmb.examples.two_link_arm(0.5, math.inf), AE, "theta2.*finite"),
+    _case(
+        "mechanism-empty",
+        lambda: Mechanism().linearize(),
+        DE,
+        "linearize: the mechanism has no joints",
+    ),
+    _case(
+        "body-mass-nan",
+        lambda: RigidBody("B", mass=math.nan),
+        DE,
+        "'B'.*mass|mass.*'B'",
+    ),
+    _case("body-mass-str", lambda: RigidBody("B", mass="1"), TE, "mass"),
+    _case("body-inertia-shape", lambda: RigidBody("B", mass=1.0, inertia=[1, 2]), DE, "inertia"),
+    _case("body-cog-shape", lambda: RigidBody("B", mass=1.0, cog=[0, 0]), DE, "cog"),
+    _case("body-port-shape", lambda: RigidBody("B", mass=1.0, ports={"P": [0, 0]}), DE, "'P'"),
+    _case(
+        "joint-axis-zero",
+        lambda: RevoluteJoint("J", ("ground", "O"), ("A", "P"), [0, 0, 0]),
+        DE,
+        "'J': axis has zero length",
+    ),
+    _case(
+        "joint-axis-short",
+        lambda: RevoluteJoint("J", ("ground", "O"), ("A", "P"), [1, 0]),
+        DE,
+        "'J'.*axis",
+    ),
+    _case(
+        "prismatic-axis-zero",
+        lambda: PrismaticJoint("S", ("ground", "O"), ("A", "P"), [0, 0, 0]),
+        DE,
+        "'S': axis has zero length",
+    ),
+    _case(
+        "joint-stiffness-str",
+        lambda: RevoluteJoint("J", ("ground", "O"), ("A", "P"), [1, 0, 0], stiffness="k"),
+        TE,
+        "'J'.*stiffness",
+    ),
+    _case(
+        "joint-endpoint",
+        lambda: RevoluteJoint("J", "ground", ("A", "P"), [1, 0, 0]),
+        SE,
+        "'J'",
+    ),
+    _case(
+        "joint-signal-name",
+        lambda: RevoluteJoint("J", ("ground", "O"), ("A", "P"), [1, 0, 0], output_name=3),
+        SE,
+        "'J'.*signal names",
+    ),
+    _case(
+        "mechanism-port-unknown",
+        lambda: _pendulum().linearize(ports=[("Z", "P")]),
+        SE,
+        "unknown body 'Z'",
+    ),
+    _case(
+        "mechanism-dup-body",
+        lambda: _pendulum().add_body(RigidBody("A", mass=1.0)),
+        NameConflictError,
+        "'A'",
+    ),
+    _case("gravity-nan", lambda: gravity(math.nan), DE, "gravity|g_magnitude"),
+    _case("gravity-direction", lambda: gravity(9.81, (0, 0)), DE, r"direction.*shape \(2,\)"),
+    _case("gravity-zero-direction", lambda: gravity(9.81, (0, 0, 0)), DE, "direction.*non-zero"),
+]
+
+# -------------------------------------------------------------------- decoupling
+DECOUPLING = [
+    _case(
+        "modal-singular-mass",
+        lambda: dc.modal_decouple(
+            np.diag([1.0, 0.0]), np.eye(2), input_matrix=np.eye(2), output_matrix=np.eye(2)
+        ),
+        AE,
+        "modal_decouple: the mass matrix M must be positive definite",
+    ),
+    _case(
+        "modal-nan-K",
+        lambda: dc.modal_decouple(
+            np.eye(2),
+            np.array([[1.0, math.nan], [math.nan, 1.0]]),
+            input_matrix=np.eye(2),
+            output_matrix=np.eye(2),
+        ),
+        AE,
+        "modal_decouple: K",
+    ),
+    _case(
+        "modal-shapes",
+        lambda: dc.modal_decouple(
+            np.eye(2), np.eye(3), input_matrix=np.eye(2), output_matrix=np.eye(2)
+        ),
+        DE,
+        r"M \(2, 2\) and K \(3, 3\)",
+    ),
+    _case(
+        "modal-input-rows",
+        lambda: dc.modal_decouple(
+            np.eye(2), np.eye(2), input_matrix=np.eye(3), output_matrix=np.eye(2)
+        ),
+        DE,
+        "input_matrix must have 2 rows",
+    ),
+    _case(
+        "modal-output-kind",
+        lambda: dc.modal_decouple(
+            np.eye(2),
+            np.eye(2),
+            input_matrix=np.eye(2),
+            output_matrix=np.eye(2),
+            output_kind="jerk",
+        ),
+        AE,
+        "output_kind.*'jerk'",
+    ),
+    _case(
+        "condition-nan",
+        lambda: dc.condition_number(np.array([[1.0, math.nan], [0, 1]])),
+        AE,
+        r"condition_number: G.*\(0, 1\)",
+    ),
+    _case(
+        "condition-inf-stack",
+        lambda: dc.condition_number(np.array([np.eye(2), [[math.inf, 0], [0, 1]]])),
+        AE,
+        r"condition_number: G.*\(1, 0, 0\)",
+    ),
+    _case("condition-1d", lambda: dc.condition_number(np.ones(3)), DE, r"shape \(3,\)"),
+    _case("rga-nonsquare", lambda: dc.rga(np.ones((2, 3))), DE, r"square|\(2, 3\)"),
+    _case("rga-nan", lambda: dc.rga(np.array([[math.nan]])), AE, "plant G.*non-finite"),
+    _case(
+        "gershgorin-nan",
+        lambda: dc.gershgorin_ratios(np.array([[1.0, math.inf]])),
+        AE,
+        "G.*non-finite",
+    ),
+    _case(
+        "gershgorin-axis", lambda: dc.gershgorin_ratios(np.eye(2), axis="diag"), AE, "axis.*'diag'"
+    ),
+    _case("rga-lti-no-omega", lambda: dc.rga(control.tf([1], [1, 1])), AE, "omega"),
+]
+
+# ------------------------------------------------------------------------ report
+REPORT = [
+    _case(
+        "report-certain",
+        lambda: rmb.report.worst_case_analysis(control.tf([1], [1, 1])),
+        TE,
+        "certain|uncertain",
+    ),
+    _case(
+        "report-channel-unknown",
+        lambda: rmb.report.worst_case_analysis(_loop(), {"T": (["zz"], ["u"])}, n_samples=0),
+        SE,
+        "'zz'",
+    ),
+    _case(
+        "report-n-samples",
+        lambda: rmb.report.worst_case_analysis(_loop(), n_samples=-1),
+        DE,
+        "n_samples.*-1",
+    ),
+    _case(
+        "report-n-samples-float",
+        lambda: rmb.report.worst_case_analysis(_loop(), n_samples=2.5),
+        DE,
+        "n_samples.*2.5",
+    ),
+    _case(
+        "report-omega",
+        lambda: rmb.report.worst_case_analysis(_loop(), omega=[]),
+        AE,
+        "omega.*empty",
+    ),
+    _case(
+        "report-channels-type",
+        lambda: rmb.report.worst_case_analysis(_loop(), channels=["y"]),
+        SE,
+        "channels",
+    ),
+    _case(
+        "report-out-dir",
+        lambda: rmb.report.worst_case_report(_loop(), out_dir=3, n_samples=0),
+        AE,
+        "out_dir.*3",
+    ),
+]
+
+CASES = ELEMENTS + CONSTRUCTORS + ALGEBRA + CONNECT + SUBSTITUTION + ANALYSIS + MULTIBODY
+CASES += DECOUPLING + REPORT
 
 
 def test_table_is_large():
-    assert len(CASES) >= 100
+    assert len(CASES) >= 150
 
 
 @pytest.mark.parametrize(("call", "error", "pattern"), CASES)
