@@ -52,3 +52,7 @@ class FreeTunableError(RobustMBError, TypeError):
 
 class FloatRangeError(RobustMBError, OverflowError):
     """A result exists but lies outside the range of double precision floats."""
+
+
+class ArgumentError(RobustMBError, ValueError):
+    """A function argument has an invalid value (names the argument and the function)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .lft import ureal
+from .lft.arguments import real_number
 from .multibody import Mechanism, RevoluteJoint, RigidBody, WeldJoint, gravity
 
 #: Table 1 of the LFT-multibody paper (seed 000): nominal values.
@@ -42,6 +43,9 @@ def two_link_arm_mechanism(theta1=None, theta2=None, *, uncertain=True):
     >>> list(mech.joints)
     ['J1', 'J2', 'W3']
     """
+    for name, theta in (("theta1", theta1), ("theta2", theta2)):
+        if theta is not None:
+            real_number(theta, name, "two_link_arm")
     p = TWO_LINK_ARM_TABLE1
     if uncertain:
         m1 = ureal("m1", p["m1"], percent=20)

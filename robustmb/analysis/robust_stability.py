@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..lft.arguments import frequencies
 from .mu_sweep import MuPeak, certified_mu_peak
 from .uncertain_problem import (
     UncertainProblem,
@@ -300,6 +301,7 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
     >>> bool(0.99 < res.lower <= 1.0), round(res.upper, 6), round(res.critical_frequency, 4)
     (True, 1.0, 1.0)
     """
+    omega = frequencies(omega, "robstab")
     problem = uncertain_problem(usys, what="robstab")
     if not problem.centre_stable:
         values = {

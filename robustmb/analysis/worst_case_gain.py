@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..lft.arguments import frequencies, real_number
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
@@ -267,6 +268,7 @@ def wcgain(usys, *, omega=None, progress=False):
     >>> round(res.lower, 4), res.upper >= res.lower, round(res.critical_frequency, 4)
     (2.0, True, 0.0)
     """
+    omega = frequencies(omega, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
@@ -431,9 +433,9 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     >>> round(res.lower, 3), round(res.upper, 3)
     (0.5, 0.5)
     """
+    gamma = real_number(gamma, "gamma", "robgain", positive=True)
+    omega = frequencies(omega, "robgain")
     problem = uncertain_problem(usys, what="robgain")
-    if gamma <= 0:
-        raise ValueError(f"robgain: gamma must be positive, got {gamma}")
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
         return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason)

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from robustmb.decoupling.plant_data import as_matrix_stack, evaluate
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["condition_number", "minimized_condition_number", "MinimizedConditionNumber"]
 
@@ -43,6 +43,10 @@ def condition_number(G, *, omega=None):
     100.0
     """
     S, single = as_matrix_stack(evaluate(G, omega))
+    if not np.all(np.isfinite(S)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(S))[0])
+        where = bad[1:] if single else bad
+        raise ArgumentError(f"condition_number: G has a non-finite entry at {where}")
     s = np.linalg.svd(S, compute_uv=False)
     with np.errstate(divide="ignore"):
         c = s[..., 0] / s[..., -1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from robustmb.decoupling.plant_data import as_matrix_stack, evaluate
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "gershgorin_ratios",
@@ -23,7 +23,7 @@ def _stack(G, omega):
     H = evaluate(G, omega)
     S, single = as_matrix_stack(H)
     if not np.all(np.isfinite(S)):
-        raise ValueError("the plant's frequency response contains non-finite values")
+        raise ArgumentError("the plant G (its frequency response) contains non-finite values")
     return S, single
 
 
@@ -63,7 +63,7 @@ def gershgorin_ratios(G, *, omega=None, axis="rows"):
     array([0.25, 1.  ])
     """
     if axis not in ("rows", "columns"):
-        raise ValueError(f"axis must be 'rows' or 'columns', got {axis!r}")
+        raise ArgumentError(f"axis must be 'rows' or 'columns', got {axis!r}")
     S, single = _stack(G, omega)
     A = np.abs(S)
     if axis == "columns":

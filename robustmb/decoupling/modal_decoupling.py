@@ -20,7 +20,7 @@ import scipy.linalg
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.second_order import _KINDS, Measurement, SecondOrderSystem
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["ModalDecoupling", "modal_decouple", "modal_plant"]
 
@@ -152,12 +152,23 @@ def modal_decouple(
     if S.shape[1] != n:
         raise DimensionError(f"output_matrix must have {n} columns, got {S.shape}")
     if output_kind not in _KINDS:
-        raise ValueError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
+        raise ArgumentError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
     if normalization not in ("unit", "mass"):
-        raise ValueError(f"normalization must be 'unit' or 'mass', got {normalization!r}")
+        raise ArgumentError(f"normalization must be 'unit' or 'mass', got {normalization!r}")
+    for name, X in (("M", M), ("K", K), ("C", Cd)):
+        if not np.all(np.isfinite(X)):
+            raise ArgumentError(f"modal_decouple: {name} has a non-finite entry")
     for name, X in (("M", M), ("K", K), ("C", Cd)):
         if not np.allclose(X, X.T, rtol=1e-10, atol=1e-12 * max(np.abs(X).max(), 1.0)):
-            raise ValueError(f"{name} must be symmetric")
+            raise ArgumentError(f"modal_decouple: {name} must be symmetric")
+    try:
+        np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        ev = float(np.linalg.eigvalsh(M)[0])
+        raise ArgumentError(
+            f"modal_decouple: the mass matrix M must be positive definite; its smallest "
+            f"eigenvalue is {ev:.3g} (a massless coordinate? remove it or add its inertia)"
+        ) from None
     # symmetric-definite generalised problem: real modes, ascending frequencies
     lam, Phi = scipy.linalg.eigh(K, M)
     lam = np.maximum(lam, 0.0)

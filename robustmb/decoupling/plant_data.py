@@ -17,7 +17,7 @@ from __future__ import annotations
 import control
 import numpy as np
 
-from robustmb.errors import DimensionError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 
 __all__ = [
     "is_uncertain",
@@ -149,7 +149,7 @@ def evaluate(G, omega=None) -> np.ndarray:
         )
     if is_lti(G):
         if omega is None:
-            raise ValueError("omega (rad/s) is required to evaluate an LTI system")
+            raise ArgumentError("omega (rad/s) is required to evaluate an LTI system")
         return frequency_response(G, omega)
     if omega is not None:
         raise ValueError("omega must not be given with a frequency-response array")

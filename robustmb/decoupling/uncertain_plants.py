@@ -17,7 +17,7 @@ import numpy as np
 from robustmb.decoupling.geometry import point_sensor_jacobian
 from robustmb.decoupling.plant_data import is_uncertain
 from robustmb.decoupling.second_order import _KINDS
-from robustmb.errors import DimensionError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 
 __all__ = [
     "uncertain_line_jacobian",
@@ -195,7 +195,7 @@ def uncertain_mechanical_plant(
     if S.shape[1] != n:
         raise DimensionError(f"output_matrix must have {n} columns, got {S.shape}")
     if output_kind not in _KINDS:
-        raise ValueError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
+        raise ArgumentError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
     p = S.shape[0]
     Mi = np.linalg.inv(M)
     # nominal double integrator N: inputs [f; u], outputs [q; v; u; y]

@@ -13,7 +13,7 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import realization as rz
 from .model import UncertainModel, as_model, common_dt, static_model
 from .rational import maybe_rational
@@ -468,6 +468,8 @@ def feedback(sys1, sys2=1.0, sign=-1):
     >>> round(float(rmb.feedback(k, 1.0).nominal()[0, 0]), 12)
     0.666666666667
     """
+    if sign not in (1, -1) or isinstance(sign, bool):
+        raise ArgumentError(f"feedback: sign must be -1 (negative) or +1 (positive), got {sign!r}")
     g, k = _models(sys1, sys2)
     ny, nu = g.shape
     if k.shape != (nu, ny):
@@ -575,6 +577,9 @@ def star(P, Q, nu, ny):
     >>> float(rmb.star(P, 1.0, 1, 1).nominal()[0, 0])
     2.0
     """
+    from .arguments import integer
+
+    nu, ny = integer(nu, "nu", "star"), integer(ny, "ny", "star")
     p, q = _models(P, Q)
     pny, pnu = p.shape
     qny, qnu = q.shape

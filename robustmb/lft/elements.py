@@ -136,10 +136,10 @@ class ureal(UncertainElement):
         else:
             dlo, dhi = self._deviation(plusminus, "plusminus")
             lo, hi = self.nominal - dlo, self.nominal + dhi
-        if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
+        if not all(math.isfinite(v) for v in (lo, hi, hi - lo, lo + hi)):
             raise UncertainElementError(
-                f"ureal '{name}': the range [{lo}, {hi}] overflows floating point (its ends "
-                "or its width are infinite); express the parameter in larger units"
+                f"ureal '{name}': the range [{lo}, {hi}] overflows double precision; "
+                "rescale the parameter (e.g. choose other units)"
             )
         if not lo < hi:
             raise UncertainElementError(

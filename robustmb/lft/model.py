@@ -318,8 +318,8 @@ def _finite_array(x, what="matrix"):
         raise UncertainTypeError(f"{what}: expected numbers, got dtype {arr.dtype}")
     arr = arr.astype(np.result_type(float, arr.dtype))
     if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise DimensionError(f"{what} has a non-finite entry at position {tuple(bad)}")
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise DimensionError(f"{what} has a non-finite entry at position {bad}")
     return arr
 
 
@@ -453,12 +453,28 @@ def umat(data) -> UncertainMatrix:
         raise DimensionError("umat() needs at least one row")
     if not isinstance(rows[0], list | tuple | np.ndarray):
         rows = [rows]
+    _check_rectangular(rows)
     if all(isinstance(e, numbers.Number) for r in rows for e in r):
         return static_model(np.array(rows))
     out = vstack(*[hstack(*[as_model(e) for e in r]) for r in rows])
     if out.is_system:
         raise UncertainTypeError("umat() entries must be static; use uss() for systems")
     return out
+
+
+def _check_rectangular(rows):
+    """Refuse ragged nested lists with the row at fault (numpy's message names none)."""
+    lengths = [len(r) if isinstance(r, list | tuple | np.ndarray) else None for r in rows]
+    if None in lengths:
+        i = lengths.index(None)
+        raise DimensionError(
+            f"umat(): row {i} is {rows[i]!r}, not a list; give a 2-D nested list of entries"
+        )
+    for i, n in enumerate(lengths):
+        if n != lengths[0]:
+            raise DimensionError(
+                f"umat(): ragged rows, row {i} has {n} entries but row 0 has {lengths[0]}"
+            )
 
 
 def uss(*args, dt=0):
@@ -493,7 +509,9 @@ def uss(*args, dt=0):
     {'k': 1, 'a': 1}
     """
     from .algebra import hstack, vstack
+    from .arguments import sample_time
 
+    dt = sample_time(dt, "uss")
     if len(args) == 1:
         x = args[0]
         if isinstance(x, UncertainSystem):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .model import UncertainModel, as_model
 from .realization import make_realization
 
@@ -192,7 +193,7 @@ def simplify(x, level="full", *, rtol=1e-10):
     {'a': 2}
     """
     if level not in _LEVELS:
-        raise ValueError(f"simplify: level must be one of {_LEVELS}, got {level!r}")
+        raise ArgumentError(f"simplify: level must be one of {_LEVELS}, got {level!r}")
     m = as_model(x)
     real = reduce_realization(m._real, level, rtol)
     out = m._like(

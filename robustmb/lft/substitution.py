@@ -195,16 +195,27 @@ def check_nominal_well_posed(model: UncertainModel, what: str):
 
 
 def _sample_values(model, n, rng):
-    """Normalised samples of the scalar elements, dynamic samples, and physical values."""
+    """Normalised samples of every element, and the physical values.
+
+    Scalars: arrays of ``n`` normalised values.  ``ultidyn``: a batch of stable
+    first-order all-pass systems times a random contraction (see
+    :func:`_ltidyn_batch`), in normalised units (peak gain <= 1).
+    """
     elements = model.uncertainty
-    norm = {
-        name: el.sample_normalized(rng, n) for name, el in elements.items() if el.kind != "ltidyn"
-    }
-    dyn = {name: el for name, el in elements.items() if el.kind == "ltidyn"}
+    norm, dyn = {}, {}
+    for name, el in elements.items():
+        if el.kind == "ltidyn":
+            dyn[name] = _ltidyn_batch(el, rng, n, model.dt)
+        else:
+            norm[name] = el.sample_normalized(rng, n)
     columns = {}
     for name, el in elements.items():
         if el.kind == "ltidyn":
-            columns[name] = [_sample_ltidyn(el, rng, model.dt) for _ in range(n)]
+            ad, bd, cd, dd = dyn[name]
+            dt = 0 if model.dt in (None, 0) else model.dt
+            columns[name] = [
+                control.ss(ad[i], bd[i], el.bound * cd[i], el.bound * dd[i], dt) for i in range(n)
+            ]
         else:
             # Denormalise a whole column at once; tolist() gives Python numbers.
             columns[name] = el.denormalize(norm[name]).tolist()
@@ -212,20 +223,97 @@ def _sample_values(model, n, rng):
     return norm, dyn, phys
 
 
-def _sample_ltidyn(el, rng, dt):
-    """A stable sample with peak gain <= bound: a first-order all-pass times a contraction."""
+def _ltidyn_batch(el, rng, n, dt):
+    """``n`` normalised samples ``(A, B, C, D)`` of an ultidyn, each of peak gain <= 1.
+
+    A sample is a first-order all-pass ``(a - s)/(a + s)`` (continuous) or
+    ``(1 - a z)/(z - a)`` (discrete) times a random contraction ``Q`` with
+    ``||Q|| = U(0, 1)``, realised with ``k = min(p, m)`` states through the SVD
+    of ``Q``: the peak gain is exactly ``||Q||``.
+    """
     p, m = el.shape
-    q = rng.standard_normal((p, m))
-    q *= rng.uniform(0.0, 1.0) / np.linalg.norm(q, 2)
-    u, s, vh = np.linalg.svd(q, full_matrices=False)
-    b = s[:, None] * vh
+    k = min(p, m)
+    q = rng.standard_normal((n, p, m))
+    norms = np.linalg.norm(q, 2, axis=(1, 2))
+    q *= (rng.uniform(0.0, 1.0, n) / norms)[:, None, None]
+    u, sv, vh = np.linalg.svd(q, full_matrices=False)
+    b = sv[:, :, None] * vh
+    eye = np.eye(k)[None]
     if dt in (None, 0):
-        # (a - s)/(a + s) = -1 + 2a/(s + a), unit gain at every frequency.
-        a0 = 10 ** rng.uniform(-1, 1)
-        return control.ss(-a0 * np.eye(len(s)), b, 2 * a0 * el.bound * u, -el.bound * q, 0)
-    # (1 - a z)/(z - a) = -a + (1 - a^2)/(z - a), unit gain on the unit circle.
-    a0 = rng.uniform(-0.9, 0.9)
-    return control.ss(a0 * np.eye(len(s)), b, (1 - a0**2) * el.bound * u, -a0 * el.bound * q, dt)
+        a0 = 10 ** rng.uniform(-1, 1, n)
+        return -a0[:, None, None] * eye, b, 2 * a0[:, None, None] * u, -q
+    a0 = rng.uniform(-0.9, 0.9, n)
+    return a0[:, None, None] * eye, b, (1 - a0**2)[:, None, None] * u, -a0[:, None, None] * q
+
+
+def _dynamic_substitute(model, norm, dyn):
+    """Close every block with its sample at once: scalars static, ultidyn dynamic (batched).
+
+    With ``w = Cd xd + Dd z`` and ``xd' = Ad xd + Bd z`` for the block-diagonal
+    normalised samples, ``z = E (Cz x + Dzw Cd xd + Dzu u)`` with
+    ``E = (I - Dzw Dd)^-1``; the states of the result are ``[x; xd]``.
+    """
+    real = model._real
+    n = len(next(iter(dyn.values()))[0])
+    nw, nz, nx = real.nw, real.nz, real.nx
+    # Block-diagonal sample matrices over all blocks, in channel order.
+    nxd = sum(r * dyn[name][0].shape[1] for name, _, r, _, _ in real.block_slices() if name in dyn)
+    dtype = np.result_type(real.d, *norm.values()) if norm else real.d.dtype
+    ad = np.zeros((n, nxd, nxd))
+    bd = np.zeros((n, nxd, nz))
+    cd = np.zeros((n, nw, nxd))
+    dd = np.zeros((n, nw, nz), dtype=dtype)
+    ix = 0
+    for name, el, reps, ws, zs in real.block_slices():
+        if name in dyn:
+            sa, sb, sc, sd = dyn[name]
+            k = sa.shape[1]
+            p, m = el.block_shape
+            for r in range(reps):
+                xs = slice(ix, ix + k)
+                wr = slice(ws.start + r * p, ws.start + (r + 1) * p)
+                zr = slice(zs.start + r * m, zs.start + (r + 1) * m)
+                ad[:, xs, xs], bd[:, xs, zr], cd[:, wr, xs], dd[:, wr, zr] = sa, sb, sc, sd
+                ix += k
+        else:
+            idx = np.arange(ws.start, ws.stop)
+            dd[:, idx, idx] = norm[name][:, None]
+    bw, bu = real.b[:, :nw], real.b[:, nw:]
+    cz, cy = real.c[:nz], real.c[nz:]
+    dzw, dzu, dyw, dyu = real.d[:nz, :nw], real.d[:nz, nw:], real.d[nz:, :nw], real.d[nz:, nw:]
+    loop = np.eye(nz)[None] - dzw[None] @ dd
+    rhs = np.concatenate(
+        [
+            np.broadcast_to(cz, (n, *cz.shape)),
+            dzw[None] @ cd,
+            np.broadcast_to(dzu, (n, *dzu.shape)),
+        ],
+        axis=2,
+    )
+    try:
+        ez = np.linalg.solve(loop, rhs)  # E [Cz, Dzw Cd, Dzu]
+    except np.linalg.LinAlgError:
+        raise IllPosedError(
+            f"{model.name!r} is ill-posed at one of the sampled values of {list(real.blocks)}"
+        ) from None
+    w = dd @ ez  # Dd E [Cz, Dzw Cd, Dzu]
+    w[:, :, nx : nx + nxd] += cd
+    z = bd @ ez  # Bd E [...]
+    a = np.concatenate(
+        [
+            np.concatenate(
+                [real.a[None] + bw[None] @ w[:, :, :nx], bw[None] @ w[:, :, nx : nx + nxd]], 2
+            ),
+            np.concatenate([z[:, :, :nx], ad + z[:, :, nx : nx + nxd]], 2),
+        ],
+        axis=1,
+    )
+    b = np.concatenate([bu[None] + bw[None] @ w[:, :, nx + nxd :], z[:, :, nx + nxd :]], axis=1)
+    c = np.concatenate([cy[None] + dyw[None] @ w[:, :, :nx], dyw[None] @ w[:, :, nx : nx + nxd]], 2)
+    d = dyu[None] + dyw[None] @ w[:, :, nx + nxd :]
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(d))):
+        raise IllPosedError(f"{model.name!r} is ill-posed at one of the sampled values")
+    return [statespace(model, a[i], b[i], c[i], d[i]) for i in range(n)]
 
 
 def usample(model: UncertainModel, n: int, *, seed=None):
@@ -241,9 +329,11 @@ def usample(model: UncertainModel, n: int, *, seed=None):
         value = output_of(model, model._real)
         return [value] + [_copy(value) for _ in range(int(n) - 1)], [{} for _ in range(int(n))]
     norm, dyn, phys = _sample_values(model, int(n), rng)
-    if dyn or model.tunables:
+    if model.tunables:
         # Tunable parameters are design variables, never sampled: they stay free.
         return [usubs(model, v) for v in phys], phys
+    if dyn:
+        return _dynamic_substitute(model, norm, dyn), phys
     return batched_substitute(model, norm), phys
 
 

@@ -8,6 +8,8 @@ ureals, e.g. ``rho * L``).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..errors import DimensionError, SignalError
@@ -27,10 +29,16 @@ def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
     >>> gravity(9.81)
     array([0.  , 0.  , 9.81])
     """
-    d = np.asarray(direction, dtype=float).reshape(3)
+    d = np.asarray(direction, dtype=float)
+    if d.shape != (3,):
+        raise DimensionError(f"gravity: direction must be a 3-vector, got shape {d.shape}")
     n = np.linalg.norm(d)
     if n == 0 or not np.isfinite(n):
         raise DimensionError("gravity direction must be a non-zero finite 3-vector")
+    if isinstance(g_magnitude, bool) or not isinstance(g_magnitude, numbers.Real):
+        raise DimensionError(f"gravity: g_magnitude must be a real number, got {g_magnitude!r}")
+    if not np.isfinite(g_magnitude):
+        raise DimensionError(f"gravity: g_magnitude must be finite, got {g_magnitude!r}")
     return -float(g_magnitude) * d / n + 0.0  # + 0.0 turns -0.0 into 0.0
 
 

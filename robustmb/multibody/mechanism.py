@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lft
-from ..errors import IllPosedError, NameConflictError, SignalError
+from ..errors import DimensionError, IllPosedError, NameConflictError, SignalError
 from . import _generic as g
 from ._coordinates import close_coordinates
 from .base_blocks import forward_dynamics_static
@@ -351,6 +351,11 @@ class Mechanism:
         --------
         See :class:`Mechanism`.
         """
+        if not self.joints and self.floating_base is None:
+            raise DimensionError(
+                f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
+                "joints with add_joint() or a floating base before linearising"
+            )
         parent_joint, children, order = self._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:

@@ -30,7 +30,7 @@ from ..analysis.freqresp import sigma_max_over_frequency
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
 from ..analysis.worst_case_gain import WcgainResult, wcgain
-from ..errors import SignalError, UncertainTypeError, UnstableNominalError
+from ..errors import DimensionError, SignalError, UncertainTypeError, UnstableNominalError
 from ..lft.model import UncertainSystem
 
 GAP_FLAG = 0.02  # relative bound gap above which the report warns
@@ -525,7 +525,7 @@ def worst_case_analysis(
             f"worst_case_analysis: system {system.name!r} has no uncertain elements"
         )
     if not isinstance(n_samples, int | np.integer) or n_samples < 0:
-        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        raise DimensionError(f"n_samples must be a non-negative integer, got {n_samples!r}")
     chans = normalize_channels(system, channels)
     timings = {}
     n_steps = 3 + len(chans)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._progress import ProgressBar
+from ..errors import ArgumentError
 from .figures import figure_png, report_figures
 from .html import render_html
 from .worst_case import WorstCaseAnalysis, normalize_channels, worst_case_analysis
@@ -160,6 +161,8 @@ def worst_case_report(
     >>> summary["verdict"], summary["robust_stability"]["lower"] == rep.analysis.robstab.lower
     ('robustly stable', True)
     """
+    if not isinstance(out_dir, str | os.PathLike):
+        raise ArgumentError(f"worst_case_report: out_dir must be a path, got {out_dir!r}")
     out = Path(out_dir)
     n_channels = len(normalize_channels(system, channels)) if hasattr(system, "input_names") else 1
     bar = ProgressBar(3 + n_channels + 2, "robustmb report", enabled=bool(progress))
