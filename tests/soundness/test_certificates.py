@@ -31,7 +31,8 @@ def test_certificates_hold(name, seed, analysis):
     assert verdict.ok, str(verdict)
 
 
-# Known false certificates: these flip to passing when the defect is fixed.
+# Known false certificates: these flip to passing when the defect is fixed (the robgain
+# ones are in test_reproducers.py, the rest of the known cases in the slow campaign).
 KNOWN = [
     pytest.param(
         "complex_affine_complex_a0",
@@ -41,24 +42,6 @@ KNOWN = [
         id="complex-A-robstab",
     ),
     pytest.param(
-        "complex_gain_loop",
-        0,
-        "robstab",
-        marks=pytest.mark.xfail(
-            strict=True, reason="issue 10 defect 1: no destabilising value for a complex gain"
-        ),
-        id="complex-gain-robstab-upper",
-    ),
-    pytest.param(
-        "unstable_centre",
-        0,
-        "robgain",
-        marks=pytest.mark.xfail(
-            strict=True, reason="robgain certifies a scaling for a nominally unstable loop"
-        ),
-        id="unstable-centre-robgain",
-    ),
-    pytest.param(
         "wc_lft_complex",
         0,
         "wcgain",
@@ -66,13 +49,6 @@ KNOWN = [
             strict=True, raises=UncertainTypeError, reason="issue 10 defect 1: wcgain on ucomplex"
         ),
         id="ucomplex-wcgain",
-    ),
-    pytest.param(
-        "wc_lft_ltidyn",
-        0,
-        "robgain",
-        marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 8: robgain with ultidyn"),
-        id="ultidyn-robgain",
     ),
 ]
 
