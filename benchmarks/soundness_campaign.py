@@ -30,6 +30,7 @@ KNOWN = {
     ("wc_lft_mixed", "robgain"): "8",
     ("wc_lft_complex", "wcgain"): "1",
     ("wc_lft_complex", "robgain"): "1",
+    ("mass_spring_pid", "robstab"): "11",
 }
 
 

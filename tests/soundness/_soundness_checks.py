@@ -327,7 +327,7 @@ def check_robgain(case, res, rng, n_random=40):
     v.numbers.update(lower=lower, upper=upper, gamma=gamma)
     t = lower * (1 - REL)
     best = -np.inf
-    for d in samples(case, t, rng, n_random):
+    for d in samples(case, t, rng, n_random) if lower > 0 else []:  # lower = 0 claims nothing
         sysdata = _evaluate(case, d)
         g = np.inf if sysdata is None else peak(case, sysdata)
         best = max(best, g)
