@@ -47,7 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
-from .synthesis import hinfsyn
+from .synthesis import h2syn, hinfsyn
 
 __version__ = "0.1.0"
 
@@ -75,6 +75,7 @@ __all__ = [
     "feedback",
     "freqresp",
     "h2norm",
+    "h2syn",
     "hinfnorm",
     "hinfsyn",
     "hstack",

@@ -3,6 +3,7 @@
 Imports the LFT core and the analysis layer only.
 """
 
+from .h2syn import H2synResult, h2syn
 from .hinfsyn import HinfsynResult, hinfsyn
 
-__all__ = ["HinfsynResult", "hinfsyn"]
+__all__ = ["H2synResult", "HinfsynResult", "h2syn", "hinfsyn"]
