@@ -47,7 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
-from .synthesis import h2syn, hinfsyn
+from .synthesis import h2syn, hinfsyn, mixsyn, ncfsyn
 
 __version__ = "0.1.0"
 
@@ -83,8 +83,10 @@ __all__ = [
     "lft_lower",
     "lft_upper",
     "lftdata",
+    "mixsyn",
     "multibody",
     "mussv",
+    "ncfsyn",
     "parallel",
     "report",
     "robgain",

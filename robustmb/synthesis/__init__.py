@@ -5,5 +5,15 @@ Imports the LFT core and the analysis layer only.
 
 from .h2syn import H2synResult, h2syn
 from .hinfsyn import HinfsynResult, hinfsyn
+from .mixsyn import mixsyn
+from .ncfsyn import NcfsynResult, ncfsyn
 
-__all__ = ["H2synResult", "HinfsynResult", "h2syn", "hinfsyn"]
+__all__ = [
+    "H2synResult",
+    "HinfsynResult",
+    "NcfsynResult",
+    "h2syn",
+    "hinfsyn",
+    "mixsyn",
+    "ncfsyn",
+]
