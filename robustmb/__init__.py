@@ -47,7 +47,7 @@ from .lft import (
     uss,
     vstack,
 )
-from .synthesis import h2syn, hinfsyn, mixsyn, ncfsyn
+from .synthesis import h2syn, hinfsyn, mixsyn, musyn, ncfsyn
 
 __version__ = "0.1.0"
 
@@ -86,6 +86,7 @@ __all__ = [
     "mixsyn",
     "multibody",
     "mussv",
+    "musyn",
     "ncfsyn",
     "parallel",
     "report",
