@@ -51,7 +51,7 @@ from .lft import (
     vstack,
 )
 from .lft.structural import sminreal
-from .synthesis import hinfsyn
+from .synthesis import h2syn, hinfsyn, mixsyn, musyn, ncfsyn
 from .tuning import (
     hinfstruct,
     realp,
@@ -88,6 +88,7 @@ __all__ = [
     "feedback",
     "freqresp",
     "h2norm",
+    "h2syn",
     "hinfnorm",
     "hinfstruct",
     "hinfsyn",
@@ -96,8 +97,11 @@ __all__ = [
     "lft_lower",
     "lft_upper",
     "lftdata",
+    "mixsyn",
     "multibody",
     "mussv",
+    "musyn",
+    "ncfsyn",
     "parallel",
     "plotting",
     "realp",

@@ -160,7 +160,7 @@ def _stabilising_solution(A, B, Q, S, R, tol):
     return X, F
 
 
-def gamma_test(P: Plant, gamma: float, *, tol: float = 1e-10) -> GammaTest:
+def gamma_test(P: Plant, gamma: float, *, tol: float = 1e-12) -> GammaTest:
     """Existence test of a controller with ``||Tzw||_inf < gamma`` for a normalised plant."""
     n, m1, m2, p1, p2 = P.dims
     if gamma <= d_bound(P) * (1 + 1e-12):

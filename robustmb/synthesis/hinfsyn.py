@@ -248,7 +248,12 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             "use method='lmi' (or 'auto') for this singular plant"
         )
     if method in ("auto", "riccati") and regular:
-        lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
+        try:
+            lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
+        except IllPosedError:
+            if method == "riccati":
+                raise
+            cand = None
         if cand is not None:
             K, cl, norm, g = cand
             if norm < lo:

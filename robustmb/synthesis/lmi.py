@@ -198,4 +198,8 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
         raise IllPosedError("the H2 LMI has no strict solution near its optimum")
     vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
     vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
+    # The equality D11 + D12 Dh D21 = 0 holds to the solver's tolerance only; remove the
+    # residual so the closed loop is exactly strictly proper.
+    res = D11 + D12 @ vals[5] @ D21
+    vals[5] = vals[5] - np.linalg.pinv(D12) @ res @ np.linalg.pinv(D21)
     return float(np.sqrt(max(h2sq, 0.0))), _reconstruct(P, *vals)

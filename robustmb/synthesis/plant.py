@@ -172,8 +172,10 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
         )
     B, C, D = B[:, in_order], C[out_order], D[np.ix_(out_order, in_order)]
     m1, p1 = m - ncon, p - nmeas
-    labels_in = tuple(in_labels[i] for i in in_order) if in_labels else ()
-    labels_out = tuple(out_labels[i] for i in out_order) if out_labels else ()
+    labels_in = tuple(in_labels[i] for i in in_order) if in_labels and len(in_labels) == m else ()
+    labels_out = (
+        tuple(out_labels[i] for i in out_order) if out_labels and len(out_labels) == p else ()
+    )
     return Plant(
         A, B[:, :m1], B[:, m1:], C[:p1], C[p1:], D[:p1, :m1], D[:p1, m1:], D[p1:, :m1],
         D[p1:, m1:], dt, labels_in, labels_out,
@@ -186,7 +188,7 @@ def _uncontrollable_modes(A, B, dt, tol=1e-9):
     bad = []
     scale = max(np.linalg.norm(A, 1), np.linalg.norm(B, 1), 1.0)
     for lam in np.linalg.eigvals(A):
-        unstable = abs(lam) >= 1 - 1e-9 if dt else lam.real >= -1e-9 * scale
+        unstable = abs(lam) >= 1 - 1e-12 if dt else lam.real >= -1e-12 * scale
         if not unstable:
             continue
         s = np.linalg.svd(np.hstack([A - lam * np.eye(n), B]), compute_uv=False)

@@ -1,0 +1,134 @@
+"""Glover-McFarlane loop shaping: robust stabilisation of normalised coprime factors.
+
+For the shaped plant ``Gs = W2 G W1 = (A, B, C, D)`` with ``R = I + D D'``,
+``S = I + D' D`` and ``Ar = A - B S^-1 D' C``, the stabilising solutions of
+
+    Ar Z + Z Ar' - Z C' R^-1 C Z + B S^-1 B' = 0,
+    Ar' X + X Ar - X B S^-1 B' X + C' R^-1 C = 0
+
+give the optimal robustness level ``gamma_min = sqrt(1 + rho(X Z))`` (Glover & McFarlane
+1989; Skogestad & Postlethwaite 2005, section 9.4).  At ``gamma = gamma_min * (1 + tol)``
+the controller of S&P eq. (9.74), for ``u = K y`` (positive feedback), is
+
+    F = -S^-1 (D'C + B'X),  L = (1 - gamma^2) I + X Z,
+    K = [[A + B F + gamma^2 L'^-1 Z C' (C + D F), gamma^2 L'^-1 Z C'], [B' X, -D']].
+
+The returned controller is ``W1 K W2``; the achieved level is re-verified as the norm of
+``[I; K] (I - Gs K)^-1 [I, Gs]`` computed with :func:`robustmb.hinfnorm`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import control
+import numpy as np
+import scipy.linalg
+
+from robustmb.analysis import hinfnorm
+from robustmb.analysis._statespace import as_statespace_data
+from robustmb.errors import IllPosedError
+
+from .plant import Plant, closed_loop
+
+__all__ = ["NcfsynResult", "ncfsyn"]
+
+
+@dataclass
+class NcfsynResult:
+    """Result of :func:`ncfsyn`.
+
+    Attributes
+    ----------
+    controller : control.StateSpace
+        ``W1 Ks W2`` for ``u = K y`` (positive feedback).
+    gamma : float
+        ``gamma_min`` of the shaped plant.
+    margin : float
+        ``1 / gamma``: the normalised coprime-factor stability margin.
+    gamma_achieved : float
+        Verified norm of ``[I; Ks] (I - Gs Ks)^-1 [I, Gs]`` with the returned ``Ks``.
+    shaped_controller : control.StateSpace
+        ``Ks`` for the shaped plant.
+    """
+
+    controller: control.StateSpace
+    gamma: float
+    margin: float
+    gamma_achieved: float
+    shaped_controller: control.StateSpace
+
+
+def four_block_plant(A, B, C, D) -> Plant:
+    """Generalised plant whose lower LFT with ``K`` is ``[I; K] (I - G K)^-1 [I, G]``."""
+    p, m = D.shape
+    n = A.shape[0]
+    return Plant(
+        A, np.hstack([np.zeros((n, p)), B]), B, np.vstack([C, np.zeros((m, n))]), C,
+        np.block([[np.eye(p), D], [np.zeros((m, p)), np.zeros((m, m))]]),
+        np.vstack([D, np.eye(m)]), np.hstack([np.eye(p), D]), D,
+    )  # fmt: skip
+
+
+def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
+    """Glover-McFarlane H-infinity loop-shaping controller.
+
+    Parameters
+    ----------
+    G : control.StateSpace or control.TransferFunction
+        Continuous-time plant.
+    W1, W2 : LTI or None
+        Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``.
+    tol : float
+        Relative backoff of the controller level from ``gamma_min`` (S&P's
+        ``gammarel = 1 + tol``).
+
+    Returns
+    -------
+    NcfsynResult
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> G = control.tf([200.0], [10.0, 1.0]) * control.tf([1.0], [0.05, 1.0]) ** 2
+    >>> res = rmb.ncfsyn(G, control.tf([1.0, 2.0], [1.0, 1e-6]))
+    >>> round(res.gamma, 2)
+    2.34
+    """
+    Gs = control.ss(G)
+    if W1 is not None:
+        Gs = Gs * control.ss(W1)
+    if W2 is not None:
+        Gs = control.ss(W2) * Gs
+    A, B, C, D, dt = as_statespace_data(Gs, argname="G")
+    if dt:
+        raise NotImplementedError("ncfsyn: discrete-time plants are not supported yet")
+    p, m = D.shape
+    R = np.eye(p) + D @ D.T
+    S = np.eye(m) + D.T @ D
+    Ar = A - B @ np.linalg.solve(S, D.T @ C)
+    try:
+        Z = scipy.linalg.solve_continuous_are(Ar.T, C.T, B @ np.linalg.solve(S, B.T), R)
+        X = scipy.linalg.solve_continuous_are(Ar, B, C.T @ np.linalg.solve(R, C), S)
+    except (np.linalg.LinAlgError, ValueError) as exc:
+        raise IllPosedError(
+            "the shaped plant W2 G W1 has no normalised coprime factorisation: it is not "
+            "stabilisable and detectable"
+        ) from exc
+    gmin = float(np.sqrt(1.0 + np.max(np.abs(np.linalg.eigvals(X @ Z)))))
+    g = gmin * (1.0 + tol)
+    F = -np.linalg.solve(S, D.T @ C + B.T @ X)
+    L = (1 - g**2) * np.eye(A.shape[0]) + X @ Z
+    LtZC = np.linalg.solve(L.T, Z @ C.T)
+    K = (A + B @ F + g**2 * LtZC @ (C + D @ F), g**2 * LtZC, B.T @ X, -D.T)
+    achieved, _ = hinfnorm(closed_loop(four_block_plant(A, B, C, D), K))
+    if not achieved <= g * (1 + 1e-6):
+        raise IllPosedError(f"loop-shaping controller failed verification ({achieved} > {g})")
+    Ks = control.ss(*K)
+    Kfull = Ks
+    if W2 is not None:
+        Kfull = Kfull * control.ss(W2)
+    if W1 is not None:
+        Kfull = control.ss(W1) * Kfull
+    return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)

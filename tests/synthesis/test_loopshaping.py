@@ -1,0 +1,55 @@
+"""mixsyn (S&P Example 2.11) and ncfsyn (S&P Example 9.3) against their published values."""
+
+import control
+import numpy as np
+import pytest
+from _oracles import load_oracle
+
+import robustmb as rmb
+from robustmb.errors import DimensionError
+from robustmb.synthesis.ncfsyn import four_block_plant
+
+
+def test_mixsyn_skogestad_example_2_11():
+    d = load_oracle("hinfsyn_mixsyn_skogestad_ex2_11")
+    G = control.tf([200.0], [10.0, 1.0]) * control.tf([1.0], [0.05, 1.0]) ** 2
+    M, wB, A = 1.5, 10.0, 1e-4
+    W1 = control.tf([1 / M, wB], [1.0, wB * A])
+    exp, tol = d["expected"], d["tolerance"]
+    r1 = rmb.mixsyn(G, W1, 1.0)
+    assert r1.gamma == pytest.approx(exp["gamma_opt_W2_1"], abs=tol["W2_1_abs"])
+    r2 = rmb.mixsyn(G, W1, 0.1)
+    assert r2.gamma == pytest.approx(exp["gamma_opt_W2_0p1"], abs=tol["W2_0p1_abs"])
+    # independent: python-control's mixsyn (SLICOT SB10AD) on the same weights
+    _, _, info = control.mixsyn(control.ss(G), W1, control.ss([], [], [], [[0.1]]))
+    assert r2.gamma_opt == pytest.approx(info[0], rel=1e-5)
+    # the closed loop really is [W1 S; W2 K S] with negative feedback u = K e
+    K = r2.controller
+    S = control.feedback(1, control.ss(G) * K)
+    for w in (0.1, 1.0, 10.0):
+        s = 1j * w
+        ref = np.array([W1(s) * S(s), 0.1 * K(s) * S(s)]).ravel()
+        assert np.allclose(r2.closed_loop(s).ravel(), ref, rtol=1e-6)
+
+
+def test_mixsyn_rejects_improper_weight():
+    G = control.tf([1.0], [1.0, 1.0])
+    with pytest.raises(DimensionError, match="W2"):
+        rmb.mixsyn(G, 1.0, control.tf([1.0, 0.0], [1.0]))
+
+
+def test_ncfsyn_skogestad_example_9_3():
+    d = load_oracle("ncf_glover_mcfarlane_skogestad_ex9_3")
+    G = control.tf([200.0], [10.0, 1.0]) * control.tf([1.0], [0.05, 1.0]) ** 2
+    W1 = control.tf([1.0, 2.0], [1.0, 1e-6])
+    res = rmb.ncfsyn(G, W1)
+    assert res.gamma == pytest.approx(d["expected"]["gamma_min"], abs=d["tolerance"]["abs"])
+    assert res.margin == pytest.approx(1 / res.gamma)
+    # second algorithm: the optimum of the four-block H-infinity problem is gamma_min
+    Gs = control.ss(G * W1)
+    P = four_block_plant(Gs.A, Gs.B, Gs.C, Gs.D).statespace()
+    opt = rmb.hinfsyn(P, 1, 1)
+    assert opt.gamma_opt == pytest.approx(res.gamma, rel=1e-5)
+    # the controller achieves the design level 1.1 gamma_min (python-control's lft and norm)
+    cl = P.lft(res.shaped_controller)
+    assert control.norm(cl, "inf") <= 1.1 * res.gamma * (1 + 1e-6)
