@@ -18,6 +18,7 @@ from .goals import (
     WeightedGain,
     analysis_point,
 )
+from .full_order_floor import full_order_gamma
 from .hinfstruct import HinfstructResult, hinfstruct
 from .realp import realp
 from .systune import SystuneResult, systune
@@ -38,6 +39,7 @@ __all__ = [
     "Variance",
     "WeightedGain",
     "analysis_point",
+    "full_order_gamma",
     "systune",
     "HinfstructResult",
     "hinfstruct",

@@ -30,6 +30,7 @@ def _plant():
     return control.ss(control.tf([2.0], [1.0, 3.0, 2.0]), inputs="u", outputs="y", name="G")
 
 
+@pytest.mark.slow
 def test_pid_tracking_and_margins_against_diskmargin():
     G = _plant()
     CL = _pid_loop(G)
@@ -116,6 +117,7 @@ def test_poles_and_variance_goals():
     assert res.hard[0] == pytest.approx(1.0, abs=2e-2)
 
 
+@pytest.mark.slow
 def test_multi_model_over_uncertainty_samples():
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
     s = control.tf("s")
