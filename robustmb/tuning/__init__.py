@@ -6,6 +6,7 @@ both, by name.  The optimisers minimise H-infinity goals over the tunable entrie
 analytic subgradients at the peak frequency.
 """
 
+from .full_order_floor import full_order_gamma
 from .goals import (
     Gain,
     Goal,
@@ -18,7 +19,6 @@ from .goals import (
     WeightedGain,
     analysis_point,
 )
-from .full_order_floor import full_order_gamma
 from .hinfstruct import HinfstructResult, hinfstruct
 from .realp import realp
 from .systune import SystuneResult, systune
