@@ -54,6 +54,7 @@ from .tuning import (
     tunable_gain,
     tunable_pid,
     tunable_ss,
+    tunable_surface,
     tunable_tf,
 )
 
@@ -105,6 +106,7 @@ __all__ = [
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",
+    "tunable_surface",
     "tunable_tf",
     "ucomplex",
     "ultidyn",

@@ -25,6 +25,7 @@ from .systune import SystuneResult, systune
 from .tunable_gain import tunable_gain
 from .tunable_pid import tunable_pid
 from .tunable_ss import tunable_ss
+from .tunable_surface import tunable_surface
 from .tunable_tf import tunable_tf
 
 __all__ = [
@@ -47,5 +48,6 @@ __all__ = [
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",
+    "tunable_surface",
     "tunable_tf",
 ]
