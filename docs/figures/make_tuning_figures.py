@@ -48,16 +48,18 @@ fig.savefig(HERE / "tuning_pid.png", dpi=110)
 print("disk margin alpha", dm.alpha, "gain margins", dm.gain_margin, "phase", dm.phase_margin)
 
 # --- worked scheduled-gain example -----------------------------------------------------
-v = rmb.ureal("v", 2.0, range=(1.0, 4.0))  # plant gain varies with the operating point
-Gs = rmb.uss(v * control.tf([1.0], [1.0, 1.0, 0.0]))
+v = rmb.ureal("v", 2.0, range=(1.0, 4.0))  # actuator effectiveness, varies with operation
+Gs = rmb.uss(v * control.tf([1.0], [1.0, 1.0]))
 Gs.input_names, Gs.output_names, Gs.name = ["u"], ["y"], "G"
-Kp = rmb.tunable_surface("Kp", (1, 1), v)  # Kp(v) = M0 + M1 (v - 2.5) / 1.5
-Kp.input_names, Kp.output_names = ["e"], ["u_in"]
-CLs = rmb.connect([Gs, Kp, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u"])
+Integ = control.ss([[0.0]], [[1.0]], [[1.0]], [[0.0]], inputs="e", outputs="ie", name="I")
+K = rmb.tunable_surface("K", (1, 2), v, basis="polynomial", degree=2)  # [Kp(v), Ki(v)]
+K.input_names, K.output_names = ["e", "ie"], ["u_in"]
+CLs = rmb.connect([Gs, Integ, K, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u"])
 grid = [{"v": x} for x in (1.0, 1.75, 2.5, 3.25, 4.0)]
-rs = rmb.systune(CLs, [Tracking("r", "y", 1.0)], [Margins("u", 6.0, 45.0)], samples=grid, seed=0)
+rs = rmb.systune(CLs, [Tracking("r", "y", 0.5)], [Margins("u", 6.0, 45.0)], samples=grid, seed=0)
 print("scheduled values", rs.values, "soft", rs.soft, "hard", rs.hard)
 print("verify", rs.verify())
+print("certified", rs.certified)
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for pt in grid:
     _, yy = control.step_response(rs.closed_loop.usubs(pt)[0, 0], t)

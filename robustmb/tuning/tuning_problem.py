@@ -36,11 +36,15 @@ class Term:
     scale: float = 1.0
     poles: tuple | None = None
     label: str = ""
+    _last_peak: float | None = None
 
     def evaluate(self, x, *, gradient=True):
         a, b, c, d = self.lft.statespace(x)
         if self.measure == "hinf":
-            v, _, gs = hinf_gradient(a, b, c, d, self.lft.dt)
+            # The last peak frequency is a good candidate for the next evaluation.
+            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=self._last_peak)
+            if np.isfinite(v):
+                self._last_peak = w
         elif self.measure == "h2":
             v, gs = h2_gradient(a, b, c, d, self.lft.dt)
         else:

@@ -51,7 +51,7 @@ def test_pid_tracking_and_margins_against_diskmargin():
     assert Margins("u", 6.0, 45.0).alpha / dm.alpha == pytest.approx(res.hard[0], rel=1e-5)
     # ... and the tracking error by hinfnorm on I - T with the error weight.
     T = control.feedback(L, 1)
-    winv = control.tf([1.0, 0.5], [1.0, 0.5e-3])
+    winv = control.tf([1.0, 0.5], [2.0, 0.5e-3])  # E^-1, E = (2 s + dc/tau)/(s + 1/tau)
     assert rmb.hinfnorm(control.ss(winv * (1 - T)))[0] == pytest.approx(res.soft[0], rel=1e-5)
 
 
