@@ -59,6 +59,7 @@ from .tuning import (
     tunable_gain,
     tunable_pid,
     tunable_ss,
+    tunable_surface,
     tunable_tf,
 )
 
@@ -118,6 +119,7 @@ __all__ = [
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",
+    "tunable_surface",
     "tunable_tf",
     "ucomplex",
     "ultidyn",

@@ -6,6 +6,7 @@ both, by name.  The optimisers minimise H-infinity goals over the tunable entrie
 analytic subgradients at the peak frequency.
 """
 
+from .full_order_floor import full_order_gamma
 from .goals import (
     Gain,
     Goal,
@@ -24,6 +25,7 @@ from .systune import SystuneResult, systune
 from .tunable_gain import tunable_gain
 from .tunable_pid import tunable_pid
 from .tunable_ss import tunable_ss
+from .tunable_surface import tunable_surface
 from .tunable_tf import tunable_tf
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "Variance",
     "WeightedGain",
     "analysis_point",
+    "full_order_gamma",
     "systune",
     "HinfstructResult",
     "hinfstruct",
@@ -45,5 +48,6 @@ __all__ = [
     "tunable_gain",
     "tunable_pid",
     "tunable_ss",
+    "tunable_surface",
     "tunable_tf",
 ]

@@ -155,7 +155,9 @@ class Tracking(Goal):
     """Relative tracking error ``I - T_{r->y}`` below ``E(s) = (peak s + dc/tau) / (s + 1/tau)``.
 
     ``tau = response_time``: a first-order response's error profile, ``dc_error`` at
-    low frequency rising to ``peak_error`` above ``1/tau``.
+    low frequency rising to ``peak_error`` above ``1/tau``.  The default peak 2 (6 dB,
+    as a usual sensitivity peak) leaves room above the high-frequency limit
+    ``|I - T| -> 1`` of a strictly proper loop, which a bound of 1 could only touch.
 
     Examples
     --------
@@ -164,7 +166,7 @@ class Tracking(Goal):
     0.001
     """
 
-    def __init__(self, reference, output, response_time, *, dc_error=1e-3, peak_error=1.0):
+    def __init__(self, reference, output, response_time, *, dc_error=1e-3, peak_error=2.0):
         if not response_time > 0 or not 0 < dc_error < peak_error:
             raise DimensionError("Tracking: need response_time > 0 and 0 < dc_error < peak_error")
         self.reference, self.output = reference, output

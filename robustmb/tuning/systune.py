@@ -50,7 +50,8 @@ class SystuneResult:
         Achieved goal values (worst over the models); below 1 means met.
     certified : list
         Per goal (soft then hard): the ``wcgain`` result over the whole uncertainty box
-        for H-infinity goals of an uncertain loop (``None`` otherwise).
+        for H-infinity goals of an uncertain loop (``None`` otherwise; the exception when
+        the analysis failed).
     active_set : list of str
         Goals within 0.1 % of the worst soft value, and hard goals within 0.1 % of 1.
     runs : list of RunRecord
@@ -204,7 +205,11 @@ def systune(
         if certify and isinstance(tuned, UncertainModel) and tuned.uncertainty:
             model, measure, scale, _ = g.model(tuned)
             if measure == "hinf":
-                cert = wcgain(model * scale if scale != 1.0 else model)
+                try:
+                    cert = wcgain(model * scale if scale != 1.0 else model)
+                except ValueError as exc:
+                    # Keep the tuning result; the failed certificate says why.
+                    cert = exc
         certified.append(cert)
     return SystuneResult(
         tuned, values, soft_v, hard_v, certified, active, runs, points, (tuple(soft), tuple(hard))

@@ -36,11 +36,15 @@ class Term:
     scale: float = 1.0
     poles: tuple | None = None
     label: str = ""
+    _last_peak: float | None = None
 
     def evaluate(self, x, *, gradient=True):
         a, b, c, d = self.lft.statespace(x)
         if self.measure == "hinf":
-            v, _, gs = hinf_gradient(a, b, c, d, self.lft.dt)
+            # The last peak frequency is a good candidate for the next evaluation.
+            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=self._last_peak)
+            if np.isfinite(v):
+                self._last_peak = w
         elif self.measure == "h2":
             v, gs = h2_gradient(a, b, c, d, self.lft.dt)
         else:
@@ -157,12 +161,26 @@ class TuningProblem:
         return self.params.within_bounds(x)
 
     def _phase_stabilise(self, x):
+        # Minimise max(alpha, -margin): flat once the margin is reached, so the line
+        # search stops there instead of driving the (often linear) abscissa to -inf.
+        scale = max(
+            (
+                np.max(np.abs(np.linalg.eigvals(lft.statespace(x)[0])), initial=0.0)
+                for lft in self.loops
+            ),
+            default=1.0,
+        )
+        margin = max(10 * self.min_decay, 1e-3 * max(1.0, scale))
+
         def fun(y):
             if not self._in_bounds(y):
                 return np.inf, None
-            return self.abscissa(y)
+            alpha, g = self.abscissa(y)
+            if alpha < -margin:
+                return -margin, np.zeros_like(g)
+            return alpha, g
 
-        return bfgs(fun, x, maxiter=300, stop_below=-10 * self.min_decay)
+        return bfgs(fun, x, maxiter=300, stop_below=-margin * (1 - 1e-9))
 
     def _phase_hard(self, x):
         def fun(y):

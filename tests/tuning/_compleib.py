@@ -27,46 +27,16 @@ def compleib(name):
 
 
 def full_order_floor(a, b1, b2, c1, c2, d11, d12, d21):
-    """Optimal full-order H-infinity level by the Gahinet--Apkarian LMIs (cvxpy).
+    """Full-order H-infinity optimum (LMIs, see robustmb.tuning.full_order_floor)."""
+    from robustmb.tuning.full_order_floor import full_order_gamma
 
-    No controller of any order, static ones included, can reach a lower norm.  Returns
-    a value slightly below the optimum (solver tolerance), so it is a safe floor.
-    """
-    import cvxpy as cp
-    import scipy.linalg as sla
-
-    n = a.shape[0]
-    nw, nz = b1.shape[1], c1.shape[0]
-    no = sla.null_space(np.hstack([c2, d21]))
-    nc = sla.null_space(np.hstack([b2.T, d12.T]))
-    x = cp.Variable((n, n), symmetric=True)
-    y = cp.Variable((n, n), symmetric=True)
-    g = cp.Variable()
-    eps = 1e-7
-    mx = cp.bmat(
-        [
-            [a.T @ x + x @ a, x @ b1, c1.T],
-            [b1.T @ x, -g * np.eye(nw), d11.T],
-            [c1, d11, -g * np.eye(nz)],
-        ]
+    P = control.ss(
+        a,
+        np.hstack([b1, b2]),
+        np.vstack([c1, c2]),
+        np.block([[d11, d12], [d21, np.zeros((c2.shape[0], b2.shape[1]))]]),
     )
-    my = cp.bmat(
-        [
-            [a @ y + y @ a.T, y @ c1.T, b1],
-            [c1 @ y, -g * np.eye(nz), d11],
-            [b1.T, d11.T, -g * np.eye(nw)],
-        ]
-    )
-    to = sla.block_diag(no, np.eye(nz))
-    tc = sla.block_diag(nc, np.eye(nw))
-    cons = [
-        to.T @ mx @ to << -eps * np.eye(to.shape[1]),
-        tc.T @ my @ tc << -eps * np.eye(tc.shape[1]),
-        cp.bmat([[x, np.eye(n)], [np.eye(n), y]]) >> 0,
-    ]
-    prob = cp.Problem(cp.Minimize(g), cons)
-    prob.solve(solver=cp.CLARABEL)
-    return float(g.value)
+    return full_order_gamma(P, c2.shape[0], b2.shape[1])
 
 
 def static_loop(P, K):

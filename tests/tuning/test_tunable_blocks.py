@@ -148,3 +148,45 @@ def test_tunable_gain_in_connect():
     assert list(CL.tunables) == ["K"]
     got = CL.usubs({"K": [[4.0]]})
     assert np.isclose(_fr(got, 0.0)[0, 0], 4.0 / 5.0)
+
+
+def test_tunable_surface_values_and_shared_scheduling():
+    v = rmb.ureal("v", 10.0, range=(5.0, 15.0))
+    w = rmb.ureal("w", 0.0, range=(-2.0, 2.0))
+    K = rmb.tunable_surface("K", (1, 1), [v, w], basis="polynomial", degree=2)
+    # Monomials of degree 1 then 2: s_w, s_v, then s_w^2, s_v s_w, s_v^2 in product order.
+    assert sorted(K.tunables) == [f"K.M{i}" for i in range(6)]
+    rng = np.random.default_rng(3)
+    coef = {f"K.M{i}": rng.standard_normal((1, 1)) for i in range(6)}
+    for vv, ww in [(5.0, -2.0), (12.0, 0.5), (15.0, 2.0)]:
+        got = K.usubs({**coef, "v": vv, "w": ww}).D[0, 0]
+        sv, sw = (vv - 10.0) / 5.0, ww / 2.0
+        # Reference value: M0 + sum of coefficient x monomial, monomials enumerated here.
+        from robustmb.tuning.tunable_surface import _basis_terms
+
+        mono = _basis_terms([v, w], "polynomial", 2)
+        ref = coef["K.M0"][0, 0] + sum(
+            coef[f"K.M{i + 1}"][0, 0] * sv ** p[0] * sw ** p[1] for i, p in enumerate(mono)
+        )
+        assert np.isclose(got, ref)
+    assert sorted(_basis_terms([v, w], "polynomial", 2)) == sorted(
+        [(1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]
+    )
+    # Sharing with a plant: the scheduling element is one Delta channel, by name.
+    s = control.tf("s")
+    G = rmb.uss(1 / (s + v))
+    L = G @ rmb.tunable_surface("Kv", (1, 1), v)
+    assert set(L.uncertainty) == {"v"} and set(L.tunables) == {"Kv.M0", "Kv.M1"}
+    got = L.usubs({"v": 7.0, "Kv.M0": [[1.0]], "Kv.M1": [[4.0]]})
+    assert np.isclose(_fr(got, 1.0)[0, 0], (1.0 + 4.0 * (7.0 - 10.0) / 5.0) / (1j + 7.0))
+
+
+def test_tunable_surface_state_space():
+    v = rmb.ureal("v", 0.0, range=(-1.0, 1.0))
+    K = rmb.tunable_surface("K", (1, 1), v, states=1)
+    m0 = np.array([[-2.0, 1.0], [3.0, 0.5]])
+    m1 = np.array([[0.5, 0.0], [1.0, 0.0]])
+    G = K.usubs({"K.M0": m0, "K.M1": m1, "v": 0.4})
+    m = m0 + 0.4 * m1
+    ref = control.ss(m[:1, :1], m[:1, 1:], m[1:, :1], m[1:, 1:])
+    assert np.isclose(_fr(G, 2.0)[0, 0], _fr(ref, 2.0)[0, 0])

@@ -1,0 +1,110 @@
+"""Gain-scheduled tunable surfaces ``M0 + sum_i Mi f_i(sigma)`` over scheduling ureals."""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+
+from ..errors import DimensionError, UncertainTypeError
+from ..lft.elements import UncertainElement
+from ..lft.model import umat, uss
+from ..lft.simplify import simplify
+from .realp import realp
+
+BASES = ("affine", "polynomial")
+
+
+def _basis_terms(scheduling, basis, degree):
+    """Monomials of the normalised scheduling variables (the constant excluded)."""
+    k = len(scheduling)
+    if basis == "affine":
+        return [tuple(int(i == j) for i in range(k)) for j in range(k)]
+    out = []
+    for total in range(1, degree + 1):
+        for powers in itertools.product(range(total + 1), repeat=k):
+            if sum(powers) == total:
+                out.append(powers)
+    return out
+
+
+def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree=2):
+    """Gain-scheduled matrix ``M0 + sum_i Mi f_i(sigma)`` with tunable coefficient matrices.
+
+    The scheduling elements are ``ureal`` objects: the surface uses *them* (same name,
+    same Delta channel as in the plant), so the plant and the controller are scheduled
+    by one parameter.  Each basis function is a monomial of the normalised variables
+    ``s = (sigma - centre) / half_width`` (in [-1, 1] over the range): ``s_j`` for
+    ``basis="affine"``, all monomials up to ``degree`` for ``basis="polynomial"``.
+
+    Parameters
+    ----------
+    name : str
+        Name; the coefficients are realps ``name.M0``, ``name.M1``, ...
+    shape : (int, int)
+        ``(ny, nu)`` of the gain, or with ``states > 0`` the controller's ``(ny, nu)``.
+    scheduling : ureal or list of ureal
+        Scheduling elements.
+    basis : {"affine", "polynomial"}
+    states : int
+        ``0``: a static gain; ``> 0``: the surface is ``[[A, B], [C, D]]`` of a
+        state-space controller of that order.
+    degree : int
+        Total degree of the polynomial basis.
+
+    Returns
+    -------
+    UncertainSystem
+        With ``tunables`` the coefficient matrices and ``uncertainty`` the scheduling
+        elements.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning import tunable_surface
+    >>> v = rmb.ureal("v", 10.0, range=(5.0, 15.0))
+    >>> K = tunable_surface("K", (1, 1), v)
+    >>> sorted(K.tunables), list(K.uncertainty)
+    (['K.M0', 'K.M1'], ['v'])
+    >>> G = K.usubs({"K.M0": [[1.0]], "K.M1": [[2.0]], "v": 15.0})
+    >>> float(G.D[0, 0])  # 1 + 2 * (15 - 10) / 5
+    3.0
+    """
+    sched = [scheduling] if isinstance(scheduling, UncertainElement) else list(scheduling)
+    for s in sched:
+        if not (isinstance(s, UncertainElement) and s.kind == "real" and not s.tunable):
+            raise UncertainTypeError(
+                f"tunable_surface '{name}': scheduling elements must be ureal, got {s!r}"
+            )
+    if basis not in BASES:
+        raise DimensionError(f"tunable_surface '{name}': basis must be one of {BASES}")
+    try:
+        ny, nu = (int(v) for v in shape)
+    except (TypeError, ValueError):
+        raise DimensionError(f"tunable_surface '{name}': shape must be (ny, nu)") from None
+    if isinstance(states, bool) or not isinstance(states, numbers.Integral) or states < 0:
+        raise DimensionError(f"tunable_surface '{name}': states must be an integer >= 0")
+    rows, cols = ny + states, nu + states
+    m0 = np.zeros((rows, cols))
+    if states:
+        m0[:states, :states] = -np.eye(states)
+    surface = umat(realp(f"{name}.M0", m0))
+    normalised = [(umat(s) - s.center) * (1.0 / s.half_width) for s in sched]
+    for i, powers in enumerate(_basis_terms(sched, basis, degree), start=1):
+        f = None
+        for s, p in zip(normalised, powers, strict=True):
+            for _ in range(p):
+                f = s if f is None else f * s
+        surface = surface + f * umat(realp(f"{name}.M{i}", np.zeros((rows, cols))))
+    if states:
+        n = states
+        # Selecting the four blocks repeats every Delta channel; simplify merges them.
+        sys = simplify(uss(surface[:n, :n], surface[:n, n:], surface[n:, :n], surface[n:, n:]))
+    else:
+        sys = uss(surface)
+    sys.input_names = [f"u[{i}]" for i in range(nu)] if nu > 1 else ["u"]
+    sys.output_names = [f"y[{i}]" for i in range(ny)] if ny > 1 else ["y"]
+    sys.name = name
+    return sys
