@@ -682,6 +682,9 @@ class Mechanism:
         -------
         SimulationResult
             ``.t, .q, .v, .outputs`` (named), ``.energy``, ``.com``, ``.sol``.
+            A floating base adds its inertial position and Euler angles 3-2-1 to
+            the outputs; a trajectory through pitch +-90 deg raises
+            ``IllPosedError`` there (use the quaternion in ``.q`` instead).
 
         Examples
         --------
