@@ -13,6 +13,14 @@ base), :func:`joint_block` (revolute, prismatic, weld), :func:`ground_block`,
 and the equilibrium helpers :func:`child_frame_acceleration`,
 :func:`body_trim_wrench` and :func:`joint_trim`.  Signal names:
 :mod:`robustmb.multibody.signals`.
+
+The same description also gives the nonlinear models (seed 001) --
+:meth:`Mechanism.inverse_dynamics`, :meth:`Mechanism.forward_dynamics`,
+:meth:`Mechanism.hybrid_dynamics`, :meth:`Mechanism.mass_matrix`,
+:meth:`Mechanism.simulate` -- and the exact linearisation at any point
+(seed 002), :meth:`Mechanism.linearize_at`, optionally as an LFT of the inertial
+parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
+:mod:`.simulation`, :mod:`.attitude`, :mod:`.loop_closure`, :mod:`.inertial_lft`).
 """
 
 from .base_blocks import floating_body_block, ground_block

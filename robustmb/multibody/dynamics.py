@@ -258,6 +258,79 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
     return qdd
 
 
+def hybrid(tree, q, v, tau, imposed, fext, xs=None):
+    """Mixed modes: joints of ``imposed`` (node -> acceleration) in joint-inverse mode,
+    the others in joint-forward mode (seed 001's two modes of a joint block).
+
+    Returns ``(qdd, tau)``: every acceleration and every effort; an imposed joint is
+    not condensed, its wrench goes up the tree whole and its effort is read at the end.
+    """
+    if xs is None:
+        xs, _ = joint_transforms(tree, q)
+    n = tree.n
+    a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]
+    xs = list(xs)
+    s_rows, parents = tree.s_rows, tree.parent
+    vel, c, ia, pa = [None] * n, [None] * n, list(tree.inertia_rows), [None] * n
+    for i in range(n):
+        j = parents[i]
+        if tree.kind[i] == FREE:
+            vi, ci = _rates(tree, i, v), np.zeros(6)
+        else:
+            vj = s_rows[i] * v[tree.vi[i]]
+            vi = vj if j < 0 else xs[i] @ vel[j] + vj
+            ci = cross_motion(vi, vj)
+        vel[i], c[i] = vi, ci
+        pa[i] = cross_force(vi, ia[i] @ vi) - fext[i]
+    u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
+    for i in reversed(range(n)):
+        j = parents[i]
+        if tree.kind[i] == FREE:
+            continue
+        s = s_rows[i]
+        if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
+            i_a, p_a = ia[i], pa[i] + ia[i] @ (c[i] + s * imposed[i])
+        else:
+            u = ia[i] @ s
+            d = s @ u
+            if not d > 1e-12 * tree.inertia_scale:
+                raise IllPosedError(
+                    f"joint {tree.names[i]!r}: the bodies it moves have no inertia along its "
+                    "axis, so its acceleration is undetermined"
+                )
+            ue = tau[tree.vi[i]] - s @ pa[i]
+            u_vec[i], d_val[i], u_eff[i] = u, d, ue
+            i_a = ia[i] - u[:, None] * (u / d)
+            p_a = pa[i] + i_a @ c[i] + u * (ue / d)
+        if j >= 0:
+            ia[j] = ia[j] + xs[i].T @ i_a @ xs[i]
+            pa[j] = pa[j] + xs[i].T @ p_a
+    qdd, tau_out = np.zeros(tree.nv), np.array(tau, dtype=float)
+    acc = [None] * n
+    for i in range(n):
+        j, k = parents[i], tree.vi[i]
+        if tree.kind[i] == FREE:
+            try:
+                chol = np.linalg.cholesky(ia[i])
+            except np.linalg.LinAlgError:
+                raise IllPosedError(
+                    f"floating base {tree.names[i]!r}: the total spatial inertia is not "
+                    "positive definite"
+                ) from None
+            acc[i] = np.linalg.solve(chol.T, np.linalg.solve(chol, tau[k : k + 6] - pa[i]))
+            qdd[k : k + 6] = acc[i] - xs[i] @ a_ground
+            continue
+        ap = (xs[i] @ a_ground if j < 0 else xs[i] @ acc[j]) + c[i]
+        if i in imposed:
+            qdd[k] = imposed[i]
+            acc[i] = ap + s_rows[i] * qdd[k]
+            tau_out[k] = s_rows[i] @ (ia[i] @ acc[i] + pa[i])
+        else:
+            qdd[k] = (u_eff[i] - u_vec[i] @ ap) / d_val[i]
+            acc[i] = ap + s_rows[i] * qdd[k]
+    return qdd, tau_out
+
+
 def crba(tree, q, xs=None):
     """Joint-space mass matrix by composite inertias (the TITOP blocks at rest, g = 0)."""
     if xs is None:

@@ -603,6 +603,54 @@ class Mechanism:
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         return aba(tree, q, v, tau + joint_law(tree, q, v), fext, xs, rw)
 
+    def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
+        """Mixed forward/inverse dynamics: some joint accelerations imposed, the rest free.
+
+        Parameters
+        ----------
+        q, v, tau : as :meth:`forward_dynamics` (the entries of ``tau`` at imposed
+            joints are ignored)
+        imposed : dict
+            ``{joint name: acceleration}`` of the joints in joint-inverse mode
+            (seed 001's two modes of a joint block; e.g. a locked joint: 0).
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            All accelerations and all efforts: the free joints' accelerations
+            under ``tau``, and the efforts the imposed joints need.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("bob", mass=1.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> a, tau = mech.hybrid_dynamics([0.5], [0.0], [0.0], {"J": 0.0})
+        >>> tau.round(6)        # holding torque m g l sin(q)
+        array([4.703165])
+        """
+        from .dynamics import external_forces, hybrid, joint_law, joint_transforms
+
+        tree = self.rigid_tree(values)
+        q, v = tree.check_state(q, v)
+        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
+        node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
+        imp = {}
+        for name, acc in dict(imposed).items():
+            if name not in node_of:
+                raise SignalError(
+                    f"hybrid_dynamics: {name!r} is not a revolute or prismatic joint "
+                    f"(joints: {sorted(node_of)})"
+                )
+            imp[node_of[name]] = float(acc)
+        xs, rw = joint_transforms(tree, q)
+        fext = external_forces(tree, q, rw, wrenches, v, xs)
+        law = joint_law(tree, q, v)
+        qdd, tau_all = hybrid(tree, q, v, tau + law, imp, fext, xs)
+        return qdd, tau_all - law
+
     def mass_matrix(self, q, *, values=None):
         """Joint-space mass matrix at ``q`` (composite rigid bodies).
 
@@ -639,6 +687,9 @@ class Mechanism:
         -------
         SimulationResult
             ``.t, .q, .v, .outputs`` (named), ``.energy``, ``.com``, ``.sol``.
+            A floating base adds its inertial position and Euler angles 3-2-1 to
+            the outputs; a trajectory through pitch +-90 deg raises
+            ``IllPosedError`` there (use the quaternion in ``.q`` instead).
 
         Examples
         --------

@@ -201,3 +201,26 @@ def test_user_joint_laws_enter_every_nonlinear_model():
         fm = mech.forward_dynamics(q - e[:3], v - e[3:], np.zeros(3))
         fd[:, c] = (fp - fm) / (2 * h)
     assert np.abs(lin.A[3:] - fd).max() <= 1e-6 * np.abs(fd).max()
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_hybrid_modes_agree_with_forward_and_inverse_dynamics(floating):
+    rng = np.random.default_rng(8)
+    spec = random_tree(rng, 7, floating=floating)
+    for j in spec["joints"]:
+        if j["type"] != "weld":
+            j["stiffness"], j["damping"] = 0.4, 0.2
+    mech = build_mechanism(spec)
+    tree = mech.rigid_tree()
+    q, v, _ = random_state(rng, tree)
+    tau = rng.normal(size=tree.nv)
+    a = mech.forward_dynamics(q, v, tau)
+    joints = [tree.names[i] for i in range(tree.n) if tree.kind[i] != 0]
+    some = {name: a[tree.vi[tree.names.index(name)]] for name in joints[::2]}
+    qdd, eff = mech.hybrid_dynamics(q, v, tau, some)
+    assert np.allclose(qdd, a, rtol=1e-11, atol=1e-11)
+    assert np.allclose(eff, tau, rtol=1e-11, atol=1e-11)
+    if not floating:  # everything imposed: inverse dynamics
+        every = {name: a[tree.vi[tree.names.index(name)]] for name in joints}
+        _, eff = mech.hybrid_dynamics(q, v, np.zeros(tree.nv), every)
+        assert np.allclose(eff, mech.inverse_dynamics(q, v, a), rtol=1e-11, atol=1e-11)
