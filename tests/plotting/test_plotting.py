@@ -296,3 +296,15 @@ def test_import_robustmb_does_not_load_plotting():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"
     assert rmb.plotting is plotting
+
+
+def test_zero_channel_in_decibels_is_not_drawn_and_does_not_warn():
+    import warnings
+
+    k = rmb.ureal("k", 2.0, percent=20)
+    G = rmb.uss([[-1.0]], [[1.0, 0.0]], [[k]], [[0.0, 0.0]])  # input 2 reaches no output
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out = plotting.bode(G, n=2, seed=0, dB=True)
+    lm, _ = out.lines["nominal"][0][1]
+    assert np.all(np.isneginf(lm.get_ydata()))
