@@ -131,7 +131,7 @@ def test_site_opens_in_a_browser(site, page, tmp_path):
     assert len(colours) > 50
 
 
-@pytest.mark.parametrize("page", ["analysis.md", "plots.md"])
+@pytest.mark.parametrize("page", ["analysis.md", "plots.md", "decoupling.md"])
 def test_guide_code_runs(page, tmp_path, monkeypatch):
     import re
 
@@ -152,6 +152,19 @@ def test_guide_code_runs(page, tmp_path, monkeypatch):
         assert rs.lower <= 2.0 * (1 + 1e-9) and 2.0 <= rs.upper * (1 + 1e-9)
         exact = 1 / (0.5 * (1 - 0.0625) ** 0.5)
         assert namespace["wc"].lower <= exact * (1 + 1e-9) <= namespace["wc"].upper
+    if page == "decoupling.md":
+        # What the page states, from python-control's response of the decoupled plants.
+        import control
+
+        def ratios(plant):
+            H = np.abs(control.frequency_response(plant, namespace["w"], squeeze=False).fresp)
+            H = np.moveaxis(H, -1, 0)[:, :3, :3]
+            diag = np.diagonal(H, axis1=1, axis2=2)
+            return (H.sum(axis=2) - diag) / diag
+
+        svd_ratios, jac_ratios = ratios(namespace["svd"].plant), ratios(namespace["jac"].plant)
+        assert np.all(svd_ratios[2:] < 0.05)  # at and above 10 Hz
+        assert np.all(jac_ratios[[0, 2, 3]].max(axis=1) < 1) and jac_ratios[1].max() > 1
 
 
 def test_guides_name_only_existing_functions():
