@@ -308,3 +308,15 @@ def test_zero_channel_in_decibels_is_not_drawn_and_does_not_warn():
         out = plotting.bode(G, n=2, seed=0, dB=True)
     lm, _ = out.lines["nominal"][0][1]
     assert np.all(np.isneginf(lm.get_ydata()))
+
+
+def test_mu_bounds_of_a_wcgain_result_stay_below_one():
+    c = rmb.ureal("c", 0.5, range=(0.2, 0.8))
+    res = rmb.wcgain(1 / (s**2 + c * s + 1))
+    out = plotting.mu_bounds(res)
+    # The performance mu at the level res.upper stays below 1: that is the certificate.
+    assert np.max(out.data["upper"]) <= 1.0 + 1e-12
+    assert out.lines["peak"][0].get_ydata()[0] <= 1.0 + 1e-12
+    assert out.lines["lower"] == []  # not searched by wcgain: not drawn
+    labels = [line.get_label() for line in out.axes[0, 0].get_lines()]
+    assert any(lab.startswith("μ = 1: peak gain") for lab in labels)
