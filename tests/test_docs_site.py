@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -46,11 +47,12 @@ def test_api_reference_lists_every_public_name(tmp_path):
                 assert id(obj) in listed, f"{modname}.{name} is missing from the API reference"
 
 
-@pytest.mark.slow
-def test_site_builds_without_warnings(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built with warnings as errors (``sphinx-build -W``)."""
     for dep in ("sphinx", "numpydoc", "pydata_sphinx_theme", "myst_parser", "sphinx_gallery"):
         pytest.importorskip(dep, reason=f'{dep} is not installed (pip install -e ".[docs]")')
-    out = tmp_path / "html"
+    out = tmp_path_factory.mktemp("site") / "html"
     res = subprocess.run(
         [
             sys.executable,
@@ -66,28 +68,70 @@ def test_site_builds_without_warnings(tmp_path):
         ],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
     )
     assert res.returncode == 0, res.stderr[-4000:]
+    return out
+
+
+@pytest.mark.slow
+def test_site_builds_without_warnings(site):
     for page in (
         "index.html",
         "matlab.html",
         "plots.html",
+        "analysis.html",
         "api/robustmb.plotting.html",
         "api/generated/robustmb.plotting.bode.html",
         "api/generated/robustmb.wcgain.html",
         "auto_examples/plot_uncertain_msd.html",
     ):
-        assert (out / page).exists(), page
+        assert (site / page).exists(), page
     # The gallery ran its scripts: their figures are in the page.
-    gallery = (out / "auto_examples/plot_uncertain_msd.html").read_text()
+    gallery = (site / "auto_examples/plot_uncertain_msd.html").read_text()
     assert gallery.count("sphx_glr_plot_uncertain_msd_") >= 4
-    # Maths is rendered (MathJax) and the docstrings' sections are parsed by numpydoc.
-    bode = (out / "api/generated/robustmb.plotting.bode.html").read_text()
+    # numpydoc parsed the docstrings' sections; maths goes to MathJax.
+    bode = (site / "api/generated/robustmb.plotting.bode.html").read_text()
     assert "Parameters" in bode and "worst" in bode
+    assert "mathjax" in (site / "analysis.html").read_text().lower()
 
 
-@pytest.mark.parametrize("page", ["analysis.md", "plots.md"])
+BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["index.html", "auto_examples/plot_uncertain_msd.html"])
+def test_site_opens_in_a_browser(site, page, tmp_path):
+    import shutil
+
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip(f"no headless browser installed (looked for {', '.join(BROWSERS)})")
+    shot = tmp_path / "page.png"
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1280,900",
+            (site / page).as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    import matplotlib.image
+
+    img = matplotlib.image.imread(shot)
+    assert img.shape[:2] == (900, 1280)
+    # A rendered page, not a blank one: many distinct colours (text, code, figures).
+    colours = np.unique((img[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colours) > 50
+
+
+@pytest.mark.parametrize("page", ["analysis.md", "plots.md", "decoupling.md"])
 def test_guide_code_runs(page, tmp_path, monkeypatch):
     import re
 
@@ -108,6 +152,19 @@ def test_guide_code_runs(page, tmp_path, monkeypatch):
         assert rs.lower <= 2.0 * (1 + 1e-9) and 2.0 <= rs.upper * (1 + 1e-9)
         exact = 1 / (0.5 * (1 - 0.0625) ** 0.5)
         assert namespace["wc"].lower <= exact * (1 + 1e-9) <= namespace["wc"].upper
+    if page == "decoupling.md":
+        # What the page states, from python-control's response of the decoupled plants.
+        import control
+
+        def ratios(plant):
+            H = np.abs(control.frequency_response(plant, namespace["w"], squeeze=False).fresp)
+            H = np.moveaxis(H, -1, 0)[:, :3, :3]
+            diag = np.diagonal(H, axis1=1, axis2=2)
+            return (H.sum(axis=2) - diag) / diag
+
+        svd_ratios, jac_ratios = ratios(namespace["svd"].plant), ratios(namespace["jac"].plant)
+        assert np.all(svd_ratios[2:] < 0.05)  # at and above 10 Hz
+        assert np.all(jac_ratios[[0, 2, 3]].max(axis=1) < 1) and jac_ratios[1].max() > 1
 
 
 def test_guides_name_only_existing_functions():

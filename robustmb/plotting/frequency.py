@@ -92,7 +92,7 @@ def bode(
             for j in range(nu):
                 am, ap = axs[2 * i, j], axs[2 * i + 1, j]
                 if dB:
-                    (lm,) = am.semilogx(x, 20 * np.log10(mag[:, i, j]), label=label, **kw)
+                    (lm,) = am.semilogx(x, _db(mag[:, i, j]), label=label, **kw)
                 else:
                     (lm,) = am.loglog(x, mag[:, i, j], label=label, **kw)
                 (lp,) = ap.semilogx(x, phase[:, i, j], **kw)
@@ -163,7 +163,7 @@ def sigma(
         kw, label = style(kind, k, fam, done)
         drawn = []
         for col in sv.T:
-            y = 20 * np.log10(col) if dB else col
+            y = _db(col) if dB else col
             (line,) = (a.semilogx if dB else a.loglog)(x, y, label=label, **kw)
             label = None
             drawn.append(line)
@@ -173,7 +173,7 @@ def sigma(
         up = worst.upper
         out.lines["bound"] = [
             a.axhline(
-                20 * np.log10(up) if dB else up,
+                _db(up) if dB else up,
                 color="C3",
                 lw=0.9,
                 ls=":",
@@ -225,7 +225,7 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
     fig, axs = axes_grid(ax, (1, 1))
     a = axs[0, 0]
     x = w / (2 * np.pi) if Hz else w
-    conv = (lambda g: 20 * np.log10(g)) if dB else (lambda g: g)
+    conv = _db if dB else (lambda g: g)
     out = UncertainPlot(fig, axs, family=fam, data={"omega": w})
     done = set()
     for kind, k, sys in fam.systems():
@@ -314,6 +314,12 @@ def nyquist(usys, *, n=20, worst=None, ax=None, omega=None, seed=None, grid=None
     a.grid(True, alpha=0.3)
     a.legend(fontsize=8, loc="best")
     return out
+
+
+def _db(g):
+    """Gain in decibels; a zero gain is -inf (not drawn) without a warning."""
+    with np.errstate(divide="ignore"):
+        return 20 * np.log10(g)
 
 
 def _finish(axs, xlabel):

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..analysis.mu_sweep import MuPeak
 from ..analysis.mussv import MussvResult
+from ..analysis.worst_case_gain import WcgainResult
 from ..errors import DimensionError, UncertainTypeError
 from ._style import UncertainPlot, axes_grid
 
@@ -40,7 +41,9 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
     The lower bound is drawn only where it was computed (it is 0 where the search
     was skipped), and the certified peak of the upper bound as a dotted line.  For
     a :func:`~robustmb.robstab` result, ``mu = 1`` marks the declared ranges
-    (stability margin ``= 1 / peak mu``).
+    (stability margin ``= 1 / peak mu``).  For a :func:`~robustmb.wcgain` result the
+    curve is the mu of the performance test at the level ``result.upper``: staying
+    below 1 everywhere is what certifies that bound.
 
     Parameters
     ----------
@@ -92,6 +95,8 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
     )
     if hasattr(result, "destabilizing"):
         a.axhline(1.0, color="k", lw=0.9, label="μ = 1: declared ranges")
+    elif isinstance(result, WcgainResult):
+        a.axhline(1.0, color="k", lw=0.9, label=f"μ = 1: peak gain {result.upper:.4g}")
     a.set_xlabel("frequency (Hz)" if Hz else "frequency (rad/s)")
     a.set_ylabel("μ")
     a.set_ylim(bottom=0)

@@ -296,3 +296,27 @@ def test_import_robustmb_does_not_load_plotting():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"
     assert rmb.plotting is plotting
+
+
+def test_zero_channel_in_decibels_is_not_drawn_and_does_not_warn():
+    import warnings
+
+    k = rmb.ureal("k", 2.0, percent=20)
+    G = rmb.uss([[-1.0]], [[1.0, 0.0]], [[k]], [[0.0, 0.0]])  # input 2 reaches no output
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out = plotting.bode(G, n=2, seed=0, dB=True)
+    lm, _ = out.lines["nominal"][0][1]
+    assert np.all(np.isneginf(lm.get_ydata()))
+
+
+def test_mu_bounds_of_a_wcgain_result_stay_below_one():
+    c = rmb.ureal("c", 0.5, range=(0.2, 0.8))
+    res = rmb.wcgain(1 / (s**2 + c * s + 1))
+    out = plotting.mu_bounds(res)
+    # The performance mu at the level res.upper stays below 1: that is the certificate.
+    assert np.max(out.data["upper"]) <= 1.0 + 1e-12
+    assert out.lines["peak"][0].get_ydata()[0] <= 1.0 + 1e-12
+    assert out.lines["lower"] == []  # not searched by wcgain: not drawn
+    labels = [line.get_label() for line in out.axes[0, 0].get_lines()]
+    assert any(lab.startswith("μ = 1: peak gain") for lab in labels)
