@@ -147,9 +147,6 @@ def test_mussv_brackets_exact_values(n, seed, kind):
     assert res.upper >= exact * (1 - 1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 10 defect 6: mixed-block lower bound crashes under strong scaling"
-)
 def test_mixed_blocks_under_strong_scaling_reproducer():
     blk = [(-1, 0), (1, 0), (1, 1)]
     rng = np.random.default_rng(0)
@@ -160,9 +157,6 @@ def test_mixed_blocks_under_strong_scaling_reproducer():
     assert check_mussv(ms, blk, res, rng) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 10 defect 6: real-block lower bound collapses under strong scaling"
-)
 def test_real_block_lower_bound_survives_scaling_reproducer():
     blk = [(-1, 0), (-1, 0), (-1, 0)]
     rng = np.random.default_rng(3)

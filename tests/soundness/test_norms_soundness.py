@@ -86,7 +86,6 @@ def _chain():
     return a, b, c, np.zeros((1, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 defect 4: stiff stable system declared unstable")
 def test_stiff_chain_hinfnorm_reproducer():
     a, b, c, d = _chain()
     assert np.max(np.linalg.eigvals(a).real) < -4e-4  # stable: slow mode Re = -5e-4
@@ -95,14 +94,12 @@ def test_stiff_chain_hinfnorm_reproducer():
     assert gamma == pytest.approx(ref, rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 defect 4: stiff stable system declared unstable")
 def test_stiff_chain_h2norm_reproducer():
     a, b, c, d = _chain()
     ref = mp_h2(a, b, c)  # sqrt(500) = 22.36068 (SLICOT AB13BD: 22.476)
     assert rmb.h2norm(control.ss(a, b, c, d)) == pytest.approx(ref, rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 defect 4: h2norm is 0 in a scaled basis")
 def test_resonator_h2norm_in_scaled_basis_reproducer():
     a = np.array([[0.0, 1.0], [-1.0, -0.2]])
     b = np.array([[0.0], [1.0]])
@@ -122,7 +119,6 @@ def test_resonator_h2norm_in_scaled_basis_reproducer():
         1e100,
         pytest.param(
             1e150,
-            marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 5: hinfnorm overflow"),
         ),
     ],
 )
@@ -157,21 +153,16 @@ def test_norms_match_references_campaign(n, m, p, seed, dt, decades):
         pytest.param(
             39,
             0.0,
-            marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 4: h2norm = 0"),
             id="h2norm-zero",
         ),
         pytest.param(
             3133223,
             0.0,
-            marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 4: hinfnorm 6e-6 high"),
             id="hinfnorm-continuous",
         ),
         pytest.param(
             3133223,
             0.1,
-            marks=pytest.mark.xfail(
-                strict=True, reason="issue 10 defect 4: hinfnorm below a realised gain"
-            ),
             id="hinfnorm-discrete",
         ),
     ],
