@@ -93,15 +93,17 @@ def boundary_pole(a, dt=0.0, rtol=1e-5):
     if a.shape[0] == 0:
         return False, np.nan
     ev = np.linalg.eigvals(a)
+    # complex coefficients: poles have no conjugate twin, so the frequency keeps its sign
+    sign = (lambda x: x) if np.iscomplexobj(a) and np.any(a.imag) else abs
     if dt:
         k = int(np.argmax(np.abs(ev)))
-        return bool(np.abs(ev[k]) >= 1.0 - rtol), float(abs(np.angle(ev[k])) / dt)
+        return bool(np.abs(ev[k]) >= 1.0 - rtol), float(sign(np.angle(ev[k])) / dt)
     # distance to the axis relative to the pole's size; a pole at rounding level of
     # the origin (a crossing at s = 0) is measured against 1e-12 ||A||
     floor = max(1e-12 * np.linalg.norm(a, 1), 1e-300)
     rel = ev.real / np.maximum(np.abs(ev), floor)
     k = int(np.argmax(rel))
-    return bool(rel[k] >= -rtol or ev[k].real >= 0), float(abs(ev[k].imag))
+    return bool(rel[k] >= -rtol or ev[k].real >= 0), float(sign(ev[k].imag))
 
 
 # ---------------------------------------------------------------------------

@@ -267,7 +267,7 @@ def check_robstab(case, res, rng, n_random=60):
             if (
                 on
                 and boundary_pole(sysdata[0], case.dt)[0]
-                and not (abs(crit - w) <= 1e-3 * max(1.0, w))
+                and not (abs(crit - w) <= 1e-3 * max(1.0, abs(w)))
             ):
                 v.fail("critical frequency is not the boundary pole's", reported=crit, pole=w)
     elif exact is not None and np.isfinite(exact):

@@ -36,7 +36,6 @@ KNOWN = [
         "complex_affine_complex_a0",
         0,
         "robstab",
-        marks=pytest.mark.xfail(strict=True, reason="issue 10 defect 1: complex A entries dropped"),
         id="complex-A-robstab",
     ),
     pytest.param(
