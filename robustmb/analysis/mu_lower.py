@@ -745,7 +745,7 @@ def _lower_bound_balanced(
     return best, delta
 
 
-def _lft_candidates(Ms, struct, D, val, owner, rng, *, n_random=96, keep=4, first=4, ascent=40):
+def _lft_candidates(Ms, struct, D, val, owner, rng, *, n_random=96, keep=4, first=0, ascent=40):
     """Add the perturbations of the real-parameter search of :class:`_RealLft`.
 
     Starts: every vertex of the real box (random vertices beyond 32), random interior

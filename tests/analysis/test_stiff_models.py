@@ -78,3 +78,25 @@ def test_badly_scaled_state_coordinates_do_not_change_the_norms(scale):
     zeta = 0.05
     assert rmb.h2norm(R2) == pytest.approx(np.sqrt(5.0), rel=1e-9)
     assert rmb.hinfnorm(R2)[0] == pytest.approx(1 / (2 * zeta * np.sqrt(1 - zeta**2)), rel=1e-8)
+
+
+def _chain_response(w):
+    s = 1j * np.asarray(w, float)
+    q = K + C * s
+    return 1.0 / (M2 * s**2 + C0 * s + K0 + q * M1 * s**2 / (M1 * s**2 + q))
+
+
+def test_stiff_chain_disk_margin():
+    """Balanced disk margin 1 / ||S - 1/2||_inf, S = 1 / (1 + G), from the closed form."""
+    grid = np.geomspace(1e-3, 1e7, 400001)
+    dev = np.abs(1.0 / (1.0 + _chain_response(grid)) - 0.5)
+    w0 = grid[np.argmax(dev)]
+    r = minimize_scalar(
+        lambda w: -np.abs(1.0 / (1.0 + _chain_response(w)) - 0.5),
+        bounds=(w0 * 0.999, w0 * 1.001),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
+    alpha = 1.0 / max(-r.fun, dev.max())
+    res = rmb.diskmargin(_chain())
+    assert res.multiloop.alpha == pytest.approx(alpha, rel=1e-6)
