@@ -16,7 +16,6 @@ from _soundness_checks import run
 
 FAST = [
     ("affine_real_k2", 0, "robstab"),
-    ("affine_real_discrete", 1, "robstab"),
     ("lft_ltidyn", 0, "robstab"),
     ("lft_mixed_real_ltidyn", 1, "robstab"),
     ("wc_affine_real", 0, "wcgain"),

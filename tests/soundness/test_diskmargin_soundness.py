@@ -12,7 +12,7 @@ factors inside the phase margin and sampled complex factors inside the disk.
 import control
 import numpy as np
 import pytest
-from _soundness_brute import slicot_hinf, unstable
+from _soundness_brute import grid_peak, slicot_hinf, unstable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,10 +62,13 @@ def test_siso_disk_margin_is_exact_and_its_disk_is_stable(n, seed, sigma, dt):
     if unstable(sa, dt, rtol=0.0):
         assert res.lower == 0.0
         return
-    peak, _ = slicot_hinf(sa, sb, sc, sd + (sigma - 1) / 2 * np.eye(1), dt)
+    # SLICOT AB13DD can miss the peak (seed 2912688833, sigma = -0.999: 0.22346 at
+    # 7.26 rad/s against 0.22377 at 10.2 rad/s on the grid): take the larger of the two
+    sd2 = sd + (sigma - 1) / 2 * np.eye(1)
+    peak = max(slicot_hinf(sa, sb, sc, sd2, dt)[0], grid_peak(sa, sb, sc, sd2, dt)[0])
     exact = 1.0 / peak
     assert res.lower <= exact * (1 + 1e-6)
-    assert res.upper >= exact * (1 - 1e-6)
+    assert res.upper >= exact * (1 - 1e-5)
     # members of the certified disk keep the loop stable
     alpha = res.lower * (1 - 1e-6)
     lo, hi = res.gain_margin

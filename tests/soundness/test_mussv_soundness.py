@@ -109,7 +109,7 @@ def check_mussv(m, blk, res, rng, brute=True):
 structures = st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=3)
 
 
-@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(
     blk=structures,
     seed=st.integers(0, 2**16),

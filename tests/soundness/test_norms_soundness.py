@@ -51,8 +51,8 @@ def test_norms_match_references_in_any_state_basis(n, m, p, seed, dt, decades):
     ti = np.linalg.inv(t)
     sysx = control.ss(t @ a @ ti, t @ b, c @ ti, d, *([dt] if dt else []))
     gamma, fpeak = rmb.hinfnorm(sysx)
-    ref, _ = slicot_hinf(a, b, c, d, dt)
     low, _ = grid_peak(a, b, c, d, dt)
+    ref = max(slicot_hinf(a, b, c, d, dt)[0], low)  # SLICOT can miss a peak
     assert gamma >= low * (1 - 1e-8), (gamma, low)
     assert gamma == pytest.approx(ref, rel=1e-6)
     # the reported peak frequency achieves the norm
