@@ -39,3 +39,10 @@ def independent_hinf(P, K):
     if np.max(np.abs(cl.poles()) if cl.dt else cl.poles().real) >= (1.0 if cl.dt else 0.0):
         return np.inf
     return float(control.norm(cl, "inf"))
+
+
+def one_blas_thread():
+    """SLICOT's routines run tens of times slower with threaded BLAS on a loaded machine."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")

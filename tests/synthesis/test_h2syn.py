@@ -36,6 +36,7 @@ def test_h2syn_slicot_sb10hd():
         assert np.allclose(res.controller(s), Ks(s), rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_h2syn_octave_scalar_plant_and_lmi():
     d = load_oracle("hinfsyn_pycontrol_octave_scalar_plant")
     p = d["plant"]

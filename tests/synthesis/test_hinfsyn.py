@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import slycot
 from _oracles import load_oracle
-from _plants import compleib_plant, independent_hinf, slicot_plant
+from _plants import compleib_plant, independent_hinf, one_blas_thread, slicot_plant
 
 import robustmb as rmb
 from robustmb.errors import DimensionError, IllPosedError, SignalError
@@ -19,7 +19,8 @@ from robustmb.synthesis.plant import closed_loop, partition_plant, shift_back
 
 def _sb10ad_gamma(P, nmeas, ncon, start=1e3):
     n, m, p = P.nstates, P.ninputs, P.noutputs
-    out = slycot.sb10ad(n, m, p, ncon, nmeas, start, P.A, P.B, P.C, P.D)
+    with one_blas_thread():
+        out = slycot.sb10ad(n, m, p, ncon, nmeas, start, P.A, P.B, P.C, P.D)
     return out[0]
 
 

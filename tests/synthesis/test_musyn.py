@@ -16,6 +16,7 @@ def _small_problem():
     return rmb.vstack(W, 1.0) * rmb.hstack(1.0, -G)
 
 
+@pytest.mark.slow
 def test_musyn_improves_and_certifies_robust_performance():
     P = _small_problem()
     res = rmb.musyn(P, 1, 1, max_iter=3)

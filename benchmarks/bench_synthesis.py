@@ -1,0 +1,110 @@
+"""Full-order synthesis: robustmb hinfsyn / h2syn against python-control (SLICOT) in one run.
+
+For each regular plant: wall time of both (median of repeats), the optimal-level estimates
+(robustmb's bisection level vs SB10AD's gamma) and the closed-loop H-infinity norm each
+controller really achieves (robustmb.hinfnorm on the lower LFT).  Then the count of COMPleib
+plants each solves (python-control refuses singular D12 / D21).
+
+Run: PYTHONPATH=$PWD python benchmarks/bench_synthesis.py
+"""
+
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import control
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "synthesis"))
+from _plants import compleib_plant, slicot_plant  # noqa: E402
+
+import robustmb as rmb  # noqa: E402
+
+warnings.filterwarnings("ignore")
+
+
+def timed(fn, repeats=5):
+    times, out = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times)), out
+
+
+def achieved(P, K):
+    return rmb.hinfnorm(P.lft(K))[0]
+
+
+def regular_cases():
+    yield ("SB10FD 6 states", *slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15"))
+    yield ("COMPleib AC4", *compleib_plant("AC4_full_order_hinf"))
+    G = control.tf([200.0], [10.0, 1.0]) * control.tf([1.0], [0.05, 1.0]) ** 2
+    W1 = control.tf([1 / 1.5, 10.0], [1.0, 1e-3])
+    P = control.augw(control.ss(G), control.ss(W1), control.ss([], [], [], [[0.1]]))
+    yield "S&P Ex. 2.11 mixsyn", P, 1, 1
+    rng = np.random.default_rng(3)
+    for i in range(3):
+        P = control.ss(rng.standard_normal((8, 8)) - 2 * np.eye(8), rng.standard_normal((8, 4)),
+                       rng.standard_normal((4, 8)), 0.3 * rng.standard_normal((4, 4)))  # fmt: skip
+        yield f"random 8 states #{i}", P, 2, 2
+
+
+def main():
+    # Both libraries on one BLAS thread: with threaded BLAS on this shared 2-core machine,
+    # SLICOT's SB10AD runs up to 40x slower, which would flatter robustmb.
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        _main()
+
+
+def _main():
+    print(f"{'plant':24s} {'rmb s':>8s} {'pyctrl s':>9s} {'ratio':>6s} "
+          f"{'gamma_opt rmb':>14s} {'gamma pyctrl':>13s} {'rel diff':>9s} "
+          f"{'achieved rmb':>13s} {'achieved pyctrl':>15s}")  # fmt: skip
+    for name, P, nmeas, ncon in regular_cases():
+        t1, r = timed(lambda P=P, nmeas=nmeas, ncon=ncon: rmb.hinfsyn(P, nmeas, ncon))
+        try:
+            t2, (K, _, gam, _) = timed(
+                lambda P=P, nmeas=nmeas, ncon=ncon: control.hinfsyn(P, nmeas, ncon)
+            )
+            ach = achieved(P, K)
+        except Exception as exc:  # noqa: BLE001
+            t2, gam, ach = np.nan, np.nan, f"failed: {type(exc).__name__}"
+        print(f"{name:24s} {t1:8.4f} {t2:9.4f} {t1 / t2:6.2f} {r.gamma_opt:14.8g} {gam:13.8g} "
+              f"{abs(r.gamma_opt - gam) / gam:9.1e} {r.gamma:13.8g} {ach!s:>15.10s}")  # fmt: skip
+    G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
+    t1, r = timed(lambda: rmb.h2syn(G, nmeas, ncon))
+    t2, K = timed(lambda: control.h2syn(G, nmeas, ncon))
+    h2 = rmb.h2norm(G.lft(K))
+    print(f"\nh2syn SB10HD: robustmb {t1:.4f} s, python-control {t2:.4f} s (ratio {t1 / t2:.2f}); "
+          f"H2 {r.norm:.10g} vs {h2:.10g} (rel diff {abs(r.norm - h2) / h2:.1e})")  # fmt: skip
+    print("\nCOMPleib (full order):")
+    ok_r = ok_p = 0
+    names = ["AC1", "AC2", "AC4", "AC6", "AC7", "AC17", "HE1", "HE2", "REA1", "REA2", "DIS1"]
+    for nm in names:
+        P, nmeas, ncon = compleib_plant(nm + ("_full_order_hinf" if nm == "AC4" else "_data"))
+        t = time.perf_counter()
+        try:
+            r = rmb.hinfsyn(P, nmeas, ncon)
+            s_r = f"{r.method:7s} gamma {r.gamma:.6g} (opt est. {r.gamma_opt:.6g})"
+            ok_r += 1
+        except Exception as exc:  # noqa: BLE001
+            s_r = f"failed: {exc}"[:60]
+        tr = time.perf_counter() - t
+        try:
+            K, _, gam, _ = control.hinfsyn(P, nmeas, ncon)
+            a = achieved(P, K)
+            s_p = f"gamma {gam:.6g}, achieved {a:.6g}"
+            ok_p += np.isfinite(a)
+        except Exception as exc:  # noqa: BLE001
+            s_p = f"failed: {type(exc).__name__}"
+        print(f"  {nm:5s} robustmb {s_r:48s} {tr:6.2f} s | python-control {s_p}")
+    print(f"solved: robustmb {ok_r}/{len(names)}, python-control {ok_p}/{len(names)}")
+
+
+if __name__ == "__main__":
+    main()
