@@ -149,17 +149,17 @@ def test_hinfstruct_multi_model_is_worst_case():
         assert rmb.hinfnorm(cl)[0] == pytest.approx(g, rel=1e-6)
 
 
-COMPLEIB = [
-    ("AC15", 15.2 * 1.01, 3),
-    ("HE4", 22.84 * 1.001, 3),
-    ("HF2D11", 7.72e4 * 1.001, 3),
-]
+# Acceptance of the oracle files: within 1 % of the worse of the published hinfstruct and
+# HIFOO values (tests/data/compleib_*_static_hinf.json, "tolerance").
+COMPLEIB = [("AC15", 3), ("HE4", 5), ("HF2D11", 3)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "target", "starts"), COMPLEIB)
-def test_compleib_static_output_feedback(name, target, starts):
+@pytest.mark.parametrize(("name", "starts"), COMPLEIB)
+def test_compleib_static_output_feedback(name, starts):
     P, oracle, mats = compleib(name)
+    published = oracle["expected"]
+    target = 1.01 * max(published["hifoo_order0_hinf"], published["hinfstruct_static_hinf"])
     nu, ny = mats[2].shape[1], mats[4].shape[0]
     res = rmb.hinfstruct(P, rmb.tunable_gain("K", nu, ny), random_start=starts, seed=0)
     # Independent re-verification: python-control closed loop, stable, hinfnorm.
