@@ -26,6 +26,7 @@ MODULES = [
     ("robustmb", "Top-level names: uncertain elements, objects and interconnection"),
     ("robustmb.lft", "The LFT core: uncertain elements and models"),
     ("robustmb.analysis", "Norms, frequency response, mu, robust stability, worst case"),
+    ("robustmb.tuning", "Structured controller tuning: tunable blocks, goals, hinfstruct, systune"),
     ("robustmb.report", "Worst-case reports (HTML, JSON, figures)"),
     ("robustmb.multibody", "Exact LFT models of mechanisms"),
     ("robustmb.decoupling", "Decoupling control and coupling metrics"),
