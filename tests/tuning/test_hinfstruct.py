@@ -212,3 +212,19 @@ def test_inner_loop_peak_gain_agrees_with_hinfnorm(seed, n, feed):
     if np.isfinite(w):
         resp = c @ np.linalg.solve(1j * w * np.eye(n) - a, b) + d
         assert np.linalg.svd(resp, compute_uv=False)[0] == pytest.approx(g, rel=1e-9)
+
+
+def test_hinfstruct_list_of_plants_and_bad_input():
+    d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
+    plants = [control.ss([[a]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d) for a in (1.0, 2.0)]
+    res = rmb.hinfstruct(plants, rmb.tunable_gain("K", 1, 1), seed=0)
+    k = res.values["K"]
+    per = [rmb.hinfnorm(static_loop(p, k))[0] for p in plants]
+    assert res.gamma == pytest.approx(max(per), rel=1e-9)
+    # The joint optimum is no better than either plant tuned alone.
+    alone = [rmb.hinfstruct(p, rmb.tunable_gain("K", 1, 1), seed=0).gamma for p in plants]
+    assert res.gamma >= max(alone) * (1 - 1e-6)
+    with pytest.raises(rmb.errors.DimensionError, match="plant 0"):
+        rmb.hinfstruct(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]), rmb.tunable_gain("K", 1, 1))
+    with pytest.raises(rmb.errors.UncertainTypeError, match="no tunable"):
+        rmb.hinfstruct(plants[0], control.ss([], [], [], [[1.0]]))
