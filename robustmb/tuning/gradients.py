@@ -60,14 +60,29 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
         e = np.linalg.eigvals(h)
         im = np.unique(np.abs(e[np.abs(e.real) < 1e-8 * max(1.0, np.abs(e).max())].imag))
         if im.size == 0:
-            return lower, wpeak
+            return _polish(sig, lower, wpeak)
         pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
         vals = sig(pts)
         k = int(np.argmax(vals))
         if vals[k] <= lower * (1 + tol):
-            return lower, wpeak
+            return _polish(sig, lower, wpeak)
         lower, wpeak = float(vals[k]), float(pts[k])
     return None
+
+
+def _polish(sig, lower, wpeak, rounds=5, samples=17):
+    """Move the peak frequency onto the local maximiser (the gradient is taken there)."""
+    if not np.isfinite(wpeak):
+        return lower, wpeak
+    half = 0.05 * max(wpeak, 1e-3)
+    for _ in range(rounds):
+        grid = np.linspace(max(wpeak - half, 0.0), wpeak + half, samples)
+        vals = sig(grid)
+        k = int(np.argmax(vals))
+        if vals[k] > lower:
+            lower, wpeak = float(vals[k]), float(grid[k])
+        half /= 8.0
+    return lower, wpeak
 
 
 def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None):

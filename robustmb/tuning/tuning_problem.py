@@ -239,6 +239,15 @@ class TuningProblem:
                     "could not meet the hard goals",
                 )
         r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol)
+        # A stalled line search at a kink: restart with a fresh metric while it pays.
+        for _ in range(5):
+            if r.message in ("converged", "maximum number of iterations"):
+                break
+            r2 = bfgs(self.objective, r.x, maxiter=maxiter, ftol=ftol)
+            if not r2.f < r.f * (1 - ftol):
+                break
+            r2.history = r.history + r2.history
+            r = r2
         hist += [("soft", v) for v in r.history]
         return RunRecord(
             start, r.x, r.f, hist, time.perf_counter() - t0, np.isfinite(r.f), r.message

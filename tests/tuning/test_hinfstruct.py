@@ -149,17 +149,17 @@ def test_hinfstruct_multi_model_is_worst_case():
         assert rmb.hinfnorm(cl)[0] == pytest.approx(g, rel=1e-6)
 
 
-COMPLEIB = [
-    ("AC15", 15.2 * 1.01, 3),
-    ("HE4", 22.84 * 1.001, 3),
-    ("HF2D11", 7.72e4 * 1.001, 3),
-]
+# Acceptance of the oracle files: within 1 % of the worse of the published hinfstruct and
+# HIFOO values (tests/data/compleib_*_static_hinf.json, "tolerance").
+COMPLEIB = [("AC15", 3), ("HE4", 5), ("HF2D11", 3)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "target", "starts"), COMPLEIB)
-def test_compleib_static_output_feedback(name, target, starts):
+@pytest.mark.parametrize(("name", "starts"), COMPLEIB)
+def test_compleib_static_output_feedback(name, starts):
     P, oracle, mats = compleib(name)
+    published = oracle["expected"]
+    target = 1.01 * max(published["hifoo_order0_hinf"], published["hinfstruct_static_hinf"])
     nu, ny = mats[2].shape[1], mats[4].shape[0]
     res = rmb.hinfstruct(P, rmb.tunable_gain("K", nu, ny), random_start=starts, seed=0)
     # Independent re-verification: python-control closed loop, stable, hinfnorm.
@@ -212,3 +212,19 @@ def test_inner_loop_peak_gain_agrees_with_hinfnorm(seed, n, feed):
     if np.isfinite(w):
         resp = c @ np.linalg.solve(1j * w * np.eye(n) - a, b) + d
         assert np.linalg.svd(resp, compute_uv=False)[0] == pytest.approx(g, rel=1e-9)
+
+
+def test_hinfstruct_list_of_plants_and_bad_input():
+    d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
+    plants = [control.ss([[a]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d) for a in (1.0, 2.0)]
+    res = rmb.hinfstruct(plants, rmb.tunable_gain("K", 1, 1), seed=0)
+    k = res.values["K"]
+    per = [rmb.hinfnorm(static_loop(p, k))[0] for p in plants]
+    assert res.gamma == pytest.approx(max(per), rel=1e-9)
+    # The joint optimum is no better than either plant tuned alone.
+    alone = [rmb.hinfstruct(p, rmb.tunable_gain("K", 1, 1), seed=0).gamma for p in plants]
+    assert res.gamma >= max(alone) * (1 - 1e-6)
+    with pytest.raises(rmb.errors.DimensionError, match="plant 0"):
+        rmb.hinfstruct(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]), rmb.tunable_gain("K", 1, 1))
+    with pytest.raises(rmb.errors.UncertainTypeError, match="no tunable"):
+        rmb.hinfstruct(plants[0], control.ss([], [], [], [[1.0]]))
