@@ -52,6 +52,33 @@ def regular_cases():
         yield f"random 8 states #{i}", P, 2, 2
 
 
+def _pyctrl_worker(P, nmeas, ncon, queue):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        try:
+            K, _, gam, _ = control.hinfsyn(P, nmeas, ncon)
+            a = achieved(P, K)
+            queue.put((f"gamma {gam:.6g}, achieved {a:.6g}", bool(np.isfinite(a))))
+        except Exception as exc:  # noqa: BLE001
+            queue.put((f"failed: {type(exc).__name__}", False))
+
+
+def _pyctrl_with_timeout(P, nmeas, ncon, timeout=30.0):
+    """python-control's hinfsyn in a child process: SB10AD does not return on some plants."""
+    import multiprocessing as mp
+
+    queue = mp.Queue()
+    proc = mp.Process(target=_pyctrl_worker, args=(P, nmeas, ncon, queue))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return f"no answer within {timeout:.0f} s", False
+    return queue.get() if not queue.empty() else ("failed (no result)", False)
+
+
 def main():
     # Both libraries on one BLAS thread: with threaded BLAS on this shared 2-core machine,
     # SLICOT's SB10AD runs up to 40x slower, which would flatter robustmb.
@@ -95,13 +122,8 @@ def _main():
         except Exception as exc:  # noqa: BLE001
             s_r = f"failed: {exc}"[:60]
         tr = time.perf_counter() - t
-        try:
-            K, _, gam, _ = control.hinfsyn(P, nmeas, ncon)
-            a = achieved(P, K)
-            s_p = f"gamma {gam:.6g}, achieved {a:.6g}"
-            ok_p += np.isfinite(a)
-        except Exception as exc:  # noqa: BLE001
-            s_p = f"failed: {type(exc).__name__}"
+        s_p, ok = _pyctrl_with_timeout(P, nmeas, ncon)
+        ok_p += ok
         print(f"  {nm:5s} robustmb {s_r:48s} {tr:6.2f} s | python-control {s_p}")
     print(f"solved: robustmb {ok_r}/{len(names)}, python-control {ok_p}/{len(names)}")
 
