@@ -264,7 +264,13 @@ def check_robstab(case, res, rng, n_random=60):
                 )
             v.numbers["brute_crit"] = w
             crit = float(res.critical_frequency)
-            if (
+            if np.isinf(crit) and not case.dt:
+                # a pole escaping to infinity (e.g. a mass through 0): the boundary pole
+                # must be far larger than every other pole of the loop
+                ev = np.sort(np.abs(np.linalg.eigvals(sysdata[0])))
+                if ev.size < 2 or ev[-1] < 1e4 * max(ev[-2], 1.0):
+                    v.fail("critical frequency inf but no pole escapes", poles=ev[-2:].tolist())
+            elif (
                 on
                 and boundary_pole(sysdata[0], case.dt)[0]
                 and not (abs(crit - w) <= 1e-3 * max(1.0, abs(w)))
@@ -335,7 +341,16 @@ def check_robgain(case, res, rng, n_random=40):
             v.fail("gain reaches gamma inside the certified scaling", gain=g, scale=t)
             break
     v.numbers["brute_max_inside"] = best
-    if np.isfinite(upper):
+    if upper == 0 and not res.worst:
+        # a zero margin claims the centre of the set itself reaches gamma
+        centre = {p.name: 0.0 for p in case.params if p.kind != "ltidyn"}
+        centre.update({p.name: np.zeros(p.shape) for p in case.params if p.kind == "ltidyn"})
+        sysdata = _evaluate(case, centre)
+        g = np.inf if sysdata is None else peak(case, sysdata)
+        v.numbers["centre_gain"] = g
+        if g < gamma * (1 - 1e-5):
+            v.fail("zero margin but the centre does not reach gamma", gain=g, gamma=gamma)
+    elif np.isfinite(upper):
         if not res.worst:
             v.fail("finite upper without values reaching gamma", upper=upper)
             return v

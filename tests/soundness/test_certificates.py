@@ -53,20 +53,7 @@ def test_known_false_certificates(name, seed, analysis):
 
 
 # Campaign cases (seeds 0-2) with a known false certificate, wrong number or error.
-D1 = "issue 10 defect 1: complex data"
-D8 = "issue 10 defect 8: robgain with ultidyn"
-D11 = "issue 10 defect 11: parameter search through a singular value (m = 0) raises"
-NEW = "robgain certifies a scaling for a nominally unstable loop"
-SLOW_XFAIL = {
-    **{("complex_affine_complex_a0", "robstab", k): D1 for k in range(3)},
-    **{("complex_gain_loop", "robstab", k): D1 for k in (0, 1)},
-    **{("wc_lft_complex", "wcgain", k): D1 for k in range(3)},
-    ("wc_lft_complex", "robgain", 0): D1,
-    **{("wc_lft_ltidyn", "robgain", k): D8 for k in range(3)},
-    ("wc_lft_mixed", "robgain", 2): D8,
-    ("mass_spring_pid", "robstab", 2): D11,
-    ("unstable_centre", "robgain", 0): NEW,
-}
+SLOW_XFAIL = {}
 
 
 def _slow_cases():
