@@ -42,6 +42,10 @@ class RobustMBWarning(UserWarning):
     """Base class of robustmb warnings."""
 
 
+class ResidualMassWarning(RobustMBWarning):
+    """Modal data whose residual mass ``D_P - L^T L`` is not positive definite."""
+
+
 class UnusedSignalWarning(RobustMBWarning):
     """``connect`` left a system input undriven or a system output unused (names them)."""
 

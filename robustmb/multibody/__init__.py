@@ -27,9 +27,12 @@ from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
 from .body_blocks import body_block, body_trim_wrench
 from .dcm import rotation_lft, rotation_lft_coefficients
+from .flexible_body import FlexibleBody
 from .joint_blocks import child_frame_acceleration, joint_block, joint_trim
 from .joints import PrismaticJoint, RevoluteJoint, WeldJoint
 from .mechanism import Mechanism, MechanismTrim
+from .nport_body import rigid_nport, rigid_titop
+from .port_inversion import invert_channels
 from .signals import motion_names, reaction_names, wrench_names
 from .spatial import (
     kinematic_model,
@@ -41,6 +44,7 @@ from .spatial import (
 )
 
 __all__ = [
+    "FlexibleBody",
     "Mechanism",
     "MechanismTrim",
     "PrismaticJoint",
@@ -52,12 +56,15 @@ __all__ = [
     "child_frame_acceleration",
     "floating_body_block",
     "gravity",
+    "invert_channels",
     "ground_block",
     "joint_block",
     "joint_trim",
     "kinematic_model",
     "motion_names",
     "reaction_names",
+    "rigid_nport",
+    "rigid_titop",
     "rotation_lft",
     "rotation_lft_coefficients",
     "rotation_matrix",
