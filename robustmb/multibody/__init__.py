@@ -26,6 +26,7 @@ parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
 from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
 from .body_blocks import body_block, body_trim_wrench
+from .connection import frame_change_block
 from .dcm import rotation_lft, rotation_lft_coefficients
 from .flexible_body import FlexibleBody
 from .joint_blocks import child_frame_acceleration, joint_block, joint_trim
@@ -55,6 +56,7 @@ __all__ = [
     "body_trim_wrench",
     "child_frame_acceleration",
     "floating_body_block",
+    "frame_change_block",
     "gravity",
     "invert_channels",
     "ground_block",
