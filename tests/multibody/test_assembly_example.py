@@ -100,3 +100,33 @@ def test_closed_loops_are_stable_and_dijkstra_never_costs_more_than_bfs():
             for p in nx.all_simple_paths(graph, start, goal, cutoff=len(bpath) + 1)
         )
         assert dc <= best + 1e-15
+
+
+def test_mu_bound_is_consistent_with_the_exact_single_parameter_margin():
+    """Certified robstab margin (1 / mu upper bound) <= the margin of a direct delta sweep."""
+    import robustmb as rmb
+
+    cl = a.closed_loop(a.spacecraft(5, 3))
+    w0 = 1.285 * 2 * np.pi
+
+    def abscissa(d):
+        g = cl.usubs({"w_sa1": w0 * (1 + 0.2 * d)})
+        return np.max(np.linalg.eigvals(np.asarray(g.A)).real)
+
+    # direct sweep on both sides, then bisection on the first crossing
+    grid = np.linspace(0, 8, 161)[1:]
+    exact = np.inf
+    for sign in (-1.0, 1.0):
+        bad = [d for d in grid if abscissa(sign * d) >= 0]
+        if bad:
+            lo, hi = bad[0] - grid[0], bad[0]
+            for _ in range(50):
+                mid = 0.5 * (lo + hi)
+                lo, hi = (lo, mid) if abscissa(sign * mid) >= 0 else (mid, hi)
+            exact = min(exact, hi)
+    # omega_1 -> 0 at delta = -1/r = -5: the paper's mu peak 0.2 (digest Sec. 6.2 item 11)
+    assert abs(exact - 5.0) < 1e-6
+    res = rmb.robstab(cl, sensitivity=False)
+    assert res.certified
+    assert res.lower <= exact + 1e-9  # certified lower bound (mu upper bound >= exact mu)
+    assert res.upper >= exact - 1e-6
