@@ -26,7 +26,7 @@ parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
 from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
 from .body_blocks import body_block, body_trim_wrench
-from .connection import frame_change_block
+from .connection import frame_change_block, revolute_frame_block
 from .dcm import rotation_lft, rotation_lft_coefficients
 from .flexible_body import FlexibleBody
 from .joint_blocks import child_frame_acceleration, joint_block, joint_trim
@@ -65,6 +65,7 @@ __all__ = [
     "kinematic_model",
     "motion_names",
     "reaction_names",
+    "revolute_frame_block",
     "rigid_nport",
     "rigid_titop",
     "rotation_lft",
