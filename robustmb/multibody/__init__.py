@@ -23,6 +23,7 @@ parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
 :mod:`.simulation`, :mod:`.attitude`, :mod:`.loop_closure`, :mod:`.inertial_lft`).
 """
 
+from .arm_chain import arm_chain
 from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
 from .body_blocks import body_block, body_trim_wrench
@@ -45,6 +46,7 @@ from .spatial import (
 )
 
 __all__ = [
+    "arm_chain",
     "FlexibleBody",
     "Mechanism",
     "MechanismTrim",

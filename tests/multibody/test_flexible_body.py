@@ -325,3 +325,43 @@ def test_revolute_frame_block_is_exact_on_the_full_turn(axis):
         xp, wc = rng.normal(size=6), rng.normal(size=6)
         out = m @ np.concatenate([xp, wc])
         assert np.isclose(out[:6] @ wc, xp @ out[6:], rtol=1e-12)
+
+
+def table3_arm():
+    # Table 3 link data; link lengths = 2 x CoM offset (the paper's geometry is in a figure only)
+    mass = [5, 5, 10, 5, 10, 5]
+    cx = [0, 0, -0.1062, 0, -0.1031, 0]
+    cz = [0.0625, 0.05, 0, 0.081, 0, 0.081]
+    jj = [0.2, 0.2, 0.4, 0.2, 0.4, 0.2]
+    links = [
+        {
+            "mass": mass[i],
+            "inertia": jj[i] * np.eye(3),
+            "com": [cx[i], 0, cz[i]],
+            "length": [2 * cx[i], 0, 2 * cz[i]],
+        }
+        for i in range(6)
+    ]
+    axes = [[0, 0, 1], [1, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    taus = [rmb.ureal(f"t{k}", 0.0, range=(-1.0, 1.0)) for k in range(5)]
+    return links, axes, taus
+
+
+def test_arm_rooted_at_the_tip_is_the_double_port_inverse():
+    from robustmb.multibody import arm_chain
+
+    links, axes, taus = table3_arm()
+    zb = arm_chain("arm", links, axes, taus)
+    zt = arm_chain("arm", links, axes, taus, root="tip")
+    assert zb.blocks == {f"t{k}": 16 for k in range(5)}
+    inv = invert_channels(zb, zb.input_names, zb.output_names)
+    # inv: [x''_tip; W_base->parent] -> [W_on_tip; x''_base]
+    # zt:  [W_on_base; x''_tip] -> [x''_base; W_tip->parent]
+    swap = np.block([[np.zeros((6, 6)), np.eye(6)], [-np.eye(6), np.zeros((6, 6))]])
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        v = {f"t{k}": x for k, x in enumerate(rng.uniform(-1, 1, 5))}
+        np.testing.assert_allclose(zt.usubs(v), swap @ inv.usubs(v) @ swap, atol=1e-12)
+        # the arm's mass seen at the base with the tip free: 40 kg
+        d = zb.usubs(v)[6:, 6:]
+        np.testing.assert_allclose(-d[:3, :3], 40.0 * np.eye(3), atol=1e-12)
