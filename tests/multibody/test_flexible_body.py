@@ -365,3 +365,41 @@ def test_arm_rooted_at_the_tip_is_the_double_port_inverse():
         # the arm's mass seen at the base with the tip free: 40 kg
         d = zb.usubs(v)[6:, 6:]
         np.testing.assert_allclose(-d[:3, :3], 40.0 * np.eye(3), atol=1e-12)
+
+
+def test_beam_fe_modes_match_euler_bernoulli_and_build_a_consistent_body():
+    from robustmb.multibody.beam_modes import beam_modal_data
+
+    length, mass, eiy, eiz = 2.0, 4.0, 50.0, 80.0
+    d = beam_modal_data(length, mass, (eiy, eiz), n_elements=30, n_modes=6)
+    beta = np.array([1.87510407, 4.69409113, 7.85475744])  # clamped-free beta_k L
+    exact = np.sort(
+        np.concatenate([beta**2 * np.sqrt(ei / (mass / length * length**4)) for ei in (eiy, eiz)])
+    )
+    np.testing.assert_allclose(d["frequencies"], exact, rtol=1e-5)
+    # all 24 modes of a 6-element model (4 free DOF per node)
+    full = beam_modal_data(length, mass, (eiy, eiz), n_elements=6, n_modes=1000)
+    lmat = full["participation"]
+    assert lmat.shape == (24, 6)
+    # the residual mass of the FE rigid mass is positive semidefinite whatever the modes kept
+    for k in (1, 3, 24):
+        res = full["rigid_fe"] - lmat[:k].T @ lmat[:k]
+        assert np.linalg.eigvalsh(res).min() > -1e-10
+    # a flexible body from these data: residual mass positive definite, DC gain -D_P
+    jg = np.diag([1e-3, mass * length**2 / 12, mass * length**2 / 12])
+    body = FlexibleBody(
+        "beam",
+        mass,
+        jg,
+        [length / 2, 0, 0],
+        d["participation"],
+        d["frequencies"],
+        0.01,
+        mode_shapes=d["mode_shapes"],
+        child=[length, 0, 0],
+    )
+    assert np.linalg.eigvalsh(body.residual_mass).min() > 0
+    np.testing.assert_allclose(body.dc_gain()[6:, 6:], -body.rigid_mass, atol=1e-9)
+    # FE rigid mass at P: m on the lateral translations, m L^2 / 3 about y and z
+    np.testing.assert_allclose(full["rigid_fe"][1:3, 1:3], mass * np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(full["rigid_fe"][4, 4], mass * length**2 / 3, rtol=1e-12)
