@@ -24,6 +24,7 @@ the other items carry on, and the failures are listed in the result and in one
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import os
 import pickle
 import sqlite3
@@ -115,7 +116,12 @@ def _normalise_items(items, key):
 
 
 def _fn_name(fn):
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    # Stable across processes (no memory addresses): a resumed sweep must recognise its function.
+    if isinstance(fn, functools.partial):
+        return f"partial({_fn_name(fn.func)})"
+    if not hasattr(fn, "__qualname__"):
+        fn = type(fn)
+    return f"{getattr(fn, '__module__', '?')}.{fn.__qualname__}"
 
 
 class _Store:

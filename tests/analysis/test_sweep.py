@@ -209,3 +209,15 @@ def test_dask_local_cluster_equals_in_process(tmp_path):
     assert res.values == REFERENCE
     assert load_sweep(store).values == REFERENCE
     assert list(bad.errors) == [1] and "negative stiffness" in bad.errors[1]
+
+
+def test_partial_functions_resume_from_their_store(tmp_path):
+    import functools
+
+    store = tmp_path / "p.sqlite"
+    fn = functools.partial(si.fails_on_negative)
+    first = rmb.sweep(fn, GRID[:6], store=store, progress=False)
+    again = rmb.sweep(
+        functools.partial(si.fails_on_negative), GRID[:6], store=store, progress=False
+    )
+    assert again.computed == 0 and again.values == first.values
