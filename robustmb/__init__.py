@@ -20,6 +20,7 @@ from .analysis import (
     mussv,
     robgain,
     robstab,
+    sweep,
     wcdiskmargin,
     wcgain,
 )
@@ -114,6 +115,7 @@ __all__ = [
     "simplify",
     "star",
     "sumblk",
+    "sweep",
     "synthesis",
     "systune",
     "tunable_gain",

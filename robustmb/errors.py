@@ -42,6 +42,14 @@ class RobustMBWarning(UserWarning):
     """Base class of robustmb warnings."""
 
 
+class ResidualMassWarning(RobustMBWarning):
+    """Modal data whose residual mass ``D_P - L^T L`` is not positive definite."""
+
+
+class SweepItemWarning(RobustMBWarning):
+    """Some items of a sweep raised; the message lists their keys and the first error."""
+
+
 class UnusedSignalWarning(RobustMBWarning):
     """``connect`` left a system input undriven or a system output unused (names them)."""
 

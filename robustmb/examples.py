@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import examples_assembly as assembly  # noqa: F401, I001  (robustmb.examples.assembly)
 from .lft import ureal
 from .lft.arguments import real_number
 from .multibody import Mechanism, RevoluteJoint, RigidBody, WeldJoint, gravity

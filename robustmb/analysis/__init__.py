@@ -9,9 +9,13 @@ from .mu_upper import expand_scalings, verify_upper_bound
 from .mussv import MussvResult, mussv, verify_lower_bound
 from .norms import h2norm, hinfnorm
 from .robust_stability import RobstabResult, robstab
+from .sweep import SweepResult, load_sweep, sweep
 from .worst_case_gain import RobgainResult, WcgainResult, robgain, wcgain
 
 __all__ = [
+    "SweepResult",
+    "load_sweep",
+    "sweep",
     "MussvResult",
     "expand_scalings",
     "verify_lower_bound",

@@ -23,13 +23,18 @@ parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
 :mod:`.simulation`, :mod:`.attitude`, :mod:`.loop_closure`, :mod:`.inertial_lft`).
 """
 
+from .arm_chain import arm_chain
 from .base_blocks import floating_body_block, ground_block
 from .bodies import RigidBody, gravity
 from .body_blocks import body_block, body_trim_wrench
+from .connection import frame_change_block, revolute_frame_block
 from .dcm import rotation_lft, rotation_lft_coefficients
+from .flexible_body import FlexibleBody
 from .joint_blocks import child_frame_acceleration, joint_block, joint_trim
 from .joints import PrismaticJoint, RevoluteJoint, WeldJoint
 from .mechanism import Mechanism, MechanismTrim
+from .nport_body import rigid_nport, rigid_titop
+from .port_inversion import invert_channels
 from .signals import motion_names, reaction_names, wrench_names
 from .spatial import (
     kinematic_model,
@@ -41,6 +46,8 @@ from .spatial import (
 )
 
 __all__ = [
+    "arm_chain",
+    "FlexibleBody",
     "Mechanism",
     "MechanismTrim",
     "PrismaticJoint",
@@ -51,13 +58,18 @@ __all__ = [
     "body_trim_wrench",
     "child_frame_acceleration",
     "floating_body_block",
+    "frame_change_block",
     "gravity",
+    "invert_channels",
     "ground_block",
     "joint_block",
     "joint_trim",
     "kinematic_model",
     "motion_names",
     "reaction_names",
+    "revolute_frame_block",
+    "rigid_nport",
+    "rigid_titop",
     "rotation_lft",
     "rotation_lft_coefficients",
     "rotation_matrix",

@@ -1,0 +1,219 @@
+"""On-orbit assembly study (seed 003): model family, edge costs, Dijkstra vs BFS.
+
+Run from the repository root::
+
+    python case_studies/orbital_assembly/run.py [--out DIR] [--workers N | --dask ADDRESS]
+
+1. Scores every model of the family (structure F_n, docking tile, carrying a tile
+   or not) with the three costs of the paper evaluated on the nominal closed loop
+   (attitude PD of Eq. 15): H-inf W_ext,C -> omega'_G (Eq. 16), H2 W_ext,C ->
+   Theta_G (Eq. 17) and H-inf d_t -> e_t (input sensitivity, Eq. 18).  The scores
+   go through ``robustmb.sweep`` into ``DIR/node_costs.sqlite``: an interrupted
+   run resumes where it stopped, a finished one reopens without computation.
+2. Weights every edge of the 56 planning graphs with the sum over its two
+   trajectories of z = 7 frozen models each (start-node model, then end-node
+   model) and compares Dijkstra with BFS on the paper's F27 example path
+   (tile 2 / R1 -> tile 27 / R2, carrying) and over the full assembly.
+3. Writes ``DIR/results.md`` with our percentages beside the paper's.
+
+Limits (digest 003 Sec. 7): the arm geometry and the FE data of most F_n are not
+published, so the robot is lumped at the docking port and the frozen models of a
+trajectory coincide (the joint angles do not enter); the percentages are not
+expected to match the paper's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import robustmb as rmb
+from robustmb.errors import ResidualMassWarning
+from robustmb.examples import assembly as a
+
+METRICS = ("hinf_W_omegadot", "h2_W_theta", "hinf_d_e")
+PAPER = {
+    "F27 path": {"hinf_W_omegadot": 11.5, "h2_W_theta": 32.7, "hinf_d_e": 2.2, "mu": 4.3},
+    "full assembly": {"hinf_W_omegadot": 12.0},
+}
+
+
+def node_costs(item):
+    """The three nominal costs of one frozen model ``(n, tile, carrying)``."""
+    n, tile, carrying = item
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResidualMassWarning)
+        plant = a.spacecraft(n, tile, carrying=carrying).nominal()
+    cl = a.closed_loop(plant).nominal()
+    return {
+        "hinf_W_omegadot": float(rmb.hinfnorm(cl[0:3, 0:6])[0]),
+        "h2_W_theta": float(rmb.h2norm(cl[3:6, 0:6])),
+        "hinf_d_e": float(rmb.hinfnorm(cl[6:9, 6:9])[0]),
+    }
+
+
+def family_items():
+    return {
+        (n, j, c): (n, j, c)
+        for n in range(1, a.N_TILES + 1)
+        for j in range(1, n + 1)
+        for c in ((False, True) if n < a.N_TILES else (False,))
+    }
+
+
+def edge_weight(costs, metric, n, kind, u, v):
+    """Sum over 2 x z frozen models of an edge (digest Sec. 4.2)."""
+    z = a.Z_WAYPOINTS
+    carrying = kind == "assembly"
+    if v == 0:  # pick-up: same node, then carrying
+        return z * (costs[(n, u[0], False)][metric] + costs[(n, u[0], True)][metric])
+    if v == "*":  # assembly: carrying on F_n, then not carrying on F_{n+1}
+        return z * (costs[(n, u[0], True)][metric] + costs[(n + 1, u[0], False)][metric])
+    return z * (costs[(n, u[0], carrying)][metric] + costs[(n, v[0], carrying)][metric])
+
+
+def plan(costs, metric, graph, n, kind, start, goal):
+    import networkx as nx
+
+    def w(u, v, _):
+        return edge_weight(costs, metric, n, kind, u, v)
+
+    def total(p):
+        return sum(w(u, v, None) for u, v in zip(p[:-1], p[1:], strict=True))
+
+    dp = nx.dijkstra_path(graph, start, goal, weight=w)
+    bp = nx.shortest_path(graph, start, goal)
+    return dp, total(dp), bp, total(bp)
+
+
+def full_assembly(costs, metric):
+    """Successive pick-up and assembly plans over all graphs; ``(dijkstra, bfs)`` totals."""
+    graphs = {(kind, n): g for kind, n, g in a.planning_graphs()}
+    out = {}
+    for method in ("dijkstra", "bfs"):
+        node, total = (1, 1), 0.0
+        for n in range(1, a.N_TILES):
+            for kind, goal in (("pickup", 0), ("assembly", "*")):
+                dp, dc, bp, bc = plan(costs, metric, graphs[(kind, n)], n, kind, node, goal)
+                path, cost = (dp, dc) if method == "dijkstra" else (bp, bc)
+                total += cost
+                node = path[-2]  # the robot stays where it picked up / assembled
+        out[method] = total
+    return out["dijkstra"], out["bfs"]
+
+
+def figures(costs, g27, out):
+    """Per-grid-point peaks (Fig. 12 style) and sigma plots (Fig. 11 style) on the F27 path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = "hinf_W_omegadot"
+    dp, _, bp, _ = plan(costs, metric, g27, 27, "assembly", (2, 1), (27, 2))
+    z = a.Z_WAYPOINTS
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    for path, label in ((dp, "weighted (Dijkstra)"), (bp, "unweighted (BFS)")):
+        peaks = []
+        for u, v in zip(path[:-1], path[1:], strict=True):
+            peaks += [costs[(27, u[0], True)][metric]] * z + [costs[(27, v[0], True)][metric]] * z
+        ax.plot(np.arange(len(peaks)), 20 * np.log10(peaks), ".-", label=label)
+    ax.set_xlabel("grid point")
+    ax.set_ylabel("peak gain [dB]")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "fig_peaks.png", dpi=120)
+    plt.close(fig)
+    w = np.logspace(-3, 3, 600)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for path, colour, label in ((dp, "C0", "weighted"), (bp, "C1", "unweighted")):
+        for i, tile in enumerate(sorted({u[0] for u in path})):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ResidualMassWarning)
+                cl = a.closed_loop(a.spacecraft(27, tile, carrying=True).nominal()).nominal()
+            g = cl[0:3, 0:6]
+            resp = g.frequency_response(w).fresp  # (3, 6, nw)
+            smax = np.linalg.svd(np.moveaxis(resp, -1, 0), compute_uv=False)[:, 0]
+            ax.semilogx(w, 20 * np.log10(smax), colour, lw=0.8, label=label if i == 0 else None)
+    ax.set_xlabel("frequency [rad/s]")
+    ax.set_ylabel("sigma_max [dB]")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "fig_sigma.png", dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="case_studies/orbital_assembly/out")
+    ap.add_argument("--workers", type=int, default=0, help="local worker processes")
+    ap.add_argument("--dask", default=None, help="address of a Dask scheduler")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    items = family_items()
+    executor = None
+    if args.dask:
+        from distributed import Client
+
+        executor = Client(args.dask)
+    elif args.workers:
+        from concurrent.futures import ProcessPoolExecutor
+
+        executor = ProcessPoolExecutor(args.workers)
+    t0 = time.perf_counter()
+    res = rmb.sweep(node_costs, items, executor=executor, store=out / "node_costs.sqlite")
+    elapsed = time.perf_counter() - t0
+    if executor is not None:
+        executor.close() if hasattr(executor, "close") else executor.shutdown()
+    costs = res.values
+    unstable = [k for k, v in costs.items() if not np.isfinite(v["hinf_W_omegadot"])]
+    lines = [
+        "# Orbital assembly study: our numbers beside the paper's",
+        "",
+        f"Model family: {a.model_count()} models (paper 1624); distinct frozen models scored: "
+        f"{len(items)} (the docked leg does not change the lumped-robot model); "
+        f"{res.computed} computed in this run in {elapsed:.1f} s; failures {len(res.errors)}; "
+        f"unstable closed loops {len(unstable)}.",
+        f"Graphs {len(a.planning_graphs())} (paper 56), edges {a.edge_count()} (paper 8672).",
+        "",
+        "| setting | metric | Dijkstra cost | BFS cost | BFS over Dijkstra (ours) | paper |",
+        "|---|---|---|---|---|---|",
+    ]
+    g27 = a.planning_graphs()[2 * 26 + 1][2]  # assembly graph of F27 (carrying)
+    for metric in METRICS:
+        dp, dc, bp, bc = plan(costs, metric, g27, 27, "assembly", (2, 1), (27, 2))
+        lines.append(
+            f"| F27 path (2,R1)->(27,R2), {len(dp) - 1}/{len(bp) - 1} moves | {metric} | "
+            f"{dc:.6g} | {bc:.6g} | {100 * (bc / dc - 1):.1f} % | "
+            f"{PAPER['F27 path'][metric]} % |"
+        )
+    for metric in METRICS:
+        dc, bc = full_assembly(costs, metric)
+        paper = PAPER["full assembly"].get(metric, "-")
+        lines.append(
+            f"| full assembly | {metric} | {dc:.6g} | {bc:.6g} | {100 * (bc / dc - 1):.1f} % | "
+            f"{paper}{' %' if paper != '-' else ''} |"
+        )
+    figures(costs, g27, out)
+    lines += [
+        "",
+        "Figures: `fig_peaks.png` (per-grid-point H-inf peaks of the weighted and unweighted",
+        "F27 paths, 98 points each) and `fig_sigma.png` (sigma_max of W_ext,C -> omega'_G of the",
+        "distinct models along both paths).",
+        "",
+        "The mu cost (Eq. 20) is not swept here: its peak is structural, 0.2 = r for every",
+        "stabilising controller (omega_1 -> 0 at delta = -5), checked by robstab in",
+        "tests/multibody/test_assembly_example.py.",
+    ]
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,320 @@
+"""Flexible TITOP body from clamped-free modal data (seed 003, Eqs. 1-6).
+
+A body clamped at its parent port P and free at its child port C is described
+by its rigid mass ``D_P`` at P, ``n`` clamped-free modes (unit modal mass,
+frequencies ``w_j``, damping ratios ``xi_j``), the modal participation factors
+``L`` (n x 6) at P and the mode shapes ``Phi`` (6 x n) at C.  With ``f`` the
+modal forcing ``Phi^T W_C - L x''_P``::
+
+    eta''_j = -w_j^2 eta_j - 2 xi_j w_j eta'_j + f_j
+    x''_C   = Phi eta'' + tau_CP x''_P
+    W_P     = -L^T eta'' - D_P x''_P + tau_CP^T W_C
+
+(``W_P`` is the wrench the body applies to its parent, ``W_C`` the wrench the
+child applies to the body; accelerations are twists ``[a; omega']``.)
+
+Why the modal states are ``[w_j eta_j; eta'_j]``: in these coordinates the
+mode's state matrix is ``w_j [[0, 1], [-1, -2 xi_j]]`` and every term of
+``eta''_j`` is ``w_j`` times a fixed combination of the states, so an uncertain
+frequency enters affinely with exactly two occurrences (``delta I2`` per mode),
+the structure used in the paper for the solar-array mode.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import ArgumentError, DimensionError, ResidualMassWarning
+from ..lft.elements import UncertainElement
+from ..lft.model import UncertainSystem
+from ..lft.realization import make_realization
+from .signals import WRENCH_COMPONENTS, check_name
+from .spatial import kinematic_model, spatial_inertia
+
+#: Components of an acceleration twist: linear then angular.
+ACCELERATION_COMPONENTS = ("ax", "ay", "az", "alphax", "alphay", "alphaz")
+
+
+def _vector3(v, what):
+    a = np.asarray(v, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise DimensionError(f"{what} must be 3 finite numbers, got shape {a.shape}")
+    return a
+
+
+def _frequency(w, j):
+    """``(center, half_width, element or None)`` of mode ``j``'s frequency (rad/s)."""
+    if isinstance(w, UncertainElement):
+        if w.kind != "real":
+            raise ArgumentError(
+                f"FlexibleBody: frequencies[{j}] must be a number or a ureal, "
+                f"got a {w.kind} element"
+            )
+        if w.range[0] <= 0.0:
+            raise ArgumentError(
+                f"FlexibleBody: frequencies[{j}] ({w.name!r}) must stay positive over its "
+                f"range, got {w.range}"
+            )
+        return w.center, w.half_width, w
+    try:
+        x = float(w)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"FlexibleBody: frequencies[{j}] must be a number or a ureal, got {type(w).__name__}"
+        ) from None
+    if not np.isfinite(x) or x <= 0.0:
+        raise ArgumentError(f"FlexibleBody: frequencies[{j}] must be positive, got {x}")
+    return x, 0.0, None
+
+
+class FlexibleBody:
+    """A flexible body as a TITOP model built from clamped-free modal data.
+
+    Parameters
+    ----------
+    name : str
+        Body name, used in the signal names.
+    mass : float
+        Mass (kg).
+    inertia : (3, 3) array_like
+        Inertia tensor at the centre of mass G, body axes (kg m^2).
+    com : 3 numbers
+        Vector from the parent port P to G (body axes, m).
+    participation : (n, 6) array_like
+        Modal participation factors ``L`` at P (unit modal mass).
+    frequencies : sequence of n numbers or ``ureal``
+        Clamped-free frequencies in rad/s.  A ``ureal`` gives the exact
+        ``delta I2`` LFT of that mode.
+    damping : float or sequence of n floats
+        Modal damping ratios, each in [0, 1).
+    mode_shapes : (6, n) array_like, optional
+        Mode shapes ``Phi`` at the child port C.  Omit for a one-port body.
+    child : 3 numbers, optional
+        Vector from P to C; required with ``mode_shapes``.
+
+    Notes
+    -----
+    The rigid mass at P is the fully coupled ``D_P = tau_GP^T D_G tau_GP``
+    (not ``diag(m I3, J_P)``, which is only right when P is the centre of
+    mass).  The residual mass ``R_P = D_P - L^T L`` is the mass seen at P at
+    high frequency; an indefinite ``R_P`` means the modal data are not
+    consistent with the rigid data and a :class:`ResidualMassWarning` is
+    issued (the model is still built).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import FlexibleBody
+    >>> body = FlexibleBody("beam", 2.0, np.diag([0.1, 0.1, 0.2]), [1.0, 0, 0],
+    ...                     [[0, 0, 1.0, 0, -1.0, 0]], [10.0], 0.01)
+    >>> sys = body.titop()
+    >>> sys.shape, sys.nstates
+    ((6, 6), 2)
+    >>> bool(np.allclose(body.dc_gain(), -body.rigid_mass))
+    True
+    """
+
+    def __init__(
+        self,
+        name,
+        mass,
+        inertia,
+        com,
+        participation,
+        frequencies,
+        damping,
+        *,
+        mode_shapes=None,
+        child=None,
+    ):
+        self.name = check_name(name, "body name")
+        m = float(mass)
+        if not np.isfinite(m) or m <= 0.0:
+            raise ArgumentError(f"FlexibleBody {name!r}: mass must be positive, got {mass}")
+        j = np.asarray(inertia, dtype=float)
+        if j.shape != (3, 3):
+            raise DimensionError(f"FlexibleBody {name!r}: inertia must be 3x3, got {j.shape}")
+        if not np.allclose(j, j.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(j).max())):
+            raise ArgumentError(f"FlexibleBody {name!r}: inertia must be symmetric")
+        self.mass, self.inertia = m, j
+        self.com = _vector3(com, f"FlexibleBody {name!r}: com")
+        lmat = np.atleast_2d(np.asarray(participation, dtype=float))
+        if lmat.ndim != 2 or lmat.shape[1] != 6:
+            raise DimensionError(
+                f"FlexibleBody {name!r}: participation must be n x 6, got shape {lmat.shape}"
+            )
+        n = lmat.shape[0]
+        freqs = (
+            list(frequencies)
+            if isinstance(frequencies, list | tuple | np.ndarray)
+            else [frequencies]
+        )
+        if len(freqs) != n:
+            raise DimensionError(
+                f"FlexibleBody {name!r}: {len(freqs)} frequencies for {n} modes "
+                f"(rows of participation)"
+            )
+        xi = np.broadcast_to(np.asarray(damping, dtype=float), (n,)).copy()
+        if np.any(~np.isfinite(xi)) or np.any(xi < 0) or np.any(xi >= 1):
+            raise ArgumentError(f"FlexibleBody {name!r}: damping ratios must lie in [0, 1)")
+        self.participation = lmat
+        self.frequencies = freqs
+        self._freq = [_frequency(w, i) for i, w in enumerate(freqs)]
+        self.damping = xi
+        if (mode_shapes is None) != (child is None):
+            raise ArgumentError(
+                f"FlexibleBody {name!r}: mode_shapes and child must be given together"
+            )
+        if mode_shapes is not None:
+            phi = np.asarray(mode_shapes, dtype=float).reshape(6, -1) if n else np.zeros((6, 0))
+            if phi.shape != (6, n):
+                raise DimensionError(
+                    f"FlexibleBody {name!r}: mode_shapes must be 6 x {n}, got {phi.shape}"
+                )
+            self.mode_shapes = phi
+            self.child = _vector3(child, f"FlexibleBody {name!r}: child")
+        else:
+            self.mode_shapes = None
+            self.child = None
+        r = self.residual_mass
+        lam = np.linalg.eigvalsh(0.5 * (r + r.T))
+        if lam[0] <= 0.0:
+            warnings.warn(
+                f"FlexibleBody {name!r}: the residual mass D_P - L^T L is not positive "
+                f"definite (smallest eigenvalue {lam[0]:.4g}); the modal data are "
+                "inconsistent with the rigid data",
+                ResidualMassWarning,
+                stacklevel=2,
+            )
+
+    # ----------------------------------------------------------------- data
+    @property
+    def n_modes(self) -> int:
+        """Number of clamped-free modes."""
+        return self.participation.shape[0]
+
+    @property
+    def is_two_port(self) -> bool:
+        """True when the body has a child port C."""
+        return self.child is not None
+
+    @property
+    def rigid_mass(self) -> np.ndarray:
+        """``D_P`` (6x6): rigid direct dynamic model at P, fully coupled."""
+        return np.asarray(spatial_inertia(self.mass, self.inertia, -self.com), dtype=float)
+
+    @property
+    def residual_mass(self) -> np.ndarray:
+        """``R_P = D_P - L^T L`` (6x6), the direct mass at P at high frequency."""
+        return self.rigid_mass - self.participation.T @ self.participation
+
+    def nominal_frequencies(self) -> np.ndarray:
+        """Centre value of each modal frequency (rad/s)."""
+        return np.array([c for c, _, _ in self._freq])
+
+    # ----------------------------------------------------------------- model
+    def signal_names(self):
+        """``(input_names, output_names)`` of :meth:`titop`.
+
+        Inputs: the wrench applied on the body at C (``{name}_C_Fx..Tz``, two-port
+        only), then the acceleration twist at P (``{name}_P_ax..alphaz``).
+        Outputs: the acceleration twist at C (two-port only), then the wrench
+        the body applies to its parent (``{name}_P_to_parent_Fx..Tz``).
+        """
+        b = self.name
+        ins = [f"{b}_P_{c}" for c in ACCELERATION_COMPONENTS]
+        outs = [f"{b}_P_to_parent_{c}" for c in WRENCH_COMPONENTS]
+        if self.is_two_port:
+            ins = [f"{b}_C_{c}" for c in WRENCH_COMPONENTS] + ins
+            outs = [f"{b}_C_{c}" for c in ACCELERATION_COMPONENTS] + outs
+        return ins, outs
+
+    def titop(self) -> UncertainSystem:
+        """The TITOP model (Eqs. 4-5) as an exact LFT of the uncertain frequencies.
+
+        Returns
+        -------
+        UncertainSystem
+            Two-port: 12 inputs ``[W_C; x''_P]``, 12 outputs ``[x''_C; W_P]``.
+            One-port: 6 inputs ``x''_P``, 6 outputs ``W_P``.  States
+            ``[w_j eta_j; eta'_j]`` per mode.
+
+        Examples
+        --------
+        >>> import robustmb as rmb
+        >>> from robustmb.multibody import FlexibleBody
+        >>> w = rmb.ureal("w1", 2.0, percent=20)
+        >>> body = FlexibleBody("a", 1.0, 0.1 * np.eye(3), [0.5, 0, 0],
+        ...                     [[0, 0, 0.5, 0, 0, 0]], [w], 0.02)
+        >>> body.titop().blocks
+        {'w1': 2}
+        """
+        n = self.n_modes
+        lmat, xi = self.participation, self.damping
+        two = self.is_two_port
+        nu = 12 if two else 6
+        # Modal forcing f = Bf u with u = [W_C; x''_P] (two-port) or x''_P.
+        bf = np.hstack([self.mode_shapes.T, -lmat]) if two else -lmat
+        # Group the uncertain modes by element name: a repeated block's channels are contiguous.
+        groups: dict[str, tuple] = {}
+        for jm, (_, _, el) in enumerate(self._freq):
+            if el is not None:
+                groups.setdefault(el.name, (el, []))[1].append(jm)
+        order = [jm for _, (_, idx) in groups.items() for jm in idx]
+        nw = 2 * len(order)
+        a = np.zeros((2 * n, 2 * n))
+        b = np.zeros((2 * n, nw + nu))
+        cz = np.zeros((nw, 2 * n))
+        for jm, (c, _, _) in enumerate(self._freq):
+            nj = np.array([[0.0, 1.0], [-1.0, -2.0 * xi[jm]]])
+            s = slice(2 * jm, 2 * jm + 2)
+            a[s, s] = c * nj
+            b[2 * jm + 1, nw:] = bf[jm]
+        for k, jm in enumerate(order):
+            h = self._freq[jm][1]
+            s = slice(2 * jm, 2 * jm + 2)
+            b[s, 2 * k : 2 * k + 2] = h * np.eye(2)
+            cz[2 * k : 2 * k + 2, s] = np.array([[0.0, 1.0], [-1.0, -2.0 * xi[jm]]])
+        # eta'' is the second row of each mode's state derivative.
+        sel = np.zeros((n, 2 * n))
+        sel[np.arange(n), 2 * np.arange(n) + 1] = 1.0
+        eta_a, eta_b = sel @ a, sel @ b
+        dp = self.rigid_mass
+        if two:
+            tcp = kinematic_model(-self.child)  # tau_CP, from the vector C to P
+            out = np.vstack([self.mode_shapes, -lmat.T])
+            d0 = np.block([[np.zeros((6, 6)), tcp], [tcp.T, -dp]])
+        else:
+            out = -lmat.T
+            d0 = -dp
+        cy = out @ eta_a
+        dy = out @ eta_b
+        dy[:, nw:] += d0
+        c = np.vstack([cz, cy])
+        d = np.vstack([np.zeros((nw, nw + nu)), dy])
+        blocks = {name: (el, 2 * len(idx)) for name, (el, idx) in groups.items()}
+        real = make_realization(a, b, c, d, blocks)
+        ins, outs = self.signal_names()
+        return UncertainSystem(real, dt=0, input_names=ins, output_names=outs, name=self.name)
+
+    def dc_gain(self) -> np.ndarray:
+        """Static gain of the nominal TITOP model (``-D_P`` block at P).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import FlexibleBody
+        >>> b = FlexibleBody("a", 1.0, np.eye(3), [0, 0, 0], np.zeros((0, 6)), [], 0.0)
+        >>> bool(np.allclose(b.dc_gain(), -np.eye(6)))
+        True
+        """
+        sys = self.titop().nominal()
+        if sys.nstates == 0:
+            return np.asarray(sys.D, dtype=float)
+        return np.asarray(sys.D - sys.C @ np.linalg.solve(sys.A, sys.B), dtype=float)
+
+    def __repr__(self):
+        kind = "two-port" if self.is_two_port else "one-port"
+        return f"FlexibleBody({self.name!r}, {kind}, {self.n_modes} modes, mass={self.mass:g})"

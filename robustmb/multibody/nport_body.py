@@ -1,0 +1,152 @@
+"""Analytical n-port model of a rigid body (seed 003, Eqs. 7-10).
+
+A rigid body B (mass ``m``, inertia ``J_G`` at its centre of mass G) carries
+appendages at ports ``P_1 .. P_n`` and an external wrench at G.  The inverse
+model (Eq. 9) maps the wrenches applied ON B to the acceleration twists::
+
+    [x''_P1; ..; x''_Pn; x''_G] = T D_G^-1 T^T [W_1; ..; W_n; W_ext],
+    T = [tau_P1G; ..; tau_PnG; I6]
+
+With a parent port (Eq. 10) that port is inverted: its input is the
+acceleration twist imposed by the parent and its output the wrench B applies
+to the parent (minus the wrench the parent applies to B).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ArgumentError, DimensionError, SignalError
+from ..lft.model import UncertainMatrix
+from ..lft.realization import make_realization
+from .flexible_body import ACCELERATION_COMPONENTS
+from .signals import WRENCH_COMPONENTS, check_name
+from .spatial import kinematic_model
+
+
+def _rigid_mass_at_com(mass, inertia, what):
+    m = float(mass)
+    j = np.asarray(inertia, dtype=float)
+    if not np.isfinite(m) or m <= 0:
+        raise ArgumentError(f"{what}: mass must be positive, got {mass}")
+    if j.shape != (3, 3):
+        raise DimensionError(f"{what}: inertia must be 3x3, got {j.shape}")
+    if np.any(np.linalg.eigvalsh(0.5 * (j + j.T)) <= 0):
+        raise ArgumentError(f"{what}: inertia must be symmetric positive definite")
+    d = np.zeros((6, 6))
+    d[:3, :3] = m * np.eye(3)
+    d[3:, 3:] = j
+    return d
+
+
+def rigid_nport(name, mass, inertia, ports, *, parent=None):
+    """Static n-port TITOP model of a rigid body (Eq. 9, or Eq. 10 with ``parent``).
+
+    Parameters
+    ----------
+    name : str
+        Body name, used in the signal names.
+    mass : float
+    inertia : (3, 3) array_like
+        Inertia at the centre of mass G (body axes).
+    ports : dict
+        Port name -> vector from G to the port (3 numbers, body axes).  The
+        external wrench is applied at G (signal names ``{name}_G_ext_*``,
+        accelerations ``{name}_G_*``).
+    parent : str, optional
+        Port through which the body hangs on its parent (Eq. 10).
+
+    Returns
+    -------
+    UncertainMatrix
+        Inputs: ``{name}_{port}_Fx..Tz`` (wrench ON B at each port, in the
+        order of ``ports``), then ``{name}_G_ext_Fx..Tz``; for the parent port
+        the input is ``{name}_{parent}_ax..alphaz`` instead.  Outputs:
+        ``{name}_{port}_ax..alphaz`` then ``{name}_G_ax..alphaz``; for the
+        parent port ``{name}_{parent}_to_parent_Fx..Tz``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import rigid_nport
+    >>> X = rigid_nport("hub", 2.0, np.eye(3), {"P1": [1.0, 0, 0]})
+    >>> X.shape
+    (12, 12)
+    >>> float(X.nominal()[8, 2])       # z force at G -> z acceleration at G: 1/m
+    0.5
+    """
+    check_name(name, "body name")
+    what = f"rigid_nport {name!r}"
+    dg = _rigid_mass_at_com(mass, inertia, what)
+    if not isinstance(ports, dict):
+        raise ArgumentError(f"{what}: ports must be a dict name -> vector from G")
+    names = list(ports)
+    taus = []
+    for p in names:
+        check_name(p, "port name")
+        v = np.asarray(ports[p], dtype=float)
+        if v.shape != (3,) or not np.all(np.isfinite(v)):
+            raise DimensionError(f"{what}: port {p!r} must be 3 finite numbers, got {v.shape}")
+        taus.append(kinematic_model(-v))  # tau_{P G}: from the vector P to G
+    t = np.vstack(taus + [np.eye(6)])
+    big = t @ np.linalg.solve(dg, t.T)
+    ins = [f"{name}_{p}_{c}" for p in names + ["G_ext"] for c in WRENCH_COMPONENTS]
+    outs = [f"{name}_{p}_{c}" for p in names + ["G"] for c in ACCELERATION_COMPONENTS]
+    if parent is not None:
+        if parent not in ports:
+            raise SignalError(f"{what}: parent port {parent!r} is not among the ports {names}")
+        k = names.index(parent)
+        s = slice(6 * k, 6 * k + 6)
+        tg1 = np.linalg.inv(taus[k])  # tau_{G P1}
+        # Eq. 10: W_{B/A1} = tau_GP1^T [-D_G tau_GP1 x''_P1 + sum_k tau_PkG^T W_k + W_ext].
+        rest = np.ones(len(ins), dtype=bool)
+        rest[s] = False
+        big = big.copy()
+        row_w = np.zeros((6, len(ins)))
+        row_w[:, s] = -tg1.T @ dg @ tg1
+        row_w[:, rest] = tg1.T @ t.T[:, rest]
+        # Accelerations elsewhere: rigid transport of the imposed x''_P1.
+        col = t @ tg1
+        big[:, s] = col
+        big[:, rest] = 0.0
+        big[s, :] = row_w
+        ins[s] = [f"{name}_{parent}_{c}" for c in ACCELERATION_COMPONENTS]
+        outs[s] = [f"{name}_{parent}_to_parent_{c}" for c in WRENCH_COMPONENTS]
+    n = big.shape[0]
+    real = make_realization(np.zeros((0, 0)), np.zeros((0, n)), np.zeros((n, 0)), big, {})
+    return UncertainMatrix(real, input_names=ins, output_names=outs, name=name)
+
+
+def rigid_titop(name, mass, inertia, com, child):
+    """Rigid two-port TITOP (the flexible body with no modes), static.
+
+    Inputs ``[W_C; x''_P]``, outputs ``[x''_C; W_P]`` with
+    ``D = [[0, tau_CP], [tau_CP^T, -D_P]]`` (signal names as
+    :meth:`FlexibleBody.titop`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import rigid_titop
+    >>> R = rigid_titop("link", 1.0, np.eye(3), [0.5, 0, 0], [1.0, 0, 0])
+    >>> R.shape
+    (12, 12)
+    """
+    from .flexible_body import FlexibleBody
+
+    body = FlexibleBody(
+        name,
+        mass,
+        inertia,
+        com,
+        np.zeros((0, 6)),
+        [],
+        0.0,
+        mode_shapes=np.zeros((6, 0)),
+        child=child,
+    )
+    sys = body.titop()
+    real = sys._real
+    return UncertainMatrix(
+        real, input_names=sys.input_names, output_names=sys.output_names, name=name
+    )
