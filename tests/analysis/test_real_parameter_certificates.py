@@ -90,3 +90,17 @@ def test_two_cart_margin_is_tight_and_sound():
     v = res.destabilizing
     assert max_real_pole(v["m1"], v["m2"], v["k"]) > -1e-6
     assert _box_max_real_pole(res.upper * 1.001) > 0
+
+
+def test_relaxing_real_parameters_is_reported_with_its_cost():
+    from robustmb.analysis.mu_sweep import certified_mu_peak
+
+    problem = uncertain_problem(two_carts())
+    full = certified_mu_peak(problem.m11, problem.blk, lower=False)
+    assert full.covered and full.relaxed == [] and full.real_level == full.upper
+    # with two refinement rounds the second one relaxes: it must say where and how much
+    short = certified_mu_peak(problem.m11, problem.blk, lower=False, max_rounds=2)
+    assert short.covered and len(short.relaxed) > 0
+    assert short.real_level < short.upper
+    # the relaxed level is still an upper bound (>= the realised peak 1 / 2.8864)
+    assert short.upper >= 1 / 2.8864 and full.upper >= 1 / 2.8864
