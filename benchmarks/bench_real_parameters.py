@@ -70,9 +70,10 @@ def timed_robstab(loop):
 
 def main():
     prev = previous_intervals()
+    # (name, loop, AB13MD grid decades): each grid spans the modes of its loop
     cases = [
-        ("two carts (7 states, 3 real)", two_carts()),
-        ("20 states, 5 real", twenty_state_loop()),
+        ("two carts (7 states, 3 real)", two_carts(), (-1, 4)),
+        ("20 states, 5 real", twenty_state_loop(), (-2, 2)),
     ]
     print(f"{'case':30s} {'algorithm':9s} {'lower':>9s} {'upper':>9s} {'gap %':>8s} {'time s':>7s}")
     for name, loop, decades in cases:
