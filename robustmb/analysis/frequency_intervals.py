@@ -34,17 +34,41 @@ import scipy.linalg as sla
 from .mu_structure import dagger, hermitian_power
 from .mu_upper import expand_scalings
 
+# Scalings D worse conditioned than this are folded into the multiplier instead.
+_MAX_COND = 1e12
 # Relative margin by which interval ends are pulled in from their crossing frequencies.
 _EDGE = 1e-9
 
 
 @dataclass(frozen=True)
 class Multiplier:
-    """``X, Y, Z`` of the frequency-domain inequality of one certificate."""
+    """``X, Y, Z`` of the frequency-domain inequality of one certificate.
+
+    With ``left`` and ``right`` (invertible ``Dl``, ``Dr``) the inequality is stated
+    for the scaled model ``Dl M Dr^-1``: it is the congruence of the one for ``M``
+    by ``Dr``, so it holds at exactly the same frequencies, but its multiplier has
+    no spread of magnitudes (a real-mu certificate's ``D`` can span 1e4 and more,
+    which leaves the Hamiltonian pencil of the unscaled form numerically singular).
+    """
 
     x: np.ndarray
     y: np.ndarray
     z: np.ndarray
+    left: np.ndarray | None = None
+    right: np.ndarray | None = None
+
+    def scale_responses(self, responses):
+        """``Dl M Dr^-1`` for a stack of responses (unchanged without scaling)."""
+        if self.left is None:
+            return responses
+        return self.left @ responses @ np.linalg.inv(self.right)
+
+    def scale_system(self, a, b, c, d):
+        """State-space data of ``Dl M Dr^-1``."""
+        if self.left is None:
+            return a, b, c, d
+        rinv = np.linalg.inv(self.right)
+        return a, b @ rinv, self.left @ c, self.left @ d @ rinv
 
     def pi(self, beta):
         """The constant Hermitian multiplier ``Pi`` for the level ``beta``."""
@@ -63,6 +87,14 @@ def multiplier_from_certificate(blk, beta0, D, G=None) -> Multiplier:
     # The certificate is invariant under D -> c D; unit size keeps products finite.
     D = np.asarray(D) / np.max(np.abs(D))
     dl, dr, gl, gm, gr = expand_scalings(blk, D, G)
+    if beta0 > 0 and np.linalg.cond(dl) < _MAX_COND and np.linalg.cond(dr) < _MAX_COND:
+        # the scaled form: X = Pl, Y = beta0 Pl Gm, Z = Pr, of unit size
+        pl = hermitian_power(gl, -0.5)
+        pr = hermitian_power(gr, -0.5)
+        x, y, z = pl, beta0 * pl @ gm, pr
+        scale = max(np.linalg.norm(x), np.linalg.norm(y), np.linalg.norm(z))
+        x, y, z = x / scale, y / scale, z / scale
+        return Multiplier(0.5 * (x + dagger(x)), y, 0.5 * (z + dagger(z)), dl, dr)
     if beta0 == 0:
         x, y, z = dagger(dl) @ dl, dagger(dl) @ gm @ dr, dagger(dr) @ dr
     else:
@@ -79,7 +111,7 @@ def multiplier_from_certificate(blk, beta0, D, G=None) -> Multiplier:
 
 def fdi_values(responses, mult: Multiplier, beta):
     """``lambda_max(Phi(w))`` for a stack of responses ``M(jw)`` (shape ``(k, n, m)``)."""
-    m = responses
+    m = mult.scale_responses(responses)
     mh = dagger(m)
     my = mh @ mult.y
     phi = mh @ mult.x @ m - 1j * my + 1j * dagger(my) - beta**2 * mult.z
@@ -114,14 +146,22 @@ def to_equivalent_frequency(w, dt):
     return np.tan(np.clip(np.asarray(w, float) * dt / 2.0, 0.0, np.pi / 2))
 
 
-def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
-    """Frequencies ``w >= 0`` where ``det Phi(jw)`` may vanish (continuous-time data).
+def _pencil_eigenvalues(a, b, c, d, pi):
+    """Finite zeros of ``Phi(s) = [M(s); I]^~ Pi [M(s); I]`` (continuous-time data).
 
-    The zeros of ``Phi(s) = [M(s); I]^~ Pi [M(s); I]`` are the finite
-    eigenvalues of a Hamiltonian pencil; those within ``rtol`` (relative) of
-    the imaginary axis are returned, sorted.
+    The states are balanced first (a diagonal similarity by powers of 2, exact): a
+    loop closed through a high-gain controller has state coordinates spread over
+    twenty orders of magnitude, and the unbalanced pencil then loses every crossing.
+    With a well-conditioned ``D^H Pi D`` term the pencil is reduced to a
+    Hamiltonian matrix, whose eigenvalue routine balances it again.
     """
     n, mw = b.shape
+    if n == 0:
+        return np.zeros(0, complex)
+    _, (scal, _perm) = sla.matrix_balance(a, permute=False, separate=True)
+    a = a * scal[None, :] / scal[:, None]
+    b = b / scal[:, None]
+    c = c * scal[None, :]
     cc = np.vstack([c, np.zeros((mw, n))])
     dc = np.vstack([d, np.eye(mw)])
     q = dagger(cc) @ pi @ cc
@@ -130,12 +170,22 @@ def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
     big_a = np.block([[a, np.zeros((n, n))], [q, -dagger(a)]])
     big_b = np.vstack([b, s])
     big_c = np.hstack([dagger(s), -dagger(b)])
+    if np.linalg.cond(r) < 1e8:
+        return np.linalg.eigvals(big_a - big_b @ np.linalg.solve(r, big_c))
     pencil_a = np.block([[big_a, big_b], [big_c, r]])
     pencil_e = sla.block_diag(np.eye(2 * n), np.zeros((mw, mw)))
-    if n == 0:
-        return np.zeros(0)
     lam = sla.eigvals(pencil_a, pencil_e)
-    lam = lam[np.isfinite(lam)]
+    return lam[np.isfinite(lam)]
+
+
+def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
+    """Frequencies ``w >= 0`` where ``det Phi(jw)`` may vanish (continuous-time data).
+
+    The zeros of ``Phi(s) = [M(s); I]^~ Pi [M(s); I]`` are the finite
+    eigenvalues of a Hamiltonian pencil; those within ``rtol`` (relative) of
+    the imaginary axis are returned, sorted.
+    """
+    lam = _pencil_eigenvalues(a, b, c, d, pi)
     scale = np.maximum(1.0, np.abs(lam))
     on_axis = np.abs(lam.real) <= rtol * scale
     w = np.abs(lam[on_axis].imag)
@@ -145,14 +195,14 @@ def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
 def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     """Largest interval around ``w0`` on which the multiplier certifies ``mu <= beta``.
 
-    The inequality is checked at the midpoint of every segment between candidate
-    crossings, at ``w0`` and at 0.  Segments are joined across a candidate only where
-    the inequality holds at it and just either side of it (a spurious candidate).  The
-    ends of the interval are pulled in from their crossings by the relative margin
-    ``_EDGE`` and checked there (else they fall back to the midpoint of their segment):
-    a crossing is only known to rounding accuracy, and at a real-mu discontinuity
-    (``mu`` jumps at one frequency) the intervals of the certificates on either side
-    both end at that frequency, so the margin is what leaves the gap that exposes it.
+    The imaginary parts of all eigenvalues of the (balanced, scaled) Hamiltonian
+    pencil are candidate crossings.  Every segment between two of them is checked
+    at three interior points (its inertia is constant, so they agree unless the
+    pencil lost a crossing, in which case the segment counts as violated).
+    Segments are joined across a crossing only where the inequality holds at it and
+    just either side of it; the ends are pulled in from their crossings by the
+    relative margin ``_EDGE`` (at a real-mu discontinuity the intervals on either
+    side both end at one frequency: the margin leaves the gap that exposes it).
 
     Parameters
     ----------
@@ -169,36 +219,56 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     -------
     (lo, hi) : floats, ``lo <= w0 <= hi``; ``hi`` may be ``inf``.  ``None`` when
     the inequality does not hold at ``w0`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.analysis.freqresp import freqresp
+    >>> sysdata = (-np.eye(1), np.eye(1), np.eye(1), np.zeros((1, 1)))
+    >>> mult = Multiplier(np.eye(1), np.zeros((1, 1)), np.eye(1))  # |M(jw)| <= beta
+    >>> lo, hi = certified_interval(sysdata, mult, 0.5, 3.0, lambda w: freqresp(sysdata, w))
+    >>> round(lo, 6), hi  # |1 / (jw + 1)| <= 0.5 for w >= sqrt(3)
+    (1.732051, inf)
     """
     a, b, c, d = sysdata
-    # Every eigenvalue is a candidate: the pencil of a degenerate certificate can be so
-    # ill-conditioned that a true crossing comes out with a real part of 1e-4 relative.
-    # A spurious candidate costs three probes; the segments are joined across it.
-    cross = crossing_frequencies(a, b, c, d, mult.pi(beta), rtol=np.inf)
-    cross = cross[cross > 0]
+    lam = _pencil_eigenvalues(*mult.scale_system(a, b, c, d), mult.pi(beta))
+    # Every eigenvalue is a candidate: a real-mu peak isolated at one frequency is a
+    # pair of crossings so close together that they come out off the axis.
+    cand = np.unique(np.round(np.abs(lam.imag), 14))
+    got = _interval_between(cand[cand > 0], mult, beta, w0, evaluate, d, probes=3)
+    return (w0, w0) if got == "mixed" else got
+
+
+def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
+    """The interval of :func:`certified_interval` for the candidate crossings ``cross``.
+
+    ``"mixed"`` when the probes of the segment of ``w0`` disagree (a missed crossing).
+    """
     edges = np.concatenate([[0.0], cross, [np.inf]])
-    # Segment midpoints (and the point at infinity) decide each segment's sign.
     seg_lo, seg_hi = edges[:-1], edges[1:]
-    with np.errstate(invalid="ignore"):
-        mids = np.where(
-            np.isinf(seg_hi),
-            np.maximum(2 * seg_lo, seg_lo + 1.0),
-            np.where(seg_lo > 0, np.sqrt(seg_lo * seg_hi), 0.5 * seg_hi),
-        )
-    nseg, ncross = len(mids), len(cross)
-    probe = np.concatenate([mids, [w0, 0.0], cross * (1 - _EDGE), cross, cross * (1 + _EDGE)])
+    fr = (np.arange(probes) + 1.0) / (probes + 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        finite_hi = np.where(np.isinf(seg_hi), np.maximum(100 * seg_lo, seg_lo + 100.0), seg_hi)
+        # log-spaced inside a segment away from 0, linear in the first one
+        geo = seg_lo[:, None] * (finite_hi / np.where(seg_lo > 0, seg_lo, 1.0))[:, None] ** fr
+        lin = finite_hi[:, None] * fr
+        inner = np.where((seg_lo > 0)[:, None], geo, lin)
+    nseg, ncross = len(seg_lo), len(cross)
+    probe = np.concatenate(
+        [inner.ravel(), [w0, 0.0], cross * (1 - _EDGE), cross, cross * (1 + _EDGE)]
+    )
     neg = fdi_values(evaluate(probe), mult, beta) < 0
-    ok_seg, at_w0, at_zero = neg[:nseg], neg[nseg], neg[nseg + 1]
-    below, at, above = neg[nseg + 2 :].reshape(3, ncross)
+    seg_neg = neg[: nseg * probes].reshape(nseg, probes)
+    rest = neg[nseg * probes :]
+    at_w0, at_zero = rest[0], rest[1]
+    below, at, above = rest[2:].reshape(3, ncross)
     if not at_w0:
         return None
-    # The segment of w0 (the one to its left when w0 is a candidate itself).
+    ok_seg = seg_neg.all(axis=1)
     k = int(np.searchsorted(seg_hi, w0, side="left"))
     k = min(k, nseg - 1)
     if not ok_seg[k]:
-        # w0 sits on a numerically detected crossing inside a negative region.
-        return (w0, w0)
-    # Segments j and j + 1 meet at cross[j]: joined only where it is negative too.
+        return "mixed"
     joins = below & at & above
     lo_k = k
     while lo_k > 0 and ok_seg[lo_k - 1] and joins[lo_k - 1]:
@@ -206,11 +276,10 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     hi_k = k
     while hi_k < nseg - 1 and ok_seg[hi_k + 1] and joins[hi_k]:
         hi_k += 1
-    # Each end is pulled in from its crossing (or falls back to the checked midpoint).
     if lo_k == 0:
-        lo = 0.0 if at_zero else mids[0]
+        lo = 0.0 if at_zero else inner[0, 0]
     else:
-        lo = cross[lo_k - 1] * (1 + _EDGE) if above[lo_k - 1] else mids[lo_k]
+        lo = cross[lo_k - 1] * (1 + _EDGE) if above[lo_k - 1] else inner[lo_k, 0]
     lo = min(lo, w0)
     if hi_k == nseg - 1:
         if fdi_values(d[None], mult, beta)[0] < 0:
@@ -219,5 +288,5 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
         if hi_k == k:
             return (float(lo), float(w0))
         hi_k -= 1
-    hi = cross[hi_k] * (1 - _EDGE) if below[hi_k] else mids[hi_k]
+    hi = cross[hi_k] * (1 - _EDGE) if below[hi_k] else inner[hi_k, -1]
     return (float(lo), float(max(hi, w0)))

@@ -66,6 +66,13 @@ class MuPeak:
         between intervals it stops just below the level (all an interval needs).
         ``mu_lower`` is searched only where the upper bound exceeds the best lower
         bound found (elsewhere it is 0).
+    relaxed : list of float
+        Frequencies whose certificate treats the real parameters as complex ones (a
+        looser but frequency-continuous bound, used only after half of the refinement
+        rounds failed to close a gap).  Empty when every certificate is a real one.
+    real_level : float
+        The level reached before any relaxation (equal to ``upper`` when none was
+        needed): ``upper / real_level - 1`` is what the relaxation cost.
     """
 
     upper: float
@@ -77,6 +84,12 @@ class MuPeak:
     omega: np.ndarray = field(repr=False)
     mu_upper: np.ndarray = field(repr=False)
     mu_lower: np.ndarray = field(repr=False)
+    relaxed: list = field(default_factory=list)
+    real_level: float = np.nan
+
+    def __post_init__(self):
+        if np.isnan(self.real_level):
+            self.real_level = self.upper
 
 
 def default_grid(a, dt, n=60, *, both_signs=False):
@@ -325,6 +338,8 @@ def _half_axis_peak(
         return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * lo]
 
     relax_after = max_rounds // 2
+    relaxed_at: list = []
+    real_level = level
     for rnd in range(max_rounds + 1):
         for i in range(len(pts)):
             if i not in at_level:
@@ -347,6 +362,8 @@ def _half_axis_peak(
                 np.array(pts),
                 np.array(ubs),
                 np.array(lbs),
+                relaxed=[pts[i] for i in relaxed_at if i in ivs],
+                real_level=real_level if relaxed_at else level,
             )
         if rnd == max_rounds:
             break
@@ -360,6 +377,7 @@ def _half_axis_peak(
         if relaxed:
             # Relaxed certificates are valid for the real structure with G = 0.
             certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
+            relaxed_at.extend(range(n_before, len(pts)))
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level and not relaxed:
             tighten_above(level, n_before)
@@ -370,6 +388,8 @@ def _half_axis_peak(
         if not fixed and new_max * (1 + rel_gap) > level:
             # a fixed level is what the caller asked to prove: it never moves
             level = new_max * (1 + rel_gap) + 1e-12 * scale
+        if not relaxed:
+            real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
 
@@ -412,6 +432,8 @@ def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:
         np.concatenate([-neg.omega, pos.omega]),
         np.concatenate([neg.mu_upper, pos.mu_upper]),
         np.concatenate([neg.mu_lower, pos.mu_lower]),
+        relaxed=sorted([-w for w in neg.relaxed] + list(pos.relaxed)),
+        real_level=max(pos.real_level, neg.real_level),
     )
 
 

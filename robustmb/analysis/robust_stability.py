@@ -378,8 +378,18 @@ def _robstab(problem, omega, sensitivity, bar):
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
-    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap)
+    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+
+
+def _relaxation_note(peak):
+    """What relaxing real parameters to complex ones cost the certified bound, if anything."""
+    if peak is None or not peak.relaxed:
+        return ""
+    return (
+        f" (real parameters relaxed to complex ones at {len(peak.relaxed)} frequencies, "
+        f"which raised the certified mu level from {peak.real_level:.6g} to {peak.upper:.6g})"
+    )
 
 
 def _robstab_reason(lower, upper, crit, covered, omega, cap):
