@@ -110,6 +110,9 @@ def as_statespace_stack(models, *, argname: str = "sys"):
         items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
     else:
         items = models
+        fast = _stack_of_statespace(models, argname)
+        if fast is not None:
+            return fast
     parts = [as_statespace_data(item, argname=f"{argname}[{k}]") for k, item in enumerate(items)]
     A0, _, _, D0, dt0 = parts[0]
     for k, (A, _, _, D, dt) in enumerate(parts):
@@ -124,16 +127,53 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     return (*stacked, dt0)
 
 
+def _stack_of_statespace(models, argname):
+    """Stacked matrices of real ``control.StateSpace`` models of one size and sampling
+    time, validated once for the whole stack; None for anything else (then every model
+    goes through :func:`as_statespace_data`, which names the element at fault)."""
+    import control
+
+    if not all(type(G) is control.StateSpace for G in models):
+        return None
+    G0 = models[0]
+    if G0.dt is not None and G0.dt is not True and not isinstance(G0.dt, int | float):
+        return None
+    if any(G.A.shape != G0.A.shape or G.D.shape != G0.D.shape or G.dt != G0.dt for G in models):
+        return None
+    try:
+        stacked = [np.array([getattr(G, X) for G in models]) for X in "ABCD"]
+    except (TypeError, ValueError):
+        return None
+    if not all(X.dtype.kind in "fiu" for X in stacked):  # complex or object: slow path
+        return None
+    stacked = [X.astype(float) for X in stacked]
+    if not all(np.isfinite(X).all() for X in stacked):
+        return None
+    dt = as_statespace_data(G0, argname=f"{argname}[0]")[4]
+    return (*stacked, dt)
+
+
 def _models(A, B, C, D, dt):
     return [(A[k], B[k], C[k], D[k], dt) for k in range(A.shape[0])]
 
 
 def _balanced(A, B, C):
     """Per-model balancing as in :func:`~robustmb.analysis.balancing.balance_realization`."""
+    from scipy.linalg.lapack import dgebal
+
     from robustmb.analysis.balancing import balance_realization
 
-    out = [balance_realization(A[k], B[k], C[k]) for k in range(A.shape[0])]
-    return tuple(np.array([o[i] for o in out]) for i in range(3))
+    n = A.shape[1]
+    Ab, Bb, Cb = np.empty_like(A), np.empty_like(B), np.empty_like(C)
+    for k in range(A.shape[0]):
+        # the LAPACK call behind scipy's matrix_balance, without its wrapper's overhead;
+        # when no rows are permuted (lo = 0, hi = n - 1) ``ps`` is the scaling itself
+        ba, lo, hi, ps, info = dgebal(A[k], scale=1, permute=1)
+        if info == 0 and lo == 0 and hi == n - 1:
+            Ab[k], Bb[k], Cb[k] = ba, B[k] / ps[:, None], C[k] * ps[None, :]
+        else:
+            Ab[k], Bb[k], Cb[k] = balance_realization(A[k], B[k], C[k])
+    return Ab, Bb, Cb
 
 
 def _exponents(X):

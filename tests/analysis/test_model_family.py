@@ -146,3 +146,17 @@ def test_mu_peak_stack_equals_full_sweep_and_is_certified():
         # a certified lower bound (destabilising delta) never exceeds the upper bound
         assert np.max(full.lower) <= peak[k] * (1 + 1e-12)
         assert np.max(full.lower) > 0.5 * peak[k]
+
+
+def test_batched_balancing_is_the_single_model_balancing():
+    from robustmb.analysis.balancing import balance_realization
+    from robustmb.analysis.model_family import _balanced
+
+    models = family(9, 20)
+    A, B, C = (np.array([getattr(G, X) for G in models]) for X in "ABC")
+    A[3] = np.triu(A[3])  # LAPACK permutes this one: the general path
+    A[4, :, 0] = 0.0
+    Ab, Bb, Cb = _balanced(A, B, C)
+    for k in range(20):
+        for batched, single in zip((Ab[k], Bb[k], Cb[k]), balance_realization(A[k], B[k], C[k])):
+            np.testing.assert_array_equal(batched, single)
