@@ -127,7 +127,7 @@ def bench_hinf(rng, repeats, batch):
     t_ref = np.median([best_of(lambda G=G: ab13dd(G), repeats)[0] for G in singles])
     line("one model per call (median of 10)", t_ours, t_ref, "AB13DD")
     t_batch, (gamma, _) = best_of(lambda: rmb.hinfnorm(models, tol=TOL), max(1, repeats // 2))
-    t_ref_all, ref = best_of(lambda: np.array([ab13dd(G) for G in models]), 1)
+    t_ref_all, ref = best_of(lambda: np.array([ab13dd(G) for G in models]), max(1, repeats // 2))
     diff = np.max(np.abs(gamma - ref) / ref)
     line(
         f"per model in a batch of {batch}",
@@ -146,7 +146,9 @@ def bench_h2(rng, repeats, batch):
     t_ref = np.median([best_of(lambda G=G: control.norm(G, 2), repeats)[0] for G in singles])
     line("one model per call (median of 10)", t_ours, t_ref, "control.norm")
     t_batch, values = best_of(lambda: rmb.h2norm(models), max(1, repeats // 2))
-    t_ref_all, ref = best_of(lambda: np.array([control.norm(G, 2) for G in models]), 1)
+    t_ref_all, ref = best_of(
+        lambda: np.array([control.norm(G, 2) for G in models]), max(1, repeats // 2)
+    )
     diff = np.max(np.abs(values - ref) / ref)
     line(
         f"per model in a batch of {batch}",

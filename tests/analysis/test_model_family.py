@@ -158,5 +158,6 @@ def test_batched_balancing_is_the_single_model_balancing():
     A[4, :, 0] = 0.0
     Ab, Bb, Cb = _balanced(A, B, C)
     for k in range(20):
-        for batched, single in zip((Ab[k], Bb[k], Cb[k]), balance_realization(A[k], B[k], C[k])):
-            np.testing.assert_array_equal(batched, single)
+        single = balance_realization(A[k], B[k], C[k])
+        for batched, one in zip((Ab[k], Bb[k], Cb[k]), single, strict=True):
+            np.testing.assert_array_equal(batched, one)
