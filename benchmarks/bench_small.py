@@ -172,7 +172,7 @@ def family_reference(models, omega):
     for G in models:
         gamma.append(control.norm(G, "inf", tol=TOL))
         h2.append(control.norm(G, 2))
-        response = control.frequency_response(G, omega).fresp  # (3, 3, nw)
+        response = control.frequency_response(G, omega).frdata  # (3, 3, nw)
         mu.append(
             max(
                 slycot.ab13md(np.ascontiguousarray(response[:, :, k]), FAMILY_NBLOCK, FAMILY_ITYPE)[
