@@ -137,6 +137,7 @@ def test_mu_peak_stack_equals_full_sweep_and_is_certified():
     for k in range(3):
         full = mussv(R[k], blk)
         assert peak[k] == pytest.approx(np.max(full.upper), rel=1e-6)
+        assert full.upper[index[k]] == pytest.approx(peak[k], rel=1e-6)
         # SLICOT AB13MD's D,G bound on the same grid: ours is at least as tight
         slicot = [
             slycot.ab13md(np.ascontiguousarray(M), np.array([1, 2]), np.array([1, 2]))[0]
@@ -161,3 +162,13 @@ def test_batched_balancing_is_the_single_model_balancing():
         single = balance_realization(A[k], B[k], C[k])
         for batched, one in zip((Ab[k], Bb[k], Cb[k]), single, strict=True):
             np.testing.assert_array_equal(batched, one)
+
+
+def test_mu_peak_stack_does_not_depend_on_the_number_of_candidates():
+    from robustmb.analysis.model_family import mu_peak_stack
+
+    R = freqresp_stack(family(10, 4), np.logspace(-1, 1, 30))
+    blk = [(-1, 0), (1, 1), (1, 1)]
+    peaks = [mu_peak_stack(R, blk, candidates=c)[0] for c in (1, 3, 30)]
+    np.testing.assert_allclose(peaks[0], peaks[2], rtol=1e-6)
+    np.testing.assert_allclose(peaks[1], peaks[2], rtol=1e-6)
