@@ -63,8 +63,15 @@ def is_model_stack(sys) -> bool:
 
         from robustmb.lft.complex_statespace import ComplexStateSpace
 
-        lti = (control.StateSpace, control.TransferFunction, ComplexStateSpace, tuple)
-        return all(isinstance(item, lti) for item in sys)
+        lti = (control.StateSpace, control.TransferFunction, ComplexStateSpace)
+
+        def is_model(item):
+            # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
+            if isinstance(item, tuple):
+                return len(item) in (4, 5) and np.ndim(item[0]) == 2
+            return isinstance(item, lti)
+
+        return all(is_model(item) for item in sys)
     return False
 
 

@@ -122,6 +122,12 @@ def test_family_of_different_sizes_is_rejected_naming_the_element():
 
 def test_nested_list_is_still_a_static_gain():
     assert not is_model_stack([[1.0, 2.0], [3.0, 4.0]])
+    assert not is_model_stack([(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)])
+    assert hinfnorm([(3.0, 0.0), (0.0, 4.0)])[0] == pytest.approx(4.0)
+    G = (-np.eye(2), np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1)))
+    assert is_model_stack([G, G])
+    # G = 2 / (s + 1): squared H2 norm 4 / 2
+    np.testing.assert_allclose(h2norm([G, G]), [np.sqrt(2.0)] * 2, rtol=1e-14)
     gamma, _ = hinfnorm([[3.0, 0.0], [0.0, 4.0]])
     assert gamma == pytest.approx(4.0)
 
