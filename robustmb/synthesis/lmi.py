@@ -17,7 +17,6 @@ strict inequalities; the driver verifies the result.
 
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 
 from robustmb.errors import IllPosedError
@@ -28,6 +27,8 @@ __all__ = ["lmi_h2", "lmi_hinf"]
 
 
 def _solve(problem):
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
     for solver in ("CLARABEL", "SCS"):
         if solver not in cp.installed_solvers():
             continue
@@ -45,6 +46,8 @@ def _sym(M):
 
 
 def _variables(P: Plant):
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
     n, m1, m2, p1, p2 = P.dims
     X = cp.Variable((n, n), symmetric=True)
     Y = cp.Variable((n, n), symmetric=True)
@@ -71,6 +74,8 @@ def _reconstruct(P: Plant, X, Y, Ah, Bh, Ch, Dh):
 
 
 def _hinf_blocks(P: Plant, X, Y, Ah, Bh, Ch, Dh, gamma):
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
     n, m1, m2, p1, p2 = P.dims
     A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
     D11, D12, D21 = P.D11, P.D12, P.D21
@@ -108,6 +113,8 @@ def lmi_hinf(P: Plant, *, gamma=None, backoff=1e-3):
     optimum (``None`` when ``gamma`` was given), ``gamma_design`` the level the controller
     was computed at.
     """
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
     n, m1, m2, p1, p2 = P.dims
     gamma_opt = None
     if gamma is None:
@@ -153,6 +160,8 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
     The closed loop has no feedthrough only when ``D11 + D12 Dk D21 = 0``; this is imposed.
     Returns ``(h2_opt, (Ak, Bk, Ck, Dk))``.
     """
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
     n, m1, m2, p1, p2 = P.dims
     A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
     D11, D12, D21 = P.D11, P.D12, P.D21

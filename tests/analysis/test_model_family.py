@@ -1,0 +1,180 @@
+"""Tests of robustmb.analysis.model_family: norms and responses of a family in one batch.
+
+Every batched result is compared with the single-model call (same certified value) and,
+independently, with SLICOT (AB13DD for H-infinity, AB13BD for H2 through slycot),
+python-control and dense per-frequency solves.
+"""
+
+import control
+import numpy as np
+import pytest
+import slycot
+
+from robustmb.analysis.freqresp import freqresp
+from robustmb.analysis.model_family import freqresp_stack, is_model_stack
+from robustmb.analysis.norms import h2norm, hinfnorm
+from robustmb.errors import DimensionError
+
+
+def family(seed, count, n=6, m=3, p=3, strictly_proper=False):
+    np.random.seed(seed)  # noqa: NPY002  (control.rss uses the global generator)
+    return [control.rss(n, p, m, strictly_proper=strictly_proper) for _ in range(count)]
+
+
+def ab13dd(G, dt=0.0):
+    A, B, C, D = G.A, G.B, G.C, G.D
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    dico = "D" if dt else "C"
+    return float(slycot.ab13dd(dico, "I", "N", "D", n, m, p, A, np.eye(n), B, C, D, 1e-12)[0])
+
+
+def ab13bd(G):
+    A, B, C, D = G.A, G.B, G.C, G.D
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    return float(slycot.ab13bd("C", "H", n, m, p, A, B, C, D))
+
+
+def awkward_members():
+    """Models that leave the batched path: unstable, defective-like, D near the peak."""
+    unstable = control.ss(
+        np.diag([-1.0, 0.5, -2, -3, -4, -5]), np.ones((6, 3)), np.ones((3, 6)), np.zeros((3, 3))
+    )
+    # Jordan-like block: eigenvector matrix far from orthogonal
+    A = np.diag(-np.ones(6)) + np.diag(np.full(5, 1e3), 1)
+    defective = control.ss(A, np.ones((6, 3)), np.eye(3, 6), np.zeros((3, 3)))
+    # sigma_max(D) equal to the norm: the peak is approached at infinity
+    highpass = control.ss(-np.eye(6), 1e-3 * np.ones((6, 3)), np.ones((3, 6)), np.eye(3))
+    return [unstable, defective, highpass]
+
+
+def test_hinfnorm_family_equals_single_calls_and_slycot():
+    models = family(0, 40) + awkward_members()
+    gamma, fpeak = hinfnorm(models)
+    single = [hinfnorm(G) for G in models]
+    for k, G in enumerate(models):
+        if np.isinf(single[k][0]):
+            assert np.isinf(gamma[k])
+            continue
+        assert gamma[k] == pytest.approx(single[k][0], rel=2e-8)
+        assert gamma[k] == pytest.approx(ab13dd(G), rel=2e-8)
+        # the value is attained at the returned frequency (dense solve, no shared code)
+        if np.isfinite(fpeak[k]):
+            H = G.C @ np.linalg.solve(1j * fpeak[k] * np.eye(G.nstates) - G.A, G.B) + G.D
+            assert np.linalg.norm(H, 2) == pytest.approx(gamma[k], rel=1e-12)
+
+
+def test_hinfnorm_tuple_of_stacked_arrays():
+    models = family(1, 12, n=4, m=2, p=2)
+    stacked = tuple(np.array([getattr(G, X) for G in models]) for X in "ABCD")
+    assert is_model_stack(stacked)
+    gamma, _ = hinfnorm(stacked, tol=1e-10)
+    ref = np.array([ab13dd(G) for G in models])
+    np.testing.assert_allclose(gamma, ref, rtol=1e-9)
+
+
+def test_hinfnorm_discrete_family_uses_single_model_path():
+    models = [control.c2d(G, 0.1) for G in family(2, 5, n=4, m=2, p=2)]
+    gamma, fpeak = hinfnorm(models)
+    for k, G in enumerate(models):
+        assert (gamma[k], fpeak[k]) == hinfnorm(G)
+        assert gamma[k] == pytest.approx(ab13dd(G, dt=0.1), rel=2e-8)
+
+
+def test_h2norm_family_equals_single_calls_and_slycot():
+    models = family(3, 40, strictly_proper=True) + awkward_members()[:2]
+    values = h2norm(models)
+    for k, G in enumerate(models):
+        single = h2norm(G)
+        if np.isinf(single):
+            assert np.isinf(values[k])
+            continue
+        assert values[k] == pytest.approx(single, rel=1e-12)
+        assert values[k] == pytest.approx(ab13bd(G), rel=1e-9)
+        assert values[k] == pytest.approx(control.norm(G, 2), rel=1e-9)
+
+
+def test_h2norm_family_with_feedthrough_is_infinite():
+    models = [control.ss(G.A, G.B, G.C, np.ones((3, 3))) for G in family(4, 6)]
+    models[2] = control.ss(models[2].A, models[2].B, models[2].C, np.zeros((3, 3)))
+    values = h2norm(models)
+    assert np.isinf(values[[0, 1, 3, 4, 5]]).all()
+    assert values[2] == pytest.approx(ab13bd(models[2]), rel=1e-9)
+
+
+def test_freqresp_stack_equals_dense_solves():
+    models = family(5, 10) + [awkward_members()[1]]
+    omega = np.array([0.0, 0.3, 1.0, 7.0, np.inf])
+    H = freqresp_stack(models, omega)
+    assert H.shape == (11, 5, 3, 3)
+    for k, G in enumerate(models):
+        np.testing.assert_allclose(H[k], freqresp(G, omega), rtol=1e-10, atol=1e-13)
+        dense = G.C @ np.linalg.solve(1j * 0.3 * np.eye(G.nstates) - G.A, G.B) + G.D
+        np.testing.assert_allclose(H[k, 1], dense, rtol=1e-9)
+
+
+def test_family_of_different_sizes_is_rejected_naming_the_element():
+    models = family(6, 3) + family(7, 1, n=5)
+    with pytest.raises(DimensionError, match=r"sys\[3\]"):
+        hinfnorm(models)
+    with pytest.raises(DimensionError, match=r"sys\[3\]"):
+        h2norm(models)
+
+
+def test_nested_list_is_still_a_static_gain():
+    assert not is_model_stack([[1.0, 2.0], [3.0, 4.0]])
+    assert not is_model_stack([(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)])
+    assert hinfnorm([(3.0, 0.0), (0.0, 4.0)])[0] == pytest.approx(4.0)
+    G = (-np.eye(2), np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1)))
+    assert is_model_stack([G, G])
+    # G = 2 / (s + 1): squared H2 norm 4 / 2
+    np.testing.assert_allclose(h2norm([G, G]), [np.sqrt(2.0)] * 2, rtol=1e-14)
+    gamma, _ = hinfnorm([[3.0, 0.0], [0.0, 4.0]])
+    assert gamma == pytest.approx(4.0)
+
+
+def test_mu_peak_stack_equals_full_sweep_and_is_certified():
+    from robustmb.analysis.model_family import mu_peak_stack
+    from robustmb.analysis.mussv import mussv
+
+    models = family(8, 3)
+    R = freqresp_stack(models, np.logspace(-1, 1, 25))
+    blk = [(-1, 0), (2, 2)]
+    peak, index = mu_peak_stack(R, blk, candidates=4)
+    for k in range(3):
+        full = mussv(R[k], blk)
+        assert peak[k] == pytest.approx(np.max(full.upper), rel=1e-6)
+        assert full.upper[index[k]] == pytest.approx(peak[k], rel=1e-6)
+        # SLICOT AB13MD's D,G bound on the same grid: ours is at least as tight
+        slicot = [
+            slycot.ab13md(np.ascontiguousarray(M), np.array([1, 2]), np.array([1, 2]))[0]
+            for M in R[k]
+        ]
+        assert peak[k] <= np.max(slicot) * (1 + 1e-6)
+        # a certified lower bound (destabilising delta) never exceeds the upper bound
+        assert np.max(full.lower) <= peak[k] * (1 + 1e-12)
+        assert np.max(full.lower) > 0.5 * peak[k]
+
+
+def test_batched_balancing_is_the_single_model_balancing():
+    from robustmb.analysis.balancing import balance_realization
+    from robustmb.analysis.model_family import _balanced
+
+    models = family(9, 20)
+    A, B, C = (np.array([getattr(G, X) for G in models]) for X in "ABC")
+    A[3] = np.triu(A[3])  # LAPACK permutes this one: the general path
+    A[4, :, 0] = 0.0
+    Ab, Bb, Cb = _balanced(A, B, C)
+    for k in range(20):
+        single = balance_realization(A[k], B[k], C[k])
+        for batched, one in zip((Ab[k], Bb[k], Cb[k]), single, strict=True):
+            np.testing.assert_array_equal(batched, one)
+
+
+def test_mu_peak_stack_does_not_depend_on_the_number_of_candidates():
+    from robustmb.analysis.model_family import mu_peak_stack
+
+    R = freqresp_stack(family(10, 4), np.logspace(-1, 1, 30))
+    blk = [(-1, 0), (1, 1), (1, 1)]
+    peaks = [mu_peak_stack(R, blk, candidates=c)[0] for c in (1, 3, 30)]
+    np.testing.assert_allclose(peaks[0], peaks[2], rtol=1e-6)
+    np.testing.assert_allclose(peaks[1], peaks[2], rtol=1e-6)
