@@ -11,6 +11,24 @@ For a continuous-time plant with ``D22 = 0`` (loop shifting removes it), ``D11 =
 with optimal cost ``||Tzw||_2^2 = trace(B1' X B1) + trace((D12'D12) F Y F')``.  Singular
 problems go to the H2 LMI (:func:`.lmi.lmi_h2`).  The closed-loop norm is re-computed
 with :func:`robustmb.h2norm` on the plant the user gave.
+
+In discrete time the optimal controller may use the current measurement (it has a
+feedthrough).  With ``M = D12'D12 + B2'X B2`` and ``V = D21 D21' + C2 Y C2'`` from the two
+discrete Riccati equations
+
+    X = A'XA + C1'C1 - (A'XB2 + C1'D12) M^-1 (B2'XA + D12'C1),
+    Y = AYA' + B1B1' - (AYC2' + B1D21') V^-1 (C2YA' + D21B1'),
+
+the full-information optimum is ``u = F x + F0 w`` with ``F = -M^-1 (B2'XA + D12'C1)``,
+``F0 = -M^-1 (B2'XB1 + D12'D11)``; the output-feedback optimum replaces it by its
+least-squares estimate from ``y_0..y_k`` (separation): with the one-step predictor
+``xh+ = A xh + B2 u + Lp (y - C2 xh)``, ``Lp = (AYC2' + B1D21') V^-1``,
+
+    u = F xh + L0 (y - C2 xh),   L0 = (F Y C2' + F0 D21') V^-1,
+
+and the optimal cost ``||Tzw||_2^2 = trace(D11'D11 + B1'XB1) + trace(M (F Y F' - L0 V L0'))``
+(completing the square; ``x_k`` is uncorrelated with ``w_k``).  See Chen & Francis,
+*Optimal Sampled-Data Control Systems* (1995), ch. 6 for the same result.
 """
 
 from __future__ import annotations
@@ -70,17 +88,44 @@ def _riccati_h2(P):
     return float(np.sqrt(max(opt, 0.0))), K
 
 
+def _riccati_h2_discrete(P):
+    A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
+    D11, D12, D21 = P.D11, P.D12, P.D21
+    try:
+        X = scipy.linalg.solve_discrete_are(A, B2, C1.T @ C1, D12.T @ D12, s=C1.T @ D12)
+        Y = scipy.linalg.solve_discrete_are(A.T, C2.T, B1 @ B1.T, D21 @ D21.T, s=B1 @ D21.T)
+    except (np.linalg.LinAlgError, ValueError) as exc:
+        raise IllPosedError(
+            f"h2syn: the discrete Riccati equations have no stabilising solution ({exc})"
+        ) from exc
+    M = D12.T @ D12 + B2.T @ X @ B2
+    V = D21 @ D21.T + C2 @ Y @ C2.T
+    F = -np.linalg.solve(M, B2.T @ X @ A + D12.T @ C1)
+    F0 = -np.linalg.solve(M, B2.T @ X @ B1 + D12.T @ D11)
+    Lp = np.linalg.solve(V, (A @ Y @ C2.T + B1 @ D21.T).T).T
+    L0 = np.linalg.solve(V, (F @ Y @ C2.T + F0 @ D21.T).T).T
+    # xh+ = (A + B2 F - (Lp + B2 L0) C2) xh + (Lp + B2 L0) y,  u = (F - L0 C2) xh + L0 y
+    Bk = Lp + B2 @ L0
+    K = (A + B2 @ F - Bk @ C2, Bk, F - L0 @ C2, L0)
+    opt = np.trace(D11.T @ D11 + B1.T @ X @ B1) + np.trace(M @ (F @ Y @ F.T - L0 @ V @ L0.T))
+    return float(np.sqrt(max(opt, 0.0))), K
+
+
 def h2syn(P, nmeas, ncon, *, method="auto"):
     """Full-order H2-optimal controller with a verified closed-loop H2 norm.
 
     Parameters
     ----------
     P : control.StateSpace, control.TransferFunction or uncertain system
-        Continuous-time generalised plant, inputs ``[w; u]``, outputs ``[z; y]``.
+        Generalised plant, inputs ``[w; u]``, outputs ``[z; y]``, continuous or discrete
+        time.  In discrete time the H2 norm is ``sqrt(sum_k trace(g_k' g_k))`` over the
+        impulse response (no sampling-time factor, as :func:`robustmb.h2norm`), ``D11``
+        is allowed, and the optimal controller generally has a feedthrough term.
     nmeas, ncon : int or sequence of str
         Measurements and controls (last outputs / inputs, or their names).
     method : {"auto", "riccati", "lmi"}
         ``"auto"``: Riccati formulae for a regular plant with ``D11 = 0``, else the LMI.
+        Discrete time always uses the discrete Riccati equations (no LMI path).
 
     Returns
     -------
@@ -89,9 +134,10 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     Raises
     ------
     IllPosedError
-        Plant not stabilisable / detectable, or no controller makes the loop strictly proper.
+        Plant not stabilisable / detectable, no controller makes the loop strictly proper,
+        or (discrete time) the Riccati equations have no stabilising solution.
     NotImplementedError
-        For a discrete-time plant.
+        For ``method="lmi"`` on a discrete-time plant.
 
     Examples
     --------
@@ -103,13 +149,23 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     >>> K = control.tf(res.controller)
     >>> bool(np.allclose(K.num[0][0], [-1.0]) and np.allclose(K.den[0][0], [1.0, 3.0]))
     True
+
+    Discrete time: the scalar plant ``x+ = x + w1 + u``, ``z = [x; u]``, ``y = x + w2``
+    has optimal cost ``5 ** 0.25`` (both Riccati solutions are the golden ratio).
+
+    >>> Pd = control.ss([[1.0]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]],
+    ...                 [[0, 0, 0], [0, 0, 1], [0, 1, 0]], 1.0)
+    >>> bool(np.isclose(rmb.h2syn(Pd, 1, 1).norm, 5 ** 0.25))
+    True
     """
     if method not in ("auto", "riccati", "lmi"):
         raise DimensionError(f"method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
     plant = partition_plant(P, nmeas, ncon)
-    if plant.dt > 0:
-        raise NotImplementedError("h2syn: discrete-time plants are not supported yet")
+    if plant.dt > 0 and method == "lmi":
+        raise NotImplementedError("h2syn: method='lmi' is continuous-time only")
     check_solvable(plant)
+    if plant.dt > 0:
+        return _discrete(plant)
     P0 = plant.with_d22_zero()
     regular = is_regular(P0) and not np.any(P0.D11)
     if method == "riccati" and not regular:
@@ -132,3 +188,15 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     if not np.isfinite(norm):
         raise IllPosedError(f"the {used} H2 controller failed the closed-loop verification")
     return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, used)
+
+
+def _discrete(plant):
+    opt, K0 = _riccati_h2_discrete(plant.with_d22_zero())
+    K = shift_back(K0, plant.D22)
+    cl = closed_loop(plant, K)
+    norm = h2norm(cl)
+    if not np.isfinite(norm):
+        raise IllPosedError("the discrete H2 controller failed the closed-loop verification")
+    return H2synResult(
+        as_controller(K, plant.dt), norm, norm, (min(opt, norm), norm), cl, "riccati"
+    )
