@@ -160,3 +160,28 @@ def test_h2syn_discrete_errors():
     )
     with pytest.raises(rmb.errors.IllPosedError, match="stabilisable"):
         rmb.h2syn(bad, 1, 1)
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_riccati_fast_path_matches_scipy(discrete):
+    import scipy.linalg
+
+    from robustmb.synthesis.h2syn import _are
+
+    rng = np.random.default_rng(7)
+    for n, m in [(1, 1), (4, 2), (9, 3)]:
+        A = rng.normal(size=(n, n)) + 0.5 * np.eye(n)  # unstable
+        B = rng.normal(size=(n, m))
+        C = rng.normal(size=(n + m, n))
+        D = rng.normal(size=(n + m, m))
+        Q, R, S = C.T @ C, D.T @ D, C.T @ D
+        X = _are(A, B, Q, R, S, discrete)
+        if discrete:
+            ref = scipy.linalg.solve_discrete_are(A, B, Q, R, s=S)
+            F = -np.linalg.solve(R + B.T @ X @ B, B.T @ X @ A + S.T)
+            assert np.max(np.abs(np.linalg.eigvals(A + B @ F))) < 1
+        else:
+            ref = scipy.linalg.solve_continuous_are(A, B, Q, R, s=S)
+            F = -np.linalg.solve(R, B.T @ X + S.T)
+            assert np.max(np.linalg.eigvals(A + B @ F).real) < 0
+        assert np.allclose(X, ref, rtol=1e-9, atol=1e-10 * np.abs(ref).max())
