@@ -33,6 +33,7 @@ and the optimal cost ``||Tzw||_2^2 = trace(D11'D11 + B1'XB1) + trace(M (F Y F' -
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import control
@@ -131,22 +132,31 @@ def _riccati_h2(P):
 
 
 def _lyap_h2(cl):
-    """Continuous H2 norm of a strictly proper loop: eigenvalue test, then the Gramian.
+    """H2 norm of a closed loop from its Gramian (SLICOT SB03MD), independent of synthesis.
 
-    A Bartels-Stewart solve independent of the synthesis; ``inf`` when not stable.
+    One Fortran call gives the eigenvalues of ``A`` (the stability test) and the Gramian;
+    ``inf`` when not stable (or a continuous loop has a feedthrough).  Falls back to
+    :func:`robustmb.h2norm` when SB03MD warns (close eigenvalues, failed QR).
     """
-    A, B, C = cl.A, cl.B, cl.C
-    if A.shape[0] == 0:
-        return 0.0
-    if np.max(np.linalg.eigvals(A).real) >= 0:
+    A, B, C, D = cl.A, cl.B, cl.C, cl.D
+    discrete = bool(cl.dt)
+    if not discrete and np.any(D):
         return np.inf
-    if B.shape[1] <= C.shape[0]:
-        W = scipy.linalg.solve_continuous_lyapunov(A, -B @ B.T)
-        value = np.trace(C @ W @ C.T)
-    else:
-        W = scipy.linalg.solve_continuous_lyapunov(A.T, -C.T @ C)
-        value = np.trace(B.T @ W @ B)
-    return float(np.sqrt(value)) if value >= 0 else np.inf
+    feed = float(np.sum(D * D)) if discrete else 0.0
+    if A.shape[0] == 0:
+        return float(np.sqrt(feed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            _, _, W, scale, _, _, w = slycot.sb03md57(
+                A.copy(), C=-B @ B.T, dico="D" if discrete else "C", trana="T"
+            )
+        except (SlycotError, Warning, ValueError):
+            return h2norm(cl)
+    if (np.max(np.abs(w)) >= 1) if discrete else (np.max(w.real) >= 0):
+        return np.inf
+    # W is positive semidefinite for a stable A: a negative trace is rounding (optimum 0)
+    return float(np.sqrt(max(np.trace(C @ W @ C.T) / scale + feed, 0.0)))
 
 
 def _riccati_h2_discrete(P):
@@ -245,7 +255,7 @@ def _continuous(plant, P0):
     opt, K0 = _riccati_h2(P0)
     K = shift_back(K0, plant.D22)
     cl = closed_loop(plant, K)
-    norm = _lyap_h2(cl) if not np.any(cl.D) else np.inf
+    norm = _lyap_h2(cl)
     if not np.isfinite(norm):
         raise IllPosedError("the riccati H2 controller failed the closed-loop verification")
     return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, "riccati")
@@ -269,7 +279,7 @@ def _discrete(plant, P0):
     opt, K0 = _riccati_h2_discrete(P0)
     K = shift_back(K0, plant.D22)
     cl = closed_loop(plant, K)
-    norm = h2norm(cl)
+    norm = _lyap_h2(cl)
     if not np.isfinite(norm):
         raise IllPosedError("the discrete H2 controller failed the closed-loop verification")
     return H2synResult(
