@@ -185,3 +185,17 @@ def test_riccati_fast_path_matches_scipy(discrete):
             F = -np.linalg.solve(R, B.T @ X + S.T)
             assert np.max(np.linalg.eigvals(A + B @ F).real) < 0
         assert np.allclose(X, ref, rtol=1e-9, atol=1e-10 * np.abs(ref).max())
+
+
+def test_h2syn_continuous_solvability_errors_name_the_cause():
+    # unstable mode 2 not reachable from u, then not visible in y
+    B = [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    C = [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
+    D = [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
+    A = [[2.0, 0.0], [0.0, -1.0]]
+    with pytest.raises(rmb.errors.IllPosedError, match="not stabilisable"):
+        rmb.h2syn(control.ss(A, B, C, D), 1, 1)
+    with pytest.raises(rmb.errors.IllPosedError, match="not detectable"):
+        Bu = [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]  # u reaches the unstable mode
+        Cy = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]  # y does not see it
+        rmb.h2syn(control.ss(A, Bu, Cy, D), 1, 1)
