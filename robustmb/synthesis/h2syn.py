@@ -89,6 +89,11 @@ def _are(A, B, Q, R, S, discrete=False):
     ``A`` in discrete time) or its residual is not at rounding level, scipy decides.
     """
     n = A.shape[0]
+    if np.linalg.cond(R) > 1e12:
+        # Singular R (no control penalty / measurement noise) is fine in discrete time as
+        # long as R + B'XB is invertible; the cross-term-free form does not exist.
+        solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are
+        return solver(A, B, Q, R, s=S)
     G = np.linalg.solve(R, np.hstack([B.T, S.T]))  # R^-1 [B', S']
     Ab = A - B @ G[:, n:]
     Gb = B @ G[:, :n]
@@ -191,7 +196,10 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         Generalised plant, inputs ``[w; u]``, outputs ``[z; y]``, continuous or discrete
         time.  In discrete time the H2 norm is ``sqrt(sum_k trace(g_k' g_k))`` over the
         impulse response (no sampling-time factor, as :func:`robustmb.h2norm`), ``D11``
-        is allowed, and the optimal controller generally has a feedthrough term.
+        is allowed, ``D12`` / ``D21`` may be rank deficient as long as the Riccati
+        equations have stabilising solutions (``D12'D12 + B2'X B2`` and
+        ``D21 D21' + C2 Y C2'`` invertible), and the optimal controller generally has a
+        feedthrough term.
     nmeas, ncon : int or sequence of str
         Measurements and controls (last outputs / inputs, or their names).
     method : {"auto", "riccati", "lmi"}

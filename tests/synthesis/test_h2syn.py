@@ -199,3 +199,14 @@ def test_h2syn_continuous_solvability_errors_name_the_cause():
         Bu = [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]  # u reaches the unstable mode
         Cy = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]  # y does not see it
         rmb.h2syn(control.ss(A, Bu, Cy, D), 1, 1)
+
+
+def test_h2syn_discrete_without_control_penalty():
+    # x+ = 1.2 x + w1 + u, z = x (D12 = 0), y = x + w2.  Closed form: X = 1, Y solves
+    # Y^2 - 1.44 Y - 1 = 0, optimal cost^2 = 1 + 1.44 Y / (Y + 1).
+    P = control.ss([[1.2]], [[1.0, 0.0, 1.0]], [[1.0], [1.0]], [[0, 0, 0], [0, 1, 0]], 1.0)
+    res = rmb.h2syn(P, 1, 1)
+    Y = (1.44 + np.sqrt(1.44**2 + 4)) / 2
+    expected = np.sqrt(1 + 1.44 * Y / (Y + 1))
+    assert res.norm == pytest.approx(expected, rel=1e-10)
+    assert _dlyap_h2(P, res.controller) == pytest.approx(expected, rel=1e-10)
