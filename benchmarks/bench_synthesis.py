@@ -5,7 +5,7 @@ For each regular plant: wall time of both (median of repeats), the optimal-level
 controller really achieves (robustmb.hinfnorm on the lower LFT).  Then the count of COMPleib
 plants each solves (python-control refuses singular D12 / D21).
 
-Run: PYTHONPATH=$PWD python benchmarks/bench_synthesis.py
+Run: PYTHONPATH=$PWD python benchmarks/bench_synthesis.py      (``... h2`` for h2syn only)
 """
 
 import sys
@@ -79,13 +79,53 @@ def _pyctrl_with_timeout(P, nmeas, ncon, timeout=30.0):
     return queue.get() if not queue.empty() else ("failed (no result)", False)
 
 
+def _interleaved(f1, f2, rounds=7, inner=40):
+    """Median over rounds of the per-call time of f1 and f2, alternated (shared machine)."""
+    t1, t2 = [], []
+    for _ in range(rounds):
+        for fn, acc in ((f1, t1), (f2, t2)):
+            t = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            acc.append((time.perf_counter() - t) / inner)
+    return float(np.median(t1)), float(np.median(t2))
+
+
+def h2_section():
+    """h2syn against python-control (SB10HD) and, in discrete time, SB10DD at gamma -> inf."""
+    import slycot
+
+    G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
+    r, K = rmb.h2syn(G, nmeas, ncon), control.h2syn(G, nmeas, ncon)
+    t1, t2 = _interleaved(lambda: rmb.h2syn(G, nmeas, ncon), lambda: control.h2syn(G, nmeas, ncon))
+    h2 = rmb.h2norm(G.lft(K))
+    print(f"\nh2syn SB10HD: robustmb {t1 * 1e3:.3f} ms, python-control {t2 * 1e3:.3f} ms "
+          f"(ratio {t1 / t2:.2f}); H2 {r.norm:.10g} vs {h2:.10g} "
+          f"(rel diff {abs(r.norm - h2) / h2:.1e})")  # fmt: skip
+    Gd, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10dd_discrete_gamma111", dt=1.0)
+    rd = rmb.h2syn(Gd, nmeas, ncon)
+    n, m, p = Gd.nstates, Gd.ninputs, Gd.noutputs
+
+    def sb10dd():
+        return slycot.sb10dd(n, m, p, ncon, nmeas, 1e5, Gd.A, Gd.B, Gd.C, Gd.D)
+
+    t1, t2 = _interleaved(lambda: rmb.h2syn(Gd, nmeas, ncon), sb10dd, inner=10)
+    hd = rmb.h2norm(Gd.lft(control.ss(*sb10dd()[1:5], 1.0)))
+    print(f"h2syn discrete SB10DD plant: robustmb {t1 * 1e3:.3f} ms, SB10DD(gamma=1e5) "
+          f"{t2 * 1e3:.3f} ms (ratio {t1 / t2:.2f}); H2 {rd.norm:.12g} vs {hd:.12g} "
+          f"(rel diff {abs(rd.norm - hd) / hd:.1e})")  # fmt: skip
+
+
 def main():
     # Both libraries on one BLAS thread: with threaded BLAS on this shared 2-core machine,
     # SLICOT's SB10AD runs up to 40x slower, which would flatter robustmb.
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        _main()
+        if sys.argv[1:] == ["h2"]:
+            h2_section()
+        else:
+            _main()
 
 
 def _main():
@@ -103,12 +143,7 @@ def _main():
             t2, gam, ach = np.nan, np.nan, f"failed: {type(exc).__name__}"
         print(f"{name:24s} {t1:8.4f} {t2:9.4f} {t1 / t2:6.2f} {r.gamma_opt:14.8g} {gam:13.8g} "
               f"{abs(r.gamma_opt - gam) / gam:9.1e} {r.gamma:13.8g} {ach!s:>15.10s}")  # fmt: skip
-    G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
-    t1, r = timed(lambda: rmb.h2syn(G, nmeas, ncon))
-    t2, K = timed(lambda: control.h2syn(G, nmeas, ncon))
-    h2 = rmb.h2norm(G.lft(K))
-    print(f"\nh2syn SB10HD: robustmb {t1:.4f} s, python-control {t2:.4f} s (ratio {t1 / t2:.2f}); "
-          f"H2 {r.norm:.10g} vs {h2:.10g} (rel diff {abs(r.norm - h2) / h2:.1e})")  # fmt: skip
+    h2_section()
     print("\nCOMPleib (full order):")
     ok_r = ok_p = 0
     names = ["AC1", "AC2", "AC4", "AC6", "AC7", "AC17", "HE1", "HE2", "REA1", "REA2", "DIS1"]

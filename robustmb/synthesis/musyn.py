@@ -12,7 +12,9 @@ Each iteration
             of the lowest order up to ``max_order`` that fits to ``fit_tol`` (log scale).
 
 Scalars and real parameters get one scalar ``d`` per block (no full D for repeated
-scalars, no G scalings for real parameters: a valid but conservative choice).  The
+scalars, no G scalings for real parameters: ``ureal`` is treated as complex, a valid but
+conservative choice).  Optionally each iteration's controller is reduced by balanced
+truncation and the reduced one is what is selected and certified.  The
 returned controller is the one with the smallest grid peak; its ``.mu`` is the certified
 peak over the whole frequency axis (:func:`robustmb.analysis.mu_sweep.certified_mu_peak`),
 and ``.certificate`` the :func:`robustmb.wcgain` result of the uncertain closed loop.
@@ -21,21 +23,24 @@ and ``.certificate`` the :func:`robustmb.wcgain` result of the uncertain closed 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import control
 import numpy as np
 import scipy.optimize
+import slycot
 
+from robustmb._progress import ProgressBar
 from robustmb.analysis import freqresp, mussv, wcgain
 from robustmb.analysis.mu_sweep import certified_mu_peak
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
 
 from .hinfsyn import hinfsyn
 from .plant import closed_loop, partition_plant
 
-__all__ = ["MusynResult", "fit_magnitude", "musyn"]
+__all__ = ["MusynResult", "fit_magnitude", "musyn", "reduce_controller"]
 
 
 @dataclass
@@ -51,7 +56,9 @@ class MusynResult:
         grid peaks are in ``history``).
     history : list of dict
         Per iteration: ``iteration``, ``mu_peak`` (grid peak of the upper bound),
-        ``gamma`` (of the K-step), ``order`` (controller states), ``d_orders``.
+        ``gamma`` (of the K-step), ``order`` (controller states), ``d_orders``; with
+        ``controller_order``, also ``reduced_order`` and ``reduced_mu_peak`` (grid peak
+        of the loop with the reduced controller, ``inf`` when that loop is unstable).
     certificate : object
         :func:`robustmb.wcgain` result on the uncertain closed loop (worst-case gain over
         the uncertainty; below 1 means robust performance), or ``None`` for a plant given
@@ -156,7 +163,45 @@ def _scaled_plant(M, ds, zsizes, wsizes, nrest_out, nrest_in):
     return L * M * R
 
 
-def musyn(P, nmeas, ncon, *, omega=None, max_iter=5, max_order=4, blk=None, progress=False):
+def reduce_controller(K, order):
+    """Balanced truncation of a controller to ``order`` states (SLICOT AB09MD).
+
+    The stable part is truncated (balanced, square-root method); unstable modes, which
+    balanced truncation cannot reduce, are kept, so the result may have more than
+    ``order`` states when ``K`` has more than ``order`` unstable poles.  The feedthrough
+    is kept (truncation, not singular perturbation).
+
+    Examples
+    --------
+    >>> import control
+    >>> K = control.ss(control.tf([1.0], [1.0, 1.0]) * control.tf([1.0], [0.01, 1.0]))
+    >>> Kr = reduce_controller(K, 1)
+    >>> Kr.nstates, bool(abs(Kr(0.0).real - 1.0) < 0.02)
+    (1, True)
+    """
+    if K.nstates <= order:
+        return K
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # AB09MD warns when it must keep unstable modes
+        nr, Ar, Br, Cr, _, _ = slycot.ab09md(
+            "C", "B", "N", K.nstates, K.ninputs, K.noutputs,
+            K.A.copy(), K.B.copy(), K.C.copy(), alpha=0.0, nr=int(order),
+        )  # fmt: skip
+    return control.ss(Ar[:nr, :nr], Br[:nr], Cr[:, :nr], K.D)
+
+
+def musyn(
+    P,
+    nmeas,
+    ncon,
+    *,
+    omega=None,
+    max_iter=5,
+    max_order=4,
+    blk=None,
+    progress=False,
+    controller_order=None,
+):
     """Robust-performance controller by D-K iteration.
 
     Parameters
@@ -176,7 +221,18 @@ def musyn(P, nmeas, ncon, *, omega=None, max_iter=5, max_order=4, blk=None, prog
     blk : list, optional
         Uncertainty structure when ``P`` is a plain state-space model.
     progress : bool
-        Print one line per iteration.
+        Show a progress bar (:class:`robustmb._progress.ProgressBar`, on stderr) over the
+        iterations and the final certification, with the peak mu of each iteration.
+    controller_order : int, optional
+        Reduce each iteration's controller to this many states by balanced truncation
+        (:func:`reduce_controller`).  The D-K iteration itself runs at full order; the
+        reduced controller of each iteration is evaluated on the uncertain loop, the best
+        one is returned, and ``.mu`` / ``.certificate`` certify that reduced controller.
+
+    Notes
+    -----
+    Real parameters (``ureal``) are treated as complex scalars: one D scaling per block
+    and no G scalings (no D,G-K iteration), which is valid but conservative.
 
     Returns
     -------
@@ -229,34 +285,52 @@ def musyn(P, nmeas, ncon, *, omega=None, max_iter=5, max_order=4, blk=None, prog
         omega = np.logspace(np.log10(poles.min()) - 2, np.log10(poles.max()) + 2, 60)
     omega = np.asarray(omega, float)
     full = partition_plant(M, nmeas, ncon)
+    if controller_order is not None and (
+        not isinstance(controller_order, (int, np.integer)) or controller_order < 0
+    ):
+        raise DimensionError(
+            f"controller_order must be a non-negative integer, got {controller_order!r}"
+        )
     ds = [control.ss([], [], [], [[1.0]]) for _ in zsizes]
     history, best = [], None
+    bar = ProgressBar(max_iter + 1, "musyn", enabled=bool(progress))
     for it in range(1, max_iter + 1):
+        bar.start(f"D-K {it}: K-step")
         Ps = _scaled_plant(M, ds, zsizes, wsizes, nz + nmeas, nw + ncon)
         t0 = time.perf_counter()
         syn = hinfsyn(Ps, nmeas, ncon)
         K = syn.controller
         t1 = time.perf_counter()
+        bar.note(f"D-K {it}: mu-step")
         N = closed_loop(full, (K.A, K.B, K.C, K.D))
         res = mussv(freqresp(N, omega), rp_blk, lower=False)
         peak = float(np.max(res.upper))
         t2 = time.perf_counter()
-        history.append(
-            {
-                "iteration": it,
-                "mu_peak": peak,
-                "gamma": float(syn.gamma),
-                "order": int(K.nstates),
-                "d_orders": [int(d.nstates) for d in ds],
-            }
-        )
-        if progress:
-            print(
-                f"D-K {it}: peak mu {peak:.4f}, gamma {syn.gamma:.4f} ({syn.method}), "
-                f"order {K.nstates}; K-step {t1 - t0:.1f} s, mu-step {t2 - t1:.1f} s"
+        entry = {
+            "iteration": it,
+            "mu_peak": peak,
+            "gamma": float(syn.gamma),
+            "order": int(K.nstates),
+            "d_orders": [int(d.nstates) for d in ds],
+        }
+        cand, cand_peak, cand_N = K, peak, N
+        if controller_order is not None:
+            cand = reduce_controller(K, controller_order)
+            cand_N = closed_loop(full, (cand.A, cand.B, cand.C, cand.D))
+            stable = cand_N.nstates == 0 or np.max(np.linalg.eigvals(cand_N.A).real) < 0
+            cand_peak = (
+                float(np.max(mussv(freqresp(cand_N, omega), rp_blk, lower=False).upper))
+                if stable
+                else np.inf
             )
-        if best is None or peak < best[0]:
-            best = (peak, K, N)
+            entry.update(reduced_order=int(cand.nstates), reduced_mu_peak=cand_peak)
+        history.append(entry)
+        label = f"D-K {it}: peak mu {peak:.4f}, order {K.nstates}"
+        if controller_order is not None:
+            label += f" (reduced to {cand.nstates}: {cand_peak:.4f})"
+        bar.advance(label=f"{label}; K {t1 - t0:.1f} s, mu {t2 - t1:.1f} s")
+        if np.isfinite(cand_peak) and (best is None or cand_peak < best[0]):
+            best = (cand_peak, cand, cand_N)
         # D-fit: scalar scaling of each block relative to the performance block.
         Dl = res.scalings()[0]
         idx = np.cumsum([0, *zsizes])
@@ -267,11 +341,20 @@ def musyn(P, nmeas, ncon, *, omega=None, max_iter=5, max_order=4, blk=None, prog
             d, _ = fit_magnitude(omega, mag, max_order=max_order, weight=res.upper / peak)
             new.append(d)
         ds = new
+    if best is None:
+        bar.close()
+        raise IllPosedError(
+            f"controller_order = {controller_order}: no reduced controller of any of the "
+            f"{max_iter} iterations stabilises the nominal loop (raise the order)"
+        )
     peak, K, N = best
+    bar.start("certification")
     # Whole-axis certificate; a level 1 % above the grid peak keeps the interval cover
     # short.  When the cover cannot be closed, .mu is inf (the grid peaks stay in history).
     cert_mu = certified_mu_peak((N.A, N.B, N.C, N.D), rp_blk, lower=False, rel_gap=1e-2)
     certificate = None
     if uncertain:
         certificate = wcgain(lft_lower(P, K))
+    bar.advance(label=f"certified mu {float(cert_mu.upper):.4f}")
+    bar.close()
     return MusynResult(K, float(cert_mu.upper), history, certificate, rp_blk, cert_mu)

@@ -15,6 +15,12 @@ the controller of S&P eq. (9.74), for ``u = K y`` (positive feedback), is
 
 The returned controller is ``W1 K W2``; the achieved level is re-verified as the norm of
 ``[I; K] (I - Gs K)^-1 [I, Gs]`` computed with :func:`robustmb.hinfnorm`.
+
+A discrete-time shaped plant is mapped to continuous time by the bilinear map
+``z = (1 + s) / (1 - s)`` (:func:`.plant.to_continuous`), which preserves the frequency
+response up to a frequency warping, hence every H-infinity norm and so ``gamma_min`` and
+the level of any controller; the controller is mapped back and re-verified in discrete
+time.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from robustmb.analysis import hinfnorm
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.errors import IllPosedError
 
-from .plant import Plant, closed_loop
+from .plant import Plant, closed_loop, controller_from_continuous, to_continuous
 
 __all__ = ["NcfsynResult", "ncfsyn"]
 
@@ -76,7 +82,7 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     Parameters
     ----------
     G : control.StateSpace or control.TransferFunction
-        Continuous-time plant.
+        Plant, continuous or discrete time (the weights in the same time domain).
     W1, W2 : LTI or None
         Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``.
     tol : float
@@ -103,7 +109,41 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
         Gs = control.ss(W2) * Gs
     A, B, C, D, dt = as_statespace_data(Gs, argname="G")
     if dt:
-        raise NotImplementedError("ncfsyn: discrete-time plants are not supported yet")
+        return _discrete(A, B, C, D, dt, W1, W2, tol)
+    gmin, achieved, K = _design(A, B, C, D, tol)
+    return _result(control.ss(*K), gmin, achieved, W1, W2)
+
+
+def _discrete(A, B, C, D, dt, W1, W2, tol):
+    n, (p, m) = A.shape[0], D.shape
+    z = np.zeros
+    pd = Plant(A, B, z((n, 0)), C, z((0, n)), D, z((p, 0)), z((0, m)), z((0, 0)), dt)
+    pc = to_continuous(pd)
+    gmin, _, Kc = _design(pc.A, pc.B1, pc.C1, pc.D11, tol)
+    K = controller_from_continuous(Kc)
+    achieved, _ = hinfnorm(control.ss(*_closed_loop_matrices(four_block_plant(A, B, C, D), K), dt))
+    g = gmin * (1.0 + tol)
+    if not achieved <= g * (1 + 1e-6):
+        raise IllPosedError(f"loop-shaping controller failed verification ({achieved} > {g})")
+    return _result(control.ss(*K, dt), gmin, achieved, W1, W2)
+
+
+def _closed_loop_matrices(plant, K):
+    cl = closed_loop(plant, K)
+    return cl.A, cl.B, cl.C, cl.D
+
+
+def _result(Ks, gmin, achieved, W1, W2):
+    Kfull = Ks
+    if W2 is not None:
+        Kfull = Kfull * control.ss(W2)
+    if W1 is not None:
+        Kfull = control.ss(W1) * Kfull
+    return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)
+
+
+def _design(A, B, C, D, tol):
+    """Continuous-time design: ``gamma_min``, verified level and controller matrices."""
     p, m = D.shape
     R = np.eye(p) + D @ D.T
     S = np.eye(m) + D.T @ D
@@ -125,10 +165,4 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     achieved, _ = hinfnorm(closed_loop(four_block_plant(A, B, C, D), K))
     if not achieved <= g * (1 + 1e-6):
         raise IllPosedError(f"loop-shaping controller failed verification ({achieved} > {g})")
-    Ks = control.ss(*K)
-    Kfull = Ks
-    if W2 is not None:
-        Kfull = Kfull * control.ss(W2)
-    if W1 is not None:
-        Kfull = control.ss(W1) * Kfull
-    return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)
+    return gmin, achieved, K

@@ -59,7 +59,154 @@ def test_h2syn_lmi_agrees_with_riccati():
     assert lmi.norm == pytest.approx(ric.norm, rel=1e-3)
 
 
-def test_h2syn_discrete_is_refused():
-    G = control.ss([[0.5]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]], 1.0)
-    with pytest.raises(NotImplementedError, match="discrete"):
-        rmb.h2syn(G, 1, 1)
+def _dlyap_h2(P, K):
+    """Discrete H2 norm of python-control's lft by a discrete Lyapunov solve."""
+    cl = P.lft(K)
+    assert np.max(np.abs(cl.poles())) < 1
+    W = control.dlyap(cl.A, cl.B @ cl.B.T)
+    return float(np.sqrt(np.trace(cl.C @ W @ cl.C.T) + np.trace(cl.D @ cl.D.T)))
+
+
+def test_h2syn_discrete_is_the_limit_of_slicot_sb10dd():
+    # The SB10DD example has D11 != 0 and D22 != 0.  As gamma -> inf the discrete central
+    # H-infinity controller of SLICOT tends to the H2-optimal one.
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10dd_discrete_gamma111", dt=1.0)
+    res = rmb.h2syn(G, nmeas, ncon)
+    assert res.controller.dt == 1.0
+    assert _dlyap_h2(G, res.controller) == pytest.approx(res.norm, rel=1e-10)
+    assert res.gamma_bracket[0] == pytest.approx(res.norm, rel=1e-10)
+    out = slycot.sb10dd(6, 5, 5, ncon, nmeas, 1e5, G.A, G.B, G.C, G.D)
+    Ks = control.ss(*out[1:5], 1.0)
+    assert _dlyap_h2(G, Ks) == pytest.approx(res.norm, rel=1e-10)
+    assert _dlyap_h2(G, Ks) >= res.norm
+    for z in np.exp(1j * np.array([0.0, 0.1, 1.0, 2.5, np.pi])):
+        assert np.allclose(res.controller(z), Ks(z), rtol=1e-5, atol=1e-6)
+
+
+def _scalar_plant(a):
+    # x+ = a x + w1 + u,  z = [x; u],  y = x + w2
+    return control.ss(
+        [[a]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], [[0, 0, 0], [0, 0, 1], [0, 1, 0]], 1.0
+    )
+
+
+def test_h2syn_discrete_scalar_closed_form_and_brute_force():
+    import scipy.optimize
+
+    # a = 1: both Riccati equations read X^2 = X + 1 (golden ratio), optimal cost^2 = sqrt(5)
+    P = _scalar_plant(1.0)
+    res = rmb.h2syn(P, 1, 1)
+    assert res.norm == pytest.approx(5**0.25, rel=1e-12)
+    assert _dlyap_h2(P, res.controller) == pytest.approx(5**0.25, rel=1e-12)
+    # a = 0: u cannot cancel the unmeasured w1 before it reaches x, optimum u = 0, cost 1
+    res0 = rmb.h2syn(_scalar_plant(0.0), 1, 1)
+    assert res0.norm == pytest.approx(1.0, rel=1e-12)
+
+    # brute force over all first-order controllers (a direct search, no Riccati equation)
+    def cost(k):
+        K = control.ss([[k[0]]], [[k[1]]], [[k[2]]], [[k[3]]], 1.0)
+        cl = P.lft(K)
+        if np.max(np.abs(cl.poles())) >= 0.999:
+            return 1e3
+        return _dlyap_h2(P, K)
+
+    rng = np.random.default_rng(0)
+    best = np.inf
+    for _ in range(4):
+        x0 = rng.normal(scale=0.3, size=4)
+        if cost(x0) >= 1e3:
+            continue
+        r = scipy.optimize.minimize(
+            cost,
+            x0,
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 8000},
+        )
+        best = min(best, r.fun)
+    assert best >= res.norm * (1 - 1e-12)
+    assert best == pytest.approx(res.norm, rel=1e-6)
+
+
+def test_h2syn_discrete_is_locally_optimal_with_d11_d22():
+    rng = np.random.default_rng(3)
+    n, m1, m2, p1, p2 = 4, 3, 2, 3, 2
+    A = rng.normal(size=(n, n))
+    A *= 1.2 / np.max(np.abs(np.linalg.eigvals(A)))  # open-loop unstable
+    G = control.ss(
+        A,
+        rng.normal(size=(n, m1 + m2)),
+        rng.normal(size=(p1 + p2, n)),
+        rng.normal(size=(p1 + p2, m1 + m2)),
+        0.1,
+    )
+    res = rmb.h2syn(G, p2, m2)
+    J = _dlyap_h2(G, res.controller)
+    assert J == pytest.approx(res.norm, rel=1e-9)
+    assert res.gamma_bracket[0] == pytest.approx(res.norm, rel=1e-9)
+    Ak, Bk, Ck, Dk = (res.controller.A, res.controller.B, res.controller.C, res.controller.D)
+    for _ in range(20):
+        d = [rng.normal(scale=1e-3, size=M.shape) for M in (Ak, Bk, Ck, Dk)]
+        Kp = control.ss(Ak + d[0], Bk + d[1], Ck + d[2], Dk + d[3], 0.1)
+        assert _dlyap_h2(G, Kp) >= J * (1 - 1e-12)
+
+
+def test_h2syn_discrete_errors():
+    G = _scalar_plant(0.5)
+    with pytest.raises(NotImplementedError, match="continuous-time only"):
+        rmb.h2syn(G, 1, 1, method="lmi")
+    # unstable mode not reachable from u
+    bad = control.ss(
+        [[2.0]], [[1.0, 0.0, 0.0]], [[1.0], [0.0], [1.0]], [[0, 0, 0], [0, 0, 1], [0, 1, 0]], 1.0
+    )
+    with pytest.raises(rmb.errors.IllPosedError, match="stabilisable"):
+        rmb.h2syn(bad, 1, 1)
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_riccati_fast_path_matches_scipy(discrete):
+    import scipy.linalg
+
+    from robustmb.synthesis.h2syn import _are
+
+    rng = np.random.default_rng(7)
+    for n, m in [(1, 1), (4, 2), (9, 3)]:
+        A = rng.normal(size=(n, n)) + 0.5 * np.eye(n)  # unstable
+        B = rng.normal(size=(n, m))
+        C = rng.normal(size=(n + m, n))
+        D = rng.normal(size=(n + m, m))
+        Q, R, S = C.T @ C, D.T @ D, C.T @ D
+        X = _are(A, B, Q, R, S, discrete)
+        if discrete:
+            ref = scipy.linalg.solve_discrete_are(A, B, Q, R, s=S)
+            F = -np.linalg.solve(R + B.T @ X @ B, B.T @ X @ A + S.T)
+            assert np.max(np.abs(np.linalg.eigvals(A + B @ F))) < 1
+        else:
+            ref = scipy.linalg.solve_continuous_are(A, B, Q, R, s=S)
+            F = -np.linalg.solve(R, B.T @ X + S.T)
+            assert np.max(np.linalg.eigvals(A + B @ F).real) < 0
+        assert np.allclose(X, ref, rtol=1e-9, atol=1e-10 * np.abs(ref).max())
+
+
+def test_h2syn_continuous_solvability_errors_name_the_cause():
+    # unstable mode 2 not reachable from u, then not visible in y
+    B = [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    C = [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
+    D = [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
+    A = [[2.0, 0.0], [0.0, -1.0]]
+    with pytest.raises(rmb.errors.IllPosedError, match="not stabilisable"):
+        rmb.h2syn(control.ss(A, B, C, D), 1, 1)
+    with pytest.raises(rmb.errors.IllPosedError, match="not detectable"):
+        Bu = [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]  # u reaches the unstable mode
+        Cy = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]  # y does not see it
+        rmb.h2syn(control.ss(A, Bu, Cy, D), 1, 1)
+
+
+def test_h2syn_discrete_without_control_penalty():
+    # x+ = 1.2 x + w1 + u, z = x (D12 = 0), y = x + w2.  Closed form: X = 1, Y solves
+    # Y^2 - 1.44 Y - 1 = 0, optimal cost^2 = 1 + 1.44 Y / (Y + 1).
+    P = control.ss([[1.2]], [[1.0, 0.0, 1.0]], [[1.0], [1.0]], [[0, 0, 0], [0, 1, 0]], 1.0)
+    res = rmb.h2syn(P, 1, 1)
+    Y = (1.44 + np.sqrt(1.44**2 + 4)) / 2
+    expected = np.sqrt(1 + 1.44 * Y / (Y + 1))
+    assert res.norm == pytest.approx(expected, rel=1e-10)
+    assert _dlyap_h2(P, res.controller) == pytest.approx(expected, rel=1e-10)

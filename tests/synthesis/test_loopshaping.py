@@ -55,3 +55,30 @@ def test_ncfsyn_skogestad_example_9_3():
     # the controller achieves the design level 1.1 gamma_min (python-control's lft and norm)
     cl = P.lft(res.shaped_controller)
     assert control.norm(cl, "inf") <= 1.1 * res.gamma * (1 + 1e-6)
+
+
+def test_ncfsyn_discrete_tustin_keeps_gamma_min():
+    # Tustin discretisation warps frequency but keeps every H-infinity norm, so the
+    # discrete gamma_min equals the continuous one (S&P Ex. 9.3: 2.34)
+    d = load_oracle("ncf_glover_mcfarlane_skogestad_ex9_3")
+    G = control.tf([200.0], [10.0, 1.0]) * control.tf([1.0], [0.05, 1.0]) ** 2
+    W1 = control.tf([1.0, 2.0], [1.0, 1e-6])
+    cont = rmb.ncfsyn(G, W1)
+    T = 0.1
+    Gd, W1d = control.c2d(control.ss(G), T, "tustin"), control.c2d(control.ss(W1), T, "tustin")
+    res = rmb.ncfsyn(Gd, W1d)
+    assert res.gamma == pytest.approx(cont.gamma, rel=1e-10)
+    assert res.gamma == pytest.approx(d["expected"]["gamma_min"], abs=d["tolerance"]["abs"])
+    assert res.controller.dt == T and res.shaped_controller.dt == T
+    # achieved level by python-control (lft) and SLICOT AB13DD (control.norm), discrete
+    Gs = Gd * W1d
+    Pc = four_block_plant(Gs.A, Gs.B, Gs.C, Gs.D).statespace()
+    P = control.ss(Pc.A, Pc.B, Pc.C, Pc.D, T)
+    cl = P.lft(res.shaped_controller)
+    assert np.max(np.abs(cl.poles())) < 1
+    achieved = control.norm(cl, "inf")
+    assert achieved == pytest.approx(res.gamma_achieved, rel=1e-5)
+    assert achieved <= 1.1 * res.gamma * (1 + 1e-6)
+    # the full controller is W1d Ks with positive feedback on Gd
+    loop = control.feedback(Gd * res.controller, 1, sign=1)
+    assert np.max(np.abs(loop.poles())) < 1

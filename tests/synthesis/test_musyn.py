@@ -77,3 +77,58 @@ def test_musyn_distillation_column_dk_iteration():
     again = rmb.mussv(rmb.freqresp(N, omega), res.blk)
     assert np.max(again.upper) == pytest.approx(min(peaks), rel=1e-3)
     assert np.max(again.lower) <= min(peaks) * (1 + 1e-6)
+
+
+def test_musyn_reduced_controller_is_certified_and_progress_is_shown(capsys):
+    P = _small_problem()
+    res = rmb.musyn(P, 1, 1, max_iter=3, controller_order=2, progress=True)
+    K = res.controller
+    assert K.nstates == 2
+    assert [h["order"] for h in res.history] == [2, 6, 6]  # D-K itself runs at full order
+    assert all(h["reduced_order"] == 2 for h in res.history)
+    assert res.mu < 1
+    assert res.mu >= min(h["reduced_mu_peak"] for h in res.history) * (1 - 1e-6)
+    # brute force on sampled plants (no mu code): stable, gain below the certified bound
+    samples, _ = P.usample(30, seed=2)
+    w = np.logspace(-3, 4, 400)
+    for Ps in samples:
+        cl = Ps.lft(K)
+        assert np.max(cl.poles().real) < 0
+        assert np.abs(cl(1j * w)).max() <= res.mu * (1 + 1e-6)
+    err = capsys.readouterr().err
+    assert "musyn [" in err and "D-K 3: peak mu" in err and "certified mu" in err
+
+
+def test_reduce_controller_meets_the_balanced_truncation_bound():
+    from robustmb.synthesis.musyn import reduce_controller
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(7, 7))
+    A -= (np.max(np.linalg.eigvals(A).real) + 0.5) * np.eye(7)
+    K = control.ss(A, rng.normal(size=(7, 2)), rng.normal(size=(2, 7)), rng.normal(size=(2, 2)))
+    Kr = reduce_controller(K, 3)
+    assert Kr.nstates == 3
+    assert np.allclose(Kr.D, K.D)
+    # Hankel singular values from the two Gramians (scipy, no SLICOT)
+    Wc = scipy.linalg.solve_continuous_lyapunov(A, -K.B @ K.B.T)
+    Wo = scipy.linalg.solve_continuous_lyapunov(A.T, -K.C.T @ K.C)
+    hsv = np.sort(np.sqrt(np.abs(np.linalg.eigvals(Wc @ Wo))))[::-1]
+    bound = 2 * hsv[3:].sum()
+    w = np.logspace(-3, 3, 2000)
+    err = max(np.linalg.norm(K(1j * x) - Kr(1j * x), 2) for x in w)
+    # any 3-state model is at least hsv[3] away; the grid may slightly miss the peak
+    assert err >= 0.9 * hsv[3]
+    assert err <= bound * (1 + 1e-9)
+    # same reduced model as python-control's balred (SLICOT AB09AD) for a stable K
+    Kb = control.balred(K, 3)
+    for x in [0.0, 0.3, 3.0]:
+        assert np.allclose(Kr(1j * x), Kb(1j * x), rtol=1e-8, atol=1e-10)
+    # unstable modes are kept
+    Ku = control.ss(np.diag([1.0, -1.0, -50.0]), np.ones((3, 1)), np.ones((1, 3)), 0.0)
+    Kur = reduce_controller(Ku, 1)
+    assert Kur.nstates == 1 and np.allclose(Kur.poles(), [1.0])
+
+
+def test_musyn_bad_controller_order():
+    with pytest.raises(rmb.errors.DimensionError, match="controller_order"):
+        rmb.musyn(_small_problem(), 1, 1, controller_order=-1)
