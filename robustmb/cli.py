@@ -170,6 +170,7 @@ def print_summary(report, stream=None):
     stream = stream or sys.stdout
     a = report.analysis
     rs = a.robstab
+    print(f"  {a.headline()}", file=stream)
     print(f"  verdict: {a.verdict}", file=stream)
     print(
         f"  robust stability margin: [{_fmt(rs.lower)}, {_fmt(rs.upper)}] "
@@ -186,7 +187,8 @@ def print_summary(report, stream=None):
         wc = ch.wcgain
         print(
             f"  {ch.name}: worst-case peak gain [{_fmt(wc.lower)}, {_fmt(wc.upper)}] at "
-            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)})",
+            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)}); "
+            f"spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
             file=stream,
         )
     n = len(a.sample_values)

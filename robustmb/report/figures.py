@@ -216,7 +216,11 @@ def overview_figure(analysis):
         ax = fig.add_subplot(1, n, 2)
         draw_channel(ax, analysis.channels[0], analysis.omega)
         ax.set_xlabel("frequency (rad/s)")
-    fig.suptitle(f"{analysis.title} ({analysis.verdict})", fontsize=11)
+    fig.suptitle(
+        f"{analysis.title} (robust performance: {analysis.performance_verdict}; "
+        f"{analysis.verdict})",
+        fontsize=11,
+    )
     return fig
 
 
@@ -248,7 +252,8 @@ def margin_rows(analysis):
             f"{_fmt(100 * rs.lower, 3)} %" + ("" if rs.certified else " (not certified)"),
         ),
         ("Destabilising frequency", f"{_fmt(rs.critical_frequency)} rad/s"),
-        ("Verdict", analysis.verdict),
+        ("Robust stability verdict", analysis.verdict),
+        ("Robust performance verdict", analysis.performance_verdict),
     ]
     for ch in analysis.channels:
         wc = ch.wcgain
@@ -263,6 +268,12 @@ def margin_rows(analysis):
                 f"{ch.name}: worst-case peak gain",
                 f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}] at {_fmt(wc.critical_frequency)} rad/s"
                 + ("" if wc.certified else " (not certified)"),
+            )
+        )
+        rows.append(
+            (
+                f"{ch.name}: specification peak gain ≤ {_fmt(ch.spec)}",
+                f"nominal {ch.nominal_verdict}, robust {ch.verdict}",
             )
         )
         if ch.sampled_peaks.size:

@@ -79,6 +79,64 @@ def _img(png: bytes, alt: str, caption: str) -> str:
     )
 
 
+_CLASS = {"pass": "ok", "fail": "bad", "inconclusive": "unknown"}
+_WORD = {"pass": "PASS", "fail": "FAIL", "inconclusive": "inconclusive"}
+
+
+def _headline_html(analysis) -> str:
+    """The robust-performance verdict: never greener than the worst channel."""
+    v = analysis.performance_verdict
+    return f'<div class="verdict {_CLASS[v]}" id="headline"><b>{_e(analysis.headline())}</b></div>'
+
+
+def channel_rows(analysis):
+    """``(header, rows)`` of the per-channel specification / verdict table."""
+    header = [
+        "channel",
+        "inputs → outputs",
+        "specification",
+        "nominal peak gain",
+        "nominal",
+        "worst-case peak gain [lower, upper]",
+        "at (rad/s)",
+        "robust verdict",
+    ]
+    rows = []
+    for ch in analysis.channels:
+        wc = ch.wcgain
+        rows.append(
+            [
+                ch.name,
+                f"{', '.join(ch.inputs)} → {', '.join(ch.outputs)}",
+                f"peak gain ≤ {_fmt(ch.spec)}",
+                _fmt(ch.nominal_peak),
+                _WORD[ch.nominal_verdict],
+                f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}]"
+                + ("" if wc.certified else " (not certified)"),
+                _fmt(wc.critical_frequency),
+                _WORD[ch.verdict],
+            ]
+        )
+    return header, rows
+
+
+def _channel_table(analysis) -> str:
+    header, rows = channel_rows(analysis)
+    out = ["<table>", "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>"]
+    for row in rows:
+        cells = []
+        for j, c in enumerate(row):
+            if j in (4, 7):
+                cls = {"PASS": "pass", "FAIL": "fail"}.get(c, "")
+                cells.append(f'<td class="{cls}">{_e(c)}</td>')
+            else:
+                num = ' class="num"' if j in (3, 5, 6) else ""
+                cells.append(f"<td{num}>{_e(c)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
 def _verdict_html(analysis) -> str:
     rs = analysis.robstab
     v = analysis.verdict
@@ -203,12 +261,22 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         f"<code>{_e(analysis.system_name)}</code>: {analysis.nstates} states, inputs "
         f"{_e(', '.join(analysis.input_names))}, outputs {_e(', '.join(analysis.output_names))}"
         f"{'' if not analysis.dt else f', sampling time {_e(_fmt(analysis.dt))} s'}</p>",
+        _headline_html(analysis),
         _verdict_html(analysis),
     ]
     for flag in analysis.flags():
         parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
         parts.append(f"<p>{_e(analysis.notes)}</p>")
+    if analysis.channels:
+        parts.append("<h2>Performance channels: specification and verdict</h2>")
+        parts.append(_channel_table(analysis))
+        parts.append(
+            "<p>PASS: the certified worst-case upper bound meets the specification for every "
+            "parameter value in the declared ranges. FAIL: parameter values inside the ranges "
+            "were found (lower bound, verified by substitution) that violate it. "
+            "Inconclusive: the specification lies between the bounds.</p>"
+        )
     parts.append("<h2>Margins</h2>")
     parts.append(_table(["quantity", "value"], margin_rows(analysis)))
     parts.append(

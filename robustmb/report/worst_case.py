@@ -30,10 +30,52 @@ from ..analysis.freqresp import sigma_max_over_frequency
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
 from ..analysis.worst_case_gain import WcgainResult, wcgain
-from ..errors import DimensionError, SignalError, UncertainTypeError, UnstableNominalError
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    SignalError,
+    UncertainTypeError,
+    UnstableNominalError,
+)
 from ..lft.model import UncertainSystem
 
 GAP_FLAG = 0.02  # relative bound gap above which the report warns
+DEFAULT_SPEC = 1.0  # weighted channels: a peak gain at most 1 meets the specification
+
+#: Verdicts from best to worst; a combined verdict is the worst of its parts.
+VERDICT_ORDER = ("pass", "inconclusive", "fail")
+
+
+def worst_verdict(verdicts) -> str:
+    """The least favourable of ``"pass"``, ``"inconclusive"`` and ``"fail"`` (``"pass"`` if none).
+
+    Examples
+    --------
+    >>> worst_verdict(["pass", "inconclusive", "pass"]), worst_verdict([])
+    ('inconclusive', 'pass')
+    """
+    return max(verdicts, key=VERDICT_ORDER.index, default="pass")
+
+
+def gain_verdict(lower, upper, certified, spec) -> str:
+    """Pass/fail verdict of a worst-case peak gain against its specification ``gain <= spec``.
+
+    ``"pass"`` when the certified upper bound meets the specification (true for
+    every parameter value), ``"fail"`` when the verified lower bound exceeds it
+    (parameter values that violate it were found), ``"inconclusive"`` otherwise.
+
+    Examples
+    --------
+    >>> gain_verdict(0.8, 0.9, True, 1.0), gain_verdict(1.2, 1.3, True, 1.0)
+    ('pass', 'fail')
+    >>> gain_verdict(0.9, 1.1, True, 1.0), gain_verdict(0.8, 0.9, False, 1.0)
+    ('inconclusive', 'inconclusive')
+    """
+    if lower > spec:
+        return "fail"
+    if certified and upper <= spec:
+        return "pass"
+    return "inconclusive"
 
 
 @dataclass
@@ -44,6 +86,9 @@ class ChannelAnalysis:
     ----------
     name : str
     outputs, inputs : list of str
+    spec : float
+        Specification: the channel's peak gain must be at most ``spec`` for
+        every parameter value (1 for a weighted channel).
     nominal_peak, nominal_peak_frequency : float
         Peak gain (H-infinity norm) of the nominal channel and where it is attained.
     wcgain : WcgainResult
@@ -66,6 +111,21 @@ class ChannelAnalysis:
     sigma_nominal: np.ndarray = field(repr=False)
     sigma_worst: np.ndarray = field(repr=False)
     sigma_samples: np.ndarray = field(repr=False)
+    spec: float = DEFAULT_SPEC
+
+    @property
+    def verdict(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"inconclusive"``: the worst case against ``spec``.
+
+        See :func:`gain_verdict`.
+        """
+        wc = self.wcgain
+        return gain_verdict(wc.lower, wc.upper, wc.certified, self.spec)
+
+    @property
+    def nominal_verdict(self) -> str:
+        """``"pass"`` or ``"fail"``: the nominal peak gain against ``spec``."""
+        return "pass" if self.nominal_peak <= self.spec else "fail"
 
     @property
     def worst_sample_peak(self) -> float:
@@ -135,6 +195,44 @@ class WorstCaseAnalysis:
         if rs.upper <= 1.0:
             return "not robustly stable"
         return "inconclusive"
+
+    @property
+    def stability_verdict(self) -> str:
+        """:attr:`verdict` as ``"pass"``, ``"fail"`` or ``"inconclusive"``."""
+        return {"robustly stable": "pass", "not robustly stable": "fail"}.get(
+            self.verdict, "inconclusive"
+        )
+
+    @property
+    def performance_verdict(self) -> str:
+        """Robust performance: ``"pass"``, ``"fail"`` or ``"inconclusive"``.
+
+        The least favourable of the robust stability verdict and of every
+        channel's verdict (:attr:`ChannelAnalysis.verdict`), so it is never
+        better than the worst channel.
+        """
+        return worst_verdict([self.stability_verdict] + [ch.verdict for ch in self.channels])
+
+    def headline(self) -> str:
+        """One sentence stating :attr:`performance_verdict` and what decides it."""
+        v = self.performance_verdict
+        failing = [ch.name for ch in self.channels if ch.verdict == "fail"]
+        open_ = [ch.name for ch in self.channels if ch.verdict == "inconclusive"]
+        if v == "pass":
+            what = "every channel meets its specification" if self.channels else "no channel"
+            return f"Robust performance met: robustly stable and {what} for every parameter value."
+        parts = []
+        if self.stability_verdict == "fail":
+            parts.append("not robustly stable")
+        elif self.stability_verdict == "inconclusive":
+            parts.append("robust stability not established")
+        if failing:
+            parts.append("specification violated by " + ", ".join(failing))
+        if v == "fail":
+            return "Robust performance NOT met: " + "; ".join(parts) + "."
+        if open_:
+            parts.append("not decided for " + ", ".join(open_))
+        return "Robust performance inconclusive: " + "; ".join(parts) + "."
 
     @property
     def n_unstable_samples(self) -> int:
@@ -240,6 +338,12 @@ class WorstCaseAnalysis:
             },
             "parameters": self.parameters,
             "verdict": self.verdict,
+            "robust_performance": {
+                "verdict": self.performance_verdict,
+                "headline": self.headline(),
+                "stability_verdict": self.stability_verdict,
+                "channel_verdicts": {ch.name: ch.verdict for ch in self.channels},
+            },
             "robust_stability": {
                 "lower": rs.lower,
                 "upper": rs.upper,
@@ -265,6 +369,9 @@ class WorstCaseAnalysis:
                     "name": ch.name,
                     "outputs": ch.outputs,
                     "inputs": ch.inputs,
+                    "specification": {"max_peak_gain": ch.spec},
+                    "verdict": ch.verdict,
+                    "nominal_verdict": ch.nominal_verdict,
                     "nominal_peak": ch.nominal_peak,
                     "nominal_peak_frequency": ch.nominal_peak_frequency,
                     "worst_case": {
@@ -395,10 +502,11 @@ def plotting_grid(poles, extra=(), n=400, dt=0.0):
 
 
 def normalize_channels(system, channels):
-    """``[(name, outputs, inputs)]`` from a ``{name: (outputs, inputs)}`` mapping.
+    """``[(name, outputs, inputs, spec)]`` from a ``{name: (outputs, inputs[, spec])}`` mapping.
 
     ``None`` gives one channel with every input and output of ``system``; ``{}``
-    gives none.
+    gives none.  ``spec`` is the largest admissible peak gain of the channel
+    (default :data:`DEFAULT_SPEC` = 1, the convention of weighted channels).
     Signals may be names or indices; unknown names raise :class:`SignalError`.
 
     Examples
@@ -409,20 +517,35 @@ def normalize_channels(system, channels):
     >>> G = rmb.uss(k * control.tf([1], [1, 1]))
     >>> G.input_names, G.output_names = ["u"], ["y"]
     >>> normalize_channels(G, None)
-    [('u -> y', ['y'], ['u'])]
+    [('u -> y', ['y'], ['u'], 1.0)]
+    >>> normalize_channels(G, {"t": ("y", "u", 2.5)})
+    [('t', ['y'], ['u'], 2.5)]
     """
     if channels is None:
         name = f"{', '.join(system.input_names)} -> {', '.join(system.output_names)}"
-        return [(name, list(system.output_names), list(system.input_names))]
+        return [(name, list(system.output_names), list(system.input_names), DEFAULT_SPEC)]
     if not isinstance(channels, dict):
         raise SignalError(
             f"channels must be a dict {{name: (outputs, inputs)}}, got {type(channels).__name__}"
         )
     out = []
     for name, spec in channels.items():
-        if not isinstance(spec, list | tuple) or len(spec) != 2:
-            raise SignalError(f"channel {name!r}: expected (outputs, inputs), got {spec!r}")
-        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec)
+        if not isinstance(spec, list | tuple) or len(spec) not in (2, 3):
+            raise SignalError(
+                f"channel {name!r}: expected (outputs, inputs) or (outputs, inputs, spec), "
+                f"got {spec!r}"
+            )
+        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec[:2])
+        bound = spec[2] if len(spec) == 3 else DEFAULT_SPEC
+        if (
+            isinstance(bound, bool)
+            or not isinstance(bound, int | float | np.integer | np.floating)
+            or not bound > 0
+        ):
+            raise ArgumentError(
+                f"channel {name!r}: the specification (largest admissible peak gain) must be "
+                f"a positive number, got {bound!r}"
+            )
 
         def names(sel, all_names, what, cname=name):
             res = []
@@ -445,6 +568,7 @@ def normalize_channels(system, channels):
                 str(name),
                 names(outs, system.output_names, "output"),
                 names(ins, system.input_names, "input"),
+                float(bound),
             )
         )
     return out
@@ -468,8 +592,10 @@ def worst_case_analysis(
     system : UncertainSystem
         Closed loop with uncertain elements (its states include the controller).
     channels : dict, optional
-        ``{name: (outputs, inputs)}`` performance channels, by signal name or
-        index; their worst-case peak gains are computed.  Default (``None``):
+        ``{name: (outputs, inputs)}`` or ``{name: (outputs, inputs, spec)}``
+        performance channels, by signal name or index; their worst-case peak
+        gains are computed and compared with ``spec``, the largest admissible
+        peak gain (default 1, the convention of weighted channels).  Default (``None``):
         one channel from every input to every output; ``{}``: no channel
         (stability only).
     n_samples : int
@@ -508,6 +634,8 @@ def worst_case_analysis(
     >>> res = worst_case_analysis(1 / (s * s + c * s + 1), n_samples=5)
     >>> res.verdict, round(res.robstab.upper, 3), round(res.channels[0].wcgain.lower, 3)
     ('robustly stable', 2.0, 2.066)
+    >>> res.channels[0].verdict, res.performance_verdict  # peak gain 2.07 > spec 1
+    ('fail', 'fail')
     """
     if not isinstance(system, UncertainSystem):
         what = type(system).__name__
@@ -560,7 +688,7 @@ def worst_case_analysis(
 
     # 3. Worst-case gain of each channel (direct calls).
     subsystems, wcs = [], []
-    for name, outs, ins in chans:
+    for name, outs, ins, _ in chans:
         bar.start(f"worst-case gain: {name} (wcgain)")
         t0 = time.perf_counter()
         sub = system[outs, ins]
@@ -582,7 +710,7 @@ def worst_case_analysis(
         ]
     )
     results = []
-    for (name, outs, ins), sub, wc in zip(chans, subsystems, wcs, strict=True):
+    for (name, outs, ins, spec), sub, wc in zip(chans, subsystems, wcs, strict=True):
         sub_nom = sub.nominal()
         g_nom, f_nom = hinfnorm(sub_nom)
         sig_nom = sigma_max_over_frequency(sub_nom, grid)
@@ -609,7 +737,17 @@ def worst_case_analysis(
             sig_s[k] = sigma_max_over_frequency(part, grid)
         results.append(
             ChannelAnalysis(
-                name, outs, ins, float(g_nom), float(f_nom), wc, peaks, sig_nom, sig_worst, sig_s
+                name,
+                outs,
+                ins,
+                float(g_nom),
+                float(f_nom),
+                wc,
+                peaks,
+                sig_nom,
+                sig_worst,
+                sig_s,
+                spec=spec,
             )
         )
     timings["monte_carlo"] = time.perf_counter() - t0
