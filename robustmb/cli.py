@@ -191,6 +191,16 @@ def print_summary(report, stream=None):
             f"spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
             file=stream,
         )
+    if a.margins is not None:
+        wm = a.margins
+        nom = wm.nominal.multiloop
+        print(
+            f"  disk margin: nominal {_fmt(nom.alpha)} (gain [{_fmt(nom.gain_margin[0])}, "
+            f"{_fmt(nom.gain_margin[1])}], phase +-{_fmt(nom.phase_margin)} deg); worst case "
+            f"[{_fmt(wm.lower)}, {_fmt(wm.upper)}] (gain [{_fmt(wm.gain_margin[0])}, "
+            f"{_fmt(wm.gain_margin[1])}], phase +-{_fmt(wm.phase_margin)} deg)",
+            file=stream,
+        )
     n = len(a.sample_values)
     if n:
         print(f"  Monte Carlo: {n - a.n_unstable_samples}/{n} samples stable", file=stream)
@@ -205,7 +215,7 @@ def print_summary(report, stream=None):
 def demo(out_dir: Path, n_samples: int, *, seed: int = 0, show_progress: bool = True) -> int:
     """The demonstration job: the robotic arm's worst-case report; returns the exit status."""
     from .report import worst_case_report
-    from .report.arm_demo import DEMO_ANGLES, arm_closed_loop
+    from .report.arm_demo import DEMO_ANGLES, arm_closed_loop, loop_at_plant_inputs
 
     th1, th2 = np.degrees(DEMO_ANGLES)
     print(
@@ -235,6 +245,8 @@ def demo(out_dir: Path, n_samples: int, *, seed: int = 0, show_progress: bool = 
         title="Worst-case report: two-link arm under joint PID",
         notes=notes,
         progress=show_progress,
+        loop=loop_at_plant_inputs(),
+        loop_description="the plant inputs (joint torques), L = K G",
     )
     print_summary(report)
     return EXIT_OK

@@ -137,6 +137,35 @@ def _channel_table(analysis) -> str:
     return "\n".join(out)
 
 
+def loop_margin_rows(analysis):
+    """``(header, rows)`` of the loop-margin table (nominal, worst case, at worst values)."""
+    from .worst_case import loop_margins_summary
+
+    d = loop_margins_summary(analysis.margins, analysis.loop_description)
+    cols = [
+        ("nominal", d["nominal"]),
+        (
+            "worst case (certified)" if d["worst_case"]["certified"] else "worst case",
+            d["worst_case"],
+        ),
+        ("at the worst values found", d["at_worst_values"]),
+    ]
+    cols = [(k, v) for k, v in cols if v is not None]
+
+    def gm(v):
+        (lo, hi), (dlo, dhi) = v["gain_margin"], v["gain_margin_db"]
+        return f"[{_fmt(lo)}, {_fmt(hi)}] ({_fmt(dlo, 3)} / +{_fmt(dhi, 3)} dB)"
+
+    rows = [
+        ["disk margin α"] + [_fmt(v["disk_margin"]) for _, v in cols],
+        ["gain margin"] + [gm(v) for _, v in cols],
+        ["phase margin"] + [f"±{_fmt(v['phase_margin_deg'], 3)}°" for _, v in cols],
+        ["critical frequency (rad/s)"]
+        + [_fmt(v["frequency"]) if "frequency" in v else "-" for _, v in cols],
+    ]
+    return ["margin"] + [k for k, _ in cols], rows
+
+
 def _verdict_html(analysis) -> str:
     rs = analysis.robstab
     v = analysis.verdict
@@ -286,6 +315,20 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         "certificates); upper bounds are realised by the parameter values below, verified "
         "by substitution.</p>"
     )
+    if analysis.margins is not None:
+        wm = analysis.margins
+        parts.append("<h2>Loop margins: disk, gain and phase</h2>")
+        header, rows = loop_margin_rows(analysis)
+        parts.append(_table(header, rows, num_cols=(1, 2, 3)))
+        where = f" at {_e(analysis.loop_description)}" if analysis.loop_description else ""
+        parts.append(
+            f"<p>Multiloop disk margins{where} (channels {_e(', '.join(wm.channels))} "
+            "perturbed at once, symmetric disk): every gain in the interval and every phase "
+            "in ±the phase margin, applied simultaneously in all channels, keeps the loop "
+            "stable. The worst-case column holds for every parameter value in the declared "
+            "ranges (certified lower bound of wcdiskmargin); the last column is the loop at "
+            "the parameter values that came closest, an upper bound of the worst case.</p>"
+        )
     header, rows = _parameter_rows(analysis)
     parts.append("<h2>Uncertain parameters and worst cases</h2>")
     parts.append(_table(header, rows, num_cols=(2,)))

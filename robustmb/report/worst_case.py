@@ -26,6 +26,7 @@ import control
 import numpy as np
 
 from .._progress import ProgressBar
+from ..analysis.diskmargin import WorstCaseDiskMargin, wcdiskmargin
 from ..analysis.freqresp import sigma_max_over_frequency
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
@@ -162,6 +163,11 @@ class WorstCaseAnalysis:
     timings : dict
         Seconds spent in each step.
     notes : str
+    margins : WorstCaseDiskMargin or None
+        The direct result of ``wcdiskmargin(loop)`` (multiloop disk, gain and
+        phase margins, nominal and worst case) when a loop transfer was given.
+    loop_description : str
+        Where the loop is broken (shown with the margins).
     """
 
     title: str
@@ -180,6 +186,8 @@ class WorstCaseAnalysis:
     seed: int = 0
     timings: dict = field(default_factory=dict)
     notes: str = ""
+    margins: WorstCaseDiskMargin | None = None
+    loop_description: str = ""
 
     @property
     def verdict(self) -> str:
@@ -253,6 +261,8 @@ class WorstCaseAnalysis:
             (f"{ch.name}: worst-case gain", ch.wcgain.lower, ch.wcgain.upper)
             for ch in self.channels
         ]
+        if self.margins is not None:
+            pairs.append(("worst-case disk margin", self.margins.lower, self.margins.upper))
         for what, lo, hi in pairs:
             if np.isfinite(lo) and np.isinf(hi):
                 out.append(
@@ -395,12 +405,63 @@ class WorstCaseAnalysis:
                 "values": self.sample_values,
                 "abscissa": self.sample_abscissa,
             },
+            "loop_margins": None
+            if self.margins is None
+            else loop_margins_summary(self.margins, self.loop_description),
             "checks": [{"check": text, "passed": ok} for text, ok in self.checks()],
             "flags": self.flags(),
             "timings": self.timings,
             "notes": self.notes,
         }
         return jsonable(data)
+
+
+def _disk_numbers(alpha, skew):
+    from ..analysis.diskmargin import Disk
+
+    d = Disk(float(alpha), float(skew))
+    gmin, gmax = d.gain_margin
+    with np.errstate(divide="ignore"):
+        db = [20 * np.log10(gmin) if gmin > 0 else -np.inf, 20 * np.log10(gmax)]
+    return {
+        "disk_margin": float(alpha),
+        "gain_margin": [gmin, gmax],
+        "gain_margin_db": db,
+        "phase_margin_deg": d.phase_margin,
+    }
+
+
+def loop_margins_summary(wm, description=""):
+    """Nominal and worst-case multiloop margins of a ``wcdiskmargin`` result as plain data.
+
+    ``nominal``: the loop at nominal values (``diskmargin``); ``worst_case``: the
+    certified guarantee over the declared ranges (``wm.lower``) with the gain and
+    phase margins of that disk; ``at_worst_values``: the margins of the loop at
+    the worst values found (``wm.upper``, an upper bound of the worst case).
+
+    Examples
+    --------
+    >>> import control, robustmb as rmb
+    >>> k = rmb.ureal("k", 1.0, range=(0.5, 2.0))
+    >>> s = control.tf("s")
+    >>> d = loop_margins_summary(rmb.wcdiskmargin(k * 2 / (s + 1) ** 2))
+    >>> d["worst_case"]["disk_margin"] <= d["at_worst_values"]["disk_margin"]
+    True
+    """
+    nom = wm.nominal.multiloop if wm.nominal is not None else None
+    out = {"loop": description, "channels": list(wm.channels), "skew": wm.skew}
+    out["nominal"] = (
+        None
+        if nom is None
+        else _disk_numbers(nom.alpha, wm.skew)
+        | {"lower": nom.lower, "upper": nom.upper, "frequency": nom.frequency}
+    )
+    out["worst_case"] = _disk_numbers(wm.lower, wm.skew) | {"certified": wm.certified}
+    out["at_worst_values"] = _disk_numbers(wm.upper, wm.skew) | {
+        "frequency": wm.frequency,
+        "values": wm.worst,
+    }
+    return out
 
 
 def jsonable(x):
@@ -584,6 +645,8 @@ def worst_case_analysis(
     title=None,
     notes="",
     progress=False,
+    loop=None,
+    loop_description="",
 ):
     """Run the analyses of a worst-case report on an uncertain closed loop.
 
@@ -611,6 +674,13 @@ def worst_case_analysis(
         Free text shown in the report.
     progress : bool or ProgressBar
         Show a progress bar on standard error.
+    loop : UncertainSystem or tuple, optional
+        The uncertain loop transfer ``L`` of ``feedback(L, I)`` broken where
+        the margins are wanted (``L = C P`` at the plant inputs), or ``(P, C)``:
+        its nominal and worst-case disk, gain and phase margins are computed
+        with ``wcdiskmargin`` (multiloop, skew 0).
+    loop_description : str
+        Where the loop is broken, shown with the margins.
 
     Returns
     -------
@@ -697,6 +767,14 @@ def worst_case_analysis(
         timings[f"wcgain {name}"] = time.perf_counter() - t0
         bar.advance()
 
+    # 3b. Loop margins (direct call).
+    margins = None
+    if loop is not None:
+        bar.note("loop margins (wcdiskmargin)")
+        t0 = time.perf_counter()
+        margins = wcdiskmargin(*loop) if isinstance(loop, tuple) else wcdiskmargin(loop)
+        timings["wcdiskmargin"] = time.perf_counter() - t0
+
     # 4. Monte Carlo samples, plotting data.
     bar.start(f"Monte Carlo samples ({n_samples})")
     t0 = time.perf_counter()
@@ -771,4 +849,6 @@ def worst_case_analysis(
         seed=int(seed),
         timings=timings,
         notes=notes,
+        margins=margins,
+        loop_description=loop_description,
     )

@@ -103,6 +103,8 @@ def worst_case_report(
     title=None,
     notes="",
     progress=False,
+    loop=None,
+    loop_description="",
 ):
     """Analyse an uncertain closed loop and write its worst-case report.
 
@@ -138,6 +140,10 @@ def worst_case_report(
         Page title and a free-text paragraph.
     progress : bool
         Show a progress bar on standard error.
+    loop, loop_description : optional
+        Uncertain loop transfer (or ``(P, C)``) for the nominal and worst-case
+        disk, gain and phase margins; see
+        :func:`~robustmb.report.worst_case.worst_case_analysis`.
 
     Returns
     -------
@@ -176,6 +182,8 @@ def worst_case_report(
             title=title,
             notes=notes,
             progress=bar,
+            loop=loop,
+            loop_description=loop_description,
         )
         bar.start("figures")
         t0 = time.perf_counter()
