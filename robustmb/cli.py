@@ -247,6 +247,7 @@ def demo(out_dir: Path, n_samples: int, *, seed: int = 0, show_progress: bool = 
         progress=show_progress,
         loop=loop_at_plant_inputs(),
         loop_description="the plant inputs (joint torques), L = K G",
+        step=(["theta1", "theta2"], ["r1", "r2"]),
     )
     print_summary(report)
     return EXIT_OK

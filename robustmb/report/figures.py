@@ -196,6 +196,35 @@ def draw_channel(ax, ch, w):
     ax.legend(fontsize=8, loc="best")
 
 
+def step_figure(analysis):
+    """Step responses (:func:`robustmb.plotting.step`): nominal, random samples, worst case.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> G = 1 / (control.tf("s") ** 2 + c * control.tf("s") + 1)
+    >>> res = worst_case_analysis(G, n_samples=0, step=([0], [0]))
+    >>> len(step_figure(res).axes)
+    1
+    """
+    from ..plotting import step
+    from .worst_case import N_STEP_SAMPLES
+
+    st = analysis.step
+    ny, nu = len(st.outputs), len(st.inputs)
+    fig = Figure(figsize=(max(7.5, 3.4 * nu), 2.6 * ny + 0.8), layout="constrained")
+    axs = np.array(fig.subplots(ny, nu, squeeze=False, sharex=True))
+    n = min(N_STEP_SAMPLES, len(analysis.sample_values))
+    step(st.system, n=n, worst=st.worst_values, ax=axs, T=st.time, seed=analysis.seed)
+    fig.suptitle(
+        f"Step responses: nominal, {n} random samples and the worst case of {st.worst_channel}",
+        fontsize=10,
+    )
+    return fig
+
+
 def overview_figure(analysis):
     """Two panels at a glance: the mu bounds and the first channel's singular values.
 
@@ -388,6 +417,8 @@ def report_figures(analysis):
     }
     if analysis.channels:
         figs["singular_values"] = singular_values_figure(analysis)
+    if analysis.step is not None:
+        figs["step"] = step_figure(analysis)
     figs["sensitivity"] = sensitivity_figure(analysis)
     return figs
 

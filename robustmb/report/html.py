@@ -9,6 +9,7 @@ import html
 import numpy as np
 
 from .figures import _fmt, margin_rows
+from .worst_case import N_STEP_SAMPLES
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -350,6 +351,43 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
                 "singular values",
                 "Largest singular value: nominal, random samples and the worst "
                 "case found; the dotted line is the certified worst-case bound.",
+            )
+        )
+    if analysis.step is not None:
+        st = analysis.step
+        parts.append("<h2>Step responses</h2>")
+        if "step" in pngs:
+            n = min(N_STEP_SAMPLES, len(analysis.sample_values))
+            parts.append(
+                _img(
+                    pngs["step"],
+                    "step responses",
+                    f"Unit steps on {', '.join(st.inputs)}: nominal, {n} random samples "
+                    f"(seed {analysis.seed}) and the parameter values of the worst case of "
+                    f"{st.worst_channel}.",
+                )
+            )
+        rows = [
+            [
+                f"{m['input']} → {m['output']}",
+                _fmt(m["final_nominal"]),
+                f"{_fmt(m['overshoot_nominal'], 3)} %",
+                _fmt(m["final_worst"]),
+                f"{_fmt(m['overshoot_worst'], 3)} %",
+            ]
+            for m in st.metrics()
+        ]
+        parts.append(
+            _table(
+                [
+                    "step",
+                    "final value, nominal",
+                    "overshoot, nominal",
+                    "final value, worst",
+                    "overshoot, worst",
+                ],
+                rows,
+                num_cols=(1, 2, 3, 4),
             )
         )
     if "sensitivity" in pngs:

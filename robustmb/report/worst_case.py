@@ -41,6 +41,7 @@ from ..errors import (
 from ..lft.model import UncertainSystem
 
 GAP_FLAG = 0.02  # relative bound gap above which the report warns
+N_STEP_SAMPLES = 20  # random samples drawn in the step-response figure
 DEFAULT_SPEC = 1.0  # weighted channels: a peak gain at most 1 meets the specification
 
 #: Verdicts from best to worst; a combined verdict is the worst of its parts.
@@ -134,6 +135,75 @@ class ChannelAnalysis:
         return float(np.max(self.sampled_peaks)) if self.sampled_peaks.size else np.nan
 
 
+def overshoot(y, final):
+    """Percent overshoot of a step response ``y`` settling at ``final`` (0 if none).
+
+    Examples
+    --------
+    >>> round(overshoot([0.0, 1.2, 0.9, 1.0], 1.0), 9)
+    20.0
+    """
+    y = np.asarray(y, float)
+    if final == 0 or not np.isfinite(final):
+        return float("nan")
+    return float(max(0.0, 100.0 * (np.max(y / final) - 1.0)))
+
+
+@dataclass
+class StepAnalysis:
+    """Step responses of ``system[outputs, inputs]``: nominal and the worst case of a channel.
+
+    Attributes
+    ----------
+    outputs, inputs : list of str
+    system : UncertainSystem
+        The selection ``system[outputs, inputs]`` (drawn by :func:`robustmb.plotting.step`).
+    worst_channel : str
+        The performance channel whose worst-case parameter values are used.
+    worst_values : dict
+    time : numpy.ndarray
+    nominal, worst : numpy.ndarray
+        ``(ny, nu, n_time)`` step responses.
+    """
+
+    outputs: list
+    inputs: list
+    system: object = field(repr=False)
+    worst_channel: str
+    worst_values: dict
+    time: np.ndarray = field(repr=False)
+    nominal: np.ndarray = field(repr=False)
+    worst: np.ndarray = field(repr=False)
+
+    def metrics(self):
+        """``[{input, output, final, overshoot_nominal, overshoot_worst, ...}]`` per diagonal pair.
+
+        Final values are the DC gains; overshoots in percent of them; peaks are
+        the largest response values.
+        """
+        nom_sys, worst_sys = self.system.nominal(), self.system.usubs(self.worst_values)
+        dc_nom = np.atleast_2d(np.asarray(control.dcgain(nom_sys), float))
+        dc_worst = np.atleast_2d(np.asarray(control.dcgain(worst_sys), float))
+        out = []
+        for i, o in enumerate(self.outputs):
+            for j, u in enumerate(self.inputs):
+                if len(self.outputs) == len(self.inputs) and i != j:
+                    continue  # square selections: the diagonal (reference -> its output)
+                out.append(
+                    {
+                        "input": u,
+                        "output": o,
+                        "final_nominal": float(dc_nom[i, j]),
+                        "final_worst": float(dc_worst[i, j]),
+                        "peak_nominal": float(np.max(self.nominal[i, j])),
+                        "peak_worst": float(np.max(self.worst[i, j])),
+                        "overshoot_nominal": overshoot(self.nominal[i, j], dc_nom[i, j]),
+                        "overshoot_worst": overshoot(self.worst[i, j], dc_worst[i, j]),
+                    }
+                )
+        return out
+
+
 @dataclass
 class WorstCaseAnalysis:
     """Everything a worst-case report shows (see :func:`worst_case_analysis`).
@@ -168,6 +238,8 @@ class WorstCaseAnalysis:
         phase margins, nominal and worst case) when a loop transfer was given.
     loop_description : str
         Where the loop is broken (shown with the margins).
+    step : StepAnalysis or None
+        Step responses, when a step selection was given.
     """
 
     title: str
@@ -188,6 +260,7 @@ class WorstCaseAnalysis:
     notes: str = ""
     margins: WorstCaseDiskMargin | None = None
     loop_description: str = ""
+    step: StepAnalysis | None = None
 
     @property
     def verdict(self) -> str:
@@ -408,6 +481,15 @@ class WorstCaseAnalysis:
             "loop_margins": None
             if self.margins is None
             else loop_margins_summary(self.margins, self.loop_description),
+            "step_response": None
+            if self.step is None
+            else {
+                "outputs": self.step.outputs,
+                "inputs": self.step.inputs,
+                "worst_case_of": self.step.worst_channel,
+                "worst_values": self.step.worst_values,
+                "metrics": self.step.metrics(),
+            },
             "checks": [{"check": text, "passed": ok} for text, ok in self.checks()],
             "flags": self.flags(),
             "timings": self.timings,
@@ -647,6 +729,7 @@ def worst_case_analysis(
     progress=False,
     loop=None,
     loop_description="",
+    step=None,
 ):
     """Run the analyses of a worst-case report on an uncertain closed loop.
 
@@ -681,6 +764,11 @@ def worst_case_analysis(
         with ``wcdiskmargin`` (multiloop, skew 0).
     loop_description : str
         Where the loop is broken, shown with the margins.
+    step : tuple, optional
+        ``(outputs, inputs)``: step responses of ``system[outputs, inputs]``
+        at the nominal values and at the worst-case values of the first
+        performance channel (overshoots in the summary; the figure adds
+        random samples).
 
     Returns
     -------
@@ -775,6 +863,27 @@ def worst_case_analysis(
         margins = wcdiskmargin(*loop) if isinstance(loop, tuple) else wcdiskmargin(loop)
         timings["wcdiskmargin"] = time.perf_counter() - t0
 
+    # 3c. Step responses at the nominal and worst-case values.
+    step_data = None
+    if step is not None:
+        from ..plotting.time import default_time
+
+        (_, s_outs, s_ins, _), *_ = normalize_channels(system, {"step": tuple(step)[:2]})
+        ssys = system[s_outs, s_ins]
+        if wcs and wcs[0].worst:
+            wname, wvals = chans[0][0], dict(wcs[0].worst)
+        else:
+            wname, wvals = "robust stability", dict(rs.destabilizing)
+        nom_ss, worst_ss = ssys.nominal(), ssys.usubs(wvals)
+        t = default_time([nom_ss, worst_ss])
+        ny, nu = len(s_outs), len(s_ins)
+
+        def resp(g):
+            r = control.step_response(g, T=t, squeeze=False).outputs
+            return np.asarray(r).reshape(ny, nu, -1)
+
+        step_data = StepAnalysis(s_outs, s_ins, ssys, wname, wvals, t, resp(nom_ss), resp(worst_ss))
+
     # 4. Monte Carlo samples, plotting data.
     bar.start(f"Monte Carlo samples ({n_samples})")
     t0 = time.perf_counter()
@@ -851,4 +960,5 @@ def worst_case_analysis(
         notes=notes,
         margins=margins,
         loop_description=loop_description,
+        step=step_data,
     )

@@ -105,6 +105,7 @@ def worst_case_report(
     progress=False,
     loop=None,
     loop_description="",
+    step=None,
 ):
     """Analyse an uncertain closed loop and write its worst-case report.
 
@@ -140,6 +141,8 @@ def worst_case_report(
         Page title and a free-text paragraph.
     progress : bool
         Show a progress bar on standard error.
+    step : tuple, optional
+        ``(outputs, inputs)`` of the step-response figure.
     loop, loop_description : optional
         Uncertain loop transfer (or ``(P, C)``) for the nominal and worst-case
         disk, gain and phase margins; see
@@ -184,6 +187,7 @@ def worst_case_report(
             progress=bar,
             loop=loop,
             loop_description=loop_description,
+            step=step,
         )
         bar.start("figures")
         t0 = time.perf_counter()
