@@ -141,6 +141,37 @@ def draw_mu_bounds(ax, analysis):
     ax.legend(fontsize=8, loc="best")
 
 
+def mu_caption(analysis):
+    """Caption of the mu figure naming exactly the curves and markers :func:`draw_mu_bounds` draws.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> res = worst_case_analysis(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1),
+    ...                           channels={}, n_samples=0)
+    >>> mu_caption(res).startswith("Pointwise μ upper bound")
+    True
+    """
+    rs = analysis.robstab
+    mu = rs.mu
+    if mu is None or mu.omega.size == 0:
+        return "No μ data: the centre of the ranges is unstable."
+    n_lo = int(np.sum(mu.mu_lower > 0))
+    parts = [f"Pointwise μ upper bound at the {mu.omega.size} frequencies evaluated"]
+    if n_lo:
+        parts.append(f"pointwise μ lower bound at the {n_lo} of them where one was computed")
+    if np.isfinite(mu.upper):
+        parts.append("dotted: the peak certified over the whole frequency axis")
+    if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
+        parts.append(
+            f"star: μ ≥ {_fmt(1.0 / rs.upper)} from the verified destabilising values at "
+            f"{_fmt(rs.critical_frequency)} rad/s (the best lower bound)"
+        )
+    return "; ".join(parts) + ". The stability margin is 1 / peak μ."
+
+
 def singular_values_figure(analysis):
     """Largest singular value of each channel: nominal, samples and worst case.
 

@@ -8,7 +8,7 @@ import html
 
 import numpy as np
 
-from .figures import _fmt, margin_rows
+from .figures import _fmt, margin_rows, mu_caption
 from .worst_case import N_STEP_SAMPLES
 
 _STYLE = """
@@ -339,8 +339,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
             _img(
                 pngs["mu_bounds"],
                 "mu bounds vs frequency",
-                "Pointwise upper and lower bounds of μ at every frequency the "
-                "analysis evaluated; the dotted line is the certified peak.",
+                mu_caption(analysis),
             )
         )
     if "singular_values" in pngs:
