@@ -256,6 +256,53 @@ def step_figure(analysis):
     return fig
 
 
+def histogram_figure(analysis):
+    """Histogram of each channel's sampled peak gains, with nominal, spec and worst-case lines.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> res = worst_case_analysis(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1),
+    ...                           n_samples=8)
+    >>> len(histogram_figure(res).axes)
+    1
+    """
+    chans = analysis.channels
+    n = len(chans)
+    fig = Figure(figsize=(7.5, 2.6 * n + 0.6), layout="constrained")
+    axes = [fig.add_subplot(n, 1, i + 1) for i in range(n)]
+    for ax, ch in zip(axes, chans, strict=True):
+        fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+        ax.hist(
+            fin,
+            bins=min(30, max(5, fin.size // 4)),
+            color=SAMPLE_COLOR,
+            ec="0.5",
+            label=f"{fin.size} stable samples",
+        )
+        ax.axvline(
+            ch.nominal_peak, color=NOMINAL_COLOR, lw=2, label=f"nominal {_fmt(ch.nominal_peak)}"
+        )
+        wc = ch.wcgain
+        if np.isfinite(wc.lower):
+            ax.axvline(
+                wc.lower, color=WORST_COLOR, lw=2, label=f"worst case found {_fmt(wc.lower)}"
+            )
+        if np.isfinite(wc.upper):
+            ax.axvline(
+                wc.upper, color=WORST_COLOR, lw=1, ls=":", label=f"certified bound {_fmt(wc.upper)}"
+            )
+        ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
+        ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)
+        ax.set_ylabel("samples")
+        ax.legend(fontsize=8, loc="best")
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("peak gain (H∞ norm)")
+    return fig
+
+
 def overview_figure(analysis):
     """Two panels at a glance: the mu bounds and the first channel's singular values.
 
@@ -450,6 +497,8 @@ def report_figures(analysis):
         figs["singular_values"] = singular_values_figure(analysis)
     if analysis.step is not None:
         figs["step"] = step_figure(analysis)
+    if analysis.channels and len(analysis.sample_values):
+        figs["histograms"] = histogram_figure(analysis)
     figs["sensitivity"] = sensitivity_figure(analysis)
     return figs
 

@@ -298,6 +298,9 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
         parts.append(f"<p>{_e(analysis.notes)}</p>")
+    parts.append('<h2>Conclusions</h2><ul id="conclusions">')
+    parts.extend(f"<li>{_e(c)}</li>" for c in analysis.conclusions())
+    parts.append("</ul>")
     if analysis.channels:
         parts.append("<h2>Performance channels: specification and verdict</h2>")
         parts.append(_channel_table(analysis))
@@ -416,6 +419,17 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
                     ]
                 )
         parts.append(_table(["quantity", "value"], mc_rows))
+        parts.append(f"<p>{_e(analysis.sampling_description())}</p>")
+        if "histograms" in pngs:
+            parts.append(
+                _img(
+                    pngs["histograms"],
+                    "Monte Carlo histograms",
+                    "Histogram of the sampled peak gain of each channel "
+                    f"({_e(analysis.sampling_description())}) with the nominal value, the "
+                    "specification and the certified worst-case bounds.",
+                )
+            )
         parts.append(
             "<p>Samples give context only: random values rarely hit the worst "
             "case, which is why the bounds above come from μ analysis.</p>"

@@ -315,6 +315,104 @@ class WorstCaseAnalysis:
             parts.append("not decided for " + ", ".join(open_))
         return "Robust performance inconclusive: " + "; ".join(parts) + "."
 
+    def sampling_description(self) -> str:
+        """How the Monte Carlo samples were drawn (one sentence)."""
+        n = len(self.sample_values)
+        kinds = {d["kind"] for d in self.parameters.values()}
+        how = []
+        if "real" in kinds:
+            how.append("each real parameter uniformly over its declared range")
+        if "complex" in kinds:
+            how.append("each complex parameter uniformly in its disc")
+        if kinds - {"real", "complex"}:
+            how.append(
+                "each dynamic uncertainty as a stable first-order all-pass times a random "
+                "contraction of norm at most its bound"
+            )
+        return (
+            f"{n} samples drawn independently (usample, seed {self.seed}): " + "; ".join(how) + "."
+        )
+
+    def conclusions(self) -> list:
+        """Short conclusions generated from the numbers, one sentence each."""
+        from .figures import _fmt
+
+        out = [self.headline()]
+        rs = self.robstab
+        if self.verdict == "robustly stable":
+            top = sorted(rs.sensitivity, key=lambda k: -abs(rs.sensitivity[k]))[:2]
+            out.append(
+                f"Stability holds for ranges up to {_fmt(100 * rs.lower, 3)} % of their "
+                f"declared size (margin {_fmt(rs.lower)}); it would be lost first at "
+                f"{_fmt(rs.critical_frequency)} rad/s"
+                + (f", driven mostly by {' and '.join(top)}." if top else ".")
+            )
+        elif self.verdict == "not robustly stable":
+            out.append(
+                f"Stability is lost inside the declared ranges: at {_fmt(100 * rs.upper, 3)} % "
+                "of their size the listed parameter values destabilise the loop."
+            )
+        else:
+            out.append(
+                f"Robust stability is not decided: the margin lies in [{_fmt(rs.lower)}, "
+                f"{_fmt(rs.upper)}]."
+            )
+        for ch in self.channels:
+            wc = ch.wcgain
+            if ch.verdict == "pass":
+                out.append(
+                    f"{ch.name}: the worst-case peak gain is at most {_fmt(wc.upper)}, within "
+                    f"the specification {_fmt(ch.spec)} (nominal {_fmt(ch.nominal_peak)})."
+                )
+            elif ch.verdict == "fail":
+                nominal = (
+                    "already violated nominally"
+                    if ch.nominal_verdict == "fail"
+                    else "met nominally"
+                )
+                out.append(
+                    f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
+                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
+                    f"gain at least {_fmt(wc.lower)} at {_fmt(wc.critical_frequency)} rad/s, "
+                    f"{_fmt(wc.lower / ch.spec, 3)} times the specification."
+                )
+            else:
+                out.append(
+                    f"{ch.name}: the worst-case peak gain lies in [{_fmt(wc.lower)}, "
+                    f"{_fmt(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                )
+        if self.margins is not None and self.margins.nominal is not None:
+            wm, nom = self.margins, self.margins.nominal.multiloop
+            out.append(
+                f"Loop margins: the disk margin drops from {_fmt(nom.alpha)} nominally (gain "
+                f"[{_fmt(nom.gain_margin[0])}, {_fmt(nom.gain_margin[1])}], phase "
+                f"±{_fmt(nom.phase_margin, 3)}°) to at least {_fmt(wm.lower)} over the "
+                f"ranges (gain [{_fmt(wm.gain_margin[0])}, {_fmt(wm.gain_margin[1])}], "
+                f"phase ±{_fmt(wm.phase_margin, 3)}°)."
+            )
+        n = len(self.sample_values)
+        if n:
+            text = f"{n - self.n_unstable_samples} of {n} random samples are stable"
+            pairs = [
+                (ch.name, ch.worst_sample_peak / ch.wcgain.lower)
+                for ch in self.channels
+                if np.isfinite(ch.worst_sample_peak) and ch.wcgain.lower > 0
+            ]
+            if pairs:
+                text += "; the largest sampled peak gain reaches " + ", ".join(
+                    f"{_fmt(100 * r, 3)} % ({name})" for name, r in pairs
+                )
+                text += " of the worst case found"
+                if min(r for _, r in pairs) < 0.95:
+                    text += ": random sampling alone underestimates the worst case"
+            out.append(text + ".")
+        flags = self.flags()
+        if flags:
+            out.append(
+                f"{len(flags)} bound(s) have a gap above {100 * GAP_FLAG:g} %: see the warnings."
+            )
+        return out
+
     @property
     def n_unstable_samples(self) -> int:
         """Number of Monte Carlo samples with a pole on or beyond the stability boundary."""
@@ -471,7 +569,9 @@ class WorstCaseAnalysis:
                 for ch in self.channels
             ],
             "omega": self.omega,
+            "conclusions": self.conclusions(),
             "monte_carlo": {
+                "how": self.sampling_description(),
                 "seed": self.seed,
                 "n_samples": len(self.sample_values),
                 "n_unstable": self.n_unstable_samples,
