@@ -142,20 +142,33 @@ def load_target(target: str):
 
 
 def parse_channel(text: str):
-    """``("name", outputs, inputs)`` from ``NAME=OUT1,OUT2:IN1,IN2``.
+    """``("name", outputs, inputs, spec)`` from ``NAME=OUT1,OUT2:IN1,IN2[@SPEC]``.
+
+    ``SPEC`` is the largest admissible peak gain of the channel (default 1).
 
     Examples
     --------
     >>> parse_channel("tracking=e1,e2:r1,r2")
-    ('tracking', ['e1', 'e2'], ['r1', 'r2'])
+    ('tracking', ['e1', 'e2'], ['r1', 'r2'], 1.0)
+    >>> parse_channel("effort=u:r@2.5")
+    ('effort', ['u'], ['r'], 2.5)
     """
-    name, sep, rest = text.partition("=")
+    body, at, spec_text = text.partition("@")
+    name, sep, rest = body.partition("=")
     outs, sep2, ins = rest.partition(":")
     outputs = [s.strip() for s in outs.split(",") if s.strip()]
     inputs = [s.strip() for s in ins.split(",") if s.strip()]
     if not sep or not sep2 or not name.strip() or not outputs or not inputs:
-        raise ValueError(f"expected NAME=OUT1,OUT2:IN1,IN2, got {text!r}")
-    return name.strip(), outputs, inputs
+        raise ValueError(f"expected NAME=OUT1,OUT2:IN1,IN2[@SPEC], got {text!r}")
+    spec = 1.0
+    if at:
+        try:
+            spec = float(spec_text)
+        except ValueError:
+            raise ValueError(f"the specification after @ must be a number, got {text!r}") from None
+        if not spec > 0 or spec == float("inf"):
+            raise ValueError(f"the specification after @ must be positive and finite, got {text!r}")
+    return name.strip(), outputs, inputs, spec
 
 
 # ------------------------------------------------------------------ jobs
@@ -268,7 +281,7 @@ def report_job(
 
     system, fn_channels = load_target(target)
     if channels:
-        fn_channels = {name: (outs, ins) for name, outs, ins in channels}
+        fn_channels = {name: (outs, ins, spec) for name, outs, ins, spec in channels}
     print(f"robustmb report: {target} -> {system!r}")
     report = worst_case_report(
         system,
@@ -353,8 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_channel,
         action="append",
         default=[],
-        metavar="NAME=OUTPUTS:INPUTS",
-        help="performance channel, e.g. 'tracking=e1,e2:r1,r2' (repeatable; "
+        metavar="NAME=OUTPUTS:INPUTS[@SPEC]",
+        help="performance channel, e.g. 'tracking=e1,e2:r1,r2@1' with SPEC the largest "
+        "admissible peak gain (default 1) (repeatable; "
         "replaces the channels the function returns; default: every input to "
         "every output)",
     )
