@@ -142,20 +142,33 @@ def load_target(target: str):
 
 
 def parse_channel(text: str):
-    """``("name", outputs, inputs)`` from ``NAME=OUT1,OUT2:IN1,IN2``.
+    """``("name", outputs, inputs, spec)`` from ``NAME=OUT1,OUT2:IN1,IN2[@SPEC]``.
+
+    ``SPEC`` is the largest admissible peak gain of the channel (default 1).
 
     Examples
     --------
     >>> parse_channel("tracking=e1,e2:r1,r2")
-    ('tracking', ['e1', 'e2'], ['r1', 'r2'])
+    ('tracking', ['e1', 'e2'], ['r1', 'r2'], 1.0)
+    >>> parse_channel("effort=u:r@2.5")
+    ('effort', ['u'], ['r'], 2.5)
     """
-    name, sep, rest = text.partition("=")
+    body, at, spec_text = text.partition("@")
+    name, sep, rest = body.partition("=")
     outs, sep2, ins = rest.partition(":")
     outputs = [s.strip() for s in outs.split(",") if s.strip()]
     inputs = [s.strip() for s in ins.split(",") if s.strip()]
     if not sep or not sep2 or not name.strip() or not outputs or not inputs:
-        raise ValueError(f"expected NAME=OUT1,OUT2:IN1,IN2, got {text!r}")
-    return name.strip(), outputs, inputs
+        raise ValueError(f"expected NAME=OUT1,OUT2:IN1,IN2[@SPEC], got {text!r}")
+    spec = 1.0
+    if at:
+        try:
+            spec = float(spec_text)
+        except ValueError:
+            raise ValueError(f"the specification after @ must be a number, got {text!r}") from None
+        if not spec > 0 or spec == float("inf"):
+            raise ValueError(f"the specification after @ must be positive and finite, got {text!r}")
+    return name.strip(), outputs, inputs, spec
 
 
 # ------------------------------------------------------------------ jobs
@@ -170,6 +183,7 @@ def print_summary(report, stream=None):
     stream = stream or sys.stdout
     a = report.analysis
     rs = a.robstab
+    print(f"  {a.headline()}", file=stream)
     print(f"  verdict: {a.verdict}", file=stream)
     print(
         f"  robust stability margin: [{_fmt(rs.lower)}, {_fmt(rs.upper)}] "
@@ -186,7 +200,18 @@ def print_summary(report, stream=None):
         wc = ch.wcgain
         print(
             f"  {ch.name}: worst-case peak gain [{_fmt(wc.lower)}, {_fmt(wc.upper)}] at "
-            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)})",
+            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)}); "
+            f"spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
+            file=stream,
+        )
+    if a.margins is not None:
+        wm = a.margins
+        nom = wm.nominal.multiloop
+        print(
+            f"  disk margin: nominal {_fmt(nom.alpha)} (gain [{_fmt(nom.gain_margin[0])}, "
+            f"{_fmt(nom.gain_margin[1])}], phase +-{_fmt(nom.phase_margin)} deg); worst case "
+            f"[{_fmt(wm.lower)}, {_fmt(wm.upper)}] (gain [{_fmt(wm.gain_margin[0])}, "
+            f"{_fmt(wm.gain_margin[1])}], phase +-{_fmt(wm.phase_margin)} deg)",
             file=stream,
         )
     n = len(a.sample_values)
@@ -203,7 +228,7 @@ def print_summary(report, stream=None):
 def demo(out_dir: Path, n_samples: int, *, seed: int = 0, show_progress: bool = True) -> int:
     """The demonstration job: the robotic arm's worst-case report; returns the exit status."""
     from .report import worst_case_report
-    from .report.arm_demo import DEMO_ANGLES, arm_closed_loop
+    from .report.arm_demo import DEMO_ANGLES, arm_closed_loop, loop_at_plant_inputs
 
     th1, th2 = np.degrees(DEMO_ANGLES)
     print(
@@ -233,6 +258,9 @@ def demo(out_dir: Path, n_samples: int, *, seed: int = 0, show_progress: bool = 
         title="Worst-case report: two-link arm under joint PID",
         notes=notes,
         progress=show_progress,
+        loop=loop_at_plant_inputs(),
+        loop_description="the plant inputs (joint torques), L = K G",
+        step=(["theta1", "theta2"], ["r1", "r2"]),
     )
     print_summary(report)
     return EXIT_OK
@@ -253,7 +281,7 @@ def report_job(
 
     system, fn_channels = load_target(target)
     if channels:
-        fn_channels = {name: (outs, ins) for name, outs, ins in channels}
+        fn_channels = {name: (outs, ins, spec) for name, outs, ins, spec in channels}
     print(f"robustmb report: {target} -> {system!r}")
     report = worst_case_report(
         system,
@@ -338,8 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_channel,
         action="append",
         default=[],
-        metavar="NAME=OUTPUTS:INPUTS",
-        help="performance channel, e.g. 'tracking=e1,e2:r1,r2' (repeatable; "
+        metavar="NAME=OUTPUTS:INPUTS[@SPEC]",
+        help="performance channel, e.g. 'tracking=e1,e2:r1,r2@1' with SPEC the largest "
+        "admissible peak gain (default 1) (repeatable; "
         "replaces the channels the function returns; default: every input to "
         "every output)",
     )

@@ -108,7 +108,7 @@ def report_run(tmp_path_factory):
         "report",
         f"{folder / 'user_loops.py'}:loop_with_channels",
         "--channel",
-        "second=e2:r2",
+        "second=e2:r2@50",
         "--out",
         str(folder / "rep"),
         "--samples",
@@ -128,6 +128,11 @@ def test_report_job_writes_the_report(report_run):
     data = json.loads((folder / "summary.json").read_text())
     assert data["verdict"] == "robustly stable" and data["title"] == "T"
     assert data["monte_carlo"]["n_samples"] == 4
+    (ch,) = data["channels"]
+    assert ch["specification"] == {"max_peak_gain": 50.0}
+    wc = ch["worst_case"]
+    expected = "pass" if wc["upper"] <= 50 and wc["certified"] else "inconclusive"
+    assert ch["verdict"] == expected and f"spec <= 50: nominal pass, robust {expected}" in out
     html = (folder / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html
     for key in ("overview", "mu_bounds", "singular_values", "margins", "sensitivity"):
@@ -210,9 +215,13 @@ def test_bad_arguments_exit_with_usage_errors(capsys, argv, message):
 
 
 def test_parse_channel_and_load_target():
-    assert parse_channel(" t = a, b : c ") == ("t", ["a", "b"], ["c"])
+    assert parse_channel(" t = a, b : c ") == ("t", ["a", "b"], ["c"], 1.0)
+    assert parse_channel("t=a:c@0.25") == ("t", ["a"], ["c"], 0.25)
     for bad in ("t", "t=a", "=a:b", "t=:b", "t=a:"):
         with pytest.raises(ValueError, match="expected NAME="):
+            parse_channel(bad)
+    for bad in ("t=a:c@x", "t=a:c@0", "t=a:c@-1", "t=a:c@inf", "t=a:c@nan"):
+        with pytest.raises(ValueError, match="specification after @"):
             parse_channel(bad)
     system, channels = load_target("robustmb.report.arm_demo:demo_loop")
     assert system.input_names == ["r1", "r2"] and set(channels) == {

@@ -216,6 +216,25 @@ def arm_closed_loop(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):
     return loop, channels, controller
 
 
+def loop_at_plant_inputs(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):
+    """Uncertain loop transfer ``L = K G`` broken at the arm's torque inputs.
+
+    Its disk margins are the margins of :func:`arm_closed_loop` at the plant
+    inputs (``feedback(L, I)`` has the same characteristic polynomial).
+
+    Examples
+    --------
+    >>> L = loop_at_plant_inputs()
+    >>> L.shape, sorted(L.blocks)
+    ((2, 2), ['J1', 'L2', 'm1', 'm3', 'rho1'])
+    """
+    from ..examples import two_link_arm
+    from ..lft import uss
+
+    plant = two_link_arm(theta1, theta2)
+    return uss(baseline_pid(plant.nominal(), **design)) * plant
+
+
 def demo_loop():
     """``(loop, channels)`` of :func:`arm_closed_loop`: a ``robustmb report`` target.
 

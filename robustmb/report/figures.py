@@ -141,6 +141,37 @@ def draw_mu_bounds(ax, analysis):
     ax.legend(fontsize=8, loc="best")
 
 
+def mu_caption(analysis):
+    """Caption of the mu figure naming exactly the curves and markers :func:`draw_mu_bounds` draws.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> res = worst_case_analysis(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1),
+    ...                           channels={}, n_samples=0)
+    >>> mu_caption(res).startswith("Pointwise μ upper bound")
+    True
+    """
+    rs = analysis.robstab
+    mu = rs.mu
+    if mu is None or mu.omega.size == 0:
+        return "No μ data: the centre of the ranges is unstable."
+    n_lo = int(np.sum(mu.mu_lower > 0))
+    parts = [f"Pointwise μ upper bound at the {mu.omega.size} frequencies evaluated"]
+    if n_lo:
+        parts.append(f"pointwise μ lower bound at the {n_lo} of them where one was computed")
+    if np.isfinite(mu.upper):
+        parts.append("dotted: the peak certified over the whole frequency axis")
+    if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
+        parts.append(
+            f"star: μ ≥ {_fmt(1.0 / rs.upper)} from the verified destabilising values at "
+            f"{_fmt(rs.critical_frequency)} rad/s (the best lower bound)"
+        )
+    return "; ".join(parts) + ". The stability margin is 1 / peak μ."
+
+
 def singular_values_figure(analysis):
     """Largest singular value of each channel: nominal, samples and worst case.
 
@@ -196,6 +227,82 @@ def draw_channel(ax, ch, w):
     ax.legend(fontsize=8, loc="best")
 
 
+def step_figure(analysis):
+    """Step responses (:func:`robustmb.plotting.step`): nominal, random samples, worst case.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> G = 1 / (control.tf("s") ** 2 + c * control.tf("s") + 1)
+    >>> res = worst_case_analysis(G, n_samples=0, step=([0], [0]))
+    >>> len(step_figure(res).axes)
+    1
+    """
+    from ..plotting import step
+    from .worst_case import N_STEP_SAMPLES
+
+    st = analysis.step
+    ny, nu = len(st.outputs), len(st.inputs)
+    fig = Figure(figsize=(max(7.5, 3.4 * nu), 2.6 * ny + 0.8), layout="constrained")
+    axs = np.array(fig.subplots(ny, nu, squeeze=False, sharex=True))
+    n = min(N_STEP_SAMPLES, len(analysis.sample_values))
+    step(st.system, n=n, worst=st.worst_values, ax=axs, T=st.time, seed=analysis.seed)
+    fig.suptitle(
+        f"Step responses: nominal, {n} random samples and the worst case of {st.worst_channel}",
+        fontsize=10,
+    )
+    return fig
+
+
+def histogram_figure(analysis):
+    """Histogram of each channel's sampled peak gains, with nominal, spec and worst-case lines.
+
+    Examples
+    --------
+    >>> from robustmb.report.worst_case import worst_case_analysis
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> res = worst_case_analysis(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1),
+    ...                           n_samples=8)
+    >>> len(histogram_figure(res).axes)
+    1
+    """
+    chans = analysis.channels
+    n = len(chans)
+    fig = Figure(figsize=(7.5, 2.6 * n + 0.6), layout="constrained")
+    axes = [fig.add_subplot(n, 1, i + 1) for i in range(n)]
+    for ax, ch in zip(axes, chans, strict=True):
+        fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+        ax.hist(
+            fin,
+            bins=min(30, max(5, fin.size // 4)),
+            color=SAMPLE_COLOR,
+            ec="0.5",
+            label=f"{fin.size} stable samples",
+        )
+        ax.axvline(
+            ch.nominal_peak, color=NOMINAL_COLOR, lw=2, label=f"nominal {_fmt(ch.nominal_peak)}"
+        )
+        wc = ch.wcgain
+        if np.isfinite(wc.lower):
+            ax.axvline(
+                wc.lower, color=WORST_COLOR, lw=2, label=f"worst case found {_fmt(wc.lower)}"
+            )
+        if np.isfinite(wc.upper):
+            ax.axvline(
+                wc.upper, color=WORST_COLOR, lw=1, ls=":", label=f"certified bound {_fmt(wc.upper)}"
+            )
+        ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
+        ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)
+        ax.set_ylabel("samples")
+        ax.legend(fontsize=8, loc="best")
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("peak gain (H∞ norm)")
+    return fig
+
+
 def overview_figure(analysis):
     """Two panels at a glance: the mu bounds and the first channel's singular values.
 
@@ -216,7 +323,11 @@ def overview_figure(analysis):
         ax = fig.add_subplot(1, n, 2)
         draw_channel(ax, analysis.channels[0], analysis.omega)
         ax.set_xlabel("frequency (rad/s)")
-    fig.suptitle(f"{analysis.title} ({analysis.verdict})", fontsize=11)
+    fig.suptitle(
+        f"{analysis.title} (robust performance: {analysis.performance_verdict}; "
+        f"{analysis.verdict})",
+        fontsize=11,
+    )
     return fig
 
 
@@ -248,7 +359,8 @@ def margin_rows(analysis):
             f"{_fmt(100 * rs.lower, 3)} %" + ("" if rs.certified else " (not certified)"),
         ),
         ("Destabilising frequency", f"{_fmt(rs.critical_frequency)} rad/s"),
-        ("Verdict", analysis.verdict),
+        ("Robust stability verdict", analysis.verdict),
+        ("Robust performance verdict", analysis.performance_verdict),
     ]
     for ch in analysis.channels:
         wc = ch.wcgain
@@ -263,6 +375,12 @@ def margin_rows(analysis):
                 f"{ch.name}: worst-case peak gain",
                 f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}] at {_fmt(wc.critical_frequency)} rad/s"
                 + ("" if wc.certified else " (not certified)"),
+            )
+        )
+        rows.append(
+            (
+                f"{ch.name}: specification peak gain ≤ {_fmt(ch.spec)}",
+                f"nominal {ch.nominal_verdict}, robust {ch.verdict}",
             )
         )
         if ch.sampled_peaks.size:
@@ -377,6 +495,10 @@ def report_figures(analysis):
     }
     if analysis.channels:
         figs["singular_values"] = singular_values_figure(analysis)
+    if analysis.step is not None:
+        figs["step"] = step_figure(analysis)
+    if analysis.channels and len(analysis.sample_values):
+        figs["histograms"] = histogram_figure(analysis)
     figs["sensitivity"] = sensitivity_figure(analysis)
     return figs
 

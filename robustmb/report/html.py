@@ -8,7 +8,8 @@ import html
 
 import numpy as np
 
-from .figures import _fmt, margin_rows
+from .figures import _fmt, margin_rows, mu_caption
+from .worst_case import N_STEP_SAMPLES
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -77,6 +78,93 @@ def _img(png: bytes, alt: str, caption: str) -> str:
         f'<figure><img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
         f"<figcaption>{_e(caption)}</figcaption></figure>"
     )
+
+
+_CLASS = {"pass": "ok", "fail": "bad", "inconclusive": "unknown"}
+_WORD = {"pass": "PASS", "fail": "FAIL", "inconclusive": "inconclusive"}
+
+
+def _headline_html(analysis) -> str:
+    """The robust-performance verdict: never greener than the worst channel."""
+    v = analysis.performance_verdict
+    return f'<div class="verdict {_CLASS[v]}" id="headline"><b>{_e(analysis.headline())}</b></div>'
+
+
+def channel_rows(analysis):
+    """``(header, rows)`` of the per-channel specification / verdict table."""
+    header = [
+        "channel",
+        "inputs → outputs",
+        "specification",
+        "nominal peak gain",
+        "nominal",
+        "worst-case peak gain [lower, upper]",
+        "at (rad/s)",
+        "robust verdict",
+    ]
+    rows = []
+    for ch in analysis.channels:
+        wc = ch.wcgain
+        rows.append(
+            [
+                ch.name,
+                f"{', '.join(ch.inputs)} → {', '.join(ch.outputs)}",
+                f"peak gain ≤ {_fmt(ch.spec)}",
+                _fmt(ch.nominal_peak),
+                _WORD[ch.nominal_verdict],
+                f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}]"
+                + ("" if wc.certified else " (not certified)"),
+                _fmt(wc.critical_frequency),
+                _WORD[ch.verdict],
+            ]
+        )
+    return header, rows
+
+
+def _channel_table(analysis) -> str:
+    header, rows = channel_rows(analysis)
+    out = ["<table>", "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>"]
+    for row in rows:
+        cells = []
+        for j, c in enumerate(row):
+            if j in (4, 7):
+                cls = {"PASS": "pass", "FAIL": "fail"}.get(c, "")
+                cells.append(f'<td class="{cls}">{_e(c)}</td>')
+            else:
+                num = ' class="num"' if j in (3, 5, 6) else ""
+                cells.append(f"<td{num}>{_e(c)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def loop_margin_rows(analysis):
+    """``(header, rows)`` of the loop-margin table (nominal, worst case, at worst values)."""
+    from .worst_case import loop_margins_summary
+
+    d = loop_margins_summary(analysis.margins, analysis.loop_description)
+    cols = [
+        ("nominal", d["nominal"]),
+        (
+            "worst case (certified)" if d["worst_case"]["certified"] else "worst case",
+            d["worst_case"],
+        ),
+        ("at the worst values found", d["at_worst_values"]),
+    ]
+    cols = [(k, v) for k, v in cols if v is not None]
+
+    def gm(v):
+        (lo, hi), (dlo, dhi) = v["gain_margin"], v["gain_margin_db"]
+        return f"[{_fmt(lo)}, {_fmt(hi)}] ({_fmt(dlo, 3)} / +{_fmt(dhi, 3)} dB)"
+
+    rows = [
+        ["disk margin α"] + [_fmt(v["disk_margin"]) for _, v in cols],
+        ["gain margin"] + [gm(v) for _, v in cols],
+        ["phase margin"] + [f"±{_fmt(v['phase_margin_deg'], 3)}°" for _, v in cols],
+        ["critical frequency (rad/s)"]
+        + [_fmt(v["frequency"]) if "frequency" in v else "-" for _, v in cols],
+    ]
+    return ["margin"] + [k for k, _ in cols], rows
 
 
 def _verdict_html(analysis) -> str:
@@ -203,12 +291,25 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         f"<code>{_e(analysis.system_name)}</code>: {analysis.nstates} states, inputs "
         f"{_e(', '.join(analysis.input_names))}, outputs {_e(', '.join(analysis.output_names))}"
         f"{'' if not analysis.dt else f', sampling time {_e(_fmt(analysis.dt))} s'}</p>",
+        _headline_html(analysis),
         _verdict_html(analysis),
     ]
     for flag in analysis.flags():
         parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
         parts.append(f"<p>{_e(analysis.notes)}</p>")
+    parts.append('<h2>Conclusions</h2><ul id="conclusions">')
+    parts.extend(f"<li>{_e(c)}</li>" for c in analysis.conclusions())
+    parts.append("</ul>")
+    if analysis.channels:
+        parts.append("<h2>Performance channels: specification and verdict</h2>")
+        parts.append(_channel_table(analysis))
+        parts.append(
+            "<p>PASS: the certified worst-case upper bound meets the specification for every "
+            "parameter value in the declared ranges. FAIL: parameter values inside the ranges "
+            "were found (lower bound, verified by substitution) that violate it. "
+            "Inconclusive: the specification lies between the bounds.</p>"
+        )
     parts.append("<h2>Margins</h2>")
     parts.append(_table(["quantity", "value"], margin_rows(analysis)))
     parts.append(
@@ -218,6 +319,20 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         "certificates); upper bounds are realised by the parameter values below, verified "
         "by substitution.</p>"
     )
+    if analysis.margins is not None:
+        wm = analysis.margins
+        parts.append("<h2>Loop margins: disk, gain and phase</h2>")
+        header, rows = loop_margin_rows(analysis)
+        parts.append(_table(header, rows, num_cols=(1, 2, 3)))
+        where = f" at {_e(analysis.loop_description)}" if analysis.loop_description else ""
+        parts.append(
+            f"<p>Multiloop disk margins{where} (channels {_e(', '.join(wm.channels))} "
+            "perturbed at once, symmetric disk): every gain in the interval and every phase "
+            "in ±the phase margin, applied simultaneously in all channels, keeps the loop "
+            "stable. The worst-case column holds for every parameter value in the declared "
+            "ranges (certified lower bound of wcdiskmargin); the last column is the loop at "
+            "the parameter values that came closest, an upper bound of the worst case.</p>"
+        )
     header, rows = _parameter_rows(analysis)
     parts.append("<h2>Uncertain parameters and worst cases</h2>")
     parts.append(_table(header, rows, num_cols=(2,)))
@@ -227,8 +342,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
             _img(
                 pngs["mu_bounds"],
                 "mu bounds vs frequency",
-                "Pointwise upper and lower bounds of μ at every frequency the "
-                "analysis evaluated; the dotted line is the certified peak.",
+                mu_caption(analysis),
             )
         )
     if "singular_values" in pngs:
@@ -239,6 +353,43 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
                 "singular values",
                 "Largest singular value: nominal, random samples and the worst "
                 "case found; the dotted line is the certified worst-case bound.",
+            )
+        )
+    if analysis.step is not None:
+        st = analysis.step
+        parts.append("<h2>Step responses</h2>")
+        if "step" in pngs:
+            n = min(N_STEP_SAMPLES, len(analysis.sample_values))
+            parts.append(
+                _img(
+                    pngs["step"],
+                    "step responses",
+                    f"Unit steps on {', '.join(st.inputs)}: nominal, {n} random samples "
+                    f"(seed {analysis.seed}) and the parameter values of the worst case of "
+                    f"{st.worst_channel}.",
+                )
+            )
+        rows = [
+            [
+                f"{m['input']} → {m['output']}",
+                _fmt(m["final_nominal"]),
+                f"{_fmt(m['overshoot_nominal'], 3)} %",
+                _fmt(m["final_worst"]),
+                f"{_fmt(m['overshoot_worst'], 3)} %",
+            ]
+            for m in st.metrics()
+        ]
+        parts.append(
+            _table(
+                [
+                    "step",
+                    "final value, nominal",
+                    "overshoot, nominal",
+                    "final value, worst",
+                    "overshoot, worst",
+                ],
+                rows,
+                num_cols=(1, 2, 3, 4),
             )
         )
     if "sensitivity" in pngs:
@@ -268,6 +419,17 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
                     ]
                 )
         parts.append(_table(["quantity", "value"], mc_rows))
+        parts.append(f"<p>{_e(analysis.sampling_description())}</p>")
+        if "histograms" in pngs:
+            parts.append(
+                _img(
+                    pngs["histograms"],
+                    "Monte Carlo histograms",
+                    "Histogram of the sampled peak gain of each channel "
+                    f"({_e(analysis.sampling_description())}) with the nominal value, the "
+                    "specification and the certified worst-case bounds.",
+                )
+            )
         parts.append(
             "<p>Samples give context only: random values rarely hit the worst "
             "case, which is why the bounds above come from μ analysis.</p>"

@@ -27,15 +27,65 @@ import control
 import numpy as np
 
 from .._progress import ProgressBar
+from ..analysis.diskmargin import WorstCaseDiskMargin, wcdiskmargin
 from ..analysis.freqresp import largest_singular_values, sigma_max_over_frequency
 from ..analysis.model_family import freqresp_stack
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import RobstabResult, robstab
 from ..analysis.worst_case_gain import WcgainResult, wcgain
-from ..errors import DimensionError, SignalError, UncertainTypeError, UnstableNominalError
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    SignalError,
+    UncertainTypeError,
+    UnstableNominalError,
+)
 from ..lft.model import UncertainSystem
+from .summary_data import (  # noqa: F401  (re-exported)
+    describe_parameters,
+    jsonable,
+    loop_margins_summary,
+    plotting_grid,
+)
 
 GAP_FLAG = 0.02  # relative bound gap above which the report warns
+N_STEP_SAMPLES = 20  # random samples drawn in the step-response figure
+DEFAULT_SPEC = 1.0  # weighted channels: a peak gain at most 1 meets the specification
+
+#: Verdicts from best to worst; a combined verdict is the worst of its parts.
+VERDICT_ORDER = ("pass", "inconclusive", "fail")
+
+
+def worst_verdict(verdicts) -> str:
+    """The least favourable of ``"pass"``, ``"inconclusive"`` and ``"fail"`` (``"pass"`` if none).
+
+    Examples
+    --------
+    >>> worst_verdict(["pass", "inconclusive", "pass"]), worst_verdict([])
+    ('inconclusive', 'pass')
+    """
+    return max(verdicts, key=VERDICT_ORDER.index, default="pass")
+
+
+def gain_verdict(lower, upper, certified, spec) -> str:
+    """Pass/fail verdict of a worst-case peak gain against its specification ``gain <= spec``.
+
+    ``"pass"`` when the certified upper bound meets the specification (true for
+    every parameter value), ``"fail"`` when the verified lower bound exceeds it
+    (parameter values that violate it were found), ``"inconclusive"`` otherwise.
+
+    Examples
+    --------
+    >>> gain_verdict(0.8, 0.9, True, 1.0), gain_verdict(1.2, 1.3, True, 1.0)
+    ('pass', 'fail')
+    >>> gain_verdict(0.9, 1.1, True, 1.0), gain_verdict(0.8, 0.9, False, 1.0)
+    ('inconclusive', 'inconclusive')
+    """
+    if lower > spec:
+        return "fail"
+    if certified and upper <= spec:
+        return "pass"
+    return "inconclusive"
 
 
 @dataclass
@@ -46,6 +96,9 @@ class ChannelAnalysis:
     ----------
     name : str
     outputs, inputs : list of str
+    spec : float
+        Specification: the channel's peak gain must be at most ``spec`` for
+        every parameter value (1 for a weighted channel).
     nominal_peak, nominal_peak_frequency : float
         Peak gain (H-infinity norm) of the nominal channel and where it is attained.
     wcgain : WcgainResult
@@ -68,11 +121,95 @@ class ChannelAnalysis:
     sigma_nominal: np.ndarray = field(repr=False)
     sigma_worst: np.ndarray = field(repr=False)
     sigma_samples: np.ndarray = field(repr=False)
+    spec: float = DEFAULT_SPEC
+
+    @property
+    def verdict(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"inconclusive"``: the worst case against ``spec``.
+
+        See :func:`gain_verdict`.
+        """
+        wc = self.wcgain
+        return gain_verdict(wc.lower, wc.upper, wc.certified, self.spec)
+
+    @property
+    def nominal_verdict(self) -> str:
+        """``"pass"`` or ``"fail"``: the nominal peak gain against ``spec``."""
+        return "pass" if self.nominal_peak <= self.spec else "fail"
 
     @property
     def worst_sample_peak(self) -> float:
         """Largest sampled peak gain (a lower bound of the worst case)."""
         return float(np.max(self.sampled_peaks)) if self.sampled_peaks.size else np.nan
+
+
+def overshoot(y, final):
+    """Percent overshoot of a step response ``y`` settling at ``final`` (0 if none).
+
+    Examples
+    --------
+    >>> round(overshoot([0.0, 1.2, 0.9, 1.0], 1.0), 9)
+    20.0
+    """
+    y = np.asarray(y, float)
+    if final == 0 or not np.isfinite(final):
+        return float("nan")
+    return float(max(0.0, 100.0 * (np.max(y / final) - 1.0)))
+
+
+@dataclass
+class StepAnalysis:
+    """Step responses of ``system[outputs, inputs]``: nominal and the worst case of a channel.
+
+    Attributes
+    ----------
+    outputs, inputs : list of str
+    system : UncertainSystem
+        The selection ``system[outputs, inputs]`` (drawn by :func:`robustmb.plotting.step`).
+    worst_channel : str
+        The performance channel whose worst-case parameter values are used.
+    worst_values : dict
+    time : numpy.ndarray
+    nominal, worst : numpy.ndarray
+        ``(ny, nu, n_time)`` step responses.
+    """
+
+    outputs: list
+    inputs: list
+    system: object = field(repr=False)
+    worst_channel: str
+    worst_values: dict
+    time: np.ndarray = field(repr=False)
+    nominal: np.ndarray = field(repr=False)
+    worst: np.ndarray = field(repr=False)
+
+    def metrics(self):
+        """``[{input, output, final, overshoot_nominal, overshoot_worst, ...}]`` per diagonal pair.
+
+        Final values are the DC gains; overshoots in percent of them; peaks are
+        the largest response values.
+        """
+        nom_sys, worst_sys = self.system.nominal(), self.system.usubs(self.worst_values)
+        dc_nom = np.atleast_2d(np.asarray(control.dcgain(nom_sys), float))
+        dc_worst = np.atleast_2d(np.asarray(control.dcgain(worst_sys), float))
+        out = []
+        for i, o in enumerate(self.outputs):
+            for j, u in enumerate(self.inputs):
+                if len(self.outputs) == len(self.inputs) and i != j:
+                    continue  # square selections: the diagonal (reference -> its output)
+                out.append(
+                    {
+                        "input": u,
+                        "output": o,
+                        "final_nominal": float(dc_nom[i, j]),
+                        "final_worst": float(dc_worst[i, j]),
+                        "peak_nominal": float(np.max(self.nominal[i, j])),
+                        "peak_worst": float(np.max(self.worst[i, j])),
+                        "overshoot_nominal": overshoot(self.nominal[i, j], dc_nom[i, j]),
+                        "overshoot_worst": overshoot(self.worst[i, j], dc_worst[i, j]),
+                    }
+                )
+        return out
 
 
 @dataclass
@@ -104,6 +241,13 @@ class WorstCaseAnalysis:
     timings : dict
         Seconds spent in each step.
     notes : str
+    margins : WorstCaseDiskMargin or None
+        The direct result of ``wcdiskmargin(loop)`` (multiloop disk, gain and
+        phase margins, nominal and worst case) when a loop transfer was given.
+    loop_description : str
+        Where the loop is broken (shown with the margins).
+    step : StepAnalysis or None
+        Step responses, when a step selection was given.
     """
 
     title: str
@@ -122,6 +266,9 @@ class WorstCaseAnalysis:
     seed: int = 0
     timings: dict = field(default_factory=dict)
     notes: str = ""
+    margins: WorstCaseDiskMargin | None = None
+    loop_description: str = ""
+    step: StepAnalysis | None = None
 
     @property
     def verdict(self) -> str:
@@ -137,6 +284,142 @@ class WorstCaseAnalysis:
         if rs.upper <= 1.0:
             return "not robustly stable"
         return "inconclusive"
+
+    @property
+    def stability_verdict(self) -> str:
+        """:attr:`verdict` as ``"pass"``, ``"fail"`` or ``"inconclusive"``."""
+        return {"robustly stable": "pass", "not robustly stable": "fail"}.get(
+            self.verdict, "inconclusive"
+        )
+
+    @property
+    def performance_verdict(self) -> str:
+        """Robust performance: ``"pass"``, ``"fail"`` or ``"inconclusive"``.
+
+        The least favourable of the robust stability verdict and of every
+        channel's verdict (:attr:`ChannelAnalysis.verdict`), so it is never
+        better than the worst channel.
+        """
+        return worst_verdict([self.stability_verdict] + [ch.verdict for ch in self.channels])
+
+    def headline(self) -> str:
+        """One sentence stating :attr:`performance_verdict` and what decides it."""
+        v = self.performance_verdict
+        failing = [ch.name for ch in self.channels if ch.verdict == "fail"]
+        open_ = [ch.name for ch in self.channels if ch.verdict == "inconclusive"]
+        if v == "pass":
+            what = "every channel meets its specification" if self.channels else "no channel"
+            return f"Robust performance met: robustly stable and {what} for every parameter value."
+        parts = []
+        if self.stability_verdict == "fail":
+            parts.append("not robustly stable")
+        elif self.stability_verdict == "inconclusive":
+            parts.append("robust stability not established")
+        if failing:
+            parts.append("specification violated by " + ", ".join(failing))
+        if v == "fail":
+            return "Robust performance NOT met: " + "; ".join(parts) + "."
+        if open_:
+            parts.append("not decided for " + ", ".join(open_))
+        return "Robust performance inconclusive: " + "; ".join(parts) + "."
+
+    def sampling_description(self) -> str:
+        """How the Monte Carlo samples were drawn (one sentence)."""
+        n = len(self.sample_values)
+        kinds = {d["kind"] for d in self.parameters.values()}
+        how = []
+        if "real" in kinds:
+            how.append("each real parameter uniformly over its declared range")
+        if "complex" in kinds:
+            how.append("each complex parameter uniformly in its disc")
+        if kinds - {"real", "complex"}:
+            how.append(
+                "each dynamic uncertainty as a stable first-order all-pass times a random "
+                "contraction of norm at most its bound"
+            )
+        return (
+            f"{n} samples drawn independently (usample, seed {self.seed}): " + "; ".join(how) + "."
+        )
+
+    def conclusions(self) -> list:
+        """Short conclusions generated from the numbers, one sentence each."""
+        from .figures import _fmt
+
+        out = [self.headline()]
+        rs = self.robstab
+        if self.verdict == "robustly stable":
+            top = sorted(rs.sensitivity, key=lambda k: -abs(rs.sensitivity[k]))[:2]
+            out.append(
+                f"Stability holds for ranges up to {_fmt(100 * rs.lower, 3)} % of their "
+                f"declared size (margin {_fmt(rs.lower)}); it would be lost first at "
+                f"{_fmt(rs.critical_frequency)} rad/s"
+                + (f", driven mostly by {' and '.join(top)}." if top else ".")
+            )
+        elif self.verdict == "not robustly stable":
+            out.append(
+                f"Stability is lost inside the declared ranges: at {_fmt(100 * rs.upper, 3)} % "
+                "of their size the listed parameter values destabilise the loop."
+            )
+        else:
+            out.append(
+                f"Robust stability is not decided: the margin lies in [{_fmt(rs.lower)}, "
+                f"{_fmt(rs.upper)}]."
+            )
+        for ch in self.channels:
+            wc = ch.wcgain
+            if ch.verdict == "pass":
+                out.append(
+                    f"{ch.name}: the worst-case peak gain is at most {_fmt(wc.upper)}, within "
+                    f"the specification {_fmt(ch.spec)} (nominal {_fmt(ch.nominal_peak)})."
+                )
+            elif ch.verdict == "fail":
+                nominal = (
+                    "already violated nominally"
+                    if ch.nominal_verdict == "fail"
+                    else "met nominally"
+                )
+                out.append(
+                    f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
+                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
+                    f"gain at least {_fmt(wc.lower)} at {_fmt(wc.critical_frequency)} rad/s, "
+                    f"{_fmt(wc.lower / ch.spec, 3)} times the specification."
+                )
+            else:
+                out.append(
+                    f"{ch.name}: the worst-case peak gain lies in [{_fmt(wc.lower)}, "
+                    f"{_fmt(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                )
+        if self.margins is not None and self.margins.nominal is not None:
+            wm, nom = self.margins, self.margins.nominal.multiloop
+            out.append(
+                f"Loop margins: the disk margin drops from {_fmt(nom.alpha)} nominally (gain "
+                f"[{_fmt(nom.gain_margin[0])}, {_fmt(nom.gain_margin[1])}], phase "
+                f"±{_fmt(nom.phase_margin, 3)}°) to at least {_fmt(wm.lower)} over the "
+                f"ranges (gain [{_fmt(wm.gain_margin[0])}, {_fmt(wm.gain_margin[1])}], "
+                f"phase ±{_fmt(wm.phase_margin, 3)}°)."
+            )
+        n = len(self.sample_values)
+        if n:
+            text = f"{n - self.n_unstable_samples} of {n} random samples are stable"
+            pairs = [
+                (ch.name, ch.worst_sample_peak / ch.wcgain.lower)
+                for ch in self.channels
+                if np.isfinite(ch.worst_sample_peak) and ch.wcgain.lower > 0
+            ]
+            if pairs:
+                text += "; the largest sampled peak gain reaches " + ", ".join(
+                    f"{_fmt(100 * r, 3)} % ({name})" for name, r in pairs
+                )
+                text += " of the worst case found"
+                if min(r for _, r in pairs) < 0.95:
+                    text += ": random sampling alone underestimates the worst case"
+            out.append(text + ".")
+        flags = self.flags()
+        if flags:
+            out.append(
+                f"{len(flags)} bound(s) have a gap above {100 * GAP_FLAG:g} %: see the warnings."
+            )
+        return out
 
     @property
     def n_unstable_samples(self) -> int:
@@ -157,6 +440,8 @@ class WorstCaseAnalysis:
             (f"{ch.name}: worst-case gain", ch.wcgain.lower, ch.wcgain.upper)
             for ch in self.channels
         ]
+        if self.margins is not None:
+            pairs.append(("worst-case disk margin", self.margins.lower, self.margins.upper))
         for what, lo, hi in pairs:
             if np.isfinite(lo) and np.isinf(hi):
                 out.append(
@@ -242,6 +527,12 @@ class WorstCaseAnalysis:
             },
             "parameters": self.parameters,
             "verdict": self.verdict,
+            "robust_performance": {
+                "verdict": self.performance_verdict,
+                "headline": self.headline(),
+                "stability_verdict": self.stability_verdict,
+                "channel_verdicts": {ch.name: ch.verdict for ch in self.channels},
+            },
             "robust_stability": {
                 "lower": rs.lower,
                 "upper": rs.upper,
@@ -267,6 +558,9 @@ class WorstCaseAnalysis:
                     "name": ch.name,
                     "outputs": ch.outputs,
                     "inputs": ch.inputs,
+                    "specification": {"max_peak_gain": ch.spec},
+                    "verdict": ch.verdict,
+                    "nominal_verdict": ch.nominal_verdict,
                     "nominal_peak": ch.nominal_peak,
                     "nominal_peak_frequency": ch.nominal_peak_frequency,
                     "worst_case": {
@@ -283,12 +577,26 @@ class WorstCaseAnalysis:
                 for ch in self.channels
             ],
             "omega": self.omega,
+            "conclusions": self.conclusions(),
             "monte_carlo": {
+                "how": self.sampling_description(),
                 "seed": self.seed,
                 "n_samples": len(self.sample_values),
                 "n_unstable": self.n_unstable_samples,
                 "values": self.sample_values,
                 "abscissa": self.sample_abscissa,
+            },
+            "loop_margins": None
+            if self.margins is None
+            else loop_margins_summary(self.margins, self.loop_description),
+            "step_response": None
+            if self.step is None
+            else {
+                "outputs": self.step.outputs,
+                "inputs": self.step.inputs,
+                "worst_case_of": self.step.worst_channel,
+                "worst_values": self.step.worst_values,
+                "metrics": self.step.metrics(),
             },
             "checks": [{"check": text, "passed": ok} for text, ok in self.checks()],
             "flags": self.flags(),
@@ -298,109 +606,18 @@ class WorstCaseAnalysis:
         return jsonable(data)
 
 
-def jsonable(x):
-    """Plain JSON-ready data from numbers, arrays, dicts, lists and LTI systems.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> jsonable({"a": np.array([1.0, np.inf]), "b": 1 + 2j, "c": (np.float64(0.5), None)})
-    {'a': [1.0, 'inf'], 'b': {'re': 1.0, 'im': 2.0}, 'c': [0.5, None]}
-    """
-    if x is None or isinstance(x, bool | str):
-        return x
-    if isinstance(x, np.bool_):
-        return bool(x)
-    if isinstance(x, int | np.integer):
-        return int(x)
-    if isinstance(x, float | np.floating):
-        v = float(x)
-        if np.isfinite(v):
-            return v
-        return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-    if isinstance(x, complex | np.complexfloating):
-        return {"re": jsonable(x.real), "im": jsonable(x.imag)}
-    if isinstance(x, np.ndarray):
-        return [jsonable(v) for v in x.tolist()] if x.ndim else jsonable(x.item())
-    if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [jsonable(v) for v in x]
-    if isinstance(x, control.StateSpace):
-        return {
-            "A": jsonable(np.asarray(x.A)),
-            "B": jsonable(np.asarray(x.B)),
-            "C": jsonable(np.asarray(x.C)),
-            "D": jsonable(np.asarray(x.D)),
-            "dt": jsonable(float(x.dt or 0)),
-        }
-    raise TypeError(f"jsonable: cannot convert {type(x).__name__}")
-
-
-def describe_parameters(system) -> dict:
-    """``{name: description}`` of the uncertain elements of ``system``.
-
-    Examples
-    --------
-    >>> import control
-    >>> import robustmb as rmb
-    >>> k = rmb.ureal("k", 2.0, percent=10)
-    >>> describe_parameters(rmb.uss(k * control.tf([1], [1, 1])))["k"]["range"]
-    [1.8, 2.2]
-    """
-    out = {}
-    for name, el in system.uncertainty.items():
-        desc = {"kind": el.kind, "occurrences": int(system.blocks[name])}
-        if el.kind == "real":
-            desc |= {"nominal": float(el.nominal), "range": [float(v) for v in el.range]}
-        elif el.kind == "complex":
-            desc |= {"nominal": jsonable(el.nominal), "radius": float(el.radius)}
-        else:
-            desc |= {"shape": list(el.shape), "bound": float(el.bound)}
-        out[name] = desc
-    return out
-
-
 def _abscissa(poles, dt):
     if poles.size == 0:
         return -np.inf
     return float(np.max(np.abs(poles)) - 1.0) if dt else float(np.max(poles.real))
 
 
-def plotting_grid(poles, extra=(), n=400, dt=0.0):
-    """Log-spaced frequencies from a decade below to a decade above the poles' magnitudes.
-
-    In discrete time (``dt > 0``) the poles are mapped to ``|log z| / dt`` and
-    the grid stops at the Nyquist frequency ``pi / dt``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = plotting_grid(np.array([-1.0, -100.0]), extra=[3.3])
-    >>> float(w[0]), float(w[-1]), bool(3.3 in w)
-    (0.1, 1000.0, True)
-    >>> float(plotting_grid(np.array([0.5]), dt=0.1)[-1]) == np.pi / 0.1
-    True
-    """
-    poles = np.asarray(poles, complex)
-    if dt:
-        poles = np.log(poles[np.abs(poles) > 0]) / dt
-    mags = np.abs(poles[np.abs(poles) > 0])
-    lo = np.floor(np.log10(np.min(mags) / 10)) if mags.size else -2.0
-    hi = np.ceil(np.log10(np.max(mags) * 10)) if mags.size else 2.0
-    grid = np.logspace(lo, hi, n)
-    extra = [float(w) for w in extra if np.isfinite(w) and w > 0]
-    grid = np.unique(np.concatenate([grid, extra]))
-    if dt:
-        grid = np.concatenate([grid[grid < np.pi / dt], [np.pi / dt]])
-    return grid
-
-
 def normalize_channels(system, channels):
-    """``[(name, outputs, inputs)]`` from a ``{name: (outputs, inputs)}`` mapping.
+    """``[(name, outputs, inputs, spec)]`` from a ``{name: (outputs, inputs[, spec])}`` mapping.
 
     ``None`` gives one channel with every input and output of ``system``; ``{}``
-    gives none.
+    gives none.  ``spec`` is the largest admissible peak gain of the channel
+    (default :data:`DEFAULT_SPEC` = 1, the convention of weighted channels).
     Signals may be names or indices; unknown names raise :class:`SignalError`.
 
     Examples
@@ -411,20 +628,35 @@ def normalize_channels(system, channels):
     >>> G = rmb.uss(k * control.tf([1], [1, 1]))
     >>> G.input_names, G.output_names = ["u"], ["y"]
     >>> normalize_channels(G, None)
-    [('u -> y', ['y'], ['u'])]
+    [('u -> y', ['y'], ['u'], 1.0)]
+    >>> normalize_channels(G, {"t": ("y", "u", 2.5)})
+    [('t', ['y'], ['u'], 2.5)]
     """
     if channels is None:
         name = f"{', '.join(system.input_names)} -> {', '.join(system.output_names)}"
-        return [(name, list(system.output_names), list(system.input_names))]
+        return [(name, list(system.output_names), list(system.input_names), DEFAULT_SPEC)]
     if not isinstance(channels, dict):
         raise SignalError(
             f"channels must be a dict {{name: (outputs, inputs)}}, got {type(channels).__name__}"
         )
     out = []
     for name, spec in channels.items():
-        if not isinstance(spec, list | tuple) or len(spec) != 2:
-            raise SignalError(f"channel {name!r}: expected (outputs, inputs), got {spec!r}")
-        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec)
+        if not isinstance(spec, list | tuple) or len(spec) not in (2, 3):
+            raise SignalError(
+                f"channel {name!r}: expected (outputs, inputs) or (outputs, inputs, spec), "
+                f"got {spec!r}"
+            )
+        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec[:2])
+        bound = spec[2] if len(spec) == 3 else DEFAULT_SPEC
+        if (
+            isinstance(bound, bool)
+            or not isinstance(bound, int | float | np.integer | np.floating)
+            or not bound > 0
+        ):
+            raise ArgumentError(
+                f"channel {name!r}: the specification (largest admissible peak gain) must be "
+                f"a positive number, got {bound!r}"
+            )
 
         def names(sel, all_names, what, cname=name):
             res = []
@@ -447,6 +679,7 @@ def normalize_channels(system, channels):
                 str(name),
                 names(outs, system.output_names, "output"),
                 names(ins, system.input_names, "input"),
+                float(bound),
             )
         )
     return out
@@ -462,6 +695,9 @@ def worst_case_analysis(
     title=None,
     notes="",
     progress=False,
+    loop=None,
+    loop_description="",
+    step=None,
 ):
     """Run the analyses of a worst-case report on an uncertain closed loop.
 
@@ -470,8 +706,10 @@ def worst_case_analysis(
     system : UncertainSystem
         Closed loop with uncertain elements (its states include the controller).
     channels : dict, optional
-        ``{name: (outputs, inputs)}`` performance channels, by signal name or
-        index; their worst-case peak gains are computed.  Default (``None``):
+        ``{name: (outputs, inputs)}`` or ``{name: (outputs, inputs, spec)}``
+        performance channels, by signal name or index; their worst-case peak
+        gains are computed and compared with ``spec``, the largest admissible
+        peak gain (default 1, the convention of weighted channels).  Default (``None``):
         one channel from every input to every output; ``{}``: no channel
         (stability only).
     n_samples : int
@@ -487,6 +725,18 @@ def worst_case_analysis(
         Free text shown in the report.
     progress : bool or ProgressBar
         Show a progress bar on standard error.
+    loop : UncertainSystem or tuple, optional
+        The uncertain loop transfer ``L`` of ``feedback(L, I)`` broken where
+        the margins are wanted (``L = C P`` at the plant inputs), or ``(P, C)``:
+        its nominal and worst-case disk, gain and phase margins are computed
+        with ``wcdiskmargin`` (multiloop, skew 0).
+    loop_description : str
+        Where the loop is broken, shown with the margins.
+    step : tuple, optional
+        ``(outputs, inputs)``: step responses of ``system[outputs, inputs]``
+        at the nominal values and at the worst-case values of the first
+        performance channel (overshoots in the summary; the figure adds
+        random samples).
 
     Returns
     -------
@@ -510,6 +760,8 @@ def worst_case_analysis(
     >>> res = worst_case_analysis(1 / (s * s + c * s + 1), n_samples=5)
     >>> res.verdict, round(res.robstab.upper, 3), round(res.channels[0].wcgain.lower, 3)
     ('robustly stable', 2.0, 2.066)
+    >>> res.channels[0].verdict, res.performance_verdict  # peak gain 2.07 > spec 1
+    ('fail', 'fail')
     """
     if not isinstance(system, UncertainSystem):
         what = type(system).__name__
@@ -562,7 +814,7 @@ def worst_case_analysis(
 
     # 3. Worst-case gain of each channel (direct calls).
     subsystems, wcs = [], []
-    for name, outs, ins in chans:
+    for name, outs, ins, _ in chans:
         bar.start(f"worst-case gain: {name} (wcgain)")
         t0 = time.perf_counter()
         sub = system[outs, ins]
@@ -570,6 +822,35 @@ def worst_case_analysis(
         wcs.append(wcgain(sub, omega=omega))
         timings[f"wcgain {name}"] = time.perf_counter() - t0
         bar.advance()
+
+    # 3b. Loop margins (direct call).
+    margins = None
+    if loop is not None:
+        bar.note("loop margins (wcdiskmargin)")
+        t0 = time.perf_counter()
+        margins = wcdiskmargin(*loop) if isinstance(loop, tuple) else wcdiskmargin(loop)
+        timings["wcdiskmargin"] = time.perf_counter() - t0
+
+    # 3c. Step responses at the nominal and worst-case values.
+    step_data = None
+    if step is not None:
+        from ..plotting.time import default_time
+
+        (_, s_outs, s_ins, _), *_ = normalize_channels(system, {"step": tuple(step)[:2]})
+        ssys = system[s_outs, s_ins]
+        if wcs and wcs[0].worst:
+            wname, wvals = chans[0][0], dict(wcs[0].worst)
+        else:
+            wname, wvals = "robust stability", dict(rs.destabilizing)
+        nom_ss, worst_ss = ssys.nominal(), ssys.usubs(wvals)
+        t = default_time([nom_ss, worst_ss])
+        ny, nu = len(s_outs), len(s_ins)
+
+        def resp(g):
+            r = control.step_response(g, T=t, squeeze=False).outputs
+            return np.asarray(r).reshape(ny, nu, -1)
+
+        step_data = StepAnalysis(s_outs, s_ins, ssys, wname, wvals, t, resp(nom_ss), resp(worst_ss))
 
     # 4. Monte Carlo samples, plotting data.
     bar.start(f"Monte Carlo samples ({n_samples})")
@@ -584,7 +865,7 @@ def worst_case_analysis(
         ]
     )
     results = []
-    for (name, outs, ins), sub, wc in zip(chans, subsystems, wcs, strict=True):
+    for (name, outs, ins, spec), sub, wc in zip(chans, subsystems, wcs, strict=True):
         sub_nom = sub.nominal()
         g_nom, f_nom = hinfnorm(sub_nom)
         sig_nom = sigma_max_over_frequency(sub_nom, grid)
@@ -619,7 +900,17 @@ def worst_case_analysis(
             ).reshape(len(samples), grid.size)
         results.append(
             ChannelAnalysis(
-                name, outs, ins, float(g_nom), float(f_nom), wc, peaks, sig_nom, sig_worst, sig_s
+                name,
+                outs,
+                ins,
+                float(g_nom),
+                float(f_nom),
+                wc,
+                peaks,
+                sig_nom,
+                sig_worst,
+                sig_s,
+                spec=spec,
             )
         )
     timings["monte_carlo"] = time.perf_counter() - t0
@@ -643,4 +934,7 @@ def worst_case_analysis(
         seed=int(seed),
         timings=timings,
         notes=notes,
+        margins=margins,
+        loop_description=loop_description,
+        step=step_data,
     )

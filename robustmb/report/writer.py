@@ -103,6 +103,9 @@ def worst_case_report(
     title=None,
     notes="",
     progress=False,
+    loop=None,
+    loop_description="",
+    step=None,
 ):
     """Analyse an uncertain closed loop and write its worst-case report.
 
@@ -138,6 +141,12 @@ def worst_case_report(
         Page title and a free-text paragraph.
     progress : bool
         Show a progress bar on standard error.
+    step : tuple, optional
+        ``(outputs, inputs)`` of the step-response figure.
+    loop, loop_description : optional
+        Uncertain loop transfer (or ``(P, C)``) for the nominal and worst-case
+        disk, gain and phase margins; see
+        :func:`~robustmb.report.worst_case.worst_case_analysis`.
 
     Returns
     -------
@@ -176,6 +185,9 @@ def worst_case_report(
             title=title,
             notes=notes,
             progress=bar,
+            loop=loop,
+            loop_description=loop_description,
+            step=step,
         )
         bar.start("figures")
         t0 = time.perf_counter()

@@ -43,7 +43,14 @@ def test_singular_value_curves_match_python_control(mimo, mimo_report):
 def test_figures_show_the_analysis_data(mimo_report):
     res = mimo_report.analysis
     figs = report_figures(res)
-    assert list(figs) == ["overview", "margins", "mu_bounds", "singular_values", "sensitivity"]
+    assert list(figs) == [
+        "overview",
+        "margins",
+        "mu_bounds",
+        "singular_values",
+        "histograms",
+        "sensitivity",
+    ]
     upper_line = figs["mu_bounds"].axes[0].get_lines()[0]
     mu = res.robstab.mu
     order = np.argsort(mu.omega)
@@ -73,7 +80,7 @@ def test_html_is_self_contained(mimo_report):
     assert re.findall(r'href="([^"]+)"', page) == ["summary.json"]
     embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     on_disk = {p.read_bytes() for p in mimo_report.figure_paths.values()}
-    assert len(embedded) == 3 and all(base64.b64decode(d) in on_disk for d in embedded)
+    assert len(embedded) == 4 and all(base64.b64decode(d) in on_disk for d in embedded)
     # the tables carry the analysis numbers
     assert f"[{res.robstab.lower:.4g}, {res.robstab.upper:.4g}]" in page
     wc = res.channels[0].wcgain
