@@ -130,7 +130,6 @@ def test_norms_of_extreme_gains(gain):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 10 defect 4: norms in an 8-decade state basis")
 @settings(
     max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
