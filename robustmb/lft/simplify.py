@@ -155,6 +155,8 @@ def _rebuild(real, n, names, sizes):
 def _static_eval(n, sizes, deltas):
     """``Fu(N, diag(delta_i I_{r_i}))``, or None when the loop is singular."""
     nd = sum(sizes)
+    if nd == 0:
+        return n
     dvec = np.repeat(deltas, sizes)
     n11, n12, n21, n22 = n[:nd, :nd], n[:nd, nd:], n[nd:, :nd], n[nd:, nd:]
     lhs = np.eye(nd) - n11 * dvec[None, :]

@@ -133,3 +133,14 @@ def test_products_with_plain_control_models_keep_the_uncertainty():
         assert prod.blocks.keys() == {"k", "m"}
         got = _fr(prod.usubs(v), w).ravel()
         assert np.all(np.abs(got - ref) <= 1e-10 * np.abs(ref))
+
+
+def test_parameters_that_do_not_act_are_removed():
+    # 0*a*b + 3 + b does not depend on a: every occurrence of a must go (the
+    # reduced form has no Delta channel left for a), and the check must allow it.
+    a = rmb.ureal("a", 1.0, percent=30)
+    b = rmb.ureal("b", 2.0, percent=30)
+    assert rmb.simplify(0 * a * b + 3).blocks == {}
+    Y = rmb.simplify(0 * a * b + 3 + b)
+    assert Y.blocks == {"b": 1}
+    assert np.allclose(Y.usubs({"b": 2.3}), 5.3, rtol=1e-14)
