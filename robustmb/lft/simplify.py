@@ -24,11 +24,22 @@ from .realization import make_realization
 _LEVELS = ("basic", "full")
 
 
-def _orth(mat, tol):
+def _orth(mat, rtol):
+    """Orthonormal basis of the range of ``mat``, rank decided scale-free.
+
+    Columns are normalised first: a column's scale is that of a state or
+    external channel (states of a fast controller can be 1e11 times those
+    of a plant), and must not decide whether its direction exists.  A
+    direction is dropped only if it is negligible relative to unit columns.
+    """
     if mat.shape[1] == 0:
         return mat[:, :0]
-    u, s, _ = np.linalg.svd(mat, full_matrices=False)
-    return u[:, : int(np.sum(s > tol))]
+    norms = np.linalg.norm(mat, axis=0)
+    keep = norms > np.finfo(float).tiny
+    if not np.any(keep):
+        return mat[:, :0]
+    u, s, _ = np.linalg.svd(mat[:, keep] / norms[keep], full_matrices=False)
+    return u[:, : int(np.sum(s > rtol * s[0]))]
 
 
 def _structured_subspace(n11, n12, sizes, active, tol):
@@ -141,13 +152,56 @@ def _rebuild(real, n, names, sizes):
     return make_realization(a, b, c, d, blocks)
 
 
+def _static_eval(n, sizes, deltas):
+    """``Fu(N, diag(delta_i I_{r_i}))``, or None when the loop is singular."""
+    nd = sum(sizes)
+    if nd == 0:
+        return n
+    dvec = np.repeat(deltas, sizes)
+    n11, n12, n21, n22 = n[:nd, :nd], n[:nd, nd:], n[nd:, :nd], n[nd:, nd:]
+    lhs = np.eye(nd) - n11 * dvec[None, :]
+    try:
+        sol = np.linalg.solve(lhs, n12)
+    except np.linalg.LinAlgError:
+        return None
+    if np.linalg.cond(lhs) > 1e8:
+        return None
+    return n22 + (n21 * dvec[None, :]) @ sol
+
+
+def _same_map(n0, sizes0, n1, sizes1, npts=4, rtol=1e-7):
+    """Whether two static forms give the same map at random parameter values.
+
+    Entry ``(i, j)`` is compared against the geometric mean of its row's and
+    column's largest magnitudes, so that badly scaled states or channels
+    neither hide a difference nor produce a false one.
+    """
+    rng = np.random.default_rng(12345)
+    k = len(sizes0)
+    done = 0
+    for _ in range(4 * npts):
+        deltas = rng.uniform(-0.9, 0.9, k)
+        m0 = _static_eval(n0, sizes0, deltas)
+        m1 = _static_eval(n1, sizes1, deltas)
+        if m0 is None or m1 is None:
+            continue
+        a = np.abs(m0)
+        ref = np.sqrt(a.max(axis=1, initial=0.0)[:, None] * a.max(axis=0, initial=0.0)[None, :])
+        if np.any(np.abs(m1 - m0) > rtol * ref + 1e3 * np.finfo(float).tiny):
+            return False
+        done += 1
+        if done == npts:
+            break
+    return True
+
+
 def reduce_realization(real, level="full", rtol=1e-10):
     """Reduce a realization's scalar blocks; returns a new realization."""
     n, names, sizes = _static_form(real)
     if not names:
         return real
-    scale = max(np.linalg.norm(n), np.finfo(float).tiny)
-    tol = rtol * scale
+    n0, sizes0 = n, list(sizes)
+    tol = rtol
     k = len(sizes)
     while True:
         before = sum(sizes)
@@ -159,6 +213,9 @@ def reduce_realization(real, level="full", rtol=1e-10):
                 n, sizes = _reduce(n, sum(sizes), sizes, list(range(k)), tol, dual)
         if level == "basic" or sum(sizes) == before:
             break
+    if sum(sizes) < sum(sizes0) and not _same_map(n0, sizes0, n, sizes):
+        # A rank decision removed a direction the map depends on: keep the original.
+        return real
     return _rebuild(real, n, names, sizes)
 
 
@@ -174,8 +231,10 @@ def simplify(x, level="full", *, rtol=1e-10):
         1-D and n-D (all parameters together) reductions iterated to a fixed
         point.
     rtol : float
-        Directions whose weight is below ``rtol`` times the norm of the LFT
-        data are treated as absent.
+        A direction is treated as absent when its weight is below ``rtol``
+        relative to unit-normalised channels (scale-free rank decisions).  The
+        reduced map is checked against the original at random parameter
+        values; if they differ, the original is returned unreduced.
 
     Returns
     -------
