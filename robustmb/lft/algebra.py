@@ -396,7 +396,7 @@ def _stack(xs, axis):
 
 
 def hstack(*xs):
-    """Horizontal concatenation ``[x1, x2, ...]`` (equal numbers of outputs).
+    """Horizontal concatenation ``[x1, x2, …]`` (equal numbers of outputs).
 
     The operands are given as arguments or, as with ``numpy.hstack``, as one
     list or tuple.
@@ -414,7 +414,7 @@ def hstack(*xs):
 
 
 def vstack(*xs):
-    """Vertical concatenation ``[x1; x2; ...]`` (equal numbers of inputs).
+    """Vertical concatenation ``[x1; x2; …]`` (equal numbers of inputs).
 
     The operands are given as arguments or, as with ``numpy.vstack``, as one
     list or tuple: ``vstack([a, b])`` stacks ``a`` on ``b``.

@@ -11,7 +11,7 @@ from .tunable_gain import _positive
 
 
 def tunable_tf(name, nzeros, npoles) -> UncertainSystem:
-    """Tunable SISO transfer function ``(b_m s^m + ... + b_0) / (s^n + ... + a_0)``.
+    """Tunable SISO transfer function ``(b_m s^m + … + b_0) / (s^n + … + a_0)``.
 
     The parameters are ``name.num`` (``1 x (nzeros+1)``, highest power first) and
     ``name.den`` (``1 x npoles``, the non-leading coefficients, highest power
