@@ -194,6 +194,24 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
     return tau
 
 
+def _velocity_pass(tree, v, fext, xs):
+    """Base-to-leaves pass of the forward recursions: per body the velocity-product
+    acceleration ``c`` and the bias force ``pa`` (gyroscopic minus external)."""
+    n = tree.n
+    vel, c, pa = [None] * n, [None] * n, [None] * n
+    for i in range(n):
+        j = tree.parent[i]
+        if tree.kind[i] == FREE:
+            vi, ci = _rates(tree, i, v), np.zeros(6)
+        else:
+            vj = tree.s_rows[i] * v[tree.vi[i]]
+            vi = vj if j < 0 else xs[i] @ vel[j] + vj
+            ci = cross_motion(vi, vj)
+        vel[i], c[i] = vi, ci
+        pa[i] = cross_force(vi, tree.inertia_rows[i] @ vi) - fext[i]
+    return c, pa
+
+
 def aba(tree, q, v, tau, fext, xs=None, rw=None):
     """Forward dynamics by condensation of the TITOP loop (articulated-body recursion)."""
     if xs is None:
@@ -201,18 +219,9 @@ def aba(tree, q, v, tau, fext, xs=None, rw=None):
     n = tree.n
     a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]  # gravity as in rnea
     xs = list(xs)  # row views once, not at every use
-    s_rows, inertias, parents = tree.s_rows, tree.inertia_rows, tree.parent
-    vel, c, ia, pa = [None] * n, [None] * n, list(inertias), [None] * n
-    for i in range(n):  # velocities and velocity-product terms, base to leaves
-        j = parents[i]
-        if tree.kind[i] == FREE:
-            vi, ci = _rates(tree, i, v), np.zeros(6)
-        else:
-            vj = s_rows[i] * v[tree.vi[i]]
-            vi = vj if j < 0 else xs[i] @ vel[j] + vj
-            ci = cross_motion(vi, vj)
-        vel[i], c[i] = vi, ci
-        pa[i] = cross_force(vi, inertias[i] @ vi) - fext[i]
+    s_rows, parents = tree.s_rows, tree.parent
+    c, pa = _velocity_pass(tree, v, fext, xs)
+    ia = list(tree.inertia_rows)
     u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
     scale = tree.inertia_scale
     for i in reversed(range(n)):  # articulated inertias and biases, leaves to base
@@ -271,17 +280,8 @@ def hybrid(tree, q, v, tau, imposed, fext, xs=None):
     a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]
     xs = list(xs)
     s_rows, parents = tree.s_rows, tree.parent
-    vel, c, ia, pa = [None] * n, [None] * n, list(tree.inertia_rows), [None] * n
-    for i in range(n):
-        j = parents[i]
-        if tree.kind[i] == FREE:
-            vi, ci = _rates(tree, i, v), np.zeros(6)
-        else:
-            vj = s_rows[i] * v[tree.vi[i]]
-            vi = vj if j < 0 else xs[i] @ vel[j] + vj
-            ci = cross_motion(vi, vj)
-        vel[i], c[i] = vi, ci
-        pa[i] = cross_force(vi, ia[i] @ vi) - fext[i]
+    c, pa = _velocity_pass(tree, v, fext, xs)
+    ia = list(tree.inertia_rows)
     u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
     for i in reversed(range(n)):
         j = parents[i]
