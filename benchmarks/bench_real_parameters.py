@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-import control
 import numpy as np
 
 import robustmb as rmb
@@ -28,18 +27,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_robust import ab13md_grid, twenty_state_loop  # noqa: E402
 
 PREVIOUS = "cb514df"
-
-
-def two_carts():
-    m1 = rmb.ureal("m1", 1.0, percent=20)
-    m2 = rmb.ureal("m2", 1.0, percent=20)
-    k = rmb.ureal("k", 1.0, percent=20)
-    s = control.tf("s")
-    g1 = rmb.uss(control.ss(1 / (s * s))) / m1
-    g2 = rmb.uss(control.ss(1 / (s * s))) / m2
-    f = rmb.vstack(0.0, g1) @ rmb.hstack(1.0, -1.0) + rmb.vstack(1.0, -1.0) @ rmb.hstack(0.0, g2)
-    c = rmb.uss(100 * control.ss(((s + 1) / (0.001 * s + 1)) ** 3))
-    return rmb.feedback(rmb.lft_lower(f, k) @ c, 1.0)
 
 
 def previous_intervals():
@@ -72,7 +59,7 @@ def main():
     prev = previous_intervals()
     # (name, loop, AB13MD grid decades): each grid spans the modes of its loop
     cases = [
-        ("two carts (7 states, 3 real)", two_carts(), (-1, 4)),
+        ("two carts (7 states, 3 real)", rmb.examples.two_carts_loop(), (-1, 4)),
         ("20 states, 5 real", twenty_state_loop(), (-2, 2)),
     ]
     print(f"{'case':30s} {'algorithm':9s} {'lower':>9s} {'upper':>9s} {'gap %':>8s} {'time s':>7s}")

@@ -8,7 +8,6 @@ brute-force checks below share no code with robustmb: the closed-loop
 characteristic polynomial is written out by hand and its roots taken by NumPy.
 """
 
-import control
 import numpy as np
 import pytest
 
@@ -17,18 +16,6 @@ from robustmb.analysis.freqresp import freqresp
 from robustmb.analysis.frequency_intervals import certified_interval, multiplier_from_certificate
 from robustmb.analysis.mussv import mussv_stack
 from robustmb.analysis.uncertain_problem import uncertain_problem
-
-
-def two_carts():
-    m1 = rmb.ureal("m1", 1.0, percent=20)
-    m2 = rmb.ureal("m2", 1.0, percent=20)
-    k = rmb.ureal("k", 1.0, percent=20)
-    s = control.tf("s")
-    g1 = rmb.uss(control.ss(1 / (s * s))) / m1
-    g2 = rmb.uss(control.ss(1 / (s * s))) / m2
-    f = rmb.vstack(0.0, g1) @ rmb.hstack(1.0, -1.0) + rmb.vstack(1.0, -1.0) @ rmb.hstack(0.0, g2)
-    c = rmb.uss(100 * control.ss(((s + 1) / (0.001 * s + 1)) ** 3))
-    return rmb.feedback(rmb.lft_lower(f, k) @ c, 1.0)
 
 
 def max_real_pole(m1, m2, k):
@@ -61,7 +48,7 @@ def _phi_max(m11, mult, beta, w):
 def test_real_mu_certificate_covers_the_interval_where_its_inequality_holds():
     # At 70 rad/s the D,G certificate's inequality holds on about [51.4, 94.8] rad/s;
     # the unscaled, unbalanced pencil used to lose both crossings (a zero-width interval).
-    m11 = uncertain_problem(two_carts()).m11
+    m11 = uncertain_problem(rmb.examples.two_carts_loop()).m11
     blk = [(-1, 0)] * 3
     level, w0 = 0.3468, 70.0
     res = mussv_stack(freqresp(m11, np.array([w0])), blk, lower=False, target=level / 1.001)
@@ -81,7 +68,7 @@ def test_real_mu_certificate_covers_the_interval_where_its_inequality_holds():
 
 @pytest.mark.slow
 def test_two_cart_margin_is_tight_and_sound():
-    res = rmb.robstab(two_carts())
+    res = rmb.robstab(rmb.examples.two_carts_loop())
     assert res.certified
     assert res.upper / res.lower - 1 < 5e-3
     # sound: nothing unstable inside lower x the box (dense grid, hand-written polynomial)
@@ -95,7 +82,7 @@ def test_two_cart_margin_is_tight_and_sound():
 def test_relaxing_real_parameters_is_reported_with_its_cost():
     from robustmb.analysis.mu_sweep import certified_mu_peak
 
-    problem = uncertain_problem(two_carts())
+    problem = uncertain_problem(rmb.examples.two_carts_loop())
     full = certified_mu_peak(problem.m11, problem.blk, lower=False)
     assert full.covered and full.relaxed == [] and full.real_level == full.upper
     # with two refinement rounds the second one relaxes: it must say where and how much
