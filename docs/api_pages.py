@@ -25,6 +25,7 @@ MODULES = [
     ("robustmb.multibody", "Multibody LFT models"),
     ("robustmb.decoupling", "Decoupling"),
     ("robustmb.examples", "Canonical models"),
+    ("robustmb.examples.assembly", "Canonical models: the on-orbit assembly spacecraft (seed 003)"),
     ("robustmb.errors", "Exceptions"),
     ("robustmb.cli", "Command line"),
 ]

@@ -37,10 +37,10 @@ import warnings
 
 import numpy as np
 
-from .errors import ArgumentError, ResidualMassWarning
-from .lft import connect, ureal
-from .lft.model import UncertainSystem
-from .multibody import FlexibleBody, frame_change_block, rigid_nport
+from ..errors import ArgumentError, ResidualMassWarning
+from ..lft import connect, ureal
+from ..lft.model import UncertainSystem
+from ..multibody import FlexibleBody, frame_change_block, rigid_nport
 
 HZ = 2.0 * np.pi
 N_TILES = 28
@@ -390,7 +390,7 @@ def closed_loop(plant, gains=None):
     """
     import control
 
-    from .lft import uss
+    from ..lft import uss
 
     k = attitude_gains(tuning_inertia()) if gains is None else np.asarray(gains)
     # Theta = w/s, w = alpha/s: states [Theta; w], input alpha (3).
@@ -435,7 +435,7 @@ def hinf_cost(n, tile, carrying=False, delta=0.0):
     >>> round(assembly.hinf_cost(2, 1), 6) > 0
     True
     """
-    from .analysis import hinfnorm
+    from ..analysis import hinfnorm
 
     w1 = SOLAR_ARRAY["frequencies_hz"][0] * HZ * (1 + 0.2 * delta)
     plant = spacecraft(n, tile, carrying=carrying).usubs({"w_sa1": w1})
