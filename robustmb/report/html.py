@@ -9,7 +9,7 @@ import html
 import numpy as np
 
 from .figures import _fmt, margin_rows, mu_caption
-from .worst_case import N_STEP_SAMPLES
+from .step_analysis import N_STEP_SAMPLES
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -140,7 +140,7 @@ def _channel_table(analysis) -> str:
 
 def loop_margin_rows(analysis):
     """``(header, rows)`` of the loop-margin table (nominal, worst case, at worst values)."""
-    from .worst_case import loop_margins_summary
+    from .summary_data import loop_margins_summary
 
     d = loop_margins_summary(analysis.margins, analysis.loop_description)
     cols = [
