@@ -4,6 +4,7 @@ One file per model family:
 
 - :mod:`~robustmb.examples.arm`: the two-link arm of the LFT-multibody paper (seed 000)
   and Lin & Yae's two-link arm (seed 002);
+- :mod:`~robustmb.examples.arm_lpv`: the arm's robust LPV control problem (27) (seed 000);
 - :mod:`~robustmb.examples.balloon`: the balloon and gondola (seed 001);
 - :mod:`~robustmb.examples.two_carts`: the two-cart loop with three real parameters;
 - :mod:`~robustmb.examples.assembly`: the on-orbit assembly spacecraft (seed 003).
@@ -19,10 +20,15 @@ from .arm import (
     two_link_arm,
     two_link_arm_mechanism,
 )
+from .arm_lpv import ArmLPVProblem, ArmLPVResult, arm_lpv_synthesis, arm_lpv_tuning_problem
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
 from .two_carts import two_carts_loop
 
 __all__ = [
+    "ArmLPVProblem",
+    "ArmLPVResult",
+    "arm_lpv_synthesis",
+    "arm_lpv_tuning_problem",
     "BALLOON_GONDOLA_TABLE1",
     "LIN_YAE_GRAVITY",
     "TWO_LINK_ARM_ANGLE_RANGES",

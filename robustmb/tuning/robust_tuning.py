@@ -358,11 +358,24 @@ def robust_systune(
     n_local=3,
     rtol=1e-3,
     certify_splits=None,
+    initial=None,
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
     Called by :func:`robustmb.systune` for a loop with uncertain or scheduling
-    elements; the arguments are those of ``systune``.
+    elements; the arguments are those of ``systune``, and
+
+    max_rounds : int
+        Tune-and-search rounds at most.
+    n_random, n_local : int
+        Random points and local ascents of each worst-case search.
+    rtol : float
+        A soft goal violates when its worst case exceeds the active-set objective by
+        this relative amount.
+    certify_splits : dict, optional
+        ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
+    initial : dict, optional
+        ``{tunable name: value}`` to start the first round from (others keep theirs).
 
     Returns
     -------
@@ -407,41 +420,36 @@ def robust_systune(
     models = [g.model(cl) for g in goals]
 
     def build(pts):
-        def at(m, pt):
-            return m.usubs(pt)
-
         sterms, hterms = [], []
         for i, (m, measure, scale, poles) in enumerate(models):
             for pt in pts:
-                t = Term(TunableLFT(at(m, pt), params), measure, scale, poles, f"{i}")
+                t = Term(TunableLFT(m.usubs(pt), params), measure, scale, poles, f"{i}")
                 (sterms if i < nsoft else hterms).append(t)
-        loops = [TunableLFT(at(cl, pt), params) for pt in pts]
+        loops = [TunableLFT(cl.usubs(pt), params) for pt in pts]
         return TuningProblem(params, sterms, hterms, loops)
 
     history, runs, x = [], [], None
     worst = []
+    target = None
     for rnd in range(max_rounds):
         t0 = time.perf_counter()
         problem = build(points)
         if x is None:
-            rr, best = problem.solve(
-                random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
-            )
+            rng = np.random.default_rng(seed)
+            x0 = params.initial() if not initial else _initial_vector(params, initial)
+            starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
+            rr = [_run(problem, s, maxiter, None) for s in starts]
+            best = int(np.argmin([r.value for r in rr]))
             runs = [rr[best]] + [r for i, r in enumerate(rr) if i != best]
         else:
             # Warm start from the previous design (feasibility restored if needed).
-            run = problem.run(x, maxiter=maxiter)
-            if not np.isfinite(run.value) and len(runs) and random_start:
-                rr, best = problem.solve(
-                    random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
-                )
-                run = rr[best]
-            runs = [run] + runs
+            runs = [_run(problem, x, maxiter, target)] + runs
         x = runs[0].x
         sv, hv = problem.values(x)
         npt = len(points)
         act = [max(v[i * npt : (i + 1) * npt]) for v, i in _goal_slices(sv, hv, nsoft, goals)]
         objective = max(act[:nsoft], default=0.0)
+        target = objective if np.isfinite(objective) and objective > 0 else None
         tuned = cl.usubs(params.values(x))
         worst = _search_all(
             tuned, goals, real, other, names, points, rng_seed + rnd, n_random, n_local
@@ -512,6 +520,70 @@ def robust_systune(
         time=t_end - t_start,
         certify_time=t_end - t_cert,
     )
+
+
+def _run(problem, x0, maxiter, target):
+    """One run: soft goals minimised subject to hard goals below 1 and stable loops.
+
+    With hard goals, a min-max stage first minimises ``max(soft / t, hard)`` (the
+    hard goals enter the maximum instead of a barrier, so the iterates slide along
+    them), lowering the target ``t`` below the soft value reached while the maximum
+    stays below 1; then the barrier problem (soft objective, hard goals < 1) polishes
+    the best feasible point.
+    """
+    if not problem.hard:
+        return problem.run(x0, maxiter=maxiter)
+    t_start = time.perf_counter()
+    x = np.asarray(x0, float)
+    sv, _ = problem.values(x)
+    t = target if target else (max(sv) if sv and np.all(np.isfinite(sv)) else 1.0)
+    best, hist = None, []
+    for _ in range(4):
+        scaled = [
+            Term(term.lft, term.measure, term.scale / t, term.poles, term.label)
+            for term in problem.soft
+        ]
+        mm = TuningProblem(problem.params, scaled + problem.hard, [], problem.loops)
+        r = mm.run(x, maxiter=maxiter)
+        hist += r.history
+        if not np.isfinite(r.value):
+            break
+        x = r.x
+        sv, hv = problem.values(x)
+        s_val, h_val = max(sv, default=0.0), max(hv)
+        if h_val < 1.0 and (best is None or s_val < best[0]):
+            best = (s_val, x.copy())
+        if r.value >= 1.0 - 1e-6:
+            if best is not None:
+                break
+            t *= 2.0 * r.value  # the hard goals cannot follow this target: relax it
+        else:
+            t = 0.9 * s_val
+    if best is None:
+        return problem.run(x, maxiter=maxiter)
+    r = problem.run(best[1], maxiter=maxiter)
+    if not r.value <= best[0]:
+        r.x, r.value = best[1], best[0]
+    r.start, r.history = np.asarray(x0, float), hist + r.history
+    r.time = time.perf_counter() - t_start
+    return r
+
+
+def _initial_vector(params, initial):
+    """The parameter vector with the given ``{name: value}`` replacing initial values."""
+    x = params.initial()
+    for name, value in initial.items():
+        if name not in params.tunables:
+            raise DimensionError(f"initial: '{name}' is not a tunable of the loop")
+        el = params.tunables[name]
+        k = params.offsets[name]
+        val = np.asarray(value, float)
+        if val.shape != el.value.shape:
+            raise DimensionError(
+                f"initial: '{name}' has shape {el.value.shape}, got a value of shape {val.shape}"
+            )
+        x[k : k + el.nfree] = val[el.free].ravel() if val.ndim else [float(val)]
+    return x
 
 
 def _goal_slices(sv, hv, nsoft, goals):
