@@ -175,8 +175,11 @@ def test_hinfsyn_singular_compleib_lmi_against_regularised_riccati(name):
     res = rmb.hinfsyn(G, nmeas, ncon)
     assert res.method == "lmi"
     assert independent_hinf(G, res.controller) <= res.gamma * (1 + 1e-6)
+    assert not res.lower_certified
     # Regularised problem (eps u in z, eps v in y): regular, solved by the Riccati path;
-    # its optimum tends to the singular one as eps -> 0.
+    # its optimum tends to the singular one as eps -> 0 (from above: it has more channels).
     Ge, _, _ = compleib_plant(f"{name}_data", eps=1e-4)
     reg = rmb.hinfsyn(Ge, nmeas, ncon, method="riccati")
-    assert reg.gamma_opt == pytest.approx(res.gamma_opt, rel=2e-3)
+    assert reg.gamma_opt == pytest.approx(res.gamma_opt, rel=1e-4)
+    # the regularised controller on the singular plant: a verified level above the optimum
+    assert independent_hinf(G, reg.controller) >= res.gamma_opt * (1 - 1e-4)
