@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import realization as rz
-from .model import UncertainModel, as_model, common_dt, static_model
+from .model import UncertainModel, as_model, common_dt, static_model, unique_names
 from .rational import maybe_rational
 
 _OPS = {"add": "+", "mul": "*", "matmul": "@", "div": "/"}
@@ -380,7 +380,7 @@ def _stack(xs, axis):
             rin,
             None,
             lout,
-            input_names=[n for m in ms for n in m.input_names],
+            input_names=unique_names(n for m in ms for n in m.input_names),
             output_names=ms[0].output_names,
         )
     rin = np.vstack([np.eye(ref)] * len(ms))
@@ -391,7 +391,7 @@ def _stack(xs, axis):
         None,
         lout,
         input_names=ms[0].input_names,
-        output_names=[n for m in ms for n in m.output_names],
+        output_names=unique_names(n for m in ms for n in m.output_names),
     )
 
 
@@ -453,8 +453,8 @@ def block_diag(*xs):
         np.eye(nu),
         None,
         np.eye(ny),
-        input_names=[n for m in ms for n in m.input_names],
-        output_names=[n for m in ms for n in m.output_names],
+        input_names=unique_names(n for m in ms for n in m.input_names),
+        output_names=unique_names(n for m in ms for n in m.output_names),
     )
 
 

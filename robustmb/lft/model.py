@@ -49,6 +49,48 @@ def _default_names(prefix, n):
     return [f"{prefix}[{i}]" for i in range(n)]
 
 
+def unique_names(names):
+    """Signal names made unique: each repeated name ``x`` becomes ``x[0]``, ``x[1]``, ...
+
+    Repeated names arise from concatenation (``hstack(G, G)``); python-control keeps
+    one label per name, so a system crossing to python-control needs unique ones.
+
+    Examples
+    --------
+    >>> unique_names(["u", "d", "u"])
+    ['u[0]', 'd', 'u[1]']
+    """
+    names = list(names)
+    counts = {}
+    for nm in names:
+        counts[nm] = counts.get(nm, 0) + 1
+    taken = {nm for nm in names if counts[nm] == 1}
+    nxt, out = {}, []
+    for nm in names:
+        if counts[nm] == 1:
+            out.append(nm)
+            continue
+        k = nxt.get(nm, 0)
+        while f"{nm}[{k}]" in taken:
+            k += 1
+        out.append(f"{nm}[{k}]")
+        taken.add(out[-1])
+        nxt[nm] = k + 1
+    return out
+
+
+def _control_labels(sys, n, kind):
+    """Labels of a python-control system, which keeps one label per distinct name."""
+    labels = list(sys.input_labels if kind == "input" else sys.output_labels)
+    if len(labels) != n:
+        raise SignalError(
+            f"python-control system {sys.name!r} has {n} {kind}s but only {len(labels)} distinct "
+            f"{kind} names {labels}: python-control merges repeated names, give each {kind} "
+            "its own name"
+        )
+    return labels
+
+
 def _check_names(names, n, what):
     if isinstance(names, str):
         names = [names] if n == 1 else _default_names(names, n)
@@ -379,8 +421,8 @@ def lti_model(sys) -> UncertainSystem:
     return UncertainSystem(
         real,
         dt=ss.dt,
-        input_names=list(sys.input_labels),
-        output_names=list(sys.output_labels),
+        input_names=_control_labels(ss, ss.ninputs, "input"),
+        output_names=_control_labels(ss, ss.noutputs, "output"),
         name=sys.name,
     )
 

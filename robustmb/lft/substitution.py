@@ -24,7 +24,7 @@ from ..errors import (
 )
 from . import realization as rz
 from .complex_statespace import ComplexStateSpace
-from .model import UncertainModel, UncertainSystem, as_model, lti_model
+from .model import UncertainModel, UncertainSystem, as_model, lti_model, unique_names
 
 
 def nominal_values(elements: dict) -> dict:
@@ -73,14 +73,12 @@ def statespace(model: UncertainModel, a, b, c, d):
     """``control.StateSpace``, or :class:`ComplexStateSpace` for complex coefficients."""
     dt = 0 if model.dt is None else model.dt
     mats = (a, b, c, d)
+    # python-control keeps one label per name: repeated names are made unique.
+    ins, outs = unique_names(model.input_names), unique_names(model.output_names)
     if any(np.iscomplexobj(m) and np.any(m.imag != 0) for m in mats):
-        return ComplexStateSpace(
-            a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
-        )
+        return ComplexStateSpace(a, b, c, d, dt, inputs=ins, outputs=outs, name=model.name)
     a, b, c, d = (np.real(m) for m in mats)
-    return control.StateSpace(
-        a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
-    )
+    return control.StateSpace(a, b, c, d, dt, inputs=ins, outputs=outs, name=model.name)
 
 
 def _check_known(model, values):

@@ -215,7 +215,8 @@ def systune(
         for i, g in enumerate(goals):
             model, measure, scale, poles = g.model(cl)
             for pt in points:
-                out.append(Term(TunableLFT(at(model, pt), params), measure, scale, poles, f"{i}"))
+                lft = TunableLFT(at(model, pt), params)
+                out.append(Term(lft, measure, scale, poles, f"{i}", band=g.band))
         return out
 
     loops = [TunableLFT(at(cl, pt), params) for pt in points]
