@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .freqresp import freqresp
+from .freqresp import response_function
 from .frequency_intervals import (
     certified_interval,
     continuous_equivalent,
@@ -203,11 +203,9 @@ def _half_axis_peak(
     top = np.pi / dt if dt else np.inf
     ca, cb, cc, cd = continuous_equivalent(a, b, c, d, dt)
 
-    def respond(w):
-        return freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.asarray(w, float))
-
-    def respond_equiv(nu):
-        return freqresp((ca, cb, cc, cd), np.asarray(nu, float))
+    # one decomposition of A for every evaluation of the sweep
+    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
+    respond_equiv = response_function((ca, cb, cc, cd)) if dt else respond
 
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
@@ -330,7 +328,13 @@ def _half_axis_peak(
     real_level = level
     for rnd in range(max_rounds + 1):
         for i in range(len(pts)):
-            if i not in at_level:
+            if i in at_level:
+                continue
+            if any(lo < pts[i] < hi for lo, hi in ivs.values()):
+                # inside a neighbour's interval: its own Hamiltonian is only worth
+                # computing if it can widen the cover next to a gap (see stale)
+                at_level[i] = -np.inf
+            else:
                 certify(i)
         stale = [i for i in range(len(pts)) if at_level[i] < level]
         for i in _next_to_gaps(open_gaps(), pts, stale):
