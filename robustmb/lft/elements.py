@@ -16,7 +16,6 @@ import numbers
 import numpy as np
 
 from ..errors import UncertainElementError
-from .operators import LFTOperators
 
 
 def _finite_real(name: str, what: str, value) -> float:
@@ -36,7 +35,7 @@ def _check_name(name) -> str:
     return name
 
 
-class UncertainElement(LFTOperators):
+class UncertainElement:
     """Base class of uncertain elements (``ureal``, ``ucomplex``, ``ultidyn``).
 
     Attributes
@@ -47,10 +46,16 @@ class UncertainElement(LFTOperators):
         What the normalised block is.
     block_shape : tuple of int
         ``(p, m)``: the block maps ``m`` z-channels to ``p`` w-channels.
+
+    Elements combine with ``+ - * @ /`` into uncertain objects; those operators
+    are attached by :mod:`robustmb.lft.operators`, above the LFT algebra.
     """
 
     kind = ""
     block_shape = (1, 1)
+    # numpy must hand mixed operations to the operators instead of building object arrays.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
     # Tunable elements (robustmb.tuning.realp) share the Delta structure but are
     # design variables: nominal() and usample() leave them free.
     tunable = False
@@ -62,11 +67,6 @@ class UncertainElement(LFTOperators):
     def same_as(self, other) -> bool:
         """True when ``other`` declares exactly this element."""
         return type(self) is type(other) and self._definition() == other._definition()
-
-    def _to_model(self):
-        from .model import element_model
-
-        return element_model(self)
 
     @property
     def is_scalar(self) -> bool:
