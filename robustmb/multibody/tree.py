@@ -430,6 +430,7 @@ def _precompute_transforms(tree):
     tree.inertia_rows = list(tree.inertia)
     tree.inertia_scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
     tree.has_inertial_loads = any(fr == "inertial" for *_, fr in tree.loads)
+    tree.needs_transforms = tree.has_inertial_loads or bool(tree.closures)
 
 
 def batch_placements(tree, q):
