@@ -36,7 +36,7 @@ from scipy.linalg.blas import dger
 from scipy.linalg.lapack import dtrtrs
 
 from ..errors import IllPosedError
-from .tree import FREE, REVOLUTE, batch_placements, skew3
+from .tree import FREE, REVOLUTE, batch_homogeneous, skew3
 
 DENSE_MAX = 128
 
@@ -95,12 +95,14 @@ def tree_layout(tree):
         "inc": inc,
         "par": par,
         "fold": fold,
+        "diag": np.diag_indices(n),
         "a_ground": np.r_[-tree.gravity, 0.0, 0.0, 0.0],
         "steps": steps,
         "free": bool(free),
         "one": one,
         "vi": np.array(tree.vi, dtype=int),
         "s_local": s_local,
+        "s_swapped": s_local[:, [3, 4, 5, 0, 1, 2]].copy(),
         "order": [(i, int(par[i])) for i in reversed(range(n)) if tree.kind[i] != FREE],
         "forward": [(i, tree.parent[i]) for i in range(n) if tree.kind[i] != FREE],
     }
@@ -148,26 +150,31 @@ def world_state(tree, q, v):
     """
     lay = tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    r, p = batch_placements(tree, q)
-    h = np.zeros((n + 1, 4, 4), dtype=r.dtype)
-    h[:n, :3, :3], h[:n, :3, 3], h[:, 3, 3] = r, p, 1.0
-    h[n, :3, :3] = np.eye(3)
+    h = np.empty((n + 1, 4, 4))
+    h[:n] = batch_homogeneous(tree, q)
+    h[n] = np.eye(4)
     h = _jump_compose(h, par, steps, left=True)
     rw = h[:n, :3, :3]
-    xf = np.zeros((n, 6, 6), dtype=rw.dtype)
-    xf[:, :3, :3], xf[:, 3:, 3:], xf[:, 3:, :3] = rw, rw, _skews(h[:n, :3, 3]) @ rw
-    # X = xf^{-T} = [[R, p^ R], [0, R]] maps node twists to world twists
-    xm = np.zeros_like(xf)
-    xm[:, :3, :3], xm[:, 3:, 3:], xm[:, :3, 3:] = rw, rw, xf[:, 3:, :3]
-    s = (xm @ lay["s_local"][:, :, None])[:, :, 0]
-    vj = np.zeros((n, 6), dtype=np.result_type(s, v))
-    one = lay["one"]
-    vj[one] = s[one] * v[lay["vi"][one]][:, None]
+    sk = np.zeros((n, 9))
+    sk[:, _SKEW_AT] = h[:n, _SKEW_OF, 3] * _SKEW_SIGN
+    xf = np.zeros((n, 6, 6))
+    xf[:, :3, :3], xf[:, 3:, 3:], xf[:, 3:, :3] = rw, rw, sk.reshape(n, 3, 3) @ rw
+    # X = xf^{-T} = [[R, p^ R], [0, R]] (node twist -> world twist) is xf with its
+    # halves swapped: X m = swap(xf swap(m))
+    s = (xf @ lay["s_swapped"][:, :, None])[:, _SWAP, 0]
+    vj = s * v[lay["vi"]][:, None]
     if lay["free"]:
         k = tree.vi[0]
-        vj[0] = xm[0] @ v[k : k + 6]
+        vj[0] = (xf[0] @ v[k : k + 6][_SWAP])[_SWAP]
     vel = _prefix_sum(lay, vj)
     return {"xf": xf, "s": s, "vel": vel, "c": cross_motion_rows(vel, vj)}
+
+
+_SWAP = np.array([3, 4, 5, 0, 1, 2])
+# skew(p) as flat 3 x 3 entries: position <- sign * p[index]
+_SKEW_AT = np.array([1, 2, 3, 5, 6, 7])
+_SKEW_OF = np.array([2, 1, 2, 0, 1, 0])
+_SKEW_SIGN = np.array([-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
 
 
 def _bilinear_maps():
@@ -200,7 +207,9 @@ def _biases(tree, ws, fext, shift):
     # crf(v) I v = -crm(v)^T (I v); the shift C moves the velocity products into the bias
     mom = iw @ np.stack([ws["vel"], shift], axis=2)
     pa = mom[:, :, 1] + cross_force_rows(ws["vel"], mom[:, :, 0])
-    return iw, pa - (xf @ fext[:, :, None])[:, :, 0]
+    if fext.any():
+        pa -= (xf @ fext[:, :, None])[:, :, 0]
+    return iw, pa
 
 
 def _condense(tree, lay, s, iw, pa, tau, imposed):
@@ -212,8 +221,9 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
     """
     n = tree.n
     one, vi = lay["one"], lay["vi"]
-    tq = np.zeros(n)
-    tq[one] = tau[vi[one]]
+    tq = tau[vi] * one if lay["free"] or imposed else tau  # node efforts (none on a base)
+    if imposed:
+        tq = tq.copy()
     for i in imposed:
         tq[i] = 0.0  # an imposed joint's effort is an output
     # the effort as a wrench pair: f = tau e on the child, -f on the parent, s.e = 1
@@ -226,24 +236,27 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
     rows, d = np.zeros((n, 7)), np.ones(n)
     out = []
     scale = 1e-12 * tree.inertia_scale
-    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS)
+    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS);
+    # lists of row views, so the loop makes no new array objects but the row
+    gl, glt, sl = list(gt), list(gt.transpose(0, 2, 1)), list(s)
     for i, j in lay["order"]:
-        gi = gt[i]
+        gi = gl[i]
         if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
-            gt[j] += gi
-            gt[j, 6] += gi[:6].dot(s[i] * imposed[i])
+            gl[j] += gi
+            gl[j][6] += gi[:6].dot(sl[i] * imposed[i])
             continue
-        si = s[i]
+        si = sl[i]
         row = gi.dot(si)
-        di = row[:6].dot(si)
+        u = row[:6]
+        di = u.dot(si)
         if not di > scale:
             raise IllPosedError(
                 f"joint {tree.names[i]!r}: the bodies it moves have no inertia along its "
                 f"axis (articulated inertia {di:.3g}), so its acceleration is undetermined"
             )
         out.append((i, row, di))
-        dger(-1.0 / di, row[:6], row, a=gi.T, overwrite_a=1)  # G_i -= u row^T / d
-        gt[j] += gi
+        dger(-1.0 / di, u, row, a=glt[i], overwrite_a=1)  # G_i -= u row^T / d
+        gl[j] += gi
     if out:
         idx, rr, dd = zip(*out, strict=True)
         rows[list(idx)], d[list(idx)] = rr, dd
@@ -297,7 +310,7 @@ def forward_world(tree, q, v, tau, fext, imposed=None):
         # a~_parent = a_top + sum over proper ancestors k of s_k qdd_k, so
         # d_i qdd_i + sum_k (u_i . s_k) qdd_k = u_e,i - u_i . a_top: lower triangular
         low = (u @ s.T) * lay["strict"]
-        low[np.diag_indices(n)] = d
+        low[lay["diag"]] = d
         rhs = ue - u @ a_top
         for i, a in imposed.items():
             low[i] = 0.0
@@ -320,7 +333,12 @@ def forward_world(tree, q, v, tau, fext, imposed=None):
         qq = (ue - np.einsum("ni,ni->n", u, acc[par[:n]])) / d
         for i, a in imposed.items():
             qq[i] = a
-    qdd[vi[one]] = qq[one]
+    if not lay["free"]:  # nodes are the joints, in order
+        qdd = qq
+    else:
+        qdd[vi[one]] = qq[one]
+    if not imposed:
+        return qdd, tau
     tau_out = np.array(tau, dtype=float)
     for i in imposed:  # s . (I^A a~ + p^A), the joint's own effort (no fold for it)
         tau_out[vi[i]] = s[i] @ (g[i, :6] @ acc[i] + g[i, 6])
