@@ -574,7 +574,7 @@ class Mechanism:
 
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
-        a = tree.check_state(np.zeros(tree.nq), a, "a")[1]
+        a = tree.check_rates(a, "a")
         xs, rw = joint_transforms(tree, q)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         return rnea(tree, q, v, a, fext, xs, rw) - joint_law(tree, q, v)
@@ -598,10 +598,11 @@ class Mechanism:
 
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
-        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
-        xs, rw = joint_transforms(tree, q)
+        tau = tree.check_rates(tau, "tau")
+        # the transforms of the tree are only needed by closures and inertial loads
+        xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
-        return aba(tree, q, v, tau + joint_law(tree, q, v), fext, xs, rw)
+        return aba(tree, q, v, tau + joint_law(tree, q, v), fext)
 
     def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
         """Mixed forward/inverse dynamics: some joint accelerations imposed, the rest free.
@@ -635,7 +636,7 @@ class Mechanism:
 
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
-        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
+        tau = tree.check_rates(tau, "tau")
         node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
         imp = {}
         for name, acc in dict(imposed).items():
@@ -645,7 +646,7 @@ class Mechanism:
                     f"(joints: {sorted(node_of)})"
                 )
             imp[node_of[name]] = float(acc)
-        xs, rw = joint_transforms(tree, q)
+        xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         law = joint_law(tree, q, v)
         qdd, tau_all = hybrid(tree, q, v, tau + law, imp, fext, xs)
