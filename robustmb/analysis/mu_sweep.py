@@ -459,9 +459,7 @@ def peak_lower_search(sysdata, blk, dt, peak, *, floor=0.0, stop=np.inf) -> MuPe
     deltas = [None] * len(pts)
     lbs[0] = float(floor)  # seeds the floor; never reported (no perturbation)
 
-    def respond(w):
-        return freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.asarray(w, float))
-
+    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
     _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=stop)
     found = [k for k in range(len(pts)) if deltas[k] is not None and lbs[k] > floor]
     if not found:
