@@ -20,11 +20,20 @@ from .arm import (
     two_link_arm,
     two_link_arm_mechanism,
 )
-from .arm_lpv import ArmLPVProblem, ArmLPVResult, arm_lpv_synthesis, arm_lpv_tuning_problem
+from .arm_lpv import (
+    PAPER_GAMMA1,
+    PAPER_GAMMA2,
+    ArmLPVProblem,
+    ArmLPVResult,
+    arm_lpv_synthesis,
+    arm_lpv_tuning_problem,
+)
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
 from .two_carts import two_carts_loop
 
 __all__ = [
+    "PAPER_GAMMA1",
+    "PAPER_GAMMA2",
     "ArmLPVProblem",
     "ArmLPVResult",
     "arm_lpv_synthesis",

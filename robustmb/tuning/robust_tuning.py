@@ -26,6 +26,7 @@ parameters in their ranges (no bound on their rates of variation).
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -227,6 +228,12 @@ def search_worst_case(
     order = np.argsort(-vals)
     best = int(order[0])
     bx, bv = pts[best].copy(), float(vals[best])
+    if not np.isfinite(bv) and lm is not None:
+        # Unstable somewhere: the point of the largest spectral abscissa is the most
+        # informative one to add.
+        bad = np.flatnonzero(~np.isfinite(vals))
+        alpha = [_abscissa(lm, pts[i]) for i in bad]
+        bx = pts[bad[int(np.argmax(alpha))]].copy()
     if np.isfinite(bv):
         starts = [pts[i] for i in order[:n_local] if np.isfinite(vals[i])]
         for x0 in starts:
@@ -438,7 +445,16 @@ def robust_systune(
             rng = np.random.default_rng(seed)
             x0 = params.initial() if not initial else _initial_vector(params, initial)
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
-            rr = [_run(problem, s, maxiter, None) for s in starts]
+            rr = []
+            for s in starts:
+                rr.append(_run(problem, s, maxiter, None))
+                if progress:
+                    print(
+                        f"robust tuning start {len(rr)}: {rr[-1].value:.6g} "
+                        f"({rr[-1].message}, {rr[-1].time:.1f} s)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             best = int(np.argmin([r.value for r in rr]))
             runs = [rr[best]] + [r for i, r in enumerate(rr) if i != best]
         else:
@@ -469,6 +485,14 @@ def robust_systune(
                 "time": time.perf_counter() - t0,
             }
         )
+        if progress:
+            h = history[-1]
+            print(
+                f"robust tuning round {rnd}: {npt} samples, active {np.round(act, 4).tolist()}, "
+                f"worst found {np.round(h['worst_found'], 4).tolist()}, {h['time']:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         if not violated:
             break
         added = False
