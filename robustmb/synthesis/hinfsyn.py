@@ -30,7 +30,7 @@ from robustmb.analysis import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError
 
 from . import hinf_riccati as ric
-from .lmi import lmi_hinf
+from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
     check_solvable,
@@ -169,38 +169,24 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
 
 def _lmi(plant, cplant, rtol):
     P0 = cplant.with_d22_zero()
-    gopt = None
-    info = {"T": None}
-    for b in (1e-4, 1e-3, 1e-2, 3e-2, 0.1):
-        b = min(b, rtol)
+    gopt, T = hinf_level_lmi(P0)
+    info = {"T": T}
+    scale = _data_scale(P0)
+    if gopt < 1e-6 * scale:
+        # An optimum that is numerically zero (z can be decoupled from w): no relative
+        # backoff helps, the controller is sought at small absolute levels instead.
+        levels = [1e-6 * scale, 1e-5 * scale, 1e-4 * scale]
+    else:
+        levels = sorted({gopt * (1 + min(b, rtol)) for b in (1e-4, 1e-3, 1e-2, 3e-2, 0.1)})
+    for level in levels:
         try:
-            if gopt is None:
-                gopt, g, Kc, info = lmi_hinf(P0, backoff=b)
-            else:
-                _, g, Kc, _ = lmi_hinf(P0, gamma=gopt * (1 + b), T=info["T"])
+            _, g, Kc, _ = lmi_hinf(P0, gamma=level, T=T)
             K = _back_to_plant(Kc, cplant, plant.dt > 0)
             cl, norm, ok = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
-            if gopt is None:
-                raise
             continue
         if ok:
             return gopt, info, (K, cl, norm, g)
-        if b >= rtol:
-            break
-    # An optimum that is numerically zero (z can be decoupled from w): no relative backoff
-    # helps, the controller is sought at small absolute levels instead.
-    scale = _data_scale(P0)
-    if gopt is not None and gopt < 1e-6 * scale:
-        for g_abs in (1e-6 * scale, 1e-5 * scale, 1e-4 * scale):
-            try:
-                _, g, Kc, _ = lmi_hinf(P0, gamma=g_abs, T=info["T"])
-                K = _back_to_plant(Kc, cplant, plant.dt > 0)
-                cl, norm, ok = _verify(plant, K, g)
-            except (IllPosedError, np.linalg.LinAlgError):
-                continue
-            if ok:
-                return gopt, info, (K, cl, norm, g)
     return gopt, info, None
 
 

@@ -42,12 +42,20 @@ from .plant import Plant
 __all__ = ["hinf_level_lmi", "lmi_h2", "lmi_hinf"]
 
 
-def _solve(problem):
+def _solve(problem, *, fallback=True):
+    """Solve with Clarabel; SCS (first-order, slow to reach accuracy) only as a fallback.
+
+    ``fallback=False`` (the controller step, retried at a larger level anyway) skips SCS
+    when Clarabel is installed: its inaccurate solutions cost about 10 s each and then
+    fail the closed-loop verification.
+    """
     import cvxpy as cp  # imported on first use: about a second of start-up
 
-    for solver in ("CLARABEL", "SCS"):
-        if solver not in cp.installed_solvers():
-            continue
+    installed = cp.installed_solvers()
+    solvers = ["CLARABEL"] if "CLARABEL" in installed else []
+    if fallback or not solvers:
+        solvers += ["SCS"] if "SCS" in installed else []
+    for solver in solvers:
         try:
             problem.solve(solver=solver)
         except cp.error.SolverError:
@@ -224,7 +232,7 @@ def lmi_hinf(P: Plant, *, gamma=None, backoff=1e-3, T=None):
     ]
     # Smallest variables that satisfy the strict inequalities: keeps the controller tame.
     cons += [cp.norm(M, "fro") <= t for M in mats if M.size]
-    if not _solve(cp.Problem(cp.Minimize(t), cons)):
+    if not _solve(cp.Problem(cp.Minimize(t), cons), fallback=False):
         raise IllPosedError(f"the H-infinity LMI at gamma = {gamma:.6g} has no strict solution")
     vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
     vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
