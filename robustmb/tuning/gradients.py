@@ -49,17 +49,21 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
 
     def sig(w):
         r = 1.0 / (1j * w[:, None] - lam[None, :])
-        return _sigma_max(np.einsum("in,kn,nj->kij", cv, r, vb) + d[None])
+        return _sigma_max((cv[None] * r[:, None, :]) @ vb + d[None])
 
     extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
     mag = np.abs(lam)
-    # A coarse grid over the modes' band as well: a low peak just above the feedthrough
-    # level would otherwise start the level set next to the singular level sigma(D).
-    band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
-    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), band, extra])
+    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
+    # Below the feedthrough level, a coarse grid over the modes' band as well: a low peak
+    # just above sigma(D) would otherwise start the level set next to its singular level.
     vals = sig(cand)
     k = int(np.argmax(vals))
     lower, wpeak = float(vals[k]), float(cand[k])
+    if sd >= lower:
+        band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
+        vals = sig(band)
+        k = int(np.argmax(vals))
+        lower, wpeak = float(vals[k]), float(band[k])
     if sd >= lower:
         lower, wpeak = sd, np.inf
     ny, nu = d.shape
@@ -89,18 +93,32 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     return None
 
 
-def _polish(sig, lower, wpeak, rounds=5, samples=17):
-    """Move the peak frequency onto the local maximiser (the gradient is taken there)."""
+def _polish(sig, lower, wpeak, rounds=8):
+    """Move the peak frequency onto the local maximiser (the gradient is taken there).
+
+    A few parabolic steps through three points of a shrinking spacing: the level set
+    leaves the frequency within a narrow band around the maximiser already.
+    """
     if not np.isfinite(wpeak):
         return lower, wpeak
-    half = 0.05 * max(wpeak, 1e-3)
+    w, h = wpeak, 1e-3 * max(wpeak, 1e-6)
     for _ in range(rounds):
-        grid = np.linspace(max(wpeak - half, 0.0), wpeak + half, samples)
-        vals = sig(grid)
-        k = int(np.argmax(vals))
-        if vals[k] > lower:
-            lower, wpeak = float(vals[k]), float(grid[k])
-        half /= 8.0
+        pts = np.array([max(w - h, 0.0), w, w + h])
+        f = sig(pts)
+        k = int(np.argmax(f))
+        if f[k] > lower:
+            lower, wpeak = float(f[k]), float(pts[k])
+        curv = f[0] - 2 * f[1] + f[2]
+        shift = 0.5 * h * (f[0] - f[2]) / curv if curv < 0 and pts[0] > 0 else np.inf
+        if abs(shift) < h:
+            w, h = w + float(shift), 0.03 * max(abs(float(shift)), 0.1 * h)
+        else:  # the maximiser is further out: walk towards it at this spacing
+            w = float(pts[k])
+        if h <= 1e-9 * max(w, 1e-6):
+            break
+    f = sig(np.array([w]))
+    if f[0] > lower:
+        lower, wpeak = float(f[0]), w
     return lower, wpeak
 
 

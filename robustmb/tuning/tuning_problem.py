@@ -23,7 +23,7 @@ from .gradients import (
     peak_gradient,
     spectral_abscissa_gradient,
 )
-from .nonsmooth_bfgs import bfgs
+from .nonsmooth_bfgs import bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
 
 MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
@@ -238,6 +238,27 @@ class TuningProblem:
             return self._worst(self.soft, x, below_limit=True)
         return self._worst(self.soft, x)
 
+    def _polish(self, r, ftol, hist, rounds=3):
+        """Gradient sampling where BFGS stopped, then BFGS again, while either gains.
+
+        BFGS stalls on the kinks of a max function (several peak frequencies or goals
+        active at once); sampled gradients around the point see every active piece.
+        """
+        if not np.isfinite(r.f) or r.g is None or not self.soft:
+            return r
+        for k in range(rounds):
+            x, f, g = gradient_sampling(self.objective, r.x, r.f, r.g, maxiter=40, seed=k)
+            hist.append(("sampling", f))
+            if not f < r.f * (1 - ftol):
+                break
+            r2 = bfgs(self.objective, x, maxiter=300, ftol=ftol)
+            if not r2.f <= f:
+                r2.x, r2.f, r2.g = x, f, g
+            hist += [("soft", v) for v in r2.history]
+            r2.message = f"{r.message}; sampling and BFGS"
+            r = r2
+        return r
+
     def _below_limit(self, r, ftol):
         """Continue a run stalled on a parameter-independent high-frequency limit.
 
@@ -305,6 +326,7 @@ class TuningProblem:
             r2.history = r.history + r2.history
             r = r2
         hist += [("soft", v) for v in r.history]
+        r = self._polish(r, ftol, hist)
         x, f, msg, below = r.x, r.f, r.message, np.inf
         r2 = self._below_limit(r, ftol)
         if r2 is not None:
