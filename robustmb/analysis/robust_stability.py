@@ -26,6 +26,7 @@ import numpy as np
 from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
+from .boundary_crossing import crossing_search
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .uncertain_problem import (
     UncertainProblem,
@@ -128,6 +129,9 @@ def _diag_from(problem, normalized):
 def _crossing_scale(problem, direction, alpha_max, n_scan=24):
     """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``."""
     diag = _diag_from(problem, direction)
+    fast = crossing_search(problem)  # large models: from M11 on the boundary
+    if fast is not None:
+        return fast.scale(diag, alpha_max)
     grid = alpha_max * np.linspace(0, 1, n_scan + 1)[1:]
     prev = 0.0
     for alpha in grid:
