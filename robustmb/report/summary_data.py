@@ -7,7 +7,7 @@ import numpy as np
 
 
 def _disk_numbers(alpha, skew):
-    from ..analysis.diskmargin import Disk
+    from ..analysis.disk_geometry import Disk
 
     d = Disk(float(alpha), float(skew))
     gmin, gmax = d.gain_margin
