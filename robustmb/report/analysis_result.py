@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis.diskmargin import WorstCaseDiskMargin
+from ..analysis.disk_margin_results import WorstCaseDiskMargin
 from ..analysis.robust_stability import RobstabResult
 from .step_analysis import StepAnalysis
 from .summary_data import jsonable, loop_margins_summary

@@ -205,6 +205,8 @@ def _verdict_html(analysis) -> str:
 def _parameter_rows(analysis):
     rs = analysis.robstab
     rows = []
+    # unit and meaning columns only when the model gave them
+    with_units = any(d.get("unit") or d.get("description") for d in analysis.parameters.values())
     for name, desc in analysis.parameters.items():
         if desc["kind"] == "real":
             lo, hi = desc["range"]
@@ -217,8 +219,10 @@ def _parameter_rows(analysis):
             nom = "0"
             rng = f"{desc['shape'][0]}x{desc['shape'][1]} LTI, gain <= {_fmt(desc['bound'])}"
         v = rs.destabilizing.get(name)
+        described = [desc.get("unit", ""), desc.get("description", "")] if with_units else []
         row = [
             name,
+            *described,
             desc["kind"],
             desc["occurrences"],
             nom,
@@ -232,6 +236,7 @@ def _parameter_rows(analysis):
         rows.append(row)
     header = [
         "parameter",
+        *(["unit", "description"] if with_units else []),
         "kind",
         "occurrences",
         "nominal",
@@ -335,7 +340,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         )
     header, rows = _parameter_rows(analysis)
     parts.append("<h2>Uncertain parameters and worst cases</h2>")
-    parts.append(_table(header, rows, num_cols=(2,)))
+    parts.append(_table(header, rows, num_cols=(header.index("occurrences"),)))
     if "mu_bounds" in pngs:
         parts.append("<h2>μ bounds over frequency</h2>")
         parts.append(

@@ -26,11 +26,11 @@ import control
 import numpy as np
 
 from .._progress import ProgressBar
-from ..analysis.diskmargin import wcdiskmargin
 from ..analysis.freqresp import largest_singular_values, sigma_max_over_frequency
 from ..analysis.model_family import freqresp_stack
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import robstab
+from ..analysis.worst_case_disk_margin import wcdiskmargin
 from ..analysis.worst_case_gain import wcgain
 from ..errors import DimensionError, UncertainTypeError, UnstableNominalError
 from ..lft.model import UncertainSystem
