@@ -142,6 +142,8 @@ class RigidTree:
     loads: list = field(default_factory=list)
     laws: list = field(default_factory=list)
     closures: list = field(default_factory=list)
+    constraints: list = field(default_factory=list)
+    baumgarte: tuple = (np.zeros(0), np.zeros(0))
 
     @property
     def n(self):
@@ -392,6 +394,16 @@ def compile_tree(mech, values=None):
             node, rb, pb = place[body]
             ends.append((node, rb, rb @ port_of(body, port) + pb))
         tree.closures.append((name, ends, *(value_of(x, values) for x in gains)))
+    alphas, betas = [], []
+    for name, (a, b, sel, (alpha, beta)) in getattr(mech, "loop_constraints", {}).items():
+        ends = []
+        for body, port in (a, b):
+            node, rb, pb = place[body]
+            ends.append((node, rb, rb @ port_of(body, port) + pb))
+        tree.constraints.append((name, ends[0], ends[1], list(sel)))
+        alphas += [alpha] * len(sel)
+        betas += [beta] * len(sel)
+    tree.baumgarte = (np.array(alphas), np.array(betas))
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}
