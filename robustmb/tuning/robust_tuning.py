@@ -124,6 +124,7 @@ class WorstCase:
     point: dict
     delta: np.ndarray
     evaluations: int = 0
+    unstable: list = field(default_factory=list)  # further unstable points, worst first
 
 
 def _box_points(k, n_random, rng, max_vertices):
@@ -216,6 +217,7 @@ def search_worst_case(
     if len(extra):
         pts = np.vstack([pts, np.atleast_2d(np.asarray(extra, float))])
     count = 0
+    others = []
 
     def value(x, gradient=False):
         nonlocal count
@@ -232,8 +234,10 @@ def search_worst_case(
         # Unstable somewhere: the point of the largest spectral abscissa is the most
         # informative one to add.
         bad = np.flatnonzero(~np.isfinite(vals))
-        alpha = [_abscissa(lm, pts[i]) for i in bad]
-        bx = pts[bad[int(np.argmax(alpha))]].copy()
+        alpha = np.array([_abscissa(lm, pts[i]) for i in bad])
+        ranked = bad[np.argsort(-alpha)]
+        bx = pts[ranked[0]].copy()
+        others = [pts[i].copy() for i in ranked[1:]]
     if np.isfinite(bv):
         starts = [pts[i] for i in order[:n_local] if np.isfinite(vals[i])]
         for x0 in starts:
@@ -241,8 +245,10 @@ def search_worst_case(
             v = value(x)[0]
             if v > bv:
                 bx, bv = x, v
-    point = {n: float(el.denormalize(x)) for n, el, x in zip(names, els, bx, strict=True)}
-    return WorstCase(bv, point, bx, count)
+    def phys(x):
+        return {n: float(el.denormalize(v)) for n, el, v in zip(names, els, x, strict=True)}
+
+    return WorstCase(bv, phys(bx), bx, count, [phys(x) for x in others])
 
 
 # ------------------------------------------------------------------------ certificate
@@ -366,6 +372,7 @@ def robust_systune(
     rtol=1e-3,
     certify_splits=None,
     initial=None,
+    max_add=4,
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -383,6 +390,9 @@ def robust_systune(
         ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
+    max_add : int
+        Samples added per round at most when the loop is unstable somewhere (the most
+        unstable ones); otherwise one worst case per violated goal.
 
     Returns
     -------
@@ -495,12 +505,15 @@ def robust_systune(
             )
         if not violated:
             break
-        added = False
+        added = 0
         for i in violated:
-            p = worst[i].point
-            if not any(_same_point(p, q, real) for q in points):
-                points.append(p)
-                added = True
+            # An unstable loop adds its most unstable points (up to max_add).
+            for p in [worst[i].point] + worst[i].unstable:
+                if added >= max_add and p is not worst[i].point:
+                    break
+                if not any(_same_point(p, q, real) for q in points):
+                    points.append(p)
+                    added += 1
         if not added:
             break
 
@@ -657,7 +670,7 @@ def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_loca
             full, *_ = g.model(tuned)
             res = wcgain(full * scale if scale != 1.0 else full, omega=_grid(wc))
             if res.lower > wc.value and res.worst:
-                wc = WorstCase(float(res.lower), dict(res.worst), wc.delta, wc.evaluations)
+                wc = WorstCase(float(res.lower), dict(res.worst), wc.delta, wc.evaluations, [])
         out.append(wc)
     return out
 

@@ -151,7 +151,8 @@ def systune(
         nominal model (and ``samples``) only.
     **robust_options
         Options of the robust engine: ``max_rounds``, ``n_random``, ``n_local``,
-        ``rtol``, ``certify_splits``.
+        ``rtol``, ``certify_splits``, ``initial``, ``max_add`` (see
+        :func:`robustmb.tuning.robust_tuning.robust_systune`).
 
     Returns
     -------
