@@ -19,14 +19,17 @@ from .arm import (
     two_link_arm,
     two_link_arm_mechanism,
 )
+from .arm_nonlinear import ArmStepCheck, arm_step_check, two_link_arm_schedule
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
 from .two_carts import two_carts_loop
 
 __all__ = [
+    "ArmStepCheck",
     "BALLOON_GONDOLA_TABLE1",
     "LIN_YAE_GRAVITY",
     "TWO_LINK_ARM_ANGLE_RANGES",
     "TWO_LINK_ARM_TABLE1",
+    "arm_step_check",
     "assembly",
     "balloon_gondola",
     "decoupling_pd_gains",
@@ -34,4 +37,5 @@ __all__ = [
     "two_carts_loop",
     "two_link_arm",
     "two_link_arm_mechanism",
+    "two_link_arm_schedule",
 ]
