@@ -35,7 +35,12 @@ def timed(fn, repeats=5):
 
 
 def achieved(P, K):
-    return rmb.hinfnorm(P.lft(K))[0]
+    # python-control's lft and SLICOT AB13DD (control.norm), with the stability test on the
+    # poles: independent of robustmb
+    cl = P.lft(K)
+    if np.max(cl.poles().real) >= 0:
+        return np.inf
+    return float(control.norm(cl, "inf"))
 
 
 def regular_cases():

@@ -9,6 +9,8 @@
     the current folder, or a path to a ``.py`` file); it must return an
     uncertain closed loop (``robustmb.uss``), or a pair ``(system, channels)``
     with ``channels = {name: (outputs, inputs)}``; then writes its report.
+    ``--step OUTPUTS:INPUTS`` adds step responses, ``--loop MODULE:FUNCTION``
+    (a function returning the loop transfer ``L``, or ``(P, C)``) the loop margins.
 
 Every command has ``--help``.  Bad input (unknown module or function, a
 function that does not return an uncertain system, unknown signals, an
@@ -76,6 +78,55 @@ def _import_module(module_part: str):
         ) from None
 
 
+def _call_target(target: str):
+    """What ``FUNCTION()`` of ``MODULE:FUNCTION`` returns."""
+    if target.count(":") < 1 or target.endswith(":") or target.startswith(":"):
+        raise TargetError(f"expected MODULE:FUNCTION, got {target!r}")
+    module_part, func_name = target.rsplit(":", 1)
+    module = _import_module(module_part)
+    if not hasattr(module, func_name):
+        raise TargetError(f"module {module_part!r} has no function {func_name!r}")
+    func = getattr(module, func_name)
+    if not callable(func):
+        raise TargetError(f"{target} is a {type(func).__name__}, not a function")
+    try:
+        return func()
+    except Exception as exc:
+        raise TargetError(f"{target}() raised {type(exc).__name__}: {exc}") from None
+
+
+def load_loop(target: str):
+    """The loop transfer returned by ``MODULE:FUNCTION``: ``L``, or ``(P, C)``.
+
+    ``feedback(L, I)`` is the closed loop broken where the margins are wanted
+    (``L = C P`` at the plant inputs); a pair ``(P, C)`` breaks the loop at the
+    plant outputs and inputs at once (see :func:`robustmb.wcdiskmargin`).
+
+    Examples
+    --------
+    >>> L = load_loop("robustmb.report.arm_demo:loop_at_plant_inputs")
+    >>> L.shape
+    (2, 2)
+    """
+    import control
+
+    from .lft.model import UncertainModel
+
+    result = _call_target(target)
+    parts = result if isinstance(result, tuple) else (result,)
+    if len(parts) not in (1, 2) or not all(
+        isinstance(p, UncertainModel | control.LTI) for p in parts
+    ):
+        what = (
+            f"a tuple of {len(parts)} items" if isinstance(result, tuple) else type(result).__name__
+        )
+        raise TargetError(
+            f"{target}() returned {what}; expected the loop transfer L (robustmb.uss) or a "
+            "pair (P, C)"
+        )
+    return result
+
+
 def load_target(target: str):
     """The uncertain system (and channels) returned by ``MODULE:FUNCTION``.
 
@@ -97,19 +148,7 @@ def load_target(target: str):
     """
     from .lft.model import UncertainSystem
 
-    if target.count(":") < 1 or target.endswith(":") or target.startswith(":"):
-        raise TargetError(f"expected MODULE:FUNCTION, got {target!r}")
-    module_part, func_name = target.rsplit(":", 1)
-    module = _import_module(module_part)
-    if not hasattr(module, func_name):
-        raise TargetError(f"module {module_part!r} has no function {func_name!r}")
-    func = getattr(module, func_name)
-    if not callable(func):
-        raise TargetError(f"{target} is a {type(func).__name__}, not a function")
-    try:
-        result = func()
-    except Exception as exc:
-        raise TargetError(f"{target}() raised {type(exc).__name__}: {exc}") from None
+    result = _call_target(target)
     channels = None
     if isinstance(result, tuple):
         if len(result) != 2:
@@ -169,6 +208,22 @@ def parse_channel(text: str):
         if not spec > 0 or spec == float("inf"):
             raise ValueError(f"the specification after @ must be positive and finite, got {text!r}")
     return name.strip(), outputs, inputs, spec
+
+
+def parse_step(text: str):
+    """``(outputs, inputs)`` from ``OUT1,OUT2:IN1,IN2``: the step responses to show.
+
+    Examples
+    --------
+    >>> parse_step("theta1,theta2:r1,r2")
+    (['theta1', 'theta2'], ['r1', 'r2'])
+    """
+    outs, sep, ins = text.partition(":")
+    outputs = [s.strip() for s in outs.split(",") if s.strip()]
+    inputs = [s.strip() for s in ins.split(",") if s.strip()]
+    if not sep or not outputs or not inputs:
+        raise ValueError(f"expected OUT1,OUT2:IN1,IN2, got {text!r}")
+    return outputs, inputs
 
 
 # ------------------------------------------------------------------ jobs
@@ -275,11 +330,19 @@ def report_job(
     seed: int = 0,
     title=None,
     show_progress: bool = True,
+    step=None,
+    loop=None,
+    loop_description="",
 ) -> int:
-    """The ``report`` job; returns the exit status."""
+    """The ``report`` job; returns the exit status.
+
+    ``step`` is ``(outputs, inputs)`` and ``loop`` a ``MODULE:FUNCTION`` returning
+    the loop transfer (see :func:`load_loop`); both optional.
+    """
     from .report import worst_case_report
 
     system, fn_channels = load_target(target)
+    loop_transfer = load_loop(loop) if loop else None
     if channels:
         fn_channels = {name: (outs, ins, spec) for name, outs, ins, spec in channels}
     print(f"robustmb report: {target} -> {system!r}")
@@ -291,6 +354,9 @@ def report_job(
         seed=seed,
         title=title or f"Worst-case report: {target}",
         progress=show_progress,
+        loop=loop_transfer,
+        loop_description=loop_description or (f"the loop of {loop}" if loop else ""),
+        step=step,
     )
     print_summary(report)
     return EXIT_OK
@@ -310,6 +376,13 @@ def _non_negative_int(text):
 def _channel(text):
     try:
         return parse_channel(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _step(text):
+    try:
+        return parse_step(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -372,6 +445,28 @@ def build_parser() -> argparse.ArgumentParser:
         "replaces the channels the function returns; default: every input to "
         "every output)",
     )
+    p_rep.add_argument(
+        "--step",
+        type=_step,
+        default=None,
+        metavar="OUTPUTS:INPUTS",
+        help="step responses of these outputs to unit steps on these inputs, e.g. "
+        "'y1,y2:r1,r2' (nominal, random samples and the worst case of the first channel)",
+    )
+    p_rep.add_argument(
+        "--loop",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="function returning the uncertain loop transfer L (feedback(L, I) broken where "
+        "the margins are wanted) or a pair (P, C): adds its nominal and worst-case disk, "
+        "gain and phase margins",
+    )
+    p_rep.add_argument(
+        "--loop-description",
+        default="",
+        metavar="TEXT",
+        help="where the loop is broken, shown with the margins",
+    )
     p_rep.add_argument("--title", default=None, help="title of the report")
     _add_common(p_rep, "robustmb-report")
     return parser
@@ -404,6 +499,9 @@ def main(argv=None) -> int:
                 seed=args.seed,
                 title=args.title,
                 show_progress=not args.quiet,
+                step=args.step,
+                loop=args.loop,
+                loop_description=args.loop_description,
             )
     except (TargetError, RobustMBError) as exc:
         print(f"robustmb {args.command}: error: {exc}", file=sys.stderr)

@@ -30,7 +30,6 @@ from robustmb.decoupling import (  # noqa: E402
     diagonal_lowpass_controller,
     frequency_response,
     gershgorin_ratios,
-    gravimeter,
     jacobian_decouple,
     loop_gains,
     rga,
@@ -46,7 +45,10 @@ from robustmb.decoupling.plots import (  # noqa: E402
     rga_number_variants_figure,
 )
 from robustmb.decoupling.robust_coupling import worst_case_gershgorin  # noqa: E402
-from robustmb.decoupling.uncertain_plants import uncertain_gravimeter  # noqa: E402
+from robustmb.examples.gravimeter import (
+    gravimeter,  # noqa: E402
+    uncertain_gravimeter,  # noqa: E402
+)
 
 HERE = Path(__file__).resolve().parent
 WC = 2 * np.pi * 10.0  # decoupling frequency and crossover (rad/s)

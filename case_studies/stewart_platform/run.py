@@ -35,7 +35,6 @@ from robustmb.decoupling import (  # noqa: E402
     gershgorin_ratios,
     jacobian_decouple,
     real_approximation,
-    stewart_platform,
     svd_decouple,
     transmissibility,
 )
@@ -47,6 +46,7 @@ from robustmb.decoupling.plots import (  # noqa: E402
 )
 from robustmb.decoupling.robust_coupling import worst_case_gershgorin  # noqa: E402
 from robustmb.decoupling.uncertain_plants import uncertain_mechanical_plant  # noqa: E402
+from robustmb.examples.stewart_platform import stewart_platform  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 W0 = 2 * np.pi * 30.0  # SVD decoupling frequency (rad/s)

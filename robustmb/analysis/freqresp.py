@@ -26,6 +26,7 @@ from robustmb.errors import DimensionError, UncertainTypeError
 __all__ = [
     "ResponseEvaluator",
     "freqresp",
+    "response_function",
     "largest_singular_values",
     "sigma_max_over_frequency",
 ]
@@ -84,6 +85,43 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     omega = _validated_frequencies(omega, discrete=dt > 0)
     evaluator = ResponseEvaluator(A, B, C, D, method=method)
     return evaluator.at_frequencies(omega, dt)
+
+
+def response_function(sys, *, method: str = "auto"):
+    """``omega -> freqresp(sys, omega)`` with one decomposition of ``A`` for every call.
+
+    For loops that evaluate one model at new frequencies many times (the certified mu
+    sweep probes each certificate's interval): :func:`freqresp` decomposes ``A`` on every
+    call, which for a model of a hundred states costs more than the evaluation itself.
+
+    Parameters
+    ----------
+    sys : control.StateSpace, control.TransferFunction, array_like or tuple
+        Fixed model (see :func:`freqresp`).
+    method : {"auto", "modal", "schur"}, optional
+        See :func:`freqresp`.
+
+    Returns
+    -------
+    callable
+        ``respond(omega)``: complex array ``(len(omega), ny, nu)``, equal to
+        ``freqresp(sys, omega, method=method)``.
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> respond = response_function(control.tf([1.0], [1.0, 1.0]))
+    >>> np.allclose(respond([0.0, 1.0])[:, 0, 0], [1.0, 1.0 / (1.0 + 1.0j)])
+    True
+    """
+    A, B, C, D, dt = as_statespace_data(sys)
+    evaluator = ResponseEvaluator(A, B, C, D, method=method)
+
+    def respond(omega):
+        return evaluator.at_frequencies(_validated_frequencies(omega, discrete=dt > 0), dt)
+
+    return respond
 
 
 def sigma_max_over_frequency(sys, omega) -> np.ndarray:

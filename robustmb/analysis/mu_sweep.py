@@ -15,11 +15,11 @@ its perturbation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .freqresp import freqresp
+from .freqresp import response_function
 from .frequency_intervals import (
     certified_interval,
     continuous_equivalent,
@@ -203,11 +203,9 @@ def _half_axis_peak(
     top = np.pi / dt if dt else np.inf
     ca, cb, cc, cd = continuous_equivalent(a, b, c, d, dt)
 
-    def respond(w):
-        return freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.asarray(w, float))
-
-    def respond_equiv(nu):
-        return freqresp((ca, cb, cc, cd), np.asarray(nu, float))
+    # one decomposition of A for every evaluation of the sweep
+    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
+    respond_equiv = response_function((ca, cb, cc, cd)) if dt else respond
 
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
@@ -232,6 +230,18 @@ def _half_axis_peak(
             certs.append((float(res.upper[i]), res.D[i], g))
             deltas.append(None if not with_lower or res.delta is None else res.delta[i])
 
+    full: set = set()
+
+    def tighten_points(idx):
+        """Re-optimise the bounds of points ``idx`` to the end (no early stop)."""
+        full.update(idx)
+        res = mussv_stack(respond([pts[k] for k in idx]), blk, lower=False)
+        for j, k in enumerate(idx):
+            if res.upper[j] < ubs[k]:
+                g = None if res.G is None else res.G[j]
+                ubs[k] = float(res.upper[j])
+                certs[k] = (ubs[k], res.D[j], g)
+
     def tighten_above(limit, start=0):
         """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``."""
         idx = [k for k in range(start, len(pts)) if ubs[k] > limit]
@@ -245,33 +255,9 @@ def _half_axis_peak(
                 certs[k] = (ubs[k], res.D[j], g)
 
     def search_lower():
-        """Lower bounds at the largest upper bounds, until none of them can beat the best.
-
-        Done once, after the sweep: the best lower bound is all that is reported.
-        """
-        if not lower:
-            return
-        order = [k for k in np.argsort(-np.asarray(ubs), kind="stable") if ubs[k] > 0]
-        size = 3
-        while order:
-            best = max(lbs)
-            order = [k for k in order if ubs[k] > best]
-            chunk, order = order[:size], order[size:]
-            if not chunk:
-                break
-            # The upper bounds are known: getting back close to them is enough to seed
-            # the lower-bound search (the last digits of the optimisation are slow).
-            res = mussv_stack(
-                respond([pts[k] for k in chunk]),
-                blk,
-                lower="peak",
-                lower_floor=best,
-                target=[ubs[k] * (1 + _ROOM) for k in chunk],
-            )
-            for j, k in enumerate(chunk):
-                if res.delta[j] is not None and res.lower[j] > lbs[k]:
-                    lbs[k], deltas[k] = float(res.lower[j]), res.delta[j]
-            size *= 2
+        """Lower bounds at the largest upper bounds (once, after the sweep)."""
+        if lower:
+            _search_lower(respond, blk, pts, ubs, lbs, deltas)
 
     if omega is not None:
         evaluate(grid, blk, False, with_lower=lower)
@@ -342,12 +328,27 @@ def _half_axis_peak(
     real_level = level
     for rnd in range(max_rounds + 1):
         for i in range(len(pts)):
-            if i not in at_level:
+            if i in at_level:
+                continue
+            if any(lo < pts[i] < hi for lo, hi in ivs.values()):
+                # inside a neighbour's interval: its own Hamiltonian is only worth
+                # computing if it can widen the cover next to a gap (see stale)
+                at_level[i] = -np.inf
+            else:
                 certify(i)
         stale = [i for i in range(len(pts)) if at_level[i] < level]
         for i in _next_to_gaps(open_gaps(), pts, stale):
             certify(i)
         gaps = open_gaps()
+        if fixed and gaps and rnd >= 1:
+            # A bound stopped just below a fixed level that mu nearly reaches leaves its
+            # certificate almost no slack; next to a gap that persists, optimise fully.
+            near_gap = [i for i in _next_to_gaps(gaps, pts, range(len(pts))) if i not in full]
+            if near_gap:
+                tighten_points(near_gap)
+                for i in near_gap:
+                    certify(i)
+                gaps = open_gaps()
         if progress is not None:
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
         if not gaps:
@@ -392,6 +393,85 @@ def _half_axis_peak(
             real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=np.inf):
+    """Lower bounds at the largest upper bounds, until none of them can beat the best.
+
+    Updates ``lbs`` and ``deltas`` in place.  Points are taken by decreasing upper
+    bound in chunks of 3, 6, 12, ...; a point whose upper bound is not above the best
+    lower bound found (``max(lbs)``, which may be seeded) can add nothing.  The
+    search also ends once the best lower bound reaches ``stop``.
+    """
+    order = [k for k in np.argsort(-np.asarray(ubs), kind="stable") if ubs[k] > 0]
+    size = 3
+    while order:
+        best = max(lbs)
+        if best >= stop:
+            break
+        order = [k for k in order if ubs[k] > best]
+        chunk, order = order[:size], order[size:]
+        if not chunk:
+            break
+        # The upper bounds are known: getting back close to them is enough to seed
+        # the lower-bound search (the last digits of the optimisation are slow).
+        res = mussv_stack(
+            respond([pts[k] for k in chunk]),
+            blk,
+            lower="peak",
+            lower_floor=best,
+            target=[ubs[k] * (1 + _ROOM) for k in chunk],
+        )
+        for j, k in enumerate(chunk):
+            if res.delta[j] is not None and res.lower[j] > lbs[k]:
+                lbs[k], deltas[k] = float(res.lower[j]), res.delta[j]
+        size *= 2
+
+
+def peak_lower_search(sysdata, blk, dt, peak, *, floor=0.0, stop=np.inf) -> MuPeak:
+    """Search mu lower bounds after a sweep run without them (``lower=False``).
+
+    Only frequencies of ``peak`` whose upper bound exceeds ``floor`` (a lower bound
+    known by other means, e.g. a destabilising parameter value) are searched, by
+    decreasing upper bound, and the search ends once a lower bound reaches ``stop``.
+    Real-coefficient data (non-negative frequencies) only.
+
+    Returns
+    -------
+    MuPeak
+        ``peak`` with its lower-bound fields replaced when a bound above ``floor``
+        was found; otherwise ``peak`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = (-np.eye(1), np.eye(1), np.eye(1), np.zeros((1, 1)))
+    >>> p = certified_mu_peak(data, [(-1, 0)], lower=False)
+    >>> round(peak_lower_search(data, [(-1, 0)], 0.0, p).lower, 6)
+    1.0
+    """
+    a, b, c, d = sysdata
+    pts = [float(w) for w in peak.omega]
+    ubs = [float(u) for u in peak.mu_upper]
+    if not pts:
+        return peak
+    lbs = [0.0] * len(pts)
+    deltas = [None] * len(pts)
+    lbs[0] = float(floor)  # seeds the floor; never reported (no perturbation)
+
+    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
+    _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=stop)
+    found = [k for k in range(len(pts)) if deltas[k] is not None and lbs[k] > floor]
+    if not found:
+        return peak
+    k = max(found, key=lambda i: lbs[i])
+    return replace(
+        peak,
+        lower=lbs[k],
+        lower_frequency=pts[k],
+        lower_delta=deltas[k],
+        mu_lower=np.where([dl is not None for dl in deltas], lbs, 0.0),
+    )
 
 
 def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:

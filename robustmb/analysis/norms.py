@@ -62,6 +62,8 @@ _AXIS_SQRT_FACTOR = 10.0
 # Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
+# Up to this many frequencies are evaluated by linear solves instead of a decomposition.
+_DIRECT_POINTS = 4
 
 
 @dataclass(frozen=True)
@@ -154,13 +156,45 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    # One decomposition of A serves the stability test and every evaluation of G.
-    evaluator = ResponseEvaluator(A, B, C, D)
-    stable, boundary_frequency = _stability(evaluator.poles, A, dt)
+    stable, boundary_frequency = _stability(None, A, dt)
     if not stable:
         return np.inf, boundary_frequency
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), evaluator=evaluator)
+    # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
+    # test below certifies the value or, if it is not within tol, carries on from it
+    seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
+    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
+
+
+def _slicot_peak_frequency(A, B, C, D, dt, tol):
+    """AB13DD's peak frequency (internal units: rad/s, or rad/sample), or None."""
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    if n == 0 or m == 0 or p == 0 or any(np.iscomplexobj(M) for M in (A, B, C, D)):
+        return None
+    try:
+        import slycot
+
+        _, fpeak = slycot.ab13dd(
+            "D" if dt else "C",
+            "I",
+            "N",
+            "D" if np.any(D) else "Z",
+            n,
+            m,
+            p,
+            A.copy(),
+            np.eye(n),
+            B.copy(),
+            C.copy(),
+            D.copy(),
+            tol,
+        )
+    except Exception:  # noqa: BLE001  (any failure only means no seed)
+        return None
+    fpeak = float(fpeak)
+    if np.isnan(fpeak) or fpeak < 0:
+        return None
+    return fpeak
 
 
 def h2norm(sys) -> float:
@@ -212,10 +246,12 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
-    stable, _ = _stability(None, A, dt)  # the test computes its own poles
-    if not stable:
+    # one eigen-decomposition of the (already balanced) A serves the stability test
+    # and the modal sum
+    poles, distance, band, vl, vr = pole_bands(A, dt, balanced=True, vectors=True)
+    if not np.all(distance < -band):
         return np.inf
-    modal = _h2_modal(A, B, C, discrete)
+    modal = _h2_modal(A, B, C, discrete, eig=(poles, vl, vr))
     if modal is not None:
         return float(np.sqrt(max(modal, 0.0) + feedthrough))
     # Use the Gramian on the side with fewer channels: same value, smaller product.
@@ -228,7 +264,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     return float(np.sqrt(max(value, 0.0) + feedthrough))
 
 
-def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None) -> PeakGain:
+def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=None) -> PeakGain:
     """Level-set iteration on a model whose ``A`` is known to be stable.
 
     Parameters
@@ -241,6 +277,11 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None) -> Pe
         Relative gap between the attained lower bound and the certified upper bound.
     evaluator : ResponseEvaluator, optional
         Decomposition of ``A`` if already computed.
+    seed : float, optional
+        A frequency expected near the peak (internal units: rad/s, or rad/sample in
+        discrete time): the iteration starts from it instead of a grid, and stops at once
+        when the level ``(1 + tol) sigma_max(G(seed))`` has no crossing.  The result is
+        certified either way.
 
     Returns
     -------
@@ -262,7 +303,7 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None) -> Pe
         value = float(largest_singular_values(D[None])[0])
         return PeakGain(value, value, 0.0, 0)
     search = _LevelSetSearch(A, B, C, D, float(dt), evaluator)
-    return search.run(tol)
+    return search.run(tol, seed=seed)
 
 
 class _LevelSetSearch:
@@ -274,18 +315,52 @@ class _LevelSetSearch:
         self.dt = dt
         self.discrete = dt > 0
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
-        self.evaluator = ResponseEvaluator(A, B, C, D) if evaluator is None else evaluator
-        self.poles = self.evaluator.poles
+        self._evaluator = evaluator
         self.sigma_D = float(largest_singular_values(D[None])[0])
+
+    @property
+    def evaluator(self):
+        """One decomposition of ``A`` for all evaluations (built when first needed)."""
+        if self._evaluator is None:
+            self._evaluator = ResponseEvaluator(self.A, self.B, self.C, self.D)
+        return self._evaluator
+
+    @property
+    def poles(self):
+        return self.evaluator.poles
 
     # -- evaluation ------------------------------------------------------------------
     def sigma(self, frequencies: np.ndarray) -> np.ndarray:
         """sigma_max of the response at internal frequencies (inf allowed if continuous)."""
+        if self._evaluator is None and frequencies.size <= _DIRECT_POINTS:
+            return largest_singular_values(self._direct_response(frequencies))
         if self.discrete:
             response = self.evaluator.at_points(np.exp(1j * frequencies))
         else:
             response = self.evaluator.at_frequencies(frequencies, 0.0)
         return largest_singular_values(response)
+
+    def _direct_response(self, frequencies: np.ndarray) -> np.ndarray:
+        """``G`` at a few frequencies by linear solves (no decomposition of ``A``)."""
+        A, B, C, D = self.A, self.B, self.C, self.D
+        finite = np.isfinite(frequencies)
+        points = np.exp(1j * frequencies[finite]) if self.discrete else 1j * frequencies[finite]
+        shifted = points[:, None, None] * np.eye(A.shape[0]) - A
+        response = np.empty((frequencies.size,) + D.shape, dtype=complex)
+        response[:] = D
+        try:
+            response[finite] += C @ np.linalg.solve(
+                shifted, np.broadcast_to(B, (points.size,) + B.shape)
+            )
+        except np.linalg.LinAlgError:
+            # a point on a pole: the decomposition reports it (inf, with a warning)
+            return self.evaluator.at_points(points) if finite.all() else self._full(frequencies)
+        return response
+
+    def _full(self, frequencies):
+        if self.discrete:
+            return self.evaluator.at_points(np.exp(1j * frequencies))
+        return self.evaluator.at_frequencies(frequencies, 0.0)
 
     def _fold(self, frequencies: np.ndarray) -> np.ndarray:
         """Real models have |G(jw)| = |G(-jw)|: keep w >= 0.  Drops duplicates."""
@@ -423,8 +498,9 @@ class _LevelSetSearch:
         midpoints = 0.5 * (points[1:] + points[:-1])
         return self._fold(np.concatenate([crossings, midpoints]))
 
-    def run(self, tol: float) -> PeakGain:
-        points = self.initial_frequencies()
+    def run(self, tol: float, seed=None) -> PeakGain:
+        seeded = seed is not None
+        points = self._fold([seed, 0.0]) if seeded else self.initial_frequencies()
         values = self.sigma(points)
         best = int(np.argmax(values))
         lower, frequency = float(values[best]), float(points[best])
@@ -456,7 +532,9 @@ class _LevelSetSearch:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        lower, frequency = self._refine(points, values, lower, frequency)
+        if not (seeded and iterations == 1):
+            # a seed certified at once is already within tol of the peak
+            lower, frequency = self._refine(points, values, lower, frequency)
         upper = max(upper, lower)
         if self.discrete:
             frequency = frequency / self.dt
@@ -572,7 +650,7 @@ def _unscaled(value, e, what):
         ) from None
 
 
-def _h2_modal(A, B, C, discrete, condition_limit=1e6):
+def _h2_modal(A, B, C, discrete, condition_limit=1e6, eig=None):
     """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
     ill-conditioned.
 
@@ -581,8 +659,11 @@ def _h2_modal(A, B, C, discrete, condition_limit=1e6):
     ``(W W^H)_ij / (1 - l_i conj(l_j))``), so the norm is a sum over pole pairs.  Unlike a
     Bartels-Stewart solve, it keeps the relative accuracy of every pole: a stiff model
     whose slow poles are 1e-9 ||A|| from the axis still gets its slow modes right.
+    ``eig = (lam, vl, vr)``: eigenvalues and unit eigenvectors of ``A`` when known (the
+    left ones are not used: with repeated eigenvalues they need not be biorthogonal to
+    the right ones, so ``V^-1`` is an inverse).
     """
-    lam, V = np.linalg.eig(A)
+    lam, V = np.linalg.eig(A) if eig is None else (eig[0], eig[2])
     try:
         V_inv = np.linalg.inv(V)
     except np.linalg.LinAlgError:

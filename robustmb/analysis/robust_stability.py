@@ -19,13 +19,15 @@ range centres, see :mod:`.uncertain_problem`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._progress import ProgressBar
+from ..errors import ArgumentError
 from ..lft.arguments import frequencies
-from .mu_sweep import MuPeak, certified_mu_peak
+from .boundary_crossing import crossing_search
+from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .uncertain_problem import (
     UncertainProblem,
     box_vertices,
@@ -127,6 +129,9 @@ def _diag_from(problem, normalized):
 def _crossing_scale(problem, direction, alpha_max, n_scan=24):
     """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``."""
     diag = _diag_from(problem, direction)
+    fast = crossing_search(problem)  # large models: from M11 on the boundary
+    if fast is not None:
+        return fast.scale(diag, alpha_max)
     grid = alpha_max * np.linspace(0, 1, n_scan + 1)[1:]
     prev = 0.0
     for alpha in grid:
@@ -262,7 +267,7 @@ def verified_crossing(problem, alpha, values_at):
     return tangential
 
 
-def robstab(usys, *, omega=None, progress=False, sensitivity=True):
+def robstab(usys, *, omega=None, progress=False, sensitivity=True, gap_tol=5e-3):
     """Robust stability margin of an uncertain system.
 
     Parameters
@@ -277,6 +282,11 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
         frequency sweep).
     sensitivity : bool
         Compute each element's sensitivity of the margin.
+    gap_tol : float
+        Relative gap ``upper / lower - 1`` at which the search for destabilising
+        values stops.  When every element is a real parameter, the direct search over
+        the parameter box runs first and the (costly) real-mu lower bound only when
+        the gap is still above ``gap_tol``, at the frequencies where it can help.
 
     Returns
     -------
@@ -302,6 +312,8 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
     (True, 1.0, 1.0)
     """
     omega = frequencies(omega, "robstab")
+    if not (isinstance(gap_tol, (int, float, np.number)) and np.isfinite(gap_tol) and gap_tol >= 0):
+        raise ArgumentError(f"robstab: gap_tol must be a finite number >= 0, got {gap_tol!r}")
     problem = uncertain_problem(usys, what="robstab")
     if not problem.centre_stable:
         values = {
@@ -317,34 +329,113 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True):
         reason = unstable_centre_reason(problem, "robstab")
         return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        return _robstab(problem, omega, sensitivity, bar)
+        return _robstab(problem, omega, sensitivity, bar, gap_tol)
 
 
-def _robstab(problem, omega, sensitivity, bar):
+# Relative room of the fixed level certified above a crossing found by the direct search
+# (all-real problems): the certified gap is then this, unless the sweep fails at it.
+_SEARCH_ROOM = 5e-4
+# Scalings searched for a crossing before any mu bound is known.
+_FIRST_CAP = 20.0
+# Whether all-real problems take the search-first path (off: free sweep, then mu lower
+# bounds; kept switchable for the benchmark that compares both).
+_SEARCH_FIRST = True
+
+
+def _robstab(problem, omega, sensitivity, bar, gap_tol):
     bar.start("certified mu sweep")
-    peak = certified_mu_peak(problem.m11, problem.blk, problem.dt, omega=omega, progress=bar.start)
+    # All-real problems: the direct search over the parameter box is cheap and usually
+    # finds the worst case (a corner, or an interior crossing of the local search).  Its
+    # crossing fixes a level just above it, which a fixed-level sweep certifies (every
+    # bound stops as soon as it is below the level, far cheaper than locating the peak);
+    # the real-mu lower bound (the costly part of a free sweep) runs only when the level
+    # fails or the gap is still above ``gap_tol``, and only where it can help.
+    search_first = (
+        _SEARCH_FIRST
+        and omega is None
+        and not problem.is_complex
+        and bool(problem.blocks)
+        and all(bi.kind == "real" for bi in problem.blocks)
+    )
+    sysdata, blk, dt = problem.m11, problem.blk, problem.dt
+    upper, crit, destab = np.inf, np.nan, {}
+    peak = None
+    if search_first:
+        found = parameter_search(problem, _FIRST_CAP)
+        if found is not None:
+            got = verified_crossing(problem, found[0], _search_values(problem, *found))
+            if got is not None:
+                upper, destab, crit = got
+                level = (1.0 + min(_SEARCH_ROOM, gap_tol)) / upper
+                peak = certified_mu_peak(
+                    sysdata, blk, dt, level=level, lower=False, progress=bar.start
+                )
+                if peak.covered:
+                    # the destabilising values are the lower bound of mu, at their pole
+                    alpha, direction = found
+                    peak = replace(
+                        peak,
+                        lower=1.0 / alpha,
+                        lower_frequency=crit,
+                        lower_delta=np.diag(alpha * _diag_from(problem, direction)),
+                    )
+                else:
+                    peak = None
+    if peak is None:
+        peak = certified_mu_peak(
+            sysdata, blk, dt, omega=omega, lower=not search_first, progress=bar.start
+        )
     bar.advance(label="destabilising parameter values")
     lower = (
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
     )
-    # candidates: (scaling, values scaled by t, perturbation matrix or None)
+    cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
+    if not search_first:
+        upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+    elif not (np.isfinite(upper) and upper <= lower * (1.0 + gap_tol)):
+        # the search left the gap open: mu lower bounds where they can beat it
+        floor = 1.0 / upper if np.isfinite(upper) else 0.0
+        stop = peak.upper / (1.0 + gap_tol) if np.isfinite(peak.upper) else np.inf
+        peak = peak_lower_search(sysdata, blk, dt, peak, floor=floor, stop=stop)
+        if peak.lower > floor:
+            cap = 2.0 / peak.lower
+            upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+    upper = float(max(upper, lower) if np.isfinite(upper) else upper)
+    bar.advance(label="sensitivities")
+    sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
+    bar.advance(label="done")
+    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
+    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+
+
+def _search_values(problem, alpha, direction):
+    """Physical values along a search direction, scaled by ``t`` (``t = 1``: ``alpha``)."""
+
+    def values_at(t):
+        vals = {
+            bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
+            for bi in _scalar_blocks(problem)
+        }
+        for bi in problem.blocks:
+            if bi.name not in vals:
+                vals[bi.name] = np.zeros(bi.element.shape)
+        return vals
+
+    return values_at
+
+
+def _from_mu_lower(problem, peak, cap, upper, crit, destab):
+    """Best verified crossing from the mu lower bound's perturbation and a parameter
+    search seeded with its direction; keeps ``(upper, crit, destab)`` if none is better."""
     candidates = []
+    mu_dirs = []
     if peak.lower > 0 and peak.lower_delta is not None:
 
         def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
             return values_from_delta(problem, t * delta, w)
 
-        candidates.append((1.0 / peak.lower, from_mu, peak.lower_delta))
-    cap = 2.0 * (
-        candidates[0][0]
-        if candidates
-        else max(1.0, min(lower * 4, 1e3))
-        if np.isfinite(lower)
-        else 10.0
-    )
-    mu_dirs = []
-    if candidates:
-        delta = candidates[0][2]
+        candidates.append((1.0 / peak.lower, from_mu))
+        delta = peak.lower_delta
         d = {
             bi.name: float(np.real(np.mean(np.diag(delta[bi.w, bi.z])))) * peak.lower
             for bi in _scalar_blocks(problem)
@@ -354,32 +445,14 @@ def _robstab(problem, omega, sensitivity, bar):
             mu_dirs.append({k: v / mx for k, v in d.items()})
     found = parameter_search(problem, cap, extra_directions=mu_dirs)
     if found is not None:
-        alpha, direction = found
-
-        def from_search(t, alpha=alpha, direction=direction):
-            vals = {
-                bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
-                for bi in _scalar_blocks(problem)
-            }
-            for bi in problem.blocks:
-                if bi.name not in vals:
-                    vals[bi.name] = np.zeros(bi.element.shape)
-            return vals
-
-        candidates.append((alpha, from_search, None))
-    upper, crit, destab = np.inf, np.nan, {}
-    for alpha, values_at, _ in sorted(candidates, key=lambda c: c[0]):
+        candidates.append((found[0], _search_values(problem, *found)))
+    for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
         if alpha >= upper:
             break
         got = verified_crossing(problem, alpha, values_at)
         if got is not None and got[0] < upper:
             upper, destab, crit = got
-    upper = float(max(upper, lower) if np.isfinite(upper) else upper)
-    bar.advance(label="sensitivities")
-    sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
-    bar.advance(label="done")
-    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
-    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+    return upper, crit, destab
 
 
 def _relaxation_note(peak):

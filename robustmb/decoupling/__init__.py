@@ -12,10 +12,11 @@ input: python-control system, ``(nw, p, m)`` frequency-response stack, or uncert
 system), ``.apply(G)`` and ``.controller(Kd)``. Decoupling quality is judged with
 :func:`gershgorin_ratios`, :func:`rga`, :func:`rga_number` and condition numbers.
 
-Mechanical plants (:class:`ParallelManipulator`, :func:`gravimeter`,
-:func:`stewart_platform` ...) and stiffness tools (:func:`center_of_stiffness`,
-:func:`diagonal_stiffness_conditions`, :func:`legs_frame_matrices`) build the study's
-examples; :func:`uncertain_mechanical_plant` builds the same plants with uncertain
+Mechanical plants (:class:`ParallelManipulator`, :class:`InstrumentedManipulator`) and
+stiffness tools (:func:`center_of_stiffness`, :func:`diagonal_stiffness_conditions`,
+:func:`legs_frame_matrices`) build the study's examples, which live in
+:mod:`robustmb.examples` (``gravimeter``, ``stewart_platform`` ...);
+:func:`uncertain_mechanical_plant` builds such plants with uncertain
 stiffness or geometry as exact LFTs, and :func:`worst_case_gershgorin` bounds the
 coupling of a decoupled uncertain plant over the whole uncertainty set. Plotting helpers
 live in :mod:`robustmb.decoupling.plots` (imports matplotlib).
@@ -45,6 +46,7 @@ from robustmb.decoupling.geometry import (
     spatial_jacobian,
     unskew,
 )
+from robustmb.decoupling.instrumented_manipulator import InstrumentedManipulator
 from robustmb.decoupling.jacobian_decoupling import JacobianDecoupling, jacobian_decouple
 from robustmb.decoupling.metrics import (
     gershgorin_ratios,
@@ -55,13 +57,6 @@ from robustmb.decoupling.metrics import (
 from robustmb.decoupling.modal_decoupling import ModalDecoupling, modal_decouple, modal_plant
 from robustmb.decoupling.parallel_manipulator import ParallelManipulator
 from robustmb.decoupling.plant_data import evaluate, frequency_response, transform
-from robustmb.decoupling.plants import (
-    InstrumentedManipulator,
-    collocated_manipulator,
-    gravimeter,
-    stewart_platform,
-    suspended_mass_variant,
-)
 from robustmb.decoupling.robust_coupling import (
     WorstCaseGershgorin,
     gershgorin_mu_problem,
@@ -86,7 +81,6 @@ from robustmb.decoupling.svd_decoupling import (
 )
 from robustmb.decoupling.transmissibility import transmissibility
 from robustmb.decoupling.uncertain_plants import (
-    uncertain_gravimeter,
     uncertain_line_jacobian,
     uncertain_mechanical_plant,
 )
@@ -107,7 +101,6 @@ __all__ = [
     "center_of_stiffness",
     "closed_loop",
     "closed_loop_poles",
-    "collocated_manipulator",
     "condition_number",
     "diagonal_controller",
     "diagonal_lowpass_controller",
@@ -118,7 +111,6 @@ __all__ = [
     "frequency_response",
     "gershgorin_mu_problem",
     "gershgorin_ratios",
-    "gravimeter",
     "is_diagonal",
     "is_stable",
     "jacobian_decouple",
@@ -138,13 +130,10 @@ __all__ = [
     "skew",
     "spatial_jacobian",
     "static_decouple",
-    "stewart_platform",
     "stiffness_matrix",
-    "suspended_mass_variant",
     "svd_decouple",
     "transform",
     "transmissibility",
-    "uncertain_gravimeter",
     "uncertain_line_jacobian",
     "uncertain_mechanical_plant",
     "unskew",

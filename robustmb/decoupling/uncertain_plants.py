@@ -14,7 +14,6 @@ import numbers
 import control
 import numpy as np
 
-from robustmb.decoupling.geometry import point_sensor_jacobian
 from robustmb.decoupling.plant_data import is_uncertain
 from robustmb.decoupling.second_order import _KINDS
 from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
@@ -22,7 +21,6 @@ from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 __all__ = [
     "uncertain_line_jacobian",
     "uncertain_mechanical_plant",
-    "uncertain_gravimeter",
 ]
 
 
@@ -220,42 +218,3 @@ def uncertain_mechanical_plant(
     if output_names is not None:
         G.output_names = list(output_names)
     return G
-
-
-def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20.0):
-    """Gravimeter plant ``tau -> a`` with uncertain actuator positions and/or stiffnesses.
-
-    Same model as :func:`robustmb.decoupling.gravimeter`; ``la``, ``ha`` and ``k`` (one
-    value, or one per strut) may be :func:`robustmb.ureal` elements. The accelerometers
-    stay at ``(-l/2, -h/2)`` and ``(0, h/2)``.
-
-    Returns
-    -------
-    robustmb.UncertainSystem
-        Inputs ``F1..F3``, outputs ``Ax1, Ay1, Ax2, Ay2``.
-
-    Examples
-    --------
-    >>> import robustmb as rmb
-    >>> G = uncertain_gravimeter(ha=rmb.ureal("ha", 0.85, percent=30))
-    >>> G.shape, G.nstates, G.blocks
-    ((4, 3), 6, {'ha': 2})
-    """
-    la = l / 2 if la is None else la
-    ha = h / 2 if ha is None else ha
-    pts = [[-l / 2, _scaled(-1.0, ha)], [_scaled(-1.0, la), -h / 2], [la, -h / 2]]
-    J = uncertain_line_jacobian(pts, [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-    JT = J.T
-    K = JT @ _diag(k, 3) @ J
-    C = JT @ _diag(c, 3) @ J
-    S = point_sensor_jacobian([[-l / 2, -h / 2], [0.0, h / 2]])
-    return uncertain_mechanical_plant(
-        np.diag([m, m, I]),
-        K,
-        C,
-        input_matrix=JT,
-        output_matrix=S,
-        output_kind="acceleration",
-        input_names=["F1", "F2", "F3"],
-        output_names=["Ax1", "Ay1", "Ax2", "Ay2"],
-    )

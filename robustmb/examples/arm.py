@@ -48,11 +48,15 @@ def two_link_arm_mechanism(theta1=None, theta2=None, *, uncertain=True):
             real_number(theta, name, "two_link_arm")
     p = TWO_LINK_ARM_TABLE1
     if uncertain:
-        m1 = ureal("m1", p["m1"], percent=20)
-        j1 = ureal("J1", p["J1"], percent=20)
-        rho1 = ureal("rho1", p["rho1"], percent=20)
-        l2 = ureal("L2", p["L2"], percent=20)
-        m3 = ureal("m3", p["m3"], percent=20)
+        m1 = ureal("m1", p["m1"], percent=20, unit="kg", description="mass of link 1")
+        j1 = ureal(
+            "J1", p["J1"], percent=20, unit="kg m^2", description="inertia of link 1 about its CoG"
+        )
+        rho1 = ureal(
+            "rho1", p["rho1"], percent=20, unit="-", description="CoG of link 1, fraction of L1"
+        )
+        l2 = ureal("L2", p["L2"], percent=20, unit="m", description="length of link 2")
+        m3 = ureal("m3", p["m3"], percent=20, unit="kg", description="tip payload mass")
     else:
         m1, j1, rho1, l2, m3 = p["m1"], p["J1"], p["rho1"], p["L2"], p["m3"]
     l1, m2, j2, rho2 = p["L1"], p["m2"], p["J2"], p["rho2"]

@@ -5,18 +5,9 @@ LFT ``Fu(M, Delta)`` with a normalised block-diagonal ``Delta``; every
 operation returns an exact LFT of the same map.
 """
 
-from .algebra import (
-    block_diag,
-    feedback,
-    hstack,
-    inv,
-    lft_lower,
-    lft_upper,
-    parallel,
-    series,
-    star,
-    vstack,
-)
+from . import operators  # noqa: F401  (attaches the operators and methods to the classes)
+from .algebra import block_diag, feedback, hstack, inv, lft_lower, lft_upper, star, vstack
+from .arithmetic import parallel, series
 from .connect import connect
 from .data import lftdata
 from .elements import UncertainElement, ucomplex, ultidyn, ureal

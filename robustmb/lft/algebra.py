@@ -10,59 +10,20 @@ from __future__ import annotations
 
 import numbers
 
-import control
 import numpy as np
 
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import realization as rz
-from .model import UncertainModel, as_model, common_dt, static_model
-from .rational import maybe_rational
+from .arguments import integer
+from .delta import check_nominal_well_posed
+from .model import UncertainModel, as_model, interconnect, stack, static_model, unique_names
 
-_OPS = {"add": "+", "mul": "*", "matmul": "@", "div": "/"}
 
-
-def _models(*xs, op=None):
-    """Operands as uncertain models; an improper rational names the operation it is in."""
-    from .rational import UncertainRational
-
-    for x in xs:
-        if op is not None and isinstance(x, UncertainRational) and not x.is_proper:
-            raise UncertainTypeError(
-                f"cannot compute '{' '.join(_describe(v) for v in xs[:1])} {_OPS[op]} "
-                f"{' '.join(_describe(v) for v in xs[1:])}': the operand {_describe(x)} is an "
-                f"improper transfer function (numerator degree {len(x.num) - 1} above "
-                f"denominator degree {len(x.den) - 1}) with no state-space realization. "
-                "Group the expression so that it meets a proper factor first, e.g. "
-                "G / (s * (tau * s + 1)) rather than G * s / (...)"
-            )
+def _models(*xs):
     return [as_model(x) for x in xs]
 
 
-def _describe(x):
-    from .rational import UncertainRational
-
-    if isinstance(x, UncertainRational):
-        return f"<uncertain rational of degrees {len(x.num) - 1}/{len(x.den) - 1}>"
-    if isinstance(x, UncertainModel):
-        return f"{type(x).__name__} {x.name!r} {x.shape[0]}x{x.shape[1]}"
-    return type(x).__name__
-
-
-def _build(
-    models, rin, fb, lout, *, input_names, output_names, dvo=None, loop_names=None, is_system=None
-):
-    real, _, _ = rz.append([m._real for m in models])
-    real = rz.close(real, rin, fb, lout, dvo, loop_names=loop_names)
-    if is_system is None:
-        is_system = any(m.is_system for m in models)
-    dt = common_dt([m.dt for m in models])
-    result = models[0]._like(
-        real, is_system=is_system, dt=dt, input_names=input_names, output_names=output_names
-    )
-    return result
-
-
-def _is_scalar_number(x):
+def is_scalar_number(x):
     return isinstance(x, numbers.Number) or (
         isinstance(x, np.ndarray | np.generic) and np.ndim(x) == 0
     )
@@ -89,9 +50,6 @@ def _scale(m: UncertainModel, c) -> UncertainModel:
 
 def negate(x):
     """``-x``."""
-    rat = maybe_rational("neg", x, None)
-    if rat is not None:
-        return rat
     return _scale(as_model(x), -1.0)
 
 
@@ -111,10 +69,7 @@ def add(x, y):
     >>> (a + 2).nominal()
     array([[3.]])
     """
-    rat = maybe_rational("add", x, y)
-    if rat is not None:
-        return rat
-    mx, my = _models(x, y, op="add")
+    mx, my = _models(x, y)
     if mx.shape != my.shape:
         if _is_1x1(mx):
             mx = _expand_scalar(mx, my.shape)
@@ -126,7 +81,7 @@ def add(x, y):
     rin = np.vstack([np.eye(nu), np.eye(nu)])
     lout = np.hstack([np.eye(ny), np.eye(ny)])
     src = mx if not isinstance(x, numbers.Number) else my
-    return _build(
+    return interconnect(
         [mx, my], rin, None, lout, input_names=src.input_names, output_names=src.output_names
     )
 
@@ -143,14 +98,11 @@ def matmul(x, y):
     array([[2.],
            [4.]])
     """
-    if _is_scalar_number(x):
+    if is_scalar_number(x):
         return _scale(as_model(y), x)
-    if _is_scalar_number(y):
+    if is_scalar_number(y):
         return _scale(as_model(x), y)
-    rat = maybe_rational("mul", x, y)
-    if rat is not None:
-        return rat
-    mx, my = _models(x, y, op="matmul")
+    mx, my = _models(x, y)
     if mx.shape[1] != my.shape[0]:
         raise DimensionError(
             f"cannot multiply a {mx.shape} object by a {my.shape} object: "
@@ -163,7 +115,9 @@ def matmul(x, y):
     fb = np.zeros((nu1 + nu2, ny1 + ny2))
     fb[:nu1, ny1:] = np.eye(ny2)
     lout = np.hstack([np.eye(ny1), np.zeros((ny1, ny2))])
-    return _build([mx, my], rin, fb, lout, input_names=my.input_names, output_names=mx.output_names)
+    return interconnect(
+        [mx, my], rin, fb, lout, input_names=my.input_names, output_names=mx.output_names
+    )
 
 
 def _scalar_times(s: UncertainModel, m: UncertainModel):
@@ -196,12 +150,9 @@ def multiply(x, y):
     >>> (a * [[1.0, 2.0]]).nominal()
     array([[2., 4.]])
     """
-    if _is_scalar_number(x) or _is_scalar_number(y):
+    if is_scalar_number(x) or is_scalar_number(y):
         return matmul(x, y)
-    rat = maybe_rational("mul", x, y)
-    if rat is not None:
-        return rat
-    mx, my = _models(x, y, op="mul")
+    mx, my = _models(x, y)
     if _is_1x1(mx) and not _is_1x1(my):
         return _scalar_times(mx, my)
     if _is_1x1(my) and not _is_1x1(mx):
@@ -260,34 +211,18 @@ def inv(x):
     d = np.block([[dzw - dzu @ e @ dyw, dzu @ e], [-e @ dyw, e]])
     real = rz.make_realization(a, b, c, d, r.blocks)
     out = m._like(real, dt=m.dt, input_names=m.output_names, output_names=m.input_names)
-    from .substitution import check_nominal_well_posed
-
     check_nominal_well_posed(out, f"the inverse of {m.name!r}")
     return out
 
 
 def divide(x, y):
     """``x / y`` for a scalar or square ``y`` (``x @ inv(y)``; scalar ``y`` scales)."""
-    if _is_scalar_number(y):
+    if is_scalar_number(y):
         if y == 0:
             raise ZeroDivisionError("division of an uncertain object by zero")
         return matmul(x, 1.0 / y)
-    rat = maybe_rational("div", x, y)
-    if rat is not None:
-        return rat
-    if isinstance(y, control.TransferFunction):
-        # 1/y is computed in transfer-function arithmetic, where an improper y
-        # (such as s + 3) still has a proper inverse.
-        return multiply(x, 1 / y)
-    from .rational import UncertainRational
-
-    if isinstance(y, UncertainRational) and y._inv().is_proper:
-        # x / (s (tau s + 1)): the uncertain polynomial's inverse is proper.
-        return multiply(x, y._inv()._to_model())
-    if isinstance(x, UncertainRational) and not x.is_proper:
-        _models(x, y, op="div")
     my = as_model(y)
-    if _is_scalar_number(x):
+    if is_scalar_number(x):
         return matmul(x, inv(my))
     mx = as_model(x)
     if _is_1x1(my):
@@ -301,9 +236,6 @@ def power(x, k):
     """Integer power of a square object (negative powers invert)."""
     if not isinstance(k, numbers.Integral):
         raise UncertainTypeError(f"only integer powers are supported, got {k!r}")
-    rat = maybe_rational("pow", x, int(k))
-    if rat is not None:
-        return rat
     m = as_model(x)
     if m.shape[0] != m.shape[1]:
         raise DimensionError(f"powers need a square object, got shape {m.shape}")
@@ -337,7 +269,7 @@ def select(x, rows, cols):
     ny, nu = m.shape
     rin = np.eye(nu)[:, cols]
     lout = np.eye(ny)[rows, :]
-    return _build(
+    return interconnect(
         [m],
         rin,
         None,
@@ -356,45 +288,6 @@ def _operands(xs, what):
     return xs
 
 
-def _stack(xs, axis):
-    xs = _operands(xs, "hstack" if axis == "h" else "vstack")
-    ms = _models(*xs)
-    if not ms:
-        raise DimensionError("nothing to stack")
-    if len(ms) == 1:
-        return ms[0]
-    k = 0 if axis == "h" else 1
-    ref = ms[0].shape[k]
-    for i, m in enumerate(ms):
-        if m.shape[k] != ref:
-            what = "outputs" if axis == "h" else "inputs"
-            raise DimensionError(
-                f"cannot {'h' if axis == 'h' else 'v'}stack: operand {i} has {m.shape[k]} "
-                f"{what}, operand 0 has {ref}"
-            )
-    if axis == "h":
-        rin = np.eye(sum(m.shape[1] for m in ms))
-        lout = np.hstack([np.eye(ref)] * len(ms))
-        return _build(
-            ms,
-            rin,
-            None,
-            lout,
-            input_names=[n for m in ms for n in m.input_names],
-            output_names=ms[0].output_names,
-        )
-    rin = np.vstack([np.eye(ref)] * len(ms))
-    lout = np.eye(sum(m.shape[0] for m in ms))
-    return _build(
-        ms,
-        rin,
-        None,
-        lout,
-        input_names=ms[0].input_names,
-        output_names=[n for m in ms for n in m.output_names],
-    )
-
-
 def hstack(*xs):
     """Horizontal concatenation ``[x1, x2, …]`` (equal numbers of outputs).
 
@@ -410,7 +303,7 @@ def hstack(*xs):
     >>> rmb.hstack([a, 2 * a, 3.0]).shape
     (1, 3)
     """
-    return _stack(xs, "h")
+    return stack(_operands(xs, "hstack"), "h")
 
 
 def vstack(*xs):
@@ -428,7 +321,7 @@ def vstack(*xs):
     >>> rmb.vstack([a, 1.0]).shape
     (2, 1)
     """
-    return _stack(xs, "v")
+    return stack(_operands(xs, "vstack"), "v")
 
 
 def block_diag(*xs):
@@ -448,13 +341,13 @@ def block_diag(*xs):
         return ms[0]
     nu = sum(m.shape[1] for m in ms)
     ny = sum(m.shape[0] for m in ms)
-    return _build(
+    return interconnect(
         ms,
         np.eye(nu),
         None,
         np.eye(ny),
-        input_names=[n for m in ms for n in m.input_names],
-        output_names=[n for m in ms for n in m.output_names],
+        input_names=unique_names(n for m in ms for n in m.input_names),
+        output_names=unique_names(n for m in ms for n in m.output_names),
     )
 
 
@@ -485,7 +378,7 @@ def feedback(sys1, sys2=1.0, sign=-1):
     fb[nu:, :ny] = np.eye(ny)
     lout = np.hstack([np.eye(ny), np.zeros((ny, nu))])
     loop = [f"{g.name}.{n}" for n in g.output_names] + [f"{k.name}.{n}" for n in k.output_names]
-    out = _build(
+    out = interconnect(
         [g, k],
         rin,
         fb,
@@ -494,14 +387,8 @@ def feedback(sys1, sys2=1.0, sign=-1):
         output_names=g.output_names,
         loop_names=loop,
     )
-    _check(out, "the feedback loop")
+    check_nominal_well_posed(out, "the feedback loop")
     return out
-
-
-def _check(model, what):
-    from .substitution import check_nominal_well_posed
-
-    check_nominal_well_posed(model, what)
 
 
 def lft_upper(M, Delta):
@@ -532,7 +419,7 @@ def lft_upper(M, Delta):
     lout = np.zeros((ny - q, ny + p))
     lout[:, q:ny] = np.eye(ny - q)
     loop = [f"{m.name}.{n}" for n in m.output_names] + [f"{dl.name}.{n}" for n in dl.output_names]
-    out = _build(
+    out = interconnect(
         [m, dl],
         rin,
         fb,
@@ -541,7 +428,7 @@ def lft_upper(M, Delta):
         output_names=m.output_names[q:],
         loop_names=loop,
     )
-    _check(out, "the upper LFT")
+    check_nominal_well_posed(out, "the upper LFT")
     return out
 
 
@@ -577,8 +464,6 @@ def star(P, Q, nu, ny):
     >>> float(rmb.star(P, 1.0, 1, 1).nominal()[0, 0])
     2.0
     """
-    from .arguments import integer
-
     nu, ny = integer(nu, "nu", "star"), integer(ny, "ny", "star")
     p, q = _models(P, Q)
     pny, pnu = p.shape
@@ -601,7 +486,7 @@ def star(P, Q, nu, ny):
     lout[:p1, :p1] = np.eye(p1)
     lout[p1:, pny + ny :] = np.eye(p2)
     loop = [f"{p.name}.{n}" for n in p.output_names] + [f"{q.name}.{n}" for n in q.output_names]
-    out = _build(
+    out = interconnect(
         [p, q],
         rin,
         fb,
@@ -610,24 +495,8 @@ def star(P, Q, nu, ny):
         output_names=p.output_names[:p1] + q.output_names[ny:],
         loop_names=loop,
     )
-    _check(out, "the star product")
+    check_nominal_well_posed(out, "the star product")
     return out
-
-
-def series(*systems):
-    """Series connection ``systems[-1] @ … @ systems[0]`` (first acts first)."""
-    out = systems[0]
-    for s in systems[1:]:
-        out = matmul(s, out)
-    return as_model(out)
-
-
-def parallel(*systems):
-    """Parallel connection (sum of the outputs)."""
-    out = systems[0]
-    for s in systems[1:]:
-        out = add(out, s)
-    return as_model(out)
 
 
 __all__ = [
@@ -647,6 +516,4 @@ __all__ = [
     "lft_upper",
     "lft_lower",
     "star",
-    "series",
-    "parallel",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import SignalError, UnusedSignalWarning
 from . import realization as rz
+from .delta import check_nominal_well_posed
 from .model import as_model, common_dt
 
 
@@ -266,7 +267,5 @@ def connect(
     out = models[0]._like(
         closed, is_system=is_system, dt=dt, input_names=in_names, output_names=out_names
     )
-    from .substitution import check_nominal_well_posed
-
     check_nominal_well_posed(out, "the interconnection")
     return out

@@ -6,7 +6,7 @@ import control
 import numpy as np
 
 from .complex_statespace import ComplexStateSpace
-from .model import as_model
+from .model import as_model, unique_names
 
 
 def lftdata(x):
@@ -53,12 +53,18 @@ def lftdata(x):
         # complex coefficients (e.g. a ucomplex with a complex nominal value): python-control
         # would drop the imaginary parts
         return ComplexStateSpace(
-            r.a, r.b, r.c, r.d, dt, inputs=w_names + m.input_names, outputs=z_names + m.output_names
+            r.a,
+            r.b,
+            r.c,
+            r.d,
+            dt,
+            inputs=unique_names(w_names + m.input_names),
+            outputs=unique_names(z_names + m.output_names),
         ), blocks
     sys = control.StateSpace(
         *(np.real(x) for x in (r.a, r.b, r.c, r.d)),
         dt,
-        inputs=w_names + m.input_names,
-        outputs=z_names + m.output_names,
+        inputs=unique_names(w_names + m.input_names),
+        outputs=unique_names(z_names + m.output_names),
     )
     return sys, blocks

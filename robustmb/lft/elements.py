@@ -16,7 +16,6 @@ import numbers
 import numpy as np
 
 from ..errors import UncertainElementError
-from .operators import LFTOperators
 
 
 def _finite_real(name: str, what: str, value) -> float:
@@ -28,6 +27,13 @@ def _finite_real(name: str, what: str, value) -> float:
     return value
 
 
+def _text(name: str, what: str, value) -> str:
+    """A unit or description: a string, kept as given."""
+    if not isinstance(value, str):
+        raise UncertainElementError(f"{what} of '{name}' must be a string, got {value!r}")
+    return value
+
+
 def _check_name(name) -> str:
     if not isinstance(name, str) or not name.isidentifier():
         raise UncertainElementError(
@@ -36,7 +42,7 @@ def _check_name(name) -> str:
     return name
 
 
-class UncertainElement(LFTOperators):
+class UncertainElement:
     """Base class of uncertain elements (``ureal``, ``ucomplex``, ``ultidyn``).
 
     Attributes
@@ -47,13 +53,29 @@ class UncertainElement(LFTOperators):
         What the normalised block is.
     block_shape : tuple of int
         ``(p, m)``: the block maps ``m`` z-channels to ``p`` w-channels.
+    unit, description : str
+        What the parameter is, for reports (``""`` when not given).  They
+        describe the element but do not define it: two declarations under one
+        name need not repeat them.
+
+    Elements combine with ``+ - * @ /`` into uncertain objects; those operators
+    are attached by :mod:`robustmb.lft.operators`, above the LFT algebra.
     """
 
     kind = ""
     block_shape = (1, 1)
+    # numpy must hand mixed operations to the operators instead of building object arrays.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
     # Tunable elements (robustmb.tuning.realp) share the Delta structure but are
     # design variables: nominal() and usample() leave them free.
     tunable = False
+    unit = ""
+    description = ""
+
+    def _describe_as(self, unit, description):
+        self.unit = _text(self.name, "unit", unit)
+        self.description = _text(self.name, "description", description)
 
     def _definition(self) -> tuple:
         """Everything that defines the element (two elements with one name must agree)."""
@@ -62,11 +84,6 @@ class UncertainElement(LFTOperators):
     def same_as(self, other) -> bool:
         """True when ``other`` declares exactly this element."""
         return type(self) is type(other) and self._definition() == other._definition()
-
-    def _to_model(self):
-        from .model import element_model
-
-        return element_model(self)
 
     @property
     def is_scalar(self) -> bool:
@@ -90,6 +107,8 @@ class ureal(UncertainElement):
     plusminus : float or (float, float), optional
         Half-width; a pair ``(-dl, du)`` (first entry <= 0) gives
         ``[nominal - dl, nominal + du]``.  Default 1.0 when no range is given.
+    unit, description : str, optional
+        Physical unit and meaning of the parameter, shown by reports.
 
     Notes
     -----
@@ -105,12 +124,25 @@ class ureal(UncertainElement):
     >>> k = rmb.ureal("k", 1.0, plusminus=(-0.5, 1.0))
     >>> k.range, k.center
     ((0.5, 2.0), 1.25)
+    >>> rmb.ureal("m1", 2.5, percent=20, unit="kg", description="mass of link 1").unit
+    'kg'
     """
 
     kind = "real"
 
-    def __init__(self, name, nominal, *, range=None, percent=None, plusminus=None):
+    def __init__(
+        self,
+        name,
+        nominal,
+        *,
+        range=None,
+        percent=None,
+        plusminus=None,
+        unit="",
+        description="",
+    ):
         self.name = _check_name(name)
+        self._describe_as(unit, description)
         self.nominal = _finite_real(name, "nominal", nominal)
         given = [
             k
@@ -212,6 +244,8 @@ class ureal(UncertainElement):
 class ucomplex(UncertainElement):
     """Uncertain complex parameter in the disc ``|value - nominal| <= radius``.
 
+    ``unit`` and ``description`` (strings, optional) are shown by reports.
+
     Examples
     --------
     >>> import robustmb as rmb
@@ -222,8 +256,9 @@ class ucomplex(UncertainElement):
 
     kind = "complex"
 
-    def __init__(self, name, nominal, *, radius=1.0):
+    def __init__(self, name, nominal, *, radius=1.0, unit="", description=""):
         self.name = _check_name(name)
+        self._describe_as(unit, description)
         if isinstance(nominal, bool) or not isinstance(nominal, numbers.Complex):
             raise UncertainElementError(
                 f"nominal of ucomplex '{name}' must be a number, got {nominal!r}"
@@ -263,7 +298,8 @@ class ultidyn(UncertainElement):
 
     Its nominal value is zero.  Samples are stable first-order all-pass
     systems times a random contraction, so each sample's peak gain is known
-    exactly (at most ``bound``).
+    exactly (at most ``bound``).  ``unit`` and ``description`` (strings,
+    optional) are shown by reports.
 
     Examples
     --------
@@ -277,8 +313,9 @@ class ultidyn(UncertainElement):
 
     kind = "ltidyn"
 
-    def __init__(self, name, shape, *, bound=1.0):
+    def __init__(self, name, shape, *, bound=1.0, unit="", description=""):
         self.name = _check_name(name)
+        self._describe_as(unit, description)
         if isinstance(shape, str):
             raise UncertainElementError(
                 f"ultidyn '{name}': shape must be a pair (ny, nu) or one integer, got {shape!r}"

@@ -15,8 +15,9 @@ import control
 import numpy as np
 
 from ..errors import DimensionError, SignalError, UncertainTypeError
+from . import realization as rz
+from .arguments import sample_time
 from .elements import UncertainElement
-from .operators import LFTOperators
 from .realization import Realization, make_realization
 
 _counter = itertools.count()
@@ -49,6 +50,48 @@ def _default_names(prefix, n):
     return [f"{prefix}[{i}]" for i in range(n)]
 
 
+def unique_names(names):
+    """Signal names made unique: each repeated name ``x`` becomes ``x[0]``, ``x[1]``, ...
+
+    Repeated names arise from concatenation (``hstack(G, G)``); python-control keeps
+    one label per name, so a system crossing to python-control needs unique ones.
+
+    Examples
+    --------
+    >>> unique_names(["u", "d", "u"])
+    ['u[0]', 'd', 'u[1]']
+    """
+    names = list(names)
+    counts = {}
+    for nm in names:
+        counts[nm] = counts.get(nm, 0) + 1
+    taken = {nm for nm in names if counts[nm] == 1}
+    nxt, out = {}, []
+    for nm in names:
+        if counts[nm] == 1:
+            out.append(nm)
+            continue
+        k = nxt.get(nm, 0)
+        while f"{nm}[{k}]" in taken:
+            k += 1
+        out.append(f"{nm}[{k}]")
+        taken.add(out[-1])
+        nxt[nm] = k + 1
+    return out
+
+
+def _control_labels(sys, n, kind):
+    """Labels of a python-control system, which keeps one label per distinct name."""
+    labels = list(sys.input_labels if kind == "input" else sys.output_labels)
+    if len(labels) != n:
+        raise SignalError(
+            f"python-control system {sys.name!r} has {n} {kind}s but only {len(labels)} distinct "
+            f"{kind} names {labels}: python-control merges repeated names, give each {kind} "
+            "its own name"
+        )
+    return labels
+
+
 def _check_names(names, n, what):
     if isinstance(names, str):
         names = [names] if n == 1 else _default_names(names, n)
@@ -71,14 +114,22 @@ def common_dt(dts):
     return known.pop() if known else None
 
 
-class UncertainModel(LFTOperators):
+class UncertainModel:
     """An uncertain matrix or state-space system stored as one normalised LFT.
 
     Use :func:`umat` and :func:`uss` (or arithmetic on uncertain elements) to
     build one.  See ``docs/`` for the conventions.
+
+    This class holds the data (the realization, the signal names, the sampling
+    time).  Its arithmetic operators and the methods that run an operation
+    (``nominal``, ``usubs``, ``usample``, indexing) are attached by
+    :mod:`robustmb.lft.operators`, which sits above the operations they call.
     """
 
     is_system = False
+    # numpy must hand mixed operations to the operators instead of building object arrays.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
 
     def __init__(
         self, realization: Realization, *, dt=None, input_names=None, output_names=None, name=None
@@ -153,105 +204,6 @@ class UncertainModel(LFTOperators):
             realization, dt=dt, input_names=input_names, output_names=output_names, name=name
         )
 
-    # ------------------------------------------------------------ substitution
-    def nominal(self):
-        """Value at the nominal values of all elements.
-
-        Returns
-        -------
-        numpy.ndarray or control.StateSpace
-            An array for an uncertain matrix, a state-space model for a system.
-
-        Examples
-        --------
-        >>> import robustmb as rmb
-        >>> a = rmb.ureal("a", 2.0, range=(1.0, 4.0))
-        >>> rmb.umat([[a, 1], [0, a * a]]).nominal()
-        array([[2., 1.],
-               [0., 4.]])
-        """
-        from .substitution import nominal_values, usubs
-
-        return usubs(self, nominal_values(self.uncertainty))
-
-    def usubs(self, values):
-        """Substitute values for uncertain elements.
-
-        Parameters
-        ----------
-        values : dict
-            ``{name: value}`` in physical units: a number for ``ureal`` and
-            ``ucomplex``; a matrix or python-control system for ``ultidyn``;
-            or an uncertain object, which is substituted as an LFT.
-
-        Returns
-        -------
-        numpy.ndarray, control.StateSpace or UncertainModel
-            The same types as :meth:`nominal` when every element is
-            substituted, otherwise an uncertain object of the rest.
-
-        Examples
-        --------
-        >>> import robustmb as rmb
-        >>> a = rmb.ureal("a", 1.0)
-        >>> b = rmb.ureal("b", 2.0)
-        >>> X = rmb.umat([[a + b]])
-        >>> X.usubs({"a": 0.5, "b": 1.5})
-        array([[2.]])
-        >>> X.usubs({"a": 0.0}).blocks
-        {'b': 1}
-        """
-        from .substitution import usubs
-
-        return usubs(self, values)
-
-    def usample(self, n, *, seed=None):
-        """Random samples of the uncertain elements, substituted.
-
-        Parameters
-        ----------
-        n : int
-            Number of samples.
-        seed : int or numpy.random.Generator, optional
-            Seed for reproducible samples.
-
-        Returns
-        -------
-        samples : list
-            ``n`` substituted objects (arrays or ``control.StateSpace``).
-        values : list of dict
-            The ``{name: value}`` used for each sample, in physical units.
-
-        Examples
-        --------
-        >>> import robustmb as rmb
-        >>> a = rmb.ureal("a", 1.0, range=(0.0, 2.0))
-        >>> samples, values = rmb.umat([[a, 2 * a]]).usample(3, seed=0)
-        >>> bool(abs(samples[0][0, 1] - 2 * values[0]["a"]) < 1e-12)
-        True
-        """
-        from .substitution import usample
-
-        return usample(self, n, seed=seed)
-
-    # ---------------------------------------------------------------- indexing
-    def __getitem__(self, key):
-        """Sub-object ``X[outputs, inputs]`` (positions, slices or signal names).
-
-        The states and occurrences of uncertain elements that the selected channels
-        do not depend on are dropped (:func:`~robustmb.lft.structural.sminreal`):
-        a channel of a stacked model is analysed as if it had been built alone.
-        """
-        from .algebra import select
-        from .structural import sminreal
-
-        if not isinstance(key, tuple) or len(key) != 2:
-            raise DimensionError(f"index an uncertain object with [outputs, inputs], got {key!r}")
-        ny, nu = self.shape
-        rows = _index_list(key[0], ny, "output", self._output_names)
-        cols = _index_list(key[1], nu, "input", self._input_names)
-        return sminreal(select(self, rows, cols))
-
     def __len__(self):
         return self.shape[0]
 
@@ -275,7 +227,7 @@ class UncertainModel(LFTOperators):
         return f"<{kind} {self.name!r} {self.shape[0]}x{self.shape[1]}{st}; occurrences {blk}>"
 
 
-def _index_list(key, n, what, names):
+def index_positions(key, n, what, names):
     """Turn an index (int, slice, list, name or names) into a list of positions."""
     if isinstance(key, slice):
         return list(range(n))[key]
@@ -307,6 +259,66 @@ class UncertainSystem(UncertainModel):
     """Uncertain state-space system. Build with :func:`uss`."""
 
     is_system = True
+
+
+# ----------------------------------------------------------- interconnection
+def interconnect(
+    models, rin, fb, lout, *, input_names, output_names, dvo=None, loop_names=None, is_system=None
+):
+    """Append the models' realizations and close a static interconnection of their channels.
+
+    ``u_all = rin v + fb y_all`` feeds the appended inputs from the new inputs
+    ``v`` and from the appended outputs; the new outputs are ``lout y_all``
+    (see :func:`.realization.close`).  Every LFT operation is one such call,
+    so the result is an exact LFT of the same map.
+    """
+    real, _, _ = rz.append([m._real for m in models])
+    real = rz.close(real, rin, fb, lout, dvo, loop_names=loop_names)
+    if is_system is None:
+        is_system = any(m.is_system for m in models)
+    dt = common_dt([m.dt for m in models])
+    return models[0]._like(
+        real, is_system=is_system, dt=dt, input_names=input_names, output_names=output_names
+    )
+
+
+def stack(xs, axis):
+    """Concatenate operands side by side (``axis="h"``) or on top of each other (``"v"``)."""
+    ms = [as_model(x) for x in xs]
+    if not ms:
+        raise DimensionError("nothing to stack")
+    if len(ms) == 1:
+        return ms[0]
+    k = 0 if axis == "h" else 1
+    ref = ms[0].shape[k]
+    for i, m in enumerate(ms):
+        if m.shape[k] != ref:
+            what = "outputs" if axis == "h" else "inputs"
+            raise DimensionError(
+                f"cannot {'h' if axis == 'h' else 'v'}stack: operand {i} has {m.shape[k]} "
+                f"{what}, operand 0 has {ref}"
+            )
+    if axis == "h":
+        rin = np.eye(sum(m.shape[1] for m in ms))
+        lout = np.hstack([np.eye(ref)] * len(ms))
+        return interconnect(
+            ms,
+            rin,
+            None,
+            lout,
+            input_names=unique_names(n for m in ms for n in m.input_names),
+            output_names=ms[0].output_names,
+        )
+    rin = np.vstack([np.eye(ref)] * len(ms))
+    lout = np.eye(sum(m.shape[0] for m in ms))
+    return interconnect(
+        ms,
+        rin,
+        None,
+        lout,
+        input_names=ms[0].input_names,
+        output_names=unique_names(n for m in ms for n in m.output_names),
+    )
 
 
 # ------------------------------------------------------------------ conversions
@@ -379,8 +391,8 @@ def lti_model(sys) -> UncertainSystem:
     return UncertainSystem(
         real,
         dt=ss.dt,
-        input_names=list(sys.input_labels),
-        output_names=list(sys.output_labels),
+        input_names=_control_labels(ss, ss.ninputs, "input"),
+        output_names=_control_labels(ss, ss.noutputs, "output"),
         name=sys.name,
     )
 
@@ -397,10 +409,11 @@ def as_model(x) -> UncertainModel:
     """
     if isinstance(x, UncertainModel):
         return x
-    if isinstance(x, UncertainElement):
-        return x._to_model()
     if hasattr(x, "_to_model"):
+        # Objects that know their own LFT: tunable parameters, uncertain rationals.
         return x._to_model()
+    if isinstance(x, UncertainElement):
+        return element_model(x)
     if isinstance(x, control.StateSpace | control.TransferFunction):
         return lti_model(x)
     if isinstance(x, numbers.Number) or isinstance(x, np.ndarray | np.generic):
@@ -432,8 +445,6 @@ def umat(data) -> UncertainMatrix:
     >>> X.shape, X.blocks
     ((2, 2), {'a': 2, 'b': 4})
     """
-    from .algebra import hstack, vstack
-
     if isinstance(data, UncertainModel):
         if data.is_system:
             raise UncertainTypeError("umat() takes a static object; this one is a system")
@@ -441,7 +452,7 @@ def umat(data) -> UncertainMatrix:
     if isinstance(data, UncertainElement):
         if data.kind == "ltidyn":
             raise UncertainTypeError(f"ultidyn '{data.name}' is dynamic; use uss()")
-        return data._to_model()
+        return as_model(data)
     if isinstance(data, np.ndarray) and data.dtype != object:
         return static_model(data)
     if isinstance(data, numbers.Number):
@@ -456,7 +467,7 @@ def umat(data) -> UncertainMatrix:
     _check_rectangular(rows)
     if all(isinstance(e, numbers.Number) for r in rows for e in r):
         return static_model(np.array(rows))
-    out = vstack(*[hstack(*[as_model(e) for e in r]) for r in rows])
+    out = stack([stack([as_model(e) for e in r], "h") for r in rows], "v")
     if out.is_system:
         raise UncertainTypeError("umat() entries must be static; use uss() for systems")
     return out
@@ -508,9 +519,6 @@ def uss(*args, dt=0):
     >>> (k / (s + a)).blocks
     {'k': 1, 'a': 1}
     """
-    from .algebra import hstack, vstack
-    from .arguments import sample_time
-
     dt = sample_time(dt, "uss")
     if len(args) == 1:
         x = args[0]
@@ -547,9 +555,9 @@ def uss(*args, dt=0):
         m if m is not None else static_model(np.zeros(shapes[nm]))
         for nm, m in zip("ABCD", mats, strict=True)
     ]
-    top = hstack(mats[0], mats[1]) if nu else mats[0]
-    bottom = hstack(mats[2], mats[3]) if nu else mats[2]
-    big = vstack(top, bottom) if ny else top
+    top = stack([mats[0], mats[1]], "h") if nu else mats[0]
+    bottom = stack([mats[2], mats[3]], "h") if nu else mats[2]
+    big = stack([top, bottom], "v") if ny else top
     real = big._real
     # The static LFT maps [w; x; u] -> [z; x'; y]; closing x with integrators
     # gives a state-space realization directly.

@@ -16,14 +16,14 @@ import control
 import numpy as np
 
 from ..errors import UncertainTypeError
-from .operators import LFTOperators
+from .algebra import inv
+from .elements import UncertainElement
+from .model import UncertainModel, as_model, static_model, uss
+from .simplify import simplify
 
 
 def _is_scalar_static(x) -> bool:
     """A number, a scalar element or a 1x1 uncertain matrix."""
-    from .elements import UncertainElement
-    from .model import UncertainModel
-
     if isinstance(x, numbers.Number):
         return True
     if isinstance(x, UncertainElement):
@@ -72,14 +72,19 @@ def _trim(p):
     return p
 
 
-class UncertainRational(LFTOperators):
+class UncertainRational:
     """Ratio of polynomials in ``s`` (or ``z``) with uncertain coefficients.
 
     Coefficients are stored from the constant term upwards.  Users do not build
     it directly: it appears when a SISO ``control.TransferFunction`` meets an
     uncertain scalar, and becomes an :class:`UncertainSystem` on contact with
-    anything else or through ``rmb.uss``.
+    anything else or through ``rmb.uss``.  Its arithmetic operators are attached
+    by :mod:`robustmb.lft.operators`.
     """
+
+    # numpy must hand mixed operations to the operators instead of building object arrays.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
 
     def __init__(self, num, den, dt=0, gain=1.0):
         self.num = _trim(num)
@@ -96,8 +101,6 @@ class UncertainRational(LFTOperators):
             num = [complex(c) if np.iscomplexobj(c) else float(c) for c in x.num[0][0][::-1]]
             den = [complex(c) if np.iscomplexobj(c) else float(c) for c in x.den[0][0][::-1]]
             return cls(num, den, x.dt)
-        from .model import as_model
-
         if isinstance(x, numbers.Number):
             return cls([x], [1.0], dt)
         return cls([1.0], [1.0], dt, gain=as_model(x))
@@ -140,10 +143,6 @@ class UncertainRational(LFTOperators):
 
     def _to_model(self):
         """Exact realization in observable canonical form (then simplified)."""
-        from .algebra import inv
-        from .model import static_model, uss
-        from .simplify import simplify
-
         num, den = _trim(self.num), _trim(self.den)
         n = len(den) - 1
         if len(num) - 1 > n:

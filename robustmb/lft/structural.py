@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
+from .model import as_model
 from .realization import Realization, make_realization
 
 
@@ -151,8 +152,6 @@ def sminreal(x):
     >>> G[1, 1].blocks  # indexing applies it
     {'b': 1}
     """
-    from .model import as_model
-
     m = as_model(x)
     real = structural_reduce(m._real)
     if real is m._real:

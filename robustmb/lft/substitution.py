@@ -13,7 +13,6 @@ import numbers
 
 import control
 import numpy as np
-import scipy.linalg as sla
 
 from ..errors import (
     DimensionError,
@@ -23,43 +22,16 @@ from ..errors import (
     UncertainTypeError,
 )
 from . import realization as rz
+from .algebra import block_diag, lft_upper
 from .complex_statespace import ComplexStateSpace
-from .model import UncertainModel, UncertainSystem, as_model, lti_model
+from .delta import normalized_block
+from .elements import UncertainElement
+from .model import UncertainModel, UncertainSystem, as_model, lti_model, unique_names
 
 
 def nominal_values(elements: dict) -> dict:
     """``{name: nominal value}`` of the given elements."""
     return {name: el.nominal for name, el in elements.items()}
-
-
-def _normalized_block(el, reps, value):
-    """``I_reps kron delta`` for a static physical value of ``el``."""
-    if el.kind in ("real", "complex"):
-        if isinstance(value, str | bytes) or (
-            not isinstance(value, numbers.Number)
-            and not (isinstance(value, np.ndarray | np.generic) and value.dtype.kind in "biufc")
-        ):
-            raise UncertainElementError(
-                f"value for {el.kind} parameter '{el.name}' must be a number, got {value!r}"
-            )
-        if np.ndim(value) != 0:
-            raise UncertainElementError(
-                f"value for {el.kind} parameter '{el.name}' must be a scalar, got shape "
-                f"{np.shape(value)}"
-            )
-        delta = complex(el.normalize(value)) if el.kind == "complex" else float(el.normalize(value))
-        return delta * np.eye(reps)
-    val = np.asarray(value)
-    if val.dtype == object or not np.issubdtype(val.dtype, np.number):
-        raise UncertainElementError(f"value for ultidyn '{el.name}' must be numeric")
-    val = np.atleast_2d(val)
-    if val.shape != el.shape:
-        raise UncertainElementError(
-            f"value for ultidyn '{el.name}' must have shape {el.shape}, got {val.shape}"
-        )
-    if not np.all(np.isfinite(val)):
-        raise UncertainElementError(f"value for ultidyn '{el.name}' must be finite")
-    return np.kron(np.eye(reps), val / el.bound)
 
 
 def output_of(model: UncertainModel, real: rz.Realization):
@@ -73,14 +45,12 @@ def statespace(model: UncertainModel, a, b, c, d):
     """``control.StateSpace``, or :class:`ComplexStateSpace` for complex coefficients."""
     dt = 0 if model.dt is None else model.dt
     mats = (a, b, c, d)
+    # python-control keeps one label per name: repeated names are made unique.
+    ins, outs = unique_names(model.input_names), unique_names(model.output_names)
     if any(np.iscomplexobj(m) and np.any(m.imag != 0) for m in mats):
-        return ComplexStateSpace(
-            a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
-        )
+        return ComplexStateSpace(a, b, c, d, dt, inputs=ins, outputs=outs, name=model.name)
     a, b, c, d = (np.real(m) for m in mats)
-    return control.StateSpace(
-        a, b, c, d, dt, inputs=model.input_names, outputs=model.output_names, name=model.name
-    )
+    return control.StateSpace(a, b, c, d, dt, inputs=ins, outputs=outs, name=model.name)
 
 
 def _check_known(model, values):
@@ -101,10 +71,12 @@ def usubs(model: UncertainModel, values: dict):
     static, other = {}, {}
     for name, value in values.items():
         el, reps = real.blocks[name]
-        if isinstance(value, control.LTI | UncertainModel) or hasattr(value, "_to_model"):
+        if isinstance(value, control.LTI | UncertainModel | UncertainElement) or hasattr(
+            value, "_to_model"
+        ):
             other[name] = value
         else:
-            static[name] = _normalized_block(el, reps, value)
+            static[name] = normalized_block(el, reps, value)
     if static:
         real = rz.close_delta(real, set(static), static)
     result = model._like(
@@ -123,8 +95,6 @@ def usubs(model: UncertainModel, values: dict):
 
 def _substitute_model(model: UncertainModel, name: str, value) -> UncertainModel:
     """Replace element ``name`` by an uncertain object or an LTI system (upper LFT)."""
-    from .algebra import block_diag, lft_upper
-
     real = model._real
     el, reps = real.blocks[name]
     v = lti_model(value) if isinstance(value, control.LTI) else as_model(value)
@@ -164,34 +134,6 @@ def _substitute_model(model: UncertainModel, name: str, value) -> UncertainModel
     out = lft_upper(inner, delta)
     out.input_names, out.output_names, out.name = model.input_names, model.output_names, model.name
     return out
-
-
-def delta_at(real: rz.Realization, values: dict):
-    """Block-diagonal normalised Delta for static values of every element."""
-    mats = []
-    for name, el, reps, _, _ in real.block_slices():
-        if name not in values:
-            raise SignalError(f"no value given for uncertain element '{name}'")
-        mats.append(_normalized_block(el, reps, values[name]))
-    return mats
-
-
-def check_nominal_well_posed(model: UncertainModel, what: str):
-    """Raise :class:`IllPosedError` when ``I - D11 Delta`` is singular at the nominal values."""
-    real = model._real
-    if not real.blocks:
-        return
-    nomv = {
-        n: (el.nominal if el.is_scalar else np.zeros(el.shape))
-        for n, (el, _) in real.blocks.items()
-    }
-    delta = sla.block_diag(*delta_at(real, nomv))
-    d11 = real.d[: real.nz, : real.nw]
-    if rz.singular_loop(d11 @ delta) is not None:
-        raise IllPosedError(
-            f"{what} is ill-posed at the nominal values of {list(real.blocks)}: "
-            "the uncertainty loop I - M11 Delta is singular there"
-        )
 
 
 def _sample_values(model, n, rng):

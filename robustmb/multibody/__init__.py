@@ -21,6 +21,9 @@ The same description also gives the nonlinear models (seed 001) --
 (seed 002), :meth:`Mechanism.linearize_at`, optionally as an LFT of the inertial
 parameters (modules :mod:`.tree`, :mod:`.dynamics`, :mod:`.linearization`,
 :mod:`.simulation`, :mod:`.attitude`, :mod:`.loop_closure`, :mod:`.inertial_lft`).
+Closed chains: compliant closures (:meth:`Mechanism.add_loop_closure`) or exact
+holonomic constraints (:meth:`Mechanism.add_loop_constraint`, :mod:`.constraints`);
+forward dynamics condense the tree in world axes (:mod:`.articulated`).
 """
 
 from .arm_chain import arm_chain

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import IllPosedError
+from .articulated import forward_world
 from .tree import FREE, batch_motion_transforms, batch_placements
 
 
@@ -194,77 +194,10 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
     return tau
 
 
-def _velocity_pass(tree, v, fext, xs):
-    """Base-to-leaves pass of the forward recursions: per body the velocity-product
-    acceleration ``c`` and the bias force ``pa`` (gyroscopic minus external)."""
-    n = tree.n
-    vel, c, pa = [None] * n, [None] * n, [None] * n
-    for i in range(n):
-        j = tree.parent[i]
-        if tree.kind[i] == FREE:
-            vi, ci = _rates(tree, i, v), np.zeros(6)
-        else:
-            vj = tree.s_rows[i] * v[tree.vi[i]]
-            vi = vj if j < 0 else xs[i] @ vel[j] + vj
-            ci = cross_motion(vi, vj)
-        vel[i], c[i] = vi, ci
-        pa[i] = cross_force(vi, tree.inertia_rows[i] @ vi) - fext[i]
-    return c, pa
-
-
 def aba(tree, q, v, tau, fext, xs=None, rw=None):
-    """Forward dynamics by condensation of the TITOP loop (articulated-body recursion)."""
-    if xs is None:
-        xs, rw = joint_transforms(tree, q)
-    n = tree.n
-    a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]  # gravity as in rnea
-    xs = list(xs)  # row views once, not at every use
-    s_rows, parents = tree.s_rows, tree.parent
-    c, pa = _velocity_pass(tree, v, fext, xs)
-    ia = list(tree.inertia_rows)
-    u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
-    scale = tree.inertia_scale
-    for i in reversed(range(n)):  # articulated inertias and biases, leaves to base
-        j = parents[i]
-        if tree.kind[i] == FREE:
-            continue
-        s = s_rows[i]
-        u = ia[i] @ s
-        d = s @ u
-        if not d > 1e-12 * scale:
-            raise IllPosedError(
-                f"joint {tree.names[i]!r}: the bodies it moves have no inertia along its "
-                f"axis (articulated inertia {d:.3g}), so the mass matrix is singular"
-            )
-        ue = tau[tree.vi[i]] - s @ pa[i]
-        u_vec[i], d_val[i], u_eff[i] = u, d, ue
-        if j >= 0:
-            i_a = ia[i] - u[:, None] * (u / d)
-            p_a = pa[i] + i_a @ c[i] + u * (ue / d)
-            xt = xs[i].T
-            ia[j] = ia[j] + xt @ i_a @ xs[i]
-            pa[j] = pa[j] + xt @ p_a
-    qdd = np.zeros(tree.nv)
-    acc = [None] * n
-    for i in range(n):  # accelerations, base to leaves
-        j = tree.parent[i]
-        k = tree.vi[i]
-        if tree.kind[i] == FREE:
-            try:
-                chol = np.linalg.cholesky(ia[i])
-            except np.linalg.LinAlgError:
-                raise IllPosedError(
-                    f"floating base {tree.names[i]!r}: the total spatial inertia is not "
-                    "positive definite (a free body needs mass and rotational inertia)"
-                ) from None
-            rhs = tau[k : k + 6] - pa[i]
-            acc[i] = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
-            qdd[k : k + 6] = acc[i] - xs[i] @ a_ground
-            continue
-        ap = (xs[i] @ a_ground if j < 0 else xs[i] @ acc[j]) + c[i]
-        qdd[k] = (u_eff[i] - u_vec[i] @ ap) / d_val[i]
-        acc[i] = ap + s_rows[i] * qdd[k]
-    return qdd
+    """Forward dynamics by condensation of the TITOP loop (articulated-body recursion,
+    in world axes: :func:`~robustmb.multibody.articulated.forward_world`)."""
+    return forward_world(tree, q, v, tau, fext)[0]
 
 
 def hybrid(tree, q, v, tau, imposed, fext, xs=None):
@@ -274,61 +207,7 @@ def hybrid(tree, q, v, tau, imposed, fext, xs=None):
     Returns ``(qdd, tau)``: every acceleration and every effort; an imposed joint is
     not condensed, its wrench goes up the tree whole and its effort is read at the end.
     """
-    if xs is None:
-        xs, _ = joint_transforms(tree, q)
-    n = tree.n
-    a_ground = np.r_[-tree.gravity, 0.0, 0.0, 0.0]
-    xs = list(xs)
-    s_rows, parents = tree.s_rows, tree.parent
-    c, pa = _velocity_pass(tree, v, fext, xs)
-    ia = list(tree.inertia_rows)
-    u_vec, d_val, u_eff = [None] * n, [None] * n, [None] * n
-    for i in reversed(range(n)):
-        j = parents[i]
-        if tree.kind[i] == FREE:
-            continue
-        s = s_rows[i]
-        if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
-            i_a, p_a = ia[i], pa[i] + ia[i] @ (c[i] + s * imposed[i])
-        else:
-            u = ia[i] @ s
-            d = s @ u
-            if not d > 1e-12 * tree.inertia_scale:
-                raise IllPosedError(
-                    f"joint {tree.names[i]!r}: the bodies it moves have no inertia along its "
-                    "axis, so its acceleration is undetermined"
-                )
-            ue = tau[tree.vi[i]] - s @ pa[i]
-            u_vec[i], d_val[i], u_eff[i] = u, d, ue
-            i_a = ia[i] - u[:, None] * (u / d)
-            p_a = pa[i] + i_a @ c[i] + u * (ue / d)
-        if j >= 0:
-            ia[j] = ia[j] + xs[i].T @ i_a @ xs[i]
-            pa[j] = pa[j] + xs[i].T @ p_a
-    qdd, tau_out = np.zeros(tree.nv), np.array(tau, dtype=float)
-    acc = [None] * n
-    for i in range(n):
-        j, k = parents[i], tree.vi[i]
-        if tree.kind[i] == FREE:
-            try:
-                chol = np.linalg.cholesky(ia[i])
-            except np.linalg.LinAlgError:
-                raise IllPosedError(
-                    f"floating base {tree.names[i]!r}: the total spatial inertia is not "
-                    "positive definite"
-                ) from None
-            acc[i] = np.linalg.solve(chol.T, np.linalg.solve(chol, tau[k : k + 6] - pa[i]))
-            qdd[k : k + 6] = acc[i] - xs[i] @ a_ground
-            continue
-        ap = (xs[i] @ a_ground if j < 0 else xs[i] @ acc[j]) + c[i]
-        if i in imposed:
-            qdd[k] = imposed[i]
-            acc[i] = ap + s_rows[i] * qdd[k]
-            tau_out[k] = s_rows[i] @ (ia[i] @ acc[i] + pa[i])
-        else:
-            qdd[k] = (u_eff[i] - u_vec[i] @ ap) / d_val[i]
-            acc[i] = ap + s_rows[i] * qdd[k]
-    return qdd, tau_out
+    return forward_world(tree, q, v, tau, fext, imposed)
 
 
 def crba(tree, q, xs=None):

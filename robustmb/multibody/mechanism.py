@@ -449,6 +449,91 @@ class Mechanism:
         ]
         closures[name] = (tuple(a), tuple(b), gains)
 
+    def add_loop_constraint(self, name, a, b, *, components=("x", "y", "z"), baumgarte=(0.0, 0.0)):
+        """Close a kinematic loop exactly: a holonomic constraint between two ports.
+
+        Build the chain as a tree (open it at one connection), then require that
+        the chosen ``components`` of the position of port ``b = (body, port)``
+        relative to port ``a``, in the axes of ``a``'s body, vanish (either end
+        may be the ground).  ``("x", "y")`` is the pin of a loop moving in the
+        x-y plane of ``a``, ``("x", "y", "z")`` a spherical joint.  The nonlinear
+        models then solve for the constraint forces (Lagrange multipliers):
+        :meth:`forward_dynamics` and :meth:`simulate` follow the constraint
+        exactly (index reduced to accelerations, optional Baumgarte
+        stabilisation ``(alpha, beta)``: ``g'' + 2 alpha g' + beta^2 g = 0``) and
+        :meth:`linearize_at` returns the linearisation on the constraint manifold.
+        Start from consistent coordinates (:meth:`assemble`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism(ground_ports={"B": [1.0, 0, 0]})
+        >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+        ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+        >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+        >>> mech.forward_dynamics([0.0], [0.0], [1.0])   # a bar pinned at both ends
+        array([0.])
+        """
+        for end in (a, b):
+            if not (isinstance(end, tuple | list) and len(end) == 2):
+                raise SignalError(
+                    f"loop constraint {name!r}: ends are (body, port) pairs, got {end!r}"
+                )
+            self._port(*end)
+        sel = []
+        for c in components:
+            if c not in ("x", "y", "z") or c in "".join(map(str, sel)):
+                raise SignalError(
+                    f"loop constraint {name!r}: components are distinct axes among "
+                    f"'x', 'y', 'z', got {components!r}"
+                )
+            sel.append(c)
+        if not sel:
+            raise SignalError(f"loop constraint {name!r}: give at least one component")
+        ab = [float(x) for x in baumgarte]
+        if len(ab) != 2 or not all(np.isfinite(ab)) or min(ab) < 0:
+            raise SignalError(
+                f"loop constraint {name!r}: baumgarte is (alpha, beta), two numbers >= 0"
+            )
+        cons = self.__dict__.setdefault("loop_constraints", {})
+        if name in cons or name in getattr(self, "loop_closures", {}):
+            raise NameConflictError(f"a loop closure named {name!r} already exists")
+        cons[name] = (tuple(a), tuple(b), ["xyz".index(c) for c in sel], tuple(ab))
+
+    def assemble(self, q, v=None, *, fixed=(), values=None):
+        """Coordinates (and rates) on the loop constraints, nearest to the given ones.
+
+        Gauss-Newton with minimum-norm steps; ``fixed`` names coordinates held at
+        their given values (e.g. a crank angle).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism(ground_ports={"B": [0.0, 1.0, 0]})
+        >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+        ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+        >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+        >>> bool(np.isclose(mech.assemble([1.2])[0], np.pi / 2))   # the bar points at B
+        True
+        """
+        from .constraints import assemble
+
+        tree = self.rigid_tree(values)
+        names = tree.coordinate_names()
+        idx = []
+        for name in fixed:
+            if name not in names:
+                raise SignalError(f"assemble: unknown coordinate {name!r} (coordinates: {names})")
+            idx.append(names.index(name))
+        q = tree.check_state(q)
+        if v is not None:
+            v = tree.check_rates(v)
+        return assemble(tree, q, v, fixed=idx)
+
     def add_joint_law(self, joint, law):
         """A nonlinear joint law: effort ``law(q, q_dot)`` on the child, added to spring and damper.
 
@@ -488,6 +573,7 @@ class Mechanism:
             len(getattr(self, "applied_wrenches", {})),
             tuple(getattr(self, "joint_laws", {}).items()),
             len(getattr(self, "loop_closures", {})),
+            len(getattr(self, "loop_constraints", {})),
             self.floating_base,
             self.acceleration.tobytes(),
             tuple(sorted((values or {}).items())),
@@ -574,7 +660,7 @@ class Mechanism:
 
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
-        a = tree.check_state(np.zeros(tree.nq), a, "a")[1]
+        a = tree.check_rates(a, "a")
         xs, rw = joint_transforms(tree, q)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         return rnea(tree, q, v, a, fext, xs, rw) - joint_law(tree, q, v)
@@ -598,10 +684,17 @@ class Mechanism:
 
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
-        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
-        xs, rw = joint_transforms(tree, q)
+        tau = tree.check_rates(tau, "tau")
+        # the transforms of the tree are only needed by closures and inertial loads
+        xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
-        return aba(tree, q, v, tau + joint_law(tree, q, v), fext, xs, rw)
+        qdd = aba(tree, q, v, tau + joint_law(tree, q, v), fext)
+        if tree.constraints:  # exact loop constraints: add the constraint forces
+            from .constraints import constrained_accelerations
+            from .dynamics import crba
+
+            qdd = constrained_accelerations(tree, q, v, qdd, crba(tree, q))[0]
+        return qdd
 
     def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
         """Mixed forward/inverse dynamics: some joint accelerations imposed, the rest free.
@@ -634,8 +727,13 @@ class Mechanism:
         from .dynamics import external_forces, hybrid, joint_law, joint_transforms
 
         tree = self.rigid_tree(values)
+        if tree.constraints:
+            raise IllPosedError(
+                "hybrid_dynamics: not available with exact loop constraints "
+                f"({', '.join(c[0] for c in tree.constraints)}); use forward_dynamics"
+            )
         q, v = tree.check_state(q, v)
-        tau = tree.check_state(np.zeros(tree.nq), tau, "tau")[1]
+        tau = tree.check_rates(tau, "tau")
         node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
         imp = {}
         for name, acc in dict(imposed).items():
@@ -645,7 +743,7 @@ class Mechanism:
                     f"(joints: {sorted(node_of)})"
                 )
             imp[node_of[name]] = float(acc)
-        xs, rw = joint_transforms(tree, q)
+        xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         law = joint_law(tree, q, v)
         qdd, tau_all = hybrid(tree, q, v, tau + law, imp, fext, xs)
@@ -709,7 +807,16 @@ class Mechanism:
         return simulate_tree(tree, t_span, q0, v0, inputs=inputs, wrenches=wrenches, **options)
 
     def linearize_at(
-        self, q0, v0, *, a0=None, tau0=None, values=None, wrenches=None, uncertain=False
+        self,
+        q0,
+        v0,
+        *,
+        a0=None,
+        tau0=None,
+        values=None,
+        wrenches=None,
+        uncertain=False,
+        independent=None,
     ):
         """Exact linearisation of the nonlinear mechanism at any point (seed 002).
 
@@ -729,6 +836,12 @@ class Mechanism:
             (:class:`~robustmb.multibody.inertial_lft.UncertainLinearization`:
             ``.M, .P1, .P2, .tau0`` uncertain matrices, ``.ss`` an uncertain
             system; each parameter occurs as often as the rank of its coefficient).
+        independent : list of str, optional
+            With exact loop constraints (:meth:`add_loop_constraint`): the
+            coordinates that parametrise the constrained motion (default: chosen
+            by a pivoted QR of the constraint null space).  The result is then a
+            :class:`~robustmb.multibody.constraints.ConstrainedLinearization` on
+            the constraint manifold, states ``[dz; dz']``.
 
         Returns
         -------
@@ -756,9 +869,16 @@ class Mechanism:
         if uncertain:
             from .inertial_lft import uncertain_linearization
 
+            if getattr(self, "loop_constraints", None):
+                raise IllPosedError(
+                    "linearize_at: uncertain=True is not available with exact loop constraints"
+                )
+
             return uncertain_linearization(self, q0, v0, a0, tau0, values, wrenches)
         tree = self.rigid_tree(values)
         q0, v0 = tree.check_state(q0, v0, "v0")
+        if tree.constraints:
+            return self._linearize_constrained(tree, q0, v0, a0, tau0, wrenches, independent)
         if a0 is not None:
             a0 = tree.check_state(q0, a0, "a0")[1]
         if tau0 is not None:
@@ -777,6 +897,43 @@ class Mechanism:
         return linearize_tree(
             tree, q0, v0, a0, tau0, wrenches, self._effort_names(tree), forward, inverse
         )
+
+    def _linearize_constrained(self, tree, q0, v0, a0, tau0, wrenches, independent):
+        from .constraints import linearize_constrained
+        from .dynamics import aba, external_forces, joint_law, joint_transforms, rnea
+        from .linearization import linearize_tree
+
+        if a0 is not None:
+            raise IllPosedError(
+                "linearize_at: with exact loop constraints give tau0 (the accelerations "
+                "follow from the constraints)"
+            )
+        tau0 = np.zeros(tree.nv) if tau0 is None else tree.check_rates(tau0, "tau0")
+
+        def forward(q, v, tau):
+            xs, rw = joint_transforms(tree, q)
+            f = external_forces(tree, q, rw, wrenches, v, xs)
+            return aba(tree, q, v, tau + joint_law(tree, q, v), f)
+
+        def inverse(q, v, a):
+            xs, rw = joint_transforms(tree, q)
+            f = external_forces(tree, q, rw, wrenches, v, xs)
+            return rnea(tree, q, v, a, f, xs, rw) - joint_law(tree, q, v)
+
+        def lin_free(a):
+            return linearize_tree(
+                tree,
+                q0,
+                v0,
+                a,
+                tau0 if a is None else None,
+                wrenches,
+                self._effort_names(tree),
+                forward,
+                inverse,
+            )
+
+        return linearize_constrained(tree, q0, v0, tau0, lin_free, independent)
 
     def __repr__(self):
         return (

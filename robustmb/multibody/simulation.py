@@ -16,8 +16,10 @@ from scipy.integrate import solve_ivp
 
 from ..errors import DimensionError, SignalError
 from .attitude import euler321_from_dcm, quaternion_rate
+from .constraints import check_consistent, constrained_accelerations, constraint_terms
 from .dynamics import (
     aba,
+    crba,
     external_forces,
     joint_law,
     joint_transforms,
@@ -43,6 +45,7 @@ class SimulationResult:
     energy : (nt,) kinetic + potential energy (gravity, springs, constant
         inertial forces)
     com : (nt, 3) centre of mass of the mechanism
+    constraint : (nt, m) residuals ``g(q)`` of the exact loop constraints (or None)
     sol : the ``solve_ivp`` result (dense output, events, status)
     """
 
@@ -53,6 +56,7 @@ class SimulationResult:
     energy: np.ndarray = None
     com: np.ndarray = None
     sol: object = None
+    constraint: np.ndarray = None
 
 
 def state_derivative(tree, q, v, vdot):
@@ -105,6 +109,7 @@ def _wrench_function(tree, wrenches):
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
     """Integrate the tree (see :meth:`Mechanism.simulate`)."""
     q0, v0 = tree.check_state(q0, v0, "v0")
+    check_consistent(tree, q0, v0)
     u_fn = _input_function(tree, inputs)
     w_fn = _wrench_function(tree, wrenches)
     nq = tree.nq
@@ -115,6 +120,8 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
         tau = u_fn(t, q, v) + joint_law(tree, q, v)
         fext = external_forces(tree, q, rw, w_fn(t, q, v), v, xs)
         a = aba(tree, q, v, tau, fext, xs, rw)
+        if tree.constraints:
+            a = constrained_accelerations(tree, q, v, a, crba(tree, q))[0]
         return np.concatenate([state_derivative(tree, q, v, a), a])
 
     options.setdefault("method", "DOP853")
@@ -151,5 +158,9 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
             for qq, vv in zip(q, v, strict=True)
         ]
     )
+    if tree.constraints:
+        res.constraint = np.array(
+            [constraint_terms(tree, qq, vv)[0] for qq, vv in zip(q, v, strict=True)]
+        )
     res.com = np.array([system_com(tree, qq) for qq in q]).reshape(-1, 3)
     return res

@@ -142,10 +142,23 @@ class RigidTree:
     loads: list = field(default_factory=list)
     laws: list = field(default_factory=list)
     closures: list = field(default_factory=list)
+    constraints: list = field(default_factory=list)
+    baumgarte: tuple = (np.zeros(0), np.zeros(0))
 
     @property
     def n(self):
         return len(self.kind)
+
+    def check_rates(self, v, what="v"):
+        """A float array of ``nv`` finite entries, else an error naming the entry."""
+        v = np.asarray(v, dtype=float).reshape(-1)
+        if v.size != self.nv:
+            raise DimensionError(
+                f"{what} has {v.size} entries, the mechanism has {self.nv} rates "
+                f"({', '.join(self.rate_names())})"
+            )
+        _finite(v, what, self.rate_names)
+        return v
 
     def check_state(self, q, v=None, what_v="v"):
         """Float arrays of the right length and finite, else an error naming the entry."""
@@ -155,7 +168,7 @@ class RigidTree:
                 f"q has {q.size} entries, the mechanism has {self.nq} coordinates "
                 f"({', '.join(self.coordinate_names())})"
             )
-        _finite(q, "q", self.coordinate_names())
+        _finite(q, "q", self.coordinate_names)
         if v is None:
             return q
         v = np.asarray(v, dtype=float).reshape(-1)
@@ -164,7 +177,7 @@ class RigidTree:
                 f"{what_v} has {v.size} entries, the mechanism has {self.nv} rates "
                 f"({', '.join(self.rate_names())})"
             )
-        _finite(v, what_v, self.rate_names())
+        _finite(v, what_v, self.rate_names)
         return q, v
 
     def coordinate_names(self):
@@ -234,7 +247,11 @@ class RigidTree:
 
 
 def _finite(x, what, names):
+    """``names``: a callable giving the entry names, only called on failure."""
+    if np.isfinite(x).all():
+        return
     bad = np.flatnonzero(~np.isfinite(x))
+    names = names()
     if bad.size:
         raise DimensionError(f"{what}[{bad[0]}] ({names[bad[0]]}) is not finite: {x[bad[0]]}")
 
@@ -377,6 +394,16 @@ def compile_tree(mech, values=None):
             node, rb, pb = place[body]
             ends.append((node, rb, rb @ port_of(body, port) + pb))
         tree.closures.append((name, ends, *(value_of(x, values) for x in gains)))
+    alphas, betas = [], []
+    for name, (a, b, sel, (alpha, beta)) in getattr(mech, "loop_constraints", {}).items():
+        ends = []
+        for body, port in (a, b):
+            node, rb, pb = place[body]
+            ends.append((node, rb, rb @ port_of(body, port) + pb))
+        tree.constraints.append((name, ends[0], ends[1], list(sel)))
+        alphas += [alpha] * len(sel)
+        betas += [beta] * len(sel)
+    tree.baumgarte = (np.array(alphas), np.array(betas))
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]
     tree.body_node = {k: v[0] for k, v in tree.placement.items()}
@@ -426,10 +453,18 @@ def _precompute_transforms(tree):
         law_d=tree.damping[one],
         law_q_eq=tree.q_eq[one],
     )
+    # the local pose as a 4 x 4 matrix is affine in (1, sin q, 1 - cos q, q_prismatic)
+    hb = np.zeros((n, 4, 4, 4))
+    hb[:, 0, :3, :3], hb[:, 0, :3, 3], hb[:, 0, 3, 3] = r0, tree.batch["c_r0pa"], 1.0
+    hb[:, 1, :3, :3], hb[:, 1, :3, 3] = kr0, -tree.batch["kr0pa"]
+    hb[:, 2, :3, :3], hb[:, 2, :3, 3] = k2r0, -tree.batch["k2r0pa"]
+    hb[:, 3, :3, 3] = t_axis
+    tree.batch["h_basis"] = hb.reshape(n, 4, 16)
     tree.s_rows = list(tree.S)
     tree.inertia_rows = list(tree.inertia)
     tree.inertia_scale = max(1.0, float(np.abs(tree.inertia).max())) if n else 1.0
     tree.has_inertial_loads = any(fr == "inertial" for *_, fr in tree.loads)
+    tree.needs_transforms = tree.has_inertial_loads or bool(tree.closures)
 
 
 def batch_placements(tree, q):
@@ -450,6 +485,24 @@ def batch_placements(tree, q):
         r[i] = quat_to_dcm(quat)
         p[i] = q[k : k + 3]
     return r, p
+
+
+def batch_homogeneous(tree, q):
+    """All local poses as homogeneous matrices ``[[R_i, p_i], [0, 1]]``: (n, 4, 4), real ``q``."""
+    b = tree.batch
+    x = q[b["qidx"]]
+    rev = b["revolute"]
+    coef = np.empty((tree.n, 4))
+    coef[:, 0] = 1.0
+    coef[:, 1] = np.where(rev, np.sin(x), 0.0)
+    coef[:, 2] = np.where(rev, 1.0 - np.cos(x), 0.0)
+    coef[:, 3] = np.where(rev, 0.0, x)
+    h = np.einsum("nk,nkj->nj", coef, b["h_basis"]).reshape(tree.n, 4, 4)
+    for i in b["free"]:
+        k = tree.qi[i]
+        quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
+        h[i, :3, :3], h[i, :3, 3] = quat_to_dcm(quat), q[k : k + 3]
+    return h
 
 
 def batch_motion_transforms(r, p):

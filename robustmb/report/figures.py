@@ -1,6 +1,6 @@
 """Matplotlib figures of a worst-case report.
 
-Each function takes a :class:`~robustmb.report.worst_case.WorstCaseAnalysis`
+Each function takes a :class:`~robustmb.report.analysis_result.WorstCaseAnalysis`
 and returns a :class:`matplotlib.figure.Figure` built without pyplot (no global
 state, no display needed).
 """
@@ -241,7 +241,7 @@ def step_figure(analysis):
     1
     """
     from ..plotting import step
-    from .worst_case import N_STEP_SAMPLES
+    from .step_analysis import N_STEP_SAMPLES
 
     st = analysis.step
     ny, nu = len(st.outputs), len(st.inputs)

@@ -9,7 +9,7 @@ import html
 import numpy as np
 
 from .figures import _fmt, margin_rows, mu_caption
-from .worst_case import N_STEP_SAMPLES
+from .step_analysis import N_STEP_SAMPLES
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -144,7 +144,7 @@ def _channel_table(analysis) -> str:
 
 def loop_margin_rows(analysis):
     """``(header, rows)`` of the loop-margin table (nominal, worst case, at worst values)."""
-    from .worst_case import loop_margins_summary
+    from .summary_data import loop_margins_summary
 
     d = loop_margins_summary(analysis.margins, analysis.loop_description)
     cols = [
@@ -211,6 +211,8 @@ def _verdict_html(analysis) -> str:
 def _parameter_rows(analysis):
     rs = analysis.robstab
     rows = []
+    # unit and meaning columns only when the model gave them
+    with_units = any(d.get("unit") or d.get("description") for d in analysis.parameters.values())
     for name, desc in analysis.parameters.items():
         if desc["kind"] == "real":
             lo, hi = desc["range"]
@@ -223,8 +225,10 @@ def _parameter_rows(analysis):
             nom = "0"
             rng = f"{desc['shape'][0]}x{desc['shape'][1]} LTI, gain <= {_fmt(desc['bound'])}"
         v = rs.destabilizing.get(name)
+        described = [desc.get("unit", ""), desc.get("description", "")] if with_units else []
         row = [
             name,
+            *described,
             desc["kind"],
             desc["occurrences"],
             nom,
@@ -238,6 +242,7 @@ def _parameter_rows(analysis):
         rows.append(row)
     header = [
         "parameter",
+        *(["unit", "description"] if with_units else []),
         "kind",
         "occurrences",
         "nominal",
@@ -341,7 +346,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         )
     header, rows = _parameter_rows(analysis)
     parts.append("<h2>Uncertain parameters and worst cases</h2>")
-    parts.append(_table(header, rows, num_cols=(2,)))
+    parts.append(_table(header, rows, num_cols=(header.index("occurrences"),)))
     if "mu_bounds" in pngs:
         parts.append("<h2>μ bounds over frequency</h2>")
         parts.append(

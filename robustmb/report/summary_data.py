@@ -7,7 +7,7 @@ import numpy as np
 
 
 def _disk_numbers(alpha, skew):
-    from ..analysis.diskmargin import Disk
+    from ..analysis.disk_geometry import Disk
 
     d = Disk(float(alpha), float(skew))
     gmin, gmax = d.gain_margin
@@ -96,6 +96,10 @@ def jsonable(x):
 def describe_parameters(system) -> dict:
     """``{name: description}`` of the uncertain elements of ``system``.
 
+    Each description holds the kind, the occurrences, the nominal value and the
+    range (real), radius (complex) or shape and bound (dynamic), and the unit
+    and meaning the model gave the element (``""`` when it gave none).
+
     Examples
     --------
     >>> import control
@@ -106,7 +110,12 @@ def describe_parameters(system) -> dict:
     """
     out = {}
     for name, el in system.uncertainty.items():
-        desc = {"kind": el.kind, "occurrences": int(system.blocks[name])}
+        desc = {
+            "kind": el.kind,
+            "occurrences": int(system.blocks[name]),
+            "unit": getattr(el, "unit", ""),
+            "description": getattr(el, "description", ""),
+        }
         if el.kind == "real":
             desc |= {"nominal": float(el.nominal), "range": [float(v) for v in el.range]}
         elif el.kind == "complex":

@@ -89,7 +89,8 @@ def _are(A, B, Q, R, S, discrete=False):
     ``A`` in discrete time) or its residual is not at rounding level, scipy decides.
     """
     n = A.shape[0]
-    if np.linalg.cond(R) > 1e12:
+    r = np.linalg.eigvalsh(R)  # R is symmetric positive semidefinite: no SVD needed
+    if r[0] <= 1e-12 * max(r[-1], 1e-300):
         # Singular R (no control penalty / measurement noise) is fine in discrete time as
         # long as R + B'XB is invertible; the cross-term-free form does not exist.
         solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are

@@ -30,7 +30,7 @@ from robustmb.analysis import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError
 
 from . import hinf_riccati as ric
-from .lmi import lmi_hinf
+from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
     check_solvable,
@@ -63,7 +63,8 @@ class HinfsynResult:
     gamma_bracket : tuple of float
         ``(lower, upper)`` on the optimal level: ``lower`` is the largest level at which
         the existence test failed (Riccati path; feedthrough bound at least), or the SDP
-        optimum less its solver tolerance (LMI path); ``upper = gamma`` is achieved.
+        optimum less its solver tolerance (LMI path), both uncertified
+        (``lower_certified``); ``upper = gamma`` is achieved and verified.
     closed_loop : control.StateSpace
         ``Fl(P, K)`` from ``w`` to ``z``.
     method : str
@@ -75,6 +76,10 @@ class HinfsynResult:
         the SDP optimum).
     history : list of tuple
         ``(gamma, feasible, reason)`` of every existence test (Riccati path).
+    lower_certified : bool
+        Whether ``gamma_bracket[0]`` is proven.  Always False for now: it is the verdict
+        of a numerical test (Riccati existence test, or the SDP optimum less its solver
+        tolerance), not a certificate; ``gamma_bracket[1]`` is verified.
     """
 
     controller: control.StateSpace
@@ -85,6 +90,7 @@ class HinfsynResult:
     gamma_design: float
     gamma_opt: float
     history: list = field(default_factory=list, repr=False)
+    lower_certified: bool = False
 
 
 def _verify(plant, K, gamma_design, slack=1e-6):
@@ -163,25 +169,29 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
 
 def _lmi(plant, cplant, rtol):
     P0 = cplant.with_d22_zero()
-    gopt = None
-    for b in (1e-4, 1e-3, 1e-2, 3e-2, 0.1):
-        b = min(b, rtol)
+    gopt, T = hinf_level_lmi(P0)
+    info = {"T": T}
+    scale = _data_scale(P0)
+    if gopt < 1e-6 * scale:
+        # An optimum that is numerically zero (z can be decoupled from w): no relative
+        # backoff helps, the controller is sought at small absolute levels instead.
+        levels = [1e-6 * scale, 1e-5 * scale, 1e-4 * scale]
+    else:
+        levels = sorted({gopt * (1 + min(b, rtol)) for b in (1e-4, 1e-3, 1e-2, 3e-2, 0.1)})
+    for level in levels:
         try:
-            if gopt is None:
-                gopt, g, Kc = lmi_hinf(P0, backoff=b)
-            else:
-                _, g, Kc = lmi_hinf(P0, gamma=gopt * (1 + b))
+            _, g, Kc, _ = lmi_hinf(P0, gamma=level, T=T)
             K = _back_to_plant(Kc, cplant, plant.dt > 0)
             cl, norm, ok = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
-            if gopt is None:
-                raise
             continue
         if ok:
-            return gopt, (K, cl, norm, g)
-        if b >= rtol:
-            break
-    return gopt, None
+            return gopt, info, (K, cl, norm, g)
+    return gopt, info, None
+
+
+def _data_scale(P):
+    return max(np.linalg.norm(np.block([[P.A, P.B1, P.B2], [P.C1, P.D11, P.D12]]), 2), 1e-300)
 
 
 def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6):
@@ -265,14 +275,12 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             )
         if method == "riccati":
             raise IllPosedError("no Riccati controller passed the closed-loop verification")
-    gopt, cand = _lmi(plant, cplant, rtol)
+    gopt, info, cand = _lmi(plant, cplant, rtol)
     if cand is None:
         raise IllPosedError("no LMI controller passed the closed-loop verification")
     K, cl, norm, g = cand
-    lower = gopt * (1 - 1e-6)
-    if history:
-        lower = max(lower, max(h[0] for h in history if not h[1]) if any(
-            not h[1] for h in history) else lower)  # fmt: skip
+    # The SDP optimum less its tolerance: a numerical value, not a certificate.
+    lower = min(gopt * (1 - 1e-6), norm)
     return HinfsynResult(
-        as_controller(K, plant.dt), norm, (min(lower, norm), norm), cl, "lmi", g, gopt, history
+        as_controller(K, plant.dt), norm, (lower, norm), cl, "lmi", g, gopt, history
     )

@@ -250,13 +250,17 @@ def closed_loop(plant: Plant, K) -> control.StateSpace:
     """Lower LFT ``Fl(P, K)`` of the plant (with its ``D22``) and ``K = (Ak, Bk, Ck, Dk)``."""
     Ak, Bk, Ck, Dk = K
     n, nk = plant.A.shape[0], Ak.shape[0]
-    E = np.eye(plant.D22.shape[0]) - plant.D22 @ Dk  # y = ... + D22 u, u = Ck xk + Dk y
-    if np.linalg.cond(E) > 1e12:
-        raise IllPosedError("the closed loop is ill-posed: I - D22 Dk is singular")
-    Ei = np.linalg.inv(E)
-    # y = Ei (C2 x + D22 Ck xk + D21 w);  u = Ck xk + Dk y
-    Cy = Ei @ np.hstack([plant.C2, plant.D22 @ Ck])
-    Dy = Ei @ plant.D21
+    if np.any(plant.D22):
+        E = np.eye(plant.D22.shape[0]) - plant.D22 @ Dk  # y = ... + D22 u, u = Ck xk + Dk y
+        if np.linalg.cond(E) > 1e12:
+            raise IllPosedError("the closed loop is ill-posed: I - D22 Dk is singular")
+        Ei = np.linalg.inv(E)
+        # y = Ei (C2 x + D22 Ck xk + D21 w);  u = Ck xk + Dk y
+        Cy = Ei @ np.hstack([plant.C2, plant.D22 @ Ck])
+        Dy = Ei @ plant.D21
+    else:  # the common case: no loop through D22, nothing to invert
+        Cy = np.hstack([plant.C2, np.zeros((plant.C2.shape[0], nk))])
+        Dy = plant.D21
     Cu = np.hstack([np.zeros((Ck.shape[0], n)), Ck]) + Dk @ Cy
     Du = Dk @ Dy
     Acl = np.block([[plant.A, np.zeros((n, nk))], [np.zeros((nk, n)), Ak]])

@@ -95,10 +95,16 @@ def _scalar(w, n):
 
 
 class Goal:
-    """Base class: ``model(CL)`` gives ``(model, measure, scale, poles)``."""
+    """Base class: ``model(CL)`` gives ``(model, measure, scale, poles)``.
+
+    ``band``: once the goal's value is a high-frequency limit no tuning can change
+    (``|I - T| -> 1``), the optimiser keeps lowering the peak over ``[0, band]``
+    (``None``: the largest finite-frequency local maximum).
+    """
 
     measure = "hinf"
     poles = None
+    band = None
 
     def model(self, CL):
         raise NotImplementedError  # pragma: no cover - abstract
@@ -158,6 +164,9 @@ class Tracking(Goal):
     low frequency rising to ``peak_error`` above ``1/tau``.  The default peak 2 (6 dB,
     as a usual sensitivity peak) leaves room above the high-frequency limit
     ``|I - T| -> 1`` of a strictly proper loop, which a bound of 1 could only touch.
+    That limit, ``1/peak_error``, is the least value the goal can take; once there,
+    the tuning keeps lowering the relative error over the tracking band ``w <= 1/tau``
+    (the goal's value stays ``1/peak_error``).
 
     Examples
     --------
@@ -171,6 +180,7 @@ class Tracking(Goal):
             raise DimensionError("Tracking: need response_time > 0 and 0 < dc_error < peak_error")
         self.reference, self.output = reference, output
         self.response_time, self.dc_error, self.peak_error = response_time, dc_error, peak_error
+        self.band = 1.0 / response_time
 
     def model(self, CL):
         T = _select(CL, self.output, self.reference, "Tracking")

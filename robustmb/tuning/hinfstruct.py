@@ -56,15 +56,6 @@ def _models(P, samples, seed):
     out = []
     for p in plants:
         if isinstance(p, UncertainModel) and p.uncertainty:
-            # Positional channels: unique names survive the trip through python-control.
-            ny, nu = p.shape
-            p = p._like(
-                p._real,
-                dt=p.dt,
-                input_names=[f"u[{i}]" for i in range(nu)],
-                output_names=[f"y[{i}]" for i in range(ny)],
-                name=p.name,
-            )
             out.append(p.nominal())
             if samples is not None:
                 if isinstance(samples, int):

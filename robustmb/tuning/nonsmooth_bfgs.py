@@ -114,3 +114,86 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None) -> BFGSRun:
             msg = "converged"
             break
     return BFGSRun(x, f, g, hist, nfev, msg)
+
+
+def min_norm_hull(g):
+    """The element of least norm of the convex hull of the rows of ``g``.
+
+    Solved as a non-negative least-squares problem: ``min ||g^T l||`` over the simplex,
+    with the constraint ``sum(l) = 1`` enforced by a heavily weighted extra row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> (min_norm_hull(np.array([[1.0, 1.0], [-1.0, 1.0]])).round(9) + 0.0).tolist()
+    [0.0, 1.0]
+    """
+    from scipy.optimize import nnls
+
+    g = np.asarray(g, float)
+    scale = max(float(np.abs(g).max()), 1e-300)
+    gs = g / scale
+    m = gs.shape[0]
+    big = 1e3 * max(1.0, float(np.abs(gs).max()))
+    lhs = np.vstack([gs.T, big * np.ones((1, m))])
+    rhs = np.r_[np.zeros(gs.shape[1]), big]
+    lam, _ = nnls(lhs, rhs, maxiter=50 * m)
+    lam = lam / lam.sum() if lam.sum() > 0 else np.full(m, 1.0 / m)
+    return (lam @ g).astype(float)
+
+
+def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-9, maxiter=100, seed=0):
+    """Descend a nonsmooth ``fun`` by gradient sampling (Burke, Lewis and Overton, 2005).
+
+    At each step the gradients at ``n + 1`` random points of a box of relative size
+    ``radius`` around ``x`` (and at ``x``) give the least-norm element of their convex
+    hull, an approximate steepest-descent direction of the Clarke ``radius``-subdifferential:
+    it sees every active piece of a max function (several H-infinity peaks) where BFGS
+    stalls on a kink.  The radius shrinks when no descent is found.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def fun(x):  # max of three planes, minimum 0 at the origin (all three active)
+    ...     v = np.array([x[0] + x[1], -x[0] + x[1], -2 * x[1]])
+    ...     k = int(np.argmax(v))
+    ...     return v[k], np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, -2.0]])[k]
+    >>> x0 = np.array([1.0, 0.5])
+    >>> x, f, g = gradient_sampling(fun, x0, *fun(x0))
+    >>> bool(0 <= f < 1e-6)
+    True
+    """
+    rng = np.random.default_rng(seed)
+    x = np.asarray(x, float).copy()
+    n = x.size
+    rad, step = radius, 0.0
+    for _ in range(maxiter):
+        box = rad * np.maximum(1.0, np.abs(x))
+        grads = [g]
+        for _ in range(n + 1):
+            ft, gt = fun(x + box * rng.uniform(-1.0, 1.0, n))
+            if np.isfinite(ft) and gt is not None:
+                grads.append(gt)
+        gstar = min_norm_hull(np.array(grads))
+        gn = float(np.linalg.norm(gstar))
+        if gn <= 1e-12 * max(1.0, abs(f)):
+            rad *= 0.1
+            if rad < min_radius:
+                break
+            continue
+        d = -gstar / gn
+        # Backtracking from twice the last accepted step (at least ten sampling radii).
+        t = max(2.0 * step, 10.0 * float(np.linalg.norm(box)))
+        moved = False
+        for _ in range(40):
+            ft, gt = fun(x + t * d)
+            if np.isfinite(ft) and ft < f - 1e-8 * t * gn:
+                x, f, g, moved = x + t * d, ft, gt, True
+                break
+            t *= 0.5
+        step = t if moved else 0.0
+        if not moved:
+            rad *= 0.1
+            if rad < min_radius:
+                break
+    return x, f, g

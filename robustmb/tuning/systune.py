@@ -112,6 +112,8 @@ def systune(
     progress=False,
     maxiter=1000,
     certify=True,
+    robust=None,
+    **robust_options,
 ):
     """Tune the parameters of a closed loop for soft and hard goals.
 
@@ -141,10 +143,22 @@ def systune(
     certify : bool
         For an uncertain loop, compute ``wcgain`` of each H-infinity goal over the
         whole uncertainty box (``result.certified``).
+    robust : bool, optional
+        Active-set robust tuning (:func:`robustmb.tuning.robust_tuning.robust_systune`):
+        tune on an active set of samples, add the worst case found over the box until
+        none violates, then certify.  Default: when the loop holds uncertain or
+        scheduling elements and ``samples`` is not given.  ``robust=False`` tunes the
+        nominal model (and ``samples``) only.
+    **robust_options
+        Options of the robust engine: ``max_rounds``, ``n_random``, ``n_local``,
+        ``rtol``, ``certify_splits``.
 
     Returns
     -------
     SystuneResult
+        A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
+        tuning: ``active_set`` (the samples), ``worst_found``, ``certified_values``,
+        ``drivers``, ``history``.
 
     Examples
     --------
@@ -169,6 +183,27 @@ def systune(
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
+    if robust is None:
+        robust = bool(cl.uncertainty) and samples is None
+    if robust and cl.uncertainty:
+        from .robust_tuning import robust_systune
+
+        return robust_systune(
+            cl,
+            soft,
+            hard,
+            random_start=random_start,
+            seed=seed,
+            samples=samples,
+            progress=progress,
+            maxiter=maxiter,
+            certify=certify,
+            **robust_options,
+        )
+    if robust_options:
+        raise UncertainTypeError(
+            f"systune: {sorted(robust_options)} apply to robust tuning of an uncertain loop"
+        )
     params = ParameterVector(cl.tunables)
     points = _sample_points(cl, samples, seed)
 
@@ -180,7 +215,8 @@ def systune(
         for i, g in enumerate(goals):
             model, measure, scale, poles = g.model(cl)
             for pt in points:
-                out.append(Term(TunableLFT(at(model, pt), params), measure, scale, poles, f"{i}"))
+                lft = TunableLFT(at(model, pt), params)
+                out.append(Term(lft, measure, scale, poles, f"{i}", band=g.band))
         return out
 
     loops = [TunableLFT(at(cl, pt), params) for pt in points]

@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .gradients import h2_gradient, hinf_gradient, spectral_abscissa_gradient
-from .nonsmooth_bfgs import bfgs
+from .gradients import (
+    finite_peak,
+    h2_gradient,
+    hinf_gradient,
+    peak_gradient,
+    spectral_abscissa_gradient,
+)
+from .nonsmooth_bfgs import bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
 
 MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
@@ -28,7 +34,10 @@ class Term:
     """One normalised measure of one tunable LFT: ``measure(S(x)) * scale``.
 
     ``measure`` is ``"hinf"``, ``"h2"`` or ``"poles"`` (then ``poles`` holds the
-    ``(decay, damping, max_frequency)`` requirement).
+    ``(decay, damping, max_frequency)`` requirement).  ``band``: the frequency band
+    ``[0, band]`` measured once the H-infinity value sits on a parameter-independent
+    high-frequency limit (see :meth:`evaluate`; ``None``: its largest finite local
+    maximum).
     """
 
     lft: TunableLFT
@@ -36,15 +45,29 @@ class Term:
     scale: float = 1.0
     poles: tuple | None = None
     label: str = ""
+    band: float | None = None
     _last_peak: float | None = None
 
-    def evaluate(self, x, *, gradient=True):
+    def evaluate(self, x, *, gradient=True, below_limit=False):
+        """Value and gradient at ``x`` (``inf, None`` when unstable).
+
+        With ``below_limit``, an H-infinity measure whose supremum is its
+        parameter-independent high-frequency limit (``|I - T| -> 1`` of a tracking
+        error) is measured by its largest finite-frequency local maximum instead: the
+        part tuning can still lower once the norm sits on that floor.
+        """
         a, b, c, d = self.lft.statespace(x)
         if self.measure == "hinf":
             # The last peak frequency is a good candidate for the next evaluation.
             v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=self._last_peak)
             if np.isfinite(v):
                 self._last_peak = w
+                if below_limit and not np.isfinite(w) and self.lft.dt == 0:
+                    g = self.lft.chain(x, gs)
+                    if np.linalg.norm(g) <= 1e-9 * max(1.0, v) and (
+                        peak := finite_peak(a, b, c, d, band=self.band)
+                    ):
+                        v, gs = peak_gradient(a, b, c, d, 0.0, peak[1])
         elif self.measure == "h2":
             v, gs = h2_gradient(a, b, c, d, self.lft.dt)
         else:
@@ -107,6 +130,7 @@ class RunRecord:
     time: float = 0.0
     feasible: bool = True
     message: str = ""
+    below_limit: float = np.inf  # worst soft value below a high-frequency limit (ties)
 
 
 class TuningProblem:
@@ -133,10 +157,10 @@ class TuningProblem:
                 best, grad = alpha, lft.chain(x, gs)
         return best, grad
 
-    def _worst(self, terms, x):
+    def _worst(self, terms, x, *, below_limit=False):
         best, grad = -np.inf, np.zeros(self.params.size)
         for t in terms:
-            v, g = t.evaluate(x)
+            v, g = t.evaluate(x, below_limit=below_limit)
             if not np.isfinite(v):
                 return np.inf, None
             if v > best:
@@ -201,7 +225,7 @@ class TuningProblem:
             r = r2
         return r
 
-    def objective(self, x):
+    def objective(self, x, *, below_limit=False):
         if not self._in_bounds(x) or not self._stable(x):
             return np.inf, None
         if self.hard:
@@ -210,7 +234,60 @@ class TuningProblem:
                 return np.inf, None
         if not self.soft:
             return 0.0, np.zeros(self.params.size)
+        if below_limit:
+            return self._worst(self.soft, x, below_limit=True)
         return self._worst(self.soft, x)
+
+    def _polish(self, r, ftol, hist, rounds=3):
+        """Gradient sampling where BFGS stopped, then BFGS again, while either gains.
+
+        BFGS stalls on the kinks of a max function (several peak frequencies or goals
+        active at once); sampled gradients around the point see every active piece.
+        """
+        if not np.isfinite(r.f) or r.g is None or not self.soft:
+            return r
+        for k in range(rounds):
+            x, f, g = gradient_sampling(self.objective, r.x, r.f, r.g, maxiter=40, seed=k)
+            hist.append(("sampling", f))
+            if not f < r.f * (1 - ftol):
+                break
+            r2 = bfgs(self.objective, x, maxiter=300, ftol=ftol)
+            if not r2.f <= f:
+                r2.x, r2.f, r2.g = x, f, g
+            hist += [("soft", v) for v in r2.history]
+            r2.message = f"{r.message}; sampling and BFGS"
+            r = r2
+        return r
+
+    def _below_limit(self, r, ftol):
+        """Continue a run stalled on a parameter-independent high-frequency limit.
+
+        The worst soft goal then has a zero gradient (its supremum is the constant
+        feedthrough limit, e.g. ``1/peak_error`` of a tracking goal), so nothing drives
+        the response at finite frequencies.  Its largest finite local maximum is
+        minimised instead: ``max(limit, finite peak)`` never increases, so the goal's
+        value stays where it was while the response below the limit improves.  It
+        stops once that peak is half the limit: lower, nothing but an unbounded gain
+        (when no other goal limits it) would be bought.
+        """
+        if r.g is None or not np.isfinite(r.f):
+            return None
+        if np.linalg.norm(r.g) > 1e-9 * max(1.0, abs(r.f)):
+            return None
+        f0, g0 = self.objective(r.x, below_limit=True)
+        if not (np.isfinite(f0) and f0 < r.f * (1 - ftol)):
+            return None
+        target = 0.5 * r.f
+        r2 = bfgs(
+            lambda y: self.objective(y, below_limit=True),
+            r.x,
+            maxiter=300,
+            ftol=ftol,
+            stop_below=target,
+        )
+        if not self.objective(r2.x)[0] <= r.f * (1 + 1e-9):
+            return None
+        return r2
 
     def run(self, x0, *, maxiter=1000, ftol=1e-7) -> RunRecord:
         t0 = time.perf_counter()
@@ -249,9 +326,15 @@ class TuningProblem:
             r2.history = r.history + r2.history
             r = r2
         hist += [("soft", v) for v in r.history]
-        return RunRecord(
-            start, r.x, r.f, hist, time.perf_counter() - t0, np.isfinite(r.f), r.message
-        )
+        r = self._polish(r, ftol, hist)
+        x, f, msg, below = r.x, r.f, r.message, np.inf
+        r2 = self._below_limit(r, ftol)
+        if r2 is not None:
+            hist += [("below limit", v) for v in r2.history]
+            x, f, below = r2.x, self.objective(r2.x)[0], r2.f
+            msg = f"{msg}; below the high-frequency limit: {r2.message}"
+        dt = time.perf_counter() - t0
+        return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below)
 
     def random_point(self, rng, x0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
@@ -276,5 +359,5 @@ class TuningProblem:
                 bar.start(f"run {i + 1}")
                 runs.append(self.run(s, maxiter=maxiter))
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
-        order = sorted(range(len(runs)), key=lambda i: runs[i].value)
+        order = sorted(range(len(runs)), key=lambda i: (runs[i].value, runs[i].below_limit))
         return runs, order[0]

@@ -16,14 +16,10 @@ import numpy as np
 import pytest
 from _oracles import load_oracle
 
-from robustmb.analysis.diskmargin import (
-    Disk,
-    diskmargin,
-    dm2gm,
-    gm2dm,
-    wcdiskmargin,
-)
+from robustmb.analysis.disk_geometry import Disk, dm2gm, gm2dm
+from robustmb.analysis.diskmargin import diskmargin
 from robustmb.analysis.norms import hinfnorm
+from robustmb.analysis.worst_case_disk_margin import wcdiskmargin
 from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
 
 s = control.tf("s")
@@ -241,7 +237,8 @@ def test_discrete_oracle_l3_loop1():
 
 def _loops_only(L, omega=None):
     """Loop-at-a-time margins without the multiloop mu computation."""
-    from robustmb.analysis.diskmargin import _loop_data, _margins_of_loop
+    from robustmb.analysis.disk_loops import _loop_data
+    from robustmb.analysis.diskmargin import _margins_of_loop
 
     omega = None if omega is None else np.asarray(omega, float)
     loops, _ = _margins_of_loop(_loop_data(L, None), 0.0, omega, multiloop=False)

@@ -19,14 +19,13 @@ from decoupling_seed_values import (
 
 from robustmb.decoupling import (
     Measurement,
-    collocated_manipulator,
     frequency_response,
     gershgorin_ratios,
     jacobian_decouple,
     modal_decouple,
-    suspended_mass_variant,
     svd_decouple,
 )
+from robustmb.examples.gravimeter import collocated_manipulator, suspended_mass_variant
 
 WC = 2 * np.pi * 10
 

@@ -32,7 +32,6 @@ from robustmb.decoupling import (
     diagonal_lowpass_controller,
     frequency_response,
     gershgorin_ratios,
-    gravimeter,
     jacobian_decouple,
     loop_gains,
     point_sensor_jacobian,
@@ -41,6 +40,7 @@ from robustmb.decoupling import (
     svd_decouple,
     transmissibility,
 )
+from robustmb.examples.gravimeter import gravimeter
 
 WC = 2 * np.pi * 10
 WP = 2 * np.pi * 0.1

@@ -9,12 +9,12 @@ from robustmb.decoupling import (
     ParallelManipulator,
     SecondOrderSystem,
     frequency_response,
-    gravimeter,
-    stewart_platform,
     transform,
     transmissibility,
 )
 from robustmb.errors import DimensionError, SignalError
+from robustmb.examples.gravimeter import gravimeter
+from robustmb.examples.stewart_platform import stewart_platform
 
 
 def _random_model(rng, n=4, m=2, r=3):

@@ -9,17 +9,13 @@ from robustmb.decoupling import (
     ParallelManipulator,
     frequency_response,
     gershgorin_ratios,
-    gravimeter,
     jacobian_decouple,
     svd_decouple,
 )
 from robustmb.decoupling.robust_coupling import gershgorin_mu_problem, worst_case_gershgorin
-from robustmb.decoupling.uncertain_plants import (
-    uncertain_gravimeter,
-    uncertain_line_jacobian,
-    uncertain_mechanical_plant,
-)
+from robustmb.decoupling.uncertain_plants import uncertain_line_jacobian, uncertain_mechanical_plant
 from robustmb.errors import UncertainTypeError
+from robustmb.examples.gravimeter import gravimeter, uncertain_gravimeter
 
 
 # -- uncertain plant builders ----------------------------------------------------------

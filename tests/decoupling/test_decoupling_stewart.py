@@ -19,9 +19,9 @@ from robustmb.decoupling import (
     gershgorin_ratios,
     jacobian_decouple,
     real_approximation,
-    stewart_platform,
     svd_decouple,
 )
+from robustmb.examples.stewart_platform import stewart_platform
 
 W0 = 2 * np.pi * 30
 WC = 2 * np.pi * 80

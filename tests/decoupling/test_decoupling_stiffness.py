@@ -22,7 +22,6 @@ from decoupling_seed_values import (
 
 from robustmb.decoupling import (
     center_of_stiffness,
-    collocated_manipulator,
     diagonal_stiffness_conditions,
     frame_change,
     frame_translation,
@@ -37,6 +36,7 @@ from robustmb.decoupling import (
     unskew,
 )
 from robustmb.errors import DimensionError
+from robustmb.examples.gravimeter import collocated_manipulator
 
 
 # -- Jacobians ------------------------------------------------------------------------------

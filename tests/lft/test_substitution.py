@@ -144,3 +144,33 @@ def test_division_by_an_improper_transfer_function():
     H = rmb.uss(k / (s + 1)) / (s + 3)
     ref = control.tf([2.5], [1, 4, 3])
     assert np.isclose(complex(H.usubs({"k": 2.5})(1j)), complex(ref(1j)), rtol=1e-12)
+
+
+def test_concatenated_channels_round_trip_through_python_control():
+    # hstack(G, G) repeats G's input name; python-control keeps one label per name,
+    # so the names must be made unique for nominal() to convert back.
+    a = rmb.ureal("a", 2.0, range=(1.0, 4.0))
+    G = rmb.uss(a * control.tf([1.0], [1.0, 1.0]))
+    G.input_names, G.output_names = ["u"], ["y"]
+    for X in (rmb.hstack(G, G), rmb.vstack(G, G), rmb.block_diag(G, G)):
+        nom = X.nominal()
+        assert nom.input_labels == X.input_names and nom.output_labels == X.output_names
+        back = rmb.lft.model.as_model(nom)
+        assert back.shape == X.shape and back.input_names == X.input_names
+        # Same transfer: 2/(s+1) per channel, evaluated independently at s = 1j.
+        expected = 2.0 / (1j + 1.0)
+        got = np.asarray(nom(1j)).reshape(X.shape)
+        ref = expected * (np.eye(2) if X.shape == (2, 2) else np.ones(X.shape))
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert rmb.hstack(G, G).input_names == ["u[0]", "u[1]"]
+    # Names set by hand to repeat are also made unique on the way to python-control.
+    H = rmb.hstack(G, G)
+    H.input_names = ["v", "v"]
+    assert H.nominal().input_labels == ["v[0]", "v[1]"]
+    # A python-control system whose repeated names were merged is a clear error.
+    merged = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0]], [[0.0, 0.0]], inputs=["w", "w"])
+    with pytest.raises(SignalError, match="distinct input names"):
+        rmb.lft.model.as_model(merged)
+    names = ["u[0]", "u", "u", "u[0]", "d"]
+    out = rmb.lft.model.unique_names(names)
+    assert len(set(out)) == len(names) and out[4] == "d"

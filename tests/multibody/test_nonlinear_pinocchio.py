@@ -117,3 +117,27 @@ def test_state_space_matches_finite_differences_of_pinocchio_integration():
         fd[:, c] = ((flow(e) - flow(-e)) / (2 * h))[perm]
     a_pred = np.eye(2 * nv) + dt * lin.A
     assert np.abs(fd - a_pred).max() <= 1e-6 * max(1.0, np.abs(lin.A).max()) * dt + 1e-8
+
+
+@pytest.mark.parametrize(("seed", "n", "floating"), [(11, 9, False), (12, 12, True)])
+def test_pointer_jumping_path_matches_pinocchio(seed, n, floating, monkeypatch):
+    """Above ``DENSE_MAX`` nodes the prefix sums and accelerations use pointer jumping
+    instead of one matrix product / triangular solve: force that path on small trees."""
+    from robustmb.multibody import articulated
+
+    monkeypatch.setattr(articulated, "DENSE_MAX", 0)
+    rng, mech, model, tree, qmap, vmap = _setup(seed, n, floating)
+    assert not articulated.tree_layout(tree)["dense"]
+    data = model.createData()
+    q, v, _ = random_state(rng, tree)
+    qp, vp = np.zeros(model.nq), np.zeros(model.nv)
+    qp[qmap], vp[vmap] = q, v
+    tau = rng.normal(size=tree.nv)
+    tp = np.zeros(model.nv)
+    tp[vmap] = tau
+    a = mech.forward_dynamics(q, v, tau)
+    assert _rel(a, pin.aba(model, data, qp, vp, tp)[vmap]) <= 1e-10
+    joints = [tree.names[i] for i in range(tree.n) if tree.kind[i] != 0]
+    some = {name: a[tree.vi[tree.names.index(name)]] for name in joints[1::2]}
+    qdd, eff = mech.hybrid_dynamics(q, v, tau, some)
+    assert _rel(qdd, a) <= 1e-10 and _rel(eff, tau) <= 1e-10

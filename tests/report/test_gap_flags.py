@@ -6,8 +6,9 @@ import control
 import numpy as np
 
 import robustmb as rmb
+from robustmb.report.analysis_result import GAP_FLAG
 from robustmb.report.html import render_html
-from robustmb.report.worst_case import GAP_FLAG, worst_case_analysis
+from robustmb.report.worst_case import worst_case_analysis
 
 
 def _analysis():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import robustmb as rmb
-from robustmb.analysis.diskmargin import wcdiskmargin
+from robustmb.analysis.worst_case_disk_margin import wcdiskmargin
 from robustmb.report import worst_case_report
 
 W = np.logspace(-3, 3, 200001)

@@ -9,7 +9,7 @@ from conftest import MIMO_CHANNELS
 
 from robustmb.analysis.norms import hinfnorm
 from robustmb.analysis.robust_stability import robstab
-from robustmb.report.worst_case import jsonable
+from robustmb.report.summary_data import jsonable
 
 
 def _num(x):

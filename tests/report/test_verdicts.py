@@ -16,7 +16,7 @@ from report_loops import resonance_peak, second_order
 from robustmb.errors import ArgumentError
 from robustmb.report import worst_case_analysis, worst_case_report
 from robustmb.report.html import render_html
-from robustmb.report.worst_case import VERDICT_ORDER, gain_verdict, worst_verdict
+from robustmb.report.verdicts import VERDICT_ORDER, gain_verdict, worst_verdict
 
 NOMINAL = resonance_peak(1.0)[0]
 WORST = resonance_peak(0.5)[0]

@@ -82,3 +82,37 @@ def test_ncfsyn_discrete_tustin_keeps_gamma_min():
     # the full controller is W1d Ks with positive feedback on Gd
     loop = control.feedback(Gd * res.controller, 1, sign=1)
     assert np.max(np.abs(loop.poles())) < 1
+
+
+def _ncf_level(G, K, w):
+    """``||[I; K] (I - G K)^-1 [I, G]||`` on a grid, SISO, from python-control's responses."""
+    g = control.frequency_response(G, w).frdata[0, 0]
+    k = control.frequency_response(K, w).frdata[0, 0]
+    s = 1.0 / (1.0 - g * k)
+    # the 2x2 matrix [1; k] s [1, g] has rank one: its norm is |s| |[1, k]| |[1, g]|
+    return np.max(np.abs(s) * np.hypot(1, np.abs(k)) * np.hypot(1, np.abs(g)))
+
+
+def test_ncfsyn_matlab_positive_feedback_convention():
+    # MATLAB: "ncfsyn assumes a positive feedback control system ... flip the sign of
+    # Kprop and of the returned controller"; its gamma 1.9903 is the achieved level
+    d = load_oracle("ncfsyn_mathworks_glover_mcfarlane_positive_feedback")
+    P = control.tf([16.0], [1.0, 0.16, 16.0])
+    Kprop = control.tf([1.0, 0.8], [1.0, 0.0]) * control.tf([1.0], [1 / 20, 1.0])
+    res = rmb.ncfsyn(P, -Kprop, tol=1e-3)
+    assert res.gamma <= d["expected"]["gamma"] <= res.gamma * 1.001 + d["tolerance"]["abs"]
+    assert res.gamma_achieved == pytest.approx(d["expected"]["gamma"], abs=d["tolerance"]["abs"])
+    K = -res.controller  # flip the sign back: negative feedback on P
+    assert np.max(control.feedback(P * K, 1).poles().real) < 0
+    # the returned controller itself closes a stable positive-feedback loop
+    assert np.max(control.feedback(P * res.controller, 1, sign=1).poles().real) < 0
+    # shaped loop: Gs = -P Kprop with Ks; its coprime-factor level by a frequency sweep
+    w = np.logspace(-3, 4, 4000)
+    lvl = _ncf_level(control.ss(-P * Kprop), res.shaped_controller, w)
+    assert lvl == pytest.approx(res.gamma_achieved, rel=1e-3)
+    # the same design through -P with the positive weight: the same gamma and controller
+    alt = rmb.ncfsyn(-P, Kprop, tol=1e-3)
+    assert alt.gamma == pytest.approx(res.gamma, rel=1e-10)
+    k1 = control.frequency_response(res.controller, w).frdata
+    k2 = control.frequency_response(alt.controller, w).frdata
+    np.testing.assert_allclose(k1, -k2, rtol=1e-6)

@@ -215,6 +215,28 @@ def test_inner_loop_peak_gain_agrees_with_hinfnorm(seed, n, feed):
         assert np.linalg.svd(resp, compute_uv=False)[0] == pytest.approx(g, rel=1e-9)
 
 
+@pytest.mark.parametrize(("kp", "ki"), [(2.0347, 2.1409), (2.03, 2.14), (2.55, 5.0)])
+def test_inner_loop_finds_a_low_peak_just_above_the_feedthrough_level(kp, ki):
+    """A tracking error's bump barely above its limit |W(inf)| = 0.5 is not missed.
+
+    The level set next to sigma(D) is nearly singular; the optimiser used to return the
+    limit (peak at infinity, zero gradient) and stall there.
+    """
+    from robustmb.tuning.gradients import hinf_gradient
+
+    s = control.tf("s")
+    L = (kp + ki / s) / (s + 1)
+    err = control.ss(control.minreal((s + 2) / (2 * s + 2e-3) / (1 + L), verbose=False))
+    a, b, c, d = (np.asarray(m) for m in (err.A, err.B, err.C, err.D))
+    g, w, _ = hinf_gradient(a, b, c, d)
+    ref, _ = rmb.hinfnorm(err)
+    # Independent: a dense grid of the same transfer by python-control.
+    grid = np.abs(np.squeeze(err(1j * np.geomspace(1e-3, 1e3, 20001)))).max()
+    assert grid > 0.5 * (1 + 1e-5)  # the bump is above the limit
+    assert g == pytest.approx(ref, rel=1e-7)
+    assert g >= grid * (1 - 1e-9) and np.isfinite(w)
+
+
 def test_hinfstruct_list_of_plants_and_bad_input():
     d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
     plants = [control.ss([[a]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d) for a in (1.0, 2.0)]

@@ -138,3 +138,34 @@ def test_multi_model_over_uncertainty_samples():
     # The wcgain certificate covers the whole box: at least the sampled worst case.
     cert = res.certified[0]
     assert cert.upper >= res.soft[0] * (1 - 1e-6)
+
+
+def test_tracking_at_its_high_frequency_limit_keeps_tuning_the_band():
+    """A PI loop of relative degree one can keep |W (1 - T)| below its limit 1/peak_error.
+
+    The goal's value is then that limit with a zero gradient; the tuning continues on
+    the relative error over the tracking band w <= 1/tau instead of stopping there.
+    """
+    G = control.ss(control.tf([2.0], [1.0, 1.0]), inputs="u", outputs="y", name="G")
+    S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
+    Integ = control.ss([[0.0]], [[1.0]], [[1.0]], [[0.0]], inputs="e", outputs="ie", name="I")
+    K = rmb.tunable_gain("K", 1, 2)
+    K.input_names, K.output_names = ["e", "ie"], ["u_in"]
+    CL = rmb.connect([G, Integ, K, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u"])
+    tau = 0.5
+    res = rmb.systune(CL, [Tracking("r", "y", tau)], [Margins("u", 6.0, 45.0)], seed=0)
+    chk = res.verify()
+    assert chk["stable"] and res.hard[0] < 1.0
+    assert chk["soft"][0] == pytest.approx(res.soft[0], rel=1e-9)
+    assert res.soft[0] == pytest.approx(0.5, rel=1e-9)  # the limit 1 / peak_error
+    band = [v for phase, v in res.runs[0].history if phase == "below limit"]
+    assert len(band) >= 2 and band[-1] < band[0]
+    # Independent: the weighted error on a dense grid of the band, by python-control.
+    kp, ki = res.values["K"][0]
+    s = control.tf("s")
+    L = (kp + ki / s) * control.tf(G)
+    werr = (s + 1 / tau) / (2 * s + 1e-3 / tau) / (1 + L)
+    w = np.linspace(0.0, 1 / tau, 20001)
+    peak = np.abs(np.squeeze(werr(1j * w))).max()
+    assert peak == pytest.approx(band[-1], rel=1e-6)
+    assert peak <= 0.25  # the refinement's target: half the limit

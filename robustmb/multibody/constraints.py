@@ -1,0 +1,345 @@
+"""Exact holonomic loop-closure constraints for closed chains.
+
+A closed chain is built as a tree (opened at one connection) and the two ends
+-- port ``a`` of one body and port ``b`` of another, either may be the ground
+-- are tied by the constraint that the chosen components of the position of
+``b`` relative to ``a``, in the axes of ``a``'s body, vanish::
+
+    g(q) = E^T R_a^T (p_b - p_a) = 0                 (E: the chosen axes, 3 x k)
+
+(``components=("x", "y")`` for the pin of a planar four-bar, all three for a
+spherical joint).  With ``d = p_b - p_a`` and ``w_a`` the angular velocity of
+``a``::
+
+    g'  = E^T R_a^T (d' + d x w_a)                    = J v
+    g'' = E^T R_a^T (d'' + d' x w_a + d x w_a' - w_a x (d' + d x w_a)) = J v' + gamma
+
+Dynamics (index reduced to accelerations, Lagrange multipliers ``lambda``)::
+
+    M v' + h = tau + J^T lambda,      J v' = -gamma - 2 alpha g' - beta^2 g
+
+with Baumgarte's stabilisation ``(alpha, beta)`` (zero by default: the index-1
+form is exact on the constraint manifold; the stabilisation only pulls a
+numerically drifting state back).  Redundant constraints (a planar loop
+constrained in 3-D) are handled by the minimum-norm multipliers: the
+accelerations are unique.  :func:`assemble` projects coordinates and rates onto
+the manifold (Gauss-Newton, minimum-norm steps).
+
+All kinematics here are plain NumPy on any dtype, so complex steps give the
+exact derivatives used by the linearisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import IllPosedError
+from .linearization import crm
+from .tree import FREE, skew3
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+def node_kinematics(tree, q, v):
+    """World poses, twists, velocity-product accelerations and twist Jacobians of every node.
+
+    Returns ``rw, pw`` (rotations, origins), ``vel`` (world twists at the inertial
+    origin), ``bias`` (spatial accelerations at zero ``v'``, field excluded) and
+    ``jac`` (6 x nv each: ``vel = jac v``, ``acc = jac v' + bias``).
+    """
+    rw, pw = tree.world_poses(q)
+    dt = np.result_type(q, v, float)
+    n, nv = tree.n, tree.nv
+    vel, bias, jac = [None] * n, [None] * n, [None] * n
+    for i in range(n):
+        j = tree.parent[i]
+        r, p = rw[i], pw[i]
+        x = np.zeros((6, 6), dtype=np.result_type(r, p))
+        x[:3, :3], x[3:, 3:], x[:3, 3:] = r, r, skew3(p) @ r  # node twist -> world twist
+        jc = np.zeros((6, nv), dtype=dt) if j < 0 else jac[j].copy()
+        k = tree.vi[i]
+        if tree.kind[i] == FREE:
+            jc[:, k : k + 6] = x
+            vj = x @ v[k : k + 6]
+            vel[i], bias[i] = vj, np.zeros(6, dtype=dt)  # crm(v) v = 0
+        else:
+            s = x @ tree.S[i]
+            jc[:, k] = s
+            vj = s * v[k]
+            vp = np.zeros(6, dtype=dt) if j < 0 else vel[j]
+            vel[i] = vp + vj
+            bias[i] = (np.zeros(6, dtype=dt) if j < 0 else bias[j]) + crm(vel[i]) @ vj
+        jac[i] = jc
+    return rw, pw, vel, bias, jac
+
+
+def _end(tree, kin, end, dt):
+    """Point kinematics of a constraint end: rotation, position, velocity, angular
+    velocity, point Jacobian, angular Jacobian, acceleration bias, angular bias."""
+    rw, pw, vel, bias, jac = kin
+    node, rb, pt = end
+    nv = tree.nv
+    if node < 0:
+        z3, zj = np.zeros(3, dtype=dt), np.zeros((3, nv), dtype=dt)
+        return rb, pt.astype(dt), z3, z3, zj, zj, z3, z3
+    r = rw[node] @ rb
+    p = pw[node] + rw[node] @ pt
+    w = vel[node][3:]
+    pd = vel[node][:3] + np.cross(w, p)
+    jp = jac[node][:3] - skew3(p) @ jac[node][3:]
+    acc = bias[node][:3] + np.cross(bias[node][3:], p) + np.cross(w, pd)
+    return r, p, pd, w, jp, jac[node][3:], acc, bias[node][3:]
+
+
+def constraint_terms(tree, q, v):
+    """``(g, J, gamma)`` of all exact constraints, stacked in declaration order."""
+    dt = np.result_type(q, v, float)
+    kin = node_kinematics(tree, q, v)
+    gs, js, cs = [], [], []
+    for _, end_a, end_b, sel in tree.constraints:
+        ra, pa, pda, wa, jpa, jwa, acca, ala = _end(tree, kin, end_a, dt)
+        _, pb, pdb, _, jpb, _, accb, _ = _end(tree, kin, end_b, dt)
+        d, dd = pb - pa, pdb - pda
+        e = ra[:, sel]  # chosen axes of a, world components
+        y = dd + np.cross(d, wa)
+        gs.append(e.T @ d)
+        js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
+        cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+    if not gs:
+        return np.zeros(0), np.zeros((0, tree.nv)), np.zeros(0)
+    return np.concatenate(gs), np.vstack(js), np.concatenate(cs)
+
+
+def _pinv_solve(a, b):
+    """Minimum-norm solution of a symmetric positive semi-definite system (redundant rows)."""
+    w, u = np.linalg.eigh(a)
+    keep = w > 1e-12 * max(1.0, w.max(initial=0.0))
+    wk = w[keep] if b.ndim == 1 else w[keep, None]
+    return u[:, keep] @ ((u[:, keep].T @ b) / wk)
+
+
+def constrained_accelerations(tree, q, v, qdd_free, mass):
+    """Accelerations and multipliers under the constraints, from the unconstrained ones.
+
+    ``qdd_free``: forward dynamics without constraints; ``mass``: the mass matrix.
+    """
+    g, jac, gamma = constraint_terms(tree, q, v)
+    if g.size == 0:
+        return qdd_free, g
+    alpha, beta = tree.baumgarte  # per constraint row
+    chol = np.linalg.cholesky(mass)
+    y = np.linalg.solve(chol.T, np.linalg.solve(chol, jac.T))  # M^{-1} J^T
+    rhs = -(jac @ qdd_free + gamma + 2.0 * alpha * (jac @ v) + beta**2 * g)
+    lam = _pinv_solve(jac @ y, rhs)
+    return qdd_free + y @ lam, lam
+
+
+def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
+    """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
+
+    ``fixed``: coordinate indices held at their given values (e.g. the crank).
+    """
+    q = np.array(q, dtype=float)
+    free = np.setdiff1d(np.arange(tree.nv), np.asarray(fixed, dtype=int))
+    if tree.floating:  # pragma: no cover - kept simple: joints only
+        raise IllPosedError("assemble: mechanisms with a floating base are not supported")
+    zero = np.zeros(tree.nv)
+    for _ in range(max_iter):
+        g, jac, _ = constraint_terms(tree, q, zero)
+        if np.abs(g).max(initial=0.0) <= tol:
+            break
+        jf = jac[:, free]
+        q[free] -= jf.T @ _pinv_solve(jf @ jf.T, g)
+    else:
+        raise IllPosedError(
+            f"assemble: the loop constraints cannot be closed from this guess "
+            f"(residual {np.abs(g).max():.3g} after {max_iter} steps)"
+        )
+    if v is None:
+        return q
+    v = np.array(v, dtype=float)
+    _, jac, _ = constraint_terms(tree, q, v)
+    jf = jac[:, free]
+    v[free] -= jf.T @ _pinv_solve(jf @ jf.T, jac @ v)
+    return q, v
+
+
+def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
+    """Raise if ``(q, v)`` violates the constraints by more than ``tol`` (scaled)."""
+    g, jac, _ = constraint_terms(tree, q, v)
+    if g.size == 0:
+        return
+    gd = jac @ v
+    bad = np.argmax(np.abs(np.r_[g, gd]))
+    worst = np.abs(np.r_[g, gd])[bad]
+    if worst > tol * max(1.0, np.abs(q).max(initial=0.0), np.abs(v).max(initial=0.0)):
+        names = [c[0] for c in tree.constraints]
+        sizes = [len(c[3]) for c in tree.constraints]
+        owner = np.repeat(names, sizes)[bad % g.size]
+        level = "position" if bad < g.size else "velocity"
+        raise IllPosedError(
+            f"{what} violate the loop constraint {owner!r} at {level} level by {worst:.3g}; "
+            "use Mechanism.assemble to project them onto the constraints"
+        )
+
+
+@dataclass
+class ConstrainedLinearization:
+    """Linearisation on the loop-constraint manifold (see :meth:`Mechanism.linearize_at`).
+
+    Attributes
+    ----------
+    A, B : ndarray
+        ``x' = A x + B u`` with ``x = [dz; dz']``, ``z`` the independent coordinates.
+    ss : control.StateSpace
+        ``(A, B, I, 0)`` with named states and inputs.
+    independent : list of str
+        The independent coordinates ``z``.
+    basis : ndarray (2 nv, 2 r)
+        Full tangent state ``[dq; dv] = basis @ x`` (on the manifold).
+    A_full, B_full : ndarray
+        The index-reduced equations in all coordinates (their restriction to the
+        manifold's tangent space is ``A``).
+    M, P1, P2, P3 : ndarray
+        Unconstrained terms at the reference (efforts including the constraint forces).
+    J : ndarray
+        Constraint Jacobian; ``multipliers``: the constraint forces ``lambda`` at the reference.
+    q0, v0, a0, tau0 : ndarray
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    ss: object
+    independent: list
+    basis: np.ndarray
+    A_full: np.ndarray
+    B_full: np.ndarray
+    M: np.ndarray
+    P1: np.ndarray
+    P2: np.ndarray
+    P3: np.ndarray
+    J: np.ndarray
+    multipliers: np.ndarray
+    q0: np.ndarray
+    v0: np.ndarray
+    a0: np.ndarray
+    tau0: np.ndarray
+    input_names: list
+
+
+def _complex_jacobian(fn, x0, h=1e-30):
+    """Exact Jacobian of a complex-analytic ``fn`` at real ``x0`` by complex steps."""
+    cols = []
+    for c in range(x0.size):
+        e = np.zeros(x0.size, dtype=complex)
+        e[c] = 1j * h
+        cols.append(np.imag(fn(x0 + e)) / h)
+    return np.array(cols).T
+
+
+def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
+    """Linearisation of the constrained dynamics, restricted to the constraint manifold.
+
+    ``lin_free`` is a callable ``a0 -> Linearization`` of the unconstrained model at
+    ``(q0, v0, a0)`` (efforts: those that hold ``a0`` -- constraint forces included).
+    """
+    import control
+    from scipy.linalg import null_space, qr
+
+    from .dynamics import crba
+
+    if tree.floating:
+        raise IllPosedError(
+            "linearize_at: exact loop constraints with a floating base are not supported "
+            "(fix the base or use a compliant add_loop_closure)"
+        )
+    check_consistent(tree, q0, v0, "q0, v0")
+    nv = tree.nv
+    mass = crba(tree, q0)
+    g, jac, _ = constraint_terms(tree, q0, v0)
+    lin0 = lin_free(None)  # free dynamics at tau0 (gives the unconstrained a)
+    a0, lam = constrained_accelerations(tree, q0, v0, lin0.a0, mass)
+    lin = lin_free(a0)
+    # second-order constraint terms, exact by complex steps
+    k_lam = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1].T @ lam, q0)
+    g_q = _complex_jacobian(
+        lambda q: (lambda t: t[1] @ a0 + t[2])(constraint_terms(tree, q, v0)), q0
+    )
+    g_v = _complex_jacobian(lambda v: constraint_terms(tree, q0, v)[2], v0)
+    jv_q = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1] @ v0, q0)
+    chol = np.linalg.cholesky(lin.M)
+
+    def msolve(x):
+        return np.linalg.solve(chol.T, np.linalg.solve(chol, x))
+
+    nu = lin.P3.shape[1]
+    r = msolve(np.hstack([lin.P2 + k_lam, lin.P1, lin.P3]))
+    y = msolve(jac.T)
+    rhs = -(jac @ r + np.hstack([g_q, g_v, np.zeros((jac.shape[0], nu))]))
+    rows = r + y @ _pinv_solve(jac @ y, rhs)
+    a_full = np.zeros((2 * nv, 2 * nv))
+    a_full[:nv, nv:] = np.eye(nv)
+    a_full[nv:] = rows[:, : 2 * nv]
+    b_full = np.vstack([np.zeros((nv, nu)), rows[:, 2 * nv :]])
+    # tangent space of {g = 0, J v = 0}, and the independent coordinates
+    tangent = null_space(np.block([[jac, np.zeros_like(jac)], [jv_q, jac]]))
+    nz = tangent.shape[1] // 2
+    names = tree.coordinate_names()
+    if independent is None:
+        piv = qr(null_space(jac).T, pivoting=True)[2]
+        idx = sorted(piv[:nz].tolist())
+    else:
+        independent = [independent] if isinstance(independent, str) else list(independent)
+        for nm in independent:
+            if nm not in names:
+                raise IllPosedError(
+                    f"linearize_at: unknown independent coordinate {nm!r} (coordinates: {names})"
+                )
+        if len(independent) != nz:
+            raise IllPosedError(
+                f"linearize_at: the constrained mechanism has {nz} degrees of freedom, "
+                f"{len(independent)} independent coordinates given"
+            )
+        idx = [names.index(nm) for nm in independent]
+    sel = np.r_[idx, np.asarray(idx, dtype=int) + nv]
+    pt = tangent[sel]
+    if np.linalg.cond(pt) > 1e10:
+        raise IllPosedError(
+            f"linearize_at: {[names[i] for i in idx]} do not parametrise the constrained "
+            "motion at this point (choose other independent coordinates)"
+        )
+    basis = tangent @ np.linalg.inv(pt)
+    a_mat, b_mat = a_full[sel] @ basis, b_full[sel]
+    ind = [names[i] for i in idx]
+    states = ind + [f"{c}_dot" for c in ind]
+    sys = control.ss(
+        a_mat,
+        b_mat,
+        np.eye(2 * nz),
+        np.zeros((2 * nz, nu)),
+        states=states,
+        inputs=lin.input_names,
+        outputs=states,
+    )
+    return ConstrainedLinearization(
+        A=a_mat,
+        B=b_mat,
+        ss=sys,
+        independent=ind,
+        basis=basis,
+        A_full=a_full,
+        B_full=b_full,
+        M=lin.M,
+        P1=lin.P1,
+        P2=lin.P2,
+        P3=lin.P3,
+        J=jac,
+        multipliers=lam,
+        q0=q0,
+        v0=v0,
+        a0=a0,
+        tau0=np.asarray(tau0, dtype=float),
+        input_names=lin.input_names,
+    )

@@ -1,0 +1,144 @@
+"""Performance channels of a worst-case report: their selection and their analysis.
+
+A channel is a named selection ``system[outputs, inputs]`` with a specification
+(the largest admissible peak gain); :class:`ChannelAnalysis` holds its nominal
+and worst-case peak gains, Monte Carlo peaks and singular-value curves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..analysis.worst_case_gain import WcgainResult
+from ..errors import ArgumentError, SignalError
+from .verdicts import DEFAULT_SPEC, gain_verdict
+
+
+@dataclass
+class ChannelAnalysis:
+    """Worst-case analysis of one performance channel ``system[outputs, inputs]``.
+
+    Attributes
+    ----------
+    name : str
+    outputs, inputs : list of str
+    spec : float
+        Specification: the channel's peak gain must be at most ``spec`` for
+        every parameter value (1 for a weighted channel).
+    nominal_peak, nominal_peak_frequency : float
+        Peak gain (H-infinity norm) of the nominal channel and where it is attained.
+    wcgain : WcgainResult
+        The direct result of ``wcgain(system[outputs, inputs])``.
+    sampled_peaks : numpy.ndarray
+        Peak gain of the channel for each Monte Carlo sample (``inf`` if unstable).
+    sigma_nominal, sigma_worst : numpy.ndarray
+        Largest singular value over the plotting grid, nominal and worst case.
+    sigma_samples : numpy.ndarray
+        ``(n_samples, n_omega)``: the same for each sample.
+    """
+
+    name: str
+    outputs: list
+    inputs: list
+    nominal_peak: float
+    nominal_peak_frequency: float
+    wcgain: WcgainResult
+    sampled_peaks: np.ndarray = field(repr=False)
+    sigma_nominal: np.ndarray = field(repr=False)
+    sigma_worst: np.ndarray = field(repr=False)
+    sigma_samples: np.ndarray = field(repr=False)
+    spec: float = DEFAULT_SPEC
+
+    @property
+    def verdict(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"inconclusive"``: the worst case against ``spec``.
+
+        See :func:`gain_verdict`.
+        """
+        wc = self.wcgain
+        return gain_verdict(wc.lower, wc.upper, wc.certified, self.spec)
+
+    @property
+    def nominal_verdict(self) -> str:
+        """``"pass"`` or ``"fail"``: the nominal peak gain against ``spec``."""
+        return "pass" if self.nominal_peak <= self.spec else "fail"
+
+    @property
+    def worst_sample_peak(self) -> float:
+        """Largest sampled peak gain (a lower bound of the worst case)."""
+        return float(np.max(self.sampled_peaks)) if self.sampled_peaks.size else np.nan
+
+
+def normalize_channels(system, channels):
+    """``[(name, outputs, inputs, spec)]`` from a ``{name: (outputs, inputs[, spec])}`` mapping.
+
+    ``None`` gives one channel with every input and output of ``system``; ``{}``
+    gives none.  ``spec`` is the largest admissible peak gain of the channel
+    (default :data:`DEFAULT_SPEC` = 1, the convention of weighted channels).
+    Signals may be names or indices; unknown names raise :class:`SignalError`.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> G = rmb.uss(k * control.tf([1], [1, 1]))
+    >>> G.input_names, G.output_names = ["u"], ["y"]
+    >>> normalize_channels(G, None)
+    [('u -> y', ['y'], ['u'], 1.0)]
+    >>> normalize_channels(G, {"t": ("y", "u", 2.5)})
+    [('t', ['y'], ['u'], 2.5)]
+    """
+    if channels is None:
+        name = f"{', '.join(system.input_names)} -> {', '.join(system.output_names)}"
+        return [(name, list(system.output_names), list(system.input_names), DEFAULT_SPEC)]
+    if not isinstance(channels, dict):
+        raise SignalError(
+            f"channels must be a dict {{name: (outputs, inputs)}}, got {type(channels).__name__}"
+        )
+    out = []
+    for name, spec in channels.items():
+        if not isinstance(spec, list | tuple) or len(spec) not in (2, 3):
+            raise SignalError(
+                f"channel {name!r}: expected (outputs, inputs) or (outputs, inputs, spec), "
+                f"got {spec!r}"
+            )
+        outs, ins = ([s] if isinstance(s, str | int) else list(s) for s in spec[:2])
+        bound = spec[2] if len(spec) == 3 else DEFAULT_SPEC
+        if (
+            isinstance(bound, bool)
+            or not isinstance(bound, int | float | np.integer | np.floating)
+            or not bound > 0
+        ):
+            raise ArgumentError(
+                f"channel {name!r}: the specification (largest admissible peak gain) must be "
+                f"a positive number, got {bound!r}"
+            )
+
+        def names(sel, all_names, what, cname=name):
+            res = []
+            for s in sel:
+                if isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(all_names):
+                    res.append(all_names[s])
+                elif s in all_names:
+                    res.append(s)
+                else:
+                    raise SignalError(
+                        f"channel {cname!r}: unknown {what} {s!r}; the system's {what}s are "
+                        f"{all_names}"
+                    )
+            if not res:
+                raise SignalError(f"channel {cname!r}: no {what}s given")
+            return res
+
+        out.append(
+            (
+                str(name),
+                names(outs, system.output_names, "output"),
+                names(ins, system.input_names, "input"),
+                float(bound),
+            )
+        )
+    return out

@@ -1,0 +1,677 @@
+"""Robust tuning on an active set of parameter samples, then a certificate over the box.
+
+When the closed loop holds uncertain or scheduling elements, :func:`robust_systune`
+alternates two steps:
+
+1. *tune* the tunable parameters jointly on an active set of parameter samples
+   (initially the nominal point, plus any given samples);
+2. *search* the worst case of every goal over the whole box: the vertices and random
+   points of the real parameters, then local (projected quasi-Newton) ascent of the
+   goal's peak gain from the worst of them, with the exact gradient of the peak gain
+   with respect to the normalised parameters.  Loops with ``ucomplex`` or ``ultidyn``
+   elements also take ``wcgain``'s worst case (its mu lower bound) on a frequency grid.
+
+A goal whose worst case found exceeds its active-set value (a hard goal: reaches 1;
+a soft goal: exceeds the active-set objective by ``rtol``), or a point where the loop
+is unstable, adds that point to the active set and the loop is retuned from the
+current design.  When nothing violates, each H-infinity goal is *certified* with
+:func:`robustmb.wcgain` over the whole box and the whole frequency axis; the
+certificate can be sharpened by splitting the ranges of chosen real parameters into
+sub-boxes (the bound is the largest sub-box bound, each certified).
+
+The certificate is a frozen-parameter one: it covers every constant value of the
+parameters in their ranges (no bound on their rates of variation).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize
+
+from ..analysis import hinfnorm, wcgain
+from ..errors import DimensionError, UncertainTypeError
+from ..lft.elements import ureal
+from ..lft.model import UncertainModel, as_model
+from .gradients import h2_gradient, hinf_gradient
+from .parametrization import ParameterVector, TunableLFT
+from .systune import SystuneResult
+from .tuning_problem import Term, TuningProblem, pole_requirement
+
+
+# --------------------------------------------------------------------------- delta map
+class _DeltaMap:
+    """State-space data of a model as a function of its normalised real parameters.
+
+    ``S(delta) = S0 + L Theta (I - Dzw Theta)^-1 R`` with ``Theta`` the diagonal of the
+    normalised deltas (each repeated as in the LFT); the gradient of a function of
+    ``S`` with gradient ``G`` is the diagonal of ``Bt^T G Ct^T`` summed per parameter.
+    """
+
+    def __init__(self, model, names):
+        r = as_model(model)._real
+        nw, nz, nx = r.nw, r.nz, r.nx
+        self.nx = nx
+        self.dt = 0.0 if model.dt in (None, 0) else float(model.dt)
+        self.s0 = np.block([[r.a, r.b[:, nw:]], [r.c[nz:], r.d[nz:, nw:]]])
+        self.left = np.vstack([r.b[:, :nw], r.d[nz:, :nw]])
+        self.right = np.hstack([r.c[:nz], r.d[:nz, nw:]])
+        self.dzw = r.d[:nz, :nw]
+        index = {n: i for i, n in enumerate(names)}
+        self.channel = np.zeros(nw, int)
+        for name, el, _reps, ws, _ in r.block_slices():
+            if el.kind != "real" or el.tunable:
+                raise UncertainTypeError(f"robust tuning: '{name}' is not a real parameter")
+            self.channel[ws] = index[name]
+        self.scatter = np.zeros((nw, len(names)))
+        self.scatter[np.arange(nw), self.channel] = 1.0
+
+    def statespace(self, delta):
+        th = delta[self.channel]
+        loop = np.eye(self.dzw.shape[0]) - self.dzw * th[None, :]
+        ct = np.linalg.solve(loop, self.right)
+        s = self.s0 + (self.left * th[None, :]) @ ct
+        n = self.nx
+        return s[:n, :n], s[:n, n:], s[n:, :n], s[n:, n:]
+
+    def chain(self, delta, gs):
+        th = delta[self.channel]
+        nw = th.size
+        loop_t = np.eye(nw) - th[:, None] * self.dzw
+        bt = np.linalg.solve(loop_t.T, self.left.T).T
+        ct = np.linalg.solve(np.eye(nw) - self.dzw * th[None, :], self.right)
+        diag = np.einsum("ai,ab,ib->i", bt, gs, ct)
+        return diag @ self.scatter
+
+
+def _measure(dm, delta, measure, scale, poles, gradient=False):
+    """Goal value (and gradient w.r.t. the normalised deltas) at one point."""
+    try:
+        a, b, c, d = dm.statespace(delta)
+    except np.linalg.LinAlgError:
+        return np.inf, None
+    if measure == "poles":
+        v, ga = pole_requirement(a, *poles)
+        gs = None
+        if ga is not None and gradient:
+            gs = np.zeros((a.shape[0] + c.shape[0], a.shape[0] + b.shape[1]))
+            gs[: a.shape[0], : a.shape[0]] = ga
+    elif measure == "h2":
+        v, gs = h2_gradient(a, b, c, d, dm.dt)
+    else:
+        v, _, gs = hinf_gradient(a, b, c, d, dm.dt)
+    if not np.isfinite(v):
+        return np.inf, None
+    g = dm.chain(delta, gs) * scale if gradient and gs is not None else None
+    return float(v) * scale, g
+
+
+def _abscissa(dm, delta):
+    a = dm.statespace(delta)[0]
+    return float(np.max(np.linalg.eigvals(a).real)) if a.size else -np.inf
+
+
+# ------------------------------------------------------------------------- search
+@dataclass
+class WorstCase:
+    """Worst case of one goal found by the search (a lower bound of its worst value)."""
+
+    value: float
+    point: dict
+    delta: np.ndarray
+    evaluations: int = 0
+
+
+def _box_points(k, n_random, rng, max_vertices):
+    pts = [np.zeros(k)]
+    if k and 2**k <= max_vertices:
+        pts.extend(np.array(v, float) for v in itertools.product((-1.0, 1.0), repeat=k))
+    pts.extend(rng.uniform(-1.0, 1.0, (n_random, k)))
+    return np.array(pts)
+
+
+def _local_ascent(fun, x0, maxiter):
+    """Maximise ``fun`` over ``[-1, 1]^k`` from ``x0`` (L-BFGS-B on the negated value)."""
+
+    def neg(x):
+        v, g = fun(x)
+        if not np.isfinite(v):
+            return 1e300, np.zeros_like(x)
+        return -v, -g if g is not None else np.zeros_like(x)
+
+    res = minimize(
+        neg,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(-1.0, 1.0)] * x0.size,
+        options={"maxiter": maxiter},
+    )
+    return np.clip(res.x, -1.0, 1.0)
+
+
+def search_worst_case(
+    model,
+    elements,
+    measure="hinf",
+    scale=1.0,
+    poles=None,
+    *,
+    loop=None,
+    n_random=64,
+    n_local=3,
+    seed=0,
+    max_vertices=256,
+    extra=(),
+    local_maxiter=60,
+):
+    """Worst value of a goal over the box of the real parameters (a lower bound).
+
+    Parameters
+    ----------
+    model : UncertainSystem
+        The goal's transfer with every tunable substituted; its uncertain elements must
+        be real parameters listed in ``elements``.
+    elements : dict
+        ``{name: ureal}``: the box is the product of their ranges.
+    measure, scale, poles :
+        The goal's measure (``"hinf"``, ``"h2"``, ``"poles"``) as returned by
+        ``goal.model``.
+    loop : UncertainSystem, optional
+        The whole closed loop: a point where it is unstable has the value ``inf``.
+    n_random : int
+        Random points besides the centre and the vertices (all ``2^k`` when at most
+        ``max_vertices``).
+    n_local : int
+        Local ascents from the best points.
+    extra : sequence of array_like
+        Further normalised points to evaluate (for instance the active set).
+
+    Returns
+    -------
+    WorstCase
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    >>> s = control.tf("s")
+    >>> G = rmb.uss(1 / (s + a))
+    >>> wc = search_worst_case(G, {"a": a})
+    >>> round(wc.value, 9), round(wc.point["a"], 9)
+    (2.0, 0.5)
+    """
+    names = list(elements)
+    els = [elements[n] for n in names]
+    rng = np.random.default_rng(seed)
+    k = len(names)
+    dm = _DeltaMap(model, names)
+    lm = _DeltaMap(loop, names) if loop is not None else None
+    pts = _box_points(k, n_random, rng, max_vertices)
+    if len(extra):
+        pts = np.vstack([pts, np.atleast_2d(np.asarray(extra, float))])
+    count = 0
+
+    def value(x, gradient=False):
+        nonlocal count
+        count += 1
+        if lm is not None and _abscissa(lm, x) >= 0:
+            return np.inf, None
+        return _measure(dm, x, measure, scale, poles, gradient)
+
+    vals = np.array([value(x)[0] for x in pts])
+    order = np.argsort(-vals)
+    best = int(order[0])
+    bx, bv = pts[best].copy(), float(vals[best])
+    if not np.isfinite(bv) and lm is not None:
+        # Unstable somewhere: the point of the largest spectral abscissa is the most
+        # informative one to add.
+        bad = np.flatnonzero(~np.isfinite(vals))
+        alpha = [_abscissa(lm, pts[i]) for i in bad]
+        bx = pts[bad[int(np.argmax(alpha))]].copy()
+    if np.isfinite(bv):
+        starts = [pts[i] for i in order[:n_local] if np.isfinite(vals[i])]
+        for x0 in starts:
+            x = _local_ascent(lambda y: value(y, True), x0, local_maxiter)
+            v = value(x)[0]
+            if v > bv:
+                bx, bv = x, v
+    point = {n: float(el.denormalize(x)) for n, el, x in zip(names, els, bx, strict=True)}
+    return WorstCase(bv, point, bx, count)
+
+
+# ------------------------------------------------------------------------ certificate
+def _split_elements(elements, splits):
+    """Sub-boxes: ``{name: (lo, hi)}`` for every combination of the split ranges."""
+    names = [n for n in splits if splits[n] > 1]
+    for n in names:
+        if n not in elements or elements[n].kind != "real":
+            raise DimensionError(f"certify_splits: '{n}' is not a real parameter of the loop")
+    edges = {n: np.linspace(*elements[n].range, int(splits[n]) + 1) for n in names}
+    for idx in itertools.product(*[range(int(splits[n])) for n in names]):
+        yield {n: (edges[n][i], edges[n][i + 1]) for n, i in zip(names, idx, strict=True)}
+
+
+def certify_goal(model, *, splits=None, progress=False):
+    """``wcgain`` upper bound of a goal's transfer over the whole box.
+
+    With ``splits`` (``{name: pieces}``), each range is cut into equal pieces and every
+    sub-box is certified separately (the element is replaced by a ``ureal`` of the
+    sub-range); the result's ``upper`` is the largest sub-box bound, ``lower`` the
+    largest realised worst case, and ``certified`` holds only if every sub-box is.
+
+    Returns
+    -------
+    WcgainResult
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    >>> s = control.tf("s")
+    >>> res = certify_goal(rmb.uss(1 / (s + a)), splits={"a": 2})
+    >>> res.certified and res.lower <= res.upper and abs(res.lower - 2.0) < 1e-9
+    True
+    """
+    model = as_model(model)
+    if not splits:
+        return wcgain(model, progress=progress)
+    best = None
+    worst_lower = None
+    all_certified = True
+    for box in _split_elements(model.uncertainty, splits):
+        sub = {n: ureal(n, 0.5 * (lo + hi), range=(lo, hi)) for n, (lo, hi) in box.items()}
+        res = wcgain(model.usubs(sub))
+        all_certified &= bool(res.certified)
+        if best is None or res.upper > best.upper:
+            best = res
+        if worst_lower is None or res.lower > worst_lower.lower:
+            worst_lower = res
+    from ..analysis.worst_case_gain import WcgainResult
+
+    reason = (
+        f"wcgain over {int(np.prod([v for v in splits.values()]))} sub-boxes of "
+        f"{sorted(splits)}: upper is the largest certified sub-box bound"
+    )
+    return WcgainResult(
+        worst_lower.lower,
+        best.upper,
+        worst_lower.critical_frequency,
+        worst_lower.worst,
+        all_certified,
+        None,
+        reason,
+    )
+
+
+# ---------------------------------------------------------------------------- engine
+@dataclass
+class RobustSystuneResult(SystuneResult):
+    """Result of robust tuning (:func:`robustmb.systune` on an uncertain loop).
+
+    Besides the fields of :class:`~robustmb.tuning.SystuneResult` (``soft`` and
+    ``hard`` are the values over the active set; ``models`` is the active set):
+
+    Attributes
+    ----------
+    active_set : list of dict
+        The parameter samples tuned jointly (physical values), the nominal first.
+    worst_found : list of WorstCase
+        Per goal (soft then hard): the worst case found by the final search over the
+        box (a lower bound of the goal's worst value).
+    certified_values : list of float
+        Per goal: the certified upper bound of its worst value over the box and the
+        frequency axis (``wcgain``), ``nan`` for goals without a certificate.
+    drivers : list of int
+        Per goal: the index in ``active_set`` of the sample where the goal is largest
+        for the tuned design (the sample that drove it).
+    history : list of dict
+        Per round: active-set size, active-set goal values, worst cases found, time.
+    time : float
+        Wall time (seconds), ``certify_time`` the part spent certifying.
+    """
+
+    worst_found: list = field(default_factory=list)
+    certified_values: list = field(default_factory=list)
+    drivers: list = field(default_factory=list)
+    history: list = field(default_factory=list)
+    time: float = 0.0
+    certify_time: float = 0.0
+
+
+def _normalised(point, names, elements):
+    return np.array([float(elements[n].normalize(point[n])) for n in names])
+
+
+def robust_systune(
+    cl,
+    soft,
+    hard=(),
+    *,
+    random_start=0,
+    seed=None,
+    samples=None,
+    progress=False,
+    maxiter=1000,
+    certify=True,
+    max_rounds=20,
+    n_random=64,
+    n_local=3,
+    rtol=1e-3,
+    certify_splits=None,
+    initial=None,
+):
+    """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
+
+    Called by :func:`robustmb.systune` for a loop with uncertain or scheduling
+    elements; the arguments are those of ``systune``, and
+
+    max_rounds : int
+        Tune-and-search rounds at most.
+    n_random, n_local : int
+        Random points and local ascents of each worst-case search.
+    rtol : float
+        A soft goal violates when its worst case exceeds the active-set objective by
+        this relative amount.
+    certify_splits : dict, optional
+        ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
+    initial : dict, optional
+        ``{tunable name: value}`` to start the first round from (others keep theirs).
+
+    Returns
+    -------
+    RobustSystuneResult
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning import WeightedGain
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
+    >>> s = control.tf("s")
+    >>> G = rmb.uss(1 / (s - a)); G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
+    >>> K = rmb.tunable_gain("K", 1, 1); K.input_names, K.output_names = ["e"], ["u"]
+    >>> S = control.ss([], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S",
+    ...                inputs=["r", "y", "u", "d"], outputs=["e", "v"])
+    >>> CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    >>> goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
+    >>> res = rmb.systune(CL, goals, seed=0)
+    >>> round(float(res.values["K"][0, 0]), 3), round(max(res.soft), 3)
+    (4.0, 1.0)
+    >>> [round(p["a"], 3) for p in res.active_set]
+    [1.0, 1.5]
+    """
+    t_start = time.perf_counter()
+    cl = as_model(cl)
+    elements = dict(cl.uncertainty)
+    real = {n: el for n, el in elements.items() if el.kind == "real"}
+    other = {n: el for n, el in elements.items() if el.kind != "real"}
+    names = list(real)
+    goals = list(soft) + list(hard)
+    nsoft = len(soft)
+    params = ParameterVector(cl.tunables)
+    rng_seed = 0 if seed is None else seed
+
+    points = [{n: el.nominal for n, el in elements.items()}]
+    if samples is not None:
+        if isinstance(samples, int):
+            points += cl.usample(samples, seed=seed)[1]
+        else:
+            points += [dict(p) for p in samples]
+    models = [g.model(cl) for g in goals]
+
+    def build(pts):
+        sterms, hterms = [], []
+        for i, (m, measure, scale, poles) in enumerate(models):
+            for pt in pts:
+                t = Term(TunableLFT(m.usubs(pt), params), measure, scale, poles, f"{i}")
+                (sterms if i < nsoft else hterms).append(t)
+        loops = [TunableLFT(cl.usubs(pt), params) for pt in pts]
+        return TuningProblem(params, sterms, hterms, loops)
+
+    history, runs, x = [], [], None
+    worst = []
+    target = None
+    for rnd in range(max_rounds):
+        t0 = time.perf_counter()
+        problem = build(points)
+        if x is None:
+            rng = np.random.default_rng(seed)
+            x0 = params.initial() if not initial else _initial_vector(params, initial)
+            starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
+            rr = []
+            for s in starts:
+                rr.append(_run(problem, s, maxiter, None))
+                if progress:
+                    print(
+                        f"robust tuning start {len(rr)}: {rr[-1].value:.6g} "
+                        f"({rr[-1].message}, {rr[-1].time:.1f} s)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+            best = int(np.argmin([r.value for r in rr]))
+            runs = [rr[best]] + [r for i, r in enumerate(rr) if i != best]
+        else:
+            # Warm start from the previous design (feasibility restored if needed).
+            runs = [_run(problem, x, maxiter, target)] + runs
+        x = runs[0].x
+        sv, hv = problem.values(x)
+        npt = len(points)
+        act = [max(v[i * npt : (i + 1) * npt]) for v, i in _goal_slices(sv, hv, nsoft, goals)]
+        objective = max(act[:nsoft], default=0.0)
+        target = objective if np.isfinite(objective) and objective > 0 else None
+        tuned = cl.usubs(params.values(x))
+        worst = _search_all(
+            tuned, goals, real, other, names, points, rng_seed + rnd, n_random, n_local
+        )
+        violated = []
+        for i, wc in enumerate(worst):
+            limit = objective * (1 + rtol) if i < nsoft else 1.0
+            if not wc.value < limit:
+                violated.append(i)
+        history.append(
+            {
+                "round": rnd,
+                "active_set_size": npt,
+                "active": act,
+                "worst_found": [w.value for w in worst],
+                "violated": violated,
+                "time": time.perf_counter() - t0,
+            }
+        )
+        if progress:
+            h = history[-1]
+            print(
+                f"robust tuning round {rnd}: {npt} samples, active {np.round(act, 4).tolist()}, "
+                f"worst found {np.round(h['worst_found'], 4).tolist()}, {h['time']:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        if not violated:
+            break
+        added = False
+        for i in violated:
+            p = worst[i].point
+            if not any(_same_point(p, q, real) for q in points):
+                points.append(p)
+                added = True
+        if not added:
+            break
+
+    values = params.values(x)
+    tuned = cl.usubs(values)
+    npt = len(points)
+    drivers = []
+    for i in range(len(goals)):
+        vals = (sv if i < nsoft else hv)[
+            (i if i < nsoft else i - nsoft) * npt : ((i if i < nsoft else i - nsoft) + 1) * npt
+        ]
+        drivers.append(int(np.argmax(vals)))
+    soft_v, hard_v = act[:nsoft], act[nsoft:]
+    t_cert = time.perf_counter()
+    certified, cvals = [], []
+    for m, measure, scale, _ in (g.model(tuned) for g in goals):
+        cert = None
+        if certify and measure == "hinf" and isinstance(m, UncertainModel) and m.uncertainty:
+            try:
+                cert = certify_goal(m * scale if scale != 1.0 else m, splits=certify_splits)
+            except ValueError as exc:
+                cert = exc
+        certified.append(cert)
+        ok = cert is not None and not isinstance(cert, Exception) and cert.certified
+        cvals.append(float(cert.upper) if ok else np.nan)
+    t_end = time.perf_counter()
+    return RobustSystuneResult(
+        tuned,
+        values,
+        soft_v,
+        hard_v,
+        certified,
+        points,
+        runs,
+        points,
+        (tuple(soft), tuple(hard)),
+        worst_found=worst,
+        certified_values=cvals,
+        drivers=drivers,
+        history=history,
+        time=t_end - t_start,
+        certify_time=t_end - t_cert,
+    )
+
+
+def _run(problem, x0, maxiter, target):
+    """One run: soft goals minimised subject to hard goals below 1 and stable loops.
+
+    With hard goals, a min-max stage first minimises ``max(soft / t, hard)`` (the
+    hard goals enter the maximum instead of a barrier, so the iterates slide along
+    them), lowering the target ``t`` below the soft value reached while the maximum
+    stays below 1; then the barrier problem (soft objective, hard goals < 1) polishes
+    the best feasible point.
+    """
+    if not problem.hard:
+        return problem.run(x0, maxiter=maxiter)
+    t_start = time.perf_counter()
+    x = np.asarray(x0, float)
+    sv, _ = problem.values(x)
+    t = target if target else (max(sv) if sv and np.all(np.isfinite(sv)) else 1.0)
+    best, hist = None, []
+    for _ in range(4):
+        scaled = [
+            Term(term.lft, term.measure, term.scale / t, term.poles, term.label)
+            for term in problem.soft
+        ]
+        mm = TuningProblem(problem.params, scaled + problem.hard, [], problem.loops)
+        r = mm.run(x, maxiter=maxiter)
+        hist += r.history
+        if not np.isfinite(r.value):
+            break
+        x = r.x
+        sv, hv = problem.values(x)
+        s_val, h_val = max(sv, default=0.0), max(hv)
+        if h_val < 1.0 and (best is None or s_val < best[0]):
+            best = (s_val, x.copy())
+        if r.value >= 1.0 - 1e-6:
+            if best is not None:
+                break
+            t *= 2.0 * r.value  # the hard goals cannot follow this target: relax it
+        else:
+            t = 0.9 * s_val
+    if best is None:
+        return problem.run(x, maxiter=maxiter)
+    r = problem.run(best[1], maxiter=maxiter)
+    if not r.value <= best[0]:
+        r.x, r.value = best[1], best[0]
+    r.start, r.history = np.asarray(x0, float), hist + r.history
+    r.time = time.perf_counter() - t_start
+    return r
+
+
+def _initial_vector(params, initial):
+    """The parameter vector with the given ``{name: value}`` replacing initial values."""
+    x = params.initial()
+    for name, value in initial.items():
+        if name not in params.tunables:
+            raise DimensionError(f"initial: '{name}' is not a tunable of the loop")
+        el = params.tunables[name]
+        k = params.offsets[name]
+        val = np.asarray(value, float)
+        if val.shape != el.value.shape:
+            raise DimensionError(
+                f"initial: '{name}' has shape {el.value.shape}, got a value of shape {val.shape}"
+            )
+        x[k : k + el.nfree] = val[el.free].ravel() if val.ndim else [float(val)]
+    return x
+
+
+def _goal_slices(sv, hv, nsoft, goals):
+    for i in range(len(goals)):
+        yield (sv, i) if i < nsoft else (hv, i - nsoft)
+
+
+def _same_point(p, q, real):
+    return all(
+        abs(float(real[n].normalize(p[n])) - float(real[n].normalize(q[n]))) < 1e-6 for n in real
+    )
+
+
+def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_local):
+    """Worst case of every goal of the tuned loop over the box (lower bounds)."""
+    out = []
+    extra = [_normalised(p, names, real) for p in points]
+    nominal_other = {n: el.nominal for n, el in other.items()}
+    for g in goals:
+        m, measure, scale, poles = g.model(tuned)
+        m = as_model(m)
+        loop = tuned
+        if other:
+            # Non-real elements at their nominal for the real search; wcgain's mu lower
+            # bound (below) explores them.
+            m = as_model(m.usubs({n: v for n, v in nominal_other.items() if n in m.uncertainty}))
+            loop = as_model(tuned.usubs(nominal_other))
+        if not m.uncertainty and not loop.uncertainty:
+            val = _fixed_value(m, measure, scale, poles)
+            out.append(WorstCase(val, {}, np.zeros(0), 1))
+            continue
+        # Keep every real element in the map (some may not enter this transfer).
+        wc = search_worst_case(
+            m,
+            real,
+            measure,
+            scale,
+            poles,
+            loop=loop,
+            n_random=n_random,
+            n_local=n_local,
+            seed=seed,
+            extra=extra,
+        )
+        wc.point.update(nominal_other)
+        if other and measure == "hinf":
+            full, *_ = g.model(tuned)
+            res = wcgain(full * scale if scale != 1.0 else full, omega=_grid(wc))
+            if res.lower > wc.value and res.worst:
+                wc = WorstCase(float(res.lower), dict(res.worst), wc.delta, wc.evaluations)
+        out.append(wc)
+    return out
+
+
+def _grid(wc):
+    return np.logspace(-3, 4, 60)
+
+
+def _fixed_value(m, measure, scale, poles):
+    sys = m.nominal() if isinstance(m, UncertainModel) else m
+    if measure == "poles":
+        return pole_requirement(np.asarray(sys.A), *poles)[0]
+    if measure == "h2":
+        from ..analysis import h2norm
+
+        return h2norm(sys) * scale
+    return hinfnorm(sys)[0] * scale
