@@ -24,7 +24,6 @@ from .arm import (
     two_link_arm,
     two_link_arm_mechanism,
 )
-from .arm_nonlinear import ArmStepCheck, arm_step_check, two_link_arm_schedule
 from .arm_lpv import (
     PAPER_GAMMA1,
     PAPER_GAMMA2,
@@ -33,6 +32,7 @@ from .arm_lpv import (
     arm_lpv_synthesis,
     arm_lpv_tuning_problem,
 )
+from .arm_nonlinear import ArmStepCheck, arm_step_check, two_link_arm_schedule
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
 from .gravimeter import (
     collocated_manipulator,
