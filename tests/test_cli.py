@@ -78,7 +78,7 @@ def _run(*args, cwd=None):
 def test_help_on_every_command(capsys):
     for argv, expected in (
         (["--help"], ["demo", "report"]),
-        (["demo", "--help"], ["--samples", "--out", "--seed", "--quiet"]),
+        (["demo", "--help"], ["--samples", "--out", "--seed", "--quiet", "--quick"]),
         (["report", "--help"], ["MODULE:FUNCTION", "--channel", "--title"]),
     ):
         with pytest.raises(SystemExit) as exit_info:
@@ -124,8 +124,10 @@ def report_run(tmp_path_factory):
 def test_report_job_writes_the_report(report_run):
     code, out, _, folder = report_run
     assert code == 0
-    assert "verdict: robustly stable" in out and "second: worst-case peak gain" in out
     data = json.loads((folder / "summary.json").read_text())
+    overall = data["robust_performance"]["verdict"]
+    assert f"verdict: {overall} (robust stability: robustly stable)" in out
+    assert "second: worst-case peak gain" in out
     assert data["verdict"] == "robustly stable" and data["title"] == "T"
     assert data["monte_carlo"]["n_samples"] == 4
     (ch,) = data["channels"]
@@ -231,11 +233,46 @@ def test_parse_channel_and_load_target():
 
 
 @pytest.mark.slow
-def test_demo_writes_the_arm_report(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--samples", "20", "--quiet"]) == 0
+def test_demo_writes_the_arm_report(tmp_path, capsys, monkeypatch):
+    """Quick pipeline: LPV tuning, certificates, report; bounds re-checked by AB13DD."""
+    import control
+    import numpy as np
+
+    import robustmb.report.arm_lpv as arm_lpv
+
+    designs = []
+    design_fn = arm_lpv.arm_lpv_design
+
+    def keep(**kw):
+        designs.append(design_fn(**kw))
+        return designs[-1]
+
+    monkeypatch.setattr(arm_lpv, "arm_lpv_design", keep)
+    assert main(["demo", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "two-link arm" in out and "verdict:" in out
+    assert "two-link arm" in out and "verdict:" in out and "robust LPV tuning" in out
     data = json.loads((tmp_path / "summary.json").read_text())
-    assert sorted(data["parameters"]) == ["J1", "L2", "m1", "m3", "rho1"]
-    assert [c["name"] for c in data["channels"]] == ["tracking W_e S", "effort W_T K S"]
+    assert sorted(data["parameters"]) == ["J1", "L2", "m1", "m3", "rho1", "t1", "t2"]
+    chans = data["channels"]
+    assert [c["name"] for c in chans] == ["tracking W_e S", "effort W_T K S"]
     assert all(c["passed"] for c in data["checks"])
+    # the overall verdict is the worst of stability and every channel
+    order = ["pass", "inconclusive", "fail"]
+    parts = [data["robust_performance"]["stability_verdict"]] + [c["verdict"] for c in chans]
+    assert data["robust_performance"]["verdict"] == max(parts, key=order.index)
+    # certified upper bounds hold at a grid of the scheduling box x physical vertices
+    loop, channels = arm_lpv.arm_lpv_loop(designs[0].controller)
+    rng = np.random.default_rng(1)
+    names = ["m1", "J1", "rho1", "L2", "m3"]
+    for t1 in np.linspace(*loop.uncertainty["t1"].range, 3):
+        for t2 in np.linspace(*loop.uncertainty["t2"].range, 3):
+            pt = {"t1": t1, "t2": t2}
+            for n in names:
+                lo, hi = loop.uncertainty[n].range
+                pt[n] = lo if rng.random() < 0.5 else hi
+            for c in chans:
+                outs, ins, _ = channels[c["name"]]
+                sys = loop[outs, ins].usubs(pt)
+                assert np.all(np.linalg.eigvals(sys.A).real < 0)
+                gain = control.norm(sys, np.inf)  # SLICOT AB13DD through python-control
+                assert gain <= c["worst_case"]["upper"] * (1 + 1e-6)

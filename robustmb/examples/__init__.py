@@ -32,6 +32,7 @@ from .arm_lpv import (
     arm_lpv_synthesis,
     arm_lpv_tuning_problem,
 )
+from .arm_nonlinear import ArmStepCheck, arm_step_check, two_link_arm_schedule
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
 from .gravimeter import (
     collocated_manipulator,
@@ -43,6 +44,7 @@ from .stewart_platform import STEWART_BOTTOM_JOINTS, STEWART_TOP_JOINTS, stewart
 from .two_carts import two_carts_loop
 
 __all__ = [
+    "ArmStepCheck",
     "PAPER_GAMMA1",
     "PAPER_GAMMA2",
     "ArmLPVProblem",
@@ -55,6 +57,7 @@ __all__ = [
     "STEWART_TOP_JOINTS",
     "TWO_LINK_ARM_ANGLE_RANGES",
     "TWO_LINK_ARM_TABLE1",
+    "arm_step_check",
     "assembly",
     "balloon_gondola",
     "collocated_manipulator",
@@ -66,5 +69,6 @@ __all__ = [
     "two_carts_loop",
     "two_link_arm",
     "two_link_arm_mechanism",
+    "two_link_arm_schedule",
     "uncertain_gravimeter",
 ]

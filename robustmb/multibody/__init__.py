@@ -38,6 +38,7 @@ from .joints import PrismaticJoint, RevoluteJoint, WeldJoint
 from .mechanism import Mechanism, MechanismTrim
 from .nport_body import rigid_nport, rigid_titop
 from .port_inversion import invert_channels
+from .scheduled_loop import ScheduledController, ScheduledLoopResult, simulate_scheduled_loop
 from .signals import motion_names, reaction_names, wrench_names
 from .spatial import (
     kinematic_model,
@@ -56,6 +57,8 @@ __all__ = [
     "PrismaticJoint",
     "RevoluteJoint",
     "RigidBody",
+    "ScheduledController",
+    "ScheduledLoopResult",
     "WeldJoint",
     "body_block",
     "body_trim_wrench",
@@ -76,6 +79,7 @@ __all__ = [
     "rotation_lft",
     "rotation_lft_coefficients",
     "rotation_matrix",
+    "simulate_scheduled_loop",
     "skew",
     "spatial_inertia",
     "transport_twist",

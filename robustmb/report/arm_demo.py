@@ -16,6 +16,8 @@ below 1 meets the specification.
 
 from __future__ import annotations
 
+import copy
+
 import control
 import numpy as np
 
@@ -163,11 +165,47 @@ def arm_closed_loop(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):
     True
     """
     from ..examples import two_link_arm
-    from ..lft import connect, uss
 
     plant = two_link_arm(theta1, theta2)
-    plant.name = "G"
     controller = baseline_pid(plant.nominal(), **design)
+    loop, channels = close_arm_loop(plant, controller)
+    return loop, channels, controller
+
+
+def close_arm_loop(plant, controller):
+    """Close ``plant`` (torques -> angles) with ``controller`` (errors -> torques).
+
+    ``e = r - theta`` drives the controller; the loop's outputs are the weighted
+    errors ``we``, weighted torques ``wu`` and the angles (see
+    :func:`arm_closed_loop`).  Scheduling or uncertain elements of either side
+    are kept (shared by name).
+
+    Returns
+    -------
+    loop : UncertainSystem
+    channels : dict
+        ``{"tracking W_e S": (outputs, inputs), "effort W_T K S": (outputs, inputs)}``.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> P = rmb.examples.two_link_arm(*DEMO_ANGLES, uncertain=False)
+    >>> loop, channels = close_arm_loop(P, baseline_pid(P))
+    >>> loop.nstates
+    10
+    """
+    from ..lft import connect, uss
+
+    # shallow copies: renaming must not touch the caller's objects
+    plant = uss(plant) if not hasattr(plant, "blocks") else copy.copy(plant)
+    plant.name = "G"
+    if not hasattr(controller, "blocks"):
+        k_unc = uss(controller)
+        k_unc.input_names = list(controller.input_labels)
+        k_unc.output_names = list(controller.output_labels)
+    else:
+        k_unc = copy.copy(controller)
+    k_unc.name = "K"
     n = len(plant.input_names)
     eye = np.eye(n)
     # Error junction e = r - theta and output weights, as named static/dynamic blocks.
@@ -184,10 +222,6 @@ def arm_closed_loop(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):
     w_t.name = "WT"
     w_t.input_names = [f"u{i + 1}" for i in range(n)]
     w_t.output_names = [f"wu{i + 1}" for i in range(n)]
-    k_unc = uss(controller)
-    k_unc.name = "K"
-    k_unc.input_names = list(controller.input_labels)
-    k_unc.output_names = list(controller.output_labels)
     refs = [f"r{i + 1}" for i in range(n)]
     connections = [[f"G.{t}", f"K.u{i + 1}"] for i, t in enumerate(plant.input_names)]
     connections += [[f"E.{y}", f"G.{y}"] for y in plant.output_names]
@@ -213,7 +247,7 @@ def arm_closed_loop(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):
         "tracking W_e S": ([f"we{i + 1}" for i in range(n)], refs),
         "effort W_T K S": ([f"wu{i + 1}" for i in range(n)], refs),
     }
-    return loop, channels, controller
+    return loop, channels
 
 
 def loop_at_plant_inputs(theta1=DEMO_ANGLES[0], theta2=DEMO_ANGLES[1], **design):

@@ -21,6 +21,10 @@ h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; mar
 .verdict.ok { background: #e6f4ea; border: 1px solid #5cb85c; }
 .verdict.bad { background: #fdecea; border: 1px solid #d9534f; }
 .verdict.unknown { background: #fff6e0; border: 1px solid #f0ad4e; }
+.part { padding: 0.4em 1em; margin: 0.6em 0; border-left: 4px solid #999; }
+.part.ok { border-left-color: #5cb85c; }
+.part.bad { border-left-color: #d9534f; }
+.part.unknown { border-left-color: #f0ad4e; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
 th { background: #f0f0f0; }
@@ -199,7 +203,9 @@ def _verdict_html(analysis) -> str:
             + ("" if rs.certified else " and the frequency axis is not fully certified")
             + "."
         )
-    return f'<div class="verdict {cls}">{text}</div>'
+    # A part of the verdict, not a headline: styled below the robust-performance box so
+    # that a green stability result never reads as the overall verdict.
+    return f'<div class="part {cls}" id="stability">Robust stability — {text}</div>'
 
 
 def _parameter_rows(analysis):

@@ -106,6 +106,7 @@ def worst_case_report(
     loop=None,
     loop_description="",
     step=None,
+    certificates=None,
 ):
     """Analyse an uncertain closed loop and write its worst-case report.
 
@@ -146,6 +147,9 @@ def worst_case_report(
     loop, loop_description : optional
         Uncertain loop transfer (or ``(P, C)``) for the nominal and worst-case
         disk, gain and phase margins; see
+        :func:`~robustmb.report.worst_case.worst_case_analysis`.
+    certificates : dict, optional
+        Channel certificates already computed; see
         :func:`~robustmb.report.worst_case.worst_case_analysis`.
 
     Returns
@@ -188,6 +192,7 @@ def worst_case_report(
             loop=loop,
             loop_description=loop_description,
             step=step,
+            certificates=certificates,
         )
         bar.start("figures")
         t0 = time.perf_counter()

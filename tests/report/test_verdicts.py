@@ -89,6 +89,14 @@ def test_headline_is_never_greener_than_any_part(three_specs):
         # the headline is the first verdict box on the page
         first = page.index('<div class="verdict', page.index("</h1>"))
         assert page[first:].startswith(f'<div class="verdict {css}" id="headline">')
+        # no other verdict-styled box: a green stability part never reads as the verdict
+        assert (
+            page.count('<div class="verdict ')
+            - page.count('<div class="verdict unknown"><b>Bound gap')
+            == 1
+        )
+        body = page[page.index("</h1>") :]
+        assert ('class="verdict ok"' in body) == (expected == "pass")
 
 
 def test_gain_verdict_rules():

@@ -1,0 +1,74 @@
+"""Wall time of ``robustmb demo`` (model -> robust LPV tuning -> certification -> report).
+
+Runs the command line in a fresh interpreter, as a user would, and prints its wall
+time against the goals (3 min for the full pipeline, 30 s for ``--quick``), next to
+two references measured in the same run: ``import robustmb`` alone (the start-up
+floor) and the machine's load average (the goals are for an otherwise idle 2-core
+machine).  The demo's own stage times (design, certification and report) are read
+from its output.
+
+Usage: ``python benchmarks/bench_demo.py [--quick] [--full]`` (default: both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(args):
+    """Wall and CPU time (user + system of the child) of one command-line run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    res = subprocess.run(
+        [sys.executable, "-m", "robustmb.cli", *args],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--full", action="store_true")
+    a = ap.parse_args()
+    modes = [m for m, on in (("quick", a.quick), ("full", a.full)) if on] or ["quick", "full"]
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import robustmb"], check=True)
+    t_import = time.perf_counter() - t0
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"reference: import robustmb {t_import:.1f} s")
+    for mode in modes:
+        goal = 30.0 if mode == "quick" else 180.0
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["demo", "--out", tmp, "--quiet"] + (["--quick"] if mode == "quick" else [])
+            wall, cpu, res = run(args)
+        if res.returncode:
+            print(res.stdout, res.stderr)
+            raise SystemExit(f"robustmb {' '.join(args)} failed")
+        stages = re.search(r"time: (.*)", res.stdout)
+        # On a loaded machine the CPU time (one busy thread) is what an idle one would take.
+        print(
+            f"robustmb demo{' --quick' if mode == 'quick' else ''}: wall {wall:.1f} s, "
+            f"CPU {cpu:.1f} s (goal {goal:.0f} s: CPU ratio {cpu / goal:.2f}; "
+            f"{wall / t_import:.1f}x the import's wall time); "
+            f"{stages.group(1) if stages else ''}"
+        )
+        for line in res.stdout.splitlines():
+            if "verdict" in line or "worst-case peak gain" in line:
+                print("   ", line.strip())
+
+
+if __name__ == "__main__":
+    main()
