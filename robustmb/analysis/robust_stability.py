@@ -27,6 +27,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .boundary_crossing import crossing_search
+from .branch_and_bound import BoxCover, certify_scaled_box
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .uncertain_problem import (
     UncertainProblem,
@@ -61,6 +62,10 @@ class RobstabResult:
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.
+    boxes : BoxCover or None
+        The branch and bound over the parameter box, when it ran (all-real loops whose
+        single-box bound left a gap above ``gap_tol``): the target scaling, whether
+        it was certified, the sub-boxes certified and evaluated, the volume covered.
     reason : str
         One sentence saying how the bounds arose, and why when they are degenerate:
         a closed loop that is already unstable at the centre of the ranges (margin
@@ -77,6 +82,7 @@ class RobstabResult:
     certified: bool = False
     mu: MuPeak | None = field(default=None, repr=False)
     reason: str = ""
+    boxes: BoxCover | None = field(default=None, repr=False)
 
     @property
     def is_robustly_stable(self):
@@ -267,7 +273,16 @@ def verified_crossing(problem, alpha, values_at):
     return tangential
 
 
-def robstab(usys, *, omega=None, progress=False, sensitivity=True, gap_tol=5e-3):
+def robstab(
+    usys,
+    *,
+    omega=None,
+    progress=False,
+    sensitivity=True,
+    gap_tol=5e-3,
+    max_boxes=64,
+    executor=None,
+):
     """Robust stability margin of an uncertain system.
 
     Parameters
@@ -287,6 +302,13 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True, gap_tol=5e-3)
         values stops.  When every element is a real parameter, the direct search over
         the parameter box runs first and the (costly) real-mu lower bound only when
         the gap is still above ``gap_tol``, at the frequencies where it can help.
+    max_boxes : int
+        Budget of the branch and bound over the parameter box (all-real loops, run
+        when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
+        off.  It tries to certify ``upper / (1 + gap_tol)`` times the box.
+    executor : concurrent.futures.Executor, optional
+        Certifies the sub-boxes of each generation of the branch and bound in
+        parallel.
 
     Returns
     -------
@@ -314,6 +336,8 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True, gap_tol=5e-3)
     omega = frequencies(omega, "robstab")
     if not (isinstance(gap_tol, (int, float, np.number)) and np.isfinite(gap_tol) and gap_tol >= 0):
         raise ArgumentError(f"robstab: gap_tol must be a finite number >= 0, got {gap_tol!r}")
+    if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
+        raise ArgumentError(f"robstab: max_boxes must be an integer >= 0, got {max_boxes!r}")
     problem = uncertain_problem(usys, what="robstab")
     if not problem.centre_stable:
         values = {
@@ -329,7 +353,7 @@ def robstab(usys, *, omega=None, progress=False, sensitivity=True, gap_tol=5e-3)
         reason = unstable_centre_reason(problem, "robstab")
         return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        return _robstab(problem, omega, sensitivity, bar, gap_tol)
+        return _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
 
 
 # Relative room of the fixed level certified above a crossing found by the direct search
@@ -342,7 +366,7 @@ _FIRST_CAP = 20.0
 _SEARCH_FIRST = True
 
 
-def _robstab(problem, omega, sensitivity, bar, gap_tol):
+def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=None):
     bar.start("certified mu sweep")
     # All-real problems: the direct search over the parameter box is cheap and usually
     # finds the worst case (a corner, or an interior crossing of the local search).  Its
@@ -366,10 +390,18 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol):
             got = verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
                 upper, destab, crit = got
-                level = (1.0 + min(_SEARCH_ROOM, gap_tol)) / upper
-                peak = certified_mu_peak(
-                    sysdata, blk, dt, level=level, lower=False, progress=bar.start
-                )
+                # tight first; a level failing there may still hold at the gap tolerance
+                for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol}):
+                    peak = certified_mu_peak(
+                        sysdata,
+                        blk,
+                        dt,
+                        level=(1.0 + room) / upper,
+                        lower=False,
+                        progress=bar.start,
+                    )
+                    if peak.covered:
+                        break
                 if peak.covered:
                     # the destabilising values are the lower bound of mu, at their pole
                     alpha, direction = found
@@ -400,12 +432,65 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol):
         if peak.lower > floor:
             cap = 2.0 / peak.lower
             upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+    cover = None
+    if (
+        search_first
+        and max_boxes > 0
+        and peak.covered
+        and np.isfinite(upper)
+        and upper > lower * (1.0 + gap_tol)
+    ):
+        bar.start("branch and bound over the parameter box")
+        state = {"upper": upper, "crit": crit, "destab": destab}
+        cover = certify_scaled_box(
+            problem,
+            _scalar_blocks(problem),
+            upper / (1.0 + gap_tol),
+            max_boxes=max_boxes,
+            executor=executor,
+            on_unstable=lambda point: _lower_upper(problem, point, gap_tol, state),
+        )
+        upper, crit, destab = state["upper"], state["crit"], state["destab"]
+        if cover.certified:
+            lower = max(lower, cover.target)
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
     reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
-    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason)
+    if cover is not None:
+        reason += _cover_note(cover)
+    return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _cover_note(cover):
+    """What the branch and bound over the parameter box did."""
+    if cover.certified:
+        return (
+            f"; branch and bound certified {cover.target:.6g} times the box with "
+            f"{cover.boxes} sub-boxes ({cover.evaluated} swept)"
+        )
+    return (
+        f"; branch and bound did not certify {cover.target:.6g} times the box within "
+        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of it certified)"
+    )
+
+
+def _lower_upper(problem, point, gap_tol, state):
+    """An unstable sub-box centre: verified crossing along its direction, new target."""
+    scal = _scalar_blocks(problem)
+    size = float(np.max(np.abs(point)))
+    if size == 0:
+        return None
+    direction = {bi.name: float(x) / size for bi, x in zip(scal, point, strict=True)}
+    alpha = _crossing_scale(problem, direction, size * (1 + 1e-9), n_scan=48)
+    if alpha is None:
+        return None
+    got = verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
+    if got is None or got[0] >= state["upper"]:
+        return None
+    state["upper"], state["destab"], state["crit"] = got
+    return got[0] / (1.0 + gap_tol)
 
 
 def _search_values(problem, alpha, direction):
