@@ -11,7 +11,7 @@ Examples
 {'m': 1}
 """
 
-from . import decoupling, errors, examples, multibody, synthesis, tuning
+from . import errors
 from .analysis import (
     diskmargin,
     freqresp,
@@ -52,28 +52,53 @@ from .lft import (
     vstack,
 )
 from .lft.structural import sminreal
-from .synthesis import h2syn, hinfsyn, mixsyn, musyn, ncfsyn
-from .tuning import (
-    hinfstruct,
-    realp,
-    systune,
-    tunable_gain,
-    tunable_pid,
-    tunable_ss,
-    tunable_surface,
-    tunable_tf,
+
+# Everything beyond the LFT core and the analyses loads on first use (PEP 562), so that
+# a first analysis does not pay for synthesis, tuning, multibody, decoupling, the
+# examples, or the matplotlib of the report and plotting layers.
+_LAZY_SUBPACKAGES = (
+    "decoupling",
+    "examples",
+    "multibody",
+    "plotting",
+    "report",
+    "synthesis",
+    "tuning",
 )
+_LAZY_NAMES = {
+    **dict.fromkeys(("h2syn", "hinfsyn", "mixsyn", "musyn", "ncfsyn"), "synthesis"),
+    **dict.fromkeys(
+        (
+            "hinfstruct",
+            "realp",
+            "systune",
+            "tunable_gain",
+            "tunable_pid",
+            "tunable_ss",
+            "tunable_surface",
+            "tunable_tf",
+        ),
+        "tuning",
+    ),
+}
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # The report and plotting layers pull in matplotlib: import them on first use.
-    if name in ("report", "plotting"):
-        import importlib
+    import importlib
 
+    if name in _LAZY_SUBPACKAGES:
         return importlib.import_module("." + name, __name__)
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module("." + _LAZY_NAMES[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'robustmb' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [

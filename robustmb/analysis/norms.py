@@ -62,6 +62,7 @@ _AXIS_SQRT_FACTOR = 10.0
 # Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
+_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition.
 _DIRECT_POINTS = 4
 
@@ -585,6 +586,16 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
     balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).
     """
     if A.shape[0] == 0:
+        return True, np.nan
+    # Quick accept without eigenvectors: every pole farther from the boundary than the
+    # widest band pole_bands can give (kappa is capped at 1/sqrt(eps)), with a factor 2
+    # for the re-balancing inside pole_bands.
+    quick = np.linalg.eigvals(A)
+    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * np.linalg.norm(A, 1)
+    if dt > 0:
+        if np.all(np.abs(quick) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)):
+            return True, np.nan
+    elif np.all(quick.real < -widest):
         return True, np.nan
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
