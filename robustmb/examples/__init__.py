@@ -40,7 +40,7 @@ from .gravimeter import (
     suspended_mass_variant,
     uncertain_gravimeter,
 )
-from .stewart_platform import STEWART_BOTTOM_JOINTS, STEWART_TOP_JOINTS, stewart_platform
+from .stewart_platform import stewart_platform
 from .two_carts import two_carts_loop
 
 __all__ = [
@@ -53,8 +53,6 @@ __all__ = [
     "arm_lpv_tuning_problem",
     "BALLOON_GONDOLA_TABLE1",
     "LIN_YAE_GRAVITY",
-    "STEWART_BOTTOM_JOINTS",
-    "STEWART_TOP_JOINTS",
     "TWO_LINK_ARM_ANGLE_RANGES",
     "TWO_LINK_ARM_TABLE1",
     "arm_step_check",

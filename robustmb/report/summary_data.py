@@ -97,8 +97,8 @@ def describe_parameters(system) -> dict:
     """``{name: description}`` of the uncertain elements of ``system``.
 
     Each description holds the kind, the occurrences, the nominal value and the
-    range (real), radius (complex) or shape and bound (dynamic), and the unit
-    and meaning the model gave the element (``""`` when it gave none).
+    range (real), radius (complex) or shape and bound (dynamic), and the
+    ``unit`` and ``description`` when the model gave the element any.
 
     Examples
     --------
@@ -110,12 +110,9 @@ def describe_parameters(system) -> dict:
     """
     out = {}
     for name, el in system.uncertainty.items():
-        desc = {
-            "kind": el.kind,
-            "occurrences": int(system.blocks[name]),
-            "unit": getattr(el, "unit", ""),
-            "description": getattr(el, "description", ""),
-        }
+        desc = {"kind": el.kind, "occurrences": int(system.blocks[name])}
+        # the unit and meaning only when the model gave them
+        desc |= {k: getattr(el, k) for k in ("unit", "description") if getattr(el, k, "")}
         if el.kind == "real":
             desc |= {"nominal": float(el.nominal), "range": [float(v) for v in el.range]}
         elif el.kind == "complex":

@@ -25,7 +25,7 @@ def test_units_and_descriptions_in_summary_and_page():
     data = json.loads(json.dumps(a.summary()))
     assert data["parameters"]["c"]["unit"] == "N s/m"
     assert data["parameters"]["c"]["description"] == "damping <coefficient>"
-    assert data["parameters"]["k"]["unit"] == "" and data["parameters"]["k"]["description"] == ""
+    assert "unit" not in data["parameters"]["k"] and "description" not in data["parameters"]["k"]
     page = render_html(a, {})
     assert "<th>unit</th><th>description</th>" in page
     # escaped like every other cell
