@@ -171,7 +171,8 @@ def worst_case_report(
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     rep = worst_case_report(1 / (s * s + c * s + 1), {}, out_dir=tmp, n_samples=5)
     ...     summary = json.loads(rep.json_path.read_text())
-    >>> summary["verdict"], summary["robust_stability"]["lower"] == rep.analysis.robstab.lower
+    >>> lower = float(rep.analysis.robstab.lower)
+    >>> summary["verdict"], summary["robust_stability"]["lower"] == lower
     ('robustly stable', True)
     """
     if not isinstance(out_dir, str | os.PathLike):
