@@ -9,7 +9,9 @@ alternates two steps:
    points of the real parameters, then local (projected quasi-Newton) ascent of the
    goal's peak gain from the worst of them, with the exact gradient of the peak gain
    with respect to the normalised parameters.  Loops with ``ucomplex`` or ``ultidyn``
-   elements also take ``wcgain``'s worst case (its mu lower bound) on a frequency grid.
+   elements also take ``wcgain``'s worst case (its mu lower bound) on a frequency grid;
+   such elements stay at their nominal value in the active set (the tuning works on
+   real models), so their worst case is covered by the certificate, not by the tuning.
 
 A goal whose worst case found exceeds its active-set value (a hard goal: reaches 1;
 a soft goal: exceeds the active-set objective by ``rtol``), or a point where the loop
@@ -245,6 +247,7 @@ def search_worst_case(
             v = value(x)[0]
             if v > bv:
                 bx, bv = x, v
+
     def phys(x):
         return {n: float(el.denormalize(v)) for n, el, v in zip(names, els, x, strict=True)}
 
@@ -429,6 +432,7 @@ def robust_systune(
     rng_seed = 0 if seed is None else seed
 
     points = [{n: el.nominal for n, el in elements.items()}]
+    nominal_other = {n: el.nominal for n, el in other.items()}
     if samples is not None:
         if isinstance(samples, int):
             points += cl.usample(samples, seed=seed)[1]
@@ -440,9 +444,9 @@ def robust_systune(
         sterms, hterms = [], []
         for i, (m, measure, scale, poles) in enumerate(models):
             for pt in pts:
-                t = Term(TunableLFT(m.usubs(pt), params), measure, scale, poles, f"{i}")
+                t = Term(TunableLFT(_real(m.usubs(pt)), params), measure, scale, poles, f"{i}")
                 (sterms if i < nsoft else hterms).append(t)
-        loops = [TunableLFT(cl.usubs(pt), params) for pt in pts]
+        loops = [TunableLFT(_real(cl.usubs(pt)), params) for pt in pts]
         return TuningProblem(params, sterms, hterms, loops)
 
     history, runs, x = [], [], None
@@ -508,9 +512,12 @@ def robust_systune(
         added = 0
         for i in violated:
             # An unstable loop adds its most unstable points (up to max_add).
-            for p in [worst[i].point] + worst[i].unstable:
-                if added >= max_add and p is not worst[i].point:
+            for k, p in enumerate([worst[i].point] + worst[i].unstable):
+                if added >= max_add and k:
                     break
+                # ucomplex / ultidyn elements stay at their nominal in the active set
+                # (their worst cases enter the search and the certificate only).
+                p = {n: p[n] for n in real} | nominal_other
                 if not any(_same_point(p, q, real) for q in points):
                     points.append(p)
                     added += 1
@@ -606,6 +613,24 @@ def _run(problem, x0, maxiter, target):
     return r
 
 
+def _real(model):
+    """The model with real data when its imaginary parts vanish (a ucomplex at nominal)."""
+    r = model._real
+    mats = (r.a, r.b, r.c, r.d)
+    if not any(np.iscomplexobj(x) for x in mats) or any(np.any(np.imag(x) != 0) for x in mats):
+        return model
+    from ..lft.realization import make_realization
+
+    real = make_realization(*(np.real(x) for x in mats), r.blocks)
+    return model._like(
+        real,
+        dt=model.dt,
+        input_names=model.input_names,
+        output_names=model.output_names,
+        name=model.name,
+    )
+
+
 def _initial_vector(params, initial):
     """The parameter vector with the given ``{name: value}`` replacing initial values."""
     x = params.initial()
@@ -646,8 +671,10 @@ def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_loca
         if other:
             # Non-real elements at their nominal for the real search; wcgain's mu lower
             # bound (below) explores them.
-            m = as_model(m.usubs({n: v for n, v in nominal_other.items() if n in m.uncertainty}))
-            loop = as_model(tuned.usubs(nominal_other))
+            m = _real(
+                as_model(m.usubs({n: v for n, v in nominal_other.items() if n in m.uncertainty}))
+            )
+            loop = _real(as_model(tuned.usubs(nominal_other)))
         if not m.uncertainty and not loop.uncertainty:
             val = _fixed_value(m, measure, scale, poles)
             out.append(WorstCase(val, {}, np.zeros(0), 1))

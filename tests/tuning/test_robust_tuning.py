@@ -82,6 +82,7 @@ def test_search_finds_an_interior_worst_case():
     assert wc.value == pytest.approx(1 / (2 * 0.1 * np.sqrt(1 - 0.01)), rel=1e-6)
 
 
+@pytest.mark.slow
 def test_split_certificate_is_valid_and_tighter():
     a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
     c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
@@ -103,3 +104,37 @@ def test_robust_options_need_an_uncertain_loop():
     CL = rmb.connect([G, K, S], None, ["r"], ["y", "u"])
     with pytest.raises(rmb.errors.UncertainTypeError, match="max_rounds"):
         rmb.systune(CL, [WeightedGain("r", "u")], max_rounds=3)
+
+
+@pytest.mark.slow
+def test_complex_element_held_nominal_in_the_active_set_and_certified():
+    # y = c (u + d) / (s - a) with a complex gain c = 1 + 0.2 delta, |delta| <= 1.
+    a = rmb.ureal("a", 1.0, range=A_RANGE)
+    c = rmb.ucomplex("c", 1.0, radius=0.2)
+    s = control.tf("s")
+    G = rmb.uss(1 / (s - a)) * c
+    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
+    K = rmb.tunable_gain("K", 1, 1)
+    K.input_names, K.output_names = ["e"], ["u"]
+    S = control.ss(
+        [],
+        [],
+        [],
+        [[1, -1, 0, 0], [0, 0, 1, 1]],
+        name="S",
+        inputs=["r", "y", "u", "d"],
+        outputs=["e", "v"],
+    )
+    CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    res = rmb.systune(CL, [WeightedGain("d", "y", wl=2.5)], seed=0, max_rounds=3)
+    assert all(p["c"] == 1.0 for p in res.active_set)
+    k = float(res.values["K"][0, 0])
+    # Brute force: |c / (jw + k c - a)| over a grid of a, |c| <= 1.2 on the disc, w >= 0.
+    av = np.linspace(*A_RANGE, 41)[:, None, None]
+    cv = 1 + 0.2 * np.linspace(0, 1, 9)[:, None] * np.exp(1j * np.linspace(0, 2 * np.pi, 33))
+    cv = cv.ravel()[None, :, None]
+    w = np.r_[0.0, np.logspace(-2, 3, 400)][None, None, :]
+    brute = 2.5 * np.abs(cv / (1j * w + k * cv - av)).max()
+    cert = res.certified[0]
+    assert cert.certified and cert.upper >= brute * (1 - 1e-9)
+    assert res.worst_found[0].value <= cert.upper * (1 + 1e-9)
