@@ -310,7 +310,7 @@ def demo(
         "[45, 135] deg; m1, J1, rho1, L2, m3 uncertain (+-20 %)" + (" [quick]" if quick else "")
     )
     t0 = time.perf_counter()
-    design = arm_lpv_design(quick=quick)
+    design = arm_lpv_design(quick=quick, progress=show_progress)
     loop, channels = arm_lpv_loop(design.controller)
     t_design = time.perf_counter() - t0
     print(f"  [1-2] model and gain-scheduled controller K(s, t1, t2) in {t_design:.1f} s:")

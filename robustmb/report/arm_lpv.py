@@ -229,7 +229,7 @@ def _renamed_controller(k):
     return k
 
 
-def arm_lpv_design(*, quick=False, seed=0):
+def arm_lpv_design(*, quick=False, seed=0, progress=False):
     """Robust LPV design of the arm (problem (27)): the seam between design and report.
 
     Runs :func:`robustmb.examples.arm_lpv_synthesis` (active-set robust
@@ -254,7 +254,7 @@ def arm_lpv_design(*, quick=False, seed=0):
 
     starts, rounds = DESIGN_BUDGET["quick" if quick else "full"]
     t0 = time.perf_counter()
-    res = arm_lpv_synthesis(seed=seed, random_start=starts, max_rounds=rounds)
+    res = arm_lpv_synthesis(seed=seed, random_start=starts, max_rounds=rounds, progress=progress)
     tun = res.tuning
     soft_cert, hard_cert = tun.certified[0], tun.certified[1]
     certificates = {}
