@@ -25,10 +25,14 @@ import numpy as np
 
 from .freqresp import freqresp
 from .mu_sweep import certified_mu_peak
+from .mussv import mussv_stack
 from .uncertain_problem import is_stable
 
 # Level certified on a sub-box: strictly below 1 (mu < 1 on the whole axis).
 _BOX_LEVEL = 1.0 / (1.0 + 1e-6)
+# Refinement rounds of a sub-box sweep: a box whose mu peak nearly touches the level
+# needs ever more frequencies (over a thousand); splitting it is cheaper.
+_BOX_ROUNDS = 4
 
 
 @dataclass
@@ -98,16 +102,23 @@ def recentre(m11, centre_diag, radius_diag):
     return a2, bw2, cz2, dzw_e * radius_diag[None, :]
 
 
-def certify_box(m11, blk, dt, centre_diag, radius_diag):
+def certify_box(m11, blk, dt, centre_diag, radius_diag, hint=None):
     """Certify one sub-box: ``("stable", None)``, ``("unstable", None)`` (its centre is
     unstable or ill-posed) or ``("open", w)`` with the frequency where the sweep failed.
 
+    ``hint``: a frequency where the parent box failed; a bound above the level there
+    fails the box at once (a whole sweep that fails costs far more).
     Module-level (picklable) so that an executor can run it in another process.
     """
     sub = recentre(m11, centre_diag, radius_diag)
     if sub is None or not is_stable(sub[0], dt):
         return "unstable", None
-    peak = certified_mu_peak(sub, blk, dt, level=_BOX_LEVEL, lower=False)
+    if hint is not None and np.isfinite(hint):
+        a, b, c, d = sub
+        resp = freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.array([hint]))
+        if mussv_stack(resp, blk, lower=False).upper[0] > _BOX_LEVEL:
+            return "open", float(hint)
+    peak = certified_mu_peak(sub, blk, dt, level=_BOX_LEVEL, lower=False, max_rounds=_BOX_ROUNDS)
     if peak.covered:
         return "stable", None
     k = int(np.argmax(peak.mu_upper)) if len(peak.mu_upper) else 0
@@ -161,34 +172,35 @@ def certify_scaled_box(
     chan = channel_matrix(problem, scal)
     m11, blk, dt = problem.m11, problem.blk, problem.dt
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
-    queue = [(lo0.copy(), hi0.copy())] if initial is None else list(initial)
+    queue = [(lo0.copy(), hi0.copy(), None)] if initial is None else [(*b, None) for b in initial]
     done: list = []
     evaluated = 0
     worst = None
     while queue and evaluated < max_boxes:
         batch, queue = queue[: max_boxes - evaluated], queue[max_boxes - evaluated :]
         args = [
-            (m11, blk, dt, chan @ (0.5 * (lo + hi)), chan @ (0.5 * (hi - lo))) for lo, hi in batch
+            (m11, blk, dt, chan @ (0.5 * (lo + hi)), chan @ (0.5 * (hi - lo)), hint)
+            for lo, hi, hint in batch
         ]
         mapper = executor.map if executor is not None else map
         results = list(mapper(certify_box, *zip(*args, strict=True)))
         evaluated += len(batch)
         shrink = None
-        for (lo, hi), (status, w), arg in zip(batch, results, args, strict=True):
+        for (lo, hi, _), (status, w), arg in zip(batch, results, args, strict=True):
             if status == "stable":
                 done.append((lo, hi))
             elif status == "unstable":
                 point = 0.5 * (lo + hi)
                 if shrink is None or np.max(np.abs(point)) < np.max(np.abs(shrink)):
                     shrink = point
-                queue.append((lo, hi))
+                queue.append((lo, hi, None))
             else:
                 widths = hi - lo
                 j = _split_axis(m11, dt, arg[3], arg[4], w, chan, widths)
                 mid = 0.5 * (lo[j] + hi[j])
                 left_hi, right_lo = hi.copy(), lo.copy()
                 left_hi[j], right_lo[j] = mid, mid
-                queue.extend([(lo, left_hi), (right_lo, hi)])
+                queue.extend([(lo, left_hi, w), (right_lo, hi, w)])
         if shrink is not None:
             worst = shrink
             new = on_unstable(shrink) if on_unstable is not None else None
@@ -204,16 +216,16 @@ def certify_scaled_box(
 def _clip(boxes, target):
     """The parts of ``boxes`` inside ``[-target, target]^k`` (empty ones dropped)."""
     out = []
-    for lo, hi in boxes:
+    for lo, hi, *rest in boxes:
         lo2, hi2 = np.maximum(lo, -target), np.minimum(hi, target)
         if np.all(hi2 > lo2):
-            out.append((lo2, hi2))
+            out.append((lo2, hi2, *rest))
     return out
 
 
 def _cover(target, done, queue, evaluated, worst, *, certified):
     k = len(done[0][0]) if done else (len(queue[0][0]) if queue else 1)
-    vol = sum(float(np.prod((hi - lo) / (2 * target))) for lo, hi in done)
+    vol = sum(float(np.prod((b[1] - b[0]) / (2 * target))) for b in done)
     return BoxCover(
         target=float(target),
         certified=bool(certified),

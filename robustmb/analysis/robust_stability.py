@@ -280,7 +280,7 @@ def robstab(
     progress=False,
     sensitivity=True,
     gap_tol=5e-3,
-    max_boxes=64,
+    max_boxes=16,
     executor=None,
 ):
     """Robust stability margin of an uncertain system.

@@ -68,6 +68,7 @@ def test_recentred_loop_is_the_same_loop(seed, n, nw):
     assert np.allclose(got, want, atol=1e-8 * (1 + np.abs(want).max()))
 
 
+@pytest.mark.slow
 def test_branch_and_bound_closes_the_gap_of_a_parameter_product():
     loop = _product_loop()
     single = rmb.robstab(loop, sensitivity=False, max_boxes=0)

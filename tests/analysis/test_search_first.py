@@ -56,6 +56,7 @@ def test_search_first_margin_is_exact_and_sound():
     assert all(_stable(2 * (1 + 0.5 * x), 5 * (1 + 0.4 * y)) for x in t for y in t)
 
 
+@pytest.mark.slow
 def test_a_missed_worst_case_falls_back_to_the_mu_lower_bound(monkeypatch):
     # The first search returns a crossing along d = (1, 0) (at 4, not the worst case):
     # its fixed level is below the peak of mu, so the sweep must fall back to the free
