@@ -46,7 +46,7 @@ from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
 
 from .hinf_riccati import is_regular
-from .lmi import lmi_h2
+from .lmi import lmi_h2, lmi_h2_discrete
 from .plant import as_controller, check_solvable, closed_loop, partition_plant, shift_back
 
 __all__ = ["H2synResult", "h2syn"]
@@ -102,22 +102,26 @@ def _are(A, B, Q, R, S, discrete=False):
     Gb, Qb = 0.5 * (Gb + Gb.T), 0.5 * (Qb + Qb.T)
     try:
         # hinv="I": with slycot's default "D" the discrete solution is the anti-stabilising one
-        X = slycot.sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I")[0]
+        X, _, w = slycot.sb02md(
+            n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I"
+        )[:3]
     except (SlycotError, ValueError):
         X = None
     if X is not None and np.all(np.isfinite(X)):
+        # SB02MD returns the closed-loop spectrum as the first n eigenvalues it ordered
+        lam = w[:n]
         if discrete:
             XA, XB = X @ Ab, X @ B
             K = np.linalg.solve(R + B.T @ XB, XB.T @ Ab)
             T = XA.T @ B @ K
             terms = (Ab.T @ XA, T, Qb, X)
             res = np.abs(terms[0] - T + Qb - X).max()
-            stable = np.max(np.abs(np.linalg.eigvals(Ab - B @ K))) < 1
+            stable = np.max(np.abs(lam)) < 1
         else:
             AX, XGX = Ab.T @ X, X @ Gb @ X
             terms = (AX, XGX, Qb)
             res = np.abs(AX + AX.T - XGX + Qb).max()
-            stable = np.max(np.linalg.eigvals(Ab - Gb @ X).real) < 0
+            stable = np.max(lam.real) < 0
         if stable and res <= 1e-11 * sum(np.abs(t).max() for t in terms):
             return X
     solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are
@@ -205,7 +209,9 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         Measurements and controls (last outputs / inputs, or their names).
     method : {"auto", "riccati", "lmi"}
         ``"auto"``: Riccati formulae for a regular plant with ``D11 = 0``, else the LMI.
-        Discrete time always uses the discrete Riccati equations (no LMI path).
+        Discrete time: the discrete Riccati equations, and the discrete H2 LMI
+        (:func:`.lmi.lmi_h2_discrete`) when they have no stabilising solution or for
+        ``method="lmi"``.
 
     Returns
     -------
@@ -216,8 +222,6 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     IllPosedError
         Plant not stabilisable / detectable, no controller makes the loop strictly proper,
         or (discrete time) the Riccati equations have no stabilising solution.
-    NotImplementedError
-        For ``method="lmi"`` on a discrete-time plant.
 
     Examples
     --------
@@ -241,8 +245,6 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     if method not in ("auto", "riccati", "lmi"):
         raise DimensionError(f"method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
     plant = partition_plant(P, nmeas, ncon)
-    if plant.dt > 0 and method == "lmi":
-        raise NotImplementedError("h2syn: method='lmi' is continuous-time only")
     P0 = plant.with_d22_zero()
     riccati = plant.dt > 0 or (is_regular(P0) and not np.any(P0.D11))
     if method == "riccati" and not riccati:
@@ -257,6 +259,9 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0)
     except (IllPosedError, np.linalg.LinAlgError, ValueError):
         check_solvable(plant)
+        if plant.dt > 0 and method == "auto":
+            # singular discrete problem (D12'D12 + B2'X B2 or D21 D21' + C2 Y C2' singular)
+            return _lmi(plant, P0)
         raise
 
 
@@ -271,6 +276,8 @@ def _continuous(plant, P0):
 
 
 def _lmi(plant, P0):
+    if plant.dt > 0:
+        return _lmi_discrete(plant, P0)
     opt, K0 = lmi_h2(P0)
     K = shift_back(K0, plant.D22)
     cl = closed_loop(plant, K)
@@ -282,6 +289,25 @@ def _lmi(plant, P0):
     if not np.isfinite(norm):
         raise IllPosedError("the lmi H2 controller failed the closed-loop verification")
     return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, "lmi")
+
+
+def _lmi_discrete(plant, P0, rtol=0.01):
+    """Discrete H2 LMI: the first controller whose verified norm is within ``rtol``."""
+    opt, candidates = lmi_h2_discrete(P0)
+    for _, K0 in candidates:
+        try:
+            K = shift_back(K0, plant.D22)
+            cl = closed_loop(plant, K)
+        except (IllPosedError, np.linalg.LinAlgError):
+            continue
+        norm = _lyap_h2(cl)
+        if np.isfinite(norm) and norm <= opt * (1 + rtol):
+            bracket = (min(opt, norm), norm)
+            return H2synResult(as_controller(K, plant.dt), norm, norm, bracket, cl, "lmi")
+    raise IllPosedError(
+        f"no discrete H2 LMI controller came within {rtol:.0%} of the LMI optimum {opt:.6g} "
+        "in the closed-loop verification (SDP solution too inaccurate)"
+    )
 
 
 def _discrete(plant, P0):

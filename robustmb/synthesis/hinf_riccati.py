@@ -59,8 +59,9 @@ def is_regular(plant: Plant, tol: float = _RANK_TOL) -> bool:
     n, m1, m2, p1, p2 = plant.dims
     if m2 > p1 or p2 > m1:
         return False
-    scale12 = max(np.linalg.norm(plant.C1, 2), np.linalg.norm(plant.B2, 2), 1.0)
-    scale21 = max(np.linalg.norm(plant.B1, 2), np.linalg.norm(plant.C2, 2), 1.0)
+    # Frobenius norms as scales (within sqrt(rank) of the spectral ones, no SVD each)
+    scale12 = max(np.linalg.norm(plant.C1), np.linalg.norm(plant.B2), 1.0)
+    scale21 = max(np.linalg.norm(plant.B1), np.linalg.norm(plant.C2), 1.0)
     s12 = np.linalg.svd(plant.D12, compute_uv=False)
     s21 = np.linalg.svd(plant.D21, compute_uv=False)
     return bool(s12[-1] > tol * scale12 and s21[-1] > tol * scale21)

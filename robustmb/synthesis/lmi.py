@@ -39,7 +39,7 @@ from robustmb.errors import IllPosedError
 
 from .plant import Plant
 
-__all__ = ["hinf_level_lmi", "lmi_h2", "lmi_hinf"]
+__all__ = ["hinf_level_lmi", "lmi_h2", "lmi_h2_discrete", "lmi_hinf"]
 
 
 def _solve(problem, *, fallback=True):
@@ -301,3 +301,84 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
     res = D11 + D12 @ vals[5] @ D21
     vals[5] = vals[5] - np.linalg.pinv(D12) @ res @ np.linalg.pinv(D21)
     return float(np.sqrt(max(h2sq, 0.0))), _reconstruct(P, *vals)
+
+
+def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
+    """Optimal discrete-time H2 level and a controller from the H2 LMI (``D22 = 0``).
+
+    With the same change of variables as in continuous time (``P = [[Y, I], [I, X]]``
+    congruence), ``||Tzw||_2^2 < trace(W)`` for a closed loop ``(Acl, Bcl, Ccl, Dcl)``
+    with ``Acl`` Schur stable is (de Oliveira, Geromel & Bernussou 2002; Scherer, Gahinet
+    & Chilali 1997)
+
+        [[P, Acl P, Bcl], [*, P, 0], [*, *, I]] > 0,   [[W, Ccl P, Dcl], [*, P, 0], [*, *, I]] > 0,
+
+    linear in ``X, Y, Ah, Bh, Ch, Dh, W``; the feedthrough ``D11 + D12 Dk D21`` is allowed
+    (discrete H2 norm ``sum_k trace(g_k' g_k)`` includes ``g_0 = Dcl``).
+    Returns ``(h2_opt, [(backoff, (Ak, Bk, Ck, Dk)), ...])``: a controller at each level
+    ``h2_opt^2 (1 + backoff)`` the strict LMI admits, rebuilt as in continuous time
+    (:func:`_reconstruct`); the caller verifies them.
+    """
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
+    n, m1, m2, p1, p2 = P.dims
+    A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
+    D11, D12, D21 = P.D11, P.D12, P.D21
+
+    def problem(level=None):
+        X, Y, Ah, Bh, Ch, Dh = _variables(P)
+        W = cp.Variable((p1, p1), symmetric=True)
+        margin = eps * _scale(P)
+        In = np.eye(n)
+        Pm = cp.bmat([[Y, In], [In, X]])
+        AP = cp.bmat([[A @ Y + B2 @ Ch, A + B2 @ Dh @ C2], [Ah, X @ A + Bh @ C2]])
+        Bc = cp.vstack([B1 + B2 @ Dh @ D21, X @ B1 + Bh @ D21])
+        CP = cp.hstack([C1 @ Y + D12 @ Ch, C1 + D12 @ Dh @ C2])
+        Dc = D11 + D12 @ Dh @ D21
+        z = np.zeros
+        stab = cp.bmat(
+            [
+                [Pm, AP, Bc],
+                [AP.T, Pm, z((2 * n, m1))],
+                [Bc.T, z((m1, 2 * n)), np.eye(m1)],
+            ]
+        )
+        out = cp.bmat(
+            [
+                [W, CP, Dc],
+                [CP.T, Pm, z((2 * n, m1))],
+                [Dc.T, z((m1, 2 * n)), np.eye(m1)],
+            ]
+        )
+        cons = [
+            _sym_expr(stab) >> margin * np.eye(4 * n + m1),
+            _sym_expr(out) >> margin * np.eye(p1 + 2 * n + m1),
+        ]
+        mats = [X, Y, Ah, Bh, Ch, Dh]
+        if level is None:
+            cons += [X << 1e8 * np.eye(n), Y << 1e8 * np.eye(n)]
+            obj = cp.Minimize(cp.trace(W))
+        else:
+            t = cp.Variable()
+            cons += [cp.trace(W) <= level, *[cp.norm(M, "fro") <= t for M in mats if M.size]]
+            obj = cp.Minimize(t)
+        ok = _solve(cp.Problem(obj, cons))
+        return ok, mats, W
+
+    ok, _, W = problem()
+    if not ok:
+        raise IllPosedError("the discrete H2 LMI is infeasible: no stabilising controller")
+    h2sq = float(np.trace(W.value))
+    controllers = []
+    for b in backoffs:
+        ok, mats, _ = problem(h2sq * (1 + b) + 1e-12)
+        if ok:
+            vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
+            vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
+            try:
+                controllers.append((b, _reconstruct(P, *vals)))
+            except IllPosedError:
+                continue
+    if not controllers:
+        raise IllPosedError("the discrete H2 LMI has no strict solution near its optimum")
+    return float(np.sqrt(max(h2sq, 0.0))), controllers

@@ -150,10 +150,36 @@ def test_h2syn_discrete_is_locally_optimal_with_d11_d22():
         assert _dlyap_h2(G, Kp) >= J * (1 - 1e-12)
 
 
+@pytest.mark.slow
+def test_h2syn_discrete_lmi_against_riccati_and_closed_form():
+    # scalar plant, a = 1: optimum 5 ** 0.25 (golden-ratio Riccati solutions)
+    P = _scalar_plant(1.0)
+    res = rmb.h2syn(P, 1, 1, method="lmi")
+    assert res.method == "lmi" and res.controller.dt == 1.0
+    assert res.gamma_bracket[0] == pytest.approx(5**0.25, rel=1e-5)
+    assert _dlyap_h2(P, res.controller) == pytest.approx(res.norm, rel=1e-9)
+    assert 5**0.25 * (1 - 1e-9) <= res.norm <= 5**0.25 * 1.01
+    # random open-loop unstable plants with D11 and D22: the LMI optimum is the Riccati one
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        n, m1, m2, p1, p2 = 3, 2, 1, 2, 1
+        A = rng.normal(size=(n, n))
+        A *= 1.1 / np.max(np.abs(np.linalg.eigvals(A)))
+        G = control.ss(
+            A,
+            rng.normal(size=(n, m1 + m2)),
+            rng.normal(size=(p1 + p2, n)),
+            rng.normal(size=(p1 + p2, m1 + m2)),
+            0.1,
+        )
+        ric = rmb.h2syn(G, p2, m2)
+        lmi = rmb.h2syn(G, p2, m2, method="lmi")
+        assert lmi.gamma_bracket[0] == pytest.approx(ric.norm, rel=1e-4)
+        assert _dlyap_h2(G, lmi.controller) == pytest.approx(lmi.norm, rel=1e-8)
+        assert ric.norm * (1 - 1e-9) <= lmi.norm <= ric.norm * 1.01
+
+
 def test_h2syn_discrete_errors():
-    G = _scalar_plant(0.5)
-    with pytest.raises(NotImplementedError, match="continuous-time only"):
-        rmb.h2syn(G, 1, 1, method="lmi")
     # unstable mode not reachable from u
     bad = control.ss(
         [[2.0]], [[1.0, 0.0, 0.0]], [[1.0], [0.0], [1.0]], [[0, 0, 0], [0, 0, 1], [0, 1, 0]], 1.0
