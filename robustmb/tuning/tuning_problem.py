@@ -336,9 +336,9 @@ class TuningProblem:
         dt = time.perf_counter() - t0
         return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below)
 
-    def random_point(self, rng, x0):
+    def random_point(self, rng, x0, relative=1.0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
-        scale = np.maximum(1.0, np.abs(x0))
+        scale = relative * np.maximum(1.0, np.abs(x0))
         x = x0 + scale * rng.standard_normal(x0.size)
         lo, hi = self.params.lower, self.params.upper
         inside = np.clip(x, lo, hi)
@@ -352,10 +352,18 @@ class TuningProblem:
 
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
-        starts = [x0] + [self.random_point(rng, x0) for _ in range(random_start)]
         runs = []
-        with ProgressBar(len(starts), "tuning", enabled=progress) as bar:
-            for i, s in enumerate(starts):
+        with ProgressBar(1 + random_start, "tuning", enabled=progress) as bar:
+            for i in range(1 + random_start):
+                # Alternate random points around the initial values with perturbations of
+                # the best point so far (its own scale: good gains are often far from 1).
+                if i == 0:
+                    s = x0
+                elif i % 2 == 1 and np.isfinite(min(r.value for r in runs)):
+                    best = min(runs, key=lambda r: r.value).x
+                    s = self.random_point(rng, best, relative=0.5)
+                else:
+                    s = self.random_point(rng, x0)
                 bar.start(f"run {i + 1}")
                 runs.append(self.run(s, maxiter=maxiter))
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
