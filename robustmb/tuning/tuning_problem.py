@@ -22,6 +22,7 @@ from .gradients import (
     hinf_gradient,
     peak_gradient,
     spectral_abscissa_gradient,
+    spectral_radius_gradient,
 )
 from .nonsmooth_bfgs import bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
@@ -145,11 +146,13 @@ class TuningProblem:
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):
-        """Worst spectral abscissa over the closed loops, plus its gradient."""
+        """Worst spectral abscissa (discrete: radius - 1) over the closed loops, and gradient."""
         best, grad = -np.inf, np.zeros(self.params.size)
         for lft in self.loops:
             a, *_ = lft.statespace(x)
-            alpha, ga = spectral_abscissa_gradient(a)
+            # Continuous: the spectral abscissa; discrete: the spectral radius minus 1.
+            measure = spectral_radius_gradient if lft.dt else spectral_abscissa_gradient
+            alpha, ga = measure(a)
             if alpha > best:
                 n = a.shape[0]
                 gs = np.zeros((n + lft.ny, n + lft.nu))
@@ -170,7 +173,11 @@ class TuningProblem:
     def _stable(self, x):
         for lft in self.loops:
             a = lft.statespace(x)[0]
-            if a.shape[0] and np.max(np.linalg.eigvals(a).real) >= -self.min_decay:
+            if not a.shape[0]:
+                continue
+            lam = np.linalg.eigvals(a)
+            worst = np.max(np.abs(lam)) - 1.0 if lft.dt else np.max(lam.real)
+            if worst >= -self.min_decay:
                 return False
         return True
 
@@ -247,7 +254,9 @@ class TuningProblem:
         if not np.isfinite(r.f) or r.g is None or not self.soft:
             return r
         for k in range(rounds):
-            x, f, g = gradient_sampling(self.objective, r.x, r.f, r.g, maxiter=40, seed=k)
+            x, f, g = gradient_sampling(
+                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=40, seed=k
+            )
             hist.append(("sampling", f))
             if not f < r.f * (1 - ftol):
                 break
