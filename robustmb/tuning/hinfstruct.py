@@ -45,7 +45,8 @@ class HinfstructResult:
         loops = self.closed_loop if isinstance(self.closed_loop, list) else [self.closed_loop]
         gam = 0.0
         for cl in loops:
-            if np.max(np.linalg.eigvals(cl.A).real, initial=-np.inf) >= 0:
+            lam = np.linalg.eigvals(cl.A)
+            if np.max(np.abs(lam) - 1 if cl.dt else lam.real, initial=-np.inf) >= 0:
                 return np.inf
             gam = max(gam, hinfnorm(cl)[0])
         return gam

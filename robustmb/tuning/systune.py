@@ -87,7 +87,8 @@ class SystuneResult:
         for pt in self.models:
             m = cl.usubs(pt) if pt else (cl if not isinstance(cl, UncertainModel) else cl)
             a = np.asarray(m.A)
-            if a.size and np.max(np.linalg.eigvals(a).real) >= 0:
+            lam = np.linalg.eigvals(a) if a.size else np.zeros(0)
+            if np.max(np.abs(lam) - 1 if m.dt else lam.real, initial=-np.inf) >= 0:
                 out["stable"] = False
         for key, goals in zip(("soft", "hard"), self.goals, strict=True):
             for g in goals:

@@ -22,6 +22,7 @@ from .gradients import (
     hinf_gradient,
     peak_gradient,
     spectral_abscissa_gradient,
+    spectral_radius_gradient,
 )
 from .nonsmooth_bfgs import bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
@@ -145,11 +146,13 @@ class TuningProblem:
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):
-        """Worst spectral abscissa over the closed loops, plus its gradient."""
+        """Worst spectral abscissa (discrete: radius - 1) over the closed loops, and gradient."""
         best, grad = -np.inf, np.zeros(self.params.size)
         for lft in self.loops:
             a, *_ = lft.statespace(x)
-            alpha, ga = spectral_abscissa_gradient(a)
+            # Continuous: the spectral abscissa; discrete: the spectral radius minus 1.
+            measure = spectral_radius_gradient if lft.dt else spectral_abscissa_gradient
+            alpha, ga = measure(a)
             if alpha > best:
                 n = a.shape[0]
                 gs = np.zeros((n + lft.ny, n + lft.nu))
@@ -170,7 +173,11 @@ class TuningProblem:
     def _stable(self, x):
         for lft in self.loops:
             a = lft.statespace(x)[0]
-            if a.shape[0] and np.max(np.linalg.eigvals(a).real) >= -self.min_decay:
+            if not a.shape[0]:
+                continue
+            lam = np.linalg.eigvals(a)
+            worst = np.max(np.abs(lam)) - 1.0 if lft.dt else np.max(lam.real)
+            if worst >= -self.min_decay:
                 return False
         return True
 
@@ -247,7 +254,9 @@ class TuningProblem:
         if not np.isfinite(r.f) or r.g is None or not self.soft:
             return r
         for k in range(rounds):
-            x, f, g = gradient_sampling(self.objective, r.x, r.f, r.g, maxiter=40, seed=k)
+            x, f, g = gradient_sampling(
+                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=40, seed=k
+            )
             hist.append(("sampling", f))
             if not f < r.f * (1 - ftol):
                 break
@@ -336,9 +345,9 @@ class TuningProblem:
         dt = time.perf_counter() - t0
         return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below)
 
-    def random_point(self, rng, x0):
+    def random_point(self, rng, x0, relative=1.0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
-        scale = np.maximum(1.0, np.abs(x0))
+        scale = relative * np.maximum(1.0, np.abs(x0))
         x = x0 + scale * rng.standard_normal(x0.size)
         lo, hi = self.params.lower, self.params.upper
         inside = np.clip(x, lo, hi)
@@ -352,10 +361,18 @@ class TuningProblem:
 
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
-        starts = [x0] + [self.random_point(rng, x0) for _ in range(random_start)]
         runs = []
-        with ProgressBar(len(starts), "tuning", enabled=progress) as bar:
-            for i, s in enumerate(starts):
+        with ProgressBar(1 + random_start, "tuning", enabled=progress) as bar:
+            for i in range(1 + random_start):
+                # Alternate random points around the initial values with perturbations of
+                # the best point so far (its own scale: good gains are often far from 1).
+                if i == 0:
+                    s = x0
+                elif i % 2 == 1 and np.isfinite(min(r.value for r in runs)):
+                    best = min(runs, key=lambda r: r.value).x
+                    s = self.random_point(rng, best, relative=0.5)
+                else:
+                    s = self.random_point(rng, x0)
                 bar.start(f"run {i + 1}")
                 runs.append(self.run(s, maxiter=maxiter))
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")

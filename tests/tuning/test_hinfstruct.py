@@ -251,3 +251,73 @@ def test_hinfstruct_list_of_plants_and_bad_input():
         rmb.hinfstruct(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]), rmb.tunable_gain("K", 1, 1))
     with pytest.raises(rmb.errors.UncertainTypeError, match="no tunable"):
         rmb.hinfstruct(plants[0], control.ss([], [], [], [[1.0]]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 5))
+def test_discrete_h2_gradient_against_h2norm(seed, n):
+    """Discrete-time H2 value and gradient w.r.t. [[A, B], [C, D]] against rmb.h2norm."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    a *= rng.uniform(0.1, 0.9) / max(np.max(np.abs(np.linalg.eigvals(a))), 1e-9)
+    b, c, d = rng.standard_normal((n, 2)), rng.standard_normal((3, n)), rng.standard_normal((3, 2))
+    j, gs = h2_gradient(a, b, c, d, dt=0.1)
+
+    def ref(s):
+        return rmb.h2norm(control.ss(s[:n, :n], s[:n, n:], s[n:, :n], s[n:, n:], 0.1))
+
+    s0 = np.block([[a, b], [c, d]])
+    assert j == pytest.approx(ref(s0), rel=1e-9)
+    fd = np.zeros_like(s0)
+    h = 1e-6
+    for idx in np.ndindex(*s0.shape):
+        e = np.zeros_like(s0)
+        e[idx] = h
+        fd[idx] = (ref(s0 + e) - ref(s0 - e)) / (2 * h)
+    np.testing.assert_allclose(gs, fd, rtol=1e-5, atol=1e-6 * max(1.0, j))
+
+
+def test_discrete_hinfstruct_scalar_gain_matches_brute_force():
+    """Discrete time: stability is |z| < 1 and the norm is taken on the unit circle."""
+    ts = 0.1
+    d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
+    # x+ = 1.2 x + w + u (unstable), z = [x; 0.1 u], y = x + 0.1 n, u = k y.
+    P = control.ss([[1.2]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d, ts)
+    res = rmb.hinfstruct(P, rmb.tunable_gain("K", 1, 1), random_start=1, seed=0)
+    k = res.values["K"][0, 0]
+    assert abs(1.2 + k) < 1
+    ks = np.linspace(-2.19, -0.21, 2000)[:, None]  # |1.2 + k| < 1
+    z = np.exp(1j * np.linspace(0.0, np.pi, 1500))[None, :]
+    rx = 1.0 / (z - (1.2 + ks))
+    t11, t12, t21 = rx, rx * 0.1 * ks, 0.1 * ks * rx
+    t22 = 0.01 * ks * ks * rx + 0.01 * ks
+    T = np.stack([np.stack([t11, t12], -1), np.stack([t21, t22], -1)], -2)
+    grid = np.linalg.svd(T, compute_uv=False)[..., 0].max(axis=1)
+    assert res.gamma <= grid.min() * (1 + 1e-6)
+    assert res.gamma >= grid.min() * (1 - 1e-3)
+    assert abs(k - ks[np.argmin(grid), 0]) < 0.05
+    assert res.closed_loop.dt == ts
+    assert res.verify() == pytest.approx(res.gamma, rel=1e-9)
+
+
+def test_discrete_systune_variance_goal_against_h2norm():
+    """Discrete H2 (Variance) tuning of a gain: the optimum of a 1-D grid of h2norm."""
+    from robustmb.tuning import Variance
+
+    ts = 0.5
+    G = control.ss([[0.9]], [[1.0, 1.0]], [[1.0]], [[0.0, 0.0]], ts, inputs=["n", "u"], outputs="y")
+    K = rmb.tunable_gain("K", 1, 1)
+    K.input_names, K.output_names = ["y"], ["u"]
+    CL = rmb.connect([G, K], None, ["n"], ["y", "u"])
+    weights = np.diag([1.0, 0.5])
+    CLw = rmb.uss(weights) @ CL
+    CLw.input_names, CLw.output_names = ["n"], ["y", "u"]
+    res = rmb.systune(CLw, [Variance("n", ["y", "u"], 1.0)], seed=0)
+    ks = np.linspace(-1.89, 0.09, 4001)
+    vals = [
+        rmb.h2norm(control.ss([[0.9 + k]], [[1.0]], [[1.0], [0.5 * k]], [[0.0], [0.0]], ts))
+        for k in ks
+    ]
+    assert res.soft[0] == pytest.approx(min(vals), rel=1e-6)
+    assert abs(res.values["K"][0, 0] - ks[int(np.argmin(vals))]) < 2e-3
+    assert res.verify()["soft"][0] == pytest.approx(res.soft[0], rel=1e-9)
