@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .articulated import forward_world
-from .tree import FREE, batch_motion_transforms, batch_placements
+from .loop_closure import closure_energy, closure_forces
+from .tree import FREE, joint_transforms
 
 
 def _cross(a, b):
@@ -69,20 +70,6 @@ def cross_force(v, f):
     )
 
 
-def joint_transforms(tree, q):
-    """``X_i`` (parent twist -> node twist) of every node, formed at once, and the world
-    orientations ``P_{i/inertial}`` when a load needs them (else ``None``)."""
-    r, p = batch_placements(tree, q)
-    xs = batch_motion_transforms(r, p)
-    if not tree.has_inertial_loads:
-        return xs, None
-    rw = []
-    for i in range(tree.n):
-        j = tree.parent[i]
-        rw.append(r[i] if j < 0 else rw[j] @ r[i])
-    return xs, rw
-
-
 def external_forces(tree, q, rw, wrenches=None, v=None, xs=None):
     """Applied wrenches at each node origin, node axes: (n, 6).
 
@@ -108,8 +95,6 @@ def external_forces(tree, q, rw, wrenches=None, v=None, xs=None):
             fl, tl = rb @ w[:3], rb @ w[3:]
         f[node] += np.concatenate([fl, tl + _cross(pt, fl)])
     if v is not None and tree.closures:
-        from .loop_closure import closure_forces
-
         f = f + closure_forces(tree, q, v, xs)
     return f
 
@@ -271,8 +256,6 @@ def potential_energy(tree, q):
         if frame == "inertial" and node >= 0:
             e -= w[:3] @ (pw[node] + rw[node] @ pt)
     if tree.closures:
-        from .loop_closure import closure_energy
-
         e += closure_energy(tree, q)
     return float(e)
 

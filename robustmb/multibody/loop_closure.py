@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tree import FREE
+from .tree import FREE, joint_transforms
 
 
 def rotation_vector(r):
@@ -100,8 +100,6 @@ def closure_energy(tree, q):
     """Potential energy of the closure springs."""
     if not tree.closures:
         return 0.0
-    from .dynamics import joint_transforms
-
     xs, _ = joint_transforms(tree, q)
     rw, pw, vel = world_kinematics(tree, q, np.zeros(tree.nv), xs)
     e = 0.0
@@ -156,8 +154,6 @@ def tangent_step(tree, q, dq):
 
 def closure_derivatives(tree, q, v):
     """``dQ/dq`` (tangent) and ``dQ/dv`` of the closure efforts, by central differences."""
-    from .dynamics import joint_transforms
-
     nv = tree.nv
     dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
     if not tree.closures:

@@ -517,3 +517,17 @@ def batch_motion_transforms(r, p):
     x[:, 3:, 3:] = rt
     x[:, :3, 3:] = -rt @ sk
     return x
+
+
+def joint_transforms(tree, q):
+    """``X_i`` (parent twist -> node twist) of every node, formed at once, and the world
+    orientations ``P_{i/inertial}`` when a load needs them (else ``None``)."""
+    r, p = batch_placements(tree, q)
+    xs = batch_motion_transforms(r, p)
+    if not tree.has_inertial_loads:
+        return xs, None
+    rw = []
+    for i in range(tree.n):
+        j = tree.parent[i]
+        rw.append(r[i] if j < 0 else rw[j] @ r[i])
+    return xs, rw
