@@ -529,8 +529,9 @@ def robot_rigid_data(angles, *, leg=1, carrying=False):
 
 def _effector_residual(angles, moving, target, leg):
     r, p = robot_pose(angles, leg=leg)["effectors"][moving]
-    # aligned: the end effector at the target with its approach axis z normal to the plate
-    return np.r_[p - target, r[0, 2], r[1, 2], r[2, 2] - 1.0]  # rank 5 near the solution
+    # aligned: the end-effector frame on the target's, axes those of the structure like
+    # the docked leg's (P_{l0/f_n} = I), so the switch of the docked leg keeps the pose
+    return np.r_[p - target, (r - np.eye(3)).ravel()]  # rank 6 near the solution
 
 
 def _gauss_newton(ang, moving, target, leg, free, tol, max_iter):
@@ -554,9 +555,9 @@ def align_effector(moving, target, *, leg=1, angles=None, tol=1e-10, starts=24):
     """Inverse kinematics: joint angles that align an end effector with a target point.
 
     The docked leg (``leg``) and the ``moving`` arm (1, 2 or 3) move; the third arm
-    keeps its angles.  Aligned means the end effector at ``target`` (structure axes,
-    from the docking port ``C_j``) with its approach axis ``z`` along the
-    structure's normal, like the docked leg (5 conditions, 10 joints).  Gauss-Newton
+    keeps its angles.  Aligned means the end-effector frame at ``target`` (structure
+    axes, from the docking port ``C_j``) with the axes of the structure, like the
+    docked leg's (6 conditions, 10 joints).  Gauss-Newton
     with minimum-norm steps from ``angles`` (default all zero) and, if that start
     does not converge, from ``starts`` seeded random poses; of the solutions, the
     one with the smallest joint angles (wrapped to [-pi, pi]).
@@ -567,7 +568,7 @@ def align_effector(moving, target, *, leg=1, angles=None, tol=1e-10, starts=24):
     >>> from robustmb.examples import assembly
     >>> ang = assembly.align_effector(2, [1.0, 0.0, 0.0])   # walk to the next tile
     >>> r, p = assembly.robot_pose(ang)["effectors"][1]
-    >>> bool(np.allclose(p, [1, 0, 0], atol=1e-9) and np.allclose(r[:, 2], [0, 0, 1]))
+    >>> bool(np.allclose(p, [1, 0, 0], atol=1e-9) and np.allclose(r, np.eye(3), atol=1e-9))
     True
     """
     if moving not in (1, 2, 3) or moving == leg:

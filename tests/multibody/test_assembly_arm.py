@@ -125,7 +125,14 @@ def _check_aligned(target, moving, leg):
     _, arms = independent_pose(ang, leg)
     f = arms[moving - 1][0]
     np.testing.assert_allclose(f[:3, 3], target, atol=1e-9)
-    np.testing.assert_allclose(f[:3, 2], [0, 0, 1], atol=1e-9)  # normal to the structure
+    np.testing.assert_allclose(f[:3, :3], np.eye(3), atol=1e-9)  # docking frame
+    if moving != 3:  # a walk: rooted at the other leg, the same robot at the next tile
+        d1 = a.rigid_inertia_at_g(28, 9, angles=ang, leg=leg)  # tile 9: all 8 neighbours
+        k = 1 + [tuple(x) for x in a.tile_offsets()].index(
+            tuple(a.tile_offsets()[8] + np.asarray(target, dtype=float))
+        )
+        d2 = a.rigid_inertia_at_g(28, k, angles=ang, leg=moving)
+        np.testing.assert_allclose(d1, d2, atol=1e-9 * np.abs(d1).max())
 
 
 @pytest.mark.parametrize(("target", "moving", "leg"), CASES[:4] + CASES[16:18])
