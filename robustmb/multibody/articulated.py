@@ -150,9 +150,7 @@ def world_state(tree, q, v):
     """
     lay = tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    h = np.empty((n + 1, 4, 4))
-    h[:n] = batch_homogeneous(tree, q)
-    h[n] = np.eye(4)
+    h = batch_homogeneous(tree, q, sentinel=True)
     h = _jump_compose(h, par, steps, left=True)
     rw = h[:n, :3, :3]
     sk = np.zeros((n, 9))
@@ -207,7 +205,7 @@ def _biases(tree, ws, fext, shift):
     # crf(v) I v = -crm(v)^T (I v); the shift C moves the velocity products into the bias
     mom = iw @ np.stack([ws["vel"], shift], axis=2)
     pa = mom[:, :, 1] + cross_force_rows(ws["vel"], mom[:, :, 0])
-    if fext.any():
+    if fext is not None and fext.any():
         pa -= (xf @ fext[:, :, None])[:, :, 0]
     return iw, pa
 
