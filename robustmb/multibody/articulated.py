@@ -189,7 +189,15 @@ _CRM_MAP, _CRF_MAP = _bilinear_maps()
 
 
 def cross_motion_rows(v, m):
-    """Row-wise ``crm(v_i) m_i`` (n, 6): the outer products, then one constant map."""
+    """Row-wise ``crm(v_i) m_i`` (n, 6): the outer products, then one constant map.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody.articulated import cross_motion_rows
+    >>> cross_motion_rows(np.array([[0, 0, 0, 0, 0, 1.0]]), np.array([[1.0, 0, 0, 0, 0, 0]]))
+    array([[0., 1., 0., 0., 0., 0.]])
+    """
     return (v[:, :, None] * m[:, None, :]).reshape(-1, 36) @ _CRM_MAP
 
 
@@ -285,6 +293,18 @@ def forward_world(tree, q, v, tau, fext, imposed=None):
     ``C_i`` the sum of the velocity products ``c`` from the root to ``i``: then
     ``a~_i = a~_parent + s_i qdd_i`` has no velocity term and each body's bias
     gains ``I_i C_i`` (one batched product instead of one per body).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+    >>> from robustmb.multibody.articulated import forward_world
+    >>> mech = Mechanism(acceleration=gravity(9.81))
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> qdd, _ = forward_world(mech.rigid_tree(), np.array([0.3]), np.zeros(1), np.zeros(1), None)
+    >>> qdd.round(6)                                  # -g sin(q) / l
+    array([-2.899053])
     """
     imposed = imposed or {}
     lay = tree_layout(tree)
