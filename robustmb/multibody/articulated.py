@@ -242,17 +242,17 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
     rows, d = np.zeros((n, 7)), np.ones(n)
     out = []
     scale = 1e-12 * tree.inertia_scale
-    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS);
-    # lists of row views, so the loop makes no new array objects but the row
-    gl, glt, sl = list(gt), list(gt.transpose(0, 2, 1)), list(s)
+    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS) on
+    # the 6 x 7 Fortran-ordered views G_i of the transposed storage
+    g6 = gt.transpose(0, 2, 1)
     for i, j in lay["order"]:
-        gi = gl[i]
+        gi = g6[i]
+        si = s[i]
         if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
-            gl[j] += gi
-            gl[j][6] += gi[:6].dot(sl[i] * imposed[i])
+            g6[j] += gi
+            gt[j, 6] += gi[:, :6].dot(si * imposed[i])
             continue
-        si = sl[i]
-        row = gi.dot(si)
+        row = si.dot(gi)
         u = row[:6]
         di = u.dot(si)
         if not di > scale:
@@ -261,8 +261,8 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
                 f"axis (articulated inertia {di:.3g}), so its acceleration is undetermined"
             )
         out.append((i, row, di))
-        dger(-1.0 / di, u, row, a=glt[i], overwrite_a=1)  # G_i -= u row^T / d
-        gl[j] += gi
+        dger(-1.0 / di, u, row, a=gi, overwrite_a=1)  # G_i -= u row^T / d
+        g6[j] += gi
     if out:
         idx, rr, dd = zip(*out, strict=True)
         rows[list(idx)], d[list(idx)] = rr, dd
