@@ -14,11 +14,16 @@ percentages are not reproducible, digest Sec. 7):
   ``F_26`` (port ``C_25``); every other ``(n, j)`` uses the rigid structure
   (mass and inertia of the tile plates of the inferred 4 x 7 layout).  The
   ``F_1`` data give an indefinite residual mass, which is warned about.
-- The arm geometry (link vectors, joint axes) is only in a figure, so the robot
-  is one rigid body at the docking port: its 130 kg (+ the carried tile) with
-  the centre of mass 0.5 m off the structure and the inertia of a uniform sphere
-  of radius 0.5 m (``ROBOT_LUMPED``).  With it the docked leg (R1 or R2) does
-  not change the model.
+- The arm geometry (link vectors, joint axes) is only in a figure.  The robot
+  is either lumped -- one rigid body at the docking port: its 130 kg (+ the
+  carried tile) with the centre of mass 0.5 m off the structure and the inertia
+  of a uniform sphere of radius 0.5 m (``ROBOT_LUMPED``), docked leg and joint
+  angles then change nothing -- or posed (``spacecraft(..., angles=...)``): hub,
+  three 5-joint arms with Table 3's masses and CoMs on an assumed geometry
+  (``ARM``: link vectors along the CoM offsets, three times as long; roll,
+  three pitches, roll), and the carried tile; :func:`align_effector` is the
+  inverse kinematics of the "aligned" configuration of an edge and
+  :func:`quintic` / :func:`edge_waypoints` its trajectories (digest Sec. 4.2).
 - Graph rules, layout and assembly order are the inferred ones of digest Sec. 4.1,
   which reproduce the paper's counts (1624 models, 56 graphs, 8672 edges,
   7 moves on the F27 example path, 98 grid points).
@@ -208,7 +213,15 @@ def total_mass():
     return HUB["mass"] + SOLAR_ARRAY["mass"] + N_TILES * TILE["mass"] + ROBOT_LUMPED["mass"]
 
 
-def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True):
+def _robot_block_data(angles, leg, carrying):
+    """Mass, central inertia and CoM from ``C_j`` of the robot: posed arms or lumped."""
+    if angles is not None:
+        return robot_rigid_data(angles, leg=leg, carrying=carrying)
+    rm = ROBOT_LUMPED["mass"] + (TILE["mass"] if carrying else 0.0)
+    return rm, _sphere(rm, ROBOT_LUMPED["radius"]), ROBOT_LUMPED["com_offset"]
+
+
+def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True, angles=None):
     """Global inverse model at the hub CoM G for structure ``F_n`` docked at ``tile``.
 
     Parameters
@@ -220,7 +233,12 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True):
     carrying : bool
         Whether the robot carries a tile (it then leaves the stack).
     leg : {1, 2}
-        Docked leg (no effect with the lumped robot; kept for the model family).
+        Docked leg (with ``angles``: the arm rooted at ``C_j``).
+    angles : (3, 5) array, optional
+        Joint angles of arms R1, R2, R3: the robot is then the posed hub, arms and
+        carried tile (:func:`robot_rigid_data`, frozen: the paper's joint angles
+        are scheduling parameters, not degrees of freedom); default: the lumped
+        robot ``ROBOT_LUMPED``.
     uncertain : bool
         First solar-array frequency as ``ureal("w_sa1", ..., percent=20)``.
 
@@ -310,16 +328,8 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True):
     blocks.append(fn.titop())
     conns += [[f"fn.fn_P_{c}", f"hub.hub_P2_{c}"] for c in ACC]
     conns += [[f"hub.hub_P2_{c}", f"fn.fn_P_to_parent_{c}"] for c in WR]
-    rm = ROBOT_LUMPED["mass"] + (TILE["mass"] if carrying else 0.0)
-    robot = FlexibleBody(
-        "robot",
-        rm,
-        _sphere(rm, ROBOT_LUMPED["radius"]),
-        ROBOT_LUMPED["com_offset"],
-        np.zeros((0, 6)),
-        [],
-        0.0,
-    ).titop()
+    rm, rj, rc = _robot_block_data(angles, leg, carrying)
+    robot = FlexibleBody("robot", rm, rj, rc, np.zeros((0, 6)), [], 0.0).titop()
     blocks.append(robot)
     conns += [[f"robot.robot_P_{c}", f"fn.fn_C_{c}"] for c in ACC]
     conns += [[f"fn.fn_C_{c}", f"robot.robot_P_to_parent_{c}"] for c in WR]
@@ -340,7 +350,7 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True):
     return sys
 
 
-def rigid_inertia_at_g(n, tile, *, carrying=False):
+def rigid_inertia_at_g(n, tile, *, carrying=False, angles=None, leg=1):
     """``D_G^tot`` (6x6) by direct summation of the rigid bodies (no TITOP algebra)."""
 
     def at_g(m, jc, c):
@@ -356,10 +366,275 @@ def rigid_inertia_at_g(n, tile, *, carrying=False):
         d += at_g(TILE["mass"] * n_stack, TILE["inertia"] * n_stack, p3 + STACK_COM)
     m, jc, com = structure_rigid_data(n)
     d += at_g(m, jc, p2 + com)
-    rm = ROBOT_LUMPED["mass"] + (TILE["mass"] if carrying else 0.0)
-    pc = p2 + tile_offsets(n)[tile - 1] + ROBOT_LUMPED["com_offset"]
-    d += at_g(rm, _sphere(rm, ROBOT_LUMPED["radius"]), pc)
+    if angles is None:
+        rm = ROBOT_LUMPED["mass"] + (TILE["mass"] if carrying else 0.0)
+        pc = p2 + tile_offsets(n)[tile - 1] + ROBOT_LUMPED["com_offset"]
+        d += at_g(rm, _sphere(rm, ROBOT_LUMPED["radius"]), pc)
+        return d
+    for mb, jb, cb in robot_pose(angles, leg=leg, carrying=carrying)["bodies"]:
+        d += at_g(mb, jb, p2 + tile_offsets(n)[tile - 1] + cb)  # body by body
     return d
+
+
+# ----------------------------------------------------------------- robot arms
+#: Table 3, per arm (links L0..L5, frame of link i at joint J_i): masses, CoM in the
+#: link frame, central inertia (isotropic, so only the CoM positions depend on the pose).
+ARM = {
+    "masses": np.array([5.0, 5.0, 10.0, 5.0, 10.0, 5.0]),
+    "coms": np.array(
+        [
+            [0.0, 0.0, 0.0625],
+            [0.0, 0.0, 0.05],
+            [-0.1062, 0.0, 0.0],
+            [0.0, 0.0, 0.0810],
+            [-0.1031, 0.0, 0.0],
+            [0.0, 0.0, 0.0810],
+        ]
+    ),
+    "inertias": np.array([0.2, 0.2, 0.4, 0.2, 0.4, 0.2]),
+    #: ASSUMED (Fig. 4a only, digest Sec. 7 item 5): link vectors J_i J_{i+1} in link
+    #: frame i, along the CoM offsets and three times as long (1.455 m per arm):
+    #: twice (CoM mid-link, 0.97 m) does not reach the diagonal tiles of the
+    #: 8-neighbour moves with the end effector normal to the structure, three times does ...
+    "links": 3.0
+    * np.array(
+        [
+            [0.0, 0.0, 0.0625],
+            [0.0, 0.0, 0.05],
+            [-0.1062, 0.0, 0.0],
+            [0.0, 0.0, 0.0810],
+            [-0.1031, 0.0, 0.0],
+            [0.0, 0.0, 0.0810],
+        ]
+    ),
+    #: ... and the axes of joints 1..5 (joint k at J_k, in link frame k - 1):
+    #: roll, three pitches, roll -- a 5-dof arm that can both reach and orient.
+    "axes": np.array([[0, 0, 1.0], [0, 1.0, 0], [0, 1.0, 0], [0, 1.0, 0], [0, 0, 1.0]]),
+}
+# printed with 0.866: R_y(+-120 deg) diag(1, -1, -1) exactly (digest Sec. 5.2), so that
+# the frames stay orthonormal
+_S3 = np.sqrt(3.0) / 2.0
+_RY120 = np.array([[-0.5, 0.0, -_S3], [0.0, -1.0, 0.0], [-_S3, 0.0, 0.5]])
+#: Table 3, robot hub C (frame R_c, CoM D): arm ports D J6 and P_{l5/c} per arm.
+ROBOT_HUB = {
+    "mass": 10.0,
+    "inertia": 0.6 * np.eye(3),
+    "ports": np.array([[0.1, 0.0, 0.0], [-0.05, 0.0, -0.0866], [-0.05, 0.0, 0.0866]]),  # printed
+    "l5_in_c": [
+        np.eye(3),
+        _RY120,
+        np.array([[-0.5, 0.0, _S3], [0.0, -1.0, 0.0], [_S3, 0.0, 0.5]]),
+    ],
+}
+
+
+def _rot(axis, angle):
+    """Rodrigues for a unit axis; complex-step safe."""
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+
+
+def arm_chain_poses(angles):
+    """Frames of links L0..L5 and points J0..J6 of one arm, in the frame of L0 at J0.
+
+    Returns ``(rotations (6, 3, 3), points (7, 3))``: ``rotations[i]`` holds the axes
+    of link i, ``points[i]`` the joint ``J_i``.  Complex-step safe.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.examples import assembly
+    >>> r, p = assembly.arm_chain_poses(np.zeros(5))
+    >>> p[-1].round(4)                      # J6 at alpha = 0: the sum of the link vectors
+    array([-0.6279,  0.    ,  0.8235])
+    """
+    a = np.asarray(angles)
+    dt = np.result_type(a, float)
+    rots = [np.eye(3, dtype=dt)]
+    pts = [np.zeros(3, dtype=dt)]
+    for k in range(6):
+        pts.append(pts[k] + rots[k] @ ARM["links"][k])
+        if k < 5:
+            rots.append(rots[k] @ _rot(ARM["axes"][k], a[k]))
+    return np.array(rots), np.array(pts)
+
+
+def robot_pose(angles, *, leg=1, carrying=False):
+    """Every body of the robot in the frame of the docked leg's end effector (at ``C_j``).
+
+    ``angles`` (3, 5): joint angles of arms R1, R2, R3.  The docked leg's link L0
+    is aligned with the structure (``P_{l0/f_n} = I``).
+
+    Returns
+    -------
+    dict
+        ``bodies``: list of ``(mass, central inertia, CoM)`` (hub, 18 links, tile);
+        ``effectors``: per arm ``(R, p)`` of its end-effector frame (link L0 at J0).
+    """
+    ang = np.asarray(angles)
+    if ang.shape != (3, 5):
+        raise ArgumentError(f"robot_pose: angles must be (3, 5) (arm x joint), got {ang.shape}")
+    if leg not in (1, 2):
+        raise ArgumentError(f"robot_pose: leg must be 1 or 2, got {leg}")
+    d = leg - 1
+    r_d, p_d = arm_chain_poses(ang[d])
+    # hub frame: R_c = R_l5 P_{c/l5}; D from the docked arm's J6
+    rc = r_d[5] @ ROBOT_HUB["l5_in_c"][d].T
+    pd = p_d[6] - rc @ ROBOT_HUB["ports"][d]
+    bodies = [(ROBOT_HUB["mass"], ROBOT_HUB["inertia"].astype(r_d.dtype), pd)]
+    effectors = [None] * 3
+    for k in range(3):
+        if k == d:
+            rk, pk = r_d, p_d
+            effectors[k] = (np.eye(3, dtype=r_d.dtype), np.zeros(3, dtype=r_d.dtype))
+        else:
+            # the chain from its J6 back to its J0: L0 = R_l5 (product of joint rotations)^-1
+            r_loc, p_loc = arm_chain_poses(ang[k])
+            r5 = rc @ ROBOT_HUB["l5_in_c"][k]
+            base = r5 @ r_loc[5].T  # frame of L0 of arm k
+            j6 = pd + rc @ ROBOT_HUB["ports"][k]
+            org = j6 - base @ p_loc[6]
+            rk = np.array([base @ r for r in r_loc])
+            pk = np.array([org + base @ p for p in p_loc])
+            effectors[k] = (rk[0], pk[0])
+        for i in range(6):
+            iso = ARM["inertias"][i] * np.eye(3)
+            bodies.append((ARM["masses"][i], iso, pk[i] + rk[i] @ ARM["coms"][i]))
+    if carrying:  # gripped at its centre by R3's end effector, frame R_t = L0 of R3
+        rt, pt = effectors[2]
+        bodies.append((TILE["mass"], rt @ TILE["inertia"] @ rt.T, pt))
+    return {"bodies": bodies, "effectors": effectors}
+
+
+def robot_rigid_data(angles, *, leg=1, carrying=False):
+    """Mass, central inertia and CoM (from ``C_j``, structure axes) of the posed robot.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.examples import assembly
+    >>> m, j, c = assembly.robot_rigid_data(np.zeros((3, 5)))
+    >>> round(float(m), 6)
+    130.0
+    """
+    bodies = robot_pose(angles, leg=leg, carrying=carrying)["bodies"]
+    m = sum(b[0] for b in bodies)
+    com = sum(b[0] * b[2] for b in bodies) / m
+    j = 0.0
+    for mb, jb, cb in bodies:
+        r = cb - com
+        j = j + jb + mb * ((r @ r) * np.eye(3) - np.outer(r, r))
+    return m, j, com
+
+
+def _effector_residual(angles, moving, target, leg):
+    r, p = robot_pose(angles, leg=leg)["effectors"][moving]
+    # aligned: the end-effector frame on the target's, axes those of the structure like
+    # the docked leg's (P_{l0/f_n} = I), so the switch of the docked leg keeps the pose
+    return np.r_[p - target, (r - np.eye(3)).ravel()]  # rank 6 near the solution
+
+
+def _gauss_newton(ang, moving, target, leg, free, tol, max_iter):
+    for _ in range(max_iter):
+        res = _effector_residual(ang, moving, target, leg)
+        if np.abs(res).max() <= tol:
+            return ang, 0.0
+        jac = np.zeros((res.size, len(free)))
+        for c, (a_, k) in enumerate(free):  # complex steps: exact Jacobian
+            e = ang.astype(complex)
+            e[a_, k] += 1e-30j
+            jac[:, c] = np.imag(_effector_residual(e, moving, target, leg)) / 1e-30
+        step = np.linalg.lstsq(jac, res, rcond=None)[0]  # minimum norm
+        step *= min(1.0, 0.3 / max(np.abs(step).max(), 1e-300))  # at most 0.3 rad a joint
+        for c, (a_, k) in enumerate(free):
+            ang[a_, k] -= step[c]
+    return ang, float(np.abs(res).max())
+
+
+def align_effector(moving, target, *, leg=1, angles=None, tol=1e-10, starts=24):
+    """Inverse kinematics: joint angles that align an end effector with a target point.
+
+    The docked leg (``leg``) and the ``moving`` arm (1, 2 or 3) move; the third arm
+    keeps its angles.  Aligned means the end-effector frame at ``target`` (structure
+    axes, from the docking port ``C_j``) with the axes of the structure, like the
+    docked leg's (6 conditions, 10 joints).  Gauss-Newton
+    with minimum-norm steps from ``angles`` (default all zero) and, if that start
+    does not converge, from ``starts`` seeded random poses; of the solutions, the
+    one with the smallest joint angles (wrapped to [-pi, pi]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.examples import assembly
+    >>> ang = assembly.align_effector(2, [1.0, 0.0, 0.0])   # walk to the next tile
+    >>> r, p = assembly.robot_pose(ang)["effectors"][1]
+    >>> bool(np.allclose(p, [1, 0, 0], atol=1e-9) and np.allclose(r, np.eye(3), atol=1e-9))
+    True
+    """
+    if moving not in (1, 2, 3) or moving == leg:
+        raise ArgumentError(
+            f"align_effector: moving must be an arm other than the docked leg {leg}, got {moving!r}"
+        )
+    target = np.asarray(target, dtype=float).reshape(3)
+    ang0 = np.zeros((3, 5)) if angles is None else np.array(angles, dtype=float).reshape(3, 5)
+    free = [(leg - 1, k) for k in range(5)] + [(moving - 1, k) for k in range(5)]
+    rng = np.random.default_rng(0)
+    best, worst = None, np.inf
+    for attempt in range(starts + 1):
+        ang = ang0.copy()
+        if attempt:
+            for a_, k in free:
+                ang[a_, k] = rng.uniform(-np.pi, np.pi)
+        ang, res = _gauss_newton(ang, moving - 1, target, leg, free, tol, 150)
+        worst = min(worst, res)
+        if res == 0.0:
+            ang = (ang + np.pi) % (2 * np.pi) - np.pi
+            if best is None or np.abs(ang).sum() < np.abs(best).sum():
+                best = ang
+            if attempt == 0:
+                break
+    if best is None:
+        raise ArgumentError(
+            f"align_effector: arm R{moving} cannot reach {target.tolist()} "
+            f"(smallest residual {worst:.3g} over {starts + 1} starts)"
+        )
+    return best
+
+
+def quintic(start, end, z=None):
+    """Rest-to-rest quintic joint trajectory gridded at ``z`` equally spaced waypoints.
+
+    ``alpha(s) = alpha_0 + (alpha_f - alpha_0)(10 s^3 - 15 s^4 + 6 s^5)``, ``s`` in
+    [0, 1]: zero rate and acceleration at both ends (digest Sec. 4.2).  Returns an
+    array ``(z, *shape)`` (``z`` defaults to ``Z_WAYPOINTS``), first and last
+    waypoints the two ends.
+
+    Examples
+    --------
+    >>> from robustmb.examples import assembly
+    >>> assembly.quintic(0.0, 1.0, 5).round(4)
+    array([0.    , 0.1035, 0.5   , 0.8965, 1.    ])
+    """
+    z = Z_WAYPOINTS if z is None else int(z)
+    if z < 2:
+        raise ArgumentError(f"quintic: z must be at least 2 waypoints, got {z}")
+    a0, af = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    if a0.shape != af.shape:
+        raise ArgumentError(f"quintic: start {a0.shape} and end {af.shape} differ in shape")
+    s = np.linspace(0.0, 1.0, z)
+    blend = 10 * s**3 - 15 * s**4 + 6 * s**5
+    return a0 + (af - a0) * blend.reshape((-1,) + (1,) * a0.ndim)
+
+
+def edge_waypoints(moving, target, *, leg=1, z=None):
+    """Joint angles of the two trajectories of an edge: 0 -> aligned, aligned -> 0.
+
+    Returns ``(2 z, 3, 5)`` waypoints (digest Sec. 4.2: both trajectories start or
+    end at ``alpha = 0``, so every edge is weighted alike).
+    """
+    aligned = align_effector(moving, target, leg=leg)
+    zero = np.zeros((3, 5))
+    return np.concatenate([quintic(zero, aligned, z), quintic(aligned, zero, z)])
 
 
 # ----------------------------------------------------------------- control and costs

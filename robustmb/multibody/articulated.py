@@ -150,9 +150,7 @@ def world_state(tree, q, v):
     """
     lay = tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    h = np.empty((n + 1, 4, 4))
-    h[:n] = batch_homogeneous(tree, q)
-    h[n] = np.eye(4)
+    h = batch_homogeneous(tree, q, sentinel=True)
     h = _jump_compose(h, par, steps, left=True)
     rw = h[:n, :3, :3]
     sk = np.zeros((n, 9))
@@ -191,7 +189,15 @@ _CRM_MAP, _CRF_MAP = _bilinear_maps()
 
 
 def cross_motion_rows(v, m):
-    """Row-wise ``crm(v_i) m_i`` (n, 6): the outer products, then one constant map."""
+    """Row-wise ``crm(v_i) m_i`` (n, 6): the outer products, then one constant map.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody.articulated import cross_motion_rows
+    >>> cross_motion_rows(np.array([[0, 0, 0, 0, 0, 1.0]]), np.array([[1.0, 0, 0, 0, 0, 0]]))
+    array([[0., 1., 0., 0., 0., 0.]])
+    """
     return (v[:, :, None] * m[:, None, :]).reshape(-1, 36) @ _CRM_MAP
 
 
@@ -207,7 +213,7 @@ def _biases(tree, ws, fext, shift):
     # crf(v) I v = -crm(v)^T (I v); the shift C moves the velocity products into the bias
     mom = iw @ np.stack([ws["vel"], shift], axis=2)
     pa = mom[:, :, 1] + cross_force_rows(ws["vel"], mom[:, :, 0])
-    if fext.any():
+    if fext is not None and fext.any():
         pa -= (xf @ fext[:, :, None])[:, :, 0]
     return iw, pa
 
@@ -236,17 +242,17 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
     rows, d = np.zeros((n, 7)), np.ones(n)
     out = []
     scale = 1e-12 * tree.inertia_scale
-    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS);
-    # lists of row views, so the loop makes no new array objects but the row
-    gl, glt, sl = list(gt), list(gt.transpose(0, 2, 1)), list(s)
+    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS) on
+    # the 6 x 7 Fortran-ordered views G_i of the transposed storage
+    g6 = gt.transpose(0, 2, 1)
     for i, j in lay["order"]:
-        gi = gl[i]
+        gi = g6[i]
+        si = s[i]
         if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
-            gl[j] += gi
-            gl[j][6] += gi[:6].dot(sl[i] * imposed[i])
+            g6[j] += gi
+            gt[j, 6] += gi[:, :6].dot(si * imposed[i])
             continue
-        si = sl[i]
-        row = gi.dot(si)
+        row = si.dot(gi)
         u = row[:6]
         di = u.dot(si)
         if not di > scale:
@@ -255,8 +261,8 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
                 f"axis (articulated inertia {di:.3g}), so its acceleration is undetermined"
             )
         out.append((i, row, di))
-        dger(-1.0 / di, u, row, a=glt[i], overwrite_a=1)  # G_i -= u row^T / d
-        gl[j] += gi
+        dger(-1.0 / di, u, row, a=gi, overwrite_a=1)  # G_i -= u row^T / d
+        g6[j] += gi
     if out:
         idx, rr, dd = zip(*out, strict=True)
         rows[list(idx)], d[list(idx)] = rr, dd
@@ -287,6 +293,18 @@ def forward_world(tree, q, v, tau, fext, imposed=None):
     ``C_i`` the sum of the velocity products ``c`` from the root to ``i``: then
     ``a~_i = a~_parent + s_i qdd_i`` has no velocity term and each body's bias
     gains ``I_i C_i`` (one batched product instead of one per body).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+    >>> from robustmb.multibody.articulated import forward_world
+    >>> mech = Mechanism(acceleration=gravity(9.81))
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> qdd, _ = forward_world(mech.rigid_tree(), np.array([0.3]), np.zeros(1), np.zeros(1), None)
+    >>> qdd.round(6)                                  # -g sin(q) / l
+    array([-2.899053])
     """
     imposed = imposed or {}
     lay = tree_layout(tree)

@@ -94,7 +94,23 @@ def _end(tree, kin, end, dt):
 
 
 def constraint_terms(tree, q, v):
-    """``(g, J, gamma)`` of all exact constraints, stacked in declaration order."""
+    """``(g, J, gamma)`` of all exact constraints, stacked in declaration order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> from robustmb.multibody.constraints import constraint_terms
+    >>> mech = Mechanism(ground_ports={"B": [0.0, 1.0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+    >>> g, jac, gamma = constraint_terms(mech.rigid_tree(), np.array([np.pi / 2]), np.ones(1))
+    >>> np.abs(g).max() < 1e-15, jac.round(12)         # the tip moves along -x of the bar
+    (np.True_, array([[ 0.],
+           [-1.]]))
+    """
     dt = np.result_type(q, v, float)
     kin = node_kinematics(tree, q, v)
     gs, js, cs = [], [], []
@@ -124,6 +140,22 @@ def constrained_accelerations(tree, q, v, qdd_free, mass):
     """Accelerations and multipliers under the constraints, from the unconstrained ones.
 
     ``qdd_free``: forward dynamics without constraints; ``mass``: the mass matrix.
+    Used by :meth:`Mechanism.forward_dynamics <robustmb.multibody.Mechanism.forward_dynamics>`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> from robustmb.multibody.constraints import constrained_accelerations
+    >>> mech = Mechanism(ground_ports={"B": [1.0, 0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="y")
+    >>> t = mech.rigid_tree()
+    >>> qdd, lam = constrained_accelerations(t, np.zeros(1), np.zeros(1), np.ones(1), np.eye(1))
+    >>> qdd.round(12), lam.round(12)         # held: the multiplier cancels the push
+    (array([0.]), array([1.]))
     """
     g, jac, gamma = constraint_terms(tree, q, v)
     if g.size == 0:

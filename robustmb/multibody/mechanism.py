@@ -685,10 +685,13 @@ class Mechanism:
         tree = self.rigid_tree(values)
         q, v = tree.check_state(q, v)
         tau = tree.check_rates(tau, "tau")
-        # the transforms of the tree are only needed by closures and inertial loads
-        xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
-        fext = external_forces(tree, q, rw, wrenches, v, xs)
-        qdd = aba(tree, q, v, tau + joint_law(tree, q, v), fext)
+        if tree.bare:  # no springs, dampers, laws or loads
+            qdd = aba(tree, q, v, tau, None)
+        else:
+            # the transforms of the tree are only needed by closures and inertial loads
+            xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
+            fext = external_forces(tree, q, rw, wrenches, v, xs)
+            qdd = aba(tree, q, v, tau + joint_law(tree, q, v), fext)
         if tree.constraints:  # exact loop constraints: add the constraint forces
             from .constraints import constrained_accelerations
             from .dynamics import crba

@@ -453,6 +453,16 @@ def _precompute_transforms(tree):
         law_d=tree.damping[one],
         law_q_eq=tree.q_eq[one],
     )
+    # nothing acts on the bodies but gravity and the efforts: forward dynamics can skip
+    # the joint laws and external loads (wrench inputs given at a call are checked there)
+    tree.bare = not (
+        np.any(tree.stiffness[one])
+        or np.any(tree.damping[one])
+        or tree.laws
+        or tree.loads
+        or tree.closures
+        or tree.inputs
+    )
     # the local pose as a 4 x 4 matrix is affine in (1, sin q, 1 - cos q, q_prismatic)
     hb = np.zeros((n, 4, 4, 4))
     hb[:, 0, :3, :3], hb[:, 0, :3, 3], hb[:, 0, 3, 3] = r0, tree.batch["c_r0pa"], 1.0
@@ -487,8 +497,11 @@ def batch_placements(tree, q):
     return r, p
 
 
-def batch_homogeneous(tree, q):
-    """All local poses as homogeneous matrices ``[[R_i, p_i], [0, 1]]``: (n, 4, 4), real ``q``."""
+def batch_homogeneous(tree, q, sentinel=False):
+    """All local poses as homogeneous matrices ``[[R_i, p_i], [0, 1]]``: (n, 4, 4), real ``q``.
+
+    ``sentinel``: append an identity (n + 1, 4, 4) -- the ground of the prefix products.
+    """
     b = tree.batch
     x = q[b["qidx"]]
     rev = b["revolute"]
@@ -498,6 +511,8 @@ def batch_homogeneous(tree, q):
     coef[:, 2] = np.where(rev, 1.0 - np.cos(x), 0.0)
     coef[:, 3] = np.where(rev, 0.0, x)
     h = np.einsum("nk,nkj->nj", coef, b["h_basis"]).reshape(tree.n, 4, 4)
+    if sentinel:
+        h = np.concatenate([h, np.eye(4)[None]])
     for i in b["free"]:
         k = tree.qi[i]
         quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
