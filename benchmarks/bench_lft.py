@@ -70,8 +70,10 @@ def main():
         t, y = timed(lambda x=x: rmb.simplify(x))
         print(f"  {label:42s} {x.blocks} -> {y.blocks}  ({t * 1e3:.1f} ms; {ref})")
     G = rmb.simplify(big_model())
-    print(f"\nusample on a {G.nstates}-state model, {len(G.blocks)} parameters, "
-          f"{sum(G.blocks.values())} occurrences")
+    print(
+        f"\nusample on a {G.nstates}-state model, {len(G.blocks)} parameters, "
+        f"{sum(G.blocks.values())} occurrences"
+    )
     n = 1000
     t_vec, (samples, values) = timed(lambda: G.usample(n, seed=0))
     n_ref = 100
