@@ -142,7 +142,7 @@ def min_norm_hull(g):
     return (lam @ g).astype(float)
 
 
-def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-9, maxiter=100, seed=0):
+def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-6, maxiter=100, seed=0):
     """Descend a nonsmooth ``fun`` by gradient sampling (Burke, Lewis and Overton, 2005).
 
     At each step the gradients at ``n + 1`` random points of a box of relative size
@@ -185,7 +185,7 @@ def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-9, maxiter=100
         # Backtracking from twice the last accepted step (at least ten sampling radii).
         t = max(2.0 * step, 10.0 * float(np.linalg.norm(box)))
         moved = False
-        for _ in range(40):
+        for _ in range(12):
             ft, gt = fun(x + t * d)
             if np.isfinite(ft) and ft < f - 1e-8 * t * gn:
                 x, f, g, moved = x + t * d, ft, gt, True

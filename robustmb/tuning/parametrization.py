@@ -157,6 +157,16 @@ class TunableLFT:
         return t
 
     def _factors(self, x):
+        # One evaluation asks for the same point several times (stability test, each
+        # goal's value, the chain rule): keep the last point's factors.
+        key = np.asarray(x, float).tobytes()
+        if getattr(self, "_cache_key", None) == key:
+            return self._cache
+        self._cache = self._compute_factors(x)
+        self._cache_key = key
+        return self._cache
+
+    def _compute_factors(self, x):
         th = self.theta(x)
         nz = self.nz
         loop = np.eye(nz) - self.dzw @ th
@@ -168,10 +178,15 @@ class TunableLFT:
 
     def statespace(self, x):
         """``(A, B, C, D)`` of the closed model at parameter vector ``x``."""
+        key = np.asarray(x, float).tobytes()
+        if getattr(self, "_ss_key", None) == key:
+            return self._ss
         th, _, ct = self._factors(x)
         s = self.a0 + self.left @ (th @ ct)
         n = self.nx
-        return s[:n, :n], s[:n, n:], s[n:, :n], s[n:, n:]
+        self._ss = (s[:n, :n], s[:n, n:], s[n:, :n], s[n:, n:])
+        self._ss_key = key
+        return self._ss
 
     def chain(self, x, grad_s):
         """Gradient with respect to ``x`` of a function with gradient ``grad_s`` w.r.t. S.

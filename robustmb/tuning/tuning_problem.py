@@ -255,17 +255,21 @@ class TuningProblem:
             return r
         for k in range(rounds):
             x, f, g = gradient_sampling(
-                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=40, seed=k
+                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k
             )
             hist.append(("sampling", f))
             if not f < r.f * (1 - ftol):
                 break
+            # A few parts per million are not worth another BFGS run and round.
+            last = not f < r.f * (1 - 1e-5)
             r2 = bfgs(self.objective, x, maxiter=300, ftol=ftol)
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
             hist += [("soft", v) for v in r2.history]
             r2.message = f"{r.message}; sampling and BFGS"
             r = r2
+            if last:
+                break
         return r
 
     def _below_limit(self, r, ftol):
