@@ -612,8 +612,11 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
 
 def _pow2(x, k):
     """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
-    h = int(k) // 2
-    return x * 2.0**h * 2.0 ** (int(k) - h)
+    k = int(k)
+    if abs(k) < 1000:
+        return x * 2.0**k  # 2^k is a normal float: one exact product
+    h = k // 2
+    return x * 2.0**h * 2.0 ** (k - h)
 
 
 def _exponent(x):
@@ -624,6 +627,9 @@ def _exponent(x):
     top = float(np.max(np.abs(x)))
     if top == 0.0:
         return 0
+    if 2.0**-400 < top < 2.0**400:
+        # no square can overflow, and those that underflow cannot change the exponent
+        return math.frexp(float(np.linalg.norm(x)))[1]
     e0 = math.frexp(top)[1]
     return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
 
