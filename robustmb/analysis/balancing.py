@@ -49,7 +49,7 @@ def balance_realization(A, B, C):
     return Ab, Bb, Cb
 
 
-def pole_bands(A, dt=0.0, *, balanced=False, vectors=False):
+def pole_bands(A, dt=0.0, *, balanced=False):
     """Poles of ``A`` with the distance to the boundary that rounding cannot resolve.
 
     Returns ``(poles, distance, band)``: ``distance`` is ``Re p`` (continuous) or
@@ -57,8 +57,7 @@ def pole_bands(A, dt=0.0, *, balanced=False, vectors=False):
     from the boundary.  ``band = 100 eps ||A_bal|| kappa`` with ``kappa`` the pole's
     condition number on the balanced matrix (capped at ``1/sqrt(eps)``, the size of the
     error of a defective eigenvalue).  With ``balanced`` the caller's ``A`` is already
-    balanced and is used as it is; with ``vectors`` the unit left and right eigenvectors
-    of the balanced matrix are returned too, ``(poles, distance, band, vl, vr)``.
+    balanced and is used as it is.
 
     Examples
     --------
@@ -72,8 +71,7 @@ def pole_bands(A, dt=0.0, *, balanced=False, vectors=False):
     n = A.shape[0]
     if n == 0:
         z = np.zeros(0)
-        out = (z.astype(complex), z, z)
-        return out + (np.zeros((0, 0), complex),) * 2 if vectors else out
+        return z.astype(complex), z, z
     Ab = A if balanced else scipy.linalg.matrix_balance(A, permute=True)[0]
     w, vl, vr = eigenvectors(Ab)
     # columns are unit vectors: kappa_i = 1 / |y_i^H x_i|
@@ -87,7 +85,7 @@ def pole_bands(A, dt=0.0, *, balanced=False, vectors=False):
         band = np.maximum(band, _BOUNDARY_FACTOR * _EPS)
     else:
         distance = w.real
-    return (w, distance, band, vl, vr) if vectors else (w, distance, band)
+    return w, distance, band
 
 
 def eigenvectors(A):

@@ -247,12 +247,14 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
-    # one eigen-decomposition of the (already balanced) A serves the stability test
-    # and the modal sum
-    poles, distance, band, vl, vr = pole_bands(A, dt, balanced=True, vectors=True)
-    if not np.all(distance < -band):
-        return np.inf
-    modal = _h2_modal(A, B, C, discrete, eig=(poles, vl, vr))
+    # one eigen-decomposition of the (already balanced) A serves the stability test and
+    # the modal sum; the per-pole bands (left vectors too) only for poles near the boundary
+    poles, vr = np.linalg.eig(A)
+    if not _beyond_widest_band(poles, A, dt):
+        _, distance, band = pole_bands(A, dt, balanced=True)
+        if not np.all(distance < -band):
+            return np.inf
+    modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
     if modal is not None:
         return float(np.sqrt(max(modal, 0.0) + feedthrough))
     # Use the Gramian on the side with fewer channels: same value, smaller product.
@@ -587,15 +589,7 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
     """
     if A.shape[0] == 0:
         return True, np.nan
-    # Quick accept without eigenvectors: every pole farther from the boundary than the
-    # widest band pole_bands can give (kappa is capped at 1/sqrt(eps)), with a factor 2
-    # for the re-balancing inside pole_bands.
-    quick = np.linalg.eigvals(A)
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * np.linalg.norm(A, 1)
-    if dt > 0:
-        if np.all(np.abs(quick) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)):
-            return True, np.nan
-    elif np.all(quick.real < -widest):
+    if _beyond_widest_band(np.linalg.eigvals(A), A, dt):
         return True, np.nan
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
@@ -610,10 +604,23 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
     return False, np.nan
 
 
+def _beyond_widest_band(poles, A, dt):
+    """Quick accept without eigenvectors: every pole farther from the boundary than the
+    widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
+    ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
+    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * np.linalg.norm(A, 1)
+    if dt > 0:
+        return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
+    return bool(np.all(poles.real < -widest))
+
+
 def _pow2(x, k):
     """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
-    h = int(k) // 2
-    return x * 2.0**h * 2.0 ** (int(k) - h)
+    k = int(k)
+    if abs(k) < 1000:
+        return x * 2.0**k  # 2^k is a normal float: one exact product
+    h = k // 2
+    return x * 2.0**h * 2.0 ** (k - h)
 
 
 def _exponent(x):
@@ -624,6 +631,9 @@ def _exponent(x):
     top = float(np.max(np.abs(x)))
     if top == 0.0:
         return 0
+    if 2.0**-400 < top < 2.0**400:
+        # no square can overflow, and those that underflow cannot change the exponent
+        return math.frexp(float(np.linalg.norm(x)))[1]
     e0 = math.frexp(top)[1]
     return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
 
