@@ -67,6 +67,7 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     if sd >= lower:
         lower, wpeak = sd, np.inf
     ny, nu = d.shape
+    bracket = None
     for _ in range(maxit):
         g = lower * (1 + 2 * tol)
         try:
@@ -83,24 +84,45 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
         near = np.abs(e.real) <= 1e-4 * ae + 1e-9 * max(1.0, ae.max())
         im = np.unique(np.abs(e[near].imag))
         if im.size == 0:
-            return _polish(sig, lower, wpeak)
+            return _polish(sig, lower, wpeak, bracket)
         pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
         vals = sig(pts)
         k = int(np.argmax(vals))
+        # The maximiser lies between the crossings on either side of the best point.
+        below, above = im[im < pts[k]], im[im > pts[k]]
+        bracket = (
+            float(below.max()) if below.size else 0.0,
+            float(above.min()) if above.size else 2.0 * float(pts[k]) + 1.0,
+        )
         if vals[k] <= lower * (1 + tol):
-            return _polish(sig, lower, wpeak)
+            return _polish(sig, max(lower, float(vals[k])), wpeak, bracket)
         lower, wpeak = float(vals[k]), float(pts[k])
     return None
 
 
-def _polish(sig, lower, wpeak, rounds=8):
+def _polish(sig, lower, wpeak, bracket=None, rounds=8):
     """Move the peak frequency onto the local maximiser (the gradient is taken there).
 
-    A few parabolic steps through three points of a shrinking spacing: the level set
-    leaves the frequency within a narrow band around the maximiser already.
+    On a flat peak the level set stops the iteration with the value within ``tol`` but
+    the frequency far from the maximiser, and the gradient is taken at the frequency:
+    first zoom into ``bracket`` (the last level set's crossings around the peak) by
+    vectorised grids, each keeping two spacings around its best point, then a few
+    parabolic steps through three points of a shrinking spacing.
     """
     if not np.isfinite(wpeak):
         return lower, wpeak
+    if bracket is not None:
+        lo, hi = bracket
+        for _ in range(12):
+            grid = np.linspace(lo, hi, 9)
+            f = sig(grid)
+            k = int(np.argmax(f))
+            if f[k] > lower:
+                lower, wpeak = float(f[k]), float(grid[k])
+            step = grid[1] - grid[0]
+            lo, hi = max(grid[k] - step, 0.0), grid[k] + step
+            if step <= 1e-9 * max(grid[k], 1e-6):
+                break
     w, h = wpeak, 1e-3 * max(wpeak, 1e-6)
     for _ in range(rounds):
         pts = np.array([max(w - h, 0.0), w, w + h])

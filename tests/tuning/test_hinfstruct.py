@@ -4,7 +4,7 @@ import control
 import numpy as np
 import pytest
 from _compleib import compleib, full_order_floor, static_loop
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
@@ -51,6 +51,7 @@ def _fd(fun, x, h=1e-6):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), block=st.sampled_from(["gain", "pid", "ss", "tf"]))
+@example(seed=575, block="ss")  # a flat peak: the level set stopped 15 % off its frequency
 def test_hinf_subgradient_equals_finite_differences(seed, block):
     lft, x = _random_loop(seed, block)
     a = lft.statespace(x)[0]
