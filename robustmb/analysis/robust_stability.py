@@ -453,6 +453,7 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
         upper, crit, destab = state["upper"], state["crit"], state["destab"]
         if cover.certified:
             lower = max(lower, cover.target)
+    lower = float(lower)
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
