@@ -287,6 +287,11 @@ class Poles(Goal):
         self.min_decay, self.min_damping, self.max_frequency = min_decay, min_damping, max_frequency
 
     def model(self, CL):
+        if CL.dt not in (None, 0):
+            raise DimensionError(
+                f"Poles: decay, damping and frequency are s-plane requirements; the loop "
+                f"{CL.name!r} is discrete (dt = {CL.dt})"
+            )
         return CL, "poles", 1.0, (self.min_decay, self.min_damping, self.max_frequency)
 
 

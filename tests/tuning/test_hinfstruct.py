@@ -329,3 +329,8 @@ def test_discrete_systune_variance_goal_against_h2norm():
     assert res.soft[0] == pytest.approx(min(vals), rel=1e-6)
     assert abs(res.values["K"][0, 0] - ks[int(np.argmin(vals))]) < 2e-3
     assert res.verify()["soft"][0] == pytest.approx(res.soft[0], rel=1e-9)
+    from robustmb.errors import DimensionError
+    from robustmb.tuning import Poles
+
+    with pytest.raises(DimensionError, match="discrete"):
+        rmb.systune(CLw, [Poles(min_decay=0.1)])
