@@ -223,7 +223,9 @@ def parse_step(text: str):
     outputs = [s.strip() for s in outs.split(",") if s.strip()]
     inputs = [s.strip() for s in ins.split(",") if s.strip()]
     if not sep or not outputs or not inputs:
-        raise ValueError(f"expected OUT1,OUT2:IN1,IN2, got {text!r}")
+        from .errors import ArgumentError  # local: keeps the CLI's start-up imports minimal
+
+        raise ArgumentError(f"--step: expected OUT1,OUT2:IN1,IN2, got {text!r}")
     return outputs, inputs
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from robustmb.cli import load_loop, main, parse_step
+from robustmb.errors import ArgumentError
 
 MODULE = textwrap.dedent(
     """
@@ -80,7 +81,7 @@ def test_loop_may_be_a_pair_and_must_be_systems(module_file, capsys):
 def test_parse_step_and_bad_step_is_a_usage_error(module_file, capsys):
     assert parse_step(" a , b : c ") == (["a", "b"], ["c"])
     for bad in ("y", "y:", ":r"):
-        with pytest.raises(ValueError, match="expected OUT1,OUT2:IN1,IN2"):
+        with pytest.raises(ArgumentError, match="--step: expected OUT1,OUT2:IN1,IN2"):
             parse_step(bad)
     with pytest.raises(SystemExit) as exit_info:
         main(["report", f"{module_file}:closed", "--step", "y"])

@@ -13,6 +13,7 @@ import numpy as np
 from robustmb.decoupling.jacobian_decoupling import jacobian_decouple
 from robustmb.decoupling.parallel_manipulator import ParallelManipulator
 from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
+from robustmb.errors import ArgumentError
 
 __all__ = ["InstrumentedManipulator"]
 
@@ -64,7 +65,9 @@ class InstrumentedManipulator:
         if sensors:
             outs.append(self.sensors)
         if not outs:
-            raise ValueError("no outputs requested: give body_outputs or keep sensors=True")
+            raise ArgumentError(
+                "body_outputs: no outputs requested; give body_outputs or keep sensors=True"
+            )
         return mdl.state_space(outs, ground=ground)
 
     def actuator_jacobian(self, origin=None):

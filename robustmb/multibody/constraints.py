@@ -172,6 +172,21 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
 
     ``fixed``: coordinate indices held at their given values (e.g. the crank).
+    Used by :meth:`Mechanism.assemble <robustmb.multibody.Mechanism.assemble>`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism(ground_ports={"B": [0.0, 1.0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+    >>> from robustmb.multibody.constraints import assemble
+    >>> q, v = assemble(mech.rigid_tree(), [1.2], [0.5])
+    >>> bool(np.isclose(q[0], np.pi / 2)), v      # tip on B; a pinned bar cannot turn
+    (True, array([0.]))
     """
     q = np.array(q, dtype=float)
     free = np.setdiff1d(np.arange(tree.nv), np.asarray(fixed, dtype=int))
@@ -199,7 +214,27 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
 
 
 def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
-    """Raise if ``(q, v)`` violates the constraints by more than ``tol`` (scaled)."""
+    """Raise if ``(q, v)`` violates the constraints by more than ``tol`` (scaled).
+
+    The tolerance is scaled by ``max(1, |q|, |v|)``; ``what`` names the state in the
+    :class:`~robustmb.errors.IllPosedError` message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism(ground_ports={"B": [0.0, 1.0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+    >>> from robustmb.multibody.constraints import check_consistent
+    >>> check_consistent(mech.rigid_tree(), np.array([np.pi / 2]), np.zeros(1))  # on B: silent
+    >>> check_consistent(mech.rigid_tree(), np.array([1.2]), np.zeros(1))
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.IllPosedError: q0, v0 violate ...pin... at position level by 0.362; ...
+    """
     g, jac, _ = constraint_terms(tree, q, v)
     if g.size == 0:
         return
@@ -276,6 +311,27 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
 
     ``lin_free`` is a callable ``a0 -> Linearization`` of the unconstrained model at
     ``(q0, v0, a0)`` (efforts: those that hold ``a0`` -- constraint forces included).
+    Called by :meth:`Mechanism.linearize_at <robustmb.multibody.Mechanism.linearize_at>`,
+    which builds ``lin_free`` from the tree's dynamics; returns a
+    :class:`ConstrainedLinearization`.
+
+    Examples
+    --------
+    A constraint on the out-of-plane component only holds for every planar motion, so
+    the bar stays free: ``A = [[0, 1], [0, 0]]``, ``B = [0, 1 / inertia]``.
+
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism(ground_ports={"B": [0.0, 1.0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="z")
+    >>> lin = mech.linearize_at(np.zeros(1), np.zeros(1))  # runs linearize_constrained
+    >>> lin.independent, lin.A.round(12), lin.B.round(12)
+    (['J_q'], array([[0., 1.],
+           [0., 0.]]), array([[ 0.],
+           [10.]]))
     """
     import control
     from scipy.linalg import null_space, qr

@@ -102,26 +102,27 @@ def _are(A, B, Q, R, S, discrete=False):
     Gb, Qb = 0.5 * (Gb + Gb.T), 0.5 * (Qb + Qb.T)
     try:
         # hinv="I": with slycot's default "D" the discrete solution is the anti-stabilising one
-        X, _, w = slycot.sb02md(
-            n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I"
-        )[:3]
+        X = slycot.sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I")[0]
     except (SlycotError, ValueError):
         X = None
     if X is not None and np.all(np.isfinite(X)):
-        # SB02MD returns the closed-loop spectrum as the first n eigenvalues it ordered
-        lam = w[:n]
+        # Stability of the closed loop built from X itself, not SB02MD's ordered spectrum
+        # (stable by construction): an inaccurate or anti-stabilising X must go to scipy.
+        # The margin is relative to the size of the closed-loop matrix (rounding level).
         if discrete:
             XA, XB = X @ Ab, X @ B
             K = np.linalg.solve(R + B.T @ XB, XB.T @ Ab)
             T = XA.T @ B @ K
             terms = (Ab.T @ XA, T, Qb, X)
             res = np.abs(terms[0] - T + Qb - X).max()
-            stable = np.max(np.abs(lam)) < 1
+            stable = np.max(np.abs(np.linalg.eigvals(Ab - B @ K))) < 1 - 1e-10
         else:
-            AX, XGX = Ab.T @ X, X @ Gb @ X
+            AX, GX = Ab.T @ X, Gb @ X
+            XGX = X @ GX
             terms = (AX, XGX, Qb)
             res = np.abs(AX + AX.T - XGX + Qb).max()
-            stable = np.max(lam.real) < 0
+            Acl = Ab - GX
+            stable = np.max(np.linalg.eigvals(Acl).real) < -1e-10 * np.abs(Acl).max()
         if stable and res <= 1e-11 * sum(np.abs(t).max() for t in terms):
             return X
     solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are

@@ -186,8 +186,30 @@ def _balancing(R, S):
 def hinf_level_lmi(P: Plant):
     """Optimal level of a continuous plant with ``D22 = 0`` and the state balancing.
 
-    Returns ``(gamma, T)``: the SDP optimum after one balancing pass and the state
-    similarity ``T`` of the plant it was solved on (``x_bal = T x``).
+    Parameters
+    ----------
+    P : Plant
+        Continuous plant partitioned by :func:`.plant.partition_plant`, with ``D22 = 0``.
+
+    Returns
+    -------
+    gamma : float
+        The SDP optimum after one balancing pass.
+    T : numpy.ndarray
+        State similarity of the plant it was solved on (``x_bal = T x``).
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.synthesis.plant import partition_plant
+    >>> G = control.ss([[1.0]], [[2.0, 1.0]], [[1.0], [0.0], [1.0]],
+    ...                [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> gamma, T = hinf_level_lmi(partition_plant(G, 1, 1))
+    >>> round(gamma, 4)
+    2.0
+    >>> bool(abs(gamma - rmb.hinfsyn(G, 1, 1, method="riccati").gamma_opt) < 1e-5 * gamma)
+    True
     """
     n = P.A.shape[0]
     g0, R, S = _solve_reduced(P)
@@ -205,7 +227,7 @@ def lmi_hinf(P: Plant, *, gamma=None, backoff=1e-3, T=None):
     """Optimal level and a controller of the H-infinity LMI (plant with ``D22 = 0``).
 
     The optimal level comes from the eliminated LMI in ``R, S`` only
-    (:func:`.hinf_certificate.hinf_level_lmi`, solved again after a state balancing); the
+    (:func:`hinf_level_lmi` in this module, solved again after a state balancing); the
     controller from the full LMI at a slightly larger level, on the balanced plant (the
     controller does not depend on the plant's state coordinates).
 
@@ -318,6 +340,20 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
     Returns ``(h2_opt, [(backoff, (Ak, Bk, Ck, Dk)), ...])``: a controller at each level
     ``h2_opt^2 (1 + backoff)`` the strict LMI admits, rebuilt as in continuous time
     (:func:`_reconstruct`); the caller verifies them.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.synthesis.plant import partition_plant
+    >>> Gd = control.ss([[1.2]], [[2.0, 1.0]], [[1.0], [0.0], [1.0]],
+    ...                 [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]], 0.1)
+    >>> h2, candidates = lmi_h2_discrete(partition_plant(Gd, 1, 1))
+    >>> round(h2, 4)
+    1.6264
+    >>> bool(abs(h2 - rmb.h2syn(Gd, 1, 1, method="riccati").norm) < 1e-5 * h2)
+    True
+    >>> backoff, (Ak, Bk, Ck, Dk) = candidates[0]
     """
     import cvxpy as cp  # imported on first use: about a second of start-up
 

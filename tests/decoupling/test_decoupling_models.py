@@ -12,7 +12,7 @@ from robustmb.decoupling import (
     transform,
     transmissibility,
 )
-from robustmb.errors import DimensionError, SignalError
+from robustmb.errors import ArgumentError, DimensionError, SignalError
 from robustmb.examples.gravimeter import gravimeter
 from robustmb.examples.stewart_platform import stewart_platform
 
@@ -98,6 +98,8 @@ def test_signal_names_and_errors():
     assert list(P.output_labels) == ["x", "y", "Rz"]
     with pytest.raises(ValueError, match="improper"):
         g.plant(ground=True)
+    with pytest.raises(ArgumentError, match="body_outputs: no outputs requested"):
+        g.plant(body_outputs=None, sensors=False)
     with pytest.raises(DimensionError):
         Measurement(np.eye(2), "position", ["a"])
     with pytest.raises(ValueError, match="kind"):

@@ -213,6 +213,36 @@ def test_riccati_fast_path_matches_scipy(discrete):
         assert np.allclose(X, ref, rtol=1e-9, atol=1e-10 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize(
+    "discrete, A, X_stab, X_anti",
+    [
+        # x^2 - 2x - 1 = 0 (A = B = Q = R = 1): closed loop A - X = -sqrt(2) or +sqrt(2)
+        (False, 1.0, 1 + np.sqrt(2), 1 - np.sqrt(2)),
+        # X = 4X - 4X^2/(1 + X) + 1 (A = 2): X^2 - 4X - 1 = 0, closed loop 2 / (1 + X)
+        (True, 2.0, 2 + np.sqrt(5), 2 - np.sqrt(5)),
+    ],
+)
+def test_riccati_rejects_a_non_stabilising_sb02md_solution(
+    monkeypatch, discrete, A, X_stab, X_anti
+):
+    """A Riccati solution that is exact but anti-stabilising, returned with a stable
+    ordered spectrum, must be caught by a stability test on X itself (scipy then decides)."""
+    import importlib
+
+    mod = importlib.import_module("robustmb.synthesis.h2syn")  # the module, not the function
+    real = slycot.sb02md
+
+    def fake(*args, **kwargs):
+        out = list(real(*args, **kwargs))
+        out[0] = np.array([[X_anti]])  # the spectrum out[2] still reports the stable roots
+        return tuple(out)
+
+    monkeypatch.setattr(mod.slycot, "sb02md", fake)
+    one = np.ones((1, 1))
+    X = mod._are(A * one, one, one, one, 0 * one, discrete)
+    assert X[0, 0] == pytest.approx(X_stab, rel=1e-12)
+
+
 def test_h2syn_continuous_solvability_errors_name_the_cause():
     # unstable mode 2 not reachable from u, then not visible in y
     B = [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
