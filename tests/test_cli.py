@@ -78,7 +78,7 @@ def _run(*args, cwd=None):
 def test_help_on_every_command(capsys):
     for argv, expected in (
         (["--help"], ["demo", "report"]),
-        (["demo", "--help"], ["--samples", "--out", "--seed", "--quiet", "--quick"]),
+        (["demo", "--help"], ["--samples", "--out", "--seed", "--quiet", "--lpv", "--quick"]),
         (["report", "--help"], ["MODULE:FUNCTION", "--channel", "--title"]),
     ):
         with pytest.raises(SystemExit) as exit_info:
@@ -205,6 +205,7 @@ def test_unknown_channel_signal_is_named(user_module, capsys):
         (["report", "user_loops:loop", "--channel", "nonsense"], "NAME=OUT1,OUT2:IN1,IN2"),
         (["demo", "--samples", "-1"], "--samples: must be >= 0"),
         (["demo", "--samples", "many"], "expected an integer"),
+        (["demo", "--quick"], "--quick applies to the --lpv pipeline"),
         (["nonsense"], "invalid choice"),
         (["report"], "MODULE:FUNCTION"),
     ],
@@ -233,7 +234,18 @@ def test_parse_channel_and_load_target():
 
 
 @pytest.mark.slow
-def test_demo_writes_the_arm_report(tmp_path, capsys, monkeypatch):
+def test_demo_writes_the_frozen_arm_report(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--samples", "20", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "two-link arm" in out and "verdict:" in out
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert sorted(data["parameters"]) == ["J1", "L2", "m1", "m3", "rho1"]
+    assert [c["name"] for c in data["channels"]] == ["tracking W_e S", "effort W_T K S"]
+    assert all(c["passed"] for c in data["checks"])
+
+
+@pytest.mark.slow
+def test_demo_lpv_pipeline_writes_the_arm_report(tmp_path, capsys, monkeypatch):
     """Quick pipeline: LPV tuning, certificates, report; bounds re-checked by AB13DD."""
     import control
     import numpy as np
@@ -248,7 +260,7 @@ def test_demo_writes_the_arm_report(tmp_path, capsys, monkeypatch):
         return designs[-1]
 
     monkeypatch.setattr(arm_lpv, "arm_lpv_design", keep)
-    assert main(["demo", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["demo", "--lpv", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "two-link arm" in out and "verdict:" in out and "robust LPV tuning" in out
     data = json.loads((tmp_path / "summary.json").read_text())

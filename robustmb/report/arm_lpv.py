@@ -236,7 +236,7 @@ def arm_lpv_design(*, quick=False, seed=0, progress=False):
     ``systune`` over the scheduling and physical parameters, then ``wcgain``
     certificates of both goals over the whole box) with the budget
     :data:`DESIGN_BUDGET` (``quick`` selects the smaller one of
-    ``robustmb demo --quick``).  The certificates are handed to the report, whose
+    ``robustmb demo --lpv --quick``).  The certificates are handed to the report, whose
     channels are the same transfers (tracking ``W_e S`` = the hard goal,
     effort ``W_T K S`` = the soft goal).
 
