@@ -21,7 +21,8 @@ from .goals import (
 )
 from .hinfstruct import HinfstructResult, hinfstruct
 from .realp import realp
-from .systune import SystuneResult, systune
+from .systune import systune
+from .systune_result import SystuneResult
 from .tunable_gain import tunable_gain
 from .tunable_pid import tunable_pid
 from .tunable_ss import tunable_ss

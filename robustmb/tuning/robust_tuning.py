@@ -36,12 +36,12 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..analysis import hinfnorm, wcgain
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.elements import ureal
 from ..lft.model import UncertainModel, as_model
 from .gradients import h2_gradient, hinf_gradient
 from .parametrization import ParameterVector, TunableLFT
-from .systune import SystuneResult
+from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import Term, TuningProblem, pole_requirement
 
 
@@ -113,8 +113,13 @@ def _measure(dm, delta, measure, scale, poles, gradient=False):
 
 
 def _abscissa(dm, delta):
+    """Distance of the loop's poles past the stability boundary (>= 0: unstable)."""
     a = dm.statespace(delta)[0]
-    return float(np.max(np.linalg.eigvals(a).real)) if a.size else -np.inf
+    if not a.size:
+        return -np.inf
+    lam = np.linalg.eigvals(a)
+    # Discrete loops: spectral radius - 1, as the tuning problem's own stability test.
+    return float(np.max(np.abs(lam) - 1.0 if dm.dt else lam.real))
 
 
 # ------------------------------------------------------------------------- search
@@ -420,6 +425,8 @@ def robust_systune(
     >>> [round(p["a"], 3) for p in res.active_set]
     [1.0, 1.5]
     """
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+        raise ArgumentError(f"systune: max_rounds must be an integer >= 1, got {max_rounds!r}")
     t_start = time.perf_counter()
     cl = as_model(cl)
     elements = dict(cl.uncertainty)
@@ -434,10 +441,12 @@ def robust_systune(
     points = [{n: el.nominal for n, el in elements.items()}]
     nominal_other = {n: el.nominal for n, el in other.items()}
     if samples is not None:
-        if isinstance(samples, int):
-            points += cl.usample(samples, seed=seed)[1]
-        else:
-            points += [dict(p) for p in samples]
+        drawn = cl.usample(samples, seed=seed)[1] if isinstance(samples, int) else samples
+        # ucomplex / ultidyn elements stay at their nominal in the active set (their worst
+        # cases enter the search and the certificate only): the optimiser works on real models.
+        points += [
+            {n: dict(p).get(n, el.nominal) for n, el in real.items()} | nominal_other for p in drawn
+        ]
     models = [g.model(cl) for g in goals]
 
     def build(pts):
@@ -476,6 +485,7 @@ def robust_systune(
             runs = [_run(problem, x, maxiter, target)] + runs
         x = runs[0].x
         sv, hv = problem.values(x)
+        tuned_points = list(points)  # the samples the design was tuned (and evaluated) on
         npt = len(points)
         act = [max(v[i * npt : (i + 1) * npt]) for v, i in _goal_slices(sv, hv, nsoft, goals)]
         objective = max(act[:nsoft], default=0.0)
@@ -526,7 +536,7 @@ def robust_systune(
 
     values = params.values(x)
     tuned = cl.usubs(values)
-    npt = len(points)
+    npt = len(tuned_points)
     drivers = []
     for i in range(len(goals)):
         vals = (sv if i < nsoft else hv)[
@@ -535,17 +545,12 @@ def robust_systune(
         drivers.append(int(np.argmax(vals)))
     soft_v, hard_v = act[:nsoft], act[nsoft:]
     t_cert = time.perf_counter()
-    certified, cvals = [], []
-    for m, measure, scale, _ in (g.model(tuned) for g in goals):
-        cert = None
-        if certify and measure == "hinf" and isinstance(m, UncertainModel) and m.uncertainty:
-            try:
-                cert = certify_goal(m * scale if scale != 1.0 else m, splits=certify_splits)
-            except ValueError as exc:
-                cert = exc
-        certified.append(cert)
-        ok = cert is not None and not isinstance(cert, Exception) and cert.certified
-        cvals.append(float(cert.upper) if ok else np.nan)
+    certifier = lambda m: certify_goal(m, splits=certify_splits)  # noqa: E731
+    certified = certify_goals(tuned, goals, certifier) if certify else [None] * len(goals)
+    cvals = [
+        float(c.upper) if c is not None and not isinstance(c, Exception) and c.certified else np.nan
+        for c in certified
+    ]
     t_end = time.perf_counter()
     return RobustSystuneResult(
         tuned,
@@ -553,9 +558,9 @@ def robust_systune(
         soft_v,
         hard_v,
         certified,
-        points,
+        tuned_points,
         runs,
-        points,
+        tuned_points,
         (tuple(soft), tuple(hard)),
         worst_found=worst,
         certified_values=cvals,
@@ -693,17 +698,33 @@ def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_loca
             extra=extra,
         )
         wc.point.update(nominal_other)
-        if other and measure == "hinf":
-            full, *_ = g.model(tuned)
-            res = wcgain(full * scale if scale != 1.0 else full, omega=_grid(wc))
+        full = as_model(g.model(tuned)[0])
+        # (a tuned design may cancel the goal's dependence on the non-real elements)
+        if other and measure == "hinf" and any(n in full.uncertainty for n in other):
+            res = wcgain(full * scale if scale != 1.0 else full, omega=_search_grid(full))
             if res.lower > wc.value and res.worst:
                 wc = WorstCase(float(res.lower), dict(res.worst), wc.delta, wc.evaluations, [])
         out.append(wc)
     return out
 
 
-def _grid(wc):
-    return np.logspace(-3, 4, 60)
+def _search_grid(model, n=60):
+    """Frequencies for a lower-bound search: two decades around the nominal poles.
+
+    Capped at the Nyquist frequency ``pi / dt`` for a discrete model.
+    """
+    sys = model.nominal() if isinstance(model, UncertainModel) else model
+    a = np.asarray(sys.A)
+    dt = 0.0 if not sys.dt else float(sys.dt)
+    lam = np.linalg.eigvals(a) if a.size else np.zeros(0)
+    if dt:
+        lam = np.log(lam[lam != 0]) / dt
+    mag = np.abs(lam[np.abs(lam) > 0])
+    lo, hi = (mag.min() / 100.0, mag.max() * 100.0) if mag.size else (1e-3, 1e4)
+    if dt:
+        hi = min(hi, np.pi / dt)
+        lo = min(lo, hi / 1e4)
+    return np.geomspace(lo, hi, n)
 
 
 def _fixed_value(m, measure, scale, poles):

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
-
-from ..analysis import h2norm, hinfnorm, wcgain
+from ..analysis import wcgain
 from ..errors import UncertainTypeError
-from ..lft.model import UncertainModel, as_model
+from ..lft.model import as_model
 from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
-from .tuning_problem import Term, TuningProblem, pole_requirement
+from .robust_tuning import robust_systune
+from .systune_result import SystuneResult, certify_goals
+from .tuning_problem import Term, TuningProblem
 
 
 def _sample_points(CL, samples, seed):
@@ -24,82 +22,6 @@ def _sample_points(CL, samples, seed):
     if isinstance(samples, int):
         return points + CL.usample(samples, seed=seed)[1]
     return points + [dict(s) for s in samples]
-
-
-def _goal_value(model, measure, scale, poles):
-    """A goal's value on a fully substituted model, by the analysis layer (no optimiser code)."""
-    if measure == "poles":
-        a = np.asarray(model.A)
-        return pole_requirement(a, *poles)[0] if a.size else 0.0
-    if measure == "h2":
-        return h2norm(model) * scale
-    return hinfnorm(model)[0] * scale
-
-
-@dataclass
-class SystuneResult:
-    """Result of :func:`systune`.
-
-    Attributes
-    ----------
-    closed_loop : UncertainSystem or control.StateSpace
-        The closed loop with the tuned values substituted (uncertainty kept).
-    values : dict
-        ``{name: value}`` of the tuned parameters.
-    soft, hard : list of float
-        Achieved goal values (worst over the models); below 1 means met.
-    certified : list
-        Per goal (soft then hard): the ``wcgain`` result over the whole uncertainty box
-        for H-infinity goals of an uncertain loop (``None`` otherwise; the exception when
-        the analysis failed).
-    active_set : list of str
-        Goals within 0.1 % of the worst soft value, and hard goals within 0.1 % of 1.
-    runs : list of RunRecord
-        Every optimisation run, the best first.
-    models : list of dict
-        The uncertain values of the models tuned jointly.
-    """
-
-    closed_loop: object
-    values: dict
-    soft: list
-    hard: list
-    certified: list
-    active_set: list
-    runs: list = field(default_factory=list)
-    models: list = field(default_factory=list)
-    goals: tuple = ((), ())
-
-    def verify(self):
-        """Recompute every goal value from the tuned closed loop with the analysis layer.
-
-        The tuned loop (tunables substituted, independently of the optimiser's
-        parametrisation) is sampled at each model point, each goal's transfer is
-        extracted and measured with ``hinfnorm``, ``h2norm`` or its eigenvalues.
-
-        Returns
-        -------
-        dict
-            ``{"soft": [...], "hard": [...], "stable": bool}`` (worst over the models).
-        """
-        cl = self.closed_loop
-        out = {"soft": [], "hard": [], "stable": True}
-        for pt in self.models:
-            m = cl.usubs(pt) if pt else (cl if not isinstance(cl, UncertainModel) else cl)
-            a = np.asarray(m.A)
-            lam = np.linalg.eigvals(a) if a.size else np.zeros(0)
-            if np.max(np.abs(lam) - 1 if m.dt else lam.real, initial=-np.inf) >= 0:
-                out["stable"] = False
-        for key, goals in zip(("soft", "hard"), self.goals, strict=True):
-            for g in goals:
-                worst = 0.0
-                for pt in self.models:
-                    base = as_model(cl)
-                    model, measure, scale, poles = g.model(base)
-                    sub = model.usubs(pt) if pt else model.nominal()
-                    worst = max(worst, _goal_value(sub, measure, scale, poles))
-                out[key].append(worst)
-        return out
 
 
 def systune(
@@ -188,8 +110,6 @@ def systune(
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     if robust and cl.uncertainty:
-        from .robust_tuning import robust_systune
-
         return robust_systune(
             cl,
             soft,
@@ -237,18 +157,9 @@ def systune(
     worst = max(soft_v, default=0.0)
     active = [repr(g) for g, v in zip(soft, soft_v, strict=True) if v >= worst * (1 - 1e-3)]
     active += [repr(g) for g, v in zip(hard, hard_v, strict=True) if v >= 1 - 1e-3]
-    certified = []
-    for g in soft + hard:
-        cert = None
-        if certify and isinstance(tuned, UncertainModel) and tuned.uncertainty:
-            model, measure, scale, _ = g.model(tuned)
-            if measure == "hinf":
-                try:
-                    cert = wcgain(model * scale if scale != 1.0 else model)
-                except ValueError as exc:
-                    # Keep the tuning result; the failed certificate says why.
-                    cert = exc
-        certified.append(cert)
+    certified = (
+        certify_goals(tuned, soft + hard, wcgain) if certify else [None] * (len(soft) + len(hard))
+    )
     return SystuneResult(
         tuned, values, soft_v, hard_v, certified, active, runs, points, (tuple(soft), tuple(hard))
     )

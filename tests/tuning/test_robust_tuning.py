@@ -138,3 +138,44 @@ def test_complex_element_held_nominal_in_the_active_set_and_certified():
     cert = res.certified[0]
     assert cert.certified and cert.upper >= brute * (1 - 1e-9)
     assert res.worst_found[0].value <= cert.upper * (1 + 1e-9)
+
+
+def test_worst_case_search_on_a_stable_discrete_loop_is_finite():
+    # 1 / (z - a), a in [0.3, 0.7]: stable everywhere, worst gain 1 / (1 - 0.7) at z = 1.
+    a = rmb.ureal("a", 0.5, range=(0.3, 0.7))
+    G = rmb.uss([[a]], [[1.0]], [[1.0]], [[0.0]], dt=0.1)
+    wc = search_worst_case(G, {"a": a}, loop=G, n_random=0)
+    assert wc.value == pytest.approx(1 / 0.3, rel=1e-6)
+
+
+def test_results_describe_the_samples_the_design_was_tuned_on():
+    # One round: the search adds the violating vertex a = 1.5 after the last tune; the
+    # result must not report it as tuned on, and its drivers index the tuned samples.
+    CL = _unstable_pole_loop()
+    goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
+    res = rmb.systune(CL, goals, seed=0, max_rounds=1, certify=False)
+    assert [p["a"] for p in res.active_set] == pytest.approx([1.0])
+    assert res.drivers == [0, 0]
+    with pytest.raises(rmb.errors.ArgumentError, match="max_rounds"):
+        rmb.systune(CL, goals, max_rounds=0)
+
+
+def test_sampled_active_set_holds_complex_elements_at_their_nominal():
+    a = rmb.ureal("a", 1.0, range=A_RANGE)
+    c = rmb.ucomplex("c", 1.0, radius=0.2)
+    s = control.tf("s")
+    G = rmb.uss(1 / (s + a)) * c
+    K = rmb.tunable_gain("K", 1, 1)
+    CL = rmb.feedback(G * K, 1.0)
+    res = rmb.systune(
+        CL,
+        [WeightedGain(CL.input_names, CL.output_names)],
+        samples=4,
+        robust=True,
+        seed=1,
+        max_rounds=1,
+        certify=False,
+    )
+    assert len(res.active_set) == 5
+    assert all(p["c"] == 1.0 for p in res.active_set)
+    assert len({p["a"] for p in res.active_set}) == 5
