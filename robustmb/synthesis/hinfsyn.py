@@ -101,10 +101,12 @@ class HinfsynResult:
 
 
 def _verify(plant, K, gamma_design, slack=1e-6):
-    """Closed loop, its norm, and whether it is stable with norm below the design level."""
+    """Closed loop, its norm, whether it is stable with norm below the design level, and
+    the peak frequency."""
     cl = closed_loop(plant, K)
-    norm, _ = hinfnorm(cl, tol=1e-9)
-    return cl, float(norm), bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
+    norm, peak = hinfnorm(cl, tol=1e-9)
+    ok = bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
+    return cl, float(norm), ok, float(peak)
 
 
 def _stability_margin(cl):
@@ -163,13 +165,12 @@ def _parrott_bound(plant, peak):
     return bound
 
 
-def _certified_lower(plant, cl, lower):
+def _certified_lower(plant, norm, peak, lower):
     """``(lower bracket, certified)``: the numerical ``lower`` or the Parrott bound."""
-    _, peak = hinfnorm(cl, tol=1e-9)
-    bound = _parrott_bound(plant, float(peak) if np.isfinite(peak) else 0.0)
+    bound = _parrott_bound(plant, peak if np.isfinite(peak) else 0.0)
     if bound >= lower:
         # clamp: a bound above the verified achieved norm can only be rounding
-        return min(bound, float(hinfnorm(cl, tol=1e-9)[0])), True
+        return min(bound, norm), True
     return lower, lower <= 0.0
 
 
@@ -217,12 +218,12 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
         Kn = (Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty)
         try:
             K = _back_to_plant(Kn, cplant, plant.dt > 0)
-            cl, norm, ok = _verify(plant, K, g)
+            cl, norm, ok, peak = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
             continue
         if not ok:
             continue
-        cand = (K, cl, norm, g)
+        cand = (K, cl, norm, g, peak)
         if cond <= cond_max and _stability_margin(cl) >= _MARGIN_MIN:
             return lo, hi, cand
         if fallback is None:
@@ -245,11 +246,11 @@ def _lmi(plant, cplant, rtol):
         try:
             _, g, Kc, _ = lmi_hinf(P0, gamma=level, T=T)
             K = _back_to_plant(Kc, cplant, plant.dt > 0)
-            cl, norm, ok = _verify(plant, K, g)
+            cl, norm, ok, peak = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
             continue
         if ok:
-            return gopt, info, (K, cl, norm, g)
+            return gopt, info, (K, cl, norm, g, peak)
     return gopt, info, None
 
 
@@ -328,12 +329,12 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
                 raise
             cand = None
         if cand is not None:
-            K, cl, norm, g = cand
+            K, cl, norm, g, peak = cand
             if norm < lo:
                 # A verified controller below a level the test called infeasible: the
                 # test's verdicts are not reliable on this plant, keep only the sure bound.
                 lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
-            lo, certified = _certified_lower(plant, cl, lo)
+            lo, certified = _certified_lower(plant, norm, peak, lo)
             return HinfsynResult(
                 as_controller(K, plant.dt),
                 norm,
@@ -350,9 +351,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     gopt, info, cand = _lmi(plant, cplant, rtol)
     if cand is None:
         raise IllPosedError("no LMI controller passed the closed-loop verification")
-    K, cl, norm, g = cand
+    K, cl, norm, g, peak = cand
     # The SDP optimum less its tolerance: a numerical value, not a certificate.
-    lower, certified = _certified_lower(plant, cl, min(gopt * (1 - 1e-6), norm))
+    lower, certified = _certified_lower(plant, norm, peak, min(gopt * (1 - 1e-6), norm))
     return HinfsynResult(
         as_controller(K, plant.dt), norm, (lower, norm), cl, "lmi", g, gopt, history, certified
     )
