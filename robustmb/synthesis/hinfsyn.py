@@ -61,10 +61,10 @@ class HinfsynResult:
         H-infinity norm of the closed loop with this controller, computed independently of
         the synthesis (:func:`robustmb.hinfnorm` on the lower LFT).
     gamma_bracket : tuple of float
-        ``(lower, upper)`` on the optimal level: ``lower`` is the largest level at which
-        the existence test failed (Riccati path; feedthrough bound at least), or the SDP
-        optimum less its solver tolerance (LMI path), both uncertified
-        (``lower_certified``); ``upper = gamma`` is achieved and verified.
+        ``(lower, upper)`` on the optimal level: ``lower`` is the larger of the largest
+        level at which the existence test failed (Riccati path) or the SDP optimum less
+        its solver tolerance (LMI path), and the frequency-wise Parrott bound (see
+        ``lower_certified``); ``upper = gamma`` is achieved and verified.
     closed_loop : control.StateSpace
         ``Fl(P, K)`` from ``w`` to ``z``.
     method : str
@@ -77,9 +77,16 @@ class HinfsynResult:
     history : list of tuple
         ``(gamma, feasible, reason)`` of every existence test (Riccati path).
     lower_certified : bool
-        Whether ``gamma_bracket[0]`` is proven.  Always False for now: it is the verdict
-        of a numerical test (Riccati existence test, or the SDP optimum less its solver
-        tolerance), not a certificate; ``gamma_bracket[1]`` is verified.
+        True when ``gamma_bracket[0]`` is proven: it is then the bound no controller can
+        beat, ``max_k sigma_max(N12(s_k)' P11(s_k))`` and ``max_k sigma_max(P11(s_k)
+        N21(s_k)')`` over sampled frequencies ``s_k`` (the closed loop's peak, the plant's
+        natural frequencies, 0 and infinity), with ``N12`` an orthonormal basis of the
+        complement of the range of ``P12`` and ``N21`` of the row space of ``P21``
+        (``Fl(P, K) = P11 + P12 Q P21`` at every frequency; evaluated in floating point,
+        one SVD per frequency).  This covers an optimum set by a feedthrough (Parrott)
+        bound or by a channel no controller can affect, and an optimum of 0.  False when
+        the lower end is only the verdict of the numerical test (Riccati existence test or
+        SDP optimum), not a certificate.  ``gamma_bracket[1]`` is always verified.
     """
 
     controller: control.StateSpace
@@ -94,10 +101,12 @@ class HinfsynResult:
 
 
 def _verify(plant, K, gamma_design, slack=1e-6):
-    """Closed loop, its norm, and whether it is stable with norm below the design level."""
+    """Closed loop, its norm, whether it is stable with norm below the design level, and
+    the peak frequency."""
     cl = closed_loop(plant, K)
-    norm, _ = hinfnorm(cl, tol=1e-9)
-    return cl, float(norm), bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
+    norm, peak = hinfnorm(cl, tol=1e-9)
+    ok = bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
+    return cl, float(norm), ok, float(peak)
 
 
 def _stability_margin(cl):
@@ -108,6 +117,61 @@ def _stability_margin(cl):
     if cl.dt:
         return float(1.0 - np.max(np.abs(poles)))
     return float(-np.max(poles.real) / max(np.max(np.abs(poles)), 1.0))
+
+
+def _parrott_bound(plant, peak):
+    """Lower bound on ``||Fl(P, K)||_inf`` valid for every controller ``K``.
+
+    At each sampled frequency ``Fl(P, K) = P11 + P12 Q P21`` for some ``Q``, so the part
+    of ``P11`` in the complement of ``range(P12)`` (or of the row space of ``P21``) is out
+    of reach.  The complement is taken orthogonal to the first ``m2`` left singular
+    vectors of ``P12`` (to the first ``p2`` right ones of ``P21``): when ``P12`` is rank
+    deficient that is a subspace of the true complement, so the bound stays valid.
+    Frequencies: the closed-loop ``peak``, the natural frequencies of ``A``, 0 and infinity.
+    """
+    n, m1, m2, p1, p2 = plant.dims
+    if (p1 <= m2 and m1 <= p2) or p1 == 0 or m1 == 0:
+        return 0.0
+    lam = np.linalg.eigvals(plant.A) if n else np.zeros(0)
+    if plant.dt:
+        theta = np.r_[0.0, np.pi, peak * plant.dt, np.angle(lam)]
+        pts = np.exp(1j * theta)
+    else:
+        pts = 1j * np.r_[0.0, peak, np.abs(lam)]
+    pts = pts[np.isfinite(pts)]
+    if n:
+        # the resolvent is not defined on a pole: drop such points
+        gap = np.abs(pts[:, None] - lam[None, :]).min(axis=1)
+        pts = pts[gap > 1e-8 * max(1.0, np.abs(lam).max())]
+    B = np.hstack([plant.B1, plant.B2])
+    C = np.vstack([plant.C1, plant.C2])
+    D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
+    G = np.empty((0, p1 + p2, m1 + m2), complex)
+    if n and pts.size:
+        R = np.linalg.solve(pts[:, None, None] * np.eye(n) - plant.A, B)  # batched resolvent
+        G = C @ R + D
+    if not plant.dt or not n:
+        G = np.concatenate([G, D[None].astype(complex)])  # infinity (or a static plant)
+    P11, P12, P21 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1]
+    bound = 0.0
+    if p1 > m2:
+        U = np.linalg.svd(P12)[0] if m2 else np.broadcast_to(np.eye(p1), (len(G), p1, p1))
+        left = np.swapaxes(U[:, :, m2:].conj(), 1, 2) @ P11
+        bound = max(bound, float(np.linalg.norm(left, 2, axis=(1, 2)).max()))
+    if m1 > p2:
+        Vh = np.linalg.svd(P21)[2] if p2 else np.broadcast_to(np.eye(m1), (len(G), m1, m1))
+        right = P11 @ np.swapaxes(Vh[:, p2:, :].conj(), 1, 2)
+        bound = max(bound, float(np.linalg.norm(right, 2, axis=(1, 2)).max()))
+    return bound
+
+
+def _certified_lower(plant, norm, peak, lower):
+    """``(lower bracket, certified)``: the numerical ``lower`` or the Parrott bound."""
+    bound = _parrott_bound(plant, peak if np.isfinite(peak) else 0.0)
+    if bound >= lower:
+        # clamp: a bound above the verified achieved norm can only be rounding
+        return min(bound, norm), True
+    return lower, lower <= 0.0
 
 
 def _back_to_plant(K, cplant, discrete):
@@ -154,12 +218,12 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
         Kn = (Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty)
         try:
             K = _back_to_plant(Kn, cplant, plant.dt > 0)
-            cl, norm, ok = _verify(plant, K, g)
+            cl, norm, ok, peak = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
             continue
         if not ok:
             continue
-        cand = (K, cl, norm, g)
+        cand = (K, cl, norm, g, peak)
         if cond <= cond_max and _stability_margin(cl) >= _MARGIN_MIN:
             return lo, hi, cand
         if fallback is None:
@@ -182,11 +246,11 @@ def _lmi(plant, cplant, rtol):
         try:
             _, g, Kc, _ = lmi_hinf(P0, gamma=level, T=T)
             K = _back_to_plant(Kc, cplant, plant.dt > 0)
-            cl, norm, ok = _verify(plant, K, g)
+            cl, norm, ok, peak = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
             continue
         if ok:
-            return gopt, info, (K, cl, norm, g)
+            return gopt, info, (K, cl, norm, g, peak)
     return gopt, info, None
 
 
@@ -265,22 +329,31 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
                 raise
             cand = None
         if cand is not None:
-            K, cl, norm, g = cand
+            K, cl, norm, g, peak = cand
             if norm < lo:
                 # A verified controller below a level the test called infeasible: the
                 # test's verdicts are not reliable on this plant, keep only the sure bound.
                 lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
+            lo, certified = _certified_lower(plant, norm, peak, lo)
             return HinfsynResult(
-                as_controller(K, plant.dt), norm, (lo, norm), cl, "riccati", g, hi, history
+                as_controller(K, plant.dt),
+                norm,
+                (lo, norm),
+                cl,
+                "riccati",
+                g,
+                hi,
+                history,
+                certified,
             )
         if method == "riccati":
             raise IllPosedError("no Riccati controller passed the closed-loop verification")
     gopt, info, cand = _lmi(plant, cplant, rtol)
     if cand is None:
         raise IllPosedError("no LMI controller passed the closed-loop verification")
-    K, cl, norm, g = cand
+    K, cl, norm, g, peak = cand
     # The SDP optimum less its tolerance: a numerical value, not a certificate.
-    lower = min(gopt * (1 - 1e-6), norm)
+    lower, certified = _certified_lower(plant, norm, peak, min(gopt * (1 - 1e-6), norm))
     return HinfsynResult(
-        as_controller(K, plant.dt), norm, (lower, norm), cl, "lmi", g, gopt, history
+        as_controller(K, plant.dt), norm, (lower, norm), cl, "lmi", g, gopt, history, certified
     )

@@ -175,7 +175,8 @@ def test_hinfsyn_singular_compleib_lmi_against_regularised_riccati(name):
     res = rmb.hinfsyn(G, nmeas, ncon)
     assert res.method == "lmi"
     assert independent_hinf(G, res.controller) <= res.gamma * (1 + 1e-6)
-    assert not res.lower_certified
+    # a certified lower end holds for every controller: also for the regularised one below
+    certified_lower = res.gamma_bracket[0] if res.lower_certified else 0.0
     # Regularised problem (eps u in z, eps v in y): regular, solved by the Riccati path;
     # its optimum tends to the singular one as eps -> 0 (from above: it has more channels).
     Ge, _, _ = compleib_plant(f"{name}_data", eps=1e-4)
@@ -183,6 +184,7 @@ def test_hinfsyn_singular_compleib_lmi_against_regularised_riccati(name):
     assert reg.gamma_opt == pytest.approx(res.gamma_opt, rel=1e-4)
     # the regularised controller on the singular plant: a verified level above the optimum
     assert independent_hinf(G, reg.controller) >= res.gamma_opt * (1 - 1e-4)
+    assert independent_hinf(G, reg.controller) >= certified_lower * (1 - 1e-9)
 
 
 def test_lmi_level_on_numerically_difficult_plant_matches_riccati():
@@ -215,3 +217,56 @@ def test_hinfsyn_small_optimum_singular_compleib(name):
         Ge, _, _ = compleib_plant(f"{name}_data", eps=1e-4)
         reg = rmb.hinfsyn(Ge, nmeas, ncon, method="riccati")
         assert res.gamma_opt * (1 - 1e-6) <= reg.gamma_opt <= res.gamma_opt * (1 + 1e-3)
+
+
+def _channel_plant(d):
+    """z1 = w1 / (s + 1) + d w1 is out of reach of u and unseen by y; the rest is regular
+    and small, so the optimum is that channel's norm (closed form)."""
+    A = np.diag([-1.0, -1.0])
+    B = np.array([[1.0, 0, 0, 0], [0, 0.1, 0, 1.0]])
+    C = np.array([[1.0, 0], [0, 0.1], [0, 0], [0, 1.0]])
+    D = np.zeros((4, 4))
+    D[0, 0], D[2, 3], D[3, 2] = d, 1.0, 1.0
+    return control.ss(A, B, C, D)
+
+
+@pytest.mark.parametrize(
+    "d, optimum, method, dt",
+    [
+        (0.0, 1.0, "auto", 0),  # |1/(jw + 1)|: peak 1 at w = 0
+        (0.0, 1.0, "lmi", 0),
+        (-2.0, 2.0, "auto", 0),  # |1/(jw + 1) - 2|: sup 2 at w = infinity (feedthrough)
+        (0.0, 1.0, "auto", 0.1),  # zero-order hold keeps the DC gain
+    ],
+)
+def test_hinfsyn_lower_bracket_certified_by_an_unreachable_channel(d, optimum, method, dt):
+    G = _channel_plant(d)
+    if dt:
+        G = control.c2d(G, dt)
+    res = rmb.hinfsyn(G, 1, 1, method=method)
+    assert res.lower_certified
+    lower, upper = res.gamma_bracket
+    assert lower == pytest.approx(optimum, rel=1e-9) and lower <= upper * (1 + 1e-12)
+    # brute force: stabilising static gains u = k y never beat the certified lower end
+    w = np.r_[0.0, np.logspace(-3, 4, 400)]
+    for k in (-3.0, -0.5, 0.0, 0.5):
+        cl = G.lft(control.ss([], [], [], [[k]], G.dt))
+        poles = cl.poles()
+        assert np.all(np.abs(poles) < 1) if dt else np.all(poles.real < 0)
+        s = np.exp(1j * w[w * dt < np.pi] * dt) if dt else 1j * w
+        resp = cl.C @ np.linalg.solve(s[:, None, None] * np.eye(cl.nstates) - cl.A, cl.B) + cl.D
+        if not dt:
+            resp = np.concatenate([resp, cl.D[None]])  # w = infinity
+        peak = np.linalg.svd(resp, compute_uv=False)[:, 0].max()
+        assert peak >= lower * (1 - 1e-9)
+
+
+def test_hinfsyn_lower_bracket_of_the_existence_test_is_not_certified():
+    # optimum 2 is not reached by any frequency-wise Parrott bound: only the test's verdict
+    G = control.ss([[1.0]], [[2.0, 1.0]], [[1.0], [0.0], [1.0]], [[0, 0], [0, 1.0], [1.0, 0]])
+    res = rmb.hinfsyn(G, 1, 1)
+    assert not res.lower_certified
+    assert res.gamma_bracket[0] == pytest.approx(2.0, rel=1e-6)
+    # the zero-optimum plant: 0 is a trivial proven lower end
+    P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    assert rmb.hinfsyn(P, 1, 1).lower_certified
