@@ -140,9 +140,7 @@ def _split_axis(m11, dt, centre_diag, radius_diag, w, chan, widths):
     return int(np.argmax(score))
 
 
-def certify_scaled_box(
-    problem, scal, target, *, max_boxes=64, executor=None, on_unstable=None, initial=None
-):
+def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on_unstable=None):
     """Branch and bound: certify that ``target`` times the normalised box is stable.
 
     Parameters
@@ -161,8 +159,6 @@ def certify_scaled_box(
         ``on_unstable(point) -> new_target``: called with the normalised values of an
         unstable sub-box centre (inside the target box); returns the smaller target
         to continue with (at most ``max|point|``), or None to stop.
-    initial : list of (lo, hi), optional
-        Sub-boxes to start from (default: the whole target box).
 
     Returns
     -------
@@ -172,7 +168,7 @@ def certify_scaled_box(
     chan = channel_matrix(problem, scal)
     m11, blk, dt = problem.m11, problem.blk, problem.dt
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
-    queue = [(lo0.copy(), hi0.copy(), None)] if initial is None else [(*b, None) for b in initial]
+    queue = [(lo0, hi0, None)]
     done: list = []
     evaluated = 0
     worst = None
@@ -209,8 +205,7 @@ def certify_scaled_box(
             target = float(new)
             done = _clip(done, target)
             queue = _clip(queue, target)
-    certified = not queue
-    return _cover(target, done, queue, evaluated, worst, certified=certified)
+    return _cover(target, done, queue, evaluated, worst, certified=not queue)
 
 
 def _clip(boxes, target):
@@ -224,14 +219,16 @@ def _clip(boxes, target):
 
 
 def _cover(target, done, queue, evaluated, worst, *, certified):
-    k = len(done[0][0]) if done else (len(queue[0][0]) if queue else 1)
-    vol = sum(float(np.prod((b[1] - b[0]) / (2 * target))) for b in done)
+    # the certified boxes are disjoint pieces of the target box: their volumes add up
+    coverage = min(1.0, sum(float(np.prod((hi - lo) / (2 * target))) for lo, hi in done))
+    # a certificate claims the whole target box: never without its whole volume
+    # (midpoint splits and clipping are exact up to rounding of the volume sum)
     return BoxCover(
         target=float(target),
-        certified=bool(certified),
+        certified=bool(certified) and coverage >= 1.0 - 1e-12,
         boxes=len(done),
         evaluated=evaluated,
-        coverage=min(1.0, vol) if k else 1.0,
+        coverage=coverage,
         destabilizing=worst,
     )
 
