@@ -28,7 +28,9 @@ from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .boundary_crossing import crossing_search
 from .branch_and_bound import BoxCover, certify_scaled_box
+from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
+from .mussv import mussv_stack
 from .uncertain_problem import (
     UncertainProblem,
     box_vertices,
@@ -361,12 +363,13 @@ def robstab(
 _SEARCH_ROOM = 5e-4
 # Scalings searched for a crossing before any mu bound is known.
 _FIRST_CAP = 20.0
-# Whether all-real problems take the search-first path (off: free sweep, then mu lower
-# bounds; kept switchable for the benchmark that compares both).
-_SEARCH_FIRST = True
 
 
-def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=None):
+def _robstab(
+    problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=None, *, search_first=True
+):
+    """The analysis behind :func:`robstab`; ``search_first=False`` forces the free sweep
+    with mu lower bounds on all-real problems too (the benchmark compares both paths)."""
     bar.start("certified mu sweep")
     # All-real problems: the direct search over the parameter box is cheap and usually
     # finds the worst case (a corner, or an interior crossing of the local search).  Its
@@ -375,7 +378,7 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
     # the real-mu lower bound (the costly part of a free sweep) runs only when the level
     # fails or the gap is still above ``gap_tol``, and only where it can help.
     search_first = (
-        _SEARCH_FIRST
+        search_first
         and omega is None
         and not problem.is_complex
         and bool(problem.blocks)
@@ -402,21 +405,14 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
                     )
                     if peak.covered:
                         break
-                if peak.covered:
-                    # the destabilising values are the lower bound of mu, at their pole
-                    alpha, direction = found
-                    peak = replace(
-                        peak,
-                        lower=1.0 / alpha,
-                        lower_frequency=crit,
-                        lower_delta=np.diag(alpha * _diag_from(problem, direction)),
-                    )
-                else:
+                if not peak.covered:
                     peak = None
     if peak is None:
         peak = certified_mu_peak(
             sysdata, blk, dt, omega=omega, lower=not search_first, progress=bar.start
         )
+    if search_first and np.isfinite(upper):
+        peak = _with_search_lower(problem, peak, upper, crit, found[1])
     bar.advance(label="destabilising parameter values")
     lower = (
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
@@ -462,6 +458,39 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
     if cover is not None:
         reason += _cover_note(cover)
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _with_search_lower(problem, peak, scaling, freq, direction):
+    """``peak`` with the verified crossing of the search as its lower bound of mu.
+
+    ``scaling`` is the verified scaling (the bisected crossing pushed until the
+    substituted loop has a pole on or beyond the boundary), so ``lower_delta`` is a
+    destabilising perturbation.  The point ``(freq, 1 / scaling)`` joins the pointwise
+    bounds (with a certified upper bound there) so that plots show the lower bound.
+    """
+    if 1.0 / scaling <= peak.lower:
+        return peak
+    lower = 1.0 / scaling
+    fields = dict(
+        lower=lower,
+        lower_frequency=freq,
+        lower_delta=np.diag(scaling * _diag_from(problem, direction)),
+    )
+    if np.isfinite(freq):
+        a, b, c, d = problem.m11
+        resp = freqresp((a, b, c, d, problem.dt) if problem.dt else (a, b, c, d), np.array([freq]))
+        ub = float(mussv_stack(resp, problem.blk, lower=False).upper[0])
+        if ub < lower and peak.covered:
+            # the pole frequency of a pushed crossing is only near the crossing
+            # frequency; the certified peak bound holds at every frequency
+            ub = float(peak.upper)
+        if ub >= lower:
+            fields.update(
+                omega=np.append(peak.omega, freq),
+                mu_upper=np.append(peak.mu_upper, ub),
+                mu_lower=np.append(peak.mu_lower, lower),
+            )
+    return replace(peak, **fields)
 
 
 def _cover_note(cover):
