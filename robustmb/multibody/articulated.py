@@ -41,14 +41,6 @@ from .tree import FREE, REVOLUTE, batch_homogeneous, skew3
 DENSE_MAX = 128
 
 
-def _skews(p):
-    """(n, 3, 3) cross-product matrices of the rows of ``p``."""
-    sk = np.zeros((p.shape[0], 3, 3), dtype=p.dtype)
-    sk[:, 0, 1], sk[:, 0, 2], sk[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
-    sk[:, 1, 0], sk[:, 2, 0], sk[:, 2, 1] = p[:, 2], -p[:, 1], p[:, 0]
-    return sk
-
-
 def tree_layout(tree):
     """Index arrays of the vectorised passes, cached on the tree."""
     lay = getattr(tree, "_layout", None)
