@@ -64,7 +64,7 @@ class BoxCover:
     destabilizing: np.ndarray | None = None
 
 
-def channel_matrix(problem, scal):
+def _channel_matrix(problem, scal):
     """``(nw, k)`` 0/1 matrix sending the values of the ``k`` elements to Delta's diagonal."""
     s = np.zeros((problem.nw, len(scal)))
     for j, bi in enumerate(scal):
@@ -102,7 +102,7 @@ def recentre(m11, centre_diag, radius_diag):
     return a2, bw2, cz2, dzw_e * radius_diag[None, :]
 
 
-def certify_box(m11, blk, dt, centre_diag, radius_diag, hint=None):
+def _certify_box(m11, blk, dt, centre_diag, radius_diag, hint=None):
     """Certify one sub-box: ``("stable", None)``, ``("unstable", None)`` (its centre is
     unstable or ill-posed) or ``("open", w)`` with the frequency where the sweep failed.
 
@@ -163,9 +163,26 @@ def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on
     Returns
     -------
     BoxCover
+
+    Examples
+    --------
+    ``1 / (s^2 + c s + 1)`` with ``c`` in ``[0, 2]`` is stable iff ``c > 0``: the margin
+    (scaling of the box about ``c = 1``) is exactly 1.
+
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> s = control.tf("s")
+    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
+    >>> problem = uncertain_problem(1 / (s * s + c * s + 1))
+    >>> cover = certify_scaled_box(problem, problem.blocks, 0.9)
+    >>> cover.certified, cover.coverage
+    (True, 1.0)
+    >>> certify_scaled_box(problem, problem.blocks, 1.1).certified
+    False
     """
     k = len(scal)
-    chan = channel_matrix(problem, scal)
+    chan = _channel_matrix(problem, scal)
     m11, blk, dt = problem.m11, problem.blk, problem.dt
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
     queue = [(lo0, hi0, None)]
@@ -179,7 +196,7 @@ def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on
             for lo, hi, hint in batch
         ]
         mapper = executor.map if executor is not None else map
-        results = list(mapper(certify_box, *zip(*args, strict=True)))
+        results = list(mapper(_certify_box, *zip(*args, strict=True)))
         evaluated += len(batch)
         shrink = None
         for (lo, hi, _), (status, w), arg in zip(batch, results, args, strict=True):

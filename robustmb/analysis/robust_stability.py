@@ -159,7 +159,7 @@ def _crossing_scale(problem, direction, alpha_max, n_scan=24):
     return None
 
 
-def parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
+def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
     """Smallest boundary-crossing scaling over directions in the scalar-parameter box."""
     scal = _scalar_blocks(problem)
     if not scal:
@@ -230,7 +230,7 @@ def _pole_frequency(problem, pole):
     return freq if problem.is_complex else abs(freq)
 
 
-def verified_crossing(problem, alpha, values_at):
+def _verified_crossing(problem, alpha, values_at):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
     ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
@@ -388,9 +388,9 @@ def _robstab(
     upper, crit, destab = np.inf, np.nan, {}
     peak = None
     if search_first:
-        found = parameter_search(problem, _FIRST_CAP)
+        found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
-            got = verified_crossing(problem, found[0], _search_values(problem, *found))
+            got = _verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
                 upper, destab, crit = got
                 # tight first; a level failing there may still hold at the gap tolerance
@@ -516,7 +516,7 @@ def _lower_upper(problem, point, gap_tol, state):
     alpha = _crossing_scale(problem, direction, size * (1 + 1e-9), n_scan=48)
     if alpha is None:
         return None
-    got = verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
+    got = _verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
     if got is None or got[0] >= state["upper"]:
         return None
     state["upper"], state["destab"], state["crit"] = got
@@ -558,13 +558,13 @@ def _from_mu_lower(problem, peak, cap, upper, crit, destab):
         if any(d.values()):
             mx = max(abs(v) for v in d.values())
             mu_dirs.append({k: v / mx for k, v in d.items()})
-    found = parameter_search(problem, cap, extra_directions=mu_dirs)
+    found = _parameter_search(problem, cap, extra_directions=mu_dirs)
     if found is not None:
         candidates.append((found[0], _search_values(problem, *found)))
     for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
         if alpha >= upper:
             break
-        got = verified_crossing(problem, alpha, values_at)
+        got = _verified_crossing(problem, alpha, values_at)
         if got is not None and got[0] < upper:
             upper, destab, crit = got
     return upper, crit, destab

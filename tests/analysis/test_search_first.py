@@ -61,7 +61,7 @@ def test_a_missed_worst_case_falls_back_to_the_mu_lower_bound(monkeypatch):
     # The first search returns a crossing along d = (1, 0) (at 4, not the worst case):
     # its fixed level is below the peak of mu, so the sweep must fall back to the free
     # one and the mu lower bound, and still close the gap on the exact margin.
-    real = robust_stability.parameter_search
+    real = robust_stability._parameter_search
     calls = []
 
     def poor_first(problem, alpha_max, **kw):
@@ -71,7 +71,7 @@ def test_a_missed_worst_case_falls_back_to_the_mu_lower_bound(monkeypatch):
             return a, {"K": 1.0, "p": 0.0}
         return real(problem, alpha_max, **kw)
 
-    monkeypatch.setattr(robust_stability, "parameter_search", poor_first)
+    monkeypatch.setattr(robust_stability, "_parameter_search", poor_first)
     res = rmb.robstab(_loop(), sensitivity=False)
     assert len(calls) == 2
     assert res.certified and res.lower <= EXACT <= res.upper
