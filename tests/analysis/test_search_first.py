@@ -147,3 +147,21 @@ def test_bench_switch_is_a_keyword_of_the_analysis():
     res = robust_stability._robstab(problem, None, False, bar, 5e-3, 0, search_first=False)
     assert res.lower <= EXACT <= res.upper
     assert not hasattr(robust_stability, "_SEARCH_FIRST")
+
+
+def test_mu_plot_draws_the_search_lower_bound():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robustmb import plotting
+
+    res = rmb.robstab(_loop(), sensitivity=False)
+    out = plotting.mu_bounds(res)
+    try:
+        assert out.lines["lower"]
+        x, y = out.lines["lower"][0].get_data()
+        assert res.mu.lower_frequency in x and res.mu.lower in y
+    finally:
+        plt.close(out.figure)
