@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import robustmb as rmb
+from robustmb._progress import ProgressBar
 from robustmb.analysis import mu_sweep, robust_stability
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
@@ -54,9 +55,16 @@ def previous_intervals():
     return mod
 
 
-def timed_robstab(loop):
+def timed_robstab(loop, search_first=True):
     t0 = time.perf_counter()
-    res = rmb.robstab(loop, sensitivity=False)
+    if search_first:
+        res = rmb.robstab(loop, sensitivity=False)
+    else:
+        # the free sweep with mu lower bounds, as robstab runs it on complex elements
+        bar = ProgressBar(3, "robstab", enabled=False)
+        res = robust_stability._robstab(
+            uncertain_problem(loop), None, False, bar, 5e-3, 16, search_first=False
+        )
     return res, time.perf_counter() - t0
 
 
@@ -82,15 +90,13 @@ def main():
         t_ref = time.perf_counter() - t0
         for label, mod in runs:
             saved = (mu_sweep.certified_interval, mu_sweep.multiplier_from_certificate)
-            robust_stability._SEARCH_FIRST = mod != "mu-first"
             if mod not in (None, "mu-first"):
                 mu_sweep.certified_interval = mod.certified_interval
                 mu_sweep.multiplier_from_certificate = mod.multiplier_from_certificate
             try:
-                res, t = timed_robstab(loop)
+                res, t = timed_robstab(loop, search_first=mod != "mu-first")
             finally:
                 mu_sweep.certified_interval, mu_sweep.multiplier_from_certificate = saved
-                robust_stability._SEARCH_FIRST = True
             gap = 100 * (res.upper / res.lower - 1)
             print(
                 f"{name:30s} {label:9s} {res.lower:9.5f} {res.upper:9.5f} {gap:8.3f} {t:7.2f}"

@@ -298,6 +298,15 @@ def boundary_grid(poles, dt, complex_data):
     """Frequencies (rad/s) resolving every pole's resonance, plus a log-spaced backbone.
 
     Real data: ``[0, inf)`` (``[0, pi/dt]``); complex data: both signs.
+
+    Examples
+    --------
+    A lightly damped pair at 2 rad/s gets points packed within a few damping widths:
+
+    >>> import numpy as np
+    >>> grid = boundary_grid(np.array([-0.01 + 2.0j, -0.01 - 2.0j]), 0.0, False)
+    >>> float(grid[0]), int(np.sum(np.abs(grid - 2.0) < 0.05))
+    (0.0, 14)
     """
     poles = np.asarray(poles, dtype=complex)
     if dt:
@@ -330,6 +339,24 @@ def crossing_search(problem):
 
     Built once per problem (cached on it); None when the search does not pay or apply
     (fewer than 40 states, a non-square ``Delta``, no scalar elements).
+
+    Examples
+    --------
+    ``k / (s + 1)`` (40 identical states) in negative feedback has its pole
+    ``-1 - k`` at 0 for ``k = -1``: with ``k = 1 +- 20 %`` that is the normalised
+    value ``-10``.
+
+    >>> import numpy as np
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> k = rmb.ureal("k", 1.0, percent=20)
+    >>> g = rmb.uss(-np.eye(40), np.ones((40, 1)), np.ones((1, 40)) / 40, 0.0)
+    >>> search = crossing_search(uncertain_problem(rmb.feedback(g * k, 1.0)))
+    >>> round(float(search.scale(np.array([-1.0]), 100.0)), 9)
+    10.0
+    >>> small = rmb.uss(-np.eye(1), 1.0, 1.0, 0.0)
+    >>> crossing_search(uncertain_problem(rmb.feedback(small * k, 1.0))) is None
+    True
     """
     cached = getattr(problem, "_boundary_crossings", False)
     if cached is not False:

@@ -470,7 +470,8 @@ def peak_lower_search(sysdata, blk, dt, peak, *, floor=0.0, stop=np.inf) -> MuPe
         lower=lbs[k],
         lower_frequency=pts[k],
         lower_delta=deltas[k],
-        mu_lower=np.where([dl is not None for dl in deltas], lbs, 0.0),
+        # keeps pointwise lower bounds known before (e.g. a verified parameter crossing)
+        mu_lower=np.maximum(peak.mu_lower, np.where([dl is not None for dl in deltas], lbs, 0.0)),
     )
 
 

@@ -28,7 +28,9 @@ from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .boundary_crossing import crossing_search
 from .branch_and_bound import BoxCover, certify_scaled_box
+from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
+from .mussv import mussv_stack
 from .uncertain_problem import (
     UncertainProblem,
     box_vertices,
@@ -157,7 +159,7 @@ def _crossing_scale(problem, direction, alpha_max, n_scan=24):
     return None
 
 
-def parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
+def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
     """Smallest boundary-crossing scaling over directions in the scalar-parameter box."""
     scal = _scalar_blocks(problem)
     if not scal:
@@ -228,7 +230,7 @@ def _pole_frequency(problem, pole):
     return freq if problem.is_complex else abs(freq)
 
 
-def verified_crossing(problem, alpha, values_at):
+def _verified_crossing(problem, alpha, values_at):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
     ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
@@ -361,12 +363,13 @@ def robstab(
 _SEARCH_ROOM = 5e-4
 # Scalings searched for a crossing before any mu bound is known.
 _FIRST_CAP = 20.0
-# Whether all-real problems take the search-first path (off: free sweep, then mu lower
-# bounds; kept switchable for the benchmark that compares both).
-_SEARCH_FIRST = True
 
 
-def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=None):
+def _robstab(
+    problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=None, *, search_first=True
+):
+    """The analysis behind :func:`robstab`; ``search_first=False`` forces the free sweep
+    with mu lower bounds on all-real problems too (the benchmark compares both paths)."""
     bar.start("certified mu sweep")
     # All-real problems: the direct search over the parameter box is cheap and usually
     # finds the worst case (a corner, or an interior crossing of the local search).  Its
@@ -375,7 +378,7 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
     # the real-mu lower bound (the costly part of a free sweep) runs only when the level
     # fails or the gap is still above ``gap_tol``, and only where it can help.
     search_first = (
-        _SEARCH_FIRST
+        search_first
         and omega is None
         and not problem.is_complex
         and bool(problem.blocks)
@@ -385,9 +388,9 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
     upper, crit, destab = np.inf, np.nan, {}
     peak = None
     if search_first:
-        found = parameter_search(problem, _FIRST_CAP)
+        found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
-            got = verified_crossing(problem, found[0], _search_values(problem, *found))
+            got = _verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
                 upper, destab, crit = got
                 # tight first; a level failing there may still hold at the gap tolerance
@@ -402,21 +405,14 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
                     )
                     if peak.covered:
                         break
-                if peak.covered:
-                    # the destabilising values are the lower bound of mu, at their pole
-                    alpha, direction = found
-                    peak = replace(
-                        peak,
-                        lower=1.0 / alpha,
-                        lower_frequency=crit,
-                        lower_delta=np.diag(alpha * _diag_from(problem, direction)),
-                    )
-                else:
+                if not peak.covered:
                     peak = None
     if peak is None:
         peak = certified_mu_peak(
             sysdata, blk, dt, omega=omega, lower=not search_first, progress=bar.start
         )
+    if search_first and np.isfinite(upper):
+        peak = _with_search_lower(problem, peak, upper, crit, found[1])
     bar.advance(label="destabilising parameter values")
     lower = (
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
@@ -464,6 +460,39 @@ def _robstab(problem, omega, sensitivity, bar, gap_tol, max_boxes=0, executor=No
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
 
 
+def _with_search_lower(problem, peak, scaling, freq, direction):
+    """``peak`` with the verified crossing of the search as its lower bound of mu.
+
+    ``scaling`` is the verified scaling (the bisected crossing pushed until the
+    substituted loop has a pole on or beyond the boundary), so ``lower_delta`` is a
+    destabilising perturbation.  The point ``(freq, 1 / scaling)`` joins the pointwise
+    bounds (with a certified upper bound there) so that plots show the lower bound.
+    """
+    if 1.0 / scaling <= peak.lower:
+        return peak
+    lower = 1.0 / scaling
+    fields = dict(
+        lower=lower,
+        lower_frequency=freq,
+        lower_delta=np.diag(scaling * _diag_from(problem, direction)),
+    )
+    if np.isfinite(freq):
+        a, b, c, d = problem.m11
+        resp = freqresp((a, b, c, d, problem.dt) if problem.dt else (a, b, c, d), np.array([freq]))
+        ub = float(mussv_stack(resp, problem.blk, lower=False).upper[0])
+        if ub < lower and peak.covered:
+            # the pole frequency of a pushed crossing is only near the crossing
+            # frequency; the certified peak bound holds at every frequency
+            ub = float(peak.upper)
+        if ub >= lower:
+            fields.update(
+                omega=np.append(peak.omega, freq),
+                mu_upper=np.append(peak.mu_upper, ub),
+                mu_lower=np.append(peak.mu_lower, lower),
+            )
+    return replace(peak, **fields)
+
+
 def _cover_note(cover):
     """What the branch and bound over the parameter box did."""
     if cover.certified:
@@ -487,7 +516,7 @@ def _lower_upper(problem, point, gap_tol, state):
     alpha = _crossing_scale(problem, direction, size * (1 + 1e-9), n_scan=48)
     if alpha is None:
         return None
-    got = verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
+    got = _verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
     if got is None or got[0] >= state["upper"]:
         return None
     state["upper"], state["destab"], state["crit"] = got
@@ -529,13 +558,13 @@ def _from_mu_lower(problem, peak, cap, upper, crit, destab):
         if any(d.values()):
             mx = max(abs(v) for v in d.values())
             mu_dirs.append({k: v / mx for k, v in d.items()})
-    found = parameter_search(problem, cap, extra_directions=mu_dirs)
+    found = _parameter_search(problem, cap, extra_directions=mu_dirs)
     if found is not None:
         candidates.append((found[0], _search_values(problem, *found)))
     for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
         if alpha >= upper:
             break
-        got = verified_crossing(problem, alpha, values_at)
+        got = _verified_crossing(problem, alpha, values_at)
         if got is not None and got[0] < upper:
             upper, destab, crit = got
     return upper, crit, destab

@@ -208,11 +208,6 @@ def _sphere(mass, radius):
     return 0.4 * mass * radius**2 * np.eye(3)
 
 
-def total_mass():
-    """Mass of the whole spacecraft with the robot (independent of n and carrying)."""
-    return HUB["mass"] + SOLAR_ARRAY["mass"] + N_TILES * TILE["mass"] + ROBOT_LUMPED["mass"]
-
-
 def _robot_block_data(angles, leg, carrying):
     """Mass, central inertia and CoM from ``C_j`` of the robot: posed arms or lumped."""
     if angles is not None:

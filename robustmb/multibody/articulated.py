@@ -41,15 +41,7 @@ from .tree import FREE, REVOLUTE, batch_homogeneous, skew3
 DENSE_MAX = 128
 
 
-def _skews(p):
-    """(n, 3, 3) cross-product matrices of the rows of ``p``."""
-    sk = np.zeros((p.shape[0], 3, 3), dtype=p.dtype)
-    sk[:, 0, 1], sk[:, 0, 2], sk[:, 1, 2] = -p[:, 2], p[:, 1], -p[:, 0]
-    sk[:, 1, 0], sk[:, 2, 0], sk[:, 2, 1] = p[:, 2], -p[:, 1], p[:, 0]
-    return sk
-
-
-def tree_layout(tree):
+def _tree_layout(tree):
     """Index arrays of the vectorised passes, cached on the tree."""
     lay = getattr(tree, "_layout", None)
     if lay is not None:
@@ -139,7 +131,7 @@ def _jump_sum(vals, par, steps):
     return vals
 
 
-def world_state(tree, q, v):
+def _world_state(tree, q, v):
     """World-axes kinematics of every node.
 
     Returns a dict with ``xf (n, 6, 6)`` -- the wrench transform node (node axes,
@@ -148,7 +140,7 @@ def world_state(tree, q, v):
     floating base), ``vel (n, 6)`` the twists and ``c (n, 6)`` the velocity-product
     accelerations ``v_i x s_i qd_i``.
     """
-    lay = tree_layout(tree)
+    lay = _tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
     h = batch_homogeneous(tree, q, sentinel=True)
     h = _jump_compose(h, par, steps, left=True)
@@ -202,7 +194,19 @@ def cross_motion_rows(v, m):
 
 
 def cross_force_rows(v, f):
-    """Row-wise ``crf(v_i) f_i = -crm(v_i)^T f_i`` (n, 6)."""
+    """Row-wise ``crf(v_i) f_i = -crm(v_i)^T f_i`` (n, 6).
+
+    Examples
+    --------
+    Duality with :func:`cross_motion_rows`: ``(crf(v) f) . m = -f . (crm(v) m)``.
+
+    >>> import numpy as np
+    >>> from robustmb.multibody.articulated import cross_force_rows, cross_motion_rows
+    >>> v, f, m = np.random.default_rng(0).standard_normal((3, 4, 6))
+    >>> lhs = np.sum(cross_force_rows(v, f) * m, axis=1)
+    >>> bool(np.allclose(lhs, -np.sum(f * cross_motion_rows(v, m), axis=1)))
+    True
+    """
     return (v[:, :, None] * f[:, None, :]).reshape(-1, 36) @ _CRF_MAP
 
 
@@ -307,9 +311,9 @@ def forward_world(tree, q, v, tau, fext, imposed=None):
     array([-2.899053])
     """
     imposed = imposed or {}
-    lay = tree_layout(tree)
+    lay = _tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    ws = world_state(tree, q, v)
+    ws = _world_state(tree, q, v)
     s = ws["s"]
     shift = _prefix_sum(lay, ws["c"])
     iw, pa = _biases(tree, ws, fext, shift)

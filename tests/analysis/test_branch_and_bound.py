@@ -135,3 +135,58 @@ def test_branch_and_bound_never_certifies_an_unstable_box(c, p, ratio):
 def test_max_boxes_is_checked(bad):
     with pytest.raises(ArgumentError, match="max_boxes"):
         rmb.robstab(_product_loop(), max_boxes=bad)
+
+
+def _random_partition(rng, k, target, n_split):
+    """Disjoint boxes covering ``[-target, target]^k`` by random midpoint splits."""
+    boxes = [(-target * np.ones(k), target * np.ones(k))]
+    for _ in range(n_split):
+        lo, hi = boxes.pop(int(rng.integers(len(boxes))))
+        j = int(rng.integers(k))
+        mid = 0.5 * (lo[j] + hi[j])
+        left_hi, right_lo = hi.copy(), lo.copy()
+        left_hi[j], right_lo[j] = mid, mid
+        boxes += [(lo, left_hi), (right_lo, hi)]
+    return boxes
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 4), st.integers(0, 12), st.floats(0.1, 5.0))
+def test_a_certificate_needs_the_whole_box(seed, k, n_split, target):
+    # coverage by brute force: fraction of random points of the target box that fall
+    # in a certified box; a missing box leaves points uncovered and no certificate
+    from robustmb.analysis.branch_and_bound import _cover
+
+    rng = np.random.default_rng(seed)
+    boxes = _random_partition(rng, k, target, n_split)
+    full = _cover(target, boxes, [], 1, None, certified=True)
+    assert full.certified and full.coverage == pytest.approx(1.0, abs=1e-12)
+    part = boxes[: int(rng.integers(len(boxes)))] if len(boxes) > 1 else []
+    cover = _cover(target, part, [], 1, None, certified=True)
+    pts = rng.uniform(-target, target, (4000, k))
+    inside = np.zeros(len(pts), bool)
+    for lo, hi in part:
+        inside |= np.all((pts >= lo) & (pts <= hi), axis=1)
+    assert not cover.certified
+    assert abs(cover.coverage - inside.mean()) < 0.05
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.floats(0.3, 2.5), st.integers(1, 4))
+def test_certified_box_is_the_whole_box(ratio, budget):
+    problem = uncertain_problem(_product_loop())
+    cover = certify_scaled_box(problem, problem.blocks, ratio, max_boxes=budget)
+    if cover.certified:
+        assert cover.coverage >= 1.0 - 1e-12
+        assert _grid_stable(1.0, 1.0, cover.target, n=31)
+    if ratio > 1.0 + 1e-6:
+        assert not cover.certified
+
+
+def test_certify_scaled_box_starts_from_the_whole_box():
+    # sub-boxes to start from would let a certificate skip part of the target box
+    problem = uncertain_problem(_product_loop())
+    with pytest.raises(TypeError):
+        certify_scaled_box(
+            problem, problem.blocks, 2.0, initial=[(-0.1 * np.ones(2), 0.1 * np.ones(2))]
+        )

@@ -127,7 +127,7 @@ def test_pointer_jumping_path_matches_pinocchio(seed, n, floating, monkeypatch):
 
     monkeypatch.setattr(articulated, "DENSE_MAX", 0)
     rng, mech, model, tree, qmap, vmap = _setup(seed, n, floating)
-    assert not articulated.tree_layout(tree)["dense"]
+    assert not articulated._tree_layout(tree)["dense"]
     data = model.createData()
     q, v, _ = random_state(rng, tree)
     qp, vp = np.zeros(model.nq), np.zeros(model.nv)
