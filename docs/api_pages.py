@@ -105,7 +105,24 @@ def write_api_pages(folder) -> list[Path]:
     path = folder / "index.rst"
     _write(path, "\n".join(index) + "\n")
     written.append(path)
+    _remove_stale(folder, written)
     return written
+
+
+def _remove_stale(folder: Path, written):
+    """Delete pages of modules and names no longer documented (moved or removed names).
+
+    Autosummary writes ``generated/<module>.<name>.rst`` but never deletes one, and
+    a page left behind fails the build when its name no longer imports.
+    """
+    keep = {p.name for p in written}
+    for page in folder.glob("*.rst"):
+        if page.name not in keep:
+            page.unlink()
+    listed = {f"{m}.{n}.rst" for m, names in pages().items() for n in names}
+    for page in (folder / "generated").glob("*.rst"):
+        if page.name not in listed:
+            page.unlink()
 
 
 def _write(path: Path, text: str):
