@@ -28,7 +28,7 @@ import numpy as np
 
 from .articulated import forward_world
 from .loop_closure import closure_energy, closure_forces
-from .tree import FREE, joint_transforms
+from .tree import FREE, generalized_forces, joint_transforms
 
 
 def _cross(a, b):
@@ -144,7 +144,6 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
     """Rigid inverse dynamics: generalised efforts that give ``a`` (joint-inverse mode)."""
     if xs is None:
         xs, rw = joint_transforms(tree, q)
-    dt = np.result_type(q, v, a, float)
     n = tree.n
     # gravity as an upward acceleration of the ground (a uniform field): each body's
     # acceleration below is its true one minus the field, so no attitude is needed
@@ -166,17 +165,7 @@ def rnea(tree, q, v, a, fext, xs=None, rw=None):
         vel[i], acc[i] = vi, ai
         inertia = tree.inertia[i]
         f[i] = inertia @ ai + cross_force(vi, inertia @ vi) - fext[i]
-    tau = np.zeros(tree.nv, dtype=dt)
-    for i in reversed(range(n)):
-        k = tree.vi[i]
-        if tree.kind[i] == FREE:
-            tau[k : k + 6] = f[i]
-        else:
-            tau[k] = tree.S[i] @ f[i]
-        j = tree.parent[i]
-        if j >= 0:
-            f[j] = f[j] + xs[i].T @ f[i]
-    return tau
+    return generalized_forces(tree, xs, f)
 
 
 def aba(tree, q, v, tau, fext, xs=None, rw=None):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tree import FREE, joint_transforms
+from .tree import FREE, generalized_forces, joint_transforms
 
 
 def rotation_vector(r):
@@ -112,22 +112,6 @@ def closure_energy(tree, q):
             th = rotation_vector(ra.T @ rb_)
             e += 0.5 * kr * float(th @ th)
     return e
-
-
-def generalized_forces(tree, xs, fext):
-    """Generalised efforts of node wrenches (the backward pass of inverse dynamics)."""
-    f = [fext[i].copy() for i in range(tree.n)]
-    tau = np.zeros(tree.nv)
-    for i in reversed(range(tree.n)):
-        k = tree.vi[i]
-        if tree.kind[i] == FREE:
-            tau[k : k + 6] = f[i]
-        else:
-            tau[k] = tree.S[i] @ f[i]
-        j = tree.parent[i]
-        if j >= 0:
-            f[j] = f[j] + xs[i].T @ f[i]
-    return tau
 
 
 def tangent_step(tree, q, dq):

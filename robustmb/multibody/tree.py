@@ -546,3 +546,24 @@ def joint_transforms(tree, q):
         j = tree.parent[i]
         rw.append(r[i] if j < 0 else rw[j] @ r[i])
     return xs, rw
+
+
+def generalized_forces(tree, xs, fext):
+    """Generalised efforts of node wrenches: the backward pass of inverse dynamics.
+
+    Each node's wrench (node axes) is projected on its joint's motion subspace and
+    carried to its parent through the joint transform ``xs[i]``.  The efforts take
+    the wrenches' dtype (complex for complex-step derivatives).
+    """
+    f = [np.array(fext[i], copy=True) for i in range(tree.n)]
+    tau = np.zeros(tree.nv, dtype=np.result_type(float, *f))
+    for i in reversed(range(tree.n)):
+        k = tree.vi[i]
+        if tree.kind[i] == FREE:
+            tau[k : k + 6] = f[i]
+        else:
+            tau[k] = tree.S[i] @ f[i]
+        j = tree.parent[i]
+        if j >= 0:
+            f[j] = f[j] + xs[i].T @ f[i]
+    return tau
