@@ -256,9 +256,36 @@ def lmi_hinf(P: Plant, *, gamma=None, backoff=1e-3, T=None):
     cons += [cp.norm(M, "fro") <= t for M in mats if M.size]
     if not _solve(cp.Problem(cp.Minimize(t), cons), fallback=False):
         raise IllPosedError(f"the H-infinity LMI at gamma = {gamma:.6g} has no strict solution")
+    vals = _solution(mats)
+    return gamma_opt, gamma, _reconstruct(Pb, *vals), info
+
+
+def _solution(mats):
+    """Values of ``[X, Y, Ah, Bh, Ch, Dh]`` after a solve, ``X`` and ``Y`` symmetrised."""
     vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
     vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
-    return gamma_opt, gamma, _reconstruct(Pb, *vals), info
+    return vals
+
+
+def _solve_h2_level(cons, mats, W, level):
+    """Solve an H2 LMI: minimise ``trace(W)``, or at ``trace(W) <= level`` the variables' size.
+
+    Without a level, ``X`` and ``Y`` are bounded (1e8) so the optimum is attained; at a
+    level slightly above the optimum, minimising the largest variable norm keeps the
+    controller rebuilt from them well conditioned.
+    """
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
+    X, Y = mats[0], mats[1]
+    n = X.shape[0]
+    if level is None:
+        cons = cons + [X << 1e8 * np.eye(n), Y << 1e8 * np.eye(n)]
+        obj = cp.Minimize(cp.trace(W))
+    else:
+        t = cp.Variable()
+        cons = cons + [cp.trace(W) <= level, *[cp.norm(M, "fro") <= t for M in mats if M.size]]
+        obj = cp.Minimize(t)
+    return _solve(cp.Problem(obj, cons))
 
 
 def _sym_expr(E):
@@ -296,15 +323,7 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
             D11 + D12 @ Dh @ D21 == 0,
         ]
         mats = [X, Y, Ah, Bh, Ch, Dh]
-        if level is None:
-            cons += [X << 1e8 * np.eye(n), Y << 1e8 * np.eye(n)]
-            obj = cp.Minimize(cp.trace(W))
-        else:
-            t = cp.Variable()
-            cons += [cp.trace(W) <= level, *[cp.norm(M, "fro") <= t for M in mats if M.size]]
-            obj = cp.Minimize(t)
-        ok = _solve(cp.Problem(obj, cons))
-        return ok, mats, W
+        return _solve_h2_level(cons, mats, W, level), mats, W
 
     ok, _, W = problem()
     if not ok:
@@ -316,8 +335,7 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
     ok, mats, _ = problem(h2sq * (1 + backoff) + 1e-12)
     if not ok:
         raise IllPosedError("the H2 LMI has no strict solution near its optimum")
-    vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
-    vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
+    vals = _solution(mats)
     # The equality D11 + D12 Dh D21 = 0 holds to the solver's tolerance only; remove the
     # residual so the closed loop is exactly strictly proper.
     res = D11 + D12 @ vals[5] @ D21
@@ -391,15 +409,7 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
             _sym_expr(out) >> margin * np.eye(p1 + 2 * n + m1),
         ]
         mats = [X, Y, Ah, Bh, Ch, Dh]
-        if level is None:
-            cons += [X << 1e8 * np.eye(n), Y << 1e8 * np.eye(n)]
-            obj = cp.Minimize(cp.trace(W))
-        else:
-            t = cp.Variable()
-            cons += [cp.trace(W) <= level, *[cp.norm(M, "fro") <= t for M in mats if M.size]]
-            obj = cp.Minimize(t)
-        ok = _solve(cp.Problem(obj, cons))
-        return ok, mats, W
+        return _solve_h2_level(cons, mats, W, level), mats, W
 
     ok, _, W = problem()
     if not ok:
@@ -409,8 +419,7 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
     for b in backoffs:
         ok, mats, _ = problem(h2sq * (1 + b) + 1e-12)
         if ok:
-            vals = [np.asarray(M.value, float) if M.size else np.zeros(M.shape) for M in mats]
-            vals[0], vals[1] = _sym(vals[0]), _sym(vals[1])
+            vals = _solution(mats)
             try:
                 controllers.append((b, _reconstruct(P, *vals)))
             except IllPosedError:
