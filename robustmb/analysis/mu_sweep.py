@@ -235,9 +235,8 @@ def _half_axis_peak(
 
     full: set = set()
 
-    def tighten_points(idx):
-        """Re-optimise the bounds of points ``idx`` to the end (no early stop)."""
-        full.update(idx)
+    def reoptimise(idx):
+        """Bounds of points ``idx`` optimised to the end (no early stop), kept if lower."""
         res = mussv_stack(respond([pts[k] for k in idx]), blk, lower=False)
         for j, k in enumerate(idx):
             if res.upper[j] < ubs[k]:
@@ -245,17 +244,16 @@ def _half_axis_peak(
                 ubs[k] = float(res.upper[j])
                 certs[k] = (ubs[k], res.D[j], g)
 
+    def tighten_points(idx):
+        """Re-optimise the bounds of points ``idx``, recorded as fully optimised."""
+        full.update(idx)
+        reoptimise(idx)
+
     def tighten_above(limit, start=0):
         """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``."""
         idx = [k for k in range(start, len(pts)) if ubs[k] > limit]
-        if not idx:
-            return
-        res = mussv_stack(respond([pts[k] for k in idx]), blk, lower=False)
-        for j, k in enumerate(idx):
-            if res.upper[j] < ubs[k]:
-                g = None if res.G is None else res.G[j]
-                ubs[k] = float(res.upper[j])
-                certs[k] = (ubs[k], res.D[j], g)
+        if idx:
+            reoptimise(idx)
 
     def search_lower():
         """Lower bounds at the largest upper bounds (once, after the sweep)."""
