@@ -132,14 +132,35 @@ class WorstCase:
     delta: np.ndarray
     evaluations: int = 0
     unstable: list = field(default_factory=list)  # further unstable points, worst first
+    above: list = field(default_factory=list)  # further points above ``limit``, worst first
 
 
-def _box_points(k, n_random, rng, max_vertices):
+def _box_points(k, n_random, rng, max_vertices, levels=2):
+    """Centre, the ``levels^k`` grid (vertices for 2) when small enough, random points."""
     pts = [np.zeros(k)]
-    if k and 2**k <= max_vertices:
-        pts.extend(np.array(v, float) for v in itertools.product((-1.0, 1.0), repeat=k))
+    levels = max(int(levels), 2)
+    if k and levels**k > max_vertices:
+        levels = 2  # the grid is too large: its vertices only
+    if k and levels**k <= max_vertices:
+        axis = np.linspace(-1.0, 1.0, levels)
+        pts.extend(np.array(v, float) for v in itertools.product(axis, repeat=k))
     pts.extend(rng.uniform(-1.0, 1.0, (n_random, k)))
-    return np.array(pts)
+    return np.unique(np.array(pts), axis=0)
+
+
+def _spread(order, pts, count, distance=0.5):
+    """Up to ``count`` indices from ``order`` (best first), pairwise apart in max-norm.
+
+    Keeps the added samples from clustering around one vertex: each is at least
+    ``distance`` (in normalised units) from every one kept before it.
+    """
+    kept = []
+    for i in order:
+        if len(kept) >= count:
+            break
+        if all(np.max(np.abs(pts[i] - pts[j])) >= distance for j in kept):
+            kept.append(int(i))
+    return kept
 
 
 def _local_ascent(fun, x0, maxiter):
@@ -176,6 +197,9 @@ def search_worst_case(
     max_vertices=256,
     extra=(),
     local_maxiter=60,
+    levels=2,
+    limit=None,
+    n_keep=4,
 ):
     """Worst value of a goal over the box of the real parameters (a lower bound).
 
@@ -198,6 +222,14 @@ def search_worst_case(
         Local ascents from the best points.
     extra : sequence of array_like
         Further normalised points to evaluate (for instance the active set).
+    levels : int
+        Points per axis of the grid scanned before the local ascents (``2``: the
+        vertices; ``3`` adds the centres of the edges and faces), when the grid has at
+        most ``max_vertices`` points.
+    limit : float, optional
+        Besides the worst case, keep up to ``n_keep`` further points whose value reaches
+        ``limit`` (``WorstCase.above``), worst first and apart from each other; and up to
+        ``n_keep`` unstable points (``WorstCase.unstable``), most unstable first.
 
     Returns
     -------
@@ -220,11 +252,11 @@ def search_worst_case(
     k = len(names)
     dm = _DeltaMap(model, names)
     lm = _DeltaMap(loop, names) if loop is not None else None
-    pts = _box_points(k, n_random, rng, max_vertices)
+    pts = _box_points(k, n_random, rng, max_vertices, levels)
     if len(extra):
         pts = np.vstack([pts, np.atleast_2d(np.asarray(extra, float))])
     count = 0
-    others = []
+    others, above = [], []
 
     def value(x, gradient=False):
         nonlocal count
@@ -242,9 +274,12 @@ def search_worst_case(
         # informative one to add.
         bad = np.flatnonzero(~np.isfinite(vals))
         alpha = np.array([_abscissa(lm, pts[i]) for i in bad])
-        ranked = bad[np.argsort(-alpha)]
+        ranked = _spread(bad[np.argsort(-alpha)], pts, n_keep + 1)
         bx = pts[ranked[0]].copy()
         others = [pts[i].copy() for i in ranked[1:]]
+    elif limit is not None:
+        over = order[np.isfinite(vals[order]) & (vals[order] >= limit)]
+        above = [pts[i].copy() for i in _spread(over, pts, n_keep + 1)]
     if np.isfinite(bv):
         starts = [pts[i] for i in order[:n_local] if np.isfinite(vals[i])]
         for x0 in starts:
@@ -256,7 +291,9 @@ def search_worst_case(
     def phys(x):
         return {n: float(el.denormalize(v)) for n, el, v in zip(names, els, x, strict=True)}
 
-    return WorstCase(bv, phys(bx), bx, count, [phys(x) for x in others])
+    # The ascent's end point leads; the scan's points above the limit follow it.
+    above = [x for x in above if np.max(np.abs(x - bx)) >= 0.5][:n_keep]
+    return WorstCase(bv, phys(bx), bx, count, [phys(x) for x in others], [phys(x) for x in above])
 
 
 # ------------------------------------------------------------------------ certificate
@@ -381,6 +418,8 @@ def robust_systune(
     certify_splits=None,
     initial=None,
     max_add=4,
+    hard_margin=1.0,
+    scan_levels=2,
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -399,8 +438,17 @@ def robust_systune(
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
     max_add : int
-        Samples added per round at most when the loop is unstable somewhere (the most
-        unstable ones); otherwise one worst case per violated goal.
+        Samples added per goal and round at most: the worst case found, then the most
+        unstable points (the loop is unstable somewhere) or further points violating
+        the goal, kept apart from each other.
+    hard_margin : float
+        Hard goals are tuned below this level on the active set (``0.97``: 3 % of slack
+        for the parameter values between the samples); a hard goal violates when its
+        worst case found reaches 1.
+    scan_levels : int
+        Points per parameter axis of the grid scanned by each worst-case search (``2``:
+        the vertices; ``3``: also the edge and face centres), see
+        :func:`search_worst_case`.
 
     Returns
     -------
@@ -427,6 +475,8 @@ def robust_systune(
     """
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
         raise ArgumentError(f"systune: max_rounds must be an integer >= 1, got {max_rounds!r}")
+    if not (isinstance(hard_margin, int | float) and 0 < hard_margin <= 1):
+        raise ArgumentError(f"systune: hard_margin must be in (0, 1], got {hard_margin!r}")
     t_start = time.perf_counter()
     cl = as_model(cl)
     elements = dict(cl.uncertainty)
@@ -452,8 +502,10 @@ def robust_systune(
     def build(pts):
         sterms, hterms = [], []
         for i, (m, measure, scale, poles) in enumerate(models):
+            # Hard goals are tuned below hard_margin (slack between the samples).
+            sc = scale if i < nsoft else scale / hard_margin
             for pt in pts:
-                t = Term(TunableLFT(_real(m.usubs(pt)), params), measure, scale, poles, f"{i}")
+                t = Term(TunableLFT(_real(m.usubs(pt)), params), measure, sc, poles, f"{i}")
                 (sterms if i < nsoft else hterms).append(t)
         loops = [TunableLFT(_real(cl.usubs(pt)), params) for pt in pts]
         return TuningProblem(params, sterms, hterms, loops)
@@ -485,19 +537,21 @@ def robust_systune(
             runs = [_run(problem, x, maxiter, target)] + runs
         x = runs[0].x
         sv, hv = problem.values(x)
+        hv = [v * hard_margin for v in hv]  # the hard goals' own values
         tuned_points = list(points)  # the samples the design was tuned (and evaluated) on
         npt = len(points)
         act = [max(v[i * npt : (i + 1) * npt]) for v, i in _goal_slices(sv, hv, nsoft, goals)]
         objective = max(act[:nsoft], default=0.0)
         target = objective if np.isfinite(objective) and objective > 0 else None
         tuned = cl.usubs(params.values(x))
+        limits = [objective * (1 + rtol)] * nsoft + [1.0] * (len(goals) - nsoft)
         worst = _search_all(
-            tuned, goals, real, other, names, points, rng_seed + rnd, n_random, n_local
-        )
+            tuned, goals, real, other, names, points, rng_seed + rnd, n_random, n_local,
+            limits, scan_levels, max_add, nsoft,
+        )  # fmt: skip
         violated = []
         for i, wc in enumerate(worst):
-            limit = objective * (1 + rtol) if i < nsoft else 1.0
-            if not wc.value < limit:
+            if not wc.value < limits[i]:
                 violated.append(i)
         history.append(
             {
@@ -521,9 +575,10 @@ def robust_systune(
             break
         added = 0
         for i in violated:
-            # An unstable loop adds its most unstable points (up to max_add).
-            for k, p in enumerate([worst[i].point] + worst[i].unstable):
-                if added >= max_add and k:
+            # The worst case, then the most unstable points or further violating ones
+            # (up to max_add per goal, apart from each other).
+            for k, p in enumerate([worst[i].point] + worst[i].unstable + worst[i].above):
+                if k >= max_add:
                     break
                 # ucomplex / ultidyn elements stay at their nominal in the active set
                 # (their worst cases enter the search and the certificate only).
@@ -664,12 +719,15 @@ def _same_point(p, q, real):
     )
 
 
-def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_local):
+def _search_all(
+    tuned, goals, real, other, names, points, seed, n_random, n_local, limits, levels, n_keep, nsoft
+):
     """Worst case of every goal of the tuned loop over the box (lower bounds)."""
     out = []
     extra = [_normalised(p, names, real) for p in points]
     nominal_other = {n: el.nominal for n, el in other.items()}
-    for g in goals:
+    for i, (g, limit) in enumerate(zip(goals, limits, strict=True)):
+        hard = i >= nsoft
         m, measure, scale, poles = g.model(tuned)
         m = as_model(m)
         loop = tuned
@@ -696,6 +754,12 @@ def _search_all(tuned, goals, real, other, names, points, seed, n_random, n_loca
             n_local=n_local,
             seed=seed,
             extra=extra,
+            levels=levels,
+            max_vertices=4096,
+            # Hard goals (and stability) take several violating points per round; a
+            # soft goal its worst case only (its limit moves with the design).
+            limit=limit if hard else None,
+            n_keep=n_keep,
         )
         wc.point.update(nominal_other)
         full = as_model(g.model(tuned)[0])

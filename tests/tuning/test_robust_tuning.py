@@ -179,3 +179,36 @@ def test_sampled_active_set_holds_complex_elements_at_their_nominal():
     assert len(res.active_set) == 5
     assert all(p["c"] == 1.0 for p in res.active_set)
     assert len({p["a"] for p in res.active_set}) == 5
+
+
+def test_hard_margin_leaves_the_slack_on_the_worst_case():
+    # Hard ||d -> y|| = 2.5 / (k - 1.5) <= m at the worst vertex a = 1.5; soft ||r -> u||
+    # = 0.25 k (w -> inf): the optimum sits on the hard goal, k = 1.5 + 2.5 / m.
+    CL = _unstable_pole_loop()
+    soft, hard = [WeightedGain("r", "u", wl=0.25)], [WeightedGain("d", "y", wl=2.5)]
+    res = rmb.systune(CL, soft, hard, seed=0, hard_margin=0.97, certify=False)
+    k = float(res.values["K"][0, 0])
+    assert k == pytest.approx(1.5 + 2.5 / 0.97, abs=2e-3)
+    # Reported values are the goals' own (not divided by the margin).
+    assert res.hard[0] == pytest.approx(0.97, abs=1e-3)
+    c1, _ = _brute_force(k)
+    assert res.worst_found[1].value == pytest.approx(c1, rel=1e-6)
+    with pytest.raises(rmb.errors.ArgumentError, match="hard_margin"):
+        rmb.systune(CL, soft, hard, hard_margin=1.5)
+
+
+def test_search_keeps_further_violating_points_apart():
+    # Gain (1 + 0.5 a_n^2) / (s + 1) over a_n in [-1, 1]: two worst vertices (1.5) far
+    # apart; the search returns one as the worst case and the other among `above`.
+    a = rmb.ureal("a", 0.0, range=(-1.0, 1.0))
+    s = control.tf("s")
+    G = rmb.uss((1 + 0.5 * a * a) / (s + 1))
+    wc = search_worst_case(G, {"a": a}, limit=1.2, n_random=40)
+    assert wc.value == pytest.approx(1.5, rel=1e-9)
+    assert len(wc.above) == 1
+    assert wc.above[0]["a"] == pytest.approx(-wc.point["a"])
+    # A three-level grid scans the centre of the box besides its vertices.
+    b = rmb.ureal("b", 0.0, range=(-1.0, 1.0))
+    H = rmb.uss((2 - b * b) * (1 + 0 * a) / (s + 1))
+    wc3 = search_worst_case(H, {"a": a, "b": b}, n_random=0, n_local=0, levels=3)
+    assert wc3.value == pytest.approx(2.0, rel=1e-12) and wc3.evaluations == 9
