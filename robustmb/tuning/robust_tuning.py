@@ -308,13 +308,17 @@ def _split_elements(elements, splits):
         yield {n: (edges[n][i], edges[n][i + 1]) for n, i in zip(names, idx, strict=True)}
 
 
-def certify_goal(model, *, splits=None, progress=False):
+def certify_goal(model, *, splits=None, progress=False, budget=None):
     """``wcgain`` upper bound of a goal's transfer over the whole box.
 
     With ``splits`` (``{name: pieces}``), each range is cut into equal pieces and every
     sub-box is certified separately (the element is replaced by a ``ureal`` of the
     sub-range); the result's ``upper`` is the largest sub-box bound, ``lower`` the
     largest realised worst case, and ``certified`` holds only if every sub-box is.
+
+    Sub-boxes stop at the first one without a certificate (the whole box then has
+    none), or once ``budget`` seconds have been spent (checked between sub-boxes);
+    ``upper`` is then ``inf`` and ``reason`` says how far it got.
 
     Returns
     -------
@@ -331,28 +335,53 @@ def certify_goal(model, *, splits=None, progress=False):
     True
     """
     model = as_model(model)
+    if budget is not None and not (isinstance(budget, int | float) and budget > 0):
+        raise ArgumentError(
+            f"certify_goal: budget must be a positive number of seconds, got {budget!r}"
+        )
     if not splits:
         return wcgain(model, progress=progress)
     best = None
     worst_lower = None
     all_certified = True
-    for box in _split_elements(model.uncertainty, splits):
+    boxes = list(_split_elements(model.uncertainty, splits))
+    t0 = time.perf_counter()
+    done, stop = 0, ""
+    for box in boxes:
+        if budget is not None and done and time.perf_counter() - t0 > budget:
+            all_certified, stop = False, f"the budget of {budget} s was spent"
+            break
         sub = {n: ureal(n, 0.5 * (lo + hi), range=(lo, hi)) for n, (lo, hi) in box.items()}
         res = wcgain(model.usubs(sub))
+        done += 1
+        if progress:
+            print(
+                f"certificate: sub-box {done}/{len(boxes)} {box}: [{res.lower:.6g}, "
+                f"{res.upper:.6g}] {'certified' if res.certified else 'NOT certified'} "
+                f"({time.perf_counter() - t0:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
         all_certified &= bool(res.certified)
         if best is None or res.upper > best.upper:
             best = res
         if worst_lower is None or res.lower > worst_lower.lower:
             worst_lower = res
+        if not res.certified and done < len(boxes):
+            # One sub-box without a certificate: the whole box has none.
+            stop = f"sub-box {box} has no certificate"
+            break
     from ..analysis.worst_case_gain import WcgainResult
 
     reason = (
-        f"wcgain over {int(np.prod([v for v in splits.values()]))} sub-boxes of "
-        f"{sorted(splits)}: upper is the largest certified sub-box bound"
+        f"wcgain over {done} of {len(boxes)} sub-boxes of {sorted(splits)}: upper is the "
+        "largest certified sub-box bound"
     )
+    if stop:
+        reason += f"; stopped: {stop}, so no certificate for the whole box"
     return WcgainResult(
         worst_lower.lower,
-        best.upper,
+        best.upper if all_certified else np.inf,
         worst_lower.critical_frequency,
         worst_lower.worst,
         all_certified,
@@ -420,6 +449,7 @@ def robust_systune(
     max_add=4,
     hard_margin=1.0,
     scan_levels=2,
+    certify_budget=None,
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -435,6 +465,8 @@ def robust_systune(
         this relative amount.
     certify_splits : dict, optional
         ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
+    certify_budget : float, optional
+        Seconds per goal for the sub-box certificates (checked between sub-boxes).
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
     max_add : int
@@ -600,7 +632,10 @@ def robust_systune(
         drivers.append(int(np.argmax(vals)))
     soft_v, hard_v = act[:nsoft], act[nsoft:]
     t_cert = time.perf_counter()
-    certifier = lambda m: certify_goal(m, splits=certify_splits)  # noqa: E731
+
+    def certifier(m):
+        return certify_goal(m, splits=certify_splits, progress=progress, budget=certify_budget)
+
     certified = certify_goals(tuned, goals, certifier) if certify else [None] * len(goals)
     cvals = [
         float(c.upper) if c is not None and not isinstance(c, Exception) and c.certified else np.nan

@@ -212,3 +212,26 @@ def test_search_keeps_further_violating_points_apart():
     H = rmb.uss((2 - b * b) * (1 + 0 * a) / (s + 1))
     wc3 = search_worst_case(H, {"a": a, "b": b}, n_random=0, n_local=0, levels=3)
     assert wc3.value == pytest.approx(2.0, rel=1e-12) and wc3.evaluations == 9
+
+
+def test_sub_box_certificate_against_brute_force_and_its_budget():
+    # c / (s^2 + 2 z sqrt(a) s + a): a resonance whose peak moves with a, damped by z.
+    a = rmb.ureal("a", 2.5, range=(1.0, 4.0))
+    z = rmb.ureal("z", 0.35, range=(0.2, 0.5))
+    c = rmb.ureal("c", 0.75, range=(0.5, 1.0))
+    s = control.tf("s")
+    G = rmb.uss(c / (s * s + 2 * z * (1 + 0.5 * (a - 1)) * s + a))
+    res = certify_goal(G, splits={"a": 2, "z": 2})
+    av = np.linspace(1.0, 4.0, 121)[:, None, None]
+    zv = np.linspace(0.2, 0.5, 61)[None, :, None]
+    w = np.r_[0.0, np.logspace(-2, 2, 3000)][None, None, :]
+    brute = 1.0 * np.abs(1 / ((1j * w) ** 2 + 2 * zv * (1 + 0.5 * (av - 1)) * 1j * w + av)).max()
+    assert res.certified
+    assert brute * (1 - 1e-9) <= res.upper <= brute * 1.05
+    assert brute * (1 - 1e-3) <= res.lower <= res.upper
+    # A budget spent after the first sub-box: no certificate for the whole box.
+    cut = certify_goal(G, splits={"a": 2, "z": 2}, budget=1e-9)
+    assert not cut.certified and cut.upper == np.inf and "budget" in cut.reason
+    assert cut.lower <= res.upper
+    with pytest.raises(rmb.errors.ArgumentError, match="budget"):
+        certify_goal(G, splits={"a": 2}, budget=-1.0)
