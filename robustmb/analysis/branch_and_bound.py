@@ -26,6 +26,7 @@ import numpy as np
 from .freqresp import freqresp
 from .mu_sweep import certified_mu_peak
 from .mussv import mussv_stack
+from .norms import hinfnorm
 from .uncertain_problem import is_stable
 
 # Level certified on a sub-box: strictly below 1 (mu < 1 on the whole axis).
@@ -54,6 +55,11 @@ class BoxCover:
     destabilizing : ndarray or None
         Normalised parameter values (one per real element) of the best unstable
         sub-box centre found, if any.
+    gamma : float or None
+        Peak-gain level certified on the sub-boxes (robust performance), if any.
+    best_gain, best_point : float or None, ndarray or None
+        With ``gamma``: the largest peak gain of a stable sub-box centre and that
+        centre (normalised values).
     """
 
     target: float
@@ -62,6 +68,9 @@ class BoxCover:
     evaluated: int
     coverage: float
     destabilizing: np.ndarray | None = None
+    gamma: float | None = None
+    best_gain: float | None = None
+    best_point: np.ndarray | None = None
 
 
 def _channel_matrix(problem, scal):
@@ -70,6 +79,47 @@ def _channel_matrix(problem, scal):
     for j, bi in enumerate(scal):
         s[bi.w, j] = 1.0
     return s
+
+
+def recentre_system(sysdata, nw, nz, centre_diag, radius_diag):
+    """Re-centre the whole ``M`` (uncertainty channels first, then performance channels).
+
+    ``Delta = diag(centre_diag) + diag(radius_diag) Delta'`` on the first ``nw`` inputs /
+    ``nz`` outputs; the constant part is closed into the loop::
+
+        [A B; C D]' = [A B; C D] + [Bw; Dw] Dc E^-1 [Cz Dz],   E = I - Dzw Dc
+
+    and the uncertainty inputs are scaled by ``Dr`` (``Bw``, ``Dw`` the uncertainty
+    columns of ``B``, ``D``; ``Cz``, ``Dz`` the uncertainty rows of ``C``, ``D``).  The
+    performance channels of the result at ``Delta' = 0`` are the closed loop at the
+    centre.  Returns None when ``E`` is singular (the centre is not well-posed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = (np.array([[-1.0]]), np.array([[1.0, 1.0]]), np.array([[1.0], [1.0]]),
+    ...      np.zeros((2, 2)))
+    >>> a, b, c, d = recentre_system(m, 1, 1, np.array([0.5]), np.array([0.25]))
+    >>> float(a[0, 0]), b.tolist(), c.ravel().tolist()
+    (-0.5, [[0.25, 1.0]], [1.0, 1.0])
+    """
+    a, b, c, d = sysdata
+    n = a.shape[0]
+    e = np.eye(nz) - d[:nz, :nw] * centre_diag[None, :]
+    try:
+        ez = np.linalg.solve(e, np.hstack([c[:nz], d[:nz]]))
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(ez)):
+        return None
+    k = centre_diag[:, None] * ez  # Dc E^-1 [Cz Dz]
+    a2 = a + b[:, :nw] @ k[:, :n]
+    b2 = b + b[:, :nw] @ k[:, n:]
+    c2 = c + d[:, :nw] @ k[:, :n]
+    d2 = d + d[:, :nw] @ k[:, n:]
+    b2[:, :nw] *= radius_diag[None, :]
+    d2[:, :nw] *= radius_diag[None, :]
+    return a2, b2, c2, d2
 
 
 def recentre(m11, centre_diag, radius_diag):
@@ -86,62 +136,93 @@ def recentre(m11, centre_diag, radius_diag):
     >>> float(a[0, 0]), float(b[0, 0]), float(c[0, 0])
     (-0.5, 0.25, 1.0)
     """
-    a, bw, cz, dzw = m11
-    nz = dzw.shape[0]
-    e = np.eye(nz) - dzw * centre_diag[None, :]
-    try:
-        ez = np.linalg.solve(e, np.hstack([cz, dzw]))
-    except np.linalg.LinAlgError:
-        return None
-    if not np.all(np.isfinite(ez)):
-        return None
-    cz2, dzw_e = ez[:, : cz.shape[1]], ez[:, cz.shape[1] :]
-    a2 = a + (bw * centre_diag[None, :]) @ cz2
-    # Bw (I + Dc E^-1 Dzw) Dr = Bw (I - Dc Dzw)^-1 Dr
-    bw2 = (bw + (bw * centre_diag[None, :]) @ dzw_e) * radius_diag[None, :]
-    return a2, bw2, cz2, dzw_e * radius_diag[None, :]
+    nz, nw = m11[3].shape
+    return recentre_system(m11, nw, nz, centre_diag, radius_diag)
 
 
-def _certify_box(m11, blk, dt, centre_diag, radius_diag, hint=None):
-    """Certify one sub-box: ``("stable", None)``, ``("unstable", None)`` (its centre is
-    unstable or ill-posed) or ``("open", w)`` with the frequency where the sweep failed.
+def _data(sub, dt):
+    return (*sub, dt) if dt else sub
+
+
+def _certify_box(sysdata, blk, dt, centre_diag, radius_diag, hint=None, gamma=None):
+    """Certify one sub-box: ``(status, w, gain)``.
+
+    ``status`` is ``"stable"``, ``"unstable"`` (the centre is unstable or ill-posed, or
+    with ``gamma`` its gain reaches ``gamma``) or ``"open"`` with ``w`` the frequency
+    where the sweep failed.  Without ``gamma`` (stability) ``sysdata`` is ``M11``; with
+    it, the whole ``M`` (``blk`` then ends with the performance block), ``"stable"``
+    certifies a peak gain below ``gamma`` on the sub-box and ``gain`` is the peak gain
+    of the closed loop at the centre (a lower bound of the worst case).
 
     ``hint``: a frequency where the parent box failed; a bound above the level there
     fails the box at once (a whole sweep that fails costs far more).
     Module-level (picklable) so that an executor can run it in another process.
     """
-    sub = recentre(m11, centre_diag, radius_diag)
+    nw = len(centre_diag)
+    nz = sysdata[2].shape[0] if gamma is None else _nz(blk)
+    sub = recentre_system(sysdata, nw, nz, centre_diag, radius_diag)
     if sub is None or not is_stable(sub[0], dt):
-        return "unstable", None
-    if hint is not None and np.isfinite(hint):
+        return "unstable", None, np.inf
+    gain = None
+    if gamma is not None:
         a, b, c, d = sub
-        resp = freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.array([hint]))
+        gain = float(hinfnorm(_data((a, b[:, nw:], c[nz:], d[nz:, nw:]), dt))[0])
+        if not gain < gamma:
+            return "unstable", None, gain
+        c, d = c.copy(), d.copy()
+        c[nz:] /= gamma
+        d[nz:] /= gamma
+        sub = (a, b, c, d)
+    if hint is not None and np.isfinite(hint):
+        resp = freqresp(_data(sub, dt), np.array([hint]))
         if mussv_stack(resp, blk, lower=False).upper[0] > _BOX_LEVEL:
-            return "open", float(hint)
+            return "open", float(hint), gain
     peak = certified_mu_peak(sub, blk, dt, level=_BOX_LEVEL, lower=False, max_rounds=_BOX_ROUNDS)
     if peak.covered:
-        return "stable", None
+        return "stable", None, gain
     k = int(np.argmax(peak.mu_upper)) if len(peak.mu_upper) else 0
-    return "open", float(peak.omega[k]) if len(peak.omega) else 0.0
+    return "open", float(peak.omega[k]) if len(peak.omega) else 0.0, gain
 
 
-def _split_axis(m11, dt, centre_diag, radius_diag, w, chan, widths):
-    """Element to split: largest ``|column| * |row|`` of the re-centred ``M`` at ``w``,
-    among the elements not already far narrower than the widest."""
-    sub = recentre(m11, centre_diag, radius_diag)
+def _nz(blk):
+    """Rows of ``Delta``'s channels in a structure without its last (performance) block."""
+    return sum(abs(r) if c == 0 else c for r, c in blk[:-1])
+
+
+def _split_axis(sysdata, dt, centre_diag, radius_diag, w, chan, widths, nz, gamma):
+    """Element to split: largest ``|column| * |row|`` of the re-centred ``M`` at ``w``
+    (its uncertainty channels), among the elements not already far narrower than the
+    widest."""
+    nw = len(centre_diag)
+    sub = recentre_system(sysdata, nw, nz, centre_diag, radius_diag)
     score = widths.copy()
     if sub is not None and w is not None and np.isfinite(w):
         a, b, c, d = sub
-        m = freqresp((a, b, c, d, dt) if dt else (a, b, c, d), np.array([w]))[0]
-        col = np.linalg.norm(m, axis=0) ** 2 @ chan
-        row = np.linalg.norm(m, axis=1) ** 2 @ chan
+        if gamma is not None:
+            c, d = c.copy(), d.copy()
+            c[nz:] /= gamma
+            d[nz:] /= gamma
+        m = freqresp(_data((a, b, c, d), dt), np.array([w]))[0]
+        col = np.linalg.norm(m[:, :nw], axis=0) ** 2 @ chan
+        row = np.linalg.norm(m[:nz], axis=1) ** 2 @ chan
         score = np.sqrt(col * row) + 1e-12 * widths
     score = np.where(widths >= 0.25 * widths.max(), score, -np.inf)
     return int(np.argmax(score))
 
 
-def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on_unstable=None):
-    """Branch and bound: certify that ``target`` times the normalised box is stable.
+def certify_scaled_box(
+    problem,
+    scal,
+    target,
+    *,
+    max_boxes=64,
+    executor=None,
+    on_unstable=None,
+    gamma=None,
+    on_gain=None,
+):
+    """Branch and bound: certify that ``target`` times the normalised box is stable
+    (and, with ``gamma``, that the peak gain stays below ``gamma`` on it).
 
     Parameters
     ----------
@@ -157,8 +238,17 @@ def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on
         Certifies the sub-boxes of each generation in parallel (``executor.map``).
     on_unstable : callable, optional
         ``on_unstable(point) -> new_target``: called with the normalised values of an
-        unstable sub-box centre (inside the target box); returns the smaller target
-        to continue with (at most ``max|point|``), or None to stop.
+        unstable sub-box centre (with ``gamma``: one whose peak gain reaches
+        ``gamma``) inside the target box; returns the smaller target to continue
+        with (at most ``max|point|``), or None to stop.
+    gamma : float, optional
+        Peak gain of the performance channels to certify on every sub-box (robust
+        performance, the main loop theorem with a full performance block).
+    on_gain : callable, optional
+        With ``gamma``: ``on_gain(point, gain) -> new_gamma`` is called first for a
+        stable sub-box centre whose peak gain reaches ``gamma``; it returns a larger
+        level to continue with (boxes certified below the old level stay certified),
+        or None to fall back to ``on_unstable``.
 
     Returns
     -------
@@ -183,46 +273,86 @@ def certify_scaled_box(problem, scal, target, *, max_boxes=64, executor=None, on
     """
     k = len(scal)
     chan = _channel_matrix(problem, scal)
-    m11, blk, dt = problem.m11, problem.blk, problem.dt
+    dt = problem.dt
+    if gamma is None:
+        sysdata, blk, nz = problem.m11, problem.blk, problem.nz
+    else:
+        ny, nu = problem.model.shape
+        sysdata, blk, nz = (
+            (problem.a, problem.b, problem.c, problem.d),
+            [
+                *problem.blk,
+                (nu, ny),
+            ],
+            problem.nz,
+        )
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
     queue = [(lo0, hi0, None)]
     done: list = []
     evaluated = 0
     worst = None
+    best_gain, best_point = -np.inf, None
     while queue and evaluated < max_boxes:
         batch, queue = queue[: max_boxes - evaluated], queue[max_boxes - evaluated :]
         args = [
-            (m11, blk, dt, chan @ (0.5 * (lo + hi)), chan @ (0.5 * (hi - lo)), hint)
+            (sysdata, blk, dt, chan @ (0.5 * (lo + hi)), chan @ (0.5 * (hi - lo)), hint, gamma)
             for lo, hi, hint in batch
         ]
         mapper = executor.map if executor is not None else map
         results = list(mapper(_certify_box, *zip(*args, strict=True)))
         evaluated += len(batch)
-        shrink = None
-        for (lo, hi, _), (status, w), arg in zip(batch, results, args, strict=True):
+        shrink, raised = None, None
+        for (lo, hi, _), (status, w, gain), arg in zip(batch, results, args, strict=True):
+            point = 0.5 * (lo + hi)
+            if gain is not None and np.isfinite(gain) and gain > best_gain:
+                best_gain, best_point = gain, point
             if status == "stable":
                 done.append((lo, hi))
             elif status == "unstable":
-                point = 0.5 * (lo + hi)
-                if shrink is None or np.max(np.abs(point)) < np.max(np.abs(shrink)):
+                new = None
+                if on_gain is not None and gain is not None and np.isfinite(gain):
+                    new = on_gain(point, gain)
+                if new is not None and new > gamma:
+                    raised = new if raised is None else max(raised, new)
+                elif shrink is None or np.max(np.abs(point)) < np.max(np.abs(shrink)):
                     shrink = point
                 queue.append((lo, hi, None))
             else:
                 widths = hi - lo
-                j = _split_axis(m11, dt, arg[3], arg[4], w, chan, widths)
+                j = _split_axis(sysdata, dt, arg[3], arg[4], w, chan, widths, nz, gamma)
                 mid = 0.5 * (lo[j] + hi[j])
                 left_hi, right_lo = hi.copy(), lo.copy()
                 left_hi[j], right_lo[j] = mid, mid
                 queue.extend([(lo, left_hi, w), (right_lo, hi, w)])
+        if raised is not None:
+            gamma = float(raised)
         if shrink is not None:
             worst = shrink
             new = on_unstable(shrink) if on_unstable is not None else None
             if new is None or not new < target:
-                return _cover(target, done, queue, evaluated, worst, certified=False)
+                return _cover(
+                    target,
+                    done,
+                    queue,
+                    evaluated,
+                    worst,
+                    certified=False,
+                    gamma=gamma,
+                    best=(best_gain, best_point),
+                )
             target = float(new)
             done = _clip(done, target)
             queue = _clip(queue, target)
-    return _cover(target, done, queue, evaluated, worst, certified=not queue)
+    return _cover(
+        target,
+        done,
+        queue,
+        evaluated,
+        worst,
+        certified=not queue,
+        gamma=gamma,
+        best=(best_gain, best_point),
+    )
 
 
 def _clip(boxes, target):
@@ -235,7 +365,7 @@ def _clip(boxes, target):
     return out
 
 
-def _cover(target, done, queue, evaluated, worst, *, certified):
+def _cover(target, done, queue, evaluated, worst, *, certified, gamma=None, best=None):
     # the certified boxes are disjoint pieces of the target box: their volumes add up
     coverage = min(1.0, sum(float(np.prod((hi - lo) / (2 * target))) for lo, hi in done))
     # a certificate claims the whole target box: never without its whole volume
@@ -247,7 +377,10 @@ def _cover(target, done, queue, evaluated, worst, *, certified):
         evaluated=evaluated,
         coverage=coverage,
         destabilizing=worst,
+        gamma=None if gamma is None else float(gamma),
+        best_gain=None if best is None or best[1] is None else float(best[0]),
+        best_point=None if best is None else best[1],
     )
 
 
-__all__ = ["BoxCover", "certify_scaled_box", "recentre"]
+__all__ = ["BoxCover", "certify_scaled_box", "recentre", "recentre_system"]

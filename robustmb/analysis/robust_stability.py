@@ -446,6 +446,11 @@ def _robstab(
             executor=executor,
             on_unstable=lambda point: _lower_upper(problem, point, gap_tol, state),
         )
+        if state["upper"] < upper:
+            # the branch and bound found a closer crossing: it is mu's lower bound now
+            peak = _with_search_lower(
+                problem, peak, state["upper"], state["crit"], state["direction"]
+            )
         upper, crit, destab = state["upper"], state["crit"], state["destab"]
         if cover.certified:
             lower = max(lower, cover.target)
@@ -520,6 +525,7 @@ def _lower_upper(problem, point, gap_tol, state):
     if got is None or got[0] >= state["upper"]:
         return None
     state["upper"], state["destab"], state["crit"] = got
+    state["direction"] = direction
     return got[0] / (1.0 + gap_tol)
 
 

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..errors import ArgumentError
 from ..lft.arguments import frequencies, real_number
+from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
@@ -50,6 +52,11 @@ class WcgainResult:
         One sentence saying how the bounds arose, and why when they are degenerate
         (a loop unstable at the centre of the ranges, a loop not robustly stable
         over the set, no whole-axis certificate).
+    boxes : BoxCover or None
+        The branch and bound over the parameter box, when it ran (real parameters
+        whose single-box bound left a gap above ``gap_tol``): the level ``gamma`` it
+        tried to certify on every sub-box, whether it did (``certified``), the
+        sub-boxes certified and swept, the volume covered.
     """
 
     lower: float
@@ -59,6 +66,7 @@ class WcgainResult:
     certified: bool = False
     mu: MuPeak | None = field(default=None, repr=False)
     reason: str = ""
+    boxes: BoxCover | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -77,6 +85,10 @@ class RobgainResult:
         ``{name: value}`` at scaling ``upper`` whose peak gain reaches ``gamma``.
     reason : str
         One sentence saying how the bounds arose, and why when they are degenerate.
+    boxes : BoxCover or None
+        The branch and bound over the parameter box, when it ran: the scaling
+        ``target`` it tried to certify with peak gain below ``gamma`` on every
+        sub-box, whether it did, the sub-boxes certified and swept, the volume covered.
     """
 
     lower: float
@@ -86,6 +98,7 @@ class RobgainResult:
     certified: bool = False
     worst: dict = field(default_factory=dict)
     reason: str = ""
+    boxes: BoxCover | None = field(default=None, repr=False)
 
 
 def _augmented_blk(problem):
@@ -233,7 +246,94 @@ def _worst_case_search(
     return best
 
 
-def wcgain(usys, *, omega=None, progress=False):
+def _box_options(gap_tol, max_boxes, what):
+    """Check the branch-and-bound options shared by :func:`wcgain` and :func:`robgain`."""
+    if not (
+        isinstance(gap_tol, (int, float, np.number))
+        and not isinstance(gap_tol, bool)
+        and np.isfinite(gap_tol)
+        and gap_tol >= 0
+    ):
+        raise ArgumentError(f"{what}: gap_tol must be a finite number >= 0, got {gap_tol!r}")
+    if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
+        raise ArgumentError(f"{what}: max_boxes must be an integer >= 0, got {max_boxes!r}")
+    return float(gap_tol), int(max_boxes)
+
+
+def _real_blocks(problem):
+    """The real parameters the box is split along, or None when it cannot be split
+    (complex coefficients, or elements other than real parameters)."""
+    if problem.is_complex or not problem.blocks:
+        return None
+    if not all(bi.kind == "real" for bi in problem.blocks):
+        return None
+    return list(problem.blocks)
+
+
+def _point_values(problem, scal, point):
+    """Physical values of a normalised point of the box (one value per real element)."""
+    return {
+        bi.name: bi.element.denormalize(float(x)).item() for bi, x in zip(scal, point, strict=True)
+    }
+
+
+def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor):
+    """Branch and bound on the worst-case gain: certify ``lower * (1 + gap_tol)`` on every
+    sub-box of the box, raising the level whenever a sub-box centre has a larger gain.
+
+    ``lower = (gain, frequency, values)`` is a realised gain.  Returns the improved
+    ``lower`` (the gain of the substituted system at the best centre, when larger) and
+    the :class:`BoxCover`.
+    """
+    state = {"lower": lower}
+
+    def verified(point):
+        try:
+            vals = _point_values(problem, scal, point)
+            g, f = _peak_of(problem, vals)
+        except ValueError:  # an ill-posed substitution: not a member of the set
+            return None
+        if g > state["lower"][0]:
+            state["lower"] = (g, f, vals)
+        return g
+
+    def on_gain(point, gain):
+        g = verified(point)
+        if g is None:
+            return None
+        new = max(g, gain) * (1.0 + gap_tol)
+        # never beyond the single-box certificate: that level already holds
+        return min(new, level) if new < level else None
+
+    cover = certify_scaled_box(
+        problem,
+        scal,
+        1.0,
+        max_boxes=max_boxes,
+        executor=executor,
+        gamma=lower[0] * (1.0 + gap_tol),
+        on_gain=on_gain,
+    )
+    if cover.best_point is not None and cover.best_gain > state["lower"][0]:
+        verified(cover.best_point)
+    return state["lower"], cover
+
+
+def _gain_cover_note(cover):
+    """What the branch and bound over the parameter box did for a gain level."""
+    if cover.certified:
+        return (
+            f"; branch and bound certified the level {cover.gamma:.6g} on the whole box "
+            f"with {cover.boxes} sub-boxes ({cover.evaluated} swept)"
+        )
+    return (
+        f"; branch and bound did not certify the level {cover.gamma:.6g} within "
+        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of the box "
+        "certified), so upper stays the single-box certificate"
+    )
+
+
+def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
     """Worst-case peak gain of an uncertain system.
 
     Parameters
@@ -245,6 +345,20 @@ def wcgain(usys, *, omega=None, progress=False):
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         whole-axis certificate).
+    gap_tol : float
+        Relative gap ``upper / lower - 1`` the branch and bound aims at.
+    max_boxes : int
+        Budget of the branch and bound over the parameter box (sub-boxes swept at
+        most; 0 turns it off).  It runs when every element is a real parameter and
+        the single-box certificate leaves a gap above ``gap_tol``: each sub-box is
+        re-centred (its centre closed into the loop, performance channels included)
+        and the level ``lower * (1 + gap_tol)`` is certified on it by a whole-axis
+        sweep; a sub-box that fails is split along the element that weighs most at
+        the failing frequency, and a sub-box centre with a larger gain raises
+        ``lower`` (a gain of the substituted system) and the level.
+    executor : concurrent.futures.Executor, optional
+        Certifies the sub-boxes of each generation of the branch and bound in
+        parallel.
 
     Returns
     -------
@@ -269,15 +383,16 @@ def wcgain(usys, *, omega=None, progress=False):
     (2.0, True, 0.0)
     """
     omega = frequencies(omega, "wcgain")
+    gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
-        return _wcgain(problem, omega, bar)
+        return _wcgain(problem, omega, bar, gap_tol, max_boxes, executor)
 
 
-def _wcgain(problem, omega, bar):
+def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     bar.start("worst case over vertices and samples")
     if omega is not None:
         # bounds of the largest gain over these frequencies (lower and upper alike)
@@ -326,12 +441,22 @@ def _wcgain(problem, omega, bar):
     for _ in range(6):
         peak = _certify_level(problem, level, progress=bar.start)
         if peak.covered:
-            bar.advance(label="done")
             reason = (
                 "wcgain: upper certified on the whole frequency axis by mu; lower is the "
                 "peak gain of the substituted worst case"
             )
-            return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason)
+            scal = _real_blocks(problem)
+            cover = None
+            if max_boxes > 0 and scal is not None and level > g_lo * (1.0 + gap_tol):
+                bar.start("branch and bound over the parameter box")
+                (g_lo, f_lo, worst), cover = _gain_boxes(
+                    problem, scal, (g_lo, f_lo, worst), level, gap_tol, max_boxes, executor
+                )
+                if cover.certified:
+                    level = min(level, cover.gamma)
+                reason += _gain_cover_note(cover)
+            bar.advance(label="done")
+            return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason, cover)
         extra = pointwise_gain_bounds(problem, peak.omega)
         if not np.all(np.isfinite(extra)):
             break
@@ -397,7 +522,67 @@ def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=4
     return best
 
 
-def robgain(usys, gamma, *, omega=None, progress=False):
+def _ray_witness(problem, scal, point, gamma, iters=40):
+    """Smallest scaling ``t <= max|point|`` found along ``point``'s direction whose
+    substituted system has peak gain ``>= gamma`` (bisection on the actual peak gain),
+    as ``(t, frequency, values)``; None when the point itself does not reach ``gamma``."""
+    size = float(np.max(np.abs(point)))
+    if size == 0:
+        return None
+    direction = np.asarray(point, float) / size
+
+    def peak(t):
+        try:
+            return _peak_of(problem, _point_values(problem, scal, t * direction))
+        except ValueError:  # an ill-posed substitution: not a member of the set
+            return -np.inf, np.nan
+
+    g_hi, f_hi = peak(size)
+    if not g_hi >= gamma:
+        return None
+    t_lo, t_hi = 0.0, size
+    for _ in range(iters):
+        mid = 0.5 * (t_lo + t_hi)
+        g, f = peak(mid)
+        if g >= gamma:
+            t_hi, f_hi = mid, f
+        else:
+            t_lo = mid
+        if t_hi - t_lo <= 1e-6 * t_hi:
+            break
+    return t_hi, f_hi, _point_values(problem, scal, t_hi * direction)
+
+
+def _margin_boxes(problem, scal, gamma, upper, gap_tol, max_boxes, executor):
+    """Branch and bound on the robust performance margin: certify ``upper / (1 + gap_tol)``
+    times the box (peak gain below ``gamma`` on every sub-box); a sub-box centre reaching
+    ``gamma`` gives a witness along its direction, which lowers ``upper`` and the target.
+
+    ``upper = (scaling, frequency, values)`` is realised.  Returns the improved ``upper``
+    and the :class:`BoxCover`.
+    """
+    state = {"upper": upper}
+
+    def on_unstable(point):
+        got = _ray_witness(problem, scal, point, gamma)
+        if got is None or not got[0] < state["upper"][0]:
+            return None
+        state["upper"] = got
+        return got[0] / (1.0 + gap_tol)
+
+    cover = certify_scaled_box(
+        problem,
+        scal,
+        upper[0] / (1.0 + gap_tol),
+        max_boxes=max_boxes,
+        executor=executor,
+        gamma=gamma,
+        on_unstable=on_unstable,
+    )
+    return state["upper"], cover
+
+
+def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
     """Robust performance margin: largest uncertainty scaling with peak gain below ``gamma``.
 
     Parameters
@@ -409,6 +594,19 @@ def robgain(usys, gamma, *, omega=None, progress=False):
         Restrict to these frequencies (no whole-axis certificate).
     progress : bool
         Show a progress bar on standard error.
+    gap_tol : float
+        Relative gap ``upper / lower - 1`` the branch and bound aims at.
+    max_boxes : int
+        Budget of the branch and bound over the parameter box (sub-boxes swept at
+        most; 0 turns it off).  It runs when every element is a real parameter and
+        the certified scaling leaves a gap above ``gap_tol``: it certifies that the
+        peak gain stays below ``gamma`` on every re-centred sub-box of
+        ``upper / (1 + gap_tol)`` times the box; a sub-box centre reaching ``gamma``
+        gives a smaller realised ``upper`` (bisection along its direction on the
+        actual peak gain) and a smaller target.
+    executor : concurrent.futures.Executor, optional
+        Certifies the sub-boxes of each generation of the branch and bound in
+        parallel.
 
     Returns
     -------
@@ -435,15 +633,16 @@ def robgain(usys, gamma, *, omega=None, progress=False):
     """
     gamma = real_number(gamma, "gamma", "robgain", positive=True)
     omega = frequencies(omega, "robgain")
+    gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "robgain")
     problem = uncertain_problem(usys, what="robgain")
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
         return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
-        return _robgain(problem, gamma, omega, bar)
+        return _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor)
 
 
-def _robgain(problem, gamma, omega, bar):
+def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     bar.start("bisection on the uncertainty scaling")
     grid = (
         np.asarray(omega, float)
@@ -497,6 +696,21 @@ def _robgain(problem, gamma, omega, bar):
     witness = _mu_gain_witness(problem, gamma, max(hi, lo), grid, resp, upper)
     if witness is not None:
         upper, crit, worst = witness
+    scal = _real_blocks(problem)
+    cover = None
+    if (
+        certified
+        and max_boxes > 0
+        and scal is not None
+        and np.isfinite(upper)
+        and upper > lo * (1.0 + gap_tol)
+    ):
+        bar.start("branch and bound over the parameter box")
+        (upper, crit, worst), cover = _margin_boxes(
+            problem, scal, float(gamma), (upper, crit, worst), gap_tol, max_boxes, executor
+        )
+        if cover.certified:
+            lo = max(lo, cover.target)
     bar.advance(label="done")
     where = (
         "on the whole frequency axis"
@@ -510,7 +724,22 @@ def _robgain(problem, gamma, omega, bar):
         if np.isfinite(upper)
         else "no perturbation reaching gamma was found, so upper = inf"
     )
-    return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason)
+    if cover is not None:
+        reason += _margin_cover_note(cover)
+    return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason, cover)
+
+
+def _margin_cover_note(cover):
+    """What the branch and bound over the parameter box did for a margin."""
+    if cover.certified:
+        return (
+            f"; branch and bound certified {cover.target:.6g} times the box with "
+            f"{cover.boxes} sub-boxes ({cover.evaluated} swept)"
+        )
+    return (
+        f"; branch and bound did not certify {cover.target:.6g} times the box within "
+        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of it certified)"
+    )
 
 
 __all__ = ["wcgain", "robgain", "WcgainResult", "RobgainResult"]

@@ -190,3 +190,29 @@ def test_certify_scaled_box_starts_from_the_whole_box():
         certify_scaled_box(
             problem, problem.blocks, 2.0, initial=[(-0.1 * np.ones(2), 0.1 * np.ones(2))]
         )
+
+
+@pytest.mark.slow
+def test_a_closer_crossing_of_the_boxes_is_mu_lower_bound(monkeypatch):
+    # The search only finds the crossing along (1, 0.5), at sqrt(2) (d1 d2 = 1), and the
+    # mu lower-bound search is switched off: the branch and bound then meets unstable
+    # sub-box centres, whose crossing (1, the exact margin) must become mu's lower bound.
+    from robustmb.analysis import robust_stability
+
+    def poor(problem, alpha_max, **kw):
+        d = {"d1": 1.0, "d2": 0.5}
+        return robust_stability._crossing_scale(problem, d, alpha_max), d
+
+    monkeypatch.setattr(robust_stability, "_parameter_search", poor)
+    monkeypatch.setattr(robust_stability, "peak_lower_search", lambda *a, **kw: a[3])
+    res = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=40)
+    assert res.upper == pytest.approx(1.0, rel=1e-6) and res.boxes.certified
+    assert res.mu.lower == pytest.approx(1.0 / res.upper, rel=1e-12)
+    # the perturbation is singular for M at its frequency, M formed here from the LFT data
+    a, b, c, d = uncertain_problem(_product_loop()).m11
+    w = res.mu.lower_frequency
+    m = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
+    delta = res.mu.lower_delta
+    assert abs(np.linalg.det(np.eye(m.shape[0]) - m @ delta)) < 1e-6
+    d1, d2 = np.diag(delta)[:2].real
+    assert _max_real_pole(1.0, 1.0, d1, d2) > -1e-9
