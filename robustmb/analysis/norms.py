@@ -46,6 +46,7 @@ from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_family import h2norm_stack, hinfnorm_stack, is_model_stack
+from robustmb.analysis.norms_stability import verified_stable
 from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
@@ -157,13 +158,13 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    stable, boundary_frequency = _stability(None, A, dt)
+    stable, boundary_frequency, stiff = _stability(None, A, dt, with_stiffness=True)
     if not stable:
         return np.inf, boundary_frequency
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed)
+    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=stiff)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
 
@@ -252,7 +253,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     poles, vr = np.linalg.eig(A)
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band):
+        if not np.all(distance < -band) and not verified_stable(A, dt):
             return np.inf
     modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
     if modal is not None:
@@ -267,7 +268,9 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     return float(np.sqrt(max(value, 0.0) + feedthrough))
 
 
-def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=None) -> PeakGain:
+def peak_gain(
+    A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=None, direct=False
+) -> PeakGain:
     """Level-set iteration on a model whose ``A`` is known to be stable.
 
     Parameters
@@ -285,6 +288,10 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=
         discrete time): the iteration starts from it instead of a grid, and stops at once
         when the level ``(1 + tol) sigma_max(G(seed))`` has no crossing.  The result is
         certified either way.
+    direct : bool, optional
+        Evaluate every response by LU solves of ``s I - A`` instead of a decomposition
+        of ``A``: for stiff models, whose computed poles (hence modal or Schur forms)
+        carry errors of order ``eps ||A||`` that a row-wise pivoted solve avoids.
 
     Returns
     -------
@@ -305,7 +312,7 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=
     if n == 0:
         value = float(largest_singular_values(D[None])[0])
         return PeakGain(value, value, 0.0, 0)
-    search = _LevelSetSearch(A, B, C, D, float(dt), evaluator)
+    search = _LevelSetSearch(A, B, C, D, float(dt), evaluator, direct=direct)
     return search.run(tol, seed=seed)
 
 
@@ -313,8 +320,9 @@ class _LevelSetSearch:
     """Bruinsma-Steinbuch iteration; frequencies are ``omega`` (continuous) or
     ``theta = omega * dt`` (discrete, rad/sample) internally."""
 
-    def __init__(self, A, B, C, D, dt, evaluator):
+    def __init__(self, A, B, C, D, dt, evaluator, direct=False):
         self.A, self.B, self.C, self.D = A, B, C, D
+        self.direct = direct
         self.dt = dt
         self.discrete = dt > 0
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
@@ -335,7 +343,7 @@ class _LevelSetSearch:
     # -- evaluation ------------------------------------------------------------------
     def sigma(self, frequencies: np.ndarray) -> np.ndarray:
         """sigma_max of the response at internal frequencies (inf allowed if continuous)."""
-        if self._evaluator is None and frequencies.size <= _DIRECT_POINTS:
+        if self.direct or (self._evaluator is None and frequencies.size <= _DIRECT_POINTS):
             return largest_singular_values(self._direct_response(frequencies))
         if self.discrete:
             response = self.evaluator.at_points(np.exp(1j * frequencies))
@@ -581,27 +589,40 @@ class _LevelSetSearch:
         return float(values[best]), float(frequencies[best])
 
 
-def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
+def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
     """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
 
     ``poles`` is unused (kept for the callers): the test recomputes the poles of the
-    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).
+    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).  With
+    ``with_stiffness`` a third item tells whether the model is stiff: some pole lies
+    within its rounding band of the boundary, so the computed poles are not accurate
+    enough for modal evaluations (stability itself was then proved by
+    :func:`.norms_stability.verified_stable`).
     """
+    verdict = _stability_verdict(A, dt)
+    return verdict if with_stiffness else verdict[:2]
+
+
+def _stability_verdict(A, dt):
     if A.shape[0] == 0:
-        return True, np.nan
+        return True, np.nan, False
     if _beyond_widest_band(np.linalg.eigvals(A), A, dt):
-        return True, np.nan
+        return True, np.nan, False
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
         boundary_frequencies = np.abs(np.angle(poles)) / dt
     else:
         boundary_frequencies = np.abs(poles.imag)
     if np.all(distance < -band):
-        return True, np.nan
+        return True, np.nan, False
+    # the band is a first-order estimate, too wide for the slow poles of a stiff model
+    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide
+    if verified_stable(A, dt):
+        return True, np.nan, True
     on_boundary = np.abs(distance) <= band
     if np.any(on_boundary):
-        return False, float(np.min(boundary_frequencies[on_boundary]))
-    return False, np.nan
+        return False, float(np.min(boundary_frequencies[on_boundary])), False
+    return False, np.nan, False
 
 
 def _beyond_widest_band(poles, A, dt):
