@@ -145,3 +145,61 @@ def test_discrete_verified_stability_implies_poles_in_the_open_unit_disc(model):
         with mp.workdps(50):
             poles = mp.eig(mp.matrix(A.tolist()), left=False, right=False)
             assert max(abs(p) for p in poles) < 1
+
+
+@st.composite
+def _stiff_stable(draw):
+    """Slow lightly damped modes, fast real poles up to 1e10, random coordinates."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_slow = draw(st.integers(1, 2))
+    n_fast = draw(st.integers(1, 3))
+    blocks = []
+    for _ in range(n_slow):
+        w = rng.uniform(0.5, 5.0)
+        blocks.append(np.array([[-w * rng.uniform(0.01, 0.3), w], [-w, -w * 0.1]]))
+    for _ in range(n_fast):
+        blocks.append(np.array([[-(10.0 ** rng.uniform(3, 10))]]))
+    n = sum(b.shape[0] for b in blocks)
+    A0 = np.zeros((n, n))
+    i = 0
+    for blk in blocks:
+        A0[i : i + blk.shape[0], i : i + blk.shape[0]] = blk
+        i += blk.shape[0]
+    V = np.eye(n) + rng.normal(size=(n, n)) * 10.0 ** rng.uniform(-1, 1)
+    A = V @ A0 @ np.linalg.inv(V)
+    B = V @ rng.normal(size=(n, 2))
+    C = rng.normal(size=(2, n)) @ np.linalg.inv(V)
+    D = rng.normal(size=(2, 2)) * 0.1
+    return A, B, C, D
+
+
+def _evaluation_condition(A, B, C, D, w):
+    """First-order relative condition number of ``sigma_max(G(j w))`` under normwise
+    perturbations of ``A`` (the accuracy any backward-stable evaluation can promise):
+    ``||A|| ||(jwI - A)^-1 B|| ||C (jwI - A)^-1|| / ||G(jw)||``."""
+    M = 1j * w * np.eye(A.shape[0]) - A
+    X = np.linalg.solve(M, B)
+    Z = np.linalg.solve(M.T, C.T).T
+    G = C @ X + D
+    return np.linalg.norm(A, 2) * np.linalg.norm(X, 2) * np.linalg.norm(Z, 2) / np.linalg.norm(G, 2)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_stiff_stable())
+def test_stiff_norm_is_attained_and_not_exceeded_on_a_grid(model):
+    """Dense stiff data: accurate to the data's own conditioning (eps times the condition
+    number of the evaluation, which is 1e-4 for some of these models; AB13DD's errors
+    are of the same size)."""
+    A, B, C, D = model
+    gamma, fpeak = rmb.hinfnorm((A, B, C, D))
+    if not np.isfinite(gamma):
+        return
+    eps = np.finfo(float).eps
+    assert _mp_max_real_pole(A) < 0.0
+    if np.isfinite(fpeak):
+        rel = 1e-7 + 10 * eps * _evaluation_condition(A, B, C, D, fpeak)
+        assert gamma == pytest.approx(_mp_sigma_max(A, B, C, D, fpeak, dps=30), rel=rel)
+    for w in (0.0, 0.3, 1.0, 2.0, 4.0, 10.0, 1e3):
+        rel = 1e-7 + 10 * eps * _evaluation_condition(A, B, C, D, w)
+        assert _mp_sigma_max(A, B, C, D, w, dps=30) <= gamma * (1 + rel)
