@@ -64,8 +64,9 @@ _AXIS_SQRT_FACTOR = 10.0
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
 _BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
-# Up to this many frequencies are evaluated by linear solves instead of a decomposition.
-_DIRECT_POINTS = 4
+# Up to this many frequencies are evaluated by linear solves instead of a decomposition
+# (a batched LU per point costs less than an eigendecomposition plus residues until then).
+_DIRECT_POINTS = 16
 
 
 @dataclass(frozen=True)
@@ -327,7 +328,16 @@ class _LevelSetSearch:
         self.discrete = dt > 0
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
         self._evaluator = evaluator
-        self.sigma_D = float(largest_singular_values(D[None])[0])
+        self._sigma_D = None
+
+    @property
+    def sigma_D(self) -> float:
+        """``sigma_max(D)`` (computed when a level is first tested)."""
+        if self._sigma_D is None:
+            self._sigma_D = (
+                float(largest_singular_values(self.D[None])[0]) if np.any(self.D) else 0.0
+            )
+        return self._sigma_D
 
     @property
     def evaluator(self):
@@ -344,7 +354,7 @@ class _LevelSetSearch:
     def sigma(self, frequencies: np.ndarray) -> np.ndarray:
         """sigma_max of the response at internal frequencies (inf allowed if continuous)."""
         if self.direct or (self._evaluator is None and frequencies.size <= _DIRECT_POINTS):
-            return largest_singular_values(self._direct_response(frequencies))
+            return _largest_singular_values_small(self._direct_response(frequencies))
         if self.discrete:
             response = self.evaluator.at_points(np.exp(1j * frequencies))
         else:
@@ -417,6 +427,8 @@ class _LevelSetSearch:
         return self._crossings_continuous_pencil(gamma)
 
     def _crossings_hamiltonian(self, gamma: float):
+        if self.real:
+            return self._crossings_hamiltonian_real(gamma)
         A, B, C, D = self.A, self.B, self.C, self.D
         m, p = B.shape[1], C.shape[0]
         R = gamma**2 * np.eye(m) - D.conj().T @ D
@@ -434,6 +446,41 @@ class _LevelSetSearch:
         eigenvalues = np.linalg.eigvals(H)
         scale = np.linalg.norm(H, 1)
         return self._on_imaginary_axis(eigenvalues, scale)
+
+    def _crossings_hamiltonian_real(self, gamma: float):
+        """:meth:`_crossings_hamiltonian` for real data: the same matrix, assembled in
+        place, with LAPACK's Cholesky solver and eigenvalue routine called directly (on
+        small models the wrappers' checks cost more than the arithmetic)."""
+        A, B, C, D = self.A, self.B, self.C, self.D
+        n, m, p = A.shape[0], B.shape[1], C.shape[0]
+        g2 = gamma * gamma
+        H = np.empty((2 * n, 2 * n))
+        if self.sigma_D == 0.0:
+            # D = 0: R = gamma^2 I, so H = [[A, B B^T / gamma^2], [-C^T C, -A^T]]
+            H[:n, :n] = A
+            H[:n, n:] = (B / g2) @ B.T
+            H[n:, :n] = -(C.T @ C)
+            H[n:, n:] = -A.T
+        else:
+            R = g2 * np.eye(m) - D.T @ D
+            rhs = np.concatenate([D.T @ C, B.T], axis=1)
+            _, solved, info = scipy.linalg.lapack.dposv(R, rhs)
+            if info != 0:
+                return None
+            A_gamma = A + B @ solved[:, :n]
+            S = g2 * np.eye(p) - D @ D.T
+            _, S_inv_C, info = scipy.linalg.lapack.dposv(S, C)
+            if info != 0:
+                return None
+            H[:n, :n] = A_gamma
+            H[:n, n:] = B @ solved[:, n:]
+            H[n:, :n] = -g2 * (C.T @ S_inv_C)
+            H[n:, n:] = -A_gamma.T
+        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(H, compute_vl=0, compute_vr=0)
+        if info != 0:
+            return None
+        scale = float(np.abs(H).sum(axis=0).max())
+        return self._on_imaginary_axis(wr + 1j * wi, scale)
 
     def _crossings_continuous_pencil(self, gamma: float) -> np.ndarray:
         A, B, C, D = self.A, self.B, self.C, self.D
@@ -589,6 +636,18 @@ class _LevelSetSearch:
         return float(values[best]), float(frequencies[best])
 
 
+def _largest_singular_values_small(response):
+    """:func:`.freqresp.largest_singular_values` for the few finite matrices of a direct
+    evaluation: LAPACK's SVD (relative accuracy ``eps`` for the largest singular value) has
+    less overhead there than the Gram-matrix route; other stacks go to the general one."""
+    if response.size and np.isfinite(response).all():
+        try:
+            return np.linalg.svd(response, compute_uv=False)[:, 0]
+        except np.linalg.LinAlgError:
+            pass
+    return largest_singular_values(response)
+
+
 def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
     """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
 
@@ -606,7 +665,7 @@ def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=Fa
 def _stability_verdict(A, dt):
     if A.shape[0] == 0:
         return True, np.nan, False
-    if _beyond_widest_band(np.linalg.eigvals(A), A, dt):
+    if _beyond_widest_band(_eigenvalues(A), A, dt):
         return True, np.nan, False
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
@@ -625,11 +684,20 @@ def _stability_verdict(A, dt):
     return False, np.nan, False
 
 
+def _eigenvalues(A):
+    """Eigenvalues of a square matrix (LAPACK ``?geev`` without the wrapper for real A)."""
+    if A.dtype == np.float64:
+        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(A, compute_vl=0, compute_vr=0)
+        if info == 0:
+            return wr + 1j * wi
+    return np.linalg.eigvals(A)
+
+
 def _beyond_widest_band(poles, A, dt):
     """Quick accept without eigenvectors: every pole farther from the boundary than the
     widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
     ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * np.linalg.norm(A, 1)
+    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))
