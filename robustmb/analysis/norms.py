@@ -366,7 +366,10 @@ class _LevelSetSearch:
         A, B, C, D = self.A, self.B, self.C, self.D
         finite = np.isfinite(frequencies)
         points = np.exp(1j * frequencies[finite]) if self.discrete else 1j * frequencies[finite]
-        shifted = points[:, None, None] * np.eye(A.shape[0]) - A
+        n = A.shape[0]
+        shifted = np.empty((points.size, n, n), dtype=complex)
+        shifted[:] = -A
+        shifted.reshape(points.size, n * n)[:, :: n + 1] += points[:, None]
         response = np.empty((frequencies.size,) + D.shape, dtype=complex)
         response[:] = D
         try:
