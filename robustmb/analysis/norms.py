@@ -46,6 +46,7 @@ from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_family import h2norm_stack, hinfnorm_stack, is_model_stack
+from robustmb.analysis.norms_stability import verified_stable
 from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
@@ -63,8 +64,9 @@ _AXIS_SQRT_FACTOR = 10.0
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
 _BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
-# Up to this many frequencies are evaluated by linear solves instead of a decomposition.
-_DIRECT_POINTS = 4
+# Up to this many frequencies are evaluated by linear solves instead of a decomposition
+# (a batched LU per point costs less than an eigendecomposition plus residues until then).
+_DIRECT_POINTS = 16
 
 
 @dataclass(frozen=True)
@@ -157,13 +159,13 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    stable, boundary_frequency = _stability(None, A, dt)
+    stable, boundary_frequency, stiff = _stability(None, A, dt, with_stiffness=True)
     if not stable:
         return np.inf, boundary_frequency
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed)
+    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=stiff)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
 
@@ -252,7 +254,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     poles, vr = np.linalg.eig(A)
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band):
+        if not np.all(distance < -band) and not verified_stable(A, dt):
             return np.inf
     modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
     if modal is not None:
@@ -267,7 +269,9 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     return float(np.sqrt(max(value, 0.0) + feedthrough))
 
 
-def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=None) -> PeakGain:
+def peak_gain(
+    A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=None, direct=False
+) -> PeakGain:
     """Level-set iteration on a model whose ``A`` is known to be stable.
 
     Parameters
@@ -285,6 +289,10 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=
         discrete time): the iteration starts from it instead of a grid, and stops at once
         when the level ``(1 + tol) sigma_max(G(seed))`` has no crossing.  The result is
         certified either way.
+    direct : bool, optional
+        Evaluate every response by LU solves of ``s I - A`` instead of a decomposition
+        of ``A``: for stiff models, whose computed poles (hence modal or Schur forms)
+        carry errors of order ``eps ||A||`` that a row-wise pivoted solve avoids.
 
     Returns
     -------
@@ -305,7 +313,7 @@ def peak_gain(A, B, C, D, dt: float, *, tol: float = 1e-8, evaluator=None, seed=
     if n == 0:
         value = float(largest_singular_values(D[None])[0])
         return PeakGain(value, value, 0.0, 0)
-    search = _LevelSetSearch(A, B, C, D, float(dt), evaluator)
+    search = _LevelSetSearch(A, B, C, D, float(dt), evaluator, direct=direct)
     return search.run(tol, seed=seed)
 
 
@@ -313,13 +321,23 @@ class _LevelSetSearch:
     """Bruinsma-Steinbuch iteration; frequencies are ``omega`` (continuous) or
     ``theta = omega * dt`` (discrete, rad/sample) internally."""
 
-    def __init__(self, A, B, C, D, dt, evaluator):
+    def __init__(self, A, B, C, D, dt, evaluator, direct=False):
         self.A, self.B, self.C, self.D = A, B, C, D
+        self.direct = direct
         self.dt = dt
         self.discrete = dt > 0
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
         self._evaluator = evaluator
-        self.sigma_D = float(largest_singular_values(D[None])[0])
+        self._sigma_D = None
+
+    @property
+    def sigma_D(self) -> float:
+        """``sigma_max(D)`` (computed when a level is first tested)."""
+        if self._sigma_D is None:
+            self._sigma_D = (
+                float(largest_singular_values(self.D[None])[0]) if np.any(self.D) else 0.0
+            )
+        return self._sigma_D
 
     @property
     def evaluator(self):
@@ -335,8 +353,8 @@ class _LevelSetSearch:
     # -- evaluation ------------------------------------------------------------------
     def sigma(self, frequencies: np.ndarray) -> np.ndarray:
         """sigma_max of the response at internal frequencies (inf allowed if continuous)."""
-        if self._evaluator is None and frequencies.size <= _DIRECT_POINTS:
-            return largest_singular_values(self._direct_response(frequencies))
+        if self.direct or (self._evaluator is None and frequencies.size <= _DIRECT_POINTS):
+            return _largest_singular_values_small(self._direct_response(frequencies))
         if self.discrete:
             response = self.evaluator.at_points(np.exp(1j * frequencies))
         else:
@@ -348,7 +366,10 @@ class _LevelSetSearch:
         A, B, C, D = self.A, self.B, self.C, self.D
         finite = np.isfinite(frequencies)
         points = np.exp(1j * frequencies[finite]) if self.discrete else 1j * frequencies[finite]
-        shifted = points[:, None, None] * np.eye(A.shape[0]) - A
+        n = A.shape[0]
+        shifted = np.empty((points.size, n, n), dtype=complex)
+        shifted[:] = -A
+        shifted.reshape(points.size, n * n)[:, :: n + 1] += points[:, None]
         response = np.empty((frequencies.size,) + D.shape, dtype=complex)
         response[:] = D
         try:
@@ -409,6 +430,8 @@ class _LevelSetSearch:
         return self._crossings_continuous_pencil(gamma)
 
     def _crossings_hamiltonian(self, gamma: float):
+        if self.real:
+            return self._crossings_hamiltonian_real(gamma)
         A, B, C, D = self.A, self.B, self.C, self.D
         m, p = B.shape[1], C.shape[0]
         R = gamma**2 * np.eye(m) - D.conj().T @ D
@@ -426,6 +449,41 @@ class _LevelSetSearch:
         eigenvalues = np.linalg.eigvals(H)
         scale = np.linalg.norm(H, 1)
         return self._on_imaginary_axis(eigenvalues, scale)
+
+    def _crossings_hamiltonian_real(self, gamma: float):
+        """:meth:`_crossings_hamiltonian` for real data: the same matrix, assembled in
+        place, with LAPACK's Cholesky solver and eigenvalue routine called directly (on
+        small models the wrappers' checks cost more than the arithmetic)."""
+        A, B, C, D = self.A, self.B, self.C, self.D
+        n, m, p = A.shape[0], B.shape[1], C.shape[0]
+        g2 = gamma * gamma
+        H = np.empty((2 * n, 2 * n))
+        if self.sigma_D == 0.0:
+            # D = 0: R = gamma^2 I, so H = [[A, B B^T / gamma^2], [-C^T C, -A^T]]
+            H[:n, :n] = A
+            H[:n, n:] = (B / g2) @ B.T
+            H[n:, :n] = -(C.T @ C)
+            H[n:, n:] = -A.T
+        else:
+            R = g2 * np.eye(m) - D.T @ D
+            rhs = np.concatenate([D.T @ C, B.T], axis=1)
+            _, solved, info = scipy.linalg.lapack.dposv(R, rhs)
+            if info != 0:
+                return None
+            A_gamma = A + B @ solved[:, :n]
+            S = g2 * np.eye(p) - D @ D.T
+            _, S_inv_C, info = scipy.linalg.lapack.dposv(S, C)
+            if info != 0:
+                return None
+            H[:n, :n] = A_gamma
+            H[:n, n:] = B @ solved[:, n:]
+            H[n:, :n] = -g2 * (C.T @ S_inv_C)
+            H[n:, n:] = -A_gamma.T
+        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(H, compute_vl=0, compute_vr=0)
+        if info != 0:
+            return None
+        scale = float(np.abs(H).sum(axis=0).max())
+        return self._on_imaginary_axis(wr + 1j * wi, scale)
 
     def _crossings_continuous_pencil(self, gamma: float) -> np.ndarray:
         A, B, C, D = self.A, self.B, self.C, self.D
@@ -581,34 +639,68 @@ class _LevelSetSearch:
         return float(values[best]), float(frequencies[best])
 
 
-def _stability(poles: np.ndarray, A: np.ndarray, dt: float):
+def _largest_singular_values_small(response):
+    """:func:`.freqresp.largest_singular_values` for the few finite matrices of a direct
+    evaluation: LAPACK's SVD (relative accuracy ``eps`` for the largest singular value) has
+    less overhead there than the Gram-matrix route; other stacks go to the general one."""
+    if response.size and np.isfinite(response).all():
+        try:
+            return np.linalg.svd(response, compute_uv=False)[:, 0]
+        except np.linalg.LinAlgError:
+            pass
+    return largest_singular_values(response)
+
+
+def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
     """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
 
     ``poles`` is unused (kept for the callers): the test recomputes the poles of the
-    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).
+    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).  With
+    ``with_stiffness`` a third item tells whether the model is stiff: some pole lies
+    within its rounding band of the boundary, so the computed poles are not accurate
+    enough for modal evaluations (stability itself was then proved by
+    :func:`.norms_stability.verified_stable`).
     """
+    verdict = _stability_verdict(A, dt)
+    return verdict if with_stiffness else verdict[:2]
+
+
+def _stability_verdict(A, dt):
     if A.shape[0] == 0:
-        return True, np.nan
-    if _beyond_widest_band(np.linalg.eigvals(A), A, dt):
-        return True, np.nan
+        return True, np.nan, False
+    if _beyond_widest_band(_eigenvalues(A), A, dt):
+        return True, np.nan, False
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
         boundary_frequencies = np.abs(np.angle(poles)) / dt
     else:
         boundary_frequencies = np.abs(poles.imag)
     if np.all(distance < -band):
-        return True, np.nan
+        return True, np.nan, False
+    # the band is a first-order estimate, too wide for the slow poles of a stiff model
+    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide
+    if verified_stable(A, dt):
+        return True, np.nan, True
     on_boundary = np.abs(distance) <= band
     if np.any(on_boundary):
-        return False, float(np.min(boundary_frequencies[on_boundary]))
-    return False, np.nan
+        return False, float(np.min(boundary_frequencies[on_boundary])), False
+    return False, np.nan, False
+
+
+def _eigenvalues(A):
+    """Eigenvalues of a square matrix (LAPACK ``?geev`` without the wrapper for real A)."""
+    if A.dtype == np.float64:
+        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(A, compute_vl=0, compute_vr=0)
+        if info == 0:
+            return wr + 1j * wi
+    return np.linalg.eigvals(A)
 
 
 def _beyond_widest_band(poles, A, dt):
     """Quick accept without eigenvectors: every pole farther from the boundary than the
     widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
     ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * np.linalg.norm(A, 1)
+    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))

@@ -1,0 +1,205 @@
+"""Stiff stable models get a finite, accurate norm; a finite norm always means stability.
+
+References that share no code with robustmb's stability test or level-set iteration:
+SLICOT's AB13DD and AB13BD (through slycot), python-control's hinfsyn for the closed
+loop, the closed-form norm of a sum of first-order lags, and mpmath (50 digits) for the
+poles and for ``G(j w)`` on the exact floating-point data.
+"""
+
+import control
+import mpmath as mp
+import numpy as np
+import pytest
+import slycot
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import robustmb as rmb
+from robustmb.analysis.norms_stability import pole_discs, verified_stable
+from tests._oracles import load_oracle
+
+
+def _mp_sigma_max(A, B, C, D, w, dps=40):
+    """sigma_max(C (j w I - A)^-1 B + D) in mpmath, column by column."""
+    with mp.workdps(dps):
+        n = A.shape[0]
+        M = mp.mpc(0, w) * mp.eye(n) - mp.matrix(A.tolist())
+        X = mp.matrix(n, B.shape[1])
+        for j in range(B.shape[1]):
+            col = mp.lu_solve(M, mp.matrix(B[:, j].tolist()))
+            for i in range(n):
+                X[i, j] = col[i]
+        G = mp.matrix(C.tolist()) * X + mp.matrix(D.tolist())
+        return float(max(mp.svd_c(G, compute_uv=False)))
+
+
+def _mp_max_real_pole(A, dps=50):
+    with mp.workdps(dps):
+        poles = mp.eig(mp.matrix(A.tolist()), left=False, right=False)
+        return max(float(mp.re(p)) for p in poles)
+
+
+@pytest.fixture(scope="module")
+def sb10fd_closed_loop():
+    """python-control's optimal hinfsyn on the SLICOT SB10FD example plant."""
+    plant = load_oracle("hinfsyn_slicot_sb10fd_central_controller_gamma15")["plant"]
+    P = control.ss(*(np.array(plant[k], float) for k in "ABCD"))
+    _, CL, _, _ = control.hinfsyn(P, plant["nmeas"], plant["ncon"])
+    return CL.A, CL.B, CL.C, CL.D
+
+
+def test_sb10fd_closed_loop_is_stable_with_the_slicot_norm(sb10fd_closed_loop):
+    A, B, C, D = sb10fd_closed_loop
+    poles = np.linalg.eigvals(A)
+    # the stiff case of interest: a fast pole many orders above the slow ones
+    assert np.max(np.abs(poles)) / np.min(np.abs(poles)) > 1e6
+    assert _mp_max_real_pole(A) < -1.0
+    gamma, fpeak = rmb.hinfnorm(control.ss(A, B, C, D))
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    ref, _ = slycot.ab13dd(
+        "C", "I", "N", "D", n, m, p, A.copy(), np.eye(n), B.copy(), C.copy(), D.copy(), 1e-10
+    )
+    assert np.isfinite(gamma)
+    assert gamma == pytest.approx(ref, rel=1e-6)
+    # the value is attained: G evaluated in 40 digits at the returned frequency
+    assert gamma == pytest.approx(_mp_sigma_max(A, B, C, D, fpeak), rel=1e-7)
+    # H2 of the strictly proper part against AB13BD
+    h2_ref = slycot.ab13bd("C", "H", n, m, p, A.copy(), B.copy(), C.copy(), np.zeros_like(D), 0.0)
+    assert rmb.h2norm((A, B, C, np.zeros_like(D))) == pytest.approx(h2_ref, rel=1e-6)
+
+
+def test_stiff_sum_of_lags_has_its_closed_form_norm():
+    """G = sum 1 / (s + a_i), a_i from 1 to 1e9, in badly conditioned coordinates.
+
+    Each lag's gain is largest at w = 0, so ||G||_inf = G(0), computed in mpmath from the
+    very floating-point matrices given to hinfnorm (their poles differ from -a_i by
+    rounding); the closed form sum(1 / a_i) is the same to 1e-9.
+    """
+    rng = np.random.default_rng(3)
+    a = np.array([1.0, 10.0, 1e3, 1e6, 1e9])
+    n = a.size
+    T = np.eye(n) + np.triu(rng.normal(size=(n, n)) * 30, 1)
+    A = T @ np.diag(-a) @ np.linalg.inv(T)
+    B = T @ np.ones((n, 1))
+    C = np.ones((1, n)) @ np.linalg.inv(T)
+    D = np.zeros((1, 1))
+    assert _mp_max_real_pole(A) < -0.5
+    ref = _mp_sigma_max(A, B, C, D, 0.0)
+    assert ref == pytest.approx(np.sum(1 / a), rel=1e-9)
+    for w in (0.1, 1.0, 10.0, 1e3, 1e6):  # the peak is at w = 0 for this data too
+        assert _mp_sigma_max(A, B, C, D, w) < ref
+    gamma, fpeak = rmb.hinfnorm((A, B, C, D))
+    assert gamma == pytest.approx(ref, rel=1e-9)
+    assert fpeak == 0.0
+
+
+def test_sb10fd_verified_discs_contain_the_mpmath_poles(sb10fd_closed_loop):
+    A = sb10fd_closed_loop[0]
+    centres, radii = pole_discs(A)
+    with mp.workdps(50):
+        exact = [complex(p) for p in mp.eig(mp.matrix(A.tolist()), left=False, right=False)]
+    for p in exact:
+        assert np.any(np.abs(p - centres) <= radii)
+
+
+@st.composite
+def _nearly_unstable(draw):
+    """Real A = V diag(poles) V^-1 with poles within ~1e-6 of the axis, either side, an
+    optional stiff pole, and badly scaled V (so rounding moves poles across the axis)."""
+    n = draw(st.integers(2, 6))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    k = n // 2
+    re = rng.uniform(-1e-6, 1e-6, size=k) * 10.0 ** draw(st.integers(-6, 0))
+    im = rng.uniform(0.1, 10.0, size=k)
+    blocks = [np.array([[r, w], [-w, r]]) for r, w in zip(re, im, strict=True)]
+    if n % 2:
+        blocks.append(np.array([[-(10.0 ** draw(st.integers(0, 9)))]]))
+    A0 = np.zeros((n, n))
+    i = 0
+    for blk in blocks:
+        A0[i : i + blk.shape[0], i : i + blk.shape[0]] = blk
+        i += blk.shape[0]
+    V = rng.normal(size=(n, n)) @ np.diag(10.0 ** rng.uniform(-3, 3, size=n))
+    A = V @ A0 @ np.linalg.inv(V)
+    B = rng.normal(size=(n, 1))
+    C = rng.normal(size=(1, n))
+    return A, B, C, np.zeros((1, 1))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_nearly_unstable())
+def test_a_finite_norm_implies_poles_in_the_open_left_half_plane(model):
+    A, B, C, D = model
+    gamma, _ = rmb.hinfnorm((A, B, C, D))
+    h2 = rmb.h2norm((A, B, C, D))
+    if np.isfinite(gamma) or np.isfinite(h2) or verified_stable(A):
+        assert _mp_max_real_pole(A) < 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(_nearly_unstable())
+def test_discrete_verified_stability_implies_poles_in_the_open_unit_disc(model):
+    A = np.eye(model[0].shape[0]) + 0.01 * model[0]
+    if verified_stable(A, dt=0.1):
+        with mp.workdps(50):
+            poles = mp.eig(mp.matrix(A.tolist()), left=False, right=False)
+            assert max(abs(p) for p in poles) < 1
+
+
+@st.composite
+def _stiff_stable(draw):
+    """Slow lightly damped modes, fast real poles up to 1e10, random coordinates."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_slow = draw(st.integers(1, 2))
+    n_fast = draw(st.integers(1, 3))
+    blocks = []
+    for _ in range(n_slow):
+        w = rng.uniform(0.5, 5.0)
+        blocks.append(np.array([[-w * rng.uniform(0.01, 0.3), w], [-w, -w * 0.1]]))
+    for _ in range(n_fast):
+        blocks.append(np.array([[-(10.0 ** rng.uniform(3, 10))]]))
+    n = sum(b.shape[0] for b in blocks)
+    A0 = np.zeros((n, n))
+    i = 0
+    for blk in blocks:
+        A0[i : i + blk.shape[0], i : i + blk.shape[0]] = blk
+        i += blk.shape[0]
+    V = np.eye(n) + rng.normal(size=(n, n)) * 10.0 ** rng.uniform(-1, 1)
+    A = V @ A0 @ np.linalg.inv(V)
+    B = V @ rng.normal(size=(n, 2))
+    C = rng.normal(size=(2, n)) @ np.linalg.inv(V)
+    D = rng.normal(size=(2, 2)) * 0.1
+    return A, B, C, D
+
+
+def _evaluation_condition(A, B, C, D, w):
+    """First-order relative condition number of ``sigma_max(G(j w))`` under normwise
+    perturbations of ``A`` (the accuracy any backward-stable evaluation can promise):
+    ``||A|| ||(jwI - A)^-1 B|| ||C (jwI - A)^-1|| / ||G(jw)||``."""
+    M = 1j * w * np.eye(A.shape[0]) - A
+    X = np.linalg.solve(M, B)
+    Z = np.linalg.solve(M.T, C.T).T
+    G = C @ X + D
+    return np.linalg.norm(A, 2) * np.linalg.norm(X, 2) * np.linalg.norm(Z, 2) / np.linalg.norm(G, 2)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_stiff_stable())
+def test_stiff_norm_is_attained_and_not_exceeded_on_a_grid(model):
+    """Dense stiff data: accurate to the data's own conditioning (eps times the condition
+    number of the evaluation, which is 1e-4 for some of these models; AB13DD's errors
+    are of the same size)."""
+    A, B, C, D = model
+    gamma, fpeak = rmb.hinfnorm((A, B, C, D))
+    if not np.isfinite(gamma):
+        return
+    eps = np.finfo(float).eps
+    assert _mp_max_real_pole(A) < 0.0
+    if np.isfinite(fpeak):
+        rel = 1e-7 + 10 * eps * _evaluation_condition(A, B, C, D, fpeak)
+        assert gamma == pytest.approx(_mp_sigma_max(A, B, C, D, fpeak, dps=30), rel=rel)
+    for w in (0.0, 0.3, 1.0, 2.0, 4.0, 10.0, 1e3):
+        rel = 1e-7 + 10 * eps * _evaluation_condition(A, B, C, D, w)
+        assert _mp_sigma_max(A, B, C, D, w, dps=30) <= gamma * (1 + rel)
