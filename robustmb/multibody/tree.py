@@ -30,9 +30,8 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, IllPosedError, SignalError
 from . import _generic as g
-from .joints import RevoluteJoint, WeldJoint
+from .joints import GROUND, RevoluteJoint, WeldJoint
 
-GROUND = "ground"
 FREE, REVOLUTE, PRISMATIC = 0, 1, 2
 
 
