@@ -14,6 +14,12 @@ spherical joint).  With ``d = p_b - p_a`` and ``w_a`` the angular velocity of
     g'  = E^T R_a^T (d' + d x w_a)                    = J v
     g'' = E^T R_a^T (d'' + d' x w_a + d x w_a' - w_a x (d' + d x w_a)) = J v' + gamma
 
+Attitude rows (revolute, universal and weld closures) hold the relative
+rotation ``R_rel = R_a^T R_b`` (``b``'s axes aligned by the rest orientation)
+about chosen axes of ``a`` through entries ``R_rel[i, j] = u_i . w_j`` of the two
+bodies' axes (:func:`attitude_terms`), with
+``d/dt (u_i . w_j) = (u_i x w_j) . (w_a - w_b)``.
+
 Dynamics (index reduced to accelerations, Lagrange multipliers ``lambda``)::
 
     M v' + h = tau + J^T lambda,      J v' = -gamma - 2 alpha g' - beta^2 g
@@ -32,6 +38,7 @@ exact derivatives used by the linearisation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -93,6 +100,74 @@ def _end(tree, kin, end, dt):
     return r, p, pd, w, jp, jac[node][3:], acc, bias[node][3:]
 
 
+def _levi(i, j, k):
+    return (i - j) * (j - k) * (k - i) / 2
+
+
+@cache
+def attitude_terms(rot):
+    """Rows ``g_k = sum coef * R_rel[i, j]`` holding the rotation about the axes ``rot``.
+
+    ``R_rel = R_a^T R_b`` (``b``'s aligned axes in ``a``'s); every row is the
+    rotation angle ``theta_k`` to first order, and none loses rank along the
+    motions the closure allows:
+
+    - one free axis ``f`` (a revolute closure): ``b``'s ``f`` axis has no component
+      along ``a``'s blocked axes, ``g_k = -eps_{m f k} R_rel[m, f]`` (``m`` the
+      other blocked axis) -- regular at every angle about ``f``;
+    - two free axes (a universal joint): ``a``'s ``i`` axis stays perpendicular to
+      ``b``'s ``j`` axis, ``g_k = -R_rel[i, j]``, ``(i, j, k)`` cyclic;
+    - no free axis (a weld): ``g = (R_rel - R_rel^T)^vee / 2``.
+
+    Returns ``(coef, ii, jj)``: ``coef`` (rows x terms) and the entries of each term.
+
+    Examples
+    --------
+    A revolute closure about ``z``: ``b``'s z axis has no x or y component in ``a``.
+
+    >>> from robustmb.multibody.constraints import attitude_terms
+    >>> coef, ii, jj = attitude_terms((0, 1))
+    >>> coef, [(int(i), int(j)) for i, j in zip(ii, jj)]
+    (array([[-1.,  0.],
+           [ 0.,  1.]]), [(1, 2), (0, 2)])
+    """
+    free = [f for f in range(3) if f not in rot]
+    terms, rows = [], []
+    for r, k in enumerate(rot):
+        i, j = (k + 1) % 3, (k + 2) % 3  # (i, j, k) cyclic
+        if len(free) == 1:
+            f = free[0]
+            m = next(x for x in rot if x != k)
+            new = [(-_levi(m, f, k), m, f)]
+        elif len(free) == 2:
+            new = [(-1.0, i, j)]
+        else:
+            new = [(0.5, j, i), (-0.5, i, j)]
+        for c, a, b in new:
+            rows.append(r)
+            terms.append((c, a, b))
+    coef = np.zeros((len(rot), len(terms)))
+    coef[rows, np.arange(len(terms))] = [t[0] for t in terms]
+    return coef, np.array([t[1] for t in terms]), np.array([t[2] for t in terms])
+
+
+def _attitude_rows(ra, rb, wa, wb, rot):
+    """Attitude rows of :func:`attitude_terms`, their Jacobian factor and its rate.
+
+    With ``u_i``, ``w_j`` the columns of ``R_a``, ``R_b`` (world components),
+    ``R_rel[i, j] = u_i . w_j`` and ``d/dt (u_i . w_j) = (u_i x w_j) . (w_a - w_b)``
+    (``u' = w_a x u``, ``w' = w_b x w``), so ``g' = c (w_a - w_b)`` and
+    ``g'' = c (alpha_a - alpha_b) + c' (w_a - w_b)``.  Returns ``g, c, c'``.
+    """
+    coef, ii, jj = attitude_terms(tuple(rot))
+    u, w = ra[:, ii].T, rb[:, jj].T  # one row per term
+    du, dw = np.cross(wa, u), np.cross(wb, w)
+    g = coef @ np.sum(u * w, axis=1)
+    c = coef @ np.cross(u, w)
+    cd = coef @ (np.cross(du, w) + np.cross(u, dw))
+    return g, c, cd
+
+
 def constraint_terms(tree, q, v):
     """``(g, J, gamma)`` of all exact constraints, stacked in declaration order.
 
@@ -114,15 +189,22 @@ def constraint_terms(tree, q, v):
     dt = np.result_type(q, v, float)
     kin = node_kinematics(tree, q, v)
     gs, js, cs = [], [], []
-    for _, end_a, end_b, sel in tree.constraints:
+    for _, end_a, end_b, sel, rot in tree.constraints:
         ra, pa, pda, wa, jpa, jwa, acca, ala = _end(tree, kin, end_a, dt)
-        _, pb, pdb, _, jpb, _, accb, _ = _end(tree, kin, end_b, dt)
-        d, dd = pb - pa, pdb - pda
-        e = ra[:, sel]  # chosen axes of a, world components
-        y = dd + np.cross(d, wa)
-        gs.append(e.T @ d)
-        js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
-        cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+        rb, pb, pdb, wb, jpb, jwb, accb, alb = _end(tree, kin, end_b, dt)
+        if sel:
+            d, dd = pb - pa, pdb - pda
+            e = ra[:, sel]  # chosen axes of a, world components
+            y = dd + np.cross(d, wa)
+            gs.append(e.T @ d)
+            js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
+            cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+        if rot:
+            g, c, cd = _attitude_rows(ra, rb, wa, wb, rot)
+            w_rel = wa - wb
+            gs.append(g)
+            js.append(c @ (jwa - jwb))
+            cs.append(c @ (ala - alb) + cd @ w_rel)
     if not gs:
         return np.zeros(0), np.zeros((0, tree.nv)), np.zeros(0)
     return np.concatenate(gs), np.vstack(js), np.concatenate(cs)
@@ -204,6 +286,7 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
             f"assemble: the loop constraints cannot be closed from this guess "
             f"(residual {np.abs(g).max():.3g} after {max_iter} steps)"
         )
+    _check_branch(tree, q)
     if v is None:
         return q
     v = np.array(v, dtype=float)
@@ -211,6 +294,28 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     jf = jac[:, free]
     v[free] -= jf.T @ _pinv_solve(jf @ jf.T, jac @ v)
     return q, v
+
+
+def _check_branch(tree, q):
+    """Refuse an attitude closure assembled on its flipped branch (the rows vanish there too)."""
+    kin = node_kinematics(tree, q, np.zeros(tree.nv))
+    for name, end_a, end_b, _, rot in tree.constraints:
+        free = [f for f in range(3) if f not in rot]
+        if len(free) == 2 or not rot:
+            continue  # a universal joint: every solution is one of its configurations
+        rel = _end(tree, kin, end_a, float)[0].T @ _end(tree, kin, end_b, float)[0]
+        if len(free) == 1 and rel[free[0], free[0]] < 0:
+            axis = "xyz"[free[0]]
+            raise IllPosedError(
+                f"assemble: loop constraint {name!r} closed with the {axis} axes of its two "
+                "ends opposite (a flipped revolute); start nearer to the intended assembly"
+            )
+        if not free and np.trace(rel) < 1:
+            angle = np.degrees(np.arccos(np.clip((np.trace(rel) - 1) / 2, -1, 1)))
+            raise IllPosedError(
+                f"assemble: loop constraint {name!r} closed {angle:.0f} deg away from its rest "
+                "orientation (a flipped weld); start nearer to the intended assembly"
+            )
 
 
 def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
@@ -243,8 +348,8 @@ def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
     worst = np.abs(np.r_[g, gd])[bad]
     if worst > tol * max(1.0, np.abs(q).max(initial=0.0), np.abs(v).max(initial=0.0)):
         names = [c[0] for c in tree.constraints]
-        sizes = [len(c[3]) for c in tree.constraints]
-        owner = np.repeat(names, sizes)[bad % g.size]
+        sizes = [len(c[3]) + len(c[4]) for c in tree.constraints]
+        owner = str(np.repeat(names, sizes)[bad % g.size])
         level = "position" if bad < g.size else "velocity"
         raise IllPosedError(
             f"{what} violate the loop constraint {owner!r} at {level} level by {worst:.3g}; "

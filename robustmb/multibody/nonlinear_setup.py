@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import NameConflictError, SignalError
 from . import _generic as g
+from .spatial import check_rotation
 
 
 def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
@@ -98,20 +99,51 @@ def add_loop_closure(
     closures[name] = (tuple(a), tuple(b), gains)
 
 
-def add_loop_constraint(self, name, a, b, *, components=("x", "y", "z"), baumgarte=(0.0, 0.0)):
+def add_loop_constraint(
+    self,
+    name,
+    a,
+    b,
+    *,
+    components=("x", "y", "z"),
+    rotations=(),
+    orientation=None,
+    baumgarte=(0.0, 0.0),
+):
     """Close a kinematic loop exactly: a holonomic constraint between two ports.
 
     Build the chain as a tree (open it at one connection), then require that
     the chosen ``components`` of the position of port ``b = (body, port)``
     relative to port ``a``, in the axes of ``a``'s body, vanish (either end
-    may be the ground).  ``("x", "y")`` is the pin of a loop moving in the
-    x-y plane of ``a``, ``("x", "y", "z")`` a spherical joint.  The nonlinear
-    models then solve for the constraint forces (Lagrange multipliers):
-    :meth:`forward_dynamics` and :meth:`simulate` follow the constraint
-    exactly (index reduced to accelerations, optional Baumgarte
-    stabilisation ``(alpha, beta)``: ``g'' + 2 alpha g' + beta^2 g = 0``) and
-    :meth:`linearize_at` returns the linearisation on the constraint manifold.
-    Start from consistent coordinates (:meth:`assemble`).
+    may be the ground), and that ``b``'s body does not turn relative to ``a``'s
+    about the chosen ``rotations`` axes of ``a``'s body.  ``("x", "y")`` is the
+    pin of a loop moving in the x-y plane of ``a``, ``("x", "y", "z")`` a
+    spherical joint; adding ``rotations="xy"`` makes it a revolute joint about
+    ``z``, ``rotations="xyz"`` a weld; ``components=""`` with rotations only
+    constrains the relative attitude.  The nonlinear models then solve for the
+    constraint forces (Lagrange multipliers): :meth:`forward_dynamics` and
+    :meth:`simulate` follow the constraint exactly (index reduced to
+    accelerations, optional Baumgarte stabilisation ``(alpha, beta)``:
+    ``g'' + 2 alpha g' + beta^2 g = 0``) and :meth:`linearize_at` returns the
+    linearisation on the constraint manifold.  Start from consistent
+    coordinates (:meth:`assemble`).
+
+    Parameters
+    ----------
+    name : str
+    a, b : (body, port)
+        The two ends; either body may be ``"ground"``.
+    components : str or sequence of "x", "y", "z"
+        Components (axes of ``a``'s body) of the relative position held at zero.
+    rotations : str or sequence of "x", "y", "z"
+        Axes of ``a``'s body about which the relative rotation is held at zero:
+        with ``R_rel = R_a^T R_b orientation^T`` the rows ``(R_rel - R_rel^T) / 2``
+        (the rotation vector to first order, ``sin(angle) * axis`` exactly).
+    orientation : 3x3, optional
+        Attitude of ``b``'s body axes in ``a``'s body axes when the closure is at
+        rest (``R_b = R_a @ orientation``); default: the identity.
+    baumgarte : (alpha, beta)
+        Stabilisation gains, two numbers >= 0.
 
     Examples
     --------
@@ -124,28 +156,48 @@ def add_loop_constraint(self, name, a, b, *, components=("x", "y", "z"), baumgar
     >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
     >>> mech.forward_dynamics([0.0], [0.0], [1.0])   # a bar pinned at both ends
     array([0.])
+
+    Holding the attitude instead: the bar cannot turn about ``z`` either.
+
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1, ports={"P": [0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("lock", ("bar", "P"), ("ground", "O"), components="",
+    ...                          rotations="z")
+    >>> mech.forward_dynamics([0.0], [0.0], [1.0])
+    array([0.])
     """
     for end in (a, b):
         if not (isinstance(end, tuple | list) and len(end) == 2):
             raise SignalError(f"loop constraint {name!r}: ends are (body, port) pairs, got {end!r}")
         self._port(*end)
-    sel = []
-    for c in components:
-        if c not in ("x", "y", "z") or c in "".join(map(str, sel)):
-            raise SignalError(
-                f"loop constraint {name!r}: components are distinct axes among "
-                f"'x', 'y', 'z', got {components!r}"
-            )
-        sel.append(c)
-    if not sel:
-        raise SignalError(f"loop constraint {name!r}: give at least one component")
+    axes = {}
+    for what, given in (("components", components), ("rotations", rotations)):
+        sel = []
+        for c in given:
+            if c not in ("x", "y", "z") or c in sel:
+                raise SignalError(
+                    f"loop constraint {name!r}: {what} are distinct axes among "
+                    f"'x', 'y', 'z', got {given!r}"
+                )
+            sel.append(c)
+        axes[what] = ["xyz".index(c) for c in sel]
+    if not axes["components"] and not axes["rotations"]:
+        raise SignalError(
+            f"loop constraint {name!r}: give at least one component or rotation to hold"
+        )
+    rel = (
+        np.eye(3)
+        if orientation is None
+        else check_rotation(orientation, f"loop constraint {name!r}: orientation")
+    )
     ab = [float(x) for x in baumgarte]
     if len(ab) != 2 or not all(np.isfinite(ab)) or min(ab) < 0:
         raise SignalError(f"loop constraint {name!r}: baumgarte is (alpha, beta), two numbers >= 0")
     cons = self.__dict__.setdefault("loop_constraints", {})
     if name in cons or name in getattr(self, "loop_closures", {}):
         raise NameConflictError(f"a loop closure named {name!r} already exists")
-    cons[name] = (tuple(a), tuple(b), ["xyz".index(c) for c in sel], tuple(ab))
+    cons[name] = (tuple(a), tuple(b), axes["components"], tuple(ab), axes["rotations"], rel)
 
 
 def assemble(self, q, v=None, *, fixed=(), values=None):
