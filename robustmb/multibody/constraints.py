@@ -44,7 +44,7 @@ import numpy as np
 
 from ..errors import IllPosedError
 from .linearization import crm
-from .tree import FREE, skew3
+from .tree import FREE, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -253,7 +253,8 @@ def constrained_accelerations(tree, q, v, qdd_free, mass):
 def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
 
-    ``fixed``: coordinate indices held at their given values (e.g. the crank).
+    ``fixed``: indices (in the tangent coordinates, i.e. the rates) of coordinates
+    held at their given values (e.g. the crank).
     Used by :meth:`Mechanism.assemble <robustmb.multibody.Mechanism.assemble>`.
 
     Examples
@@ -272,15 +273,18 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """
     q = np.array(q, dtype=float)
     free = np.setdiff1d(np.arange(tree.nv), np.asarray(fixed, dtype=int))
-    if tree.floating:  # pragma: no cover - kept simple: joints only
-        raise IllPosedError("assemble: mechanisms with a floating base are not supported")
     zero = np.zeros(tree.nv)
+    quats = [tree.qi[i] + np.arange(3, 7) for i in range(tree.n) if tree.kind[i] == FREE]
     for _ in range(max_iter):
         g, jac, _ = constraint_terms(tree, q, zero)
         if np.abs(g).max(initial=0.0) <= tol:
             break
         jf = jac[:, free]
-        q[free] -= jf.T @ _pinv_solve(jf @ jf.T, g)
+        step = np.zeros(tree.nv)
+        step[free] = -jf.T @ _pinv_solve(jf @ jf.T, g)
+        q = retract(tree, q, step)  # a tangent step (first order), then unit quaternions
+        for k in quats:
+            q[k] /= np.linalg.norm(q[k])
     else:
         raise IllPosedError(
             f"assemble: the loop constraints cannot be closed from this guess "
@@ -401,6 +405,42 @@ class ConstrainedLinearization:
     input_names: list
 
 
+def retract(tree, q0, dq):
+    """Coordinates displaced by the tangent vector ``dq`` (length ``nv``), to first order.
+
+    Joints: ``q = q0 + dq``; a floating base: origin ``p0 + R0 dx`` and attitude
+    ``R0 (I + [dr]x)`` (small displacement and rotation in body axes, the
+    tangent coordinates of :meth:`Mechanism.linearize_at`).  Plain arithmetic
+    on any dtype, so complex steps give exact derivatives in tangent coordinates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody
+    >>> from robustmb.multibody.constraints import retract
+    >>> mech = Mechanism(floating_base="b")
+    >>> mech.add_body(RigidBody("b", mass=1.0, inertia=1.0))
+    >>> q0 = np.array([0, 0, 0, 0, 0, np.sin(0.5), np.cos(0.5)])   # turned 1 rad about z
+    >>> retract(mech.rigid_tree(), q0, np.array([1e-3, 0, 0, 0, 0, 0]))[:3].round(6)
+    array([0.00054 , 0.000841, 0.      ])
+    """
+    dt = np.result_type(q0, dq, float)
+    if not tree.floating:
+        return q0 + dq.astype(dt)
+    q = q0.astype(dt)
+    for i in range(tree.n):
+        k, m = tree.qi[i], tree.vi[i]
+        if tree.kind[i] == FREE:
+            quat = q0[k + 3 : k + 7]
+            q[k : k + 3] = q0[k : k + 3] + quat_to_dcm(quat) @ dq[m : m + 3]
+            h = 0.5 * dq[m + 3 : m + 6]  # quat0 (x) (h, 1): body-axes rotation
+            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + np.cross(quat[:3], h)
+            q[k + 6] = quat[3] - quat[:3] @ h
+        else:
+            q[k] = q0[k] + dq[m]
+    return q
+
+
 def _complex_jacobian(fn, x0, h=1e-30):
     """Exact Jacobian of a complex-analytic ``fn`` at real ``x0`` by complex steps."""
     cols = []
@@ -443,11 +483,6 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
 
     from .dynamics import crba
 
-    if tree.floating:
-        raise IllPosedError(
-            "linearize_at: exact loop constraints with a floating base are not supported "
-            "(fix the base or use a compliant add_loop_closure)"
-        )
     check_consistent(tree, q0, v0, "q0, v0")
     nv = tree.nv
     mass = crba(tree, q0)
@@ -455,13 +490,16 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     lin0 = lin_free(None)  # free dynamics at tau0 (gives the unconstrained a)
     a0, lam = constrained_accelerations(tree, q0, v0, lin0.a0, mass)
     lin = lin_free(a0)
-    # second-order constraint terms, exact by complex steps
-    k_lam = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1].T @ lam, q0)
-    g_q = _complex_jacobian(
-        lambda q: (lambda t: t[1] @ a0 + t[2])(constraint_terms(tree, q, v0)), q0
-    )
+    # second-order constraint terms, exact by complex steps in tangent coordinates
+    zero = np.zeros(nv)
+
+    def at(dq):
+        return constraint_terms(tree, retract(tree, q0, dq), v0)
+
+    k_lam = _complex_jacobian(lambda dq: at(dq)[1].T @ lam, zero)
+    g_q = _complex_jacobian(lambda dq: (lambda t: t[1] @ a0 + t[2])(at(dq)), zero)
     g_v = _complex_jacobian(lambda v: constraint_terms(tree, q0, v)[2], v0)
-    jv_q = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1] @ v0, q0)
+    jv_q = _complex_jacobian(lambda dq: at(dq)[1] @ v0, zero)
     chol = np.linalg.cholesky(lin.M)
 
     def msolve(x):
@@ -473,13 +511,13 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     rhs = -(jac @ r + np.hstack([g_q, g_v, np.zeros((jac.shape[0], nu))]))
     rows = r + y @ _pinv_solve(jac @ y, rhs)
     a_full = np.zeros((2 * nv, 2 * nv))
-    a_full[:nv, nv:] = np.eye(nv)
+    a_full[:nv] = lin.A[:nv]  # dq' = dv (- ad(v0) dq for a floating base's tangent)
     a_full[nv:] = rows[:, : 2 * nv]
     b_full = np.vstack([np.zeros((nv, nu)), rows[:, 2 * nv :]])
     # tangent space of {g = 0, J v = 0}, and the independent coordinates
     tangent = null_space(np.block([[jac, np.zeros_like(jac)], [jv_q, jac]]))
     nz = tangent.shape[1] // 2
-    names = tree.coordinate_names()
+    names = tree.tangent_names()
     if independent is None:
         piv = qr(null_space(jac).T, pivoting=True)[2]
         idx = sorted(piv[:nz].tolist())

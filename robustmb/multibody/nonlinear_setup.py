@@ -203,8 +203,9 @@ def add_loop_constraint(
 def assemble(self, q, v=None, *, fixed=(), values=None):
     """Coordinates (and rates) on the loop constraints, nearest to the given ones.
 
-    Gauss-Newton with minimum-norm steps; ``fixed`` names coordinates held at
-    their given values (e.g. a crank angle).
+    Gauss-Newton with minimum-norm steps in the tangent coordinates; ``fixed``
+    names coordinates held at their given values (e.g. a crank angle; for a
+    floating base its tangent names ``{base}_dx ... {base}_rz``).
 
     Examples
     --------
@@ -221,9 +222,9 @@ def assemble(self, q, v=None, *, fixed=(), values=None):
     from .constraints import assemble
 
     tree = self.rigid_tree(values)
-    names = tree.coordinate_names()
+    names = tree.tangent_names()
     idx = []
-    for name in fixed:
+    for name in [fixed] if isinstance(fixed, str) else fixed:
         if name not in names:
             raise SignalError(f"assemble: unknown coordinate {name!r} (coordinates: {names})")
         idx.append(names.index(name))
