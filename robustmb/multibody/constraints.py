@@ -250,6 +250,70 @@ def constrained_accelerations(tree, q, v, qdd_free, mass):
     return qdd_free + y @ lam, lam
 
 
+def constrained_hybrid(tree, q, v, tau, imposed, bias, mass, names=None):
+    """Mixed modes under the constraints: imposed accelerations, the rest free.
+
+    ``imposed``: ``{rate index: acceleration}``; ``bias``: the efforts that give zero
+    accelerations (``h(q, v)``, so ``M a + bias = tau + J^T lambda``); ``mass``: the
+    mass matrix.  Unknowns: the free accelerations, the imposed joints' efforts and
+    the multipliers; the free rows and the index-reduced constraints give the first
+    and the last (a KKT system condensed on the free joints' mass matrix), the
+    imposed rows the efforts.  When the imposed joints over-actuate a loop the
+    efforts are not unique: the minimum-norm multipliers are taken.  Imposed
+    accelerations that the constraints forbid raise an error naming ``names``.
+    Used by :meth:`Mechanism.hybrid_dynamics <robustmb.multibody.Mechanism.hybrid_dynamics>`.
+
+    Examples
+    --------
+    A bar pinned at both ends cannot turn: held at rest it needs no torque (the
+    pin takes the loads), and a non-zero acceleration is refused.
+
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism(ground_ports={"B": [1.0, 0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+    >>> a, tau = mech.hybrid_dynamics([0.0], [0.0], [2.0], {"J": 0.0})
+    >>> a, tau.round(12)
+    (array([0.]), array([0.]))
+    >>> mech.hybrid_dynamics([0.0], [0.0], [0.0], {"J": 1.0})
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.IllPosedError: hybrid_dynamics: the imposed accelerations of ['J'] violate ...
+    """
+    g, jac, gamma = constraint_terms(tree, q, v)
+    alpha, beta = tree.baumgarte
+    target = -(gamma + 2.0 * alpha * (jac @ v) + beta**2 * g)
+    imp = np.array(sorted(imposed), dtype=int)
+    free = np.setdiff1d(np.arange(tree.nv), imp)
+    a = np.zeros(tree.nv)
+    a[imp] = [imposed[k] for k in imp]
+    jf = jac[:, free]
+    rest = target - jac[:, imp] @ a[imp]
+    lam = np.zeros(jac.shape[0])
+    if free.size:
+        chol = np.linalg.cholesky(mass[np.ix_(free, free)])
+
+        def msolve(x):
+            return np.linalg.solve(chol.T, np.linalg.solve(chol, x))
+
+        rhs = tau[free] - bias[free] - mass[np.ix_(free, imp)] @ a[imp]
+        y, a0 = msolve(jf.T), msolve(rhs)
+        lam = _pinv_solve(jf @ y, rest - jf @ a0)
+        a[free] = a0 + y @ lam
+    miss = np.abs(jf @ a[free] - rest).max(initial=0.0)
+    if miss > 1e-9 * max(1.0, np.abs(a).max(), np.abs(rest).max(initial=0.0)):
+        raise IllPosedError(
+            f"hybrid_dynamics: the imposed accelerations of {names or list(imp)} violate the "
+            f"loop constraints ({', '.join(c[0] for c in tree.constraints)}) by {miss:.3g}"
+        )
+    efforts = tau.astype(float).copy()
+    efforts[imp] = (mass[imp] @ a + bias[imp] - jac[:, imp].T @ lam) if imp.size else []
+    return a, efforts
+
+
 def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
 

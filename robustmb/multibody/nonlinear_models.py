@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import IllPosedError, SignalError
+from ..errors import SignalError
 from .signals import WRENCH_COMPONENTS
 
 
@@ -169,6 +169,9 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     imposed : dict
         ``{joint name: acceleration}`` of the joints in joint-inverse mode
         (seed 001's two modes of a joint block; e.g. a locked joint: 0).
+        With exact loop constraints the imposed accelerations must respect
+        them (else ``IllPosedError``); the free joints then follow the
+        constraints (:func:`~robustmb.multibody.constraints.constrained_hybrid`).
 
     Returns
     -------
@@ -190,11 +193,6 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     from .dynamics import external_forces, hybrid, joint_law, joint_transforms
 
     tree = self.rigid_tree(values)
-    if tree.constraints:
-        raise IllPosedError(
-            "hybrid_dynamics: not available with exact loop constraints "
-            f"({', '.join(c[0] for c in tree.constraints)}); use forward_dynamics"
-        )
     q, v = tree.check_state(q, v)
     tau = tree.check_rates(tau, "tau")
     node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
@@ -206,6 +204,17 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
                 f"(joints: {sorted(node_of)})"
             )
         imp[node_of[name]] = float(acc)
+    if tree.constraints:  # exact loop constraints: a KKT system on the free joints
+        from .constraints import constrained_hybrid
+        from .dynamics import crba, rnea
+
+        xs, rw = joint_transforms(tree, q)
+        fext = external_forces(tree, q, rw, wrenches, v, xs)
+        bias = rnea(tree, q, v, np.zeros(tree.nv), fext, xs, rw) - joint_law(tree, q, v)
+        by_rate = {tree.vi[i]: acc for i, acc in imp.items()}
+        return constrained_hybrid(
+            tree, q, v, tau, by_rate, bias, crba(tree, q, xs), names=sorted(imposed)
+        )
     xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
     fext = external_forces(tree, q, rw, wrenches, v, xs)
     law = joint_law(tree, q, v)
