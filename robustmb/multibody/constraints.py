@@ -14,6 +14,12 @@ spherical joint).  With ``d = p_b - p_a`` and ``w_a`` the angular velocity of
     g'  = E^T R_a^T (d' + d x w_a)                    = J v
     g'' = E^T R_a^T (d'' + d' x w_a + d x w_a' - w_a x (d' + d x w_a)) = J v' + gamma
 
+Attitude rows (revolute, universal and weld closures) hold the relative
+rotation ``R_rel = R_a^T R_b`` (``b``'s axes aligned by the rest orientation)
+about chosen axes of ``a`` through entries ``R_rel[i, j] = u_i . w_j`` of the two
+bodies' axes (:func:`attitude_terms`), with
+``d/dt (u_i . w_j) = (u_i x w_j) . (w_a - w_b)``.
+
 Dynamics (index reduced to accelerations, Lagrange multipliers ``lambda``)::
 
     M v' + h = tau + J^T lambda,      J v' = -gamma - 2 alpha g' - beta^2 g
@@ -32,12 +38,13 @@ exact derivatives used by the linearisation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from ..errors import IllPosedError
 from .linearization import crm
-from .tree import FREE, skew3
+from .tree import FREE, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -93,6 +100,74 @@ def _end(tree, kin, end, dt):
     return r, p, pd, w, jp, jac[node][3:], acc, bias[node][3:]
 
 
+def _levi(i, j, k):
+    return (i - j) * (j - k) * (k - i) / 2
+
+
+@cache
+def attitude_terms(rot):
+    """Rows ``g_k = sum coef * R_rel[i, j]`` holding the rotation about the axes ``rot``.
+
+    ``R_rel = R_a^T R_b`` (``b``'s aligned axes in ``a``'s); every row is the
+    rotation angle ``theta_k`` to first order, and none loses rank along the
+    motions the closure allows:
+
+    - one free axis ``f`` (a revolute closure): ``b``'s ``f`` axis has no component
+      along ``a``'s blocked axes, ``g_k = -eps_{m f k} R_rel[m, f]`` (``m`` the
+      other blocked axis) -- regular at every angle about ``f``;
+    - two free axes (a universal joint): ``a``'s ``i`` axis stays perpendicular to
+      ``b``'s ``j`` axis, ``g_k = -R_rel[i, j]``, ``(i, j, k)`` cyclic;
+    - no free axis (a weld): ``g = (R_rel - R_rel^T)^vee / 2``.
+
+    Returns ``(coef, ii, jj)``: ``coef`` (rows x terms) and the entries of each term.
+
+    Examples
+    --------
+    A revolute closure about ``z``: ``b``'s z axis has no x or y component in ``a``.
+
+    >>> from robustmb.multibody.constraints import attitude_terms
+    >>> coef, ii, jj = attitude_terms((0, 1))
+    >>> coef, [(int(i), int(j)) for i, j in zip(ii, jj)]
+    (array([[-1.,  0.],
+           [ 0.,  1.]]), [(1, 2), (0, 2)])
+    """
+    free = [f for f in range(3) if f not in rot]
+    terms, rows = [], []
+    for r, k in enumerate(rot):
+        i, j = (k + 1) % 3, (k + 2) % 3  # (i, j, k) cyclic
+        if len(free) == 1:
+            f = free[0]
+            m = next(x for x in rot if x != k)
+            new = [(-_levi(m, f, k), m, f)]
+        elif len(free) == 2:
+            new = [(-1.0, i, j)]
+        else:
+            new = [(0.5, j, i), (-0.5, i, j)]
+        for c, a, b in new:
+            rows.append(r)
+            terms.append((c, a, b))
+    coef = np.zeros((len(rot), len(terms)))
+    coef[rows, np.arange(len(terms))] = [t[0] for t in terms]
+    return coef, np.array([t[1] for t in terms]), np.array([t[2] for t in terms])
+
+
+def _attitude_rows(ra, rb, wa, wb, rot):
+    """Attitude rows of :func:`attitude_terms`, their Jacobian factor and its rate.
+
+    With ``u_i``, ``w_j`` the columns of ``R_a``, ``R_b`` (world components),
+    ``R_rel[i, j] = u_i . w_j`` and ``d/dt (u_i . w_j) = (u_i x w_j) . (w_a - w_b)``
+    (``u' = w_a x u``, ``w' = w_b x w``), so ``g' = c (w_a - w_b)`` and
+    ``g'' = c (alpha_a - alpha_b) + c' (w_a - w_b)``.  Returns ``g, c, c'``.
+    """
+    coef, ii, jj = attitude_terms(tuple(rot))
+    u, w = ra[:, ii].T, rb[:, jj].T  # one row per term
+    du, dw = np.cross(wa, u), np.cross(wb, w)
+    g = coef @ np.sum(u * w, axis=1)
+    c = coef @ np.cross(u, w)
+    cd = coef @ (np.cross(du, w) + np.cross(u, dw))
+    return g, c, cd
+
+
 def constraint_terms(tree, q, v):
     """``(g, J, gamma)`` of all exact constraints, stacked in declaration order.
 
@@ -114,15 +189,22 @@ def constraint_terms(tree, q, v):
     dt = np.result_type(q, v, float)
     kin = node_kinematics(tree, q, v)
     gs, js, cs = [], [], []
-    for _, end_a, end_b, sel in tree.constraints:
+    for _, end_a, end_b, sel, rot in tree.constraints:
         ra, pa, pda, wa, jpa, jwa, acca, ala = _end(tree, kin, end_a, dt)
-        _, pb, pdb, _, jpb, _, accb, _ = _end(tree, kin, end_b, dt)
-        d, dd = pb - pa, pdb - pda
-        e = ra[:, sel]  # chosen axes of a, world components
-        y = dd + np.cross(d, wa)
-        gs.append(e.T @ d)
-        js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
-        cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+        rb, pb, pdb, wb, jpb, jwb, accb, alb = _end(tree, kin, end_b, dt)
+        if sel:
+            d, dd = pb - pa, pdb - pda
+            e = ra[:, sel]  # chosen axes of a, world components
+            y = dd + np.cross(d, wa)
+            gs.append(e.T @ d)
+            js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
+            cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+        if rot:
+            g, c, cd = _attitude_rows(ra, rb, wa, wb, rot)
+            w_rel = wa - wb
+            gs.append(g)
+            js.append(c @ (jwa - jwb))
+            cs.append(c @ (ala - alb) + cd @ w_rel)
     if not gs:
         return np.zeros(0), np.zeros((0, tree.nv)), np.zeros(0)
     return np.concatenate(gs), np.vstack(js), np.concatenate(cs)
@@ -168,10 +250,75 @@ def constrained_accelerations(tree, q, v, qdd_free, mass):
     return qdd_free + y @ lam, lam
 
 
+def constrained_hybrid(tree, q, v, tau, imposed, bias, mass, names=None):
+    """Mixed modes under the constraints: imposed accelerations, the rest free.
+
+    ``imposed``: ``{rate index: acceleration}``; ``bias``: the efforts that give zero
+    accelerations (``h(q, v)``, so ``M a + bias = tau + J^T lambda``); ``mass``: the
+    mass matrix.  Unknowns: the free accelerations, the imposed joints' efforts and
+    the multipliers; the free rows and the index-reduced constraints give the first
+    and the last (a KKT system condensed on the free joints' mass matrix), the
+    imposed rows the efforts.  When the imposed joints over-actuate a loop the
+    efforts are not unique: the minimum-norm multipliers are taken.  Imposed
+    accelerations that the constraints forbid raise an error naming ``names``.
+    Used by :meth:`Mechanism.hybrid_dynamics <robustmb.multibody.Mechanism.hybrid_dynamics>`.
+
+    Examples
+    --------
+    A bar pinned at both ends cannot turn: held at rest it needs no torque (the
+    pin takes the loads), and a non-zero acceleration is refused.
+
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism(ground_ports={"B": [1.0, 0, 0]})
+    >>> mech.add_body(RigidBody("bar", mass=1.0, inertia=0.1,
+    ...                         ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1]))
+    >>> mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
+    >>> a, tau = mech.hybrid_dynamics([0.0], [0.0], [2.0], {"J": 0.0})
+    >>> a, tau.round(12)
+    (array([0.]), array([0.]))
+    >>> mech.hybrid_dynamics([0.0], [0.0], [0.0], {"J": 1.0})
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.IllPosedError: hybrid_dynamics: the imposed accelerations of ['J'] violate ...
+    """
+    g, jac, gamma = constraint_terms(tree, q, v)
+    alpha, beta = tree.baumgarte
+    target = -(gamma + 2.0 * alpha * (jac @ v) + beta**2 * g)
+    imp = np.array(sorted(imposed), dtype=int)
+    free = np.setdiff1d(np.arange(tree.nv), imp)
+    a = np.zeros(tree.nv)
+    a[imp] = [imposed[k] for k in imp]
+    jf = jac[:, free]
+    rest = target - jac[:, imp] @ a[imp]
+    lam = np.zeros(jac.shape[0])
+    if free.size:
+        chol = np.linalg.cholesky(mass[np.ix_(free, free)])
+
+        def msolve(x):
+            return np.linalg.solve(chol.T, np.linalg.solve(chol, x))
+
+        rhs = tau[free] - bias[free] - mass[np.ix_(free, imp)] @ a[imp]
+        y, a0 = msolve(jf.T), msolve(rhs)
+        lam = _pinv_solve(jf @ y, rest - jf @ a0)
+        a[free] = a0 + y @ lam
+    miss = np.abs(jf @ a[free] - rest).max(initial=0.0)
+    if miss > 1e-9 * max(1.0, np.abs(a).max(), np.abs(rest).max(initial=0.0)):
+        raise IllPosedError(
+            f"hybrid_dynamics: the imposed accelerations of {names or list(imp)} violate the "
+            f"loop constraints ({', '.join(c[0] for c in tree.constraints)}) by {miss:.3g}"
+        )
+    efforts = tau.astype(float).copy()
+    efforts[imp] = (mass[imp] @ a + bias[imp] - jac[:, imp].T @ lam) if imp.size else []
+    return a, efforts
+
+
 def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
 
-    ``fixed``: coordinate indices held at their given values (e.g. the crank).
+    ``fixed``: indices (in the tangent coordinates, i.e. the rates) of coordinates
+    held at their given values (e.g. the crank).
     Used by :meth:`Mechanism.assemble <robustmb.multibody.Mechanism.assemble>`.
 
     Examples
@@ -190,20 +337,24 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     """
     q = np.array(q, dtype=float)
     free = np.setdiff1d(np.arange(tree.nv), np.asarray(fixed, dtype=int))
-    if tree.floating:  # pragma: no cover - kept simple: joints only
-        raise IllPosedError("assemble: mechanisms with a floating base are not supported")
     zero = np.zeros(tree.nv)
+    quats = [tree.qi[i] + np.arange(3, 7) for i in range(tree.n) if tree.kind[i] == FREE]
     for _ in range(max_iter):
         g, jac, _ = constraint_terms(tree, q, zero)
         if np.abs(g).max(initial=0.0) <= tol:
             break
         jf = jac[:, free]
-        q[free] -= jf.T @ _pinv_solve(jf @ jf.T, g)
+        step = np.zeros(tree.nv)
+        step[free] = -jf.T @ _pinv_solve(jf @ jf.T, g)
+        q = retract(tree, q, step)  # a tangent step (first order), then unit quaternions
+        for k in quats:
+            q[k] /= np.linalg.norm(q[k])
     else:
         raise IllPosedError(
             f"assemble: the loop constraints cannot be closed from this guess "
             f"(residual {np.abs(g).max():.3g} after {max_iter} steps)"
         )
+    _check_branch(tree, q)
     if v is None:
         return q
     v = np.array(v, dtype=float)
@@ -211,6 +362,28 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     jf = jac[:, free]
     v[free] -= jf.T @ _pinv_solve(jf @ jf.T, jac @ v)
     return q, v
+
+
+def _check_branch(tree, q):
+    """Refuse an attitude closure assembled on its flipped branch (the rows vanish there too)."""
+    kin = node_kinematics(tree, q, np.zeros(tree.nv))
+    for name, end_a, end_b, _, rot in tree.constraints:
+        free = [f for f in range(3) if f not in rot]
+        if len(free) == 2 or not rot:
+            continue  # a universal joint: every solution is one of its configurations
+        rel = _end(tree, kin, end_a, float)[0].T @ _end(tree, kin, end_b, float)[0]
+        if len(free) == 1 and rel[free[0], free[0]] < 0:
+            axis = "xyz"[free[0]]
+            raise IllPosedError(
+                f"assemble: loop constraint {name!r} closed with the {axis} axes of its two "
+                "ends opposite (a flipped revolute); start nearer to the intended assembly"
+            )
+        if not free and np.trace(rel) < 1:
+            angle = np.degrees(np.arccos(np.clip((np.trace(rel) - 1) / 2, -1, 1)))
+            raise IllPosedError(
+                f"assemble: loop constraint {name!r} closed {angle:.0f} deg away from its rest "
+                "orientation (a flipped weld); start nearer to the intended assembly"
+            )
 
 
 def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
@@ -243,8 +416,8 @@ def check_consistent(tree, q, v, what="q0, v0", tol=1e-8):
     worst = np.abs(np.r_[g, gd])[bad]
     if worst > tol * max(1.0, np.abs(q).max(initial=0.0), np.abs(v).max(initial=0.0)):
         names = [c[0] for c in tree.constraints]
-        sizes = [len(c[3]) for c in tree.constraints]
-        owner = np.repeat(names, sizes)[bad % g.size]
+        sizes = [len(c[3]) + len(c[4]) for c in tree.constraints]
+        owner = str(np.repeat(names, sizes)[bad % g.size])
         level = "position" if bad < g.size else "velocity"
         raise IllPosedError(
             f"{what} violate the loop constraint {owner!r} at {level} level by {worst:.3g}; "
@@ -296,6 +469,42 @@ class ConstrainedLinearization:
     input_names: list
 
 
+def retract(tree, q0, dq):
+    """Coordinates displaced by the tangent vector ``dq`` (length ``nv``), to first order.
+
+    Joints: ``q = q0 + dq``; a floating base: origin ``p0 + R0 dx`` and attitude
+    ``R0 (I + [dr]x)`` (small displacement and rotation in body axes, the
+    tangent coordinates of :meth:`Mechanism.linearize_at`).  Plain arithmetic
+    on any dtype, so complex steps give exact derivatives in tangent coordinates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody
+    >>> from robustmb.multibody.constraints import retract
+    >>> mech = Mechanism(floating_base="b")
+    >>> mech.add_body(RigidBody("b", mass=1.0, inertia=1.0))
+    >>> q0 = np.array([0, 0, 0, 0, 0, np.sin(0.5), np.cos(0.5)])   # turned 1 rad about z
+    >>> retract(mech.rigid_tree(), q0, np.array([1e-3, 0, 0, 0, 0, 0]))[:3].round(6)
+    array([0.00054 , 0.000841, 0.      ])
+    """
+    dt = np.result_type(q0, dq, float)
+    if not tree.floating:
+        return q0 + dq.astype(dt)
+    q = q0.astype(dt)
+    for i in range(tree.n):
+        k, m = tree.qi[i], tree.vi[i]
+        if tree.kind[i] == FREE:
+            quat = q0[k + 3 : k + 7]
+            q[k : k + 3] = q0[k : k + 3] + quat_to_dcm(quat) @ dq[m : m + 3]
+            h = 0.5 * dq[m + 3 : m + 6]  # quat0 (x) (h, 1): body-axes rotation
+            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + np.cross(quat[:3], h)
+            q[k + 6] = quat[3] - quat[:3] @ h
+        else:
+            q[k] = q0[k] + dq[m]
+    return q
+
+
 def _complex_jacobian(fn, x0, h=1e-30):
     """Exact Jacobian of a complex-analytic ``fn`` at real ``x0`` by complex steps."""
     cols = []
@@ -338,11 +547,6 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
 
     from .dynamics import crba
 
-    if tree.floating:
-        raise IllPosedError(
-            "linearize_at: exact loop constraints with a floating base are not supported "
-            "(fix the base or use a compliant add_loop_closure)"
-        )
     check_consistent(tree, q0, v0, "q0, v0")
     nv = tree.nv
     mass = crba(tree, q0)
@@ -350,13 +554,16 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     lin0 = lin_free(None)  # free dynamics at tau0 (gives the unconstrained a)
     a0, lam = constrained_accelerations(tree, q0, v0, lin0.a0, mass)
     lin = lin_free(a0)
-    # second-order constraint terms, exact by complex steps
-    k_lam = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1].T @ lam, q0)
-    g_q = _complex_jacobian(
-        lambda q: (lambda t: t[1] @ a0 + t[2])(constraint_terms(tree, q, v0)), q0
-    )
+    # second-order constraint terms, exact by complex steps in tangent coordinates
+    zero = np.zeros(nv)
+
+    def at(dq):
+        return constraint_terms(tree, retract(tree, q0, dq), v0)
+
+    k_lam = _complex_jacobian(lambda dq: at(dq)[1].T @ lam, zero)
+    g_q = _complex_jacobian(lambda dq: (lambda t: t[1] @ a0 + t[2])(at(dq)), zero)
     g_v = _complex_jacobian(lambda v: constraint_terms(tree, q0, v)[2], v0)
-    jv_q = _complex_jacobian(lambda q: constraint_terms(tree, q, v0)[1] @ v0, q0)
+    jv_q = _complex_jacobian(lambda dq: at(dq)[1] @ v0, zero)
     chol = np.linalg.cholesky(lin.M)
 
     def msolve(x):
@@ -368,13 +575,13 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     rhs = -(jac @ r + np.hstack([g_q, g_v, np.zeros((jac.shape[0], nu))]))
     rows = r + y @ _pinv_solve(jac @ y, rhs)
     a_full = np.zeros((2 * nv, 2 * nv))
-    a_full[:nv, nv:] = np.eye(nv)
+    a_full[:nv] = lin.A[:nv]  # dq' = dv (- ad(v0) dq for a floating base's tangent)
     a_full[nv:] = rows[:, : 2 * nv]
     b_full = np.vstack([np.zeros((nv, nu)), rows[:, 2 * nv :]])
     # tangent space of {g = 0, J v = 0}, and the independent coordinates
     tangent = null_space(np.block([[jac, np.zeros_like(jac)], [jv_q, jac]]))
     nz = tangent.shape[1] // 2
-    names = tree.coordinate_names()
+    names = tree.tangent_names()
     if independent is None:
         piv = qr(null_space(jac).T, pivoting=True)[2]
         idx = sorted(piv[:nz].tolist())

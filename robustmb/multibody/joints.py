@@ -27,6 +27,9 @@ from . import _generic as g
 from .dcm import rotation_lft
 from .spatial import check_rotation, rotation_matrix, unit_axis
 
+#: Name of the inertial frame as a joint's parent body (its ports: the mechanism's ground ports).
+GROUND = "ground"
+
 
 def _endpoint(x, what, name):
     if not (isinstance(x, tuple | list) and len(x) == 2 and all(isinstance(s, str) for s in x)):

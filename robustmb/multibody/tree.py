@@ -30,9 +30,8 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, IllPosedError, SignalError
 from . import _generic as g
-from .joints import RevoluteJoint, WeldJoint
+from .joints import GROUND, RevoluteJoint, WeldJoint
 
-GROUND = "ground"
 FREE, REVOLUTE, PRISMATIC = 0, 1, 2
 
 
@@ -395,14 +394,16 @@ def compile_tree(mech, values=None):
             ends.append((node, rb, rb @ port_of(body, port) + pb))
         tree.closures.append((name, ends, *(value_of(x, values) for x in gains)))
     alphas, betas = [], []
-    for name, (a, b, sel, (alpha, beta)) in getattr(mech, "loop_constraints", {}).items():
+    for name, (a, b, sel, (alpha, beta), rot, rel) in getattr(mech, "loop_constraints", {}).items():
         ends = []
         for body, port in (a, b):
             node, rb, pb = place[body]
             ends.append((node, rb, rb @ port_of(body, port) + pb))
-        tree.constraints.append((name, ends[0], ends[1], list(sel)))
-        alphas += [alpha] * len(sel)
-        betas += [beta] * len(sel)
+        # b's end carries the rest attitude: its aligned axes R_b rel^T
+        ends[1] = (ends[1][0], ends[1][1] @ rel.T, ends[1][2])
+        tree.constraints.append((name, ends[0], ends[1], list(sel), list(rot)))
+        alphas += [alpha] * (len(sel) + len(rot))
+        betas += [beta] * (len(sel) + len(rot))
     tree.baumgarte = (np.array(alphas), np.array(betas))
     _precompute_transforms(tree)
     tree.children = [[c for c in range(tree.n) if tree.parent[c] == i] for i in range(tree.n)]

@@ -1,0 +1,96 @@
+"""Equilibrium of a tree mechanism in LFT arithmetic (seed 000, Sec. 5, steps 1 and 2).
+
+1. geometry at equilibrium, base to leaves: each body's DCM ``P_{k/i}``, the
+   reference-frame acceleration in body axes ``abar_k = P_{k/i}^T a`` and the
+   position of its origin;
+2. equilibrium wrenches, leaves to base: ``Wbar_{k/parent,P} = sum tau^T Wbar_child
+   - D_P [abar_k; 0]`` (eq. 12), the trim efforts ``Tbar = -r6^T Wbar_{A/J}``
+   (eq. 21) and, for a floating base, the wrench that holds it.
+
+Used by :meth:`~robustmb.multibody.Mechanism.trim` and
+:meth:`~robustmb.multibody.Mechanism.linearize`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _generic as g
+from .body_blocks import trim_wrench_pair
+from .joint_blocks import frame_acceleration_in_child, joint_trim_pair
+from .joints import GROUND, PrismaticJoint
+
+
+@dataclass
+class MechanismTrim:
+    """Equilibrium quantities, each a number array or an uncertain matrix.
+
+    Attributes
+    ----------
+    dcm : dict[str, matrix]
+        ``P_{k/i}`` (3x3) of each body: its axes in inertial components.
+    frame_acceleration : dict[str, matrix]
+        ``[abar]_k`` (3x1): the reference-frame acceleration in body axes.
+    origin : dict[str, matrix]
+        Inertial position (3x1) of each body's origin.
+    joint_wrench : dict[str, matrix]
+        ``Wbar_{A/J,P}`` (6x1): wrench of the child on the joint, child axes, at the child port.
+    parent_wrench : dict[str, matrix]
+        ``Wbar_{J/B,C}`` (6x1): wrench of the joint on the parent, parent axes, at the parent port.
+    effort : dict[str, matrix]
+        Trim torque or force (1x1) of each actuated joint.
+    base_wrench : matrix or None
+        Wrench (6x1, base axes, at the base origin) that holds a floating base.
+    """
+
+    dcm: dict = field(default_factory=dict)
+    frame_acceleration: dict = field(default_factory=dict)
+    origin: dict = field(default_factory=dict)
+    joint_wrench: dict = field(default_factory=dict)
+    parent_wrench: dict = field(default_factory=dict)
+    effort: dict = field(default_factory=dict)
+    base_wrench: object = None
+
+
+def trim_equilibrium(mech, parent_joint, children, order):
+    """Steps 1 and 2 of seed 000: geometry base to leaves, then wrenches leaves to base."""
+    tr = MechanismTrim()
+    a = mech.acceleration
+    tr.dcm[GROUND], tr.frame_acceleration[GROUND] = np.eye(3), a
+    tr.origin[GROUND] = np.zeros((3, 1))
+    if mech.floating_base:
+        b = mech.floating_base
+        tr.dcm[b] = mech.base_orientation
+        tr.frame_acceleration[b] = mech.base_orientation.T @ a
+        tr.origin[b] = mech.base_position
+    for k in order:  # step 1: forward recurrence
+        j = parent_joint.get(k)
+        if j is None:
+            continue
+        pb = j.parent[0]
+        tr.dcm[k] = g.simplified(g.mm(tr.dcm[pb], g.tr(j.dcm())))
+        tr.frame_acceleration[k] = frame_acceleration_in_child(j, tr.frame_acceleration[pb])
+        c = g.column(mech._port(*j.parent))
+        if isinstance(j, PrismaticJoint):
+            c = c + g.smul(j.displacement, j.axis.reshape(3, 1))
+        point = tr.origin[pb] + g.mm(tr.dcm[pb], c)
+        tr.origin[k] = g.simplified(point - g.mm(tr.dcm[k], g.column(mech._port(*j.child))))
+    wrench_up = {}
+    for k in reversed(order):  # step 2: backward recurrence
+        body = mech.bodies[k]
+        j = parent_joint.get(k)
+        ref = body.port(j.child[1]) if j is not None else (0.0, 0.0, 0.0)
+        loads = [(body.port(cj.parent[1]), *wrench_up[cj.name]) for cj in children[k]]
+        force, torque = trim_wrench_pair(body, ref, tr.frame_acceleration[k], loads)
+        if j is None:
+            tr.base_wrench = g.simplified(-g.vcat(force, torque))
+            continue
+        tr.joint_wrench[j.name] = g.vcat(force, torque)
+        f_b, t_b, effort = joint_trim_pair(j, force, torque)
+        if effort is not None:
+            tr.effort[j.name] = effort
+        wrench_up[j.name] = (f_b, t_b)
+        tr.parent_wrench[j.name] = g.vcat(f_b, t_b)
+    return tr
