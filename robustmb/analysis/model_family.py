@@ -1,18 +1,11 @@
-"""Norms and frequency responses of a family of same-size models, computed together.
+"""Norms, frequency responses and mu peaks of a family of same-size models, together.
 
-A gridded or Monte-Carlo family of small models (thousands of 6-state closed loops, say)
-costs, model by model, mostly fixed Python overhead.  Here the family is one stack
-``A (N, n, n), B (N, n, m), C (N, p, n), D (N, p, m)`` and every step is a batched numpy
-operation over the models:
+A gridded or Monte-Carlo family is one stack ``A (N, n, n), B (N, n, m), C (N, p, n),
+D (N, p, m)`` (:mod:`~robustmb.analysis.model_stack`) and every step is a batched numpy
+operation over the models (:mod:`~robustmb.analysis.batched_norms` for the norms, the
+modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D`` for the responses).
 
-- stability: eigenvalues of all balanced ``A`` at once, with the same condition-number
-  band as :func:`~robustmb.analysis.balancing.pole_bands`;
-- response: the modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D``;
-- H2: the modal sum of :func:`~robustmb.analysis.norms._h2_modal`;
-- H-infinity: the level-set iteration of :mod:`robustmb.analysis.norms`, with the
-  Hamiltonian eigenvalue problems of all models still running solved in one call.
-
-Models this path does not cover (discrete or complex families, ill-conditioned
+Models the batched path does not cover (discrete or complex families, ill-conditioned
 eigenvectors, ``gamma`` near ``sigma_max(D)``, a response zero at every start point) are
 handed to the single-model routines, so each result is the one the single-model call
 certifies: H-infinity within the same relative ``tol``, H2 to rounding.
@@ -22,8 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from robustmb.analysis._statespace import as_statespace_data
-from robustmb.analysis.freqresp import freqresp, largest_singular_values
+from robustmb.analysis.batched_norms import (  # noqa: F401  (_balanced: used by tests)
+    _MODAL_CONDITION_LIMIT,
+    _balanced,
+    _modal,
+    _modal_response,
+)
+from robustmb.analysis.freqresp import freqresp
+from robustmb.analysis.model_stack import _models, as_statespace_stack, is_model_stack
 from robustmb.errors import DimensionError
 
 __all__ = [
@@ -31,220 +30,9 @@ __all__ = [
     "freqresp_stack",
     "h2norm_stack",
     "hinfnorm_stack",
+    "is_model_stack",
     "mu_peak_stack",
 ]
-
-_EPS = np.finfo(float).eps
-_MODAL_CONDITION_LIMIT = 1e4  # as freqresp: ||V^-1||_F of unit eigenvectors
-_H2_CONDITION_LIMIT = 1e6  # as norms._h2_modal
-_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
-_AXIS_RTOL = 1e-4  # as norms
-_AXIS_SQRT_FACTOR = 10.0
-_HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
-_MAX_ITERATIONS = 100
-
-
-def is_model_stack(sys) -> bool:
-    """True for a list of LTI models or a tuple ``(A, B, C, D[, dt])`` with 3-D ``A``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> is_model_stack((np.zeros((5, 2, 2)), np.zeros((5, 2, 1)), np.zeros((5, 1, 2)),
-    ...                 np.zeros((5, 1, 1))))
-    True
-    >>> is_model_stack([[1.0, 2.0]])      # a static gain, not a family
-    False
-    """
-    if isinstance(sys, tuple) and len(sys) in (4, 5):
-        return np.ndim(sys[0]) == 3
-    if isinstance(sys, list) and sys:
-        import control
-
-        from robustmb.lft.complex_statespace import ComplexStateSpace
-
-        lti = (control.StateSpace, control.TransferFunction, ComplexStateSpace)
-
-        def is_model(item):
-            # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
-            if isinstance(item, tuple):
-                return len(item) in (4, 5) and np.ndim(item[0]) == 2
-            return isinstance(item, lti)
-
-        return all(is_model(item) for item in sys)
-    return False
-
-
-def as_statespace_stack(models, *, argname: str = "sys"):
-    """Stacked state-space matrices of a family of same-size models.
-
-    Parameters
-    ----------
-    models : list of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
-        Every model in a form accepted by
-        :func:`~robustmb.analysis._statespace.as_statespace_data`; all with the same
-        numbers of states, inputs and outputs and the same sampling time.
-    argname : str, optional
-        Name used in error messages.
-
-    Returns
-    -------
-    A, B, C, D : numpy.ndarray
-        Shapes ``(N, n, n)``, ``(N, n, m)``, ``(N, p, n)``, ``(N, p, m)``.
-    dt : float
-
-    Raises
-    ------
-    DimensionError
-        An element differs in size or sampling time from the first one (it is named).
-
-    Examples
-    --------
-    >>> import control
-    >>> A, B, C, D, dt = as_statespace_stack([control.tf([1.0], [1.0, k]) for k in (1, 2)])
-    >>> A.shape, dt
-    ((2, 1, 1), 0.0)
-    """
-    if isinstance(models, tuple):
-        arrays = [np.asarray(x) for x in models[:4]]
-        N = arrays[0].shape[0]
-        if any(x.ndim != 3 or x.shape[0] != N for x in arrays):
-            raise DimensionError(
-                f"{argname} as a stacked tuple needs A, B, C, D of 3 dimensions with the same "
-                f"leading size; got shapes {[x.shape for x in arrays]}"
-            )
-        dt_in = models[4] if len(models) == 5 else 0.0
-        items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
-    else:
-        items = models
-        fast = _stack_of_statespace(models, argname)
-        if fast is not None:
-            return fast
-    parts = [as_statespace_data(item, argname=f"{argname}[{k}]") for k, item in enumerate(items)]
-    A0, _, _, D0, dt0 = parts[0]
-    for k, (A, _, _, D, dt) in enumerate(parts):
-        if A.shape != A0.shape or D.shape != D0.shape or dt != dt0:
-            raise DimensionError(
-                f"{argname}[{k}] has {A.shape[0]} states, {D.shape[1]} inputs, {D.shape[0]} "
-                f"outputs and dt={dt}; {argname}[0] has {A0.shape[0]}, {D0.shape[1]}, "
-                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size"
-            )
-    dtype = np.result_type(*(M for part in parts for M in part[:4]))
-    stacked = [np.array([part[i] for part in parts], dtype=dtype) for i in range(4)]
-    return (*stacked, dt0)
-
-
-def _stack_of_statespace(models, argname):
-    """Stacked matrices of real ``control.StateSpace`` models of one size and sampling
-    time, validated once for the whole stack; None for anything else (then every model
-    goes through :func:`as_statespace_data`, which names the element at fault)."""
-    import control
-
-    if not all(type(G) is control.StateSpace for G in models):
-        return None
-    G0 = models[0]
-    if G0.dt is not None and G0.dt is not True and not isinstance(G0.dt, int | float):
-        return None
-    if any(G.A.shape != G0.A.shape or G.D.shape != G0.D.shape or G.dt != G0.dt for G in models):
-        return None
-    try:
-        stacked = [np.array([getattr(G, X) for G in models]) for X in "ABCD"]
-    except (TypeError, ValueError):
-        return None
-    if not all(X.dtype.kind in "fiu" for X in stacked):  # complex or object: slow path
-        return None
-    stacked = [X.astype(float) for X in stacked]
-    if not all(np.isfinite(X).all() for X in stacked):
-        return None
-    dt = as_statespace_data(G0, argname=f"{argname}[0]")[4]
-    return (*stacked, dt)
-
-
-def _models(A, B, C, D, dt):
-    return [(A[k], B[k], C[k], D[k], dt) for k in range(A.shape[0])]
-
-
-def _balanced(A, B, C):
-    """Per-model balancing as in :func:`~robustmb.analysis.balancing.balance_realization`."""
-    from scipy.linalg.lapack import dgebal
-
-    from robustmb.analysis.balancing import balance_realization
-
-    n = A.shape[1]
-    Ab, Bb, Cb = np.empty_like(A), np.empty_like(B), np.empty_like(C)
-    for k in range(A.shape[0]):
-        # the LAPACK call behind scipy's matrix_balance, without its wrapper's overhead;
-        # when no rows are permuted (lo = 0, hi = n - 1) ``ps`` is the scaling itself
-        ba, lo, hi, ps, info = dgebal(A[k], scale=1, permute=1)
-        if info == 0 and lo == 0 and hi == n - 1:
-            Ab[k], Bb[k], Cb[k] = ba, B[k] / ps[:, None], C[k] * ps[None, :]
-        else:
-            Ab[k], Bb[k], Cb[k] = balance_realization(A[k], B[k], C[k])
-    return Ab, Bb, Cb
-
-
-def _exponents(X):
-    """Batched :func:`robustmb.analysis.norms._exponent` over the leading axis."""
-    flat = np.abs(X.reshape(X.shape[0], -1))
-    top = flat.max(axis=1) if flat.shape[1] else np.zeros(X.shape[0])
-    e0 = np.frexp(top)[1]
-    half = e0 // 2
-    scaled = flat * (2.0**-half)[:, None] * (2.0 ** (half - e0))[:, None]
-    e = e0 + np.frexp(np.linalg.norm(scaled, axis=1))[1]
-    return np.where(top == 0.0, 0, e)
-
-
-def _pow2(X, k):
-    h = k // 2
-    shape = (-1,) + (1,) * (X.ndim - 1)
-    return X * (2.0**h).reshape(shape) * (2.0 ** (k - h)).reshape(shape)
-
-
-def _unit_scaled(B, C, D):
-    """Batched :func:`robustmb.analysis.norms._unit_scaled` (one exponent per model)."""
-    eb, ec, ed = _exponents(B), _exponents(C), _exponents(D)
-    dynamic = np.any(B != 0, axis=(1, 2)) & np.any(C != 0, axis=(1, 2))
-    has_d = np.any(D != 0, axis=(1, 2))
-    e_dyn = eb + ec
-    e = np.where(dynamic, np.where(has_d, np.maximum(e_dyn, ed), e_dyn), np.where(has_d, ed, 0))
-    Bs = np.where(dynamic[:, None, None], _pow2(B, -eb), B)
-    Cs = np.where(dynamic[:, None, None], _pow2(C, -ec + (e_dyn - e)), C)
-    return Bs, Cs, _pow2(D, -e), e
-
-
-def _modal(A):
-    """Eigenvalues, unit eigenvectors, their inverse (nan where singular), ``||V^-1||_F``."""
-    lam, V = np.linalg.eig(A)
-    lam = lam.astype(complex)
-    V = V.astype(complex)
-    V_inv = np.full_like(V, np.nan)
-    condition = np.full(A.shape[0], np.inf)
-    try:
-        V_inv = np.linalg.inv(V)
-    except np.linalg.LinAlgError:
-        for k in range(A.shape[0]):
-            try:
-                V_inv[k] = np.linalg.inv(V[k])
-            except np.linalg.LinAlgError:
-                pass
-    finite = np.all(np.isfinite(V_inv), axis=(1, 2))
-    condition[finite] = np.linalg.norm(V_inv[finite], axis=(1, 2))
-    return lam, V, V_inv, condition
-
-
-def _stable(lam, V, V_inv, A):
-    """Batched stability test of :func:`norms._stability` (continuous time).
-
-    The eigenvalue condition numbers ``||y_i|| ||x_i|| / |y_i^H x_i|`` come from the rows
-    of ``V^-1`` (left eigenvectors scaled so that ``y_i^H x_i = 1``).  Returns
-    ``(stable, undecided)``: undecided models go to the single-model test.
-    """
-    kappa = np.linalg.norm(V_inv, axis=2) * np.linalg.norm(V, axis=1)
-    kappa = np.minimum(np.where(np.isfinite(kappa), kappa, np.inf), 1.0 / np.sqrt(_EPS))
-    size = np.linalg.norm(A, 1, axis=(1, 2))
-    band = _BOUNDARY_FACTOR * _EPS * size[:, None] * kappa
-    stable = np.all(lam.real < -band, axis=1)
-    return stable, ~stable
 
 
 def h2norm_stack(models):
@@ -268,38 +56,9 @@ def h2norm_stack(models):
     >>> bool(np.allclose(values, np.sqrt([0.5, 0.25])))
     True
     """
-    from robustmb.analysis.norms import _unscaled, h2norm
+    from robustmb.analysis.norms import _h2norm_family
 
-    A, B, C, D, dt = as_statespace_stack(models)
-    N, n = A.shape[0], A.shape[1]
-    if dt > 0 or np.iscomplexobj(A) or n == 0 or N == 0:
-        return np.array([h2norm(model) for model in _models(A, B, C, D, dt)], dtype=float)
-    out = np.full(N, np.nan)
-    out[np.any(D != 0, axis=(1, 2))] = np.inf
-    todo = np.flatnonzero(np.isnan(out))
-    A, B, C = _balanced(A[todo], B[todo], C[todo])
-    B, C, _, e = _unit_scaled(B, C, D[todo])
-    lam, V, V_inv, condition = _modal(A)
-    stable, undecided = _stable(lam, V, V_inv, A)
-    modal = stable & (condition <= _H2_CONDITION_LIMIT)
-    k = np.flatnonzero(modal)
-    W = V_inv[k] @ B[k]
-    U = C[k] @ V[k]
-    denom = lam[k][:, :, None] + lam[k].conj()[:, None, :]
-    X = -(W @ W.conj().transpose(0, 2, 1)) / denom
-    values = np.real(np.sum(X * (U.conj().transpose(0, 2, 1) @ U).transpose(0, 2, 1), (1, 2)))
-    scaled = np.sqrt(np.maximum(values, 0.0))
-    out[todo[k]] = [_unscaled(v, ek, "H2 norm") for v, ek in zip(scaled, e[k], strict=True)]
-    for j in np.flatnonzero(~modal):
-        model = todo[j]
-        out[model] = h2norm(_model_tuple(models, model))
-    return out
-
-
-def _model_tuple(models, k):
-    if isinstance(models, tuple):
-        return tuple(np.asarray(x)[k] for x in models[:4]) + tuple(models[4:])
-    return models[k]
+    return _h2norm_family(models)
 
 
 def freqresp_stack(models, omega):
@@ -344,17 +103,6 @@ def freqresp_stack(models, omega):
     return out
 
 
-def _modal_response(lam, CV, WB, D, points):
-    """``sum_i (C v_i)(w_i B) / (s - lambda_i) + D`` for a stack; points ``(K,)`` or
-    ``(N, K)``."""
-    points = np.broadcast_to(points, (lam.shape[0],) + np.shape(points)[-1:])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        weights = 1.0 / (points[:, :, None] - lam[:, None, :])  # (N, K, n)
-    # (N, K, n) x (N, p, n) x (N, n, m) -> (N, K, p, m) as one batched product
-    scaled = weights[:, :, None, :] * CV[:, None, :, :]
-    return scaled @ WB[:, None, :, :] + D[:, None, :, :]
-
-
 def hinfnorm_stack(models, *, tol: float = 1e-8):
     """H-infinity norms and peak frequencies of a family of same-size models.
 
@@ -379,172 +127,9 @@ def hinfnorm_stack(models, *, tol: float = 1e-8):
     >>> bool(np.allclose(gamma, 1 / (2 * zeta * np.sqrt(1 - zeta**2)), rtol=1e-8))
     True
     """
-    from robustmb.analysis.norms import _unscaled, hinfnorm
+    from robustmb.analysis.norms import _hinfnorm_family
 
-    A, B, C, D, dt = as_statespace_stack(models)
-    N, n, m, p = A.shape[0], A.shape[1], B.shape[2], C.shape[1]
-    gamma, fpeak = np.full(N, np.nan), np.full(N, np.nan)
-    if dt > 0 or np.iscomplexobj(A) or min(n, m, p, N) == 0:
-        for k in range(N):
-            gamma[k], fpeak[k] = hinfnorm(_model_tuple(models, k), tol=tol)
-        return gamma, fpeak
-    Ab, Bb, Cb = _balanced(A, B, C)
-    Bs, Cs, Ds, e = _unit_scaled(Bb, Cb, D)
-    lam, V, V_inv, condition = _modal(Ab)
-    stable, _ = _stable(lam, V, V_inv, Ab)
-    batch = stable & (condition <= _MODAL_CONDITION_LIMIT)
-    k = np.flatnonzero(batch)
-    search = _StackSearch(Ab[k], Bs[k], Cs[k], Ds[k], lam[k], V[k], V_inv[k])
-    lower, freq, ok = search.run(tol)
-    done = k[ok]
-    gamma[done] = [
-        _unscaled(v, ek, "H-infinity norm") for v, ek in zip(lower[ok], e[done], strict=True)
-    ]
-    fpeak[done] = freq[ok]
-    for j in np.flatnonzero(np.isnan(gamma)):
-        gamma[j], fpeak[j] = hinfnorm(_model_tuple(models, j), tol=tol)
-    return gamma, fpeak
-
-
-class _StackSearch:
-    """The level-set iteration of ``norms._LevelSetSearch`` on stable, real, continuous
-    models with well-conditioned eigenvectors, all models at once."""
-
-    def __init__(self, A, B, C, D, lam, V, V_inv):
-        self.A, self.B, self.C, self.D = A, B, C, D
-        self.lam = lam
-        self.CV, self.WB = C @ V, V_inv @ B
-        self.sigma_D = largest_singular_values(D)
-
-    def sigma(self, rows, points):
-        """sigma_max at frequencies ``points (len(rows), K)`` (finite) of models ``rows``."""
-        response = _modal_response(
-            self.lam[rows], self.CV[rows], self.WB[rows], self.D[rows], 1j * points
-        )
-        K = points.shape[1]
-        p, m = response.shape[-2:]
-        return largest_singular_values(response.reshape(-1, p, m)).reshape(-1, K)
-
-    def initial(self):
-        lam = self.lam
-        magnitude = np.abs(lam)
-        positive = np.where(magnitude > 0, magnitude, np.nan)
-        low = np.nan_to_num(np.nanmin(positive, axis=1), nan=1.0)
-        high = np.nan_to_num(np.nanmax(positive, axis=1), nan=1.0)
-        grid = np.geomspace(low / 10, high * 10, 30, axis=1)
-        points = np.concatenate([np.zeros((lam.shape[0], 1)), magnitude, np.abs(lam.imag), grid], 1)
-        return np.sort(points, axis=1)
-
-    def crossings(self, rows, level):
-        """Sorted |Im| of near-axis Hamiltonian eigenvalues (nan-padded), or None rows."""
-        A, B, C, D = self.A[rows], self.B[rows], self.C[rows], self.D[rows]
-        m, p = B.shape[2], C.shape[1]
-        g2 = (level**2)[:, None, None]
-        Dt = D.transpose(0, 2, 1)
-        R = g2 * np.eye(m) - Dt @ D
-        R_inv_DhC = np.linalg.solve(R, Dt @ C)
-        R_inv_Bh = np.linalg.solve(R, B.transpose(0, 2, 1))
-        A_gamma = A + B @ R_inv_DhC
-        S = g2 * np.eye(p) - D @ Dt
-        Q = g2 * C.transpose(0, 2, 1) @ np.linalg.solve(S, C)
-        H = np.block([[A_gamma, B @ R_inv_Bh], [-Q, -A_gamma.transpose(0, 2, 1)]])
-        eig = np.linalg.eigvals(H)
-        scale = np.linalg.norm(H, 1, axis=(1, 2))
-        finite = np.isfinite(eig)
-        near = finite & (
-            np.abs(eig.real)
-            <= _AXIS_RTOL * np.abs(eig) + _AXIS_SQRT_FACTOR * np.sqrt(_EPS) * scale[:, None]
-        )
-        return np.sort(np.where(near, np.abs(eig.imag), np.nan), axis=1)
-
-    def run(self, tol):
-        N = self.A.shape[0]
-        ok = np.ones(N, dtype=bool)
-        points = self.initial()
-        values = self.sigma(np.arange(N), points)
-        best = np.argmax(values, axis=1)
-        lower = values[np.arange(N), best]
-        freq = points[np.arange(N), best]
-        at_inf = self.sigma_D > lower
-        lower = np.where(at_inf, self.sigma_D, lower)
-        freq = np.where(at_inf, np.inf, freq)
-        ok &= lower > 0  # a response zero at every start point: single-model routine
-        last_points = points.copy()
-        active = np.flatnonzero(ok)
-        for _ in range(_MAX_ITERATIONS):
-            if active.size == 0:
-                break
-            level = lower[active] * (1.0 + tol)
-            amplification = 1.0 / (1.0 - (self.sigma_D[active] / level) ** 2)
-            pencil = amplification > _HAMILTONIAN_AMPLIFICATION_LIMIT
-            ok[active[pencil]] = False
-            active, level = active[~pencil], level[~pencil]
-            if active.size == 0:
-                break
-            cross = self.crossings(active, level)
-            none = np.all(np.isnan(cross), axis=1)
-            keep = ~none
-            active, level, cross = active[keep], level[keep], cross[keep]
-            if active.size == 0:
-                break
-            # test points: crossings and midpoints of [0, c_1, ..., c_k, 2 c_k + 1]
-            upper_end = 2 * np.nanmax(cross, axis=1) + 1.0
-            padded = np.where(np.isnan(cross), upper_end[:, None], cross)
-            ends = np.concatenate([np.zeros((active.size, 1)), padded, upper_end[:, None]], 1)
-            mids = 0.5 * (ends[:, 1:] + ends[:, :-1])
-            mids = np.where(
-                np.concatenate([~np.isnan(cross), np.ones((active.size, 1), bool)], 1), mids, np.nan
-            )
-            test = np.sort(np.concatenate([cross, mids], 1), axis=1)
-            valid = ~np.isnan(test)
-            vals = self.sigma(active, np.where(valid, test, 0.0))
-            vals = np.where(valid, vals, -np.inf)
-            best = np.argmax(vals, axis=1)
-            top = vals[np.arange(active.size), best]
-            raise_ = top > lower[active]
-            lower[active[raise_]] = top[raise_]
-            freq[active[raise_]] = test[np.arange(active.size), best][raise_]
-            width = max(last_points.shape[1], test.shape[1])
-            if width > last_points.shape[1]:
-                last_points = np.pad(
-                    last_points, ((0, 0), (0, width - last_points.shape[1])), constant_values=np.nan
-                )
-            last_points[active] = np.pad(
-                test, ((0, 0), (0, width - test.shape[1])), constant_values=np.nan
-            )
-            active = active[top > level]
-        else:
-            ok[active] = False  # not converged: the single-model routine warns
-        lower, freq = self._refine(last_points, lower, freq, ok)
-        return lower, freq, ok
-
-    def _refine(self, points, lower, freq, ok, rounds=3, samples=17):
-        """Batched ``_LevelSetSearch._refine``: raises the attained lower bound only."""
-        rows = np.flatnonzero(ok & np.isfinite(freq))
-        if rows.size == 0:
-            return lower, freq
-        P = points[rows]
-        k = np.nanargmin(np.abs(P - freq[rows, None]), axis=1)
-        r = np.arange(rows.size)
-        count = np.sum(~np.isnan(P), axis=1)
-        left = P[r, np.maximum(k - 1, 0)]
-        right = P[r, np.minimum(k + 1, count - 1)]
-        go = np.isfinite(left) & np.isfinite(right) & (right > left)
-        rows, left, right = rows[go], left[go], right[go]
-        r = np.arange(rows.size)
-        for _ in range(rounds):
-            if rows.size == 0:
-                break
-            grid = np.linspace(left, right, samples, axis=1)
-            vals = self.sigma(rows, grid)
-            j = np.argmax(vals, axis=1)
-            top = vals[r, j]
-            better = top > lower[rows]
-            lower[rows[better]] = top[better]
-            freq[rows[better]] = grid[r, j][better]
-            left = grid[r, np.maximum(j - 1, 0)]
-            right = grid[r, np.minimum(j + 1, samples - 1)]
-        return lower, freq
+    return _hinfnorm_family(models, tol)
 
 
 def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):

@@ -44,8 +44,9 @@ import scipy.linalg
 
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
+from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
-from robustmb.analysis.model_family import h2norm_stack, hinfnorm_stack, is_model_stack
+from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import verified_stable
 from robustmb.errors import DimensionError, FloatRangeError
 
@@ -153,7 +154,7 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
         raise DimensionError(f"tol must be a number in (0, 1); got {tol!r}")
     if is_model_stack(sys):
-        return hinfnorm_stack(sys, tol=float(tol))
+        return _hinfnorm_family(sys, float(tol))
     A, B, C, D, dt = as_statespace_data(sys)
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
@@ -167,6 +168,15 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
     result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=stiff)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
+
+
+def _hinfnorm_family(models, tol):
+    """``hinfnorm`` of every model of a family: the batch settles what it can, the single-
+    model routine the rest."""
+    gamma, fpeak = hinfnorm_batch(models, tol=tol)
+    for k in np.flatnonzero(np.isnan(gamma)):
+        gamma[k], fpeak[k] = hinfnorm(_model_tuple(models, k), tol=tol)
+    return gamma, fpeak
 
 
 def _slicot_peak_frequency(A, B, C, D, dt, tol):
@@ -233,7 +243,7 @@ def h2norm(sys) -> float:
     inf
     """
     if is_model_stack(sys):
-        return h2norm_stack(sys)
+        return _h2norm_family(sys)
     A, B, C, D, dt = as_statespace_data(sys)
     A, B, C = balance_realization(A, B, C)
     n = A.shape[0]
@@ -243,6 +253,14 @@ def h2norm(sys) -> float:
     B, C, D, e = _unit_scaled(B, C, D)
     value = _h2_scaled(A, B, C, D, n, discrete, dt)
     return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
+
+
+def _h2norm_family(models):
+    """``h2norm`` of every model of a family, as :func:`_hinfnorm_family`."""
+    values = h2norm_batch(models)
+    for k in np.flatnonzero(np.isnan(values)):
+        values[k] = h2norm(_model_tuple(models, k))
+    return values
 
 
 def _h2_scaled(A, B, C, D, n, discrete, dt):

@@ -1,4 +1,8 @@
-"""Self-contained HTML page of a worst-case report (figures embedded as PNG data URIs)."""
+"""Self-contained HTML page of a worst-case report.
+
+Figures are embedded as PNG data URIs; the frequency and step plots are interactive
+(:mod:`~robustmb.report.interactive`: their data and an inline script, no network).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import html
 
 import numpy as np
 
+from . import interactive
 from .figures import _fmt, margin_rows, mu_caption
 from .step_analysis import N_STEP_SAMPLES
 
@@ -76,12 +81,24 @@ def _table(header, rows, num_cols=()):
     return "\n".join(out)
 
 
-def _img(png: bytes, alt: str, caption: str) -> str:
+def _img_tag(png: bytes, alt: str) -> str:
     data = base64.b64encode(png).decode("ascii")
-    return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
-        f"<figcaption>{_e(caption)}</figcaption></figure>"
-    )
+    return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
+
+
+def _img(png: bytes, alt: str, caption: str) -> str:
+    return f"<figure>{_img_tag(png, alt)}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+def _figure(charts, key, png, alt, caption, chart_caption=None) -> str:
+    """The interactive chart(s) of figure ``key`` with its PNG as the no-script fallback
+    (``chart_caption`` when the charts draw other curves than the PNG), or the PNG alone
+    when the figure has no interactive form."""
+    if key in charts:
+        return interactive.chart_figure_html(
+            charts[key], chart_caption or caption, _img_tag(png, alt)
+        )
+    return _img(png, alt, caption)
 
 
 _CLASS = {"pass": "ok", "fail": "bad", "inconclusive": "unknown"}
@@ -261,7 +278,9 @@ def _run_text(run):
     return f"run <code>{_e(run['id'])}</code>, {_e(run['created'])}"
 
 
-def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> str:
+def render_html(
+    analysis, pngs: dict, *, json_name="summary.json", run=None, interactive_plots=True
+) -> str:
     """The report page as a string.
 
     Parameters
@@ -275,6 +294,9 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
     run : dict, optional
         ``{"id": .., "created": ..}`` of the run, shown in the page header (the
         same values as in the JSON summary, so the two files can be matched).
+    interactive_plots : bool
+        Draw the μ, singular-value and step figures as interactive charts (hover
+        readout, zoom) with the PNG as the no-script fallback; False: the PNGs only.
 
     Examples
     --------
@@ -291,11 +313,13 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
     mu = rs.mu
     import robustmb
 
+    charts = interactive.report_charts(analysis) if interactive_plots else {}
+    charts = {k: v for k, v in charts.items() if k in pngs}
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(analysis.title)}</title>",
-        f"<style>{_STYLE}</style></head><body>",
+        f"<style>{_STYLE}{interactive.STYLE if charts else ''}</style></head><body>",
         f"<h1>{_e(analysis.title)}</h1>",
         f'<p class="meta">robustmb {_e(robustmb.__version__)} · '
         f"{_run_text(run)} · system "
@@ -350,7 +374,9 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
     if "mu_bounds" in pngs:
         parts.append("<h2>μ bounds over frequency</h2>")
         parts.append(
-            _img(
+            _figure(
+                charts,
+                "mu_bounds",
                 pngs["mu_bounds"],
                 "mu bounds vs frequency",
                 mu_caption(analysis),
@@ -359,11 +385,16 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
     if "singular_values" in pngs:
         parts.append("<h2>Performance channels</h2>")
         parts.append(
-            _img(
+            _figure(
+                charts,
+                "singular_values",
                 pngs["singular_values"],
                 "singular values",
                 "Largest singular value: nominal, random samples and the worst "
                 "case found; the dotted line is the certified worst-case bound.",
+                "Largest singular value: nominal, the envelope (largest and smallest) of "
+                "the stable random samples and the worst case found; dotted: the certified "
+                "worst-case bound; dashed green: the specification.",
             )
         )
     if analysis.step is not None:
@@ -372,12 +403,18 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         if "step" in pngs:
             n = min(N_STEP_SAMPLES, len(analysis.sample_values))
             parts.append(
-                _img(
+                _figure(
+                    charts,
+                    "step",
                     pngs["step"],
                     "step responses",
                     f"Unit steps on {', '.join(st.inputs)}: nominal, {n} random samples "
                     f"(seed {analysis.seed}) and the parameter values of the worst case of "
                     f"{st.worst_channel}.",
+                    f"Unit steps on {', '.join(st.inputs)}: nominal, the envelope (largest "
+                    f"and smallest) of {n} random samples (seed {analysis.seed}) and the "
+                    f"parameter values of the worst case of {st.worst_channel}; one chart "
+                    "per input-output pair.",
                 )
             )
         rows = [
@@ -473,5 +510,7 @@ def render_html(analysis, pngs: dict, *, json_name="summary.json", run=None) -> 
         f"<li>Every number of this report, with the worst-case parameter values, is "
         f'in <a href="{_e(json_name)}">{_e(json_name)}</a>.</li></ul>'
     )
+    if charts:
+        parts.append(f"<script>{interactive.SCRIPT}</script>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -13,7 +13,7 @@ import slycot
 from robustmb.analysis.freqresp import freqresp
 from robustmb.analysis.model_family import freqresp_stack, is_model_stack
 from robustmb.analysis.norms import h2norm, hinfnorm
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, FloatRangeError
 
 
 def family(seed, count, n=6, m=3, p=3, strictly_proper=False):
@@ -178,3 +178,30 @@ def test_mu_peak_stack_does_not_depend_on_the_number_of_candidates():
     peaks = [mu_peak_stack(R, blk, candidates=c)[0] for c in (1, 3, 30)]
     np.testing.assert_allclose(peaks[0], peaks[2], rtol=1e-6)
     np.testing.assert_allclose(peaks[1], peaks[2], rtol=1e-6)
+
+
+def test_batch_kernels_leave_undecided_members_to_the_single_model_routine():
+    from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
+
+    models = family(3, 5, n=4, m=2, p=2, strictly_proper=True)
+    unstable = control.ss(np.diag([-1.0, 0.5, -2.0, -3.0]), np.ones((4, 2)), np.ones((2, 4)), 0)
+    models.insert(2, unstable)
+    gamma, fpeak = hinfnorm_batch(models)
+    values = h2norm_batch(models)
+    # the unstable member is not decided by the batch; every other one is, and right
+    assert np.isnan(gamma[2]) and np.isnan(fpeak[2]) and np.isnan(values[2])
+    stable = [k for k in range(len(models)) if k != 2]
+    np.testing.assert_allclose(gamma[stable], [ab13dd(models[k]) for k in stable], rtol=2e-8)
+    np.testing.assert_allclose(values[stable], [ab13bd(models[k]) for k in stable], rtol=1e-9)
+    # the public calls settle it model by model
+    assert np.isinf(hinfnorm(models)[0][2]) and np.isinf(h2norm(models)[2])
+
+
+def test_family_member_beyond_the_float_range_raises_as_a_single_model_does():
+    G = control.ss(-np.eye(2), 1e160 * np.ones((2, 1)), 1e160 * np.ones((1, 2)), 0)
+    small = control.ss(-np.eye(2), np.ones((2, 1)), np.ones((1, 2)), 0)
+    for norm in (hinfnorm, h2norm):
+        with pytest.raises(FloatRangeError, match="beyond the range"):
+            norm(G)
+        with pytest.raises(FloatRangeError, match="beyond the range"):
+            norm([small, G])

@@ -90,7 +90,7 @@ def test_html_is_self_contained(mimo_report):
 
 
 def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
+    for name in ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(name)
         if path:
             return path

@@ -1,0 +1,144 @@
+"""A family of same-size LTI models held as one stack of state-space arrays.
+
+``A (N, n, n), B (N, n, m), C (N, p, n), D (N, p, m)`` and a common sampling time: the
+form in which the batched routines of :mod:`~robustmb.analysis.batched_norms` and
+:mod:`~robustmb.analysis.model_family` see a gridded or Monte-Carlo family.  Kept apart
+from both so that the single-model norms (which accept a family too) can recognise one
+without importing the routines that fall back on them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robustmb.analysis._statespace import as_statespace_data
+from robustmb.errors import DimensionError
+
+__all__ = ["as_statespace_stack", "is_model_stack"]
+
+
+def is_model_stack(sys) -> bool:
+    """True for a list of LTI models or a tuple ``(A, B, C, D[, dt])`` with 3-D ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_model_stack((np.zeros((5, 2, 2)), np.zeros((5, 2, 1)), np.zeros((5, 1, 2)),
+    ...                 np.zeros((5, 1, 1))))
+    True
+    >>> is_model_stack([[1.0, 2.0]])      # a static gain, not a family
+    False
+    """
+    if isinstance(sys, tuple) and len(sys) in (4, 5):
+        return np.ndim(sys[0]) == 3
+    if isinstance(sys, list) and sys:
+        import control
+
+        from robustmb.lft.complex_statespace import ComplexStateSpace
+
+        lti = (control.StateSpace, control.TransferFunction, ComplexStateSpace)
+
+        def is_model(item):
+            # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
+            if isinstance(item, tuple):
+                return len(item) in (4, 5) and np.ndim(item[0]) == 2
+            return isinstance(item, lti)
+
+        return all(is_model(item) for item in sys)
+    return False
+
+
+def as_statespace_stack(models, *, argname: str = "sys"):
+    """Stacked state-space matrices of a family of same-size models.
+
+    Parameters
+    ----------
+    models : list of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
+        Every model in a form accepted by
+        :func:`~robustmb.analysis._statespace.as_statespace_data`; all with the same
+        numbers of states, inputs and outputs and the same sampling time.
+    argname : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    A, B, C, D : numpy.ndarray
+        Shapes ``(N, n, n)``, ``(N, n, m)``, ``(N, p, n)``, ``(N, p, m)``.
+    dt : float
+
+    Raises
+    ------
+    DimensionError
+        An element differs in size or sampling time from the first one (it is named).
+
+    Examples
+    --------
+    >>> import control
+    >>> A, B, C, D, dt = as_statespace_stack([control.tf([1.0], [1.0, k]) for k in (1, 2)])
+    >>> A.shape, dt
+    ((2, 1, 1), 0.0)
+    """
+    if isinstance(models, tuple):
+        arrays = [np.asarray(x) for x in models[:4]]
+        N = arrays[0].shape[0]
+        if any(x.ndim != 3 or x.shape[0] != N for x in arrays):
+            raise DimensionError(
+                f"{argname} as a stacked tuple needs A, B, C, D of 3 dimensions with the same "
+                f"leading size; got shapes {[x.shape for x in arrays]}"
+            )
+        dt_in = models[4] if len(models) == 5 else 0.0
+        items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
+    else:
+        items = models
+        fast = _stack_of_statespace(models, argname)
+        if fast is not None:
+            return fast
+    parts = [as_statespace_data(item, argname=f"{argname}[{k}]") for k, item in enumerate(items)]
+    A0, _, _, D0, dt0 = parts[0]
+    for k, (A, _, _, D, dt) in enumerate(parts):
+        if A.shape != A0.shape or D.shape != D0.shape or dt != dt0:
+            raise DimensionError(
+                f"{argname}[{k}] has {A.shape[0]} states, {D.shape[1]} inputs, {D.shape[0]} "
+                f"outputs and dt={dt}; {argname}[0] has {A0.shape[0]}, {D0.shape[1]}, "
+                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size"
+            )
+    dtype = np.result_type(*(M for part in parts for M in part[:4]))
+    stacked = [np.array([part[i] for part in parts], dtype=dtype) for i in range(4)]
+    return (*stacked, dt0)
+
+
+def _stack_of_statespace(models, argname):
+    """Stacked matrices of real ``control.StateSpace`` models of one size and sampling
+    time, validated once for the whole stack; None for anything else (then every model
+    goes through :func:`as_statespace_data`, which names the element at fault)."""
+    import control
+
+    if not all(type(G) is control.StateSpace for G in models):
+        return None
+    G0 = models[0]
+    if G0.dt is not None and G0.dt is not True and not isinstance(G0.dt, int | float):
+        return None
+    if any(G.A.shape != G0.A.shape or G.D.shape != G0.D.shape or G.dt != G0.dt for G in models):
+        return None
+    try:
+        stacked = [np.array([getattr(G, X) for G in models]) for X in "ABCD"]
+    except (TypeError, ValueError):
+        return None
+    if not all(X.dtype.kind in "fiu" for X in stacked):  # complex or object: slow path
+        return None
+    stacked = [X.astype(float) for X in stacked]
+    if not all(np.isfinite(X).all() for X in stacked):
+        return None
+    dt = as_statespace_data(G0, argname=f"{argname}[0]")[4]
+    return (*stacked, dt)
+
+
+def _models(A, B, C, D, dt):
+    return [(A[k], B[k], C[k], D[k], dt) for k in range(A.shape[0])]
+
+
+def _model_tuple(models, k):
+    """Model ``k`` of a family, in the form it was given (an LTI object or a tuple)."""
+    if isinstance(models, tuple):
+        return tuple(np.asarray(x)[k] for x in models[:4]) + tuple(models[4:])
+    return models[k]
