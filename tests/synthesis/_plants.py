@@ -2,6 +2,7 @@
 
 import control
 import numpy as np
+import scipy.linalg
 from _oracles import load_oracle
 
 
@@ -34,11 +35,24 @@ def compleib_plant(name, eps=0.0):
 
 
 def independent_hinf(P, K):
-    """Closed-loop H-infinity norm by python-control (lft) and SLICOT AB13DD (control.norm)."""
+    """Closed-loop H-infinity norm by python-control (lft) and SLICOT AB13DD (control.norm).
+
+    The loop is diagonally balanced first (LAPACK's gebal through scipy): on stiff loops
+    AB13DD overestimates the norm of the raw realization, e.g. 4.464057 for a loop whose
+    peak is 4.4636340 (50-digit mpmath evaluation; balanced AB13DD gives 4.4636340).
+    """
     cl = P.lft(K)
     if np.max(np.abs(cl.poles()) if cl.dt else cl.poles().real) >= (1.0 if cl.dt else 0.0):
         return np.inf
-    return float(control.norm(cl, "inf"))
+    _, (scale, _) = scipy.linalg.matrix_balance(cl.A, permute=False, separate=True)
+    balanced = control.ss(
+        cl.A / scale[:, None] * scale[None, :],
+        cl.B / scale[:, None],
+        cl.C * scale[None, :],
+        cl.D,
+        cl.dt,
+    )
+    return float(control.norm(balanced, "inf"))
 
 
 def one_blas_thread():
