@@ -561,18 +561,34 @@ def robust_systune(
             rng = np.random.default_rng(seed)
             x0 = params.initial() if not initial else _initial_vector(params, initial)
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
+            # Several initial samples: the starts are tuned on the nominal point alone
+            # (a problem random starts solve far more often), and the best of them is
+            # continued on the whole initial set.
+            first = build(points[:1]) if len(points) > 1 else problem
             rr = []
             for s in starts:
-                rr.append(_run(problem, s, maxiter, None, polished))
+                rr.append(_run(first, s, maxiter, None, polished))
                 if progress:
                     print(
-                        f"robust tuning start {len(rr)}: {rr[-1].value:.6g} "
+                        f"robust tuning start {len(rr)}"
+                        f"{' (nominal)' if first is not problem else ''}: {rr[-1].value:.6g} "
                         f"({rr[-1].message}, {rr[-1].time:.1f} s)",
                         file=sys.stderr,
                         flush=True,
                     )
             best = int(np.argmin([r.value for r in rr]))
             runs = [rr[best]] + [r for i, r in enumerate(rr) if i != best]
+            if first is not problem:
+                v0 = runs[0].value
+                target = v0 if np.isfinite(v0) and v0 > 0 else None
+                runs = [_run(problem, runs[0].x, maxiter, target, polished)] + runs
+                if progress:
+                    print(
+                        f"robust tuning on the {len(points)} initial samples: "
+                        f"{runs[0].value:.6g} ({runs[0].message})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         else:
             # Warm start from the previous design (feasibility restored if needed).
             runs = [_run(problem, x, maxiter, target, polished)] + runs
