@@ -10,7 +10,8 @@ Runs :func:`robustmb.examples.arm_lpv_synthesis` (active-set robust ``systune`` 
 * the active-set size, the number of rounds, the tuning and certification times, and
   the ratios gamma2 / 0.69.
 
-Usage: ``python benchmarks/bench_arm_synthesis.py [--seed 0] [--starts 2] [--splits t1=2,t2=2]``
+Usage: ``python benchmarks/bench_arm_synthesis.py [--seed 0] [--starts 2] [--splits t1=2,t2=2]
+[--budget 600] [--no-certify]`` (``--budget``: seconds per goal for the sub-box certificates).
 """
 
 from __future__ import annotations
@@ -29,11 +30,19 @@ def main():
     ap.add_argument("--starts", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--splits", default="", help="certify on sub-boxes, e.g. t1=2,t2=2")
+    ap.add_argument("--budget", type=float, default=None, help="seconds per goal, sub-boxes")
+    ap.add_argument("--no-certify", action="store_true", help="tune and search only")
     args = ap.parse_args()
     splits = {k: int(v) for k, v in (s.split("=") for s in args.splits.split(",") if s)} or None
     t0 = time.perf_counter()
     res = arm_lpv_synthesis(
-        seed=args.seed, random_start=args.starts, max_rounds=args.rounds, certify_splits=splits
+        seed=args.seed,
+        random_start=args.starts,
+        max_rounds=args.rounds,
+        certify_splits=splits,
+        certify=not args.no_certify,
+        certify_budget=args.budget,
+        progress=True,
     )
     wall = time.perf_counter() - t0
     tun = res.tuning
@@ -42,7 +51,8 @@ def main():
         print(
             f"  round {h['round']}: {h['active_set_size']} samples, active "
             f"{np.round(h['active'], 4).tolist()}, worst found "
-            f"{np.round(h['worst_found'], 4).tolist()}, {h['time']:.1f} s"
+            f"{np.round(h['worst_found'], 4).tolist()}, "
+            f"{'polished, ' if h.get('polished') else ''}{h['time']:.1f} s"
         )
     print(f"{'':10s} {'active set':>11s} {'found':>8s} {'certified':>10s} {'paper':>7s}")
     print(

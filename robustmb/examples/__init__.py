@@ -31,6 +31,7 @@ from .arm_lpv import (
     ArmLPVResult,
     arm_lpv_synthesis,
     arm_lpv_tuning_problem,
+    scheduling_corners,
 )
 from .arm_nonlinear import ArmStepCheck, arm_step_check, two_link_arm_schedule
 from .balloon import BALLOON_GONDOLA_TABLE1, balloon_gondola
@@ -51,6 +52,7 @@ __all__ = [
     "ArmLPVResult",
     "arm_lpv_synthesis",
     "arm_lpv_tuning_problem",
+    "scheduling_corners",
     "BALLOON_GONDOLA_TABLE1",
     "LIN_YAE_GRAVITY",
     "TWO_LINK_ARM_ANGLE_RANGES",

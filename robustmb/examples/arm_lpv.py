@@ -146,8 +146,33 @@ class ArmLPVResult:
     time: float
 
 
+def scheduling_corners(problem):
+    """The four ``(t1, t2)`` corners of the scheduling box, physical parameters nominal.
+
+    Examples
+    --------
+    >>> from robustmb.examples import arm_lpv_tuning_problem, scheduling_corners
+    >>> pts = scheduling_corners(arm_lpv_tuning_problem())
+    >>> len(pts), sorted(pts[0])
+    (4, ['J1', 'L2', 'm1', 'm3', 'rho1', 't1', 't2'])
+    """
+    els = problem.closed_loop.uncertainty
+    phys = {n: el.nominal for n, el in els.items() if n not in ("t1", "t2")}
+    return [
+        {"t1": els["t1"].range[i], "t2": els["t2"].range[j]} | phys for i in (0, 1) for j in (0, 1)
+    ]
+
+
 def arm_lpv_synthesis(
-    *, seed=0, random_start=2, max_rounds=12, certify=True, certify_splits=None, **options
+    *,
+    seed=0,
+    random_start=2,
+    max_rounds=12,
+    certify=True,
+    certify_splits=None,
+    hard_margin=PAPER_GAMMA1,
+    scan_levels=3,
+    **options,
 ):
     """Tune and certify the robust LPV controller of the arm (problem (27)).
 
@@ -164,9 +189,17 @@ def arm_lpv_synthesis(
         Certify both goals with ``wcgain`` over the whole box.
     certify_splits : dict, optional
         ``{name: pieces}``: certify on sub-boxes (a tighter, still certified bound).
+    hard_margin : float
+        The hard goal is tuned below this level on the active set (the paper's 0.97),
+        leaving slack for the parameter values between the samples.
+    scan_levels : int
+        Grid points per parameter axis of each worst-case search (3: ``3^7`` points).
     **options
         Further options of :func:`robustmb.systune` (``n_random``, ``rtol``,
-        ``initial``, ``maxiter``).
+        ``initial``, ``maxiter``, ``max_add``, ``certify_budget``, ``polish``).
+
+    The active set starts from the nominal point and the four ``(t1, t2)`` corners
+    (:func:`scheduling_corners`): the scheduled controller must hold at all of them.
 
     Returns
     -------
@@ -192,6 +225,10 @@ def arm_lpv_synthesis(
         certify=certify,
         max_rounds=max_rounds,
         certify_splits=certify_splits,
+        samples=scheduling_corners(prob),
+        robust=True,
+        hard_margin=hard_margin,
+        scan_levels=scan_levels,
         **options,
     )
     cv = res.certified_values if certify else [np.nan, np.nan]

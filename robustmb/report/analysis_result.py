@@ -336,7 +336,8 @@ class WorstCaseAnalysis:
                 "nominal_poles": self.nominal_poles,
             },
             "parameters": self.parameters,
-            "verdict": self.verdict,
+            # The overall verdict: the worst of robust stability and every channel.
+            "verdict": self.performance_verdict,
             "robust_performance": {
                 "verdict": self.performance_verdict,
                 "headline": self.headline(),
@@ -344,6 +345,7 @@ class WorstCaseAnalysis:
                 "channel_verdicts": {ch.name: ch.verdict for ch in self.channels},
             },
             "robust_stability": {
+                "verdict": self.verdict,
                 "lower": rs.lower,
                 "upper": rs.upper,
                 "critical_frequency": rs.critical_frequency,

@@ -450,6 +450,7 @@ def robust_systune(
     hard_margin=1.0,
     scan_levels=2,
     certify_budget=None,
+    polish="final",
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -467,6 +468,10 @@ def robust_systune(
         ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
     certify_budget : float, optional
         Seconds per goal for the sub-box certificates (checked between sub-boxes).
+    polish : {"final", True, False}
+        Gradient sampling where BFGS stops, in every round (``True``), never, or
+        (``"final"``) only once the search finds no violation: that design is polished
+        on the same active set and searched again.
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
     max_add : int
@@ -507,6 +512,8 @@ def robust_systune(
     """
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
         raise ArgumentError(f"systune: max_rounds must be an integer >= 1, got {max_rounds!r}")
+    if polish not in ("final", True, False):
+        raise ArgumentError(f"systune: polish must be 'final', True or False, got {polish!r}")
     if not (isinstance(hard_margin, int | float) and 0 < hard_margin <= 1):
         raise ArgumentError(f"systune: hard_margin must be in (0, 1], got {hard_margin!r}")
     t_start = time.perf_counter()
@@ -545,28 +552,46 @@ def robust_systune(
     history, runs, x = [], [], None
     worst = []
     target = None
+    polish_now = polish is True
     for rnd in range(max_rounds):
         t0 = time.perf_counter()
+        polished = polish_now
         problem = build(points)
         if x is None:
             rng = np.random.default_rng(seed)
             x0 = params.initial() if not initial else _initial_vector(params, initial)
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
+            # Several initial samples: the starts are tuned on the nominal point alone
+            # (a problem random starts solve far more often), and the best of them is
+            # continued on the whole initial set.
+            first = build(points[:1]) if len(points) > 1 else problem
             rr = []
             for s in starts:
-                rr.append(_run(problem, s, maxiter, None))
+                rr.append(_run(first, s, maxiter, None, polished))
                 if progress:
                     print(
-                        f"robust tuning start {len(rr)}: {rr[-1].value:.6g} "
+                        f"robust tuning start {len(rr)}"
+                        f"{' (nominal)' if first is not problem else ''}: {rr[-1].value:.6g} "
                         f"({rr[-1].message}, {rr[-1].time:.1f} s)",
                         file=sys.stderr,
                         flush=True,
                     )
             best = int(np.argmin([r.value for r in rr]))
             runs = [rr[best]] + [r for i, r in enumerate(rr) if i != best]
+            if first is not problem:
+                v0 = runs[0].value
+                target = v0 if np.isfinite(v0) and v0 > 0 else None
+                runs = [_run(problem, runs[0].x, maxiter, target, polished)] + runs
+                if progress:
+                    print(
+                        f"robust tuning on the {len(points)} initial samples: "
+                        f"{runs[0].value:.6g} ({runs[0].message})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         else:
             # Warm start from the previous design (feasibility restored if needed).
-            runs = [_run(problem, x, maxiter, target)] + runs
+            runs = [_run(problem, x, maxiter, target, polished)] + runs
         x = runs[0].x
         sv, hv = problem.values(x)
         hv = [v * hard_margin for v in hv]  # the hard goals' own values
@@ -592,6 +617,7 @@ def robust_systune(
                 "active": act,
                 "worst_found": [w.value for w in worst],
                 "violated": violated,
+                "polished": polished,
                 "time": time.perf_counter() - t0,
             }
         )
@@ -604,7 +630,10 @@ def robust_systune(
                 flush=True,
             )
         if not violated:
-            break
+            if polished or polish is False:
+                break
+            polish_now = True  # polish this design on the same samples, then search again
+            continue
         added = 0
         for i in violated:
             # The worst case, then the most unstable points or further violating ones
@@ -620,6 +649,7 @@ def robust_systune(
                     added += 1
         if not added:
             break
+        polish_now = polish is True  # new samples: unpolished rounds until none violates
 
     values = params.values(x)
     tuned = cl.usubs(values)
@@ -661,7 +691,7 @@ def robust_systune(
     )
 
 
-def _run(problem, x0, maxiter, target):
+def _run(problem, x0, maxiter, target, polish=True):
     """One run: soft goals minimised subject to hard goals below 1 and stable loops.
 
     With hard goals, a min-max stage first minimises ``max(soft / t, hard)`` (the
@@ -671,7 +701,7 @@ def _run(problem, x0, maxiter, target):
     the best feasible point.
     """
     if not problem.hard:
-        return problem.run(x0, maxiter=maxiter)
+        return problem.run(x0, maxiter=maxiter, polish=polish)
     t_start = time.perf_counter()
     x = np.asarray(x0, float)
     sv, _ = problem.values(x)
@@ -683,7 +713,7 @@ def _run(problem, x0, maxiter, target):
             for term in problem.soft
         ]
         mm = TuningProblem(problem.params, scaled + problem.hard, [], problem.loops)
-        r = mm.run(x, maxiter=maxiter)
+        r = mm.run(x, maxiter=maxiter, polish=False)  # the barrier run below polishes
         hist += r.history
         if not np.isfinite(r.value):
             break
@@ -699,8 +729,8 @@ def _run(problem, x0, maxiter, target):
         else:
             t = 0.9 * s_val
     if best is None:
-        return problem.run(x, maxiter=maxiter)
-    r = problem.run(best[1], maxiter=maxiter)
+        return problem.run(x, maxiter=maxiter, polish=polish)
+    r = problem.run(best[1], maxiter=maxiter, polish=polish)
     if not r.value <= best[0]:
         r.x, r.value = best[1], best[0]
     r.start, r.history = np.asarray(x0, float), hist + r.history
