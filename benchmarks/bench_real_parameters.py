@@ -13,7 +13,8 @@ The ``/grid`` column is the time over the grid's, measured in the same run (belo
 faster than the grid).
 
 Run: ``python benchmarks/bench_real_parameters.py`` (from the repository root);
-``--no-previous`` skips the previous-interval runs.
+``--no-previous`` skips the previous-interval runs; ``--gain-only`` runs only the
+wcgain / robgain branch-and-bound table.
 """
 
 import importlib.util
@@ -221,7 +222,63 @@ def branch_and_bound():
             )
 
 
+def resonance_product_loop(c=0.3, p=1.0):
+    """x'' + p x' + (1 - c d1 d2) x = u, y = x: worst-case gain and margin in closed form."""
+    import control
+
+    s = control.tf("s")
+    d1 = rmb.ureal("d1", 0.0, range=(-1, 1))
+    d2 = rmb.ureal("d2", 0.0, range=(-1, 1))
+    return rmb.feedback(rmb.uss(control.ss(1 / (s * s + p * s + 1))), -(c * d1 * d2))
+
+
+def gain_branch_and_bound():
+    """wcgain / robgain: single box against the branch and bound, with the closed forms.
+
+    ``/single`` is the time over the single-box run's (budget 0) in the same run.
+    """
+    c, p, gamma = 0.3, 1.0, 1.3
+    k = 1.0 - c
+    exact_gain = 1.0 / (p * np.sqrt(k - p * p / 4))
+    kk = 1.0 / (gamma * p) ** 2 + p * p / 4
+    exact_margin = np.sqrt((1.0 - kk) / c)
+    print(
+        f"\n{'call':24s} {'boxes':>6s} {'lower':>9s} {'upper':>9s} {'exact':>9s} {'gap %':>8s}"
+        f" {'t s':>7s} {'/single':>8s}  cover"
+    )
+    loop = resonance_product_loop(c, p)
+    for name, call, exact in [
+        ("wcgain", lambda b: rmb.wcgain(loop, max_boxes=b), exact_gain),
+        (f"robgain gamma={gamma}", lambda b: rmb.robgain(loop, gamma, max_boxes=b), exact_margin),
+    ]:
+        t_single = None
+        for budget in (0, 16):
+            t0 = time.perf_counter()
+            res = call(budget)
+            t = time.perf_counter() - t0
+            t_single = t if t_single is None else t_single
+            gap = 100 * (res.upper / res.lower - 1)
+            cov = res.boxes
+            note = (
+                "-"
+                if cov is None
+                else f"{'certified' if cov.certified else 'open'} {cov.boxes}/{cov.evaluated} "
+                f"({100 * cov.coverage:.1f} %)"
+            )
+            sound = (
+                "sound" if res.lower <= exact * (1 + 1e-9) <= res.upper * (1 + 1e-9) else "WRONG"
+            )
+            print(
+                f"{name:24s} {budget:6d} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f} {gap:8.3f}"
+                f" {t:7.2f} {t / t_single:8.2f}  {note} {sound}"
+            )
+
+
 if __name__ == "__main__":
+    if "--gain-only" in sys.argv:
+        gain_branch_and_bound()
+        sys.exit(0)
     main()
     branch_and_bound()
     problem_set()
+    gain_branch_and_bound()

@@ -175,6 +175,7 @@ def _half_axis_peak(
     rel_gap=1e-3,
     max_rounds=12,
     progress=None,
+    relax=True,
 ) -> MuPeak:
     """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
 
@@ -201,6 +202,11 @@ def _half_axis_peak(
         Refinement rounds for uncovered gaps.
     progress : callable, optional
         Called with a short message after each round.
+    relax : bool
+        Relax real blocks to complex ones at the new points of the second half of the
+        rounds (a reported step, see ``MuPeak.relaxed``).  Off, the real structure is
+        kept throughout: the branch and bound over the parameter box would rather split
+        a box than accept the (often far larger) complex bound.
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -324,7 +330,7 @@ def _half_axis_peak(
         # a relative width of about 2e-9 (see certified_interval), at any frequency.
         return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * lo]
 
-    relax_after = max_rounds // 2
+    relax_after = max_rounds // 2 if relax else max_rounds + 1
     relaxed_at: list = []
     real_level = level
     for rnd in range(max_rounds + 1):

@@ -216,3 +216,46 @@ def test_a_closer_crossing_of_the_boxes_is_mu_lower_bound(monkeypatch):
     assert abs(np.linalg.det(np.eye(m.shape[0]) - m @ delta)) < 1e-6
     d1, d2 = np.diag(delta)[:2].real
     assert _max_real_pole(1.0, 1.0, d1, d2) > -1e-9
+
+
+def _pole_escape_loop():
+    """2 K (1 + 1 / (0.4 s)) / ((tau s + 1)(0.05 s + 1)^2) in unit negative feedback."""
+    s = control.tf("s")
+    k = rmb.ureal("K", 2.0, percent=50)
+    tau = rmb.ureal("tau", 0.5, range=(0.2, 1.0))
+    return rmb.feedback(k / ((tau * s + 1) * (0.05 * s + 1) ** 2) * 2 * (1 + 1 / (0.4 * s)), 1)
+
+
+def _pole_escape_stable(kv, tv):
+    """Roots of 0.4 s (tau s + 1)(0.05 s + 1)^2 + 2 K (0.4 s + 1), written out."""
+    poly = np.polymul(np.polymul([0.4, 0.0], [tv, 1.0]), [0.0025, 0.1, 1.0])
+    poly = np.polyadd(poly, [0.8 * kv, 2.0 * kv])
+    return bool(np.max(np.roots(np.trim_zeros(poly, "f")).real) < 0)
+
+
+@pytest.mark.slow
+def test_sub_box_sweeps_keep_the_real_structure():
+    # On this sub-box the complex relaxation of the two real parameters is far above 1
+    # (about 3): a sweep that relaxes after half its rounds fails the box, one that keeps
+    # the real structure certifies it.
+    from robustmb.analysis.branch_and_bound import _channel_matrix
+    from robustmb.analysis.mu_sweep import certified_mu_peak
+
+    problem = uncertain_problem(_pole_escape_loop())
+    chan = _channel_matrix(problem, problem.blocks)
+    centre, radius = np.array([0.373, -1.399]), np.array([0.373, 0.093])
+    sub = recentre(problem.m11, chan @ centre, chan @ radius)
+    opts = dict(level=1.0 / (1.0 + 1e-6), lower=False, max_rounds=4)
+    relaxed = certified_mu_peak(sub, problem.blk, **opts)
+    real = certified_mu_peak(sub, problem.blk, relax=False, **opts)
+    assert not relaxed.covered
+    assert real.covered and real.relaxed == []
+    # sound: the whole sub-box is stable (K = 2 + d_K, tau = 0.6 + 0.4 d_tau)
+    t = np.linspace(-1, 1, 41)
+    assert all(
+        _pole_escape_stable(
+            2.0 + centre[0] + radius[0] * x, 0.6 + 0.4 * (centre[1] + radius[1] * y)
+        )
+        for x in t
+        for y in t
+    )
