@@ -1,23 +1,29 @@
-"""mu-synthesis by D-K iteration on an uncertain plant.
+"""mu-synthesis by D-K and D,G-K iteration on an uncertain plant.
 
 Each iteration
     K-step  H-infinity synthesis (:func:`.hinfsyn.hinfsyn`) on the scaled plant
-            ``diag(D(s), I, I) M diag(D(s)^-1, I, I)``;
+            ``(diag(D(s), I) M diag(D(s)^-1, I) - beta [[GM(s), 0], [0, 0]]) diag(R(s), I)``
+            (``GM = 0``, ``R = I`` without real blocks);
     mu-step mu upper bound of the closed loop ``N = Fl(M, K)`` on a frequency grid with the
-            robust-performance structure (the uncertainty blocks and one full block from
-            the performance outputs to the disturbances), by :func:`robustmb.mussv`;
-    D-fit   for every uncertainty block, the scalar scaling ``d_i(w)`` of the upper bound
-            (relative to the performance block) is fitted in magnitude by a stable,
-            minimum-phase ``g prod (s + z_j)/(s + p_j)`` (real positive zeros and poles),
-            of the lowest order up to ``max_order`` that fits to ``fit_tol`` (log scale).
+            robust-performance structure (the uncertainty blocks, real ones kept real,
+            and one full block from the performance outputs to the disturbances), by
+            :func:`robustmb.mussv`;
+    fit     the certificate ``sigma_max((Dl N Dr^-1/beta - j G)(I + G^2)^(-1/2)) <= 1``
+            of the upper bound at each frequency, relative to the performance block, is
+            turned into stable rational scalings: ``D`` of every block by a stable
+            minimum-phase factor (a scalar ``g prod (s + z_j)/(s + p_j)`` fitted in
+            magnitude, or a full triangular factor for a repeated scalar,
+            :func:`fit_factor`), ``G`` of every real block by a stable rational ``GM``
+            close to ``j G`` on the grid (:func:`fit_response`) and a factor ``R`` of
+            ``(I + G^2)^-1``; each of the lowest order up to ``max_order`` that fits.
 
-Scalars and real parameters get one scalar ``d`` per block (no full D for repeated
-scalars, no G scalings for real parameters: ``ureal`` is treated as complex, a valid but
-conservative choice).  Optionally each iteration's controller is reduced by balanced
-truncation and the reduced one is what is selected and certified.  The
-returned controller is the one with the smallest grid peak; its ``.mu`` is the certified
-peak over the whole frequency axis (:func:`robustmb.analysis.mu_sweep.certified_mu_peak`),
-and ``.certificate`` the :func:`robustmb.wcgain` result of the uncertain closed loop.
+Real parameters are complexified with ``mixed_mu=False`` (plain D-K, a valid but
+conservative choice); repeated scalars get one scalar D with ``full_dg=False``.
+Optionally each iteration's controller is reduced by balanced truncation and the
+reduced one is what is selected and certified.  The returned controller is the one with
+the smallest grid peak; its ``.mu`` is the certified peak over the whole frequency axis
+(:func:`robustmb.analysis.mu_sweep.certified_mu_peak`), and ``.certificate`` the
+:func:`robustmb.wcgain` result of the uncertain closed loop.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ from dataclasses import dataclass, field
 
 import control
 import numpy as np
+import scipy.linalg
 import scipy.optimize
+import scipy.signal
 import slycot
 
 from robustmb._progress import ProgressBar
 from robustmb.analysis import freqresp, mussv, wcgain
+from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.errors import DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
@@ -40,7 +49,14 @@ from robustmb.lft import lft_lower, lftdata, simplify
 from .hinfsyn import hinfsyn
 from .plant import closed_loop, partition_plant
 
-__all__ = ["MusynResult", "fit_magnitude", "musyn", "reduce_controller"]
+__all__ = [
+    "MusynResult",
+    "fit_factor",
+    "fit_magnitude",
+    "fit_response",
+    "musyn",
+    "reduce_controller",
+]
 
 
 @dataclass
@@ -77,14 +93,49 @@ class MusynResult:
     mu_certificate: object = field(repr=False, default=None)
 
 
+# Log-parameters are optimised with this offset: finite-difference steps are relative to
+# the parameter, and a corner frequency of 1 rad/s (log 0) would get a useless step.
+_OFF = 50.0
+
+
 def _rational(params, order, s):
     g = np.exp(params[0])
-    z = np.exp(params[1 : 1 + order])
-    p = np.exp(params[1 + order :])
+    z = np.exp(params[1 : 1 + order] - _OFF)
+    p = np.exp(params[1 + order :] - _OFF)
     val = np.full(s.shape, g, dtype=complex)
     for zj, pj in zip(z, p, strict=True):
         val *= (s + zj) / (s + pj)
     return val
+
+
+def _fit_magnitude_params(omega, mag, max_order, fit_tol, weight):
+    """``(order, g, zeros, poles)`` of the magnitude fit of :func:`fit_magnitude`."""
+    omega, logm = np.asarray(omega, float), np.log(np.asarray(mag, float))
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    s = 1j * omega
+    best = None
+    for order in range(max_order + 1):
+        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
+        x0 = np.concatenate([[np.median(logm)], np.log(corners), np.log(corners * 1.5)])
+        x0[1:] += _OFF
+
+        def resid(x, order=order):
+            return wts * (np.log(np.abs(_rational(x, order, s))) - logm)
+
+        # Corner frequencies stay within a decade of the grid: a pole or zero far outside
+        # it is not determined by the data and would only add stiff or near-axis modes.
+        lo = np.full(x0.size, np.log(omega[0] / 10) + _OFF)
+        hi = np.full(x0.size, np.log(omega[-1] * 10) + _OFF)
+        lo[0], hi[0] = -np.inf, np.inf
+        x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
+        sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
+        err = np.sqrt(np.mean((np.log(np.abs(_rational(sol.x, order, s))) - logm) ** 2))
+        if best is None or err < best[0] * 0.8:
+            best = (err, order, sol.x)
+        if err <= fit_tol:
+            break
+    err, order, x = best
+    return order, np.exp(x[0]), np.exp(x[1 : 1 + order] - _OFF), np.exp(x[1 + order :] - _OFF)
 
 
 def fit_magnitude(omega, mag, *, max_order=4, fit_tol=0.05, weight=None):
@@ -101,66 +152,316 @@ def fit_magnitude(omega, mag, *, max_order=4, fit_tol=0.05, weight=None):
     >>> order, bool(np.allclose(np.abs(d(1j * w)).ravel(), mag, rtol=1e-3))
     (1, True)
     """
-    omega, logm = np.asarray(omega, float), np.log(np.asarray(mag, float))
-    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    order, g, z, p = _fit_magnitude_params(omega, mag, max_order, fit_tol, weight)
+    if order == 0:
+        return _static([[g]]), 0
+    A, b, d = _modal_scalar(g, z, p)
+    return control.ss(A, b[:, None], np.ones((1, order)), [[d]]), order
+
+
+def _distinct(a):
+    """Real poles nudged apart (relative 1e-6) so that partial fractions exist."""
+    a = np.sort(np.asarray(a, float))
+    for i in range(1, a.size):
+        a[i] = max(a[i], a[i - 1] * (1 + 1e-6))
+    return a
+
+
+def _modal_scalar(g, z, p):
+    """``(A, b, c, d)``, diagonal ``A``, of ``g prod (s + z_j) / (s + p_j)``."""
+    p = _distinct(p)
+    res = np.array([g * np.prod(z - pj) / np.prod(np.delete(p, j) - pj) for j, pj in enumerate(p)])
+    return np.diag(-p), res, float(g)
+
+
+def fit_factor(omega, P, *, max_order=4, fit_tol=0.05, weight=None):
+    """Stable, minimum-phase ``F(s)`` (``r x r``) with ``F(jw)^H F(jw) ~ P(w)``.
+
+    ``P(w)`` (Hermitian positive definite, ``P(-w) = conj(P(w))``) is factored as
+    ``C^H C`` (Cholesky, ``C`` upper triangular); the diagonal of ``C`` is fitted in
+    magnitude (:func:`fit_magnitude`), which fixes a phase ``phi_k(w)`` for each row, and
+    the off-diagonal entries of row ``k`` are fitted to ``exp(j phi_k) C_kj`` with the
+    denominator of that row's diagonal entry (linear least squares).  ``diag(exp(j phi))``
+    is unitary, so the target still factors ``P``; ``F`` is upper triangular with a
+    minimum-phase diagonal and proper entries, so it has a stable inverse.  A row whose
+    off-diagonal entries the diagonal's poles do not fit to ``fit_tol`` (relative RMS)
+    gets extra real poles (up to ``max_order``, placed by variable projection).
+
+    Parameters
+    ----------
+    omega : array_like, shape (nw,)
+    P : array_like, shape (nw, r, r)
+    max_order, fit_tol, weight
+        As in :func:`fit_magnitude` (per diagonal entry).
+
+    Returns
+    -------
+    F : control.StateSpace
+    target : numpy.ndarray, shape (nw, r, r)
+        The phase-corrected factor ``diag(exp(j phi)) C`` that ``F`` was fitted to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.logspace(-2, 2, 50)
+    >>> T = np.array([[[1 + 1 / (1j * x + 1), 0.3 / (1j * x + 2)], [0, 2.0]] for x in w])
+    >>> P = np.conj(np.swapaxes(T, 1, 2)) @ T
+    >>> F, _ = fit_factor(w, P)
+    >>> Fw = np.array([F(1j * x) for x in w])
+    >>> bool(np.allclose(np.conj(np.swapaxes(Fw, 1, 2)) @ Fw, P, rtol=1e-3, atol=1e-4))
+    True
+    """
+    omega = np.asarray(omega, float)
+    P = np.asarray(P, complex)
+    r = P.shape[-1]
+    C = np.conj(np.swapaxes(np.linalg.cholesky(0.5 * (P + np.conj(np.swapaxes(P, 1, 2)))), 1, 2))
     s = 1j * omega
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    target = np.zeros_like(C)
+    rows = []
+    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
+    for k in range(r):
+        order, g, z, p = _fit_magnitude_params(omega, C[:, k, k].real, max_order, fit_tol, weight)
+        Ad, bd, dd = _modal_scalar(g, z, p)
+        pd = -np.diag(Ad)
+        dkk = dd + (bd[None, :] / (s[:, None] + pd[None, :])).sum(axis=1)
+        target[:, k, :] = (dkk / np.abs(dkk))[:, None] * C[:, k, :]
+        t = wts[:, None] * target[:, k, k + 1 :]
+        rhs = np.vstack([t.real, t.imag])
+        scale = (np.sqrt(np.mean(np.abs(t) ** 2)) if t.size else 1.0) + np.finfo(float).tiny
+
+        def solve(loga, pd=pd, rhs=rhs):
+            # off-diagonal entries of the row: c0 + sum_l c_l a_l / (s + a_l) over the
+            # diagonal's poles and extra real poles
+            a = _distinct(np.concatenate([pd, np.exp(loga - _OFF)]))
+            V = np.hstack([np.ones((s.size, 1)), a[None, :] / (s[:, None] + a[None, :])])
+            Vw = wts[:, None] * V
+            lhs = np.vstack([Vw.real, Vw.imag])
+            coef = np.linalg.lstsq(lhs, rhs, rcond=None)[0]
+            return a, coef, lhs @ coef - rhs
+
+        best = None
+        for extra in range(max_order + 1 if k < r - 1 else 1):
+            x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), extra + 2)[1:-1] + _OFF
+            if extra:
+                x0 = scipy.optimize.least_squares(
+                    lambda x, solve=solve: solve(x)[2].ravel(),
+                    x0,
+                    bounds=(np.full(extra, lo), np.full(extra, hi)),
+                ).x
+            a_row, coef, res = solve(x0)
+            err = np.sqrt(2 * np.mean(res**2)) / scale if k < r - 1 else 0.0
+            if best is None or err < best[0] * 0.8:
+                best = (err, a_row, coef)
+            if err <= fit_tol:
+                break
+        _, a_row, coef = best
+        # one state per pole: x_l' = -a_l x_l + b_l u, y_k = sum_l x_l + d u
+        Bk = np.zeros((a_row.size, r))
+        Bk[:, k + 1 :] = coef[1:] * a_row[:, None]
+        # the diagonal's residues sit on its own poles (a_row contains them, nudged alike)
+        idx = [int(np.argmin(np.abs(a_row - q))) for q in pd]
+        Bk[idx, k] += bd
+        Dk = np.zeros((1, r))
+        Dk[0, k], Dk[0, k + 1 :] = dd, coef[0]
+        rows.append((np.diag(-a_row), Bk, np.ones((1, a_row.size)), Dk))
+    A = scipy.linalg.block_diag(*[x[0] for x in rows])
+    B = np.vstack([x[1] for x in rows])
+    Cm = scipy.linalg.block_diag(*[x[2] for x in rows])
+    D = np.vstack([x[3] for x in rows])
+    return control.ss(A, B, Cm, D), target
+
+
+def fit_response(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
+    """Stable real-rational ``H(s)`` (``p x m``) with ``H(jw) ~ S(w)``.
+
+    ``H(s) = H0 + sum_l H_l a_l / (s + a_l)`` with real poles ``-a_l`` shared by all
+    entries; for each number of poles up to ``max_order`` the real coefficients are the
+    weighted linear least-squares fit and the poles are refined (variable projection),
+    until the relative RMS error is below ``fit_tol``.  ``S(-w) = conj(S(w))`` is implied.
+
+    Returns
+    -------
+    H : control.StateSpace
+    err : float
+        Relative weighted RMS error of the fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.logspace(-2, 2, 40)
+    >>> S = (2 / (1j * w + 3))[:, None, None]
+    >>> H, err = fit_response(w, S)
+    >>> H.nstates, bool(err < 1e-8)
+    (1, True)
+    """
+    omega = np.asarray(omega, float)
+    S = np.asarray(S, complex)
+    nw, p, m = S.shape
+    s = 1j * omega
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    T = (wts[:, None, None] * S).reshape(nw, -1)
+    rhs = np.vstack([T.real, T.imag])
+    scale = np.sqrt(np.mean(np.abs(T) ** 2)) + np.finfo(float).tiny
+
+    def solve(loga):
+        a = np.exp(loga - _OFF)
+        V = np.hstack([np.ones((nw, 1)), a[None, :] / (s[:, None] + a[None, :])])
+        Vw = wts[:, None] * V
+        lhs = np.vstack([Vw.real, Vw.imag])
+        coef = np.linalg.lstsq(lhs, rhs, rcond=None)[0]
+        return coef, (lhs @ coef - rhs)
+
     best = None
+    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
     for order in range(max_order + 1):
-        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
-        x0 = np.concatenate([[np.median(logm)], np.log(corners), np.log(corners * 1.5)])
-
-        def resid(x, order=order):
-            return wts * (np.log(np.abs(_rational(x, order, s))) - logm)
-
-        # Corner frequencies stay within a decade of the grid: a pole or zero far outside
-        # it is not determined by the data and would only add stiff or near-axis modes.
-        lo = np.full(x0.size, np.log(omega[0] / 10))
-        hi = np.full(x0.size, np.log(omega[-1] * 10))
-        lo[0], hi[0] = -np.inf, np.inf
-        x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
-        sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
-        err = np.sqrt(np.mean((np.log(np.abs(_rational(sol.x, order, s))) - logm) ** 2))
+        x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1] + _OFF
+        if order:
+            sol = scipy.optimize.least_squares(
+                lambda x: solve(x)[1].ravel(), x0, bounds=(np.full(order, lo), np.full(order, hi))
+            )
+            x0 = sol.x
+        coef, res = solve(x0)
+        err = np.sqrt(np.mean(res**2) * 2) / scale
         if best is None or err < best[0] * 0.8:
-            best = (err, order, sol.x)
+            best = (err, order, x0, coef)
         if err <= fit_tol:
             break
-    err, order, x = best
-    g, z, p = np.exp(x[0]), np.exp(x[1 : 1 + order]), np.exp(x[1 + order :])
-    tf = control.tf([g], [1.0])
-    for zj, pj in zip(z, p, strict=True):
-        tf = tf * control.tf([1.0, zj], [1.0, pj])
-    return control.ss(tf), order
+    err, order, loga, coef = best
+    a = np.exp(loga - _OFF)
+    H0 = coef[0].reshape(p, m)
+    if order == 0:
+        return control.ss([], [], [], H0), float(err)
+    # one block of m states per pole: x' = -a x + a u, y = H_l x
+    A = np.kron(np.diag(-a), np.eye(m))
+    B = np.kron(a[:, None], np.eye(m))
+    Cm = np.hstack([coef[1 + l].reshape(p, m) for l in range(order)])
+    return control.ss(A, B, Cm, H0), float(err)
 
 
-def _rp_structure(blocks, nw, nz):
-    """mussv ``blk`` and the channel counts of each block on the z and w sides."""
-    blk, zsizes, wsizes = [], [], []
+def _rp_structure(blocks, nw, nz, mixed):
+    """mussv ``blk`` and, per uncertainty block, ``(kind, z channels, w channels)``.
+
+    ``kind`` is ``"full"`` (one scalar scaling), ``"complex"`` (repeated complex scalar)
+    or ``"real"`` (repeated real scalar, complexified unless ``mixed``).
+    """
+    blk, info = [], []
     for name, kind, reps, shape in blocks:
         if kind in ("ultidyn", "ltidyn"):
             if reps != 1:
                 raise DimensionError(f"ultidyn {name!r} appears {reps} times; musyn needs 1")
             r, c = shape
             blk.append((r, c))
-            zsizes.append(c)
-            wsizes.append(r)
-        else:  # ucomplex and ureal: a repeated complex scalar (conservative for ureal)
+            info.append(("full", c, r))
+        elif kind == "real" and mixed:
+            blk.append((-reps, 0))
+            info.append(("real", reps, reps))
+        else:  # ucomplex, and ureal without mixed mu: a repeated complex scalar
             blk.append((reps, 0))
-            zsizes.append(reps)
-            wsizes.append(reps)
+            info.append(("complex", reps, reps))
     blk.append((nw, nz))
-    return blk, zsizes, wsizes
+    return blk, info
 
 
-def _scaled_plant(M, ds, zsizes, wsizes, nrest_out, nrest_in):
-    """``diag(D, I) M diag(D^-1, I)`` as a ``control.StateSpace``."""
-    left = [d for d, c in zip(ds, zsizes, strict=True) for _ in range(c)]
-    right = [1 / d for d, r in zip(ds, wsizes, strict=True) for _ in range(r)]
-    one = control.ss([], [], [], [[1.0]])
-    left += [one] * nrest_out
-    right += [one] * nrest_in
-    L = control.append(*left)
-    R = control.append(*right)
-    return L * M * R
+def _static(D):
+    return control.ss([], [], [], np.atleast_2d(np.asarray(D, float)))
+
+
+def _inverse(F):
+    """``F^-1`` of a square system with an invertible feedthrough."""
+    Di = np.linalg.inv(F.D)
+    if F.nstates == 0:
+        return _static(Di)
+    return control.ss(F.A - F.B @ Di @ F.C, F.B @ Di, -Di @ F.C, Di)
+
+
+def _transpose(F):
+    if F.nstates == 0:
+        return _static(F.D.T)
+    return control.ss(F.A.T, F.C.T, F.B.T, F.D.T)
+
+
+@dataclass
+class _Scaling:
+    """Rational scalings of one block: ``DL`` (z side), ``DRinv`` (w side), and for a
+    real block ``GM`` (from its w to its z channels) and ``R`` (w side)."""
+
+    DL: control.StateSpace
+    DRinv: control.StateSpace
+    GM: control.StateSpace | None = None
+    R: control.StateSpace | None = None
+
+
+def _identity_scalings(info):
+    return [_Scaling(_static(np.eye(c)), _static(np.eye(r))) for _, c, r in info]
+
+
+def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
+    """Rational D (and G) scalings from the mu upper bound's certificates on the grid.
+
+    ``mussv`` certifies ``mu <= beta(w)`` by ``sigma_max((Dl N Dr^-1/beta - j G)
+    (I + G^2)^(-1/2)) <= 1`` with ``Dl = (I + G^2)^(-1/4) D`` (``D``, ``G`` as stored).
+    The same ``Dl`` and ``beta G`` certify the peak, so ``G`` is rescaled to
+    ``G beta(w) / peak``.  ``Dl`` is normalised by the performance block's scalar, each
+    block's ``Dl`` is replaced by a fitted stable minimum-phase factor ``F = U Dl``
+    (``U(w)`` unitary, :func:`fit_factor`), and the G terms are carried into the same
+    coordinates: ``GM ~ U (j G) U^H`` (:func:`fit_response`) and ``R R^H ~ U (I + G^2)^-1
+    U^H``, so that ``(F N F_r^-1 / peak - GM) R`` is the scaled closed loop.
+    """
+    D, G = np.asarray(res.D), np.asarray(res.G)
+    real = any(kind == "real" for kind, _, _ in info)
+    Dl = hermitian_power(G, -0.25) @ D if real else D
+    ref = Dl[:, -1, -1]  # the performance block's scalar (real, positive)
+    Dl = Dl / ref[:, None, None]
+    Gp = G * (np.asarray(res.upper) / peak)[:, None, None]
+    out, pos = [], 0
+    for kind, c, r in info:
+        z = slice(pos, pos + c)
+        pos += c
+        if kind == "full":
+            d, _ = fit_magnitude(omega, np.abs(Dl[:, z.start, z.start]), max_order=max_order,
+                                 weight=weight)  # fmt: skip
+            out.append(_Scaling(control.append(*[d] * c), control.append(*[1 / d] * r)))
+            continue
+        Db = Dl[:, z, z]
+        if full_dg or r == 1:
+            F, T = fit_factor(omega, dagger(Db) @ Db, max_order=max_order, weight=weight)
+            U = T @ np.linalg.inv(Db)
+        else:  # one scalar per block: the geometric mean of the scaling's singular values
+            mag = np.abs(np.linalg.det(Db)) ** (1.0 / r)
+            d, _ = fit_magnitude(omega, mag, max_order=max_order, weight=weight)
+            F = control.append(*[d] * r)
+            ph = d(1j * omega).ravel() if d.nstates else np.ones(omega.size)
+            U = (ph / np.abs(ph))[:, None, None] * np.eye(r)
+        sc = _Scaling(F, _inverse(F))
+        if kind == "real":
+            Gb = Gp[:, z, z]
+            sc.GM, _ = fit_response(omega, U @ (1j * Gb) @ dagger(U), max_order=max_order,
+                                    weight=weight)  # fmt: skip
+            Q = U @ np.linalg.inv(np.eye(r) + Gb @ Gb) @ dagger(U)
+            FR, _ = fit_factor(omega, np.conj(Q), max_order=max_order, weight=weight)
+            sc.R = _transpose(FR)
+        out.append(sc)
+    return out
+
+
+def _scaled_plant(M, scalings, peak, nrest_out, nrest_in):
+    """``(diag(DL, I) M diag(DR^-1, I) - peak [[GM, 0], [0, 0]]) diag(R, I)``."""
+    left = [sc.DL for sc in scalings] + [_static(np.eye(nrest_out))]
+    right = [sc.DRinv for sc in scalings] + [_static(np.eye(nrest_in))]
+    Ps = control.append(*left) * M * control.append(*right)
+    if any(sc.GM is not None for sc in scalings):
+        gms = [
+            -peak * sc.GM
+            if sc.GM is not None
+            else _static(np.zeros(sc.DL.D.shape[0:1] + sc.DRinv.D.shape[1:]))
+            for sc in scalings
+        ]
+        gms.append(_static(np.zeros((nrest_out, nrest_in))))
+        Ps = Ps + control.append(*gms)
+        rs = [sc.R if sc.R is not None else _static(np.eye(sc.DRinv.D.shape[1])) for sc in scalings]
+        Ps = Ps * control.append(*rs, _static(np.eye(nrest_in)))
+    return Ps
 
 
 def reduce_controller(K, order):
@@ -201,8 +502,10 @@ def musyn(
     blk=None,
     progress=False,
     controller_order=None,
+    mixed_mu=True,
+    full_dg=True,
 ):
-    """Robust-performance controller by D-K iteration.
+    """Robust-performance controller by D-K (or D,G-K) iteration.
 
     Parameters
     ----------
@@ -210,7 +513,8 @@ def musyn(
         Plant with uncertain elements; its last ``nmeas`` outputs are measurements and
         last ``ncon`` inputs are controls.  Alternatively a ``control.StateSpace`` ``M``
         with the Delta channels first, together with ``blk`` (uncertainty blocks only,
-        MATLAB ``mussv`` convention, complex blocks).
+        MATLAB ``mussv`` convention: ``(-r, 0)`` real, ``(r, 0)`` complex repeated
+        scalar, ``(r, c)`` full block).
     nmeas, ncon : int
     omega : array_like, optional
         Frequency grid of the D-step (default: 60 points around the plant's poles).
@@ -228,11 +532,22 @@ def musyn(
         (:func:`reduce_controller`).  The D-K iteration itself runs at full order; the
         reduced controller of each iteration is evaluated on the uncertain loop, the best
         one is returned, and ``.mu`` / ``.certificate`` certify that reduced controller.
+    mixed_mu : bool
+        Treat real parameters as real (MATLAB's ``MixedMU``): the mu-step computes the
+        mixed mu upper bound with D and G scalings, and both are fitted and absorbed in
+        the K-step (D,G-K iteration).  With ``False`` real parameters are complexified
+        (plain D-K; valid but conservative, and so is the returned ``.mu``).
+    full_dg : bool
+        Full (``r x r``) D scalings for repeated scalar blocks (MATLAB's ``FullDG``);
+        with ``False`` one scalar per block.
 
     Notes
     -----
-    Real parameters (``ureal``) are treated as complex scalars: one D scaling per block
-    and no G scalings (no D,G-K iteration), which is valid but conservative.
+    The G scaling of a real block is a Hermitian ``G(w)`` with ``j G(jw)`` purely
+    imaginary on the axis; its rational fit ``GM`` is stable, so it matches ``j G`` only
+    approximately on the grid.  This only affects the K-step's objective: every reported
+    mu (``history``, ``.mu``) is computed afresh on the closed loop with the returned
+    controller.
 
     Returns
     -------
@@ -255,22 +570,19 @@ def musyn(
     uncertain = blk is None
     if uncertain:
         M, blocks = lftdata(simplify(P))
-        nd_z = sum(
-            (shape[1] if kind in ("ultidyn", "ltidyn") else reps) for _, kind, reps, shape in blocks
-        )
-        nd_w = sum(
-            (shape[0] if kind in ("ultidyn", "ltidyn") else reps) for _, kind, reps, shape in blocks
-        )
     else:
         M = P
-        blocks = [
-            (f"b{i}", "ultidyn" if c else "ucomplex", r if not c else 1, (r, c))
-            for i, (r, c) in enumerate(blk)
-        ]
-        nd_z = sum(c if c else r for r, c in blk)
-        nd_w = sum(r for r, c in blk)
+        blocks = []
+        for i, (r, c) in enumerate(blk):
+            if c:
+                blocks.append((f"b{i}", "ultidyn", 1, (r, c)))
+            else:
+                blocks.append((f"b{i}", "real" if r < 0 else "complex", abs(r), (1, 1)))
     if not isinstance(M, control.StateSpace):
         M = control.ss([], [], [], np.atleast_2d(M))
+    rp_probe, info = _rp_structure(blocks, 1, 1, mixed_mu)
+    nd_z = sum(c for _, c, _ in info)
+    nd_w = sum(r for _, _, r in info)
     ny, nu = M.noutputs, M.ninputs
     nz, nw = ny - nd_z - nmeas, nu - nd_w - ncon
     if nz < 1 or nw < 1:
@@ -278,7 +590,9 @@ def musyn(
             f"nmeas = {nmeas}, ncon = {ncon} leave no performance channels "
             f"({nz} outputs, {nw} inputs)"
         )
-    rp_blk, zsizes, wsizes = _rp_structure(blocks, nw, nz)
+    rp_blk, info = _rp_structure(blocks, nw, nz, mixed_mu)
+    mixed = any(kind == "real" for kind, _, _ in info)
+    step = "DG-K" if mixed else "D-K"
     if omega is None:
         poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
         poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
@@ -291,17 +605,17 @@ def musyn(
         raise DimensionError(
             f"controller_order must be a non-negative integer, got {controller_order!r}"
         )
-    ds = [control.ss([], [], [], [[1.0]]) for _ in zsizes]
+    scalings, peak_prev = _identity_scalings(info), 1.0
     history, best = [], None
     bar = ProgressBar(max_iter + 1, "musyn", enabled=bool(progress))
     for it in range(1, max_iter + 1):
-        bar.start(f"D-K {it}: K-step")
-        Ps = _scaled_plant(M, ds, zsizes, wsizes, nz + nmeas, nw + ncon)
+        bar.start(f"{step} {it}: K-step")
+        Ps = _scaled_plant(M, scalings, peak_prev, nz + nmeas, nw + ncon)
         t0 = time.perf_counter()
         syn = hinfsyn(Ps, nmeas, ncon)
         K = syn.controller
         t1 = time.perf_counter()
-        bar.note(f"D-K {it}: mu-step")
+        bar.note(f"{step} {it}: mu-step")
         N = closed_loop(full, (K.A, K.B, K.C, K.D))
         res = mussv(freqresp(N, omega), rp_blk, lower=False)
         peak = float(np.max(res.upper))
@@ -311,8 +625,12 @@ def musyn(
             "mu_peak": peak,
             "gamma": float(syn.gamma),
             "order": int(K.nstates),
-            "d_orders": [int(d.nstates) for d in ds],
+            "d_orders": [int(sc.DL.nstates) for sc in scalings],
         }
+        if mixed:
+            entry["g_orders"] = [
+                int(sc.GM.nstates + sc.R.nstates) if sc.GM is not None else 0 for sc in scalings
+            ]
         cand, cand_peak, cand_N = K, peak, N
         if controller_order is not None:
             cand = reduce_controller(K, controller_order)
@@ -325,22 +643,18 @@ def musyn(
             )
             entry.update(reduced_order=int(cand.nstates), reduced_mu_peak=cand_peak)
         history.append(entry)
-        label = f"D-K {it}: peak mu {peak:.4f}, order {K.nstates}"
+        label = f"{step} {it}: peak mu {peak:.4f}, order {K.nstates}"
         if controller_order is not None:
             label += f" (reduced to {cand.nstates}: {cand_peak:.4f})"
         bar.advance(label=f"{label}; K {t1 - t0:.1f} s, mu {t2 - t1:.1f} s")
         if np.isfinite(cand_peak) and (best is None or cand_peak < best[0]):
             best = (cand_peak, cand, cand_N)
-        # D-fit: scalar scaling of each block relative to the performance block.
-        Dl = res.scalings()[0]
-        idx = np.cumsum([0, *zsizes])
-        ref = np.abs(Dl[:, idx[-1], idx[-1]])
-        new = []
-        for i in range(len(zsizes)):
-            mag = np.abs(Dl[:, idx[i], idx[i]]) / ref
-            d, _ = fit_magnitude(omega, mag, max_order=max_order, weight=res.upper / peak)
-            new.append(d)
-        ds = new
+        if it < max_iter:
+            scalings = _fit_scalings(
+                omega, res, info, peak, max_order=max_order, full_dg=full_dg,
+                weight=res.upper / peak,
+            )  # fmt: skip
+            peak_prev = peak
     if best is None:
         bar.close()
         raise IllPosedError(
