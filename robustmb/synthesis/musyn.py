@@ -2,8 +2,8 @@
 
 Each iteration
     K-step  H-infinity synthesis (:func:`.hinfsyn.hinfsyn`) on the scaled plant
-            ``(diag(D(s), I) M diag(D(s)^-1, I) - beta [[GM(s), 0], [0, 0]]) diag(R(s), I)``
-            (``GM = 0``, ``R = I`` without real blocks);
+            ``diag(D(s), I) M diag(D(s)^-1, I) diag(Mg(s), I) + beta [[Ng(s), 0], [0, 0]]``
+            (``Mg = I``, ``Ng = 0`` without real blocks);
     mu-step mu upper bound of the closed loop ``N = Fl(M, K)`` on a frequency grid with the
             robust-performance structure (the uncertainty blocks, real ones kept real,
             and one full block from the performance outputs to the disturbances), by
@@ -13,9 +13,10 @@ Each iteration
             turned into stable rational scalings: ``D`` of every block by a stable
             minimum-phase factor (a scalar ``g prod (s + z_j)/(s + p_j)`` fitted in
             magnitude, or a full triangular factor for a repeated scalar,
-            :func:`fit_factor`), ``G`` of every real block by a stable rational ``GM``
-            close to ``j G`` on the grid (:func:`fit_response`) and a factor ``R`` of
-            ``(I + G^2)^-1``; each of the lowest order up to ``max_order`` that fits.
+            :func:`fit_factor`), ``-j G`` of every real block by a para-skew-Hermitian
+            ``h = H - H~`` (:func:`fit_skew`) absorbed through its normalised coprime
+            factors ``h = N M^-1`` (:func:`skew_coprime`); each of the lowest order up
+            to ``max_order`` that fits.
 
 Real parameters are complexified with ``mixed_mu=False`` (plain D-K, a valid but
 conservative choice); repeated scalars get one scalar D with ``full_dg=False``.
@@ -53,7 +54,6 @@ __all__ = [
     "MusynResult",
     "fit_factor",
     "fit_magnitude",
-    "fit_response",
     "musyn",
     "reduce_controller",
 ]
@@ -272,71 +272,117 @@ def fit_factor(omega, P, *, max_order=4, fit_tol=0.05, weight=None):
     return control.ss(A, B, Cm, D), target
 
 
-def fit_response(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
-    """Stable real-rational ``H(s)`` (``p x m``) with ``H(jw) ~ S(w)``.
+def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
+    """Stable ``H(s)`` (``r x r``, strictly proper) with ``H(jw) - H(jw)^H ~ S(w)``.
 
-    ``H(s) = H0 + sum_l H_l a_l / (s + a_l)`` with real poles ``-a_l`` shared by all
-    entries; for each number of poles up to ``max_order`` the real coefficients are the
-    weighted linear least-squares fit and the poles are refined (variable projection),
-    until the relative RMS error is below ``fit_tol``.  ``S(-w) = conj(S(w))`` is implied.
+    ``S(w)`` is skew-Hermitian with ``S(-w) = conj(S(w))`` (``-j G`` of a real block's
+    G scaling); ``h = H - H~`` (``H~(s) = H(-s)^T``) is then an exact real-rational
+    para-skew-Hermitian model of it, with poles mirrored about the imaginary axis.
+    ``H = sum_l C_l a_l / (s + a_l)``: real ``C_l`` by linear least squares, the poles
+    by variable projection, the lowest number up to ``max_order`` reaching ``fit_tol``.
 
     Returns
     -------
     H : control.StateSpace
     err : float
-        Relative weighted RMS error of the fit.
+        Relative weighted RMS error of ``H - H^H`` on the grid.
 
     Examples
     --------
     >>> import numpy as np
     >>> w = np.logspace(-2, 2, 40)
-    >>> S = (2 / (1j * w + 3))[:, None, None]
-    >>> H, err = fit_response(w, S)
+    >>> H0 = 3.0 / (1j * w + 2.0)
+    >>> H, err = fit_skew(w, (H0 - np.conj(H0))[:, None, None])
     >>> H.nstates, bool(err < 1e-8)
     (1, True)
     """
     omega = np.asarray(omega, float)
     S = np.asarray(S, complex)
-    nw, p, m = S.shape
+    nw, r, _ = S.shape
     s = 1j * omega
     wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
     T = (wts[:, None, None] * S).reshape(nw, -1)
-    rhs = np.vstack([T.real, T.imag])
+    rhs = np.concatenate([T.real.ravel(), T.imag.ravel()])
     scale = np.sqrt(np.mean(np.abs(T) ** 2)) + np.finfo(float).tiny
+    # entry (p, q) of H - H^H is sum_l C_l[p, q] phi_l - C_l[q, p] conj(phi_l)
+    E = np.eye(r * r).reshape(r * r, r, r)
+    Et = np.swapaxes(E, 1, 2).reshape(r * r, -1)
+    E = E.reshape(r * r, -1)
+
+    def design(loga):
+        a = np.exp(loga - _OFF)
+        phi = wts[:, None] * a[None, :] / (s[:, None] + a[None, :])  # (nw, L)
+        # columns: (l, entry of C_l); rows: (frequency, entry of h)
+        X = phi[:, :, None, None] * E[None, None] - np.conj(phi)[:, :, None, None] * Et[None, None]
+        X = np.moveaxis(X, 3, 1).reshape(nw * r * r, -1)
+        return np.vstack([X.real, X.imag])
 
     def solve(loga):
-        a = np.exp(loga - _OFF)
-        V = np.hstack([np.ones((nw, 1)), a[None, :] / (s[:, None] + a[None, :])])
-        Vw = wts[:, None] * V
-        lhs = np.vstack([Vw.real, Vw.imag])
-        coef = np.linalg.lstsq(lhs, rhs, rcond=None)[0]
-        return coef, (lhs @ coef - rhs)
+        X = design(loga)
+        coef = np.linalg.lstsq(X, rhs, rcond=None)[0]
+        return coef, X @ coef - rhs
 
-    best = None
     lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
-    for order in range(max_order + 1):
+    best = None
+    for order in range(1, max_order + 1):
         x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1] + _OFF
-        if order:
-            sol = scipy.optimize.least_squares(
-                lambda x: solve(x)[1].ravel(), x0, bounds=(np.full(order, lo), np.full(order, hi))
-            )
-            x0 = sol.x
+        x0 = scipy.optimize.least_squares(
+            lambda x: solve(x)[1], x0, bounds=(np.full(order, lo), np.full(order, hi))
+        ).x
         coef, res = solve(x0)
-        err = np.sqrt(np.mean(res**2) * 2) / scale
+        err = np.sqrt(2 * np.mean(res**2)) / scale
         if best is None or err < best[0] * 0.8:
             best = (err, order, x0, coef)
         if err <= fit_tol:
             break
     err, order, loga, coef = best
-    a = np.exp(loga - _OFF)
-    H0 = coef[0].reshape(p, m)
-    if order == 0:
-        return control.ss([], [], [], H0), float(err)
-    # one block of m states per pole: x' = -a x + a u, y = H_l x
-    A = np.kron(np.diag(-a), np.eye(m))
-    B = np.kron(a[:, None], np.eye(m))
-    Cm = np.hstack([coef[1 + l].reshape(p, m) for l in range(order)])
-    return control.ss(A, B, Cm, H0), float(err)
+    a = _distinct(np.exp(loga - _OFF))
+    Cs = coef.reshape(order, r, r)
+    # minimal realisation, rank(C_l) states per pole: x' = -a x + a V u, y = U x with
+    # C_l = U V (a non-minimal H leaves modes of h that its coprime factors cannot move)
+    tol = 1e-9 * max(np.abs(coef).max(), np.finfo(float).tiny)
+    As, Bs, Cms = [], [], []
+    for al, Cl in zip(a, Cs, strict=True):
+        Uu, sv, Vh = np.linalg.svd(Cl)
+        k = int(np.sum(sv > tol))
+        As += [-al] * k
+        Bs.append(al * sv[:k, None] * Vh[:k])
+        Cms.append(Uu[:, :k])
+    if not As:
+        return _static(np.zeros((r, r))), float(err)
+    return control.ss(np.diag(As), np.vstack(Bs), np.hstack(Cms), np.zeros((r, r))), float(err)
+
+
+def skew_coprime(H):
+    """Normalised right coprime factors ``h = N M^-1`` of ``h = H - H~``, sharing states.
+
+    ``M~ M + N~ N = I``, so ``M M^H = (I + h^H h)^-1`` on the axis: for ``h = -j G``,
+    ``(A / beta + h) M = (A / beta) M + N`` has the norm of the mixed-mu condition
+    ``sigma_max((A / beta - j G)(I + G^2)^(-1/2))`` with both terms stable.
+
+    Returns ``(Ac, Bc, CM, DM, CN)``: ``M = (Ac, Bc, CM, DM)`` and ``N = (Ac, Bc, CN, 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np, control
+    >>> H = control.ss([[-2.0]], [[1.0]], [[3.0]], [[0.0]])
+    >>> Ac, Bc, CM, DM, CN = skew_coprime(H)
+    >>> x = 1j * 0.7
+    >>> R = np.linalg.inv(x * np.eye(2) - Ac) @ Bc
+    >>> m, n = (CM @ R + DM)[0, 0], (CN @ R)[0, 0]
+    >>> h = 3 / (x + 2) - 3 / (-x + 2)
+    >>> bool(np.isclose(n / m, h) and np.isclose(abs(m) ** 2 + abs(n) ** 2, 1))
+    True
+    """
+    AH, BH, CH = H.A, H.B, H.C
+    # h = H - H~: H~ = (-AH^T, CH^T, -BH^T, 0), so -H~ = (-AH^T, CH^T, BH^T, 0)
+    A = scipy.linalg.block_diag(AH, -AH.T)
+    B = np.vstack([BH, CH.T])
+    C = np.hstack([CH, BH.T])
+    r = B.shape[1]
+    X = scipy.linalg.solve_continuous_are(A, B, C.T @ C, np.eye(r))
+    F = -B.T @ X
+    return A + B @ F, B, F, np.eye(r), C
 
 
 def _rp_structure(blocks, nw, nz, mixed):
@@ -367,6 +413,29 @@ def _static(D):
     return control.ss([], [], [], np.atleast_2d(np.asarray(D, float)))
 
 
+def _balanced(F, rtol=1e-10):
+    """Balanced realisation of a stable system, without states of Hankel singular value
+    below ``rtol`` times the largest (SLICOT AB09AD): the fits' modal forms with nearly
+    equal poles have large, cancelling residues, which the Riccati equations and the
+    K-step would otherwise inherit."""
+    if F.nstates == 0:
+        return F
+
+    def ab09ad(**order):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return slycot.ab09ad(
+                "C", "B", "N", F.nstates, F.ninputs, F.noutputs,
+                F.A.copy(), F.B.copy(), F.C.copy(), **order,
+            )  # fmt: skip
+
+    nr, Ar, Br, Cr, hsv = ab09ad()  # minimal balanced realisation
+    keep = int(np.sum(hsv > rtol * hsv[0])) if hsv.size and hsv[0] > 0 else 0
+    if keep < nr:
+        nr, Ar, Br, Cr, _ = ab09ad(nr=keep)
+    return control.ss(Ar[:nr, :nr], Br[:nr], Cr[:, :nr], F.D)
+
+
 def _inverse(F):
     """``F^-1`` of a square system with an invertible feedthrough."""
     Di = np.linalg.inv(F.D)
@@ -384,12 +453,11 @@ def _transpose(F):
 @dataclass
 class _Scaling:
     """Rational scalings of one block: ``DL`` (z side), ``DRinv`` (w side), and for a
-    real block ``GM`` (from its w to its z channels) and ``R`` (w side)."""
+    real block ``T = [M; N]``, the coprime factors of its G scaling (w side)."""
 
     DL: control.StateSpace
     DRinv: control.StateSpace
-    GM: control.StateSpace | None = None
-    R: control.StateSpace | None = None
+    T: control.StateSpace | None = None
 
 
 def _identity_scalings(info):
@@ -404,9 +472,10 @@ def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
     The same ``Dl`` and ``beta G`` certify the peak, so ``G`` is rescaled to
     ``G beta(w) / peak``.  ``Dl`` is normalised by the performance block's scalar, each
     block's ``Dl`` is replaced by a fitted stable minimum-phase factor ``F = U Dl``
-    (``U(w)`` unitary, :func:`fit_factor`), and the G terms are carried into the same
-    coordinates: ``GM ~ U (j G) U^H`` (:func:`fit_response`) and ``R R^H ~ U (I + G^2)^-1
-    U^H``, so that ``(F N F_r^-1 / peak - GM) R`` is the scaled closed loop.
+    (``U(w)`` unitary, :func:`fit_factor`), and ``G`` is carried into the same
+    coordinates, ``h ~ -j U G U^H``, fitted exactly para-skew-Hermitian (:func:`fit_skew`)
+    and absorbed through its normalised coprime factors (:func:`skew_coprime`):
+    ``(F N F_r^-1 / peak + h) M = (F N F_r^-1 / peak) M + N``.
     """
     D, G = np.asarray(res.D), np.asarray(res.G)
     real = any(kind == "real" for kind, _, _ in info)
@@ -421,7 +490,7 @@ def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
         if kind == "full":
             d, _ = fit_magnitude(omega, np.abs(Dl[:, z.start, z.start]), max_order=max_order,
                                  weight=weight)  # fmt: skip
-            out.append(_Scaling(control.append(*[d] * c), control.append(*[1 / d] * r)))
+            out.append(_Scaling(control.append(*[d] * c), control.append(*[_inverse(d)] * r)))
             continue
         Db = Dl[:, z, z]
         if full_dg or r == 1:
@@ -436,32 +505,72 @@ def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
         sc = _Scaling(F, _inverse(F))
         if kind == "real":
             Gb = Gp[:, z, z]
-            sc.GM, _ = fit_response(omega, U @ (1j * Gb) @ dagger(U), max_order=max_order,
-                                    weight=weight)  # fmt: skip
-            Q = U @ np.linalg.inv(np.eye(r) + Gb @ Gb) @ dagger(U)
-            FR, _ = fit_factor(omega, np.conj(Q), max_order=max_order, weight=weight)
-            sc.R = _transpose(FR)
+            if np.max(np.abs(Gb)) > 1e-9:
+                H, _ = fit_skew(omega, U @ (-1j * Gb) @ dagger(U), max_order=max_order,
+                                weight=weight)  # fmt: skip
+                H = _balanced(H)
+                try:
+                    Ac, Bc, CM, DM, CN = skew_coprime(H)
+                except (np.linalg.LinAlgError, ValueError):
+                    Ac = None  # no stabilising Riccati solution: this block keeps D only
+                if Ac is not None and (Ac.size == 0 or np.linalg.eigvals(Ac).real.max() >= 0):
+                    Ac = None  # an inaccurate Riccati solution: keep D only
+                if H.nstates and Ac is not None:
+                    sc.T = _balanced(
+                        control.ss(Ac, Bc, np.vstack([CM, CN]), np.vstack([DM, np.zeros((r, r))]))
+                    )
         out.append(sc)
     return out
 
 
 def _scaled_plant(M, scalings, peak, nrest_out, nrest_in):
-    """``(diag(DL, I) M diag(DR^-1, I) - peak [[GM, 0], [0, 0]]) diag(R, I)``."""
+    """``diag(DL, I) M diag(DR^-1, I) diag(Mg, I) + peak [[Ng, 0], [0, 0]]``.
+
+    ``Mg``, ``Ng`` are the coprime factors of the real blocks' G scalings (``Mg = I``,
+    ``Ng = 0`` elsewhere); they share their states.
+    """
     left = [sc.DL for sc in scalings] + [_static(np.eye(nrest_out))]
     right = [sc.DRinv for sc in scalings] + [_static(np.eye(nrest_in))]
-    Ps = control.append(*left) * M * control.append(*right)
-    if any(sc.GM is not None for sc in scalings):
-        gms = [
-            -peak * sc.GM
-            if sc.GM is not None
-            else _static(np.zeros(sc.DL.D.shape[0:1] + sc.DRinv.D.shape[1:]))
-            for sc in scalings
-        ]
-        gms.append(_static(np.zeros((nrest_out, nrest_in))))
-        Ps = Ps + control.append(*gms)
-        rs = [sc.R if sc.R is not None else _static(np.eye(sc.DRinv.D.shape[1])) for sc in scalings]
-        Ps = Ps * control.append(*rs, _static(np.eye(nrest_in)))
-    return Ps
+    Q = control.append(*left) * M * control.append(*right)
+    if all(sc.T is None for sc in scalings):
+        return Q
+    ny, nu = Q.noutputs, Q.ninputs
+    parts, rows_v, rows_e = [], [], []  # output k of the appended T goes to v or to e
+    zpos, wpos, ne = 0, 0, 0
+    ez = []  # (z channel, e index)
+    for sc in scalings:
+        c, r = sc.DL.noutputs, sc.DRinv.ninputs
+        if sc.T is None:
+            parts.append(_static(np.eye(r)))
+            rows_v += list(range(wpos, wpos + r))
+            rows_e += [None] * r
+        else:
+            parts.append(sc.T)
+            rows_v += list(range(wpos, wpos + r)) + [None] * r
+            rows_e += [None] * r + list(range(ne, ne + r))
+            ez += [(zpos + k, ne + k) for k in range(r)]
+            ne += r
+        zpos, wpos = zpos + c, wpos + r
+    parts.append(_static(np.eye(nrest_in)))
+    rows_v += list(range(wpos, wpos + nrest_in))
+    rows_e += [None] * nrest_in
+    T = control.append(*parts)
+    perm = np.zeros((nu + ne, T.noutputs))
+    for k, (v, e) in enumerate(zip(rows_v, rows_e, strict=True)):
+        if v is not None:
+            perm[v, k] = 1.0
+        if e is not None:
+            perm[nu + e, k] = 1.0
+    T = _static(perm) * T
+    Ez = np.zeros((ny, ne))
+    for zc, e in ez:
+        Ez[zc, e] = peak
+    if Q.nstates:
+        Qe = control.ss(Q.A, np.hstack([Q.B, np.zeros((Q.nstates, ne))]), Q.C,
+                        np.hstack([Q.D, Ez]))  # fmt: skip
+    else:
+        Qe = _static(np.hstack([Q.D, Ez]))
+    return Qe * T
 
 
 def reduce_controller(K, order):
@@ -543,11 +652,11 @@ def musyn(
 
     Notes
     -----
-    The G scaling of a real block is a Hermitian ``G(w)`` with ``j G(jw)`` purely
-    imaginary on the axis; its rational fit ``GM`` is stable, so it matches ``j G`` only
-    approximately on the grid.  This only affects the K-step's objective: every reported
-    mu (``history``, ``.mu``) is computed afresh on the closed loop with the returned
-    controller.
+    The G scaling of a real block enters the K-step exactly (up to the fit): ``-j G`` is
+    fitted by a para-skew-Hermitian ``h = H - H~`` and absorbed through the normalised
+    coprime factors ``h = N M^-1`` (``M M^H = (I + G^2)^-1``), so the K-step bounds
+    ``sigma_max((D N D^-1 / beta - j G)(I + G^2)^(-1/2))``, the mixed-mu certificate.
+    Every reported mu (``history``, ``.mu``) is computed afresh on the closed loop.
 
     Returns
     -------
@@ -628,9 +737,7 @@ def musyn(
             "d_orders": [int(sc.DL.nstates) for sc in scalings],
         }
         if mixed:
-            entry["g_orders"] = [
-                int(sc.GM.nstates + sc.R.nstates) if sc.GM is not None else 0 for sc in scalings
-            ]
+            entry["g_orders"] = [int(sc.T.nstates) if sc.T is not None else 0 for sc in scalings]
         cand, cand_peak, cand_N = K, peak, N
         if controller_order is not None:
             cand = reduce_controller(K, controller_order)
