@@ -1,23 +1,30 @@
-"""mu-synthesis by D-K iteration on an uncertain plant.
+"""mu-synthesis by D-K and D,G-K iteration on an uncertain plant.
 
 Each iteration
     K-step  H-infinity synthesis (:func:`.hinfsyn.hinfsyn`) on the scaled plant
-            ``diag(D(s), I, I) M diag(D(s)^-1, I, I)``;
+            ``diag(D(s), I) M diag(D(s)^-1, I) diag(Mg(s), I) + beta [[Ng(s), 0], [0, 0]]``
+            (``Mg = I``, ``Ng = 0`` without real blocks);
     mu-step mu upper bound of the closed loop ``N = Fl(M, K)`` on a frequency grid with the
-            robust-performance structure (the uncertainty blocks and one full block from
-            the performance outputs to the disturbances), by :func:`robustmb.mussv`;
-    D-fit   for every uncertainty block, the scalar scaling ``d_i(w)`` of the upper bound
-            (relative to the performance block) is fitted in magnitude by a stable,
-            minimum-phase ``g prod (s + z_j)/(s + p_j)`` (real positive zeros and poles),
-            of the lowest order up to ``max_order`` that fits to ``fit_tol`` (log scale).
+            robust-performance structure (the uncertainty blocks, real ones kept real,
+            and one full block from the performance outputs to the disturbances), by
+            :func:`robustmb.mussv`;
+    fit     the certificate ``sigma_max((Dl N Dr^-1/beta - j G)(I + G^2)^(-1/2)) <= 1``
+            of the upper bound at each frequency, relative to the performance block, is
+            turned into stable rational scalings: ``D`` of every block by a stable
+            minimum-phase factor (a scalar ``g prod (s + z_j)/(s + p_j)`` fitted in
+            magnitude, or a full triangular factor for a repeated scalar,
+            :func:`fit_factor`), ``-j G`` of every real block by a para-skew-Hermitian
+            ``h = H - H~`` (:func:`fit_skew`) absorbed through its normalised coprime
+            factors ``h = N M^-1`` (:func:`skew_coprime`); each of the lowest order up
+            to ``max_order`` that fits.
 
-Scalars and real parameters get one scalar ``d`` per block (no full D for repeated
-scalars, no G scalings for real parameters: ``ureal`` is treated as complex, a valid but
-conservative choice).  Optionally each iteration's controller is reduced by balanced
-truncation and the reduced one is what is selected and certified.  The
-returned controller is the one with the smallest grid peak; its ``.mu`` is the certified
-peak over the whole frequency axis (:func:`robustmb.analysis.mu_sweep.certified_mu_peak`),
-and ``.certificate`` the :func:`robustmb.wcgain` result of the uncertain closed loop.
+Real parameters are complexified with ``mixed_mu=False`` (plain D-K, a valid but
+conservative choice); repeated scalars get one scalar D with ``full_dg=False``.
+Optionally each iteration's controller is reduced by balanced truncation and the
+reduced one is what is selected and certified.  The returned controller is the one with
+the smallest grid peak; its ``.mu`` is the certified peak over the whole frequency axis
+(:func:`robustmb.analysis.mu_sweep.certified_mu_peak`), and ``.certificate`` the
+:func:`robustmb.wcgain` result of the uncertain closed loop.
 """
 
 from __future__ import annotations
@@ -28,11 +35,14 @@ from dataclasses import dataclass, field
 
 import control
 import numpy as np
+import scipy.linalg
 import scipy.optimize
+import scipy.signal
 import slycot
 
 from robustmb._progress import ProgressBar
 from robustmb.analysis import freqresp, mussv, wcgain
+from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.errors import DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
@@ -40,7 +50,13 @@ from robustmb.lft import lft_lower, lftdata, simplify
 from .hinfsyn import hinfsyn
 from .plant import closed_loop, partition_plant
 
-__all__ = ["MusynResult", "fit_magnitude", "musyn", "reduce_controller"]
+__all__ = [
+    "MusynResult",
+    "fit_factor",
+    "fit_magnitude",
+    "musyn",
+    "reduce_controller",
+]
 
 
 @dataclass
@@ -77,14 +93,49 @@ class MusynResult:
     mu_certificate: object = field(repr=False, default=None)
 
 
+# Log-parameters are optimised with this offset: finite-difference steps are relative to
+# the parameter, and a corner frequency of 1 rad/s (log 0) would get a useless step.
+_OFF = 50.0
+
+
 def _rational(params, order, s):
     g = np.exp(params[0])
-    z = np.exp(params[1 : 1 + order])
-    p = np.exp(params[1 + order :])
+    z = np.exp(params[1 : 1 + order] - _OFF)
+    p = np.exp(params[1 + order :] - _OFF)
     val = np.full(s.shape, g, dtype=complex)
     for zj, pj in zip(z, p, strict=True):
         val *= (s + zj) / (s + pj)
     return val
+
+
+def _fit_magnitude_params(omega, mag, max_order, fit_tol, weight):
+    """``(order, g, zeros, poles)`` of the magnitude fit of :func:`fit_magnitude`."""
+    omega, logm = np.asarray(omega, float), np.log(np.asarray(mag, float))
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    s = 1j * omega
+    best = None
+    for order in range(max_order + 1):
+        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
+        x0 = np.concatenate([[np.median(logm)], np.log(corners), np.log(corners * 1.5)])
+        x0[1:] += _OFF
+
+        def resid(x, order=order):
+            return wts * (np.log(np.abs(_rational(x, order, s))) - logm)
+
+        # Corner frequencies stay within a decade of the grid: a pole or zero far outside
+        # it is not determined by the data and would only add stiff or near-axis modes.
+        lo = np.full(x0.size, np.log(omega[0] / 10) + _OFF)
+        hi = np.full(x0.size, np.log(omega[-1] * 10) + _OFF)
+        lo[0], hi[0] = -np.inf, np.inf
+        x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
+        sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
+        err = np.sqrt(np.mean((np.log(np.abs(_rational(sol.x, order, s))) - logm) ** 2))
+        if best is None or err < best[0] * 0.8:
+            best = (err, order, sol.x)
+        if err <= fit_tol:
+            break
+    err, order, x = best
+    return order, np.exp(x[0]), np.exp(x[1 : 1 + order] - _OFF), np.exp(x[1 + order :] - _OFF)
 
 
 def fit_magnitude(omega, mag, *, max_order=4, fit_tol=0.05, weight=None):
@@ -101,66 +152,425 @@ def fit_magnitude(omega, mag, *, max_order=4, fit_tol=0.05, weight=None):
     >>> order, bool(np.allclose(np.abs(d(1j * w)).ravel(), mag, rtol=1e-3))
     (1, True)
     """
-    omega, logm = np.asarray(omega, float), np.log(np.asarray(mag, float))
-    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    order, g, z, p = _fit_magnitude_params(omega, mag, max_order, fit_tol, weight)
+    if order == 0:
+        return _static([[g]]), 0
+    A, b, d = _modal_scalar(g, z, p)
+    return control.ss(A, b[:, None], np.ones((1, order)), [[d]]), order
+
+
+def _distinct(a):
+    """Real poles nudged apart (relative 1e-6) so that partial fractions exist."""
+    a = np.sort(np.asarray(a, float))
+    for i in range(1, a.size):
+        a[i] = max(a[i], a[i - 1] * (1 + 1e-6))
+    return a
+
+
+def _modal_scalar(g, z, p):
+    """``(A, b, c, d)``, diagonal ``A``, of ``g prod (s + z_j) / (s + p_j)``."""
+    p = _distinct(p)
+    res = np.array([g * np.prod(z - pj) / np.prod(np.delete(p, j) - pj) for j, pj in enumerate(p)])
+    return np.diag(-p), res, float(g)
+
+
+def fit_factor(omega, P, *, max_order=4, fit_tol=0.05, weight=None):
+    """Stable, minimum-phase ``F(s)`` (``r x r``) with ``F(jw)^H F(jw) ~ P(w)``.
+
+    ``P(w)`` (Hermitian positive definite, ``P(-w) = conj(P(w))``) is factored as
+    ``C^H C`` (Cholesky, ``C`` upper triangular); the diagonal of ``C`` is fitted in
+    magnitude (:func:`fit_magnitude`), which fixes a phase ``phi_k(w)`` for each row, and
+    the off-diagonal entries of row ``k`` are fitted to ``exp(j phi_k) C_kj`` with the
+    denominator of that row's diagonal entry (linear least squares).  ``diag(exp(j phi))``
+    is unitary, so the target still factors ``P``; ``F`` is upper triangular with a
+    minimum-phase diagonal and proper entries, so it has a stable inverse.  A row whose
+    off-diagonal entries the diagonal's poles do not fit to ``fit_tol`` (relative RMS)
+    gets extra real poles (up to ``max_order``, placed by variable projection).
+
+    Parameters
+    ----------
+    omega : array_like, shape (nw,)
+    P : array_like, shape (nw, r, r)
+    max_order, fit_tol, weight
+        As in :func:`fit_magnitude` (per diagonal entry).
+
+    Returns
+    -------
+    F : control.StateSpace
+    target : numpy.ndarray, shape (nw, r, r)
+        The phase-corrected factor ``diag(exp(j phi)) C`` that ``F`` was fitted to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.logspace(-2, 2, 50)
+    >>> T = np.array([[[1 + 1 / (1j * x + 1), 0.3 / (1j * x + 2)], [0, 2.0]] for x in w])
+    >>> P = np.conj(np.swapaxes(T, 1, 2)) @ T
+    >>> F, _ = fit_factor(w, P)
+    >>> Fw = np.array([F(1j * x) for x in w])
+    >>> bool(np.allclose(np.conj(np.swapaxes(Fw, 1, 2)) @ Fw, P, rtol=1e-3, atol=1e-4))
+    True
+    """
+    omega = np.asarray(omega, float)
+    P = np.asarray(P, complex)
+    r = P.shape[-1]
+    C = np.conj(np.swapaxes(np.linalg.cholesky(0.5 * (P + np.conj(np.swapaxes(P, 1, 2)))), 1, 2))
     s = 1j * omega
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    target = np.zeros_like(C)
+    rows = []
+    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
+    for k in range(r):
+        order, g, z, p = _fit_magnitude_params(omega, C[:, k, k].real, max_order, fit_tol, weight)
+        Ad, bd, dd = _modal_scalar(g, z, p)
+        pd = -np.diag(Ad)
+        dkk = dd + (bd[None, :] / (s[:, None] + pd[None, :])).sum(axis=1)
+        target[:, k, :] = (dkk / np.abs(dkk))[:, None] * C[:, k, :]
+        t = wts[:, None] * target[:, k, k + 1 :]
+        rhs = np.vstack([t.real, t.imag])
+        scale = (np.sqrt(np.mean(np.abs(t) ** 2)) if t.size else 1.0) + np.finfo(float).tiny
+
+        def solve(loga, pd=pd, rhs=rhs):
+            # off-diagonal entries of the row: c0 + sum_l c_l a_l / (s + a_l) over the
+            # diagonal's poles and extra real poles
+            a = _distinct(np.concatenate([pd, np.exp(loga - _OFF)]))
+            V = np.hstack([np.ones((s.size, 1)), a[None, :] / (s[:, None] + a[None, :])])
+            Vw = wts[:, None] * V
+            lhs = np.vstack([Vw.real, Vw.imag])
+            coef = np.linalg.lstsq(lhs, rhs, rcond=None)[0]
+            return a, coef, lhs @ coef - rhs
+
+        best = None
+        for extra in range(max_order + 1 if k < r - 1 else 1):
+            x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), extra + 2)[1:-1] + _OFF
+            if extra:
+                x0 = scipy.optimize.least_squares(
+                    lambda x, solve=solve: solve(x)[2].ravel(),
+                    x0,
+                    bounds=(np.full(extra, lo), np.full(extra, hi)),
+                ).x
+            a_row, coef, res = solve(x0)
+            err = np.sqrt(2 * np.mean(res**2)) / scale if k < r - 1 else 0.0
+            if best is None or err < best[0] * 0.8:
+                best = (err, a_row, coef)
+            if err <= fit_tol:
+                break
+        _, a_row, coef = best
+        # one state per pole: x_l' = -a_l x_l + b_l u, y_k = sum_l x_l + d u
+        Bk = np.zeros((a_row.size, r))
+        Bk[:, k + 1 :] = coef[1:] * a_row[:, None]
+        # the diagonal's residues sit on its own poles (a_row contains them, nudged alike)
+        idx = [int(np.argmin(np.abs(a_row - q))) for q in pd]
+        Bk[idx, k] += bd
+        Dk = np.zeros((1, r))
+        Dk[0, k], Dk[0, k + 1 :] = dd, coef[0]
+        rows.append((np.diag(-a_row), Bk, np.ones((1, a_row.size)), Dk))
+    A = scipy.linalg.block_diag(*[x[0] for x in rows])
+    B = np.vstack([x[1] for x in rows])
+    Cm = scipy.linalg.block_diag(*[x[2] for x in rows])
+    D = np.vstack([x[3] for x in rows])
+    return control.ss(A, B, Cm, D), target
+
+
+def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
+    """Stable ``H(s)`` (``r x r``, strictly proper) with ``H(jw) - H(jw)^H ~ S(w)``.
+
+    ``S(w)`` is skew-Hermitian with ``S(-w) = conj(S(w))`` (``-j G`` of a real block's
+    G scaling); ``h = H - H~`` (``H~(s) = H(-s)^T``) is then an exact real-rational
+    para-skew-Hermitian model of it, with poles mirrored about the imaginary axis.
+    ``H = sum_l C_l a_l / (s + a_l)``: real ``C_l`` by linear least squares, the poles
+    by variable projection, the lowest number up to ``max_order`` reaching ``fit_tol``.
+
+    Returns
+    -------
+    H : control.StateSpace
+    err : float
+        Relative weighted RMS error of ``H - H^H`` on the grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.logspace(-2, 2, 40)
+    >>> H0 = 3.0 / (1j * w + 2.0)
+    >>> H, err = fit_skew(w, (H0 - np.conj(H0))[:, None, None])
+    >>> H.nstates, bool(err < 1e-8)
+    (1, True)
+    """
+    omega = np.asarray(omega, float)
+    S = np.asarray(S, complex)
+    nw, r, _ = S.shape
+    s = 1j * omega
+    wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
+    T = (wts[:, None, None] * S).reshape(nw, -1)
+    rhs = np.concatenate([T.real.ravel(), T.imag.ravel()])
+    scale = np.sqrt(np.mean(np.abs(T) ** 2)) + np.finfo(float).tiny
+    # entry (p, q) of H - H^H is sum_l C_l[p, q] phi_l - C_l[q, p] conj(phi_l)
+    E = np.eye(r * r).reshape(r * r, r, r)
+    Et = np.swapaxes(E, 1, 2).reshape(r * r, -1)
+    E = E.reshape(r * r, -1)
+
+    def design(loga):
+        a = np.exp(loga - _OFF)
+        phi = wts[:, None] * a[None, :] / (s[:, None] + a[None, :])  # (nw, L)
+        # columns: (l, entry of C_l); rows: (frequency, entry of h)
+        X = phi[:, :, None, None] * E[None, None] - np.conj(phi)[:, :, None, None] * Et[None, None]
+        X = np.moveaxis(X, 3, 1).reshape(nw * r * r, -1)
+        return np.vstack([X.real, X.imag])
+
+    def solve(loga):
+        X = design(loga)
+        coef = np.linalg.lstsq(X, rhs, rcond=None)[0]
+        return coef, X @ coef - rhs
+
+    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
     best = None
-    for order in range(max_order + 1):
-        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
-        x0 = np.concatenate([[np.median(logm)], np.log(corners), np.log(corners * 1.5)])
-
-        def resid(x, order=order):
-            return wts * (np.log(np.abs(_rational(x, order, s))) - logm)
-
-        # Corner frequencies stay within a decade of the grid: a pole or zero far outside
-        # it is not determined by the data and would only add stiff or near-axis modes.
-        lo = np.full(x0.size, np.log(omega[0] / 10))
-        hi = np.full(x0.size, np.log(omega[-1] * 10))
-        lo[0], hi[0] = -np.inf, np.inf
-        x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
-        sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
-        err = np.sqrt(np.mean((np.log(np.abs(_rational(sol.x, order, s))) - logm) ** 2))
+    for order in range(1, max_order + 1):
+        x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1] + _OFF
+        x0 = scipy.optimize.least_squares(
+            lambda x: solve(x)[1], x0, bounds=(np.full(order, lo), np.full(order, hi))
+        ).x
+        coef, res = solve(x0)
+        err = np.sqrt(2 * np.mean(res**2)) / scale
         if best is None or err < best[0] * 0.8:
-            best = (err, order, sol.x)
+            best = (err, order, x0, coef)
         if err <= fit_tol:
             break
-    err, order, x = best
-    g, z, p = np.exp(x[0]), np.exp(x[1 : 1 + order]), np.exp(x[1 + order :])
-    tf = control.tf([g], [1.0])
-    for zj, pj in zip(z, p, strict=True):
-        tf = tf * control.tf([1.0, zj], [1.0, pj])
-    return control.ss(tf), order
+    err, order, loga, coef = best
+    a = _distinct(np.exp(loga - _OFF))
+    Cs = coef.reshape(order, r, r)
+    # minimal realisation, rank(C_l) states per pole: x' = -a x + a V u, y = U x with
+    # C_l = U V (a non-minimal H leaves modes of h that its coprime factors cannot move)
+    tol = 1e-9 * max(np.abs(coef).max(), np.finfo(float).tiny)
+    As, Bs, Cms = [], [], []
+    for al, Cl in zip(a, Cs, strict=True):
+        Uu, sv, Vh = np.linalg.svd(Cl)
+        k = int(np.sum(sv > tol))
+        As += [-al] * k
+        Bs.append(al * sv[:k, None] * Vh[:k])
+        Cms.append(Uu[:, :k])
+    if not As:
+        return _static(np.zeros((r, r))), float(err)
+    return control.ss(np.diag(As), np.vstack(Bs), np.hstack(Cms), np.zeros((r, r))), float(err)
 
 
-def _rp_structure(blocks, nw, nz):
-    """mussv ``blk`` and the channel counts of each block on the z and w sides."""
-    blk, zsizes, wsizes = [], [], []
+def skew_coprime(H):
+    """Normalised right coprime factors ``h = N M^-1`` of ``h = H - H~``, sharing states.
+
+    ``M~ M + N~ N = I``, so ``M M^H = (I + h^H h)^-1`` on the axis: for ``h = -j G``,
+    ``(A / beta + h) M = (A / beta) M + N`` has the norm of the mixed-mu condition
+    ``sigma_max((A / beta - j G)(I + G^2)^(-1/2))`` with both terms stable.
+
+    Returns ``(Ac, Bc, CM, DM, CN)``: ``M = (Ac, Bc, CM, DM)`` and ``N = (Ac, Bc, CN, 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np, control
+    >>> H = control.ss([[-2.0]], [[1.0]], [[3.0]], [[0.0]])
+    >>> Ac, Bc, CM, DM, CN = skew_coprime(H)
+    >>> x = 1j * 0.7
+    >>> R = np.linalg.inv(x * np.eye(2) - Ac) @ Bc
+    >>> m, n = (CM @ R + DM)[0, 0], (CN @ R)[0, 0]
+    >>> h = 3 / (x + 2) - 3 / (-x + 2)
+    >>> bool(np.isclose(n / m, h) and np.isclose(abs(m) ** 2 + abs(n) ** 2, 1))
+    True
+    """
+    AH, BH, CH = H.A, H.B, H.C
+    # h = H - H~: H~ = (-AH^T, CH^T, -BH^T, 0), so -H~ = (-AH^T, CH^T, BH^T, 0)
+    A = scipy.linalg.block_diag(AH, -AH.T)
+    B = np.vstack([BH, CH.T])
+    C = np.hstack([CH, BH.T])
+    r = B.shape[1]
+    X = scipy.linalg.solve_continuous_are(A, B, C.T @ C, np.eye(r))
+    F = -B.T @ X
+    return A + B @ F, B, F, np.eye(r), C
+
+
+def _rp_structure(blocks, nw, nz, mixed):
+    """mussv ``blk`` and, per uncertainty block, ``(kind, z channels, w channels)``.
+
+    ``kind`` is ``"full"`` (one scalar scaling), ``"complex"`` (repeated complex scalar)
+    or ``"real"`` (repeated real scalar, complexified unless ``mixed``).
+    """
+    blk, info = [], []
     for name, kind, reps, shape in blocks:
         if kind in ("ultidyn", "ltidyn"):
             if reps != 1:
                 raise DimensionError(f"ultidyn {name!r} appears {reps} times; musyn needs 1")
             r, c = shape
             blk.append((r, c))
-            zsizes.append(c)
-            wsizes.append(r)
-        else:  # ucomplex and ureal: a repeated complex scalar (conservative for ureal)
+            info.append(("full", c, r))
+        elif kind == "real" and mixed:
+            blk.append((-reps, 0))
+            info.append(("real", reps, reps))
+        else:  # ucomplex, and ureal without mixed mu: a repeated complex scalar
             blk.append((reps, 0))
-            zsizes.append(reps)
-            wsizes.append(reps)
+            info.append(("complex", reps, reps))
     blk.append((nw, nz))
-    return blk, zsizes, wsizes
+    return blk, info
 
 
-def _scaled_plant(M, ds, zsizes, wsizes, nrest_out, nrest_in):
-    """``diag(D, I) M diag(D^-1, I)`` as a ``control.StateSpace``."""
-    left = [d for d, c in zip(ds, zsizes, strict=True) for _ in range(c)]
-    right = [1 / d for d, r in zip(ds, wsizes, strict=True) for _ in range(r)]
-    one = control.ss([], [], [], [[1.0]])
-    left += [one] * nrest_out
-    right += [one] * nrest_in
-    L = control.append(*left)
-    R = control.append(*right)
-    return L * M * R
+def _static(D):
+    return control.ss([], [], [], np.atleast_2d(np.asarray(D, float)))
+
+
+def _balanced(F, rtol=1e-10):
+    """Balanced realisation of a stable system, without states of Hankel singular value
+    below ``rtol`` times the largest (SLICOT AB09AD): the fits' modal forms with nearly
+    equal poles have large, cancelling residues, which the Riccati equations and the
+    K-step would otherwise inherit."""
+    if F.nstates == 0:
+        return F
+
+    def ab09ad(**order):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return slycot.ab09ad(
+                "C", "B", "N", F.nstates, F.ninputs, F.noutputs,
+                F.A.copy(), F.B.copy(), F.C.copy(), **order,
+            )  # fmt: skip
+
+    nr, Ar, Br, Cr, hsv = ab09ad()  # minimal balanced realisation
+    keep = int(np.sum(hsv > rtol * hsv[0])) if hsv.size and hsv[0] > 0 else 0
+    if keep < nr:
+        nr, Ar, Br, Cr, _ = ab09ad(nr=keep)
+    return control.ss(Ar[:nr, :nr], Br[:nr], Cr[:, :nr], F.D)
+
+
+def _inverse(F):
+    """``F^-1`` of a square system with an invertible feedthrough."""
+    Di = np.linalg.inv(F.D)
+    if F.nstates == 0:
+        return _static(Di)
+    return control.ss(F.A - F.B @ Di @ F.C, F.B @ Di, -Di @ F.C, Di)
+
+
+def _transpose(F):
+    if F.nstates == 0:
+        return _static(F.D.T)
+    return control.ss(F.A.T, F.C.T, F.B.T, F.D.T)
+
+
+@dataclass
+class _Scaling:
+    """Rational scalings of one block: ``DL`` (z side), ``DRinv`` (w side), and for a
+    real block ``T = [M; N]``, the coprime factors of its G scaling (w side)."""
+
+    DL: control.StateSpace
+    DRinv: control.StateSpace
+    T: control.StateSpace | None = None
+
+
+def _identity_scalings(info):
+    return [_Scaling(_static(np.eye(c)), _static(np.eye(r))) for _, c, r in info]
+
+
+def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
+    """Rational D (and G) scalings from the mu upper bound's certificates on the grid.
+
+    ``mussv`` certifies ``mu <= beta(w)`` by ``sigma_max((Dl N Dr^-1/beta - j G)
+    (I + G^2)^(-1/2)) <= 1`` with ``Dl = (I + G^2)^(-1/4) D`` (``D``, ``G`` as stored).
+    The same ``Dl`` and ``beta G`` certify the peak, so ``G`` is rescaled to
+    ``G beta(w) / peak``.  ``Dl`` is normalised by the performance block's scalar, each
+    block's ``Dl`` is replaced by a fitted stable minimum-phase factor ``F = U Dl``
+    (``U(w)`` unitary, :func:`fit_factor`), and ``G`` is carried into the same
+    coordinates, ``h ~ -j U G U^H``, fitted exactly para-skew-Hermitian (:func:`fit_skew`)
+    and absorbed through its normalised coprime factors (:func:`skew_coprime`):
+    ``(F N F_r^-1 / peak + h) M = (F N F_r^-1 / peak) M + N``.
+    """
+    D, G = np.asarray(res.D), np.asarray(res.G)
+    real = any(kind == "real" for kind, _, _ in info)
+    Dl = hermitian_power(G, -0.25) @ D if real else D
+    ref = Dl[:, -1, -1]  # the performance block's scalar (real, positive)
+    Dl = Dl / ref[:, None, None]
+    Gp = G * (np.asarray(res.upper) / peak)[:, None, None]
+    out, pos = [], 0
+    for kind, c, r in info:
+        z = slice(pos, pos + c)
+        pos += c
+        if kind == "full":
+            d, _ = fit_magnitude(omega, np.abs(Dl[:, z.start, z.start]), max_order=max_order,
+                                 weight=weight)  # fmt: skip
+            out.append(_Scaling(control.append(*[d] * c), control.append(*[_inverse(d)] * r)))
+            continue
+        Db = Dl[:, z, z]
+        if full_dg or r == 1:
+            F, T = fit_factor(omega, dagger(Db) @ Db, max_order=max_order, weight=weight)
+            U = T @ np.linalg.inv(Db)
+        else:  # one scalar per block: the geometric mean of the scaling's singular values
+            mag = np.abs(np.linalg.det(Db)) ** (1.0 / r)
+            d, _ = fit_magnitude(omega, mag, max_order=max_order, weight=weight)
+            F = control.append(*[d] * r)
+            ph = d(1j * omega).ravel() if d.nstates else np.ones(omega.size)
+            U = (ph / np.abs(ph))[:, None, None] * np.eye(r)
+        sc = _Scaling(F, _inverse(F))
+        if kind == "real":
+            Gb = Gp[:, z, z]
+            if np.max(np.abs(Gb)) > 1e-9:
+                H, _ = fit_skew(omega, U @ (-1j * Gb) @ dagger(U), max_order=max_order,
+                                weight=weight)  # fmt: skip
+                H = _balanced(H)
+                try:
+                    Ac, Bc, CM, DM, CN = skew_coprime(H)
+                except (np.linalg.LinAlgError, ValueError):
+                    Ac = None  # no stabilising Riccati solution: this block keeps D only
+                if Ac is not None and (Ac.size == 0 or np.linalg.eigvals(Ac).real.max() >= 0):
+                    Ac = None  # an inaccurate Riccati solution: keep D only
+                if H.nstates and Ac is not None:
+                    sc.T = _balanced(
+                        control.ss(Ac, Bc, np.vstack([CM, CN]), np.vstack([DM, np.zeros((r, r))]))
+                    )
+        out.append(sc)
+    return out
+
+
+def _scaled_plant(M, scalings, peak, nrest_out, nrest_in):
+    """``diag(DL, I) M diag(DR^-1, I) diag(Mg, I) + peak [[Ng, 0], [0, 0]]``.
+
+    ``Mg``, ``Ng`` are the coprime factors of the real blocks' G scalings (``Mg = I``,
+    ``Ng = 0`` elsewhere); they share their states.
+    """
+    left = [sc.DL for sc in scalings] + [_static(np.eye(nrest_out))]
+    right = [sc.DRinv for sc in scalings] + [_static(np.eye(nrest_in))]
+    Q = control.append(*left) * M * control.append(*right)
+    if all(sc.T is None for sc in scalings):
+        return Q
+    ny, nu = Q.noutputs, Q.ninputs
+    parts, rows_v, rows_e = [], [], []  # output k of the appended T goes to v or to e
+    zpos, wpos, ne = 0, 0, 0
+    ez = []  # (z channel, e index)
+    for sc in scalings:
+        c, r = sc.DL.noutputs, sc.DRinv.ninputs
+        if sc.T is None:
+            parts.append(_static(np.eye(r)))
+            rows_v += list(range(wpos, wpos + r))
+            rows_e += [None] * r
+        else:
+            parts.append(sc.T)
+            rows_v += list(range(wpos, wpos + r)) + [None] * r
+            rows_e += [None] * r + list(range(ne, ne + r))
+            ez += [(zpos + k, ne + k) for k in range(r)]
+            ne += r
+        zpos, wpos = zpos + c, wpos + r
+    parts.append(_static(np.eye(nrest_in)))
+    rows_v += list(range(wpos, wpos + nrest_in))
+    rows_e += [None] * nrest_in
+    T = control.append(*parts)
+    perm = np.zeros((nu + ne, T.noutputs))
+    for k, (v, e) in enumerate(zip(rows_v, rows_e, strict=True)):
+        if v is not None:
+            perm[v, k] = 1.0
+        if e is not None:
+            perm[nu + e, k] = 1.0
+    T = _static(perm) * T
+    Ez = np.zeros((ny, ne))
+    for zc, e in ez:
+        Ez[zc, e] = peak
+    if Q.nstates:
+        Qe = control.ss(Q.A, np.hstack([Q.B, np.zeros((Q.nstates, ne))]), Q.C,
+                        np.hstack([Q.D, Ez]))  # fmt: skip
+    else:
+        Qe = _static(np.hstack([Q.D, Ez]))
+    return Qe * T
 
 
 def reduce_controller(K, order):
@@ -201,8 +611,10 @@ def musyn(
     blk=None,
     progress=False,
     controller_order=None,
+    mixed_mu=True,
+    full_dg=True,
 ):
-    """Robust-performance controller by D-K iteration.
+    """Robust-performance controller by D-K (or D,G-K) iteration.
 
     Parameters
     ----------
@@ -210,7 +622,8 @@ def musyn(
         Plant with uncertain elements; its last ``nmeas`` outputs are measurements and
         last ``ncon`` inputs are controls.  Alternatively a ``control.StateSpace`` ``M``
         with the Delta channels first, together with ``blk`` (uncertainty blocks only,
-        MATLAB ``mussv`` convention, complex blocks).
+        MATLAB ``mussv`` convention: ``(-r, 0)`` real, ``(r, 0)`` complex repeated
+        scalar, ``(r, c)`` full block).
     nmeas, ncon : int
     omega : array_like, optional
         Frequency grid of the D-step (default: 60 points around the plant's poles).
@@ -228,11 +641,22 @@ def musyn(
         (:func:`reduce_controller`).  The D-K iteration itself runs at full order; the
         reduced controller of each iteration is evaluated on the uncertain loop, the best
         one is returned, and ``.mu`` / ``.certificate`` certify that reduced controller.
+    mixed_mu : bool
+        Treat real parameters as real (MATLAB's ``MixedMU``): the mu-step computes the
+        mixed mu upper bound with D and G scalings, and both are fitted and absorbed in
+        the K-step (D,G-K iteration).  With ``False`` real parameters are complexified
+        (plain D-K; valid but conservative, and so is the returned ``.mu``).
+    full_dg : bool
+        Full (``r x r``) D scalings for repeated scalar blocks (MATLAB's ``FullDG``);
+        with ``False`` one scalar per block.
 
     Notes
     -----
-    Real parameters (``ureal``) are treated as complex scalars: one D scaling per block
-    and no G scalings (no D,G-K iteration), which is valid but conservative.
+    The G scaling of a real block enters the K-step exactly (up to the fit): ``-j G`` is
+    fitted by a para-skew-Hermitian ``h = H - H~`` and absorbed through the normalised
+    coprime factors ``h = N M^-1`` (``M M^H = (I + G^2)^-1``), so the K-step bounds
+    ``sigma_max((D N D^-1 / beta - j G)(I + G^2)^(-1/2))``, the mixed-mu certificate.
+    Every reported mu (``history``, ``.mu``) is computed afresh on the closed loop.
 
     Returns
     -------
@@ -255,22 +679,19 @@ def musyn(
     uncertain = blk is None
     if uncertain:
         M, blocks = lftdata(simplify(P))
-        nd_z = sum(
-            (shape[1] if kind in ("ultidyn", "ltidyn") else reps) for _, kind, reps, shape in blocks
-        )
-        nd_w = sum(
-            (shape[0] if kind in ("ultidyn", "ltidyn") else reps) for _, kind, reps, shape in blocks
-        )
     else:
         M = P
-        blocks = [
-            (f"b{i}", "ultidyn" if c else "ucomplex", r if not c else 1, (r, c))
-            for i, (r, c) in enumerate(blk)
-        ]
-        nd_z = sum(c if c else r for r, c in blk)
-        nd_w = sum(r for r, c in blk)
+        blocks = []
+        for i, (r, c) in enumerate(blk):
+            if c:
+                blocks.append((f"b{i}", "ultidyn", 1, (r, c)))
+            else:
+                blocks.append((f"b{i}", "real" if r < 0 else "complex", abs(r), (1, 1)))
     if not isinstance(M, control.StateSpace):
         M = control.ss([], [], [], np.atleast_2d(M))
+    rp_probe, info = _rp_structure(blocks, 1, 1, mixed_mu)
+    nd_z = sum(c for _, c, _ in info)
+    nd_w = sum(r for _, _, r in info)
     ny, nu = M.noutputs, M.ninputs
     nz, nw = ny - nd_z - nmeas, nu - nd_w - ncon
     if nz < 1 or nw < 1:
@@ -278,7 +699,9 @@ def musyn(
             f"nmeas = {nmeas}, ncon = {ncon} leave no performance channels "
             f"({nz} outputs, {nw} inputs)"
         )
-    rp_blk, zsizes, wsizes = _rp_structure(blocks, nw, nz)
+    rp_blk, info = _rp_structure(blocks, nw, nz, mixed_mu)
+    mixed = any(kind == "real" for kind, _, _ in info)
+    step = "DG-K" if mixed else "D-K"
     if omega is None:
         poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
         poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
@@ -291,17 +714,17 @@ def musyn(
         raise DimensionError(
             f"controller_order must be a non-negative integer, got {controller_order!r}"
         )
-    ds = [control.ss([], [], [], [[1.0]]) for _ in zsizes]
+    scalings, peak_prev = _identity_scalings(info), 1.0
     history, best = [], None
     bar = ProgressBar(max_iter + 1, "musyn", enabled=bool(progress))
     for it in range(1, max_iter + 1):
-        bar.start(f"D-K {it}: K-step")
-        Ps = _scaled_plant(M, ds, zsizes, wsizes, nz + nmeas, nw + ncon)
+        bar.start(f"{step} {it}: K-step")
+        Ps = _scaled_plant(M, scalings, peak_prev, nz + nmeas, nw + ncon)
         t0 = time.perf_counter()
         syn = hinfsyn(Ps, nmeas, ncon)
         K = syn.controller
         t1 = time.perf_counter()
-        bar.note(f"D-K {it}: mu-step")
+        bar.note(f"{step} {it}: mu-step")
         N = closed_loop(full, (K.A, K.B, K.C, K.D))
         res = mussv(freqresp(N, omega), rp_blk, lower=False)
         peak = float(np.max(res.upper))
@@ -311,8 +734,10 @@ def musyn(
             "mu_peak": peak,
             "gamma": float(syn.gamma),
             "order": int(K.nstates),
-            "d_orders": [int(d.nstates) for d in ds],
+            "d_orders": [int(sc.DL.nstates) for sc in scalings],
         }
+        if mixed:
+            entry["g_orders"] = [int(sc.T.nstates) if sc.T is not None else 0 for sc in scalings]
         cand, cand_peak, cand_N = K, peak, N
         if controller_order is not None:
             cand = reduce_controller(K, controller_order)
@@ -325,22 +750,18 @@ def musyn(
             )
             entry.update(reduced_order=int(cand.nstates), reduced_mu_peak=cand_peak)
         history.append(entry)
-        label = f"D-K {it}: peak mu {peak:.4f}, order {K.nstates}"
+        label = f"{step} {it}: peak mu {peak:.4f}, order {K.nstates}"
         if controller_order is not None:
             label += f" (reduced to {cand.nstates}: {cand_peak:.4f})"
         bar.advance(label=f"{label}; K {t1 - t0:.1f} s, mu {t2 - t1:.1f} s")
         if np.isfinite(cand_peak) and (best is None or cand_peak < best[0]):
             best = (cand_peak, cand, cand_N)
-        # D-fit: scalar scaling of each block relative to the performance block.
-        Dl = res.scalings()[0]
-        idx = np.cumsum([0, *zsizes])
-        ref = np.abs(Dl[:, idx[-1], idx[-1]])
-        new = []
-        for i in range(len(zsizes)):
-            mag = np.abs(Dl[:, idx[i], idx[i]]) / ref
-            d, _ = fit_magnitude(omega, mag, max_order=max_order, weight=res.upper / peak)
-            new.append(d)
-        ds = new
+        if it < max_iter:
+            scalings = _fit_scalings(
+                omega, res, info, peak, max_order=max_order, full_dg=full_dg,
+                weight=res.upper / peak,
+            )  # fmt: skip
+            peak_prev = peak
     if best is None:
         bar.close()
         raise IllPosedError(
