@@ -386,12 +386,26 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     >>> round(fl.lower, 5)
     0.15177
     """
-    m = _partition(P, nmeas, ncon, "full_order_floor")
-    # z scaled by a power of two (exact in floating point): every level scales by it, and
-    # the SDPs are better conditioned with the optimum near 1.
-    est0 = _primal(m, *_plain_bases(m), solver)[0]
+    m0 = _partition(P, nmeas, ncon, "full_order_floor")
+    est0 = _primal(m0, *_plain_bases(m0), solver)[0]
+    # Then with z scaled by a power of two (exact in floating point: every level scales by
+    # it), the optimum near 1, when the plant's own scaling gives no certificate.
     k = int(np.clip(np.round(np.log2(max(est0, 1e-300))), -60, 60))
-    m = dict(m, c1=np.ldexp(m["c1"], -k), d11=np.ldexp(m["d11"], -k), d12=np.ldexp(m["d12"], -k))
+    for kk in [0] + ([k] if k else []):
+        m = dict(
+            m0,
+            c1=np.ldexp(m0["c1"], -kk),
+            d11=np.ldexp(m0["d11"], -kk),
+            d12=np.ldexp(m0["d12"], -kk),
+        )
+        best = _certify(m, solver)
+        if best is not None:
+            return FullOrderFloor(max(float(np.ldexp(floor_float(best), kk)), 0.0), est0, True)
+    return FullOrderFloor(0.0, est0, False)
+
+
+def _certify(m, solver):
+    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None."""
     bases = _bases(m)
     to_ex, tc_ex, nq_ex, nr_ex = bases
     try:
@@ -427,6 +441,4 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
             val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
             if val is not None and (best is None or val > best):
                 best = val
-    if best is None:
-        return FullOrderFloor(0.0, est0, False)
-    return FullOrderFloor(max(float(np.ldexp(floor_float(best), k)), 0.0), est0, True)
+    return best
