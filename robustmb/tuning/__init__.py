@@ -6,7 +6,7 @@ both, by name.  The optimisers minimise H-infinity goals over the tunable entrie
 analytic subgradients at the peak frequency.
 """
 
-from .full_order_floor import full_order_gamma
+from .full_order_floor import FullOrderFloor, full_order_floor, full_order_gamma
 from .goals import (
     Gain,
     Goal,
@@ -41,6 +41,8 @@ __all__ = [
     "Variance",
     "WeightedGain",
     "analysis_point",
+    "FullOrderFloor",
+    "full_order_floor",
     "full_order_gamma",
     "systune",
     "HinfstructResult",

@@ -1,67 +1,106 @@
-"""The full-order H-infinity optimum by LMIs: a floor no structured controller can beat.
+"""The full-order H-infinity level: an SDP estimate and a certified lower bound (floor).
 
 Gahinet and Apkarian's characterisation ("A linear matrix inequality approach to
-H-infinity control", Int. J. Robust Nonlinear Control 4, 1994): a controller of the
-plant's order with ``||Fl(P, K)||_inf < gamma`` exists iff there are symmetric ``X, Y``
-with two projected bounded-real inequalities and ``[[X, I], [I, Y]] >= 0``.  Minimising
-``gamma`` is a semidefinite program (cvxpy).  Any controller of lower order, a static
-gain or a PID included, achieves at least this value.
+H-infinity control", Int. J. Robust Nonlinear Control 4, 1994): a controller of order at
+most ``n`` with ``||Fl(P, K)||_inf < g`` exists iff symmetric ``X, Y`` satisfy
+
+    To' Mx(X, g) To < 0,   Tc' My(Y, g) Tc < 0,   W = [[X, I], [I, Y]] >= 0,
+
+    Mx = [[A'X + XA, X B1, C1'], [B1'X, -g I, D11'], [C1, D11, -g I]],
+    My = [[AY + YA', Y C1', B1], [C1 Y, -g I, D11], [B1', D11', -g I]],
+
+with ``To = diag(No, I)``, ``No`` a basis of the null space of ``[C2 D21]``, and
+``Tc = diag(Nc, I)``, ``Nc`` one of ``[B2' D12']``.  The smallest such ``g`` (an SDP) is
+the full-order optimum, and no controller of order ``<= n`` -- a static gain, a PID on
+this plant -- does better.  A solver only *estimates* it: on singular plants the infimum
+is not attained and the returned optimum moves with the scaling of the data.
+
+The *certified floor* comes from the dual side (weak duality).  For ``Zx, Zy >= 0`` and
+``Q = [[Q11, Q12], [Q12', Q22]] >= 0`` put ``Sx = To Zx To'``, ``Sy = Tc Zy Tc'``; the
+Lagrangian ``g + <Sx, Mx> + <Sy, My> - <Q, W>`` is at most ``g`` at every feasible point
+and it does not depend on ``X, Y, g`` when
+
+    Q11 = A Sx11 + Sx11 A' + Sx12 B1' + B1 Sx12',
+    Q22 = A' Sy11 + Sy11 A + Sy12 C1 + C1' Sy12',
+    t := <Sx, diag(0, I, I)> + <Sy, diag(0, I, I)> > 0
+
+(after dividing ``Sx, Sy, Q`` by ``t``).  Its value
+
+    floor = (<Sx, Mx(0, 0)> + <Sy, My(0, 0)> - 2 trace(Q12)) / t
+
+is then below every achievable level.  The dual point comes from an SDP solved in floating
+point; the statement above is checked in exact rational arithmetic on the plant's own
+floats (exact null-space bases, ``Q11, Q22`` and ``t`` formed exactly, positive
+definiteness by Sylvester's criterion on integers), so rounding in the solver can make
+the floor lower than the optimum but never false.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 
 from ..analysis._statespace import as_statespace_data
 from ..errors import DimensionError
+from ._exact import floor_float, is_positive_definite_exact, nullspace_exact, to_exact
+
+# Margins of the dual point inside its cone (relative); each is tried, the best certified
+# value kept.
+_MARGINS = (1e-10, 1e-8, 1e-6, 1e-4)
 
 
-def full_order_gamma(P, nmeas, ncon, *, solver=None):
-    """Optimal continuous-time full-order H-infinity level of ``P`` (cvxpy LMIs).
+@dataclass
+class FullOrderFloor:
+    """Result of :func:`full_order_floor`.
 
-    Parameters
+    Attributes
     ----------
-    P : control.StateSpace
-        Generalised plant; its last ``nmeas`` outputs are measurements and last
-        ``ncon`` inputs controls (``D22`` is ignored: it does not change the optimum).
-    nmeas, ncon : int
-    solver : str, optional
-        cvxpy solver (default CLARABEL).
-
-    Returns
-    -------
-    float
-        The optimal level, to the solver's accuracy.
-
-    Examples
-    --------
-    >>> import control
-    >>> # x' = -x + w + u, z = [x; u], y = x + w: the optimum is below the open loop's 1.
-    >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [0.0], [1.0]],
-    ...                [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
-    >>> g = full_order_gamma(P, 1, 1)
-    >>> bool(0.0 < g < 1.0)
-    True
+    lower : float
+        Certified lower bound on the H-infinity norm of ``Fl(P, K)`` over every controller
+        ``K`` of order at most ``n`` (static gains and PIDs included); ``0.0`` when no
+        certificate was found (0 is always a bound).
+    estimate : float
+        The SDP optimum as the solver returned it: an estimate of the full-order optimum,
+        neither an upper nor a lower bound.
+    certified : bool
+        Whether ``lower`` comes from a dual certificate checked exactly.
     """
-    import cvxpy as cp
 
+    lower: float
+    estimate: float
+    certified: bool
+
+
+def _partition(P, nmeas, ncon, who):
     a, b, c, d, dt = as_statespace_data(P, argname="P")
     if dt != 0:
-        raise DimensionError("full_order_gamma: continuous-time plants only")
-    n = a.shape[0]
+        raise DimensionError(f"{who}: continuous-time plants only")
     nw, nz = b.shape[1] - ncon, c.shape[0] - nmeas
     if nw < 1 or nz < 1:
-        raise DimensionError(f"full_order_gamma: P of shape {d.shape} has no performance channels")
-    b1, b2 = b[:, :nw], b[:, nw:]
-    c1, c2 = c[:nz], c[nz:]
-    d11, d12, d21 = d[:nz, :nw], d[:nz, nw:], d[nz:, :nw]
-    no = sla.null_space(np.hstack([c2, d21]))
-    nc = sla.null_space(np.hstack([b2.T, d12.T]))
+        raise DimensionError(f"{who}: P of shape {d.shape} has no performance channels")
+    return dict(
+        a=a,
+        b1=b[:, :nw],
+        b2=b[:, nw:],
+        c1=c[:nz],
+        c2=c[nz:],
+        d11=d[:nz, :nw],
+        d12=d[:nz, nw:],
+        d21=d[nz:, :nw],
+    )
+
+
+def _primal(m, to, tc, solver):
+    """Primal SDP: ``(gamma, X, Y)`` (``X`` of the ``Mx`` inequality)."""
+    import cvxpy as cp
+
+    a, b1, c1, d11 = m["a"], m["b1"], m["c1"], m["d11"]
+    n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
     x = cp.Variable((n, n), symmetric=True)
     y = cp.Variable((n, n), symmetric=True)
     g = cp.Variable()
-    eps = 1e-8
     mx = cp.bmat(
         [
             [a.T @ x + x @ a, x @ b1, c1.T],
@@ -76,16 +115,330 @@ def full_order_gamma(P, nmeas, ncon, *, solver=None):
             [b1.T, d11.T, -g * np.eye(nw)],
         ]
     )
-    to = sla.block_diag(no, np.eye(nz))
-    tc = sla.block_diag(nc, np.eye(nw))
-    sym = lambda m: 0.5 * (m + m.T)  # noqa: E731 - cvxpy wants explicit symmetry
+    sym = lambda e: 0.5 * (e + e.T)  # noqa: E731 - cvxpy wants explicit symmetry
     cons = [
-        sym(to.T @ mx @ to) << -eps * np.eye(to.shape[1]),
-        sym(tc.T @ my @ tc) << -eps * np.eye(tc.shape[1]),
+        sym(to.T @ mx @ to) << 0,
+        sym(tc.T @ my @ tc) << 0,
         cp.bmat([[x, np.eye(n)], [np.eye(n), y]]) >> 0,
     ]
     prob = cp.Problem(cp.Minimize(g), cons)
     prob.solve(solver=solver or cp.CLARABEL)
     if g.value is None:
-        raise DimensionError(f"full_order_gamma: the LMI solver failed ({prob.status})")
-    return float(g.value)
+        raise DimensionError(f"full-order LMI: the solver failed ({prob.status})")
+    return float(g.value), np.asarray(x.value), np.asarray(y.value)
+
+
+def _dual(m, to, tc, nq, nr, mu, solver):
+    """Dual SDP on its minimal face, ``mu`` inside the cone: float ``(value, Sx, Sy, Q12)``.
+
+    ``to, tc, nq, nr`` are orthonormal bases: of the spaces of ``Sx``, ``Sy`` and of those
+    holding the ranges of ``Q11``, ``Q22`` (``Q12 = nq R nr'``).  The margin ``mu``
+    (relative, on ``Zx, Zy`` and on the compressed ``Q``) lets the exact check absorb the
+    solver's residuals.  None when the solver fails.
+    """
+    import cvxpy as cp
+
+    a, b1, c1, d11 = m["a"], m["b1"], m["c1"], m["d11"]
+    n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
+    zx = cp.Variable((to.shape[1], to.shape[1]), PSD=True)
+    zy = cp.Variable((tc.shape[1], tc.shape[1]), PSD=True)
+    r = cp.Variable((nq.shape[1], nr.shape[1]))
+    sx = to @ zx @ to.T
+    sy = tc @ zy @ tc.T
+    qx = a @ sx[:n, :n] + sx[:n, :n] @ a.T + sx[:n, n : n + nw] @ b1.T + b1 @ sx[n : n + nw, :n]
+    qy = a.T @ sy[:n, :n] + sy[:n, :n] @ a + sy[:n, n : n + nz] @ c1 + c1.T @ sy[n : n + nz, :n]
+    q = cp.bmat([[nq.T @ qx @ nq, r], [r.T, nr.T @ qy @ nr]])
+    q12 = nq @ r @ nr.T
+    ex = sla.block_diag(np.zeros((n, n)), np.eye(nw + nz))
+    value = 2 * (
+        cp.sum(cp.multiply(sx[n + nw :, :n], c1))
+        + cp.sum(cp.multiply(sx[n + nw :, n : n + nw], d11))
+        + cp.sum(cp.multiply(sy[n + nz :, :n], b1.T))
+        + cp.sum(cp.multiply(sy[n + nz :, n : n + nz], d11.T))
+        - cp.trace(q12)
+    )
+    qscale = max(np.linalg.norm(a, 2), 1.0)
+    cons = [
+        cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1,
+        0.5 * (q + q.T) >> mu * qscale * np.eye(q.shape[0]),
+        zx >> mu * np.eye(zx.shape[0]),
+        zy >> mu * np.eye(zy.shape[0]),
+    ]
+    prob = cp.Problem(cp.Maximize(value), cons)
+    try:
+        prob.solve(solver=solver or cp.CLARABEL)
+    except cp.error.SolverError:
+        return None
+    if zx.value is None or prob.status not in ("optimal", "optimal_inaccurate"):
+        return None
+    sxv = to @ zx.value @ to.T
+    syv = tc @ zy.value @ tc.T
+    return float(prob.value), 0.5 * (sxv + sxv.T), 0.5 * (syv + syv.T), nq @ r.value @ nr.T
+
+
+def _inner(z):
+    """``z`` moved just inside the PSD cone: shifted by twice its most negative eigenvalue
+    (each shift changes ``Q``, so it is kept as small as the solver's residual)."""
+    z = 0.5 * (z + z.T)
+    low = np.linalg.eigvalsh(z)[0] if z.size else 0.0
+    return z + (2.0 * max(-low, 0.0) + 1e-300) * np.eye(z.shape[0])
+
+
+def _coords(basis_f, s):
+    """``z`` with ``basis z basis' ~ s`` (least squares)."""
+    left = np.linalg.lstsq(basis_f, s, rcond=None)[0]
+    return np.linalg.lstsq(basis_f, left.T, rcond=None)[0]
+
+
+def _free(N):
+    """Rows of the exact basis ``N`` (from :func:`nullspace_exact`) that hold the identity."""
+    rows = []
+    for j in range(N.shape[1]):
+        rows.append(next(i for i in range(N.shape[0]) if N[i, j] == 1 and sum(N[i] != 0) == 1))
+    return rows
+
+
+def _exact_bound(m, bases, sx, sy, q12):
+    """Exact check of a float dual point; the certified value (rational) or None."""
+    to_ex, tc_ex, nq_ex, nr_ex = bases
+    a, b1, c1 = m["a"], m["b1"], m["c1"]
+    n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
+    # Coordinates of the float point in the exact bases (rounding here only changes which
+    # dual point is checked).
+    zx = _inner(_coords(to_ex.astype(float), sx))
+    zy = _inner(_coords(tc_ex.astype(float), sy))
+    zx_e, zy_e = to_exact(0.5 * (zx + zx.T)), to_exact(0.5 * (zy + zy.T))
+    if not (is_positive_definite_exact(zx_e) and is_positive_definite_exact(zy_e)):
+        return None
+    A, B1, C1, D11 = (to_exact(m[k]) for k in ("a", "b1", "c1", "d11"))
+    Sx = to_ex @ zx_e @ to_ex.T
+    Sy = tc_ex @ zy_e @ tc_ex.T
+    Qx = A @ Sx[:n, :n] + Sx[:n, :n] @ A.T + Sx[:n, n : n + nw] @ B1.T + B1 @ Sx[n : n + nw, :n]
+    Qy = A.T @ Sy[:n, :n] + Sy[:n, :n] @ A + Sy[:n, n : n + nz] @ C1 + C1.T @ Sy[n : n + nz, :n]
+    t = sum(Sx[i, i] for i in range(n, n + nw + nz)) + sum(Sy[i, i] for i in range(n, n + nz + nw))
+    if t <= 0:
+        return None
+    # Q11 = nq G nq' and Q22 = nr H nr' exactly (their ranges lie in the faces by
+    # construction; checked), so Q >= 0 follows from [[G, R], [R', H]] > 0 for Q12 = nq R nr'.
+    fq, fr = _free(nq_ex), _free(nr_ex)
+    G = Qx[np.ix_(fq, fq)]
+    H = Qy[np.ix_(fr, fr)]
+    if np.any(nq_ex @ G @ nq_ex.T != Qx) or np.any(nr_ex @ H @ nr_ex.T != Qy):
+        return None
+    base = 2 * (
+        np.sum(Sx[n + nw :, :n] * C1)
+        + np.sum(Sx[n + nw :, n : n + nw] * D11)
+        + np.sum(Sy[n + nz :, :n] * B1.T)
+        + np.sum(Sy[n + nz :, n : n + nz] * D11.T)
+    )
+    r = np.linalg.lstsq(nq_ex.astype(float), q12, rcond=None)[0]
+    r = np.linalg.lstsq(nr_ex.astype(float), r.T, rcond=None)[0].T
+    # R is free: shrink it towards 0 until the block matrix is positive definite (its
+    # trace term is the only price).
+    for shrink in (1.0, 1 - 1e-9, 1 - 1e-6, 1 - 1e-3, 0.99, 0.9, 0.5, 0.0):
+        R = to_exact(shrink * r)
+        if is_positive_definite_exact(np.block([[G, R], [R.T, H]])):
+            Q12 = nq_ex @ R @ nr_ex.T
+            return (base - 2 * sum(Q12[i, i] for i in range(n))) / t
+    return None
+
+
+def _bases(m):
+    """Exact bases ``(To, Tc, Nq, Nr)`` of the dual's minimal face (object arrays).
+
+    Rows of ``[C2 D21]`` free of ``D21`` (``C^ = L C2`` with ``L D21 = 0``) let ``X`` grow
+    along ``C^' M C^`` without changing the ``X`` inequality; every dual point therefore
+    has ``Q11 C^' = 0``, which holds exactly when ``Sx`` also lives in the null space of
+    ``C^ [A B1]``.  ``Nq`` spans the null space of ``C^`` (the range of ``Q11``).  The same
+    on the ``Y`` side with ``B^ = B2 R``, ``D12 R = 0``.
+    """
+    nw, nz = m["b1"].shape[1], m["c1"].shape[0]
+    A, B1, C1 = to_exact(m["a"]), to_exact(m["b1"]), to_exact(m["c1"])
+    C2, D21, B2, D12 = (to_exact(m[k]) for k in ("c2", "d21", "b2", "d12"))
+
+    def diag_eye(nb, k):
+        out = np.empty((nb.shape[0] + k, nb.shape[1] + k), dtype=object)
+        out[...] = 0
+        out[: nb.shape[0], : nb.shape[1]] = nb
+        for i in range(k):
+            out[nb.shape[0] + i, nb.shape[1] + i] = 1
+        return out
+
+    chat = nullspace_exact(D21.T).T @ C2
+    no = nullspace_exact(np.vstack([np.hstack([C2, D21]), np.hstack([chat @ A, chat @ B1])]))
+    bhat = B2 @ nullspace_exact(D12)
+    nc = nullspace_exact(
+        np.vstack([np.hstack([B2.T, D12.T]), np.hstack([bhat.T @ A.T, bhat.T @ C1.T])])
+    )
+    return diag_eye(no, nz), diag_eye(nc, nw), nullspace_exact(chat), nullspace_exact(bhat.T)
+
+
+def _plain_bases(m):
+    """Float orthonormal ``To, Tc`` of the primal LMIs (plain null spaces)."""
+    nw, nz = m["b1"].shape[1], m["c1"].shape[0]
+    no = sla.null_space(np.hstack([m["c2"], m["d21"]]))
+    nc = sla.null_space(np.hstack([m["b2"].T, m["d12"].T]))
+    return sla.block_diag(no, np.eye(nz)), sla.block_diag(nc, np.eye(nw))
+
+
+def _orth(t_ex):
+    return sla.orth(t_ex.astype(float)) if t_ex.shape[1] else t_ex.astype(float)
+
+
+def _transform(m, T):
+    Ti = np.linalg.inv(T)
+    out = dict(m)
+    out.update(a=T @ m["a"] @ Ti, b1=T @ m["b1"], b2=T @ m["b2"], c1=m["c1"] @ Ti, c2=m["c2"] @ Ti)
+    return out
+
+
+def _balancing(x, y):
+    """``T`` with ``T Y T'`` and ``T^-T X T^-1`` equal and diagonal (None if not definite)."""
+    try:
+        ly = np.linalg.cholesky(0.5 * (y + y.T))
+    except np.linalg.LinAlgError:
+        return None
+    u, s, _ = np.linalg.svd(ly.T @ (0.5 * (x + x.T)) @ ly)
+    if s[-1] <= 0:
+        return None
+    T = (s**0.25)[:, None] * np.linalg.solve(ly.T, u).T
+    return T if np.all(np.isfinite(T)) and np.linalg.cond(T) < 1e12 else None
+
+
+def full_order_gamma(P, nmeas, ncon, *, solver=None):
+    """Estimate of the optimal continuous-time full-order H-infinity level (SDP optimum).
+
+    An *estimate*: on singular plants the SDP's infimum is not attained and the value the
+    solver returns moves with the data's scaling (by up to 25 % on COMPleib AC7).  For a
+    bound no controller can beat, use :func:`full_order_floor` (``.lower``).
+
+    Parameters
+    ----------
+    P : control.StateSpace
+        Generalised plant; its last ``nmeas`` outputs are measurements and last
+        ``ncon`` inputs controls (``D22`` is ignored: it does not change the optimum).
+    nmeas, ncon : int
+    solver : str, optional
+        cvxpy solver (default CLARABEL).
+
+    Returns
+    -------
+    float
+        The SDP optimum as solved.
+
+    Examples
+    --------
+    >>> import control
+    >>> # x' = -x + w + u, z = [x; u], y = x + w: the optimum is below the open loop's 1.
+    >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [0.0], [1.0]],
+    ...                [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> g = full_order_gamma(P, 1, 1)
+    >>> bool(0.0 < g < 1.0)
+    True
+    """
+    m = _partition(P, nmeas, ncon, "full_order_gamma")
+    return _primal(m, *_plain_bases(m), solver)[0]
+
+
+def full_order_floor(P, nmeas, ncon, *, solver=None):
+    """Certified lower bound on the H-infinity norm any controller of order ``<= n`` achieves.
+
+    The dual of the Gahinet--Apkarian LMIs is solved (after a state balancing from the
+    primal solution) at a few margins from the cone's boundary; each dual point is checked
+    in exact rational arithmetic on the plant's own numbers and the best one kept (see the
+    module notes).  The bound holds for static gains, PIDs and every controller whose order
+    does not exceed the plant's.
+
+    The dual is restricted to the face that the rows of ``C2`` free of ``D21`` (and the
+    columns of ``B2`` free of ``D12``) force; when its optimal face is smaller still --
+    singular plants where ``X`` or ``Y`` may grow without bound along other directions,
+    e.g. a stable ``A`` whose ``X`` inequality only improves as ``X`` grows -- no dual
+    point can be checked and ``certified`` is False (``lower = 0``).  On COMPleib, AC15,
+    AC17, HE2, HE4, REA1 and REA2 are certified (within 0.03 %--0.2 % of the estimate);
+    AC2, AC6, AC7, DIS1, HE1 and HF2D11 are not.
+
+    Parameters
+    ----------
+    P : control.StateSpace
+        Continuous generalised plant; last ``nmeas`` outputs are measurements, last
+        ``ncon`` inputs controls (``D22`` plays no role).
+    nmeas, ncon : int
+    solver : str, optional
+        cvxpy solver (default CLARABEL).
+
+    Returns
+    -------
+    FullOrderFloor
+        ``.lower`` (certified; 0 when no dual point passed), ``.estimate`` (SDP optimum),
+        ``.certified``.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> # Unstable 1/(s - 1), disturbance at its input, z = [x; 0.1 u], y = x + 0.1 n.
+    >>> P = control.ss([[1.0]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]],
+    ...                [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]])
+    >>> fl = full_order_floor(P, 1, 1)
+    >>> K = rmb.hinfsyn(P, 1, 1)           # a verified full-order controller
+    >>> bool(fl.certified and 0.0 < fl.lower <= K.gamma)
+    True
+    >>> round(fl.lower, 5)
+    0.15177
+    """
+    m0 = _partition(P, nmeas, ncon, "full_order_floor")
+    est0 = _primal(m0, *_plain_bases(m0), solver)[0]
+    # Then with z scaled by a power of two (exact in floating point: every level scales by
+    # it), the optimum near 1, when the plant's own scaling gives no certificate.
+    k = int(np.clip(np.round(np.log2(max(est0, 1e-300))), -60, 60))
+    for kk in [0] + ([k] if k else []):
+        m = dict(
+            m0,
+            c1=np.ldexp(m0["c1"], -kk),
+            d11=np.ldexp(m0["d11"], -kk),
+            d12=np.ldexp(m0["d12"], -kk),
+        )
+        best = _certify(m, solver)
+        if best is not None:
+            return FullOrderFloor(max(float(np.ldexp(floor_float(best), kk)), 0.0), est0, True)
+    return FullOrderFloor(0.0, est0, False)
+
+
+def _certify(m, solver):
+    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None."""
+    bases = _bases(m)
+    to_ex, tc_ex, nq_ex, nr_ex = bases
+    try:
+        _, x, y = _primal(m, *_plain_bases(m), solver)
+        T = _balancing(x, y)
+    except (DimensionError, ImportError, ArithmeticError, ValueError):
+        T = None
+    except Exception as exc:  # cvxpy's SolverError: the balancing is only an aid
+        if type(exc).__name__ != "SolverError":
+            raise
+        T = None
+    nw, nz = m["b1"].shape[1], m["c1"].shape[0]
+    best = None
+    # The dual is solved in the original state coordinates and in balanced ones (x_b = T x,
+    # from the primal solution), at a few margins; the exact check always uses the
+    # original data.
+    for Tk in [np.eye(m["a"].shape[0])] + ([T] if T is not None else []):
+        Ti = np.linalg.inv(Tk)
+        jx = sla.block_diag(Ti, np.eye(nw + nz))
+        jy = sla.block_diag(Tk, np.eye(nz + nw))
+        spaces = (
+            _orth(sla.block_diag(Tk, np.eye(nw + nz)) @ to_ex.astype(float)),
+            _orth(sla.block_diag(Ti.T, np.eye(nz + nw)) @ tc_ex.astype(float)),
+            _orth(Tk @ nq_ex.astype(float)),
+            _orth(Ti.T @ nr_ex.astype(float)),
+        )
+        for mu in _MARGINS:
+            cand = _dual(_transform(m, Tk), *spaces, mu, solver)
+            if cand is None:
+                continue
+            _, sxb, syb, q12b = cand
+            # Original coordinates: Sx = J Sx_b J', Sy = K' Sy_b K, Q12 = T^-1 Q12_b T.
+            val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
+            if val is not None and (best is None or val > best):
+                best = val
+    return best

@@ -27,8 +27,8 @@ def compleib(name):
 
 
 def full_order_floor(a, b1, b2, c1, c2, d11, d12, d21):
-    """Full-order H-infinity optimum (LMIs, see robustmb.tuning.full_order_floor)."""
-    from robustmb.tuning.full_order_floor import full_order_gamma
+    """Certified full-order floor: ``FullOrderFloor`` (``.lower``, ``.estimate``, ...)."""
+    from robustmb.tuning.full_order_floor import full_order_floor as floor
 
     P = control.ss(
         a,
@@ -36,7 +36,7 @@ def full_order_floor(a, b1, b2, c1, c2, d11, d12, d21):
         np.vstack([c1, c2]),
         np.block([[d11, d12], [d21, np.zeros((c2.shape[0], b2.shape[1]))]]),
     )
-    return full_order_gamma(P, c2.shape[0], b2.shape[1])
+    return floor(P, c2.shape[0], b2.shape[1])
 
 
 def static_loop(P, K):

@@ -1,0 +1,152 @@
+"""Certified full-order floor: exact arithmetic, and the floor against achieved levels.
+
+The floor is a proven lower bound on the H-infinity norm of every controller of order
+``<= n``; it is checked against levels *achieved* by controllers computed elsewhere
+(hinfsyn's verified controller, static gains on a dense grid), whose closed-loop norms are
+computed by python-control / SLICOT AB13DD (``control.norm``) or on a frequency grid.
+"""
+
+from fractions import Fraction
+
+import control
+import numpy as np
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+import robustmb as rmb
+from robustmb.tuning._exact import (
+    floor_float,
+    is_positive_definite_exact,
+    nullspace_exact,
+    to_exact,
+)
+from robustmb.tuning.full_order_floor import full_order_floor, full_order_gamma
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 7))
+def test_exact_definiteness_agrees_with_eigenvalues(seed, n):
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((n, n))
+    lam = rng.uniform(-1.0, 1.0, n)
+    lam[np.abs(lam) < 1e-3] = 1e-3  # well away from the boundary: floats decide too
+    S = (v * lam) @ v.T
+    S = 0.5 * (S + S.T)
+    assert is_positive_definite_exact(to_exact(S)) == bool(np.all(lam > 0))
+
+
+def test_exact_definiteness_on_the_boundary():
+    # Exactly singular PSD (rank one, integer) and exactly definite by a hair.
+    v = np.array([[3.0], [1.0], [2.0]])
+    S = to_exact(v @ v.T)
+    assert not is_positive_definite_exact(S)
+    S2 = S.copy()
+    for i in range(3):
+        S2[i, i] += Fraction(1, 2**80)
+    assert is_positive_definite_exact(S2)
+    with pytest.raises(ValueError, match="symmetric"):
+        is_positive_definite_exact(to_exact([[1.0, 2.0], [0.0, 1.0]]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), m=st.integers(1, 4), n=st.integers(1, 7))
+def test_exact_nullspace(seed, m, n):
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((m, n))
+    if m > 1:
+        M[-1] = 0.5 * M[0]  # a dependent row (exact in binary)
+    N = nullspace_exact(to_exact(M))
+    assert np.all(to_exact(M) @ N == 0)
+    assert N.shape[1] == n - np.linalg.matrix_rank(M)
+    if N.shape[1]:
+        assert np.linalg.matrix_rank(N.astype(float)) == N.shape[1]
+
+
+def test_floor_float_rounds_down():
+    q = Fraction(1, 3)
+    f = floor_float(q)
+    assert Fraction(f) <= q < Fraction(np.nextafter(f, np.inf))
+
+
+def _closed_loop(P, K):
+    """``Fl(P, K)`` by the textbook formulas (one measurement, one control, ``D22 = 0``)."""
+    a, b, c, d = (np.asarray(x) for x in (P.A, P.B, P.C, P.D))
+    b1, b2, c1, c2 = b[:, :-1], b[:, -1:], c[:-1], c[-1:]
+    d11, d12, d21 = d[:-1, :-1], d[:-1, -1:], d[-1:, :-1]
+    ak, bk, ck, dk = (np.asarray(x) for x in (K.A, K.B, K.C, K.D))
+    nk = ak.shape[0]
+    acl = np.block([[a + b2 @ dk @ c2, b2 @ ck], [bk @ c2, ak]])
+    bcl = np.vstack([b1 + b2 @ dk @ d21, bk @ d21])
+    ccl = np.hstack([c1 + d12 @ dk @ c2, d12 @ ck])
+    dcl = d11 + d12 @ dk @ d21
+    return control.ss(acl, bcl.reshape(a.shape[0] + nk, -1), ccl, dcl)
+
+
+def _random_plant(seed, n):
+    """A regular random plant (D12, D21 of full rank), with w, u, z, y of size 2, 1, 2, 1."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    b1, b2 = rng.standard_normal((n, 2)), rng.standard_normal((n, 1))
+    c1, c2 = rng.standard_normal((2, n)), rng.standard_normal((1, n))
+    d = np.zeros((3, 3))
+    d[1, 2] = 1.0  # D12
+    d[2, 1] = 1.0  # D21
+    d[:2, :2] = 0.3 * rng.standard_normal((2, 2))  # D11
+    return control.ss(a, np.hstack([b1, b2]), np.vstack([c1, c2]), d)
+
+
+@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 3))
+def test_certified_floor_below_a_verified_controller(seed, n):
+    """Soundness: the floor never exceeds a level some controller achieves.
+
+    The controller is hinfsyn's (Riccati or LMI, verified there); its closed loop is
+    formed by python-control and its norm by SLICOT AB13DD (``control.norm``).
+    """
+    P = _random_plant(seed, n)
+    fl = full_order_floor(P, 1, 1)
+    syn = rmb.hinfsyn(P, 1, 1)
+    cl = _closed_loop(P, syn.controller)
+    assert np.max(cl.poles().real) < 0
+    achieved = control.norm(cl, "inf")
+    assert fl.lower <= achieved * (1 + 1e-9)  # AB13DD's relative tolerance is ~1e-10
+    # Regular plants are certified, and close to the optimum (hinfsyn backs off <= 1 %).
+    assert fl.certified
+    assert fl.lower >= 0.98 * achieved
+
+
+def test_certified_floor_below_the_static_optimum_on_a_grid():
+    """One state, static gains on a dense grid: the grid's best norm is achieved."""
+    # x' = x + w1 + u, z = [x; 0.1 u], y = x + 0.1 w2 (the scalar example of hinfstruct).
+    d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
+    P = control.ss([[1.0]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d)
+    fl = full_order_floor(P, 1, 1)
+    ks = np.linspace(-30.0, -1.05, 2000)
+    w = np.logspace(-3, 4, 600)
+    jw = 1j * w[None, :]
+    k = ks[:, None]
+    res_x = 1.0 / (jw - (1.0 + k))
+    T = np.stack(
+        [
+            np.stack([res_x, 0.1 * k * res_x], -1),
+            np.stack([0.1 * k * res_x, 0.01 * k * k * res_x + 0.01 * k], -1),
+        ],
+        -2,
+    )
+    # The grid only picks a good gain; what is compared is its exact norm (AB13DD).
+    best = ks[np.argmin(np.linalg.svd(T, compute_uv=False)[..., 0].max(axis=1))]
+    cl = control.ss([[1.0 + best]], [[1.0, 0.1 * best]], [[1.0], [0.1 * best]],
+                    [[0.0, 0.0], [0.0, 0.01 * best]])  # fmt: skip
+    achieved = control.norm(cl, "inf")
+    assert fl.certified
+    assert fl.lower <= achieved
+    assert fl.estimate == pytest.approx(full_order_gamma(P, 1, 1), rel=1e-5)
+
+
+def test_floor_bad_input():
+    with pytest.raises(rmb.errors.DimensionError, match="no performance"):
+        full_order_floor(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]), 1, 1)
+    Pd = control.ss([[0.5]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]], 0.1)
+    with pytest.raises(rmb.errors.DimensionError, match="continuous"):
+        full_order_floor(Pd, 1, 1)
