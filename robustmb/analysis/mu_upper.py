@@ -208,8 +208,8 @@ def _objective_diagonal(M, x, param: ScalingParametrization, t):
         A = dl[:, :, None] * MR
         Ah = dagger(A)
         AhG = Ah @ Gh
+        # Hermitian up to rounding; eigh reads its lower triangle only
         X = Ah @ A + 1j * (AhG - dagger(AhG))
-        X = 0.5 * (X + dagger(X))
     finite = np.all(np.isfinite(X), axis=(1, 2)) & np.all(np.isfinite(A), axis=(1, 2))
     if not finite.all():
         f = np.full(B, np.inf)
