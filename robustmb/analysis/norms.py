@@ -135,7 +135,11 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     Notes
     -----
     Stability is that of the realisation (eigenvalues of ``A``), as in MATLAB's
-    ``hinfnorm``: a hidden unstable mode gives ``inf``.
+    ``hinfnorm``: a hidden unstable mode gives ``inf``.  A pole closer to the boundary
+    than rounding can resolve to first order (``100 eps ||A|| kappa``, wide for the slow
+    poles of a stiff model) is decided by a verified inclusion of all poles
+    (:func:`~robustmb.analysis.norms_stability.verified_stable`), and such a model's
+    responses are evaluated by pivoted solves rather than from its computed poles.
 
     Examples
     --------
