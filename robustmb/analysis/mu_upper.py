@@ -123,6 +123,14 @@ class ScalingParametrization:
         # column maps: exp(x_j) at the off-diagonal entries of column j
         self._cl = self._dense_exp(col_l, n * n)[:nd]
         self._cr = self._dense_exp(col_r, m * m)[:nd]
+        # Without repeated scalar blocks of size > 1 both D are diagonal: the scaled
+        # matrix and the gradient then need no solves (see _objective_diagonal); the
+        # exp maps restricted to the diagonals, and the G parameters' (row, column) pairs
+        self.diagonal = not (self._cl.any() or self._cr.any() or lin_l or lin_r)
+        self._el_diag = self._el[:, :: n + 1].copy()
+        self._er_diag = self._er[:, :: m + 1].copy()
+        g_rows, g_cols = np.nonzero(self.lin_g)
+        self._g_entries = (g_rows, g_cols // m, g_cols % m, self.lin_g[g_rows, g_cols])
 
     def _dense_exp(self, entries, size):
         E = np.zeros((self.p, size))
@@ -185,6 +193,58 @@ def _gevp_form(M, Dl, Dr, Gh):
     return A, 0.5 * (X + dagger(X))
 
 
+def _objective_diagonal(M, x, param: ScalingParametrization, t):
+    """:func:`scaled_objective` when both ``D`` are diagonal (every repeated scalar block
+    is 1x1): the same value and gradient with ``A = diag(dl) M diag(dr)^-1`` formed
+    by broadcasting, and only the diagonals of ``Gamma_l``, ``Gamma_r`` computed."""
+    B = x.shape[0]
+    nd = param.n_d
+    ex = np.exp(np.clip(x[:, :nd], -300.0, 300.0))
+    dl = ex @ param._el_diag
+    dr = ex @ param._er_diag
+    Gh = (x @ param._lg[0] + 1j * (x @ param._lg[1])).reshape(B, param.n, param.m)
+    with np.errstate(over="ignore", invalid="ignore"):
+        MR = M / dr[:, None, :]  # Dl^-1 A
+        A = dl[:, :, None] * MR
+        Ah = dagger(A)
+        AhG = Ah @ Gh
+        # Hermitian up to rounding; eigh reads its lower triangle only
+        X = Ah @ A + 1j * (AhG - dagger(AhG))
+    finite = np.all(np.isfinite(X), axis=(1, 2)) & np.all(np.isfinite(A), axis=(1, 2))
+    if not finite.all():
+        f = np.full(B, np.inf)
+        g = np.zeros_like(x)
+        if finite.any():
+            t_fin = None if t is None else np.broadcast_to(np.asarray(t, float), f.shape)[finite]
+            f[finite], g[finite] = _objective_diagonal(M[finite], x[finite], param, t_fin)
+        return f, g
+    w, V = np.linalg.eigh(X)
+    top = w[:, -1]
+    if t is None:
+        f = top
+        Pi = V[:, :, -1:] @ dagger(V[:, :, -1:])
+    else:
+        t = np.broadcast_to(np.asarray(t, dtype=float), top.shape)
+        with np.errstate(over="ignore"):
+            e = np.exp(t[:, None] * (w - top[:, None]))
+        s = e.sum(axis=1)
+        f = top + np.log(s) / t
+        Pi = (V * (e / s[:, None])[:, None, :]) @ dagger(V)
+    with np.errstate(over="ignore", invalid="ignore"):
+        P = (A + 1j * Gh) @ Pi
+        # diagonals of Gamma_l = 2 P (Dl^-1 A)^H and Gamma_r = -2 A^H P Dr^-H
+        gamma_l = 2.0 * np.einsum("bij,bij->bi", P, np.conj(MR))
+        gamma_r = -2.0 * np.einsum("bji,bji->bi", np.conj(A), P) / dr
+        g = np.zeros((B, param.p))
+        g[:, :nd] = (gamma_l.real * dl) @ param._el_diag.T + (gamma_r.real * dr) @ param._er_diag.T
+        # G part: -2 Im sum(C * dGh) with C = conj(A) Pi^T, at the G entries only
+        rows, zi, wj, coef = param._g_entries
+        C = np.conj(A) @ np.swapaxes(Pi, 1, 2)
+        np.add.at(g.T, rows, -2.0 * np.imag(C[:, zi, wj] * coef).T)
+    g[~np.all(np.isfinite(g), axis=1)] = 0.0
+    return f, g
+
+
 def scaled_objective(M, x, param: ScalingParametrization, t=None):
     """``phi = lambda_max(A^H A + j(A^H Gh - Gh^H A))`` and its gradient in ``x``.
 
@@ -194,6 +254,8 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
     the softmax-weighted sum of all eigenprojectors for ``phi_t``):
     ``dphi = 2 Re tr(Pi (A + jGh)^H dA) - 2 Im tr(Pi^T ... dGh)``.
     """
+    if param.diagonal:
+        return _objective_diagonal(M, x, param, t)
     Dl, Dr, Gh = param.matrices(x)
     with np.errstate(over="ignore", invalid="ignore"):
         A, X = _gevp_form(M, Dl, Dr, Gh)
