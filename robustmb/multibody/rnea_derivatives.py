@@ -130,7 +130,9 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
     a_ground = art["a_ground"]
     acc = a_ground + _prefix_sum(art, aj)
     iw = xf @ tree.inertia @ np.swapaxes(xf, 1, 2)
-    mom = iw @ np.stack([vel, acc], axis=2)
+    va = np.empty((tree.n, 6, 2))
+    va[:, :, 0], va[:, :, 1] = vel, acc
+    mom = iw @ va
     h = mom[:, :, 0]
     f = mom[:, :, 1] + cross_force_rows(vel, h)
     rw = xf[:, :3, :3]
@@ -138,8 +140,12 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
         fext = external_forces(tree, q, rw, wrenches)
         f = f - (xf @ fext[:, :, None])[:, :, 0]
     crm_v = _crm_batch(vel)
-    bm = iw @ crm_v - _fbar_batch(h) + np.swapaxes(crm_v, 1, 2) @ iw
-    lm = np.zeros_like(iw)
+    n = tree.n
+    # per body [I | B | L | f] (n, 6, 19), summed over subtrees by one product
+    per = np.zeros((n, 6, 19))
+    per[:, :, :6] = iw
+    per[:, :, 6:12] = iw @ crm_v - _fbar_batch(h) + np.swapaxes(crm_v, 1, 2) @ iw
+    per[:, :, 18] = f
     for nd, wl, pt in lay["inertial"]:  # constant world force at a moving point
         origin = _vee(xf[nd, 3:, :3] @ rw[nd].T)  # xf's lower block is [p]x R
         point = origin + rw[nd] @ pt
@@ -147,13 +153,9 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
         true = np.zeros((6, 6))
         true[3:] = -skew3(wl[:3]) @ np.hstack([np.eye(3), -skew3(point)])
         # f_i carries -f_ext: remove the rigid variation, add the true one
-        lm[nd] += _fbar_batch(fw[None])[0] - true
-    n = tree.n
-    desc = lay["desc"]
-    ic = (desc @ iw.reshape(n, 36)).reshape(n, 6, 6)
-    bc = (desc @ bm.reshape(n, 36)).reshape(n, 6, 6)
-    lc = (desc @ lm.reshape(n, 36)).reshape(n, 6, 6)
-    fc = desc @ f
+        per[nd, :, 12:18] += _fbar_batch(fw[None])[0] - true
+    comp = (lay["desc"] @ per.reshape(n, 114)).reshape(n, 6, 19)[node]  # per rate
+    fc = comp[:, :, 18]
     # per rate: the parent's twist and acceleration
     par = lay["par"]
     has_par = par >= 0
@@ -162,28 +164,33 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
     for i in lay["free"]:  # a floating base moves with respect to the ground
         k = tree.vi[i]
         v_par[k : k + 6], a_par[k : k + 6] = 0.0, a_ground
+    nv = tree.nv
+    # per-joint vectors [c, w, s] (q), [G, -s] (qd), s (qdd), laid out to meet [IC, BC, LC]
     w = cross_motion_rows(s_rate, v_par)
-    c = cross_motion_rows(w, v_par) - cross_motion_rows(s_rate, a_par)
-    g = -2.0 * w
+    vec = np.empty((nv, 18, 3))
+    vec[:, :6, 0] = cross_motion_rows(w, v_par) - cross_motion_rows(s_rate, a_par)
+    vec[:, 6:12, 0] = w
+    vec[:, 12:, 0] = s_rate
+    vec[:, :6, 1] = -2.0 * w
     for i in lay["free"]:
         k = tree.vi[i]
-        g[k : k + 6] = cross_motion_rows(np.repeat(vel[i][None], 6, axis=0), s_rate[k : k + 6])
-    icn, bcn, lcn = ic[node], bc[node], lc[node]
-    # row side S_j^T [IC_j, BC_j, LC_j] and column side of the "k above j" terms
-    rows = np.einsum("rk,rkl->rl", s_rate, np.concatenate([icn, bcn, lcn], axis=2))
-    r_ic, r_bc, r_lc = rows[:, :6], rows[:, 6:12], rows[:, 12:]
-    above, below = lay["above"], lay["below"]
-
-    def col(m, x):
-        return np.einsum("rkl,rl->rk", m, x)
-
-    z_q = cross_force_rows(s_rate, fc[node]) + col(icn, c) + col(bcn, w) + col(lcn, s_rate)
-    z_v = col(icn, g) - col(bcn, s_rate)
-    z_a = col(icn, s_rate)
-    d_q = (r_ic @ c.T + r_bc @ w.T + r_lc @ s_rate.T) * above + (s_rate @ z_q.T) * below
-    d_v = (r_ic @ g.T - r_bc @ s_rate.T) * above + (s_rate @ z_v.T) * below
-    d_a = (r_ic @ s_rate.T) * above + (s_rate @ z_a.T) * below
-    tau = np.einsum("rk,rk->r", s_rate, fc[node])
+        vec[k : k + 6, :6, 1] = cross_motion_rows(
+            np.repeat(vel[i][None], 6, axis=0), s_rate[k : k + 6]
+        )
+    vec[:, 6:12, 1] = -s_rate
+    vec[:, 12:, 1] = 0.0
+    vec[:, :6, 2] = s_rate
+    vec[:, 6:, 2] = 0.0
+    mats = comp[:, :, :18]
+    rows = (s_rate[:, None, :] @ mats)[:, 0]  # S_j^T [IC_j, BC_j, LC_j]
+    cols = mats @ vec  # (nv, 6, 3): [IC, BC, LC] of k times k's vectors
+    cols[:, :, 0] += cross_force_rows(s_rate, fc)
+    # k above j: rows_j . vec_k ; k below j: s_j . cols_k
+    up = (rows @ vec.transpose(1, 0, 2).reshape(18, nv * 3)).reshape(nv, nv, 3)
+    down = (s_rate @ cols.transpose(1, 0, 2).reshape(6, nv * 3)).reshape(nv, nv, 3)
+    full = up * lay["above"][:, :, None] + down * lay["below"][:, :, None]
+    d_q, d_v, d_a = full[:, :, 0], full[:, :, 1], full[:, :, 2]
+    tau = np.einsum("rk,rk->r", s_rate, fc)
     return tau, d_q, d_v, d_a
 
 
