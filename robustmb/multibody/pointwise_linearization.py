@@ -72,7 +72,6 @@ def linearize_at(
     >>> lin.M, lin.P2                      # m l^2 and -m g l
     (array([[2.]]), array([[-19.62]]))
     """
-    from .dynamics import aba, external_forces, joint_law, joint_transforms, rnea
     from .linearization import linearize_tree
 
     if uncertain:
@@ -94,14 +93,10 @@ def linearize_at(
         tau0 = tree.check_state(q0, tau0, "tau0")[1]
 
     def forward(q, v, tau):
-        xs, rw = joint_transforms(tree, q)
-        f = external_forces(tree, q, rw, wrenches, v, xs)
-        return aba(tree, q, v, tau + joint_law(tree, q, v), f, xs, rw)
+        return self.forward_dynamics(q, v, tau, values=values, wrenches=wrenches)
 
     def inverse(q, v, a):
-        xs, rw = joint_transforms(tree, q)
-        f = external_forces(tree, q, rw, wrenches, v, xs)
-        return rnea(tree, q, v, a, f, xs, rw) - joint_law(tree, q, v)
+        return self.inverse_dynamics(q, v, a, values=values, wrenches=wrenches)
 
     return linearize_tree(
         tree, q0, v0, a0, tau0, wrenches, effort_names(self, tree), forward, inverse
