@@ -8,8 +8,12 @@ import pytest
 
 import robustmb
 
-# The canonical models' examples build whole mechanisms; these two are quick.
-QUICK_EXAMPLES = {"robustmb.examples.gravimeter", "robustmb.examples.stewart_platform"}
+# The canonical models' examples build whole mechanisms; these are quick.
+QUICK_EXAMPLES = {
+    "robustmb.examples.gravimeter",
+    "robustmb.examples.stewart_platform",
+    "robustmb.examples.plate",
+}
 
 MODULES = sorted(
     m.name

@@ -7,14 +7,17 @@ One file per model family:
 - :mod:`~robustmb.examples.arm_lpv`: the arm's robust LPV control problem (27) (seed 000);
 - :mod:`~robustmb.examples.balloon`: the balloon and gondola (seed 001);
 - :mod:`~robustmb.examples.two_carts`: the two-cart loop with three real parameters;
-- :mod:`~robustmb.examples.assembly`: the on-orbit assembly spacecraft (seed 003);
+- :mod:`~robustmb.examples.assembly`: the on-orbit assembly spacecraft (seed 003), and
+  :mod:`~robustmb.examples.assembly_edges`: its planning edges posed and their mu cost;
+- :mod:`~robustmb.examples.plate`: flexible rectangular panels from a Kirchhoff plate
+  finite-element model (clamped-free modes into a TITOP body);
 - :mod:`~robustmb.examples.gravimeter`: the gravimeter of the decoupling study, its
   collocated test model and spurious-resonance variant, and its uncertain version (seed 004);
 - :mod:`~robustmb.examples.stewart_platform`: the Stewart platform of the decoupling
   study (seed 004).
 """
 
-from . import assembly
+from . import assembly, assembly_edges, plate
 from .arm import (
     LIN_YAE_GRAVITY,
     TWO_LINK_ARM_ANGLE_RANGES,
@@ -59,6 +62,8 @@ __all__ = [
     "TWO_LINK_ARM_TABLE1",
     "arm_step_check",
     "assembly",
+    "assembly_edges",
+    "plate",
     "balloon_gondola",
     "collocated_manipulator",
     "decoupling_pd_gains",
