@@ -193,8 +193,13 @@ def test_hard_margin_leaves_the_slack_on_the_worst_case():
     assert res.hard[0] == pytest.approx(0.97, abs=1e-3)
     c1, _ = _brute_force(k)
     assert res.worst_found[1].value == pytest.approx(c1, rel=1e-6)
+    # Only the design no search violates is polished, and it is searched again.
+    assert res.history[-1]["polished"] and not res.history[0]["polished"]
+    assert not res.history[-1]["violated"]
     with pytest.raises(rmb.errors.ArgumentError, match="hard_margin"):
         rmb.systune(CL, soft, hard, hard_margin=1.5)
+    with pytest.raises(rmb.errors.ArgumentError, match="polish"):
+        rmb.systune(CL, soft, hard, polish="always")
 
 
 def test_search_keeps_further_violating_points_apart():
