@@ -229,6 +229,7 @@ def certify_scaled_box(
     on_unstable=None,
     gamma=None,
     on_gain=None,
+    hint=None,
 ):
     """Branch and bound: certify that ``target`` times the normalised box is stable
     (and, with ``gamma``, that the peak gain stays below ``gamma`` on it).
@@ -258,6 +259,9 @@ def certify_scaled_box(
         stable sub-box centre whose peak gain reaches ``gamma``; it returns a larger
         level to continue with (boxes certified below the old level stay certified),
         or None to fall back to ``on_unstable``.
+    hint : float, optional
+        A frequency where the whole box is expected to fail (the peak of a single-box
+        sweep): probed before the first whole sweep, which it usually saves.
 
     Returns
     -------
@@ -296,7 +300,7 @@ def certify_scaled_box(
             problem.nz,
         )
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
-    queue = [(lo0, hi0, None)]
+    queue = [(lo0, hi0, hint)]
     done: list = []
     evaluated = 0
     worst = None

@@ -4,25 +4,15 @@ Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
 ``mu(M) >= 1 / max_i sigma_max(Delta_i)``.  Three searches produce one
 (each in its own module):
 
-* **power iteration** (:mod:`.mu_power_iteration`; Packard, Fan & Doyle 1988; Packard & Doyle 1993) for complex
-  structures: alternate ``a = M b``, ``w = M^H z`` with the block alignments that make
-  ``Q = blkdiag(Q_i)`` (``Q_i`` unitary rank-one for full blocks, a unit phase for
-  repeated scalars) satisfy ``b = Q a`` and ``z = Q^H w``.  Then ``M Q`` has the
-  eigenvalue ``lambda`` and ``Delta = Q / lambda``;
-* **boundary search** (:mod:`.mu_boundary_search`) for structures with real blocks (mixed mu, Young & Doyle 1997):
-  starting from the complex-relaxation solution (its dominant eigenvalue rotated to the
-  real axis, real blocks made real) and from random real parameters, find the smallest
-  structured ``Delta`` on the singular set ``lambda(M Delta) = 1``.  The block norm
-  ``max_i ||Delta_i||`` is replaced by a p-norm with ``p`` raised to 4096, each step is a
-  minimum-norm Newton correction of ``lambda - 1`` (exact eigenvalue derivatives
-  ``y^H M dDelta x``) plus a projected descent step; a last phase solves the minimax
-  exactly on the blocks that are active.  With a complex ``M`` the real singular set is
-  thin, which is why several starts are run (the best few go on after a short stage);
-* **real-parameter search** (:mod:`.mu_real_lft`) for real scalar blocks around one complex block (robust
-  performance): the real blocks are closed as an LFT, so the singular scaling
-  ``alpha(t)`` is a root in one variable for given real parameters ``t``; it is
-  minimised over the box from its vertices, random points and the boundary-search
-  results (a climb of ``alpha sigma_max(F)`` at fixed ``alpha``, then projected Newton).
+* **power iteration** (:mod:`.mu_power_iteration`) for complex structures (Packard,
+  Fan & Doyle 1988; Packard & Doyle 1993): the aligned vectors give ``Delta = Q / lambda``
+  with ``lambda`` an eigenvalue of ``M Q``;
+* **boundary search** (:mod:`.mu_boundary_search`) for structures with real blocks
+  (mixed mu, Young & Doyle 1997): the smallest structured ``Delta`` on the singular set
+  ``lambda(M Delta) = 1``, from the complex-relaxation solution and random real starts;
+* **real-parameter search** (:mod:`.mu_real_lft`) for real scalar blocks around one
+  complex block (robust performance): the real blocks closed as an LFT, the singular
+  scaling minimised over the box of real parameters.
 
 Everything is vectorised over the frequency stack and the starting points.  The result is
 re-checked by :func:`verify_lower_bound`; a search that finds no valid perturbation

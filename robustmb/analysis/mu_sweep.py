@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .balancing import balance_realization
 from .freqresp import response_function
 from .frequency_intervals import (
     certified_interval,
@@ -159,6 +160,27 @@ def _gap_points(gaps, top_finite):
     return np.asarray(pts, float)
 
 
+def balanced_response_function(a, b, c, d, dt=0.0):
+    """``omega -> M(j omega)`` evaluated on the balanced realisation of ``(A, B, C, D)``.
+
+    Balancing is a diagonal similarity by powers of 2 (exact in floating point: the
+    same ``M``), but a stiff model evaluated unbalanced loses digits to the spread of
+    its entries: on the two-cart loop (``||A||`` about 1e11) about 4 digits at the
+    70 rad/s peak of mu.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[0.0, 1e6], [-1e-6, -0.1]])
+    >>> b, c, d = np.array([[0.0], [1.0]]), np.array([[1.0, 0.0]]), np.zeros((1, 1))
+    >>> m = balanced_response_function(a, b, c, d)(np.array([1.0]))[0, 0, 0]
+    >>> bool(np.isclose(m, 1e6 / ((1j) ** 2 + 0.1j + 1.0)))
+    True
+    """
+    ab, bb, cb = balance_realization(np.asarray(a), np.asarray(b), np.asarray(c))
+    return response_function((ab, bb, cb, d, dt) if dt else (ab, bb, cb, d))
+
+
 def _relaxed(blk):
     """The structure with every real repeated scalar relaxed to a complex one."""
     return [(abs(r), 0) if c == 0 else (r, c) for r, c in blk]
@@ -213,8 +235,8 @@ def _half_axis_peak(
     ca, cb, cc, cd = continuous_equivalent(a, b, c, d, dt)
 
     # one decomposition of A for every evaluation of the sweep
-    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
-    respond_equiv = response_function((ca, cb, cc, cd)) if dt else respond
+    respond = balanced_response_function(a, b, c, d, dt)
+    respond_equiv = balanced_response_function(ca, cb, cc, cd) if dt else respond
 
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
@@ -466,7 +488,7 @@ def peak_lower_search(sysdata, blk, dt, peak, *, floor=0.0, stop=np.inf) -> MuPe
     deltas = [None] * len(pts)
     lbs[0] = float(floor)  # seeds the floor; never reported (no perturbation)
 
-    respond = response_function((a, b, c, d, dt) if dt else (a, b, c, d))
+    respond = balanced_response_function(a, b, c, d, dt)
     _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=stop)
     found = [k for k in range(len(pts)) if deltas[k] is not None and lbs[k] > floor]
     if not found:

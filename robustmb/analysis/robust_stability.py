@@ -445,6 +445,7 @@ def _robstab(
             max_boxes=max_boxes,
             executor=executor,
             on_unstable=lambda point: _lower_upper(problem, point, gap_tol, state),
+            hint=_peak_frequency(peak),
         )
         if state["upper"] < upper:
             # the branch and bound found a closer crossing: it is mu's lower bound now
@@ -496,6 +497,13 @@ def _with_search_lower(problem, peak, scaling, freq, direction):
                 mu_lower=np.append(peak.mu_lower, lower),
             )
     return replace(peak, **fields)
+
+
+def _peak_frequency(peak):
+    """Frequency of the largest pointwise mu upper bound of a sweep (None if none)."""
+    if peak is None or not len(peak.mu_upper):
+        return None
+    return float(peak.omega[int(np.argmax(peak.mu_upper))])
 
 
 def _cover_note(cover):

@@ -277,7 +277,7 @@ def _point_values(problem, scal, point):
     }
 
 
-def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor):
+def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor, hint=None):
     """Branch and bound on the worst-case gain: certify ``lower * (1 + gap_tol)`` on every
     sub-box of the box, raising the level whenever a sub-box centre has a larger gain.
 
@@ -313,6 +313,7 @@ def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor):
         executor=executor,
         gamma=lower[0] * (1.0 + gap_tol),
         on_gain=on_gain,
+        hint=hint,
     )
     if cover.best_point is not None and cover.best_gain > state["lower"][0]:
         verified(cover.best_point)
@@ -449,8 +450,10 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
             cover = None
             if max_boxes > 0 and scal is not None and level > g_lo * (1.0 + gap_tol):
                 bar.start("branch and bound over the parameter box")
+                # the grid frequency with the largest certified gain bound
+                hint = float(grid[int(np.argmax(gam))])
                 (g_lo, f_lo, worst), cover = _gain_boxes(
-                    problem, scal, (g_lo, f_lo, worst), level, gap_tol, max_boxes, executor
+                    problem, scal, (g_lo, f_lo, worst), level, gap_tol, max_boxes, executor, hint
                 )
                 if cover.certified:
                     level = min(level, cover.gamma)
