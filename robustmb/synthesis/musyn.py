@@ -269,7 +269,8 @@ def fit_factor(omega, P, *, max_order=4, fit_tol=0.05, weight=None):
     B = np.vstack([x[1] for x in rows])
     Cm = scipy.linalg.block_diag(*[x[2] for x in rows])
     D = np.vstack([x[3] for x in rows])
-    return control.ss(A, B, Cm, D), target
+    # nearly equal poles of different entries give large cancelling residues: balance
+    return _balanced(control.ss(A, B, Cm, D)), target
 
 
 def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
@@ -309,8 +310,13 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
     Et = np.swapaxes(E, 1, 2).reshape(r * r, -1)
     E = E.reshape(r * r, -1)
 
-    def design(loga):
-        a = np.exp(loga - _OFF)
+    def poles(x):
+        # consecutive poles at least a factor e^0.4 ~ 1.5 apart: nearly equal poles would
+        # only buy cancelling residues and an ill-conditioned realisation
+        return np.exp(x[0] - _OFF + np.cumsum(np.concatenate([[0.0], 0.4 + x[1:]])))
+
+    def design(x):
+        a = poles(x)
         phi = wts[:, None] * a[None, :] / (s[:, None] + a[None, :])  # (nw, L)
         # columns: (l, entry of C_l); rows: (frequency, entry of h)
         X = phi[:, :, None, None] * E[None, None] - np.conj(phi)[:, :, None, None] * Et[None, None]
@@ -322,12 +328,20 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
         coef = np.linalg.lstsq(X, rhs, rcond=None)[0]
         return coef, X @ coef - rhs
 
-    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
+    lo, hi = np.log(omega[0] / 10), np.log(omega[-1] * 10)
     best = None
     for order in range(1, max_order + 1):
-        x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1] + _OFF
+        # x = (log a_1 + offset, then the log-gaps less 0.4); starts spread over the grid
+        start = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1]
+        gap = max((hi - lo) / (order + 1) - 0.4, 0.0)
+        x0 = np.concatenate([[start[0] + _OFF], np.full(order - 1, gap)])
         x0 = scipy.optimize.least_squares(
-            lambda x: solve(x)[1], x0, bounds=(np.full(order, lo), np.full(order, hi))
+            lambda x: solve(x)[1],
+            x0,
+            bounds=(
+                np.concatenate([[lo + _OFF], np.zeros(order - 1)]),
+                np.concatenate([[hi + _OFF], np.full(order - 1, hi - lo)]),
+            ),
         ).x
         coef, res = solve(x0)
         err = np.sqrt(2 * np.mean(res**2)) / scale
@@ -335,8 +349,8 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
             best = (err, order, x0, coef)
         if err <= fit_tol:
             break
-    err, order, loga, coef = best
-    a = _distinct(np.exp(loga - _OFF))
+    err, order, x, coef = best
+    a = poles(x)
     Cs = coef.reshape(order, r, r)
     # minimal realisation, rank(C_l) states per pole: x' = -a x + a V u, y = U x with
     # C_l = U V (a non-minimal H leaves modes of h that its coprime factors cannot move)
@@ -721,7 +735,15 @@ def musyn(
         bar.start(f"{step} {it}: K-step")
         Ps = _scaled_plant(M, scalings, peak_prev, nz + nmeas, nw + ncon)
         t0 = time.perf_counter()
-        syn = hinfsyn(Ps, nmeas, ncon)
+        try:
+            syn = hinfsyn(Ps, nmeas, ncon)
+        except IllPosedError as err:
+            if it == 1:
+                raise
+            # an ill-conditioned scaled plant: stop, keeping the best controller so far
+            history.append({"iteration": it, "mu_peak": np.inf, "failed": str(err)})
+            bar.advance(label=f"{step} {it}: K-step failed, stopping")
+            break
         K = syn.controller
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
