@@ -109,29 +109,51 @@ def _rational(params, order, s):
 
 
 def _fit_magnitude_params(omega, mag, max_order, fit_tol, weight):
-    """``(order, g, zeros, poles)`` of the magnitude fit of :func:`fit_magnitude`."""
+    """``(order, g, zeros, poles)`` of the magnitude fit of :func:`fit_magnitude`.
+
+    Each order starts from the previous order's fit with a new zero/pole pair placed
+    where the weighted residual is largest (both ways round), and from evenly spread
+    corners; the error compared with ``fit_tol`` is the weighted RMS of the log ratio.
+    """
     omega, logm = np.asarray(omega, float), np.log(np.asarray(mag, float))
     wts = np.ones_like(omega) if weight is None else np.asarray(weight, float)
     s = 1j * omega
-    best = None
+    best, prev = None, None
+    # Corner frequencies stay within a decade of the grid: a pole or zero far outside
+    # it is not determined by the data and would only add stiff or near-axis modes.
+    lo_c, hi_c = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
     for order in range(max_order + 1):
-        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
-        x0 = np.concatenate([[np.median(logm)], np.log(corners), np.log(corners * 1.5)])
-        x0[1:] += _OFF
 
         def resid(x, order=order):
             return wts * (np.log(np.abs(_rational(x, order, s))) - logm)
 
-        # Corner frequencies stay within a decade of the grid: a pole or zero far outside
-        # it is not determined by the data and would only add stiff or near-axis modes.
-        lo = np.full(x0.size, np.log(omega[0] / 10) + _OFF)
-        hi = np.full(x0.size, np.log(omega[-1] * 10) + _OFF)
+        corners = np.exp(np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1])
+        starts = [
+            np.concatenate(
+                [[np.median(logm)], np.log(corners) + _OFF, np.log(corners * 1.5) + _OFF]
+            )
+        ]
+        if prev is not None and order:
+            r = resid(prev, order - 1)
+            wk = np.log(omega[int(np.argmax(np.abs(r)))]) + _OFF
+            zp, pp = prev[1:order], prev[order:]
+            for sign in (1.0, -1.0):
+                starts.append(
+                    np.concatenate([[prev[0]], zp, [wk + 0.4 * sign], pp, [wk - 0.4 * sign]])
+                )
+        lo = np.full(2 * order + 1, lo_c)
+        hi = np.full(2 * order + 1, hi_c)
         lo[0], hi[0] = -np.inf, np.inf
-        x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
-        sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
-        err = np.sqrt(np.mean((np.log(np.abs(_rational(sol.x, order, s))) - logm) ** 2))
+        cur = None
+        for x0 in starts:
+            x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
+            sol = scipy.optimize.least_squares(resid, x0, bounds=(lo, hi))
+            if cur is None or sol.cost < cur.cost:
+                cur = sol
+        prev = cur.x
+        err = np.sqrt(2 * cur.cost / np.sum(wts**2))
         if best is None or err < best[0] * 0.8:
-            best = (err, order, sol.x)
+            best = (err, order, cur.x)
         if err <= fit_tol:
             break
     err, order, x = best
@@ -269,7 +291,8 @@ def fit_factor(omega, P, *, max_order=4, fit_tol=0.05, weight=None):
     B = np.vstack([x[1] for x in rows])
     Cm = scipy.linalg.block_diag(*[x[2] for x in rows])
     D = np.vstack([x[3] for x in rows])
-    return control.ss(A, B, Cm, D), target
+    # nearly equal poles of different entries give large cancelling residues: balance
+    return _balanced(control.ss(A, B, Cm, D)), target
 
 
 def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
@@ -309,8 +332,13 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
     Et = np.swapaxes(E, 1, 2).reshape(r * r, -1)
     E = E.reshape(r * r, -1)
 
-    def design(loga):
-        a = np.exp(loga - _OFF)
+    def poles(x):
+        # consecutive poles at least a factor e^0.4 ~ 1.5 apart: nearly equal poles would
+        # only buy cancelling residues and an ill-conditioned realisation
+        return np.exp(x[0] - _OFF + np.cumsum(np.concatenate([[0.0], 0.4 + x[1:]])))
+
+    def design(x):
+        a = poles(x)
         phi = wts[:, None] * a[None, :] / (s[:, None] + a[None, :])  # (nw, L)
         # columns: (l, entry of C_l); rows: (frequency, entry of h)
         X = phi[:, :, None, None] * E[None, None] - np.conj(phi)[:, :, None, None] * Et[None, None]
@@ -322,12 +350,20 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
         coef = np.linalg.lstsq(X, rhs, rcond=None)[0]
         return coef, X @ coef - rhs
 
-    lo, hi = np.log(omega[0] / 10) + _OFF, np.log(omega[-1] * 10) + _OFF
+    lo, hi = np.log(omega[0] / 10), np.log(omega[-1] * 10)
     best = None
     for order in range(1, max_order + 1):
-        x0 = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1] + _OFF
+        # x = (log a_1 + offset, then the log-gaps less 0.4); starts spread over the grid
+        start = np.linspace(np.log(omega[0]), np.log(omega[-1]), order + 2)[1:-1]
+        gap = max((hi - lo) / (order + 1) - 0.4, 0.0)
+        x0 = np.concatenate([[start[0] + _OFF], np.full(order - 1, gap)])
         x0 = scipy.optimize.least_squares(
-            lambda x: solve(x)[1], x0, bounds=(np.full(order, lo), np.full(order, hi))
+            lambda x: solve(x)[1],
+            x0,
+            bounds=(
+                np.concatenate([[lo + _OFF], np.zeros(order - 1)]),
+                np.concatenate([[hi + _OFF], np.full(order - 1, hi - lo)]),
+            ),
         ).x
         coef, res = solve(x0)
         err = np.sqrt(2 * np.mean(res**2)) / scale
@@ -335,8 +371,8 @@ def fit_skew(omega, S, *, max_order=4, fit_tol=0.05, weight=None):
             best = (err, order, x0, coef)
         if err <= fit_tol:
             break
-    err, order, loga, coef = best
-    a = _distinct(np.exp(loga - _OFF))
+    err, order, x, coef = best
+    a = poles(x)
     Cs = coef.reshape(order, r, r)
     # minimal realisation, rank(C_l) states per pole: x' = -a x + a V u, y = U x with
     # C_l = U V (a non-minimal H leaves modes of h that its coprime factors cannot move)
@@ -721,7 +757,15 @@ def musyn(
         bar.start(f"{step} {it}: K-step")
         Ps = _scaled_plant(M, scalings, peak_prev, nz + nmeas, nw + ncon)
         t0 = time.perf_counter()
-        syn = hinfsyn(Ps, nmeas, ncon)
+        try:
+            syn = hinfsyn(Ps, nmeas, ncon)
+        except IllPosedError as err:
+            if it == 1:
+                raise
+            # an ill-conditioned scaled plant: stop, keeping the best controller so far
+            history.append({"iteration": it, "mu_peak": np.inf, "failed": str(err)})
+            bar.advance(label=f"{step} {it}: K-step failed, stopping")
+            break
         K = syn.controller
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
@@ -757,10 +801,24 @@ def musyn(
         if np.isfinite(cand_peak) and (best is None or cand_peak < best[0]):
             best = (cand_peak, cand, cand_N)
         if it < max_iter:
-            scalings = _fit_scalings(
-                omega, res, info, peak, max_order=max_order, full_dg=full_dg,
-                weight=res.upper / peak,
-            )  # fmt: skip
+            # Any stable D (commuting with the structure) and para-skew h give a valid
+            # bound, so the fit whose scaled loop with the current K is smallest on the
+            # grid is kept: the next K-step then starts from about that level (a full D
+            # of an ill-conditioned P(w) can fit worse than one scalar per block).
+            fits = []
+            for form in (True, False) if full_dg else (False,):
+                sc = _fit_scalings(
+                    omega, res, info, peak, max_order=max_order, full_dg=form,
+                    weight=res.upper / peak,
+                )  # fmt: skip
+                Ns = closed_loop(
+                    partition_plant(_scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon),
+                    (K.A, K.B, K.C, K.D),
+                )
+                level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
+                fits.append((level, form, sc))
+            level, form, scalings = min(fits, key=lambda f: f[0])
+            entry.update(fit_level=level, full_d=bool(form))
             peak_prev = peak
     if best is None:
         bar.close()

@@ -89,6 +89,7 @@ def test_scaled_plant_is_the_scaled_closed_loop_channel_by_channel():
     blk, info = _rp_structure(blocks, nw, nz, mixed=True)
     assert blk == [(-2, 0), (1, 2), (1, 1)]
     nzd, nwd = 2 + 2, 2 + 1
+    np.random.seed(2)  # control.rss draws from numpy's global generator
     M = control.rss(4, nzd + nz + 1, nwd + nw + 1)
     M = control.ss(M.A - 3 * np.eye(4), M.B, M.C, M.D)
     w = np.logspace(-1, 1, 30)
@@ -111,6 +112,6 @@ def test_scaled_plant_is_the_scaled_closed_loop_channel_by_channel():
     NN = np.zeros((nzd + nz + 1, nwd + nw + 1), complex)
     NN[:2, :2] = Ng
     expect = L @ M(1j * x) @ Ri @ W + peak * NN
-    assert np.allclose(Ps(1j * x), expect, rtol=1e-9, atol=1e-12)
+    assert np.abs(Ps(1j * x) - expect).max() <= 1e-8 * np.abs(expect).max()
     # the ultidyn block's D is a scalar on its 2 outputs and 1 input
     assert np.allclose(DL[1], DL[1][0, 0] * np.eye(2)) and np.allclose(DRi[1] * DL[1][0, 0], 1)
