@@ -27,7 +27,7 @@ class BFGSRun:
     message: str = ""
 
 
-def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=40):
+def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24):
     """Weak Wolfe line search by bracketing and bisection (Lewis--Overton)."""
     gd = float(g @ d)
     lo, hi, t = 0.0, np.inf, 1.0
