@@ -47,6 +47,13 @@ from .linearization import crm
 from .tree import FREE, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
+_I1, _I2 = [1, 2, 0], [2, 0, 1]
+
+
+def _cross(a, b):
+    """Cross product over the last axis (``np.cross`` without its axis handling: it
+    dominates the per-call cost of these small kinematics)."""
+    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def node_kinematics(tree, q, v):
@@ -94,9 +101,9 @@ def _end(tree, kin, end, dt):
     r = rw[node] @ rb
     p = pw[node] + rw[node] @ pt
     w = vel[node][3:]
-    pd = vel[node][:3] + np.cross(w, p)
+    pd = vel[node][:3] + _cross(w, p)
     jp = jac[node][:3] - skew3(p) @ jac[node][3:]
-    acc = bias[node][:3] + np.cross(bias[node][3:], p) + np.cross(w, pd)
+    acc = bias[node][:3] + _cross(bias[node][3:], p) + _cross(w, pd)
     return r, p, pd, w, jp, jac[node][3:], acc, bias[node][3:]
 
 
@@ -161,10 +168,10 @@ def _attitude_rows(ra, rb, wa, wb, rot):
     """
     coef, ii, jj = attitude_terms(tuple(rot))
     u, w = ra[:, ii].T, rb[:, jj].T  # one row per term
-    du, dw = np.cross(wa, u), np.cross(wb, w)
+    du, dw = _cross(wa, u), _cross(wb, w)
     g = coef @ np.sum(u * w, axis=1)
-    c = coef @ np.cross(u, w)
-    cd = coef @ (np.cross(du, w) + np.cross(u, dw))
+    c = coef @ _cross(u, w)
+    cd = coef @ (_cross(du, w) + _cross(u, dw))
     return g, c, cd
 
 
@@ -195,10 +202,10 @@ def constraint_terms(tree, q, v):
         if sel:
             d, dd = pb - pa, pdb - pda
             e = ra[:, sel]  # chosen axes of a, world components
-            y = dd + np.cross(d, wa)
+            y = dd + _cross(d, wa)
             gs.append(e.T @ d)
             js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
-            cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+            cs.append(e.T @ (accb - acca + _cross(dd, wa) + _cross(d, ala) - _cross(wa, y)))
         if rot:
             g, c, cd = _attitude_rows(ra, rb, wa, wb, rot)
             w_rel = wa - wb
@@ -498,7 +505,7 @@ def retract(tree, q0, dq):
             quat = q0[k + 3 : k + 7]
             q[k : k + 3] = q0[k : k + 3] + quat_to_dcm(quat) @ dq[m : m + 3]
             h = 0.5 * dq[m + 3 : m + 6]  # quat0 (x) (h, 1): body-axes rotation
-            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + np.cross(quat[:3], h)
+            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + _cross(quat[:3], h)
             q[k + 6] = quat[3] - quat[:3] @ h
         else:
             q[k] = q0[k] + dq[m]
@@ -560,10 +567,14 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     def at(dq):
         return constraint_terms(tree, retract(tree, q0, dq), v0)
 
-    k_lam = _complex_jacobian(lambda dq: at(dq)[1].T @ lam, zero)
-    g_q = _complex_jacobian(lambda dq: (lambda t: t[1] @ a0 + t[2])(at(dq)), zero)
+    def q_terms(dq):  # J^T lambda, J a0 + gamma and J v0 from one evaluation
+        _, jq, gq = at(dq)
+        return np.concatenate([jq.T @ lam, jq @ a0 + gq, jq @ v0])
+
+    stacked = _complex_jacobian(q_terms, zero)
+    nc = jac.shape[0]
+    k_lam, g_q, jv_q = stacked[:nv], stacked[nv : nv + nc], stacked[nv + nc :]
     g_v = _complex_jacobian(lambda v: constraint_terms(tree, q0, v)[2], v0)
-    jv_q = _complex_jacobian(lambda dq: at(dq)[1] @ v0, zero)
     chol = np.linalg.cholesky(lin.M)
 
     def msolve(x):
