@@ -43,8 +43,9 @@ from functools import cache
 import numpy as np
 
 from ..errors import IllPosedError
-from .linearization import crm
-from .tree import FREE, quat_to_dcm, skew3
+from .articulated import _jump_compose, _tree_layout, cross_motion_rows
+from .rnea_derivatives import rate_layout
+from .tree import FREE, batch_placements, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
 _I1, _I2 = [1, 2, 0], [2, 0, 1]
@@ -63,29 +64,34 @@ def node_kinematics(tree, q, v):
     origin), ``bias`` (spatial accelerations at zero ``v'``, field excluded) and
     ``jac`` (6 x nv each: ``vel = jac v``, ``acc = jac v' + bias``).
     """
-    rw, pw = tree.world_poses(q)
-    dt = np.result_type(q, v, float)
-    n, nv = tree.n, tree.nv
-    vel, bias, jac = [None] * n, [None] * n, [None] * n
-    for i in range(n):
-        j = tree.parent[i]
-        r, p = rw[i], pw[i]
-        x = np.zeros((6, 6), dtype=np.result_type(r, p))
-        x[:3, :3], x[3:, 3:], x[:3, 3:] = r, r, skew3(p) @ r  # node twist -> world twist
-        jc = np.zeros((6, nv), dtype=dt) if j < 0 else jac[j].copy()
+    # every node at once (complex-safe: complex steps differentiate through it)
+    art, lay = _tree_layout(tree), rate_layout(tree)
+    n, node = tree.n, lay["node"]
+    r, p = batch_placements(tree, q)
+    dt = np.result_type(r, p, v, float)
+    h = np.zeros((n + 1, 4, 4), dtype=dt)
+    h[:n, :3, :3], h[:n, :3, 3], h[:, 3, 3] = r, p, 1.0
+    h[n, :3, :3] = np.eye(3)
+    h = _jump_compose(h, art["par"], art["steps"], left=True)  # world poses
+    rw, pw = h[:n, :3, :3], h[:n, :3, 3]
+    # node twist -> world twist: [[R, p^ R], [0, R]]
+    sl = art["s_local"]
+    ang = (rw @ sl[:, 3:, None])[:, :, 0]
+    s_node = np.concatenate([(rw @ sl[:, :3, None])[:, :, 0] + _cross(pw, ang), ang], axis=1)
+    s_rate = s_node[node]
+    for i in lay["free"]:
         k = tree.vi[i]
-        if tree.kind[i] == FREE:
-            jc[:, k : k + 6] = x
-            vj = x @ v[k : k + 6]
-            vel[i], bias[i] = vj, np.zeros(6, dtype=dt)  # crm(v) v = 0
-        else:
-            s = x @ tree.S[i]
-            jc[:, k] = s
-            vj = s * v[k]
-            vp = np.zeros(6, dtype=dt) if j < 0 else vel[j]
-            vel[i] = vp + vj
-            bias[i] = (np.zeros(6, dtype=dt) if j < 0 else bias[j]) + crm(vel[i]) @ vj
-        jac[i] = jc
+        x = np.zeros((6, 6), dtype=dt)
+        x[:3, :3], x[3:, 3:], x[:3, 3:] = rw[i], rw[i], skew3(pw[i]) @ rw[i]
+        s_rate[k : k + 6] = x.T
+    vj = s_node * v[art["vi"]][:, None]
+    for i in lay["free"]:
+        k = tree.vi[i]
+        vj[i] = s_rate[k : k + 6].T @ v[k : k + 6]
+    anc = lay["desc"].T  # anc[i, j]: j is i or above it
+    vel = anc @ vj
+    bias = anc @ cross_motion_rows(vel, vj)  # a floating base: v x v = 0
+    jac = s_rate.T[None] * anc[:, node][:, None, :]
     return rw, pw, vel, bias, jac
 
 
