@@ -48,13 +48,17 @@ from .rnea_derivatives import rate_layout
 from .tree import FREE, batch_placements, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
-_I1, _I2 = [1, 2, 0], [2, 0, 1]
+_I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
 def _cross(a, b):
     """Cross product over the last axis (``np.cross`` without its axis handling: it
     dominates the per-call cost of these small kinematics)."""
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
+    if a.ndim == 1 and b.ndim == 1:
+        a0, a1, a2 = a
+        b0, b1, b2 = b
+        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return a.take(_I1, -1) * b.take(_I2, -1) - a.take(_I2, -1) * b.take(_I1, -1)
 
 
 def node_kinematics(tree, q, v):
