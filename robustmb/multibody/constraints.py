@@ -43,10 +43,22 @@ from functools import cache
 import numpy as np
 
 from ..errors import IllPosedError
-from .linearization import crm
-from .tree import FREE, quat_to_dcm, skew3
+from .articulated import _jump_compose, _tree_layout, cross_motion_rows
+from .rnea_derivatives import rate_layout
+from .tree import FREE, batch_placements, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
+_I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
+def _cross(a, b):
+    """Cross product over the last axis (``np.cross`` without its axis handling: it
+    dominates the per-call cost of these small kinematics)."""
+    if a.ndim == 1 and b.ndim == 1:
+        a0, a1, a2 = a
+        b0, b1, b2 = b
+        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return a.take(_I1, -1) * b.take(_I2, -1) - a.take(_I2, -1) * b.take(_I1, -1)
 
 
 def node_kinematics(tree, q, v):
@@ -56,29 +68,34 @@ def node_kinematics(tree, q, v):
     origin), ``bias`` (spatial accelerations at zero ``v'``, field excluded) and
     ``jac`` (6 x nv each: ``vel = jac v``, ``acc = jac v' + bias``).
     """
-    rw, pw = tree.world_poses(q)
-    dt = np.result_type(q, v, float)
-    n, nv = tree.n, tree.nv
-    vel, bias, jac = [None] * n, [None] * n, [None] * n
-    for i in range(n):
-        j = tree.parent[i]
-        r, p = rw[i], pw[i]
-        x = np.zeros((6, 6), dtype=np.result_type(r, p))
-        x[:3, :3], x[3:, 3:], x[:3, 3:] = r, r, skew3(p) @ r  # node twist -> world twist
-        jc = np.zeros((6, nv), dtype=dt) if j < 0 else jac[j].copy()
+    # every node at once (complex-safe: complex steps differentiate through it)
+    art, lay = _tree_layout(tree), rate_layout(tree)
+    n, node = tree.n, lay["node"]
+    r, p = batch_placements(tree, q)
+    dt = np.result_type(r, p, v, float)
+    h = np.zeros((n + 1, 4, 4), dtype=dt)
+    h[:n, :3, :3], h[:n, :3, 3], h[:, 3, 3] = r, p, 1.0
+    h[n, :3, :3] = np.eye(3)
+    h = _jump_compose(h, art["par"], art["steps"], left=True)  # world poses
+    rw, pw = h[:n, :3, :3], h[:n, :3, 3]
+    # node twist -> world twist: [[R, p^ R], [0, R]]
+    sl = art["s_local"]
+    ang = (rw @ sl[:, 3:, None])[:, :, 0]
+    s_node = np.concatenate([(rw @ sl[:, :3, None])[:, :, 0] + _cross(pw, ang), ang], axis=1)
+    s_rate = s_node[node]
+    for i in lay["free"]:
         k = tree.vi[i]
-        if tree.kind[i] == FREE:
-            jc[:, k : k + 6] = x
-            vj = x @ v[k : k + 6]
-            vel[i], bias[i] = vj, np.zeros(6, dtype=dt)  # crm(v) v = 0
-        else:
-            s = x @ tree.S[i]
-            jc[:, k] = s
-            vj = s * v[k]
-            vp = np.zeros(6, dtype=dt) if j < 0 else vel[j]
-            vel[i] = vp + vj
-            bias[i] = (np.zeros(6, dtype=dt) if j < 0 else bias[j]) + crm(vel[i]) @ vj
-        jac[i] = jc
+        x = np.zeros((6, 6), dtype=dt)
+        x[:3, :3], x[3:, 3:], x[:3, 3:] = rw[i], rw[i], skew3(pw[i]) @ rw[i]
+        s_rate[k : k + 6] = x.T
+    vj = s_node * v[art["vi"]][:, None]
+    for i in lay["free"]:
+        k = tree.vi[i]
+        vj[i] = s_rate[k : k + 6].T @ v[k : k + 6]
+    anc = lay["desc"].T  # anc[i, j]: j is i or above it
+    vel = anc @ vj
+    bias = anc @ cross_motion_rows(vel, vj)  # a floating base: v x v = 0
+    jac = s_rate.T[None] * anc[:, node][:, None, :]
     return rw, pw, vel, bias, jac
 
 
@@ -94,9 +111,9 @@ def _end(tree, kin, end, dt):
     r = rw[node] @ rb
     p = pw[node] + rw[node] @ pt
     w = vel[node][3:]
-    pd = vel[node][:3] + np.cross(w, p)
+    pd = vel[node][:3] + _cross(w, p)
     jp = jac[node][:3] - skew3(p) @ jac[node][3:]
-    acc = bias[node][:3] + np.cross(bias[node][3:], p) + np.cross(w, pd)
+    acc = bias[node][:3] + _cross(bias[node][3:], p) + _cross(w, pd)
     return r, p, pd, w, jp, jac[node][3:], acc, bias[node][3:]
 
 
@@ -161,10 +178,10 @@ def _attitude_rows(ra, rb, wa, wb, rot):
     """
     coef, ii, jj = attitude_terms(tuple(rot))
     u, w = ra[:, ii].T, rb[:, jj].T  # one row per term
-    du, dw = np.cross(wa, u), np.cross(wb, w)
+    du, dw = _cross(wa, u), _cross(wb, w)
     g = coef @ np.sum(u * w, axis=1)
-    c = coef @ np.cross(u, w)
-    cd = coef @ (np.cross(du, w) + np.cross(u, dw))
+    c = coef @ _cross(u, w)
+    cd = coef @ (_cross(du, w) + _cross(u, dw))
     return g, c, cd
 
 
@@ -195,10 +212,10 @@ def constraint_terms(tree, q, v):
         if sel:
             d, dd = pb - pa, pdb - pda
             e = ra[:, sel]  # chosen axes of a, world components
-            y = dd + np.cross(d, wa)
+            y = dd + _cross(d, wa)
             gs.append(e.T @ d)
             js.append(e.T @ (jpb - jpa + skew3(d) @ jwa))
-            cs.append(e.T @ (accb - acca + np.cross(dd, wa) + np.cross(d, ala) - np.cross(wa, y)))
+            cs.append(e.T @ (accb - acca + _cross(dd, wa) + _cross(d, ala) - _cross(wa, y)))
         if rot:
             g, c, cd = _attitude_rows(ra, rb, wa, wb, rot)
             w_rel = wa - wb
@@ -498,7 +515,7 @@ def retract(tree, q0, dq):
             quat = q0[k + 3 : k + 7]
             q[k : k + 3] = q0[k : k + 3] + quat_to_dcm(quat) @ dq[m : m + 3]
             h = 0.5 * dq[m + 3 : m + 6]  # quat0 (x) (h, 1): body-axes rotation
-            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + np.cross(quat[:3], h)
+            q[k + 3 : k + 6] = quat[3] * h + quat[:3] + _cross(quat[:3], h)
             q[k + 6] = quat[3] - quat[:3] @ h
         else:
             q[k] = q0[k] + dq[m]
@@ -560,10 +577,14 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     def at(dq):
         return constraint_terms(tree, retract(tree, q0, dq), v0)
 
-    k_lam = _complex_jacobian(lambda dq: at(dq)[1].T @ lam, zero)
-    g_q = _complex_jacobian(lambda dq: (lambda t: t[1] @ a0 + t[2])(at(dq)), zero)
+    def q_terms(dq):  # J^T lambda, J a0 + gamma and J v0 from one evaluation
+        _, jq, gq = at(dq)
+        return np.concatenate([jq.T @ lam, jq @ a0 + gq, jq @ v0])
+
+    stacked = _complex_jacobian(q_terms, zero)
+    nc = jac.shape[0]
+    k_lam, g_q, jv_q = stacked[:nv], stacked[nv : nv + nc], stacked[nv + nc :]
     g_v = _complex_jacobian(lambda v: constraint_terms(tree, q0, v)[2], v0)
-    jv_q = _complex_jacobian(lambda dq: at(dq)[1] @ v0, zero)
     chol = np.linalg.cholesky(lin.M)
 
     def msolve(x):

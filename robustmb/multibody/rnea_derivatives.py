@@ -52,8 +52,25 @@ from .tree import FREE, skew3
 _E = _CRM_MAP.reshape(6, 6, 6).transpose(0, 2, 1)
 
 
-def _layout(tree):
-    """Per-rate node indices and ancestry masks, cached on the tree."""
+def rate_layout(tree):
+    """Per-rate node indices and ancestry masks, cached on the tree.
+
+    ``node[r]``: the node of rate ``r``; ``above[j, k]``: rate ``k``'s joint is ``j``'s
+    or above it; ``below`` the strict converse; ``desc[j, i]``: node ``i`` in the
+    subtree of ``j``.
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> from robustmb.multibody.rnea_derivatives import rate_layout
+    >>> mech = Mechanism()
+    >>> for k, parent in enumerate([("ground", "O"), ("b0", "P")]):
+    ...     mech.add_body(RigidBody(f"b{k}", mass=1.0, inertia=1.0, ports={"P": [0, 0, 1]}))
+    ...     mech.add_joint(RevoluteJoint(f"J{k}", parent, (f"b{k}", "P"), [1, 0, 0]))
+    >>> rate_layout(mech.rigid_tree())["above"]        # J0 carries J1
+    array([[1., 0.],
+           [1., 1.]])
+    """
     lay = getattr(tree, "_deriv_layout", None)
     if lay is not None:
         return lay
@@ -115,7 +132,7 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
     >>> tau, dq.round(12), da
     (array([2.]), array([[19.62]]), array([[2.]]))
     """
-    lay, art = _layout(tree), _tree_layout(tree)
+    lay, art = rate_layout(tree), _tree_layout(tree)
     node = lay["node"]
     ws = _world_state(tree, q, v)
     xf, vel = ws["xf"], ws["vel"]
@@ -220,7 +237,7 @@ def wrench_input_columns(tree, q):
     >>> wrench_input_columns(mech.rigid_tree(), np.zeros(1)).round(12) + 0.0
     array([[0., 1., 0., 1., 0., 0.]])
     """
-    lay = _layout(tree)
+    lay = rate_layout(tree)
     node = lay["node"]
     ws = _world_state(tree, q, np.zeros(tree.nv))
     xf = ws["xf"]
