@@ -26,6 +26,8 @@ MODULES = [
     ("robustmb.decoupling", "Decoupling"),
     ("robustmb.examples", "Canonical models"),
     ("robustmb.examples.assembly", "Canonical models: the on-orbit assembly spacecraft (seed 003)"),
+    ("robustmb.examples.assembly_edges", "Canonical models: assembly edges and mu cost (seed 003)"),
+    ("robustmb.examples.plate", "Canonical models: flexible panels from plate finite elements"),
     ("robustmb.errors", "Exceptions"),
     ("robustmb.cli", "Command line"),
 ]
