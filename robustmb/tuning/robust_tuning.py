@@ -561,10 +561,12 @@ def robust_systune(
             rng = np.random.default_rng(seed)
             x0 = params.initial() if not initial else _initial_vector(params, initial)
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
-            # Several initial samples: the starts are tuned on the nominal point alone
+            # Several initial samples, no initial design: the starts are tuned on the
+            # nominal point alone
             # (a problem random starts solve far more often), and the best of them is
             # continued on the whole initial set.
-            first = build(points[:1]) if len(points) > 1 else problem
+            # (A given initial design is continued on the whole set directly.)
+            first = build(points[:1]) if len(points) > 1 and not initial else problem
             rr = []
             for s in starts:
                 rr.append(_run(first, s, maxiter, None, polished))
