@@ -451,6 +451,7 @@ def robust_systune(
     scan_levels=2,
     certify_budget=None,
     polish="final",
+    start="nominal",
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -472,6 +473,11 @@ def robust_systune(
         Gradient sampling where BFGS stops, in every round (``True``), never, or
         (``"final"``) only once the search finds no violation: that design is polished
         on the same active set and searched again.
+    start : {"nominal", "hard"}
+        How the random starts of the first round meet several initial samples:
+        ``"nominal"`` tunes them on the nominal point first, ``"hard"`` minimises the
+        worst hard goal over the whole initial set first (a scheduled controller that
+        must meet a hard goal at the corners of its range from the start).
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
     max_add : int
@@ -512,6 +518,8 @@ def robust_systune(
     """
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
         raise ArgumentError(f"systune: max_rounds must be an integer >= 1, got {max_rounds!r}")
+    if start not in ("nominal", "hard"):
+        raise ArgumentError(f"systune: start must be 'nominal' or 'hard', got {start!r}")
     if polish not in ("final", True, False):
         raise ArgumentError(f"systune: polish must be 'final', True or False, got {polish!r}")
     if not (isinstance(hard_margin, int | float) and 0 < hard_margin <= 1):
@@ -561,10 +569,18 @@ def robust_systune(
             rng = np.random.default_rng(seed)
             x0 = params.initial() if not initial else _initial_vector(params, initial)
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
-            # Several initial samples: the starts are tuned on the nominal point alone
-            # (a problem random starts solve far more often), and the best of them is
-            # continued on the whole initial set.
-            first = build(points[:1]) if len(points) > 1 else problem
+            # Several initial samples, no initial design: with start="nominal" the
+            # starts are tuned on the nominal point alone (a problem random starts
+            # solve far more often); with start="hard" the worst hard goal over the
+            # whole initial set is minimised first (no soft goal, no barrier).  The
+            # best is then continued on the whole initial set.  A given initial
+            # design is continued on the whole set directly.
+            first = problem
+            if len(points) > 1 and not initial and start == "nominal":
+                first = build(points[:1])
+            elif start == "hard" and problem.hard and not initial:
+                hard_only = TuningProblem(params, problem.hard, [], problem.loops)
+                starts = [hard_only.run(s, maxiter=maxiter, polish=False).x for s in starts]
             rr = []
             for s in starts:
                 rr.append(_run(first, s, maxiter, None, polished))

@@ -51,8 +51,9 @@ def _independent_closed_loops(res, t_grid, param_points):
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="the active-set loop has not reached a design stable over the whole box within "
-    "its round budget (benchmarks/RESULTS.md, robust LPV synthesis of the arm)",
+    reason="the active-set loop has not reached a design meeting the hard goal on the four "
+    "(t1, t2) corners, hence none stable over the whole box (benchmarks/RESULTS.md, robust "
+    "LPV synthesis of the arm, second pass)",
     strict=False,
 )
 def test_arm_lpv_synthesis_certified_and_checked_independently():
