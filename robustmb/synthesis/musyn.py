@@ -770,7 +770,8 @@ def musyn(
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
         N = closed_loop(full, (K.A, K.B, K.C, K.D))
-        res = mussv(freqresp(N, omega), rp_blk, lower=False)
+        Nw = freqresp(N, omega)
+        res = mussv(Nw, rp_blk, lower=False)
         peak = float(np.max(res.upper))
         t2 = time.perf_counter()
         entry = {
@@ -806,19 +807,30 @@ def musyn(
             # grid is kept: the next K-step then starts from about that level (a full D
             # of an ill-conditioned P(w) can fit worse than one scalar per block).
             fits = []
-            for form in (True, False) if full_dg else (False,):
-                sc = _fit_scalings(
-                    omega, res, info, peak, max_order=max_order, full_dg=form,
-                    weight=res.upper / peak,
-                )  # fmt: skip
-                Ns = closed_loop(
-                    partition_plant(_scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon),
-                    (K.A, K.B, K.C, K.D),
-                )
-                level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
-                fits.append((level, form, sc))
-            level, form, scalings = min(fits, key=lambda f: f[0])
-            entry.update(fit_level=level, full_d=bool(form))
+            # the mixed fit (D and G) and, for real blocks, the complexified one (D of
+            # the complex structure's bound, no G): a G scaling that varies fast or is
+            # far from zero where mu is not active can fit worse than D-K's D alone
+            variants = [(info, res, "DG" if mixed else "D")]
+            if mixed:
+                info_c = [("complex" if k == "real" else k, c, r) for k, c, r in info]
+                blk_c = [(abs(r), c) for r, c in rp_blk]
+                variants.append((info_c, mussv(Nw, blk_c, lower=False), "D"))
+            for inf, rs, kind in variants:
+                for form in (True, False) if full_dg else (False,):
+                    sc = _fit_scalings(
+                        omega, rs, inf, peak, max_order=max_order, full_dg=form,
+                        weight=rs.upper / np.max(rs.upper),
+                    )  # fmt: skip
+                    Ns = closed_loop(
+                        partition_plant(
+                            _scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon
+                        ),
+                        (K.A, K.B, K.C, K.D),
+                    )
+                    level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
+                    fits.append((level, form, kind, sc))
+            level, form, kind, scalings = min(fits, key=lambda f: f[0])
+            entry.update(fit_level=level, full_d=bool(form), scalings=kind)
             peak_prev = peak
     if best is None:
         bar.close()
