@@ -44,6 +44,7 @@ from robustmb._progress import ProgressBar
 from robustmb.analysis import freqresp, mussv, wcgain
 from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
+from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
 from robustmb.errors import DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
 
@@ -500,7 +501,32 @@ def _identity_scalings(info):
     return [_Scaling(_static(np.eye(c)), _static(np.eye(r))) for _, c, r in info]
 
 
-def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
+def _shrink_g(Nw, blk, Dl, G, peak, steps=20):
+    """Smallest ``t G`` (``t`` in [0, 1], per frequency) that with the same ``Dl`` still
+    certifies ``mu <= peak`` in the one-sided form: where mu is well below the peak the
+    optimiser's ``G`` is arbitrary, and ``G = 0`` is the easiest to fit."""
+    Dl_, Dr, _, Gm, _ = expand_scalings(blk, Dl, G)
+    A = _scaled_matrix(Nw, Dl_, Dr) / peak
+
+    def ok(t):
+        Gt = Gm * t[:, None, None]
+        X = A - 1j * Gt
+        lam, V = np.linalg.eigh(np.eye(Gt.shape[2]) + dagger(Gt) @ Gt)
+        W = (V / np.sqrt(lam)[:, None, :]) @ dagger(V)  # (I + G^H G)^(-1/2)
+        return np.linalg.norm(X @ W, 2, axis=(1, 2)) <= 1 + 1e-9
+
+    lo, hi = np.zeros(len(Nw)), np.ones(len(Nw))
+    done = ok(lo)
+    hi[done] = 0.0
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        good = ok(mid)
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    return G * hi[:, None, None]
+
+
+def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight, Nw=None):
     """Rational D (and G) scalings from the mu upper bound's certificates on the grid.
 
     ``mussv`` certifies ``mu <= beta(w)`` by ``sigma_max((Dl N Dr^-1/beta - j G)
@@ -519,6 +545,8 @@ def _fit_scalings(omega, res, info, peak, *, max_order, full_dg, weight):
     ref = Dl[:, -1, -1]  # the performance block's scalar (real, positive)
     Dl = Dl / ref[:, None, None]
     Gp = G * (np.asarray(res.upper) / peak)[:, None, None]
+    if real and Nw is not None:
+        Gp = _shrink_g(Nw, res.blk, Dl * ref[:, None, None], Gp, peak)
     out, pos = [], 0
     for kind, c, r in info:
         z = slice(pos, pos + c)
@@ -770,7 +798,8 @@ def musyn(
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
         N = closed_loop(full, (K.A, K.B, K.C, K.D))
-        res = mussv(freqresp(N, omega), rp_blk, lower=False)
+        Nw = freqresp(N, omega)
+        res = mussv(Nw, rp_blk, lower=False)
         peak = float(np.max(res.upper))
         t2 = time.perf_counter()
         entry = {
@@ -806,19 +835,30 @@ def musyn(
             # grid is kept: the next K-step then starts from about that level (a full D
             # of an ill-conditioned P(w) can fit worse than one scalar per block).
             fits = []
-            for form in (True, False) if full_dg else (False,):
-                sc = _fit_scalings(
-                    omega, res, info, peak, max_order=max_order, full_dg=form,
-                    weight=res.upper / peak,
-                )  # fmt: skip
-                Ns = closed_loop(
-                    partition_plant(_scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon),
-                    (K.A, K.B, K.C, K.D),
-                )
-                level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
-                fits.append((level, form, sc))
-            level, form, scalings = min(fits, key=lambda f: f[0])
-            entry.update(fit_level=level, full_d=bool(form))
+            # the mixed fit (D and G) and, for real blocks, the complexified one (D of
+            # the complex structure's bound, no G): a G scaling that varies fast or is
+            # far from zero where mu is not active can fit worse than D-K's D alone
+            variants = [(info, res, "DG" if mixed else "D")]
+            if mixed:
+                info_c = [("complex" if k == "real" else k, c, r) for k, c, r in info]
+                blk_c = [(abs(r), c) for r, c in rp_blk]
+                variants.append((info_c, mussv(Nw, blk_c, lower=False), "D"))
+            for inf, rs, kind in variants:
+                for form in (True, False) if full_dg else (False,):
+                    sc = _fit_scalings(
+                        omega, rs, inf, peak, max_order=max_order, full_dg=form,
+                        weight=rs.upper / np.max(rs.upper), Nw=Nw,
+                    )  # fmt: skip
+                    Ns = closed_loop(
+                        partition_plant(
+                            _scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon
+                        ),
+                        (K.A, K.B, K.C, K.D),
+                    )
+                    level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
+                    fits.append((level, form, kind, sc))
+            level, form, kind, scalings = min(fits, key=lambda f: f[0])
+            entry.update(fit_level=level, full_d=bool(form), scalings=kind)
             peak_prev = peak
     if best is None:
         bar.close()
