@@ -43,7 +43,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis._statespace import as_statespace_data
-from ..errors import DimensionError
+from ..errors import DimensionError, IllPosedError
 from ._exact import floor_float, is_positive_definite_exact, nullspace_exact, to_exact
 
 # Margins of the dual point inside its cone (relative); each is tried, the best certified
@@ -122,9 +122,12 @@ def _primal(m, to, tc, solver):
         cp.bmat([[x, np.eye(n)], [np.eye(n), y]]) >> 0,
     ]
     prob = cp.Problem(cp.Minimize(g), cons)
-    prob.solve(solver=solver or cp.CLARABEL)
+    try:
+        prob.solve(solver=solver or cp.CLARABEL)
+    except cp.error.SolverError as exc:
+        raise IllPosedError(f"full-order LMI: the solver failed ({exc})") from None
     if g.value is None:
-        raise DimensionError(f"full-order LMI: the solver failed ({prob.status})")
+        raise IllPosedError(f"full-order LMI: the solver failed ({prob.status})")
     return float(g.value), np.asarray(x.value), np.asarray(y.value)
 
 
@@ -372,6 +375,13 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
         ``.lower`` (certified; 0 when no dual point passed), ``.estimate`` (SDP optimum),
         ``.certified``.
 
+    Raises
+    ------
+    DimensionError
+        A discrete-time plant, or no performance channels.
+    IllPosedError
+        The primal SDP fails (COMPleib DLR2, nx = 40, in CLARABEL).
+
     Examples
     --------
     >>> import control
@@ -411,12 +421,8 @@ def _certify(m, solver):
     try:
         _, x, y = _primal(m, *_plain_bases(m), solver)
         T = _balancing(x, y)
-    except (DimensionError, ImportError, ArithmeticError, ValueError):
-        T = None
-    except Exception as exc:  # cvxpy's SolverError: the balancing is only an aid
-        if type(exc).__name__ != "SolverError":
-            raise
-        T = None
+    except (IllPosedError, ArithmeticError, np.linalg.LinAlgError):
+        T = None  # the balancing is only an aid
     nw, nz = m["b1"].shape[1], m["c1"].shape[0]
     best = None
     # The dual is solved in the original state coordinates and in balanced ones (x_b = T x,
