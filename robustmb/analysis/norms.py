@@ -47,7 +47,7 @@ from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
-from robustmb.analysis.norms_stability import verified_stable
+from robustmb.analysis.norms_stability import _beyond_widest_band, _stability, verified_stable
 from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
@@ -64,7 +64,6 @@ _AXIS_SQRT_FACTOR = 10.0
 # Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
-_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
@@ -671,62 +670,6 @@ def _largest_singular_values_small(response):
         except np.linalg.LinAlgError:
             pass
     return largest_singular_values(response)
-
-
-def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
-    """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
-
-    ``poles`` is unused (kept for the callers): the test recomputes the poles of the
-    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).  With
-    ``with_stiffness`` a third item tells whether the model is stiff: some pole lies
-    within its rounding band of the boundary, so the computed poles are not accurate
-    enough for modal evaluations (stability itself was then proved by
-    :func:`.norms_stability.verified_stable`).
-    """
-    verdict = _stability_verdict(A, dt)
-    return verdict if with_stiffness else verdict[:2]
-
-
-def _stability_verdict(A, dt):
-    if A.shape[0] == 0:
-        return True, np.nan, False
-    if _beyond_widest_band(_eigenvalues(A), A, dt):
-        return True, np.nan, False
-    poles, distance, band = pole_bands(A, dt)
-    if dt > 0:
-        boundary_frequencies = np.abs(np.angle(poles)) / dt
-    else:
-        boundary_frequencies = np.abs(poles.imag)
-    if np.all(distance < -band):
-        return True, np.nan, False
-    # the band is a first-order estimate, too wide for the slow poles of a stiff model
-    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
-    # unless a pole is beyond the boundary by more than its band
-    if not np.any(distance > band) and verified_stable(A, dt):
-        return True, np.nan, True
-    on_boundary = np.abs(distance) <= band
-    if np.any(on_boundary):
-        return False, float(np.min(boundary_frequencies[on_boundary])), False
-    return False, np.nan, False
-
-
-def _eigenvalues(A):
-    """Eigenvalues of a square matrix (LAPACK ``?geev`` without the wrapper for real A)."""
-    if A.dtype == np.float64:
-        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(A, compute_vl=0, compute_vr=0)
-        if info == 0:
-            return wr + 1j * wi
-    return np.linalg.eigvals(A)
-
-
-def _beyond_widest_band(poles, A, dt):
-    """Quick accept without eigenvectors: every pole farther from the boundary than the
-    widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
-    ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
-    if dt > 0:
-        return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
-    return bool(np.all(poles.real < -widest))
 
 
 def _pow2(x, k):

@@ -23,10 +23,15 @@ defective or nearly defective pole) simply gives no verdict.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
+
+from robustmb.analysis.balancing import pole_bands
 
 __all__ = ["pole_discs", "verified_stable"]
 
-_UNIT_ROUNDOFF = np.finfo(float).eps / 2
+_EPS = np.finfo(float).eps
+_UNIT_ROUNDOFF = _EPS / 2
+_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
 _TINY = np.finfo(float).tiny
 
 
@@ -116,3 +121,60 @@ def verified_stable(A: np.ndarray, dt: float = 0.0) -> bool:
         return bool(np.all(reach < 1.0))
     reach = centres.real + radii
     return bool(np.all(reach < 0.0))
+
+
+# ------------------------------------------------------------- the norms' stability test
+def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
+    """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
+
+    ``poles`` is unused (kept for the callers): the test recomputes the poles of the
+    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).  With
+    ``with_stiffness`` a third item tells whether the model is stiff: some pole lies
+    within its rounding band of the boundary, so the computed poles are not accurate
+    enough for modal evaluations (stability itself was then proved by
+    :func:`.norms_stability.verified_stable`).
+    """
+    verdict = _stability_verdict(A, dt)
+    return verdict if with_stiffness else verdict[:2]
+
+
+def _stability_verdict(A, dt):
+    if A.shape[0] == 0:
+        return True, np.nan, False
+    if _beyond_widest_band(_eigenvalues(A), A, dt):
+        return True, np.nan, False
+    poles, distance, band = pole_bands(A, dt)
+    if dt > 0:
+        boundary_frequencies = np.abs(np.angle(poles)) / dt
+    else:
+        boundary_frequencies = np.abs(poles.imag)
+    if np.all(distance < -band):
+        return True, np.nan, False
+    # the band is a first-order estimate, too wide for the slow poles of a stiff model
+    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
+    # unless a pole is beyond the boundary by more than its band
+    if not np.any(distance > band) and verified_stable(A, dt):
+        return True, np.nan, True
+    on_boundary = np.abs(distance) <= band
+    if np.any(on_boundary):
+        return False, float(np.min(boundary_frequencies[on_boundary])), False
+    return False, np.nan, False
+
+
+def _eigenvalues(A):
+    """Eigenvalues of a square matrix (LAPACK ``?geev`` without the wrapper for real A)."""
+    if A.dtype == np.float64:
+        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(A, compute_vl=0, compute_vr=0)
+        if info == 0:
+            return wr + 1j * wi
+    return np.linalg.eigvals(A)
+
+
+def _beyond_widest_band(poles, A, dt):
+    """Quick accept without eigenvectors: every pole farther from the boundary than the
+    widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
+    ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
+    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
+    if dt > 0:
+        return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
+    return bool(np.all(poles.real < -widest))
