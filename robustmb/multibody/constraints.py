@@ -44,7 +44,7 @@ import numpy as np
 
 from ..errors import IllPosedError
 from .articulated import _jump_compose, _tree_layout, cross_motion_rows
-from .rnea_derivatives import rate_layout
+from .rnea_derivatives import mass_matrix, rate_layout
 from .tree import FREE, batch_placements, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
@@ -562,11 +562,9 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     import control
     from scipy.linalg import null_space, qr
 
-    from .dynamics import crba
-
     check_consistent(tree, q0, v0, "q0, v0")
     nv = tree.nv
-    mass = crba(tree, q0)
+    mass = mass_matrix(tree, q0)
     g, jac, _ = constraint_terms(tree, q0, v0)
     lin0 = lin_free(None)  # free dynamics at tau0 (gives the unconstrained a)
     a0, lam = constrained_accelerations(tree, q0, v0, lin0.a0, mass)

@@ -153,9 +153,9 @@ def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
         qdd = aba(tree, q, v, tau + joint_law(tree, q, v), fext)
     if tree.constraints:  # exact loop constraints: add the constraint forces
         from .constraints import constrained_accelerations
-        from .dynamics import crba
+        from .rnea_derivatives import mass_matrix
 
-        qdd = constrained_accelerations(tree, q, v, qdd, crba(tree, q))[0]
+        qdd = constrained_accelerations(tree, q, v, qdd, mass_matrix(tree, q))[0]
     return qdd
 
 
@@ -206,14 +206,15 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
         imp[node_of[name]] = float(acc)
     if tree.constraints:  # exact loop constraints: a KKT system on the free joints
         from .constraints import constrained_hybrid
-        from .dynamics import crba, rnea
+        from .dynamics import rnea
+        from .rnea_derivatives import mass_matrix
 
         xs, rw = joint_transforms(tree, q)
         fext = external_forces(tree, q, rw, wrenches, v, xs)
         bias = rnea(tree, q, v, np.zeros(tree.nv), fext, xs, rw) - joint_law(tree, q, v)
         by_rate = {tree.vi[i]: acc for i, acc in imp.items()}
         return constrained_hybrid(
-            tree, q, v, tau, by_rate, bias, crba(tree, q, xs), names=sorted(imposed)
+            tree, q, v, tau, by_rate, bias, mass_matrix(tree, q), names=sorted(imposed)
         )
     xs, rw = joint_transforms(tree, q) if tree.needs_transforms else (None, None)
     fext = external_forces(tree, q, rw, wrenches, v, xs)
@@ -234,10 +235,10 @@ def mass_matrix(self, q, *, values=None):
     >>> mech.mass_matrix([0.7])      # m l^2
     array([[2.]])
     """
-    from .dynamics import crba
+    from .rnea_derivatives import mass_matrix
 
     tree = self.rigid_tree(values)
-    return crba(tree, tree.check_state(q))
+    return mass_matrix(tree, tree.check_state(q))
 
 
 def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, **options):

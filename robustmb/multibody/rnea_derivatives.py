@@ -103,6 +103,47 @@ def rate_layout(tree):
     return lay
 
 
+def _rate_subspaces(tree, lay, ws):
+    """World twist of each unit rate (nv, 6): the joints' subspaces and, for a floating
+    base, the six columns of its adjoint (``xf`` with its halves swapped)."""
+    s_rate = ws["s"][lay["node"]]
+    for i in lay["free"]:
+        k = tree.vi[i]
+        s_rate[k : k + 6] = ws["xf"][i][np.ix_(_SWAP, _SWAP)].T
+    return s_rate
+
+
+def mass_matrix(tree, q):
+    """Joint-space mass matrix from the world-axes composite inertias, all at once.
+
+    ``M[j, k] = S_j . IC_j S_k`` when ``k`` carries ``j`` (and symmetrically), with
+    ``IC_j`` the world inertia of the subtree of ``j``; used by the constrained
+    dynamics (:mod:`.constraints`) and :meth:`Mechanism.mass_matrix
+    <robustmb.multibody.Mechanism.mass_matrix>`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> from robustmb.multibody.rnea_derivatives import mass_matrix
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> mass_matrix(mech.rigid_tree(), np.array([0.7]))      # m l^2
+    array([[2.]])
+    """
+    lay = rate_layout(tree)
+    ws = _world_state(tree, q, np.zeros(tree.nv))
+    xf, n = ws["xf"], tree.n
+    s_rate = _rate_subspaces(tree, lay, ws)
+    iw = xf @ tree.inertia @ np.swapaxes(xf, 1, 2)
+    ic = (lay["desc"] @ iw.reshape(n, 36)).reshape(n, 6, 6)[lay["node"]]
+    rows = (s_rate[:, None, :] @ ic)[:, 0]  # S_j^T IC_j
+    cols = (ic @ s_rate[:, :, None])[:, :, 0]  # IC_k S_k
+    m = (rows @ s_rate.T) * lay["above"] + (s_rate @ cols.T) * lay["below"]
+    return 0.5 * (m + m.T)
+
+
 def _crm_batch(v):
     return np.einsum("nk,kij->nij", v, _E)
 
@@ -136,14 +177,11 @@ def rnea_derivatives(tree, q, v, a, wrenches=None):
     node = lay["node"]
     ws = _world_state(tree, q, v)
     xf, vel = ws["xf"], ws["vel"]
-    # rates -> world twists: the subspaces (a floating base: its adjoint, xf with halves swapped)
-    s_rate = ws["s"][node]
+    s_rate = _rate_subspaces(tree, lay, ws)
     aj = ws["s"] * a[art["vi"]][:, None] + ws["c"]
     for i in lay["free"]:
         k = tree.vi[i]
-        x0 = xf[i][np.ix_(_SWAP, _SWAP)]
-        s_rate[k : k + 6] = x0.T
-        aj[i] = x0 @ a[k : k + 6]
+        aj[i] = s_rate[k : k + 6].T @ a[k : k + 6]
     a_ground = art["a_ground"]
     acc = a_ground + _prefix_sum(art, aj)
     iw = xf @ tree.inertia @ np.swapaxes(xf, 1, 2)
@@ -241,10 +279,7 @@ def wrench_input_columns(tree, q):
     node = lay["node"]
     ws = _world_state(tree, q, np.zeros(tree.nv))
     xf = ws["xf"]
-    s_rate = ws["s"][node]
-    for i in lay["free"]:
-        k = tree.vi[i]
-        s_rate[k : k + 6] = xf[i][np.ix_(_SWAP, _SWAP)].T
+    s_rate = _rate_subspaces(tree, lay, ws)
     anc = lay["desc"].T  # anc[i, j]: j carries i
     cols = []
     for _, nd, rb, pt in tree.inputs:

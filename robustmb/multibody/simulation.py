@@ -19,7 +19,6 @@ from .attitude import euler321_from_dcm, quaternion_rate
 from .constraints import check_consistent, constrained_accelerations, constraint_terms
 from .dynamics import (
     aba,
-    crba,
     external_forces,
     joint_law,
     joint_transforms,
@@ -27,6 +26,7 @@ from .dynamics import (
     potential_energy,
     system_com,
 )
+from .rnea_derivatives import mass_matrix
 from .tree import FREE, quat_to_dcm
 
 
@@ -121,7 +121,7 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
         fext = external_forces(tree, q, rw, w_fn(t, q, v), v, xs)
         a = aba(tree, q, v, tau, fext, xs, rw)
         if tree.constraints:
-            a = constrained_accelerations(tree, q, v, a, crba(tree, q))[0]
+            a = constrained_accelerations(tree, q, v, a, mass_matrix(tree, q))[0]
         return np.concatenate([state_derivative(tree, q, v, a), a])
 
     options.setdefault("method", "DOP853")
