@@ -179,7 +179,8 @@ def fit_magnitude(omega, mag, *, max_order=4, fit_tol=0.05, weight=None):
     if order == 0:
         return _static([[g]]), 0
     A, b, d = _modal_scalar(g, z, p)
-    return control.ss(A, b[:, None], np.ones((1, order)), [[d]]), order
+    F = _balanced(control.ss(A, b[:, None], np.ones((1, order)), [[d]]))
+    return F, F.nstates
 
 
 def _distinct(a):
