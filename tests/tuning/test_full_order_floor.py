@@ -96,7 +96,7 @@ def _random_plant(seed, n):
     return control.ss(a, np.hstack([b1, b2]), np.vstack([c1, c2]), d)
 
 
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate])
+@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate], derandomize=True)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 3))
 def test_certified_floor_below_a_verified_controller(seed, n):
     """Soundness: the floor never exceeds a level some controller achieves.
