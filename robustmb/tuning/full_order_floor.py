@@ -63,7 +63,7 @@ class FullOrderFloor:
         certificate was found (0 is always a bound).
     estimate : float
         The SDP optimum as the solver returned it: an estimate of the full-order optimum,
-        neither an upper nor a lower bound.
+        neither an upper nor a lower bound (nan when the primal solve failed).
     certified : bool
         Whether ``lower`` comes from a dual certificate checked exactly.
     """
@@ -378,9 +378,8 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     Raises
     ------
     DimensionError
-        A discrete-time plant, or no performance channels.
-    IllPosedError
-        The primal SDP fails (COMPleib DLR2, nx = 40, in CLARABEL).
+        A discrete-time plant, or no performance channels.  (A failing SDP solver gives
+        ``estimate = nan`` and, without a dual point, ``certified = False``.)
 
     Examples
     --------
@@ -397,10 +396,13 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     0.15177
     """
     m0 = _partition(P, nmeas, ncon, "full_order_floor")
-    est0 = _primal(m0, *_plain_bases(m0), solver)[0]
+    try:
+        est0 = _primal(m0, *_plain_bases(m0), solver)[0]
+    except IllPosedError:
+        est0 = float("nan")  # the dual may still solve; the estimate is then unknown
     # Then with z scaled by a power of two (exact in floating point: every level scales by
     # it), the optimum near 1, when the plant's own scaling gives no certificate.
-    k = int(np.clip(np.round(np.log2(max(est0, 1e-300))), -60, 60))
+    k = int(np.clip(np.round(np.log2(est0)), -60, 60)) if est0 > 0 else 0
     for kk in [0] + ([k] if k else []):
         m = dict(
             m0,
