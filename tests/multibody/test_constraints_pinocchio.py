@@ -1,11 +1,11 @@
 """Exact loop constraints against Pinocchio's constrained forward dynamics.
 
-Random branching trees (fixed or floating base, revolute and prismatic joints,
-full inertias; seeds whose loop keeps independent constraint rows) closed
-between the two bodies farthest apart in the tree by a weld (6-D: point and attitude rows) or a spherical joint (3-D), at a random
-configuration with rates on the constraints; Pinocchio's ``constraintDynamics``
-with the same frames fixed on both bodies is the reference (optional
-dependency ``pin``).
+Random branching trees (fixed or floating base, revolute and prismatic joints, full
+inertias; seeds whose loop keeps independent constraint rows) closed between the two
+bodies farthest apart in the tree by a weld (6-D: point and attitude rows) or a
+spherical joint (3-D), at a random configuration with rates on the constraints;
+Pinocchio's ``constraintDynamics`` with the same frames fixed on both bodies is the
+reference (optional dependency ``pin``).
 """
 
 import itertools
