@@ -91,7 +91,9 @@ def certify_goal(model, *, splits=None, progress=False, budget=None):
     True
     """
     model = as_model(model)
-    if budget is not None and not (isinstance(budget, int | float) and budget > 0):
+    if budget is not None and (
+        isinstance(budget, bool) or not (isinstance(budget, int | float) and budget > 0)
+    ):
         raise ArgumentError(
             f"certify_goal: budget must be a positive number of seconds, got {budget!r}"
         )
@@ -278,8 +280,20 @@ def robust_systune(
         raise ArgumentError(f"systune: start must be 'nominal' or 'hard', got {start!r}")
     if polish not in ("final", True, False):
         raise ArgumentError(f"systune: polish must be 'final', True or False, got {polish!r}")
-    if not (isinstance(hard_margin, int | float) and 0 < hard_margin <= 1):
+    if isinstance(hard_margin, bool) or not (
+        isinstance(hard_margin, int | float) and 0 < hard_margin <= 1
+    ):
         raise ArgumentError(f"systune: hard_margin must be in (0, 1], got {hard_margin!r}")
+    for name, value, least in (("scan_levels", scan_levels, 2), ("max_add", max_add, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ArgumentError(f"systune: {name} must be an integer >= {least}, got {value!r}")
+    if certify_budget is not None and (
+        isinstance(certify_budget, bool)
+        or not (isinstance(certify_budget, int | float) and certify_budget > 0)
+    ):
+        raise ArgumentError(
+            f"systune: certify_budget must be a positive number of seconds, got {certify_budget!r}"
+        )
     t_start = time.perf_counter()
     cl = as_model(cl)
     elements = dict(cl.uncertainty)

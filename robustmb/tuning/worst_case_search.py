@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from ..errors import UncertainTypeError
+from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .gradients import h2_gradient, hinf_gradient
 from .tuning_problem import pole_requirement
@@ -115,7 +115,6 @@ class WorstCase:
 def _box_points(k, n_random, rng, max_vertices, levels=2):
     """Centre, the ``levels^k`` grid (vertices for 2) when small enough, random points."""
     pts = [np.zeros(k)]
-    levels = max(int(levels), 2)
     if k and levels**k > max_vertices:
         levels = 2  # the grid is too large: its vertices only
     if k and levels**k <= max_vertices:
@@ -223,6 +222,8 @@ def search_worst_case(
     >>> round(wc.value, 9), round(wc.point["a"], 9)
     (2.0, 0.5)
     """
+    if isinstance(levels, bool) or not isinstance(levels, int) or levels < 2:
+        raise ArgumentError(f"search_worst_case: levels must be an integer >= 2, got {levels!r}")
     names = list(elements)
     els = [elements[n] for n in names]
     rng = np.random.default_rng(seed)

@@ -80,6 +80,11 @@ def test_search_finds_an_interior_worst_case():
     wc = search_worst_case(G, {"b": b}, n_random=0)
     assert wc.point["b"] == pytest.approx(1.0, abs=1e-4)
     assert wc.value == pytest.approx(1 / (2 * 0.1 * np.sqrt(1 - 0.01)), rel=1e-6)
+    for levels in (1, 2.0, True):
+        with pytest.raises(rmb.errors.ArgumentError, match="levels"):
+            search_worst_case(G, {"b": b}, levels=levels)
+    with pytest.raises(rmb.errors.ArgumentError, match="budget"):
+        certify_goal(G, budget=True)
 
 
 @pytest.mark.slow
@@ -209,6 +214,14 @@ def test_hard_margin_leaves_the_slack_on_the_worst_case():
     assert len(res2.active_set) == 2
     with pytest.raises(rmb.errors.ArgumentError, match="start"):
         rmb.systune(CL, soft, hard, start="corners")
+    # Options are checked, never clipped (bool is not accepted as a number).
+    bad = [
+        ("hard_margin", True), ("scan_levels", 1), ("scan_levels", 2.5), ("max_add", 0),
+        ("max_add", True), ("certify_budget", True), ("certify_budget", -1.0),
+    ]  # fmt: skip
+    for name, value in bad:
+        with pytest.raises(rmb.errors.ArgumentError, match=name):
+            rmb.systune(CL, soft, hard, **{name: value})
 
 
 def test_search_keeps_further_violating_points_apart():
