@@ -370,8 +370,14 @@ def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, exec
     A loop unstable with every element at the centre of its range has infinite
     gain: the result is ``lower = upper = inf`` with no critical frequency, and
     ``reason`` says so and lists the unstable poles (an open loop, for instance
-    from a signal left unconnected, gives this).  ``upper = inf`` with a finite
-    ``lower`` means no finite level could be certified; ``reason`` says why.
+    from a signal left unconnected, gives this).  A loop found unstable at some
+    point of the ranges (a vertex, a sample, or a sub-box centre of the branch and
+    bound) is not robustly stable: ``lower = upper = inf``, ``worst`` is that point.
+    ``upper = inf`` with a finite ``lower`` means no finite level could be certified
+    and robust stability was neither proved nor disproved; ``reason`` says why.  When
+    the single-box mu bound certifies no finite level (it can reach 1 for a robustly
+    stable loop of real parameters), the branch and bound still runs from the level
+    ``lower * (1 + gap_tol)``.
 
     Examples
     --------
@@ -405,6 +411,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
             grid = np.union1d(grid, [f_lo])
+    if not np.isfinite(g_lo) and omega is None:
+        # a realised unstable point: the worst-case gain is infinite, nothing to bound
+        return _unbounded(problem, (g_lo, f_lo, worst), "", None, omega, 0.0, 0, None, bar, None)
     bar.advance(label=f"pointwise bounds at {len(grid)} frequencies")
     gam = pointwise_gain_bounds(problem, grid, floor=g_lo)
     bar.advance(label="whole-axis certificate")
@@ -425,12 +434,16 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
                     # An ill-posed substitution is not a member of the set: no candidate.
                     pass
     if not np.all(np.isfinite(gam)):
-        reason = (
-            "wcgain: no finite gain level is certified at some frequencies (mu of the "
-            "uncertainty block reaches 1: the loop may not be robustly stable over the "
-            "ranges; see robstab), so upper = inf"
+        why = (
+            "the single-box mu bound certifies no finite gain level at some frequencies "
+            "(its bound for the uncertainty block alone reaches 1 there)"
         )
-        return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None, reason)
+        # the frequency nearest the worst case's peak where the single box fails
+        bad = grid[~np.isfinite(gam)]
+        hint = float(bad[int(np.argmin(np.abs(bad - f_lo)))]) if np.isfinite(f_lo) else None
+        return _unbounded(
+            problem, (g_lo, f_lo, worst), why, None, omega, gap_tol, max_boxes, executor, bar, hint
+        )
     if omega is not None:
         reason = "wcgain: bounds of the largest gain over the given frequencies only"
         return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None, reason)
@@ -462,10 +475,94 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
             return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason, cover)
         extra = pointwise_gain_bounds(problem, peak.omega)
         if not np.all(np.isfinite(extra)):
-            break
+            why = (
+                "the single-box mu bound certifies no finite gain level at frequencies "
+                "the whole-axis sweep found (its bound for the uncertainty block alone "
+                "reaches 1 there)"
+            )
+            hint = float(peak.omega[~np.isfinite(extra)][0])
+            return _unbounded(
+                problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor,
+                bar, hint,
+            )  # fmt: skip
         level = max(level, float(np.max(extra))) * 1.001
-    reason = "wcgain: the whole-axis certificate of a finite level failed, so upper = inf"
-    return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, peak, reason)
+    why = "the single-box whole-axis certificate of a finite level failed"
+    return _unbounded(
+        problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None
+    )
+
+
+def _values_text(values):
+    return ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+
+
+def _unbounded(problem, lower, why, peak, omega, gap_tol, max_boxes, executor, bar, hint):
+    """wcgain when the single box certifies no finite level: say whether the loop is not
+    robustly stable (a realised unstable point) or the bound is just not closed; with real
+    parameters only, the branch and bound over the box may still certify a finite level."""
+    g_lo, f_lo, worst = lower
+    worst = worst or {}
+    if not np.isfinite(g_lo):
+        reason = (
+            f"wcgain: the loop is not robustly stable over the ranges: it is unstable at "
+            f"worst ({_values_text(worst)}), so the worst-case gain is infinite"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst, True, peak, reason)
+    scal = _real_blocks(problem)
+    if omega is not None or scal is None or max_boxes == 0:
+        without = (
+            "bounds over given frequencies"
+            if omega is not None
+            else "max_boxes = 0"
+            if scal is not None
+            else "the elements are not all real parameters"
+        )
+        reason = (
+            f"wcgain: {why}, and no branch and bound over the parameter box ran "
+            f"({without}), so upper = inf; robust stability is neither proved nor "
+            "disproved here (see robstab)"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason)
+    # Robust stability is not disproved: split the box, certifying the level
+    # lower * (1 + gap_tol) (raised by larger gains at sub-box centres) on each sub-box.
+    bar.start("branch and bound over the parameter box")
+    (g_lo, f_lo, worst), cover = _gain_boxes(
+        problem, scal, (g_lo, f_lo, worst), np.inf, gap_tol, max_boxes, executor, hint
+    )
+    worst = worst or {}
+    if cover.certified:
+        reason = (
+            f"wcgain: {why}; branch and bound certified the level {cover.gamma:.6g} on "
+            f"the whole box with {cover.boxes} sub-boxes ({cover.evaluated} swept) on the "
+            "whole frequency axis; lower is the peak gain of the substituted worst case"
+        )
+        bar.advance(label="done")
+        return WcgainResult(g_lo, max(cover.gamma, g_lo), f_lo, worst, True, peak, reason, cover)
+    if cover.destabilizing is not None:
+        point = _point_values(problem, scal, cover.destabilizing)
+        try:
+            g_bad, f_bad = _peak_of(problem, point)
+        except ValueError:  # ill-posed: not a member of the set, the loop is not robust
+            reason = (
+                f"wcgain: the loop is not robustly well-posed over the ranges: it is "
+                f"ill-posed at {_values_text(point)}, so upper = inf"
+            )
+            return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason, cover)
+        if not np.isfinite(g_bad):
+            reason = (
+                f"wcgain: the loop is not robustly stable over the ranges: it is unstable "
+                f"at worst ({_values_text(point)}), found by the branch and bound over the "
+                "parameter box, so the worst-case gain is infinite"
+            )
+            return WcgainResult(np.inf, np.inf, f_bad, point, True, peak, reason, cover)
+    reason = (
+        f"wcgain: {why}; branch and bound did not close the bound within "
+        f"{cover.evaluated} sub-box sweeps (the level {cover.gamma:.6g} certified on "
+        f"{100 * cover.coverage:.3g} % of the box, no unstable point found), so upper = inf; "
+        "robust stability is neither proved nor disproved here (see robstab; a larger "
+        "max_boxes may close it)"
+    )
+    return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason, cover)
 
 
 def _block_size(problem, delta):
