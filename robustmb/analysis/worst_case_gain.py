@@ -17,13 +17,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
-from ..errors import ArgumentError
 from ..lft.arguments import frequencies, real_number
-from .branch_and_bound import BoxCover, certify_scaled_box
+from .branch_and_bound import BoxCover
 from .freqresp import freqresp
+from .gain_boxes import (
+    _box_options,
+    _gain_boxes,
+    _gain_cover_note,
+    _margin_boxes,
+    _margin_cover_note,
+    _peak_of,
+    _point_values,
+    _real_blocks,
+)
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
-from .norms import hinfnorm
 from .uncertain_problem import (
     box_vertices,
     uncertain_problem,
@@ -184,25 +192,6 @@ def _certify_level(problem, gamma, alpha=1.0, progress=None):
     )
 
 
-def _peak_of(problem, values, omega=None):
-    """Peak gain of the substituted system: over all frequencies, or over ``omega``."""
-    sys = problem.model.usubs(values)
-    if omega is None:
-        gain, freq = hinfnorm(sys)
-        if np.isinf(gain) and not np.isfinite(freq) and np.asarray(sys.A).size:
-            # unstable: the frequency of the pole furthest beyond the boundary
-            ev = np.linalg.eigvals(np.asarray(sys.A))
-            if problem.dt:
-                k = int(np.argmax(np.abs(ev)))
-                freq = float(abs(np.angle(ev[k])) / problem.dt)
-            else:
-                freq = float(abs(ev[int(np.argmax(ev.real))].imag))
-        return gain, freq
-    gains = np.linalg.norm(freqresp(sys, omega), 2, axis=(-2, -1))
-    k = int(np.argmax(gains))
-    return float(gains[k]), float(omega[k])
-
-
 def _worst_case_search(
     problem, n_random=40, seed=0, alpha=1.0, *, enough=None, first=None, omega=None
 ):
@@ -246,94 +235,6 @@ def _worst_case_search(
     return best
 
 
-def _box_options(gap_tol, max_boxes, what):
-    """Check the branch-and-bound options shared by :func:`wcgain` and :func:`robgain`."""
-    if not (
-        isinstance(gap_tol, (int, float, np.number))
-        and not isinstance(gap_tol, bool)
-        and np.isfinite(gap_tol)
-        and gap_tol >= 0
-    ):
-        raise ArgumentError(f"{what}: gap_tol must be a finite number >= 0, got {gap_tol!r}")
-    if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
-        raise ArgumentError(f"{what}: max_boxes must be an integer >= 0, got {max_boxes!r}")
-    return float(gap_tol), int(max_boxes)
-
-
-def _real_blocks(problem):
-    """The real parameters the box is split along, or None when it cannot be split
-    (complex coefficients, or elements other than real parameters)."""
-    if problem.is_complex or not problem.blocks:
-        return None
-    if not all(bi.kind == "real" for bi in problem.blocks):
-        return None
-    return list(problem.blocks)
-
-
-def _point_values(problem, scal, point):
-    """Physical values of a normalised point of the box (one value per real element)."""
-    return {
-        bi.name: bi.element.denormalize(float(x)).item() for bi, x in zip(scal, point, strict=True)
-    }
-
-
-def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor, hint=None):
-    """Branch and bound on the worst-case gain: certify ``lower * (1 + gap_tol)`` on every
-    sub-box of the box, raising the level whenever a sub-box centre has a larger gain.
-
-    ``lower = (gain, frequency, values)`` is a realised gain.  Returns the improved
-    ``lower`` (the gain of the substituted system at the best centre, when larger) and
-    the :class:`BoxCover`.
-    """
-    state = {"lower": lower}
-
-    def verified(point):
-        try:
-            vals = _point_values(problem, scal, point)
-            g, f = _peak_of(problem, vals)
-        except ValueError:  # an ill-posed substitution: not a member of the set
-            return None
-        if g > state["lower"][0]:
-            state["lower"] = (g, f, vals)
-        return g
-
-    def on_gain(point, gain):
-        g = verified(point)
-        if g is None:
-            return None
-        new = max(g, gain) * (1.0 + gap_tol)
-        # never beyond the single-box certificate: that level already holds
-        return min(new, level) if new < level else None
-
-    cover = certify_scaled_box(
-        problem,
-        scal,
-        1.0,
-        max_boxes=max_boxes,
-        executor=executor,
-        gamma=lower[0] * (1.0 + gap_tol),
-        on_gain=on_gain,
-        hint=hint,
-    )
-    if cover.best_point is not None and cover.best_gain > state["lower"][0]:
-        verified(cover.best_point)
-    return state["lower"], cover
-
-
-def _gain_cover_note(cover):
-    """What the branch and bound over the parameter box did for a gain level."""
-    if cover.certified:
-        return (
-            f"; branch and bound certified the level {cover.gamma:.6g} on the whole box "
-            f"with {cover.boxes} sub-boxes ({cover.evaluated} swept)"
-        )
-    return (
-        f"; branch and bound did not certify the level {cover.gamma:.6g} within "
-        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of the box "
-        "certified), so upper stays the single-box certificate"
-    )
-
-
 def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
     """Worst-case peak gain of an uncertain system.
 
@@ -370,8 +271,14 @@ def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, exec
     A loop unstable with every element at the centre of its range has infinite
     gain: the result is ``lower = upper = inf`` with no critical frequency, and
     ``reason`` says so and lists the unstable poles (an open loop, for instance
-    from a signal left unconnected, gives this).  ``upper = inf`` with a finite
-    ``lower`` means no finite level could be certified; ``reason`` says why.
+    from a signal left unconnected, gives this).  A loop found unstable at some
+    point of the ranges (a vertex, a sample, or a sub-box centre of the branch and
+    bound) is not robustly stable: ``lower = upper = inf``, ``worst`` is that point.
+    ``upper = inf`` with a finite ``lower`` means no finite level could be certified
+    and robust stability was neither proved nor disproved; ``reason`` says why.  When
+    the single-box mu bound certifies no finite level (it can reach 1 for a robustly
+    stable loop of real parameters), the branch and bound still runs from the level
+    ``lower * (1 + gap_tol)``.
 
     Examples
     --------
@@ -405,6 +312,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
             grid = np.union1d(grid, [f_lo])
+    if not np.isfinite(g_lo) and omega is None:
+        # a realised unstable point: the worst-case gain is infinite, nothing to bound
+        return _unbounded(problem, (g_lo, f_lo, worst), "", None, omega, 0.0, 0, None, bar, None)
     bar.advance(label=f"pointwise bounds at {len(grid)} frequencies")
     gam = pointwise_gain_bounds(problem, grid, floor=g_lo)
     bar.advance(label="whole-axis certificate")
@@ -425,12 +335,16 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
                     # An ill-posed substitution is not a member of the set: no candidate.
                     pass
     if not np.all(np.isfinite(gam)):
-        reason = (
-            "wcgain: no finite gain level is certified at some frequencies (mu of the "
-            "uncertainty block reaches 1: the loop may not be robustly stable over the "
-            "ranges; see robstab), so upper = inf"
+        why = (
+            "the single-box mu bound certifies no finite gain level at some frequencies "
+            "(its bound for the uncertainty block alone reaches 1 there)"
         )
-        return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None, reason)
+        # the frequency nearest the worst case's peak where the single box fails
+        bad = grid[~np.isfinite(gam)]
+        hint = float(bad[int(np.argmin(np.abs(bad - f_lo)))]) if np.isfinite(f_lo) else None
+        return _unbounded(
+            problem, (g_lo, f_lo, worst), why, None, omega, gap_tol, max_boxes, executor, bar, hint
+        )
     if omega is not None:
         reason = "wcgain: bounds of the largest gain over the given frequencies only"
         return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None, reason)
@@ -462,10 +376,94 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
             return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason, cover)
         extra = pointwise_gain_bounds(problem, peak.omega)
         if not np.all(np.isfinite(extra)):
-            break
+            why = (
+                "the single-box mu bound certifies no finite gain level at frequencies "
+                "the whole-axis sweep found (its bound for the uncertainty block alone "
+                "reaches 1 there)"
+            )
+            hint = float(peak.omega[~np.isfinite(extra)][0])
+            return _unbounded(
+                problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor,
+                bar, hint,
+            )  # fmt: skip
         level = max(level, float(np.max(extra))) * 1.001
-    reason = "wcgain: the whole-axis certificate of a finite level failed, so upper = inf"
-    return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, peak, reason)
+    why = "the single-box whole-axis certificate of a finite level failed"
+    return _unbounded(
+        problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None
+    )
+
+
+def _values_text(values):
+    return ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+
+
+def _unbounded(problem, lower, why, peak, omega, gap_tol, max_boxes, executor, bar, hint):
+    """wcgain when the single box certifies no finite level: say whether the loop is not
+    robustly stable (a realised unstable point) or the bound is just not closed; with real
+    parameters only, the branch and bound over the box may still certify a finite level."""
+    g_lo, f_lo, worst = lower
+    worst = worst or {}
+    if not np.isfinite(g_lo):
+        reason = (
+            f"wcgain: the loop is not robustly stable over the ranges: it is unstable at "
+            f"worst ({_values_text(worst)}), so the worst-case gain is infinite"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst, True, peak, reason)
+    scal = _real_blocks(problem)
+    if omega is not None or scal is None or max_boxes == 0:
+        without = (
+            "bounds over given frequencies"
+            if omega is not None
+            else "max_boxes = 0"
+            if scal is not None
+            else "the elements are not all real parameters"
+        )
+        reason = (
+            f"wcgain: {why}, and no branch and bound over the parameter box ran "
+            f"({without}), so upper = inf; robust stability is neither proved nor "
+            "disproved here (see robstab)"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason)
+    # Robust stability is not disproved: split the box, certifying the level
+    # lower * (1 + gap_tol) (raised by larger gains at sub-box centres) on each sub-box.
+    bar.start("branch and bound over the parameter box")
+    (g_lo, f_lo, worst), cover = _gain_boxes(
+        problem, scal, (g_lo, f_lo, worst), np.inf, gap_tol, max_boxes, executor, hint
+    )
+    worst = worst or {}
+    if cover.certified:
+        reason = (
+            f"wcgain: {why}; branch and bound certified the level {cover.gamma:.6g} on "
+            f"the whole box with {cover.boxes} sub-boxes ({cover.evaluated} swept) on the "
+            "whole frequency axis; lower is the peak gain of the substituted worst case"
+        )
+        bar.advance(label="done")
+        return WcgainResult(g_lo, max(cover.gamma, g_lo), f_lo, worst, True, peak, reason, cover)
+    if cover.destabilizing is not None:
+        point = _point_values(problem, scal, cover.destabilizing)
+        try:
+            g_bad, f_bad = _peak_of(problem, point)
+        except ValueError:  # ill-posed: not a member of the set, the loop is not robust
+            reason = (
+                f"wcgain: the loop is not robustly well-posed over the ranges: it is "
+                f"ill-posed at {_values_text(point)}, so upper = inf"
+            )
+            return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason, cover)
+        if not np.isfinite(g_bad):
+            reason = (
+                f"wcgain: the loop is not robustly stable over the ranges: it is unstable "
+                f"at worst ({_values_text(point)}), found by the branch and bound over the "
+                "parameter box, so the worst-case gain is infinite"
+            )
+            return WcgainResult(np.inf, np.inf, f_bad, point, True, peak, reason, cover)
+    reason = (
+        f"wcgain: {why}; branch and bound did not close the bound within "
+        f"{cover.evaluated} sub-box sweeps (the level {cover.gamma:.6g} certified on "
+        f"{100 * cover.coverage:.3g} % of the box, no unstable point found), so upper = inf; "
+        "robust stability is neither proved nor disproved here (see robstab; a larger "
+        "max_boxes may close it)"
+    )
+    return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason, cover)
 
 
 def _block_size(problem, delta):
@@ -523,66 +521,6 @@ def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=4
         if best is None or t_hi < best[0]:
             best = (t_hi, f_hi, values_from_delta(problem, t_hi * direction, w0))
     return best
-
-
-def _ray_witness(problem, scal, point, gamma, iters=40):
-    """Smallest scaling ``t <= max|point|`` found along ``point``'s direction whose
-    substituted system has peak gain ``>= gamma`` (bisection on the actual peak gain),
-    as ``(t, frequency, values)``; None when the point itself does not reach ``gamma``."""
-    size = float(np.max(np.abs(point)))
-    if size == 0:
-        return None
-    direction = np.asarray(point, float) / size
-
-    def peak(t):
-        try:
-            return _peak_of(problem, _point_values(problem, scal, t * direction))
-        except ValueError:  # an ill-posed substitution: not a member of the set
-            return -np.inf, np.nan
-
-    g_hi, f_hi = peak(size)
-    if not g_hi >= gamma:
-        return None
-    t_lo, t_hi = 0.0, size
-    for _ in range(iters):
-        mid = 0.5 * (t_lo + t_hi)
-        g, f = peak(mid)
-        if g >= gamma:
-            t_hi, f_hi = mid, f
-        else:
-            t_lo = mid
-        if t_hi - t_lo <= 1e-6 * t_hi:
-            break
-    return t_hi, f_hi, _point_values(problem, scal, t_hi * direction)
-
-
-def _margin_boxes(problem, scal, gamma, upper, gap_tol, max_boxes, executor):
-    """Branch and bound on the robust performance margin: certify ``upper / (1 + gap_tol)``
-    times the box (peak gain below ``gamma`` on every sub-box); a sub-box centre reaching
-    ``gamma`` gives a witness along its direction, which lowers ``upper`` and the target.
-
-    ``upper = (scaling, frequency, values)`` is realised.  Returns the improved ``upper``
-    and the :class:`BoxCover`.
-    """
-    state = {"upper": upper}
-
-    def on_unstable(point):
-        got = _ray_witness(problem, scal, point, gamma)
-        if got is None or not got[0] < state["upper"][0]:
-            return None
-        state["upper"] = got
-        return got[0] / (1.0 + gap_tol)
-
-    cover = certify_scaled_box(
-        problem,
-        scal,
-        upper[0] / (1.0 + gap_tol),
-        max_boxes=max_boxes,
-        executor=executor,
-        gamma=gamma,
-        on_unstable=on_unstable,
-    )
-    return state["upper"], cover
 
 
 def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
@@ -730,19 +668,6 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     if cover is not None:
         reason += _margin_cover_note(cover)
     return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason, cover)
-
-
-def _margin_cover_note(cover):
-    """What the branch and bound over the parameter box did for a margin."""
-    if cover.certified:
-        return (
-            f"; branch and bound certified {cover.target:.6g} times the box with "
-            f"{cover.boxes} sub-boxes ({cover.evaluated} swept)"
-        )
-    return (
-        f"; branch and bound did not certify {cover.target:.6g} times the box within "
-        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of it certified)"
-    )
 
 
 __all__ = ["wcgain", "robgain", "WcgainResult", "RobgainResult"]

@@ -176,3 +176,89 @@ def test_a_certified_gain_level_holds_on_the_whole_box(ratio):
 def test_branch_and_bound_options_are_checked(fn, option, bad):
     with pytest.raises(ArgumentError, match=option):
         fn(_loop(), **{option: bad})
+
+
+def _discrete_loop(c=0.3, p=0.3, dt=0.1):
+    s = control.tf("s")
+    d1 = rmb.ureal("d1", 0.0, range=(-1, 1))
+    d2 = rmb.ureal("d2", 0.0, range=(-1, 1))
+    g = control.c2d(control.ss(1 / (s * s + p * s + 1)), dt, "zoh")
+    return rmb.feedback(rmb.uss(g), -(c * d1 * d2)), g
+
+
+def _discrete_gain(g, q, theta):
+    """|G / (1 - q G)| at ``z = exp(j theta)``, G written out from its state-space data."""
+    a, b, cc, d = (np.asarray(x, float) for x in (g.A, g.B, g.C, g.D))
+    z = np.exp(1j * np.asarray(theta, float))
+    n = a.shape[0]
+    # 2 x 2 resolvent by the adjugate: (zI - A)^-1 = adj / det
+    det = (z - a[0, 0]) * (z - a[1, 1]) - a[0, 1] * a[1, 0]
+    assert n == 2
+    gz = (
+        cc[0, 0] * ((z - a[1, 1]) * b[0, 0] + a[0, 1] * b[1, 0])
+        + cc[0, 1] * (a[1, 0] * b[0, 0] + (z - a[0, 0]) * b[1, 0])
+    ) / det + d[0, 0]
+    q = np.asarray(q, float)[..., None]
+    return np.abs(gz / (1.0 - q * gz))
+
+
+@pytest.mark.slow
+def test_wcgain_runs_the_branch_and_bound_when_the_single_box_gives_no_finite_level():
+    # a light damping: the single-box D,G bound of real mu reaches 1 near the resonance,
+    # yet the loop is robustly stable (k = 1 - c d1 d2 >= 0.7) with a finite worst case
+    c, p = 0.3, 0.3
+    exact = _peak_closed_form(1.0 - c, p)
+    single = rmb.wcgain(_loop(c, p), max_boxes=0)
+    assert single.upper == np.inf and not single.certified
+    assert "max_boxes = 0" in single.reason and "neither proved nor disproved" in single.reason
+    res = rmb.wcgain(_loop(c, p))
+    assert res.certified and res.boxes is not None and res.boxes.certified
+    assert np.isfinite(res.upper) and res.upper == res.boxes.gamma
+    # sound: never below the closed form nor a brute-force grid maximum
+    assert res.upper >= exact and res.upper >= _brute_max(c, p)
+    assert res.lower <= exact * (1 + 1e-9)
+    # the gap is the one reported, within gap_tol
+    assert res.upper / res.lower - 1 <= 5e-3 + 1e-12
+    assert f"certified the level {res.upper:.6g}" in res.reason
+    w = np.linspace(0.0, 3.0, 300001)
+    assert _gain(c, p, res.worst["d1"], res.worst["d2"], w).max() == pytest.approx(
+        res.lower, rel=1e-6
+    )
+
+
+@pytest.mark.slow
+def test_wcgain_branch_and_bound_closes_the_bound_of_a_discrete_loop():
+    c, p = 0.3, 0.3
+    usys, g = _discrete_loop(c, p)
+    res = rmb.wcgain(usys)
+    assert res.certified and res.boxes is not None and res.boxes.certified
+    assert np.isfinite(res.upper) and res.upper / res.lower - 1 <= 5e-3 + 1e-12
+    # brute force: parameter grid x dense grid of z on the unit circle
+    t = np.linspace(-1.0, 1.0, 41)
+    q = c * np.multiply.outer(t, t).ravel()
+    theta = np.linspace(0.0, np.pi, 20001)
+    brute = _discrete_gain(g, q, theta).max()
+    assert res.upper >= brute
+    # the lower bound is realised by worst (written-out response)
+    qw = c * res.worst["d1"] * res.worst["d2"]
+    realised = _discrete_gain(g, [qw], np.linspace(0.0, np.pi, 400001)).max()
+    assert realised == pytest.approx(res.lower, rel=1e-6)
+
+
+def test_wcgain_budget_too_small_says_the_bound_is_not_closed():
+    res = rmb.wcgain(_loop(0.3, 0.3), max_boxes=1)
+    assert res.upper == np.inf and not res.certified and np.isfinite(res.lower)
+    assert res.boxes is not None and res.boxes.evaluated == 1
+    assert "did not close the bound within 1 sub-box sweeps" in res.reason
+    assert "neither proved nor disproved" in res.reason
+
+
+def test_wcgain_of_a_loop_not_robustly_stable_is_infinite_with_the_unstable_point():
+    # k = 1 - c d1 d2 < 0 for d1 d2 > 1 / c: unstable on part of the box
+    c, p = 1.5, 0.3
+    res = rmb.wcgain(_loop(c, p))
+    assert res.upper == np.inf and res.lower == np.inf
+    assert "not robustly stable" in res.reason
+    v = res.worst
+    assert 1.0 - c * v["d1"] * v["d2"] <= 0  # written out: a pole at or right of 0
+    assert f"d1 = {v['d1']:.6g}" in res.reason
