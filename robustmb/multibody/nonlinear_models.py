@@ -9,9 +9,11 @@ recursions live in :mod:`.tree`, :mod:`.dynamics`, :mod:`.articulated`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ..errors import SignalError
+from ..errors import ArgumentError, DimensionError, SignalError
 from .signals import WRENCH_COMPONENTS
 
 
@@ -159,6 +161,24 @@ def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
     return qdd
 
 
+def _imposed_acceleration(name, acc):
+    """One imposed joint acceleration as a finite float (a nan would spread silently)."""
+    arr = np.asarray(acc)
+    if arr.dtype.kind not in "iuf":
+        raise ArgumentError(
+            f"hybrid_dynamics: imposed[{name!r}] must be a real number, got {acc!r}"
+        )
+    if arr.size != 1:
+        raise DimensionError(
+            f"hybrid_dynamics: imposed[{name!r}] must be one acceleration (the joint has "
+            f"one degree of freedom), got shape {arr.shape}"
+        )
+    value = float(arr.reshape(()))
+    if not np.isfinite(value):
+        raise ArgumentError(f"hybrid_dynamics: imposed[{name!r}] = {value} is not finite")
+    return value
+
+
 def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     """Mixed forward/inverse dynamics: some joint accelerations imposed, the rest free.
 
@@ -196,14 +216,19 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     q, v = tree.check_state(q, v)
     tau = tree.check_rates(tau, "tau")
     node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
+    if not isinstance(imposed, Mapping):
+        raise ArgumentError(
+            "hybrid_dynamics: imposed must be a dict {joint name: acceleration}, "
+            f"got {type(imposed).__name__}"
+        )
     imp = {}
-    for name, acc in dict(imposed).items():
+    for name, acc in imposed.items():
         if name not in node_of:
             raise SignalError(
                 f"hybrid_dynamics: {name!r} is not a revolute or prismatic joint "
                 f"(joints: {sorted(node_of)})"
             )
-        imp[node_of[name]] = float(acc)
+        imp[node_of[name]] = _imposed_acceleration(name, acc)
     if tree.constraints:  # exact loop constraints: a KKT system on the free joints
         from .constraints import constrained_hybrid
         from .dynamics import rnea
