@@ -179,7 +179,16 @@ def _residuals(M, D):
 
 # --------------------------------------------------------------------------- verification
 def lower_bound_residual(M, blk, delta):
-    """``sigma_min(I - M Delta) / (1 + sigma_max(M) sigma_max(Delta))`` (0 when singular)."""
+    """``sigma_min(I - M Delta) / (1 + sigma_max(M) sigma_max(Delta))`` (0 when singular).
+
+    Examples
+    --------
+    >>> M = np.array([[0.0, 1.0], [-1.0, 0.0]])
+    >>> lower_bound_residual(M, [(-1, 0), (-1, 0)], np.diag([1.0, -1.0])) < 1e-15  # singular
+    True
+    >>> round(lower_bound_residual(M, [(-1, 0), (-1, 0)], np.diag([1.0, 1.0])), 12)
+    0.707106781187
+    """
     struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
     M = np.asarray(M)
     delta = np.asarray(delta)
