@@ -43,6 +43,17 @@ def lower_bound(Ms, struct: BlockStructure, b_init=None, w_init=None, **options)
     ``b_init``, ``w_init`` (nw, n_w) seed the first start (the upper bound's top singular
     vectors are a good choice).  Returns ``(lower, delta)`` with ``delta`` a list of
     ``(n_w, n_z)`` arrays or ``None`` where no perturbation was found.
+
+    Examples
+    --------
+    Two real scalars: ``det(I - M diag(d1, d2)) = 1 - d1 - d2`` vanishes first at
+    ``d1 = d2 = 1/2``, so mu = 2.
+
+    >>> from robustmb.analysis.mu_structure import BlockStructure
+    >>> M = np.array([[[1.0, 2.0], [0.5, 1.0]]], dtype=complex)
+    >>> lower, delta = lower_bound(M, BlockStructure([(-1, 0), (-1, 0)]))
+    >>> lower.round(9), np.diag(delta[0]).real.round(9)
+    (array([2.]), array([0.5, 0.5]))
     """
     from .mu_upper import _balancing_units, osborne_scaling
 
