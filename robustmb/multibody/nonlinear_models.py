@@ -18,7 +18,18 @@ from .signals import WRENCH_COMPONENTS
 
 
 def rigid_tree(self, values=None):
-    """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
+    """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> tree = mech.rigid_tree()
+    >>> tree.n, tree.nv, tree.coordinate_names()
+    (1, 1, ['J_q'])
+    """
     from .tree import compile_tree
 
     # bodies and joints are only ever added, so counts identify the structure
@@ -74,7 +85,17 @@ def equilibrium_coordinates(self, *, values=None):
 
 
 def effort_names(self, tree):
-    """Names of the efforts in tree order (a floating base: its 6 wrench components)."""
+    """Names of the efforts in tree order (a floating base: its 6 wrench components).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> effort_names(mech, mech.rigid_tree())
+    ['J_effort']
+    """
     names = []
     for i in range(tree.n):
         if tree.kind[i] == 0:

@@ -36,7 +36,15 @@ FREE, REVOLUTE, PRISMATIC = 0, 1, 2
 
 
 def value_of(x, values):
-    """Number of a parameter (number, ureal or expression) with ``values`` substituted."""
+    """Number of a parameter (number, ureal or expression) with ``values`` substituted.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 1.0, range=(0.0, 2.0))
+    >>> value_of(k, {"k": 1.5}), value_of(k, {}), value_of(3, {})
+    (1.5, 1.0, 3.0)
+    """
     if g.is_number(x):
         return float(x)
     if isinstance(x, lft.UncertainElement):
@@ -51,13 +59,28 @@ def _vec(v, values):
 
 
 def skew3(u):
-    """Cross-product matrix; works for any dtype (complex steps included)."""
+    """Cross-product matrix; works for any dtype (complex steps included).
+
+    Examples
+    --------
+    >>> skew3([1.0, 2.0, 3.0]) @ [4.0, 5.0, 6.0], np.cross([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    (array([-3.,  6., -3.]), array([-3.,  6., -3.]))
+    """
     a, b, c = np.asarray(u).tolist()
     return np.array([[0.0 * a, -c, b], [c, 0.0 * a, -a], [-b, a, 0.0 * a]])
 
 
 def spatial_inertia_at_origin(mass, inertia_com, com):
-    """``D_O`` of a body at its origin, body axes, from its mass, CoM inertia and CoM position."""
+    """``D_O`` of a body at its origin, body axes, from its mass, CoM inertia and CoM position.
+
+    Examples
+    --------
+    Parallel axes: 2 kg with its CoM 1 m along z adds 2 kg m^2 about x and y.
+
+    >>> d = spatial_inertia_at_origin(2.0, np.diag([0.1, 0.2, 0.3]), [0.0, 0.0, 1.0])
+    >>> np.diag(d[3:, 3:]), d[:3, 4] + 0.0
+    (array([2.1, 2.2, 0.3]), array([2., 0., 0.]))
+    """
     c = skew3(com)
     d = np.zeros((6, 6))
     d[:3, :3] = mass * np.eye(3)
@@ -68,7 +91,15 @@ def spatial_inertia_at_origin(mass, inertia_com, com):
 
 
 def motion_transform(r, p):
-    """``X`` (6x6): twist at a parent origin, parent axes -> twist at a frame (R=r, origin p)."""
+    """``X`` (6x6): twist at a parent origin, parent axes -> twist at a frame (R=r, origin p).
+
+    Examples
+    --------
+    A unit spin about z seen at ``p = (1, 0, 0)``: the point moves at 1 m/s along y.
+
+    >>> motion_transform(np.eye(3), np.array([1.0, 0.0, 0.0])) @ [0, 0, 0, 0, 0, 1.0]
+    array([0., 1., 0., 0., 0., 1.])
+    """
     x = np.zeros((6, 6), dtype=np.result_type(r, p))
     rt = r.T
     x[:3, :3] = rt
@@ -78,7 +109,14 @@ def motion_transform(r, p):
 
 
 def quat_to_dcm(quat):
-    """DCM ``P_{b/i}`` of a unit quaternion ``(x, y, z, w)``."""
+    """DCM ``P_{b/i}`` of a unit quaternion ``(x, y, z, w)``.
+
+    Examples
+    --------
+    >>> s = np.sqrt(0.5)
+    >>> np.allclose(quat_to_dcm((0.0, 0.0, s, s)), rodrigues([0.0, 0.0, 1.0], np.pi / 2))
+    True
+    """
     x, y, z, w = quat
     return np.array(
         [
@@ -90,7 +128,15 @@ def quat_to_dcm(quat):
 
 
 def rodrigues(axis, angle):
-    """``Rot(axis, angle)`` for a unit axis; any dtype."""
+    """``Rot(axis, angle)`` for a unit axis; any dtype.
+
+    Examples
+    --------
+    >>> rodrigues([0.0, 0.0, 1.0], np.pi / 2).round(12) + 0.0   # a quarter turn about z
+    array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]])
+    """
     s = skew3(axis)
     return np.eye(3) + np.sin(angle) * s + (1.0 - np.cos(angle)) * (s @ s)
 
