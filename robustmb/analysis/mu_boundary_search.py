@@ -144,6 +144,17 @@ def boundary_search(
     minimised on that smooth manifold.  Problems whose steps stall drop out early.
     The last ``polish`` steps are pure Newton corrections (no objective step) that take
     ``lambda`` to 1 within rounding.  Returns ``(x, lam)``; ``lam`` is the tracked eigenvalue.
+
+    Examples
+    --------
+    Two real scalars on ``M = [[1, 2], [0.5, 1]]``: ``det(I - M diag(d1, d2)) = 1 - d1 - d2``,
+    so the smallest destabilising ``max |d_i|`` is 1/2 (mu = 2).
+
+    >>> from robustmb.analysis.mu_structure import BlockStructure
+    >>> M = np.array([[[1.0, 2.0], [0.5, 1.0]]], dtype=complex)
+    >>> x, lam = boundary_search(M, BlockStructure([(-1, 0), (-1, 0)]), np.array([[0.9, 0.1]]))
+    >>> x.round(9), lam.round(9)
+    (array([[0.5, 0.5]]), array([1.+0.j]))
     """
     par = _MixedParams(struct)
     groups = [(p0, cnt) for _, p0, cnt in par.kinds]

@@ -43,6 +43,17 @@ def lower_bound(Ms, struct: BlockStructure, b_init=None, w_init=None, **options)
     ``b_init``, ``w_init`` (nw, n_w) seed the first start (the upper bound's top singular
     vectors are a good choice).  Returns ``(lower, delta)`` with ``delta`` a list of
     ``(n_w, n_z)`` arrays or ``None`` where no perturbation was found.
+
+    Examples
+    --------
+    Two real scalars: ``det(I - M diag(d1, d2)) = 1 - d1 - d2`` vanishes first at
+    ``d1 = d2 = 1/2``, so mu = 2.
+
+    >>> from robustmb.analysis.mu_structure import BlockStructure
+    >>> M = np.array([[[1.0, 2.0], [0.5, 1.0]]], dtype=complex)
+    >>> lower, delta = lower_bound(M, BlockStructure([(-1, 0), (-1, 0)]))
+    >>> lower.round(9), np.diag(delta[0]).real.round(9)
+    (array([2.]), array([0.5, 0.5]))
     """
     from .mu_upper import _balancing_units, osborne_scaling
 
@@ -179,7 +190,16 @@ def _residuals(M, D):
 
 # --------------------------------------------------------------------------- verification
 def lower_bound_residual(M, blk, delta):
-    """``sigma_min(I - M Delta) / (1 + sigma_max(M) sigma_max(Delta))`` (0 when singular)."""
+    """``sigma_min(I - M Delta) / (1 + sigma_max(M) sigma_max(Delta))`` (0 when singular).
+
+    Examples
+    --------
+    >>> M = np.array([[0.0, 1.0], [-1.0, 0.0]])
+    >>> lower_bound_residual(M, [(-1, 0), (-1, 0)], np.diag([1.0, -1.0])) < 1e-15  # singular
+    True
+    >>> round(lower_bound_residual(M, [(-1, 0), (-1, 0)], np.diag([1.0, 1.0])), 12)
+    0.707106781187
+    """
     struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
     M = np.asarray(M)
     delta = np.asarray(delta)

@@ -101,6 +101,11 @@ def default_grid(a, dt, n=60, *, both_signs=False):
 
     With ``both_signs`` (models with complex coefficients) the grid is mirrored onto the
     negative half-axis, and the signed mode frequencies are included.
+
+    Examples
+    --------
+    >>> default_grid(np.array([[-1.0]]), 0, n=5)     # the mode at 1 rad/s, two decades out
+    array([0.e+00, 1.e-02, 1.e-01, 1.e+00, 1.e+01, 1.e+02])
     """
     if both_signs:
         half = default_grid(a, dt, n)

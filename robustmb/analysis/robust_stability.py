@@ -93,7 +93,20 @@ class RobstabResult:
 
 
 def closed_loop_a(problem: UncertainProblem, diag):
-    """``A + Bw Delta (I - Dzw Delta)^-1 Cz`` for a diagonal scalar Delta (vector ``diag``)."""
+    """``A + Bw Delta (I - Dzw Delta)^-1 Cz`` for a diagonal scalar Delta (vector ``diag``).
+
+    Examples
+    --------
+    ``1 / (s^2 + c s + 1)`` with ``c = 1 + delta``: ``delta = -1`` removes the damping.
+
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
+    >>> p = uncertain_problem(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
+    >>> np.sort_complex(np.linalg.eigvals(closed_loop_a(p, np.array([-1.0])))).round(12)
+    array([0.-1.j, 0.+1.j])
+    """
     a, bw, cz, dzw = problem.m11
     nz = dzw.shape[0]
     loop = np.eye(nz) - dzw * diag[None, :]
@@ -105,7 +118,20 @@ def closed_loop_a(problem: UncertainProblem, diag):
 
 
 def stability_abscissa(problem: UncertainProblem, diag):
-    """Largest real part (or modulus minus 1 in discrete time) of the closed-loop poles."""
+    """Largest real part (or modulus minus 1 in discrete time) of the closed-loop poles.
+
+    Returns ``(abscissa, frequency)``: the value and the pole's frequency.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
+    >>> p = uncertain_problem(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
+    >>> [round(x, 12) for x in stability_abscissa(p, np.array([-2.0]))]  # c = -1: unstable
+    [0.5, 0.866025403784]
+    """
     acl = closed_loop_a(problem, diag)
     if acl is None:
         return np.inf, 0.0

@@ -67,6 +67,19 @@ def node_kinematics(tree, q, v):
     Returns ``rw, pw`` (rotations, origins), ``vel`` (world twists at the inertial
     origin), ``bias`` (spatial accelerations at zero ``v'``, field excluded) and
     ``jac`` (6 x nv each: ``vel = jac v``, ``acc = jac v' + bias``).
+
+    Examples
+    --------
+    The bob spinning at 2 rad/s about x (the pivot, at the inertial origin).
+
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> tree = mech.rigid_tree()
+    >>> rw, pw, vel, bias, jac = node_kinematics(tree, np.array([0.4]), np.array([2.0]))
+    >>> vel[0] + 0.0, jac[0][:, 0] + 0.0
+    (array([0., 0., 0., 2., 0., 0.]), array([0., 0., 0., 1., 0., 0.]))
     """
     # every node at once (complex-safe: complex steps differentiate through it)
     art, lay = _tree_layout(tree), rate_layout(tree)

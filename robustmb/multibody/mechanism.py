@@ -97,7 +97,16 @@ class Mechanism:
 
     # ------------------------------------------------------------------ building
     def add_body(self, body):
-        """Add a :class:`RigidBody` (its name must be new)."""
+        """Add a :class:`RigidBody` (its name must be new).
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> list(mech.bodies)
+        ['bob']
+        """
         if not isinstance(body, RigidBody):
             raise SignalError(f"add_body expects a RigidBody, got {type(body).__name__}")
         if body.name in self.bodies or body.name == GROUND:
@@ -105,7 +114,17 @@ class Mechanism:
         self.bodies[body.name] = body
 
     def add_joint(self, joint):
-        """Add a joint; a body can be the child of one joint only (tree)."""
+        """Add a joint; a body can be the child of one joint only (tree).
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> list(mech.joints)
+        ['J']
+        """
         if not isinstance(joint, Joint):
             raise SignalError(f"add_joint expects a joint, got {type(joint).__name__}")
         if joint.name in self.joints:
@@ -123,6 +142,16 @@ class Mechanism:
 
         The inputs are named ``name_Fx, name_Fy, name_Fz, name_Tx, name_Ty, name_Tz``;
         the wrench is applied *on* the body and its components follow the body.
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> mech.add_wrench_input("push", "bob", "P")
+        >>> mech.linearize().input_names
+        ['J_effort', 'push_Fx', 'push_Fy', 'push_Fz', 'push_Tx', 'push_Ty', 'push_Tz']
         """
         if name in self.wrench_inputs:
             raise NameConflictError(f"a wrench input named {name!r} already exists")
@@ -210,7 +239,19 @@ class Mechanism:
         return fixed
 
     def coordinates(self):
-        """Names of the generalised coordinates (base first, then joints base to leaves)."""
+        """Names of the generalised coordinates (base first, then joints base to leaves).
+
+        Examples
+        --------
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+        >>> mech = Mechanism()
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(
+        ...     RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], output_name="th")
+        ... )
+        >>> mech.coordinates()
+        ['th']
+        """
         parent_joint, _, order = self._topology()
         names = []
         if self.floating_base:
@@ -266,7 +307,20 @@ class Mechanism:
 
         Examples
         --------
-        See :class:`Mechanism`.
+        A 2 kg bob hanging 1 m below its pivot: poles ``+-j sqrt(g / l)``, static gain
+        ``1 / (m g l)`` from the joint torque to the angle.
+
+        >>> import control
+        >>> import numpy as np
+        >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+        >>> mech = Mechanism(acceleration=gravity(9.81))
+        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+        >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+        >>> G = mech.linearize().nominal()
+        >>> np.sort_complex(np.linalg.eigvals(G.A)).round(6), round(9.81**0.5, 6)
+        (array([0.-3.132092j, 0.+3.132092j]), 3.132092)
+        >>> round(float(control.dcgain(G)) * 2.0 * 9.81, 12)
+        1.0
         """
         if not self.joints and self.floating_base is None:
             raise DimensionError(

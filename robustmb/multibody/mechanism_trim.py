@@ -55,7 +55,29 @@ class MechanismTrim:
 
 
 def trim_equilibrium(mech, parent_joint, children, order):
-    """Steps 1 and 2 of seed 000: geometry base to leaves, then wrenches leaves to base."""
+    """Steps 1 and 2 of seed 000: geometry base to leaves, then wrenches leaves to base.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    parent_joint, children, order
+        The mechanism's topology (``mech._topology()``): the joint above each body, the
+        joints below it, and the bodies from the base to the leaves.
+
+    Returns
+    -------
+    MechanismTrim
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint, gravity
+    >>> mech = Mechanism(acceleration=gravity(9.81))
+    >>> mech.add_body(RigidBody("rod", mass=2.0, cog=[0, 0.5, 0], ports={"P": [0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("rod", "P"), [1, 0, 0]))
+    >>> tr = trim_equilibrium(mech, *mech._topology())
+    >>> float(tr.effort["J"][0, 0])     # horizontal rod: m g l/2
+    9.81
+    """
     tr = MechanismTrim()
     a = mech.acceleration
     tr.dcm[GROUND], tr.frame_acceleration[GROUND] = np.eye(3), a

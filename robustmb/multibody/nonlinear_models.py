@@ -9,14 +9,27 @@ recursions live in :mod:`.tree`, :mod:`.dynamics`, :mod:`.articulated`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ..errors import SignalError
+from ..errors import ArgumentError, DimensionError, SignalError
 from .signals import WRENCH_COMPONENTS
 
 
 def rigid_tree(self, values=None):
-    """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`)."""
+    """The numeric tree of the nonlinear models (see :mod:`robustmb.multibody.tree`).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> tree = mech.rigid_tree()
+    >>> tree.n, tree.nv, tree.coordinate_names()
+    (1, 1, ['J_q'])
+    """
     from .tree import compile_tree
 
     # bodies and joints are only ever added, so counts identify the structure
@@ -72,7 +85,17 @@ def equilibrium_coordinates(self, *, values=None):
 
 
 def effort_names(self, tree):
-    """Names of the efforts in tree order (a floating base: its 6 wrench components)."""
+    """Names of the efforts in tree order (a floating base: its 6 wrench components).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> effort_names(mech, mech.rigid_tree())
+    ['J_effort']
+    """
     names = []
     for i in range(tree.n):
         if tree.kind[i] == 0:
@@ -159,6 +182,24 @@ def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
     return qdd
 
 
+def _imposed_acceleration(name, acc):
+    """One imposed joint acceleration as a finite float (a nan would spread silently)."""
+    arr = np.asarray(acc)
+    if arr.dtype.kind not in "iuf":
+        raise ArgumentError(
+            f"hybrid_dynamics: imposed[{name!r}] must be a real number, got {acc!r}"
+        )
+    if arr.size != 1:
+        raise DimensionError(
+            f"hybrid_dynamics: imposed[{name!r}] must be one acceleration (the joint has "
+            f"one degree of freedom), got shape {arr.shape}"
+        )
+    value = float(arr.reshape(()))
+    if not np.isfinite(value):
+        raise ArgumentError(f"hybrid_dynamics: imposed[{name!r}] = {value} is not finite")
+    return value
+
+
 def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     """Mixed forward/inverse dynamics: some joint accelerations imposed, the rest free.
 
@@ -196,14 +237,19 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     q, v = tree.check_state(q, v)
     tau = tree.check_rates(tau, "tau")
     node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
+    if not isinstance(imposed, Mapping):
+        raise ArgumentError(
+            "hybrid_dynamics: imposed must be a dict {joint name: acceleration}, "
+            f"got {type(imposed).__name__}"
+        )
     imp = {}
-    for name, acc in dict(imposed).items():
+    for name, acc in imposed.items():
         if name not in node_of:
             raise SignalError(
                 f"hybrid_dynamics: {name!r} is not a revolute or prismatic joint "
                 f"(joints: {sorted(node_of)})"
             )
-        imp[node_of[name]] = float(acc)
+        imp[node_of[name]] = _imposed_acceleration(name, acc)
     if tree.constraints:  # exact loop constraints: a KKT system on the free joints
         from .constraints import constrained_hybrid
         from .dynamics import rnea

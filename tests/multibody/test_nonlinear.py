@@ -11,7 +11,7 @@ import pytest
 from mechanism_specs import build_mechanism, frequency_response, random_chain, sample_values
 from nonlinear_specs import random_state, random_tree
 
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 from robustmb.multibody import Mechanism, PrismaticJoint, RevoluteJoint, RigidBody, WeldJoint
 from robustmb.multibody.dynamics import external_forces, joint_transforms, rnea
 
@@ -224,3 +224,27 @@ def test_hybrid_modes_agree_with_forward_and_inverse_dynamics(floating):
         every = {name: a[tree.vi[tree.names.index(name)]] for name in joints}
         _, eff = mech.hybrid_dynamics(q, v, np.zeros(tree.nv), every)
         assert np.allclose(eff, mech.inverse_dynamics(q, v, a), rtol=1e-11, atol=1e-11)
+
+
+@pytest.mark.parametrize(
+    "imposed, error, match",
+    [
+        ({"J": np.nan}, ArgumentError, r"imposed\['J'\] = nan is not finite"),
+        ({"J": np.inf}, ArgumentError, r"imposed\['J'\] = inf is not finite"),
+        ({"J": "1.5"}, ArgumentError, r"imposed\['J'\] must be a real number"),
+        ({"J": None}, ArgumentError, r"imposed\['J'\] must be a real number"),
+        ({"J": [1.0, 2.0]}, DimensionError, r"imposed\['J'\] must be one acceleration"),
+        ({"J": []}, DimensionError, r"imposed\['J'\] must be one acceleration"),
+        ([("J", 0.0)], ArgumentError, "imposed must be a dict"),
+    ],
+)
+def test_hybrid_dynamics_rejects_bad_imposed_accelerations(imposed, error, match):
+    mech = Mechanism()
+    mech.add_body(RigidBody("bob", mass=1.0, ports={"P": [0, 0, 1.0]}))
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    with pytest.raises(error, match=match):
+        mech.hybrid_dynamics([0.5], [0.0], [0.0], imposed)
+    # a valid scalar, a 0-d array and a one-element list are all accepted
+    for ok in (0.25, np.float32(0.25), np.array(0.25), [0.25]):
+        a, _ = mech.hybrid_dynamics([0.5], [0.0], [0.0], {"J": ok})
+        assert a[0] == 0.25

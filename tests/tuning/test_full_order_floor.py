@@ -11,7 +11,7 @@ from fractions import Fraction
 import control
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
@@ -96,25 +96,55 @@ def _random_plant(seed, n):
     return control.ss(a, np.hstack([b1, b2]), np.vstack([c1, c2]), d)
 
 
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate], derandomize=True)
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 3))
-def test_certified_floor_below_a_verified_controller(seed, n):
-    """Soundness: the floor never exceeds a level some controller achieves.
+def _achieved_level(P, K):
+    """A level the closed loop ``Fl(P, K)`` provably reaches, and its H-infinity norm.
 
-    The controller is hinfsyn's (Riccati or LMI, verified there); its closed loop is
-    formed by python-control and its norm by SLICOT AB13DD (``control.norm``).
+    SLICOT AB13DD (``control.linfnorm``) locates the peak frequency; the largest singular
+    value of the closed loop evaluated there by NumPy is a value the norm is at least (no
+    tolerance of AB13DD enters), so ``floor <= sigma_peak`` is a strict soundness check.
     """
+    cl = _closed_loop(P, K)
+    assert np.max(cl.poles().real) < 0
+    gpeak, fpeak = control.linfnorm(cl)
+    sigma_peak = np.linalg.svd(np.atleast_2d(cl(1j * fpeak)), compute_uv=False)[0]
+    return float(sigma_peak), float(gpeak)
+
+
+def _check_floor_below_hinfsyn(seed, n):
     P = _random_plant(seed, n)
     fl = full_order_floor(P, 1, 1)
-    syn = rmb.hinfsyn(P, 1, 1)
-    cl = _closed_loop(P, syn.controller)
-    assert np.max(cl.poles().real) < 0
-    achieved = control.norm(cl, "inf")
-    assert fl.lower <= achieved * (1 + 1e-9)  # AB13DD's relative tolerance is ~1e-10
-    # Regular plants are certified, and near the optimum (hinfsyn backs off <= 1 %): within
-    # 0.5 % on most draws, 8 % on one where CLARABEL fails on the primal (estimate nan).
-    assert fl.certified
-    assert fl.lower >= 0.9 * achieved
+    sigma_peak, gpeak = _achieved_level(P, rmb.hinfsyn(P, 1, 1).controller)
+    assert fl.certified  # regular plants (D12, D21 of full rank) are certified
+    assert fl.lower <= sigma_peak  # soundness, no slack
+    return fl, gpeak
+
+
+@pytest.mark.parametrize("seed, n", [(0, 1), (1, 2), (2, 3), (3, 1), (4, 2)])
+def test_certified_floor_below_a_verified_controller(seed, n):
+    """Soundness and tightness of the floor against hinfsyn's verified controller.
+
+    ``gpeak / lower - 1`` bounds the floor's relative gap to the full-order optimum from
+    above (the optimum is at most what hinfsyn achieves).  On these plants it is measured
+    at 0.5e-5 to 1.1e-4 (the dual certificate loses little and hinfsyn is close to the
+    optimum); 1e-3 leaves margin for solver versions while still catching a floor that
+    lost its value.
+    """
+    fl, gpeak = _check_floor_below_hinfsyn(seed, n)
+    assert gpeak / fl.lower - 1.0 <= 1e-3
+
+
+def test_certified_floor_sound_where_the_certificate_loses_value():
+    # A plant (seed 12302, n = 3) where the first certified dual margin costs ~2.8 %
+    # (floor 96.47 against an achieved 99.25): sound, and no tightness is claimed.
+    _check_floor_below_hinfsyn(12302, 3)
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 3))
+def test_certified_floor_below_a_verified_controller_property(seed, n):
+    """Soundness on derandomised draws (no tightness: some draws lose a few per cent)."""
+    _check_floor_below_hinfsyn(seed, n)
 
 
 def test_certified_floor_below_the_static_optimum_on_a_grid():
