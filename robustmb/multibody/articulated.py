@@ -36,7 +36,7 @@ from scipy.linalg.blas import daxpy, dger
 from scipy.linalg.lapack import dtrtrs
 
 from ..errors import IllPosedError
-from .tree import FREE, REVOLUTE, batch_homogeneous, skew3
+from .tree import FREE, REVOLUTE, quat_to_dcm, skew3
 
 DENSE_MAX = 128
 
@@ -131,6 +131,37 @@ def _jump_sum(vals, par, steps):
     return vals
 
 
+def _local_poses(tree, q):
+    """Local poses ``[[R_i, p_i], [0, 1]]`` and the ground's identity: (n + 1, 4, 4).
+
+    The pose is affine in ``(1, sin x, 1 - cos x, x)`` with the constant basis of
+    :func:`~robustmb.multibody.tree.batch_homogeneous` (its sine/cosine parts vanish
+    for a prismatic joint and its ``x`` part for a revolute one), so one batched
+    product into a buffer kept on the tree gives them all; the caller's pointer
+    jumping makes new arrays, so the buffer never leaves this module.
+    """
+    buf = getattr(tree, "_pose_buffers", None)
+    n = tree.n
+    if buf is None:
+        coef = np.zeros((n, 1, 4))
+        coef[:, 0, 0] = 1.0
+        poses = np.zeros((n + 1, 4, 4))
+        poses[n] = np.eye(4)
+        buf = tree._pose_buffers = (coef, poses, poses[:n].reshape(n, 1, 16), np.empty(n))
+    coef, poses, flat, tmp = buf
+    x = q[tree.batch["qidx"]]
+    np.sin(x, out=coef[:, 0, 1])
+    np.cos(x, out=tmp)
+    np.subtract(1.0, tmp, out=coef[:, 0, 2])
+    coef[:, 0, 3] = x
+    np.matmul(coef, tree.batch["h_basis"], out=flat)
+    for i in tree.batch["free"]:
+        k = tree.qi[i]
+        quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
+        poses[i, :3, :3], poses[i, :3, 3] = quat_to_dcm(quat), q[k : k + 3]
+    return poses
+
+
 def _world_state(tree, q, v):
     """World-axes kinematics of every node.
 
@@ -142,8 +173,7 @@ def _world_state(tree, q, v):
     """
     lay = _tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    h = batch_homogeneous(tree, q, sentinel=True)
-    h = _jump_compose(h, par, steps, left=True)
+    h = _jump_compose(_local_poses(tree, q), par, steps, left=True)
     rw = h[:n, :3, :3]
     sk = np.zeros((n, 9))
     sk[:, _SKEW_AT] = h[:n, _SKEW_OF, 3] * _SKEW_SIGN
