@@ -32,11 +32,11 @@ spatial vector for every body in world axes.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dger
+from scipy.linalg.blas import daxpy, dger
 from scipy.linalg.lapack import dtrtrs
 
 from ..errors import IllPosedError
-from .tree import FREE, REVOLUTE, batch_homogeneous, skew3
+from .tree import FREE, REVOLUTE, quat_to_dcm, skew3
 
 DENSE_MAX = 128
 
@@ -131,6 +131,37 @@ def _jump_sum(vals, par, steps):
     return vals
 
 
+def _local_poses(tree, q):
+    """Local poses ``[[R_i, p_i], [0, 1]]`` and the ground's identity: (n + 1, 4, 4).
+
+    The pose is affine in ``(1, sin x, 1 - cos x, x)`` with the constant basis of
+    :func:`~robustmb.multibody.tree.batch_homogeneous` (its sine/cosine parts vanish
+    for a prismatic joint and its ``x`` part for a revolute one), so one batched
+    product into a buffer kept on the tree gives them all; the caller's pointer
+    jumping makes new arrays, so the buffer never leaves this module.
+    """
+    buf = getattr(tree, "_pose_buffers", None)
+    n = tree.n
+    if buf is None:
+        coef = np.zeros((n, 1, 4))
+        coef[:, 0, 0] = 1.0
+        poses = np.zeros((n + 1, 4, 4))
+        poses[n] = np.eye(4)
+        buf = tree._pose_buffers = (coef, poses, poses[:n].reshape(n, 1, 16), np.empty(n))
+    coef, poses, flat, tmp = buf
+    x = q[tree.batch["qidx"]]
+    np.sin(x, out=coef[:, 0, 1])
+    np.cos(x, out=tmp)
+    np.subtract(1.0, tmp, out=coef[:, 0, 2])
+    coef[:, 0, 3] = x
+    np.matmul(coef, tree.batch["h_basis"], out=flat)
+    for i in tree.batch["free"]:
+        k = tree.qi[i]
+        quat = q[k + 3 : k + 7] / np.sqrt(np.sum(q[k + 3 : k + 7] ** 2))
+        poses[i, :3, :3], poses[i, :3, 3] = quat_to_dcm(quat), q[k : k + 3]
+    return poses
+
+
 def _world_state(tree, q, v):
     """World-axes kinematics of every node.
 
@@ -142,8 +173,7 @@ def _world_state(tree, q, v):
     """
     lay = _tree_layout(tree)
     n, par, steps = tree.n, lay["par"], lay["steps"]
-    h = batch_homogeneous(tree, q, sentinel=True)
-    h = _jump_compose(h, par, steps, left=True)
+    h = _jump_compose(_local_poses(tree, q), par, steps, left=True)
     rw = h[:n, :3, :3]
     sk = np.zeros((n, 9))
     sk[:, _SKEW_AT] = h[:n, _SKEW_OF, 3] * _SKEW_SIGN
@@ -222,12 +252,33 @@ def _biases(tree, ws, fext, shift):
     return iw, pa
 
 
+def _workspace(tree, lay):
+    """Condensation storage reused from call to call, with its per-body views made once.
+
+    ``gt`` (n + 1, 7, 6) holds ``G_i^T``; ``steps`` lists, leaves to base, each node,
+    the row ``s_i`` of ``sbuf``, the Fortran-ordered 6 x 7 views ``G_i`` and
+    ``G_parent`` (for BLAS ``dger``) and the flat 42-entry views of both (for
+    ``daxpy``).  Only :func:`forward_world` uses it; it returns no view of it.
+    """
+    ws = getattr(tree, "_workspace", None)
+    if ws is not None:
+        return ws
+    n = tree.n
+    gt = np.zeros((n + 1, 7, 6))
+    g6, flat = gt.transpose(0, 2, 1), gt.reshape(n + 1, 42)
+    sbuf = np.zeros((n, 6))
+    steps = [(i, sbuf[i], g6[i], g6[j], flat[i], flat[j]) for i, j in lay["order"]]
+    ws = {"gt": gt, "s": sbuf, "steps": steps, "zero_row": np.zeros(7)}
+    tree._workspace = ws
+    return ws
+
+
 def _condense(tree, lay, s, iw, pa, tau, imposed):
     """Leaves-to-base condensation.
 
     Returns ``gt`` (n + 1, 7, 6): ``G_i^T = [I^A_i; p^A_i^T]`` (stored transposed so
     that each ``G_i`` is a Fortran-ordered 6 x 7 block for BLAS ``dger``), the rows
-    ``s^T G`` (n, 7) and the pivots ``d`` (n,).
+    ``s^T G`` (n, 7) and the pivots ``d`` (n,).  ``gt`` is the reused workspace.
     """
     n = tree.n
     one, vi = lay["one"], lay["vi"]
@@ -239,22 +290,21 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
     # the effort as a wrench pair: f = tau e on the child, -f on the parent, s.e = 1
     # (e: the joint's axis direction, angular for a revolute, linear for a prismatic)
     f = s * lay["fold"] * tq[:, None]
-    gt = np.empty((n + 1, 7, 6))
+    work = _workspace(tree, lay)
+    gt = work["gt"]
     gt[:n, :6], gt[:n, 6] = iw, pa - f
     gt[n] = 0.0
     gt[:, 6] += lay["inc"] @ f  # the reactions on the parents (row n: ground)
-    rows, d = np.zeros((n, 7)), np.ones(n)
-    out = []
+    work["s"][...] = s
+    rows, d = [work["zero_row"]] * n, np.ones(n)
     scale = 1e-12 * tree.inertia_scale
-    # the one sequential step: 4 calls per body (rank-1 update in place by BLAS) on
-    # the 6 x 7 Fortran-ordered views G_i of the transposed storage
-    g6 = gt.transpose(0, 2, 1)
-    for i, j in lay["order"]:
-        gi = g6[i]
-        si = s[i]
-        if i in imposed:  # joint-inverse mode: the acceleration is known, nothing to condense
-            g6[j] += gi
-            gt[j, 6] += gi[:, :6].dot(si * imposed[i])
+    # the one sequential step, 4 BLAS-level calls per body on views made once per tree:
+    # G_parent += G_i (daxpy on the flat blocks), then G_parent -= u row^T / d (dger on
+    # the Fortran-ordered 6 x 7 view); G_i itself is not needed after its step
+    for i, si, gi, gj, fi, fj in work["steps"]:
+        if imposed and i in imposed:  # joint-inverse mode: nothing to condense
+            daxpy(fi, fj)
+            gj[:, 6] += gi[:, :6].dot(si * imposed[i])
             continue
         row = si.dot(gi)
         u = row[:6]
@@ -264,13 +314,10 @@ def _condense(tree, lay, s, iw, pa, tau, imposed):
                 f"joint {tree.names[i]!r}: the bodies it moves have no inertia along its "
                 f"axis (articulated inertia {di:.3g}), so its acceleration is undetermined"
             )
-        out.append((i, row, di))
-        dger(-1.0 / di, u, row, a=gi, overwrite_a=1)  # G_i -= u row^T / d
-        g6[j] += gi
-    if out:
-        idx, rr, dd = zip(*out, strict=True)
-        rows[list(idx)], d[list(idx)] = rr, dd
-    return gt, rows, d
+        rows[i], d[i] = row, di
+        daxpy(fi, fj)
+        dger(-1.0 / di, u, row, a=gj, overwrite_a=1)
+    return gt, np.array(rows), d
 
 
 def _base_acceleration(tree, xf, g, tau):
