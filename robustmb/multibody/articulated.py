@@ -31,6 +31,8 @@ spatial vector for every body in world axes.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from scipy.linalg.blas import daxpy, dger
 from scipy.linalg.lapack import dtrtrs
@@ -140,14 +142,15 @@ def _local_poses(tree, q):
     product into a buffer kept on the tree gives them all; the caller's pointer
     jumping makes new arrays, so the buffer never leaves this module.
     """
-    buf = getattr(tree, "_pose_buffers", None)
     n = tree.n
+    buf = _own_buffers(tree, "_pose_buffers")
     if buf is None:
         coef = np.zeros((n, 1, 4))
         coef[:, 0, 0] = 1.0
         poses = np.zeros((n + 1, 4, 4))
         poses[n] = np.eye(4)
-        buf = tree._pose_buffers = (coef, poses, poses[:n].reshape(n, 1, 16), np.empty(n))
+        buf = (coef, poses, poses[:n].reshape(n, 1, 16), np.empty(n))
+        tree._pose_buffers = threading.get_ident(), buf
     coef, poses, flat, tmp = buf
     x = q[tree.batch["qidx"]]
     np.sin(x, out=coef[:, 0, 1])
@@ -260,7 +263,7 @@ def _workspace(tree, lay):
     ``G_parent`` (for BLAS ``dger``) and the flat 42-entry views of both (for
     ``daxpy``).  Only :func:`forward_world` uses it; it returns no view of it.
     """
-    ws = getattr(tree, "_workspace", None)
+    ws = _own_buffers(tree, "_workspace")
     if ws is not None:
         return ws
     n = tree.n
@@ -269,8 +272,22 @@ def _workspace(tree, lay):
     sbuf = np.zeros((n, 6))
     steps = [(i, sbuf[i], g6[i], g6[j], flat[i], flat[j]) for i, j in lay["order"]]
     ws = {"gt": gt, "s": sbuf, "steps": steps, "zero_row": np.zeros(7)}
-    tree._workspace = ws
+    tree._workspace = (threading.get_ident(), ws)
     return ws
+
+
+def _own_buffers(tree, attribute):
+    """The buffers kept on ``tree`` under ``attribute`` if this thread made them, else None.
+
+    Buffers are tagged with the thread that made them and handed to that thread only,
+    so calls on one mechanism from several threads never share storage (a thread that
+    finds another's buffers makes and keeps its own; the other's call still holds its
+    own reference).
+    """
+    tagged = getattr(tree, attribute, None)
+    if tagged is not None and tagged[0] == threading.get_ident():
+        return tagged[1]
+    return None
 
 
 def _condense(tree, lay, s, iw, pa, tau, imposed):

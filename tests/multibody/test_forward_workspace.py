@@ -50,3 +50,26 @@ def test_two_mechanisms_keep_their_own_buffers():
         r1, r2 = _reference(m1, *s1), _reference(m2, *s2)
         assert np.abs(a1 - r1).max() <= 1e-10 * max(1.0, np.abs(r1).max())
         assert np.abs(a2 - r2).max() <= 1e-10 * max(1.0, np.abs(r2).max())
+
+
+def test_threads_calling_one_mechanism_get_their_own_buffers():
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(8)
+    mech = build_mechanism(random_tree(rng, 12, floating=True))
+    tree = mech.rigid_tree()
+    states = []
+    for _ in range(16):
+        q = rng.normal(size=tree.nq)
+        q[3:7] /= np.linalg.norm(q[3:7])
+        states.append((q, rng.normal(size=tree.nv), rng.normal(size=tree.nv)))
+    refs = [_reference(mech, *s) for s in states]
+
+    def run(k):
+        return [mech.forward_dynamics(*states[k]) for _ in range(20)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(run, range(len(states))))
+    for runs, ref in zip(results, refs, strict=True):
+        for a in runs:
+            assert np.abs(a - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
