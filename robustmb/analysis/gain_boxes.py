@@ -143,7 +143,23 @@ def _ray_witness(problem, scal, point, gamma, iters=40):
     g_hi, f_hi = peak(size)
     if not g_hi >= gamma:
         return None
-    t_lo, t_hi = 0.0, size
+    t_hi, f_hi = first_reaching_scale(peak, gamma, size, f_hi, iters)
+    return t_hi, f_hi, _point_values(problem, scal, t_hi * direction)
+
+
+def first_reaching_scale(peak, gamma, t_hi, f_hi, iters):
+    """Bisect ``[0, t_hi]`` (where ``peak(t_hi)`` reaches ``gamma`` at frequency ``f_hi``)
+    for the smallest scaling whose peak gain reaches ``gamma``, to 1e-6 relative.
+
+    Returns ``(t, frequency)`` with ``peak(t) >= gamma`` verified at the returned ``t``.
+
+    Examples
+    --------
+    >>> t, _ = first_reaching_scale(lambda t: (2.0 * t + t * t, 1.0), 1.0, 4.0, 1.0, 60)
+    >>> abs(t - (2**0.5 - 1)) <= 1e-6 * t  # the root of 2 t + t^2 = 1
+    True
+    """
+    t_lo = 0.0
     for _ in range(iters):
         mid = 0.5 * (t_lo + t_hi)
         g, f = peak(mid)
@@ -153,7 +169,7 @@ def _ray_witness(problem, scal, point, gamma, iters=40):
             t_lo = mid
         if t_hi - t_lo <= 1e-6 * t_hi:
             break
-    return t_hi, f_hi, _point_values(problem, scal, t_hi * direction)
+    return t_hi, f_hi
 
 
 def _margin_boxes(problem, scal, gamma, upper, gap_tol, max_boxes, executor):

@@ -29,6 +29,7 @@ from .gain_boxes import (
     _peak_of,
     _point_values,
     _real_blocks,
+    first_reaching_scale,
 )
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mussv import mussv, mussv_stack
@@ -508,16 +509,7 @@ def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=4
         g_hi, f_hi = peak(t_hi)
         if not g_hi >= gamma:
             continue
-        t_lo = 0.0
-        for _ in range(iters):
-            mid = 0.5 * (t_lo + t_hi)
-            g, f = peak(mid)
-            if g >= gamma:
-                t_hi, f_hi = mid, f
-            else:
-                t_lo = mid
-            if t_hi - t_lo <= 1e-6 * t_hi:
-                break
+        t_hi, f_hi = first_reaching_scale(peak, gamma, t_hi, f_hi, iters)
         if best is None or t_hi < best[0]:
             best = (t_hi, f_hi, values_from_delta(problem, t_hi * direction, w0))
     return best
