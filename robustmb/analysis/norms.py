@@ -47,7 +47,12 @@ from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
-from robustmb.analysis.norms_stability import _beyond_widest_band, _stability, verified_stable
+from robustmb.analysis.norms_stability import (
+    _beyond_widest_band,
+    _similar_forms,
+    _stability,
+    verified_stable_any,
+)
 from robustmb.errors import DimensionError, FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
@@ -159,11 +164,12 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     if is_model_stack(sys):
         return _hinfnorm_family(sys, float(tol))
     A, B, C, D, dt = as_statespace_data(sys)
+    raw = A
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    stable, boundary_frequency, stiff = _stability(None, A, dt, with_stiffness=True)
+    stable, boundary_frequency, stiff = _stability(A, dt, with_stiffness=True, raw=raw)
     if not stable:
         return np.inf, boundary_frequency
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
@@ -248,13 +254,14 @@ def h2norm(sys) -> float:
     if is_model_stack(sys):
         return _h2norm_family(sys)
     A, B, C, D, dt = as_statespace_data(sys)
+    raw = A
     A, B, C = balance_realization(A, B, C)
     n = A.shape[0]
     discrete = dt > 0
     if not discrete and np.any(D != 0):
         return np.inf
     B, C, D, e = _unit_scaled(B, C, D)
-    value = _h2_scaled(A, B, C, D, n, discrete, dt)
+    value = _h2_scaled(A, B, C, D, n, discrete, dt, raw)
     return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
 
 
@@ -266,7 +273,7 @@ def _h2norm_family(models):
     return values
 
 
-def _h2_scaled(A, B, C, D, n, discrete, dt):
+def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
@@ -275,7 +282,9 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     poles, vr = np.linalg.eig(A)
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band) and (np.any(distance > band) or not verified_stable(A, dt)):
+        if not np.all(distance < -band) and (
+            np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
+        ):
             return np.inf
     modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
     if modal is not None:

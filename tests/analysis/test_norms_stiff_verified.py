@@ -193,6 +193,9 @@ def test_stiff_norm_is_attained_and_not_exceeded_on_a_grid(model):
     are of the same size)."""
     A, B, C, D = model
     gamma, fpeak = rmb.hinfnorm((A, B, C, D))
+    if verified_stable(A) or verified_stable(A.T):
+        # stability proved on the data as given: the norm must be finite
+        assert np.isfinite(gamma)
     if not np.isfinite(gamma):
         return
     eps = np.finfo(float).eps
@@ -203,3 +206,25 @@ def test_stiff_norm_is_attained_and_not_exceeded_on_a_grid(model):
     for w in (0.0, 0.3, 1.0, 2.0, 4.0, 10.0, 1e3):
         rel = 1e-7 + 10 * eps * _evaluation_condition(A, B, C, D, w)
         assert _mp_sigma_max(A, B, C, D, w, dps=30) <= gamma * (1 + rel)
+
+
+def _stiff_case(k):
+    case = load_oracle("norms_stiff_lightly_damped_cases")["cases"][str(k)]
+    A, B, C, D = (np.array(case[key], float) for key in "ABCD")
+    return A, B, C, D, case
+
+
+def test_stiff_model_proved_stable_only_on_its_raw_matrix():
+    """Poles -2.6e8 and -3.4e-5 +- 0.55j: the Gershgorin inclusion fails on the balanced
+    matrix and holds on the raw one; the norms must be finite and near mpmath's."""
+    from robustmb.analysis.balancing import balance_realization
+
+    A, B, C, D, case = _stiff_case(26)
+    assert _mp_max_real_pole(A) < 0.0
+    assert verified_stable(A)
+    assert not verified_stable(balance_realization(A, B, C)[0])
+    gamma, fpeak = rmb.hinfnorm((A, B, C, D))
+    assert np.isfinite(gamma)
+    assert gamma == pytest.approx(case["hinf_mpmath"], rel=1e-3)
+    assert fpeak == pytest.approx(case["fpeak_mpmath"], rel=1e-6)
+    assert rmb.h2norm((A, B, C, D)) == pytest.approx(case["h2_mpmath"], rel=1e-3)
