@@ -35,13 +35,22 @@ H2
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._norm_common import (
+    _AXIS_RTOL,
+    _AXIS_SQRT_FACTOR,
+    _EPS,
+    _H2_CONDITION_LIMIT,
+    _HAMILTONIAN_AMPLIFICATION_LIMIT,
+    _MAX_ITERATIONS,
+    _check_tol,
+    _unit_scaled,
+)
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
@@ -53,22 +62,10 @@ from robustmb.analysis.norms_stability import (
     _stability,
     verified_stable_any,
 )
-from robustmb.errors import DimensionError, FloatRangeError
+from robustmb.errors import FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
-_EPS = np.finfo(float).eps
-# Eigenvalues within _AXIS_RTOL * |lambda| + _AXIS_SQRT_FACTOR * sqrt(eps) * ||H|| of the
-# imaginary axis (or the unit circle) are candidate level crossings.  Generous on purpose: a
-# false candidate only costs an evaluation of sigma_max, while a missed crossing would
-# under-estimate the norm.  The sqrt(eps) term covers the pair of nearly double eigenvalues
-# that appears when gamma is just below a peak: rounding moves them off the axis by about
-# sqrt(eps) * ||H||, not eps * ||H||.
-_AXIS_RTOL = 1e-4
-_AXIS_SQRT_FACTOR = 10.0
-# Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
-_HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
-_MAX_ITERATIONS = 100
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
@@ -135,7 +132,9 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     UncertainTypeError
         For uncertain objects (pass ``X.nominal()``, or use ``rmb.wcgain``).
     DimensionError
-        For inconsistent matrices or ``tol`` outside ``(0, 1)``.
+        For inconsistent matrices.
+    ArgumentError
+        For ``tol`` not a number in ``(0, 1)``.
 
     Notes
     -----
@@ -159,8 +158,7 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     >>> hinfnorm(control.tf([1.0], [1.0, -1.0]))
     (inf, nan)
     """
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
-        raise DimensionError(f"tol must be a number in (0, 1); got {tol!r}")
+    tol = _check_tol(tol)
     if is_model_stack(sys):
         return _hinfnorm_family(sys, float(tol))
     A, B, C, D, dt = as_statespace_data(sys)
@@ -681,49 +679,6 @@ def _largest_singular_values_small(response):
     return largest_singular_values(response)
 
 
-def _pow2(x, k):
-    """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
-    k = int(k)
-    if abs(k) < 1000:
-        return x * 2.0**k  # 2^k is a normal float: one exact product
-    h = k // 2
-    return x * 2.0**h * 2.0 ** (k - h)
-
-
-def _exponent(x):
-    """``e`` with ``||x||_F`` in ``[2^(e-1), 2^e)`` (0 for a zero or empty array)."""
-    if x.size == 0:
-        return 0
-    # the largest entry first: the norm of huge or tiny entries itself over/underflows
-    top = float(np.max(np.abs(x)))
-    if top == 0.0:
-        return 0
-    if 2.0**-400 < top < 2.0**400:
-        # no square can overflow, and those that underflow cannot change the exponent
-        return math.frexp(float(np.linalg.norm(x)))[1]
-    e0 = math.frexp(top)[1]
-    return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
-
-
-def _unit_scaled(B, C, D):
-    """``(B', C', D', e)`` with ``G = 2^e G'`` and ``B', C', D'`` of size about 1.
-
-    Norms of models with gains like 1e200 or 1e-200 would otherwise overflow or underflow
-    in the squares inside the algorithms; powers of 2 make the scaling exact.
-    """
-    eb, ec, ed = _exponent(B), _exponent(C), _exponent(D)
-    dynamic = B.size and C.size and np.any(B) and np.any(C)
-    e_dyn = eb + ec if dynamic else None
-    has_d = bool(np.any(D))
-    if e_dyn is None:
-        e = ed if has_d else 0
-    else:
-        e = max(e_dyn, ed) if has_d else e_dyn
-    Bs = _pow2(B, -eb) if dynamic else B
-    Cs = _pow2(C, -ec + (e_dyn - e)) if dynamic else C
-    return Bs, Cs, _pow2(D, -e), e
-
-
 def _unscaled(value, e, what):
     """``value * 2^e``; a result beyond the float range is an error, not ``inf``."""
     if value == 0.0 or not np.isfinite(value):
@@ -738,7 +693,7 @@ def _unscaled(value, e, what):
         ) from None
 
 
-def _h2_modal(A, B, C, discrete, condition_limit=1e6, eig=None):
+def _h2_modal(A, B, C, discrete, condition_limit=_H2_CONDITION_LIMIT, eig=None):
     """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
     ill-conditioned.
 

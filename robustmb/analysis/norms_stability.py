@@ -25,13 +25,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import pole_bands
+from robustmb.analysis.balancing import _BOUNDARY_FACTOR, pole_bands
 
 __all__ = ["pole_discs", "verified_stable", "verified_stable_any"]
 
 _EPS = np.finfo(float).eps
 _UNIT_ROUNDOFF = _EPS / 2
-_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
 _TINY = np.finfo(float).tiny
 
 
