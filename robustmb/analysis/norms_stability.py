@@ -205,3 +205,18 @@ def _beyond_widest_band(poles, A, dt):
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))
+
+
+def _resonance_sensitive(A, dt, tol):
+    """True when evaluations from computed poles may miss the relative accuracy ``tol``.
+
+    Near a pole ``p`` the response is about ``r / (j w - p)``; rounding moves ``p`` by at
+    least ``eps ||A||``, a relative change of ``eps ||A|| / dist(p, boundary)`` in the
+    response at the resonance.
+    """
+    if A.shape[0] == 0:
+        return False
+    poles = _eigenvalues(A)
+    distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
+    size = float(np.abs(A).sum(axis=0).max())
+    return bool(_EPS * size > tol * float(np.min(distance)))
