@@ -655,7 +655,7 @@ class _LevelSetSearch:
         if self.direct:
             # stiff: the level-set test's crossings carry errors of order eps ||H||, far
             # wider than a slow resonance; maximise the (refined) response locally
-            lower, frequency = self._refine(points, values, lower, frequency, rounds=40)
+            lower, frequency = self._refine(points, values, lower, frequency, rounds=40, tol=tol)
             reached = self.accuracy.get(frequency, 0.0)
             if reached > tol:
                 warnings.warn(
@@ -672,7 +672,7 @@ class _LevelSetSearch:
             frequency = frequency / self.dt
         return PeakGain(float(lower), float(upper), float(frequency), iterations)
 
-    def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17):
+    def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17, tol=0.0):
         """Polish the attained value by shrinking a bracket around the best sample.
 
         The level-set test certifies the norm to ``tol``; this only raises the attained
@@ -691,6 +691,10 @@ class _LevelSetSearch:
             grid = np.linspace(left, right, samples)
             grid_values = self.sigma(grid)
             j = int(np.argmax(grid_values))
+            if np.ptp(grid_values) <= 1e-3 * tol * grid_values[j]:
+                # flat to far below tol: the peak is located
+                lower, frequency = max((lower, frequency), (grid_values[j], grid[j]))
+                break
             if grid_values[j] > lower:
                 lower, frequency = float(grid_values[j]), float(grid[j])
             left, right = grid[max(j - 1, 0)], grid[min(j + 1, samples - 1)]

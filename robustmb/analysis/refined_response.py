@@ -61,11 +61,17 @@ class _Accumulator:
         self.e = self.e + q
 
     def add_products(self, M, X):
-        """``+ M @ X`` for ``M (r, n)`` and a stack ``X (K, n, m)``, term by term."""
-        for k in range(M.shape[1]):
-            x, y = _two_product(M[None, :, k, None], X[:, None, k, :])
-            self.add(x)
-            self.e = self.e + y
+        """``+ M @ X`` for ``M (r, n)`` and a stack ``X (K, n, m)``: all products at once
+        (error-free), then summed along ``n`` by a tree of error-free additions."""
+        x, y = _two_product(M[None, :, :, None], X[:, None, :, :])  # (K, r, n, m)
+        error = y.sum(axis=2)
+        while x.shape[2] > 1:
+            if x.shape[2] % 2:
+                x = np.concatenate([x, np.zeros_like(x[:, :, :1])], axis=2)
+            x, q = _two_sum(x[:, :, 0::2], x[:, :, 1::2])
+            error = error + q.sum(axis=2)
+        self.add(x[:, :, 0])
+        self.e = self.e + error
 
     def add_small(self, value):
         self.e = self.e + value
