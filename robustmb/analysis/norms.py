@@ -410,8 +410,6 @@ class _LevelSetSearch:
         A, B, C, D = self.A, self.B, self.C, self.D
         finite = np.isfinite(frequencies)
         points = np.exp(1j * frequencies[finite]) if self.discrete else 1j * frequencies[finite]
-        if self.direct:
-            return self._refined_response(frequencies, finite, points)
         n = A.shape[0]
         shifted = np.empty((points.size, n, n), dtype=complex)
         shifted[:] = -A
@@ -425,20 +423,29 @@ class _LevelSetSearch:
         except np.linalg.LinAlgError:
             # a point on a pole: the decomposition reports it (inf, with a warning)
             return self.evaluator.at_points(points) if finite.all() else self._full(frequencies)
+        if self.direct:
+            self._refine_near_top(response, frequencies, finite, points)
         return response
 
-    def _refined_response(self, frequencies, finite, points):
+    def _refine_near_top(self, response, frequencies, finite, points):
         """Stiff models: the solves' relative error ``eps cond(p I - A)`` can reach
-        ``1e-3`` near a slow resonance, so residuals are formed in double-double and the
-        solves refined (:func:`.refined_response.refined_response`)."""
-        response = np.empty((frequencies.size,) + self.D.shape, dtype=complex)
-        response[:] = self.D
+        ``1e-3`` near a slow resonance, so the responses that may be the largest (within
+        a factor 2 of it) are recomputed with residuals formed in double-double
+        (:func:`.refined_response.refined_response`); the others cannot become the
+        largest through an error that refinement could remove."""
+        values = np.full(frequencies.size, -np.inf)
+        values[finite] = _largest_singular_values_small(response[finite])
+        if not np.isfinite(values[finite]).all():
+            return
+        top = np.flatnonzero(finite & (values >= 0.5 * np.max(values)))
+        all_points = np.zeros(frequencies.size, dtype=complex)
+        all_points[finite] = points
         try:
-            response[finite], accuracy = refined_response(self.A, self.B, self.C, self.D, points)
+            refined, accuracy = refined_response(self.A, self.B, self.C, self.D, all_points[top])
         except np.linalg.LinAlgError:
-            return self.evaluator.at_points(points) if finite.all() else self._full(frequencies)
-        self.accuracy.update(zip(frequencies[finite].tolist(), accuracy.tolist(), strict=True))
-        return response
+            return
+        response[top] = refined
+        self.accuracy.update(zip(frequencies[top].tolist(), accuracy.tolist(), strict=True))
 
     def _full(self, frequencies):
         if self.discrete:

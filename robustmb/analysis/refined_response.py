@@ -153,16 +153,20 @@ def refined_response(A, B, C, D, points):
     X_lo = np.zeros_like(X_hi)
     size = np.linalg.norm(X_hi, axis=(1, 2))
     accuracy = np.full(K, np.inf)
+    rows = np.arange(K)  # points still refined (converged ones drop out)
     for _ in range(_MAX_STEPS):
-        correction = np.linalg.solve(M, _residual(A, B, points, X_hi, X_lo))
+        Xh, Xl = X_hi[rows], X_lo[rows]
+        correction = np.linalg.solve(M[rows], _residual(A, B, points[rows], Xh, Xl))
         step = np.linalg.norm(correction, axis=(1, 2))
-        accuracy = np.where(size > 0, step / np.where(size > 0, size, 1.0), 0.0)
-        total = X_lo + correction
-        hr, lr = _two_sum(X_hi.real, total.real)
-        hi, li = _two_sum(X_hi.imag, total.imag)
-        X_hi, X_lo = hr + 1j * hi, lr + 1j * li
-        size = np.linalg.norm(X_hi, axis=(1, 2))
-        if np.all(accuracy <= 4 * _EPS) or not np.all(np.isfinite(accuracy)):
+        ok = size[rows] > 0
+        accuracy[rows] = np.where(ok, step / np.where(ok, size[rows], 1.0), 0.0)
+        total = Xl + correction
+        hr, lr = _two_sum(Xh.real, total.real)
+        hi, li = _two_sum(Xh.imag, total.imag)
+        X_hi[rows], X_lo[rows] = hr + 1j * hi, lr + 1j * li
+        size[rows] = np.linalg.norm(X_hi[rows], axis=(1, 2))
+        rows = rows[(accuracy[rows] > 4 * _EPS) & np.isfinite(accuracy[rows])]
+        if rows.size == 0:
             break
     # after the last step the error is about eps cond times the last correction
     shape = (K,) + D.shape
