@@ -26,67 +26,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from robustmb.analysis._norm_common import (
+    _AXIS_RTOL,
+    _AXIS_SQRT_FACTOR,
+    _BOUNDARY_FACTOR,
+    _EPS,
+    _H2_CONDITION_LIMIT,
+    _HAMILTONIAN_AMPLIFICATION_LIMIT,
+    _MAX_ITERATIONS,
+    _check_tol,
+)
+from robustmb.analysis._norm_common import _unit_scaled_stack as _unit_scaled
+from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.freqresp import largest_singular_values
 from robustmb.analysis.model_stack import as_statespace_stack
 
 __all__ = ["h2norm_batch", "hinfnorm_batch"]
 
-_EPS = np.finfo(float).eps
 _MODAL_CONDITION_LIMIT = 1e4  # as freqresp: ||V^-1||_F of unit eigenvectors
-_H2_CONDITION_LIMIT = 1e6  # as norms._h2_modal
-_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
-_AXIS_RTOL = 1e-4  # as norms
-_AXIS_SQRT_FACTOR = 10.0
-_HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
-_MAX_ITERATIONS = 100
 
 
 def _balanced(A, B, C):
-    """Per-model balancing as in :func:`~robustmb.analysis.balancing.balance_realization`."""
-    from scipy.linalg.lapack import dgebal
-
-    from robustmb.analysis.balancing import balance_realization
-
-    n = A.shape[1]
+    """Per-model :func:`~robustmb.analysis.balancing.balance_realization` (LAPACK's
+    balancing has no batched form)."""
     Ab, Bb, Cb = np.empty_like(A), np.empty_like(B), np.empty_like(C)
     for k in range(A.shape[0]):
-        # the LAPACK call behind scipy's matrix_balance, without its wrapper's overhead;
-        # when no rows are permuted (lo = 0, hi = n - 1) ``ps`` is the scaling itself
-        ba, lo, hi, ps, info = dgebal(A[k], scale=1, permute=1)
-        if info == 0 and lo == 0 and hi == n - 1:
-            Ab[k], Bb[k], Cb[k] = ba, B[k] / ps[:, None], C[k] * ps[None, :]
-        else:
-            Ab[k], Bb[k], Cb[k] = balance_realization(A[k], B[k], C[k])
+        Ab[k], Bb[k], Cb[k] = balance_realization(A[k], B[k], C[k])
     return Ab, Bb, Cb
-
-
-def _exponents(X):
-    """Batched :func:`robustmb.analysis.norms._exponent` over the leading axis."""
-    flat = np.abs(X.reshape(X.shape[0], -1))
-    top = flat.max(axis=1) if flat.shape[1] else np.zeros(X.shape[0])
-    e0 = np.frexp(top)[1]
-    half = e0 // 2
-    scaled = flat * (2.0**-half)[:, None] * (2.0 ** (half - e0))[:, None]
-    e = e0 + np.frexp(np.linalg.norm(scaled, axis=1))[1]
-    return np.where(top == 0.0, 0, e)
-
-
-def _pow2(X, k):
-    h = k // 2
-    shape = (-1,) + (1,) * (X.ndim - 1)
-    return X * (2.0**h).reshape(shape) * (2.0 ** (k - h)).reshape(shape)
-
-
-def _unit_scaled(B, C, D):
-    """Batched :func:`robustmb.analysis.norms._unit_scaled` (one exponent per model)."""
-    eb, ec, ed = _exponents(B), _exponents(C), _exponents(D)
-    dynamic = np.any(B != 0, axis=(1, 2)) & np.any(C != 0, axis=(1, 2))
-    has_d = np.any(D != 0, axis=(1, 2))
-    e_dyn = eb + ec
-    e = np.where(dynamic, np.where(has_d, np.maximum(e_dyn, ed), e_dyn), np.where(has_d, ed, 0))
-    Bs = np.where(dynamic[:, None, None], _pow2(B, -eb), B)
-    Cs = np.where(dynamic[:, None, None], _pow2(C, -ec + (e_dyn - e)), C)
-    return Bs, Cs, _pow2(D, -e), e
 
 
 def _modal(A):
@@ -202,6 +168,11 @@ def hinfnorm_batch(models, *, tol: float = 1e-8):
         Shapes ``(N,)``: what ``hinfnorm`` returns for each model (within ``tol``);
         ``nan`` in both where the model needs the single-model routine.
 
+    Raises
+    ------
+    ArgumentError
+        For ``tol`` not a number in ``(0, 1)``.
+
     Examples
     --------
     >>> import control
@@ -212,6 +183,7 @@ def hinfnorm_batch(models, *, tol: float = 1e-8):
     >>> bool(np.allclose(gamma, 1 / (2 * zeta * np.sqrt(1 - zeta**2)), rtol=1e-8))
     True
     """
+    tol = _check_tol(tol)
     A, B, C, D, dt = as_statespace_stack(models)
     N, n, m, p = A.shape[0], A.shape[1], B.shape[2], C.shape[1]
     gamma, fpeak = np.full(N, np.nan), np.full(N, np.nan)
@@ -221,7 +193,11 @@ def hinfnorm_batch(models, *, tol: float = 1e-8):
     Bs, Cs, Ds, e = _unit_scaled(Bb, Cb, D)
     lam, V, V_inv, condition = _modal(Ab)
     stable, _ = _stable(lam, V, V_inv, Ab)
-    k = np.flatnonzero(stable & (condition <= _MODAL_CONDITION_LIMIT))
+    # as norms._resonance_sensitive: modal values may miss tol, the single-model
+    # routine evaluates those models by refined solves
+    size = np.abs(Ab).sum(axis=1).max(axis=1)
+    sensitive = _EPS * size > tol * np.min(-lam.real, axis=1)
+    k = np.flatnonzero(stable & ~sensitive & (condition <= _MODAL_CONDITION_LIMIT))
     search = _StackSearch(Ab[k], Bs[k], Cs[k], Ds[k], lam[k], V[k], V_inv[k])
     lower, freq, ok = search.run(tol)
     done = k[ok]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robustmb.analysis._norm_common import _check_tol
 from robustmb.analysis.batched_norms import (  # noqa: F401  (_balanced: used by tests)
     _MODAL_CONDITION_LIMIT,
     _balanced,
@@ -117,6 +118,11 @@ def hinfnorm_stack(models, *, tol: float = 1e-8):
     gamma, fpeak : numpy.ndarray
         Shapes ``(N,)``: what ``hinfnorm`` returns for each model (within ``tol``).
 
+    Raises
+    ------
+    ArgumentError
+        For ``tol`` not a number in ``(0, 1)``.
+
     Examples
     --------
     >>> import control
@@ -129,7 +135,7 @@ def hinfnorm_stack(models, *, tol: float = 1e-8):
     """
     from robustmb.analysis.norms import _hinfnorm_family
 
-    return _hinfnorm_family(models, tol)
+    return _hinfnorm_family(models, _check_tol(tol))
 
 
 def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):

@@ -301,7 +301,6 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
         ia = idx[acc]
         s = xn[acc] - x[ia]
         y = gn[acc] - g[ia]
-        sy = np.einsum("bi,bi->b", s, y)
         decrease = f[ia] - fn[acc]
         x[ia], f[ia], g[ia] = xn[acc], fn[acc], gn[acc]
         small = decrease <= rtol * np.maximum(np.abs(f[ia]), 1e-300)
@@ -311,24 +310,30 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
             active[ia[f[ia] <= fstop]] = False
         if stop is not None:
             active[ia[stop(f)[ia]]] = False
-        upd = sy > 1e-12 * np.linalg.norm(s, axis=1) * np.linalg.norm(y, axis=1)
+        # BFGS update in unit directions t = s / |s|, v = y / |y| (c = t.v): the same
+        # matrix as with rho = 1 / (s.y), but no rho^2 that overflows for tiny steps
+        ns, ny = np.linalg.norm(s, axis=1), np.linalg.norm(y, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t, v = s / ns[:, None], y / ny[:, None]
+            ratio = ns / ny
+        c = np.einsum("bi,bi->b", t, v)
+        upd = (c > 1e-12) & (ns > 0) & (ny > 0) & np.isfinite(ratio)
         if upd.any():
             iu = ia[upd]
-            su, yu, syu = s[upd], y[upd], sy[upd]
+            tu, vu, cu, ru = t[upd], v[upd], c[upd], ratio[upd]
             init = first[iu]
             if init.any():
-                scale = syu[init] / np.einsum("bi,bi->b", yu[init], yu[init])
-                H[iu[init]] = scale[:, None, None] * np.eye(p)
+                # s.y / y.y = (|s| / |y|) c
+                H[iu[init]] = (ru[init] * cu[init])[:, None, None] * np.eye(p)
                 first[iu[init]] = False
-            rho = 1.0 / syu
             Hu = H[iu]
-            Hy = np.einsum("bij,bj->bi", Hu, yu)
-            yHy = np.einsum("bi,bi->b", yu, Hy)
+            Hv = np.einsum("bij,bj->bi", Hu, vu)
+            vHv = np.einsum("bi,bi->b", vu, Hv)
             Hu = (
                 Hu
-                - rho[:, None, None]
-                * (Hy[:, :, None] * su[:, None, :] + su[:, :, None] * Hy[:, None, :])
-                + (rho**2 * yHy + rho)[:, None, None] * su[:, :, None] * su[:, None, :]
+                - (Hv[:, :, None] * tu[:, None, :] + tu[:, :, None] * Hv[:, None, :])
+                / cu[:, None, None]
+                + ((vHv / cu + ru) / cu)[:, None, None] * tu[:, :, None] * tu[:, None, :]
             )
             H[iu] = Hu
     return x, f

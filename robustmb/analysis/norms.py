@@ -35,35 +35,39 @@ H2
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._norm_common import (
+    _AXIS_RTOL,
+    _AXIS_SQRT_FACTOR,
+    _EPS,
+    _H2_CONDITION_LIMIT,
+    _HAMILTONIAN_AMPLIFICATION_LIMIT,
+    _MAX_ITERATIONS,
+    _check_tol,
+    _unit_scaled,
+)
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
-from robustmb.analysis.norms_stability import _beyond_widest_band, _stability, verified_stable
-from robustmb.errors import DimensionError, FloatRangeError
+from robustmb.analysis.norms_stability import (
+    _beyond_widest_band,
+    _resonance_sensitive,
+    _similar_forms,
+    _stability,
+    verified_stable_any,
+)
+from robustmb.analysis.refined_response import refined_response
+from robustmb.errors import FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
-_EPS = np.finfo(float).eps
-# Eigenvalues within _AXIS_RTOL * |lambda| + _AXIS_SQRT_FACTOR * sqrt(eps) * ||H|| of the
-# imaginary axis (or the unit circle) are candidate level crossings.  Generous on purpose: a
-# false candidate only costs an evaluation of sigma_max, while a missed crossing would
-# under-estimate the norm.  The sqrt(eps) term covers the pair of nearly double eigenvalues
-# that appears when gamma is just below a peak: rounding moves them off the axis by about
-# sqrt(eps) * ||H||, not eps * ||H||.
-_AXIS_RTOL = 1e-4
-_AXIS_SQRT_FACTOR = 10.0
-# Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
-_HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
-_MAX_ITERATIONS = 100
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
@@ -111,7 +115,8 @@ def hinfnorm(sys, *, tol: float = 1e-8):
         (:func:`~robustmb.analysis.model_family.hinfnorm_stack`); ``gamma`` and ``fpeak``
         are then arrays.
     tol : float, optional
-        Relative accuracy: the norm lies in ``[gamma, gamma * (1 + tol)]``.
+        Relative accuracy: the norm lies in ``[gamma, gamma * (1 + tol)]`` up to the
+        rounding of the level-set test (see Notes).
 
     Returns
     -------
@@ -130,7 +135,9 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     UncertainTypeError
         For uncertain objects (pass ``X.nominal()``, or use ``rmb.wcgain``).
     DimensionError
-        For inconsistent matrices or ``tol`` outside ``(0, 1)``.
+        For inconsistent matrices.
+    ArgumentError
+        For ``tol`` not a number in ``(0, 1)``.
 
     Notes
     -----
@@ -138,8 +145,17 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     ``hinfnorm``: a hidden unstable mode gives ``inf``.  A pole closer to the boundary
     than rounding can resolve to first order (``100 eps ||A|| kappa``, wide for the slow
     poles of a stiff model) is decided by a verified inclusion of all poles
-    (:func:`~robustmb.analysis.norms_stability.verified_stable`), and such a model's
-    responses are evaluated by pivoted solves rather than from its computed poles.
+    (:func:`~robustmb.analysis.norms_stability.verified_stable`, on the balanced and on
+    the given coordinates).  When computed poles would limit the accuracy of the
+    response (``eps ||A|| > tol`` times the smallest pole distance to the boundary, as
+    for stiff or very lightly damped models) responses are evaluated by pivoted solves
+    refined with double-double residuals
+    (:func:`~robustmb.analysis.refined_response.refined_response`), and the peak is
+    located by local maximisation of those accurate values, since the Hamiltonian's
+    crossings then carry errors of order ``eps ||H||``.  ``gamma`` is then the response
+    at ``fpeak`` to a few ``eps`` (a ``RuntimeWarning`` gives the reached accuracy if
+    the refinement cannot reach ``tol``); that no higher peak exists elsewhere rests on
+    the floating-point level-set test, as in every Hamiltonian method.
 
     Examples
     --------
@@ -154,22 +170,24 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     >>> hinfnorm(control.tf([1.0], [1.0, -1.0]))
     (inf, nan)
     """
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
-        raise DimensionError(f"tol must be a number in (0, 1); got {tol!r}")
+    tol = _check_tol(tol)
     if is_model_stack(sys):
         return _hinfnorm_family(sys, float(tol))
     A, B, C, D, dt = as_statespace_data(sys)
+    raw = A
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    stable, boundary_frequency, stiff = _stability(None, A, dt, with_stiffness=True)
+    stable, boundary_frequency, stiff = _stability(A, dt, with_stiffness=True, raw=raw)
     if not stable:
         return np.inf, boundary_frequency
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=stiff)
+    # solves refined in double-double where modal evaluations would miss tol
+    direct = stiff or _resonance_sensitive(A, dt, tol)
+    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
 
@@ -248,13 +266,14 @@ def h2norm(sys) -> float:
     if is_model_stack(sys):
         return _h2norm_family(sys)
     A, B, C, D, dt = as_statespace_data(sys)
+    raw = A
     A, B, C = balance_realization(A, B, C)
     n = A.shape[0]
     discrete = dt > 0
     if not discrete and np.any(D != 0):
         return np.inf
     B, C, D, e = _unit_scaled(B, C, D)
-    value = _h2_scaled(A, B, C, D, n, discrete, dt)
+    value = _h2_scaled(A, B, C, D, n, discrete, dt, raw)
     return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
 
 
@@ -266,7 +285,7 @@ def _h2norm_family(models):
     return values
 
 
-def _h2_scaled(A, B, C, D, n, discrete, dt):
+def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
         return float(np.sqrt(feedthrough))
@@ -275,7 +294,9 @@ def _h2_scaled(A, B, C, D, n, discrete, dt):
     poles, vr = np.linalg.eig(A)
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band) and (np.any(distance > band) or not verified_stable(A, dt)):
+        if not np.all(distance < -band) and (
+            np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
+        ):
             return np.inf
     modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
     if modal is not None:
@@ -350,6 +371,8 @@ class _LevelSetSearch:
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
         self._evaluator = evaluator
         self._sigma_D = None
+        # direct evaluations: estimated relative error of the solve at each frequency
+        self.accuracy = {}
 
     @property
     def sigma_D(self) -> float:
@@ -400,7 +423,29 @@ class _LevelSetSearch:
         except np.linalg.LinAlgError:
             # a point on a pole: the decomposition reports it (inf, with a warning)
             return self.evaluator.at_points(points) if finite.all() else self._full(frequencies)
+        if self.direct:
+            self._refine_near_top(response, frequencies, finite, points)
         return response
+
+    def _refine_near_top(self, response, frequencies, finite, points):
+        """Stiff models: the solves' relative error ``eps cond(p I - A)`` can reach
+        ``1e-3`` near a slow resonance, so the responses that may be the largest (within
+        a factor 2 of it) are recomputed with residuals formed in double-double
+        (:func:`.refined_response.refined_response`); the others cannot become the
+        largest through an error that refinement could remove."""
+        values = np.full(frequencies.size, -np.inf)
+        values[finite] = _largest_singular_values_small(response[finite])
+        if not np.isfinite(values[finite]).all():
+            return
+        top = np.flatnonzero(finite & (values >= 0.5 * np.max(values)))
+        all_points = np.zeros(frequencies.size, dtype=complex)
+        all_points[finite] = points
+        try:
+            refined, accuracy = refined_response(self.A, self.B, self.C, self.D, all_points[top])
+        except np.linalg.LinAlgError:
+            return
+        response[top] = refined
+        self.accuracy.update(zip(frequencies[top].tolist(), accuracy.tolist(), strict=True))
 
     def _full(self, frequencies):
         if self.discrete:
@@ -614,7 +659,19 @@ class _LevelSetSearch:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        if not (seeded and iterations == 1):
+        if self.direct:
+            # stiff: the level-set test's crossings carry errors of order eps ||H||, far
+            # wider than a slow resonance; maximise the (refined) response locally
+            lower, frequency = self._refine(points, values, lower, frequency, rounds=40, tol=tol)
+            reached = self.accuracy.get(frequency, 0.0)
+            if reached > tol:
+                warnings.warn(
+                    f"hinfnorm: the response at the peak is ill-conditioned; its refined "
+                    f"solve reached a relative accuracy of only about {reached:.1e} > tol",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        elif not (seeded and iterations == 1):
             # a seed certified at once is already within tol of the peak
             lower, frequency = self._refine(points, values, lower, frequency)
         upper = max(upper, lower)
@@ -622,7 +679,7 @@ class _LevelSetSearch:
             frequency = frequency / self.dt
         return PeakGain(float(lower), float(upper), float(frequency), iterations)
 
-    def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17):
+    def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17, tol=0.0):
         """Polish the attained value by shrinking a bracket around the best sample.
 
         The level-set test certifies the norm to ``tol``; this only raises the attained
@@ -636,9 +693,15 @@ class _LevelSetSearch:
         if not (np.isfinite(left) and np.isfinite(right)) or right <= left:
             return lower, frequency
         for _ in range(rounds):
+            if right - left <= 4 * _EPS * abs(frequency):
+                break
             grid = np.linspace(left, right, samples)
             grid_values = self.sigma(grid)
             j = int(np.argmax(grid_values))
+            if np.ptp(grid_values) <= 1e-3 * tol * grid_values[j]:
+                # flat to far below tol: the peak is located
+                lower, frequency = max((lower, frequency), (grid_values[j], grid[j]))
+                break
             if grid_values[j] > lower:
                 lower, frequency = float(grid_values[j]), float(grid[j])
             left, right = grid[max(j - 1, 0)], grid[min(j + 1, samples - 1)]
@@ -672,49 +735,6 @@ def _largest_singular_values_small(response):
     return largest_singular_values(response)
 
 
-def _pow2(x, k):
-    """``x * 2^k`` exactly (in two steps, so that ``2^k`` itself stays representable)."""
-    k = int(k)
-    if abs(k) < 1000:
-        return x * 2.0**k  # 2^k is a normal float: one exact product
-    h = k // 2
-    return x * 2.0**h * 2.0 ** (k - h)
-
-
-def _exponent(x):
-    """``e`` with ``||x||_F`` in ``[2^(e-1), 2^e)`` (0 for a zero or empty array)."""
-    if x.size == 0:
-        return 0
-    # the largest entry first: the norm of huge or tiny entries itself over/underflows
-    top = float(np.max(np.abs(x)))
-    if top == 0.0:
-        return 0
-    if 2.0**-400 < top < 2.0**400:
-        # no square can overflow, and those that underflow cannot change the exponent
-        return math.frexp(float(np.linalg.norm(x)))[1]
-    e0 = math.frexp(top)[1]
-    return e0 + math.frexp(float(np.linalg.norm(_pow2(x, -e0))))[1]
-
-
-def _unit_scaled(B, C, D):
-    """``(B', C', D', e)`` with ``G = 2^e G'`` and ``B', C', D'`` of size about 1.
-
-    Norms of models with gains like 1e200 or 1e-200 would otherwise overflow or underflow
-    in the squares inside the algorithms; powers of 2 make the scaling exact.
-    """
-    eb, ec, ed = _exponent(B), _exponent(C), _exponent(D)
-    dynamic = B.size and C.size and np.any(B) and np.any(C)
-    e_dyn = eb + ec if dynamic else None
-    has_d = bool(np.any(D))
-    if e_dyn is None:
-        e = ed if has_d else 0
-    else:
-        e = max(e_dyn, ed) if has_d else e_dyn
-    Bs = _pow2(B, -eb) if dynamic else B
-    Cs = _pow2(C, -ec + (e_dyn - e)) if dynamic else C
-    return Bs, Cs, _pow2(D, -e), e
-
-
 def _unscaled(value, e, what):
     """``value * 2^e``; a result beyond the float range is an error, not ``inf``."""
     if value == 0.0 or not np.isfinite(value):
@@ -729,7 +749,7 @@ def _unscaled(value, e, what):
         ) from None
 
 
-def _h2_modal(A, B, C, discrete, condition_limit=1e6, eig=None):
+def _h2_modal(A, B, C, discrete, condition_limit=_H2_CONDITION_LIMIT, eig=None):
     """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
     ill-conditioned.
 

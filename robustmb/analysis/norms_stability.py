@@ -25,13 +25,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import pole_bands
+from robustmb.analysis.balancing import _BOUNDARY_FACTOR, pole_bands
 
-__all__ = ["pole_discs", "verified_stable"]
+__all__ = ["pole_discs", "verified_stable", "verified_stable_any"]
 
 _EPS = np.finfo(float).eps
 _UNIT_ROUNDOFF = _EPS / 2
-_BOUNDARY_FACTOR = 100.0  # as balancing.pole_bands
 _TINY = np.finfo(float).tiny
 
 
@@ -124,21 +123,41 @@ def verified_stable(A: np.ndarray, dt: float = 0.0) -> bool:
 
 
 # ------------------------------------------------------------- the norms' stability test
-def _stability(poles: np.ndarray, A: np.ndarray, dt: float, *, with_stiffness=False):
+def _stability(A: np.ndarray, dt: float, *, with_stiffness=False, raw=None):
     """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
 
-    ``poles`` is unused (kept for the callers): the test recomputes the poles of the
-    balanced ``A`` with their condition numbers (:func:`.balancing.pole_bands`).  With
-    ``with_stiffness`` a third item tells whether the model is stiff: some pole lies
-    within its rounding band of the boundary, so the computed poles are not accurate
-    enough for modal evaluations (stability itself was then proved by
-    :func:`.norms_stability.verified_stable`).
+    ``A`` is the balanced matrix; the test computes its poles with their condition
+    numbers (:func:`.balancing.pole_bands`).  With ``with_stiffness`` a third item tells
+    whether the model is stiff: some pole lies within its rounding band of the boundary,
+    so the computed poles are not accurate enough for modal evaluations (stability itself
+    was then proved by :func:`verified_stable_any`).  ``raw``: the matrix before
+    balancing, tried too by the verified test (see :func:`verified_stable_any`).
     """
-    verdict = _stability_verdict(A, dt)
+    verdict = _stability_verdict(A, dt, raw)
     return verdict if with_stiffness else verdict[:2]
 
 
-def _stability_verdict(A, dt):
+def verified_stable_any(matrices, dt: float = 0.0) -> bool:
+    """:func:`verified_stable` for any one of several matrices with the same poles.
+
+    The inclusion depends on the coordinates: balancing, which shrinks the eigenvalues'
+    condition numbers, can still leave an eigenvector matrix for which ``||I - Y X||``
+    is not below 1 (a stiff model with poles ``-2.6e8`` and ``-3.4e-5 +- 0.55j`` is
+    proved stable on its raw matrix, not on the balanced one).  Each proof is rigorous
+    for its own matrix, and the matrices passed here (``A``, its balanced form, their
+    transposes) have exactly the same eigenvalues, so one proof suffices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[-2.3e9, 1e9, 0.0], [0.0, -3.0, 1e4], [0.0, -1e-4, -3.0]])
+    >>> verified_stable_any([A, A.T]), verified_stable_any([-A, -A.T])
+    (True, False)
+    """
+    return any(verified_stable(M, dt) for M in matrices if M is not None)
+
+
+def _stability_verdict(A, dt, raw=None):
     if A.shape[0] == 0:
         return True, np.nan, False
     if _beyond_widest_band(_eigenvalues(A), A, dt):
@@ -153,12 +172,20 @@ def _stability_verdict(A, dt):
     # the band is a first-order estimate, too wide for the slow poles of a stiff model
     # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
     # unless a pole is beyond the boundary by more than its band
-    if not np.any(distance > band) and verified_stable(A, dt):
+    if not np.any(distance > band) and verified_stable_any(_similar_forms(A, raw), dt):
         return True, np.nan, True
     on_boundary = np.abs(distance) <= band
     if np.any(on_boundary):
         return False, float(np.min(boundary_frequencies[on_boundary])), False
     return False, np.nan, False
+
+
+def _similar_forms(A, raw):
+    """``A``, ``raw`` (the same poles, other coordinates) and their transposes."""
+    forms = [A, A.T]
+    if raw is not None and raw is not A:
+        forms += [raw, raw.T]
+    return forms
 
 
 def _eigenvalues(A):
@@ -178,3 +205,18 @@ def _beyond_widest_band(poles, A, dt):
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))
+
+
+def _resonance_sensitive(A, dt, tol):
+    """True when evaluations from computed poles may miss the relative accuracy ``tol``.
+
+    Near a pole ``p`` the response is about ``r / (j w - p)``; rounding moves ``p`` by at
+    least ``eps ||A||``, a relative change of ``eps ||A|| / dist(p, boundary)`` in the
+    response at the resonance.
+    """
+    if A.shape[0] == 0:
+        return False
+    poles = _eigenvalues(A)
+    distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
+    size = float(np.abs(A).sum(axis=0).max())
+    return bool(_EPS * size > tol * float(np.min(distance)))

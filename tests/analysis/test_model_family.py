@@ -13,7 +13,7 @@ import slycot
 from robustmb.analysis.freqresp import freqresp
 from robustmb.analysis.model_family import freqresp_stack, is_model_stack
 from robustmb.analysis.norms import h2norm, hinfnorm
-from robustmb.errors import DimensionError, FloatRangeError
+from robustmb.errors import ArgumentError, DimensionError, FloatRangeError
 
 
 def family(seed, count, n=6, m=3, p=3, strictly_proper=False):
@@ -205,3 +205,33 @@ def test_family_member_beyond_the_float_range_raises_as_a_single_model_does():
             norm(G)
         with pytest.raises(FloatRangeError, match="beyond the range"):
             norm([small, G])
+
+
+@pytest.mark.parametrize("tol", [-1.0, 0.0, 1.0, 5, "a", True, float("nan")])
+def test_batched_hinfnorm_rejects_a_bad_tolerance_naming_it(tol):
+    from robustmb.analysis.batched_norms import hinfnorm_batch
+    from robustmb.analysis.model_family import hinfnorm_stack
+
+    family = [control.tf([1.0], [1.0, 2 * z, 1.0]) for z in (0.05, 0.2)]
+    for function in (hinfnorm_batch, hinfnorm_stack, hinfnorm):
+        with pytest.raises(ArgumentError, match="tol"):
+            function(family, tol=tol)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-5, 1.0, 3e7, 1e250])
+def test_shared_unit_scaling_is_exact_and_of_unit_size(scale):
+    """G = 2^e G' with B', C', D' of size about 1, exactly (powers of 2 only)."""
+    from robustmb.analysis._norm_common import _unit_scaled, _unit_scaled_stack
+
+    rng = np.random.default_rng(1)
+    B, C, D = (rng.normal(size=s) * scale for s in ((3, 2), (2, 3), (2, 2)))
+    Bs, Cs, Ds, e = _unit_scaled(B, C, D)
+    assert 0.1 < np.linalg.norm(Bs) <= 1.0 and np.linalg.norm(Ds) <= 1.0
+    # every ratio is a power of 2: mantissas unchanged
+    for X, Xs in ((B, Bs), (C, Cs), (D, Ds)):
+        assert np.array_equal(np.frexp(X)[0], np.frexp(Xs)[0])
+    # the stack version agrees model by model
+    stack = _unit_scaled_stack(B[None].repeat(2, 0), C[None].repeat(2, 0), D[None].repeat(2, 0))
+    assert np.array_equal(stack[0][1], Bs) and int(stack[3][1]) == e
+    # 2^e D' is D exactly
+    assert np.array_equal(np.ldexp(Ds, e), D)

@@ -1,0 +1,180 @@
+"""Frequency responses of stiff models by solves refined with double-double residuals.
+
+``G(p) = C (p I - A)^-1 B + D`` by an LU solve is backward stable, but its relative
+error is about ``eps cond(p I - A)``: for a stiff model (a fast pole at ``-4e9``) near
+a lightly damped slow resonance (``Re p = -1.6e-4``) that condition number reaches
+``1e13``, and ``sigma_max`` comes out ``5e-4`` low.  Iterative refinement recovers full
+accuracy when the residual ``B - (p I - A) X`` is computed in about twice the working
+precision (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., ch. 12):
+each step divides the error by about ``eps cond`` while that is below 1.  The residuals
+and the final products ``C X`` are formed with error-free transformations (Dekker's
+product, Knuth's sum), as in the ``Dot2`` algorithm of Ogita, Rump and Oishi (SIAM J.
+Sci. Comput. 26, 2005), vectorised over points, rows and columns.
+
+The solution is kept as an unevaluated sum ``X_hi + X_lo``.  The size of the last
+correction relative to ``X`` is returned as the reached accuracy; it is an estimate,
+not a bound (refinement converges when ``eps cond < 1``, and the estimate is then
+close to the true error).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["refined_response"]
+
+_EPS = np.finfo(float).eps
+_SPLITTER = 134217729.0  # 2^27 + 1: Dekker's split of a double into two 26-bit halves
+_MAX_STEPS = 6
+
+
+def _two_sum(a, b):
+    """``(s, e)`` with ``s = fl(a + b)`` and ``s + e = a + b`` exactly."""
+    s = a + b
+    z = s - a
+    return s, (a - (s - z)) + (b - z)
+
+
+def _split(a):
+    c = _SPLITTER * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    """``(x, e)`` with ``x = fl(a b)`` and ``x + e = a b`` exactly (no overflow)."""
+    x = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return x, al * bl - (((x - ah * bh) - al * bh) - ah * bl)
+
+
+class _Accumulator:
+    """A sum of exact products with its rounding errors collected in a second term."""
+
+    def __init__(self, shape):
+        self.s = np.zeros(shape)
+        self.e = np.zeros(shape)
+
+    def add(self, value):
+        self.s, q = _two_sum(self.s, value)
+        self.e = self.e + q
+
+    def add_products(self, M, X):
+        """``+ M @ X`` for ``M (r, n)`` and a stack ``X (K, n, m)``: all products at once
+        (error-free), then summed along ``n`` by a tree of error-free additions."""
+        x, y = _two_product(M[None, :, :, None], X[:, None, :, :])  # (K, r, n, m)
+        error = y.sum(axis=2)
+        while x.shape[2] > 1:
+            if x.shape[2] % 2:
+                x = np.concatenate([x, np.zeros_like(x[:, :, :1])], axis=2)
+            x, q = _two_sum(x[:, :, 0::2], x[:, :, 1::2])
+            error = error + q.sum(axis=2)
+        self.add(x[:, :, 0])
+        self.e = self.e + error
+
+    def add_small(self, value):
+        self.e = self.e + value
+
+    def value(self):
+        return self.s + self.e
+
+
+def _complex_products(acc_re, acc_im, M, X_re, X_im):
+    """``+ M @ X`` into the real and imaginary accumulators (``M`` real or complex)."""
+    M_re, M_im = np.real(M), np.imag(M)
+    acc_re.add_products(M_re, X_re)
+    acc_im.add_products(M_re, X_im)
+    if np.any(M_im):
+        acc_re.add_products(-M_im, X_im)
+        acc_im.add_products(M_im, X_re)
+
+
+def _residual(A, B, points, X_hi, X_lo):
+    """``B - (p I - A) (X_hi + X_lo)`` to about twice the working precision."""
+    shape = X_hi.shape
+    re, im = _Accumulator(shape), _Accumulator(shape)
+    re.add(np.broadcast_to(np.real(B), shape))
+    im.add(np.broadcast_to(np.imag(B), shape))
+    Xr, Xi = X_hi.real, X_hi.imag
+    pr, pi = points.real[:, None, None], points.imag[:, None, None]
+    for acc, terms in ((re, ((-pr, Xr), (pi, Xi))), (im, ((-pr, Xi), (-pi, Xr)))):
+        for a, b in terms:
+            x, y = _two_product(np.broadcast_to(a, shape), b)
+            acc.add(x)
+            acc.add_small(y)
+    _complex_products(re, im, A, Xr, Xi)
+    low = A @ X_lo - points[:, None, None] * X_lo  # small: plain arithmetic suffices
+    re.add_small(low.real)
+    im.add_small(low.imag)
+    return re.value() + 1j * im.value()
+
+
+def refined_response(A, B, C, D, points):
+    """``G(p) = C (p I - A)^-1 B + D`` at the points ``p``, refined to working accuracy.
+
+    Parameters
+    ----------
+    A, B, C, D : numpy.ndarray
+        State-space matrices (finite, of moderate size: entries far below ``1e300``).
+    points : numpy.ndarray
+        Complex points ``p`` (1-D), none of them a pole.
+
+    Returns
+    -------
+    response : numpy.ndarray
+        Shape ``(len(points), p, m)``.
+    accuracy : numpy.ndarray
+        Per point, the relative size of the last correction to ``X = (p I - A)^-1 B``: an
+        estimate of the relative error reached (about ``eps`` when refinement converged).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When ``p I - A`` is exactly singular at some point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[-4e9, 0.0, 0.0], [0.0, -1e-4, 1.6], [0.0, -1.6, -1e-4]])
+    >>> B, C, D = np.ones((3, 1)), np.ones((1, 3)), np.zeros((1, 1))
+    >>> G, acc = refined_response(A, B, C, D, np.array([1.6j]))
+    >>> exact = 1 / (1.6j + 4e9) + (2 * 1.6j + 2e-4) / ((1.6j + 1e-4) ** 2 + 1.6**2)
+    >>> bool(abs(G[0, 0, 0] / exact - 1) < 1e-12), bool(acc[0] < 1e-12)
+    (True, True)
+    """
+    n = A.shape[0]
+    K = points.size
+    M = np.empty((K, n, n), dtype=complex)
+    M[:] = -A
+    M.reshape(K, n * n)[:, :: n + 1] += points[:, None]
+    rhs = np.broadcast_to(B, (K,) + B.shape)
+    X_hi = np.linalg.solve(M, rhs).astype(complex)
+    X_lo = np.zeros_like(X_hi)
+    size = np.linalg.norm(X_hi, axis=(1, 2))
+    accuracy = np.full(K, np.inf)
+    rows = np.arange(K)  # points still refined (converged ones drop out)
+    for _ in range(_MAX_STEPS):
+        Xh, Xl = X_hi[rows], X_lo[rows]
+        correction = np.linalg.solve(M[rows], _residual(A, B, points[rows], Xh, Xl))
+        step = np.linalg.norm(correction, axis=(1, 2))
+        ok = size[rows] > 0
+        accuracy[rows] = np.where(ok, step / np.where(ok, size[rows], 1.0), 0.0)
+        total = Xl + correction
+        hr, lr = _two_sum(Xh.real, total.real)
+        hi, li = _two_sum(Xh.imag, total.imag)
+        X_hi[rows], X_lo[rows] = hr + 1j * hi, lr + 1j * li
+        size[rows] = np.linalg.norm(X_hi[rows], axis=(1, 2))
+        rows = rows[(accuracy[rows] > 4 * _EPS) & np.isfinite(accuracy[rows])]
+        if rows.size == 0:
+            break
+    # after the last step the error is about eps cond times the last correction
+    shape = (K,) + D.shape
+    re, im = _Accumulator(shape), _Accumulator(shape)
+    re.add(np.broadcast_to(np.real(D), shape))
+    im.add(np.broadcast_to(np.imag(D), shape))
+    _complex_products(re, im, C, X_hi.real, X_hi.imag)
+    low = C @ X_lo
+    re.add_small(low.real)
+    im.add_small(low.imag)
+    return re.value() + 1j * im.value(), accuracy
