@@ -74,6 +74,25 @@ class BoxCover:
     best_gain: float | None = None
     best_point: np.ndarray | None = None
 
+    def margin_note(self):
+        """What the branch and bound did for a margin, as a clause of a result's reason.
+
+        Examples
+        --------
+        >>> cover = BoxCover(target=0.9, certified=False, boxes=3, evaluated=16, coverage=0.75)
+        >>> cover.margin_note().endswith("within 16 sub-box sweeps (75 % of it certified)")
+        True
+        """
+        if self.certified:
+            return (
+                f"; branch and bound certified {self.target:.6g} times the box with "
+                f"{self.boxes} sub-boxes ({self.evaluated} swept)"
+            )
+        return (
+            f"; branch and bound did not certify {self.target:.6g} times the box within "
+            f"{self.evaluated} sub-box sweeps ({100 * self.coverage:.3g} % of it certified)"
+        )
+
 
 def _channel_matrix(problem, scal):
     """``(nw, k)`` 0/1 matrix sending the values of the ``k`` elements to Delta's diagonal."""

@@ -199,16 +199,3 @@ def _margin_boxes(problem, scal, gamma, upper, gap_tol, max_boxes, executor):
         on_unstable=on_unstable,
     )
     return state["upper"], cover
-
-
-def _margin_cover_note(cover):
-    """What the branch and bound over the parameter box did for a margin."""
-    if cover.certified:
-        return (
-            f"; branch and bound certified {cover.target:.6g} times the box with "
-            f"{cover.boxes} sub-boxes ({cover.evaluated} swept)"
-        )
-    return (
-        f"; branch and bound did not certify {cover.target:.6g} times the box within "
-        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of it certified)"
-    )

@@ -488,7 +488,7 @@ def _robstab(
     bar.advance(label="done")
     reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
     if cover is not None:
-        reason += _cover_note(cover)
+        reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
 
 
@@ -530,19 +530,6 @@ def _peak_frequency(peak):
     if peak is None or not len(peak.mu_upper):
         return None
     return float(peak.omega[int(np.argmax(peak.mu_upper))])
-
-
-def _cover_note(cover):
-    """What the branch and bound over the parameter box did."""
-    if cover.certified:
-        return (
-            f"; branch and bound certified {cover.target:.6g} times the box with "
-            f"{cover.boxes} sub-boxes ({cover.evaluated} swept)"
-        )
-    return (
-        f"; branch and bound did not certify {cover.target:.6g} times the box within "
-        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of it certified)"
-    )
 
 
 def _lower_upper(problem, point, gap_tol, state):

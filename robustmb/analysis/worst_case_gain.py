@@ -25,7 +25,6 @@ from .gain_boxes import (
     _gain_boxes,
     _gain_cover_note,
     _margin_boxes,
-    _margin_cover_note,
     _peak_of,
     _point_values,
     _real_blocks,
@@ -658,7 +657,7 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
         else "no perturbation reaching gamma was found, so upper = inf"
     )
     if cover is not None:
-        reason += _margin_cover_note(cover)
+        reason += cover.margin_note()
     return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason, cover)
 
 
