@@ -20,6 +20,7 @@ values) for 10 s and writes
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -48,34 +49,41 @@ DOF = [
 
 def pinocchio_rhs():
     """The same system in Pinocchio (shares no code with robustmb), or None without ``pin``."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "multibody"))
-    try:
-        from test_balloon import pinocchio_balloon
-    except Exception:  # pinocchio missing (the test module skips itself)
+    # Checked before importing: the test module skips itself (a BaseException under pytest)
+    # when pinocchio is missing.
+    if importlib.util.find_spec("pinocchio") is None:
         return None
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "multibody"))
+    from test_balloon import pinocchio_balloon
+
     return pinocchio_balloon()[1]
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(Path(__file__).parent / "figures"))
-    ap.add_argument("--t-end", type=float, default=10.0)
-    args = ap.parse_args(argv)
-    out = Path(args.out)
+def main(out_dir=None, t_end: float = 10.0) -> dict:
+    """Run the study, write the figures to ``out_dir``; return the checked numbers.
+
+    Keys: ``energy0`` (J), ``energy_drift_rel`` (max |E - E(0)| / |E(0)|), ``com_motion`` (m),
+    and, when Pinocchio is importable, ``pinocchio_error`` (max over all coordinates and
+    rates of |robustmb - Pinocchio|, quaternion sign aligned).
+    """
+    out = Path(__file__).parent / "figures" if out_dir is None else Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     mech, q0, v0 = rmb.examples.balloon_gondola()
     tol = 1e-12
     t0 = time.perf_counter()
-    res = mech.simulate((0.0, args.t_end), q0, v0, rtol=tol, atol=tol)
+    res = mech.simulate((0.0, t_end), q0, v0, rtol=tol, atol=tol)
     elapsed = time.perf_counter() - t0
     drift = np.abs(res.energy - res.energy[0]).max()
     com = np.abs(res.com - res.com[0]).max()
-    print(
-        f"simulated {args.t_end:g} s in {elapsed:.1f} s ({res.t.size} steps, DOP853, tol {tol:g})"
-    )
+    print(f"simulated {t_end:g} s in {elapsed:.1f} s ({res.t.size} steps, DOP853, tol {tol:g})")
     print(f"E(0) = {res.energy[0]:.6f} J (digest 001: -106.8422 J)")
     print(f"max |E - E(0)| = {drift:.2e} J (relative {drift / abs(res.energy[0]):.1e})")
     print(f"max centre-of-mass motion = {com:.2e} m")
+    result = {
+        "energy0": float(res.energy[0]),
+        "energy_drift_rel": float(drift / abs(res.energy[0])),
+        "com_motion": float(com),
+    }
 
     fig, axes = plt.subplots(3, 3, figsize=(11, 8), sharex=True)
     for ax, (key, label) in zip(axes.ravel(), DOF, strict=True):
@@ -102,10 +110,10 @@ def main(argv=None):
     rhs = pinocchio_rhs()
     if rhs is None:
         print("pinocchio (pin) not installed: error_vs_pinocchio.png not written")
-        return
+        return result
     ref = solve_ivp(
         rhs,
-        (0.0, args.t_end),
+        (0.0, t_end),
         np.r_[q0, v0],
         method="DOP853",
         rtol=tol,
@@ -130,8 +138,18 @@ def main(argv=None):
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "error_vs_pinocchio.png", dpi=120)
+    result["pinocchio_error"] = float(max(e.max() for e in err.values()))
     print(f"figures in {out}")
+    return result
+
+
+def _cli(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(Path(__file__).parent / "figures"))
+    ap.add_argument("--t-end", type=float, default=10.0)
+    args = ap.parse_args(argv)
+    main(args.out, args.t_end)
 
 
 if __name__ == "__main__":
-    main()
+    _cli()

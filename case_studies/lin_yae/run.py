@@ -78,11 +78,14 @@ def best(fn, repeat=3):
     return min(times)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(Path(__file__).parent / "figures"))
-    args = ap.parse_args(argv)
-    out = Path(args.out)
+def main(out_dir=None) -> dict:
+    """Run the study, write the figures to ``out_dir``; return the checked numbers.
+
+    Keys: ``A``, ``B`` (linear model in the paper's state order, B with the paper's torque
+    sign), ``gap_small``, ``gap_large`` (max |nonlinear - linear| joint angle in rad from
+    0.05 rad and 1.0 rad), ``sizes``, ``t_analytic``, ``t_fd`` (s per linearisation).
+    """
+    out = Path(__file__).parent / "figures" if out_dir is None else Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     mech = rmb.examples.lin_yae_two_link()
     lin = mech.linearize_at(np.zeros(2), np.zeros(2))
@@ -92,10 +95,12 @@ def main(argv=None):
     print("Eq. 33 A:\n", EQ33_A)
     print("B (paper order, torques on the child):\n", lin.B[np.ix_(perm, [1, 0])])
     print("Eq. 33 B (the opposite torque sign):\n", EQ33_B)
+    result = {"A": lin.A[np.ix_(perm, perm)], "B": -lin.B[np.ix_(perm, [1, 0])]}
     for eps, t_end, name in ((0.05, 6.0, "small_deviation"), (1.0, 8.0, "large_deviation")):
         t, q_nl, q_lin = closed_loop(mech, lin, eps, t_end)
         gap = np.abs(q_nl - q_lin).max()
         print(f"initial deviation {eps} rad: max |nonlinear - linear| = {gap:.2e} rad")
+        result["gap_" + name.split("_")[0]] = float(gap)
         fig, ax = plt.subplots(figsize=(7, 4))
         for k, c in enumerate(("C0", "C1")):
             ax.plot(t, q_nl[k], c, label=f"theta{k + 1} nonlinear")
@@ -139,7 +144,16 @@ def main(argv=None):
     fig.tight_layout()
     fig.savefig(out / "linearisation_cost.png", dpi=120)
     print(f"figures in {out}")
+    result.update(sizes=sizes, t_analytic=t_an, t_fd=t_fd)
+    return result
+
+
+def _cli(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(Path(__file__).parent / "figures"))
+    args = ap.parse_args(argv)
+    main(args.out)
 
 
 if __name__ == "__main__":
-    main()
+    _cli()
