@@ -11,12 +11,12 @@ import mpmath as mp
 import numpy as np
 import pytest
 import slycot
+from _oracles import load_oracle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
 from robustmb.analysis.norms_stability import pole_discs, verified_stable
-from tests._oracles import load_oracle
 
 
 def _mp_sigma_max(A, B, C, D, w, dps=40):
