@@ -101,3 +101,72 @@ def test_balloon_ten_seconds():
     assert np.allclose(res.q[-1, 7:], [1.017325, 0.584011, 0.97789], atol=2e-6)
     assert np.allclose(res.v[-1, 6:], [2.435557, -5.491438, 2.850213], atol=2e-6)
     assert set(res.outputs) >= {"balloon_phi", "balloon_theta", "balloon_psi", "p", "theta1"}
+
+
+def _rel(x, ref):
+    return np.abs(x - ref).max() / max(1.0, np.abs(ref).max())
+
+
+def _skew(x):
+    return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+
+
+def test_linearisation_matches_pinocchio_aba_derivatives_off_equilibrium():
+    """linearize_at at a random state against Pinocchio's analytic ABA derivatives.
+
+    Pinocchio's ``computeABADerivatives`` holds ``tau`` and ``fext`` fixed; the two
+    state-dependent loads of the balloon are added in closed form: the slider
+    spring (``dtau_p/dp = -k``) and the inertially fixed buoyancy, whose body-axis
+    components ``R^T f`` vary with the body-axis rotation ``dtheta`` of the
+    free-flyer tangent (``R -> R exp(skew(dtheta))``) as ``skew(R^T f) dtheta``.
+    Both enter through ``M^-1``; the buoyancy acts at the free-flyer joint, whose
+    motion subspace is the identity in body axes.  Coordinates and tangents are
+    ordered identically in both models (as in the trajectory test above).
+    """
+    k = 50.0
+    mech, _, _ = rmb.examples.balloon_gondola(k=k)
+    model, _ = pinocchio_balloon(k=k)
+    data = model.createData()
+    rng = np.random.default_rng(15)
+    quat = rng.normal(size=4)
+    quat /= np.linalg.norm(quat)
+    q = np.r_[rng.normal(size=3), quat, rng.normal(size=3)]
+    v = rng.normal(size=9)
+    tau = rng.normal(size=9)
+    lin = mech.linearize_at(q, v, tau0=tau)
+
+    rot = pin.Quaternion(quat[3], *quat[:3]).matrix()
+    f_body = rot.T @ np.array([0.0, 16.0 * G, 0.0])
+    fext = [pin.Force.Zero() for _ in range(model.njoints)]
+    fext[1] = pin.Force(f_body, np.zeros(3))
+    tp = tau.copy()
+    tp[6] -= k * q[7]
+    pin.computeABADerivatives(model, data, q, v, tp, fext)
+    minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+    dload = np.zeros((9, 9))  # d(generalised load)/d(tangent of q) beyond Pinocchio's
+    dload[6, 6] = -k
+    dload[0:3, 3:6] = _skew(f_body)
+    ddq_dq = data.ddq_dq + minv @ dload
+
+    nv = 9
+    assert _rel(lin.a0, data.ddq) <= 1e-10
+    assert _rel(lin.A[nv:, :nv], ddq_dq) <= 1e-10
+    assert _rel(lin.A[nv:, nv:], data.ddq_dv) <= 1e-10
+    assert _rel(lin.B[nv:, :nv], minv) <= 1e-10
+    # the closed-form load terms against central differences of pin.aba (h^2 truncation)
+    h = 1e-5
+    fd = np.zeros((9, 9))
+    for c in range(9):
+        cols = []
+        for s in (1.0, -1.0):
+            dq = np.zeros(9)
+            dq[c] = s * h
+            qq = pin.integrate(model, q, dq)
+            fe = [pin.Force.Zero() for _ in range(model.njoints)]
+            r = pin.Quaternion(qq[6], *qq[3:6]).matrix()
+            fe[1] = pin.Force(r.T @ np.array([0.0, 16.0 * G, 0.0]), np.zeros(3))
+            tt = tau.copy()
+            tt[6] -= k * qq[7]
+            cols.append(pin.aba(model, data, qq, v, tt, fe))
+        fd[:, c] = (cols[0] - cols[1]) / (2 * h)
+    assert _rel(fd, ddq_dq) <= 1e-8  # observed 1e-10
