@@ -149,6 +149,14 @@ def test_linearisation_matches_pinocchio_aba_derivatives_off_equilibrium():
     ddq_dq = data.ddq_dq + minv @ dload
 
     nv = 9
+    # mass matrix and inverse dynamics (spring and buoyancy included) on the balloon
+    mass = pin.crba(model, data, q)
+    assert _rel(mech.mass_matrix(q), np.triu(mass) + np.triu(mass, 1).T) <= 1e-10
+    acc = rng.normal(size=9)
+    tau_ref = pin.rnea(model, data, q, v, acc, fext).copy()
+    tau_ref[6] += k * q[7]
+    assert _rel(mech.inverse_dynamics(q, v, acc), tau_ref) <= 1e-10
+    pin.computeABADerivatives(model, data, q, v, tp, fext)
     assert _rel(lin.a0, data.ddq) <= 1e-10
     assert _rel(lin.A[nv:, :nv], ddq_dq) <= 1e-10
     assert _rel(lin.A[nv:, nv:], data.ddq_dv) <= 1e-10
