@@ -69,7 +69,8 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     Raises
     ------
     DimensionError
-        An element differs in size or sampling time from the first one (it is named).
+        The family is empty, or an element differs in size or sampling time from the
+        first one (it is named).
 
     Examples
     --------
@@ -79,6 +80,11 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     ((2, 1, 1), 0.0)
     """
     if isinstance(models, tuple):
+        if len(models) not in (4, 5):
+            raise DimensionError(
+                f"{argname} as a stacked tuple needs (A, B, C, D) or (A, B, C, D, dt); "
+                f"got {len(models)} entries"
+            )
         arrays = [np.asarray(x) for x in models[:4]]
         N = arrays[0].shape[0]
         if any(x.ndim != 3 or x.shape[0] != N for x in arrays):
@@ -90,6 +96,8 @@ def as_statespace_stack(models, *, argname: str = "sys"):
         items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
     else:
         items = models
+        if len(items) == 0:
+            raise DimensionError(f"{argname} is an empty family: give at least one model")
         fast = _stack_of_statespace(models, argname)
         if fast is not None:
             return fast

@@ -120,6 +120,16 @@ def test_family_of_different_sizes_is_rejected_naming_the_element():
         h2norm(models)
 
 
+def test_empty_family_or_short_tuple_is_a_dimension_error():
+    from robustmb.analysis.model_stack import as_statespace_stack
+
+    with pytest.raises(DimensionError, match="empty family"):
+        as_statespace_stack([])
+    for bad in ((), (np.zeros((2, 1, 1)),) * 3):
+        with pytest.raises(DimensionError, match="stacked tuple"):
+            as_statespace_stack(bad)
+
+
 def test_nested_list_is_still_a_static_gain():
     assert not is_model_stack([[1.0, 2.0], [3.0, 4.0]])
     assert not is_model_stack([(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)])
