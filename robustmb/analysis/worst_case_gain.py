@@ -629,7 +629,7 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     if witness is not None:
         upper, crit, worst = witness
     scal = _real_blocks(problem)
-    cover = None
+    cover, lo_source = None, None
     if (
         certified
         and max_boxes > 0
@@ -641,8 +641,8 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
         (upper, crit, worst), cover = _margin_boxes(
             problem, scal, float(gamma), (upper, crit, worst), gap_tol, max_boxes, executor
         )
-        if cover.certified:
-            lo = max(lo, cover.target)
+        if cover.certified and cover.target > lo:
+            lo, lo_source = cover.target, "from the branch and bound over the parameter box"
     bar.advance(label="done")
     where = (
         "on the whole frequency axis"
@@ -651,7 +651,7 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
         if omega is not None
         else "on a frequency grid only (not certified)"
     )
-    reason = f"robgain: lower bound {lo:.6g} from mu {where}; " + (
+    reason = f"robgain: lower bound {lo:.6g} {lo_source or 'from mu ' + where}; " + (
         f"upper bound {upper:.6g} realised by worst, whose peak gain reaches gamma"
         if np.isfinite(upper)
         else "no perturbation reaching gamma was found, so upper = inf"

@@ -118,6 +118,7 @@ def test_robgain_branch_and_bound_tightens_a_loose_single_box():
     assert single.boxes is None and single.upper / single.lower - 1 > 0.1
     assert res.boxes is not None and res.boxes.certified
     assert res.lower > single.lower
+    assert "from the branch and bound" in res.reason and "from mu" in single.reason
     assert res.lower <= exact <= res.upper * (1 + 1e-9)
     assert res.upper / res.lower - 1 <= 5e-3 + 1e-12
     # sound: on the certified box the brute-force gain stays below gamma
