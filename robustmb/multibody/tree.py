@@ -216,14 +216,7 @@ class RigidTree:
         _finite(q, "q", self.coordinate_names)
         if v is None:
             return q
-        v = np.asarray(v, dtype=float).reshape(-1)
-        if v.size != self.nv:
-            raise DimensionError(
-                f"{what_v} has {v.size} entries, the mechanism has {self.nv} rates "
-                f"({', '.join(self.rate_names())})"
-            )
-        _finite(v, what_v, self.rate_names)
-        return q, v
+        return q, self.check_rates(v, what_v)
 
     def coordinate_names(self):
         out = []
