@@ -51,9 +51,9 @@ def _independent_closed_loops(res, t_grid, param_points):
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="the active-set loop has not reached a design meeting the hard goal on the four "
-    "(t1, t2) corners, hence none stable over the whole box (benchmarks/RESULTS.md, robust "
-    "LPV synthesis of the arm, second pass)",
+    reason="the active-set loop meets the hard goal on the nominal point and the four (t1, t2) "
+    "corners (0.869) but has not yet reached a design stable over the whole box "
+    "(benchmarks/RESULTS.md, robust LPV synthesis of the arm)",
     strict=False,
 )
 def test_arm_lpv_synthesis_certified_and_checked_independently():
