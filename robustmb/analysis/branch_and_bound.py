@@ -36,6 +36,9 @@ _BOX_LEVEL = 1.0 / (1.0 + 1e-6)
 _BOX_ROUNDS = 4
 # Relative frequencies probed around a parent box's failing frequency.
 _HINT_SPREAD = np.array([1.0, 0.9, 1.1, 0.8, 1.25])
+# Sub-boxes failed by that probe cost one small mu evaluation, not a sweep, so they are
+# not counted in ``max_boxes``; all sub-boxes examined are capped at this multiple of it.
+_PROBE_ALLOWANCE = 4
 
 
 @dataclass
@@ -51,7 +54,7 @@ class BoxCover:
     boxes : int
         Sub-boxes certified (their union is the target box when ``certified``).
     evaluated : int
-        Sub-box sweeps run (certified or not).
+        Sub-box sweeps run (certified or not): the budget ``max_boxes`` counts these.
     coverage : float
         Fraction of the target box's volume covered by certified sub-boxes.
     destabilizing : ndarray or None
@@ -62,6 +65,9 @@ class BoxCover:
     best_gain, best_point : float or None, ndarray or None
         With ``gamma``: the largest peak gain of a stable sub-box centre and that
         centre (normalised values).
+    probed : int
+        Sub-boxes failed by the probe at their parent's failing frequency before any
+        sweep (split at once; not counted in ``evaluated``).
     """
 
     target: float
@@ -73,6 +79,7 @@ class BoxCover:
     gamma: float | None = None
     best_gain: float | None = None
     best_point: np.ndarray | None = None
+    probed: int = 0
 
     def margin_note(self):
         """What the branch and bound did for a margin, as a clause of a result's reason.
@@ -169,8 +176,9 @@ def _certify_box(sysdata, blk, dt, centre_diag, radius_diag, hint=None, gamma=No
     """Certify one sub-box: ``(status, w, gain)``.
 
     ``status`` is ``"stable"``, ``"unstable"`` (the centre is unstable or ill-posed, or
-    with ``gamma`` its gain reaches ``gamma``) or ``"open"`` with ``w`` the frequency
-    where the sweep failed.  Without ``gamma`` (stability) ``sysdata`` is ``M11``; with
+    with ``gamma`` its gain reaches ``gamma``), ``"open"`` with ``w`` the frequency
+    where the sweep failed, or ``"probed"`` (open too) when the probe at ``hint`` failed
+    it before any sweep.  Without ``gamma`` (stability) ``sysdata`` is ``M11``; with
     it, the whole ``M`` (``blk`` then ends with the performance block), ``"stable"``
     certifies a peak gain below ``gamma`` on the sub-box and ``gain`` is the peak gain
     of the closed loop at the centre (a lower bound of the worst case).
@@ -202,7 +210,7 @@ def _certify_box(sysdata, blk, dt, centre_diag, radius_diag, hint=None, gamma=No
             probe = probe[probe < np.pi / dt]
         ub = mussv_stack(freqresp(_data(sub, dt), probe), blk, lower=False).upper
         if np.max(ub) > _BOX_LEVEL:
-            return "open", float(probe[int(np.argmax(ub))]), gain
+            return "probed", float(probe[int(np.argmax(ub))]), gain
     peak = certified_mu_peak(
         sub, blk, dt, level=_BOX_LEVEL, lower=False, max_rounds=_BOX_ROUNDS, relax=False
     )
@@ -262,7 +270,9 @@ def certify_scaled_box(
     target : float
         Scaling of the box ``[-1, 1]^k`` to certify.
     max_boxes : int
-        Budget of sub-box sweeps.
+        Budget of sub-box sweeps.  Sub-boxes failed by the cheap probe at their
+        parent's failing frequency are not counted (see ``BoxCover.probed``); at most
+        ``4 * max_boxes`` sub-boxes are examined in all.
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation in parallel (``executor.map``).
     on_unstable : callable, optional
@@ -321,18 +331,24 @@ def certify_scaled_box(
     lo0, hi0 = -target * np.ones(k), target * np.ones(k)
     queue = [(lo0, hi0, hint)]
     done: list = []
-    evaluated = 0
+    evaluated = probed = 0
     worst = None
     best_gain, best_point = -np.inf, None
-    while queue and evaluated < max_boxes:
-        batch, queue = queue[: max_boxes - evaluated], queue[max_boxes - evaluated :]
+
+    def room():
+        return min(max_boxes - evaluated, _PROBE_ALLOWANCE * max_boxes - evaluated - probed)
+
+    while queue and room() > 0:
+        batch, queue = queue[: room()], queue[room() :]
         args = [
             (sysdata, blk, dt, chan @ (0.5 * (lo + hi)), chan @ (0.5 * (hi - lo)), hint, gamma)
             for lo, hi, hint in batch
         ]
         mapper = executor.map if executor is not None else map
         results = list(mapper(_certify_box, *zip(*args, strict=True)))
-        evaluated += len(batch)
+        n_probed = sum(r[0] == "probed" for r in results)
+        evaluated += len(batch) - n_probed
+        probed += n_probed
         shrink, raised = None, None
         for (lo, hi, _), (status, w, gain), arg in zip(batch, results, args, strict=True):
             point = 0.5 * (lo + hi)
@@ -366,7 +382,7 @@ def certify_scaled_box(
                     target,
                     done,
                     queue,
-                    evaluated,
+                    (evaluated, probed),
                     worst,
                     certified=False,
                     gamma=gamma,
@@ -379,7 +395,7 @@ def certify_scaled_box(
         target,
         done,
         queue,
-        evaluated,
+        (evaluated, probed),
         worst,
         certified=not queue,
         gamma=gamma,
@@ -397,7 +413,8 @@ def _clip(boxes, target):
     return out
 
 
-def _cover(target, done, queue, evaluated, worst, *, certified, gamma=None, best=None):
+def _cover(target, done, queue, counts, worst, *, certified, gamma=None, best=None):
+    evaluated, probed = counts
     # the certified boxes are disjoint pieces of the target box: their volumes add up
     coverage = min(1.0, sum(float(np.prod((hi - lo) / (2 * target))) for lo, hi in done))
     # a certificate claims the whole target box: never without its whole volume
@@ -412,6 +429,7 @@ def _cover(target, done, queue, evaluated, worst, *, certified, gamma=None, best
         gamma=None if gamma is None else float(gamma),
         best_gain=None if best is None or best[1] is None else float(best[0]),
         best_point=None if best is None else best[1],
+        probed=probed,
     )
 
 

@@ -481,6 +481,13 @@ def _smoothed_stage(lam_max, x, f_all, t, maxiter, fstop, stop, max_rounds=8):
     for _ in range(max_rounds):
         f0 = lam_max(x[todo], todo)[0]
         f_all[todo] = f0
+        if stop is not None:
+            # lambda_max itself already good enough (e.g. a warm start): no smoothing,
+            # whose values exceed lambda_max and would not trigger the stop
+            keep = ~stop(f_all)[todo]
+            todo, f0 = todo[keep], f0[keep]
+            if todo.size == 0:
+                break
         t_rel = np.zeros(x.shape[0])
         # values below 1e-12 are round-off for a matrix normalised to sigma_max = 1
         t_rel[todo] = t / np.maximum(np.abs(f0), 1e-12)

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UncertainTypeError
+from ..errors import DimensionError, UncertainTypeError
 from .mu_lower import lower_bound, verify_lower_bound
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
+    ScalingParametrization,
     _gevp_form,
     certificate_from_gevp,
     expand_scalings,
@@ -259,8 +260,98 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
         )
 
 
+def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
+    """Certified D,G upper bounds of a stack, the optimiser started from given scalings.
+
+    For a sequence of closely related stacks (the levels of a bisection, neighbouring
+    frequencies): the optimiser's parameters returned for one stack start the next.
+    The start only changes the effort; every bound is certified as in :func:`mussv`
+    (the D,G certificate is rebuilt and checked by
+    :func:`~robustmb.analysis.mu_upper.upper_bound_margin`, ``upper`` nudged up past
+    any rounding), whatever ``x0`` holds.
+
+    Parameters
+    ----------
+    M : array_like, shape (nw, n, m)
+    blk : list of (r, c)
+    target : float or array_like, optional
+        The optimisation of a matrix's bound may stop once it is at or below ``target``.
+    x0 : numpy.ndarray, shape (nw, p), optional
+        Starting parameters (as returned here for a stack of the same structure); rows
+        with a non-finite entry, or no ``x0``, start from Osborne balancing.
+    seed : int
+
+    Returns
+    -------
+    upper : numpy.ndarray, shape (nw,)
+    x : numpy.ndarray, shape (nw, p)
+        The optimiser's parameters at the bounds (zero rows where ``M`` is zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.array([[[1.0, 2.0], [3.0, 4.0]]])
+    >>> up, x = warm_upper_bounds(M, [(1, 0), (1, 0)])
+    >>> up2, _ = warm_upper_bounds(1.01 * M, [(1, 0), (1, 0)], x0=x)
+    >>> bool(abs(up2[0] / up[0] - 1.01) < 1e-6)
+    True
+    """
+    struct = BlockStructure(blk)
+    Ms, _ = as_matrix_stack(M)
+    struct.check_shape(Ms.shape)
+    nw = Ms.shape[0]
+    param = ScalingParametrization(struct)
+    p = param.p
+    out = np.zeros((nw, p))
+    cold = np.ones(nw, dtype=bool)
+    if x0 is not None:
+        x0 = np.asarray(x0, dtype=float)
+        if x0.shape != (nw, p):
+            raise DimensionError(f"x0: expected shape {(nw, p)}, got {x0.shape}")
+        cold = ~np.all(np.isfinite(x0), axis=1)
+    upper = np.zeros(nw)
+    tgt = None if target is None else np.broadcast_to(np.asarray(target, float), (nw,))
+    with _single_blas_thread():
+        for rows, start in ((np.flatnonzero(cold), None), (np.flatnonzero(~cold), x0)):
+            if rows.size == 0:
+                continue
+            fast = None
+            sub = np.zeros((rows.size, p))
+            if start is not None:
+                scale = np.linalg.norm(Ms[rows], 2, axis=(-2, -1))
+                xs = start[rows].copy()
+                xs[:, param.n_d :] /= np.where(scale > 0, scale, 1.0)[:, None]
+                # from a near-optimal start the coarse smoothing stage would only move away
+                fast = {"x0": xs, "smoothing": (1e3, 1e5)}
+            res = _mussv(
+                Ms[rows],
+                False,
+                struct,
+                "fast",
+                False,
+                seed,
+                target=None if tgt is None else tgt[rows],
+                fast=fast,
+                scalings=sub,
+            )
+            upper[rows] = res.upper
+            out[rows] = sub
+    return upper, out
+
+
 def _mussv(
-    Ms, single, struct, method, lower, seed, *, lower_floor=0.0, target=None, rel_target=None
+    Ms,
+    single,
+    struct,
+    method,
+    lower,
+    seed,
+    *,
+    lower_floor=0.0,
+    target=None,
+    rel_target=None,
+    fast=None,
+    scalings=None,
 ):
     nw = Ms.shape[0]
     n = struct.n_z
@@ -278,7 +369,16 @@ def _mussv(
         stop = _stop_rule(
             s, target if target is None else np.broadcast_to(target, (nw,))[idx], rel_target
         )
-        phi, x, param = upper_bound_fast(Mn, struct, seed=seed, stop=stop)
+        opts = dict(fast or {})
+        if opts.get("x0") is not None:
+            opts["x0"] = opts["x0"][idx]
+        phi, x, param = upper_bound_fast(Mn, struct, seed=seed, stop=stop, **opts)
+        if scalings is not None:
+            # the optimiser's parameters in the coordinates of the unnormalised stack
+            # (G scales with the matrix, D does not)
+            xs = x.copy()
+            xs[:, param.n_d :] *= s[:, None]
+            scalings[idx] = xs
         Dl, Dr, Gh = param.matrices(x)
         if method == "lmi":
             for j in range(len(idx)):

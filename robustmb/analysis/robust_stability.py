@@ -333,7 +333,9 @@ def robstab(
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
         when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
-        off.  It tries to certify ``upper / (1 + gap_tol)`` times the box.
+        off.  It tries to certify ``upper / (1 + gap_tol)`` times the box.  A sub-box
+        that a probe at its parent's failing frequency rejects (no sweep) is split
+        without counting; at most ``4 * max_boxes`` sub-boxes are examined in all.
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.

@@ -30,8 +30,10 @@ from .gain_boxes import (
     _real_blocks,
     first_reaching_scale,
 )
+from .mu_structure import BlockStructure
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
-from .mussv import mussv, mussv_stack
+from .mu_upper import ScalingParametrization
+from .mussv import mussv, mussv_stack, warm_upper_bounds
 from .uncertain_problem import (
     box_vertices,
     uncertain_problem,
@@ -129,22 +131,36 @@ def _scaled(resp, problem, gamma, alpha=1.0):
     return out
 
 
-def _below_one(stack, blk):
-    """``mu(stack[k]) <= 1`` certified for each ``k`` (the optimisation stops once below)."""
+def _below_one(stack, blk, warm=None, idx=None):
+    """``mu(stack[k]) <= 1`` certified for each ``k`` (the optimisation stops once below).
+
+    With ``warm`` (an ``(N, p)`` array of D,G parameters, NaN rows where none is known
+    yet) and ``idx`` (the rows of ``warm`` that ``stack`` belongs to), the optimiser
+    starts from ``warm[idx]`` and the parameters it ends at are stored back there: the
+    levels of a bisection reuse each other's scalings.  Only the effort changes; the
+    bounds are certified the same way.
+    """
     if len(stack) == 0:
         return np.zeros(0, dtype=bool)
-    return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper <= 1
+    if warm is None:
+        return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper <= 1
+    upper, x = warm_upper_bounds(stack, blk, target=_BELOW_ONE, x0=warm[idx])
+    warm[idx] = x
+    return upper <= 1
 
 
-def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0):
+def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0, warm=True):
     """Upper bound of the worst-case gain at each frequency (vectorised bisection).
 
     Only the largest value is used by the callers, so the bisection stops refining a
     frequency once its certified bound is below ``floor`` (a gain already realised) or
     below the bracket's lower end at another one (the largest bound cannot be there).
+    With ``warm``, each level's D,G optimisation starts from the scalings the previous
+    level ended at, frequency by frequency (see :func:`_below_one`).
     """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
+    xw = np.full((len(omega), _n_scaling_parameters(blk)), np.nan) if warm else None
     nominal_gain = np.linalg.norm(resp[:, problem.nz :, problem.nw :], 2, axis=(-2, -1))
     lo = np.zeros(len(omega))
     # A frequency certified just above the realised gain cannot hold a larger level:
@@ -155,7 +171,7 @@ def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0):
     bad = np.ones(len(omega), dtype=bool)
     for _ in range(40):
         idx = np.flatnonzero(bad)
-        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk)
+        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk, xw, idx)
         bad[idx[ok]] = False
         lo[idx[~ok]] = hi[idx[~ok]]
         if not bad.any():
@@ -163,7 +179,7 @@ def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0):
         hi = np.where(bad, hi * 4, hi)
     else:
         idx = np.flatnonzero(bad)
-        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk)
+        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk, xw, idx)
         hi[idx[~ok]] = np.inf
     finite = np.isfinite(hi)
     lo = np.where(finite & (lo >= hi), 0.0, lo)
@@ -174,10 +190,15 @@ def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0):
         if idx.size == 0:
             break
         mid = 0.5 * (lo[idx] + hi[idx])
-        ok = _below_one(_scaled(resp[idx], problem, mid, alpha), blk)
+        ok = _below_one(_scaled(resp[idx], problem, mid, alpha), blk, xw, idx)
         hi[idx[ok]] = mid[ok]
         lo[idx[~ok]] = mid[~ok]
     return hi
+
+
+def _n_scaling_parameters(blk):
+    """Number of D,G parameters of the optimiser for the structure ``blk``."""
+    return ScalingParametrization(BlockStructure(blk)).p
 
 
 def _certify_level(problem, gamma, alpha=1.0, progress=None):
@@ -251,7 +272,8 @@ def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, exec
         Relative gap ``upper / lower - 1`` the branch and bound aims at.
     max_boxes : int
         Budget of the branch and bound over the parameter box (sub-boxes swept at
-        most; 0 turns it off).  It runs when every element is a real parameter and
+        most, not counting sub-boxes rejected by the probe at their parent's failing
+        frequency; 0 turns it off).  It runs when every element is a real parameter and
         the single-box certificate leaves a gap above ``gap_tol``: each sub-box is
         re-centred (its centre closed into the loop, performance channels included)
         and the level ``lower * (1 + gap_tol)`` is certified on it by a whole-axis
@@ -530,7 +552,8 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
         Relative gap ``upper / lower - 1`` the branch and bound aims at.
     max_boxes : int
         Budget of the branch and bound over the parameter box (sub-boxes swept at
-        most; 0 turns it off).  It runs when every element is a real parameter and
+        most, not counting sub-boxes rejected by the probe at their parent's failing
+        frequency; 0 turns it off).  It runs when every element is a real parameter and
         the certified scaling leaves a gap above ``gap_tol``: it certifies that the
         peak gain stays below ``gamma`` on every re-centred sub-box of
         ``upper / (1 + gap_tol)`` times the box; a sub-box centre reaching ``gamma``
@@ -584,8 +607,12 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     resp = _responses(problem, grid)
     blk = _augmented_blk(problem)
 
+    # each level's D,G optimisation starts where the previous level's ended
+    xw = np.full((len(grid), _n_scaling_parameters(blk)), np.nan)
+    every = np.arange(len(grid))
+
     def ok(alpha):
-        return bool(np.all(_below_one(_scaled(resp, problem, gamma, alpha), blk)))
+        return bool(np.all(_below_one(_scaled(resp, problem, gamma, alpha), blk, xw, every)))
 
     lo, hi = 0.0, 1.0
     while ok(hi) and hi < 1e6:
