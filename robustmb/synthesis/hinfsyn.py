@@ -186,16 +186,21 @@ def _bisect(N, gtol, history):
     for _ in range(200):
         t = ric.gamma_test(N.plant, hi)
         history.append((hi, t.feasible, t.reason))
-        if t.feasible:
+        if t.feasible or not t.decided:
             break
         lo, hi = hi, 2.0 * hi
         if hi > 1e15:
             raise IllPosedError("no gamma below 1e15 passes the H-infinity existence test")
-    while hi > lo * (1 + gtol):
+    # An undecided level (verdict below working accuracy) moves the upper end only: the
+    # lower end stays a level the test proved infeasible.
+    # An optimum of 0 (z decoupled from w) is approached without end: stop at a level
+    # negligible against the plant data.
+    tiny = 1e-8 * _data_scale(N.plant)
+    while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
         t = ric.gamma_test(N.plant, mid)
         history.append((mid, t.feasible, t.reason))
-        if t.feasible:
+        if t.feasible or not t.decided:
             hi = mid
         else:
             lo = mid
@@ -206,6 +211,9 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
     P0 = cplant.with_d22_zero()
     N = ric.normalise(P0)
     lo, hi = _bisect(N, gtol, history)
+    # Undecided verdicts may have pulled the upper end below a level no controller beats;
+    # back off from that level instead.
+    hi = max(hi, min(_parrott_bound(plant, 0.0), hi * (1 + rtol)))
     backoffs = [b for b in (10 * gtol, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1) if b < rtol]
     backoffs.append(rtol)
     fallback = None
