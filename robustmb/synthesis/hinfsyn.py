@@ -33,6 +33,7 @@ from . import hinf_riccati as ric
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
+    boundary_zeros,
     check_solvable,
     closed_loop,
     controller_from_continuous,
@@ -262,6 +263,19 @@ def _lmi(plant, cplant, rtol):
     return gopt, info, None
 
 
+def _zeros_note(plant):
+    """Why no controller may exist: invariant zeros on the stability boundary, if any."""
+    zeros = boundary_zeros(plant)
+    if not zeros:
+        return ""
+    return (
+        "; " + "; ".join(zeros) + " (an invariant zero on the stability boundary: the Riccati "
+        "equations have no stabilising solution at any level, and the optimum, when finite, "
+        "need not be attained by a stabilising controller; move the zero off the boundary, "
+        "e.g. with a weight on the channel)"
+    )
+
+
 def _data_scale(P):
     return max(np.linalg.norm(np.block([[P.A, P.B1, P.B2], [P.C1, P.D11, P.D12]]), 2), 1e-300)
 
@@ -332,9 +346,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     if method in ("auto", "riccati") and regular:
         try:
             lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
-        except IllPosedError:
+        except IllPosedError as exc:
             if method == "riccati":
-                raise
+                raise IllPosedError(str(exc) + _zeros_note(plant)) from None
             cand = None
         if cand is not None:
             K, cl, norm, g, peak = cand
@@ -355,10 +369,14 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
                 certified,
             )
         if method == "riccati":
-            raise IllPosedError("no Riccati controller passed the closed-loop verification")
+            raise IllPosedError(
+                "no Riccati controller passed the closed-loop verification" + _zeros_note(plant)
+            )
     gopt, info, cand = _lmi(plant, cplant, rtol)
     if cand is None:
-        raise IllPosedError("no LMI controller passed the closed-loop verification")
+        raise IllPosedError(
+            "no LMI controller passed the closed-loop verification" + _zeros_note(plant)
+        )
     K, cl, norm, g, peak = cand
     # The SDP optimum less its tolerance: a numerical value, not a certificate.
     lower, certified = _certified_lower(plant, norm, peak, min(gopt * (1 - 1e-6), norm))

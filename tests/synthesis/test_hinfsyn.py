@@ -333,3 +333,34 @@ def test_hamiltonian_axis_verdict_closed_forms():
         assert t.feasible == ok and t.decided
         if g > 1:
             assert t.X[0, 0] == pytest.approx(1 / np.sqrt(1 - g**-2), rel=1e-12)
+
+
+def test_invariant_zero_on_the_imaginary_axis_is_named():
+    from robustmb.synthesis.plant import boundary_zeros
+
+    # w -> y is (s^2 + 4) / (s^2 + 0.1 s + 1): zeros at +-2j (companion form, closed form);
+    # u -> z is 1 + 1 / (s^2 + 0.1 s + 1), zeros at roots of s^2 + 0.1 s + 2 (stable)
+    A = np.array([[0.0, 1.0], [-1.0, -0.1]])
+    b = np.array([[0.0], [1.0]])
+    B = np.hstack([b, b])
+    C = np.array([[1.0, 0.0], [3.0, -0.1]])
+    D = np.array([[0.0, 1.0], [1.0, 0.0]])
+    G = control.ss(A, B, C, D)
+    assert np.allclose(np.sort_complex(control.ss(A, b, C[1:], D[1:, :1]).zeros()), [-2j, 2j])
+    found = boundary_zeros(partition_plant(G, 1, 1))
+    assert found == ["the pencil [A - jw I, B1; C2, D21] (w -> y) loses rank at w = 2"]
+    with pytest.raises(IllPosedError, match=r"B1; C2, D21\] \(w -> y\) loses rank at w = 2"):
+        rmb.hinfsyn(G, 1, 1, method="riccati")
+    # the issue's plant x' = x + w + u, z = x + u, y = x + w: both pencils at w = 0
+    G = control.ss([[1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    found = boundary_zeros(partition_plant(G, 1, 1))
+    assert len(found) == 2 and all(f.endswith("loses rank at w = 0") for f in found)
+    with pytest.raises(IllPosedError, match=r"\(w -> y\) loses rank at w = 0"):
+        rmb.hinfsyn(G, 1, 1, method="riccati")
+    # discrete: the unit circle, angle named
+    Gd = control.c2d(G, 0.1)
+    assert any("(w -> y) loses rank at theta = 0 rad" in f for f in boundary_zeros(
+        partition_plant(Gd, 1, 1)))  # fmt: skip
+    # a regular plant without such zeros: nothing reported
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
+    assert boundary_zeros(partition_plant(G, nmeas, ncon)) == []
