@@ -131,6 +131,16 @@ def main():
             h2_section()
         else:
             _main()
+    h2_unpinned()
+
+
+def h2_unpinned():
+    """h2syn as a user calls it, without the global pin: robustmb pins BLAS to one thread
+    around its SLICOT calls, python-control does not."""
+    G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
+    t1, t2 = _interleaved(lambda: rmb.h2syn(G, nmeas, ncon), lambda: control.h2syn(G, nmeas, ncon))
+    print(f"h2syn SB10HD, BLAS threads as installed: robustmb {t1 * 1e3:.3f} ms, "
+          f"python-control {t2 * 1e3:.3f} ms (ratio {t1 / t2:.2f})")  # fmt: skip
 
 
 def _main():

@@ -45,6 +45,7 @@ from slycot.exceptions import SlycotError
 from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
 
+from ._blas import single_blas_thread
 from .hinf_riccati import is_regular
 from .lmi import lmi_h2, lmi_h2_discrete
 from .plant import as_controller, check_solvable, closed_loop, partition_plant, shift_back
@@ -257,7 +258,8 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         return _lmi(plant, P0)
     # Fast path: the solvability checks run only when the Riccati design fails, to say why.
     try:
-        return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0)
+        with single_blas_thread():
+            return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0)
     except (IllPosedError, np.linalg.LinAlgError, ValueError):
         check_solvable(plant)
         if plant.dt > 0 and method == "auto":

@@ -23,6 +23,7 @@ re-verifies every controller it returns with an independent norm computation.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,43 +127,197 @@ class GammaTest:
     F: np.ndarray | None = None
     L: np.ndarray | None = None
     rho: float = np.nan  # spectral radius of X Y / gamma^2
+    # False when the verdict is below working accuracy (a Hamiltonian eigenvalue pair
+    # within rounding of the imaginary axis): neither feasible nor proven infeasible.
+    decided: bool = True
 
 
-def _stabilising_solution(A, B, Q, S, R, tol):
-    """Stabilising solution of ``A'X + XA - (XB + S) R^-1 (B'X + S') + Q = 0`` or None.
+def _symplectic_balance(H, n):
+    """Powers of two ``d`` with ``diag(d, 1/d)^-1 H diag(d, 1/d)`` balanced and Hamiltonian.
 
-    From the ordered real Schur form of the Hamiltonian: ``X = U21 U11^-1`` with the
-    columns of ``[U11; U21]`` spanning its stable invariant subspace.
+    LAPACK's balancing (``gebal``) of ``H`` gives a diagonal scaling ``s``; its symplectic
+    part ``d = sqrt(s[:n] / s[n:])`` keeps the Hamiltonian structure.  On a plant normalised
+    from nearly singular ``D12`` / ``D21`` (large ``B2`` or ``C2``) the entries of ``H`` span
+    many decades and this grading is what the balancing removes.
+    """
+    try:
+        _, (s, _) = scipy.linalg.matrix_balance(H, permute=False, separate=True)
+    except (ValueError, np.linalg.LinAlgError):
+        return np.ones(n)
+    d = np.sqrt(s[:n] / s[n:])
+    return np.exp2(np.round(np.log2(d)))
+
+
+# Safety factor on the first-order perturbation radius u ||H|| kappa(lambda) of a computed
+# Hamiltonian eigenvalue (covers the modest polynomial in n of the backward error).
+_EIG_SAFETY = 100.0
+
+
+class Undecided(Exception):
+    """The Hamiltonian has eigenvalues within rounding of the imaginary axis that cannot be
+    told on or off it in double precision."""
+
+
+def _axis_verdict(Hb, scale):
+    """Decide whether the Hamiltonian ``Hb`` has eigenvalues on the imaginary axis.
+
+    Each computed eigenvalue ``w_i`` is within ``r_i = 100 u ||Hb|| kappa_i`` of an exact
+    one (first order; ``kappa_i`` from the left and right eigenvectors).  An eigenvalue
+    with ``|Re w_i| <= r_i`` whose disk is isolated from the others (no ``w_j`` within
+    ``4 r_i + r_j``) contains exactly one exact eigenvalue ``mu``; ``-conj(mu)`` is also
+    an eigenvalue of the Hamiltonian and lies within ``3 r_i`` of ``w_i``, so it is ``mu``
+    itself: ``mu`` is purely imaginary, and there is no stabilising solution.  Returns
+    ``(None,) * 4`` then, ``None`` when no eigenvalue is that close to the axis, and
+    raises :class:`Undecided` when a close one is not isolated (a pair about to leave the
+    axis: the verdict is below working accuracy).
+    """
+    w, vl, vr = scipy.linalg.eig(Hb, left=True, right=True)
+    dots = np.abs(np.sum(vl.conj() * vr, axis=0))
+    kappa = np.linalg.norm(vl, axis=0) * np.linalg.norm(vr, axis=0) / np.maximum(dots, 1e-300)
+    r = _EIG_SAFETY * np.finfo(float).eps * scale * kappa
+    near = np.flatnonzero(np.abs(w.real) <= r)
+    if near.size == 0:
+        return None
+    for i in near:
+        others = np.delete(np.arange(w.size), i)
+        if np.all(np.abs(w[others] - w[i]) > 4 * r[i] + r[others]):
+            return (None, None, None, None)
+    raise Undecided(
+        f"Hamiltonian eigenvalue {w[near[0]]:.3g} within rounding ({r[near[0]]:.2g}) of the "
+        "imaginary axis"
+    )
+
+
+def _stabilising_solution(A, B, Q, S, R):
+    """Stabilising solution of ``A'X + XA - (XB + S) R^-1 (B'X + S') + Q = 0``.
+
+    Returns ``(X, F, Xb, d)`` with ``F = -R^-1 (B'X + S')``, ``Xb = diag(d) X diag(d)`` the
+    solution in the balanced coordinates (same inertia as ``X``) and ``d`` the balancing, or
+    four ``None`` when there is none.
+
+    The Hamiltonian is balanced symplectically, put in ordered real Schur form, and
+    ``X = U21 U11^-1`` from the basis ``[U11; U21]`` of its stable invariant subspace.
+    "No stabilising solution" is the verdict only when the Hamiltonian has eigenvalues on
+    the imaginary axis to working accuracy (``|Re lambda| <= tol * ||H_balanced||``), when
+    the stable subspace is not a graph (``U11`` singular to working accuracy) or when the
+    computed ``X`` does not stabilise.  The solution is refined by Newton steps until its
+    residual, relative to the size of its terms, is at rounding level.
     """
     n = A.shape[0]
+    none = (None, None, None, None)
+    if n == 0:
+        X = np.zeros((0, 0))
+        return X, np.zeros((B.shape[1], 0)), X, np.ones(0)
     try:
         RiBt = np.linalg.solve(R, B.T)
         RiSt = np.linalg.solve(R, S.T)
     except np.linalg.LinAlgError:
-        return None, None
-    Ax = A - B @ RiSt
-    H = np.block([[Ax, -B @ RiBt], [-(Q - S @ RiSt), -Ax.T]])
+        return none
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ax = A - B @ RiSt
+        G = B @ RiBt
+        G = 0.5 * (G + G.T)
+        Qx = Q - S @ RiSt
+        Qx = 0.5 * (Qx + Qx.T)
+    H = np.block([[Ax, -G], [-Qx, -Ax.T]])
     if not np.all(np.isfinite(H)):
-        return None, None
+        return none
+    d = _symplectic_balance(H, n)
+    Ab = Ax / d[:, None] * d[None, :]  # D^-1 Ax D
+    Gb = G / d[:, None] / d[None, :]  # D^-1 G D^-1
+    Qb = Qx * d[:, None] * d[None, :]  # D Q D
+    Hb = np.block([[Ab, -Gb], [-Qb, -Ab.T]])
     try:
-        T, U, sdim = scipy.linalg.schur(H, sort="lhp")
+        T, U, sdim = scipy.linalg.schur(Hb, sort="lhp")
     except (np.linalg.LinAlgError, ValueError):
-        return None, None
-    eig = np.diag(T)
-    scale = max(np.linalg.norm(H, 1), 1e-300)
-    if sdim != n or np.min(np.abs(eig.real)) <= tol * scale:
-        return None, None  # eigenvalues on (or too near) the imaginary axis
+        return none
+    scale = max(np.linalg.norm(Hb, 1), 1e-300)
+    if sdim != n or np.min(np.abs(np.diag(T).real)) <= 1e-8 * scale:
+        verdict = _axis_verdict(Hb, scale)
+        if verdict is not None:
+            return verdict
+        if sdim != n:
+            raise Undecided(f"{sdim} of {2 * n} Hamiltonian eigenvalues found stable")
     U11, U21 = U[:n, :n], U[n:, :n]
     if np.linalg.cond(U11) > 1e14:
-        return None, None
-    X = np.linalg.solve(U11.T, U21.T).T
-    X = 0.5 * (X + X.T)
+        return none
+    Xb = np.linalg.solve(U11.T, U21.T).T
+    Xb = 0.5 * (Xb + Xb.T)
+    Xb = _newton_refine(Ab, Gb, Qb, Xb)
+    if Xb is None:
+        return none
+    X = Xb / d[:, None] / d[None, :]
     F = -(RiBt @ X + RiSt)
-    return X, F
+    return X, F, Xb, d
 
 
-def gamma_test(P: Plant, gamma: float, *, tol: float = 1e-12) -> GammaTest:
-    """Existence test of a controller with ``||Tzw||_inf < gamma`` for a normalised plant."""
+def _care_residual(A, G, Q, X):
+    """Residual of ``A'X + XA - XGX + Q = 0`` and the size of its largest term."""
+    AX = A.T @ X
+    XGX = X @ G @ X
+    res = AX + AX.T - XGX + Q
+    size = max(2 * np.linalg.norm(AX, 1), np.linalg.norm(XGX, 1), np.linalg.norm(Q, 1), 1e-300)
+    return res, size
+
+
+def _newton_refine(A, G, Q, X, steps=3):
+    """Newton (Kleinman) steps on the balanced Riccati equation; None if not stabilising.
+
+    The closed-loop matrix ``A - G X`` must be stable: its spectral abscissa below zero
+    relative to its norm.  Steps stop at a relative residual of ``1e-13``.
+    """
+    for k in range(steps + 1):
+        Acl = A - G @ X
+        lam = np.linalg.eigvals(Acl)
+        if np.max(lam.real) >= 0.0:
+            return None
+        res, size = _care_residual(A, G, Q, X)
+        if np.linalg.norm(res, 1) <= 1e-13 * size or k == steps:
+            return X
+        try:
+            with warnings.catch_warnings():
+                # a closed-loop mode near 0 makes the Lyapunov operator nearly singular
+                warnings.simplefilter("ignore", RuntimeWarning)
+                dX = scipy.linalg.solve_continuous_lyapunov(Acl.T, -res)
+        except (np.linalg.LinAlgError, ValueError):
+            return X
+        if not np.all(np.isfinite(dX)):
+            return X
+        Xn = X + 0.5 * (dX + dX.T)
+        res_n, size_n = _care_residual(A, G, Q, Xn)
+        if not np.linalg.norm(res_n, 1) / size_n < np.linalg.norm(res, 1) / size:
+            return X  # no progress: keep the Schur solution
+        X = Xn
+    return X
+
+
+def _psd_root(Xb, d, floor):
+    """``L`` with ``X = L L'`` for ``X = D^-1 Xb D^-1`` after clipping eigenvalues of ``Xb``
+    above ``-floor`` to zero; None when ``Xb`` has an eigenvalue below ``-floor``."""
+    w, V = np.linalg.eigh(Xb)
+    if w[0] < -floor:
+        return None
+    return (V * np.sqrt(np.clip(w, 0.0, None))) / d[:, None]
+
+
+# Relative tolerance of the spectral-radius test: rho(X Y) / gamma^2 has to exceed 1 by
+# more than this for an "infeasible" verdict.  rho is computed as ||Lx' Ly||^2 from
+# square roots of the balanced solutions, accurate to a few ulps times their
+# conditioning; a level that close to the boundary is only used as a bisection bracket.
+_RHO_RTOL = 1e-10
+
+
+def gamma_test(P: Plant, gamma: float) -> GammaTest:
+    """Existence test of a controller with ``||Tzw||_inf < gamma`` for a normalised plant.
+
+    The three conditions are checked in balanced coordinates (see
+    :func:`_stabilising_solution`): semidefiniteness of ``X`` and ``Y`` on their balanced
+    forms (congruent, same inertia), relative to their norm or, when nearly zero, to the
+    natural scale ``||Q|| / ||A||`` of a Gramian of the balanced data; and
+    ``rho(X Y) = ||Lx' Ly||^2 < gamma^2 (1 + 1e-10)`` with ``X = Lx Lx'``, ``Y = Ly Ly'``.
+    The tolerances are generous on purpose: a false "feasible" only costs a controller
+    that fails the independent verification, a false "infeasible" gives a wrong bracket.
+    """
     n, m1, m2, p1, p2 = P.dims
     if gamma <= d_bound(P) * (1 + 1e-12):
         return GammaTest(False, "gamma at or below the feedthrough bound")
@@ -170,32 +325,43 @@ def gamma_test(P: Plant, gamma: float, *, tol: float = 1e-12) -> GammaTest:
     B = np.hstack([P.B1, P.B2])
     R = D1.T @ D1
     R[:m1, :m1] -= gamma**2 * np.eye(m1)
-    X, F = _stabilising_solution(P.A, B, P.C1.T @ P.C1, P.C1.T @ D1, R, tol)
+    try:
+        X, F, Xb, dx = _stabilising_solution(P.A, B, P.C1.T @ P.C1, P.C1.T @ D1, R)
+    except Undecided as exc:
+        return GammaTest(False, f"X test undecided: {exc}", decided=False)
     if X is None:
         return GammaTest(False, "no stabilising solution X")
     Dd = np.vstack([P.D11, P.D21])
     C = np.vstack([P.C1, P.C2])
     Rt = Dd @ Dd.T
     Rt[:p1, :p1] -= gamma**2 * np.eye(p1)
-    Y, Lt = _stabilising_solution(P.A.T, C.T, P.B1 @ P.B1.T, P.B1 @ Dd.T, Rt, tol)
+    try:
+        Y, Lt, Yb, dy = _stabilising_solution(P.A.T, C.T, P.B1 @ P.B1.T, P.B1 @ Dd.T, Rt)
+    except Undecided as exc:
+        return GammaTest(False, f"Y test undecided: {exc}", decided=False)
     if Y is None:
         return GammaTest(False, "no stabilising solution Y")
     L = Lt.T
-    # PSD test relative to the solution or, when it is (nearly) zero, to the natural
-    # scale ||C1||^2 / ||A|| (||B1||^2 / ||A||) of a Gramian of the data.  Generous on
-    # purpose: a false "feasible" only costs a controller that fails verification, while a
-    # false "infeasible" would give a wrong lower bound on the optimum.
-    sa = max(np.linalg.norm(P.A, 2), 1e-12)
-    sx = max(np.linalg.norm(X, 2), np.linalg.norm(P.C1, 2) ** 2 / sa)
-    sy = max(np.linalg.norm(Y, 2), np.linalg.norm(P.B1, 2) ** 2 / sa)
-    if np.linalg.eigvalsh(X)[0] < -1e-6 * sx:
+    floor_x = 1e-6 * _psd_scale(Xb, P.A, P.C1.T @ P.C1, dx)
+    floor_y = 1e-6 * _psd_scale(Yb, P.A.T, P.B1 @ P.B1.T, dy)
+    Lx = _psd_root(Xb, dx, floor_x)
+    if Lx is None:
         return GammaTest(False, "X not positive semidefinite", X, Y, F, L)
-    if np.linalg.eigvalsh(Y)[0] < -1e-6 * sy:
+    Ly = _psd_root(Yb, dy, floor_y)
+    if Ly is None:
         return GammaTest(False, "Y not positive semidefinite", X, Y, F, L)
-    rho = float(np.max(np.abs(np.linalg.eigvals(X @ Y)))) / gamma**2
-    if rho >= 1.0:
+    rho = float(np.linalg.norm(Lx.T @ Ly, 2)) ** 2 / gamma**2 if n else 0.0
+    if rho >= 1.0 + _RHO_RTOL:
         return GammaTest(False, "spectral radius of X Y reaches gamma^2", X, Y, F, L, rho)
     return GammaTest(True, "", X, Y, F, L, rho)
+
+
+def _psd_scale(Xb, A, Q, d):
+    """Scale of a balanced Riccati solution: its norm, or ``||Q_b|| / ||A_b||``."""
+    Ab = A / d[:, None] * d[None, :]
+    Qb = Q * d[:, None] * d[None, :]
+    sa = max(np.linalg.norm(Ab, 2), 1e-12)
+    return max(np.linalg.norm(Xb, 2), np.linalg.norm(Qb, 2) / sa, 1e-300)
 
 
 def central_controller(P: Plant, gamma: float, test: GammaTest):

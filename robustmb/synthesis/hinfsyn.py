@@ -33,6 +33,7 @@ from . import hinf_riccati as ric
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
+    boundary_zeros,
     check_solvable,
     closed_loop,
     controller_from_continuous,
@@ -186,16 +187,21 @@ def _bisect(N, gtol, history):
     for _ in range(200):
         t = ric.gamma_test(N.plant, hi)
         history.append((hi, t.feasible, t.reason))
-        if t.feasible:
+        if t.feasible or not t.decided:
             break
         lo, hi = hi, 2.0 * hi
         if hi > 1e15:
             raise IllPosedError("no gamma below 1e15 passes the H-infinity existence test")
-    while hi > lo * (1 + gtol):
+    # An undecided level (verdict below working accuracy) moves the upper end only: the
+    # lower end stays a level the test proved infeasible.
+    # An optimum of 0 (z decoupled from w) is approached without end: stop at a level
+    # negligible against the plant data.
+    tiny = 1e-8 * _data_scale(N.plant)
+    while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
         t = ric.gamma_test(N.plant, mid)
         history.append((mid, t.feasible, t.reason))
-        if t.feasible:
+        if t.feasible or not t.decided:
             hi = mid
         else:
             lo = mid
@@ -206,6 +212,9 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
     P0 = cplant.with_d22_zero()
     N = ric.normalise(P0)
     lo, hi = _bisect(N, gtol, history)
+    # Undecided verdicts may have pulled the upper end below a level no controller beats;
+    # back off from that level instead.
+    hi = max(hi, min(_parrott_bound(plant, 0.0), hi * (1 + rtol)))
     backoffs = [b for b in (10 * gtol, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1) if b < rtol]
     backoffs.append(rtol)
     fallback = None
@@ -252,6 +261,19 @@ def _lmi(plant, cplant, rtol):
         if ok:
             return gopt, info, (K, cl, norm, g, peak)
     return gopt, info, None
+
+
+def _zeros_note(plant):
+    """Why no controller may exist: invariant zeros on the stability boundary, if any."""
+    zeros = boundary_zeros(plant)
+    if not zeros:
+        return ""
+    return (
+        "; " + "; ".join(zeros) + " (an invariant zero on the stability boundary: the Riccati "
+        "equations have no stabilising solution at any level, and the optimum, when finite, "
+        "need not be attained by a stabilising controller; move the zero off the boundary, "
+        "e.g. with a weight on the channel)"
+    )
 
 
 def _data_scale(P):
@@ -324,9 +346,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     if method in ("auto", "riccati") and regular:
         try:
             lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
-        except IllPosedError:
+        except IllPosedError as exc:
             if method == "riccati":
-                raise
+                raise IllPosedError(str(exc) + _zeros_note(plant)) from None
             cand = None
         if cand is not None:
             K, cl, norm, g, peak = cand
@@ -347,10 +369,14 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
                 certified,
             )
         if method == "riccati":
-            raise IllPosedError("no Riccati controller passed the closed-loop verification")
+            raise IllPosedError(
+                "no Riccati controller passed the closed-loop verification" + _zeros_note(plant)
+            )
     gopt, info, cand = _lmi(plant, cplant, rtol)
     if cand is None:
-        raise IllPosedError("no LMI controller passed the closed-loop verification")
+        raise IllPosedError(
+            "no LMI controller passed the closed-loop verification" + _zeros_note(plant)
+        )
     K, cl, norm, g, peak = cand
     # The SDP optimum less its tolerance: a numerical value, not a certificate.
     lower, certified = _certified_lower(plant, norm, peak, min(gopt * (1 - 1e-6), norm))

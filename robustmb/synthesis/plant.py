@@ -32,6 +32,7 @@ from robustmb.errors import DimensionError, IllPosedError, SignalError
 
 __all__ = [
     "Plant",
+    "boundary_zeros",
     "closed_loop",
     "controller_from_continuous",
     "partition_plant",
@@ -223,6 +224,61 @@ def check_solvable(plant: Plant) -> None:
             f"the plant is not detectable through the measurements {names}: the unstable "
             f"mode(s) {np.round(bad, 6).tolist()} are not observable in them"
         )
+
+
+def boundary_zeros(plant: Plant, tol: float = 1e-8) -> list:
+    """Invariant zeros of the ``u -> z`` and ``w -> y`` channels on the stability boundary.
+
+    The pencils ``[A - s I, B2; C1, D12]`` and ``[A - s I, B1; C2, D21]`` losing rank on the
+    imaginary axis (unit circle in discrete time) break the standing assumptions of the
+    Riccati formulae: no stabilising solution of the corresponding Riccati equation exists
+    at any level, and the optimum, when finite, is not attained by a controller that keeps
+    the loop internally stable with margin.  Candidates are the finite invariant zeros
+    (SLICOT AB08ND through python-control); each is confirmed by the smallest singular
+    value of the pencil at it (relative ``tol``).
+
+    Returns
+    -------
+    list of str
+        One description per zero found, naming the pencil and the frequency.
+
+    Examples
+    --------
+    >>> import control
+    >>> G = control.ss([[1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    >>> boundary_zeros(partition_plant(G, 1, 1))[0]
+    'the pencil [A - jw I, B2; C1, D12] (u -> z) loses rank at w = 0'
+    """
+    n = plant.A.shape[0]
+    found = []
+    channels = (
+        ("the pencil [A - {s} I, B2; C1, D12] (u -> z)", plant.B2, plant.C1, plant.D12),
+        ("the pencil [A - {s} I, B1; C2, D21] (w -> y)", plant.B1, plant.C2, plant.D21),
+    )
+    for label, B, C, D in channels:
+        if n == 0 or B.shape[1] == 0 or C.shape[0] == 0:
+            continue
+        try:
+            zeros = control.ss(plant.A, B, C, D).zeros()
+        except Exception:  # noqa: BLE001 - slycot refusal: no candidates, no claim
+            continue
+        scale = max(np.linalg.norm(np.block([[plant.A, B], [C, D]]), 2), 1.0)
+        for z in np.atleast_1d(zeros):
+            if not np.isfinite(z):
+                continue
+            on = abs(abs(z) - 1) <= tol * 10 if plant.dt else abs(z.real) <= tol * 10 * scale
+            if not on:
+                continue
+            zb = z / abs(z) if plant.dt else 1j * z.imag
+            M = np.block([[plant.A - zb * np.eye(n), B], [C, D]])
+            if np.linalg.svd(M, compute_uv=False)[-1] > tol * scale:
+                continue
+            if plant.dt:
+                where = f"theta = {np.angle(zb):.6g} rad (z = e^(j theta))"
+                found.append(label.format(s="e^(j theta)") + f" loses rank at {where}")
+            else:
+                found.append(label.format(s="jw") + f" loses rank at w = {abs(zb.imag):.6g}")
+    return sorted(set(found), key=found.index)
 
 
 def shift_back(K, D22):
