@@ -51,6 +51,7 @@ from robustmb.analysis._norm_common import (
     _check_tol,
     _unit_scaled,
 )
+from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
@@ -71,6 +72,9 @@ __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
+# Level-set runs after which a polished value still above the certified level gives up
+# the certificate (upper = inf).
+_RECERTIFICATIONS = 3
 
 
 @dataclass(frozen=True)
@@ -635,34 +639,33 @@ class _LevelSetSearch:
             lower, frequency = self._nonzero_start()
             if lower == 0.0:
                 return PeakGain(0.0, 0.0, 0.0, 0)
-        upper, iterations = np.inf, _MAX_ITERATIONS
-        for iteration in range(1, _MAX_ITERATIONS + 1):
-            level = lower * (1.0 + tol)
-            crossings = self.crossing_frequencies(level)
-            if crossings.size == 0:
-                upper, iterations = level, iteration
+        iterations = 0
+        for _ in range(_RECERTIFICATIONS):
+            state = self._level_set(tol, lower, frequency, points, values)
+            upper, count, lower, frequency, points, values = state
+            iterations += count
+            if self.direct:
+                # stiff: the level-set test's crossings carry errors of order eps ||H||,
+                # far wider than a slow resonance; maximise the (refined) response locally
+                lower, frequency = parabolic_peak(
+                    self.sigma, points, values, lower, frequency, tol=tol
+                )
+            elif not (seeded and iterations == 1):
+                # a seed certified at once is already within tol of the peak
+                lower, frequency = self._refine(points, values, lower, frequency)
+            if lower <= upper:
                 break
-            points = self.test_frequencies(crossings)
-            values = self.sigma(points)
-            best = int(np.argmax(values))
-            if values[best] > lower:
-                lower, frequency = float(values[best]), float(points[best])
-            if values[best] <= level:
-                # No evaluation exceeds the level: the candidates were not genuine
-                # crossings (eigenvalues near the axis) and ``level`` is an upper bound.
-                upper, iterations = max(level, lower), iteration
-                break
+            # polishing attained a value above the level found free of crossings: that
+            # level was no upper bound after all; test again from the polished value
         else:
             warnings.warn(
-                f"hinfnorm: level-set iteration did not converge in {_MAX_ITERATIONS} "
-                f"iterations; returning the best lower bound {lower!r}",
+                f"hinfnorm: an attained value {lower!r} exceeds every level the level-set "
+                "test certified; no upper bound is certified (upper = inf)",
                 RuntimeWarning,
                 stacklevel=3,
             )
+            upper = np.inf
         if self.direct:
-            # stiff: the level-set test's crossings carry errors of order eps ||H||, far
-            # wider than a slow resonance; maximise the (refined) response locally
-            lower, frequency = self._refine(points, values, lower, frequency, rounds=40, tol=tol)
             reached = self.accuracy.get(frequency, 0.0)
             if reached > tol:
                 warnings.warn(
@@ -671,13 +674,39 @@ class _LevelSetSearch:
                     RuntimeWarning,
                     stacklevel=3,
                 )
-        elif not (seeded and iterations == 1):
-            # a seed certified at once is already within tol of the peak
-            lower, frequency = self._refine(points, values, lower, frequency)
-        upper = max(upper, lower)
         if self.discrete:
             frequency = frequency / self.dt
         return PeakGain(float(lower), float(upper), float(frequency), iterations)
+
+    def _level_set(self, tol, lower, frequency, points, values):
+        """Raise ``lower`` until the level ``lower (1 + tol)`` has no crossing.
+
+        Returns ``(upper, iterations, lower, frequency, points, values)``: ``upper`` is the
+        level tested free of crossings (``inf`` if the iteration did not converge), and
+        ``points, values`` the last frequencies evaluated.
+        """
+        for iteration in range(1, _MAX_ITERATIONS + 1):
+            level = lower * (1.0 + tol)
+            crossings = self.crossing_frequencies(level)
+            if crossings.size == 0:
+                return level, iteration, lower, frequency, points, values
+            points = self.test_frequencies(crossings)
+            values = self.sigma(points)
+            best = int(np.argmax(values))
+            if values[best] > lower:
+                lower, frequency = float(values[best]), float(points[best])
+            if values[best] <= level:
+                # No evaluation exceeds the level: the candidates were not genuine
+                # crossings (eigenvalues near the axis) and ``level`` is an upper bound
+                # (``lower`` never exceeds it here).
+                return level, iteration, lower, frequency, points, values
+        warnings.warn(
+            f"hinfnorm: level-set iteration did not converge in {_MAX_ITERATIONS} "
+            f"iterations; returning the best lower bound {lower!r}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        return np.inf, _MAX_ITERATIONS, lower, frequency, points, values
 
     def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17, tol=0.0):
         """Polish the attained value by shrinking a bracket around the best sample.

@@ -61,16 +61,9 @@ class _Accumulator:
         self.e = self.e + q
 
     def add_products(self, M, X):
-        """``+ M @ X`` for ``M (r, n)`` and a stack ``X (K, n, m)``: all products at once
-        (error-free), then summed along ``n`` by a tree of error-free additions."""
-        x, y = _two_product(M[None, :, :, None], X[:, None, :, :])  # (K, r, n, m)
-        error = y.sum(axis=2)
-        while x.shape[2] > 1:
-            if x.shape[2] % 2:
-                x = np.concatenate([x, np.zeros_like(x[:, :, :1])], axis=2)
-            x, q = _two_sum(x[:, :, 0::2], x[:, :, 1::2])
-            error = error + q.sum(axis=2)
-        self.add(x[:, :, 0])
+        """``+ M @ X`` for a real ``M (r, n)`` and a real stack ``X (K, n, m)``."""
+        total, error = _dot2(M, X)
+        self.add(total)
         self.e = self.e + error
 
     def add_small(self, value):
@@ -80,11 +73,36 @@ class _Accumulator:
         return self.s + self.e
 
 
+def _dot2(M, X):
+    """``M @ X`` as an unevaluated sum ``(s, e)`` accurate to about twice the working
+    precision, for a real ``M (r, n)`` and a real stack ``X (K, n, m)``.
+
+    All products are formed error-free at once, laid out ``(K, m, r, n)`` so that the
+    summation runs along the last, contiguous axis; they are summed by a tree of
+    error-free additions (pairing the two halves), the rounding errors collected apart.
+    """
+    Xt = np.swapaxes(X, 1, 2)[:, :, None, :]  # (K, m, 1, n)
+    x, y = _two_product(M[None, None, :, :], Xt)  # (K, m, r, n)
+    error = y.sum(axis=-1)
+    while x.shape[-1] > 1:
+        size = x.shape[-1]
+        half = size // 2
+        total, q = _two_sum(x[..., :half], x[..., half : 2 * half])
+        error = error + q.sum(axis=-1)
+        x = np.concatenate([total, x[..., 2 * half :]], axis=-1) if size % 2 else total
+    return np.swapaxes(x[..., 0], 1, 2), np.swapaxes(error, 1, 2)
+
+
 def _complex_products(acc_re, acc_im, M, X_re, X_im):
     """``+ M @ X`` into the real and imaginary accumulators (``M`` real or complex)."""
     M_re, M_im = np.real(M), np.imag(M)
-    acc_re.add_products(M_re, X_re)
-    acc_im.add_products(M_re, X_im)
+    m = X_re.shape[2]
+    # one pass over the real part of M for both parts of X
+    total, error = _dot2(M_re, np.concatenate([X_re, X_im], axis=2))
+    acc_re.add(total[..., :m])
+    acc_re.add_small(error[..., :m])
+    acc_im.add(total[..., m:])
+    acc_im.add_small(error[..., m:])
     if np.any(M_im):
         acc_re.add_products(-M_im, X_im)
         acc_im.add_products(M_im, X_re)

@@ -6,6 +6,7 @@ sigma_max with ``np.linalg.solve`` on dense grids (for certificate checks).
 """
 
 import control
+import mpmath as mp
 import numpy as np
 import pytest
 import slycot
@@ -203,10 +204,18 @@ def test_pycontrol_fallback_counterexample_matches_slicot():
     G = seeded_rss(1, 20, 4, 4, strictly_proper=False)
     gamma, fpeak = hinfnorm(G)
     gamma_ref, f_ref = slycot_linf(G.A, G.B, G.C, G.D, 0.0)
-    assert gamma == pytest.approx(gamma_ref, rel=1e-8)
+    # cond(A) ~ 1e9 here: any double-precision evaluation of G(0) is good to ~1e-8 only;
+    # AB13DD's value is 6.6e-9 above G(0) in 50 digits, so the two may differ by 2e-8
+    assert gamma == pytest.approx(gamma_ref, rel=2e-8)
     assert fpeak == pytest.approx(f_ref, abs=1e-6)
-    # cond(A) ~ 1e9 here: any double-precision evaluation of G(0) is good to ~1e-8 only.
     assert sigma_direct(G.A, G.B, G.C, G.D, [fpeak])[0] == pytest.approx(gamma, rel=5e-8)
+    # the peak is at w = 0: G(0) = D - C A^-1 B in 50-digit mpmath on the same data
+    with mp.workdps(50):
+        A_inv = mp.inverse(-mp.matrix(G.A.tolist()))
+        G0 = mp.matrix(G.C.tolist()) * A_inv * mp.matrix(G.B.tolist()) + mp.matrix(G.D.tolist())
+        exact = float(max(mp.svd_r(G0, compute_uv=False)))
+    assert gamma == pytest.approx(exact, rel=1e-8)
+    assert gamma <= exact * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("discrete", [False, True])
@@ -286,6 +295,40 @@ def test_certificate_upper_bound_dominates_dense_grid():
         dense = sigma_direct(A, B, C, D, omega)
         assert dense.max() <= result.upper * (1 + 1e-10)
         assert dense[-1] == pytest.approx(result.lower, rel=1e-10)
+
+
+def test_upper_bound_is_a_tested_level_when_polishing_passes_it(monkeypatch):
+    """The first level-set test is made to miss its crossings, so ``level`` is declared
+    free of them while the peak is above it; polishing then attains a value above that
+    level.  The returned upper bound must come from a level tested again above the
+    polished value (not the polished value itself), and dominate a dense grid."""
+    import robustmb.analysis.norms as norms_module
+
+    search = norms_module._LevelSetSearch
+    original = search.crossing_frequencies
+    tested = []
+
+    def first_call_misses(self, gamma):
+        crossings = original(self, gamma) if tested else np.empty(0)
+        tested.append((gamma, crossings.size))
+        return crossings
+
+    monkeypatch.setattr(search, "crossing_frequencies", first_call_misses)
+    zeta, tol = 0.05, 1e-8
+    A = np.array([[0.0, 1.0], [-1.0, -2 * zeta]])
+    B, C, D = np.array([[0.0], [1.0]]), np.array([[1.0, 0.0]]), np.zeros((1, 1))
+    result = peak_gain(A, B, C, D, 0.0, tol=tol)
+    exact = 1 / (2 * zeta * np.sqrt(1 - zeta**2))
+    first_level = tested[0][0]
+    assert first_level < exact  # the missed level was below the peak
+    assert result.lower > first_level  # and polishing passed it
+    assert len(tested) >= 2  # so the level-set test ran again
+    free = [level for level, count in tested[1:] if count == 0]
+    assert result.upper in free or result.upper == tested[-1][0]
+    assert result.lower <= exact * (1 + 1e-14) and exact <= result.upper
+    assert result.upper <= result.lower * (1 + tol) * (1 + 1e-12)
+    omega = np.linspace(0.9, 1.1, 20001)
+    assert sigma_direct(A, B, C, D, omega).max() <= result.upper
 
 
 def test_looser_tolerance_still_within_tolerance():
