@@ -5,16 +5,25 @@ Each item builds one frozen model of the on-orbit assembly study
 substituted, structure F_n, stack, robot), closes the attitude PD loop and
 computes the H-infinity cost of Eq. 16 -- the unit of work of the paper's
 121 408 closed loops (8672 edges x 14 frozen models).  The same items run
-in-process and on a 2-worker Dask ``LocalCluster`` (processes), both through
-``robustmb.sweep``; the ratio is measured in the same run, and the projected
-time of the full study is printed from each measured rate.  Cluster start-up
-is excluded from the rate and printed separately.
+in-process, on a 2-worker Dask ``LocalCluster`` (processes) and, with
+``--address``, on an existing Dask cluster reached through its scheduler
+address, all through ``robustmb.sweep``; the ratios are measured in the same
+run, and the projected time of the full study is printed from each measured
+rate.  Cluster start-up is excluded from the rate and printed separately.
 
-Run: ``python benchmarks/bench_sweep.py [n_items]``
+Run: ``python benchmarks/bench_sweep.py [n_items] [--address tcp://HOST:PORT]
+[--no-local-cluster]``
+
+An address cluster, e.g. a scheduler and two single-threaded workers on this
+machine, each its own process (the workers must import this robustmb)::
+
+    dask scheduler --port 0 --no-dashboard --scheduler-file sched.json &
+    dask worker --scheduler-file sched.json --nthreads 1 --no-dashboard &
+    dask worker --scheduler-file sched.json --nthreads 1 --no-dashboard &
 """
 
+import argparse
 import os
-import sys
 import tempfile
 import time
 
@@ -43,7 +52,23 @@ def items(count, seed=0):
     return out
 
 
-def main(count=48):
+def _dask_rate(client, work, ref, path, label, rate_in, t_start):
+    client.run(score, work[0])  # warm the workers (imports, caches)
+    t0 = time.perf_counter()
+    res = rmb.sweep(score, work, executor=client, store=path, chunk_size=4, progress=False)
+    t_dask = time.perf_counter() - t0
+    rate = len(work) / t_dask
+    same = res.values == ref.values
+    hours = FULL_STUDY / rate / 3600
+    print(
+        f"{label:<28}: {len(work)} loops in {t_dask:6.2f} s -> {rate:6.1f} loops/s "
+        f"(start-up {t_start:.1f} s, identical results: {same}); ratio to in-process "
+        f"{rate / rate_in:.2f}; projected full study ({FULL_STUDY} loops) {hours:.2f} h"
+    )
+    return rate
+
+
+def main(count=48, address=None, local_cluster=True):
     work = items(count)
     score(work[0])  # warm imports and caches
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,47 +78,42 @@ def main(count=48):
         )
         t_in = time.perf_counter() - t0
         rate_in = count / t_in
-        print(f"in-process           : {count} loops in {t_in:6.2f} s -> {rate_in:6.1f} loops/s")
+        print(
+            f"{'in-process':<28}: {count} loops in {t_in:6.2f} s -> {rate_in:6.1f} loops/s; "
+            f"projected full study ({FULL_STUDY} loops) {FULL_STUDY / rate_in / 3600:.2f} h"
+        )
         try:
             import distributed
         except ImportError:
             print("distributed not installed: pip install 'robustmb[distributed]'")
             return
-        here = os.path.dirname(os.path.abspath(__file__))
-        os.environ["PYTHONPATH"] = here + os.pathsep + os.environ.get("PYTHONPATH", "")
-        t0 = time.perf_counter()
-        with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
-            client.run(lambda: __import__("bench_sweep").score(work[0]))  # warm the workers
-            t_start = time.perf_counter() - t0
+        if local_cluster:
             t0 = time.perf_counter()
-            res = rmb.sweep(
-                score,
-                work,
-                executor=client,
-                store=os.path.join(tmp, "b.sqlite"),
-                chunk_size=4,
-                progress=False,
-            )
-            t_dask = time.perf_counter() - t0
-        rate_dask = count / t_dask
-        same = res.values == ref.values
-        print(
-            f"Dask LocalCluster x2 : {count} loops in {t_dask:6.2f} s -> {rate_dask:6.1f} loops/s "
-            f"(start-up {t_start:.1f} s, identical results: {same})"
-        )
-        print(f"speed-up (Dask 2 workers / in-process): {rate_dask / rate_in:.2f}")
-        hours_in, hours_dask = FULL_STUDY / rate_in / 3600, FULL_STUDY / rate_dask / 3600
-        print(
-            f"projected full study ({FULL_STUDY} loops): in-process {hours_in:.2f} h, "
-            f"2 workers {hours_dask:.2f} h"
-        )
+            with (
+                distributed.LocalCluster(
+                    n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+                ) as cluster,
+                distributed.Client(cluster) as client,
+            ):
+                t_start = time.perf_counter() - t0
+                path = os.path.join(tmp, "b.sqlite")
+                _dask_rate(client, work, ref, path, "Dask LocalCluster x2", rate_in, t_start)
+        if address:
+            t0 = time.perf_counter()
+            with distributed.Client(address, timeout=60) as client:
+                t_start = time.perf_counter() - t0
+                n = len(client.scheduler_info()["workers"])
+                label = f"Dask at {address} ({n} w)"
+                _dask_rate(
+                    client, work, ref, os.path.join(tmp, "c.sqlite"), label, rate_in, t_start
+                )
         print(f"cpu count: {os.cpu_count()}, load average: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 48)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("n_items", nargs="?", type=int, default=48)
+    ap.add_argument("--address", default=None, help="scheduler address of a Dask cluster")
+    ap.add_argument("--no-local-cluster", action="store_true", help="skip the LocalCluster run")
+    args = ap.parse_args()
+    main(args.n_items, args.address, not args.no_local_cluster)

@@ -221,3 +221,95 @@ def test_partial_functions_resume_from_their_store(tmp_path):
         functools.partial(si.fails_on_negative), GRID[:6], store=store, progress=False
     )
     assert again.computed == 0 and again.values == first.values
+
+
+def _start_dask_cluster(tmp_path, env, n_workers=2):
+    """A scheduler and ``n_workers`` worker processes started as separate subprocesses
+    (``python -m distributed.cli.dask_scheduler`` / ``dask_worker``); returns the
+    scheduler address and the processes."""
+    import json
+    import time
+
+    sched_file = tmp_path / "scheduler.json"
+    logs = [open(tmp_path / f"dask{i}.log", "w") for i in range(n_workers + 1)]  # noqa: SIM115
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", "0"]
+            + ["--no-dashboard", "--scheduler-file", str(sched_file)],
+            env=env,
+            stdout=logs[0],
+            stderr=subprocess.STDOUT,
+        )
+    ]
+    deadline = time.monotonic() + 120
+    while not (sched_file.exists() and sched_file.stat().st_size):
+        if procs[0].poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError((tmp_path / "dask0.log").read_text())
+        time.sleep(0.2)
+    time.sleep(0.2)  # the file is written in one go; let the writer close it
+    address = json.loads(sched_file.read_text())["address"]
+    for i in range(n_workers):
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address]
+                + ["--nthreads", "1", "--no-dashboard", "--name", f"w{i}"],
+                env=env,
+                stdout=logs[i + 1],
+                stderr=subprocess.STDOUT,
+            )
+        )
+    return address, procs, logs
+
+
+@pytest.mark.slow
+def test_dask_scheduler_address_in_subprocesses_equals_in_process(tmp_path):
+    """A Client connected by address to a scheduler and two workers running as separate
+    processes: same result as the plain loop, the store reopens, a failing item is
+    reported with its key, and a worker process that dies mid-sweep loses nothing."""
+    distributed = pytest.importorskip("distributed")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([HERE, ROOT] + [env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
+    env["SWEEP_MARKER"] = str(tmp_path / "died")
+    address, procs, logs = _start_dask_cluster(tmp_path, env)
+    try:
+        assert address.startswith("tcp://")
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            pids = set(client.run(os.getpid).values())
+            assert len(pids) == 2 and os.getpid() not in pids
+            assert all(p.pid not in pids for p in procs)  # workers run under their nannies
+            store = tmp_path / "a.sqlite"
+            res = rmb.sweep(
+                si.closed_loop_peak,
+                GRID,
+                executor=client,
+                store=store,
+                chunk_size=3,
+                progress=False,
+            )
+            with pytest.warns(SweepItemWarning, match="1 of 3"):
+                bad = rmb.sweep(
+                    si.fails_on_negative,
+                    [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0)],
+                    executor=client,
+                    progress=False,
+                )
+            died = rmb.sweep(si.dies_once, GRID, executor=client, chunk_size=2, progress=False)
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs[::-1]:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for f in logs:
+            f.close()
+    assert res.values == REFERENCE and res.computed == len(GRID)
+    assert load_sweep(store).values == REFERENCE
+    assert list(bad.errors) == [1] and "negative stiffness" in bad.errors[1]
+    assert (tmp_path / "died").exists()  # a worker process did exit mid-sweep
+    assert died.values == REFERENCE and died.ok

@@ -130,3 +130,53 @@ def test_mu_bound_is_consistent_with_the_exact_single_parameter_margin():
     assert res.certified
     assert res.lower <= exact + 1e-9  # certified lower bound (mu upper bound >= exact mu)
     assert res.upper >= exact - 1e-6
+
+
+def _costs_of_f6_nodes():
+    """The four costs (Eqs. 16, 17, 18, 20) of the six lumped-robot models of F6, each
+    with an independent check: H-inf above the dense-grid sigma_max (scipy SVD of the
+    python-control response), H2 equal to python-control's, the mu upper
+    bound above the exact single-parameter peak."""
+    import control
+
+    import robustmb as rmb
+    from robustmb.examples import assembly_edges as e
+
+    w = np.logspace(-3, 3, 400)
+    costs = {m: {} for m in ("hinf_W", "h2_W", "hinf_de", "mu_upper", "mu_exact")}
+    loops = [a.closed_loop(a.spacecraft(6, j)) for j in range(1, 7)]
+    upper, _ = e.mu_upper_peak(loops, [0.0, 0.01, 0.1, 1.0, 8.0])
+    for j, cl in enumerate(loops, start=1):
+        g = cl.nominal()
+        hw = float(rmb.hinfnorm(g[0:3, 0:6])[0])
+        hde = float(rmb.hinfnorm(g[6:9, 6:9])[0])
+        h2 = float(rmb.h2norm(g[3:6, 0:6]))
+        for sub, peak in ((g[0:3, 0:6], hw), (g[6:9, 6:9], hde)):
+            resp = np.moveaxis(control.frequency_response(sub, w).fresp, -1, 0)
+            assert np.linalg.svd(resp, compute_uv=False)[:, 0].max() <= peak * (1 + 1e-8)
+        # python-control's own H2 norm (its Lyapunov/SLICOT route, not robustmb's)
+        np.testing.assert_allclose(h2, control.norm(g[3:6, 0:6], p=2), rtol=1e-6)
+        exact = e.real_mu_peak(cl)[0]
+        assert upper[j - 1] >= exact - 1e-9
+        for node in ((j, 1), (j, 2)):
+            costs["hinf_W"][node], costs["h2_W"][node], costs["hinf_de"][node] = hw, h2, hde
+            costs["mu_upper"][node], costs["mu_exact"][node] = float(upper[j - 1]), exact
+    return costs
+
+
+@pytest.mark.slow
+def test_dijkstra_never_costs_more_than_bfs_on_every_metric():
+    """Eqs. 16, 17, 18 and 20 (upper bound and exact): Dijkstra <= BFS, and no simple path
+    up to two moves longer than the BFS path is cheaper than Dijkstra's."""
+    import networkx as nx
+
+    graph = a.walk_graph(6)
+    for metric, node_cost in _costs_of_f6_nodes().items():
+        for start, goal in [((1, 1), (6, 2)), ((2, 1), (5, 2)), ((6, 2), (1, 1))]:
+            dpath, dc, bpath, bc = a.node_cost_paths(graph, node_cost, start, goal)
+            assert dc <= bc * (1 + 1e-14), metric
+            best = min(
+                sum(node_cost[u] + node_cost[v] for u, v in zip(p[:-1], p[1:], strict=True))
+                for p in nx.all_simple_paths(graph, start, goal, cutoff=len(bpath) + 1)
+            )
+            assert dc <= best * (1 + 1e-14), metric

@@ -403,3 +403,32 @@ def test_beam_fe_modes_match_euler_bernoulli_and_build_a_consistent_body():
     # FE rigid mass at P: m on the lateral translations, m L^2 / 3 about y and z
     np.testing.assert_allclose(full["rigid_fe"][1:3, 1:3], mass * np.eye(2), atol=1e-12)
     np.testing.assert_allclose(full["rigid_fe"][4, 4], mass * length**2 / 3, rtol=1e-12)
+
+
+def test_frame_change_block_is_the_dcm_on_both_halves_and_keeps_power():
+    """diag(P, P) against scipy's rotation (not robustmb's), power twist . wrench is the same
+    in both frames, and bad DCMs / name lists are named errors."""
+    from scipy.spatial.transform import Rotation
+
+    from robustmb.errors import ArgumentError, DimensionError
+    from robustmb.multibody import frame_change_block
+
+    p = Rotation.from_rotvec([0.3, -1.1, 0.7]).as_matrix()
+    down = frame_change_block("down", p.T, [f"a_{c}" for c in ACC6], [f"b_{c}" for c in ACC6])
+    up = frame_change_block("up", p, [f"b_{c}" for c in WR6], [f"a_{c}" for c in WR6])
+    assert down.input_names == [f"a_{c}" for c in ACC6] and up.output_names[0] == "a_Fx"
+    rng = np.random.default_rng(3)
+    twist_a, wrench_b = rng.normal(size=6), rng.normal(size=6)
+    twist_b, wrench_a = down.nominal() @ twist_a, up.nominal() @ wrench_b
+    np.testing.assert_allclose(twist_b[:3], p.T @ twist_a[:3], atol=1e-14)
+    np.testing.assert_allclose(twist_b[3:], p.T @ twist_a[3:], atol=1e-14)
+    np.testing.assert_allclose(twist_a @ wrench_a, twist_b @ wrench_b, rtol=1e-13)
+    names = [f"x{k}" for k in range(6)]
+    with pytest.raises(ArgumentError, match="'m'.*proper rotation"):
+        frame_change_block("m", np.diag([1.0, 1.0, -1.0]), names, names)
+    with pytest.raises(ArgumentError, match="proper rotation"):
+        frame_change_block("s", 2 * np.eye(3), names, names)
+    with pytest.raises(DimensionError, match="dcm must be 3x3"):
+        frame_change_block("d", np.eye(2), names, names)
+    with pytest.raises(DimensionError, match="6 input and 6 output names"):
+        frame_change_block("n", np.eye(3), names[:5], names)
