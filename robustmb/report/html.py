@@ -473,9 +473,9 @@ def render_html(
                 _img(
                     pngs["histograms"],
                     "Monte Carlo histograms",
-                    "Histogram of the sampled peak gain of each channel "
-                    f"({_e(analysis.sampling_description())}) with the nominal value, the "
-                    "specification and the certified worst-case bounds.",
+                    "Histogram of the sampled peak gain of each channel, with the nominal "
+                    "value, the specification and the certified worst-case bounds. "
+                    + analysis.sampling_description(),
                 )
             )
         parts.append(

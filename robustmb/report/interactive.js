@@ -1,6 +1,7 @@
 // Interactive SVG charts of a robustmb report (no library, no network access).
 // Each JSON script block of class chart-data holds one chart: axes
-// settings and series {kind: line | points | hline | vline, label, x, y, color, ...}.
+// settings and series {kind: line | points | hline | vline, label, x, y, color, ...}
+// (a line with "marker" also gets a dot of that radius at each point).
 // Hover: values of every visible curve at the nearest computed point.  Drag: zoom on
 // the x range (y follows the visible data).  Double click / reset button: full view.
 (function () {
@@ -163,8 +164,9 @@
         if (!self.ok(c.x[k], s.xlog) || !self.ok(c.y[k], s.ylog)) { pen = false; continue; }
         var X = self.px(c.x[k]).toFixed(2), Y = self.py(c.y[k]).toFixed(2);
         if (c.x[k] >= self.x0 && c.x[k] <= self.x1) n++; // points in view
-        if (c.kind === "points") el("circle", { cx: X, cy: Y, r: 5, fill: c.color, "data-label": c.label }, g);
-        else { d += (pen ? "L" : "M") + X + " " + Y; pen = true; }
+        if (c.kind === "points" || c.marker)
+          el("circle", { cx: X, cy: Y, r: c.marker || 5, fill: c.color, "data-label": c.label }, g);
+        if (c.kind === "line") { d += (pen ? "L" : "M") + X + " " + Y; pen = true; }
       }
       if (c.kind === "line") el("path", { d: d, fill: "none", stroke: c.color, "stroke-width": c.width,
         "stroke-dasharray": c.dash, "data-label": c.label, "data-points": n }, g);

@@ -49,9 +49,14 @@ def _values(a):
     return [float(v) if np.isfinite(v) else None for v in a]
 
 
-def _line(label, x, y, color, width=2.0, dash=None):
-    return {"kind": "line", "label": label, "x": _values(x), "y": _values(y),
-            "color": color, "width": width, "dash": dash}  # fmt: skip
+def _line(label, x, y, color, width=2.0, dash=None, marker=None):
+    """A curve; ``marker`` (radius in px) also draws a dot at each point, so that isolated
+    points of a curve with gaps (or a single point) stay visible, as in the static figure."""
+    out = {"kind": "line", "label": label, "x": _values(x), "y": _values(y),
+           "color": color, "width": width, "dash": dash}  # fmt: skip
+    if marker is not None:
+        out["marker"] = marker
+    return out
 
 
 def _points(label, x, y, color, at_zero=False):
@@ -94,7 +99,10 @@ def mu_chart(analysis):
     series = [_line("μ upper bound", w[pos], up[pos], WORST, 1.8)]
     has_lo = pos & (lo > 0)
     if has_lo.any():
-        series.append(_line("μ lower bound", w[has_lo], lo[has_lo], NOMINAL, 1.4, "5 3"))
+        # computed at some frequencies only (often one): dots as in the static figure
+        series.append(
+            _line("μ lower bound", w[has_lo], lo[has_lo], NOMINAL, 1.4, "5 3", marker=2.5)
+        )
     # omega = 0 has no place on a log axis: as in the static figure, its values are
     # drawn at the left edge (the readout says omega = 0)
     x_zero = (w[pos].min() if pos.any() else 1.0) / 2.0

@@ -291,6 +291,18 @@ def test_certain_system_and_python_control_message():
         control.frequency_response(G)
 
 
+def test_python_control_conversions_are_explicit_as_documented():
+    # docs/matlab.md: StateSpace/ss/tf decide by isinstance before reading G, so they raise
+    # python-control's own TypeError; an uncertain system is deliberately not an LTI.
+    G = rmb.ureal("k", 2.0, percent=10) / (s + 1)
+    assert not isinstance(G, control.LTI)
+    for convert in (control.StateSpace, control.ss, control.tf):
+        with pytest.raises(TypeError, match="StateSpace"):
+            convert(G)
+    G0 = control.StateSpace(G.nominal())
+    assert np.allclose(control.evalfr(G0, 1j), 2.0 / (1j + 1), rtol=0, atol=1e-12)
+
+
 def test_import_robustmb_does_not_load_plotting():
     code = "import sys, robustmb; print('robustmb.plotting' in sys.modules)"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

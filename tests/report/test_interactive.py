@@ -198,3 +198,50 @@ def test_hover_readout_and_zoom_in_headless_chromium(mimo_report, tmp_path):
     assert dict(out["zoom_points"])["nominal"] == str(inside)
     lo, hi = map(float, out["reset"].split(","))
     assert (lo, hi) == (w.min(), w.max())
+
+
+def test_mu_lower_bound_carries_dots_like_the_static_figure(oscillator):
+    from robustmb.report.interactive import mu_chart
+    from robustmb.report.worst_case import worst_case_analysis
+
+    res = worst_case_analysis(oscillator, channels={}, n_samples=0)
+    mu = res.robstab.mu
+    lower = [s for s in mu_chart(res)["series"] if s["label"] == "μ lower bound"]
+    n = int(np.sum((mu.omega > 0) & (mu.mu_lower > 0)))
+    # here computed at one frequency only (the peak): a dot per point, as the static "."
+    assert n == 1 and len(lower) == 1
+    assert lower[0]["marker"] > 0 and len(lower[0]["x"]) == n
+
+
+@pytest.mark.skipif(_browser() is None, reason="no headless Chromium installed (looked for "
+                    + ", ".join(BROWSERS) + ")")  # fmt: skip
+def test_single_point_curve_is_visible_in_headless_chromium(tmp_path):
+    # A lower bound computed at one frequency only: a dashed path through one point draws
+    # nothing, so the renderer must put a dot there (and on every point of a marked line).
+    from robustmb.report.interactive import SCRIPT, STYLE, chart_figure_html
+
+    def line(label, x, y, **extra):
+        return {"kind": "line", "label": label, "x": x, "y": y, "color": "#1f77b4",
+                "width": 1.4, "dash": "5 3", **extra}  # fmt: skip
+
+    series = [
+        line("curve", [0.1, 1.0, 10.0], [0.2, 0.5, 0.3]),
+        line("one point", [2.0], [0.4], marker=2.5),
+        line("three points", [0.2, 3.0, 5.0], [0.1, 0.2, 0.3], marker=2.5),
+    ]
+    chart = {"title": "t", "xlabel": "x", "xname": "x", "ylabel": "y", "xlog": True,
+             "ylog": False, "yzero": True, "series": series}  # fmt: skip
+    page = tmp_path / "chart.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{STYLE}</style></head><body>"
+        + chart_figure_html([chart], "c")
+        + f"<script>{SCRIPT}</script></body></html>",
+        encoding="utf-8",
+    )
+    dom = subprocess.run(
+        [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    dots = lambda label: len(re.findall(rf'<circle[^>]*data-label="{label}"', dom))  # noqa: E731
+    assert dots("one point") == 1 and dots("three points") == 3 and dots("curve") == 0
+    assert len(re.findall(r'<path[^>]*data-label="three points"', dom)) == 1
