@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import control
 import numpy as np
@@ -37,6 +38,10 @@ PAPER_GAMMA2 = 0.69
 #: It balances the magnitudes of the tuned entries (the loop needs gains of order 1e3
 #: from errors to torques); the controller family is unchanged.
 OUTPUT_SCALE = 100.0
+
+#: The stored design (tuned values and the active set it was tuned on, and how it was
+#: produced): :func:`arm_lpv_synthesis` ``(design="stored")`` starts from it.
+DESIGN_FILE = Path(__file__).parent / "data" / "arm_lpv_design.json"
 
 REFS = ["r[0]", "r[1]"]
 ERRORS = ["e[0]", "e[1]"]
@@ -173,6 +178,7 @@ def arm_lpv_synthesis(
     hard_margin=PAPER_GAMMA1,
     scan_levels=3,
     start="hard",
+    design=None,
     **options,
 ):
     """Tune and certify the robust LPV controller of the arm (problem (27)).
@@ -200,9 +206,16 @@ def arm_lpv_synthesis(
         (``"hard"``: it reaches 0.87 there, while starts tuned on the nominal point
         alone lost the hard goal when continued on the corners), or are tuned on the
         nominal point (``"nominal"``).
+    design : {"stored"} or path-like, optional
+        Start from a stored design instead of random starts: its values are the
+        initial design and its active set the initial samples (``"stored"``:
+        :data:`DESIGN_FILE`; a path: a checkpoint written by ``systune(checkpoint=)``).
+        The active-set loop, the worst-case searches and the certificates then run
+        as usual from it.
     **options
         Further options of :func:`robustmb.systune` (``n_random``, ``rtol``,
-        ``initial``, ``maxiter``, ``max_add``, ``certify_budget``, ``polish``).
+        ``initial``, ``maxiter``, ``max_add``, ``certify_budget``, ``polish``,
+        ``checkpoint``).
 
     The active set starts from the nominal point and the four ``(t1, t2)`` corners
     (:func:`scheduling_corners`): the scheduled controller must hold at all of them.
@@ -222,6 +235,14 @@ def arm_lpv_synthesis(
 
     t0 = time.perf_counter()
     prob = arm_lpv_tuning_problem()
+    samples = scheduling_corners(prob)
+    if design is not None:
+        from ..tuning.robust_tuning import read_checkpoint
+
+        stored = read_checkpoint(DESIGN_FILE if design == "stored" else design)
+        options["initial"] = stored["values"]
+        samples = stored["active_set"][1:]  # the nominal point comes first
+        random_start = 0
     res = systune(
         prob.closed_loop,
         prob.soft,
@@ -231,7 +252,7 @@ def arm_lpv_synthesis(
         certify=certify,
         max_rounds=max_rounds,
         certify_splits=certify_splits,
-        samples=scheduling_corners(prob),
+        samples=samples,
         robust=True,
         hard_margin=hard_margin,
         scan_levels=scan_levels,

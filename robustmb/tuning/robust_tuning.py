@@ -47,9 +47,15 @@ __all__ = [
     "RobustSystuneResult",
     "WorstCase",
     "certify_goal",
+    "read_checkpoint",
     "robust_systune",
     "search_worst_case",
 ]
+
+
+#: ``start="hard"``: the worst hard goal (relative to its tuning level) is minimised
+#: until it falls below this value.
+HARD_START_LEVEL = 0.9
 
 
 # ------------------------------------------------------------------------ certificate
@@ -210,6 +216,7 @@ def robust_systune(
     certify_budget=None,
     polish="final",
     start="nominal",
+    checkpoint=None,
 ):
     """Active-set robust tuning of ``cl`` and the certificate of each goal (module doc).
 
@@ -238,6 +245,11 @@ def robust_systune(
         must meet a hard goal at the corners of its range from the start).
     initial : dict, optional
         ``{tunable name: value}`` to start the first round from (others keep theirs).
+    checkpoint : str or path-like, optional
+        A JSON file rewritten after every round with the design (``values``), the
+        active set it was tuned on and the history so far: a stopped run resumes with
+        ``initial=ck["values"], samples=ck["active_set"][1:]``
+        (:func:`read_checkpoint`).
     max_add : int
         Samples added per goal and round at most: the worst case found, then the most
         unstable points (the loop is unstable somewhere) or further points violating
@@ -350,7 +362,14 @@ def robust_systune(
                 first = build(points[:1])
             elif start == "hard" and problem.hard and not initial:
                 hard_only = TuningProblem(params, problem.hard, [], problem.loops)
-                starts = [hard_only.run(s, maxiter=maxiter, polish=False).x for s in starts]
+                # Stop once every hard goal is met with room to spare (0.9 of its
+                # tuning level): pushed further, a goal that falls monotonically with a
+                # gain (d -> y under high gain) drives the gain towards infinity, and
+                # the soft stage must then walk all the way back.
+                starts = [
+                    hard_only.run(s, maxiter=maxiter, polish=False, stop_below=HARD_START_LEVEL).x
+                    for s in starts
+                ]
             rr = []
             for s in starts:
                 rr.append(_run(first, s, maxiter, None, polished))
@@ -407,6 +426,8 @@ def robust_systune(
                 "time": time.perf_counter() - t0,
             }
         )
+        if checkpoint is not None:
+            _write_checkpoint(checkpoint, params.values(x), tuned_points, history)
         if progress:
             h = history[-1]
             print(
@@ -475,6 +496,70 @@ def robust_systune(
         time=t_end - t_start,
         certify_time=t_end - t_cert,
     )
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(w) for k, w in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(w) for w in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _write_checkpoint(path, values, points, history):
+    """Write the round's design, active set and history (JSON, replaced atomically)."""
+    import json
+    import os
+
+    data = {"values": values, "active_set": points, "history": history}
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(_jsonable(data), fh)
+    os.replace(tmp, path)
+
+
+def read_checkpoint(path):
+    """A checkpoint of :func:`robust_systune` (or a stored design in that format).
+
+    Returns
+    -------
+    dict
+        ``values`` (``{tunable name: ndarray}``), ``active_set`` (list of
+        ``{parameter name: value}``, the nominal first) and ``history``, plus any further
+        keys of the file.
+
+    Examples
+    --------
+    >>> import control, tempfile, os
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning import WeightedGain
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
+    >>> s = control.tf("s")
+    >>> G = rmb.uss(1 / (s - a)); G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
+    >>> K = rmb.tunable_gain("K", 1, 1); K.input_names, K.output_names = ["e"], ["u"]
+    >>> S = control.ss([], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S",
+    ...                inputs=["r", "y", "u", "d"], outputs=["e", "v"])
+    >>> CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    >>> goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
+    >>> path = os.path.join(tempfile.mkdtemp(), "ck.json")
+    >>> res = rmb.systune(CL, goals, seed=0, certify=False, checkpoint=path)
+    >>> ck = read_checkpoint(path)
+    >>> round(float(ck["values"]["K"][0, 0]), 3), len(ck["active_set"])
+    (4.0, 2)
+    """
+    import json
+
+    with open(path) as fh:
+        data = json.load(fh)
+    for key in ("values", "active_set"):
+        if key not in data:
+            raise ArgumentError(f"read_checkpoint: '{path}' has no '{key}'")
+    data["values"] = {k: np.asarray(v, float) for k, v in data["values"].items()}
+    return data
 
 
 def _run(problem, x0, maxiter, target, polish=True):

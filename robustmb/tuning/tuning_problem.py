@@ -302,10 +302,11 @@ class TuningProblem:
             return None
         return r2
 
-    def run(self, x0, *, maxiter=1000, ftol=1e-7, polish=True) -> RunRecord:
+    def run(self, x0, *, maxiter=1000, ftol=1e-7, polish=True, stop_below=None) -> RunRecord:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
-        of a run's time for ``n`` in the tens: an intermediate design can do without)."""
+        of a run's time for ``n`` in the tens: an intermediate design can do without);
+        ``stop_below`` stops the run as soon as the objective is below it."""
         t0 = time.perf_counter()
         start = np.asarray(x0, float).copy()
         x, hist = start.copy(), []
@@ -331,12 +332,12 @@ class TuningProblem:
                     False,
                     "could not meet the hard goals",
                 )
-        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol)
+        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol, stop_below=stop_below)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
         for _ in range(5):
-            if r.message in ("converged", "maximum number of iterations"):
+            if r.message in ("converged", "maximum number of iterations", "target reached"):
                 break
-            r2 = bfgs(self.objective, r.x, maxiter=maxiter, ftol=ftol)
+            r2 = bfgs(self.objective, r.x, maxiter=maxiter, ftol=ftol, stop_below=stop_below)
             if not r2.f < r.f * (1 - ftol):
                 break
             r2.history = r.history + r2.history

@@ -269,3 +269,28 @@ def test_sub_box_certificate_against_brute_force_and_its_budget():
     assert cut.lower <= res.upper
     with pytest.raises(rmb.errors.ArgumentError, match="budget"):
         certify_goal(G, splits={"a": 2}, budget=-1.0)
+
+
+def test_checkpoint_holds_the_design_and_resumes_it(tmp_path):
+    # Every round rewrites the checkpoint: the last one holds the final design (k = 4,
+    # the analytic optimum of the test above) and the active set {1, 1.5}; a run
+    # resumed from it starts on that set and stays at the optimum.
+    from robustmb.tuning.robust_tuning import read_checkpoint
+
+    CL = _unstable_pole_loop()
+    goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
+    path = tmp_path / "ck.json"
+    res = rmb.systune(CL, goals, seed=0, certify=False, checkpoint=path)
+    ck = read_checkpoint(path)
+    assert float(ck["values"]["K"][0, 0]) == float(res.values["K"][0, 0])
+    assert [p["a"] for p in ck["active_set"]] == pytest.approx([1.0, 1.5])
+    assert len(ck["history"]) == len(res.history)
+    again = rmb.systune(
+        CL, goals, certify=False, initial=ck["values"], samples=ck["active_set"][1:], robust=True
+    )
+    assert float(again.values["K"][0, 0]) == pytest.approx(4.0, abs=1e-3)
+    assert len(again.active_set) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"values": {}}')
+    with pytest.raises(rmb.errors.ArgumentError, match="active_set"):
+        read_checkpoint(bad)
