@@ -15,7 +15,8 @@ faster than the grid).
 Run: ``python benchmarks/bench_real_parameters.py`` (from the repository root);
 ``--no-previous`` skips the previous-interval runs; ``--gain-only`` runs only the
 wcgain / robgain branch-and-bound table; ``--set-only [name parts]`` only the problem set
-(twelve loops with exact or published margins, or those whose names contain a part).
+(twelve loops with exact or published margins, or those whose names contain a part);
+``--warm [--arm]`` the cold / warm-started pointwise gain bisection.
 """
 
 import importlib.util
@@ -382,7 +383,65 @@ def gain_branch_and_bound():
             )
 
 
+def warm_start(arm=False):
+    """Pointwise worst-case gain bisection with cold and warm-started D,G scalings.
+
+    Same run, same grid; ``/cold`` is the warm time over the cold one.  With ``arm``
+    the arm's tracking loop ``W_e S`` under the scheduled PID of
+    ``rmb.report.arm_lpv.scheduled_pid`` on the quarter ``(t1, t2)`` sub-box (the
+    lower halves of both ranges, 7 real parameters, 25 channels) is added (slow).
+    """
+    from robustmb.analysis import worst_case_gain as wcg
+    from robustmb.analysis.mu_sweep import default_grid
+
+    cases = [("resonance d1 d2 product, 8 frequencies", resonance_product_loop(), None)]
+    if arm:
+        from robustmb.report.arm_lpv import arm_lpv_loop, scheduled_pid
+
+        loop, channels = arm_lpv_loop(scheduled_pid()[0])
+        outs, ins, _ = channels["tracking W_e S"]
+        model = loop[outs, ins]
+        els = model.uncertainty
+        sub = {}
+        for n in ("t1", "t2"):
+            lo, hi = els[n].range
+            sub[n] = rmb.ureal(n, 0.75 * lo + 0.25 * hi, range=(lo, 0.5 * (lo + hi)))
+        cases.append(("arm tracking, quarter (t1, t2) box", model.usubs(sub), "grid"))
+    print(f"\n{'case':40s} {'cold s':>8s} {'warm s':>8s} {'/cold':>6s} {'peak cold':>10s}"
+          f" {'peak warm':>10s} {'levels c/w':>10s}")  # fmt: skip
+    for name, loop, how in cases:
+        problem = uncertain_problem(loop)
+        floor = 0.0
+        if how is None:
+            omega = np.array([0.3, 0.6, 0.8, 0.84, 0.9, 1.0, 1.5, 3.0])
+        else:
+            floor, f_lo, *_ = wcg._worst_case_search(problem)
+            omega = np.union1d(default_grid(problem.a, problem.dt), [f_lo])
+        out = []
+        for warm in (False, True):
+            calls = [0]
+            original = wcg._below_one
+
+            def counted(*a, original=original, calls=calls, **k):
+                calls[0] += 1
+                return original(*a, **k)
+
+            wcg._below_one = counted
+            try:
+                t0 = time.perf_counter()
+                gam = wcg.pointwise_gain_bounds(problem, omega, floor=floor, warm=warm)
+                out.append((time.perf_counter() - t0, float(np.max(gam)), calls[0]))
+            finally:
+                wcg._below_one = original
+        (tc, pc, lc), (tw, pw, lw) = out
+        print(f"{name:40s} {tc:8.2f} {tw:8.2f} {tw / tc:6.2f} {pc:10.6g} {pw:10.6g}"
+              f" {lc:4d}/{lw:<4d}", flush=True)  # fmt: skip
+
+
 if __name__ == "__main__":
+    if "--warm" in sys.argv:
+        warm_start(arm="--arm" in sys.argv)
+        sys.exit(0)
     if "--set-only" in sys.argv:
         problem_set([a for a in sys.argv[1:] if not a.startswith("--")])
         sys.exit(0)
