@@ -14,7 +14,9 @@ faster than the grid).
 
 Run: ``python benchmarks/bench_real_parameters.py`` (from the repository root);
 ``--no-previous`` skips the previous-interval runs; ``--gain-only`` runs only the
-wcgain / robgain branch-and-bound table.
+wcgain / robgain branch-and-bound table; ``--set-only [name parts]`` only the problem set
+(twelve loops with exact or published margins, or those whose names contain a part);
+``--warm [--arm]`` the cold / warm-started pointwise gain bisection.
 """
 
 import importlib.util
@@ -157,41 +159,148 @@ def discrete_loop():
     return rmb.feedback(g * plant, 1.0)
 
 
-def problem_set():
-    """Loops with an exact margin: certified gap, time, and the AB13MD grid's time."""
-    print(
-        f"\n{'case':32s} {'lower':>9s} {'upper':>9s} {'exact':>9s} {'gap %':>7s} {'t s':>6s}"
-        f" {'grid s':>7s} {'/grid':>6s}"
-    )
-    for name, loop, exact, decades in [
+def interval_polynomial_loop(roots, percent, dt=0.0):
+    """Monic polynomial with the coefficients of ``poly(roots)`` as independent ``ureal``.
+
+    Companion form: the chain ``x1 -> ... -> xn`` of integrators (of delays when
+    ``dt``), closed by ``u = r - sum a_i x_{i+1}``; the characteristic polynomial is
+    ``s^n + a_{n-1} s^{n-1} + ... + a_0`` with ``a_i = a_i0 (1 +- percent %)``.
+    """
+    import control
+
+    coeffs = np.real(np.poly(roots))[::-1][:-1]  # a_0 .. a_{n-1}
+    n = len(coeffs)
+    a = np.diag(np.ones(n - 1), 1)
+    b = np.zeros((n, 1))
+    b[-1, 0] = 1.0
+    args = (dt,) if dt else ()
+    chain = rmb.uss(control.ss(a, b, np.eye(n), np.zeros((n, 1)), *args))
+    gain = None
+    for i, c in enumerate(coeffs):
+        row = np.zeros((1, n))
+        row[0, i] = 1.0
+        term = rmb.ureal(f"a{i}", float(c), percent=percent) * rmb.uss(
+            control.ss([], [], [], row, *args)
+        )
+        gain = term if gain is None else gain + term
+    return rmb.feedback(chain, gain), coeffs
+
+
+def kharitonov_margin(coeffs, percent, tol=1e-12):
+    """Exact margin of the interval polynomial (Kharitonov's theorem), by bisection.
+
+    The box scaled by ``t`` holds only Hurwitz polynomials iff its four Kharitonov
+    polynomials are Hurwitz (leading coefficient 1, fixed); the boxes are nested, so
+    the stable scalings form an interval ``[0, t*)``.  Uses only ``numpy.roots``.
+    """
+    c = np.asarray(coeffs, float)
+    r = np.abs(c) * percent / 100.0
+    patterns = [(-1, -1, 1, 1), (1, 1, -1, -1), (-1, 1, 1, -1), (1, -1, -1, 1)]
+
+    def stable(t):
+        for pat in patterns:
+            sign = np.array([pat[i % 4] for i in range(len(c))])
+            poly = np.concatenate([[1.0], (c + t * sign * r)[::-1]])
+            if np.max(np.roots(poly).real) >= 0:
+                return False
+        return True
+
+    lo, hi = 0.0, 1.0
+    while stable(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > tol * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
+    return hi
+
+
+def schur_triangle_margin(a0, a1, r0, r1):
+    """Exact margin of ``z^2 + a1 z + a0`` over the box: the Schur triangle
+    ``|a0| < 1, |a1| < 1 + a0`` first left at an edge (closed form)."""
+    return min((1.0 - a0) / r0, (1.0 + a0 - abs(a1)) / (r0 + r1))
+
+
+def _grid_time(problem, decades):
+    """Time of SLICOT AB13MD at 1000 frequencies (log grid, or [0, pi/dt] if discrete)."""
+    if decades is None:  # discrete: the grid spans [0, pi / dt]
+        import slycot
+
+        omega = np.linspace(0, np.pi / problem.dt, 1000)
+        a, bw, cz, dzw = problem.m11
+        resp = rmb.freqresp((a, bw, cz, dzw, problem.dt), omega)
+        t1 = time.perf_counter()
+        for m in resp:
+            slycot.ab13md(m, np.ones(problem.nw, int), np.ones(problem.nw, int))
+        return time.perf_counter() - t1
+    t1 = time.perf_counter()
+    ab13md_grid(problem, np.logspace(*decades, 1000))
+    return time.perf_counter() - t1
+
+
+def problem_cases():
+    """``(name, loop, exact margin or None, AB13MD grid decades or None if discrete)``.
+
+    Exact references, none computed by robustmb: closed forms (lag, product, pole
+    escape, discrete pole, Schur triangle), Kharitonov's theorem on interval
+    polynomials (``numpy.roots`` bisection), the two-cart value published by MATLAB.
+    """
+    cases = [
         ("lag K, p (3 states, 2 real)", lag_loop(), 4 / 3, (-2, 2)),
         ("d1 d2 product (2 states, 2 real)", product_loop(), 1.0, (-2, 2)),
         ("pole escape (4 states, 2 real)", pole_escape_loop(), 1.5, (-2, 3)),
         ("discrete 1/(z-a), g (1 state)", discrete_loop(), 0.3 / 0.44, None),
-    ]:
+        ("two carts (7 states, 3 real)", rmb.examples.two_carts_loop(), 2.8864, (-1, 4)),
+    ]
+    # z^2 + a1 z + a0 with a0 = 0.1, a1 = -0.7 (roots 0.5, 0.2), both at +-40 %
+    loop, _ = interval_polynomial_loop([0.5, 0.2], 40, dt=0.1)
+    exact = schur_triangle_margin(0.1, -0.7, 0.04, 0.28)
+    cases.append(("discrete z^2 + a1 z + a0 (2 real)", loop, exact, None))
+    for label, roots, pct in [
+        ("interval cubic (3 real)", [-1, -2, -3], 20),
+        ("interval quartic (4 real)", [-1 + 1j, -1 - 1j, -2, -3], 20),
+        ("interval quintic (5 real)", [-0.5 + 2j, -0.5 - 2j, -1, -2, -4], 10),
+        ("interval degree 6 (6 real)", [-0.3 + 1j, -0.3 - 1j, -1 + 3j, -1 - 3j, -2, -5], 5),
+        ("interval degree 7 (7 real)", [-0.5 + 1j, -0.5 - 1j, -1, -1.5, -2 + 2j, -2 - 2j, -3], 5),
+        ("interval degree 9 (9 real)", [-1, -1.5, -2, -2.5, -3, -0.5 + 1j, -0.5 - 1j, -1 + 2j,
+                                        -1 - 2j], 3),
+    ]:  # fmt: skip
+        loop, coeffs = interval_polynomial_loop(roots, pct)
+        cases.append((label, loop, kharitonov_margin(coeffs, pct), (-2, 2)))
+    return cases
+
+
+def problem_set(only=None):
+    """Loops with an exact margin: certified gap, time, and the AB13MD grid's time."""
+    print(
+        f"\n{'case':36s} {'lower':>9s} {'upper':>9s} {'exact':>9s} {'gap %':>7s} {'t s':>7s}"
+        f" {'grid s':>7s} {'/grid':>6s} {'intv':>5s} {'freqs':>6s}  boxes",
+        flush=True,
+    )
+    for name, loop, exact, decades in problem_cases():
+        if only and not any(o in name for o in only):
+            continue
         t0 = time.perf_counter()
         res = rmb.robstab(loop, sensitivity=False)
         t = time.perf_counter() - t0
         problem = uncertain_problem(loop)
-        if decades is None:  # discrete: the grid spans [0, pi / dt]
-            omega = np.linspace(0, np.pi / problem.dt, 1000)
-            a, bw, cz, dzw = problem.m11
-            resp = rmb.freqresp((a, bw, cz, dzw, problem.dt), omega)
-            t1 = time.perf_counter()
-            import slycot
-
-            for m in resp:
-                slycot.ab13md(m, np.ones(problem.nw, int), np.ones(problem.nw, int))
-            t_ref = time.perf_counter() - t1
-        else:
-            t1 = time.perf_counter()
-            ab13md_grid(problem, np.logspace(*decades, 1000))
-            t_ref = time.perf_counter() - t1
+        t_ref = _grid_time(problem, decades)
         gap = 100 * (res.upper / res.lower - 1)
         sound = "sound" if res.lower <= exact * (1 + 1e-9) <= res.upper * (1 + 2e-9) else "WRONG"
+        if name.startswith("two carts"):  # a published value to 5 digits, not exact
+            sound = "sound" if res.lower <= exact * (1 + 5e-5) else "WRONG"
+        mu = res.mu
+        cov = res.boxes
+        boxes = (
+            "-"
+            if cov is None
+            else f"{'certified' if cov.certified else 'open'} {cov.boxes}/{cov.evaluated}"
+            f"+{cov.probed}p"
+        )
         print(
-            f"{name:32s} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f} {gap:7.3f} {t:6.2f}"
-            f" {t_ref:7.2f} {t / t_ref:6.2f}  {sound}"
+            f"{name:36s} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f} {gap:7.3f} {t:7.2f}"
+            f" {t_ref:7.2f} {t / t_ref:6.2f} {len(mu.intervals) if mu else 0:5d}"
+            f" {len(mu.omega) if mu else 0:6d}  {boxes} {sound}",
+            flush=True,
         )
 
 
@@ -274,7 +383,68 @@ def gain_branch_and_bound():
             )
 
 
+def warm_start(arm=False):
+    """Pointwise worst-case gain bisection with cold and warm-started D,G scalings.
+
+    Same run, same grid; ``/cold`` is the warm time over the cold one.  With ``arm``
+    the arm's tracking loop ``W_e S`` under the scheduled PID of
+    ``rmb.report.arm_lpv.scheduled_pid`` on the quarter ``(t1, t2)`` sub-box (the
+    lower halves of both ranges, 7 real parameters, 25 channels) is added (slow).
+    """
+    from robustmb.analysis import worst_case_gain as wcg
+    from robustmb.analysis.mu_sweep import default_grid
+
+    cases = [("resonance d1 d2 product, 8 frequencies", resonance_product_loop(), None)]
+    if arm:
+        from robustmb.report.arm_lpv import arm_lpv_loop, scheduled_pid
+
+        loop, channels = arm_lpv_loop(scheduled_pid()[0])
+        outs, ins, _ = channels["tracking W_e S"]
+        model = loop[outs, ins]
+        els = model.uncertainty
+        sub = {}
+        for n in ("t1", "t2"):
+            lo, hi = els[n].range
+            sub[n] = rmb.ureal(n, 0.75 * lo + 0.25 * hi, range=(lo, 0.5 * (lo + hi)))
+        cases.append(("arm tracking, quarter (t1, t2) box", model.usubs(sub), "grid"))
+    print(f"\n{'case':40s} {'cold s':>8s} {'warm s':>8s} {'/cold':>6s} {'peak cold':>10s}"
+          f" {'peak warm':>10s} {'levels c/w':>10s}")  # fmt: skip
+    for name, loop, how in cases:
+        problem = uncertain_problem(loop)
+        floor = 0.0
+        if how is None:
+            omega = np.array([0.3, 0.6, 0.8, 0.84, 0.9, 1.0, 1.5, 3.0])
+        else:
+            floor, f_lo, *_ = wcg._worst_case_search(problem)
+            omega = np.union1d(default_grid(problem.a, problem.dt), [f_lo])
+        out = []
+        for warm in (False, True):
+            calls = [0]
+            original = wcg._below_one
+
+            def counted(*a, original=original, calls=calls, **k):
+                calls[0] += 1
+                return original(*a, **k)
+
+            wcg._below_one = counted
+            try:
+                t0 = time.perf_counter()
+                gam = wcg.pointwise_gain_bounds(problem, omega, floor=floor, warm=warm)
+                out.append((time.perf_counter() - t0, float(np.max(gam)), calls[0]))
+            finally:
+                wcg._below_one = original
+        (tc, pc, lc), (tw, pw, lw) = out
+        print(f"{name:40s} {tc:8.2f} {tw:8.2f} {tw / tc:6.2f} {pc:10.6g} {pw:10.6g}"
+              f" {lc:4d}/{lw:<4d}", flush=True)  # fmt: skip
+
+
 if __name__ == "__main__":
+    if "--warm" in sys.argv:
+        warm_start(arm="--arm" in sys.argv)
+        sys.exit(0)
+    if "--set-only" in sys.argv:
+        problem_set([a for a in sys.argv[1:] if not a.startswith("--")])
+        sys.exit(0)
     if "--gain-only" in sys.argv:
         gain_branch_and_bound()
         sys.exit(0)

@@ -382,11 +382,12 @@ def certify_scaled_box(
                     target,
                     done,
                     queue,
-                    (evaluated, probed),
+                    evaluated,
                     worst,
                     certified=False,
                     gamma=gamma,
                     best=(best_gain, best_point),
+                    probed=probed,
                 )
             target = float(new)
             done = _clip(done, target)
@@ -395,11 +396,12 @@ def certify_scaled_box(
         target,
         done,
         queue,
-        (evaluated, probed),
+        evaluated,
         worst,
         certified=not queue,
         gamma=gamma,
         best=(best_gain, best_point),
+        probed=probed,
     )
 
 
@@ -413,8 +415,7 @@ def _clip(boxes, target):
     return out
 
 
-def _cover(target, done, queue, counts, worst, *, certified, gamma=None, best=None):
-    evaluated, probed = counts
+def _cover(target, done, queue, evaluated, worst, *, certified, gamma=None, best=None, probed=0):
     # the certified boxes are disjoint pieces of the target box: their volumes add up
     coverage = min(1.0, sum(float(np.prod((hi - lo) / (2 * target))) for lo, hi in done))
     # a certificate claims the whole target box: never without its whole volume

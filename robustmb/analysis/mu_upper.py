@@ -411,6 +411,7 @@ def upper_bound_fast(
     maxiter=250,
     polish=60,
     stop=None,
+    jitter=1e-3,
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -424,6 +425,8 @@ def upper_bound_fast(
     ``stop(phi)``, given the current values of all matrices (each an upper bound of
     the final ``phi``: the smooth values exceed ``lambda_max``), flags those whose
     bound is already good enough for the caller; their optimisation ends there.
+    ``jitter`` is the size of the random perturbation of the start (0 keeps a warm
+    start exactly, so that a start already good enough ends at once).
     """
     param = ScalingParametrization(struct)
     if x0 is None:
@@ -446,7 +449,7 @@ def upper_bound_fast(
 
     # a small deterministic perturbation moves the start off exact eigenvalue ties
     rng = np.random.default_rng(seed)
-    x = x0 + 1e-3 * rng.standard_normal(x0.shape)
+    x = x0 + jitter * rng.standard_normal(x0.shape)
     fstop = -1e-9 if struct.has_real else None
 
     def lam_max(x, idx, t=None):

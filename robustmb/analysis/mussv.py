@@ -322,7 +322,7 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
                 xs = start[rows].copy()
                 xs[:, param.n_d :] /= np.where(scale > 0, scale, 1.0)[:, None]
                 # from a near-optimal start the coarse smoothing stage would only move away
-                fast = {"x0": xs, "smoothing": (1e3, 1e5)}
+                fast = {"x0": xs, "smoothing": (1e3, 1e5), "jitter": 0.0}
             res = _mussv(
                 Ms[rows],
                 False,

@@ -259,3 +259,36 @@ def test_sub_box_sweeps_keep_the_real_structure():
         for x in t
         for y in t
     )
+
+
+def test_probe_rejections_do_not_count_against_the_budget(monkeypatch):
+    # A sub-box that the probe at its parent's failing frequency rejects costs one small
+    # mu evaluation, not a sweep: it is split without counting towards max_boxes.
+    # Here every box at least half as wide as the whole box along d1 is rejected by the
+    # probe (the first one by its whole sweep, having no parent); narrower ones certify.
+    from robustmb.analysis import branch_and_bound as bb
+
+    problem = uncertain_problem(_product_loop())
+
+    def fake(sysdata, blk, dt, centre, radius, hint=None, gamma=None):
+        if radius[0] >= 0.5 - 1e-12:
+            return ("probed" if hint is not None else "open"), 1.0, None
+        return "stable", None, None
+
+    monkeypatch.setattr(bb, "_certify_box", fake)
+    cover = certify_scaled_box(problem, problem.blocks, 1.0, max_boxes=10)
+    assert cover.certified and cover.coverage == pytest.approx(1.0)
+    # only the whole sweeps count (the first box and the certified ones); counting the
+    # probe rejections too, the budget of 10 would have run out before the end
+    assert cover.evaluated == cover.boxes + 1 <= 10 < cover.evaluated + cover.probed
+
+
+def test_probe_rejections_are_capped(monkeypatch):
+    # never-ending probe rejections stop at 4 * max_boxes examined sub-boxes, open
+    from robustmb.analysis import branch_and_bound as bb
+
+    problem = uncertain_problem(_product_loop())
+    monkeypatch.setattr(bb, "_certify_box", lambda *a, **k: ("probed", 1.0, None))
+    cover = certify_scaled_box(problem, problem.blocks, 1.0, max_boxes=3, hint=1.0)
+    assert not cover.certified and cover.evaluated == 0
+    assert cover.probed == 12 and cover.coverage == 0.0

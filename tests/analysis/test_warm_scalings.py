@@ -27,6 +27,7 @@ def _stack(seed, n=8):
     return rng.standard_normal((n, 6, 6)) + 1j * rng.standard_normal((n, 6, 6))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_any_start_gives_a_bound_at_or_above_the_lower_bound(seed):
     # garbage starts (huge D, huge G) cannot produce a bound below mu: the lower bound's
@@ -49,6 +50,7 @@ def test_single_full_block_is_sigma_max_from_any_start():
     assert np.allclose(up, np.linalg.norm(M, 2, axis=(-2, -1)), rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_warm_start_from_a_neighbouring_stack_is_as_tight_as_a_cold_one():
     M = _stack(2)
     _, x = warm_upper_bounds(M, BLK)
@@ -81,6 +83,7 @@ def _loop(c=0.3, p=1.0):
     return rmb.feedback(rmb.uss(control.ss(1 / (s * s + p * s + 1))), -(c * d1 * d2))
 
 
+@pytest.mark.slow
 def test_warm_pointwise_gain_bounds_are_sound_and_match_the_cold_ones():
     c, p = 0.3, 1.0
     problem = uncertain_problem(_loop(c, p))
