@@ -343,7 +343,7 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
     return float(np.sqrt(max(h2sq, 0.0))), _reconstruct(P, *vals)
 
 
-def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
+def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=None):
     """Optimal discrete-time H2 level and a controller from the H2 LMI (``D22 = 0``).
 
     With the same change of variables as in continuous time (``P = [[Y, I], [I, X]]``
@@ -355,9 +355,13 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
 
     linear in ``X, Y, Ah, Bh, Ch, Dh, W``; the feedthrough ``D11 + D12 Dk D21`` is allowed
     (discrete H2 norm ``sum_k trace(g_k' g_k)`` includes ``g_0 = Dcl``).
-    Returns ``(h2_opt, [(backoff, (Ak, Bk, Ck, Dk)), ...])``: a controller at each level
+    Returns ``(h2_opt, [(backoff, (Ak, Bk, Ck, Dk)), ...])``: first the controller rebuilt
+    from the optimum's own point (backoff 0), then one at each level
     ``h2_opt^2 (1 + backoff)`` the strict LMI admits, rebuilt as in continuous time
-    (:func:`_reconstruct`); the caller verifies them.
+    (:func:`_reconstruct`); the caller verifies them.  With ``accept`` (a function of a
+    controller and ``h2_opt`` returning True when it passes the caller's verification)
+    the list stops at the first accepted candidate, and the level problems are solved
+    only when needed.
 
     Examples
     --------
@@ -411,19 +415,30 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7):
         mats = [X, Y, Ah, Bh, Ch, Dh]
         return _solve_h2_level(cons, mats, W, level), mats, W
 
-    ok, _, W = problem()
+    ok, mats0, W = problem()
     if not ok:
         raise IllPosedError("the discrete H2 LMI is infeasible: no stabilising controller")
     h2sq = float(np.trace(W.value))
     controllers = []
+    # The optimum's own point first: when the solver reports it accurately enough its
+    # controller is the best candidate, and the level problems below (where the solver
+    # may break down) are only needed when it fails the verification.
+    try:
+        controllers.append((0.0, _reconstruct(P, *_solution(mats0))))
+    except (IllPosedError, np.linalg.LinAlgError):
+        pass
+    if controllers and accept is not None and accept(controllers[-1][1], np.sqrt(h2sq)):
+        return float(np.sqrt(max(h2sq, 0.0))), controllers
     for b in backoffs:
         ok, mats, _ = problem(h2sq * (1 + b) + 1e-12)
         if ok:
             vals = _solution(mats)
             try:
                 controllers.append((b, _reconstruct(P, *vals)))
-            except IllPosedError:
+            except (IllPosedError, np.linalg.LinAlgError):
                 continue
+            if accept is not None and accept(controllers[-1][1], np.sqrt(h2sq)):
+                break
     if not controllers:
         raise IllPosedError("the discrete H2 LMI has no strict solution near its optimum")
     return float(np.sqrt(max(h2sq, 0.0))), controllers
