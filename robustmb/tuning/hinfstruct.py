@@ -165,7 +165,12 @@ def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False,
     lfts = [TunableLFT(cl, params) for cl in loops]
     problem = TuningProblem(params, [Term(lft) for lft in lfts], loops=lfts)
     runs, best = problem.solve(
-        random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
+        random_start=random_start,
+        seed=seed,
+        progress=progress,
+        maxiter=maxiter,
+        polish="near",
+        near=0.05,
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
     x = runs[0].x
