@@ -34,7 +34,6 @@ from robustmb.analysis.batched_norms import h2norm_batch
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     _beyond_widest_band,
-    _resonance_sensitive,
     _similar_forms,
     verified_stable_any,
 )
@@ -112,7 +111,11 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
             np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
         ):
             return np.inf
-    if not discrete and _resonance_sensitive(A, dt, _H2_MODAL_ACCURACY):
+    # the poles' rounding (eps ||A||) against their distance to the axis: the modal
+    # sum's relative error (the same test as norms_stability._resonance_sensitive)
+    if not discrete and _EPS * float(np.abs(A).sum(axis=0).max()) > (
+        _H2_MODAL_ACCURACY * float(np.min(-poles.real))
+    ):
         refined = _h2_refined(A, B, C)
         if refined is not None:
             return float(np.sqrt(max(refined, 0.0)))
