@@ -80,10 +80,36 @@ def _unit_scaled(B, C, D):
     """:func:`_unit_scaled_stack` for one model: ``(B', C', D', e)``, ``G = 2^e G'``.
 
     Norms of models with gains like 1e200 or 1e-200 would otherwise overflow or underflow
-    in the squares inside the algorithms.
+    in the squares inside the algorithms.  The same steps as the stack version, on
+    scalars (a few microseconds instead of tens on small models).
     """
-    Bs, Cs, Ds, e = _unit_scaled_stack(B[None], C[None], D[None])
-    return Bs[0], Cs[0], Ds[0], int(e[0])
+    eb, ec, ed = _exponent(B), _exponent(C), _exponent(D)
+    dynamic = bool(B.any() and C.any())
+    has_d = bool(D.any())
+    e_dyn = eb + ec
+    if dynamic:
+        e = max(e_dyn, ed) if has_d else e_dyn
+        B, C = _pow2_one(B, -eb), _pow2_one(C, -ec + (e_dyn - e))
+    else:
+        e = ed if has_d else 0
+    return B, C, _pow2_one(D, -e), int(e)
+
+
+def _pow2_one(X, k):
+    """:func:`_pow2` for one matrix and one exponent."""
+    h = k // 2
+    return X * np.float64(2.0) ** h * np.float64(2.0) ** (k - h)
+
+
+def _exponent(X):
+    """:func:`_exponents` of one matrix."""
+    if X.size == 0:
+        return 0
+    top = float(np.abs(X).max())
+    if top == 0.0:
+        return 0
+    e0 = math.frexp(top)[1]
+    return e0 + math.frexp(float(np.linalg.norm(_pow2_one(np.abs(X).ravel(), -e0))))[1]
 
 
 def _unscaled(value, e, what):
