@@ -8,7 +8,8 @@ operation over the models:
 - stability: eigenvalues of all balanced ``A`` at once, with the same condition-number
   band as :func:`~robustmb.analysis.balancing.pole_bands`;
 - response: the modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D``;
-- H2: the modal sum of :func:`~robustmb.analysis.norms._h2_modal`;
+- H2: the modal sum of :func:`~robustmb.analysis._h2norm._h2_modal` (stiff models are
+  left to the refined Gramian of the single-model routine);
 - H-infinity: the level-set iteration of :mod:`robustmb.analysis.norms`, with the
   Hamiltonian eigenvalue problems of all models still running solved in one call.
 
@@ -32,6 +33,7 @@ from robustmb.analysis._norm_common import (
     _BOUNDARY_FACTOR,
     _EPS,
     _H2_CONDITION_LIMIT,
+    _H2_MODAL_ACCURACY,
     _HAMILTONIAN_AMPLIFICATION_LIMIT,
     _MAX_ITERATIONS,
     _check_tol,
@@ -142,7 +144,11 @@ def h2norm_batch(models):
     B, C, _, e = _unit_scaled(B, C, D[todo])
     lam, V, V_inv, condition = _modal(A)
     stable, _ = _stable(lam, V, V_inv, A)
-    k = np.flatnonzero(stable & (condition <= _H2_CONDITION_LIMIT))
+    # stiff or very lightly damped: computed poles would cost more than
+    # _H2_MODAL_ACCURACY; the single-model routine refines a Gramian instead
+    size = np.abs(A).sum(axis=1).max(axis=1)
+    sensitive = _EPS * size > _H2_MODAL_ACCURACY * np.min(-lam.real, axis=1)
+    k = np.flatnonzero(stable & (condition <= _H2_CONDITION_LIMIT) & ~sensitive)
     W = V_inv[k] @ B[k]
     U = C[k] @ V[k]
     denom = lam[k][:, :, None] + lam[k].conj()[:, None, :]

@@ -57,7 +57,7 @@ def h2norm_stack(models):
     >>> bool(np.allclose(values, np.sqrt([0.5, 0.25])))
     True
     """
-    from robustmb.analysis.norms import _h2norm_family
+    from robustmb.analysis._h2norm import _h2norm_family
 
     return _h2norm_family(models)
 

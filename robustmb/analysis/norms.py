@@ -34,38 +34,35 @@ H2
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._h2norm import h2norm
 from robustmb.analysis._norm_common import (
     _AXIS_RTOL,
     _AXIS_SQRT_FACTOR,
     _EPS,
-    _H2_CONDITION_LIMIT,
     _HAMILTONIAN_AMPLIFICATION_LIMIT,
     _MAX_ITERATIONS,
     _check_tol,
     _unit_scaled,
+    _unscaled,
 )
 from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis._statespace import as_statespace_data
-from robustmb.analysis.balancing import balance_realization, pole_bands
-from robustmb.analysis.batched_norms import h2norm_batch, hinfnorm_batch
+from robustmb.analysis.balancing import balance_realization
+from robustmb.analysis.batched_norms import hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
-    _beyond_widest_band,
+    _eigenvalues,
     _resonance_sensitive,
-    _similar_forms,
     _stability,
-    verified_stable_any,
 )
 from robustmb.analysis.refined_response import refined_response
-from robustmb.errors import FloatRangeError
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
@@ -183,14 +180,15 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
     B, C, D, e = _unit_scaled(B, C, D)
-    stable, boundary_frequency, stiff = _stability(A, dt, with_stiffness=True, raw=raw)
+    poles = _eigenvalues(A) if A.shape[0] else None  # one eigenvalue call for both tests
+    stable, boundary_frequency, stiff = _stability(A, dt, with_stiffness=True, raw=raw, poles=poles)
     if not stable:
         return np.inf, boundary_frequency
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
-    direct = stiff or _resonance_sensitive(A, dt, tol)
+    direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
     result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
     return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
 
@@ -233,86 +231,6 @@ def _slicot_peak_frequency(A, B, C, D, dt, tol):
     if np.isnan(fpeak) or fpeak < 0:
         return None
     return fpeak
-
-
-def h2norm(sys) -> float:
-    """H2 norm of an LTI model.
-
-    Parameters
-    ----------
-    sys : control.StateSpace, control.TransferFunction, array_like or tuple
-        Fixed LTI model, continuous or discrete time.  A family of same-size models (a
-        list, or a tuple of 3-D arrays as in :func:`hinfnorm`) gives an array of norms,
-        computed in one batch (:func:`~robustmb.analysis.model_family.h2norm_stack`).
-
-    Returns
-    -------
-    float
-        ``sqrt(trace(C P C^H))`` from the controllability Gramian ``P``; in discrete
-        time ``D D^H`` is added inside the trace and no sampling-time factor is applied.
-        ``inf`` when ``A`` has an eigenvalue on or beyond the stability boundary, or when
-        a continuous-time model has ``D != 0``.
-
-    Raises
-    ------
-    UncertainTypeError
-        For uncertain objects (pass ``X.nominal()``).
-
-    Examples
-    --------
-    >>> import control
-    >>> import numpy as np
-    >>> bool(np.isclose(h2norm(control.tf([1.0], [1.0, 1.0])), np.sqrt(0.5)))
-    True
-    >>> h2norm(control.tf([1.0, 0.0], [1.0, 1.0]))      # D = 1
-    inf
-    """
-    if is_model_stack(sys):
-        return _h2norm_family(sys)
-    A, B, C, D, dt = as_statespace_data(sys)
-    raw = A
-    A, B, C = balance_realization(A, B, C)
-    n = A.shape[0]
-    discrete = dt > 0
-    if not discrete and np.any(D != 0):
-        return np.inf
-    B, C, D, e = _unit_scaled(B, C, D)
-    value = _h2_scaled(A, B, C, D, n, discrete, dt, raw)
-    return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
-
-
-def _h2norm_family(models):
-    """``h2norm`` of every model of a family, as :func:`_hinfnorm_family`."""
-    values = h2norm_batch(models)
-    for k in np.flatnonzero(np.isnan(values)):
-        values[k] = h2norm(_model_tuple(models, k))
-    return values
-
-
-def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
-    feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
-    if n == 0:
-        return float(np.sqrt(feedthrough))
-    # one eigen-decomposition of the (already balanced) A serves the stability test and
-    # the modal sum; the per-pole bands (left vectors too) only for poles near the boundary
-    poles, vr = np.linalg.eig(A)
-    if not _beyond_widest_band(poles, A, dt):
-        _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band) and (
-            np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
-        ):
-            return np.inf
-    modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
-    if modal is not None:
-        return float(np.sqrt(max(modal, 0.0) + feedthrough))
-    # Use the Gramian on the side with fewer channels: same value, smaller product.
-    if B.shape[1] <= C.shape[0]:
-        gram = _gramian(A, B @ B.conj().T, discrete)
-        value = np.trace(C @ gram @ C.conj().T).real
-    else:
-        gram = _gramian(A.conj().T, C.conj().T @ C, discrete)
-        value = np.trace(B.conj().T @ gram @ B).real
-    return float(np.sqrt(max(value, 0.0) + feedthrough))
 
 
 def peak_gain(
@@ -762,57 +680,3 @@ def _largest_singular_values_small(response):
         except np.linalg.LinAlgError:
             pass
     return largest_singular_values(response)
-
-
-def _unscaled(value, e, what):
-    """``value * 2^e``; a result beyond the float range is an error, not ``inf``."""
-    if value == 0.0 or not np.isfinite(value):
-        return float(value)
-    try:
-        return math.ldexp(float(value), int(e))
-    except OverflowError:
-        decimal = (math.log2(value) + e) * math.log10(2.0)
-        raise FloatRangeError(
-            f"the {what} of sys is about 1e{decimal:.0f}, beyond the range of double "
-            "precision floats (about 1.8e308); rescale the model's inputs or outputs"
-        ) from None
-
-
-def _h2_modal(A, B, C, discrete, condition_limit=_H2_CONDITION_LIMIT, eig=None):
-    """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
-    ill-conditioned.
-
-    With ``A = V diag(l) V^-1``, ``W = V^-1 B`` and ``U = C V`` the Gramian is
-    ``V X V^H`` with ``X_ij = -(W W^H)_ij / (l_i + conj(l_j))`` (discrete:
-    ``(W W^H)_ij / (1 - l_i conj(l_j))``), so the norm is a sum over pole pairs.  Unlike a
-    Bartels-Stewart solve, it keeps the relative accuracy of every pole: a stiff model
-    whose slow poles are 1e-9 ||A|| from the axis still gets its slow modes right.
-    ``eig = (lam, vl, vr)``: eigenvalues and unit eigenvectors of ``A`` when known (the
-    left ones are not used: with repeated eigenvalues they need not be biorthogonal to
-    the right ones, so ``V^-1`` is an inverse).
-    """
-    lam, V = np.linalg.eig(A) if eig is None else (eig[0], eig[2])
-    try:
-        V_inv = np.linalg.inv(V)
-    except np.linalg.LinAlgError:
-        return None
-    if not np.isfinite(V_inv).all() or np.linalg.norm(V_inv) > condition_limit:
-        return None
-    W = V_inv @ B
-    U = C @ V
-    if discrete:
-        denom = 1.0 - lam[:, None] * lam.conj()[None, :]
-        X = (W @ W.conj().T) / denom
-    else:
-        denom = lam[:, None] + lam.conj()[None, :]
-        X = -(W @ W.conj().T) / denom
-    return float(np.real(np.sum(X * (U.conj().T @ U).T)))
-
-
-def _gramian(A: np.ndarray, Q: np.ndarray, discrete: bool) -> np.ndarray:
-    """Solution P of A P + P A^H + Q = 0, or of A P A^H - P + Q = 0 (discrete)."""
-    if discrete:
-        P = scipy.linalg.solve_discrete_lyapunov(A, Q)
-    else:
-        P = scipy.linalg.solve_continuous_lyapunov(A, -Q)
-    return 0.5 * (P + P.conj().T)

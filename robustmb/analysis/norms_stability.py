@@ -123,7 +123,7 @@ def verified_stable(A: np.ndarray, dt: float = 0.0) -> bool:
 
 
 # ------------------------------------------------------------- the norms' stability test
-def _stability(A: np.ndarray, dt: float, *, with_stiffness=False, raw=None):
+def _stability(A: np.ndarray, dt: float, *, with_stiffness=False, raw=None, poles=None):
     """(stable, frequency of a boundary pole or nan) with a scale-aware boundary band.
 
     ``A`` is the balanced matrix; the test computes its poles with their condition
@@ -132,8 +132,9 @@ def _stability(A: np.ndarray, dt: float, *, with_stiffness=False, raw=None):
     so the computed poles are not accurate enough for modal evaluations (stability itself
     was then proved by :func:`verified_stable_any`).  ``raw``: the matrix before
     balancing, tried too by the verified test (see :func:`verified_stable_any`).
+    ``poles``: the eigenvalues of ``A`` when already computed.
     """
-    verdict = _stability_verdict(A, dt, raw)
+    verdict = _stability_verdict(A, dt, raw, poles)
     return verdict if with_stiffness else verdict[:2]
 
 
@@ -157,10 +158,10 @@ def verified_stable_any(matrices, dt: float = 0.0) -> bool:
     return any(verified_stable(M, dt) for M in matrices if M is not None)
 
 
-def _stability_verdict(A, dt, raw=None):
+def _stability_verdict(A, dt, raw=None, poles=None):
     if A.shape[0] == 0:
         return True, np.nan, False
-    if _beyond_widest_band(_eigenvalues(A), A, dt):
+    if _beyond_widest_band(_eigenvalues(A) if poles is None else poles, A, dt):
         return True, np.nan, False
     poles, distance, band = pole_bands(A, dt)
     if dt > 0:
@@ -207,16 +208,17 @@ def _beyond_widest_band(poles, A, dt):
     return bool(np.all(poles.real < -widest))
 
 
-def _resonance_sensitive(A, dt, tol):
+def _resonance_sensitive(A, dt, tol, poles=None):
     """True when evaluations from computed poles may miss the relative accuracy ``tol``.
 
     Near a pole ``p`` the response is about ``r / (j w - p)``; rounding moves ``p`` by at
     least ``eps ||A||``, a relative change of ``eps ||A|| / dist(p, boundary)`` in the
-    response at the resonance.
+    response at the resonance.  ``poles``: the eigenvalues of ``A`` if already known.
     """
     if A.shape[0] == 0:
         return False
-    poles = _eigenvalues(A)
+    if poles is None:
+        poles = _eigenvalues(A)
     distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
     size = float(np.abs(A).sum(axis=0).max())
     return bool(_EPS * size > tol * float(np.min(distance)))

@@ -411,3 +411,31 @@ def test_uncertain_input_is_rejected():
         hinfnorm(LooksUncertain())
     with pytest.raises(UncertainTypeError, match=r"nominal\(\)"):
         h2norm(LooksUncertain())
+
+
+def test_single_model_scaling_is_the_stack_scaling_bit_for_bit():
+    """The one-model power-of-2 scaling (scalar code) gives exactly the stack version's
+    matrices and exponent, and ``2^e G'`` is ``G`` exactly, over gains from 1e-300 to
+    1e300, empty and zero blocks, complex data."""
+    from robustmb.analysis._norm_common import _unit_scaled, _unit_scaled_stack
+
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        m, p, n = rng.integers(0, 4, 3)
+        scale = 10.0 ** rng.uniform(-300, 300, 3)
+        B = rng.standard_normal((n, m)) * scale[0] * (rng.random() > 0.1)
+        C = rng.standard_normal((p, n)) * scale[1] * (rng.random() > 0.1)
+        D = rng.standard_normal((p, m)) * scale[2] * (rng.random() > 0.3)
+        if rng.random() < 0.1:
+            B = B * (1 + 1j)
+        with np.errstate(under="ignore", over="ignore"):
+            single = _unit_scaled(B, C, D)
+            stack = [x[0] for x in _unit_scaled_stack(B[None], C[None], D[None])]
+        assert single[3] == int(stack[3])
+        for x, y in zip(single[:3], stack[:3], strict=True):
+            np.testing.assert_array_equal(x, y)
+        Bs, Cs, Ds, e = single
+        if np.any(D):
+            assert np.all(np.abs(Ds) <= 1.0)
+            exact = np.ldexp(Ds, e) == D  # exact unless the scaled entry went subnormal
+            assert np.all(exact | (np.abs(Ds) < 1e-290))

@@ -1,0 +1,280 @@
+"""H2 norm: the modal sum, a Gramian, and a refined Gramian for stiff models.
+
+``||G||_2^2 = trace(C P C^H)`` with ``A P + P A^H + B B^H = 0`` (continuous, ``D = 0``)
+and ``trace(C P C^H + D D^H)`` with ``A P A^H - P + B B^H = 0`` (discrete, no factor of
+the sampling time, as in MATLAB's ``norm``).
+
+The modal sum keeps the relative accuracy of each computed pole, but a computed pole
+carries an error of about ``eps ||A||``: for a stiff model (a fast pole at ``-1e9``)
+with a slow, lightly damped pair (``Re p = -3.4e-5``) that is a relative error of
+``1e-3`` in the slow mode's share of the norm.  There, in continuous time, the Gramian
+is solved by Bartels-Stewart and then refined: the residual ``A P + P A^T + B B^T`` is
+formed in about twice the working precision (the double-double products of
+:mod:`~robustmb.analysis.refined_response`) and a correction solved from it, until the
+correction is at rounding level (Higham, *Accuracy and Stability of Numerical
+Algorithms*, 2nd ed., ch. 12: each step divides the error by about ``eps`` times the
+condition number of the Lyapunov operator, while that product is below 1).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+
+from robustmb.analysis._norm_common import (
+    _EPS,
+    _H2_CONDITION_LIMIT,
+    _H2_MODAL_ACCURACY,
+    _unit_scaled,
+    _unscaled,
+)
+from robustmb.analysis._statespace import as_statespace_data
+from robustmb.analysis.balancing import balance_realization, pole_bands
+from robustmb.analysis.batched_norms import h2norm_batch
+from robustmb.analysis.model_stack import _model_tuple, is_model_stack
+from robustmb.analysis.norms_stability import (
+    _beyond_widest_band,
+    _similar_forms,
+    verified_stable_any,
+)
+from robustmb.analysis.refined_response import _Accumulator, _dot2, _two_sum
+
+__all__ = ["h2norm"]
+
+_LYAPUNOV_STEPS = 8
+
+
+def h2norm(sys) -> float:
+    """H2 norm of an LTI model.
+
+    Parameters
+    ----------
+    sys : control.StateSpace, control.TransferFunction, array_like or tuple
+        Fixed LTI model, continuous or discrete time.  A family of same-size models (a
+        list, or a tuple of 3-D arrays as in :func:`hinfnorm`) gives an array of norms,
+        computed in one batch (:func:`~robustmb.analysis.model_family.h2norm_stack`).
+
+    Returns
+    -------
+    float
+        ``sqrt(trace(C P C^H))`` from the controllability Gramian ``P``; in discrete
+        time ``D D^H`` is added inside the trace and no sampling-time factor is applied.
+        ``inf`` when ``A`` has an eigenvalue on or beyond the stability boundary, or when
+        a continuous-time model has ``D != 0``.
+
+    Raises
+    ------
+    UncertainTypeError
+        For uncertain objects (pass ``X.nominal()``).
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> bool(np.isclose(h2norm(control.tf([1.0], [1.0, 1.0])), np.sqrt(0.5)))
+    True
+    >>> h2norm(control.tf([1.0, 0.0], [1.0, 1.0]))      # D = 1
+    inf
+    """
+    if is_model_stack(sys):
+        return _h2norm_family(sys)
+    A, B, C, D, dt = as_statespace_data(sys)
+    raw = A
+    A, B, C = balance_realization(A, B, C)
+    n = A.shape[0]
+    discrete = dt > 0
+    if not discrete and np.any(D != 0):
+        return np.inf
+    B, C, D, e = _unit_scaled(B, C, D)
+    value = _h2_scaled(A, B, C, D, n, discrete, dt, raw)
+    return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
+
+
+def _h2norm_family(models):
+    """``h2norm`` of every model of a family, as ``norms._hinfnorm_family``."""
+    values = h2norm_batch(models)
+    for k in np.flatnonzero(np.isnan(values)):
+        values[k] = h2norm(_model_tuple(models, k))
+    return values
+
+
+def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
+    feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
+    if n == 0:
+        return float(np.sqrt(feedthrough))
+    # one eigen-decomposition of the (already balanced) A serves the stability test and
+    # the modal sum; the per-pole bands (left vectors too) only for poles near the boundary
+    poles, vr = np.linalg.eig(A)
+    if not _beyond_widest_band(poles, A, dt):
+        _, distance, band = pole_bands(A, dt, balanced=True)
+        if not np.all(distance < -band) and (
+            np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
+        ):
+            return np.inf
+    # the poles' rounding (eps ||A||) against their distance to the axis: the modal
+    # sum's relative error (the same test as norms_stability._resonance_sensitive)
+    if not discrete and _EPS * float(np.abs(A).sum(axis=0).max()) > (
+        _H2_MODAL_ACCURACY * float(np.min(-poles.real))
+    ):
+        refined = _h2_refined(A, B, C)
+        if refined is not None:
+            return float(np.sqrt(max(refined, 0.0)))
+    modal = _h2_modal(A, B, C, discrete, eig=(poles.astype(complex), None, vr))
+    if modal is not None:
+        return float(np.sqrt(max(modal, 0.0) + feedthrough))
+    # Use the Gramian on the side with fewer channels: same value, smaller product.
+    if B.shape[1] <= C.shape[0]:
+        gram = _gramian(A, B @ B.conj().T, discrete)
+        value = np.trace(C @ gram @ C.conj().T).real
+    else:
+        gram = _gramian(A.conj().T, C.conj().T @ C, discrete)
+        value = np.trace(B.conj().T @ gram @ B).real
+    return float(np.sqrt(max(value, 0.0) + feedthrough))
+
+
+def _h2_modal(A, B, C, discrete, condition_limit=_H2_CONDITION_LIMIT, eig=None):
+    """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
+    ill-conditioned.
+
+    With ``A = V diag(l) V^-1``, ``W = V^-1 B`` and ``U = C V`` the Gramian is
+    ``V X V^H`` with ``X_ij = -(W W^H)_ij / (l_i + conj(l_j))`` (discrete:
+    ``(W W^H)_ij / (1 - l_i conj(l_j))``), so the norm is a sum over pole pairs.  Unlike a
+    Bartels-Stewart solve, it keeps the relative accuracy of every pole: a stiff model
+    whose slow poles are 1e-9 ||A|| from the axis still gets its slow modes right.
+    ``eig = (lam, vl, vr)``: eigenvalues and unit eigenvectors of ``A`` when known (the
+    left ones are not used: with repeated eigenvalues they need not be biorthogonal to
+    the right ones, so ``V^-1`` is an inverse).
+    """
+    lam, V = np.linalg.eig(A) if eig is None else (eig[0], eig[2])
+    try:
+        V_inv = np.linalg.inv(V)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.isfinite(V_inv).all() or np.linalg.norm(V_inv) > condition_limit:
+        return None
+    W = V_inv @ B
+    U = C @ V
+    if discrete:
+        denom = 1.0 - lam[:, None] * lam.conj()[None, :]
+        X = (W @ W.conj().T) / denom
+    else:
+        denom = lam[:, None] + lam.conj()[None, :]
+        X = -(W @ W.conj().T) / denom
+    return float(np.real(np.sum(X * (U.conj().T @ U).T)))
+
+
+def _gramian(A: np.ndarray, Q: np.ndarray, discrete: bool) -> np.ndarray:
+    """Solution P of A P + P A^H + Q = 0, or of A P A^H - P + Q = 0 (discrete)."""
+    if discrete:
+        P = scipy.linalg.solve_discrete_lyapunov(A, Q)
+    else:
+        P = scipy.linalg.solve_continuous_lyapunov(A, -Q)
+    return 0.5 * (P + P.conj().T)
+
+
+def _h2_refined(A, B, C):
+    """``||G||_2^2`` (continuous, ``D = 0``) from a refined Gramian, or None when the
+    refinement does not reach rounding level (then the caller's routes decide).
+
+    The Gramian on the side with fewer channels: ``A P + P A^T + B B^T = 0`` and
+    ``trace(C P C^T)``, or the observability one with ``A^T``, ``C^T``.
+    """
+    if np.iscomplexobj(A) or np.iscomplexobj(B) or np.iscomplexobj(C):
+        return None
+    if B.shape[1] <= C.shape[0]:
+        M, F, H = A, B, C
+    else:
+        M, F, H = A.T, C.T, B.T
+    gram = refined_gramian(M, F)
+    if gram is None:
+        return None
+    P_hi, P_lo = gram
+    # trace(H P H^T) with H P formed in double-double, then each diagonal entry too
+    HP, HP_err = _dot2(H, P_hi[None])
+    HP_err = HP_err[0] + H @ P_lo
+    diagonal, diagonal_err = _dot2(HP[0], H.T[None])
+    total = np.trace(diagonal[0]) + (np.trace(diagonal_err[0]) + np.sum(HP_err * H))
+    return float(total)
+
+
+def refined_gramian(A, B):
+    """Controllability Gramian ``P`` of a stable real ``(A, B)``, refined to rounding level.
+
+    Solves ``A P + P A^T + B B^T = 0`` by Bartels-Stewart, then repeats: residual in
+    about twice the working precision, correction from the same equation, ``P`` kept as
+    an unevaluated sum ``P_hi + P_lo``.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Real ``(n, n)`` matrix with all eigenvalues in the open left half-plane.
+    B : numpy.ndarray
+        Real ``(n, m)`` matrix.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(P_hi, P_lo)``, both symmetric; None when the last correction is still above
+        ``1e3 eps`` relative to ``P`` (the Lyapunov operator is too ill-conditioned for
+        refinement in double-double) or the solve fails.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.diag([-1e9, -1e-3])
+    >>> B = np.array([[1e4], [1.0]])
+    >>> P_hi, P_lo = refined_gramian(A, B)
+    >>> exact = np.array([[1e8 / 2e9, 1e4 / (1e9 + 1e-3)], [1e4 / (1e9 + 1e-3), 1 / 2e-3]])
+    >>> bool(np.allclose(P_hi + P_lo, exact, rtol=1e-15, atol=0))
+    True
+    """
+    Q, Q_err = _dot2(B, B.T[None])
+    Q = Q[0] + Q_err[0]
+    try:
+        P_hi = _lyapunov(A, Q)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    P_hi = 0.5 * (P_hi + P_hi.T)
+    P_lo = np.zeros_like(P_hi)
+    for _ in range(_LYAPUNOV_STEPS):
+        if not np.all(np.isfinite(P_hi)):
+            return None
+        residual = _lyapunov_residual(A, B, P_hi, P_lo)
+        try:
+            E = _lyapunov(A, residual)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        E = 0.5 * (E + E.T)
+        size = np.linalg.norm(P_hi)
+        P_hi, P_lo = _two_sum(P_hi, P_lo + E)
+        if size > 0 and np.linalg.norm(E) <= 4 * _EPS * size:
+            return P_hi, P_lo
+    if np.linalg.norm(E) <= 1e3 * _EPS * np.linalg.norm(P_hi):
+        return P_hi, P_lo
+    return None
+
+
+def _lyapunov(A, Q):
+    """``P`` with ``A P + P A^T + Q = 0``; scipy's warning that it perturbed a nearly
+    singular equation is silenced: the refinement around it verifies the result (the
+    correction must reach rounding level) or gives up."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return scipy.linalg.solve_continuous_lyapunov(A, -Q)
+
+
+def _lyapunov_residual(A, B, P_hi, P_lo):
+    """``A P + P A^T + B B^T`` for ``P = P_hi + P_lo`` (symmetric), to about twice the
+    working precision: ``P A^T = (A P)^T`` for symmetric ``P``."""
+    n = A.shape[0]
+    acc = _Accumulator((n, n))
+    AP, AP_err = _dot2(A, P_hi[None])
+    BB, BB_err = _dot2(B, B.T[None])
+    acc.add(AP[0])
+    acc.add(AP[0].T)
+    acc.add(BB[0])
+    low = A @ P_lo
+    acc.add_small(AP_err[0] + AP_err[0].T + BB_err[0] + low + low.T)
+    return acc.value()
