@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python case_studies/orbital_assembly/run.py [--out DIR] [--workers N | --dask ADDRESS]
+        [--posed Z] [--mu Z] [--pick-assembly Z] [--full-hinf Z [--sample K] [--budget S]]
 
 1. Scores every model of the family (structure F_n, docking tile, carrying a tile
    or not) with the three costs of the paper evaluated on the nominal closed loop
@@ -24,6 +25,13 @@ Run from the repository root::
    peak over frequency of mu for delta_omega of every posed loop.
 6. With ``--pick-assembly Z``: the posed pick-up (R3 to the stack) and assembly (R3 to
    the next slot) edges of F27, and the assembly-graph path with them (Eq. 16).
+7. With ``--full-hinf Z``: the full study's H-inf run, Eq. 16 on every edge of the 56
+   graphs with the robot posed, in a seeded random order (``--seed``), optionally cut to
+   ``--sample K`` edges or to a time ``--budget``; prints the rate and the projected time
+   of all 8672 x 2 Z loops (``--only-full-hinf`` skips steps 1-3).
+
+Steps 1-3 also write the figures the data allow (Figs. 11-17 of the paper, lumped robot)
+and the mu cost (Eq. 20) of the F27 models as grid upper bounds.
 
 Limits (digest 003 Sec. 7): the arm geometry and the FE data of most F_n are not
 published.  Steps 1-3 lump the robot at the docking port (the frozen models of a
