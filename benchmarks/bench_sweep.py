@@ -9,7 +9,9 @@ in-process, on a 2-worker Dask ``LocalCluster`` (processes) and, with
 ``--address``, on an existing Dask cluster reached through its scheduler
 address, all through ``robustmb.sweep``; the ratios are measured in the same
 run, and the projected time of the full study is printed from each measured
-rate.  Cluster start-up is excluded from the rate and printed separately.
+rate.  Cluster start-up is excluded from the rate and printed separately.  The CPU
+time of the evaluating processes is printed too: on a shared machine the wall-clock
+rate follows the load, loops per CPU-second much less.
 
 Run: ``python benchmarks/bench_sweep.py [n_items] [--address tcp://HOST:PORT]
 [--no-local-cluster]``
@@ -54,16 +56,20 @@ def items(count, seed=0):
 
 def _dask_rate(client, work, ref, path, label, rate_in, t_start):
     client.run(score, work[0])  # warm the workers (imports, caches)
+    cpu0 = client.run(time.process_time)
     t0 = time.perf_counter()
     res = rmb.sweep(score, work, executor=client, store=path, chunk_size=4, progress=False)
     t_dask = time.perf_counter() - t0
+    cpu1 = client.run(time.process_time)
+    cpu = sum(cpu1[w] - cpu0[w] for w in cpu1 if w in cpu0)
     rate = len(work) / t_dask
     same = res.values == ref.values
     hours = FULL_STUDY / rate / 3600
     print(
         f"{label:<28}: {len(work)} loops in {t_dask:6.2f} s -> {rate:6.1f} loops/s "
         f"(start-up {t_start:.1f} s, identical results: {same}); ratio to in-process "
-        f"{rate / rate_in:.2f}; projected full study ({FULL_STUDY} loops) {hours:.2f} h"
+        f"{rate / rate_in:.2f}; projected full study ({FULL_STUDY} loops) {hours:.2f} h; "
+        f"worker CPU {cpu:.1f} s -> {len(work) / cpu:.1f} loops per CPU-second"
     )
     return rate
 
@@ -72,15 +78,16 @@ def main(count=48, address=None, local_cluster=True):
     work = items(count)
     score(work[0])  # warm imports and caches
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ref = rmb.sweep(
             score, work, store=os.path.join(tmp, "a.sqlite"), chunk_size=4, progress=False
         )
-        t_in = time.perf_counter() - t0
+        t_in, cpu = time.perf_counter() - t0, time.process_time() - c0
         rate_in = count / t_in
         print(
             f"{'in-process':<28}: {count} loops in {t_in:6.2f} s -> {rate_in:6.1f} loops/s; "
-            f"projected full study ({FULL_STUDY} loops) {FULL_STUDY / rate_in / 3600:.2f} h"
+            f"projected full study ({FULL_STUDY} loops) {FULL_STUDY / rate_in / 3600:.2f} h; "
+            f"CPU {cpu:.1f} s -> {count / cpu:.1f} loops per CPU-second"
         )
         try:
             import distributed
