@@ -182,3 +182,17 @@ def test_guides_name_only_existing_functions():
         rows = re.findall(r"^\| `rmb\.plotting\.(\w+)|^\| `(\w+)\(usys", text, flags=re.M)
         for a, b in rows:
             assert hasattr(rmb.plotting, a or b), f"{page} names plotting.{a or b}"
+
+
+def test_readme_points_to_the_site_and_the_gallery():
+    import re
+
+    readme = (DOCS.parent / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    local = [link for link in links if "://" not in link]
+    for link in local:  # every relative link of the README resolves in the repository
+        assert (DOCS.parent / link).exists(), f"README links to {link}, which does not exist"
+    assert "docs/index.md" in local and "docs/examples/" in local
+    gallery = {p.name for p in (DOCS / "examples").glob("plot_*.py")}
+    assert any(link.endswith(tuple(gallery)) for link in local)
+    assert "sphinx-build docs" in readme
