@@ -3,6 +3,7 @@
 Build with ``pip install -e ".[docs]"`` then ``sphinx-build -W docs docs/_build/html``.
 """
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -35,6 +36,10 @@ extensions = [
     "myst_parser",
     "sphinx_gallery.gen_gallery",
 ]
+# MathJax from the build itself, so the maths renders without network access (an offline
+# machine, a site opened from disk); without the package, MathJax comes from its CDN.
+if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
+    extensions.append("sphinx-mathjax-offline")
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "README.md", "examples/GALLERY_HEADER.rst", "**.ipynb_checkpoints"]
@@ -65,6 +70,8 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"robustmb {release}"
 html_theme_options = {
     "navigation_with_keys": False,
+    # the guide's titles are long: three in the header, the rest under "More" (one line)
+    "header_links_before_dropdown": 3,
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }

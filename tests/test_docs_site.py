@@ -131,6 +131,31 @@ def test_site_opens_in_a_browser(site, page, tmp_path):
     assert len(colours) > 50
 
 
+@pytest.mark.slow
+def test_maths_renders_without_network(site):
+    # MathJax is copied into the build (sphinx-mathjax-offline), so a site opened from disk
+    # on an offline machine still typesets its maths; every math span becomes MathJax output.
+    import re
+    import shutil
+
+    if importlib.util.find_spec("sphinx-mathjax-offline") is None:
+        pytest.skip("sphinx-mathjax-offline is not installed: the site loads MathJax from its CDN")
+    page = site / "auto_examples/plot_uncertain_msd.html"
+    text = page.read_text()
+    src = re.search(r'<script[^>]*src="([^"]*mathjax[^"]*)"', text).group(1)
+    assert "://" not in src and (page.parent / src).exists()
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip(f"no headless browser installed (looked for {', '.join(BROWSERS)})")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+         "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    n_math = len(re.findall(r'class="math notranslate', text))
+    assert n_math >= 3 and dom.count("<mjx-container") == n_math
+
+
 @pytest.mark.parametrize("page", ["analysis.md", "plots.md", "decoupling.md"])
 def test_guide_code_runs(page, tmp_path, monkeypatch):
     import re
@@ -182,3 +207,17 @@ def test_guides_name_only_existing_functions():
         rows = re.findall(r"^\| `rmb\.plotting\.(\w+)|^\| `(\w+)\(usys", text, flags=re.M)
         for a, b in rows:
             assert hasattr(rmb.plotting, a or b), f"{page} names plotting.{a or b}"
+
+
+def test_readme_points_to_the_site_and_the_gallery():
+    import re
+
+    readme = (DOCS.parent / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    local = [link for link in links if "://" not in link]
+    for link in local:  # every relative link of the README resolves in the repository
+        assert (DOCS.parent / link).exists(), f"README links to {link}, which does not exist"
+    assert "docs/index.md" in local and "docs/examples/" in local
+    gallery = {p.name for p in (DOCS / "examples").glob("plot_*.py")}
+    assert any(link.endswith(tuple(gallery)) for link in local)
+    assert "sphinx-build docs" in readme

@@ -226,9 +226,8 @@ class WorstCaseAnalysis:
             out.append(text + ".")
         flags = self.flags()
         if flags:
-            out.append(
-                f"{len(flags)} bound(s) have a gap above {100 * GAP_FLAG:g} %: see the warnings."
-            )
+            some = "1 bound has" if len(flags) == 1 else f"{len(flags)} bounds have"
+            out.append(f"{some} a gap above {100 * GAP_FLAG:g} %: see the warnings.")
         return out
 
     @property

@@ -494,8 +494,8 @@ def render_html(
     parts.append("<h2>Evidence and run details</h2><ul>")
     if mu is not None:
         parts.append(
-            f"<li>μ evaluated at {mu.omega.size} frequencies; {len(mu.intervals)} certified "
-            f"frequency interval(s); whole axis covered: {_e(mu.covered)}; certified peak "
+            f"<li>μ evaluated at {mu.omega.size} frequencies; certified frequency "
+            f"intervals: {len(mu.intervals)}; whole axis covered: {_e(mu.covered)}; certified peak "
             f"μ ≤ {_e(_fmt(mu.upper, 6))}; best lower bound {_e(_fmt(mu.lower, 6))} at "
             f"{_e(_fmt(mu.lower_frequency))} rad/s.</li>"
         )
