@@ -30,6 +30,7 @@ from robustmb.analysis import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError
 
 from . import hinf_riccati as ric
+from ._blas import single_blas_thread
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
@@ -345,7 +346,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         )
     if method in ("auto", "riccati") and regular:
         try:
-            lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
+            with single_blas_thread():
+                lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
         except IllPosedError as exc:
             if method == "riccati":
                 raise IllPosedError(str(exc) + _zeros_note(plant)) from None

@@ -216,10 +216,15 @@ def test_hinfsyn_small_optimum_singular_compleib(name):
     achieved = independent_hinf(G, res.controller)
     assert achieved == pytest.approx(res.gamma, rel=1e-6)
     assert res.gamma_opt <= achieved <= res.gamma_opt * 1.01
-    if name != "AC2":  # AC2's regularised problem fails the Riccati tests at eps = 1e-4
-        Ge, _, _ = compleib_plant(f"{name}_data", eps=1e-4)
-        reg = rmb.hinfsyn(Ge, nmeas, ncon, method="riccati")
-        assert res.gamma_opt * (1 - 1e-6) <= reg.gamma_opt <= res.gamma_opt * (1 + 1e-3)
+    if name != "AC2":  # AC2: u -> z has an invariant zero at s = 0 (no Riccati route)
+        # The regularised Riccati optimum (eps = 1e-5; SB10AD agrees, see above) and the
+        # LMI level agree to 2e-3 -- but the LMI level is not a lower bound: the regularised
+        # controller, applied to the singular plant, beats it (HE1: 0.0736279 against the
+        # LMI level 0.0736735; AC7: 0.0379224 against 0.0379267)
+        Ge, _, _ = compleib_plant(f"{name}_data", eps=1e-5)
+        reg = rmb.hinfsyn(Ge, nmeas, ncon, method="riccati", rtol=1e-3)
+        assert reg.gamma_opt == pytest.approx(res.gamma_opt, rel=2e-3)
+        assert independent_hinf(G, reg.controller) <= reg.gamma_opt * (1 + 1e-3)
 
 
 def _channel_plant(d):
