@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import control
 import numpy as np
@@ -39,10 +38,6 @@ PAPER_GAMMA2 = 0.69
 #: It balances the magnitudes of the tuned entries (the loop needs gains of order 1e3
 #: from errors to torques); the controller family is unchanged.
 OUTPUT_SCALE = 100.0
-
-#: The stored design (tuned values and the active set it was tuned on, and how it was
-#: produced): :func:`arm_lpv_synthesis` ``(design="stored")`` starts from it.
-DESIGN_FILE = Path(__file__).parent / "data" / "arm_lpv_design.json"
 
 REFS = ["r[0]", "r[1]"]
 ERRORS = ["e[0]", "e[1]"]
@@ -236,10 +231,10 @@ def arm_lpv_synthesis(
     schedule_levels : int
         The initial samples are the nominal point and a ``schedule_levels`` square
         grid of ``(t1, t2)`` (:func:`scheduling_grid`; 2: the four corners).
-    design : {"stored"} or path-like, optional
-        Start from a stored design instead of random starts: its values are the
-        initial design and its active set the initial samples (``"stored"``:
-        :data:`DESIGN_FILE`; a path: a checkpoint written by ``systune(checkpoint=)``).
+    design : path-like, optional
+        Start from a stored design instead of random starts: a JSON checkpoint written
+        by ``systune(checkpoint=)`` (:func:`robustmb.tuning.robust_tuning.read_checkpoint`);
+        its values are the initial design and its active set the initial samples.
         The active-set loop, the worst-case searches and the certificates then run
         as usual from it.
     **options
@@ -269,7 +264,7 @@ def arm_lpv_synthesis(
     if design is not None:
         from ..tuning.robust_tuning import read_checkpoint
 
-        stored = read_checkpoint(DESIGN_FILE if design == "stored" else design)
+        stored = read_checkpoint(design)
         options["initial"] = stored["values"]
         samples = stored["active_set"][1:]  # the nominal point comes first
         random_start = 0
