@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import control
 import numpy as np
 
+from ..errors import ArgumentError
 from ..lft.connect import connect
 from ..tuning.goals import WeightedGain
 from ..tuning.tunable_surface import tunable_surface
@@ -38,10 +38,6 @@ PAPER_GAMMA2 = 0.69
 #: It balances the magnitudes of the tuned entries (the loop needs gains of order 1e3
 #: from errors to torques); the controller family is unchanged.
 OUTPUT_SCALE = 100.0
-
-#: The stored design (tuned values and the active set it was tuned on, and how it was
-#: produced): :func:`arm_lpv_synthesis` ``(design="stored")`` starts from it.
-DESIGN_FILE = Path(__file__).parent / "data" / "arm_lpv_design.json"
 
 REFS = ["r[0]", "r[1]"]
 ERRORS = ["e[0]", "e[1]"]
@@ -161,10 +157,35 @@ def scheduling_corners(problem):
     >>> len(pts), sorted(pts[0])
     (4, ['J1', 'L2', 'm1', 'm3', 'rho1', 't1', 't2'])
     """
+    return scheduling_grid(problem, 2)
+
+
+def scheduling_grid(problem, levels=2):
+    """A ``levels x levels`` grid of ``(t1, t2)``, physical parameters nominal, centre left out.
+
+    ``levels=2`` gives the four corners.  A scheduled controller tuned on the corners
+    alone can lose stability inside the scheduling box (the affine surface interpolates
+    between them): a finer grid holds it at interior configurations too.
+
+    Examples
+    --------
+    >>> from robustmb.examples import arm_lpv_tuning_problem
+    >>> from robustmb.examples.arm_lpv import scheduling_grid
+    >>> pts = scheduling_grid(arm_lpv_tuning_problem(), 3)
+    >>> len(pts)  # 3 x 3 without the centre (the nominal point of the active set)
+    8
+    """
+    if isinstance(levels, bool) or not isinstance(levels, int) or levels < 2:
+        raise ArgumentError(f"scheduling_grid: levels must be an integer >= 2, got {levels!r}")
     els = problem.closed_loop.uncertainty
     phys = {n: el.nominal for n, el in els.items() if n not in ("t1", "t2")}
+    t1s, t2s = (np.linspace(*els[n].range, levels) for n in ("t1", "t2"))
+    centre = (els["t1"].nominal, els["t2"].nominal)
     return [
-        {"t1": els["t1"].range[i], "t2": els["t2"].range[j]} | phys for i in (0, 1) for j in (0, 1)
+        {"t1": float(a), "t2": float(b)} | phys
+        for a in t1s
+        for b in t2s
+        if not (np.isclose(a, centre[0]) and np.isclose(b, centre[1]))
     ]
 
 
@@ -179,6 +200,7 @@ def arm_lpv_synthesis(
     scan_levels=3,
     start="hard",
     design=None,
+    schedule_levels=2,
     **options,
 ):
     """Tune and certify the robust LPV controller of the arm (problem (27)).
@@ -206,10 +228,13 @@ def arm_lpv_synthesis(
         (``"hard"``: it reaches 0.87 there, while starts tuned on the nominal point
         alone lost the hard goal when continued on the corners), or are tuned on the
         nominal point (``"nominal"``).
-    design : {"stored"} or path-like, optional
-        Start from a stored design instead of random starts: its values are the
-        initial design and its active set the initial samples (``"stored"``:
-        :data:`DESIGN_FILE`; a path: a checkpoint written by ``systune(checkpoint=)``).
+    schedule_levels : int
+        The initial samples are the nominal point and a ``schedule_levels`` square
+        grid of ``(t1, t2)`` (:func:`scheduling_grid`; 2: the four corners).
+    design : path-like, optional
+        Start from a stored design instead of random starts: a JSON checkpoint written
+        by ``systune(checkpoint=)`` (:func:`robustmb.tuning.robust_tuning.read_checkpoint`);
+        its values are the initial design and its active set the initial samples.
         The active-set loop, the worst-case searches and the certificates then run
         as usual from it.
     **options
@@ -235,11 +260,11 @@ def arm_lpv_synthesis(
 
     t0 = time.perf_counter()
     prob = arm_lpv_tuning_problem()
-    samples = scheduling_corners(prob)
+    samples = scheduling_grid(prob, schedule_levels)
     if design is not None:
         from ..tuning.robust_tuning import read_checkpoint
 
-        stored = read_checkpoint(DESIGN_FILE if design == "stored" else design)
+        stored = read_checkpoint(design)
         options["initial"] = stored["values"]
         samples = stored["active_set"][1:]  # the nominal point comes first
         random_start = 0

@@ -18,7 +18,12 @@ from scipy.optimize import minimize
 
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
-from .gradients import h2_gradient, hinf_gradient
+from .gradients import (
+    h2_gradient,
+    hinf_gradient,
+    spectral_abscissa_gradient,
+    spectral_radius_gradient,
+)
 from .tuning_problem import pole_requirement
 
 
@@ -97,6 +102,34 @@ def _abscissa(dm, delta):
     lam = np.linalg.eigvals(a)
     # Discrete loops: spectral radius - 1, as the tuning problem's own stability test.
     return float(np.max(np.abs(lam) - 1.0 if dm.dt else lam.real))
+
+
+def _abscissa_gradient(dm, delta):
+    """:func:`_abscissa` and its gradient with respect to the normalised deltas."""
+    a = dm.statespace(delta)[0]
+    if not a.size:
+        return -np.inf, np.zeros(delta.size)
+    alpha, ga = (spectral_radius_gradient if dm.dt else spectral_abscissa_gradient)(a)
+    n = a.shape[0]
+    gs = np.zeros((dm.s0.shape[0], dm.s0.shape[1]))
+    gs[:n, :n] = ga
+    return float(alpha), dm.chain(delta, gs)
+
+
+def _unstable_by_ascent(lm, pts, n_local, maxiter):
+    """Points where the loop is unstable, found by ascending its spectral abscissa.
+
+    The scan sees the loop only at its points: an instability between them (a pole
+    crossing over a small region of the box) is found by local ascent of the abscissa
+    from the least stable points scanned.  Returns the end points that are unstable.
+    """
+    alpha = np.array([_abscissa(lm, p) for p in pts])
+    found = []
+    for i in np.argsort(-alpha)[:n_local]:
+        x = _local_ascent(lambda y: _abscissa_gradient(lm, y), pts[i], maxiter)
+        if _abscissa(lm, x) >= 0:
+            found.append(x)
+    return found
 
 
 # ------------------------------------------------------------------------- search
@@ -195,7 +228,9 @@ def search_worst_case(
         Random points besides the centre and the vertices (all ``2^k`` when at most
         ``max_vertices``).
     n_local : int
-        Local ascents from the best points.
+        Local ascents from the best points; with ``loop``, when the loop is stable at
+        every point scanned, as many ascents of its spectral abscissa from the least
+        stable ones (an instability between the scanned points).
     extra : sequence of array_like
         Further normalised points to evaluate (for instance the active set).
     levels : int
@@ -244,6 +279,12 @@ def search_worst_case(
         return _measure(dm, x, measure, scale, poles, gradient)
 
     vals = np.array([value(x)[0] for x in pts])
+    if lm is not None and np.all(np.isfinite(vals)):
+        # Stable at every point scanned: look for an instability between them.
+        bad = _unstable_by_ascent(lm, pts, n_local, local_maxiter)
+        if bad:
+            pts = np.vstack([pts, np.array(bad)])
+            vals = np.append(vals, [np.inf] * len(bad))
     order = np.argsort(-vals)
     best = int(order[0])
     bx, bv = pts[best].copy(), float(vals[best])

@@ -294,3 +294,20 @@ def test_checkpoint_holds_the_design_and_resumes_it(tmp_path):
     bad.write_text('{"values": {}}')
     with pytest.raises(rmb.errors.ArgumentError, match="active_set"):
         read_checkpoint(bad)
+
+
+def test_search_finds_an_instability_between_the_grid_points():
+    # 1 / (s + c(a)) with c = 0.1 + 4 a^2 (a^2 - 1): stable at a = -1, 0, 1 (c = 0.1), the
+    # three-level grid, but unstable for 0 < |a| < 1 away from them; the pole is largest at
+    # a^2 = 1/2 (c = -0.9).  With no random points the grid alone sees a stable loop;
+    # the ascent of the spectral abscissa finds the unstable region and its peak.
+    a = rmb.ureal("a", 0.0, range=(-1.0, 1.0))
+    s = control.tf("s")
+    c = 0.1 + 4 * a * a * (a * a - 1)
+    G = rmb.uss(1 / (s + c))
+    wc = search_worst_case(G, {"a": a}, loop=G, n_random=0, levels=3)
+    assert wc.value == np.inf
+    assert abs(wc.point["a"]) == pytest.approx(np.sqrt(0.5), abs=1e-4)
+    # Without the loop, the transfer's peak gain is searched only (finite, at c = 0.1).
+    plain = search_worst_case(G, {"a": a}, n_random=0, levels=3, n_local=0)
+    assert plain.value == pytest.approx(10.0, rel=1e-9)
