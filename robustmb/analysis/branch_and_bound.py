@@ -81,6 +81,20 @@ class BoxCover:
     best_point: np.ndarray | None = None
     probed: int = 0
 
+    @property
+    def sweeps(self):
+        """``"N sub-box sweeps"``, with the probe rejections when there were any.
+
+        Examples
+        --------
+        >>> BoxCover(1.0, False, 2, 16, 0.5, probed=3).sweeps
+        '16 sub-box sweeps (and 3 sub-boxes rejected by a probe)'
+        """
+        text = f"{self.evaluated} sub-box sweeps"
+        if self.probed:
+            text += f" (and {self.probed} sub-boxes rejected by a probe)"
+        return text
+
     def margin_note(self):
         """What the branch and bound did for a margin, as a clause of a result's reason.
 
@@ -97,7 +111,7 @@ class BoxCover:
             )
         return (
             f"; branch and bound did not certify {self.target:.6g} times the box within "
-            f"{self.evaluated} sub-box sweeps ({100 * self.coverage:.3g} % of it certified)"
+            f"{self.sweeps} ({100 * self.coverage:.3g} % of it certified)"
         )
 
 

@@ -120,7 +120,7 @@ def _gain_cover_note(cover):
         )
     return (
         f"; branch and bound did not certify the level {cover.gamma:.6g} within "
-        f"{cover.evaluated} sub-box sweeps ({100 * cover.coverage:.3g} % of the box "
+        f"{cover.sweeps} ({100 * cover.coverage:.3g} % of the box "
         "certified), so upper stays the single-box certificate"
     )
 

@@ -480,7 +480,7 @@ def _unbounded(problem, lower, why, peak, omega, gap_tol, max_boxes, executor, b
             return WcgainResult(np.inf, np.inf, f_bad, point, True, peak, reason, cover)
     reason = (
         f"wcgain: {why}; branch and bound did not close the bound within "
-        f"{cover.evaluated} sub-box sweeps (the level {cover.gamma:.6g} certified on "
+        f"{cover.sweeps} (the level {cover.gamma:.6g} certified on "
         f"{100 * cover.coverage:.3g} % of the box, no unstable point found), so upper = inf; "
         "robust stability is neither proved nor disproved here (see robstab; a larger "
         "max_boxes may close it)"
