@@ -128,8 +128,10 @@ def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False,
     frequency (see :mod:`robustmb.tuning.gradients`); each run first stabilises the
     loop by minimising its spectral abscissa.  A badly scaled state-space plant is first
     put in diagonally balanced state coordinates (same closed-loop norm for every
-    controller; the returned closed loop is in those coordinates).  The result is a
-    local optimum; use ``random_start`` to explore.
+    controller; the returned closed loop is in those coordinates).  Where BFGS stops,
+    gradient sampling polishes a run only when its value is within 5 % of the best run
+    so far (the first run always): a run further behind cannot win by it.  The result
+    is a local optimum; use ``random_start`` to explore.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .gradients import (
     finite_peak,
     h2_gradient,
@@ -400,7 +401,7 @@ class TuningProblem:
         from .._progress import ProgressBar
 
         if polish not in ("each", "near"):
-            raise ValueError(f"solve: polish must be 'each' or 'near', got {polish!r}")
+            raise ArgumentError(f"solve: polish must be 'each' or 'near', got {polish!r}")
 
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()

@@ -355,3 +355,40 @@ def test_balancing_keeps_the_plant_and_only_acts_on_bad_scaling():
     np.testing.assert_allclose(Pb(1j * w), P(1j * w), rtol=1e-12, atol=1e-14)
     well = control.ss([[-1.0, 2.0], [0.0, -3.0]], [[1.0], [1.0]], [[1.0, 1.0]], [[0.0]])
     assert _balanced(well) is well
+
+
+def _static_problem(P, nu, ny):
+    """The tuning problem hinfstruct builds for a static gain on ``P``."""
+    from robustmb.lft.algebra import lft_lower
+    from robustmb.lft.model import as_model
+    from robustmb.tuning.tuning_problem import TuningProblem
+
+    km = as_model(rmb.tunable_gain("K", nu, ny))
+    params = ParameterVector(km.tunables)
+    lft = TunableLFT(lft_lower(as_model(P), km), params)
+    return TuningProblem(params, [Term(lft)], loops=[lft])
+
+
+@pytest.mark.slow
+def test_polish_near_reproduces_each_when_every_run_is_near():
+    """polish='near' with an infinite window polishes every run exactly as 'each' does.
+
+    The polish is deferred to ``polish_run`` (from the run's own final subgradient); the
+    starts, the polished points and values must be the same numbers, and skipping far
+    runs must leave the values of the runs it polishes unchanged.
+    """
+    P, _, mats = compleib("AC17")
+    nu, ny = mats[2].shape[1], mats[4].shape[0]
+    each, _ = _static_problem(P, nu, ny).solve(random_start=2, seed=3, polish="each")
+    near, _ = _static_problem(P, nu, ny).solve(random_start=2, seed=3, polish="near", near=np.inf)
+    for a, b in zip(each, near, strict=True):
+        np.testing.assert_array_equal(a.start, b.start)
+        np.testing.assert_array_equal(a.x, b.x)
+        assert a.value == b.value
+    # A window of 0: a run is polished only when BFGS already ties or beats the best.
+    tight, _ = _static_problem(P, nu, ny).solve(random_start=2, seed=3, polish="near", near=0.0)
+    np.testing.assert_array_equal(tight[0].x, each[0].x)  # the first run: always polished
+    for r in tight:
+        assert r.value == pytest.approx(_static_problem(P, nu, ny).objective(r.x)[0], rel=1e-12)
+    with pytest.raises(rmb.errors.ArgumentError, match="polish"):
+        _static_problem(P, nu, ny).solve(polish="some")
