@@ -83,8 +83,10 @@ class PeakGain:
     lower : float
         ``sigma_max`` of the response at ``frequency`` (an attained value).
     upper : float
-        Level certified to have no crossing (``lower * (1 + tol)``), or ``lower`` when the
-        model is static or identically zero.
+        Level tested free of crossings (``(1 + tol)`` times the attained value it was
+        tested from), ``lower`` when the model is static or identically zero, ``inf``
+        when no tested level stayed above the polished ``lower`` (never a value that was
+        not tested).
     frequency : float
         Frequency of the peak in rad/s (``inf`` when the supremum is approached as
         ``omega -> inf`` in continuous time).
