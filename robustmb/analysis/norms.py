@@ -83,8 +83,10 @@ class PeakGain:
     lower : float
         ``sigma_max`` of the response at ``frequency`` (an attained value).
     upper : float
-        Level certified to have no crossing (``lower * (1 + tol)``), or ``lower`` when the
-        model is static or identically zero.
+        Level tested free of crossings (``(1 + tol)`` times the attained value it was
+        tested from), ``lower`` when the model is static or identically zero, ``inf``
+        when no tested level stayed above the polished ``lower`` (never a value that was
+        not tested).
     frequency : float
         Frequency of the peak in rad/s (``inf`` when the supremum is approached as
         ``omega -> inf`` in continuous time).
@@ -376,10 +378,19 @@ class _LevelSetSearch:
 
     def _fold(self, frequencies: np.ndarray) -> np.ndarray:
         """Real models have |G(jw)| = |G(-jw)|: keep w >= 0.  Drops duplicates."""
-        frequencies = np.asarray(frequencies, dtype=float)
+        frequencies = np.asarray(frequencies, dtype=float).ravel()
         if self.real:
             frequencies = np.abs(frequencies)
-        return np.unique(frequencies)
+        else:
+            frequencies = frequencies.copy()
+        if frequencies.size < 2 or np.isnan(frequencies).any():
+            return np.unique(frequencies)
+        # np.unique's sort-and-compare without its wrapper (a tenth of a small call)
+        frequencies.sort()
+        keep = np.empty(frequencies.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(frequencies[1:], frequencies[:-1], out=keep[1:])
+        return frequencies[keep]
 
     def initial_frequencies(self) -> np.ndarray:
         """0, the high-frequency end, pole frequencies and a coarse logarithmic grid."""
