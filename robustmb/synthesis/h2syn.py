@@ -288,9 +288,12 @@ def _continuous(plant, P0):
     """
     for check_stable in (False, True):
         opt, (Ak0, Bk, Ck, Dk) = _riccati_h2(P0, check_stable=check_stable)
-        D22 = plant.D22
-        Ak = Ak0 - Bk @ D22 @ Ck if np.any(D22) else Ak0
-        Acl = np.block([[plant.A, plant.B2 @ Ck], [Bk @ plant.C2, Ak0]])
+        n = Ak0.shape[0]
+        Acl = np.empty((2 * n, 2 * n))
+        Acl[:n, :n] = plant.A
+        Acl[:n, n:] = plant.B2 @ Ck
+        Acl[n:, :n] = Bk @ plant.C2
+        Acl[n:, n:] = Ak0
         Bcl = np.vstack([plant.B1, Bk @ plant.D21])
         Ccl = np.hstack([plant.C1, plant.D12 @ Ck])
         # the per-Riccati margin of _are, relative to the closed-loop matrix
@@ -300,8 +303,9 @@ def _continuous(plant, P0):
             break
     else:
         raise IllPosedError("the riccati H2 controller failed the closed-loop verification")
-    cl = control.ss(Acl, Bcl, Ccl, plant.D11)
-    K = as_controller((Ak, Bk, Ck, Dk), 0.0)
+    Ak = Ak0 - Bk @ plant.D22 @ Ck if np.any(plant.D22) else Ak0
+    cl = control.StateSpace(Acl, Bcl, Ccl, plant.D11, 0)
+    K = control.StateSpace(Ak, Bk, Ck, Dk, 0)
     return H2synResult(K, norm, norm, (min(opt, norm), norm), cl, "riccati")
 
 
