@@ -79,7 +79,7 @@ class H2synResult:
     method: str
 
 
-def _are(A, B, Q, R, S, discrete=False):
+def _are(A, B, Q, R, S, discrete=False, check_stable=True):
     """Stabilising solution of the continuous or discrete algebraic Riccati equation.
 
     Continuous: ``A'X + XA - (XB + S) R^-1 (B'X + S') + Q = 0``; discrete:
@@ -88,6 +88,10 @@ def _are(A, B, Q, R, S, discrete=False):
     removed: tens of microseconds for small plants, against milliseconds for scipy's
     solvers with their argument checks and balancing.  When SB02MD fails (e.g. a singular
     ``A`` in discrete time) or its residual is not at rounding level, scipy decides.
+
+    With ``check_stable=False`` (continuous time only) the stability of ``A + B F`` is
+    left to the caller: h2syn's closed-loop spectrum contains it (separation), and a
+    failure there repeats the design with the check.
     """
     n = A.shape[0]
     r = np.linalg.eigvalsh(R)  # R is symmetric positive semidefinite: no SVD needed
@@ -120,22 +124,26 @@ def _are(A, B, Q, R, S, discrete=False):
         else:
             AX, GX = Ab.T @ X, Gb @ X
             XGX = X @ GX
-            terms = (AX, XGX, Qb)
             res = np.abs(AX + AX.T - XGX + Qb).max()
-            Acl = Ab - GX
-            stable = np.max(np.linalg.eigvals(Acl).real) < -1e-10 * np.abs(Acl).max()
-        if stable and res <= 1e-11 * sum(np.abs(t).max() for t in terms):
+            scale = np.abs(AX).max() + np.abs(XGX).max() + np.abs(Qb).max()
+            stable = True
+            if check_stable:
+                Acl = Ab - GX
+                stable = np.max(np.linalg.eigvals(Acl).real) < -1e-10 * np.abs(Acl).max()
+        if discrete and stable:
+            scale = sum(np.abs(t).max() for t in terms)
+        if stable and res <= 1e-11 * scale:
             return X
     solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are
     return solver(A, B, Q, R, s=S)
 
 
-def _riccati_h2(P):
+def _riccati_h2(P, check_stable=True):
     A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
     R = P.D12.T @ P.D12
     Rt = P.D21 @ P.D21.T
-    X = _are(A, B2, C1.T @ C1, R, C1.T @ P.D12)
-    Y = _are(A.T, C2.T, B1 @ B1.T, Rt, B1 @ P.D21.T)
+    X = _are(A, B2, C1.T @ C1, R, C1.T @ P.D12, check_stable=check_stable)
+    Y = _are(A.T, C2.T, B1 @ B1.T, Rt, B1 @ P.D21.T, check_stable=check_stable)
     F = -np.linalg.solve(R, B2.T @ X + P.D12.T @ C1)
     L = -np.linalg.solve(Rt, (Y @ C2.T + B1 @ P.D21.T).T).T
     K = (A + B2 @ F + L @ C2, -L, F, np.zeros((B2.shape[1], C2.shape[0])))
@@ -143,15 +151,15 @@ def _riccati_h2(P):
     return float(np.sqrt(max(opt, 0.0))), K
 
 
-def _lyap_h2(cl):
+def _lyap_h2(A, B, C, D, dt, margin=0.0):
     """H2 norm of a closed loop from its Gramian (SLICOT SB03MD), independent of synthesis.
 
     One Fortran call gives the eigenvalues of ``A`` (the stability test) and the Gramian;
-    ``inf`` when not stable (or a continuous loop has a feedthrough).  Falls back to
+    ``inf`` when not stable (or a continuous loop has a feedthrough).  Continuous time:
+    stable means every eigenvalue has real part below ``-margin``.  Falls back to
     :func:`robustmb.h2norm` when SB03MD warns (close eigenvalues, failed QR).
     """
-    A, B, C, D = cl.A, cl.B, cl.C, cl.D
-    discrete = bool(cl.dt)
+    discrete = bool(dt)
     if not discrete and np.any(D):
         return np.inf
     feed = float(np.sum(D * D)) if discrete else 0.0
@@ -164,8 +172,8 @@ def _lyap_h2(cl):
                 A.copy(), C=-B @ B.T, dico="D" if discrete else "C", trana="T"
             )
         except (SlycotError, Warning, ValueError):
-            return h2norm(cl)
-    if (np.max(np.abs(w)) >= 1) if discrete else (np.max(w.real) >= 0):
+            return h2norm(control.ss(A, B, C, D, dt))
+    if (np.max(np.abs(w)) >= 1) if discrete else (np.max(w.real) >= -margin):
         return np.inf
     # W is positive semidefinite for a stable A: a negative trace is rounding (optimum 0)
     return float(np.sqrt(max(np.trace(C @ W @ C.T) / scale + feed, 0.0)))
@@ -269,13 +277,36 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
 
 
 def _continuous(plant, P0):
-    opt, K0 = _riccati_h2(P0)
-    K = shift_back(K0, plant.D22)
-    cl = closed_loop(plant, K)
-    norm = _lyap_h2(cl)
-    if not np.isfinite(norm):
+    """Riccati design and its verification on arrays; two ``StateSpace`` objects at the end.
+
+    The controller has no feedthrough, so loop shifting and the lower LFT need no inverse:
+    ``Ak = Ak0 - Bk D22 Ck`` and the closed loop is
+    ``[[A, B2 Ck], [Bk C2, Ak0]], [B1; Bk D21], [C1, D12 Ck], D11``.  Its spectrum is
+    ``eig(A + B2 F)`` and ``eig(A + L C2)`` (separation), so the stability test of the
+    verification also certifies both Riccati solutions; when it fails the design is
+    repeated with each Riccati solution tested on its own (scipy as fallback).
+    """
+    for check_stable in (False, True):
+        opt, (Ak0, Bk, Ck, Dk) = _riccati_h2(P0, check_stable=check_stable)
+        n = Ak0.shape[0]
+        Acl = np.empty((2 * n, 2 * n))
+        Acl[:n, :n] = plant.A
+        Acl[:n, n:] = plant.B2 @ Ck
+        Acl[n:, :n] = Bk @ plant.C2
+        Acl[n:, n:] = Ak0
+        Bcl = np.vstack([plant.B1, Bk @ plant.D21])
+        Ccl = np.hstack([plant.C1, plant.D12 @ Ck])
+        # the per-Riccati margin of _are, relative to the closed-loop matrix
+        margin = 1e-10 * np.abs(Acl).max() if not check_stable else 0.0
+        norm = _lyap_h2(Acl, Bcl, Ccl, plant.D11, 0.0, margin)
+        if np.isfinite(norm):
+            break
+    else:
         raise IllPosedError("the riccati H2 controller failed the closed-loop verification")
-    return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, "riccati")
+    Ak = Ak0 - Bk @ plant.D22 @ Ck if np.any(plant.D22) else Ak0
+    cl = control.StateSpace(Acl, Bcl, Ccl, plant.D11, 0)
+    K = control.StateSpace(Ak, Bk, Ck, Dk, 0)
+    return H2synResult(K, norm, norm, (min(opt, norm), norm), cl, "riccati")
 
 
 def _lmi(plant, P0):
@@ -304,7 +335,7 @@ def _lmi_discrete(plant, P0, rtol=0.01):
             cl = closed_loop(plant, K)
         except (IllPosedError, np.linalg.LinAlgError):
             return False
-        norm = _lyap_h2(cl)
+        norm = _lyap_h2(cl.A, cl.B, cl.C, cl.D, cl.dt)
         ok = bool(np.isfinite(norm) and norm <= opt * (1 + rtol))
         if ok:
             found.append((K, cl, norm))
@@ -327,7 +358,7 @@ def _discrete(plant, P0):
     opt, K0 = _riccati_h2_discrete(P0)
     K = shift_back(K0, plant.D22)
     cl = closed_loop(plant, K)
-    norm = _lyap_h2(cl)
+    norm = _lyap_h2(cl.A, cl.B, cl.C, cl.D, cl.dt)
     if not np.isfinite(norm):
         raise IllPosedError("the discrete H2 controller failed the closed-loop verification")
     return H2synResult(
