@@ -52,6 +52,7 @@ def _fd(fun, x, h=1e-6):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), block=st.sampled_from(["gain", "pid", "ss", "tf"]))
 @example(seed=575, block="ss")  # a flat peak: the level set stopped 15 % off its frequency
+@example(seed=413, block="tf")  # the finite differences of the inner evaluation were 2 % off
 def test_hinf_subgradient_equals_finite_differences(seed, block):
     lft, x = _random_loop(seed, block)
     a = lft.statespace(x)[0]
@@ -72,7 +73,10 @@ def test_hinf_subgradient_equals_finite_differences(seed, block):
     peaks = [i for i in range(1, len(w) - 1) if top[i] >= top[i - 1] and top[i] >= top[i + 1]]
     if sum(top[i] > f0 * (1 - 1e-2) for i in peaks) > 1:
         return
-    fd = _fd(lambda y: Term(lft).evaluate(y, gradient=False)[0], x)
+    # Differences of rmb.hinfnorm at a tight tolerance: the optimiser's own evaluation
+    # stops its level set at a relative 1e-7, which over a 1e-6 step is an O(1) error in a
+    # difference quotient (seed 413, "tf": 2 % off while the gradient was right).
+    fd = _fd(lambda y: rmb.hinfnorm(lft.statespace(y), tol=1e-12)[0], x)
     np.testing.assert_allclose(g, fd, rtol=2e-4, atol=2e-5 * max(1.0, f0))
 
 
