@@ -110,7 +110,7 @@ def _are(A, B, Q, R, S, discrete=False, check_stable=True):
         X = slycot.sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I")[0]
     except (SlycotError, ValueError):
         X = None
-    if X is not None and np.all(np.isfinite(X)):
+    if X is not None and np.isfinite(X).all():
         # Stability of the closed loop built from X itself, not SB02MD's ordered spectrum
         # (stable by construction): an inaccurate or anti-stabilising X must go to scipy.
         # The margin is relative to the size of the closed-loop matrix (rounding level).
@@ -120,7 +120,7 @@ def _are(A, B, Q, R, S, discrete=False, check_stable=True):
             T = XA.T @ B @ K
             terms = (Ab.T @ XA, T, Qb, X)
             res = np.abs(terms[0] - T + Qb - X).max()
-            stable = np.max(np.abs(np.linalg.eigvals(Ab - B @ K))) < 1 - 1e-10
+            stable = np.abs(np.linalg.eigvals(Ab - B @ K)).max() < 1 - 1e-10
         else:
             AX, GX = Ab.T @ X, Gb @ X
             XGX = X @ GX
@@ -129,7 +129,7 @@ def _are(A, B, Q, R, S, discrete=False, check_stable=True):
             stable = True
             if check_stable:
                 Acl = Ab - GX
-                stable = np.max(np.linalg.eigvals(Acl).real) < -1e-10 * np.abs(Acl).max()
+                stable = np.linalg.eigvals(Acl).real.max() < -1e-10 * np.abs(Acl).max()
         if discrete and stable:
             scale = sum(np.abs(t).max() for t in terms)
         if stable and res <= 1e-11 * scale:
@@ -147,7 +147,7 @@ def _riccati_h2(P, check_stable=True):
     F = -np.linalg.solve(R, B2.T @ X + P.D12.T @ C1)
     L = -np.linalg.solve(Rt, (Y @ C2.T + B1 @ P.D21.T).T).T
     K = (A + B2 @ F + L @ C2, -L, F, np.zeros((B2.shape[1], C2.shape[0])))
-    opt = np.trace(B1.T @ X @ B1) + np.trace(R @ F @ Y @ F.T)
+    opt = (B1.T @ X @ B1).trace() + (R @ F @ Y @ F.T).trace()
     return float(np.sqrt(max(opt, 0.0))), K
 
 
@@ -160,7 +160,7 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
     :func:`robustmb.h2norm` when SB03MD warns (close eigenvalues, failed QR).
     """
     discrete = bool(dt)
-    if not discrete and np.any(D):
+    if not discrete and D.any():
         return np.inf
     feed = float(np.sum(D * D)) if discrete else 0.0
     if A.shape[0] == 0:
@@ -173,10 +173,10 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
             )
         except (SlycotError, Warning, ValueError):
             return h2norm(control.ss(A, B, C, D, dt))
-    if (np.max(np.abs(w)) >= 1) if discrete else (np.max(w.real) >= -margin):
+    if (np.abs(w).max() >= 1) if discrete else (w.real.max() >= -margin):
         return np.inf
     # W is positive semidefinite for a stable A: a negative trace is rounding (optimum 0)
-    return float(np.sqrt(max(np.trace(C @ W @ C.T) / scale + feed, 0.0)))
+    return float(np.sqrt(max((C @ W @ C.T).trace() / scale + feed, 0.0)))
 
 
 def _riccati_h2_discrete(P):
@@ -256,7 +256,7 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         raise DimensionError(f"method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
     plant = partition_plant(P, nmeas, ncon)
     P0 = plant.with_d22_zero()
-    riccati = plant.dt > 0 or (is_regular(P0) and not np.any(P0.D11))
+    riccati = plant.dt > 0 or (is_regular(P0) and not P0.D11.any())
     if method == "riccati" and not riccati:
         raise IllPosedError(
             "method='riccati' needs D11 = 0, D12 of full column rank and D21 of full row rank"
@@ -303,7 +303,7 @@ def _continuous(plant, P0):
             break
     else:
         raise IllPosedError("the riccati H2 controller failed the closed-loop verification")
-    Ak = Ak0 - Bk @ plant.D22 @ Ck if np.any(plant.D22) else Ak0
+    Ak = Ak0 - Bk @ plant.D22 @ Ck if plant.D22.any() else Ak0
     cl = control.StateSpace(Acl, Bcl, Ccl, plant.D11, 0)
     K = control.StateSpace(Ak, Bk, Ck, Dk, 0)
     return H2synResult(K, norm, norm, (min(opt, norm), norm), cl, "riccati")

@@ -284,3 +284,34 @@ def test_h2syn_discrete_without_control_penalty():
     expected = np.sqrt(1 + 1.44 * Y / (Y + 1))
     assert res.norm == pytest.approx(expected, rel=1e-10)
     assert _dlyap_h2(P, res.controller) == pytest.approx(expected, rel=1e-10)
+
+
+def test_h2syn_anti_stabilising_riccati_solution_is_caught_and_redone(monkeypatch):
+    """The fast path leaves the stability of A + B2 F and A + L C2 to the closed-loop
+    spectrum; an anti-stabilising Riccati solution must fail it and the design repeat."""
+    import importlib
+
+    mod = importlib.import_module("robustmb.synthesis.h2syn")
+    G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
+    ref = rmb.h2syn(G, nmeas, ncon)
+    real = slycot.sb02md
+    calls = []
+
+    def anti(n, A, G_, Q, dico, **kw):
+        # -X_s(-A) solves A'X + XA - XGX + Q = 0 and makes A - GX anti-stable
+        calls.append(dico)
+        out = real(n, -A, G_, Q, dico, **kw)
+        return (-out[0], *out[1:])
+
+    class Shim:
+        sb02md = staticmethod(anti)
+        sb03md57 = staticmethod(slycot.sb03md57)
+
+    monkeypatch.setattr(mod, "slycot", Shim)
+    res = rmb.h2syn(G, nmeas, ncon)
+    assert len(calls) == 4  # two Riccati equations, twice
+    assert res.method == "riccati"
+    # the redone design (scipy's solvers) is the optimum, verified independently
+    assert res.norm == pytest.approx(ref.norm, rel=1e-10)
+    assert _gramian_h2(G, res.controller) == pytest.approx(res.norm, rel=1e-8)
+    assert np.max(res.closed_loop.poles().real) < 0
