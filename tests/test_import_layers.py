@@ -106,6 +106,7 @@ PACKAGE = LFT.parent
 LAYER_RANK = {
     "errors": 0,
     "_progress": 0,
+    "_blas": 0,
     "lft": 1,
     "analysis": 2,
     "multibody": 3,

@@ -17,11 +17,11 @@ D-scaling bound equals ``mu`` (Packard & Doyle 1993), and the two bounds meet.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._blas import single_blas_thread
 from ..errors import DimensionError, UncertainTypeError
 from .mu_lower import lower_bound, verify_lower_bound
 from .mu_structure import BlockStructure, as_matrix_stack
@@ -187,21 +187,8 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
             method = "fast"
         elif letter == "U":
             lower = False
-    with _single_blas_thread():
+    with single_blas_thread():
         return _mussv(Ms, single, struct, method, lower, seed)
-
-
-def _single_blas_thread():
-    """Limit BLAS/LAPACK to one thread while the small batched decompositions run.
-
-    Threaded LAPACK gains nothing on matrices of this size and, on a loaded machine,
-    makes batched ``eigh`` tens of times slower.  Uses ``threadpoolctl`` when installed.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=None, seed=0):
@@ -246,7 +233,7 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
     struct = BlockStructure(blk)
     Ms, single = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
-    with _single_blas_thread():
+    with single_blas_thread():
         return _mussv(
             Ms,
             single,
@@ -311,7 +298,7 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
         cold = ~np.all(np.isfinite(x0), axis=1)
     upper = np.zeros(nw)
     tgt = None if target is None else np.broadcast_to(np.asarray(target, float), (nw,))
-    with _single_blas_thread():
+    with single_blas_thread():
         for rows, start in ((np.flatnonzero(cold), None), (np.flatnonzero(~cold), x0)):
             if rows.size == 0:
                 continue

@@ -42,10 +42,10 @@ import scipy.linalg
 import slycot
 from slycot.exceptions import SlycotError
 
+from robustmb._blas import single_blas_thread
 from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
 
-from ._blas import single_blas_thread
 from .hinf_riccati import is_regular
 from .lmi import lmi_h2, lmi_h2_discrete
 from .plant import as_controller, check_solvable, closed_loop, partition_plant, shift_back

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
+from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
 from robustmb.errors import DimensionError, IllPosedError
 
 from . import hinf_riccati as ric
-from ._blas import single_blas_thread
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,

@@ -32,7 +32,7 @@ def single_blas_thread():
             from threadpoolctl import ThreadpoolController
         except ImportError:  # pragma: no cover - optional dependency
             return contextlib.nullcontext()
-        # created after numpy, scipy and slycot are loaded (synthesis imports them), so
-        # the BLAS libraries of all three are under its control
+        # created on first use, after the callers' modules have loaded numpy, scipy and
+        # slycot, so the BLAS libraries of all three are under its control
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
