@@ -11,7 +11,10 @@ Runs :func:`robustmb.examples.arm_lpv_synthesis` (active-set robust ``systune`` 
   the ratios gamma2 / 0.69.
 
 Usage: ``python benchmarks/bench_arm_synthesis.py [--seed 0] [--starts 2] [--splits t1=2,t2=2]
-[--budget 600] [--no-certify]`` (``--budget``: seconds per goal for the sub-box certificates).
+[--budget 600] [--no-certify] [--design PATH] [--checkpoint PATH]`` (``--budget``: seconds per
+goal for the sub-box certificates; ``--design``: start from a checkpoint, e.g.
+``case_studies/robotic_arm/checkpoints/arm_lpv_resume.json``; ``--checkpoint``: write one
+after every round).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ def main():
     ap.add_argument("--splits", default="", help="certify on sub-boxes, e.g. t1=2,t2=2")
     ap.add_argument("--budget", type=float, default=None, help="seconds per goal, sub-boxes")
     ap.add_argument("--no-certify", action="store_true", help="tune and search only")
+    ap.add_argument("--design", default=None, help="start from this checkpoint (JSON)")
+    ap.add_argument("--checkpoint", default=None, help="write a checkpoint after every round")
+    ap.add_argument("--max-add", type=int, default=8, help="samples added per goal and round")
     args = ap.parse_args()
     splits = {k: int(v) for k, v in (s.split("=") for s in args.splits.split(",") if s)} or None
     t0 = time.perf_counter()
@@ -42,6 +48,9 @@ def main():
         certify_splits=splits,
         certify=not args.no_certify,
         certify_budget=args.budget,
+        design=args.design,
+        checkpoint=args.checkpoint,
+        max_add=args.max_add,
         progress=True,
     )
     wall = time.perf_counter() - t0
