@@ -203,6 +203,9 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     just either side of it; the ends are pulled in from their crossings by the
     relative margin ``_EDGE`` (at a real-mu discontinuity the intervals on either
     side both end at one frequency: the margin leaves the gap that exposes it).
+    Where the inequality fails at such an end (the pencil placed the crossing off by
+    more than the margin) the end is located by bisection between it and the
+    segment's first probe, and is again a point where the inequality was evaluated.
 
     Parameters
     ----------
@@ -276,10 +279,14 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
     hi_k = k
     while hi_k < nseg - 1 and ok_seg[hi_k + 1] and joins[hi_k]:
         hi_k += 1
+
+    def edge(ok, bad, good):  # the verified end next to a crossing
+        return bad if ok else _edge_point(bad, good, mult, beta, evaluate)
+
     if lo_k == 0:
-        lo = 0.0 if at_zero else inner[0, 0]
+        lo = edge(at_zero, 0.0, inner[0, 0])
     else:
-        lo = cross[lo_k - 1] * (1 + _EDGE) if above[lo_k - 1] else inner[lo_k, 0]
+        lo = edge(above[lo_k - 1], cross[lo_k - 1] * (1 + _EDGE), inner[lo_k, 0])
     lo = min(lo, w0)
     if hi_k == nseg - 1:
         if fdi_values(d[None], mult, beta)[0] < 0:
@@ -288,5 +295,26 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
         if hi_k == k:
             return (float(lo), float(w0))
         hi_k -= 1
-    hi = cross[hi_k] * (1 - _EDGE) if below[hi_k] else inner[hi_k, -1]
+    hi = edge(below[hi_k], cross[hi_k] * (1 - _EDGE), inner[hi_k, -1])
     return (float(lo), float(max(hi, w0)))
+
+
+def _edge_point(bad, good, mult, beta, evaluate, rtol=1e-12, max_iter=60):
+    """Point next to ``bad`` where the inequality holds, by bisection towards ``good``.
+
+    ``good`` holds the inequality and no candidate crossing lies strictly between the
+    two, but at ``bad`` (a candidate crossing pulled in by ``_EDGE``) it does not hold:
+    the pencil placed the crossing off by more than ``_EDGE`` (its eigenvalues carry
+    an error of about ``eps`` times their condition number).  The single sign change
+    between them is bracketed down to ``rtol`` and the holding side returned, so the
+    end is verified by an evaluation instead of falling back to the probe ``good``.
+    """
+    for _ in range(max_iter):
+        if abs(good - bad) <= rtol * abs(good):
+            break
+        mid = 0.5 * (bad + good)
+        if fdi_values(evaluate(np.array([mid])), mult, beta)[0] < 0:
+            good = mid
+        else:
+            bad = mid
+    return good

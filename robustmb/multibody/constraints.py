@@ -545,6 +545,39 @@ def _complex_jacobian(fn, x0, h=1e-30):
     return np.array(cols).T
 
 
+def _pivoted_coordinates(basis, count, rtol=1e-8):
+    """Indices of ``count`` rows of the orthonormal ``basis`` chosen by pivoted Gram-Schmidt.
+
+    The row Gram matrix ``basis @ basis.T`` is the orthogonal projector onto the null
+    space, so the choice does not depend on which orthonormal basis ``null_space``
+    returned.  Each step takes the row with the largest residual norm; rows within
+    ``rtol`` of that largest norm count as tied (equal in exact arithmetic, e.g. by a
+    symmetry) and the first of them in coordinate order is taken -- the choice of
+    LAPACK's pivoted QR in exact arithmetic, made independent of rounding.
+
+    Examples
+    --------
+    Row 1 is the longest; rows 0 and 2 then tie (norm ``1/sqrt(2)``): the first is taken.
+
+    >>> import numpy as np
+    >>> from robustmb.multibody.constraints import _pivoted_coordinates
+    >>> _pivoted_coordinates(np.array([[1, 0], [0, 2**0.5], [1, 0]]) / 2**0.5, 2)
+    [0, 1]
+    """
+    rows = np.array(basis, dtype=float, copy=True)
+    chosen = []
+    for _ in range(count):
+        norms = np.linalg.norm(rows, axis=1)
+        norms[chosen] = -1.0
+        top = norms.max()
+        k = int(np.flatnonzero(norms >= (1.0 - rtol) * top)[0])
+        chosen.append(k)
+        unit = rows[k] / norms[k]
+        for _ in range(2):  # Gram-Schmidt, twice for orthogonality to rounding
+            rows -= np.outer(rows @ unit, unit)
+    return sorted(chosen)
+
+
 def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     """Linearisation of the constrained dynamics, restricted to the constraint manifold.
 
@@ -573,7 +606,7 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
            [10.]]))
     """
     import control
-    from scipy.linalg import null_space, qr
+    from scipy.linalg import null_space
 
     check_consistent(tree, q0, v0, "q0, v0")
     nv = tree.nv
@@ -615,8 +648,7 @@ def linearize_constrained(tree, q0, v0, tau0, lin_free, independent=None):
     nz = tangent.shape[1] // 2
     names = tree.tangent_names()
     if independent is None:
-        piv = qr(null_space(jac).T, pivoting=True)[2]
-        idx = sorted(piv[:nz].tolist())
+        idx = _pivoted_coordinates(null_space(jac), nz)
     else:
         independent = [independent] if isinstance(independent, str) else list(independent)
         for nm in independent:

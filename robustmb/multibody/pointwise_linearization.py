@@ -48,7 +48,8 @@ def linearize_at(
     independent : list of str, optional
         With exact loop constraints (:meth:`add_loop_constraint`): the
         coordinates that parametrise the constrained motion (default: chosen
-        by a pivoted QR of the constraint null space).  The result is then a
+        by a pivoted QR of the constraint null space, ties to the coordinate
+        listed first).  The result is then a
         :class:`~robustmb.multibody.constraints.ConstrainedLinearization` on
         the constraint manifold, states ``[dz; dz']``.
 

@@ -221,13 +221,21 @@ def test_discrete_oracle_l3_loop1():
     L3 = _l3()
     at_w = _loops_only(L3, [oracle["expected"]["frequency_rad_s"]])
     assert at_w.alpha[0] == pytest.approx(expected, rel=oracle["tolerance"]["rel"])
-    # Independent evaluation of 1/|S_11 - 1/2| at z = exp(j 4.05 Ts) with python-control.
-    S = control.feedback(control.ss([], [], [], np.eye(3), L3.dt), L3)
-    S11 = S(np.exp(1j * 4.05 * L3.dt))[0, 0]
+    # Independent evaluation of 1/|S_11 - 1/2| at z = exp(j 4.05 Ts), S = (I + L)^-1, in
+    # 50-digit mpmath on the same float data.  (python-control's evaluation of the
+    # feedback system is 2.5e-10 off it, beyond this tolerance.)
+    import mpmath as mp
+
+    with mp.workdps(50):
+        z = mp.exp(mp.mpc(0, 4.05 * mp.mpf(L3.dt)))
+        res = (z * mp.eye(L3.nstates) - mp.matrix(L3.A.tolist())) ** -1
+        loop = mp.matrix(L3.C.tolist()) * res * mp.matrix(L3.B.tolist()) + mp.matrix(L3.D.tolist())
+        S11 = complex(((mp.eye(3) + loop) ** -1)[0, 0])
     assert at_w.alpha[0] == pytest.approx(1 / abs(S11 - 0.5), rel=1e-10)
     # The whole-axis loop-1 margin lies below every sampled value; the oracle figure
     # coincides with it to 1e-6 (the Julia test tolerance is 1e-3).
     whole = diskmargin(L3).loop_at_a_time
+    S = control.feedback(control.ss([], [], [], np.eye(3), L3.dt), L3)
     omega = np.linspace(1e-3, np.pi / L3.dt, 100001)
     grid_alpha, _ = _dense_alpha(lambda z: S(z)[0, 0], omega, 0.0, L3.dt)
     assert whole.alpha[0] <= grid_alpha * (1 + 1e-10)

@@ -124,6 +124,44 @@ def test_nearly_defective_automatic_choice_is_accurate(delta):
     assert normwise_error(H, direct_response(A, B, C, D, omega)) < 1e-10
 
 
+def _exact_response(A, B, C, D, w):
+    """``C (jwI - A)^-1 B + D`` of the stored floats in 40-digit arithmetic (mpmath)."""
+    import mpmath as mp
+
+    n, m = B.shape
+    with mp.workdps(40):
+        lhs = mp.mpc(0, w) * mp.eye(n) - mp.matrix(A.tolist())
+        cols = [mp.lu_solve(lhs, mp.matrix(B[:, j].tolist())) for j in range(m)]
+        X = mp.matrix([[cols[j][i] for j in range(m)] for i in range(n)])
+        return np.array((mp.matrix(C.tolist()) * X).tolist(), dtype=complex) + D
+
+
+@pytest.mark.parametrize("method", ["auto", "schur"])
+def test_high_gain_loop_is_accurate_to_its_componentwise_condition(method):
+    """Two carts closed through ``100 ((s + 1) / (0.001 s + 1))^3``: states spread over
+    eleven orders of magnitude (``||A|| ~ 1e11``).  The reference is the exact response of
+    the same float matrices; the tolerance is ``n eps`` times the componentwise condition
+    number ``|| |C||R|(|A| + w)|R||B| + 2|C||R||B| + |D| || / ||G||`` (``R = (jwI - A)^-1``),
+    which diagonal state scaling does not change.  Decomposing the unbalanced ``A`` gave
+    6e-11 at 700 rad/s against a bound of 3e-13 (and 3e-4 on the two-cart mu problem at
+    50 rad/s); balanced, the errors are 1.7e-7 (0.3 rad/s) down to 4e-15.  Not checked
+    far above the bandwidth: at 1e4 rad/s (``|G| ~ 1e-5``) the Schur sum cancels to 3e-12
+    relative, above this bound, though a dense solve reaches 1e-16 there."""
+    s = control.tf("s")
+    plant = control.ss(1 / (s**2 * (s**2 + 2)))
+    ctrl = 100 * control.ss(((s + 1) / (0.001 * s + 1)) ** 3)
+    A, B, C, D, _ = as_statespace_data(control.feedback(plant * ctrl, 1))
+    n, eps = A.shape[0], np.finfo(float).eps
+    for w in [0.3, 5.0, 20.0, 51.3, 94.8, 700.0]:
+        ref = _exact_response(A, B, C, D, w)
+        H = freqresp((A, B, C, D), np.array([w]), method=method)[0]
+        R = np.abs(np.linalg.inv(1j * w * np.eye(n) - A))
+        aC, aB = np.abs(C), np.abs(B)
+        first = aC @ R @ (np.abs(A) + w * np.eye(n)) @ R @ aB + 2 * aC @ R @ aB + np.abs(D)
+        kappa = np.linalg.norm(first, 2) / np.linalg.norm(ref, 2)
+        assert np.linalg.norm(H - ref, 2) <= n * kappa * eps * np.linalg.norm(ref, 2)
+
+
 def test_blocked_evaluation_equals_single_block(monkeypatch):
     G = seeded_rss(2, 20, 3, 2, strictly_proper=False)
     omega = np.logspace(-2, 2, 257)

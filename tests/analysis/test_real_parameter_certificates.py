@@ -13,7 +13,12 @@ import pytest
 
 import robustmb as rmb
 from robustmb.analysis.freqresp import freqresp
-from robustmb.analysis.frequency_intervals import certified_interval, multiplier_from_certificate
+from robustmb.analysis.frequency_intervals import (
+    Multiplier,
+    _interval_between,
+    certified_interval,
+    multiplier_from_certificate,
+)
 from robustmb.analysis.mussv import mussv_stack
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
@@ -64,6 +69,30 @@ def test_real_mu_certificate_covers_the_interval_where_its_inequality_holds():
     # sound on a grid of its own: the ends are the crossings to rounding accuracy
     assert np.all(_phi_max(m11, mult, level, np.linspace(lo, hi, 2001)[1:-1]) < 0)
     assert np.all(_phi_max(m11, mult, level, np.array([lo, hi])) < 1e-8)
+
+
+@pytest.mark.parametrize("shift", [1 - 1e-6, 1 + 1e-6])
+def test_interval_ends_hold_when_the_pencil_misplaces_a_crossing(shift):
+    """Closed forms: ``|1 / (jw + 1)| <= 1/2`` exactly for ``w >= sqrt(3)`` and
+    ``|jw / (jw + 1)| <= 1/2`` for ``w <= 1/sqrt(3)``.  The candidate crossing is handed
+    over off by 1e-6 relative (the pencil's eigenvalue error on an ill-conditioned
+    certificate exceeds the 1e-9 edge margin); on the wrong side the end used to fall
+    back to the segment's first probe, clipped to ``w0`` (3 instead of 1.73)."""
+    one, zero = np.eye(1), np.zeros((1, 1))
+    mult = Multiplier(one, zero, one)
+    for d, w0, true_end, side in ((zero, 3.0, np.sqrt(3.0), 0), (one, 0.1, 3**-0.5, 1)):
+        sysdata = (-one, one, -one if d[0, 0] else one, d)
+
+        def evaluate(w, sysdata=sysdata):
+            return freqresp(sysdata, np.asarray(w))
+
+        got = _interval_between(np.array([true_end * shift]), mult, 0.5, w0, evaluate, d, 3)
+        end = got[side]
+        # sound: the end lies inside the true interval ...
+        assert (end >= true_end) if side == 0 else (end <= true_end)
+        # ... and is the crossing to the accuracy of the candidate or of the bisection
+        assert end == pytest.approx(true_end, rel=2e-6)
+        assert got[1 - side] == (np.inf if side == 0 else 0.0)
 
 
 @pytest.mark.slow
