@@ -82,6 +82,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     for _ in range(maxit):
         g = lower * (1 + 2 * tol)
         if proper:
+            if g <= 0.0:  # zero at every sampled frequency: no level set to build
+                return None
             h[:n, n:], h[n:, :n] = bbt / g, ctc / -g
         else:
             try:
