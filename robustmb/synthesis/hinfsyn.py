@@ -28,7 +28,7 @@ import numpy as np
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, IllPosedError
 
 from . import hinf_riccati as ric
 from .lmi import hinf_level_lmi, lmi_hinf
@@ -200,6 +200,8 @@ def _bisect(N, gtol, history):
     tiny = 1e-8 * _data_scale(N.plant)
     while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
+        if not lo < mid < hi:
+            break  # the bracket is as narrow as double precision allows
         t = ric.gamma_test(N.plant, mid)
         history.append((mid, t.feasible, t.reason))
         if t.feasible or not t.decided:
@@ -277,6 +279,10 @@ def _zeros_note(plant):
     )
 
 
+def _is_real(x):
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
 def _data_scale(P):
     return max(np.linalg.norm(np.block([[P.A, P.B1, P.B2], [P.C1, P.D11, P.D12]]), 2), 1e-300)
 
@@ -299,7 +305,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         Largest relative backoff from the optimal level allowed for a better conditioned
         controller (default 1 %).
     gtol : float
-        Relative width of the bisection on the optimal level (Riccati path).
+        Relative width of the bisection on the optimal level (Riccati path), in
+        ``(0, rtol)``; the bisection also stops when the bracket cannot be narrowed in
+        double precision.
     cond_max : float
         Largest acceptable ``cond(I - Y X / gamma^2)`` of the Riccati central controller.
 
@@ -316,6 +324,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         controller could be verified.
     DimensionError, SignalError
         For a wrong partition.
+    ArgumentError
+        For a ``method`` not listed, ``rtol`` outside (0, 1), ``gtol`` outside
+        (0, ``rtol``) or ``cond_max`` below 1.
 
     Examples
     --------
@@ -331,9 +342,16 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     True
     """
     if method not in _METHODS:
-        raise DimensionError(f"method must be one of {_METHODS}; got {method!r}")
-    if not 0 < rtol < 1:
-        raise DimensionError(f"rtol must be in (0, 1); got {rtol!r}")
+        raise ArgumentError(f"hinfsyn: method must be one of {_METHODS}; got {method!r}")
+    if not _is_real(rtol) or not 0 < rtol < 1:
+        raise ArgumentError(f"hinfsyn: rtol must be a number in (0, 1); got {rtol!r}")
+    if not _is_real(gtol) or not 0 < gtol < rtol:
+        # the bisection must resolve the optimum more finely than the allowed backoff
+        raise ArgumentError(
+            f"hinfsyn: gtol must be a number in (0, rtol) = (0, {rtol!r}); got {gtol!r}"
+        )
+    if not _is_real(cond_max) or not cond_max >= 1:
+        raise ArgumentError(f"hinfsyn: cond_max must be a number >= 1; got {cond_max!r}")
     plant = partition_plant(P, nmeas, ncon)
     check_solvable(plant)
     cplant = to_continuous(plant) if plant.dt > 0 else plant
