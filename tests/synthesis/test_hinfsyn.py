@@ -12,7 +12,13 @@ from _oracles import load_oracle
 from _plants import compleib_plant, independent_hinf, one_blas_thread, slicot_plant
 
 import robustmb as rmb
-from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError
+from robustmb.errors import (
+    ArgumentError,
+    DimensionError,
+    IllPosedError,
+    RobustMBWarning,
+    SignalError,
+)
 from robustmb.synthesis import hinf_riccati as ric
 from robustmb.synthesis.plant import closed_loop, partition_plant, shift_back
 
@@ -401,3 +407,23 @@ def test_invariant_zero_on_the_imaginary_axis_is_named():
     # a regular plant without such zeros: nothing reported
     G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
     assert boundary_zeros(partition_plant(G, nmeas, ncon)) == []
+
+
+@pytest.mark.parametrize("method", ["riccati", "auto"])
+def test_hinfsyn_backoff_beyond_rtol(method):
+    # Regular random plant (tests/data, seed 0 trial 31) on which no Riccati controller
+    # within rtol = 1 % of the bracket top passes the closed-loop verification; it used
+    # to raise IllPosedError although a larger backoff gives a verified controller.
+    case = load_oracle("hinfsyn_random_regular_plant_seed0_trial31")
+    P = control.ss(*(np.array(case["plant"][k]) for k in "ABCD"))
+    with pytest.warns(RobustMBWarning, match="rtol=0.01"):
+        res = rmb.hinfsyn(P, case["nmeas"], case["ncon"], method=method)
+    lo, hi = res.gamma_bracket
+    assert hi == res.gamma and lo < res.gamma_opt <= 1.01 * lo
+    assert res.gamma_design > 1.01 * res.gamma_opt  # designed beyond rtol, and says so
+    # independent check of the returned controller: closed loop formed with
+    # python-control, poles by numpy, norm by SLICOT AB13DD
+    assert np.linalg.eigvals(P.lft(res.controller, 1, 1).A).real.max() < 0
+    ref = independent_hinf(P, res.controller)
+    assert abs(ref - res.gamma) <= 1e-6 * ref
+    assert res.gamma <= res.gamma_design * (1 + 1e-6)
