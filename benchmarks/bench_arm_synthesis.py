@@ -30,7 +30,7 @@ from robustmb.examples import PAPER_GAMMA1, PAPER_GAMMA2, arm_lpv_synthesis
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--starts", type=int, default=2)
+    ap.add_argument("--starts", type=int, default=None, help="default 2, or 0 with --design")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--splits", default="", help="certify on sub-boxes, e.g. t1=2,t2=2")
     ap.add_argument("--budget", type=float, default=None, help="seconds per goal, sub-boxes")

@@ -61,8 +61,12 @@ def h2norm(sys) -> float:
     float
         ``sqrt(trace(C P C^H))`` from the controllability Gramian ``P``; in discrete
         time ``D D^H`` is added inside the trace and no sampling-time factor is applied.
-        ``inf`` when ``A`` has an eigenvalue on or beyond the stability boundary, or when
-        a continuous-time model has ``D != 0``.
+        ``inf`` when a continuous-time model has ``D != 0``, or when stability cannot be
+        proved in double precision: an eigenvalue of ``A`` on or beyond the stability
+        boundary, but also an exactly stable model whose poles lie closer to the boundary
+        than their rounding error (stiff, strongly non-normal ``A``) and whose verified
+        inclusion fails, as in :func:`~robustmb.analysis.hinfnorm`.  ``inf`` is thus
+        "not proved stable", not a proof of instability.
 
     Raises
     ------

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._blas import single_blas_thread
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from .mu_lower import lower_bound, verify_lower_bound
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
@@ -262,7 +262,8 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
     M : array_like, shape (nw, n, m)
     blk : list of (r, c)
     target : float or array_like, optional
-        The optimisation of a matrix's bound may stop once it is at or below ``target``.
+        The optimisation of a matrix's bound may stop once it is at or below ``target``
+        (``>= 0``, one value or one per matrix; ``ArgumentError`` otherwise).
     x0 : numpy.ndarray, shape (nw, p), optional
         Starting parameters (as returned here for a stack of the same structure); rows
         with a non-finite entry, or no ``x0``, start from Osborne balancing.
@@ -297,7 +298,19 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
             raise DimensionError(f"x0: expected shape {(nw, p)}, got {x0.shape}")
         cold = ~np.all(np.isfinite(x0), axis=1)
     upper = np.zeros(nw)
-    tgt = None if target is None else np.broadcast_to(np.asarray(target, float), (nw,))
+    tgt = None
+    if target is not None:
+        try:
+            tgt = np.broadcast_to(np.asarray(target, dtype=float), (nw,))
+        except (TypeError, ValueError):
+            raise ArgumentError(
+                f"warm_upper_bounds: target must be a number or an array of {nw} numbers; "
+                f"got {target!r}"
+            ) from None
+        if not np.all(tgt >= 0):  # also catches nan
+            raise ArgumentError(
+                f"warm_upper_bounds: target must be >= 0 (inf allowed), not nan; got {target!r}"
+            )
     with single_blas_thread():
         for rows, start in ((np.flatnonzero(cold), None), (np.flatnonzero(~cold), x0)):
             if rows.size == 0:

@@ -125,8 +125,12 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     -------
     gamma : float
         ``sup_w sigma_max(G(j w))`` (or on the unit circle for discrete time); ``inf``
-        when ``A`` has an eigenvalue on or beyond the stability boundary.  For a finite
-        value it is attained: ``gamma = sigma_max(G(j fpeak))``.
+        when stability cannot be proved in double precision: an eigenvalue of ``A`` on
+        or beyond the stability boundary, but also an exactly stable model whose poles
+        are closer to the boundary than their rounding error (stiff, strongly
+        non-normal ``A``) and whose verified inclusion fails (see Notes).  ``inf`` is
+        therefore "not proved stable", not a proof of instability.  For a finite value
+        it is attained: ``gamma = sigma_max(G(j fpeak))``.
     fpeak : float
         Peak frequency in rad/s (for discrete time ``G(exp(j fpeak dt))``).  For an
         unstable model: the frequency of a pole on the boundary if there is one, else

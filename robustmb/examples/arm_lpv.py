@@ -192,7 +192,7 @@ def scheduling_grid(problem, levels=2):
 def arm_lpv_synthesis(
     *,
     seed=0,
-    random_start=2,
+    random_start=None,
     max_rounds=12,
     certify=True,
     certify_splits=None,
@@ -209,9 +209,10 @@ def arm_lpv_synthesis(
     ----------
     seed : int
         Seed of the random starts and of the worst-case searches.
-    random_start : int
+    random_start : int, optional
         Random starting points of the first round (the surface's default start,
-        ``A = -I`` and zero gains, is a stationary point).
+        ``A = -I`` and zero gains, is a stationary point).  Default 2, or 0 when
+        starting from a stored ``design``.
     max_rounds : int
         Tune-and-search rounds of the active-set loop at most.
     certify : bool
@@ -236,7 +237,7 @@ def arm_lpv_synthesis(
         by ``systune(checkpoint=)`` (:func:`robustmb.tuning.robust_tuning.read_checkpoint`);
         its values are the initial design and its active set the initial samples.
         The active-set loop, the worst-case searches and the certificates then run
-        as usual from it.
+        as usual from it.  Not together with ``initial=`` (``ArgumentError``).
     **options
         Further options of :func:`robustmb.systune` (``n_random``, ``rtol``,
         ``initial``, ``maxiter``, ``max_add``, ``certify_budget``, ``polish``,
@@ -249,6 +250,11 @@ def arm_lpv_synthesis(
     -------
     ArmLPVResult
 
+    Raises
+    ------
+    ArgumentError
+        When both ``design`` and ``initial`` are given.
+
     Examples
     --------
     >>> from robustmb.examples import arm_lpv_synthesis
@@ -258,6 +264,11 @@ def arm_lpv_synthesis(
     """
     from ..tuning.systune import systune
 
+    if design is not None and options.get("initial") is not None:
+        raise ArgumentError(
+            "arm_lpv_synthesis: give either design= (a stored design, whose values are "
+            "the initial design) or initial=, not both"
+        )
     t0 = time.perf_counter()
     prob = arm_lpv_tuning_problem()
     samples = scheduling_grid(prob, schedule_levels)
@@ -267,7 +278,8 @@ def arm_lpv_synthesis(
         stored = read_checkpoint(design)
         options["initial"] = stored["values"]
         samples = stored["active_set"][1:]  # the nominal point comes first
-        random_start = 0
+    if random_start is None:
+        random_start = 0 if design is not None else 2
     res = systune(
         prob.closed_loop,
         prob.soft,

@@ -10,8 +10,11 @@ Algorithm
        width ``gtol``.  The controller is the central one at a level slightly above the
        smallest feasible one: the backoff grows until the controller is well conditioned
        (``cond(I - Y X / gamma^2)`` below ``cond_max``, closed-loop poles at least 1e-5
-       inside the stability boundary) and its closed loop passes the verification, but
-       never beyond ``rtol``.
+       inside the stability boundary) and its closed loop passes the verification, within
+       ``rtol``.  When no level within ``rtol`` passes, levels up to twice the bracket
+       top are tried (after the LMI for ``method="auto"``) and a
+       :class:`~robustmb.errors.RobustMBWarning` reports the backoff; ``gamma_bracket``
+       then shows the gap.
     3. Singular problem, or a Riccati controller that fails verification: the LMI
        formulation (:mod:`.lmi`) gives the optimal level and a controller.
     4. Verification: the closed loop of the returned controller with the plant the user
@@ -21,6 +24,7 @@ Algorithm
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import control
@@ -28,7 +32,7 @@ import numpy as np
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning
 
 from . import hinf_riccati as ric
 from .lmi import hinf_level_lmi, lmi_hinf
@@ -49,6 +53,8 @@ _METHODS = ("auto", "riccati", "lmi")
 # Near the optimum a closed-loop pole may approach the stability boundary (a nearly
 # cancelled mode); back off until it is at least this far.
 _MARGIN_MIN = 1e-5
+# Relative backoffs tried past ``rtol`` when no controller within it passes verification.
+_BEYOND_RTOL = (0.03, 0.1, 0.2, 0.4, 0.7, 1.0)
 
 
 @dataclass
@@ -200,6 +206,8 @@ def _bisect(N, gtol, history):
     tiny = 1e-8 * _data_scale(N.plant)
     while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
+        if not lo < mid < hi:
+            break  # the bracket is as narrow as double precision allows
         t = ric.gamma_test(N.plant, mid)
         history.append((mid, t.feasible, t.reason))
         if t.feasible or not t.decided:
@@ -218,8 +226,13 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
     hi = max(hi, min(_parrott_bound(plant, 0.0), hi * (1 + rtol)))
     backoffs = [b for b in (10 * gtol, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1) if b < rtol]
     backoffs.append(rtol)
+    # Beyond rtol, only if no level within it gave a verified controller: a geometric
+    # sequence up to twice the bracket top (the result's bracket shows the gap).
+    beyond = [b for b in _BEYOND_RTOL if b > rtol]
     fallback = None
-    for b in backoffs:
+    for i, b in enumerate(backoffs + beyond):
+        if i == len(backoffs) and fallback is not None:
+            break
         g = hi * (1 + b)
         t = ric.gamma_test(N.plant, g)
         if not t.feasible:
@@ -264,6 +277,30 @@ def _lmi(plant, cplant, rtol):
     return gopt, info, None
 
 
+def _riccati_result(plant, cplant, cand, lo, hi, history):
+    K, cl, norm, g, peak = cand
+    if norm < lo:
+        # A verified controller below a level the test called infeasible: the test's
+        # verdicts are not reliable on this plant, keep only the sure bound.
+        lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
+    lo, certified = _certified_lower(plant, norm, peak, lo)
+    return HinfsynResult(
+        as_controller(K, plant.dt), norm, (lo, norm), cl, "riccati", g, hi, history, certified
+    )
+
+
+def _warn_beyond(result, rtol):
+    hi = result.gamma_opt
+    warnings.warn(
+        f"hinfsyn: no controller within rtol={rtol:g} of the bracket top {hi:.6g} passed "
+        f"the closed-loop verification; returning one designed at {result.gamma_design:.6g} "
+        f"(backoff {result.gamma_design / hi - 1:.3g}) with verified norm {result.gamma:.6g}, "
+        f"bracket {result.gamma_bracket[0]:.6g} to {result.gamma:.6g}",
+        RobustMBWarning,
+        stacklevel=3,
+    )
+
+
 def _zeros_note(plant):
     """Why no controller may exist: invariant zeros on the stability boundary, if any."""
     zeros = boundary_zeros(plant)
@@ -275,6 +312,10 @@ def _zeros_note(plant):
         "need not be attained by a stabilising controller; move the zero off the boundary, "
         "e.g. with a weight on the channel)"
     )
+
+
+def _is_real(x):
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
 def _data_scale(P):
@@ -297,9 +338,12 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         falls back to the LMI otherwise or when the Riccati controller fails verification.
     rtol : float
         Largest relative backoff from the optimal level allowed for a better conditioned
-        controller (default 1 %).
+        controller (default 1 %).  If no controller within it passes the verification,
+        the Riccati path tries levels up to twice the bracket top and warns.
     gtol : float
-        Relative width of the bisection on the optimal level (Riccati path).
+        Relative width of the bisection on the optimal level (Riccati path), in
+        ``(0, rtol)``; the bisection also stops when the bracket cannot be narrowed in
+        double precision.
     cond_max : float
         Largest acceptable ``cond(I - Y X / gamma^2)`` of the Riccati central controller.
 
@@ -309,6 +353,11 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         ``.controller``, ``.gamma`` (verified closed-loop norm), ``.gamma_bracket``,
         ``.closed_loop`` and diagnostics.
 
+    Warns
+    -----
+    RobustMBWarning
+        When the returned controller was designed beyond ``rtol`` (see ``rtol``).
+
     Raises
     ------
     IllPosedError
@@ -316,6 +365,9 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         controller could be verified.
     DimensionError, SignalError
         For a wrong partition.
+    ArgumentError
+        For a ``method`` not listed, ``rtol`` outside (0, 1), ``gtol`` outside
+        (0, ``rtol``) or ``cond_max`` below 1.
 
     Examples
     --------
@@ -331,13 +383,21 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     True
     """
     if method not in _METHODS:
-        raise DimensionError(f"method must be one of {_METHODS}; got {method!r}")
-    if not 0 < rtol < 1:
-        raise DimensionError(f"rtol must be in (0, 1); got {rtol!r}")
+        raise ArgumentError(f"hinfsyn: method must be one of {_METHODS}; got {method!r}")
+    if not _is_real(rtol) or not 0 < rtol < 1:
+        raise ArgumentError(f"hinfsyn: rtol must be a number in (0, 1); got {rtol!r}")
+    if not _is_real(gtol) or not 0 < gtol < rtol:
+        # the bisection must resolve the optimum more finely than the allowed backoff
+        raise ArgumentError(
+            f"hinfsyn: gtol must be a number in (0, rtol) = (0, {rtol!r}); got {gtol!r}"
+        )
+    if not _is_real(cond_max) or not cond_max >= 1:
+        raise ArgumentError(f"hinfsyn: cond_max must be a number >= 1; got {cond_max!r}")
     plant = partition_plant(P, nmeas, ncon)
     check_solvable(plant)
     cplant = to_continuous(plant) if plant.dt > 0 else plant
     history: list = []
+    late = None
     regular = ric.is_regular(cplant.with_d22_zero())
     if method == "riccati" and not regular:
         raise IllPosedError(
@@ -352,29 +412,26 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             if method == "riccati":
                 raise IllPosedError(str(exc) + _zeros_note(plant)) from None
             cand = None
+        late = None
         if cand is not None:
-            K, cl, norm, g, peak = cand
-            if norm < lo:
-                # A verified controller below a level the test called infeasible: the
-                # test's verdicts are not reliable on this plant, keep only the sure bound.
-                lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
-            lo, certified = _certified_lower(plant, norm, peak, lo)
-            return HinfsynResult(
-                as_controller(K, plant.dt),
-                norm,
-                (lo, norm),
-                cl,
-                "riccati",
-                g,
-                hi,
-                history,
-                certified,
-            )
-        if method == "riccati":
+            result = _riccati_result(plant, cplant, cand, lo, hi, history)
+            if cand[3] <= hi * (1 + rtol) * (1 + 1e-12):
+                return result
+            if method == "riccati":
+                _warn_beyond(result, rtol)
+                return result
+            late = result  # beyond rtol: the LMI gets its chance first
+        elif method == "riccati":
             raise IllPosedError(
-                "no Riccati controller passed the closed-loop verification" + _zeros_note(plant)
+                "no Riccati controller passed the closed-loop verification at levels from "
+                f"the bracket top {hi:.6g} (existence test infeasible at {lo:.6g}) up to "
+                f"{2 * hi:.6g}; a controller may exist at a higher level: try a larger rtol "
+                "or method='lmi'" + _zeros_note(plant)
             )
     gopt, info, cand = _lmi(plant, cplant, rtol)
+    if cand is None and late is not None:
+        _warn_beyond(late, rtol)
+        return late
     if cand is None:
         raise IllPosedError(
             "no LMI controller passed the closed-loop verification" + _zeros_note(plant)

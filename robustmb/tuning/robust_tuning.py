@@ -532,6 +532,12 @@ def read_checkpoint(path):
         ``{parameter name: value}``, the nominal first) and ``history``, plus any further
         keys of the file.
 
+    Raises
+    ------
+    ArgumentError
+        When ``values`` or ``active_set`` is missing or of the wrong type (names the key
+        and the file).
+
     Examples
     --------
     >>> import control, tempfile, os
@@ -555,10 +561,31 @@ def read_checkpoint(path):
 
     with open(path) as fh:
         data = json.load(fh)
+    if not isinstance(data, dict):
+        raise ArgumentError(f"read_checkpoint: '{path}' does not hold a JSON object")
     for key in ("values", "active_set"):
         if key not in data:
             raise ArgumentError(f"read_checkpoint: '{path}' has no '{key}'")
-    data["values"] = {k: np.asarray(v, float) for k, v in data["values"].items()}
+    if not isinstance(data["values"], dict):
+        raise ArgumentError(
+            f"read_checkpoint: 'values' in '{path}' must be an object "
+            "{tunable name: array}; got " + type(data["values"]).__name__
+        )
+    values = {}
+    for k, v in data["values"].items():
+        try:
+            values[k] = np.asarray(v, float)
+        except (TypeError, ValueError):
+            raise ArgumentError(
+                f"read_checkpoint: 'values' entry {k!r} in '{path}' is not numeric"
+            ) from None
+    data["values"] = values
+    active = data["active_set"]
+    if not isinstance(active, list) or not all(isinstance(a, dict) for a in active):
+        raise ArgumentError(
+            f"read_checkpoint: 'active_set' in '{path}' must be a list of objects "
+            "{parameter name: value}"
+        )
     return data
 
 

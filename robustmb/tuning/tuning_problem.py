@@ -392,9 +392,10 @@ class TuningProblem:
         """Run from the initial values and ``random_start`` random points; best run first.
 
         ``polish="each"`` polishes every run (:meth:`run`); ``"near"`` polishes a run only
-        when its BFGS value is within ``near`` (relative) of the best run so far (the first
-        run always): gradient sampling gains up to a few percent, so a run further behind
-        cannot win by it, and its evaluations (a third or more of a run's) are saved.
+        when its BFGS value is within ``near`` (relative, ``>= 0``; ``inf`` polishes every
+        run) of the best run so far (the first run always): gradient sampling gains up to
+        a few percent, so a run further behind cannot win by it, and its evaluations (a
+        third or more of a run's) are saved.
         Every run that could become the best is polished before the next start is drawn,
         so the starts are those of ``"each"`` until a skipped run would have won.
         """
@@ -402,6 +403,12 @@ class TuningProblem:
 
         if polish not in ("each", "near"):
             raise ArgumentError(f"solve: polish must be 'each' or 'near', got {polish!r}")
+        if (
+            not isinstance(near, (int, float, np.integer, np.floating))
+            or isinstance(near, bool)
+            or not near >= 0
+        ):
+            raise ArgumentError(f"solve: near must be a number >= 0 (inf allowed), got {near!r}")
 
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()

@@ -17,7 +17,7 @@ from robustmb.analysis.mu_structure import BlockStructure
 from robustmb.analysis.mu_upper import ScalingParametrization
 from robustmb.analysis.mussv import mussv, mussv_stack, warm_upper_bounds
 from robustmb.analysis.uncertain_problem import uncertain_problem
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 BLK = [(-2, 0), (-1, 0), (2, 2), (1, 1)]
 
@@ -98,3 +98,10 @@ def test_warm_pointwise_gain_bounds_are_sound_and_match_the_cold_ones():
     # both bisect the same certified bound to 1e-4: their peaks agree to that and the
     # optimiser's stall tolerance
     assert abs(np.max(warm) / np.max(cold) - 1) < 2e-3
+
+
+@pytest.mark.parametrize("target", [-5.0, float("nan"), [1.0, -1.0], "high", [1.0, 2.0, 3.0]])
+def test_warm_upper_bounds_rejects_a_bad_target(target):
+    M = np.array([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 2.0]]])
+    with pytest.raises(ArgumentError, match="target"):
+        warm_upper_bounds(M, [(1, 0), (1, 0)], target=target)

@@ -12,7 +12,13 @@ from _oracles import load_oracle
 from _plants import compleib_plant, independent_hinf, one_blas_thread, slicot_plant
 
 import robustmb as rmb
-from robustmb.errors import DimensionError, IllPosedError, SignalError
+from robustmb.errors import (
+    ArgumentError,
+    DimensionError,
+    IllPosedError,
+    RobustMBWarning,
+    SignalError,
+)
 from robustmb.synthesis import hinf_riccati as ric
 from robustmb.synthesis.plant import closed_loop, partition_plant, shift_back
 
@@ -167,8 +173,40 @@ def test_hinfsyn_bad_input():
         rmb.hinfsyn(G, 0, 1)
     with pytest.raises(SignalError, match="bogus"):
         rmb.hinfsyn(G, ["bogus"], 1)
-    with pytest.raises(DimensionError, match="method"):
+    with pytest.raises(ArgumentError, match="method"):
         rmb.hinfsyn(G, 1, 1, method="newton")
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        ({"gtol": 0.0}, "gtol"),
+        ({"gtol": -1.0}, "gtol"),
+        ({"gtol": float("nan")}, "gtol"),
+        ({"gtol": "1e-7"}, "gtol"),
+        ({"gtol": 0.02}, "gtol"),  # not below the default rtol = 0.01
+        ({"rtol": 0.0}, "rtol"),
+        ({"rtol": float("nan")}, "rtol"),
+        ({"cond_max": 0.5}, "cond_max"),
+    ],
+)
+def test_hinfsyn_bad_tolerances(kw, name):
+    G = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+    with pytest.raises(ArgumentError, match=name):
+        rmb.hinfsyn(G, 1, 1, **kw)
+
+
+def test_hinfsyn_bisection_stops_at_double_precision():
+    # gtol far below the float spacing: the bisection must stop once the midpoint rounds
+    # to an end of the bracket (it looped for ever before).
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
+    ref = rmb.hinfsyn(G, nmeas, ncon)
+    res = rmb.hinfsyn(G, nmeas, ncon, gtol=1e-300)
+    hi = res.gamma_opt
+    lo = max(g for g, feasible, _ in res.history if not feasible and g < hi)
+    assert hi - lo <= 2 * np.spacing(hi)  # adjacent (or next but one) doubles
+    # same optimum as the default bisection, to its width
+    assert abs(res.gamma_opt - ref.gamma_opt) <= 2e-7 * ref.gamma_opt
 
 
 @pytest.mark.slow
@@ -369,3 +407,23 @@ def test_invariant_zero_on_the_imaginary_axis_is_named():
     # a regular plant without such zeros: nothing reported
     G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
     assert boundary_zeros(partition_plant(G, nmeas, ncon)) == []
+
+
+@pytest.mark.parametrize("method", ["riccati", "auto"])
+def test_hinfsyn_backoff_beyond_rtol(method):
+    # Regular random plant (tests/data, seed 0 trial 31) on which no Riccati controller
+    # within rtol = 1 % of the bracket top passes the closed-loop verification; it used
+    # to raise IllPosedError although a larger backoff gives a verified controller.
+    case = load_oracle("hinfsyn_random_regular_plant_seed0_trial31")
+    P = control.ss(*(np.array(case["plant"][k]) for k in "ABCD"))
+    with pytest.warns(RobustMBWarning, match="rtol=0.01"):
+        res = rmb.hinfsyn(P, case["nmeas"], case["ncon"], method=method)
+    lo, hi = res.gamma_bracket
+    assert hi == res.gamma and lo < res.gamma_opt <= 1.01 * lo
+    assert res.gamma_design > 1.01 * res.gamma_opt  # designed beyond rtol, and says so
+    # independent check of the returned controller: closed loop formed with
+    # python-control, poles by numpy, norm by SLICOT AB13DD
+    assert np.linalg.eigvals(P.lft(res.controller, 1, 1).A).real.max() < 0
+    ref = independent_hinf(P, res.controller)
+    assert abs(ref - res.gamma) <= 1e-6 * ref
+    assert res.gamma <= res.gamma_design * (1 + 1e-6)

@@ -88,3 +88,42 @@ def test_arm_lpv_synthesis_certified_and_checked_independently():
     # The worst cases found by the search are realised values, so the grid cannot be
     # much above them (it samples the same box).
     assert worst_t <= res.gamma2_found * (1 + 1e-6)
+
+
+def test_design_and_initial_are_exclusive(tmp_path):
+    # design= used to overwrite a user's initial= silently
+    from robustmb.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="initial"):
+        arm_lpv_synthesis(design=tmp_path / "none.json", initial={"K": np.zeros((1, 1))})
+
+
+class _Captured(Exception):
+    pass
+
+
+@pytest.mark.parametrize("random_start, expected", [(None, 0), (3, 3)])
+def test_design_starts_from_the_stored_values(tmp_path, monkeypatch, random_start, expected):
+    # the stored design replaces the random starts unless the caller asks for some
+    import importlib
+    import json
+
+    systune_module = importlib.import_module("robustmb.tuning.systune")
+
+    def capture(*args, **kwargs):
+        raise _Captured(kwargs)
+
+    monkeypatch.setattr(systune_module, "systune", capture)
+    path = tmp_path / "ck.json"
+    active = [{"t1": 0.6}, {"t1": 0.5, "t2": 0.5}]
+    path.write_text(json.dumps({"values": {"K": [[2.0]]}, "active_set": active}))
+    with pytest.raises(_Captured) as info:
+        arm_lpv_synthesis(design=path, random_start=random_start)
+    kwargs = info.value.args[0]
+    assert kwargs["random_start"] == expected
+    np.testing.assert_array_equal(kwargs["initial"]["K"], [[2.0]])
+    assert kwargs["samples"] == active[1:]
+    with pytest.raises(_Captured) as info:
+        arm_lpv_synthesis()  # without a design: two random starts, the grid samples
+    assert info.value.args[0]["random_start"] == 2
+    assert "initial" not in info.value.args[0]

@@ -396,3 +396,13 @@ def test_polish_near_reproduces_each_when_every_run_is_near():
         assert r.value == pytest.approx(_static_problem(P, nu, ny).objective(r.x)[0], rel=1e-12)
     with pytest.raises(rmb.errors.ArgumentError, match="polish"):
         _static_problem(P, nu, ny).solve(polish="some")
+
+
+@pytest.mark.parametrize("near", [float("nan"), -0.1, "0.05", None, True])
+def test_solve_rejects_a_bad_near(near):
+    # checked before any run: an unchecked nan disabled every polish, a negative value
+    # or a string failed deep inside the comparison
+    P, _, mats = compleib("AC17")
+    problem = _static_problem(P, mats[2].shape[1], mats[4].shape[0])
+    with pytest.raises(rmb.errors.ArgumentError, match="near"):
+        problem.solve(polish="near", near=near)

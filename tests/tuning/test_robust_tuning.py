@@ -296,6 +296,26 @@ def test_checkpoint_holds_the_design_and_resumes_it(tmp_path):
         read_checkpoint(bad)
 
 
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('{"values": [1.0], "active_set": []}', "values"),
+        ('{"values": {"K": "four"}, "active_set": []}', "K"),
+        ('{"values": {"K": [[4.0]]}, "active_set": {"a": 1.0}}', "active_set"),
+        ('{"values": {"K": [[4.0]]}, "active_set": [1.0, 1.5]}', "active_set"),
+        ("[1, 2]", "JSON object"),
+    ],
+)
+def test_read_checkpoint_rejects_malformed_files(tmp_path, text, key):
+    from robustmb.tuning.robust_tuning import read_checkpoint
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(rmb.errors.ArgumentError, match=key) as info:
+        read_checkpoint(bad)
+    assert "bad.json" in str(info.value)
+
+
 def test_search_finds_an_instability_between_the_grid_points():
     # 1 / (s + c(a)) with c = 0.1 + 4 a^2 (a^2 - 1): stable at a = -1, 0, 1 (c = 0.1), the
     # three-level grid, but unstable for 0 < |a| < 1 away from them; the pole is largest at
