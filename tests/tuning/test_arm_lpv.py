@@ -51,9 +51,9 @@ def _independent_closed_loops(res, t_grid, param_points):
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="no design yet meets ||W_e S|| < 1 over the whole box: the best (85 samples, "
+    reason="no design yet meets ||W_e S|| < 1 over the whole box: the best (121 samples, "
     "case_studies/robotic_arm/checkpoints/arm_lpv_resume.json) is stable at every sample "
-    "checked with ||W_e S|| = 0.97 on the active set but 2.6 elsewhere in the box "
+    "checked with ||W_e S|| = 0.83 on the active set but 1.10 elsewhere in the box "
     "(benchmarks/RESULTS.md, robust LPV synthesis of the arm, update 2026-11-28)",
     strict=False,
 )
