@@ -277,3 +277,38 @@ def test_upper_bound_is_not_below_the_exact_mu_of_a_repeated_real_scalar_case():
     for rel in (1e-3, 1e-5, 1e-7):
         assert not bool(verify_upper_bound(M, blk, mu_exact * (1 - rel), res.D, res.G, tol=0.0))
     assert not bool(verify_upper_bound(M, blk, mu_exact * (1 - 1e-3), res.D, res.G))
+
+
+def test_margin_is_on_the_same_side_of_one_as_sigma_max_of_the_symmetric_form():
+    # upper_bound_margin evaluates an equivalent form of sigma_max(Y) <= 1; here Y itself
+    # is formed directly (moderate G, so it is well conditioned) and the two must agree
+    # on which side of 1 they lie, for structured random scalings at betas on both sides
+    from robustmb.analysis.mu_upper import expand_scalings, upper_bound_margin
+
+    blk = [(-2, 0), (1, 3)]
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(40):
+        M = rng.standard_normal((5, 3)) + 1j * rng.standard_normal((5, 3))
+        D = np.zeros((5, 5), dtype=complex)
+        D[:2, :2] = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2)) + 3 * np.eye(2)
+        D[2:, 2:] = np.exp(rng.standard_normal()) * np.eye(3)
+        G = np.zeros((5, 5), dtype=complex)
+        H = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2))
+        G[:2, :2] = 2.0 * (H + H.conj().T)
+        Dl, Dr, Gl, Gm, Gr = expand_scalings(blk, D, G)
+        A = Dl @ M @ np.linalg.inv(Dr)
+
+        def inv_quarter(H):
+            w, V = np.linalg.eigh(H)
+            return (V * (1.0 + w**2) ** -0.25) @ V.conj().T
+
+        for beta in np.linspace(0.2, 3.0, 8) * np.linalg.norm(M, 2):
+            Y = inv_quarter(Gl) @ (A / beta - 1j * Gm) @ inv_quarter(Gr)
+            s = np.linalg.norm(Y, 2)
+            if abs(s - 1.0) < 1e-9:
+                continue
+            margin = upper_bound_margin(M, blk, beta, D, G)
+            assert (margin <= 1.0) == (s <= 1.0)
+            checked += 1
+    assert checked > 200
