@@ -670,9 +670,17 @@ def expand_scalings(blk, D, G=None):
 def upper_bound_margin(M, blk, beta, D, G=None):
     """Value that :func:`verify_upper_bound` compares with 1 (or with 0 when ``beta = 0``).
 
-    For ``beta > 0``::
+    For ``beta > 0`` the condition is ``sigma_max(Y) <= 1`` with::
 
-        sigma_max( (I + Gl^2)^(-1/4) (Dl M Dr^-1 / beta - j Gm) (I + Gr^2)^(-1/4) )
+        Y = (I + Gl^2)^(-1/4) (Dl M Dr^-1 / beta - j Gm) (I + Gr^2)^(-1/4),
+
+    evaluated in the equivalent form ``lambda_max(W) <= 1``, ``W = B^H B + j(Gm^H B -
+    B^H Gm)``, ``B = (I + Gl^2)^(-1/4) (Dl M Dr^-1 / beta) (I + Gr^2)^(1/4)``; the value
+    returned is ``sign(l) sqrt(|l|)``, ``l = lambda_max(W)``.  It equals ``sigma_max(Y)``
+    when ``G = 0`` and is on the same side of 1 in general, but unlike ``sigma_max(Y)``
+    it moves with ``beta`` like ``beta_min / beta``: for large ``G``, ``sigma_max(Y)`` is
+    ``1 - O(1/G^2)`` whatever ``beta`` is, so a rounding error (or a tolerance) on it
+    would stand for a ``G^2`` times larger error in the certified ``beta``.
 
     For ``beta = 0`` (a certificate of ``mu = 0``, possible with real blocks only) it is
     ``lambda_max(A^H A - j(A^H Gm - Gm^H A)) / sigma_max(A)^2`` with ``A = Dl M Dr^-1``:
@@ -701,10 +709,20 @@ def upper_bound_margin(M, blk, beta, D, G=None):
     out = np.empty(nw)
     pos = beta > 0
     if pos.any():
+        # ||Y|| <= 1  <=>  (A/beta - jGm)^H Fl^-2 (A/beta - jGm) <= Fr^2 (F = (I + G^2)^(1/4));
+        # with Fl^-1 Gm Fr = Gm and Fr^2 - Gm^H Fl^-2 Gm = Fr^-2 this is lambda_max(W) <= 1,
+        # W = B^H B + j(Gm^H B - B^H Gm), B = Fl^-1 (A/beta) Fr.  W is evaluated, not Y:
+        # for large G, ||Y|| = 1 - O(1/G^2) whatever beta is, so rounding (or a tolerance)
+        # on ||Y|| would move the certified beta by G^2 times as much.  sqrt(lambda_max(W))
+        # equals ||Y|| when G = 0 and is on the same side of 1 in general.
         Lf = hermitian_power(Gl[pos], -0.25)
-        Rf = hermitian_power(Gr[pos], -0.25)
-        Y = Lf @ (A[pos] / beta[pos, None, None] - 1j * Gm[pos]) @ Rf
-        out[pos] = np.linalg.norm(Y, 2, axis=(-2, -1))
+        Rf = hermitian_power(Gr[pos], 0.25)
+        Gp = Gm[pos]
+        Bm = Lf @ (A[pos] / beta[pos, None, None]) @ Rf
+        GhB = dagger(Gp) @ Bm
+        W = dagger(Bm) @ Bm + 1j * (GhB - dagger(GhB))
+        lam = np.linalg.eigvalsh(0.5 * (W + dagger(W)))[:, -1]
+        out[pos] = np.sign(lam) * np.sqrt(np.abs(lam))
     if (~pos).any():
         Az, Gz = A[~pos], Gm[~pos]
         AhG = dagger(Az) @ Gz
@@ -737,9 +755,10 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     Returns
     -------
     bool or numpy.ndarray of bool
-        True where ``D`` and ``G`` have the required structure and
-        ``sigma_max((I + Gl^2)^(-1/4) (Dl M Dr^-1/beta - j Gm)(I + Gr^2)^(-1/4)) <= 1 + tol``
-        (for ``beta = 0`` see :func:`upper_bound_margin`).
+        True where ``D`` and ``G`` have the required structure and the margin of
+        :func:`upper_bound_margin` (``sigma_max((I + Gl^2)^(-1/4) (Dl M Dr^-1/beta - j Gm)
+        (I + Gr^2)^(-1/4)) <= 1`` in a form whose slack is relative to ``beta``) is at most
+        ``1 + tol``; ``tol`` then admits about ``tol * beta`` below the certified bound.
 
     Examples
     --------
