@@ -24,18 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._blas import single_blas_thread
 from ..errors import ArgumentError
 
 _POWERS = [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3),
            (3, 1), (1, 3)]  # fmt: skip
-
-
-def _one_blas_thread():
-    # multithreaded BLAS makes these mid-size eigenproblems tens of times slower on a
-    # loaded machine (as for mussv's batched eigh)
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _monomials(x, y, dx=0, dy=0):
@@ -161,7 +154,7 @@ def plate_frequencies(a, b, h, E, nu, rho, *, nx=12, ny=12, support="ssss", coun
     else:
         raise ArgumentError(f"plate_frequencies: support must be 'ssss' or 'cfff', got {support!r}")
     free = np.setdiff1d(np.arange(K.shape[0]), fixed)
-    with _one_blas_thread():
+    with single_blas_thread():
         lam = scipy.linalg.eigh(
             K[np.ix_(free, free)],
             M[np.ix_(free, free)],
@@ -220,7 +213,7 @@ def panel_modes(a, b, h, E, nu, rho, *, nx=8, ny=8, n_modes=4, child=None):
     Psi[0::3, 2] = 1.0
     Psi[0::3, 3], Psi[1::3, 3] = y, 1.0
     Psi[0::3, 4], Psi[2::3, 4] = -x, 1.0
-    with _one_blas_thread():  # mass-normalised: Phi^T M_ff Phi = I
+    with single_blas_thread():  # mass-normalised: Phi^T M_ff Phi = I
         lam, Phi = scipy.linalg.eigh(
             K[np.ix_(free, free)], M[np.ix_(free, free)], subset_by_index=[0, int(n_modes) - 1]
         )
