@@ -173,6 +173,22 @@ def test_dask_threaded_cluster_equals_in_process():
     assert res.values == REFERENCE
 
 
+def _stored_and_failing_sweeps(client, store):
+    """On a Dask ``client``: the GRID sweep written to ``store``, and a three-item sweep
+    whose second item fails (it must warn, naming the failure)."""
+    res = rmb.sweep(
+        si.closed_loop_peak, GRID, executor=client, store=store, chunk_size=3, progress=False
+    )
+    with pytest.warns(SweepItemWarning, match="1 of 3"):
+        bad = rmb.sweep(
+            si.fails_on_negative,
+            [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0)],
+            executor=client,
+            progress=False,
+        )
+    return res, bad
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_equals_in_process(tmp_path):
     distributed = pytest.importorskip("distributed")
@@ -186,21 +202,7 @@ def test_dask_local_cluster_equals_in_process(tmp_path):
             distributed.Client(cluster) as client,
         ):
             store = tmp_path / "d.sqlite"
-            res = rmb.sweep(
-                si.closed_loop_peak,
-                GRID,
-                executor=client,
-                store=store,
-                chunk_size=3,
-                progress=False,
-            )
-            with pytest.warns(SweepItemWarning, match="1 of 3"):
-                bad = rmb.sweep(
-                    si.fails_on_negative,
-                    [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0)],
-                    executor=client,
-                    progress=False,
-                )
+            res, bad = _stored_and_failing_sweeps(client, store)
     finally:
         if env:
             os.environ["PYTHONPATH"] = env
@@ -281,21 +283,7 @@ def test_dask_scheduler_address_in_subprocesses_equals_in_process(tmp_path):
             assert len(pids) == 2 and os.getpid() not in pids
             assert all(p.pid not in pids for p in procs)  # workers run under their nannies
             store = tmp_path / "a.sqlite"
-            res = rmb.sweep(
-                si.closed_loop_peak,
-                GRID,
-                executor=client,
-                store=store,
-                chunk_size=3,
-                progress=False,
-            )
-            with pytest.warns(SweepItemWarning, match="1 of 3"):
-                bad = rmb.sweep(
-                    si.fails_on_negative,
-                    [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0)],
-                    executor=client,
-                    progress=False,
-                )
+            res, bad = _stored_and_failing_sweeps(client, store)
             died = rmb.sweep(si.dies_once, GRID, executor=client, chunk_size=2, progress=False)
     finally:
         for p in procs[::-1]:
