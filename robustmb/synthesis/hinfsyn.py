@@ -16,7 +16,13 @@ Algorithm
        :class:`~robustmb.errors.RobustMBWarning` reports the backoff; ``gamma_bracket``
        then shows the gap.
     3. Singular problem, or a Riccati controller that fails verification: the LMI
-       formulation (:mod:`.lmi`) gives the optimal level and a controller.
+       formulation (:mod:`.lmi`) gives the optimal level and a controller.  On a singular
+       plant ``method="auto"`` also takes the regularised Riccati limit: ``eps u`` is
+       added to ``z`` and ``eps v`` to ``y`` (new disturbance ``v``) for a decreasing
+       sequence of ``eps``; each regularised problem is regular and solved by step 2, and
+       its controller is verified on the singular plant itself (its closed loop there is a
+       sub-block of the regularised one, so the design level still bounds it).  The best
+       verified controller of both routes is returned.
     4. Verification: the closed loop of the returned controller with the plant the user
        gave is formed independently (:func:`.plant.closed_loop`) and its H-infinity norm
        computed with :func:`robustmb.hinfnorm`; ``.gamma`` is that norm.
@@ -37,6 +43,7 @@ from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning
 from . import hinf_riccati as ric
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
+    Plant,
     as_controller,
     boundary_zeros,
     check_solvable,
@@ -55,6 +62,9 @@ _METHODS = ("auto", "riccati", "lmi")
 _MARGIN_MIN = 1e-5
 # Relative backoffs tried past ``rtol`` when no controller within it passes verification.
 _BEYOND_RTOL = (0.03, 0.1, 0.2, 0.4, 0.7, 1.0)
+# Regularisation sizes tried on singular plants (relative to the plant's data, see
+# ``regularise``), largest first; the sequence stops after two sizes without progress.
+_EPS_SEQUENCE = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
 
 
 @dataclass
@@ -76,7 +86,8 @@ class HinfsynResult:
     closed_loop : control.StateSpace
         ``Fl(P, K)`` from ``w`` to ``z``.
     method : str
-        ``"riccati"`` or ``"lmi"``.
+        ``"riccati"``, ``"lmi"`` or ``"regularised"`` (the Riccati controller of the
+        regularised plant, see ``regularised``).
     gamma_design : float
         Level at which the controller was computed.
     gamma_opt : float
@@ -95,6 +106,11 @@ class HinfsynResult:
         bound or by a channel no controller can affect, and an optimum of 0.  False when
         the lower end is only the verdict of the numerical test (Riccati existence test or
         SDP optimum), not a certificate.  ``gamma_bracket[1]`` is always verified.
+    regularised : list of tuple
+        Singular plants under ``method="auto"``: ``(eps, gamma_eps, norm)`` per
+        regularisation size tried, with ``gamma_eps`` the bracket top of the regularised
+        problem's bisection and ``norm`` the verified H-infinity norm of its controller on
+        the singular plant (``inf`` when none was verified).  Empty otherwise.
     """
 
     controller: control.StateSpace
@@ -106,6 +122,7 @@ class HinfsynResult:
     gamma_opt: float
     history: list = field(default_factory=list, repr=False)
     lower_certified: bool = False
+    regularised: list = field(default_factory=list, repr=False)
 
 
 def _verify(plant, K, gamma_design, slack=1e-6):
@@ -277,6 +294,80 @@ def _lmi(plant, cplant, rtol):
     return gopt, info, None
 
 
+def regularise(plant, eps):
+    """The plant with ``eps u`` added to ``z`` and ``eps v`` to ``y`` (``v`` a new input).
+
+    ``eps`` is relative: the added feedthroughs are ``eps`` times the scales that
+    :func:`.hinf_riccati.is_regular` measures ranks against, so the result is regular for
+    every ``eps`` above that test's tolerance.  For every controller the closed loop of
+    ``plant`` is the sub-block ``(z, w)`` of the regularised closed loop, so a level
+    achieved on the regularised plant is achieved on ``plant``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant
+    >>> z = np.zeros((1, 1))
+    >>> P = Plant(-np.eye(1), z + 1, z + 1, z + 1, z + 1, z, z, z, z)  # D12 = D21 = 0
+    >>> R = regularise(P, 1e-3)
+    >>> R.dims, float(R.D12[1, 0]), float(R.D21[0, 1])
+    ((1, 2, 1, 2, 1), 0.001, 0.001)
+    """
+    n, m1, m2, p1, p2 = plant.dims
+    e12 = eps * max(np.linalg.norm(plant.C1), np.linalg.norm(plant.B2), 1.0)
+    e21 = eps * max(np.linalg.norm(plant.B1), np.linalg.norm(plant.C2), 1.0)
+    D11 = np.zeros((p1 + m2, m1 + p2))
+    D11[:p1, :m1] = plant.D11
+    return Plant(
+        plant.A,
+        np.hstack([plant.B1, np.zeros((n, p2))]),
+        plant.B2,
+        np.vstack([plant.C1, np.zeros((m2, n))]),
+        plant.C2,
+        D11,
+        np.vstack([plant.D12, e12 * np.eye(m2)]),
+        np.hstack([plant.D21, e21 * np.eye(p2)]),
+        plant.D22,
+        plant.dt,
+    )
+
+
+def _regularised(plant, cplant, rtol, gtol, cond_max):
+    """Best controller of the regularised Riccati problems, verified on ``plant``.
+
+    Returns ``(candidate or None, runs, gamma_eps)``: ``runs`` as in
+    ``HinfsynResult.regularised`` and ``gamma_eps`` the smallest regularised bracket top
+    confirmed by a verified controller within ``rtol`` of it (``inf`` if none).
+    """
+    best, runs, stale, top = None, [], 0, np.inf
+    for eps in _EPS_SEQUENCE:
+        Pe = regularise(cplant, eps)
+        if not ric.is_regular(Pe.with_d22_zero()):
+            break
+        try:
+            with single_blas_thread():
+                _, hi, cand = _riccati(plant, Pe, rtol, gtol, cond_max, [])
+        except (IllPosedError, np.linalg.LinAlgError):
+            hi, cand = np.nan, None
+        # ``_riccati`` verified the controller on ``plant`` (not on ``Pe``) at its level
+        norm = cand[2] if cand is not None else np.inf
+        runs.append((eps, float(hi), float(norm)))
+        if norm <= hi * (1 + rtol):
+            # a bracket top counts only when a controller verified on ``plant`` came within
+            # rtol of it: undecided verdicts can pull a top below the optimum (DIS1 at
+            # eps = 1e-7: 4.15799 with no controller below 4.468; the limit is 4.159278)
+            top = min(top, hi)
+        if cand is not None and (best is None or norm < best[2] * (1 - 10 * gtol)):
+            best, stale = cand, 0
+        else:
+            if cand is not None and norm < best[2]:
+                best = cand
+            stale += 1
+            if stale == 2:
+                break
+    return best, runs, top
+
+
 def _riccati_result(plant, cplant, cand, lo, hi, history):
     K, cl, norm, g, peak = cand
     if norm < lo:
@@ -428,17 +519,38 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
                 f"{2 * hi:.6g}; a controller may exist at a higher level: try a larger rtol "
                 "or method='lmi'" + _zeros_note(plant)
             )
-    gopt, info, cand = _lmi(plant, cplant, rtol)
+    second_route = method == "auto" and not regular
+    try:
+        gopt, info, cand = _lmi(plant, cplant, rtol)
+    except IllPosedError:
+        if not second_route:
+            raise
+        gopt, cand = np.inf, None  # the SDP failed: the regularised route may still succeed
+    runs, gopt_estimate, chosen = [], gopt, "lmi"
+    if second_route:
+        # The SDP level is not reliable on singular plants (HE1: a regularised controller
+        # beats it by 7e-4): the regularised Riccati limit is a second route.
+        reg, runs, top = _regularised(plant, cplant, rtol, gtol, cond_max)
+        gopt_estimate = min(gopt, top)
+        if reg is not None and (cand is None or reg[2] < cand[2]):
+            cand, chosen = reg, "regularised"
     if cand is None and late is not None:
         _warn_beyond(late, rtol)
         return late
     if cand is None:
         raise IllPosedError(
-            "no LMI controller passed the closed-loop verification" + _zeros_note(plant)
+            "no LMI controller"
+            + (" and no regularised Riccati controller" if second_route else "")
+            + " passed the closed-loop verification"
+            + _zeros_note(plant)
         )
     K, cl, norm, g, peak = cand
-    # The SDP optimum less its tolerance: a numerical value, not a certificate.
-    lower, certified = _certified_lower(plant, norm, peak, min(gopt * (1 - 1e-6), norm))
+    # The SDP optimum less its tolerance: a numerical value, not a certificate (neither is
+    # a regularised bracket top: an infeasible regularised level says nothing of the
+    # singular plant, whose optimum is lower).
+    lower = min(gopt * (1 - 1e-6), gopt_estimate, norm)
+    lower, certified = _certified_lower(plant, norm, peak, lower)
     return HinfsynResult(
-        as_controller(K, plant.dt), norm, (lower, norm), cl, "lmi", g, gopt, history, certified
-    )
+        as_controller(K, plant.dt), norm, (lower, norm), cl, chosen, g, gopt_estimate,
+        history, certified, runs,
+    )  # fmt: skip
