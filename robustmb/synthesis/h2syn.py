@@ -47,8 +47,15 @@ from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
 
 from .hinf_riccati import is_regular
-from .lmi import lmi_h2, lmi_h2_discrete
-from .plant import as_controller, check_solvable, closed_loop, partition_plant, shift_back
+from .lmi import _balancing, lmi_h2, lmi_h2_discrete
+from .plant import (
+    as_controller,
+    check_solvable,
+    closed_loop,
+    partition_plant,
+    regularise,
+    shift_back,
+)
 
 __all__ = ["H2synResult", "h2syn"]
 
@@ -325,6 +332,33 @@ def _lmi(plant, P0):
     return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, "lmi")
 
 
+def _discrete_lmi_scaling(P0):
+    """State similarity ``T`` and output scale for the discrete H2 LMI, or ``(None, 1.0)``.
+
+    From a Riccati design of the plant, or of its regularised version (``eps u`` in ``z``,
+    ``eps v`` in ``y``) when the plant is singular: with that controller's closed-loop
+    Gramian ``W``, the LMI's ``Y`` is near ``W[:n, :n]`` and ``X`` near ``inv(W)[:n, :n]``;
+    ``T`` makes both equal and diagonal (:func:`.lmi._balancing`), and the scale is the
+    design's H2 norm, so that ``trace W`` of the SDP is near 1.
+    """
+    n = P0.A.shape[0]
+    for eps in (0.0, 1e-6, 1e-4):
+        Pr = regularise(P0, eps) if eps else P0
+        try:
+            opt, K = _riccati_h2_discrete(Pr)
+            cl = closed_loop(Pr, K)
+            if n == 0 or np.max(np.abs(np.linalg.eigvals(cl.A))) >= 1:
+                continue
+            W = scipy.linalg.solve_discrete_lyapunov(cl.A, cl.B @ cl.B.T)
+            W = 0.5 * (W + W.T) + 1e-12 * np.linalg.norm(W, 2) * np.eye(W.shape[0])
+            T = _balancing(W[:n, :n], np.linalg.inv(W)[:n, :n])
+        except (IllPosedError, np.linalg.LinAlgError, ValueError):
+            continue
+        if T is not None and np.isfinite(opt) and opt > 0 and np.linalg.cond(T) < 1e12:
+            return T, opt
+    return None, 1.0
+
+
 def _lmi_discrete(plant, P0, rtol=0.01):
     """Discrete H2 LMI: the first controller whose verified norm is within ``rtol``."""
     found = []
@@ -343,7 +377,15 @@ def _lmi_discrete(plant, P0, rtol=0.01):
 
     # candidates are verified as they come: the level problems are solved only when the
     # controller of the optimum's own point fails
-    opt, _ = lmi_h2_discrete(P0, accept=accept)
+    T, scale = _discrete_lmi_scaling(P0)
+    try:
+        opt, _ = lmi_h2_discrete(P0, accept=accept, T=T, scale=scale)
+    except IllPosedError:
+        if T is None:
+            raise
+        opt = np.inf  # the rescaled SDP failed: the plant's own scaling gets its chance
+    if not found and T is not None:
+        opt, _ = lmi_h2_discrete(P0, accept=accept)
     if found:
         K, cl, norm = found[-1]
         bracket = (min(opt, norm), norm)

@@ -343,7 +343,9 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
     return float(np.sqrt(max(h2sq, 0.0))), _reconstruct(P, *vals)
 
 
-def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=None):
+def lmi_h2_discrete(
+    P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=None, T=None, scale=1.0
+):
     """Optimal discrete-time H2 level and a controller from the H2 LMI (``D22 = 0``).
 
     With the same change of variables as in continuous time (``P = [[Y, I], [I, X]]``
@@ -363,6 +365,13 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=N
     the list stops at the first accepted candidate, and the level problems are solved
     only when needed.
 
+    ``T`` (a state similarity, ``x_new = T x``) and ``scale`` (``z`` divided by it) pose
+    the SDP on a rescaled plant: the controllers (input-output maps) and the returned
+    level (multiplied back by ``scale``) are those of ``P``.  Without them the SDP's
+    variables follow the plant's own scaling: on the SLICOT SB10DD plant ``||X|| ~ 2e7``
+    and ``trace W ~ 6e3``, where Clarabel fails; balanced ``X``, ``Y`` and ``scale`` near
+    the optimum make both O(1) (see :func:`robustmb.synthesis.h2syn.h2syn`).
+
     Examples
     --------
     >>> import control
@@ -378,6 +387,16 @@ def lmi_h2_discrete(P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=N
     >>> backoff, (Ak, Bk, Ck, Dk) = candidates[0]
     """
     import cvxpy as cp  # imported on first use: about a second of start-up
+
+    if T is not None or scale != 1.0:
+        Pt = _transform(P, T) if T is not None else P
+        Ps = Plant(
+            Pt.A, Pt.B1, Pt.B2, Pt.C1 / scale, Pt.C2, Pt.D11 / scale, Pt.D12 / scale,
+            Pt.D21, Pt.D22, Pt.dt,
+        )  # fmt: skip
+        inner = None if accept is None else (lambda K, level: accept(K, level * scale))
+        h2, controllers = lmi_h2_discrete(Ps, backoffs=backoffs, eps=eps, accept=inner)
+        return h2 * scale, controllers
 
     n, m1, m2, p1, p2 = P.dims
     A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2

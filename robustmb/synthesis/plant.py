@@ -37,6 +37,7 @@ __all__ = [
     "controller_from_continuous",
     "partition_plant",
     "shift_back",
+    "regularise",
     "to_continuous",
 ]
 
@@ -375,3 +376,41 @@ def as_controller(K, dt) -> control.StateSpace:
     """``control.StateSpace`` of controller matrices (a static gain keeps zero states)."""
     Ak, Bk, Ck, Dk = K
     return control.ss(Ak, Bk, Ck, Dk, dt)
+
+
+def regularise(plant, eps):
+    """The plant with ``eps u`` added to ``z`` and ``eps v`` to ``y`` (``v`` a new input).
+
+    ``eps`` is relative: the added feedthroughs are ``eps`` times the scales that
+    :func:`.hinf_riccati.is_regular` measures ranks against, so the result is regular for
+    every ``eps`` above that test's tolerance.  For every controller the closed loop of
+    ``plant`` is the sub-block ``(z, w)`` of the regularised closed loop, so a level
+    achieved on the regularised plant is achieved on ``plant``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, regularise
+    >>> z = np.zeros((1, 1))
+    >>> P = Plant(-np.eye(1), z + 1, z + 1, z + 1, z + 1, z, z, z, z)  # D12 = D21 = 0
+    >>> R = regularise(P, 1e-3)
+    >>> R.dims, float(R.D12[1, 0]), float(R.D21[0, 1])
+    ((1, 2, 1, 2, 1), 0.001, 0.001)
+    """
+    n, m1, m2, p1, p2 = plant.dims
+    e12 = eps * max(np.linalg.norm(plant.C1), np.linalg.norm(plant.B2), 1.0)
+    e21 = eps * max(np.linalg.norm(plant.B1), np.linalg.norm(plant.C2), 1.0)
+    D11 = np.zeros((p1 + m2, m1 + p2))
+    D11[:p1, :m1] = plant.D11
+    return Plant(
+        plant.A,
+        np.hstack([plant.B1, np.zeros((n, p2))]),
+        plant.B2,
+        np.vstack([plant.C1, np.zeros((m2, n))]),
+        plant.C2,
+        D11,
+        np.vstack([plant.D12, e12 * np.eye(m2)]),
+        np.hstack([plant.D21, e21 * np.eye(p2)]),
+        plant.D22,
+        plant.dt,
+    )

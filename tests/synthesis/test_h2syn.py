@@ -197,6 +197,33 @@ def test_h2syn_discrete_lmi_against_riccati_and_closed_form():
         assert ric.norm * (1 - 1e-9) <= lmi.norm <= ric.norm * 1.01
 
 
+def test_h2syn_discrete_lmi_on_the_sb10dd_plant_after_rescaling():
+    # SLICOT SB10DD plant (D11, D22 != 0): in the plant's own coordinates the SDP's X is
+    # ~2e7 and trace W ~6e3, and Clarabel failed (SCS returned 323 for an optimum of
+    # 6178.48 = 78.6033^2).  Balanced from the Riccati design's closed-loop Gramian and
+    # with z scaled by its norm, the SDP is O(1); its controller is checked against
+    # SLICOT SB10DD's central controller at gamma = 1e5 (which tends to the H2 optimum)
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10dd_discrete_gamma111", dt=1.0)
+    res = rmb.h2syn(G, nmeas, ncon, method="lmi")
+    assert res.method == "lmi" and res.controller.dt == 1.0
+    out = slycot.sb10dd(6, 5, 5, ncon, nmeas, 1e5, G.A, G.B, G.C, G.D)
+    ref = _dlyap_h2(G, control.ss(*out[1:5], 1.0))
+    assert ref == pytest.approx(78.6033163702, rel=1e-10)
+    assert _dlyap_h2(G, res.controller) == pytest.approx(res.norm, rel=1e-9)
+    assert ref * (1 - 1e-9) <= res.norm <= ref * (1 + 1e-4)
+    assert res.gamma_bracket[0] == pytest.approx(ref, rel=1e-4)
+
+
+def test_h2syn_discrete_lmi_without_control_penalty_closed_form():
+    # the D12 = 0 plant below (closed form) through the rescaled discrete LMI
+    P = control.ss([[1.2]], [[1.0, 0.0, 1.0]], [[1.0], [1.0]], [[0, 0, 0], [0, 1, 0]], 1.0)
+    res = rmb.h2syn(P, 1, 1, method="lmi")
+    Y = (1.44 + np.sqrt(1.44**2 + 4)) / 2
+    expected = np.sqrt(1 + 1.44 * Y / (Y + 1))
+    assert _dlyap_h2(P, res.controller) == pytest.approx(res.norm, rel=1e-9)
+    assert expected * (1 - 1e-9) <= res.norm <= expected * (1 + 1e-4)
+
+
 def test_h2syn_discrete_errors():
     # unstable mode not reachable from u
     bad = control.ss(

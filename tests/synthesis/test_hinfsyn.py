@@ -223,7 +223,7 @@ def _regularised_limit(res):
 
 
 def _sb10ad_regularised(G, nmeas, ncon, eps):
-    from robustmb.synthesis.hinfsyn import regularise
+    from robustmb.synthesis.plant import regularise
 
     Pe = regularise(partition_plant(G, nmeas, ncon), eps).statespace()
     return _sb10ad_gamma(Pe, nmeas, ncon)
@@ -231,7 +231,7 @@ def _sb10ad_regularised(G, nmeas, ncon, eps):
 
 def test_regularised_plant_contains_the_singular_closed_loop():
     # for any controller, Fl(P, K) is the (z, w) block of Fl(P_eps, K) (python-control lft)
-    from robustmb.synthesis.hinfsyn import regularise
+    from robustmb.synthesis.plant import regularise
 
     G, nmeas, ncon = compleib_plant("REA2_data")
     rng = np.random.default_rng(0)
