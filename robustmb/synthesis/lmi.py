@@ -267,7 +267,7 @@ def _solution(mats):
     return vals
 
 
-def _solve_h2_level(cons, mats, W, level):
+def _solve_h2_level(cons, mats, W, level, fallback=True):
     """Solve an H2 LMI: minimise ``trace(W)``, or at ``trace(W) <= level`` the variables' size.
 
     Without a level, ``X`` and ``Y`` are bounded (1e8) so the optimum is attained; at a
@@ -285,7 +285,7 @@ def _solve_h2_level(cons, mats, W, level):
         t = cp.Variable()
         cons = cons + [cp.trace(W) <= level, *[cp.norm(M, "fro") <= t for M in mats if M.size]]
         obj = cp.Minimize(t)
-    return _solve(cp.Problem(obj, cons))
+    return _solve(cp.Problem(obj, cons), fallback=fallback)
 
 
 def _sym_expr(E):
@@ -344,7 +344,14 @@ def lmi_h2(P: Plant, *, backoff=1e-4):
 
 
 def lmi_h2_discrete(
-    P: Plant, *, backoffs=(1e-4, 1e-3, 1e-2), eps=1e-7, accept=None, T=None, scale=1.0
+    P: Plant,
+    *,
+    backoffs=(1e-4, 1e-3, 1e-2),
+    eps=1e-7,
+    accept=None,
+    T=None,
+    scale=1.0,
+    fallback=True,
 ):
     """Optimal discrete-time H2 level and a controller from the H2 LMI (``D22 = 0``).
 
@@ -367,7 +374,8 @@ def lmi_h2_discrete(
 
     ``T`` (a state similarity, ``x_new = T x``) and ``scale`` (``z`` divided by it) pose
     the SDP on a rescaled plant: the controllers (input-output maps) and the returned
-    level (multiplied back by ``scale``) are those of ``P``.  Without them the SDP's
+    level (multiplied back by ``scale``) are those of ``P``.  ``fallback=False`` uses
+    Clarabel only (no SCS after a Clarabel failure).  Without them the SDP's
     variables follow the plant's own scaling: on the SLICOT SB10DD plant ``||X|| ~ 2e7``
     and ``trace W ~ 6e3``, where Clarabel fails; balanced ``X``, ``Y`` and ``scale`` near
     the optimum make both O(1) (see :func:`robustmb.synthesis.h2syn.h2syn`).
@@ -395,7 +403,9 @@ def lmi_h2_discrete(
             Pt.D21, Pt.D22, Pt.dt,
         )  # fmt: skip
         inner = None if accept is None else (lambda K, level: accept(K, level * scale))
-        h2, controllers = lmi_h2_discrete(Ps, backoffs=backoffs, eps=eps, accept=inner)
+        h2, controllers = lmi_h2_discrete(
+            Ps, backoffs=backoffs, eps=eps, accept=inner, fallback=fallback
+        )
         return h2 * scale, controllers
 
     n, m1, m2, p1, p2 = P.dims
@@ -432,7 +442,7 @@ def lmi_h2_discrete(
             _sym_expr(out) >> margin * np.eye(p1 + 2 * n + m1),
         ]
         mats = [X, Y, Ah, Bh, Ch, Dh]
-        return _solve_h2_level(cons, mats, W, level), mats, W
+        return _solve_h2_level(cons, mats, W, level, fallback), mats, W
 
     ok, mats0, W = problem()
     if not ok:

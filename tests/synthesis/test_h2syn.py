@@ -224,6 +224,21 @@ def test_h2syn_discrete_lmi_without_control_penalty_closed_form():
     assert expected * (1 - 1e-9) <= res.norm <= expected * (1 + 1e-4)
 
 
+def test_h2syn_discrete_singular_plant_falls_back_to_the_lmi():
+    # u drives only x2, which z = x1 never sees: D12 = 0 and B2' X B2 = 0, so the discrete
+    # Riccati equation has no solution; no controller can change z, so the optimum is the
+    # open-loop H2 norm from w1 to z (closed form 1 / sqrt(1 - 0.25) = 2 / sqrt(3))
+    A = np.diag([0.5, 0.9])
+    B = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
+    P = control.ss(A, B, np.eye(2), [[0, 0, 0], [0, 1.0, 0]], 1.0)
+    with pytest.raises(rmb.errors.IllPosedError):
+        rmb.h2syn(P, 1, 1, method="riccati")
+    res = rmb.h2syn(P, 1, 1)
+    assert res.method == "lmi"
+    assert _dlyap_h2(P, res.controller) == pytest.approx(res.norm, rel=1e-9)
+    assert 2 / np.sqrt(3) * (1 - 1e-9) <= res.norm <= 2 / np.sqrt(3) * (1 + 1e-6)
+
+
 def test_h2syn_discrete_errors():
     # unstable mode not reachable from u
     bad = control.ss(
