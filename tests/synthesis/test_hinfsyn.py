@@ -324,9 +324,10 @@ def test_lmi_level_on_numerically_difficult_plant_matches_riccati():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["AC7", "HE1"])
 def test_hinfsyn_singular_compleib_where_the_lmi_level_is_not_a_lower_bound(name):
-    # optima of 0.04-0.07: the LMI level lies 1.5e-3 (AC7) / 7.7e-4 (HE1) above controllers
-    # the regularised Riccati route finds and verifies on the singular plant, so auto
-    # returns those (before: HE1 0.0743197, AC7 0.0382567, both from the LMI)
+    # optima of 0.04-0.07: the LMI level (after its tight-tolerance refinement) lies 1.2e-3
+    # (AC7: 0.0379146) / 9e-5 (HE1: 0.0736234) above controllers the regularised Riccati
+    # route finds and verifies on the singular plant, so auto returns those (before: HE1
+    # 0.0743197, AC7 0.0382567, both from the LMI)
     from robustmb.synthesis.lmi import hinf_level_lmi
 
     G, nmeas, ncon = compleib_plant(f"{name}_data")
@@ -336,7 +337,7 @@ def test_hinfsyn_singular_compleib_where_the_lmi_level_is_not_a_lower_bound(name
     assert achieved == pytest.approx(res.gamma, rel=1e-4)
     assert _grid_peak(G, res.controller) <= res.gamma * (1 + 1e-7)
     level, _ = hinf_level_lmi(partition_plant(G, nmeas, ncon).with_d22_zero())
-    assert achieved < level * (1 - 2e-4)
+    assert achieved < level * (1 - 5e-5)
     # the regularised bracket tops against SLICOT SB10AD on the same regularised plants
     for eps, top, _ in res.regularised:
         if eps in (1e-4, 1e-5, 1e-6):
