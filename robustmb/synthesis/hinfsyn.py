@@ -81,7 +81,8 @@ class HinfsynResult:
     gamma_bracket : tuple of float
         ``(lower, upper)`` on the optimal level: ``lower`` is the larger of the largest
         level at which the existence test failed (Riccati path) or the SDP optimum less
-        its solver tolerance (LMI path), and the frequency-wise Parrott bound (see
+        its solver tolerance (LMI path; on a singular plant under ``method="auto"`` the
+        smaller of that and ``gamma_opt``), and the frequency-wise Parrott bound (see
         ``lower_certified``); ``upper = gamma`` is achieved and verified.
     closed_loop : control.StateSpace
         ``Fl(P, K)`` from ``w`` to ``z``.
@@ -92,7 +93,9 @@ class HinfsynResult:
         Level at which the controller was computed.
     gamma_opt : float
         Best estimate of the optimal level (smallest feasible level of the bisection, or
-        the SDP optimum).
+        the SDP optimum; on a singular plant under ``method="auto"`` the smaller of the
+        SDP optimum and the regularised optima confirmed by a verified controller within
+        ``rtol``).  An estimate, not a bound.
     history : list of tuple
         ``(gamma, feasible, reason)`` of every existence test (Riccati path).
     lower_certified : bool
