@@ -391,7 +391,10 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         their signal names.
     method : {"auto", "riccati", "lmi"}
         ``"auto"`` uses the Riccati formulae when ``D12`` and ``D21`` have full rank and
-        falls back to the LMI otherwise or when the Riccati controller fails verification.
+        falls back to the LMI otherwise or when the Riccati controller fails verification;
+        on a singular plant it also solves the regularised Riccati problems (``eps u`` in
+        ``z``, ``eps v`` in ``y``, decreasing ``eps``) and returns the best controller
+        verified on the plant itself.
     rtol : float
         Largest relative backoff from the optimal level allowed for a better conditioned
         controller (default 1 %).  If no controller within it passes the verification,
