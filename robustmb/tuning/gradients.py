@@ -495,9 +495,9 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     Examples
     --------
     >>> import numpy as np
-    >>> # Two lightly damped modes at w = 1 and w = 10 of equal peak gain 5.
-    >>> a = np.diag([-0.1, -0.1, -1.0, -1.0]) + np.diag([1.0, 0, 10.0], 1) \
-    ...     - np.diag([1.0, 0, 10.0], -1)
+    >>> # Two lightly damped modes, at w = 1 and w = 10, of nearly equal peak gain.
+    >>> a = np.diag([-0.1, -0.1, -1.0, -1.0]) + np.diag([1.0, 0, 10.0], 1)
+    >>> a -= np.diag([1.0, 0, 10.0], -1)
     >>> b = np.array([[0.0], [0.5], [0.0], [5.0]]); c = np.array([[0.0, 1.0, 0.0, 1.0]])
     >>> d = np.zeros((1, 1))
     >>> g, w, _ = hinf_gradient(a, b, c, d)
