@@ -465,3 +465,133 @@ def _h2_gradient_discrete(a, b, c, d):
     j = np.sqrt(max(j2, 0.0))
     grad = 2 * np.block([[q @ a @ p, q @ b], [c @ p, d]])
     return float(j), grad / (2 * j) if j > 0 else grad * 0
+
+
+def _modal_form(a, b, c):
+    """``(lambda, C V, V^-1 B)`` of a diagonalisable ``A`` (``None``: ill-conditioned)."""
+    lam, v = np.linalg.eig(a)
+    try:
+        vi = np.linalg.inv(v)
+    except np.linalg.LinAlgError:
+        return None
+    if np.abs(v).sum(axis=0).max() * np.abs(vi).sum(axis=0).max() > 1e8:
+        return None
+    return lam, c @ v, vi @ b
+
+
+def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
+    """Every local maximum of ``sigma_max(G(jw))`` above ``(1 - rel) gamma``, with gradients.
+
+    The pieces of the H-infinity norm that the multi-peak step of
+    :mod:`robustmb.tuning.multipeak` needs (Apkarian and Noll, 2006): ``gamma`` and
+    ``wpeak`` are the norm and its peak frequency (from :func:`hinf_gradient`).  The
+    imaginary eigenvalues of the Hamiltonian of level ``(1 - rel) gamma`` split the
+    frequency axis into the intervals where the response is above that level; the
+    maximiser of each is found as in the inner H-infinity loop.  Continuous time and a
+    finite ``wpeak`` only; anything else gives the single peak ``(gamma, wpeak)``.
+    Returns ``(values, frequencies, grads)`` with ``grads`` a stack of ``dJ/dS``,
+    largest value first, at most ``max_peaks``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # Two lightly damped modes, at w = 1 and w = 10, of nearly equal peak gain.
+    >>> a = np.diag([-0.1, -0.1, -1.0, -1.0]) + np.diag([1.0, 0, 10.0], 1)
+    >>> a -= np.diag([1.0, 0, 10.0], -1)
+    >>> b = np.array([[0.0], [0.5], [0.0], [5.0]]); c = np.array([[0.0, 1.0, 0.0, 1.0]])
+    >>> d = np.zeros((1, 1))
+    >>> g, w, _ = hinf_gradient(a, b, c, d)
+    >>> vals, freqs, grads = hinf_peaks(a, b, c, d, g, w)
+    >>> [round(float(f)) for f in sorted(freqs)], grads.shape
+    ([1, 10], (2, 5, 5))
+    """
+    n = a.shape[0]
+    one = peak_gradient(a, b, c, d, 0.0, wpeak)
+    single = np.array([one[0]]), np.array([wpeak]), one[1][None]
+    if n == 0 or not np.isfinite(wpeak) or not np.isfinite(gamma) or gamma <= 0:
+        return single
+    level = (1.0 - rel) * gamma
+    ny, nu = d.shape
+    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and np.any(d) else 0.0
+    if level <= sd * (1 + 1e-6):
+        return single  # the response stays above the level up to infinity
+    if np.any(d):
+        try:
+            ri = np.linalg.inv(level**2 * np.eye(nu) - d.T @ d)
+            si = np.linalg.inv(level**2 * np.eye(ny) - d @ d.T)
+        except np.linalg.LinAlgError:
+            return single
+        a1 = a + b @ ri @ d.T @ c
+        h = np.block([[a1, level * b @ ri @ b.T], [-level * c.T @ si @ c, -a1.T]])
+    else:
+        h = np.block([[a, b @ b.T / level], [-(c.T @ c) / level, -a.T]])
+    e = np.linalg.eigvals(h)
+    ae = np.abs(e)
+    near = np.abs(e.real) <= 1e-6 * ae + 1e-10 * max(1.0, ae.max())
+    cross = np.unique(np.abs(e[near].imag))
+    modal = _modal_form(a, b, c)
+    if modal is not None:
+        lam, cv, vb = modal
+
+        def sig(w):
+            r = 1.0 / (1j * np.atleast_1d(w)[:, None] - lam[None, :])
+            return _sigma_max((cv[None] * r[:, None, :]) @ vb + d[None])
+
+        def zoom(v, w, bracket):
+            return _polish_modal(lam, cv, vb, d, sig, v, w, bracket)
+
+    else:
+        eye = np.eye(n)
+
+        def sig(w):
+            w = np.atleast_1d(np.asarray(w, float))
+            rhs = np.broadcast_to(b, (w.size, *b.shape))
+            return _sigma_max(c @ np.linalg.solve(1j * w[:, None, None] * eye - a, rhs) + d)
+
+        def zoom(v, w, bracket):
+            return _polish(sig, v, w, bracket)
+
+    edges = np.r_[0.0, cross[cross > 0]]
+    # The intervals [edges[i], edges[i + 1]] above the level (the last one is bounded:
+    # the response is below the level beyond the largest crossing, level > sigma(D)).
+    lows, highs = edges[:-1], edges[1:]
+    if lows.size == 0:
+        return single
+    above = sig(0.5 * (lows + highs)) > level
+    found = []
+
+    def known(w):
+        return any(
+            abs(w - w0) <= 1e-4 * max(abs(w0), 1e-6) for w0 in [wpeak, *(f[1] for f in found)]
+        )
+
+    for lo, hi in zip(lows[above], highs[above], strict=True):
+        # An interval may hold several local maxima (the response need not dip below the
+        # level between them): every local maximum of a grid, then zoomed.
+        grid = np.linspace(lo, hi, 33)
+        vals = sig(grid)
+        inner = (vals[1:-1] >= vals[:-2]) & (vals[1:-1] >= vals[2:])
+        ks = list(np.flatnonzero(inner) + 1)
+        if lo == 0.0 and vals[0] >= vals[1]:
+            ks.insert(0, 0)
+        for k in ks:
+            if k == 0:
+                v, w = float(vals[0]), 0.0
+                if sig(np.array([1e-6 * max(hi, 1e-6)]))[0] > v:
+                    continue
+            else:
+                v, w = zoom(float(vals[k]), float(grid[k]), (grid[k - 1], grid[k + 1]))
+            # A maximum on an inner edge is no local maximum (a spurious split).
+            if v > level and (w == 0.0 or lo < w < hi) and not known(w):
+                found.append((v, w))
+    if not found:
+        return single
+    found.sort(reverse=True)
+    found = found[: max_peaks - 1]
+    vals, freqs, grads = [one[0]], [wpeak], [one[1]]
+    for w in (f[1] for f in found):
+        v, g = peak_gradient(a, b, c, d, 0.0, w)
+        vals.append(v)
+        freqs.append(w)
+        grads.append(g)
+    return np.array(vals), np.array(freqs), np.array(grads)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .multipeak import multipeak_direction
+
 
 @dataclass
 class BFGSRun:
@@ -27,9 +29,13 @@ class BFGSRun:
     message: str = ""
 
 
-def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24):
-    """Weak Wolfe line search by bracketing and bisection (Lewis--Overton)."""
-    gd = float(g @ d)
+def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None):
+    """Weak Wolfe line search by bracketing and bisection (Lewis--Overton).
+
+    ``gd``: the predicted slope along ``d`` (default ``g @ d``; the multi-peak model's
+    ``max_i g_i . d`` for its step).
+    """
+    gd = float(g @ d) if gd is None else float(gd)
     lo, hi, t = 0.0, np.inf, 1.0
     best = None
     nfev = 0
@@ -51,12 +57,19 @@ def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24):
     return best, False, nfev
 
 
-def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None) -> BFGSRun:
+def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
     Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased
     by less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations,
     or as soon as ``f < stop_below``.
+
+    ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
+    active piece of a max function at ``x`` (several H-infinity peaks, goals or
+    models).  With two or more, the step is that of the multi-peak model of Apkarian
+    and Noll (2006) in the BFGS metric (:func:`robustmb.tuning.multipeak.multipeak_direction`),
+    which sees every active piece instead of one subgradient; with one, the plain BFGS
+    step.  The metric is then updated with the aggregate subgradient.
 
     Examples
     --------
@@ -76,6 +89,7 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None) -> BFGSRun:
     h = np.eye(n)
     hist = [f]
     msg = "maximum number of iterations"
+    pc = pieces(x) if pieces is not None else None
     for it in range(maxiter):
         if stop_below is not None and f < stop_below:
             msg = "target reached"
@@ -84,28 +98,39 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None) -> BFGSRun:
         if not np.all(np.isfinite(d)) or g @ d >= 0:
             h = np.eye(n)
             d = -g
+        gd, gref = None, g
+        if pc is not None and pc[0].size > 1:
+            dm, theta, gagg, _ = multipeak_direction(pc[0], pc[1], max(f, pc[0].max()), h)
+            if np.all(np.isfinite(dm)) and theta < 0:
+                d, gd, gref = dm, theta, gagg
         if np.linalg.norm(d) <= 1e-14 * max(1.0, np.linalg.norm(x)):
             msg = "zero step"
             break
-        best, ok, k = _wolfe(fun, x, f, g, d)
+        best, ok, k = _wolfe(fun, x, f, g, d, gd=gd)
         nfev += k
         if best is None:
             msg = "line search found no decrease"
             break
         xn, fn, gn = best
-        s, y = xn - x, gn - g
-        sy = float(s @ y)
-        if sy > 1e-16 * np.linalg.norm(s) * np.linalg.norm(y):
+        pn = pieces(xn) if pieces is not None else None
+        # The metric is updated with the change from the aggregate subgradient (the one
+        # the step was built on).  The change of the weighted gradients of the same pieces
+        # (the Lagrangian's, as in SQP for minimax problems) was tried: it blew the metric
+        # up along the kink (AC15 from K = 0: 1000 iterations, ~1/16 steps).
+        s_ = xn - x
+        y = gn - gref
+        sy = float(s_ @ y)
+        if sy > 1e-16 * np.linalg.norm(s_) * np.linalg.norm(y):
             if it == 0:
                 h = (sy / float(y @ y)) * np.eye(n)
             rho = 1.0 / sy
             hy = h @ y
             h = (
                 h
-                - rho * (np.outer(s, hy) + np.outer(hy, s))
-                + (rho**2 * (y @ hy) + rho) * np.outer(s, s)
+                - rho * (np.outer(s_, hy) + np.outer(hy, s_))
+                + (rho**2 * (y @ hy) + rho) * np.outer(s_, s_)
             )
-        x, f, g = xn, fn, gn
+        x, f, g, pc = xn, fn, gn, pn
         hist.append(f)
         if not ok and len(hist) > 2 and hist[-2] - f <= ftol * max(1.0, abs(f)):
             msg = "line search stalled"

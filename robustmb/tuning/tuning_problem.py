@@ -21,6 +21,7 @@ from .gradients import (
     finite_peak,
     h2_gradient,
     hinf_gradient,
+    hinf_peaks,
     peak_gradient,
     spectral_abscissa_gradient,
     spectral_radius_gradient,
@@ -49,6 +50,30 @@ class Term:
     label: str = ""
     band: float | None = None
     _last_peak: float | None = None
+    _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
+
+    def pieces(self, x, *, rel=0.05):
+        """Values, gradients and frequencies of every active piece at ``x``.
+
+        For an H-infinity measure, one piece per local maximum of the largest singular
+        value above ``(1 - rel)`` times the norm (:func:`hinf_peaks`); otherwise the value
+        itself.  ``None`` when the loop is unstable.
+        """
+        x = np.asarray(x, float)
+        st = self._state
+        if self.measure != "hinf" or self.lft.dt != 0:
+            v, g = self.evaluate(x)
+            return None if g is None else (np.array([v]), g[None], np.array([np.nan]))
+        if st is None or st[0].shape != x.shape or not np.array_equal(st[0], x):
+            v, g = self.evaluate(x)
+            if g is None:
+                return None
+            st = self._state
+            if st is None or not np.array_equal(st[0], x):
+                return np.array([v]), g[None], np.array([np.nan])
+        _, (a, b, c, d), gam, w = st
+        vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel)
+        return vals * self.scale, self.lft.chain(x, gs) * self.scale, freqs
 
     def evaluate(self, x, *, gradient=True, below_limit=False):
         """Value and gradient at ``x`` (``inf, None`` when unstable).
@@ -64,6 +89,7 @@ class Term:
             v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=self._last_peak)
             if np.isfinite(v):
                 self._last_peak = w
+                self._state = (np.array(x, float), (a, b, c, d), v, w)
                 if below_limit and not np.isfinite(w) and self.lft.dt == 0:
                     g = self.lft.chain(x, gs)
                     if np.linalg.norm(g) <= 1e-9 * max(1.0, v) and (
@@ -145,6 +171,7 @@ class TuningProblem:
         self.hard = list(hard)
         self.loops = list(loops)
         self.min_decay = min_decay
+        self.multipeak = True  # the multi-peak step of Apkarian and Noll (see :meth:`pieces`)
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):
@@ -247,6 +274,28 @@ class TuningProblem:
             return self._worst(self.soft, x, below_limit=True)
         return self._worst(self.soft, x)
 
+    def pieces(self, x, *, rel=0.05):
+        """Active pieces of the soft objective at ``x``: ``(values, gradients, keys)``.
+
+        Every local H-infinity peak (and H2 or pole value) of every soft term whose value
+        is within ``rel`` (relative) of the worst one, over all goals and models; the
+        multi-peak step (:func:`robustmb.tuning.multipeak.multipeak_direction`) models
+        the objective by their maximum; ``keys`` rows are ``(term index, frequency)``
+        (``nan``: not an H-infinity peak).  ``None`` outside the domain.
+        """
+        if not self.soft:
+            return None
+        parts = [t.pieces(x, rel=rel) for t in self.soft]
+        if any(p is None for p in parts):
+            return None
+        vals = np.concatenate([p[0] for p in parts])
+        grads = np.concatenate([p[1] for p in parts])
+        keys = np.concatenate(
+            [np.column_stack([np.full(p[2].size, i, float), p[2]]) for i, p in enumerate(parts)]
+        )
+        keep = vals >= (1.0 - rel) * vals.max() if vals.max() > 0 else np.ones(vals.size, bool)
+        return vals[keep], grads[keep], keys[keep]
+
     def _polish(self, r, ftol, hist, rounds=3):
         """Gradient sampling where BFGS stopped, then BFGS again, while either gains.
 
@@ -264,7 +313,13 @@ class TuningProblem:
                 break
             # A few parts per million are not worth another BFGS run and round.
             last = not f < r.f * (1 - 1e-5)
-            r2 = bfgs(self.objective, x, maxiter=300, ftol=ftol)
+            r2 = bfgs(
+                self.objective,
+                x,
+                maxiter=300,
+                ftol=ftol,
+                pieces=self.pieces if self.multipeak else None,
+            )
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
             hist += [("soft", v) for v in r2.history]
@@ -334,12 +389,15 @@ class TuningProblem:
                     False,
                     "could not meet the hard goals",
                 )
-        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol, stop_below=stop_below)
+        pcs = self.pieces if self.multipeak else None
+        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
         for _ in range(5):
             if r.message in ("converged", "maximum number of iterations", "target reached"):
                 break
-            r2 = bfgs(self.objective, r.x, maxiter=maxiter, ftol=ftol, stop_below=stop_below)
+            r2 = bfgs(
+                self.objective, r.x, maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs
+            )
             if not r2.f < r.f * (1 - ftol):
                 break
             r2.history = r.history + r2.history
