@@ -306,10 +306,13 @@ def _separated(N, gap=1e3, xmax=1e8):
     if ratios[j] < gap:
         return N
     cut = float(np.sqrt(mods[j] * mods[j + 1]))
-    T, Z, k = scipy.linalg.schur(N.A, output="real", sort=lambda x, y: np.hypot(x, y) < cut)
-    if k in (0, N.nstates):
+    try:
+        T, Z, k = scipy.linalg.schur(N.A, output="real", sort=lambda x, y: np.hypot(x, y) < cut)
+        if k in (0, N.nstates):
+            return N
+        X = scipy.linalg.solve_sylvester(T[:k, :k], -T[k:, k:], -T[:k, k:])
+    except (np.linalg.LinAlgError, ValueError):  # reordering failed: keep the realisation
         return N
-    X = scipy.linalg.solve_sylvester(T[:k, :k], -T[k:, k:], -T[:k, k:])
     if not np.all(np.isfinite(X)) or np.abs(X).max() > xmax:
         return N
     # x = Z W xi with W = [[I, X], [0, I]]:  W^-1 T W = diag(T11, T22)
