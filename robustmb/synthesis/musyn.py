@@ -18,6 +18,11 @@ Each iteration
             factors ``h = N M^-1`` (:func:`skew_coprime`); each of the lowest order up
             to ``max_order`` that fits.
 
+Closed loops are evaluated in a realisation whose slow and fast modes are decoupled
+(:func:`_separated`): a weight's near-integrator, the controller's copy of it and fast
+controller poles otherwise make the response near ``w = 0`` inaccurate in double
+precision.
+
 Real parameters are complexified with ``mixed_mu=False`` (plain D-K, a valid but
 conservative choice); repeated scalars get one scalar D with ``full_dg=False``.
 Optionally each iteration's controller is reduced by balanced truncation and the
@@ -35,6 +40,7 @@ from dataclasses import dataclass, field
 
 import control
 import numpy as np
+import scipy.linalg
 import slycot
 
 from robustmb._progress import ProgressBar
@@ -79,7 +85,11 @@ class MusynResult:
         grid peaks are in ``history``).
     history : list of dict
         Per iteration: ``iteration``, ``mu_peak`` (grid peak of the upper bound),
-        ``gamma`` (of the K-step), ``order`` (controller states), ``d_orders``; with
+        ``gamma`` (verified norm of the K-step's scaled loop), ``gamma_opt`` (the
+        K-step's estimate of its optimal level), ``order`` (controller states),
+        ``d_orders``; except for the last, ``fit_level`` (grid peak of the scaled loop
+        with the fitted scalings and this iteration's controller, the level the next
+        K-step starts from), ``full_d`` and ``scalings`` (which fit was kept); with
         ``controller_order``, also ``reduced_order`` and ``reduced_mu_peak`` (grid peak
         of the loop with the reduced controller, ``inf`` when that loop is unstable).
     certificate : object
@@ -274,6 +284,45 @@ def _scaled_plant(M, scalings, peak, nrest_out, nrest_in):
     return Qe * T
 
 
+def _separated(N, gap=1e3, xmax=1e8):
+    """``N`` with its slow and fast modes decoupled by a similarity (continuous time).
+
+    The eigenvalues are split at the largest ratio between consecutive moduli when it
+    exceeds ``gap``: an ordered real Schur form puts the slow ones first, and the
+    Sylvester equation ``A11 X - X A22 = -A12`` removes the coupling block.  A closed
+    loop with a weight's near-integrator and the controller's copy of it (poles ~1e-6,
+    nearly equal) next to fast controller poles (~1e4) has a low-frequency response
+    whose rounding error in one Schur form of the whole ``A`` is of order one; in the
+    separated form the slow block is evaluated on its own scale.  Returned unchanged
+    when there is no such gap or ``X`` would be large (an ill-conditioned split).
+    """
+    if N.nstates < 2 or N.dt:
+        return N
+    mods = np.sort(np.abs(np.linalg.eigvals(N.A)))
+    if mods[0] <= 0:
+        return N
+    ratios = mods[1:] / mods[:-1]
+    j = int(np.argmax(ratios))
+    if ratios[j] < gap:
+        return N
+    cut = float(np.sqrt(mods[j] * mods[j + 1]))
+    try:
+        T, Z, k = scipy.linalg.schur(N.A, output="real", sort=lambda x, y: np.hypot(x, y) < cut)
+        if k in (0, N.nstates):
+            return N
+        X = scipy.linalg.solve_sylvester(T[:k, :k], -T[k:, k:], -T[:k, k:])
+    except (np.linalg.LinAlgError, ValueError):  # reordering failed: keep the realisation
+        return N
+    if not np.all(np.isfinite(X)) or np.abs(X).max() > xmax:
+        return N
+    # x = Z W xi with W = [[I, X], [0, I]]:  W^-1 T W = diag(T11, T22)
+    B, C = Z.T @ N.B, N.C @ Z
+    B = np.vstack([B[:k] - X @ B[k:], B[k:]])
+    C = np.hstack([C[:, :k], C[:, :k] @ X + C[:, k:]])
+    A = scipy.linalg.block_diag(T[:k, :k], T[k:, k:])
+    return control.ss(A, B, C, N.D)
+
+
 def reduce_controller(K, order):
     """Balanced truncation of a controller to ``order`` states (SLICOT AB09MD).
 
@@ -434,7 +483,7 @@ def musyn(
         K = syn.controller
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
-        N = closed_loop(full, (K.A, K.B, K.C, K.D))
+        N = _separated(closed_loop(full, (K.A, K.B, K.C, K.D)))
         Nw = freqresp(N, omega)
         res = mussv(Nw, rp_blk, lower=False)
         peak = float(np.max(res.upper))
@@ -443,6 +492,7 @@ def musyn(
             "iteration": it,
             "mu_peak": peak,
             "gamma": float(syn.gamma),
+            "gamma_opt": float(syn.gamma_opt),
             "order": int(K.nstates),
             "d_orders": [int(sc.DL.nstates) for sc in scalings],
         }
@@ -451,7 +501,7 @@ def musyn(
         cand, cand_peak, cand_N = K, peak, N
         if controller_order is not None:
             cand = reduce_controller(K, controller_order)
-            cand_N = closed_loop(full, (cand.A, cand.B, cand.C, cand.D))
+            cand_N = _separated(closed_loop(full, (cand.A, cand.B, cand.C, cand.D)))
             stable = cand_N.nstates == 0 or np.max(np.linalg.eigvals(cand_N.A).real) < 0
             cand_peak = (
                 float(np.max(mussv(freqresp(cand_N, omega), rp_blk, lower=False).upper))
@@ -481,19 +531,34 @@ def musyn(
                 blk_c = [(abs(r), c) for r, c in rp_blk]
                 variants.append((info_c, mussv(Nw, blk_c, lower=False), "D"))
             for inf, rs, kind in variants:
-                for form in (True, False) if full_dg else (False,):
-                    sc = _fit_scalings(
-                        omega, rs, inf, peak, max_order=max_order, full_dg=form,
-                        weight=rs.upper / np.max(rs.upper), Nw=Nw,
-                    )  # fmt: skip
-                    Ns = closed_loop(
-                        partition_plant(
-                            _scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon
+                cands = [
+                    (
+                        form,
+                        kind,
+                        _fit_scalings(
+                            omega,
+                            rs,
+                            inf,
+                            peak,
+                            max_order=max_order,
+                            full_dg=form,
+                            weight=rs.upper / np.max(rs.upper),
+                            Nw=Nw,
                         ),
-                        (K.A, K.B, K.C, K.D),
+                    )  # fmt: skip
+                    for form in ((True, False) if full_dg else (False,))
+                ]
+                for form, tag, sc in cands:
+                    Ns = _separated(
+                        closed_loop(
+                            partition_plant(
+                                _scaled_plant(M, sc, peak, nz + nmeas, nw + ncon), nmeas, ncon
+                            ),
+                            (K.A, K.B, K.C, K.D),
+                        )
                     )
                     level = float(np.max(np.linalg.norm(freqresp(Ns, omega), 2, axis=(1, 2))))
-                    fits.append((level, form, kind, sc))
+                    fits.append((level, form, tag, sc))
             level, form, kind, scalings = min(fits, key=lambda f: f[0])
             entry.update(fit_level=level, full_d=bool(form), scalings=kind)
             peak_prev = peak
