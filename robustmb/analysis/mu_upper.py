@@ -354,7 +354,7 @@ def upper_bound_fast(
     polish=60,
     stop=None,
     jitter=1e-3,
-    newton=tuple(10.0**k for k in range(1, 12)),
+    newton=(1e1, 1e2, 1e3, 1e5, 1e7, 1e9, 1e11),
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 

@@ -94,13 +94,17 @@ def objective_hessian(M, x, param, t):
         e = np.exp(t[:, None] * (lam - top[:, None]))
     s = e / e.sum(axis=1)[:, None]
     f = top + np.log(e.sum(axis=1)) / t
-    Pi = (V * s[:, None, :]) @ dagger(V)
-    # first derivatives of C (D parameters: rows and columns of A; G parameters: j Gk)
-    Ak = (alpha[None, :, :, None] - beta[None, :, None, :]) * A[:, None]  # (B, p, n, m)
-    Ck = Ak + 1j * Gk[None]
-    # tr(Pi d2X) = 2 Re tr(Pi C^H d2A) + 2 Re tr(Pi Ck^H Cl) - 2 Re tr(Pi Gk^H Gl)
-    P = C @ Pi
-    R = np.real(np.conj(A) * P)  # d2A_kl = (alpha_k - beta_k)(alpha_l - beta_l) o A
+    # first derivatives of C (D parameters: rows and columns of A; G parameters: j Gk),
+    # in the eigenbasis: Y_k = Ck V, Z_k = Gk V, U = C V, W = Gh V
+    AV = A @ V
+    Z = Gk[None] @ V[:, None]  # (B, p, n, m)
+    Y = alpha[None, :, :, None] * AV[:, None] - A[:, None] @ (beta[None, :, :, None] * V[:, None])
+    Y = Y + 1j * Z
+    GV = Gh @ V
+    U = AV + 1j * GV
+    # tr(Pi d2X) = 2 Re tr(Pi C^H d2A) + 2 Re tr(Pi Ck^H Cl) - 2 Re tr(Pi Gk^H Gl),
+    # Pi = V diag(s) V^H; d2A_kl = (alpha_k - beta_k)(alpha_l - beta_l) o A
+    R = np.real(np.conj(A) * ((U * s[:, None, :]) @ dagger(V)))
     RB = np.einsum("bij,lj->bil", R, beta)
     aRb = np.einsum("ki,bil->bkl", alpha, RB)
     H = 2.0 * (
@@ -110,14 +114,13 @@ def objective_hessian(M, x, param, t):
         + np.einsum("kj,bj,lj->bkl", beta, R.sum(axis=1), beta)
     )
     nm = param.n * param.m
-    CkPi = (Ck @ Pi[:, None]).reshape(B, p, nm)
-    GkPi = (Gk[None] @ Pi[:, None]).reshape(B, p, nm)
-    H += 2.0 * np.real(np.conj(Ck.reshape(B, p, nm)) @ np.swapaxes(CkPi, 1, 2))
-    H -= 2.0 * np.real(np.conj(Gk.reshape(p, nm)) @ np.swapaxes(GkPi, 1, 2))
-    # spectral term: K_k = V^H X_k V = S_k + S_k^H, S_k = (C V)^H Ck V - (Gh V)^H Gk V
-    U = C @ V
-    W = Gh @ V
-    S = dagger(U)[:, None] @ (Ck @ V[:, None]) - dagger(W)[:, None] @ (Gk[None] @ V[:, None])
+    sw = s[:, None, None, :]
+    Yf, Zf = Y.reshape(B, p, nm), Z.reshape(B, p, nm)
+    H += 2.0 * np.real((np.conj(Y) * sw).reshape(B, p, nm) @ np.swapaxes(Yf, 1, 2))
+    H -= 2.0 * np.real((np.conj(Z) * sw).reshape(B, p, nm) @ np.swapaxes(Zf, 1, 2))
+    # spectral term: K_k = V^H X_k V = S_k + S_k^H, S_k = U^H Y_k - (Gh V)^H Z_k
+    # (X_k = Ck^H C + C^H Ck - Gk^H Gh - Gh^H Gk)
+    S = dagger(U)[:, None] @ Y - dagger(GV)[:, None] @ Z
     K = S + dagger(S)
     Kd = np.real(np.einsum("bkii->bki", K))
     g = np.einsum("bki,bi->bk", Kd, s)
