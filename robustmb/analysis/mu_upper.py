@@ -406,7 +406,16 @@ def upper_bound_fast(
     if param.diagonal and newton:
         # a warm start that skips the coarse smoothing skips the coarse Newton stages too
         schedule = [t for t in newton if t >= min(smoothing)]
-        best_f, best_x = newton_stages(Ms, x, param, schedule, fstop=fstop, stop=stop)
+        best_f, best_x, slow = newton_stages(Ms, x, param, schedule, fstop=fstop, stop=stop)
+        if slow.any():  # Newton ran out of steps: BFGS too, keep the lower bound
+            rows = np.flatnonzero(slow)
+            sub_stop = None if stop is None else _sub_stop(stop, best_f, rows)
+            kw = dict(smoothing=smoothing, maxiter=maxiter, polish=polish, jitter=0.0)
+            f_b, x_b, _ = upper_bound_fast(
+                Ms[rows], struct, x0=x[rows], stop=sub_stop, newton=(), **kw
+            )
+            better = f_b < best_f[rows]
+            best_f[rows[better]], best_x[rows[better]] = f_b[better], x_b[better]
         best_x[:, param.n_d :] *= c[:, None]
         return best_f * c**2, best_x, param
     best_f = lam_max(x, everything)[0]
@@ -421,6 +430,17 @@ def upper_bound_fast(
     best_f[better], best_x[better] = f[better], x[better]
     best_x[:, param.n_d :] *= c[:, None]
     return best_f * c**2, best_x, param
+
+
+def _sub_stop(stop, values, rows):
+    """``stop`` for the problems ``rows`` only (the others keep ``values``)."""
+
+    def sub(phi):
+        full = values.copy()
+        full[rows] = phi
+        return stop(full)[rows]
+
+    return sub
 
 
 def _smoothed_stage(lam_max, x, f_all, t, maxiter, fstop, stop, max_rounds=8):

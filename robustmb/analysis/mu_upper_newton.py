@@ -35,7 +35,8 @@ __all__: list[str] = []
 # largest spread of the log D parameters kept (cond(D) = exp(28) = 1.4e12, below the
 # 1e15 that verify_upper_bound accepts)
 _MAX_SPREAD = 28.0
-# largest Newton step per parameter (logs of D, G of the normalised matrix)
+# largest Newton step per parameter (logs of D, G of the normalised matrix), unless the
+# parameter itself is larger (see _capped)
 _MAX_STEP = 4.0
 
 
@@ -147,15 +148,21 @@ def objective_hessian(M, x, param, t):
 def _solve_modified(H, v):
     """``|H|^-1 v`` per problem: the Hessian's eigenvalues replaced by their moduli,
     floored at ``1e-10`` of the largest and at ``1e-12`` (the common scaling of all
-    ``D`` is a null direction of the bound), the result cut to ``_MAX_STEP``."""
+    ``D`` is a null direction of the bound)."""
     w, Q = np.linalg.eigh(H)
     aw = np.abs(w)
     aw = np.maximum(aw, np.maximum(1e-10 * aw.max(axis=1), 1e-12)[:, None])
-    d = np.einsum("bij,bj->bi", Q, np.einsum("bji,bj->bi", Q, v) / aw)
-    # steps of at most _MAX_STEP per parameter (a linear direction, e.g. G of a real
-    # scalar with mu = 0, has no curvature to limit them)
-    size = np.max(np.abs(d), axis=1, initial=0.0)
-    return d * np.minimum(1.0, _MAX_STEP / np.maximum(size, 1e-300))[:, None]
+    return np.einsum("bij,bj->bi", Q, np.einsum("bji,bj->bi", Q, v) / aw)
+
+
+def _capped(d, x):
+    """The step ``d`` shortened so that no parameter moves by more than
+    ``max(_MAX_STEP, |x_k|)``: a direction without curvature (``G`` of a real scalar
+    with ``mu = 0``, or a bound approached only as ``G -> inf``) then grows ``x`` at most
+    geometrically instead of jumping to overflow."""
+    limit = np.maximum(_MAX_STEP, np.abs(x))
+    ratio = np.max(np.abs(d) / limit, axis=1, initial=0.0)
+    return d / np.maximum(ratio, 1.0)[:, None]
 
 
 def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40):
@@ -165,8 +172,9 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
     :func:`~robustmb.analysis.mu_upper.upper_bound_fast` does); later stages take
     ``t / lambda_max``.  Every stage after the first starts from a predictor along the
     path of minimisers, ``x(1/t)`` extrapolated linearly from ``dx/dt = -H^-1 dg/dt``
-    (kept when it lowers ``lambda_max``).  Returns ``(best_top, best_x)``: the smallest
-    ``lambda_max`` seen for every problem and its parameters.  ``fstop`` and ``stop`` end
+    (kept when it lowers ``lambda_max``).  Returns ``(best_top, best_x, stalled)``: the
+    smallest ``lambda_max`` seen for every problem, its parameters, and whether a stage
+    ended at ``max_steps`` with the problem still descending.  ``fstop`` and ``stop`` end
     a problem's descent as in :func:`robustmb.analysis.mu_upper.batched_bfgs` (tested
     on ``lambda_max``, itself a value of the bound at that point).
     """
@@ -175,6 +183,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
     best_x = x.copy()
     best_top = np.full(B, np.inf)
     active = np.ones(B, dtype=bool)
+    stalled = np.zeros(B, dtype=bool)
     cur_top = np.full(B, np.inf)
     t_rel = np.full(B, float(schedule[0]))
     g_cur = np.zeros((B, p))
@@ -223,7 +232,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
             t_old = t_rel[idx].copy()
             t_rel[idx] = t / np.maximum(np.abs(cur_top[idx]), 1e-12)
             dxdt = -_solve_modified(H_cur[idx], gt_cur[idx])
-            xp = x[idx] + (t_old * (1.0 - t_old / t_rel[idx]))[:, None] * dxdt
+            xp = x[idx] + _capped((t_old * (1.0 - t_old / t_rel[idx]))[:, None] * dxdt, x[idx])
             f, g, H, top, gt = evaluate(idx, xp)
             good = np.isfinite(top) & (top < cur_top[idx])
             x[idx[good]] = xp[good]
@@ -243,7 +252,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
         for _ in range(max_steps):
             if idx.size == 0:
                 break
-            d = -_solve_modified(H, g)
+            d = _capped(-_solve_modified(H, g), x[idx])
             decrement = -np.einsum("bi,bi->b", g, d)
             keep = decrement > rel_tol * np.maximum(np.abs(f), 1e-300)
             idx, f, d, decrement = idx[keep], f[keep], d[keep], decrement[keep]
@@ -275,4 +284,9 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
                 alpha[pending] *= 0.5
             keep = moved & active[idx]
             idx, f, g, H = idx[keep], new_f[keep], new_g[keep], new_H[keep]
-    return best_top, best_x
+        # still descending after max_steps: a bound approached along a curved valley
+        # to infinity (e.g. G -> inf), where BFGS on lambda_max does better
+        # (they leave the Newton stages at once)
+        stalled[idx] = True
+        active[idx] = False
+    return best_top, best_x, stalled
