@@ -110,3 +110,28 @@ def test_newton_handles_unbounded_scalings_and_zero_mu():
     res = mussv(np.array([[0.3 - 0.2j]]), [(-1, 0)], lower=False)
     assert res.upper == 0.0
     assert verify_upper_bound(np.array([[0.3 - 0.2j]]), [(-1, 0)], 0.0, res.D, res.G)
+
+
+def test_bound_approached_as_g_grows_without_limit_is_not_worse_than_bfgs():
+    """A frequency point of a random 6-state loop where the bound is approached only as
+    the real block's G grows without limit: Newton runs out of steps there and the
+    BFGS bound is taken too; the result is certified and not above either path's."""
+    slycot = pytest.importorskip("slycot")
+    M = np.array(
+        [
+            [236.59718882339502 - 40.099912608795606j, -52.55387191309426 + 10.943789611552168j,
+             -65.56524718884839 + 14.275761942672847j],
+            [35.67324442165035 - 6.292843009315531j, -10.51317145067567 + 1.686125979721749j,
+             -12.704297305408192 + 2.233292523098029j],
+            [-27.65876989597489 + 4.7516950563651115j, 5.094222252912544 - 1.249589809670492j,
+             7.097358076743441 - 1.6513480333929158j],
+        ]
+    )  # fmt: skip
+    blk = [(-1, 0), (2, 2)]
+    res = mussv(M, blk, lower=False)
+    assert verify_upper_bound(M, blk, res.upper, res.D, res.G, tol=1e-9)
+    s = np.linalg.norm(M, 2)
+    phi_b, _, _ = upper_bound_fast(M[None] / s, BlockStructure(blk), newton=())
+    assert res.upper <= np.sqrt(phi_b[0]) * s * (1 + 1e-6)
+    ref = slycot.ab13md(M, np.array([1, 2]), np.array([1, 2]))[0]
+    assert res.upper <= ref * (1 + 1e-8)
