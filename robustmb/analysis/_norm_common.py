@@ -105,11 +105,14 @@ def _exponent(X):
     """:func:`_exponents` of one matrix."""
     if X.size == 0:
         return 0
-    top = float(np.abs(X).max())
+    a = np.abs(X).ravel()
+    top = float(a.max())
     if top == 0.0:
         return 0
     e0 = math.frexp(top)[1]
-    return e0 + math.frexp(float(np.linalg.norm(_pow2_one(np.abs(X).ravel(), -e0))))[1]
+    # sqrt(a.a) of the scaled magnitudes: what np.linalg.norm computes for a real vector
+    v = _pow2_one(a, -e0)
+    return e0 + math.frexp(math.sqrt(float(v @ v)))[1]
 
 
 def _unscaled(value, e, what):

@@ -22,12 +22,13 @@ which is the linear matrix inequality ``M^H Pl M + j(M^H Q - Q^H M) - beta^2 Pr 
 Two methods are provided:
 
 * ``"fast"``: Osborne balancing of the block norms (each channel of a repeated scalar
-  on its own), then a batched BFGS (vectorised over the frequency stack) on the
-  log-sum-exp smoothing of the eigenvalues, with the smoothing parameter relative to
-  the current value and tightened in three stages, and finally on ``lambda_max``
-  itself.  ``D`` is parametrised by upper-triangular blocks with log-diagonals and
+  on its own), then the log-sum-exp smoothing of the eigenvalues minimised for a
+  rising smoothing parameter (relative to the value): by damped Newton with the exact
+  Hessian when ``D`` is diagonal (:mod:`~robustmb.analysis.mu_upper_newton`), else by
+  a batched BFGS (three stages, then ``lambda_max`` itself), vectorised over the stack.
+  ``D`` is parametrised by upper-triangular blocks with log-diagonals and
   column-relative off-diagonal entries, ``G`` by its Hermitian entries, and the
-  matrix is normalised at the balanced start: the whole method is invariant under
+  matrix is normalised at the balanced start: the method is invariant under
   diagonal similarities that commute with the structure (physical units);
 * ``"lmi"``: the fast result refined by a Dinkelbach sequence of semidefinite
   programs (cvxpy) in the coordinates of the current scaling, which converges to
@@ -45,6 +46,8 @@ import numpy as np
 
 from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
 from .mu_upper_diagonal import _objective_diagonal
+from .mu_upper_newton import newton_stages
+from .mu_upper_start import _balancing_units, _x_from_logd, osborne_scaling  # noqa: F401
 
 __all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
 
@@ -339,67 +342,6 @@ def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None,
     return x, f
 
 
-# --------------------------------------------------------------------------- initial D
-def _balancing_units(struct: BlockStructure):
-    """Rows/columns that may carry their own diagonal scaling: a full block as a whole,
-    each row of a repeated scalar block on its own (its ``D`` is any invertible matrix)."""
-    units = []
-    for b in struct.blocks:
-        if b.kind == FULL:
-            units.append((b.z, b.w))
-        else:
-            units.extend(
-                (slice(b.z.start + k, b.z.start + k + 1), slice(b.w.start + k, b.w.start + k + 1))
-                for k in range(b.rows)
-            )
-    return units
-
-
-def osborne_scaling(M: np.ndarray, struct: BlockStructure, sweeps: int = 60) -> np.ndarray:
-    """Log diagonal scalings that balance the block Frobenius norms of ``D M D^-1``.
-
-    Minimises ``sum_{i != j} (d_i / d_j)^2 ||M_ij||_F^2`` by Gauss-Seidel sweeps
-    (Osborne's balancing on the block-norm matrix), vectorised over the stack, over
-    the units of :func:`_balancing_units` (so the physical units of the individual
-    channels of a repeated scalar are balanced too).  Returns ``log d`` with shape
-    ``(nw, nunits)``.
-    """
-    units = _balancing_units(struct)
-    nb = len(units)
-    B = M.shape[0]
-    N2 = np.empty((B, nb, nb))
-    for i, (zi, _) in enumerate(units):
-        for j, (_, wj) in enumerate(units):
-            N2[:, i, j] = np.sum(np.abs(M[:, zi, wj]) ** 2, axis=(-2, -1))
-    idx = np.arange(nb)
-    N2[:, idx, idx] = 0.0
-    floor = 1e-300 + 1e-24 * N2.max(axis=(1, 2), initial=0.0)[:, None]
-    logd = np.zeros((B, nb))
-    for _ in range(sweeps):
-        for i in range(nb):
-            d2 = np.exp(2.0 * logd)
-            out = np.einsum("bj,bj->b", N2[:, i, :], 1.0 / d2)  # row i: d_i^2 N_ij^2 / d_j^2
-            inn = np.einsum("bj,bj->b", N2[:, :, i], d2)  # column i: d_j^2 N_ji^2 / d_i^2
-            logd[:, i] = 0.25 * (np.log(inn + floor[:, 0]) - np.log(out + floor[:, 0]))
-        logd -= logd[:, :1]
-    return np.clip(logd, -30.0, 30.0)
-
-
-def _x_from_logd(logd, struct: BlockStructure, param: ScalingParametrization) -> np.ndarray:
-    """Parameters of the diagonal scalings ``exp(logd)`` (one per balancing unit)."""
-    B = logd.shape[0]
-    x = np.zeros((B, param.p))
-    p = u = 0
-    for b in struct.blocks:
-        if b.kind == FULL:
-            x[:, p] = logd[:, u]
-            p, u = p + 1, u + 1
-        else:
-            x[:, p : p + b.rows] = logd[:, u : u + b.rows]
-            p, u = p + b.rows**2, u + b.rows
-    return x
-
-
 # --------------------------------------------------------------------------- fast method
 def upper_bound_fast(
     Ms: np.ndarray,
@@ -412,6 +354,7 @@ def upper_bound_fast(
     polish=60,
     stop=None,
     jitter=1e-3,
+    newton=(1e1, 1e2, 1e3, 1e5, 1e7, 1e9, 1e11),
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -427,6 +370,10 @@ def upper_bound_fast(
     bound is already good enough for the caller; their optimisation ends there.
     ``jitter`` is the size of the random perturbation of the start (0 keeps a warm
     start exactly, so that a start already good enough ends at once).
+
+    With diagonal ``D`` (no repeated scalar of size > 1) damped Newton with the exact
+    Hessian replaces BFGS, for ``t`` in ``newton`` from ``min(smoothing)`` on
+    (:mod:`~robustmb.analysis.mu_upper_newton`; ``newton=()`` keeps BFGS).
     """
     param = ScalingParametrization(struct)
     if x0 is None:
@@ -456,6 +403,21 @@ def upper_bound_fast(
         return scaled_objective(Ms[idx], x, param, t=None if t is None else t[idx])
 
     everything = np.arange(len(Ms))
+    if param.diagonal and newton:
+        # a warm start that skips the coarse smoothing skips the coarse Newton stages too
+        schedule = [t for t in newton if t >= min(smoothing)]
+        best_f, best_x, slow = newton_stages(Ms, x, param, schedule, fstop=fstop, stop=stop)
+        if slow.any():  # Newton ran out of steps: BFGS too, keep the lower bound
+            rows = np.flatnonzero(slow)
+            sub_stop = None if stop is None else _sub_stop(stop, best_f, rows)
+            kw = dict(smoothing=smoothing, maxiter=maxiter, polish=polish, jitter=0.0)
+            f_b, x_b, _ = upper_bound_fast(
+                Ms[rows], struct, x0=x[rows], stop=sub_stop, newton=(), **kw
+            )
+            better = f_b < best_f[rows]
+            best_f[rows[better]], best_x[rows[better]] = f_b[better], x_b[better]
+        best_x[:, param.n_d :] *= c[:, None]
+        return best_f * c**2, best_x, param
     best_f = lam_max(x, everything)[0]
     best_x = x.copy()
     for t in smoothing:
@@ -468,6 +430,17 @@ def upper_bound_fast(
     best_f[better], best_x[better] = f[better], x[better]
     best_x[:, param.n_d :] *= c[:, None]
     return best_f * c**2, best_x, param
+
+
+def _sub_stop(stop, values, rows):
+    """``stop`` for the problems ``rows`` only (the others keep ``values``)."""
+
+    def sub(phi):
+        full = values.copy()
+        full[rows] = phi
+        return stop(full)[rows]
+
+    return sub
 
 
 def _smoothed_stage(lam_max, x, f_all, t, maxiter, fstop, stop, max_rounds=8):
