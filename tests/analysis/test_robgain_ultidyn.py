@@ -22,7 +22,9 @@ def test_static_multiplicative_ultidyn():
     # |(1 + 0.5 D)/(s + 1)| <= 1 + 0.5 alpha, reached at w = 0 with D = alpha: margin 0.5
     d = rmb.ultidyn("D", (1, 1))
     res = rmb.robgain((1 + 0.5 * d) / (s + 1), 1.25)
-    assert res.lower <= 0.5 <= res.upper <= 0.5 * (1 + 1e-3)
+    # the upper end is a realised violating size: it may land an ulp below the exact 0.5
+    assert res.lower <= 0.5 and 0.5 * (1 - 4 * np.finfo(float).eps) <= res.upper
+    assert res.upper <= 0.5 * (1 + 1e-3)
     worst = control.ss(res.worst["D"])
     assert _gain_of(control.tf(worst)) <= res.upper * (1 + 1e-9)
     g = control.tf([1], [1, 1]) * (1 + 0.5 * control.tf(worst))
