@@ -333,7 +333,7 @@ def posed_edge_cost(item):
     offs = a.tile_offsets(n)
     aligned = _aligned(v[1], offs[v[0] - 1] - offs[u[0] - 1], u[1])
     zero = np.zeros((3, 5))
-    total = 0.0
+    loops = []
     for node, path in ((u, a.quintic(zero, aligned, z)), (v, a.quintic(aligned, zero, z))):
         for ang in path:
             with warnings.catch_warnings():
@@ -341,9 +341,9 @@ def posed_edge_cost(item):
                 plant = a.spacecraft(
                     n, node[0], carrying=True, leg=node[1], angles=ang, uncertain=False
                 )
-            cl = a.closed_loop(plant).nominal()
-            total += float(rmb.hinfnorm(cl[0:3, 0:6])[0])
-    return total
+            loops.append(a.closed_loop(plant).nominal()[0:3, 0:6])
+    # every pose's loop has the same size: one batched call for the whole edge
+    return float(np.sum(rmb.hinfnorm(loops)[0]))
 
 
 def posed_f27(out, z):
@@ -427,11 +427,11 @@ def posed_hinf_edge(item):
     from robustmb.examples import assembly_edges as e
 
     n, u, v, z, carrying = item
-    total = 0.0
-    for pose in e.edge_poses(n, u, v, carrying=carrying, z=z):
-        cl = e.pose_closed_loop(pose, uncertain=False).nominal()
-        total += float(rmb.hinfnorm(cl[0:3, 0:6])[0])
-    return total
+    loops = [
+        e.pose_closed_loop(pose, uncertain=False).nominal()[0:3, 0:6]
+        for pose in e.edge_poses(n, u, v, carrying=carrying, z=z)
+    ]
+    return float(np.sum(rmb.hinfnorm(loops)[0]))
 
 
 def posed_pick_assembly_f27(out, z):
