@@ -15,7 +15,10 @@ stable over the whole 7-parameter box (run it in the background; every round wri
    in ``soft``, the run stops (``$CK_final.json``).
 
 Environment: ``CK`` (checkpoint prefix, default ``/tmp/arm/ck``), ``START`` (a checkpoint
-to resume: its ``x`` and ``points``), ``SCREEN_FIRST`` (screen the resumed design before
+to resume: its ``x`` and ``points``, or ``active_set`` when it has no ``points``, as the
+stored designs), ``CORNER_VERTICES`` (with ``START``: add the physical vertices at the
+four ``(t1, t2)`` corners where the hard goal reaches this level, at least two per corner),
+``SCREEN_FIRST`` (screen the resumed design before
 tuning), ``PHASE`` (``hard`` or ``soft``), ``NADD``, ``VIOL``, ``MAXITER``, ``STARTS``,
 ``SEED``.  Example: ``CK=/tmp/arm/ckB NADD=20 MAXITER=300 START=ck_hard0.json
 SCREEN_FIRST=1 python case_studies/robotic_arm/active_set_driver.py``.
@@ -127,6 +130,33 @@ def screen(x, nrand=2000, seed=0):
     return pts, alpha, hv, sv
 
 
+def corner_vertices(x, level):
+    """Physical vertices at the four (t1, t2) corners where the hard goal reaches ``level``.
+
+    Every one of the 4 x 32 points is checked (unstable ones count as violating); the
+    worst two of each corner are always returned, so the corners stay in the active set.
+    """
+    tuned = cl.usubs(params.values(x))
+    lm = _DeltaMap(tuned, names)
+    m, measure, scale, poles = prob.hard[0].model(tuned)
+    hm = _DeltaMap(m, names)
+    it, i2 = names.index("t1"), names.index("t2")
+    phys_idx = [i for i in range(7) if i not in (it, i2)]
+    out = []
+    for c1, c2 in itertools.product((-1.0, 1.0), repeat=2):
+        vals = []
+        for v in itertools.product((-1.0, 1.0), repeat=5):
+            p = np.zeros(7)
+            p[it], p[i2], p[phys_idx] = c1, c2, v
+            h = np.inf if _abscissa(lm, p) >= 0 else _measure(hm, p, measure, scale, poles)[0]
+            vals.append((h, p))
+        vals.sort(key=lambda hp: -hp[0])
+        top = [p for k, (h, p) in enumerate(vals) if k < 2 or h >= level]
+        log(f"corner ({c1:+.0f},{c2:+.0f}): worst {vals[0][0]:.4f}, adding {len(top)}")
+        out += top
+    return out
+
+
 def pick(pts, alpha, hv, count):
     bad = np.flatnonzero(~np.isfinite(hv))
     out = []
@@ -159,8 +189,13 @@ start = os.environ.get("START")
 if start:
     d = json.load(open(start))
     x = np.array(d["x"])
-    points = d["points"]
+    # driver checkpoints hold "points"; systune's and the stored designs "active_set"
+    points = d["points"] if "points" in d else d["active_set"]
     log("resumed", start, len(points))
+    if os.environ.get("CORNER_VERTICES"):
+        new = corner_vertices(x, float(os.environ["CORNER_VERTICES"]))
+        points += [phys(p) for p in new if not any(np.allclose(norm(q), p) for q in points)]
+        log("corner vertices added:", len(points))
 else:
     points = [{n: el.nominal for n, el in els.items()}] + scheduling_corners(prob)
     x = None
