@@ -20,7 +20,9 @@ stored designs), ``CORNER_VERTICES`` (with ``START``: add the physical vertices 
 four ``(t1, t2)`` corners where the hard goal reaches this level, at least two per corner),
 ``SCREEN_FIRST`` (screen the resumed design before
 tuning), ``PHASE`` (``hard`` or ``soft``), ``NADD``, ``VIOL``, ``MAXITER``, ``STARTS``,
-``SEED``.  Example: ``CK=/tmp/arm/ckB NADD=20 MAXITER=300 START=ck_hard0.json
+``SEED``, ``SCHED_GRID`` (the screen adds a ``SCHED_GRID`` square ``(t1, t2)`` grid at the
+32 physical vertices; default 7, 0: none), ``NASCENT`` (local ascents, from spread
+points; default 3).  Example: ``CK=/tmp/arm/ckB NADD=20 MAXITER=300 START=ck_hard0.json
 SCREEN_FIRST=1 python case_studies/robotic_arm/active_set_driver.py``.
 """
 
@@ -86,6 +88,20 @@ def build(pts, soft=True):
 
 rng = np.random.default_rng(int(os.environ.get("SEED", 0)))
 grid = np.array(list(itertools.product([-1.0, 0.0, 1.0], repeat=7)))
+# A finer (t1, t2) grid at the 32 physical vertices: the worst cases sit at physical
+# vertices but between the 3 levels of t1 (e.g. ||W_e S|| 1.19 at t1 = 5/6 normalised,
+# missed by the 3^7 grid and the ascents from it).
+_SG = int(os.environ.get("SCHED_GRID", 7))
+_IT, _I2 = names.index("t1"), names.index("t2")
+_PHYS = [i for i in range(7) if i not in (_IT, _I2)]
+if _SG > 0:
+    _fine = []
+    for a, b in itertools.product(np.linspace(-1, 1, _SG), repeat=2):
+        for v in itertools.product((-1.0, 1.0), repeat=5):
+            p = np.zeros(7)
+            p[_IT], p[_I2], p[_PHYS] = a, b, v
+            _fine.append(p)
+    grid = np.unique(np.vstack([grid, _fine]), axis=0)
 
 
 def screen(x, nrand=2000, seed=0):
@@ -102,7 +118,7 @@ def screen(x, nrand=2000, seed=0):
     for i in np.flatnonzero(alpha < 0):
         hv[i] = _measure(hm, pts[i], measure, scale, poles)[0]
 
-    # local ascents of the hard goal from the worst 3 stable points
+    # local ascents of the hard goal from the worst NASCENT stable points
     def f(y, g=False):
         if _abscissa(lm, y) >= 0:
             return np.inf, None
@@ -116,7 +132,7 @@ def screen(x, nrand=2000, seed=0):
             alpha = np.append(alpha, _abscissa(lm, y))
     fin = np.flatnonzero(np.isfinite(hv))
     extra = []
-    for i in fin[np.argsort(-hv[fin])][:3]:
+    for i in _spread(fin[np.argsort(-hv[fin])], pts, int(os.environ.get("NASCENT", 3))):
         y = _local_ascent(lambda z: f(z, True), pts[i], 60)
         extra.append((y, f(y)[0]))
     for y, v in extra:
