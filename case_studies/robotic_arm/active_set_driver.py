@@ -15,9 +15,14 @@ stable over the whole 7-parameter box (run it in the background; every round wri
    in ``soft``, the run stops (``$CK_final.json``).
 
 Environment: ``CK`` (checkpoint prefix, default ``/tmp/arm/ck``), ``START`` (a checkpoint
-to resume: its ``x`` and ``points``), ``SCREEN_FIRST`` (screen the resumed design before
+to resume: its ``x`` and ``points``, or ``active_set`` when it has no ``points``, as the
+stored designs), ``CORNER_VERTICES`` (with ``START``: add the physical vertices at the
+four ``(t1, t2)`` corners where the hard goal reaches this level, at least two per corner),
+``SCREEN_FIRST`` (screen the resumed design before
 tuning), ``PHASE`` (``hard`` or ``soft``), ``NADD``, ``VIOL``, ``MAXITER``, ``STARTS``,
-``SEED``.  Example: ``CK=/tmp/arm/ckB NADD=20 MAXITER=300 START=ck_hard0.json
+``SEED``, ``SCHED_GRID`` (the screen adds a ``SCHED_GRID`` square ``(t1, t2)`` grid at the
+32 physical vertices; default 7, 0: none), ``NASCENT`` (local ascents, from spread
+points; default 3).  Example: ``CK=/tmp/arm/ckB NADD=20 MAXITER=300 START=ck_hard0.json
 SCREEN_FIRST=1 python case_studies/robotic_arm/active_set_driver.py``.
 """
 
@@ -83,6 +88,20 @@ def build(pts, soft=True):
 
 rng = np.random.default_rng(int(os.environ.get("SEED", 0)))
 grid = np.array(list(itertools.product([-1.0, 0.0, 1.0], repeat=7)))
+# A finer (t1, t2) grid at the 32 physical vertices: the worst cases sit at physical
+# vertices but between the 3 levels of t1 (e.g. ||W_e S|| 1.19 at t1 = 5/6 normalised,
+# missed by the 3^7 grid and the ascents from it).
+_SG = int(os.environ.get("SCHED_GRID", 7))
+_IT, _I2 = names.index("t1"), names.index("t2")
+_PHYS = [i for i in range(7) if i not in (_IT, _I2)]
+if _SG > 0:
+    _fine = []
+    for a, b in itertools.product(np.linspace(-1, 1, _SG), repeat=2):
+        for v in itertools.product((-1.0, 1.0), repeat=5):
+            p = np.zeros(7)
+            p[_IT], p[_I2], p[_PHYS] = a, b, v
+            _fine.append(p)
+    grid = np.unique(np.vstack([grid, _fine]), axis=0)
 
 
 def screen(x, nrand=2000, seed=0):
@@ -99,7 +118,7 @@ def screen(x, nrand=2000, seed=0):
     for i in np.flatnonzero(alpha < 0):
         hv[i] = _measure(hm, pts[i], measure, scale, poles)[0]
 
-    # local ascents of the hard goal from the worst 3 stable points
+    # local ascents of the hard goal from the worst NASCENT stable points
     def f(y, g=False):
         if _abscissa(lm, y) >= 0:
             return np.inf, None
@@ -113,7 +132,7 @@ def screen(x, nrand=2000, seed=0):
             alpha = np.append(alpha, _abscissa(lm, y))
     fin = np.flatnonzero(np.isfinite(hv))
     extra = []
-    for i in fin[np.argsort(-hv[fin])][:3]:
+    for i in _spread(fin[np.argsort(-hv[fin])], pts, int(os.environ.get("NASCENT", 3))):
         y = _local_ascent(lambda z: f(z, True), pts[i], 60)
         extra.append((y, f(y)[0]))
     for y, v in extra:
@@ -125,6 +144,33 @@ def screen(x, nrand=2000, seed=0):
         for p in pts[np.isfinite(hv)][np.argsort(-hv[np.isfinite(hv)])][:50]
     )
     return pts, alpha, hv, sv
+
+
+def corner_vertices(x, level):
+    """Physical vertices at the four (t1, t2) corners where the hard goal reaches ``level``.
+
+    Every one of the 4 x 32 points is checked (unstable ones count as violating); the
+    worst two of each corner are always returned, so the corners stay in the active set.
+    """
+    tuned = cl.usubs(params.values(x))
+    lm = _DeltaMap(tuned, names)
+    m, measure, scale, poles = prob.hard[0].model(tuned)
+    hm = _DeltaMap(m, names)
+    it, i2 = names.index("t1"), names.index("t2")
+    phys_idx = [i for i in range(7) if i not in (it, i2)]
+    out = []
+    for c1, c2 in itertools.product((-1.0, 1.0), repeat=2):
+        vals = []
+        for v in itertools.product((-1.0, 1.0), repeat=5):
+            p = np.zeros(7)
+            p[it], p[i2], p[phys_idx] = c1, c2, v
+            h = np.inf if _abscissa(lm, p) >= 0 else _measure(hm, p, measure, scale, poles)[0]
+            vals.append((h, p))
+        vals.sort(key=lambda hp: -hp[0])
+        top = [p for k, (h, p) in enumerate(vals) if k < 2 or h >= level]
+        log(f"corner ({c1:+.0f},{c2:+.0f}): worst {vals[0][0]:.4f}, adding {len(top)}")
+        out += top
+    return out
 
 
 def pick(pts, alpha, hv, count):
@@ -159,8 +205,13 @@ start = os.environ.get("START")
 if start:
     d = json.load(open(start))
     x = np.array(d["x"])
-    points = d["points"]
+    # driver checkpoints hold "points"; systune's and the stored designs "active_set"
+    points = d["points"] if "points" in d else d["active_set"]
     log("resumed", start, len(points))
+    if os.environ.get("CORNER_VERTICES"):
+        new = corner_vertices(x, float(os.environ["CORNER_VERTICES"]))
+        points += [phys(p) for p in new if not any(np.allclose(norm(q), p) for q in points)]
+        log("corner vertices added:", len(points))
 else:
     points = [{n: el.nominal for n, el in els.items()}] + scheduling_corners(prob)
     x = None

@@ -51,10 +51,13 @@ def _independent_closed_loops(res, t_grid, param_points):
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="no design yet meets ||W_e S|| < 1 over the whole box: the best (121 samples, "
-    "case_studies/robotic_arm/checkpoints/arm_lpv_resume.json) is stable at every sample "
-    "checked with ||W_e S|| = 0.83 on the active set but 1.10 elsewhere in the box "
-    "(benchmarks/RESULTS.md, robust LPV synthesis of the arm, update 2026-11-28)",
+    reason="no certified design yet: the best (160 samples, "
+    "case_studies/robotic_arm/checkpoints/arm_lpv_hard.json) has ||W_e S|| < 1 at every "
+    "point checked (0.867 on the active set, 0.941 worst on 5756 python-control/AB13DD "
+    "loops, all stable) but no wcgain bound, and ||W_T K S|| = 14.4 against the paper's "
+    "0.69 (soft goal not yet minimised); this test also tunes from scratch, which has not "
+    "reached the hard goal over the box (benchmarks/RESULTS.md, robust LPV synthesis of "
+    "the arm, update 2026-11-28)",
     strict=False,
 )
 def test_arm_lpv_synthesis_certified_and_checked_independently():
