@@ -156,7 +156,16 @@ def _below_one(stack, blk, warm=None, idx=None):
 
 
 def pointwise_gain_bounds(
-    problem, omega, *, alpha=1.0, iters=40, floor=0.0, warm=True, rtol=1e-4, settle=1e-3
+    problem,
+    omega,
+    *,
+    alpha=1.0,
+    iters=40,
+    floor=0.0,
+    warm=True,
+    rtol=1e-4,
+    settle=1e-3,
+    scalings=None,
 ):
     """Upper bound of the worst-case gain at each frequency (vectorised bisection).
 
@@ -173,6 +182,8 @@ def pointwise_gain_bounds(
     D,G check, the optimiser started there), which closes the bracket from above
     without a bisection step.  Every returned value is a level whose certificate was
     checked; the bracket's lower ends are levels the optimiser failed at (no claim).
+    With ``warm``, ``scalings`` (an ``(N, p)`` array, optional) receives the D,G
+    parameters that certified each returned bound (they certify any larger level too).
     """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
@@ -198,6 +209,8 @@ def pointwise_gain_bounds(
         up = _levels_upper(_scaled(resp[idx], problem, trial[idx], alpha), blk, xw, idx)
         ok = up <= 1
         hi[idx[ok]] = trial[idx[ok]]
+        if scalings is not None and xw is not None:
+            scalings[idx[ok]] = xw[idx[ok]]
         bad = idx[~ok]
         lo[bad] = trial[bad]
         if bad.size and xw is not None:
@@ -211,6 +224,8 @@ def pointwise_gain_bounds(
                 xw[rows] = x_new[fin]
                 ok_c = _below_one(_scaled(resp[rows], problem, cand[fin], alpha), blk, xw, rows)
                 hi[rows[ok_c]] = cand[fin][ok_c]
+                if scalings is not None:
+                    scalings[rows[ok_c]] = xw[rows[ok_c]]
         # next levels: grow where nothing is certified yet, else bisect the bracket
         nxt = np.where(np.isfinite(hi), 0.5 * (lo + hi), lo * 4.0)
         grow = ~np.isfinite(hi)
@@ -225,8 +240,12 @@ def _n_scaling_parameters(blk):
     return ScalingParametrization(BlockStructure(blk)).p
 
 
-def _certify_level(problem, gamma, alpha=1.0, progress=None):
-    """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``)."""
+def _certify_level(problem, gamma, alpha=1.0, progress=None, start=None):
+    """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``).
+
+    ``start = (omega, x)``: D,G parameters certifying levels at most ``gamma`` at the
+    frequencies ``omega`` (of the same scaling ``alpha``); the sweep starts from them.
+    """
     return certified_mu_peak(
         problem.performance(gamma, alpha),
         _augmented_blk(problem),
@@ -234,6 +253,7 @@ def _certify_level(problem, gamma, alpha=1.0, progress=None):
         level=1.0,
         lower=False,
         progress=progress,
+        start=start,
     )
 
 
@@ -369,7 +389,10 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     rtol = max(1e-4, 0.1 * gap_tol)
     settle = (1.0 + gap_tol) / 1.001 * (1.0 - 1e-12) - 1.0
     settle = settle if settle >= 1e-4 else 1e-3
-    gam = pointwise_gain_bounds(problem, grid, floor=g_lo, rtol=rtol, settle=settle)
+    x_grid = np.full((len(grid), _n_scaling_parameters(_augmented_blk(problem))), np.nan)
+    gam = pointwise_gain_bounds(
+        problem, grid, floor=g_lo, rtol=rtol, settle=settle, scalings=x_grid
+    )
     bar.advance(label="whole-axis certificate")
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
     k = int(np.argmax(gam))
@@ -407,7 +430,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     level = max(float(np.max(gam)), g_lo) * 1.001
     peak = None
     for _ in range(6):
-        peak = _certify_level(problem, level, progress=bar.start)
+        # the grid's certificates hold at every larger level: the sweep starts there
+        start = (grid, x_grid) if np.all(np.isfinite(x_grid)) and not problem.is_complex else None
+        peak = _certify_level(problem, level, progress=bar.start, start=start)
         if peak.covered:
             reason = (
                 "wcgain: upper certified on the whole frequency axis by mu; lower is the "

@@ -133,3 +133,43 @@ def test_pointwise_bounds_with_raised_levels_are_sound_and_match_plain_bisection
     assert abs(np.max(new) / np.max(plain) - 1) < 2e-3
     # a floor at the realised peak: the largest bound is still that of the bisection
     assert abs(np.max(coarse) / np.max(plain) - 1) < 3e-3
+
+
+def _grid_start(problem, omega, level):
+    """D,G parameters certifying ``level`` at ``omega`` (what wcgain hands the sweep)."""
+    from robustmb.analysis.mussv import warm_upper_bounds as wub
+
+    resp = wcg._responses(problem, omega)
+    up, x = wub(wcg._scaled(resp, problem, level), wcg._augmented_blk(problem))
+    return up, x
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("garbage", [False, True])
+def test_a_sweep_started_from_grid_scalings_certifies_only_what_holds(garbage):
+    # exact peak 4.18121 (closed form over q and a dense frequency grid); the
+    # single-box D,G bound of this loop is about 4.19
+    problem, _, _, _ = _loop_stack(1.0)
+    omega = np.union1d(wcg.default_grid(problem.a, problem.dt), [1.0])
+    up, x = _grid_start(problem, omega, 4.3)
+    assert np.all(up <= 1)
+    if garbage:  # any start: only the effort may change
+        x = 30.0 * np.random.default_rng(3).standard_normal(x.shape)
+    for gamma, covered in ((4.3, True), (4.1, False)):
+        peak = wcg._certify_level(problem, gamma, start=(omega, x))
+        plain = wcg._certify_level(problem, gamma)
+        assert peak.covered == covered and plain.covered == covered
+    # the started sweep evaluated exactly the given grid first
+    assert np.all(np.isin(omega, peak.omega))
+
+
+@pytest.mark.slow
+def test_wcgain_meets_the_gap_and_brackets_the_exact_peak():
+    problem, _, _, _ = _loop_stack(1.0)
+    # |1 + q - w^2 + 0.2 j w|^2 is smallest at w^2 = 1 + q - 0.02, where it is
+    # 0.04 (1 + q) - 0.0004: the peak is largest at q = 0.44
+    exact = 1.0 / np.sqrt(0.04 * 1.44 - 0.0004)
+    res = rmb.wcgain(problem.model, gap_tol=5e-3)
+    assert res.certified
+    assert res.lower <= exact * (1 + 1e-9) and res.upper >= exact
+    assert res.upper / res.lower - 1 <= 5e-3 * (1 + 1e-9)
