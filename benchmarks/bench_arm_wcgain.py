@@ -2,20 +2,18 @@
 
 The arm's tracking (``W_e S``) and effort (``W_T K S``) channels of
 :func:`robustmb.report.arm_lpv.arm_lpv_loop`, closed with the scheduled PID of
-:func:`robustmb.report.arm_lpv.scheduled_pid` (``--lpv``: with the stored robust LPV design
-``case_studies/robotic_arm/checkpoints/arm_lpv_resume.json``).  For each channel:
+:func:`robustmb.report.arm_lpv.scheduled_pid`.  For each channel:
 ``wcgain``'s certified ``[lower, upper]``, gap, time, boxes, and the time spent in each
 stage (pointwise D,G bisection, whole-axis sweeps, branch and bound), then a soundness
 check on dense samples of the box (no sample's peak gain above ``upper``; ``lower`` is
 the peak gain of the reported worst case, recomputed here).
 
-Run: ``python benchmarks/bench_arm_wcgain.py [tracking|effort] [--quarter] [--lpv]
-[--samples N]`` from the repository root (slow: minutes per channel).
+Run: ``python benchmarks/bench_arm_wcgain.py [tracking|effort] [--quarter]
+[--samples N] [--progress]`` from the repository root (slow: minutes per channel).
 """
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -27,19 +25,11 @@ from robustmb.analysis.norms import hinfnorm
 CHANNELS = {"tracking": "tracking W_e S", "effort": "effort W_T K S"}
 
 
-def arm_channel(which, *, lpv=False, quarter=False):
+def arm_channel(which, *, quarter=False):
     """The uncertain channel ``which`` of the arm loop (on the quarter (t1, t2) box)."""
     from robustmb.report.arm_lpv import arm_lpv_loop, scheduled_pid
 
-    if lpv:
-        from robustmb.tuning import read_checkpoint
-
-        root = Path(__file__).resolve().parents[1]
-        path = root / "case_studies/robotic_arm/checkpoints/arm_lpv_resume.json"
-        controller = read_checkpoint(path).controller()
-    else:
-        controller = scheduled_pid()[0]
-    loop, channels = arm_lpv_loop(controller)
+    loop, channels = arm_lpv_loop(scheduled_pid()[0])
     outs, ins, _ = channels[CHANNELS[which]]
     model = loop[outs, ins]
     if quarter:
@@ -124,11 +114,11 @@ def main():
         n_samples = int(sys.argv[sys.argv.index("--samples") + 1])
         args = [a for a in args if a != str(n_samples)]
     which = args or list(CHANNELS)
-    lpv, quarter = "--lpv" in sys.argv, "--quarter" in sys.argv
+    quarter = "--quarter" in sys.argv
     box = "quarter (t1, t2) box" if quarter else "full box"
-    design = "stored LPV design" if lpv else "scheduled PID"
+    design = "scheduled PID"
     for name in which:
-        model = arm_channel(name, lpv=lpv, quarter=quarter)
+        model = arm_channel(name, quarter=quarter)
         with StageClock() as clock:
             t0 = time.perf_counter()
             res = rmb.wcgain(model, progress="--progress" in sys.argv)
