@@ -352,7 +352,7 @@ def warm_certificates(M, blk, x0, target=None):
     >>> _, x = warm_upper_bounds(M, [(1, 0), (1, 0)])
     >>> up, D, G = warm_certificates(1.01 * M, [(1, 0), (1, 0)], x)
     >>> from robustmb.analysis.mu_upper import verify_upper_bound
-    >>> bool(verify_upper_bound(1.01 * M, [(1, 0), (1, 0)], up, D, G, tol=0.0)[0])
+    >>> bool(verify_upper_bound(1.01 * M, [(1, 0), (1, 0)], up, D, G, tol=1e-12)[0])
     True
     """
     struct = BlockStructure(blk)
