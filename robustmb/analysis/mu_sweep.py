@@ -28,7 +28,7 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
-from .mussv import mussv_stack
+from .mussv import mussv_stack, warm_certificates
 
 _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tightened further
 # A point placed to certify a known level is optimised only until its bound is below
@@ -203,6 +203,7 @@ def _half_axis_peak(
     max_rounds=12,
     progress=None,
     relax=True,
+    start=None,
 ) -> MuPeak:
     """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
 
@@ -234,6 +235,12 @@ def _half_axis_peak(
         rounds (a reported step, see ``MuPeak.relaxed``).  Off, the real structure is
         kept throughout: the branch and bound over the parameter box would rather split
         a box than accept the (often far larger) complex bound.
+    start : tuple (omega, x), optional
+        With ``level``: the initial grid is ``omega`` and each of its bounds is optimised
+        from the D,G parameters ``x[k]`` (rows of
+        :class:`~.mu_upper.ScalingParametrization` for ``blk``, e.g. scalings that
+        certified a smaller level of a robust-performance problem, which stay valid at a
+        larger one).  Only the effort changes: every bound is certified as without it.
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -244,11 +251,27 @@ def _half_axis_peak(
     respond_equiv = balanced_response_function(ca, cb, cc, cd) if dt else respond
 
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
+    if start is not None and omega is None and level is not None:
+        grid = np.asarray(start[0], float)
+    else:
+        start = None
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
 
     def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
         if len(ws) == 0:
             return
+        if start is not None and structure is blk and not with_lower and rel_target is None:
+            known = {float(w): k for k, w in enumerate(start[0])}
+            rows = [known.get(float(w)) for w in ws]
+            if all(r is not None for r in rows):
+                upper, D, G = warm_certificates(respond(ws), blk, start[1][rows], target)
+                for i, w in enumerate(ws):
+                    pts.append(float(w))
+                    ubs.append(float(upper[i]))
+                    lbs.append(0.0)
+                    certs.append((float(upper[i]), D[i], G[i]))
+                    deltas.append(None)
+                return
         # Only the largest lower bound is reported: search where it can grow.
         res = mussv_stack(
             respond(ws),

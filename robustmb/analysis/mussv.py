@@ -339,6 +339,30 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
     return upper, out
 
 
+def warm_certificates(M, blk, x0, target=None):
+    """:func:`warm_upper_bounds` with the certificates: ``(upper, D, G)`` of a stack.
+
+    ``D`` and ``G`` are the sigma_max-form scalings of :class:`MussvResult`, rebuilt from
+    the optimiser's parameters and checked (``upper`` nudged past rounding) by the same
+    test as every bound of :func:`mussv`.
+
+    Examples
+    --------
+    >>> M = np.array([[[1.0, 2.0], [3.0, 4.0]]])
+    >>> _, x = warm_upper_bounds(M, [(1, 0), (1, 0)])
+    >>> up, D, G = warm_certificates(1.01 * M, [(1, 0), (1, 0)], x)
+    >>> from robustmb.analysis.mu_upper import verify_upper_bound
+    >>> bool(verify_upper_bound(1.01 * M, [(1, 0), (1, 0)], up, D, G, tol=1e-12)[0])
+    True
+    """
+    struct = BlockStructure(blk)
+    Ms, _ = as_matrix_stack(M)
+    upper, x = warm_upper_bounds(Ms, blk, target=target, x0=x0)
+    Dl, _, Gh = ScalingParametrization(struct).matrices(x)
+    with single_blas_thread():
+        return _certify(Ms, struct, upper, Dl, Gh)
+
+
 def _mussv(
     Ms,
     single,

@@ -30,6 +30,7 @@ from .gain_boxes import (
     _real_blocks,
     first_reaching_scale,
 )
+from .gain_levels import level_ratio_from_scalings
 from .mu_structure import BlockStructure
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mu_upper import ScalingParametrization
@@ -131,8 +132,8 @@ def _scaled(resp, problem, gamma, alpha=1.0):
     return out
 
 
-def _below_one(stack, blk, warm=None, idx=None):
-    """``mu(stack[k]) <= 1`` certified for each ``k`` (the optimisation stops once below).
+def _levels_upper(stack, blk, warm=None, idx=None):
+    """Certified D,G bounds of ``mu(stack[k])``, each optimisation stopped once below 1.
 
     With ``warm`` (an ``(N, p)`` array of D,G parameters, NaN rows where none is known
     yet) and ``idx`` (the rows of ``warm`` that ``stack`` belongs to), the optimiser
@@ -141,58 +142,96 @@ def _below_one(stack, blk, warm=None, idx=None):
     bounds are certified the same way.
     """
     if len(stack) == 0:
-        return np.zeros(0, dtype=bool)
+        return np.zeros(0)
     if warm is None:
-        return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper <= 1
+        return mussv_stack(stack, blk, lower=False, target=_BELOW_ONE).upper
     upper, x = warm_upper_bounds(stack, blk, target=_BELOW_ONE, x0=warm[idx])
     warm[idx] = x
-    return upper <= 1
+    return upper
 
 
-def pointwise_gain_bounds(problem, omega, *, alpha=1.0, iters=40, floor=0.0, warm=True):
+def _below_one(stack, blk, warm=None, idx=None):
+    """``mu(stack[k]) <= 1`` certified for each ``k`` (see :func:`_levels_upper`)."""
+    return _levels_upper(stack, blk, warm, idx) <= 1
+
+
+def pointwise_gain_bounds(
+    problem,
+    omega,
+    *,
+    alpha=1.0,
+    iters=40,
+    floor=0.0,
+    warm=True,
+    rtol=1e-4,
+    settle=1e-3,
+    scalings=None,
+):
     """Upper bound of the worst-case gain at each frequency (vectorised bisection).
 
     Only the largest value is used by the callers, so the bisection stops refining a
     frequency once its certified bound is below ``floor`` (a gain already realised) or
-    below the bracket's lower end at another one (the largest bound cannot be there).
+    below the bracket's lower end at another one (the largest bound cannot be there),
+    and once its bracket is narrower than ``rtol`` (relative).  The first level tried
+    is ``floor * (1 + settle)`` (when ``floor > 0``): most frequencies are certified
+    there in one round.
     With ``warm``, each level's D,G optimisation starts from the scalings the previous
-    level ended at, frequency by frequency (see :func:`_below_one`).
+    level ended at, frequency by frequency (see :func:`_levels_upper`), and a level that
+    fails hands its scalings to :func:`.gain_levels.level_ratio_from_scalings`: the
+    level at which those same scalings bound mu by 1 is certified at once (by the usual
+    D,G check, the optimiser started there), which closes the bracket from above
+    without a bisection step.  Every returned value is a level whose certificate was
+    checked; the bracket's lower ends are levels the optimiser failed at (no claim).
+    With ``warm``, ``scalings`` (an ``(N, p)`` array, optional) receives the D,G
+    parameters that certified each returned bound (they certify any larger level too).
     """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
-    xw = np.full((len(omega), _n_scaling_parameters(blk)), np.nan) if warm else None
+    n = len(omega)
+    xw = np.full((n, _n_scaling_parameters(blk)), np.nan) if warm else None
     nominal_gain = np.linalg.norm(resp[:, problem.nz :, problem.nw :], 2, axis=(-2, -1))
-    lo = np.zeros(len(omega))
+    lo = np.zeros(n)
+    hi = np.full(n, np.inf)
+    settled = floor * (1 + settle)
     # A frequency certified just above the realised gain cannot hold a larger level:
     # trying that level first settles most frequencies in one round.
-    settled = floor * (1 + 1e-3)
-    hi = np.maximum(np.maximum(nominal_gain, 1e-6) * 2.0 + 1e-6, settled)
-    # Grow the bracket until mu <= 1 everywhere (or robust stability fails).
-    bad = np.ones(len(omega), dtype=bool)
-    for _ in range(40):
-        idx = np.flatnonzero(bad)
-        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk, xw, idx)
-        bad[idx[ok]] = False
-        lo[idx[~ok]] = hi[idx[~ok]]
-        if not bad.any():
-            break
-        hi = np.where(bad, hi * 4, hi)
-    else:
-        idx = np.flatnonzero(bad)
-        ok = _below_one(_scaled(resp[idx], problem, hi[idx], alpha), blk, xw, idx)
-        hi[idx[~ok]] = np.inf
-    finite = np.isfinite(hi)
-    lo = np.where(finite & (lo >= hi), 0.0, lo)
-    for _ in range(iters):
-        floor_now = max(settled, float(np.max(lo, where=finite, initial=0.0)))
-        todo = finite & (hi - lo > 1e-4 * hi) & (hi > floor_now)
+    trial = np.maximum(np.maximum(nominal_gain, 1e-6) * 2.0 + 1e-6, settled)
+    if floor > 0:
+        trial[:] = settled
+    grown = np.zeros(n, dtype=int)
+    for _ in range(iters + 40):
+        floor_now = max(settled, float(np.max(lo, where=np.isfinite(hi), initial=0.0)))
+        closed = np.isfinite(hi) & ((hi - lo <= rtol * hi) | (hi <= floor_now))
+        todo = np.isfinite(trial) & ~closed
         idx = np.flatnonzero(todo)
         if idx.size == 0:
             break
-        mid = 0.5 * (lo[idx] + hi[idx])
-        ok = _below_one(_scaled(resp[idx], problem, mid, alpha), blk, xw, idx)
-        hi[idx[ok]] = mid[ok]
-        lo[idx[~ok]] = mid[~ok]
+        up = _levels_upper(_scaled(resp[idx], problem, trial[idx], alpha), blk, xw, idx)
+        ok = up <= 1
+        hi[idx[ok]] = trial[idx[ok]]
+        if scalings is not None and xw is not None:
+            scalings[idx[ok]] = xw[idx[ok]]
+        bad = idx[~ok]
+        lo[bad] = trial[bad]
+        if bad.size and xw is not None:
+            # the scalings the failing levels ended at certify a larger level
+            stack = _scaled(resp[bad], problem, trial[bad], alpha)
+            ratio, x_new = level_ratio_from_scalings(stack, blk, problem.nz, xw[bad], _BELOW_ONE)
+            cand = trial[bad] * ratio * (1 + 1e-9)
+            fin = np.flatnonzero(np.isfinite(cand) & (cand < hi[bad]))
+            if fin.size:
+                rows = bad[fin]
+                xw[rows] = x_new[fin]
+                ok_c = _below_one(_scaled(resp[rows], problem, cand[fin], alpha), blk, xw, rows)
+                hi[rows[ok_c]] = cand[fin][ok_c]
+                if scalings is not None:
+                    scalings[rows[ok_c]] = xw[rows[ok_c]]
+        # next levels: grow where nothing is certified yet, else bisect the bracket
+        nxt = np.where(np.isfinite(hi), 0.5 * (lo + hi), lo * 4.0)
+        grow = ~np.isfinite(hi)
+        grown[grow & todo] += 1
+        nxt[grow & (grown > 40)] = np.inf
+        trial = np.where(todo, nxt, trial)
     return hi
 
 
@@ -201,8 +240,12 @@ def _n_scaling_parameters(blk):
     return ScalingParametrization(BlockStructure(blk)).p
 
 
-def _certify_level(problem, gamma, alpha=1.0, progress=None):
-    """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``)."""
+def _certify_level(problem, gamma, alpha=1.0, progress=None, start=None):
+    """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``).
+
+    ``start = (omega, x)``: D,G parameters certifying levels at most ``gamma`` at the
+    frequencies ``omega`` (of the same scaling ``alpha``); the sweep starts from them.
+    """
     return certified_mu_peak(
         problem.performance(gamma, alpha),
         _augmented_blk(problem),
@@ -210,6 +253,7 @@ def _certify_level(problem, gamma, alpha=1.0, progress=None):
         level=1.0,
         lower=False,
         progress=progress,
+        start=start,
     )
 
 
@@ -338,7 +382,18 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
         # a realised unstable point: the worst-case gain is infinite, nothing to bound
         return _unbounded(problem, (g_lo, f_lo, worst), "", None, omega, 0.0, 0, None, bar, None)
     bar.advance(label=f"pointwise bounds at {len(grid)} frequencies")
-    gam = pointwise_gain_bounds(problem, grid, floor=g_lo)
+    # The single-box level only decides whether the branch and bound runs (and is its
+    # fallback): bisect it to a tenth of the gap aimed at, and try first the largest
+    # level that would need no branch and bound (the certified level is 1.001 times
+    # the grid's largest bound).
+    # On given frequencies the grid's bound is the answer: bisect it as tightly as before.
+    rtol = max(1e-4, 0.1 * gap_tol) if omega is None else 1e-4
+    settle = (1.0 + gap_tol) / 1.001 * (1.0 - 1e-12) - 1.0
+    settle = settle if settle >= 1e-4 and omega is None else 1e-3
+    x_grid = np.full((len(grid), _n_scaling_parameters(_augmented_blk(problem))), np.nan)
+    gam = pointwise_gain_bounds(
+        problem, grid, floor=g_lo, rtol=rtol, settle=settle, scalings=x_grid
+    )
     bar.advance(label="whole-axis certificate")
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
     k = int(np.argmax(gam))
@@ -376,7 +431,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     level = max(float(np.max(gam)), g_lo) * 1.001
     peak = None
     for _ in range(6):
-        peak = _certify_level(problem, level, progress=bar.start)
+        # the grid's certificates hold at every larger level: the sweep starts there
+        start = (grid, x_grid) if np.all(np.isfinite(x_grid)) and not problem.is_complex else None
+        peak = _certify_level(problem, level, progress=bar.start, start=start)
         if peak.covered:
             reason = (
                 "wcgain: upper certified on the whole frequency axis by mu; lower is the "
@@ -396,7 +453,7 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
                 reason += _gain_cover_note(cover)
             bar.advance(label="done")
             return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason, cover)
-        extra = pointwise_gain_bounds(problem, peak.omega)
+        extra = pointwise_gain_bounds(problem, peak.omega, floor=g_lo, rtol=rtol)
         if not np.all(np.isfinite(extra)):
             why = (
                 "the single-box mu bound certifies no finite gain level at frequencies "
