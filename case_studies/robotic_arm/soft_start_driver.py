@@ -324,6 +324,116 @@ def stage_tune(args):
         log(h)
 
 
+def screen(values, plants):
+    """``(alpha, gamma1, gamma2)`` per ``(t1, t2, plant)`` (frequency grid ``W``)."""
+    return np.array([grid_values(P, controller_at(values, t1, t2)) for t1, t2, P in plants])
+
+
+def screen_set(levels, n_random, seed):
+    """Screened points: a ``(t1, t2)`` grid x (nominal + 32 physical vertices), and
+    ``n_random`` uniform points of the 7-parameter box; ``[(t1, t2, plant, point)]``."""
+    out = []
+    for t1, t2 in t_grid(levels):
+        for v in [{}] + phys_vertices():
+            p = point(t1, t2, **v)
+            out.append((t1, t2, plant(p), p))
+    rng = np.random.default_rng(seed)
+    for _ in range(n_random):
+        p = {n: float(rng.uniform(*el.range)) for n, el in ELS.items()}
+        out.append((p["t1"], p["t2"], plant(p), p))
+    return out
+
+
+def _normalised(p):
+    return np.array([float(ELS[n].normalize(p[n])) for n in ELS])
+
+
+def stage_minmax(args):
+    """Both goals from the start as one min-max: ``max(||W_e S|| / margin, ||W_T K S|| / t)``
+    over the active set with every sample's loop stable (``TuningProblem`` with all terms
+    soft), then a screen of the box adds the worst points (unstable first)."""
+    from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+    from robustmb.tuning.robust_tuning import _initial_vector, _real, read_checkpoint
+    from robustmb.tuning.tuning_problem import Term, TuningProblem
+
+    cl = PROB.closed_loop
+    params = ParameterVector(cl.tunables)
+    goals = [(g, args.target) for g in PROB.soft] + [(g, args.margin) for g in PROB.hard]
+    models = [(g.model(cl), level) for g, level in goals]
+    start = read_checkpoint(args.start)
+    x = _initial_vector(params, start["values"])
+    points = start["active_set"] if args.resume else [point()] + initial_samples(args.vertices)
+    history = list(start.get("history", [])) if args.resume else []
+
+    def build(pts):
+        terms = []
+        for (m, measure, scale, poles), level in models:
+            for pt in pts:
+                lft = TunableLFT(_real(m.usubs(pt)), params)
+                terms.append(Term(lft, measure, scale / level, poles, ""))
+        loops = [TunableLFT(_real(cl.usubs(pt)), params) for pt in pts]
+        return TuningProblem(params, terms, [], loops)
+
+    scr = screen_set(args.screen_levels, args.screen_random, args.seed)
+    log(f"minmax from {args.start}: {len(points)} samples, screen {len(scr)} points")
+    for rnd in range(args.rounds):
+        t0 = time.perf_counter()
+        prob = build(points)
+        r = prob.run(x, maxiter=args.maxiter, polish=False)
+        if np.isfinite(r.value):
+            x = r.x
+        values = params.values(x)
+        sv = prob.values(x)[0]
+        npt = len(points)
+        act_soft = max(sv[:npt]) * args.target
+        act_hard = max(sv[npt:]) * args.margin
+        vals = screen(values, [(a, b, P) for a, b, P, _ in scr])
+        alpha, g1, g2 = vals.T
+        score = np.maximum(g1 / args.margin, g2 / args.target)
+        score[alpha >= 0] = np.inf
+        order = np.argsort(-np.where(np.isfinite(score), score, 1e9 + alpha))
+        added, chosen = 0, []
+        level = max(1.0, r.value if np.isfinite(r.value) else 1.0)
+        for i in order:
+            if added >= args.max_add or not score[i] > level:
+                break
+            y = _normalised(scr[i][3])
+            if any(np.linalg.norm(y - z) < 0.5 for z in chosen):
+                continue
+            chosen.append(y)
+            points.append(scr[i][3])
+            added += 1
+        info = {
+            "round": rnd,
+            "active_set_size": npt,
+            "active": [act_soft, act_hard],
+            "objective": float(r.value),
+            "message": r.message,
+            "screen_unstable": int(np.sum(alpha >= 0)),
+            "screen_max_alpha": float(alpha.max()),
+            "screen_worst": [float(np.max(g2)), float(np.max(g1))],
+            "added": added,
+            "time": time.perf_counter() - t0,
+        }
+        history.append(info)
+        data = {
+            "values": {k: np.asarray(v).tolist() for k, v in values.items()},
+            "active_set": points[:npt],
+            "history": history,
+        }
+        for path in (args.checkpoint, args.checkpoint.replace(".json", f"_r{rnd}.json")):
+            with open(path, "w") as fh:
+                json.dump(data, fh)
+        log(
+            f"round {rnd}: {npt} samples, objective {r.value:.4f} ({r.message}), active "
+            f"gamma2 {act_soft:.4f} gamma1 {act_hard:.4f}; screen: unstable "
+            f"{info['screen_unstable']}/{len(scr)} (max alpha {alpha.max():.3g}), worst "
+            f"gamma1 {np.max(g1):.4f} gamma2 {np.max(g2):.4f}; +{added}; {info['time']:.0f} s"
+        )
+        if not added:
+            break
+
+
 def stage_check(args):
     from robustmb.tuning.robust_tuning import read_checkpoint
 
@@ -344,15 +454,15 @@ def stage_check(args):
             Ap, Bp, Cp = plant(p)
             G = control.ss(Ap, Bp, Cp, np.zeros((2, 2)))
             S = control.feedback(I2, G * K)  # (I + G K)^-1
-            KS = K * S
+            KS = control.feedback(K, G)  # K (I + G K)^-1, the closed loop's realisation
             alpha = float(np.max(np.linalg.eigvals(np.asarray(S.A)).real))
             n += 1
             if alpha > worst["alpha"][0]:
                 worst["alpha"] = (alpha, p)
             if alpha >= 0:
                 continue
-            g1 = float(control.norm(We2 * S, np.inf, method="slycot"))
-            g2 = float(control.norm(KS, np.inf, method="slycot")) / 1500.0
+            g1 = float(control.norm(We2 * S, "inf", method="slycot"))
+            g2 = float(control.norm(KS, "inf", method="slycot")) / 1500.0
             if g1 > worst["g1"][0]:
                 worst["g1"] = (g1, p)
             if g2 > worst["g2"][0]:
@@ -368,7 +478,7 @@ def stage_check(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["design", "tune", "check"])
+    ap.add_argument("stage", choices=["design", "tune", "minmax", "check"])
     ap.add_argument("--out", default="/tmp/armB/design.json")
     ap.add_argument("--g2", type=float, default=0.69)
     ap.add_argument("--maxfev", type=int, default=400)
@@ -377,6 +487,9 @@ def main():
     ap.add_argument("--vertices", type=int, default=2, help="physical vertices per corner")
     ap.add_argument("--checkpoint", default="/tmp/armB/ck.json")
     ap.add_argument("--margin", type=float, default=0.97)
+    ap.add_argument("--target", type=float, default=1.0, help="minmax: soft level t")
+    ap.add_argument("--screen-levels", type=int, default=5)
+    ap.add_argument("--screen-random", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--max-add", type=int, default=4)
     ap.add_argument("--maxiter", type=int, default=300)
@@ -384,7 +497,12 @@ def main():
     ap.add_argument("--levels", type=int, default=7, help="check: (t1, t2) grid levels")
     ap.add_argument("--random", type=int, default=6, help="check: random physical points")
     args = ap.parse_args()
-    {"design": stage_design, "tune": stage_tune, "check": stage_check}[args.stage](args)
+    {
+        "design": stage_design,
+        "tune": stage_tune,
+        "minmax": stage_minmax,
+        "check": stage_check,
+    }[args.stage](args)
 
 
 if __name__ == "__main__":
