@@ -39,6 +39,22 @@ Stages (``python soft_start_driver.py STAGE [options]``):
     search then grows the active set (``max_add`` per goal and round); a checkpoint
     after every round (``--checkpoint``).
 
+``minmax``
+    Both goals from the start as one min-max over the active set:
+    ``max(||W_e S|| / margin, ||W_T K S|| / t)`` (``--margin`` 0.97, ``--target`` t),
+    every sample's loop stable (robustmb's ``TuningProblem``, nonsmooth BFGS, exact
+    gradients), from a checkpoint (``--resume``: on its active set).  After every run a
+    cheap screen (frequency grid, 400 points over [1e-3, 1e3] rad/s) of a 5 x 5
+    ``(t1, t2)`` grid x (nominal + 32 physical vertices) and 300 random points of the box
+    adds up to ``--max-add`` points (unstable first, then the largest
+    ``max(gamma1 / margin, gamma2 / t)`` above the run's objective), kept apart; a
+    checkpoint per round (``--checkpoint``, and ``*_r<round>.json``).
+    ``--integrators`` fixes two exact integrators of the errors (rows 1-2 of the
+    surface: ``x' = e``) and tunes the rest.
+
+``store``
+    Copies a checkpoint to ``--out`` with a ``provenance`` text.
+
 ``check``
     Independent check of a checkpoint: python-control loops built from the plant's
     state-space data and the controller's numbers (no robustmb closed loop), norms by
@@ -357,10 +373,25 @@ def stage_minmax(args):
     from robustmb.tuning.tuning_problem import Term, TuningProblem
 
     cl = PROB.closed_loop
+    start = read_checkpoint(args.start)
+    if args.integrators:
+        # Two exact integrators of the errors (x1' = e1, x2' = e2), kept out of the
+        # tuning: |S(0)| = 0 at every configuration, so the hard goal's DC weight (50)
+        # needs no large static gain; the third state and C, D stay free.
+        fixed = np.zeros((2, 5))
+        fixed[:, 3:] = np.eye(2)
+        for i in range(3):
+            el = cl.tunables[f"K.M{i}"]
+            val = np.array(start["values"][f"K.M{i}"], float)
+            val[:2] = fixed if i == 0 else 0.0
+            start["values"][f"K.M{i}"] = val
+            el.value = val.copy()
+            free = np.ones((5, 5), bool)
+            free[:2] = False
+            el.free = free
     params = ParameterVector(cl.tunables)
     goals = [(g, args.target) for g in PROB.soft] + [(g, args.margin) for g in PROB.hard]
     models = [(g.model(cl), level) for g, level in goals]
-    start = read_checkpoint(args.start)
     x = _initial_vector(params, start["values"])
     points = start["active_set"] if args.resume else [point()] + initial_samples(args.vertices)
     history = list(start.get("history", [])) if args.resume else []
@@ -476,9 +507,21 @@ def stage_check(args):
         log(f"  worst {k}: {v:.6g} at theta {ang}, {p}")
 
 
+def stage_store(args):
+    """Copy a checkpoint to ``--out`` with a ``provenance`` text (``--provenance``)."""
+    from robustmb.tuning.robust_tuning import read_checkpoint
+
+    data = read_checkpoint(args.start)
+    data["values"] = {k: np.asarray(v).tolist() for k, v in data["values"].items()}
+    data["provenance"] = args.provenance
+    with open(args.out, "w") as fh:
+        json.dump(data, fh, indent=1)
+    log("wrote", args.out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["design", "tune", "minmax", "check"])
+    ap.add_argument("stage", choices=["design", "tune", "minmax", "check", "store"])
     ap.add_argument("--out", default="/tmp/armB/design.json")
     ap.add_argument("--g2", type=float, default=0.69)
     ap.add_argument("--maxfev", type=int, default=400)
@@ -489,6 +532,8 @@ def main():
     ap.add_argument("--margin", type=float, default=0.97)
     ap.add_argument("--target", type=float, default=1.0, help="minmax: soft level t")
     ap.add_argument("--screen-levels", type=int, default=5)
+    ap.add_argument("--provenance", default="", help="store: how the design was produced")
+    ap.add_argument("--integrators", action="store_true", help="minmax: fix 2 integrators")
     ap.add_argument("--screen-random", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--max-add", type=int, default=4)
@@ -502,6 +547,7 @@ def main():
         "tune": stage_tune,
         "minmax": stage_minmax,
         "check": stage_check,
+        "store": stage_store,
     }[args.stage](args)
 
 
