@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis._separation import separated_blocks
+from robustmb.analysis._separation import SEPARATION_GAP, separated_blocks
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.errors import DimensionError, UncertainTypeError
 
@@ -275,7 +275,15 @@ class ResponseEvaluator:
                     # Cancellation check: sum_i |residue_i| / |s - lambda_i| against |G(s)|.
                     self._abs_residues = np.abs(self._residues)
                     self._modal_error_factor = _EPS * max(float(condition), 1.0)
-                    self._norm_A = float(np.linalg.norm(A, 1))
+                    # The eigenvalue-sensitivity term is the realisation's own conditioning,
+                    # shared by every decomposition of the whole A; it is checked only when
+                    # the Schur path has something better (a modulus gap: separation and
+                    # LU below the fast cluster).
+                    moduli = np.sort(np.abs(self.poles))
+                    split = moduli.size > 1 and bool(
+                        np.any(moduli[1:] >= SEPARATION_GAP * moduli[:-1])
+                    )
+                    self._norm_A = float(np.linalg.norm(A, 1)) if split else 0.0
                     self._fallback_data = (A, B, C)
                 return
         self._init_schur(A, B, C)
@@ -362,10 +370,26 @@ class ResponseEvaluator:
             return response
         index = np.arange(K) if skip is None else np.flatnonzero(~np.asarray(skip))
         if self.method == "schur" and self._parts is not None:
-            low = np.abs(points[index]) < self._direct_below
-            if np.any(low):
-                response[index[low]] += self._direct_solve(points[index[low]])
-            fast = index[~low]
+            low = index[np.abs(points[index]) < self._direct_below]
+            if low.size:
+                gap = points[low, None] - self.poles[None, :]
+                on_pole = np.any(
+                    np.abs(gap)
+                    <= 4 * _EPS * np.maximum(np.abs(points[low, None]), np.abs(self.poles)),
+                    axis=1,
+                )
+                response[low] += self._direct_solve(points[low])
+                if np.any(on_pole):
+                    response[low[on_pole]] = np.inf
+                    labels = points if frequencies is None else np.asarray(frequencies)
+                    warnings.warn(
+                        f"evaluation at {int(on_pole.sum())} point(s) on a pole of the model "
+                        f"(first: {labels[low[on_pole]][0]!r}); the response there is "
+                        "returned as inf",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
+            fast = np.setdiff1d(index, low)
             labels = None if frequencies is None else np.asarray(frequencies)[fast]
             for part in self._parts:
                 response[fast] += part.at_points(points[fast], frequencies=labels)
@@ -396,7 +420,8 @@ class ResponseEvaluator:
                     # Sum of |terms| (rounding of the sum) and the terms' sensitivity to
                     # an eigenvalue error of eps ||A|| ||V^{-1}||: |r_i| ||A|| / |s - lambda_i|^2.
                     terms = magnitude @ self._abs_residues + np.abs(self.D).reshape(1, -1)
-                    terms += (magnitude**2 @ self._abs_residues) * self._norm_A
+                    if self._norm_A:
+                        terms += (magnitude**2 @ self._abs_residues) * self._norm_A
                     error = self._modal_error_factor * terms.max(axis=1)
                     inaccurate[rows] = error > _MODAL_CANCELLATION_TOLERANCE * np.abs(values).max(
                         axis=1
@@ -430,15 +455,17 @@ class ResponseEvaluator:
             s = points[start : start + block]
             pencil = s[:, None, None] * eye - A
             try:
-                X = np.linalg.solve(pencil, np.broadcast_to(B, (s.size, *B.shape)))
-            except np.linalg.LinAlgError:  # a point on a pole: evaluate point by point
+                with np.errstate(all="ignore"):
+                    X = np.linalg.solve(pencil, np.broadcast_to(B, (s.size, *B.shape)))
+            except np.linalg.LinAlgError:  # exactly singular at a point on a pole
                 X = np.empty((s.size, *B.shape), dtype=complex)
                 for k in range(s.size):
                     try:
                         X[k] = np.linalg.solve(pencil[k], B)
                     except np.linalg.LinAlgError:
                         X[k] = np.inf
-            out[start : start + block] = C @ X
+            with np.errstate(invalid="ignore"):  # inf rows at a pole
+                out[start : start + block] = C @ X
         return out
 
     def _schur_block(self, gap: np.ndarray) -> np.ndarray:
