@@ -23,7 +23,9 @@ SEPARATION_GAP = 1e3
 SEPARATION_XMAX = 1e8
 
 
-def separated_blocks(A, B, C, *, gap=SEPARATION_GAP, xmax=SEPARATION_XMAX, depth=4):
+def separated_blocks(
+    A, B, C, *, gap=SEPARATION_GAP, xmax=SEPARATION_XMAX, depth=4, eigenvalues=None
+):
     """Split ``(A, B, C)`` into decoupled blocks ``[(A_i, B_i, C_i)]`` by eigenvalue modulus.
 
     ``C (sI - A)^{-1} B = sum_i C_i (sI - A_i)^{-1} B_i`` exactly (in exact arithmetic):
@@ -44,6 +46,8 @@ def separated_blocks(A, B, C, *, gap=SEPARATION_GAP, xmax=SEPARATION_XMAX, depth
         Largest accepted entry of the Sylvester solution (transform conditioning).
     depth : int, optional
         Largest number of nested splits.
+    eigenvalues : numpy.ndarray, optional
+        Eigenvalues of ``A`` when already known (saves one eigenvalue computation).
 
     Returns
     -------
@@ -68,7 +72,7 @@ def separated_blocks(A, B, C, *, gap=SEPARATION_GAP, xmax=SEPARATION_XMAX, depth
     if n < 2 or depth <= 0 or not np.all(np.isfinite(A)):
         return [(A, B, C)]
     try:
-        mods = np.sort(np.abs(np.linalg.eigvals(A)))
+        mods = np.sort(np.abs(np.linalg.eigvals(A) if eigenvalues is None else eigenvalues))
     except np.linalg.LinAlgError:
         return [(A, B, C)]
     with np.errstate(divide="ignore", invalid="ignore"):

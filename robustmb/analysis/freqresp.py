@@ -279,11 +279,7 @@ class ResponseEvaluator:
                     # shared by every decomposition of the whole A; it is checked only when
                     # the Schur path has something better (a modulus gap: separation and
                     # LU below the fast cluster).
-                    moduli = np.sort(np.abs(self.poles))
-                    split = moduli.size > 1 and bool(
-                        np.any(moduli[1:] >= SEPARATION_GAP * moduli[:-1])
-                    )
-                    self._norm_A = float(np.linalg.norm(A, 1)) if split else 0.0
+                    self._norm_A = float(np.linalg.norm(A, 1)) if _has_gap(self.poles) else 0.0
                     self._fallback_data = (A, B, C)
                 return
         self._init_schur(A, B, C)
@@ -291,19 +287,6 @@ class ResponseEvaluator:
     def _init_schur(self, A, B, C):
         """Schur path, on each block of the slow/fast separation of ``(A, B, C)``."""
         self.method = "schur"
-        blocks = separated_blocks(A, B, C)
-        if len(blocks) > 1:
-            self._parts = [_schur_part(a, b, c) for a, b, c in blocks]
-            self.poles = np.concatenate([part.poles for part in self._parts])
-            # Below the fastest cluster, an orthogonal decomposition of the whole A (Schur,
-            # Hessenberg, eig) carries an error eps ||A|| that the slow modes amplify;
-            # an LU solve of (sI - A) in the balanced coordinates does not mix the state
-            # scales and stays accurate there (2e-11 against 1e-7 for the Schur path at
-            # omega = 0 on a loop with poles at -1e-6 and -3e4).
-            slow = np.abs(np.concatenate([part.poles for part in self._parts[:-1]]))
-            self._direct = (A, B, C)
-            self._direct_below = float(np.sqrt(slow.max() * np.abs(self._parts[-1].poles).min()))
-            return
         self._parts = None
         if np.iscomplexobj(A):
             T, Z = scipy.linalg.schur(A, output="complex")
@@ -311,6 +294,19 @@ class ResponseEvaluator:
             # Real Schur form then its complex triangularisation: cheaper than complex QR.
             T, Z = scipy.linalg.rsf2csf(*scipy.linalg.schur(A, output="real"))
         self.poles = np.diag(T).copy()
+        blocks = separated_blocks(A, B, C, eigenvalues=self.poles) if _has_gap(self.poles) else []
+        if len(blocks) > 1:
+            self._parts = [_schur_part(a, b, c) for a, b, c in blocks]
+            self.poles = np.concatenate([part.poles for part in self._parts])
+            # Below the fastest cluster, an orthogonal decomposition of the whole A (Schur,
+            # Hessenberg, eig) carries an error eps ||A|| that the slow modes amplify;
+            # an LU solve of (sI - A) in the balanced coordinates does not mix the state
+            # scales and stays accurate there (3e-11 against 1e-6 for the Schur path at
+            # omega = 0 on a loop with poles at -1e-6 and -3e4).
+            slow = np.abs(np.concatenate([part.poles for part in self._parts[:-1]]))
+            self._direct = (A, B, C)
+            self._direct_below = float(np.sqrt(slow.max() * np.abs(self._parts[-1].poles).min()))
+            return
         self._T = T
         self._ZhB = Z.conj().T @ B
         self._CZ = C @ Z
@@ -491,6 +487,12 @@ class ResponseEvaluator:
                 rhs = rhs + (T[:i, i] @ Y[:i].reshape(i, K * p)).reshape(K, p)
             Y[i] = rhs / gap[:, i, None]
         return np.tensordot(Y, ZhB, axes=(0, 0))
+
+
+def _has_gap(poles) -> bool:
+    """Whether consecutive eigenvalue moduli differ by a factor of ``SEPARATION_GAP`` or more."""
+    moduli = np.sort(np.abs(poles))
+    return moduli.size > 1 and bool(np.any(moduli[1:] >= SEPARATION_GAP * moduli[:-1]))
 
 
 def _schur_part(A, B, C, D=None):
