@@ -45,6 +45,7 @@ import slycot
 
 from robustmb._progress import ProgressBar
 from robustmb.analysis import freqresp, mussv, wcgain
+from robustmb.analysis._separation import separated_blocks
 from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
@@ -284,42 +285,20 @@ def _scaled_plant(M, scalings, peak, nrest_out, nrest_in):
     return Qe * T
 
 
-def _separated(N, gap=1e3, xmax=1e8):
-    """``N`` with its slow and fast modes decoupled by a similarity (continuous time).
+def _separated(N):
+    """``N`` with its eigenvalue clusters decoupled by a similarity (continuous time).
 
-    The eigenvalues are split at the largest ratio between consecutive moduli when it
-    exceeds ``gap``: an ordered real Schur form puts the slow ones first, and the
-    Sylvester equation ``A11 X - X A22 = -A12`` removes the coupling block.  A closed
-    loop with a weight's near-integrator and the controller's copy of it (poles ~1e-6,
-    nearly equal) next to fast controller poles (~1e4) has a low-frequency response
-    whose rounding error in one Schur form of the whole ``A`` is of order one; in the
-    separated form the slow block is evaluated on its own scale.  Returned unchanged
-    when there is no such gap or ``X`` would be large (an ill-conditioned split).
+    See :func:`robustmb.analysis._separation.separated_blocks`; returned unchanged when
+    there is no modulus gap of 1e3 or the split would be ill conditioned.
     """
     if N.nstates < 2 or N.dt:
         return N
-    mods = np.sort(np.abs(np.linalg.eigvals(N.A)))
-    if mods[0] <= 0:
+    blocks = separated_blocks(N.A, N.B, N.C, depth=1)
+    if len(blocks) == 1:
         return N
-    ratios = mods[1:] / mods[:-1]
-    j = int(np.argmax(ratios))
-    if ratios[j] < gap:
-        return N
-    cut = float(np.sqrt(mods[j] * mods[j + 1]))
-    try:
-        T, Z, k = scipy.linalg.schur(N.A, output="real", sort=lambda x, y: np.hypot(x, y) < cut)
-        if k in (0, N.nstates):
-            return N
-        X = scipy.linalg.solve_sylvester(T[:k, :k], -T[k:, k:], -T[:k, k:])
-    except (np.linalg.LinAlgError, ValueError):  # reordering failed: keep the realisation
-        return N
-    if not np.all(np.isfinite(X)) or np.abs(X).max() > xmax:
-        return N
-    # x = Z W xi with W = [[I, X], [0, I]]:  W^-1 T W = diag(T11, T22)
-    B, C = Z.T @ N.B, N.C @ Z
-    B = np.vstack([B[:k] - X @ B[k:], B[k:]])
-    C = np.hstack([C[:, :k], C[:, :k] @ X + C[:, k:]])
-    A = scipy.linalg.block_diag(T[:k, :k], T[k:, k:])
+    A = scipy.linalg.block_diag(*[a for a, _, _ in blocks])
+    B = np.vstack([b for _, b, _ in blocks])
+    C = np.hstack([c for _, _, c in blocks])
     return control.ss(A, B, C, N.D)
 
 
