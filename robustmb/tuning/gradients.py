@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis import hinfnorm
+from ..analysis.balancing import balance_realization
 
 
 def _sigma_max(g):
@@ -28,6 +29,21 @@ def _sigma_max(g):
     return np.linalg.svd(g, compute_uv=False)[..., 0]
 
 
+_EPS = np.finfo(float).eps
+_AXIS = 10.0 * np.sqrt(_EPS)  # absolute axis tolerance per unit of ||H||_1 (as hinfnorm)
+
+
+def _scaled_realization(a, b, c):
+    """``(T^-1 A T, T^-1 B, C T)`` with ``T`` the balancing of ``A`` times a power of two
+    equalising the 1-norms of ``B`` and ``C`` (exact in floating point)."""
+    a, b, c = balance_realization(a, b, c)
+    nb, nc = np.abs(b).sum(axis=0).max(), np.abs(c).sum(axis=1).max()
+    if nb > 0 and nc > 0:
+        s = 2.0 ** round(0.5 * np.log2(nc / nb))
+        b, c = b * s, c / s
+    return a, b, c
+
+
 def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     """Peak gain of a stable, real, continuous model by a lean level-set iteration.
 
@@ -38,6 +54,10 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     back to :func:`robustmb.hinfnorm`.  The optimiser's inner loop only: results are
     always re-verified with ``hinfnorm``.
     """
+    # Balanced state coordinates (exact, powers of two) with ||B|| ~ ||C||: the same
+    # response, and a Hamiltonian whose norm (hence the rounding of its eigenvalues)
+    # is not inflated by the realisation's scaling.
+    a, b, c = _scaled_realization(a, b, c)
     lam, v = np.linalg.eig(a)
     if np.max(lam.real) >= 0:
         return np.inf, np.nan
@@ -94,10 +114,15 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
             a1 = a + b @ ri @ d.T @ c
             h = np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
         e = np.linalg.eigvals(h)
-        # Loose test: near the singular level the crossings leave the axis by roughly
-        # sqrt(eps * cond); a spurious candidate only costs one evaluation below.
+        # Loose test, as hinfnorm's: near the singular level the crossings leave the axis
+        # by roughly sqrt(eps * cond), and every eigenvalue by rounding of order
+        # eps ||H|| kappa; a spurious candidate only costs one evaluation below.  The
+        # absolute part scales with ||H||, not with the largest eigenvalue (far smaller
+        # for an ill-conditioned loop: REA2 with gains ~4e5 has |eigenvalues| <= 1.3e4,
+        # ||H|| 9e8 and a crossing at w = 0.81 computed 4e-4 off the axis).
         ae = np.abs(e)
-        near = np.abs(e.real) <= 1e-4 * ae + 1e-9 * max(1.0, ae.max())
+        hn = np.abs(h).sum(axis=0).max()
+        near = np.abs(e.real) <= 1e-4 * ae + max(1e-9 * max(1.0, ae.max()), _AXIS * hn)
         im = np.unique(np.abs(e[near].imag))
         if im.size == 0:
             return _polish_modal(lam, cv, vb, d, sig, lower, wpeak, bracket)
