@@ -372,7 +372,9 @@ class TuningProblem:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
         of a run's time for ``n`` in the tens: an intermediate design can do without);
-        ``stop_below`` stops the run as soon as the objective is below it."""
+        ``stop_below`` stops the run as soon as the objective is below it.  The value
+        recorded is at least every soft term's :meth:`Term.verified` value at the final
+        point (``hinfnorm``, not the optimiser's inner evaluation)."""
         t0 = time.perf_counter()
         start = np.asarray(x0, float).copy()
         x, hist = start.copy(), []
