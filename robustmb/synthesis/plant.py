@@ -357,13 +357,17 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     def resp(A, B, C, D):
         G = np.broadcast_to(D.astype(complex), (len(s),) + D.shape).copy()
         if A.shape[0]:
-            out = np.full_like(G, np.nan)
-            for i, si in enumerate(s):
-                try:
-                    out[i] = C @ np.linalg.solve(si * np.eye(A.shape[0]) - A, B) + D
-                except np.linalg.LinAlgError:
-                    pass
-            G = out
+            M = s[:, None, None] * np.eye(A.shape[0]) - A
+            try:
+                G = C @ np.linalg.solve(M, B) + D  # batched
+            except np.linalg.LinAlgError:  # a frequency on a pole: one at a time
+                out = np.full_like(G, np.nan)
+                for i in range(len(s)):
+                    try:
+                        out[i] = C @ np.linalg.solve(M[i], B) + D
+                    except np.linalg.LinAlgError:
+                        pass
+                G = out
         return G
 
     B = np.hstack([plant.B1, plant.B2])
@@ -373,14 +377,11 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     Kr = resp(Ak, Bk, Ck, Dk)
     P11, P12, P21, P22 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1], G[:, p1:, m1:]
     F = np.full((len(s), p1, m1), np.nan, complex)
-    for i in range(len(s)):
-        if not (np.all(np.isfinite(G[i])) and np.all(np.isfinite(Kr[i]))):
-            continue
+    good = np.all(np.isfinite(G), axis=(1, 2)) & np.all(np.isfinite(Kr), axis=(1, 2))
+    for i in np.flatnonzero(good):
         E = np.eye(p2) - P22[i] @ Kr[i]
-        try:
+        if np.linalg.cond(E) < 1e15:  # not on a point where I - P22 K is singular
             F[i] = P11[i] + P12[i] @ Kr[i] @ np.linalg.solve(E, P21[i])
-        except np.linalg.LinAlgError:
-            pass
     return F
 
 
