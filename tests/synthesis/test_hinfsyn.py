@@ -345,7 +345,10 @@ def test_hinfsyn_singular_compleib_where_the_lmi_level_is_not_a_lower_bound(name
     achieved = independent_hinf(G, res.controller)
     assert achieved == pytest.approx(res.gamma, rel=1e-4)
     exact = mp_fl_peak(G, res.controller, nmeas, ncon)
-    assert exact <= res.gamma <= exact * (1 + _ALLOW)
+    # an upper bound, loose by the double-precision error of the frequency-wise evaluation
+    # on this stiff loop (HE1: 0.0736167575 at w = 0.033 where 30 digits give 0.0736165504,
+    # so gamma lies 3.8e-6 above the peak)
+    assert exact <= res.gamma <= exact * (1 + 1e-5)
     assert _grid_peak(G, res.controller) <= res.gamma * (1 + 1e-7)
     # the lower end is a proven bound, below this controller's norm (it used to be the
     # SDP level, 0.0736233 on HE1, above the 0.0736166 achieved here)
