@@ -21,11 +21,17 @@ Algorithm
        added to ``z`` and ``eps v`` to ``y`` (new disturbance ``v``) for a decreasing
        sequence of ``eps``; each regularised problem is regular and solved by step 2, and
        its controller is verified on the singular plant itself (its closed loop there is a
-       sub-block of the regularised one, so the design level still bounds it).  The best
-       verified controller of both routes is returned.
+       sub-block of the regularised one, so the design level still bounds it).  Regularised
+       controllers whose poles spread over more than 1e6 in modulus are not returned
+       unless the realisation's norm and the frequency-wise one agree to 1e-6 (a loop too
+       stiff for double precision shows as a disagreement).  The best verified controller of
+       both routes is returned.  Neither the SDP optimum nor a regularised bracket top
+       bounds the optimum from below on a singular plant: the lower end of the bracket is
+       the Parrott bound.
     4. Verification: the closed loop of the returned controller with the plant the user
        gave is formed independently (:func:`.plant.closed_loop`) and its H-infinity norm
-       computed with :func:`robustmb.hinfnorm`; ``.gamma`` is that norm.
+       computed with :func:`robustmb.hinfnorm`, cross-checked by ``Fl(P(jw), K(jw))``
+       evaluated from ``P`` and ``K`` separately near the peak; ``.gamma`` is the larger.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from dataclasses import dataclass, field
 
 import control
 import numpy as np
+from scipy.optimize import minimize_scalar
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
@@ -48,6 +55,7 @@ from .plant import (
     check_solvable,
     closed_loop,
     controller_from_continuous,
+    lft_response,
     partition_plant,
     regularise,
     shift_back,
@@ -65,6 +73,13 @@ _BEYOND_RTOL = (0.03, 0.1, 0.2, 0.4, 0.7, 1.0)
 # Regularisation sizes tried on singular plants (relative to the plant's data, see
 # ``regularise``), largest first; the sequence stops after two sizes without progress.
 _EPS_SEQUENCE = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+# Regularised controllers whose poles spread over more than this ratio are not returned
+# unless both double-precision evaluations of their norm agree (see ``_too_stiff``).
+_SPREAD_MAX = 1e6
+# Relative allowance for rounding in the verified norm: against 30-digit evaluations of
+# Fl(P, K) from the same P and K, both double-precision norms erred by up to 2.1e-7 on the
+# regularised controllers of HE1, AC7 and a random plant (pole spreads up to 5e5).
+_ROUNDING = 1e-6
 
 
 @dataclass
@@ -77,13 +92,19 @@ class HinfsynResult:
         The controller ``u = K y`` (same sampling time as the plant).
     gamma : float
         H-infinity norm of the closed loop with this controller, computed independently of
-        the synthesis (:func:`robustmb.hinfnorm` on the lower LFT).
+        the synthesis: the larger of :func:`robustmb.hinfnorm` on the lower LFT and the
+        peak of ``sigma_max(Fl(P(jw), K(jw)))`` (plant and controller evaluated
+        separately) near its peak frequency, plus a 1e-6 relative rounding allowance
+        (so an upper bound that may exceed the true norm by about that much).
     gamma_bracket : tuple of float
-        ``(lower, upper)`` on the optimal level: ``lower`` is the larger of the largest
-        level at which the existence test failed (Riccati path) or the SDP optimum less
-        its solver tolerance (LMI path; on a singular plant under ``method="auto"`` the
-        smaller of that and ``gamma_opt``), and the frequency-wise Parrott bound (see
-        ``lower_certified``); ``upper = gamma`` is achieved and verified.
+        ``(lower, upper)`` on the optimal level.  Riccati path: ``lower`` is the larger of
+        the largest level at which the existence test failed and the frequency-wise
+        Parrott bound (see ``lower_certified``).  LMI and regularised paths: ``lower`` is
+        the Parrott bound (0 when there is none), a proven bound; the SDP optimum and the
+        regularised bracket tops are numerical estimates that can lie above a verified
+        controller's norm (HE1: SDP level 0.0736233, regularised controller 0.0736166), so
+        they are reported in ``gamma_opt`` only.  ``upper = gamma`` is achieved and
+        verified.
     closed_loop : control.StateSpace
         ``Fl(P, K)`` from ``w`` to ``z``.
     method : str
@@ -108,12 +129,20 @@ class HinfsynResult:
         one SVD per frequency).  This covers an optimum set by a feedthrough (Parrott)
         bound or by a channel no controller can affect, and an optimum of 0.  False when
         the lower end is only the verdict of the numerical test (Riccati existence test or
-        SDP optimum), not a certificate.  ``gamma_bracket[1]`` is always verified.
+        SDP optimum), not a certificate; on the LMI and regularised paths, where the lower
+        end is always the Parrott bound, False when that bound stays below the numerical
+        estimate of the optimum (the bracket is then proven but wide).
+        ``gamma_bracket[1]`` is always verified.
     regularised : list of tuple
         Singular plants under ``method="auto"``: ``(eps, gamma_eps, norm)`` per
         regularisation size tried, with ``gamma_eps`` the bracket top of the regularised
         problem's bisection and ``norm`` the verified H-infinity norm of its controller on
-        the singular plant (``inf`` when none was verified).  Empty otherwise.
+        the singular plant (``inf`` when none was verified).  A controller whose poles
+        spread over more than 1e6 (``max |p| / min |p|``) and whose two norm evaluations
+        (realisation, frequency-wise) differ by more than 1e-6 is recorded here but never
+        returned: its closed loop is too stiff to trust.  The tops are not bounds on the
+        singular plant's optimum; a top whose ``norm`` exceeds it by more than ``rtol`` is
+        not used in ``gamma_opt``.  Empty otherwise.
     """
 
     controller: control.StateSpace
@@ -130,11 +159,98 @@ class HinfsynResult:
 
 def _verify(plant, K, gamma_design, slack=1e-6):
     """Closed loop, its norm, whether it is stable with norm below the design level, and
-    the peak frequency."""
+    the peak frequency.
+
+    Acceptance (``ok``) compares :func:`robustmb.hinfnorm` of the closed-loop realisation
+    with the design level.  The norm returned is the larger of that and the peak of
+    ``sigma_max(Fl(P(jw), K(jw)))`` near the reported peak (``P`` and ``K`` evaluated
+    separately, see :func:`_fl_peak`), times ``1 + _ROUNDING``: on a stiff loop the
+    realisation's norm can fall below the true one (a regularised controller with poles at
+    3.2e8: 1.3e-5 below the 60-digit peak).
+    """
     cl = closed_loop(plant, K)
     norm, peak = hinfnorm(cl, tol=1e-9)
+    norm, peak = float(norm), float(peak)
     ok = bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
-    return cl, float(norm), ok, float(peak)
+    if np.isfinite(norm):
+        fl, wpk = _fl_peak(plant, K, peak)
+        if fl > norm:
+            norm, peak = fl, wpk
+        norm *= 1 + _ROUNDING
+    return cl, norm, ok, peak
+
+
+def _sigma(plant, K, w):
+    F = lft_response(plant, K, np.atleast_1d(w))
+    out = np.full(len(F), -np.inf)
+    good = np.all(np.isfinite(F), axis=(1, 2))
+    if np.any(good):
+        out[good] = np.linalg.norm(F[good], 2, axis=(1, 2)) if F.shape[1] * F.shape[2] else 0
+    return out
+
+
+def _fl_peak(plant, K, peak):
+    """``(value, frequency)`` of the largest ``sigma_max(Fl(P, K))`` near ``peak``.
+
+    Grid: ``peak`` times 161 log-spaced factors over four decades either side (1 rad/s
+    when ``peak`` is 0 or infinite), 0, and the natural frequencies of the plant and of
+    the controller; the best grid point is refined by a bounded scalar search between its
+    neighbours.  Discrete time: frequencies above the Nyquist frequency are dropped.
+    """
+    ref = peak if np.isfinite(peak) and peak > 0 else 1.0
+    lam = np.r_[np.linalg.eigvals(plant.A), np.linalg.eigvals(np.asarray(K[0], float))]
+    if plant.dt:
+        lam = np.abs(np.angle(lam[lam != 0])) / plant.dt
+    w = np.r_[0.0, ref * np.logspace(-4, 4, 161), np.abs(lam)]
+    if np.isfinite(peak):
+        w = np.r_[w, peak]
+    if plant.dt:
+        w = np.r_[w[w <= np.pi / plant.dt], np.pi / plant.dt]
+    w = np.unique(w[np.isfinite(w)])
+    vals = _sigma(plant, K, w)
+    k = int(np.argmax(vals))
+    best, wbest = float(vals[k]), float(w[k])
+    lo, hi = w[max(k - 1, 0)], w[min(k + 1, len(w) - 1)]
+    if hi > lo and np.isfinite(best):
+        res = minimize_scalar(
+            lambda x: -_sigma(plant, K, x)[0],
+            bounds=(lo, hi),
+            method="bounded",
+            options={"xatol": 1e-10 * max(hi, 1e-300)},
+        )
+        if np.isfinite(res.fun) and -res.fun > best:
+            best, wbest = float(-res.fun), float(res.x)
+    return best, wbest
+
+
+def _too_stiff(plant, cand):
+    """Whether a regularised candidate is too stiff to return: its poles spread over more
+    than ``_SPREAD_MAX`` and the two double-precision evaluations of its norm (the
+    realisation's :func:`robustmb.hinfnorm`, the frequency-wise ``Fl(P, K)`` peak) differ
+    by more than ``_ROUNDING`` relative.  (AC7's regularised controllers spread over
+    2.4e7 to 4.4e7 and both evaluations agree with 30-digit ones to 1e-10: kept.)"""
+    K, cl = cand[0], cand[1]
+    if _pole_spread(K, plant.dt) <= _SPREAD_MAX:
+        return False
+    norm, peak = hinfnorm(cl, tol=1e-9)
+    fl, _ = _fl_peak(plant, K, float(peak))
+    return not abs(fl - norm) <= _ROUNDING * max(norm, fl)
+
+
+def _pole_spread(K, dt):
+    """``max |p| / min |p|`` over the controller poles (continuous-time equivalents for a
+    discrete controller, by the bilinear map); 1 for a static gain, ``inf`` with a pole
+    at the origin."""
+    poles = np.linalg.eigvals(np.asarray(K[0], float))
+    if poles.size == 0:
+        return 1.0
+    if dt:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            poles = (poles - 1.0) / (poles + 1.0)
+    mags = np.abs(poles)
+    if not np.all(np.isfinite(mags)) or mags.min() == 0.0:
+        return np.inf
+    return float(mags.max() / mags.min())
 
 
 def _stability_margin(cl):
@@ -317,6 +433,11 @@ def _regularised(plant, cplant, rtol, gtol, cond_max):
         # ``_riccati`` verified the controller on ``plant`` (not on ``Pe``) at its level
         norm = cand[2] if cand is not None else np.inf
         runs.append((eps, float(hi), float(norm)))
+        if cand is not None and _too_stiff(plant, cand):
+            # not returned (random plant, eps = 1e-6: poles up to 3.2e8, the realisation's
+            # norm 1.3e-5 below the 60-digit peak); its norm, the larger of both
+            # evaluations, still confirms the bracket top below
+            cand = None
         if norm <= hi * (1 + rtol):
             # a bracket top counts only when a controller verified on ``plant`` came within
             # rtol of it: undecided verdicts can pull a top below the optimum (DIS1 at
@@ -490,10 +611,13 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     second_route = method == "auto" and not regular
     try:
         gopt, info, cand = _lmi(plant, cplant, rtol)
-    except IllPosedError:
+    except IllPosedError as exc:
         if not second_route:
             raise
         gopt, cand = np.inf, None  # the SDP failed: the regularised route may still succeed
+        lmi_error = exc
+    else:
+        lmi_error = None
     runs, gopt_estimate, chosen = [], gopt, "lmi"
     if second_route:
         # The SDP level is not reliable on singular plants (HE1: a regularised controller
@@ -510,14 +634,17 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             "no LMI controller"
             + (" and no regularised Riccati controller" if second_route else "")
             + " passed the closed-loop verification"
+            + (f" (the LMI solve failed: {lmi_error})" if lmi_error is not None else "")
             + _zeros_note(plant)
-        )
+        ) from lmi_error
     K, cl, norm, g, peak = cand
-    # The SDP optimum less its tolerance: a numerical value, not a certificate (neither is
-    # a regularised bracket top: an infeasible regularised level says nothing of the
-    # singular plant, whose optimum is lower).
-    lower = min(gopt * (1 - 1e-6), gopt_estimate, norm)
-    lower, certified = _certified_lower(plant, norm, peak, lower)
+    # Neither the SDP optimum nor a regularised bracket top is a lower bound (HE1: the SDP
+    # level 0.0736233 lies above a verified regularised controller's 0.0736166): they stay
+    # in gamma_opt, the lower end is the Parrott bound (0 when there is none), certified
+    # when it reaches the SDP level (less its tolerance), the regularised top or the norm.
+    bound = _parrott_bound(plant, peak if np.isfinite(peak) else 0.0)
+    certified = bound >= min(gopt * (1 - 1e-6), gopt_estimate, norm)
+    lower = min(bound, norm)  # clamp: a bound above the verified norm can only be rounding
     return HinfsynResult(
         as_controller(K, plant.dt), norm, (lower, norm), cl, chosen, g, gopt_estimate,
         history, certified, runs,

@@ -35,6 +35,7 @@ __all__ = [
     "boundary_zeros",
     "closed_loop",
     "controller_from_continuous",
+    "lft_response",
     "partition_plant",
     "shift_back",
     "regularise",
@@ -326,6 +327,62 @@ def closed_loop(plant: Plant, K) -> control.StateSpace:
     Ccl = np.hstack([plant.C1, np.zeros((plant.C1.shape[0], nk))]) + plant.D12 @ Cu
     Dcl = plant.D11 + plant.D12 @ Du
     return control.ss(Acl, Bcl, Ccl, Dcl, plant.dt)
+
+
+def lft_response(plant: Plant, K, w) -> np.ndarray:
+    """``Fl(P(s), K(s))`` at the frequencies ``w`` (rad/s), from ``P`` and ``K`` separately.
+
+    The plant and the controller are evaluated one at a time and closed frequency by
+    frequency, so a stiff controller (poles far apart from the plant's) does not make the
+    evaluation ill conditioned the way the closed-loop realisation of :func:`closed_loop`
+    can be.  ``s = j w`` (continuous) or ``exp(j w dt)`` (discrete).  Returns an array of
+    shape ``(len(w), p1, m1)``; frequencies on a pole of ``P`` or ``K``, or where
+    ``I - P22 K`` is singular, give ``nan``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, lft_response
+    >>> z, o = np.zeros((1, 1)), np.ones((1, 1))
+    >>> P = Plant(-o, o, o, o, o, z, z, z, z)  # every block 1 / (s + 1)
+    >>> F = lft_response(P, (z - 2.0, o, o, z), np.array([0.0]))  # K = 1 / (s + 2)
+    >>> bool(np.isclose(F[0, 0, 0].real, 1.0 + 0.5 / (1.0 - 0.5)))
+    True
+    """
+    w = np.asarray(w, float).ravel()
+    s = np.exp(1j * w * plant.dt) if plant.dt else 1j * w
+    Ak, Bk, Ck, Dk = (np.asarray(M, float) for M in K)
+    n, m1, m2, p1, p2 = plant.dims
+
+    def resp(A, B, C, D):
+        G = np.broadcast_to(D.astype(complex), (len(s),) + D.shape).copy()
+        if A.shape[0]:
+            M = s[:, None, None] * np.eye(A.shape[0]) - A
+            try:
+                G = C @ np.linalg.solve(M, B) + D  # batched
+            except np.linalg.LinAlgError:  # a frequency on a pole: one at a time
+                out = np.full_like(G, np.nan)
+                for i in range(len(s)):
+                    try:
+                        out[i] = C @ np.linalg.solve(M[i], B) + D
+                    except np.linalg.LinAlgError:
+                        pass
+                G = out
+        return G
+
+    B = np.hstack([plant.B1, plant.B2])
+    C = np.vstack([plant.C1, plant.C2])
+    D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
+    G = resp(plant.A, B, C, D)
+    Kr = resp(Ak, Bk, Ck, Dk)
+    P11, P12, P21, P22 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1], G[:, p1:, m1:]
+    F = np.full((len(s), p1, m1), np.nan, complex)
+    good = np.all(np.isfinite(G), axis=(1, 2)) & np.all(np.isfinite(Kr), axis=(1, 2))
+    for i in np.flatnonzero(good):
+        E = np.eye(p2) - P22[i] @ Kr[i]
+        if np.linalg.cond(E) < 1e15:  # not on a point where I - P22 K is singular
+            F[i] = P11[i] + P12[i] @ Kr[i] @ np.linalg.solve(E, P21[i])
+    return F
 
 
 def to_continuous(plant: Plant) -> Plant:

@@ -1,0 +1,141 @@
+"""hinfsyn on stiff and singular plants: the reported norm against an mpmath reference.
+
+The reference evaluates ``Fl(P, K)(j w)`` in 30-digit arithmetic from the plant's and the
+controller's matrices separately (never from a closed-loop realisation, which is what a
+stiff controller makes inaccurate in double precision), on a grid plus a local
+refinement of its best point.
+"""
+
+import importlib
+
+import control
+import mpmath as mp
+import numpy as np
+import pytest
+import scipy.optimize
+
+import robustmb as rmb
+from robustmb.errors import IllPosedError
+from robustmb.synthesis.plant import lft_response, partition_plant
+
+hs = importlib.import_module("robustmb.synthesis.hinfsyn")  # the module, not the function
+
+
+def _mp_tf(S, s):
+    A, B, C, D = (mp.matrix(np.asarray(M, float).tolist()) for M in (S.A, S.B, S.C, S.D))
+    if S.nstates == 0:
+        return D
+    return C * ((s * mp.eye(S.nstates) - A) ** -1) * B + D
+
+
+def mp_fl_sigma(P, K, nmeas, ncon, w, dps=30):
+    """``sigma_max(Fl(P, K))`` at ``s = j w`` (``exp(j w dt)``), mpmath from P and K."""
+    with mp.workdps(dps):
+        s = mp.exp(mp.mpc(0, w * P.dt)) if P.dt else mp.mpc(0, w)
+        G, Kw = _mp_tf(P, s), _mp_tf(K, s)
+        p1, m1 = P.noutputs - nmeas, P.ninputs - ncon
+        P11, P12 = G[0:p1, 0:m1], G[0:p1, m1 : P.ninputs]
+        P21, P22 = G[p1 : P.noutputs, 0:m1], G[p1 : P.noutputs, m1 : P.ninputs]
+        F = P11 + P12 * Kw * ((mp.eye(nmeas) - P22 * Kw) ** -1) * P21
+        Fn = np.array([[complex(F[i, j]) for j in range(m1)] for i in range(p1)])
+    return float(np.linalg.svd(Fn, compute_uv=False)[0])
+
+
+def mp_fl_peak(P, K, nmeas, ncon, w=None):
+    """Peak of ``mp_fl_sigma`` over a log grid (plus the closed-loop natural frequencies
+    from python-control's ``lft``), refined between the best point's neighbours."""
+    w = np.r_[0.0, np.logspace(-3, 5, 161)] if w is None else w
+    w = np.unique(np.r_[w, np.abs(P.lft(K).poles())])
+    vals = [mp_fl_sigma(P, K, nmeas, ncon, x) for x in w]
+    k = int(np.argmax(vals))
+    lo, hi = w[max(k - 1, 0)], w[min(k + 1, len(w) - 1)]
+    res = scipy.optimize.minimize_scalar(
+        lambda x: -mp_fl_sigma(P, K, nmeas, ncon, x),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-9 * hi},
+    )
+    return max(vals[k], -res.fun)
+
+
+def _random_singular_plant():
+    # the third draw of default_rng(0) (D12 = 0, D21 = 0): its regularised Riccati
+    # controller at eps = 1e-6 has poles at 3.2e8 and its realisation's hinfnorm was
+    # 29.728697 against a 60-digit peak of 29.729073 (the review's reproducer)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        A, B1, B2 = (rng.standard_normal(s) for s in ((3, 3), (3, 2), (3, 1)))
+        C1, C2 = rng.standard_normal((2, 3)), rng.standard_normal((1, 3))
+    return control.ss(A, np.hstack([B1, B2]), np.vstack([C1, C2]), np.zeros((3, 3)))
+
+
+def test_lft_response_matches_mpmath_from_plant_and_controller():
+    rng = np.random.default_rng(3)
+    for dt in (0, 0.1):
+        A = rng.standard_normal((4, 4)) - (3 * np.eye(4) if not dt else 0)
+        A = A if not dt else 0.4 * A / max(np.abs(np.linalg.eigvals(A)))
+        P = control.ss(A, rng.standard_normal((4, 3)), rng.standard_normal((3, 4)),
+                       rng.standard_normal((3, 3)), dt)  # fmt: skip
+        K = control.ss(-2 * np.eye(2) if not dt else 0.3 * np.eye(2), rng.standard_normal((2, 1)),
+                       rng.standard_normal((1, 2)), [[0.1]], dt)  # fmt: skip
+        w = np.array([0.0, 0.37, 2.5, 11.0]) if not dt else np.array([0.0, 3.0, 20.0])
+        F = lft_response(partition_plant(P, 1, 1), (K.A, K.B, K.C, K.D), w)
+        for x, Fx in zip(w, F, strict=True):
+            ref = mp_fl_sigma(P, K, 1, 1, x)
+            assert np.linalg.norm(Fx, 2) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_regularised_controller_norm_is_an_upper_bound_of_the_mpmath_peak():
+    P = _random_singular_plant()
+    res = rmb.hinfsyn(P, 1, 1)
+    K = res.controller
+    peak = mp_fl_peak(P, K, 1, 1)
+    # reported norm and bracket top are true upper bounds of the returned loop's norm
+    assert res.gamma_bracket[1] == res.gamma
+    assert peak <= res.gamma
+    assert res.gamma <= peak * (1 + 2e-6)  # and not loose (rounding allowance 1e-6)
+    # the stiff controllers (pole spread above 1e6) are not returned
+    mags = np.abs(np.linalg.eigvals(K.A))
+    assert mags.max() / mags.min() <= 1e6
+    # the lower end is a lower bound: at most the norm of this (stabilising) controller
+    assert np.max(P.lft(K).poles().real) < 0
+    assert res.gamma_bracket[0] <= peak
+
+
+def test_pole_spread_of_controllers_with_known_poles():
+    # the spread test itself, on controllers whose poles are known in closed form
+    assert hs._pole_spread((np.diag([-1.0, -1e7]),), 0) == pytest.approx(1e7)
+    assert hs._pole_spread((np.diag([-1.0, -10.0]),), 0) == pytest.approx(10.0)
+    assert hs._pole_spread((np.zeros((0, 0)),), 0) == 1.0
+    # discrete: z = 0.5 and z = -0.5 map to s = -1/3 and s = -3 (spread 9)
+    assert hs._pole_spread((np.diag([0.5, -0.5]),), 0.1) == pytest.approx(9.0)
+
+
+def test_lmi_failure_is_chained_into_the_final_error(monkeypatch):
+    # a singular plant (D12 = D21 = 0) on which both routes are made to fail: the SDP
+    # error must survive as the cause and in the message
+    P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], np.zeros((2, 2)))
+
+    def no_sdp(_):
+        raise IllPosedError("SDP solver failed: infeasible (test)")
+
+    monkeypatch.setattr(hs, "hinf_level_lmi", no_sdp)
+    monkeypatch.setattr(hs, "_regularised", lambda *a: (None, [], np.inf))
+    with pytest.raises(IllPosedError, match="SDP solver failed: infeasible") as info:
+        rmb.hinfsyn(P, 1, 1)
+    assert isinstance(info.value.__cause__, IllPosedError)
+
+
+def test_lmi_lower_end_is_the_parrott_bound():
+    # x' = -x + w + u, z = [x; 0.5 x + 0.3 w], y = x (D12 = 0, D21 = 0).  At infinity
+    # P12 = D12 = 0, so Fl(P, K)(inf) = D11 for every K: no controller beats
+    # ||D11|| = 0.3 (at finite frequencies the direction [0.5, -1] / sqrt(1.25), orthogonal
+    # to P12 = [1; 0.5] / (s + 1), gives only 0.3 / sqrt(1.25)).  The lower end is that
+    # bound, not the SDP level.
+    P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [0.5], [1.0]],
+                   [[0.0, 0.0], [0.3, 0.0], [0.0, 0.0]])  # fmt: skip
+    res = rmb.hinfsyn(P, 1, 1, method="lmi")
+    assert res.gamma_bracket[0] == pytest.approx(0.3, rel=1e-12)
+    assert res.gamma_bracket[1] == res.gamma
+    assert mp_fl_peak(P, res.controller, 1, 1) <= res.gamma
