@@ -450,18 +450,20 @@ class ResponseEvaluator:
         for start in range(0, points.size, block):
             s = points[start : start + block]
             pencil = s[:, None, None] * eye - A
+            on_pole = []
             try:
                 with np.errstate(all="ignore"):
                     X = np.linalg.solve(pencil, np.broadcast_to(B, (s.size, *B.shape)))
             except np.linalg.LinAlgError:  # exactly singular at a point on a pole
-                X = np.empty((s.size, *B.shape), dtype=complex)
+                X = np.zeros((s.size, *B.shape), dtype=complex)
                 for k in range(s.size):
                     try:
                         X[k] = np.linalg.solve(pencil[k], B)
                     except np.linalg.LinAlgError:
-                        X[k] = np.inf
-            with np.errstate(invalid="ignore"):  # inf rows at a pole
-                out[start : start + block] = C @ X
+                        on_pole.append(k)
+            out[start : start + block] = C @ X
+            # a point on a pole is inf outright (C @ inf would give nan where C has zeros)
+            out[start + np.asarray(on_pole, dtype=int)] = np.inf
         return out
 
     def _schur_block(self, gap: np.ndarray) -> np.ndarray:

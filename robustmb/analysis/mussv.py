@@ -496,4 +496,8 @@ def _certify(M, struct, beta, Dl, Gh):
         # so the margin at least like sqrt(s), and 1 + 2 over always is (later rounds).
         beta[bad] *= 1.0 + (1.0 if k == 0 else 2.0) * over[bad] + 1e-14
         D[bad], G[bad] = certificate_from_gevp(struct, beta[bad], Dl[bad], Gh[bad])
+    else:
+        # the last nudge is checked too: a bound that still fails is no bound (inf)
+        margin = upper_bound_margin(M, struct, beta, D, G)
+        beta[(beta > 0) & ~(margin - 1.0 <= 1e-13)] = np.inf
     return beta, D, G

@@ -137,6 +137,16 @@ def test_separated_blocks_keeps_realisation_without_gap_or_when_ill_conditioned(
     assert block[0] is A
 
 
+def test_pole_hit_is_inf_even_where_the_pole_state_is_not_seen():
+    # C has a zero column on the pole's state: C @ inf would be nan; the point is inf
+    A = np.diag([0.0, -1.0, -3e4])
+    B, C, D = np.ones((3, 1)), np.array([[0.0, 1.0, 1.0]]), np.zeros((1, 1))
+    with pytest.warns(RuntimeWarning, match="on a pole"):
+        H = freqresp((A, B, C, D), [0.0, 1.0], method="schur")
+    assert np.isinf(H[0, 0, 0]) and not np.isnan(H[0, 0, 0])
+    assert relative_error(H[1], mp_response(A, B, C, D, 1j)) < 1e-13
+
+
 def test_zero_pole_cluster_and_pole_hit():
     A = np.diag([0.0, -1.0, -3e4])
     A[0, 2] = 1.0

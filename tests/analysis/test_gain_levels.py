@@ -83,7 +83,7 @@ def test_the_raised_level_is_certified_independently_and_tight_for_its_scalings(
     Dl, _, Gh = ScalingParametrization(struct).matrices(x_new)
     beta = np.full(len(stack), TAU * (1 + 1e-9))
     D, G = certificate_from_gevp(struct, beta, Dl, Gh)
-    assert np.all(verify_upper_bound(raised, blk, beta, D, G, tol=1e-9))
+    assert np.all(verify_upper_bound(raised, blk, beta, D, G, tol=1e-12))
     # and mu itself is below there: the lower bound cannot exceed the certified bound
     assert np.all(mussv(raised, blk).lower <= beta)
 
@@ -137,10 +137,8 @@ def test_pointwise_bounds_with_raised_levels_are_sound_and_match_plain_bisection
 
 def _grid_start(problem, omega, level):
     """D,G parameters certifying ``level`` at ``omega`` (what wcgain hands the sweep)."""
-    from robustmb.analysis.mussv import warm_upper_bounds as wub
-
     resp = wcg._responses(problem, omega)
-    up, x = wub(wcg._scaled(resp, problem, level), wcg._augmented_blk(problem))
+    up, x = warm_upper_bounds(wcg._scaled(resp, problem, level), wcg._augmented_blk(problem))
     return up, x
 
 
@@ -173,3 +171,19 @@ def test_wcgain_meets_the_gap_and_brackets_the_exact_peak():
     assert res.certified
     assert res.lower <= exact * (1 + 1e-9) and res.upper >= exact
     assert res.upper / res.lower - 1 <= 5e-3 * (1 + 1e-9)
+
+
+def test_a_certificate_that_never_verifies_is_no_bound(monkeypatch):
+    # every nudge of beta fails the exact D,G check: the result must be inf, never the
+    # last nudged (unchecked) beta
+    import importlib
+
+    mussv_module = importlib.import_module("robustmb.analysis.mussv")
+
+    def failing_margin(M, struct, beta, D, G):
+        return np.full(np.shape(beta), 1.5)
+
+    monkeypatch.setattr(mussv_module, "upper_bound_margin", failing_margin)
+    M = np.random.default_rng(3).standard_normal((2, 3, 3)) + 0j
+    res = mussv(M, [(1, 1)] * 3)
+    assert np.all(np.isinf(res.upper))
