@@ -41,18 +41,12 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     back to :func:`robustmb.hinfnorm`.  The optimiser's inner loop only: results are
     always re-verified with ``hinfnorm``.
     """
-    lam, v = np.linalg.eig(a)
+    modal = _modal_form(a, b, c)
+    if modal is None:
+        return None
+    lam, cv, vb = modal
     if np.max(lam.real) >= 0:
         return np.inf, np.nan
-    try:
-        vi = np.linalg.inv(v)
-    except np.linalg.LinAlgError:
-        return None
-    # 1-norm condition number (within a factor n of the 2-norm one, no SVD).
-    if np.abs(v).sum(axis=0).max() * np.abs(vi).sum(axis=0).max() > 1e8:
-        return None
-    vb = vi @ b
-    cv = c @ v
     proper = not np.any(d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not proper else 0.0
 
@@ -484,6 +478,7 @@ def _modal_form(a, b, c):
         vi = np.linalg.inv(v)
     except np.linalg.LinAlgError:
         return None
+    # 1-norm condition number (within a factor n of the 2-norm one, no SVD).
     if np.abs(v).sum(axis=0).max() * np.abs(vi).sum(axis=0).max() > 1e8:
         return None
     return lam, c @ v, vi @ b
