@@ -36,6 +36,7 @@ from robustmb.analysis.batched_norms import h2norm_batch
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     _beyond_widest_band,
+    _resonance_sensitive,
     _similar_forms,
     verified_stable_any,
 )
@@ -118,10 +119,8 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         ):
             return np.inf
     # the poles' rounding (eps ||A||) against their distance to the axis: the modal
-    # sum's relative error (the same test as norms_stability._resonance_sensitive)
-    if not discrete and _EPS * float(np.abs(A).sum(axis=0).max()) > (
-        _H2_MODAL_ACCURACY * float(np.min(-poles.real))
-    ):
+    # sum's relative error
+    if not discrete and _resonance_sensitive(A, 0.0, _H2_MODAL_ACCURACY, poles=poles):
         refined = _h2_refined(A, B, C)
         if refined is not None:
             return float(np.sqrt(max(refined, 0.0)))
@@ -234,8 +233,8 @@ def refined_gramian(A, B):
     >>> bool(np.allclose(P_hi + P_lo, exact, rtol=1e-15, atol=0))
     True
     """
-    Q, Q_err = _dot2(B, B.T[None])
-    Q = Q[0] + Q_err[0]
+    BB, BB_err = _dot2(B, B.T[None])  # B B^T to about twice the working precision
+    Q = BB[0] + BB_err[0]
     try:
         P_hi = _lyapunov(A, Q)
     except (np.linalg.LinAlgError, ValueError):
@@ -245,7 +244,7 @@ def refined_gramian(A, B):
     for _ in range(_LYAPUNOV_STEPS):
         if not np.all(np.isfinite(P_hi)):
             return None
-        residual = _lyapunov_residual(A, B, P_hi, P_lo)
+        residual = _lyapunov_residual(A, BB, BB_err, P_hi, P_lo)
         try:
             E = _lyapunov(A, residual)
         except (np.linalg.LinAlgError, ValueError):
@@ -269,13 +268,13 @@ def _lyapunov(A, Q):
         return scipy.linalg.solve_continuous_lyapunov(A, -Q)
 
 
-def _lyapunov_residual(A, B, P_hi, P_lo):
+def _lyapunov_residual(A, BB, BB_err, P_hi, P_lo):
     """``A P + P A^T + B B^T`` for ``P = P_hi + P_lo`` (symmetric), to about twice the
-    working precision: ``P A^T = (A P)^T`` for symmetric ``P``."""
+    working precision: ``P A^T = (A P)^T`` for symmetric ``P``; ``BB + BB_err`` is
+    ``B B^T`` from :func:`_dot2`."""
     n = A.shape[0]
     acc = _Accumulator((n, n))
     AP, AP_err = _dot2(A, P_hi[None])
-    BB, BB_err = _dot2(B, B.T[None])
     acc.add(AP[0])
     acc.add(AP[0].T)
     acc.add(BB[0])
