@@ -206,7 +206,8 @@ def pointwise_gain_bounds(
         idx = np.flatnonzero(todo)
         if idx.size == 0:
             break
-        up = _levels_upper(_scaled(resp[idx], problem, trial[idx], alpha), blk, xw, idx)
+        scaled = _scaled(resp[idx], problem, trial[idx], alpha)
+        up = _levels_upper(scaled, blk, xw, idx)
         ok = up <= 1
         hi[idx[ok]] = trial[idx[ok]]
         if scalings is not None and xw is not None:
@@ -215,7 +216,7 @@ def pointwise_gain_bounds(
         lo[bad] = trial[bad]
         if bad.size and xw is not None:
             # the scalings the failing levels ended at certify a larger level
-            stack = _scaled(resp[bad], problem, trial[bad], alpha)
+            stack = scaled[~ok]
             ratio, x_new = level_ratio_from_scalings(stack, blk, problem.nz, xw[bad], _BELOW_ONE)
             cand = trial[bad] * ratio * (1 + 1e-9)
             fin = np.flatnonzero(np.isfinite(cand) & (cand < hi[bad]))
