@@ -55,7 +55,7 @@ def lower_bound(Ms, struct: BlockStructure, b_init=None, w_init=None, **options)
     >>> lower.round(9), np.diag(delta[0]).real.round(9)
     (array([2.]), array([0.5, 0.5]))
     """
-    from .mu_upper import _balancing_units, osborne_scaling
+    from .mu_upper_start import _balancing_units, osborne_scaling
 
     logd = osborne_scaling(Ms, struct)
     dz = np.zeros((Ms.shape[0], struct.n_z))

@@ -47,7 +47,7 @@ import numpy as np
 from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
 from .mu_upper_diagonal import _objective_diagonal
 from .mu_upper_newton import newton_stages
-from .mu_upper_start import _balancing_units, _x_from_logd, osborne_scaling  # noqa: F401
+from .mu_upper_start import _x_from_logd, osborne_scaling
 
 __all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
 
