@@ -50,7 +50,6 @@ class Term:
     poles: tuple | None = None
     label: str = ""
     band: float | None = None
-    _last_peak: float | None = None
     _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
 
     def pieces(self, x, *, rel=0.05):
@@ -95,9 +94,9 @@ class Term:
         a, b, c, d = self.lft.statespace(x)
         if self.measure == "hinf":
             # The last peak frequency is a good candidate for the next evaluation.
-            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=self._last_peak)
+            hint = self._state[3] if self._state is not None else None
+            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=hint)
             if np.isfinite(v):
-                self._last_peak = w
                 self._state = (np.array(x, float), (a, b, c, d), v, w)
                 if below_limit and not np.isfinite(w) and self.lft.dt == 0:
                     g = self.lft.chain(x, gs)
