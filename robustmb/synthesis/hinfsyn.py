@@ -592,7 +592,6 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             if method == "riccati":
                 raise IllPosedError(str(exc) + _zeros_note(plant)) from None
             cand = None
-        late = None
         if cand is not None:
             result = _riccati_result(plant, cplant, cand, lo, hi, history)
             if cand[3] <= hi * (1 + rtol) * (1 + 1e-12):
