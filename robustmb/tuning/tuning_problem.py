@@ -118,6 +118,19 @@ class Term:
         return v * self.scale, g
 
 
+def check_multipeak(multipeak, where):
+    """``multipeak`` as a bool; :class:`~robustmb.errors.ArgumentError` unless it is one.
+
+    Examples
+    --------
+    >>> check_multipeak(False, "hinfstruct")
+    False
+    """
+    if not isinstance(multipeak, bool | np.bool_):
+        raise ArgumentError(f"{where}: multipeak must be True or False, got {multipeak!r}")
+    return bool(multipeak)
+
+
 def pole_requirement(a, decay, damping, max_frequency):
     """Normalised pole requirement (< 1 met) and its gradient w.r.t. ``A``.
 
@@ -171,15 +184,30 @@ class RunRecord:
 
 
 class TuningProblem:
-    """Worst soft term subject to hard terms < 1 and stable loops (see module docstring)."""
+    """Worst soft term subject to hard terms < 1 and stable loops (see module docstring).
 
-    def __init__(self, params: ParameterVector, soft, hard=(), loops=(), *, min_decay=MIN_DECAY):
+    ``multipeak`` (default ``True``): the soft phase's BFGS takes the multi-peak step of
+    Apkarian and Noll wherever two or more pieces are active (:meth:`pieces`);
+    ``False``: plain nonsmooth BFGS on one subgradient per point.
+    """
+
+    def __init__(
+        self,
+        params: ParameterVector,
+        soft,
+        hard=(),
+        loops=(),
+        *,
+        min_decay=MIN_DECAY,
+        multipeak=True,
+    ):
         self.params = params
         self.soft = list(soft)
         self.hard = list(hard)
         self.loops = list(loops)
         self.min_decay = min_decay
-        self.multipeak = True  # the multi-peak step of Apkarian and Noll (see :meth:`pieces`)
+        # The multi-peak step of Apkarian and Noll (see :meth:`pieces`); False: plain BFGS.
+        self.multipeak = check_multipeak(multipeak, "TuningProblem")
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):
