@@ -398,10 +398,14 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     P11, P12, P21, P22 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1], G[:, p1:, m1:]
     F = np.full((len(s), p1, m1), np.nan, complex)
     good = np.all(np.isfinite(G), axis=(1, 2)) & np.all(np.isfinite(Kr), axis=(1, 2))
-    for i in np.flatnonzero(good):
-        E = np.eye(p2) - P22[i] @ Kr[i]
-        if np.linalg.cond(E) < 1e15:  # not on a point where I - P22 K is singular
-            F[i] = P11[i] + P12[i] @ Kr[i] @ np.linalg.solve(E, P21[i])
+    idx = np.flatnonzero(good)
+    if idx.size:
+        # batched over the frequencies (the same LAPACK calls as one at a time)
+        E = np.eye(p2) - P22[idx] @ Kr[idx]
+        keep = np.linalg.cond(E) < 1e15  # not on a point where I - P22 K is singular
+        idx, E = idx[keep], E[keep]
+        if idx.size:
+            F[idx] = P11[idx] + P12[idx] @ Kr[idx] @ np.linalg.solve(E, P21[idx])
     return F
 
 
