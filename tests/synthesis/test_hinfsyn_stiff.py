@@ -220,3 +220,48 @@ def test_lft_response_drops_frequencies_where_the_loop_is_singular():
     F = lft_response(P, (np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), o), w)
     assert np.isnan(F[0]).all()
     assert np.allclose(F[1:, 0, 0], 1 / (1j * w[1:]), rtol=1e-13)
+
+
+def _scripted_regularised(monkeypatch, script):
+    """Run ``_regularised`` on a singular plant with ``_riccati`` replaced by ``script``:
+    one ``(bracket top, verified norm or None)`` per regularisation size."""
+    P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], np.zeros((2, 2)))
+    plant = partition_plant(P, 1, 1)
+    steps = iter(script)
+
+    def fake(plant_, Pe, rtol, gtol, cond_max, history):
+        hi, norm = next(steps)
+        K = (-np.eye(1), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1)))
+        cand = None if norm is None else (K, None, norm, hi, 1.0, (norm, norm))
+        return 0.0, hi, cand
+
+    monkeypatch.setattr(hs, "_riccati", fake)
+    return hs._regularised(plant, plant, 0.01, 1e-7, 1e6)
+
+
+def test_unconfirmed_regularised_tops_are_reported_as_nan(monkeypatch):
+    # a top with no verified controller within rtol says nothing about the plant (0.797
+    # where the optimum is about 29.7): nan, and not used in gamma_opt
+    best, runs, top = _scripted_regularised(
+        monkeypatch,
+        [(30.0, 30.1), (0.797, None), (29.0, 29.9), (29.5, 29.6), (29.5, 29.7), (29.5, 29.7)],
+    )
+    assert [r[0] for r in runs] == [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+    assert runs[0][1] == 30.0 and np.isnan(runs[1][1]) and np.isnan(runs[2][1])
+    assert runs[3][1] == 29.5 and top == 29.5 and best[2] == 29.6
+    assert runs[1][2] == np.inf and runs[2][2] == 29.9  # the verified norms stay
+
+
+def test_regularised_sequence_stops_once_the_tops_converge(monkeypatch):
+    # consecutive confirmed tops within 1e-4 and a controller within 1e-4 of the last: stop
+    best, runs, top = _scripted_regularised(
+        monkeypatch, [(1.0, 1.004), (0.99995, 0.99996), (0.9999, 0.9999)]
+    )
+    assert len(runs) == 2 and best[2] == 0.99996 and top == 0.99995
+    # tops still moving by more than 1e-4: the sequence goes on (until two sizes bring
+    # no progress)
+    best, runs, top = _scripted_regularised(
+        monkeypatch, [(1.0, 1.004), (0.998, 0.99801), (0.997, 0.9975), (0.9965, 0.9971),
+                      (0.9964, 0.9971), (0.9963, 0.9972)],
+    )  # fmt: skip
+    assert len(runs) >= 4 and best[2] == 0.9971
