@@ -43,6 +43,11 @@ import slycot
 from scipy.linalg.lapack import dposv
 from slycot.exceptions import SlycotError
 
+try:
+    from slycot import _wrapper  # the f2py binding of SLICOT that slycot's functions call
+except ImportError:  # pragma: no cover
+    _wrapper = None
+
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
@@ -145,12 +150,11 @@ def _sb02md(A, B, Q, R, S, G, discrete, check_stable):
     Qb = Q - S @ G[:, n:]
     Gb, Qb = 0.5 * (Gb + Gb.T), 0.5 * (Qb + Qb.T)
     try:
-        # hinv="I": with slycot's default "D" the discrete solution is the anti-stabilising
-        # one; SB02MD overwrites its arguments, hence the copies
-        X = slycot.sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I")[0]
+        # SB02MD overwrites its arguments, hence the copies
+        X = _slicot_sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C")
     except (SlycotError, ValueError):
         return None
-    if not np.isfinite(X).all():
+    if X is None or not np.isfinite(X).all():
         return None
     # Stability of the closed loop built from X itself, not SB02MD's ordered spectrum
     # (stable by construction): an inaccurate or anti-stabilising X must go to scipy.
@@ -200,7 +204,7 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
     One Fortran call gives the eigenvalues of ``A`` (the stability test) and the Gramian;
     ``inf`` when not stable (or a continuous loop has a feedthrough).  Continuous time:
     stable means every eigenvalue has real part below ``-margin``.  Falls back to
-    :func:`robustmb.h2norm` when SB03MD warns (close eigenvalues, failed QR).
+    :func:`robustmb.h2norm` when SB03MD fails or warns (close eigenvalues, failed QR).
     """
     discrete = bool(dt)
     if not discrete and D.any():
@@ -208,18 +212,50 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
     feed = float(np.sum(D * D)) if discrete else 0.0
     if A.shape[0] == 0:
         return float(np.sqrt(feed))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            _, _, W, scale, _, _, w = slycot.sb03md57(
-                A.copy(), C=-B @ B.T, dico="D" if discrete else "C", trana="T"
-            )
-        except (SlycotError, Warning, ValueError):
-            return h2norm(control.ss(A, B, C, D, dt))
-    if (np.abs(w).max() >= 1) if discrete else (w.real.max() >= -margin):
+    try:
+        out = _slicot_sb03md(A.copy(), -B @ B.T, "D" if discrete else "C")
+    except (SlycotError, Warning, ValueError):
+        out = None
+    if out is None:
+        return h2norm(control.ss(A, B, C, D, dt))
+    W, scale, wr, wi = out
+    if (np.hypot(wr, wi).max() >= 1) if discrete else (wr.max() >= -margin):
         return np.inf
     # W is positive semidefinite for a stable A: a negative trace is rounding (optimum 0)
     return float(np.sqrt(max((C @ W @ C.T).trace() / scale + feed, 0.0)))
+
+
+def _slicot_sb02md(n, A, G, Q, dico):
+    """SLICOT SB02MD through slycot's Fortran binding (slycot's Python wrapper adds a
+    docstring-driven error translation that costs as much as the solve on small plants):
+    the stabilising ``X``, or ``None`` when SLICOT reports a failure (``info != 0``).
+    ``hinv="I"``: with slycot's default "D" the discrete solution is the anti-stabilising
+    one.  Overwrites its array arguments."""
+    if _wrapper is None:  # pragma: no cover - slycot without the binding module
+        return slycot.sb02md(n, A, G, Q, dico, hinv="I")[0]
+    out = _wrapper.sb02md(dico, n, A, G, Q, hinv="I", uplo="U", scal="N", sort="S",
+                          ldwork=max(3, 6 * n))  # fmt: skip
+    return out[1] if out[-1] == 0 else None
+
+
+def _slicot_sb03md(A, C, dico):
+    """SLICOT SB03MD (``A' X + X A = C`` or ``A' X A - X = C`` with ``trana="T"``, i.e. the
+    Gramian equation of ``A``) through slycot's Fortran binding: ``(X, scale, wr, wi)``
+    with the eigenvalues of ``A`` in double precision (slycot's wrapper returns them as
+    complex64), or ``None`` when SLICOT reports a failure or a warning (close eigenvalues
+    of ``A`` and ``-A'``, perturbed solution)."""
+    n = A.shape[0]
+    if _wrapper is None:  # pragma: no cover - slycot without the binding module
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _, _, X, scale, _, _, w = slycot.sb03md57(A, C=C, dico=dico, trana="T")
+        return X, scale, w.real.astype(float), w.imag.astype(float)
+    ldwork = max(2 * n * n, 3 * n) if dico == "C" else 2 * n * n + 2 * n
+    out = _wrapper.sb03md(dico, n, A, np.zeros((n, n)), C, job="X", fact="N", trana="T",
+                          ldwork=ldwork)  # fmt: skip
+    if out[-1] != 0:
+        return None
+    return out[2], out[3], out[6][:n], out[7][:n]
 
 
 def _riccati_h2_discrete(P):

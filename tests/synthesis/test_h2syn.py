@@ -290,14 +290,14 @@ def test_riccati_rejects_a_non_stabilising_sb02md_solution(
     import importlib
 
     mod = importlib.import_module("robustmb.synthesis.h2syn")  # the module, not the function
-    real = slycot.sb02md
+    real = mod._slicot_sb02md
 
     def fake(*args, **kwargs):
-        out = list(real(*args, **kwargs))
-        out[0] = np.array([[X_anti]])  # the spectrum out[2] still reports the stable roots
-        return tuple(out)
+        X = real(*args, **kwargs)
+        assert X[0, 0] == pytest.approx(X_stab, rel=1e-12)  # SB02MD itself is right
+        return np.array([[X_anti]])  # exact, but anti-stabilising
 
-    monkeypatch.setattr(mod.slycot, "sb02md", fake)
+    monkeypatch.setattr(mod, "_slicot_sb02md", fake)
     one = np.ones((1, 1))
     X = mod._are(A * one, one, one, one, 0 * one, discrete)
     assert X[0, 0] == pytest.approx(X_stab, rel=1e-12)
@@ -336,20 +336,15 @@ def test_h2syn_anti_stabilising_riccati_solution_is_caught_and_redone(monkeypatc
     mod = importlib.import_module("robustmb.synthesis.h2syn")
     G, nmeas, ncon = slicot_plant("h2syn_slicot_sb10hd")
     ref = rmb.h2syn(G, nmeas, ncon)
-    real = slycot.sb02md
     calls = []
 
-    def anti(n, A, G_, Q, dico, **kw):
+    def anti(n, A, G_, Q, dico):
         # -X_s(-A) solves A'X + XA - XGX + Q = 0 and makes A - GX anti-stable
+        # (slycot's public SB02MD, not the module's binding call)
         calls.append(dico)
-        out = real(n, -A, G_, Q, dico, **kw)
-        return (-out[0], *out[1:])
+        return -slycot.sb02md(n, -A, G_, Q, dico, hinv="I")[0]
 
-    class Shim:
-        sb02md = staticmethod(anti)
-        sb03md57 = staticmethod(slycot.sb03md57)
-
-    monkeypatch.setattr(mod, "slycot", Shim)
+    monkeypatch.setattr(mod, "_slicot_sb02md", anti)
     res = rmb.h2syn(G, nmeas, ncon)
     assert len(calls) == 4  # two Riccati equations, twice
     assert res.method == "riccati"
@@ -477,3 +472,29 @@ def test_blas_pin_is_skipped_when_already_one_thread_and_restored_otherwise():
             with single_blas_thread():
                 assert all(v == 1 for v in blas_threads().values())
             assert blas_threads() == before
+
+
+def test_slicot_bindings_match_slycot_and_the_equations():
+    """The direct SB02MD / SB03MD calls against slycot's public wrappers and residuals."""
+    import importlib
+
+    mod = importlib.import_module("robustmb.synthesis.h2syn")
+    rng = np.random.default_rng(4)
+    for dico in ("C", "D"):
+        n = 5
+        A = rng.normal(size=(n, n)) - (3 * np.eye(n) if dico == "C" else 0)
+        if dico == "D":
+            A *= 0.5 / np.abs(np.linalg.eigvals(A)).max()
+        B = rng.normal(size=(n, 2))
+        G, Q = B @ B.T, np.eye(n)
+        X = mod._slicot_sb02md(n, A.copy(), G.copy(), Q.copy(), dico)
+        ref = slycot.sb02md(n, A.copy(), G.copy(), Q.copy(), dico, hinv="I")[0]
+        assert np.array_equal(X, ref)
+        C = -B @ B.T
+        W, scale, wr, wi = mod._slicot_sb03md(A.copy(), C.copy(), dico)
+        res = A @ W + W @ A.T if dico == "C" else A @ W @ A.T - W
+        assert np.abs(res - scale * C).max() <= 1e-12 * np.abs(W).max()
+        lam = np.sort_complex(np.linalg.eigvals(A))
+        assert np.allclose(np.sort_complex(wr + 1j * wi), lam, rtol=1e-12, atol=1e-14)
+    # a failure is reported as None (A and -A' share the eigenvalue 0)
+    assert mod._slicot_sb03md(np.zeros((2, 2)), -np.eye(2), "C") is None
