@@ -172,8 +172,9 @@ class HinfsynResult:
 def _verify(plant, K, gamma_design, slack=1e-6, cl=None):
     """Closed loop, its norm, whether it is stable with norm below the design level, the
     peak frequency, and the two evaluations ``(hinfnorm of the realisation, frequency-wise
-    peak)`` the norm is the larger of (``_too_stiff`` compares them).  ``cl``: the closed
-    loop when the caller has already formed it.
+    peak)`` the norm is the larger of (``_too_stiff`` compares them; the second is ``nan``
+    and the norm the realisation's alone when ``ok`` is False).  ``cl``: the closed loop
+    when the caller has already formed it.
 
     Acceptance (``ok``) compares :func:`robustmb.hinfnorm` of the closed-loop realisation
     with the design level.  The norm returned is the larger of that and the peak of
@@ -187,7 +188,9 @@ def _verify(plant, K, gamma_design, slack=1e-6, cl=None):
     norm, peak = float(norm), float(peak)
     ok = bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
     evals = (norm, np.nan)
-    if np.isfinite(norm):
+    if ok:
+        # the frequency-wise evaluation only for a controller that passed: every caller
+        # discards the others
         fl, wpk = _fl_peak(plant, K, peak)
         evals = (norm, fl)
         if fl > norm:
