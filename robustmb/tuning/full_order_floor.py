@@ -142,13 +142,14 @@ def _primal(m, to, tc, solver):
     return float(g.value), np.asarray(x.value), np.asarray(y.value)
 
 
-def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None):
+def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None, one_sided=False):
     """Dual SDP on its minimal face, ``mu`` inside the cone: float ``(value, Sx, Sy, Q12)``.
 
     ``center=True`` solves instead for the deepest point of the face's cone (largest
     ``s`` with ``Zx, Zy >= s I`` and ``Q >= s |A| I`` at ``trace Zx + trace Zy = 1``, or
     with a ``level``: at ``t = 1`` among the points of value at least ``level``); its
-    ``value`` is that depth ``s`` (``<= 0``: no interior point).
+    ``value`` is that depth ``s`` (``<= 0``: no interior point).  ``one_sided``: the dual
+    of the full-control relaxation (``Zy = 0``, ``Q12 = 0``, only ``Q11 >= 0``).
 
     ``to, tc, nq, nr`` are orthonormal bases: of the spaces of ``Sx``, ``Sy`` and of those
     holding the ranges of ``Q11``, ``Q22`` (``Q12 = nq R nr'``).  The margin ``mu``
@@ -177,6 +178,10 @@ def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None):
         - cp.trace(q12)
     )
     qscale = max(np.linalg.norm(a, 2), 1.0)
+    fixed = []
+    if one_sided:
+        q = nq.T @ qx @ nq
+        fixed = [zy == 0, r == 0]
     if center:
         s = cp.Variable()
         norm = [cp.trace(zx) + cp.trace(zy) == 1]
@@ -185,17 +190,17 @@ def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None):
         cons = norm + [
             0.5 * (q + q.T) >> s * qscale * np.eye(q.shape[0]),
             zx >> s * np.eye(zx.shape[0]),
-            zy >> s * np.eye(zy.shape[0]),
+            *([] if one_sided else [zy >> s * np.eye(zy.shape[0])]),
         ]
-        prob = cp.Problem(cp.Maximize(s), cons)
+        prob = cp.Problem(cp.Maximize(s), cons + fixed)
     else:
         cons = [
             cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1,
             0.5 * (q + q.T) >> mu * qscale * np.eye(q.shape[0]),
             zx >> mu * np.eye(zx.shape[0]),
-            zy >> mu * np.eye(zy.shape[0]),
+            *([] if one_sided else [zy >> mu * np.eye(zy.shape[0])]),
         ]
-        prob = cp.Problem(cp.Maximize(value), cons)
+        prob = cp.Problem(cp.Maximize(value), cons + fixed)
     try:
         tight = mu == 0 and solver in (None, cp.CLARABEL, "CLARABEL")
         prob.solve(solver=solver or cp.CLARABEL, **(_TIGHT if tight else {}))
@@ -238,8 +243,12 @@ def _free(N):
     return rows
 
 
-def _exact_bound(m, bases, sx, sy, q12):
-    """Exact check of a float dual point; the certified value (rational) or None."""
+def _exact_bound(m, bases, sx, sy, q12, one_sided=False):
+    """Exact check of a float dual point; the certified value (rational) or None.
+
+    ``one_sided``: the point of the full-control relaxation (see :func:`_certify`), ``Sy``
+    and ``Q12`` taken as exactly zero and ``Q11 >= 0`` checked alone.
+    """
     to_ex, tc_ex, nq_ex, nr_ex = bases
     a, b1, c1 = m["a"], m["b1"], m["c1"]
     n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
@@ -248,7 +257,11 @@ def _exact_bound(m, bases, sx, sy, q12):
     zx = _inner(_coords(to_ex.astype(float), sx))
     zy = _inner(_coords(tc_ex.astype(float), sy))
     zx_e, zy_e = to_exact(0.5 * (zx + zx.T)), to_exact(0.5 * (zy + zy.T))
-    if not (is_positive_definite_exact(zx_e) and is_positive_definite_exact(zy_e)):
+    if one_sided:
+        zy_e = to_exact(np.zeros(zy.shape))
+    if not is_positive_definite_exact(zx_e):
+        return None
+    if not (one_sided or is_positive_definite_exact(zy_e)):
         return None
     A, B1, C1, D11 = (to_exact(m[k]) for k in ("a", "b1", "c1", "d11"))
     Sx = to_ex @ zx_e @ to_ex.T
@@ -271,6 +284,8 @@ def _exact_bound(m, bases, sx, sy, q12):
         + np.sum(Sy[n + nz :, :n] * B1.T)
         + np.sum(Sy[n + nz :, n : n + nz] * D11.T)
     )
+    if one_sided:  # Q = diag(Q11, 0), Q12 = 0
+        return base / t if is_positive_definite_exact(G) else None
     r = np.linalg.lstsq(nq_ex.astype(float), q12, rcond=None)[0]
     r = np.linalg.lstsq(nr_ex.astype(float), r.T, rcond=None)[0].T
     # R is free: shrink it towards 0 until the block matrix is positive definite (its
@@ -398,10 +413,13 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     degree above one.  When the optimal face is smaller still -- ``Y`` growing along the
     direction of a stable invariant zero of ``(A, B2, C1, D12)`` with ``D12`` square
     (:mod:`robustmb.synthesis.lmi_dual`; an irrational direction in general) -- no dual
-    point can be checked and ``certified`` is False (``lower = 0``).  On COMPleib, AC15,
-    AC17, HE2, HE4, REA1 and REA2 are certified (within 0.005 %--0.15 % of the estimate),
-    DIS1 (1e-4 below a verified controller, on the relaxation) and AC6 (1.0 % below, by
-    the thin-face step); AC1, AC2, AC7, HE1 and HF2D11 are not.
+    point can be checked; the last resort is then the full-control relaxation (the
+    control-side inequality dropped), a weaker bound, and failing that ``certified`` is
+    False (``lower = 0``).  On COMPleib, AC15, AC17, HE2, HE4, REA1 and REA2 are certified
+    (within 0.005 %--0.15 % of the estimate), DIS1 (1e-4 below a verified controller, on
+    the augmented plant), AC6 (1.0 % below, by the thin-face step) and HE1 (full-control
+    relaxation: 0.05546, 25 % below a verified 0.0736166 -- loose); AC1 (optimum about
+    3e-5), AC2 and AC7 are not.
 
     Parameters
     ----------
@@ -446,8 +464,10 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     # Then with z scaled by a power of two (exact in floating point: every level scales by
     # it), the optimum near 1, when the plant's own scaling gives no certificate.
     k = int(np.clip(np.round(np.log2(est0)), -60, 60)) if est0 > 0 else 0
-    # Last, on the plant with more measurements and controls (a relaxation, see _augmented).
-    for base in (m0, _augmented(m0)):
+    # Then on the plant with more measurements and controls (a relaxation, see _augmented);
+    # last, the full-control relaxation (control-side inequality dropped), a weaker bound.
+    aug = _augmented(m0)
+    for base, one_sided in ((m0, False), (aug, False), (aug or m0, True)):
         if base is None:
             continue
         for kk in [0] + ([k] if k else []):
@@ -457,7 +477,7 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
                 d11=np.ldexp(base["d11"], -kk),
                 d12=np.ldexp(base["d12"], -kk),
             )
-            best = _certify(m, solver)
+            best = _certify(m, solver, one_sided)
             if best is not None:
                 lower = max(float(np.ldexp(floor_float(best), kk)), 0.0)
                 return FullOrderFloor(lower, est0, True)
@@ -508,8 +528,12 @@ def _augmented(m):
     return dict(m, c2=c, d21=d, b2=b, d12=e)
 
 
-def _certify(m, solver):
-    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None."""
+def _certify(m, solver, one_sided=False):
+    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None.
+
+    ``one_sided``: of the full-control relaxation instead (the control-side inequality
+    dropped: ``Sy = 0``), a weaker bound whose dual face involves only the filter side.
+    """
     bases = _bases(m)
     to_ex, tc_ex, nq_ex, nr_ex = bases
     try:
@@ -534,22 +558,25 @@ def _certify(m, solver):
         )
         found = None
         for mu in _MARGINS:
-            cand = _dual(_transform(m, Tk), *spaces, mu, solver)
+            cand = _dual(_transform(m, Tk), *spaces, mu, solver, one_sided=one_sided)
             if cand is None:
                 continue
             _, sxb, syb, q12b = cand
             # Original coordinates: Sx = J Sx_b J', Sy = K' Sy_b K, Q12 = T^-1 Q12_b T.
-            found = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
+            found = _exact_bound(
+                m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided
+            )
             if found is not None:
                 break
         if found is None:
-            found = _combined(m, bases, _transform(m, Tk), spaces, solver, (jx, jy, Ti, Tk))
+            maps = (jx, jy, Ti, Tk)
+            found = _combined(m, bases, _transform(m, Tk), spaces, solver, maps, one_sided)
         if found is not None:
             best = found if best is None else max(best, found)
     return best
 
 
-def _combined(m, bases, mb, spaces, solver, maps):
+def _combined(m, bases, mb, spaces, solver, maps, one_sided=False):
     """A dual point deep enough inside the face to pass the exact check, near the optimum.
 
     Used when no margin of ``_MARGINS`` gives a point that passes: on thin faces (COMPleib
@@ -563,24 +590,28 @@ def _combined(m, bases, mb, spaces, solver, maps):
     optimum.  None when the face has no interior or nothing passes.
     """
     jx, jy, Ti, Tk = maps
-    opt = _dual(mb, *spaces, 0.0, solver)
+    side = {"one_sided": one_sided}
+    opt = _dual(mb, *spaces, 0.0, solver, **side)
     if opt is None:
         return None
     # First the deepest point among those of value near the optimum's: checked directly.
     for loss in _LOSSES:
-        near = _dual(mb, *spaces, 0.0, solver, center=True, level=opt[0] - loss * abs(opt[0]))
+        level = opt[0] - loss * abs(opt[0])
+        near = _dual(mb, *spaces, 0.0, solver, center=True, level=level, **side)
         if near is not None and near[0] > 0:
             sxb, syb, q12b = near[1:]
-            val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
+            val = _exact_bound(
+                m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided
+            )
             if val is not None:
                 return val
-    deep = _dual(mb, *spaces, 0.0, solver, center=True)
+    deep = _dual(mb, *spaces, 0.0, solver, center=True, **side)
     if deep is None or not deep[0] > 0:
         return None
     size = np.trace(opt[1]) + np.trace(opt[2])  # the deep point has trace Zx + trace Zy = 1
     for w in _WEIGHTS:
         sxb, syb, q12b = (o + w * size * d for o, d in zip(opt[1:], deep[1:], strict=True))
-        val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
+        val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided)
         if val is not None:
             return val
     return None
