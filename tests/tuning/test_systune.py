@@ -171,27 +171,49 @@ def test_tracking_at_its_high_frequency_limit_keeps_tuning_the_band():
     assert peak <= 0.25  # the refinement's target: half the limit
 
 
-def test_systune_multipeak_option():
-    """``multipeak=False`` (plain BFGS) tunes the doc's PID loop too; the achieved values
-    are recomputed by ``verify`` (hinfnorm on the tuned loop); a bad value or robust
-    tuning without the step is refused."""
+@pytest.mark.parametrize("multipeak", [True, False])
+def test_systune_multipeak_option(monkeypatch, multipeak):
+    """``multipeak`` reaches the optimiser (a spy on ``bfgs`` sees ``pieces`` only when on),
+    and either setting tunes the doc's PD loop: the tuned tracking value is below the
+    start's, computed independently with python-control; ``verify`` (hinfnorm on the tuned
+    loop) agrees.  A bad value, or robust tuning without the step, is refused."""
+    import robustmb.tuning.tuning_problem as tp
     from robustmb.errors import ArgumentError
     from robustmb.tuning import Margins, Tracking, analysis_point
 
+    calls = []
+    bfgs_orig = tp.bfgs
+
+    def spy_bfgs(*args, **kw):
+        calls.append(kw.get("pieces"))
+        return bfgs_orig(*args, **kw)
+
+    monkeypatch.setattr(tp, "bfgs", spy_bfgs)
     G = control.ss(control.tf([1.0], [1.0, 1.0, 0.0]), inputs="u", outputs="y", name="G")
     C = rmb.tunable_pid("C", form="pd", tf=0.01)
     C.input_names, C.output_names = ["e"], ["u_in"]
     S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
     CL = rmb.connect([G, C, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u"])
-    goals = [Tracking("r", "y", 1.0)], [Margins("u", 6, 45)]
-    res = rmb.systune(CL, *goals, seed=0, multipeak=False)
+    tau = 1.0
+    goals = [Tracking("r", "y", tau)], [Margins("u", 6, 45)]
+    res = rmb.systune(CL, *goals, seed=0, multipeak=multipeak)
+    assert calls
+    if multipeak:
+        assert all(p is not None for p in calls)
+    else:
+        assert all(p is None for p in calls)
     chk = res.verify()
     assert chk["stable"] and res.hard[0] < 1
     assert chk["soft"][0] == pytest.approx(res.soft[0], rel=1e-6)
+    # The start (Kp = 1, Kd = 0): the weighted tracking error by python-control on a grid.
+    s = control.tf("s")
+    werr = (s + 1 / tau) / (2 * s + 1e-3 / tau) / (1 + control.tf(G))
+    w = np.geomspace(1e-4, 1e3, 20001)
+    start = np.abs(np.squeeze(werr(1j * w))).max()
+    assert start > 0.99 and res.soft[0] < 0.6 * start
     with pytest.raises(ArgumentError, match="systune: multipeak"):
         rmb.systune(CL, *goals, multipeak=1)
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
-    s = control.tf("s")
     Gu = rmb.uss(a / (s * (s + 1)))
     Gu.input_names, Gu.output_names, Gu.name = ["u"], ["y"], "G"
     with pytest.raises(ArgumentError, match="robust tuning"):
