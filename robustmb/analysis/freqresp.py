@@ -388,7 +388,7 @@ class ResponseEvaluator:
         for start in range(0, index.size, block):
             rows = index[start : start + block]
             gap = points[rows, None] - self.poles[None, :]
-            on_pole = _on_pole(points[rows, None], self.poles[None, :])
+            on_pole = _on_pole(points[rows, None], self.poles[None, :], gap)
             if np.any(on_pole):
                 hit[rows] = np.any(on_pole, axis=1)
                 gap[on_pole] = 1.0
@@ -470,10 +470,11 @@ class ResponseEvaluator:
         return np.tensordot(Y, ZhB, axes=(0, 0))
 
 
-def _on_pole(points: np.ndarray, poles: np.ndarray) -> np.ndarray:
-    """Where a point is "on" a pole: their difference is at the operands' rounding level
-    (broadcast over the two arrays)."""
-    return np.abs(points - poles) <= 4 * _EPS * np.maximum(np.abs(points), np.abs(poles))
+def _on_pole(points: np.ndarray, poles: np.ndarray, gap=None) -> np.ndarray:
+    """Where a point is "on" a pole: their difference (``gap`` when the caller has it) is
+    at the operands' rounding level (broadcast over the two arrays)."""
+    gap = points - poles if gap is None else gap
+    return np.abs(gap) <= 4 * _EPS * np.maximum(np.abs(points), np.abs(poles))
 
 
 def _warn_on_pole(labels: np.ndarray) -> None:

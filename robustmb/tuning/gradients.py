@@ -107,8 +107,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     lam, cv, vb = modal
     if np.max(lam.real) >= 0:
         return np.inf, np.nan
-    proper = not np.any(d)
-    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not proper else 0.0
+    hamiltonian = _LevelHamiltonian(a, b, c, d)
+    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
 
     sig = _modal_sigma(lam, cv, vb, d)
     extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
@@ -127,10 +127,10 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     if sd >= lower:
         lower, wpeak = sd, np.inf
     bracket = None
-    hamiltonian = _LevelHamiltonian(a, b, c, d)
     for _ in range(maxit):
         g = lower * (1 + 2 * tol)
-        if proper and g <= 0.0:  # zero at every sampled frequency: no level set to build
+        # D = 0 and zero at every sampled frequency: no level set to build
+        if hamiltonian.proper and g <= 0.0:
             return None
         h = hamiltonian.at(g)
         if h is None:
@@ -529,8 +529,9 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     The pieces of the H-infinity norm that the multi-peak step of
     :mod:`robustmb.tuning.multipeak` needs (Apkarian and Noll, 2006): ``gamma`` and
     ``wpeak`` are the norm and its peak frequency (from :func:`hinf_gradient`).  The
-    imaginary eigenvalues of the Hamiltonian of level ``(1 - rel) gamma`` split the
-    frequency axis into the intervals where the response is above that level; the
+    imaginary eigenvalues of the Hamiltonian of level ``(1 - rel) gamma`` (raised to
+    ``1.001 sigma_max(D)`` when the feedthrough is above it) split the frequency axis
+    into the intervals where the response is above that level; the
     maximiser of each is found as in the inner H-infinity loop.  Continuous time and a
     finite ``wpeak`` only; anything else gives the single peak ``(gamma, wpeak)``.
     Returns ``(values, frequencies, grads)`` with ``grads`` a stack of ``dJ/dS``,
@@ -554,10 +555,12 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     single = np.array([one[0]]), np.array([wpeak]), one[1][None]
     if n == 0 or not np.isfinite(wpeak) or not np.isfinite(gamma) or gamma <= 0:
         return single
-    level = (1.0 - rel) * gamma
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and np.any(d) else 0.0
-    if level <= sd * (1 + 1e-6):
-        return single  # the response stays above the level up to infinity
+    # Above sigma(D) the level set is bounded; a feedthrough inside the band only raises the
+    # level to just above it (peaks lower than that are no kinks the step can use).
+    level = max((1.0 - rel) * gamma, sd * (1 + 1e-3))
+    if level >= gamma:
+        return single
     h = _LevelHamiltonian(a, b, c, d).at(level)
     if h is None:
         return single
