@@ -330,11 +330,12 @@ def robust_systune(
 
     def build(pts):
         sterms, hterms = [], []
-        for i, (m, measure, scale, poles) in enumerate(models):
+        for i, ((m, measure, scale, poles), goal) in enumerate(zip(models, goals, strict=True)):
             # Hard goals are tuned below hard_margin (slack between the samples).
             sc = scale if i < nsoft else scale / hard_margin
             for pt in pts:
-                t = Term(TunableLFT(_real(m.usubs(pt)), params), measure, sc, poles, f"{i}")
+                lft = TunableLFT(_real(m.usubs(pt)), params)
+                t = Term(lft, measure, sc, poles, f"{i}", band=goal.band)
                 (sterms if i < nsoft else hterms).append(t)
         loops = [TunableLFT(_real(cl.usubs(pt)), params) for pt in pts]
         return TuningProblem(params, sterms, hterms, loops)
@@ -607,7 +608,7 @@ def _run(problem, x0, maxiter, target, polish=True):
     best, hist = None, []
     for _ in range(4):
         scaled = [
-            Term(term.lft, term.measure, term.scale / t, term.poles, term.label)
+            Term(term.lft, term.measure, term.scale / t, term.poles, term.label, band=term.band)
             for term in problem.soft
         ]
         mm = TuningProblem(problem.params, scaled + problem.hard, [], problem.loops)

@@ -331,3 +331,28 @@ def test_search_finds_an_instability_between_the_grid_points():
     # Without the loop, the transfer's peak gain is searched only (finite, at c = 0.1).
     plain = search_worst_case(G, {"a": a}, n_random=0, levels=3, n_local=0)
     assert plain.value == pytest.approx(10.0, rel=1e-9)
+
+
+def test_robust_tuning_keeps_a_tracking_goals_band(monkeypatch):
+    """The active-set problems carry a ``Tracking`` goal's band, so robust tuning refines
+    the error over ``[0, 1/tau]`` as nominal tuning does once ``|1 - T|`` sits on its
+    high-frequency limit (1 here: ``1 - T = (s - a) / (s + k - a)``)."""
+    import robustmb.tuning.robust_tuning as rt
+    from robustmb.tuning import Tracking
+
+    bands = []
+    term_class = rt.Term
+
+    def spy_term(*args, **kw):
+        term = term_class(*args, **kw)
+        bands.append(term.band)
+        return term
+
+    monkeypatch.setattr(rt, "Term", spy_term)
+    tau = 2.0
+    goals = [Tracking("r", "y", tau)], [WeightedGain("d", "y", wl=0.5)]
+    res = rmb.systune(_unstable_pole_loop(), *goals, seed=0, certify=False, max_rounds=2)
+    # tracking terms (soft) carry 1/tau; the WeightedGain terms (hard) none
+    assert 1 / tau in bands and None in bands
+    assert set(bands) == {1 / tau, None}
+    assert any(phase == "below limit" for r in res.runs for phase, _ in r.history)
