@@ -42,12 +42,14 @@ conjugates and in general none exists: the exact check of
 :func:`robustmb.tuning.full_order_floor.full_order_floor` cannot certify these plants.
 The value here is a floating-point *estimate* of the optimum, neither a certified bound
 nor an achieved level.  With both faces, HE1 gives 0.0736153 (regularised Riccati limit
-0.0736153, a verified controller 0.0736166).  AC7 has in addition a filter-side
-invariant zero at ``s = 0`` (left direction ``u`` about ``e2 - e4``; ``u' A`` is a
-multiple of the noise-free row of ``C2`` and ``u' B1 = 0``): ``X`` can grow along
-``u u'`` at no gain (``Lx(u u') = 0`` on ``To``), so ``Q11 u = 0`` for every dual point,
-a face that no definite form exposes and that is not handled here.  The AC7 solve
-stays inaccurate: about 1e-4 to 1e-3 from the limit, depending on the state coordinates.
+0.0736153, a verified controller 0.0736166).  AC7 has in addition a near invariant
+zero of ``(A, B1, C2, D21)`` at the origin: the Rosenbrock matrix ``[[A, B1], [C2, D21]]``
+has one singular value 1e-8 times the largest, left direction ``u`` about ``e2 - e4``
+(``u' B1 = 0``, ``u' A`` nearly a multiple of the noise-free row of ``C2``).  Were it
+exact, ``X`` could grow along ``u u'`` at no gain and ``Q11 u = 0`` would hold for every
+dual point, a face no definite form exposes; near it the dual is badly conditioned and
+this module does not treat it.  The AC7 solve stays inaccurate: about 1e-4 to 2e-3 from
+the regularised limit, depending on the state coordinates.
 """
 
 from __future__ import annotations
@@ -148,9 +150,10 @@ def hinf_level_dual(P: Plant, *, T=None):
         ``Plant.with_d22_zero``).
     T : numpy.ndarray, optional
         State similarity (``x_new = T x``) to solve in; the level does not depend on it,
-        the solver's accuracy does.  The balancing ``T`` returned by
-        :func:`.lmi.hinf_level_lmi` (which makes the primal ``R`` and ``S`` equal and
-        diagonal) is the one the benchmark uses.
+        the solver's accuracy does, either way (AC7: 2e-3 from the regularised limit
+        without, 1.1e-4 with the balancing below; AC6: 5e-6 without, 5e-4 with).  The
+        balancing ``T`` returned by :func:`.lmi.hinf_level_lmi` (which makes the primal
+        ``R`` and ``S`` equal and diagonal) is the one the benchmark also reports.
 
     Returns
     -------
