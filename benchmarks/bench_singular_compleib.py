@@ -2,7 +2,10 @@
 
 Per plant (``tests/data/compleib_*_data.json``): the primal eliminated-LMI level
 (:func:`robustmb.synthesis.lmi.hinf_level_lmi`, an estimate), the face-reduced dual level
-(:func:`robustmb.synthesis.lmi_dual.hinf_level_dual`, an estimate), the regularised
+(:func:`robustmb.synthesis.lmi_dual.hinf_level_dual`, an estimate; ``dual_bal`` solved in
+the state coordinates that balance the primal ``R`` and ``S``), the verified norm
+``lmi_K`` of the full-LMI controller at 1.0003 times the primal level (nan when that LMI
+has no strict solution), the regularised
 Riccati limit (smallest regularised bracket top confirmed by a verified controller within
 1 %, from ``hinfsyn``'s ``regularised`` list), the achieved level of ``hinfsyn``'s returned
 controller (re-verified here by python-control's ``lft`` and SLICOT AB13DD on the
@@ -23,7 +26,7 @@ import numpy as np
 import scipy.linalg
 
 import robustmb as rmb
-from robustmb.synthesis.lmi import hinf_level_lmi
+from robustmb.synthesis.lmi import hinf_level_lmi, lmi_hinf
 from robustmb.synthesis.lmi_dual import hinf_level_dual
 from robustmb.synthesis.plant import partition_plant
 from robustmb.tuning import full_order_floor
@@ -54,20 +57,24 @@ def timed(f):
 def main(names):
     warnings.simplefilter("ignore")
     head = (
-        "plant   primal_lmi  dual_lmi    reg_limit   achieved    rel(dual)  "
-        "rel(reg)   floor       cert  t_lmi t_dual t_syn t_floor"
+        "plant   primal_lmi  dual_lmi    dual_bal    lmi_K       reg_limit   achieved    "
+        "rel(dual)  rel(bal)   rel(reg)   floor       cert  t_lmi t_dual t_syn t_floor"
     )
     print(head)
     for name in names:
         P, (a, b1, b, c1, c, d11, d12, d21), _ = load(name)
         nmeas, ncon = c.shape[0], b.shape[1]
         P0 = partition_plant(P, nmeas, ncon).with_d22_zero()
-        lvl, t_lmi = timed(lambda: hinf_level_lmi(P0)[0])  # noqa: B023
+        out, t_lmi = timed(lambda: hinf_level_lmi(P0))  # noqa: B023
+        lvl, T = out if isinstance(out, tuple) else (out, None)
         dual, t_dual = timed(lambda: hinf_level_dual(P0))  # noqa: B023
+        dual_t, _ = timed(lambda: hinf_level_dual(P0, T=T))  # noqa: B023
+        ctrl, _ = timed(lambda: lmi_hinf(P0, gamma=lvl * (1 + 3e-4), T=T)[2])  # noqa: B023
+        lmi_k = np.nan if isinstance(ctrl, Exception) else achieved(P, control.ss(*ctrl))
         res, t_syn = timed(lambda: rmb.hinfsyn(P, nmeas, ncon))  # noqa: B023
         fl, t_fl = timed(lambda: full_order_floor(P, nmeas, ncon))  # noqa: B023
         num = lambda x: x if isinstance(x, float) else float("nan")  # noqa: E731
-        lvl, dual = num(lvl), num(dual)
+        lvl, dual, dual_t = num(lvl), num(dual), num(dual_t)
         if isinstance(res, Exception):
             reg, ach = float("nan"), float("nan")
         else:
@@ -76,8 +83,10 @@ def main(names):
             ach = achieved(P, res.controller)
         lower, cert = (fl.lower, fl.certified) if not isinstance(fl, Exception) else (0.0, False)
         print(
-            f"{name:7s} {lvl:<11.7g} {dual:<11.7g} {reg:<11.7g} {ach:<11.7g} "
-            f"{dual / ach - 1:<+10.2e} {reg / ach - 1:<+10.2e} {lower:<11.7g} "
+            f"{name:7s} {lvl:<11.7g} {dual:<11.7g} {dual_t:<11.7g} {lmi_k:<11.7g} {reg:<11.7g} "
+            f"{ach:<11.7g} "
+            f"{dual / ach - 1:<+10.2e} {dual_t / ach - 1:<+10.2e} {reg / ach - 1:<+10.2e} "
+            f"{lower:<11.7g} "
             f"{'yes' if cert else 'no':4s}  {t_lmi:5.1f} {t_dual:5.1f} {t_syn:5.1f} {t_fl:5.1f}",
             flush=True,
         )

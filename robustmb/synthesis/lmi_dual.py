@@ -20,22 +20,36 @@ vanish for every dual point.
    ``C^' C^``, which forces ``Sx`` into the null space of ``C^ [A B1]`` and the range of
    ``Q11`` into that of ``C^`` (as in :mod:`robustmb.tuning.full_order_floor`); the same on
    the ``Y`` side with ``B^ = B2 R``, ``D12 R = 0``.
-2. A stable invariant zero ``s0 = -lam`` (``lam > 0``) of ``(A, B2, C1, D12)`` with ``D12``
-   square and invertible, direction ``v`` (``(A - s0 I) v = B2 k``, ``C1 v = D12 k``): on
-   ``Tc``, ``x' Ly(v v') x = -2 lam (v' x)^2 <= 0``, so ``Y`` grows along ``v v'``; every
-   dual point has ``Sy [v; 0] = 0`` (and ``Q22 v = 0``).  The same with ``(A, B1, C2, D21)``
-   and its left zero directions on the ``X`` side.
+2. A stable invariant zero ``s0`` of ``(A, B2, C1, D12)`` with ``D12`` square and
+   invertible, direction ``v`` (``(A - s0 I) v = B2 k``, ``C1 v = D12 k``): on ``Tc``,
+   ``x' Ly(v v') x = 2 s0 (v' x)^2 <= 0``, so ``Y`` grows along ``v v'``; every dual point
+   has ``Sy [v; 0] = 0`` and ``Q22 v = 0``.  For a whole stable invariant subspace
+   (``A_z V = V L``, ``L`` stable; ``A_z = A - B2 D12^-1 C1``) ``Y`` grows along ``V M V'``
+   with ``L M + M L' = -I``, which gives the same for every column of ``V``; ``V`` is
+   taken from an ordered real Schur form, which stays well conditioned where the
+   eigenvectors do not (AC7's zeros at -0.88206 form a near-defective triple).  On that
+   face ``Q22 V = 0`` holds identically (``qy V = Sy [B2; D12; 0] k = 0``), so the
+   ``Q`` block is compressed to the complement of ``V`` with no constraint dropped; an
+   earlier attempt that restricted ``Sy`` but not ``Q22`` left the dual without interior
+   and failed.  The stable modes of ``(A, C1)`` that ``C1`` does not see (``k = 0``) give
+   the same with any ``D12``.  The filter side is the transpose: ``(A, B1, C2, D21)``
+   with ``D21`` square, and the stable modes of ``(A, B1)`` that ``B1`` does not excite
+   (AC7: the actuator states 5 and 6, poles -20 and -30).
 
-The directions of case 2 are eigenvectors of a pencil, irrational in general (HE1: one
-stable zero, -2.2099; AC7: seven): a rational dual point on that face would also have to
-annihilate their conjugates, so in general none exists, and the exact check of
-:func:`robustmb.tuning.full_order_floor.full_order_floor` cannot certify these plants;
-restricting the float dual to the face did not help either (HE1: 0.0736205
-with it, 0.0736158 without; AC7: 0.0617, far below the optimum, with it and a solver
-failure without).  The dual here is restricted to the faces of case 1 only.  Its value is
-a floating-point *estimate* of the optimum, neither a certified bound nor an achieved
-level: on HE1 0.0736158, against 0.0736153 for the regularised Riccati limit and 0.0736166
-for a verified controller; on AC7 the solver fails.
+The directions of case 2 are irrational in general (HE1: one stable zero, -2.2099; AC7:
+seven), so a rational dual point on that face would also have to annihilate their
+conjugates and in general none exists: the exact check of
+:func:`robustmb.tuning.full_order_floor.full_order_floor` cannot certify these plants.
+The value here is a floating-point *estimate* of the optimum, neither a certified bound
+nor an achieved level.  With both faces, HE1 gives 0.0736153 (regularised Riccati limit
+0.0736153, a verified controller 0.0736166).  AC7 has in addition a near invariant
+zero of ``(A, B1, C2, D21)`` at the origin: the Rosenbrock matrix ``[[A, B1], [C2, D21]]``
+has one singular value 1e-8 times the largest, left direction ``u`` about ``e2 - e4``
+(``u' B1 = 0``, ``u' A`` nearly a multiple of the noise-free row of ``C2``).  Were it
+exact, ``X`` could grow along ``u u'`` at no gain and ``Q11 u = 0`` would hold for every
+dual point, a face no definite form exposes; near it the dual is badly conditioned and
+this module does not treat it.  The AC7 solve stays inaccurate: about 1e-4 to 2e-3 from
+the regularised limit, depending on the state coordinates.
 """
 
 from __future__ import annotations
@@ -76,7 +90,57 @@ def _sides(P: Plant):
     return To, Tc, Nq, Nr
 
 
-def hinf_level_dual(P: Plant):
+def _stable_subspace(M):
+    """Orthonormal basis of the invariant subspace of ``M`` for its open left half plane."""
+    _, Z, sdim = sla.schur(M, output="real", sort="lhp")
+    return Z[:, :sdim]
+
+
+def _restrict(T, N, V, rows):
+    """Face of case 2: ``T`` with ``S [V; 0] = 0`` imposed, ``N`` with ``Q V = 0``."""
+    if V.shape[1] == 0:
+        return T, N
+    E = np.vstack([V, np.zeros((rows, V.shape[1]))])
+    return T @ _null((T.T @ E).T, T.shape[1]), N @ _null(V.T @ N, N.shape[1])
+
+
+def _decoupled(A, B):
+    """Basis of the stable part of the subspace of left directions ``u`` with ``u' B = 0``
+    invariant under ``A'`` (stable modes of ``(A, B)`` that ``B`` cannot excite)."""
+    n = A.shape[0]
+    An = A / max(np.linalg.norm(A, 2), 1e-300)
+    Q = sla.orth(B / max(np.linalg.norm(B, 2), 1e-300), rcond=1e-10) if B.size else B[:, :0]
+    while 0 < Q.shape[1] < n:  # orthonormal Krylov basis of the controllable subspace
+        Qn = sla.orth(np.hstack([Q, An @ Q]), rcond=1e-10)
+        if Qn.shape[1] == Q.shape[1]:
+            break
+        Q = Qn
+    U = _null(Q.T, n)
+    if U.shape[1] == 0:
+        return U
+    return U @ _stable_subspace(U.T @ A.T @ U)
+
+
+def _zero_faces(P: Plant, To, Tc, Nq, Nr):
+    """Restrict the bases of :func:`_sides` to the faces of case 2 (module notes)."""
+    A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
+    D12, D21 = P.D12, P.D21
+    n, m1, m2, p1, p2 = P.dims
+    vy = [_decoupled(A.T, C1.T)]
+    if m2 and p1 == m2 and np.linalg.cond(D12) < 1e8:
+        vy.append(_stable_subspace(A - B2 @ np.linalg.solve(D12, C1)))
+    vx = [_decoupled(A, B1)]
+    if p2 and m1 == p2 and np.linalg.cond(D21) < 1e8:
+        vx.append(_stable_subspace((A - B1 @ np.linalg.solve(D21, C2)).T))
+    vy, vx = np.hstack(vy), np.hstack(vx)
+    if vy.shape[1]:
+        Tc, Nr = _restrict(Tc, Nr, sla.orth(vy), p1 + m1)
+    if vx.shape[1]:
+        To, Nq = _restrict(To, Nq, sla.orth(vx), m1 + p1)
+    return To, Tc, Nq, Nr
+
+
+def hinf_level_dual(P: Plant, *, T=None):
     """Estimate of the optimal full-order H-infinity level from the face-reduced dual SDP.
 
     Parameters
@@ -84,6 +148,12 @@ def hinf_level_dual(P: Plant):
     P : Plant
         Continuous plant with ``D22 = 0`` (see :func:`.plant.partition_plant` and
         ``Plant.with_d22_zero``).
+    T : numpy.ndarray, optional
+        State similarity (``x_new = T x``) to solve in; the level does not depend on it,
+        the solver's accuracy does, either way (AC7: 2e-3 from the regularised limit
+        without, 1.1e-4 with the balancing below; AC6: 5e-6 without, 5e-4 with).  The
+        balancing ``T`` returned by :func:`.lmi.hinf_level_lmi` (which makes the primal
+        ``R`` and ``S`` equal and diagonal) is the one the benchmark also reports.
 
     Returns
     -------
@@ -114,9 +184,19 @@ def hinf_level_dual(P: Plant):
 
     if P.dt:
         raise DimensionError("hinf_level_dual: P must be continuous-time")
+    if T is not None:
+        T = np.asarray(T, dtype=float)
+        n = P.A.shape[0]
+        if T.shape != (n, n) or not np.all(np.isfinite(T)) or np.linalg.cond(T) > 1e12:
+            raise DimensionError(f"hinf_level_dual: T must be an invertible {n}x{n} matrix")
+        Ti = np.linalg.inv(T)
+        P = Plant(
+            T @ P.A @ Ti, T @ P.B1, T @ P.B2, P.C1 @ Ti, P.C2 @ Ti, P.D11, P.D12, P.D21, P.D22,
+            P.dt,
+        )  # fmt: skip
     A, B1, C1, D11 = P.A, P.B1, P.C1, P.D11
     n, nw, _, nz, _ = P.dims
-    To, Tc, Nq, Nr = _sides(P)
+    To, Tc, Nq, Nr = _zero_faces(P, *_sides(P))
     zx = cp.Variable((To.shape[1], To.shape[1]), PSD=True)
     zy = cp.Variable((Tc.shape[1], Tc.shape[1]), PSD=True)
     r = cp.Variable((Nq.shape[1], Nr.shape[1]))
