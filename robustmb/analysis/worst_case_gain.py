@@ -199,6 +199,13 @@ def pointwise_gain_bounds(
     if floor > 0:
         trial[:] = settled
     grown = np.zeros(n, dtype=int)
+    # A D,G certificate of any level restricts to one of the uncertainty part alone (the
+    # performance rows only add a positive semidefinite term): where the latter's bound
+    # stays above 1, no level can be certified, and growing the level 40 times is wasted.
+    if problem.nz and problem.blk:
+        rs = mussv_stack(alpha * resp[:, : problem.nz, : problem.nw], problem.blk,
+                         lower=False, target=_BELOW_ONE).upper  # fmt: skip
+        trial[~(rs <= 1)] = np.inf
     for _ in range(iters + 40):
         floor_now = max(settled, float(np.max(lo, where=np.isfinite(hi), initial=0.0)))
         closed = np.isfinite(hi) & ((hi - lo <= rtol * hi) | (hi <= floor_now))

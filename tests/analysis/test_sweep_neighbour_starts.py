@@ -14,7 +14,7 @@ import robustmb as rmb
 from robustmb.analysis import mu_sweep
 from robustmb.analysis import worst_case_gain as wcg
 from robustmb.analysis.mu_upper import verify_upper_bound
-from robustmb.analysis.mussv import mussv, warm_certificates, warm_upper_bounds
+from robustmb.analysis.mussv import mussv, mussv_stack, warm_certificates, warm_upper_bounds
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
 
@@ -143,3 +143,32 @@ def test_a_failed_sweep_re_bisects_only_where_it_failed_and_stays_sound(monkeypa
     assert rebisected[1] == sweeps[0][2] < sweeps[0][1]
     assert res.certified
     assert res.lower <= exact * (1 + 1e-7) and res.upper >= exact
+
+
+def _product_loop(c=0.3, p=0.3):
+    """``x'' + p x' + (1 - c d1 d2) x = u``: at light damping the single-box D,G bound
+    of the uncertainty part alone exceeds 1 near the resonance."""
+    s = control.tf("s")
+    d1 = rmb.ureal("d1", 0.0, range=(-1, 1))
+    d2 = rmb.ureal("d2", 0.0, range=(-1, 1))
+    return rmb.feedback(rmb.uss(control.ss(1 / (s * s + p * s + 1))), -(c * d1 * d2))
+
+
+@pytest.mark.slow
+def test_pointwise_bounds_skip_only_frequencies_where_no_level_can_be_certified():
+    c, p = 0.3, 0.3
+    problem = uncertain_problem(_product_loop(c, p))
+    omega = np.array([0.0, 0.3, 0.8, 0.95, 1.0, 1.05, 1.2, 3.0])
+    gam = wcg.pointwise_gain_bounds(problem, omega)
+    # reference 1: the exact gain on a dense parameter grid (|1 - c d1 d2 - w^2 + j p w|)
+    t = np.linspace(-1.0, 1.0, 401)
+    q = (t[:, None] * t[None, :]).ravel()[:, None]
+    exact = np.max(1.0 / np.abs(1.0 - c * q - omega**2 + 1j * p * omega), axis=0)
+    fin = np.isfinite(gam)
+    assert fin.any() and not fin.all()
+    assert np.all(gam[fin] >= exact[fin] * (1 - 1e-9))
+    # reference 2: at a skipped frequency a large level fails the D,G check too (the
+    # bound of the augmented problem is at least that of the uncertainty part)
+    resp = wcg._responses(problem, omega[~fin])
+    stack = wcg._scaled(resp, problem, 1e6 * exact[~fin])
+    assert np.all(mussv_stack(stack, wcg._augmented_blk(problem), lower=False).upper > 1)
