@@ -8,10 +8,19 @@ stage (pointwise D,G bisection, whole-axis sweeps, branch and bound), then a sou
 check on dense samples of the box (no sample's peak gain above ``upper``; ``lower`` is
 the peak gain of the reported worst case, recomputed here).
 
+``--design PATH`` closes the loop with a stored scheduled design instead (a checkpoint
+JSON whose ``"values"`` are the ``{"K.M0", "K.M1", "K.M2"}`` coefficients of
+:func:`robustmb.report.arm_lpv.surface_controller`, e.g.
+``case_studies/robotic_arm/checkpoints/arm_lpv_hard.json``).  ``--gap-tol G`` is
+wcgain's relative gap tolerance (default 0.01 here).  The single-box level and each
+whole-axis sweep are printed as soon as they end.
+
 Run: ``python benchmarks/bench_arm_wcgain.py [tracking|effort] [--quarter]
-[--samples N] [--progress]`` from the repository root (slow: minutes per channel).
+[--samples N] [--design PATH] [--gap-tol G] [--progress]`` from the repository root
+(slow: minutes to an hour per channel).
 """
 
+import json
 import sys
 import time
 
@@ -25,11 +34,36 @@ from robustmb.analysis.norms import hinfnorm
 CHANNELS = {"tracking": "tracking W_e S", "effort": "effort W_T K S"}
 
 
-def arm_channel(which, *, quarter=False):
-    """The uncertain channel ``which`` of the arm loop (on the quarter (t1, t2) box)."""
+def load_design(path):
+    """The scheduled controller stored in the checkpoint ``path`` (its ``"values"``).
+
+    As in ``case_studies/robotic_arm/check_design.py``: the tuning problem's controller
+    (surface and output scaling) with the stored values, renamed errors -> torques
+    ``e1, e2 -> u1, u2`` for :func:`robustmb.report.arm_lpv.arm_lpv_loop`.
+    """
+    import copy
+
+    from robustmb.examples import arm_lpv_tuning_problem
+
+    with open(path) as fh:
+        values = json.load(fh)["values"]
+    ctrl = arm_lpv_tuning_problem().controller.usubs(
+        {k: np.asarray(v, float) for k, v in values.items()}
+    )
+    ctrl = copy.copy(ctrl)
+    ctrl.input_names, ctrl.output_names = ["e1", "e2"], ["u1", "u2"]
+    return ctrl
+
+
+def arm_channel(which, *, quarter=False, design=None):
+    """The uncertain channel ``which`` of the arm loop (on the quarter (t1, t2) box).
+
+    ``design``: a checkpoint path (see :func:`load_design`); the scheduled PID if None.
+    """
     from robustmb.report.arm_lpv import arm_lpv_loop, scheduled_pid
 
-    loop, channels = arm_lpv_loop(scheduled_pid()[0])
+    controller = scheduled_pid()[0] if design is None else load_design(design)
+    loop, channels = arm_lpv_loop(controller)
     outs, ins, _ = channels[CHANNELS[which]]
     model = loop[outs, ins]
     if quarter:
@@ -51,13 +85,17 @@ class StageClock:
         self.rows = 0
         self._saved = []
 
-    def wrap(self, mod, name, label, count_rows=False):
+    def wrap(self, mod, name, label, count_rows=False, show=None):
         original = getattr(mod, name)
 
         def timed(*a, **k):
             t0 = time.perf_counter()
             try:
-                return original(*a, **k)
+                out = original(*a, **k)
+                if show is not None:
+                    took = time.perf_counter() - t0
+                    print(f"  [{label}] {show(a, out)} ({took:.1f} s)", flush=True)
+                return out
             finally:
                 self.t[label] = self.t.get(label, 0.0) + time.perf_counter() - t0
                 self.n[label] = self.n.get(label, 0) + 1
@@ -68,9 +106,19 @@ class StageClock:
         self._saved.append((mod, name, original))
 
     def __enter__(self):
-        self.wrap(wcg, "pointwise_gain_bounds", "pointwise bisection")
+        self.wrap(
+            wcg,
+            "pointwise_gain_bounds",
+            "pointwise bisection",
+            show=lambda a, gam: f"{len(gam)} frequencies, largest bound {np.max(gam):.6g}",
+        )
         self.wrap(wcg, "_levels_upper", "D,G levels", count_rows=True)
-        self.wrap(wcg, "_certify_level", "whole-axis sweep (single box)")
+        self.wrap(
+            wcg,
+            "_certify_level",
+            "whole-axis sweep (single box)",
+            show=lambda a, peak: f"level {a[1]:.6g} covered {peak.covered}",
+        )
         self.wrap(wcg, "_worst_case_search", "vertex/sample search")
         self.wrap(branch_and_bound, "_certify_box", "sub-box sweeps")
         self.wrap(mu_sweep, "certified_interval", "interval certificates")
@@ -113,15 +161,26 @@ def main():
     if "--samples" in sys.argv:
         n_samples = int(sys.argv[sys.argv.index("--samples") + 1])
         args = [a for a in args if a != str(n_samples)]
+    design_path = None
+    if "--design" in sys.argv:
+        design_path = sys.argv[sys.argv.index("--design") + 1]
+        args = [a for a in args if a != design_path]
+    gap_tol = 0.01
+    if "--gap-tol" in sys.argv:
+        text = sys.argv[sys.argv.index("--gap-tol") + 1]
+        gap_tol = float(text)
+        args = [a for a in args if a != text]
     which = args or list(CHANNELS)
     quarter = "--quarter" in sys.argv
     box = "quarter (t1, t2) box" if quarter else "full box"
-    design = "scheduled PID"
+    design = "scheduled PID" if design_path is None else design_path
     for name in which:
-        model = arm_channel(name, quarter=quarter)
+        model = arm_channel(name, quarter=quarter, design=design_path)
+        print(f"{name} ({design}, {box}), gap_tol {gap_tol:g}: {model.nstates} states, "
+              f"elements {sorted(model.uncertainty)}", flush=True)  # fmt: skip
         with StageClock() as clock:
             t0 = time.perf_counter()
-            res = rmb.wcgain(model, progress="--progress" in sys.argv)
+            res = rmb.wcgain(model, progress="--progress" in sys.argv, gap_tol=gap_tol)
             elapsed = time.perf_counter() - t0
         gap = res.upper / res.lower - 1
         cover = res.boxes

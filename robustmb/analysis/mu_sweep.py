@@ -28,6 +28,8 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
+from .mu_structure import BlockStructure
+from .mu_upper import ScalingParametrization
 from .mussv import mussv_stack, warm_certificates
 
 _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tightened further
@@ -256,22 +258,28 @@ def _half_axis_peak(
     else:
         start = None
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
+    # the D,G parameters each real-structure bound ended at (None: not kept)
+    xs: list = []
 
     def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
         if len(ws) == 0:
             return
-        if start is not None and structure is blk and not with_lower and rel_target is None:
-            known = {float(w): k for k, w in enumerate(start[0])}
-            rows = [known.get(float(w)) for w in ws]
-            if all(r is not None for r in rows):
-                upper, D, G = warm_certificates(respond(ws), blk, start[1][rows], target)
-                for i, w in enumerate(ws):
-                    pts.append(float(w))
-                    ubs.append(float(upper[i]))
-                    lbs.append(0.0)
-                    certs.append((float(upper[i]), D[i], G[i]))
-                    deltas.append(None)
-                return
+        if structure is blk and not with_lower and rel_target is None and target is not None:
+            # Each point starts from given parameters (``start``) or from those of its
+            # nearest evaluated neighbour (in log frequency): mu and its scalings vary
+            # slowly with frequency, so the optimiser reaches ``target`` in a few steps.
+            # Only the effort changes: every bound is certified as from a cold start.
+            upper, D, G, x = warm_certificates(
+                respond(ws), blk, _start_rows(ws, start, pts, xs, blk), target, with_scalings=True
+            )
+            for i, w in enumerate(ws):
+                pts.append(float(w))
+                ubs.append(float(upper[i]))
+                lbs.append(0.0)
+                certs.append((float(upper[i]), D[i], G[i]))
+                deltas.append(None)
+                xs.append(x[i])
+            return
         # Only the largest lower bound is reported: search where it can grow.
         res = mussv_stack(
             respond(ws),
@@ -288,17 +296,33 @@ def _half_axis_peak(
             g = None if relaxed or res.G is None else res.G[i]
             certs.append((float(res.upper[i]), res.D[i], g))
             deltas.append(None if not with_lower or res.delta is None else res.delta[i])
+            xs.append(None)
 
     full: set = set()
 
     def reoptimise(idx):
-        """Bounds of points ``idx`` optimised to the end (no early stop), kept if lower."""
-        res = mussv_stack(respond([pts[k] for k in idx]), blk, lower=False)
+        """Bounds of points ``idx`` optimised to the end (no early stop), kept if lower.
+
+        Each optimisation continues from the parameters its early-stopped bound ended
+        at (cold where none were kept); a bound still not below the level from there
+        (a poor start) is optimised again from a cold start.  Every bound is certified
+        as any other.
+        """
+        p = ScalingParametrization(BlockStructure(blk)).p
+        x0 = np.array([np.full(p, np.nan) if xs[k] is None else xs[k] for k in idx])
+        resp = respond([pts[k] for k in idx])
+        upper, D, G = warm_certificates(resp, blk, x0)
+        again = np.flatnonzero(~(upper <= near(level)) & np.all(np.isfinite(x0), axis=1))
+        if again.size:
+            res = mussv_stack(resp[again], blk, lower=False)
+            for j, up in enumerate(res.upper):
+                if up < upper[again[j]]:
+                    g = np.zeros_like(D[again[j]]) if res.G is None else res.G[j]
+                    upper[again[j]], D[again[j]], G[again[j]] = up, res.D[j], g
         for j, k in enumerate(idx):
-            if res.upper[j] < ubs[k]:
-                g = None if res.G is None else res.G[j]
-                ubs[k] = float(res.upper[j])
-                certs[k] = (ubs[k], res.D[j], g)
+            if upper[j] < ubs[k]:
+                ubs[k] = float(upper[j])
+                certs[k] = (ubs[k], D[j], G[j])
 
     def tighten_points(idx):
         """Re-optimise the bounds of points ``idx``, recorded as fully optimised."""
@@ -450,6 +474,31 @@ def _half_axis_peak(
             real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _start_rows(ws, start, pts, xs, blk):
+    """Starting D,G parameters for the frequencies ``ws`` (NaN rows start cold).
+
+    A frequency of ``start = (omega, x)`` starts from its row of ``x``; any other from
+    the parameters of the nearest point (in log frequency) of ``pts`` that has some in
+    ``xs``.
+    """
+    p = ScalingParametrization(BlockStructure(blk)).p
+    out = np.full((len(ws), p), np.nan)
+    known = {} if start is None else {float(w): k for k, w in enumerate(start[0])}
+    have = [k for k, x in enumerate(xs) if x is not None]
+    where = np.array([pts[k] for k in have], float)
+    finite = where[np.isfinite(where)]
+    floor = 1e-9 * max(1.0, float(np.max(finite))) if finite.size else 1.0
+    log_have = np.log(np.where(np.isfinite(where), where, 1e300) + floor)
+    for i, w in enumerate(ws):
+        w = float(w)
+        if w in known:
+            out[i] = start[1][known[w]]
+        elif have:
+            near = int(np.argmin(np.abs(log_have - np.log(min(w, 1e300) + floor))))
+            out[i] = xs[have[near]]
+    return out
 
 
 def _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=np.inf):

@@ -339,12 +339,14 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
     return upper, out
 
 
-def warm_certificates(M, blk, x0, target=None):
+def warm_certificates(M, blk, x0, target=None, *, with_scalings=False):
     """:func:`warm_upper_bounds` with the certificates: ``(upper, D, G)`` of a stack.
 
     ``D`` and ``G`` are the sigma_max-form scalings of :class:`MussvResult`, rebuilt from
     the optimiser's parameters and checked (``upper`` nudged past rounding) by the same
-    test as every bound of :func:`mussv`.
+    test as every bound of :func:`mussv`.  Rows of ``x0`` with a non-finite entry start
+    cold (Osborne balancing).  With ``with_scalings`` the optimiser's parameters are
+    returned too, ``(upper, D, G, x)``, to start a later, related stack.
 
     Examples
     --------
@@ -360,7 +362,8 @@ def warm_certificates(M, blk, x0, target=None):
     upper, x = warm_upper_bounds(Ms, blk, target=target, x0=x0)
     Dl, _, Gh = ScalingParametrization(struct).matrices(x)
     with single_blas_thread():
-        return _certify(Ms, struct, upper, Dl, Gh)
+        upper, D, G = _certify(Ms, struct, upper, Dl, Gh)
+    return (upper, D, G, x) if with_scalings else (upper, D, G)
 
 
 def _mussv(
