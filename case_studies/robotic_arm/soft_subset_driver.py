@@ -28,9 +28,10 @@ The values are sampled: nothing here certifies (``wcgain`` does).
 
 Environment: ``START`` (checkpoint to start from, required), ``CK`` (default
 ``/tmp/arm/soft_subset``), ``NSOFT`` (12), ``NHARD`` (40), ``MAXITER`` (40),
-``SCREEN_EVERY`` (3), and those of :mod:`active_set_driver` (``SCHED_GRID``,
-``NASCENT``, ``VIOL``).  Example: ``START=case_studies/robotic_arm/checkpoints/arm_lpv_hard.json
-NHARD=110 NSOFT=8 MAXITER=30 python case_studies/robotic_arm/soft_subset_driver.py``.
+``SCREEN_EVERY`` (3), ``SCREEN_FIRST`` (screen the start design first), and those of
+:mod:`active_set_driver` (``SCHED_GRID``, ``NASCENT``, ``VIOL``).  Example:
+``START=case_studies/robotic_arm/checkpoints/arm_lpv_hard.json NHARD=110 NSOFT=8
+MAXITER=30 python case_studies/robotic_arm/soft_subset_driver.py``.
 """
 
 import json
@@ -95,6 +96,30 @@ def backtrack(full, x, y, sv):
     return lo, None
 
 
+def screen_and_add(x, points, extra_h, seed):
+    """Screen the box at ``x``; add up to 8 unstable or violating points (in place)."""
+    t1 = time.perf_counter()
+    pts, alpha, hvs, svs = screen(x, seed=seed)
+    nun = int(np.sum(~np.isfinite(hvs)))
+    wh = float(np.max(hvs[np.isfinite(hvs)]))
+    log(
+        f"  screen: {len(pts)} pts unstable {nun} worst gamma1 {wh:.4f} gamma2(top50) "
+        f"{svs:.4f} {time.perf_counter() - t1:.0f}s"
+    )
+    added = pick(pts, alpha, hvs, 8)
+    if added:
+        points += [phys(p) for p in added]
+        extra_h |= set(range(len(points) - len(added), len(points)))
+        log(f"  added {len(added)} -> {len(points)} samples")
+    return {
+        "screen_points": len(pts),
+        "screen_unstable": nun,
+        "screen_worst_gamma1": wh,
+        "screen_gamma2_top50": float(svs),
+        "screen_added": len(added),
+    }
+
+
 def main():
     with open(os.environ["START"]) as fh:
         d = json.load(fh)
@@ -105,6 +130,10 @@ def main():
     log("start", len(points), "gamma2 act", sv.max(), "gamma1 act", hv.max() * MARGIN)
     maxit = int(os.environ.get("MAXITER", 40))
     hist, extra_h, kept = [], set(), 0
+    if os.environ.get("SCREEN_FIRST"):
+        screen_and_add(x, points, extra_h, 0)
+        full = build(points, soft=True)
+        sv, hv = map(np.array, full.values(x))
     for it in range(1, 1000):
         t0 = time.perf_counter()
         hs = set(np.argsort(-hv)[:NH].tolist()) | extra_h
@@ -147,27 +176,9 @@ def main():
             f"{len(ss)}+{len(hs)} {r.message} {took:.0f}s"
         )
         if kept % SCREEN_EVERY == 0:
-            t1 = time.perf_counter()
-            pts, alpha, hvs, svs = screen(x, seed=it)
-            nun = int(np.sum(~np.isfinite(hvs)))
-            wh = float(np.max(hvs[np.isfinite(hvs)]))
-            info |= {
-                "screen_points": len(pts),
-                "screen_unstable": nun,
-                "screen_worst_gamma1": wh,
-                "screen_gamma2_top50": float(svs),
-            }
-            log(
-                f"  screen: {len(pts)} pts unstable {nun} worst gamma1 {wh:.4f} gamma2(top50) "
-                f"{svs:.4f} {time.perf_counter() - t1:.0f}s"
-            )
-            added = pick(pts, alpha, hvs, 8)
-            if added:
-                points += [phys(p) for p in added]
-                full = build(points, soft=True)
-                sv, hv = map(np.array, full.values(x))
-                extra_h |= set(range(len(points) - len(added), len(points)))
-                log(f"  added {len(added)} -> {len(points)} samples")
+            info |= screen_and_add(x, points, extra_h, it)
+            full = build(points, soft=True)
+            sv, hv = map(np.array, full.values(x))
         hist.append(info)
         save(f"it{it}", x, points, hist)
 
