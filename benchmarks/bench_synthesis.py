@@ -6,7 +6,9 @@ controller really achieves (robustmb.hinfnorm on the lower LFT).  Then the count
 plants each solves (python-control refuses singular D12 / D21).
 
 Run: PYTHONPATH=$PWD python benchmarks/bench_synthesis.py      (``... h2`` for h2syn only,
-``... singular`` for the singular COMPleib plants: LMI level against the regularised limit)
+``... regular`` for the regular hinfsyn table and h2syn without the COMPleib count,
+``... singular`` for the singular COMPleib plants: LMI level against the regularised limit,
+``... autocost`` for hinfsyn "auto" against "lmi" on singular plants, same run)
 """
 
 import sys
@@ -149,6 +151,23 @@ def singular_section():
             print(f"      eps {eps:7.0e}: regularised top {top:.9g}, verified {norm:.9g}")
 
 
+def auto_cost_section(names=("HE1", "AC7", "AC6", "REA2")):
+    """hinfsyn on singular plants: method="auto" (LMI + regularised Riccati limit) against
+    method="lmi" alone, alternated in one run, with the norms each returns."""
+    print(f"{'plant':5s} {'lmi s':>7s} {'auto s':>7s} {'ratio':>6s} {'gamma lmi':>12s} "
+          f"{'gamma auto':>12s} {'route':>11s} {'eps sizes':>9s}")  # fmt: skip
+    for nm in names:
+        P, nmeas, ncon = compleib_plant(nm + "_data")
+        t = time.perf_counter()
+        r_lmi = rmb.hinfsyn(P, nmeas, ncon, method="lmi")
+        t_lmi = time.perf_counter() - t
+        t = time.perf_counter()
+        r = rmb.hinfsyn(P, nmeas, ncon)
+        t_auto = time.perf_counter() - t
+        print(f"{nm:5s} {t_lmi:7.2f} {t_auto:7.2f} {t_auto / t_lmi:6.2f} {r_lmi.gamma:12.8g} "
+              f"{r.gamma:12.8g} {r.method:>11s} {len(r.regularised):9d}")  # fmt: skip
+
+
 def main():
     # Both libraries on one BLAS thread: with threaded BLAS on this shared 2-core machine,
     # SLICOT's SB10AD runs up to 40x slower, which would flatter robustmb.
@@ -157,6 +176,11 @@ def main():
     with threadpool_limits(limits=1, user_api="blas"):
         if sys.argv[1:] == ["h2"]:
             h2_section()
+        elif sys.argv[1:] == ["regular"]:
+            _main(compleib=False)
+        elif sys.argv[1:] == ["autocost"]:
+            auto_cost_section()
+            return
         elif sys.argv[1:] == ["singular"]:
             singular_section()
             return
@@ -174,7 +198,7 @@ def h2_unpinned():
           f"python-control {t2 * 1e3:.3f} ms (ratio {t1 / t2:.2f})")  # fmt: skip
 
 
-def _main():
+def _main(compleib=True):
     print(f"{'plant':24s} {'rmb s':>8s} {'pyctrl s':>9s} {'ratio':>6s} "
           f"{'gamma_opt rmb':>14s} {'gamma pyctrl':>13s} {'rel diff':>9s} "
           f"{'achieved rmb':>13s} {'achieved pyctrl':>15s}")  # fmt: skip
@@ -190,6 +214,8 @@ def _main():
         print(f"{name:24s} {t1:8.4f} {t2:9.4f} {t1 / t2:6.2f} {r.gamma_opt:14.8g} {gam:13.8g} "
               f"{abs(r.gamma_opt - gam) / gam:9.1e} {r.gamma:13.8g} {ach!s:>15.10s}")  # fmt: skip
     h2_section()
+    if not compleib:
+        return
     print("\nCOMPleib (full order):")
     ok_r = ok_p = 0
     names = ["AC1", "AC2", "AC4", "AC6", "AC7", "AC17", "HE1", "HE2", "REA1", "REA2", "DIS1"]

@@ -368,23 +368,12 @@ class ResponseEvaluator:
         if self.method == "schur" and self._parts is not None:
             low = index[np.abs(points[index]) < self._direct_below]
             if low.size:
-                gap = points[low, None] - self.poles[None, :]
-                on_pole = np.any(
-                    np.abs(gap)
-                    <= 4 * _EPS * np.maximum(np.abs(points[low, None]), np.abs(self.poles)),
-                    axis=1,
-                )
+                on_pole = np.any(_on_pole(points[low, None], self.poles[None, :]), axis=1)
                 response[low] += self._direct_solve(points[low])
                 if np.any(on_pole):
                     response[low[on_pole]] = np.inf
                     labels = points if frequencies is None else np.asarray(frequencies)
-                    warnings.warn(
-                        f"evaluation at {int(on_pole.sum())} point(s) on a pole of the model "
-                        f"(first: {labels[low[on_pole]][0]!r}); the response there is "
-                        "returned as inf",
-                        RuntimeWarning,
-                        stacklevel=3,
-                    )
+                    _warn_on_pole(labels[low[on_pole]])
             fast = np.setdiff1d(index, low)
             labels = None if frequencies is None else np.asarray(frequencies)[fast]
             for part in self._parts:
@@ -399,11 +388,7 @@ class ResponseEvaluator:
         for start in range(0, index.size, block):
             rows = index[start : start + block]
             gap = points[rows, None] - self.poles[None, :]
-            # A point is "on" a pole when the difference is at the rounding level of the
-            # operands; such rows are overwritten with inf below.
-            on_pole = np.abs(gap) <= 4 * _EPS * np.maximum(
-                np.abs(points[rows, None]), np.abs(self.poles[None, :])
-            )
+            on_pole = _on_pole(points[rows, None], self.poles[None, :])
             if np.any(on_pole):
                 hit[rows] = np.any(on_pole, axis=1)
                 gap[on_pole] = 1.0
@@ -431,13 +416,7 @@ class ResponseEvaluator:
             response[inaccurate] = self._fallback.at_points(points[inaccurate])
         if np.any(hit):
             response[hit] = np.inf
-            labels = points[hit] if frequencies is None else np.asarray(frequencies)[hit]
-            warnings.warn(
-                f"evaluation at {labels.size} point(s) on a pole of the model "
-                f"(first: {labels[0]!r}); the response there is returned as inf",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+            _warn_on_pole(points[hit] if frequencies is None else np.asarray(frequencies)[hit])
         return response
 
     def _direct_solve(self, points: np.ndarray) -> np.ndarray:
@@ -489,6 +468,22 @@ class ResponseEvaluator:
                 rhs = rhs + (T[:i, i] @ Y[:i].reshape(i, K * p)).reshape(K, p)
             Y[i] = rhs / gap[:, i, None]
         return np.tensordot(Y, ZhB, axes=(0, 0))
+
+
+def _on_pole(points: np.ndarray, poles: np.ndarray) -> np.ndarray:
+    """Where a point is "on" a pole: their difference is at the operands' rounding level
+    (broadcast over the two arrays)."""
+    return np.abs(points - poles) <= 4 * _EPS * np.maximum(np.abs(points), np.abs(poles))
+
+
+def _warn_on_pole(labels: np.ndarray) -> None:
+    """Warn that the response at these points (labelled as the caller gave them) is inf."""
+    warnings.warn(
+        f"evaluation at {labels.size} point(s) on a pole of the model "
+        f"(first: {labels[0]!r}); the response there is returned as inf",
+        RuntimeWarning,
+        stacklevel=4,
+    )
 
 
 def _has_gap(poles) -> bool:

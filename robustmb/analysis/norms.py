@@ -641,12 +641,13 @@ class _LevelSetSearch:
         )
         return np.inf, _MAX_ITERATIONS, lower, frequency, points, values
 
-    def _refine(self, points, values, lower, frequency, *, rounds=3, samples=17, tol=0.0):
+    def _refine(self, points, values, lower, frequency):
         """Polish the attained value by shrinking a bracket around the best sample.
 
-        The level-set test certifies the norm to ``tol``; this only raises the attained
-        lower bound (each round shrinks the bracket by ``(samples - 1) / 2``).
+        The level-set test certifies the norm; this only raises the attained lower bound
+        (each of 3 rounds samples 17 points, shrinking the bracket 8-fold).
         """
+        rounds, samples = 3, 17
         if not np.isfinite(frequency):
             return lower, frequency
         k = int(np.argmin(np.abs(points - frequency)))
@@ -660,8 +661,8 @@ class _LevelSetSearch:
             grid = np.linspace(left, right, samples)
             grid_values = self.sigma(grid)
             j = int(np.argmax(grid_values))
-            if np.ptp(grid_values) <= 1e-3 * tol * grid_values[j]:
-                # flat to far below tol: the peak is located
+            if np.ptp(grid_values) == 0:
+                # exactly flat: the peak is located
                 lower, frequency = max((lower, frequency), (grid_values[j], grid[j]))
                 break
             if grid_values[j] > lower:

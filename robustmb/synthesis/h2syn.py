@@ -40,13 +40,19 @@ import control
 import numpy as np
 import scipy.linalg
 import slycot
+from scipy.linalg.lapack import dposv
 from slycot.exceptions import SlycotError
+
+try:
+    from slycot import _wrapper  # the f2py binding of SLICOT that slycot's functions call
+except ImportError:  # pragma: no cover
+    _wrapper = None
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import h2norm
 from robustmb.errors import DimensionError, IllPosedError
 
-from .hinf_riccati import is_regular
+from .hinf_riccati import regularity
 from .lmi import _balancing, lmi_h2, lmi_h2_discrete
 from .plant import (
     as_controller,
@@ -74,6 +80,8 @@ class H2synResult:
     gamma_bracket : tuple
         ``(optimal value from the synthesis, norm)``.
     closed_loop : control.StateSpace
+        ``Fl(P, K)`` from ``w`` to ``z`` (the loop the norm was verified on); built on first
+        access when the synthesis kept only its matrices.
     method : str
         ``"riccati"`` or ``"lmi"``.
     """
@@ -82,11 +90,17 @@ class H2synResult:
     norm: float
     gamma: float
     gamma_bracket: tuple
-    closed_loop: control.StateSpace
+    _closed_loop: object  # control.StateSpace, or its (A, B, C, D, dt) until first access
     method: str
 
+    @property
+    def closed_loop(self) -> control.StateSpace:
+        if isinstance(self._closed_loop, tuple):
+            self._closed_loop = control.StateSpace(*self._closed_loop)
+        return self._closed_loop
 
-def _are(A, B, Q, R, S, discrete=False, check_stable=True):
+
+def _are(A, B, Q, R, S, discrete=False, check_stable=True, r_ok=None, gain=False):
     """Stabilising solution of the continuous or discrete algebraic Riccati equation.
 
     Continuous: ``A'X + XA - (XB + S) R^-1 (B'X + S') + Q = 0``; discrete:
@@ -96,63 +110,89 @@ def _are(A, B, Q, R, S, discrete=False, check_stable=True):
     solvers with their argument checks and balancing.  When SB02MD fails (e.g. a singular
     ``A`` in discrete time) or its residual is not at rounding level, scipy decides.
 
-    With ``check_stable=False`` (continuous time only) the stability of ``A + B F`` is
-    left to the caller: h2syn's closed-loop spectrum contains it (separation), and a
-    failure there repeats the design with the check.
+    ``r_ok``: whether ``R`` is well conditioned (``lambda_min > 1e-12 lambda_max``), when
+    the caller already knows it from singular values; ``None`` computes it.  An
+    ill-conditioned ``R`` goes to scipy directly.  With ``check_stable=False`` (continuous
+    time only) the stability of ``A + B F`` is left to the caller: h2syn's closed-loop
+    spectrum contains it (separation), and a failure there repeats the design with the
+    check.  ``gain=True`` returns ``(X, F)`` with the continuous-time optimal gain
+    ``F = -R^-1 (B'X + S')``, formed from the ``R^-1 [B', S']`` already computed.
     """
     n = A.shape[0]
-    r = np.linalg.eigvalsh(R)  # R is symmetric positive semidefinite: no SVD needed
-    if r[0] <= 1e-12 * max(r[-1], 1e-300):
+    if r_ok is None:
+        r = np.linalg.eigvalsh(R)  # R is symmetric positive semidefinite: no SVD needed
+        r_ok = r[0] > 1e-12 * max(r[-1], 1e-300)
+    X = None
+    if r_ok:
+        # R^-1 [B', S'] by Cholesky (LAPACK DPOSV, no wrapper overhead); R is symmetric
+        # positive definite here, a failed factorisation leaves the problem to scipy
+        _, G, info = dposv(R, np.hstack([B.T, S.T]))
+        if info == 0:
+            X = _sb02md(A, B, Q, R, S, G, discrete, check_stable)
+    if X is None:
         # Singular R (no control penalty / measurement noise) is fine in discrete time as
         # long as R + B'XB is invertible; the cross-term-free form does not exist.
         solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are
-        return solver(A, B, Q, R, s=S)
-    G = np.linalg.solve(R, np.hstack([B.T, S.T]))  # R^-1 [B', S']
+        X = solver(A, B, Q, R, s=S)
+        if gain:
+            return X, -np.linalg.solve(R, B.T @ X + S.T)
+        return X
+    if gain:
+        return X, -(G[:, :n] @ X + G[:, n:])
+    return X
+
+
+def _sb02md(A, B, Q, R, S, G, discrete, check_stable):
+    """SB02MD on the cross-term-free problem, checked; ``None`` when scipy must decide."""
+    n = A.shape[0]
     Ab = A - B @ G[:, n:]
     Gb = B @ G[:, :n]
     Qb = Q - S @ G[:, n:]
     Gb, Qb = 0.5 * (Gb + Gb.T), 0.5 * (Qb + Qb.T)
     try:
-        # hinv="I": with slycot's default "D" the discrete solution is the anti-stabilising one
-        X = slycot.sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C", hinv="I")[0]
+        # SB02MD overwrites its arguments, hence the copies
+        X = _slicot_sb02md(n, Ab.copy(), Gb.copy(), Qb.copy(), "D" if discrete else "C")
     except (SlycotError, ValueError):
-        X = None
-    if X is not None and np.isfinite(X).all():
-        # Stability of the closed loop built from X itself, not SB02MD's ordered spectrum
-        # (stable by construction): an inaccurate or anti-stabilising X must go to scipy.
-        # The margin is relative to the size of the closed-loop matrix (rounding level).
-        if discrete:
-            XA, XB = X @ Ab, X @ B
-            K = np.linalg.solve(R + B.T @ XB, XB.T @ Ab)
-            T = XA.T @ B @ K
-            terms = (Ab.T @ XA, T, Qb, X)
-            res = np.abs(terms[0] - T + Qb - X).max()
-            stable = np.abs(np.linalg.eigvals(Ab - B @ K)).max() < 1 - 1e-10
-        else:
-            AX, GX = Ab.T @ X, Gb @ X
-            XGX = X @ GX
-            res = np.abs(AX + AX.T - XGX + Qb).max()
-            scale = np.abs(AX).max() + np.abs(XGX).max() + np.abs(Qb).max()
-            stable = True
-            if check_stable:
-                Acl = Ab - GX
-                stable = np.linalg.eigvals(Acl).real.max() < -1e-10 * np.abs(Acl).max()
-        if discrete and stable:
-            scale = sum(np.abs(t).max() for t in terms)
-        if stable and res <= 1e-11 * scale:
-            return X
-    solver = scipy.linalg.solve_discrete_are if discrete else scipy.linalg.solve_continuous_are
-    return solver(A, B, Q, R, s=S)
+        return None
+    if X is None or not np.isfinite(X).all():
+        return None
+    # Stability of the closed loop built from X itself, not SB02MD's ordered spectrum
+    # (stable by construction): an inaccurate or anti-stabilising X must go to scipy.
+    # The margin is relative to the size of the closed-loop matrix (rounding level).
+    if discrete:
+        XA, XB = X @ Ab, X @ B
+        K = np.linalg.solve(R + B.T @ XB, XB.T @ Ab)
+        T = XA.T @ B @ K
+        terms = (Ab.T @ XA, T, Qb, X)
+        res = np.abs(terms[0] - T + Qb - X).max()
+        stable = np.abs(np.linalg.eigvals(Ab - B @ K)).max() < 1 - 1e-10
+        scale = sum(np.abs(t).max() for t in terms)
+    else:
+        AX, GX = Ab.T @ X, Gb @ X
+        XGX = X @ GX
+        res = np.abs(AX + AX.T - XGX + Qb).max()
+        scale = np.abs(AX).max() + np.abs(XGX).max() + np.abs(Qb).max()
+        stable = True
+        if check_stable:
+            Acl = Ab - GX
+            stable = np.linalg.eigvals(Acl).real.max() < -1e-10 * np.abs(Acl).max()
+    if stable and res <= 1e-11 * scale:
+        return X
+    return None
 
 
-def _riccati_h2(P, check_stable=True):
+def _riccati_h2(P, check_stable=True, r_ok=(None, None)):
+    """Optimal cost and controller matrices of a regular continuous plant (``D22 = 0``);
+    ``r_ok``: whether ``D12'D12`` and ``D21 D21'`` are well conditioned, if known."""
     A, B1, B2, C1, C2 = P.A, P.B1, P.B2, P.C1, P.C2
     R = P.D12.T @ P.D12
     Rt = P.D21 @ P.D21.T
-    X = _are(A, B2, C1.T @ C1, R, C1.T @ P.D12, check_stable=check_stable)
-    Y = _are(A.T, C2.T, B1 @ B1.T, Rt, B1 @ P.D21.T, check_stable=check_stable)
-    F = -np.linalg.solve(R, B2.T @ X + P.D12.T @ C1)
-    L = -np.linalg.solve(Rt, (Y @ C2.T + B1 @ P.D21.T).T).T
+    X, F = _are(A, B2, C1.T @ C1, R, C1.T @ P.D12, check_stable=check_stable, r_ok=r_ok[0],
+                gain=True)  # fmt: skip
+    # the dual equation's gain is L' (R~ symmetric, Y symmetric)
+    Y, Lt = _are(A.T, C2.T, B1 @ B1.T, Rt, B1 @ P.D21.T, check_stable=check_stable,
+                 r_ok=r_ok[1], gain=True)  # fmt: skip
+    L = Lt.T
     K = (A + B2 @ F + L @ C2, -L, F, np.zeros((B2.shape[1], C2.shape[0])))
     opt = (B1.T @ X @ B1).trace() + (R @ F @ Y @ F.T).trace()
     return float(np.sqrt(max(opt, 0.0))), K
@@ -164,7 +204,7 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
     One Fortran call gives the eigenvalues of ``A`` (the stability test) and the Gramian;
     ``inf`` when not stable (or a continuous loop has a feedthrough).  Continuous time:
     stable means every eigenvalue has real part below ``-margin``.  Falls back to
-    :func:`robustmb.h2norm` when SB03MD warns (close eigenvalues, failed QR).
+    :func:`robustmb.h2norm` when SB03MD fails or warns (close eigenvalues, failed QR).
     """
     discrete = bool(dt)
     if not discrete and D.any():
@@ -172,18 +212,50 @@ def _lyap_h2(A, B, C, D, dt, margin=0.0):
     feed = float(np.sum(D * D)) if discrete else 0.0
     if A.shape[0] == 0:
         return float(np.sqrt(feed))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            _, _, W, scale, _, _, w = slycot.sb03md57(
-                A.copy(), C=-B @ B.T, dico="D" if discrete else "C", trana="T"
-            )
-        except (SlycotError, Warning, ValueError):
-            return h2norm(control.ss(A, B, C, D, dt))
-    if (np.abs(w).max() >= 1) if discrete else (w.real.max() >= -margin):
+    try:
+        out = _slicot_sb03md(A.copy(), -B @ B.T, "D" if discrete else "C")
+    except (SlycotError, Warning, ValueError):
+        out = None
+    if out is None:
+        return h2norm(control.ss(A, B, C, D, dt))
+    W, scale, wr, wi = out
+    if (np.hypot(wr, wi).max() >= 1) if discrete else (wr.max() >= -margin):
         return np.inf
     # W is positive semidefinite for a stable A: a negative trace is rounding (optimum 0)
     return float(np.sqrt(max((C @ W @ C.T).trace() / scale + feed, 0.0)))
+
+
+def _slicot_sb02md(n, A, G, Q, dico):
+    """SLICOT SB02MD through slycot's Fortran binding (slycot's Python wrapper adds a
+    docstring-driven error translation that costs as much as the solve on small plants):
+    the stabilising ``X``, or ``None`` when SLICOT reports a failure (``info != 0``).
+    ``hinv="I"``: with slycot's default "D" the discrete solution is the anti-stabilising
+    one.  Overwrites its array arguments."""
+    if _wrapper is None:  # pragma: no cover - slycot without the binding module
+        return slycot.sb02md(n, A, G, Q, dico, hinv="I")[0]
+    out = _wrapper.sb02md(dico, n, A, G, Q, hinv="I", uplo="U", scal="N", sort="S",
+                          ldwork=max(3, 6 * n))  # fmt: skip
+    return out[1] if out[-1] == 0 else None
+
+
+def _slicot_sb03md(A, C, dico):
+    """SLICOT SB03MD (``A' X + X A = C`` or ``A' X A - X = C`` with ``trana="T"``, i.e. the
+    Gramian equation of ``A``) through slycot's Fortran binding: ``(X, scale, wr, wi)``
+    with the eigenvalues of ``A`` in double precision (slycot's wrapper returns them as
+    complex64), or ``None`` when SLICOT reports a failure or a warning (close eigenvalues
+    of ``A`` and ``-A'``, perturbed solution)."""
+    n = A.shape[0]
+    if _wrapper is None:  # pragma: no cover - slycot without the binding module
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _, _, X, scale, _, _, w = slycot.sb03md57(A, C=C, dico=dico, trana="T")
+        return X, scale, w.real.astype(float), w.imag.astype(float)
+    ldwork = max(2 * n * n, 3 * n) if dico == "C" else 2 * n * n + 2 * n
+    out = _wrapper.sb03md(dico, n, A, np.zeros((n, n)), C, job="X", fact="N", trana="T",
+                          ldwork=ldwork)  # fmt: skip
+    if out[-1] != 0:
+        return None
+    return out[2], out[3], out[6][:n], out[7][:n]
 
 
 def _riccati_h2_discrete(P):
@@ -263,7 +335,8 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         raise DimensionError(f"method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
     plant = partition_plant(P, nmeas, ncon)
     P0 = plant.with_d22_zero()
-    riccati = plant.dt > 0 or (is_regular(P0) and not P0.D11.any())
+    regular, r_ok = regularity(P0)
+    riccati = plant.dt > 0 or (regular and not P0.D11.any())
     if method == "riccati" and not riccati:
         raise IllPosedError(
             "method='riccati' needs D11 = 0, D12 of full column rank and D21 of full row rank"
@@ -274,7 +347,7 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     # Fast path: the solvability checks run only when the Riccati design fails, to say why.
     try:
         with single_blas_thread():
-            return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0)
+            return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0, r_ok)
     except (IllPosedError, np.linalg.LinAlgError, ValueError):
         check_solvable(plant)
         if plant.dt > 0 and method == "auto":
@@ -283,7 +356,7 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
         raise
 
 
-def _continuous(plant, P0):
+def _continuous(plant, P0, r_ok=(None, None)):
     """Riccati design and its verification on arrays; two ``StateSpace`` objects at the end.
 
     The controller has no feedthrough, so loop shifting and the lower LFT need no inverse:
@@ -291,10 +364,11 @@ def _continuous(plant, P0):
     ``[[A, B2 Ck], [Bk C2, Ak0]], [B1; Bk D21], [C1, D12 Ck], D11``.  Its spectrum is
     ``eig(A + B2 F)`` and ``eig(A + L C2)`` (separation), so the stability test of the
     verification also certifies both Riccati solutions; when it fails the design is
-    repeated with each Riccati solution tested on its own (scipy as fallback).
+    repeated with each Riccati solution tested on its own (scipy as fallback).  ``r_ok``:
+    conditioning of ``D12'D12`` and ``D21 D21'`` from the regularity test's singular values.
     """
     for check_stable in (False, True):
-        opt, (Ak0, Bk, Ck, Dk) = _riccati_h2(P0, check_stable=check_stable)
+        opt, (Ak0, Bk, Ck, Dk) = _riccati_h2(P0, check_stable=check_stable, r_ok=r_ok)
         n = Ak0.shape[0]
         Acl = np.empty((2 * n, 2 * n))
         Acl[:n, :n] = plant.A
@@ -311,8 +385,8 @@ def _continuous(plant, P0):
     else:
         raise IllPosedError("the riccati H2 controller failed the closed-loop verification")
     Ak = Ak0 - Bk @ plant.D22 @ Ck if plant.D22.any() else Ak0
-    cl = control.StateSpace(Acl, Bcl, Ccl, plant.D11, 0)
     K = control.StateSpace(Ak, Bk, Ck, Dk, 0)
+    cl = (Acl, Bcl, Ccl, plant.D11.copy(), 0)  # the StateSpace on first access
     return H2synResult(K, norm, norm, (min(opt, norm), norm), cl, "riccati")
 
 

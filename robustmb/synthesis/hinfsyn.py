@@ -21,7 +21,9 @@ Algorithm
        added to ``z`` and ``eps v`` to ``y`` (new disturbance ``v``) for a decreasing
        sequence of ``eps``; each regularised problem is regular and solved by step 2, and
        its controller is verified on the singular plant itself (its closed loop there is a
-       sub-block of the regularised one, so the design level still bounds it).  Regularised
+       sub-block of the regularised one, so the design level still bounds it); the sequence
+       stops once consecutive confirmed bracket tops agree to 1e-4 and a verified
+       controller is within 1e-4 of the last top.  Regularised
        controllers whose poles spread over more than 1e6 in modulus are not returned
        unless the realisation's norm and the frequency-wise one agree to 1e-6 (a loop too
        stiff for double precision shows as a disagreement).  The best verified controller of
@@ -71,8 +73,12 @@ _MARGIN_MIN = 1e-5
 # Relative backoffs tried past ``rtol`` when no controller within it passes verification.
 _BEYOND_RTOL = (0.03, 0.1, 0.2, 0.4, 0.7, 1.0)
 # Regularisation sizes tried on singular plants (relative to the plant's data, see
-# ``regularise``), largest first; the sequence stops after two sizes without progress.
+# ``regularise``), largest first; the sequence stops after two sizes without progress
+# (or on convergence, see ``_EPS_STOP``).
 _EPS_SEQUENCE = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+# The sequence also stops once two consecutive confirmed bracket tops agree to this
+# relative tolerance and a returnable controller is verified within it of the last one.
+_EPS_STOP = 1e-4
 # Regularised controllers whose poles spread over more than this ratio are not returned
 # unless both double-precision evaluations of their norm agree (see ``_too_stiff``).
 _SPREAD_MAX = 1e6
@@ -137,12 +143,18 @@ class HinfsynResult:
         Singular plants under ``method="auto"``: ``(eps, gamma_eps, norm)`` per
         regularisation size tried, with ``gamma_eps`` the bracket top of the regularised
         problem's bisection and ``norm`` the verified H-infinity norm of its controller on
-        the singular plant (``inf`` when none was verified).  A controller whose poles
-        spread over more than 1e6 (``max |p| / min |p|``) and whose two norm evaluations
-        (realisation, frequency-wise) differ by more than 1e-6 is recorded here but never
-        returned: its closed loop is too stiff to trust.  The tops are not bounds on the
-        singular plant's optimum; a top whose ``norm`` exceeds it by more than ``rtol`` is
-        not used in ``gamma_opt``.  Empty otherwise.
+        the singular plant (``inf`` when none was verified).  ``gamma_eps`` is ``nan``
+        when ``norm`` exceeds the bracket top by more than ``rtol`` (no verified
+        controller confirms it: such a top says nothing about the singular plant, e.g.
+        0.797 on a plant whose optimum is about 29.7); the confirmed tops are upper
+        estimates of the singular optimum, not bounds, and the smallest one enters
+        ``gamma_opt``.  A controller whose poles spread over more than 1e6
+        (``max |p| / min |p|``) and whose two norm evaluations (realisation,
+        frequency-wise) differ by more than 1e-6 is recorded here but never returned: its
+        closed loop is too stiff to trust.  The sizes run from 1e-3 down to 1e-8 and stop
+        after two sizes without progress, or once two consecutive confirmed tops agree to
+        1e-4 (relative) and a returnable controller is within 1e-4 of the last one.
+        Empty otherwise.
     """
 
     controller: control.StateSpace
@@ -157,9 +169,12 @@ class HinfsynResult:
     regularised: list = field(default_factory=list, repr=False)
 
 
-def _verify(plant, K, gamma_design, slack=1e-6):
-    """Closed loop, its norm, whether it is stable with norm below the design level, and
-    the peak frequency.
+def _verify(plant, K, gamma_design, slack=1e-6, cl=None):
+    """Closed loop, its norm, whether it is stable with norm below the design level, the
+    peak frequency, and the two evaluations ``(hinfnorm of the realisation, frequency-wise
+    peak)`` the norm is the larger of (``_too_stiff`` compares them; the second is ``nan``
+    and the norm the realisation's alone when ``ok`` is False).  ``cl``: the closed loop
+    when the caller has already formed it.
 
     Acceptance (``ok``) compares :func:`robustmb.hinfnorm` of the closed-loop realisation
     with the design level.  The norm returned is the larger of that and the peak of
@@ -168,16 +183,20 @@ def _verify(plant, K, gamma_design, slack=1e-6):
     realisation's norm can fall below the true one (a regularised controller with poles at
     3.2e8: 1.3e-5 below the 60-digit peak).
     """
-    cl = closed_loop(plant, K)
+    cl = closed_loop(plant, K) if cl is None else cl
     norm, peak = hinfnorm(cl, tol=1e-9)
     norm, peak = float(norm), float(peak)
     ok = bool(np.isfinite(norm) and norm <= gamma_design * (1 + slack))
-    if np.isfinite(norm):
+    evals = (norm, np.nan)
+    if ok:
+        # the frequency-wise evaluation only for a controller that passed: every caller
+        # discards the others
         fl, wpk = _fl_peak(plant, K, peak)
+        evals = (norm, fl)
         if fl > norm:
             norm, peak = fl, wpk
         norm *= 1 + _ROUNDING
-    return cl, norm, ok, peak
+    return cl, norm, ok, peak, evals
 
 
 def _sigma(plant, K, w):
@@ -228,12 +247,11 @@ def _too_stiff(plant, cand):
     than ``_SPREAD_MAX`` and the two double-precision evaluations of its norm (the
     realisation's :func:`robustmb.hinfnorm`, the frequency-wise ``Fl(P, K)`` peak) differ
     by more than ``_ROUNDING`` relative.  (AC7's regularised controllers spread over
-    2.4e7 to 4.4e7 and both evaluations agree with 30-digit ones to 1e-10: kept.)"""
-    K, cl = cand[0], cand[1]
-    if _pole_spread(K, plant.dt) <= _SPREAD_MAX:
+    2.4e7 to 4.4e7 and both evaluations agree with 30-digit ones to 1e-10: kept.)
+    The two evaluations are the ones ``_verify`` made of the candidate (``cand[5]``)."""
+    if _pole_spread(cand[0], plant.dt) <= _SPREAD_MAX:
         return False
-    norm, peak = hinfnorm(cl, tol=1e-9)
-    fl, _ = _fl_peak(plant, K, float(peak))
+    norm, fl = cand[5]
     return not abs(fl - norm) <= _ROUNDING * max(norm, fl)
 
 
@@ -365,10 +383,17 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
     # Beyond rtol, only if no level within it gave a verified controller: a geometric
     # sequence up to twice the bracket top (the result's bracket shows the gap).
     beyond = [b for b in _BEYOND_RTOL if b > rtol]
-    fallback = None
+    # A well-conditioned controller (cond and stability margin, both cheap) is verified at
+    # once and returned when it passes.  The others are fallbacks, returned only when no
+    # well-conditioned one passes: the first (lowest level) that passes verification,
+    # within rtol if any, else beyond it.  They are verified only when that is needed.
+    deferred = []
     for i, b in enumerate(backoffs + beyond):
-        if i == len(backoffs) and fallback is not None:
-            break
+        if i == len(backoffs):
+            fallback = _first_verified(plant, deferred)
+            if fallback is not None:
+                return lo, hi, fallback
+            deferred = []
         g = hi * (1 + b)
         t = ric.gamma_test(N.plant, g)
         if not t.feasible:
@@ -377,17 +402,29 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history):
         Kn = (Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty)
         try:
             K = _back_to_plant(Kn, cplant, plant.dt > 0)
-            cl, norm, ok, peak = _verify(plant, K, g)
+            cl = closed_loop(plant, K)
+            if cond <= cond_max and _stability_margin(cl) >= _MARGIN_MIN:
+                cl, norm, ok, peak, evals = _verify(plant, K, g, cl=cl)
+                if ok:
+                    return lo, hi, (K, cl, norm, g, peak, evals)
+                continue
         except (IllPosedError, np.linalg.LinAlgError):
             continue
-        if not ok:
+        deferred.append((K, cl, g))
+    return lo, hi, _first_verified(plant, deferred)
+
+
+def _first_verified(plant, deferred):
+    """The first ``(K, cl, g)`` of ``deferred`` whose closed loop passes verification at
+    its design level ``g``, as a candidate tuple, or None."""
+    for K, cl, g in deferred:
+        try:
+            cl, norm, ok, peak, evals = _verify(plant, K, g, cl=cl)
+        except (IllPosedError, np.linalg.LinAlgError):
             continue
-        cand = (K, cl, norm, g, peak)
-        if cond <= cond_max and _stability_margin(cl) >= _MARGIN_MIN:
-            return lo, hi, cand
-        if fallback is None:
-            fallback = cand
-    return lo, hi, fallback
+        if ok:
+            return (K, cl, norm, g, peak, evals)
+    return None
 
 
 def _lmi(plant, cplant, rtol):
@@ -405,11 +442,11 @@ def _lmi(plant, cplant, rtol):
         try:
             _, g, Kc, _ = lmi_hinf(P0, gamma=level, T=T)
             K = _back_to_plant(Kc, cplant, plant.dt > 0)
-            cl, norm, ok, peak = _verify(plant, K, g)
+            cl, norm, ok, peak, evals = _verify(plant, K, g)
         except (IllPosedError, np.linalg.LinAlgError):
             continue
         if ok:
-            return gopt, info, (K, cl, norm, g, peak)
+            return gopt, info, (K, cl, norm, g, peak, evals)
     return gopt, info, None
 
 
@@ -420,7 +457,7 @@ def _regularised(plant, cplant, rtol, gtol, cond_max):
     ``HinfsynResult.regularised`` and ``gamma_eps`` the smallest regularised bracket top
     confirmed by a verified controller within ``rtol`` of it (``inf`` if none).
     """
-    best, runs, stale, top = None, [], 0, np.inf
+    best, runs, stale, top, prev = None, [], 0, np.inf, np.nan
     for eps in _EPS_SEQUENCE:
         Pe = regularise(cplant, eps)
         if not ric.is_regular(Pe.with_d22_zero()):
@@ -432,17 +469,34 @@ def _regularised(plant, cplant, rtol, gtol, cond_max):
             hi, cand = np.nan, None
         # ``_riccati`` verified the controller on ``plant`` (not on ``Pe``) at its level
         norm = cand[2] if cand is not None else np.inf
-        runs.append((eps, float(hi), float(norm)))
+        # a bracket top counts only when a controller verified on ``plant`` came within
+        # rtol of it: undecided verdicts can pull a top below the optimum (DIS1 at
+        # eps = 1e-7: 4.15799 with no controller below 4.468; the limit is 4.159278), and
+        # with no verified controller at all it says nothing about ``plant`` (random
+        # plant: a top of 0.797 where the optimum is about 29.7)
+        confirmed = bool(norm <= hi * (1 + rtol))
+        runs.append((eps, float(hi) if confirmed else np.nan, float(norm)))
         if cand is not None and _too_stiff(plant, cand):
             # not returned (random plant, eps = 1e-6: poles up to 3.2e8, the realisation's
             # norm 1.3e-5 below the 60-digit peak); its norm, the larger of both
             # evaluations, still confirms the bracket top below
             cand = None
-        if norm <= hi * (1 + rtol):
-            # a bracket top counts only when a controller verified on ``plant`` came within
-            # rtol of it: undecided verdicts can pull a top below the optimum (DIS1 at
-            # eps = 1e-7: 4.15799 with no controller below 4.468; the limit is 4.159278)
+        if confirmed:
             top = min(top, hi)
+        if (
+            best is not None
+            and confirmed
+            and abs(prev - hi) <= _EPS_STOP * hi
+            and min(best[2], norm if cand is not None else np.inf) <= hi * (1 + _EPS_STOP)
+        ):
+            # converged: the confirmed tops moved by less than _EPS_STOP since the previous
+            # size and a returnable controller is within _EPS_STOP of the current one (the
+            # tops fall about linearly in eps, so the next size could gain about a tenth
+            # of the last move)
+            if cand is not None and norm < best[2]:
+                best = cand
+            break
+        prev = hi if confirmed else np.nan
         if cand is not None and (best is None or norm < best[2] * (1 - 10 * gtol)):
             best, stale = cand, 0
         else:
@@ -455,7 +509,7 @@ def _regularised(plant, cplant, rtol, gtol, cond_max):
 
 
 def _riccati_result(plant, cplant, cand, lo, hi, history):
-    K, cl, norm, g, peak = cand
+    K, cl, norm, g, peak = cand[:5]
     if norm < lo:
         # A verified controller below a level the test called infeasible: the test's
         # verdicts are not reliable on this plant, keep only the sure bound.
@@ -636,7 +690,7 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
             + (f" (the LMI solve failed: {lmi_error})" if lmi_error is not None else "")
             + _zeros_note(plant)
         ) from lmi_error
-    K, cl, norm, g, peak = cand
+    K, cl, norm, g, peak = cand[:5]
     # Neither the SDP optimum nor a regularised bracket top is a lower bound (HE1: the SDP
     # level 0.0736233 lies above a verified regularised controller's 0.0736166): they stay
     # in gamma_opt, the lower end is the Parrott bound (0 when there is none), certified

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import control
 import numpy as np
 
-from robustmb.analysis._statespace import as_statespace_data
+from robustmb.analysis._statespace import _sampling_time, as_statespace_data
 from robustmb.errors import DimensionError, IllPosedError, SignalError
 
 __all__ = [
@@ -112,6 +112,22 @@ def _nominal_and_labels(P, argname):
     return P, None, None
 
 
+def _real_statespace_data(sys, argname):
+    """``(A, B, C, D, dt)`` of a ``control.StateSpace`` with finite float64 matrices
+    (fresh copies), or ``None`` for anything else: the common case without the general
+    conversion of :func:`~robustmb.analysis._statespace.as_statespace_data`, which handles
+    (and explains) every other input.  python-control has already checked the shapes."""
+    if not isinstance(sys, control.StateSpace):
+        return None
+    mats = (sys.A, sys.B, sys.C, sys.D)
+    for M in mats:
+        if type(M) is not np.ndarray or M.dtype != np.float64 or M.ndim != 2:
+            return None
+        if not np.isfinite(M).all():
+            return None  # the general path names the entry
+    return (*(M.copy() for M in mats), _sampling_time(sys.dt, argname))
+
+
 def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     """Split ``P`` into the blocks of a generalised plant.
 
@@ -142,8 +158,9 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     (1, 1, 1, 1, 1)
     """
     sys, in_labels, out_labels = _nominal_and_labels(P, argname)
-    A, B, C, D, dt = as_statespace_data(sys, argname=argname)
-    if np.iscomplexobj(A) or np.iscomplexobj(D):
+    data = _real_statespace_data(sys, argname)
+    A, B, C, D, dt = data if data is not None else as_statespace_data(sys, argname=argname)
+    if np.iscomplexobj(A) or np.iscomplexobj(B) or np.iscomplexobj(C) or np.iscomplexobj(D):
         raise DimensionError(f"{argname}: synthesis needs a real plant")
     p, m = D.shape
     in_order, out_order = list(range(m)), list(range(p))
@@ -173,7 +190,10 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
         raise DimensionError(
             f"nmeas = {nmeas} must leave at least one error output: the plant has {p} outputs"
         )
-    B, C, D = B[:, in_order], C[out_order], D[np.ix_(out_order, in_order)]
+    if in_order != list(range(m)):
+        B, D = B[:, in_order], D[:, in_order]
+    if out_order != list(range(p)):
+        C, D = C[out_order], D[out_order]
     m1, p1 = m - ncon, p - nmeas
     labels_in = tuple(in_labels[i] for i in in_order) if in_labels and len(in_labels) == m else ()
     labels_out = (
@@ -378,10 +398,14 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     P11, P12, P21, P22 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1], G[:, p1:, m1:]
     F = np.full((len(s), p1, m1), np.nan, complex)
     good = np.all(np.isfinite(G), axis=(1, 2)) & np.all(np.isfinite(Kr), axis=(1, 2))
-    for i in np.flatnonzero(good):
-        E = np.eye(p2) - P22[i] @ Kr[i]
-        if np.linalg.cond(E) < 1e15:  # not on a point where I - P22 K is singular
-            F[i] = P11[i] + P12[i] @ Kr[i] @ np.linalg.solve(E, P21[i])
+    idx = np.flatnonzero(good)
+    if idx.size:
+        # batched over the frequencies (the same LAPACK calls as one at a time)
+        E = np.eye(p2) - P22[idx] @ Kr[idx]
+        keep = np.linalg.cond(E) < 1e15  # not on a point where I - P22 K is singular
+        idx, E = idx[keep], E[keep]
+        if idx.size:
+            F[idx] = P11[idx] + P12[idx] @ Kr[idx] @ np.linalg.solve(E, P21[idx])
     return F
 
 

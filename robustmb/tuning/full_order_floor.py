@@ -49,6 +49,13 @@ from ._exact import floor_float, is_positive_definite_exact, nullspace_exact, to
 # Margins of the dual point inside its cone (relative), tried in increasing order: a
 # larger margin survives more rounding but costs value, so the first certified is kept.
 _MARGINS = (1e-10, 1e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 1e-3)
+# Weights of the deepest point added to the dual optimum, relative to the optimum's
+# ``trace Zx + trace Zy`` (see ``_combined``), increasing.
+_WEIGHTS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
+# Relative losses of value allowed to the deepest near-optimal dual point, increasing.
+_LOSSES = (1e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
+# Clarabel's tolerances for the margin-free dual optimum and the deepest point.
+_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
 
 
 @dataclass
@@ -126,13 +133,23 @@ def _primal(m, to, tc, solver):
         prob.solve(solver=solver or cp.CLARABEL)
     except cp.error.SolverError as exc:
         raise IllPosedError(f"full-order LMI: the solver failed ({exc})") from None
+    except BaseException as exc:  # Clarabel's panics (pyo3 PanicException), see _dual
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise IllPosedError(f"full-order LMI: the solver failed ({exc})") from None
     if g.value is None:
         raise IllPosedError(f"full-order LMI: the solver failed ({prob.status})")
     return float(g.value), np.asarray(x.value), np.asarray(y.value)
 
 
-def _dual(m, to, tc, nq, nr, mu, solver):
+def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None, one_sided=False):
     """Dual SDP on its minimal face, ``mu`` inside the cone: float ``(value, Sx, Sy, Q12)``.
+
+    ``center=True`` solves instead for the deepest point of the face's cone (largest
+    ``s`` with ``Zx, Zy >= s I`` and ``Q >= s |A| I`` at ``trace Zx + trace Zy = 1``, or
+    with a ``level``: at ``t = 1`` among the points of value at least ``level``); its
+    ``value`` is that depth ``s`` (``<= 0``: no interior point).  ``one_sided``: the dual
+    of the full-control relaxation (``Zy = 0``, ``Q12 = 0``, only ``Q11 >= 0``).
 
     ``to, tc, nq, nr`` are orthonormal bases: of the spaces of ``Sx``, ``Sy`` and of those
     holding the ranges of ``Q11``, ``Q22`` (``Q12 = nq R nr'``).  The margin ``mu``
@@ -161,22 +178,47 @@ def _dual(m, to, tc, nq, nr, mu, solver):
         - cp.trace(q12)
     )
     qscale = max(np.linalg.norm(a, 2), 1.0)
-    cons = [
-        cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1,
-        0.5 * (q + q.T) >> mu * qscale * np.eye(q.shape[0]),
-        zx >> mu * np.eye(zx.shape[0]),
-        zy >> mu * np.eye(zy.shape[0]),
-    ]
-    prob = cp.Problem(cp.Maximize(value), cons)
+    fixed = []
+    if one_sided:
+        q = nq.T @ qx @ nq
+        fixed = [zy == 0, r == 0]
+    if center:
+        s = cp.Variable()
+        norm = [cp.trace(zx) + cp.trace(zy) == 1]
+        if level is not None:
+            norm = [cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1, value >= level]
+        cons = norm + [
+            0.5 * (q + q.T) >> s * qscale * np.eye(q.shape[0]),
+            zx >> s * np.eye(zx.shape[0]),
+            *([] if one_sided else [zy >> s * np.eye(zy.shape[0])]),
+        ]
+        prob = cp.Problem(cp.Maximize(s), cons + fixed)
+    else:
+        cons = [
+            cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1,
+            0.5 * (q + q.T) >> mu * qscale * np.eye(q.shape[0]),
+            zx >> mu * np.eye(zx.shape[0]),
+            *([] if one_sided else [zy >> mu * np.eye(zy.shape[0])]),
+        ]
+        prob = cp.Problem(cp.Maximize(value), cons + fixed)
     try:
-        prob.solve(solver=solver or cp.CLARABEL)
-    except cp.error.SolverError:
+        tight = mu == 0 and solver in (None, cp.CLARABEL, "CLARABEL")
+        prob.solve(solver=solver or cp.CLARABEL, **(_TIGHT if tight else {}))
+    except (cp.error.SolverError, ValueError):
+        # ValueError: cvxpy cannot form a cone of an empty face (augmented AC1)
+        return None
+    except BaseException as exc:
+        # Clarabel's internal panics reach Python as pyo3's PanicException, a
+        # BaseException (seen on the augmented COMPleib AC1): a failed solve like any other.
+        if type(exc).__name__ != "PanicException":
+            raise
         return None
     if zx.value is None or prob.status not in ("optimal", "optimal_inaccurate"):
         return None
     sxv = to @ zx.value @ to.T
     syv = tc @ zy.value @ tc.T
-    return float(prob.value), 0.5 * (sxv + sxv.T), 0.5 * (syv + syv.T), nq @ r.value @ nr.T
+    val = float(s.value) if center else float(prob.value)
+    return val, 0.5 * (sxv + sxv.T), 0.5 * (syv + syv.T), nq @ r.value @ nr.T
 
 
 def _inner(z):
@@ -201,8 +243,12 @@ def _free(N):
     return rows
 
 
-def _exact_bound(m, bases, sx, sy, q12):
-    """Exact check of a float dual point; the certified value (rational) or None."""
+def _exact_bound(m, bases, sx, sy, q12, one_sided=False):
+    """Exact check of a float dual point; the certified value (rational) or None.
+
+    ``one_sided``: the point of the full-control relaxation (see :func:`_certify`), ``Sy``
+    and ``Q12`` taken as exactly zero and ``Q11 >= 0`` checked alone.
+    """
     to_ex, tc_ex, nq_ex, nr_ex = bases
     a, b1, c1 = m["a"], m["b1"], m["c1"]
     n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
@@ -211,7 +257,11 @@ def _exact_bound(m, bases, sx, sy, q12):
     zx = _inner(_coords(to_ex.astype(float), sx))
     zy = _inner(_coords(tc_ex.astype(float), sy))
     zx_e, zy_e = to_exact(0.5 * (zx + zx.T)), to_exact(0.5 * (zy + zy.T))
-    if not (is_positive_definite_exact(zx_e) and is_positive_definite_exact(zy_e)):
+    if one_sided:
+        zy_e = to_exact(np.zeros(zy.shape))
+    if not is_positive_definite_exact(zx_e):
+        return None
+    if not (one_sided or is_positive_definite_exact(zy_e)):
         return None
     A, B1, C1, D11 = (to_exact(m[k]) for k in ("a", "b1", "c1", "d11"))
     Sx = to_ex @ zx_e @ to_ex.T
@@ -234,6 +284,8 @@ def _exact_bound(m, bases, sx, sy, q12):
         + np.sum(Sy[n + nz :, :n] * B1.T)
         + np.sum(Sy[n + nz :, n : n + nz] * D11.T)
     )
+    if one_sided:  # Q = diag(Q11, 0), Q12 = 0
+        return base / t if is_positive_definite_exact(G) else None
     r = np.linalg.lstsq(nq_ex.astype(float), q12, rcond=None)[0]
     r = np.linalg.lstsq(nr_ex.astype(float), r.T, rcond=None)[0].T
     # R is free: shrink it towards 0 until the block matrix is positive definite (its
@@ -353,12 +405,21 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     does not exceed the plant's.
 
     The dual is restricted to the face that the rows of ``C2`` free of ``D21`` (and the
-    columns of ``B2`` free of ``D12``) force; when its optimal face is smaller still --
-    singular plants where ``X`` or ``Y`` may grow without bound along other directions,
-    e.g. a stable ``A`` whose ``X`` inequality only improves as ``X`` grows -- no dual
-    point can be checked and ``certified`` is False (``lower = 0``).  On COMPleib, AC15,
-    AC17, HE2, HE4, REA1 and REA2 are certified (within 0.005 %--0.15 % of the estimate);
-    AC2, AC6, AC7, DIS1, HE1 and HF2D11 are not.
+    columns of ``B2`` free of ``D12``) force.  When no margin gives a point that passes,
+    the deepest dual point of near-optimal value is tried (thin faces); when that fails
+    too, the same on a relaxation: the plant with the derivatives of its noise-free
+    measurements (and controls acting as derivatives of its unpenalised ones) added, whose
+    optimum is at most the plant's and whose face is right when a measurement has relative
+    degree above one.  When the optimal face is smaller still -- ``Y`` growing along the
+    direction of a stable invariant zero of ``(A, B2, C1, D12)`` with ``D12`` square
+    (:mod:`robustmb.synthesis.lmi_dual`; an irrational direction in general) -- no dual
+    point can be checked; the last resort is then the full-control relaxation (the
+    control-side inequality dropped), a weaker bound, and failing that ``certified`` is
+    False (``lower = 0``).  On COMPleib, AC15, AC17, HE2, HE4, REA1 and REA2 are certified
+    (within 0.005 %--0.15 % of the estimate), DIS1 (1e-4 below a verified controller, on
+    the augmented plant), AC6 (1.0 % below, by the thin-face step) and HE1 (full-control
+    relaxation: 0.05546, 25 % below a verified 0.0736166 -- loose); AC1 (optimum about
+    3e-5), AC2 and AC7 are not.
 
     Parameters
     ----------
@@ -403,21 +464,76 @@ def full_order_floor(P, nmeas, ncon, *, solver=None):
     # Then with z scaled by a power of two (exact in floating point: every level scales by
     # it), the optimum near 1, when the plant's own scaling gives no certificate.
     k = int(np.clip(np.round(np.log2(est0)), -60, 60)) if est0 > 0 else 0
-    for kk in [0] + ([k] if k else []):
-        m = dict(
-            m0,
-            c1=np.ldexp(m0["c1"], -kk),
-            d11=np.ldexp(m0["d11"], -kk),
-            d12=np.ldexp(m0["d12"], -kk),
-        )
-        best = _certify(m, solver)
-        if best is not None:
-            return FullOrderFloor(max(float(np.ldexp(floor_float(best), kk)), 0.0), est0, True)
+    # Then on the plant with more measurements and controls (a relaxation, see _augmented);
+    # last, the full-control relaxation (control-side inequality dropped), a weaker bound.
+    aug = _augmented(m0)
+    for base, one_sided in ((m0, False), (aug, False), (aug or m0, True)):
+        if base is None:
+            continue
+        for kk in [0] + ([k] if k else []):
+            m = dict(
+                base,
+                c1=np.ldexp(base["c1"], -kk),
+                d11=np.ldexp(base["d11"], -kk),
+                d12=np.ldexp(base["d12"], -kk),
+            )
+            best = _certify(m, solver, one_sided)
+            if best is not None:
+                lower = max(float(np.ldexp(floor_float(best), kk)), 0.0)
+                return FullOrderFloor(lower, est0, True)
     return FullOrderFloor(0.0, est0, False)
 
 
-def _certify(m, solver):
-    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None."""
+def _rank(M):
+    return np.linalg.matrix_rank(M, tol=1e-9 * max(np.abs(M).max(), 1e-300)) if M.size else 0
+
+
+def _augmented(m):
+    """The plant with the derivatives of its noise-free measurements measured too, and
+    controls acting as derivatives of its unpenalised ones (None when nothing is added).
+
+    ``y' = [y; C^ A x + C^ B1 w]`` with ``C^ = L C2``, ``L D21 = 0`` (repeated on the new
+    rows while the rank grows), and new controls entering as ``A B^`` in the state and
+    ``C1 B^`` in ``z`` with ``B^ = B2 R``, ``D12 R = 0`` (repeated likewise).  Every
+    controller ``K`` of the plant is the controller ``[[K, 0], [0, 0]]`` of the augmented
+    one, with the same closed loop and order, so the augmented plant's optimum -- and any
+    floor of it -- is at most the plant's.  Its data hold the plant's own numbers exactly
+    (the added rows and columns are rounded products, which does not matter: any added
+    measurement or control keeps the relaxation valid).  The point is the dual's face: on
+    plants where a noise-free measurement has relative degree above one (DIS1), the face
+    formed by :func:`_bases` is too large, while the augmented plant's is right.
+    """
+    a, b1, c1 = m["a"], m["b1"], m["c1"]
+    n = a.shape[0]
+    c, d = m["c2"], m["d21"]
+    for _ in range(n):
+        chat = sla.null_space(d.T).T @ c if d.shape[0] else c
+        if not chat.size:
+            break
+        cn, dn = np.vstack([c, chat @ a]), np.vstack([d, chat @ b1])
+        if _rank(np.hstack([cn, dn])) == _rank(np.hstack([c, d])):
+            break
+        c, d = cn, dn
+    b, e = m["b2"], m["d12"]
+    for _ in range(n):
+        bhat = b @ sla.null_space(e) if e.shape[1] else b
+        if not bhat.size:
+            break
+        bn, en = np.hstack([b, a @ bhat]), np.hstack([e, c1 @ bhat])
+        if _rank(np.vstack([bn, en])) == _rank(np.vstack([b, e])):
+            break
+        b, e = bn, en
+    if c.shape == m["c2"].shape and b.shape == m["b2"].shape:
+        return None
+    return dict(m, c2=c, d21=d, b2=b, d12=e)
+
+
+def _certify(m, solver, one_sided=False):
+    """Best exactly checked dual value of the plant ``m`` (a Fraction) or None.
+
+    ``one_sided``: of the full-control relaxation instead (the control-side inequality
+    dropped: ``Sy = 0``), a weaker bound whose dual face involves only the filter side.
+    """
     bases = _bases(m)
     to_ex, tc_ex, nq_ex, nr_ex = bases
     try:
@@ -440,14 +556,62 @@ def _certify(m, solver):
             _orth(Tk @ nq_ex.astype(float)),
             _orth(Ti.T @ nr_ex.astype(float)),
         )
+        found = None
         for mu in _MARGINS:
-            cand = _dual(_transform(m, Tk), *spaces, mu, solver)
+            cand = _dual(_transform(m, Tk), *spaces, mu, solver, one_sided=one_sided)
             if cand is None:
                 continue
             _, sxb, syb, q12b = cand
             # Original coordinates: Sx = J Sx_b J', Sy = K' Sy_b K, Q12 = T^-1 Q12_b T.
-            val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk)
-            if val is not None:
-                best = val if best is None else max(best, val)
+            found = _exact_bound(
+                m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided
+            )
+            if found is not None:
                 break
+        if found is None:
+            maps = (jx, jy, Ti, Tk)
+            found = _combined(m, bases, _transform(m, Tk), spaces, solver, maps, one_sided)
+        if found is not None:
+            best = found if best is None else max(best, found)
     return best
+
+
+def _combined(m, bases, mb, spaces, solver, maps, one_sided=False):
+    """A dual point deep enough inside the face to pass the exact check, near the optimum.
+
+    Used when no margin of ``_MARGINS`` gives a point that passes: on thin faces (COMPleib
+    AC6: the deepest point of unit trace lies 2e-6 inside, the solver's residuals are
+    1e-6) a margin fixed in advance is either too small for the residuals or costs all the
+    value.  First the deepest point among those whose value is within ``_LOSSES`` of the
+    margin-free optimum's (each checked exactly, the first that passes kept).  Failing
+    that, the optimum plus ``w`` times the face's deepest point (value unconstrained): the
+    cone is convex, so the sum is dual feasible and lies deeper inside the face as ``w``
+    grows, while its value ``(v_opt + w v_deep) / (t_opt + w t_deep)`` moves away from the
+    optimum.  None when the face has no interior or nothing passes.
+    """
+    jx, jy, Ti, Tk = maps
+    side = {"one_sided": one_sided}
+    opt = _dual(mb, *spaces, 0.0, solver, **side)
+    if opt is None:
+        return None
+    # First the deepest point among those of value near the optimum's: checked directly.
+    for loss in _LOSSES:
+        level = opt[0] - loss * abs(opt[0])
+        near = _dual(mb, *spaces, 0.0, solver, center=True, level=level, **side)
+        if near is not None and near[0] > 0:
+            sxb, syb, q12b = near[1:]
+            val = _exact_bound(
+                m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided
+            )
+            if val is not None:
+                return val
+    deep = _dual(mb, *spaces, 0.0, solver, center=True, **side)
+    if deep is None or not deep[0] > 0:
+        return None
+    size = np.trace(opt[1]) + np.trace(opt[2])  # the deep point has trace Zx + trace Zy = 1
+    for w in _WEIGHTS:
+        sxb, syb, q12b = (o + w * size * d for o, d in zip(opt[1:], deep[1:], strict=True))
+        val = _exact_bound(m, bases, jx @ sxb @ jx.T, jy.T @ syb @ jy, Ti @ q12b @ Tk, one_sided)
+        if val is not None:
+            return val
+    return None

@@ -31,6 +31,66 @@ def _sigma_max(g):
 _EPS = np.finfo(float).eps
 
 
+def _modal_sigma(lam, cv, vb, d):
+    """``w -> sigma_max(G(jw))`` for an array of frequencies, from the modal form
+    ``G(jw) = cv diag(1 / (jw - lam)) vb + d`` (:func:`_modal_form`)."""
+
+    def sig(w):
+        r = 1.0 / (1j * np.atleast_1d(w)[:, None] - lam[None, :])
+        return _sigma_max((cv[None] * r[:, None, :]) @ vb + d[None])
+
+    return sig
+
+
+def _solved_sigma(a, b, c, d):
+    """``w -> sigma_max(G(jw))`` for an array of frequencies, by LU solves of
+    ``jw I - A`` (any ``A``: no modal form needed)."""
+    eye = np.eye(a.shape[0])
+
+    def sig(w):
+        w = np.atleast_1d(np.asarray(w, float))
+        rhs = np.broadcast_to(b, (w.size, *b.shape))
+        return _sigma_max(c @ np.linalg.solve(1j * w[:, None, None] * eye - a, rhs) + d)
+
+    return sig
+
+
+class _LevelHamiltonian:
+    """Hamiltonian whose imaginary eigenvalues ``jw`` are the frequencies where
+    ``sigma(G(jw)) = g`` (Boyd--Balakrishnan--Kabamba; Bruinsma--Steinbuch).
+
+    ``D = 0``: ``[[A, B B^T / g], [-C^T C / g, -A^T]]``, assembled in one buffer reused
+    across levels; otherwise, with ``R = (g^2 I - D^T D)^-1`` and
+    ``S = (g^2 I - D D^T)^-1``, ``[[A + B R D^T C, g B R B^T], [-g C^T S C, -(A + B R D^T C)^T]]``.
+    """
+
+    def __init__(self, a, b, c, d):
+        self.a, self.b, self.c, self.d = a, b, c, d
+        self.proper = not np.any(d)
+        if self.proper:
+            n = a.shape[0]
+            self.h = np.empty((2 * n, 2 * n))
+            self.h[:n, :n], self.h[n:, n:] = a, -a.T
+            self.bbt, self.ctc = b @ b.T, c.T @ c
+
+    def at(self, g):
+        """The Hamiltonian of level ``g > sigma_max(D)`` (``None``: ``g^2 I - D^T D`` singular).
+        For ``D = 0`` the same array is returned for every level (overwritten)."""
+        a, b, c, d = self.a, self.b, self.c, self.d
+        if self.proper:
+            n = a.shape[0]
+            self.h[:n, n:], self.h[n:, :n] = self.bbt / g, self.ctc / -g
+            return self.h
+        ny, nu = d.shape
+        try:
+            ri = np.linalg.inv(g * g * np.eye(nu) - d.T @ d)
+            si = np.linalg.inv(g * g * np.eye(ny) - d @ d.T)
+        except np.linalg.LinAlgError:
+            return None
+        a1 = a + b @ ri @ d.T @ c
+        return np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
+
+
 def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     """Peak gain of a stable, real, continuous model by a lean level-set iteration.
 
@@ -50,10 +110,7 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     proper = not np.any(d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not proper else 0.0
 
-    def sig(w):
-        r = 1.0 / (1j * w[:, None] - lam[None, :])
-        return _sigma_max((cv[None] * r[:, None, :]) @ vb + d[None])
-
+    sig = _modal_sigma(lam, cv, vb, d)
     extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
     mag = np.abs(lam)
     cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
@@ -69,27 +126,15 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
         lower, wpeak = float(vals[k]), float(band[k])
     if sd >= lower:
         lower, wpeak = sd, np.inf
-    ny, nu = d.shape
-    n = a.shape[0]
     bracket = None
-    if proper:  # D = 0: H = [[A, B B' / g], [-C' C / g, -A']]
-        h = np.empty((2 * n, 2 * n))
-        h[:n, :n], h[n:, n:] = a, -a.T
-        bbt, ctc = b @ b.T, c.T @ c
+    hamiltonian = _LevelHamiltonian(a, b, c, d)
     for _ in range(maxit):
         g = lower * (1 + 2 * tol)
-        if proper:
-            if g <= 0.0:  # zero at every sampled frequency: no level set to build
-                return None
-            h[:n, n:], h[n:, :n] = bbt / g, ctc / -g
-        else:
-            try:
-                ri = np.linalg.inv(g * g * np.eye(nu) - d.T @ d)
-                si = np.linalg.inv(g * g * np.eye(ny) - d @ d.T)
-            except np.linalg.LinAlgError:
-                return None
-            a1 = a + b @ ri @ d.T @ c
-            h = np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
+        if proper and g <= 0.0:  # zero at every sampled frequency: no level set to build
+            return None
+        h = hamiltonian.at(g)
+        if h is None:
+            return None
         e = np.linalg.eigvals(h)
         # Loose test: near the singular level the crossings leave the axis by roughly
         # sqrt(eps * cond); a spurious candidate only costs one evaluation below.  The
@@ -402,13 +447,7 @@ def finite_peak(a, b, c, d, *, band=None, points=240):
         return None
     mag = np.abs(lam)
     lo, hi = max(mag.min(), 1e-8) / 1e3, mag.max() * 1e3
-    eye = np.eye(n)
-
-    def sig(w):
-        w = np.atleast_1d(np.asarray(w, float))
-        rhs = np.broadcast_to(b, (w.size, *b.shape))
-        return _sigma_max(c @ np.linalg.solve(1j * w[:, None, None] * eye - a, rhs) + d)
-
+    sig = _solved_sigma(a, b, c, d)
     pts = np.r_[0.0, np.geomspace(lo, hi, points), mag, np.abs(lam.imag)]
     if band is not None:
         pts = np.r_[pts[pts < band], np.geomspace(lo, band, points // 4), band]
@@ -516,20 +555,12 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     if n == 0 or not np.isfinite(wpeak) or not np.isfinite(gamma) or gamma <= 0:
         return single
     level = (1.0 - rel) * gamma
-    ny, nu = d.shape
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and np.any(d) else 0.0
     if level <= sd * (1 + 1e-6):
         return single  # the response stays above the level up to infinity
-    if np.any(d):
-        try:
-            ri = np.linalg.inv(level**2 * np.eye(nu) - d.T @ d)
-            si = np.linalg.inv(level**2 * np.eye(ny) - d @ d.T)
-        except np.linalg.LinAlgError:
-            return single
-        a1 = a + b @ ri @ d.T @ c
-        h = np.block([[a1, level * b @ ri @ b.T], [-level * c.T @ si @ c, -a1.T]])
-    else:
-        h = np.block([[a, b @ b.T / level], [-(c.T @ c) / level, -a.T]])
+    h = _LevelHamiltonian(a, b, c, d).at(level)
+    if h is None:
+        return single
     e = np.linalg.eigvals(h)
     ae = np.abs(e)
     near = np.abs(e.real) <= 1e-6 * ae + 1e-10 * max(1.0, ae.max())
@@ -537,21 +568,13 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     modal = _modal_form(a, b, c)
     if modal is not None:
         lam, cv, vb = modal
-
-        def sig(w):
-            r = 1.0 / (1j * np.atleast_1d(w)[:, None] - lam[None, :])
-            return _sigma_max((cv[None] * r[:, None, :]) @ vb + d[None])
+        sig = _modal_sigma(lam, cv, vb, d)
 
         def zoom(v, w, bracket):
             return _polish_modal(lam, cv, vb, d, sig, v, w, bracket)
 
     else:
-        eye = np.eye(n)
-
-        def sig(w):
-            w = np.atleast_1d(np.asarray(w, float))
-            rhs = np.broadcast_to(b, (w.size, *b.shape))
-            return _sigma_max(c @ np.linalg.solve(1j * w[:, None, None] * eye - a, rhs) + d)
+        sig = _solved_sigma(a, b, c, d)
 
         def zoom(v, w, bracket):
             return _polish(sig, v, w, bracket)

@@ -13,7 +13,7 @@ from ..errors import DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
-from .tuning_problem import Term, TuningProblem
+from .tuning_problem import Term, TuningProblem, check_multipeak
 
 
 @dataclass
@@ -94,7 +94,17 @@ def _models(P, samples, seed):
     return out
 
 
-def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False, maxiter=1000):
+def hinfstruct(
+    P,
+    K,
+    *,
+    random_start=0,
+    seed=None,
+    samples=None,
+    progress=False,
+    maxiter=1000,
+    multipeak=True,
+):
     """Tune the parameters of a structured controller to minimise ``||Fl(P, K)||_inf``.
 
     Parameters
@@ -117,6 +127,11 @@ def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False,
         Show a progress bar over the runs.
     maxiter : int
         BFGS iterations per run.
+    multipeak : bool
+        Take the multi-peak step of Apkarian and Noll (2006) where several peak
+        frequencies (or models) are active at once
+        (:func:`robustmb.tuning.multipeak.multipeak_direction`); ``False``: plain
+        nonsmooth BFGS on the subgradient of one peak.
 
     Returns
     -------
@@ -147,6 +162,7 @@ def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False,
     >>> bool(res.closed_loop.poles().real.max() < 0)
     True
     """
+    check_multipeak(multipeak, "hinfstruct")
     km = as_model(K)
     if not km.tunables:
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
@@ -165,7 +181,7 @@ def hinfstruct(P, K, *, random_start=0, seed=None, samples=None, progress=False,
         loops.append(lft_lower(pm, km))
     params = ParameterVector(km.tunables)
     lfts = [TunableLFT(cl, params) for cl in loops]
-    problem = TuningProblem(params, [Term(lft) for lft in lfts], loops=lfts)
+    problem = TuningProblem(params, [Term(lft) for lft in lfts], loops=lfts, multipeak=multipeak)
     runs, best = problem.solve(
         random_start=random_start,
         seed=seed,

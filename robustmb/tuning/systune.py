@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ..analysis import wcgain
-from ..errors import UncertainTypeError
+from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import robust_systune
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import Term, TuningProblem
+from .tuning_problem import Term, TuningProblem, check_multipeak
 
 
 def _sample_points(CL, samples, seed):
@@ -36,6 +36,7 @@ def systune(
     maxiter=1000,
     certify=True,
     robust=None,
+    multipeak=True,
     **robust_options,
 ):
     """Tune the parameters of a closed loop for soft and hard goals.
@@ -72,6 +73,11 @@ def systune(
         none violates, then certify.  Default: when the loop holds uncertain or
         scheduling elements and ``samples`` is not given.  ``robust=False`` tunes the
         nominal model (and ``samples``) only.
+    multipeak : bool
+        Take the multi-peak step of Apkarian and Noll (2006) where several peaks, goals
+        or models are active at once (:func:`robustmb.tuning.multipeak.multipeak_direction`);
+        ``False``: plain nonsmooth BFGS on one subgradient.  Robust tuning always uses
+        the multi-peak step (``multipeak=False`` is refused there).
     **robust_options
         Options of the robust engine: ``max_rounds``, ``n_random``, ``n_local``,
         ``rtol``, ``certify_splits``, ``initial``, ``max_add`` (see
@@ -109,7 +115,13 @@ def systune(
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
+    check_multipeak(multipeak, "systune")
     if robust and cl.uncertainty:
+        if not multipeak:
+            raise ArgumentError(
+                "systune: multipeak=False applies to nominal or sampled tuning, not to robust "
+                "tuning (pass robust=False or samples)"
+            )
         return robust_systune(
             cl,
             soft,
@@ -142,7 +154,7 @@ def systune(
         return out
 
     loops = [TunableLFT(at(cl, pt), params) for pt in points]
-    problem = TuningProblem(params, terms(soft), terms(hard), loops)
+    problem = TuningProblem(params, terms(soft), terms(hard), loops, multipeak=multipeak)
     runs, best = problem.solve(
         random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
     )

@@ -51,6 +51,7 @@ class Term:
     label: str = ""
     band: float | None = None
     _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
+    _last: tuple | None = None  # (x, value, gradient) of the last evaluation with a gradient
 
     def pieces(self, x, *, rel=0.05):
         """Values, gradients and frequencies of every active piece at ``x``.
@@ -62,7 +63,13 @@ class Term:
         x = np.asarray(x, float)
         st = self._state
         if self.measure != "hinf" or self.lft.dt != 0:
-            v, g = self.evaluate(x)
+            # These evaluations do not depend on a peak-frequency hint: the objective's
+            # evaluation at x (just made, as a rule) is reused.
+            last = self._last
+            if last is not None and last[0].shape == x.shape and np.array_equal(last[0], x):
+                v, g = last[1], last[2]
+            else:
+                v, g = self.evaluate(x)
             return None if g is None else (np.array([v]), g[None], np.array([np.nan]))
         if st is None or st[0].shape != x.shape or not np.array_equal(st[0], x):
             v, g = self.evaluate(x)
@@ -113,9 +120,26 @@ class Term:
                 gs = np.zeros((a.shape[0] + c.shape[0], a.shape[0] + b.shape[1]))
                 gs[: a.shape[0], : a.shape[0]] = ga
         if not np.isfinite(v):
-            return np.inf, None
-        g = self.lft.chain(x, gs) * self.scale if gradient and gs is not None else None
-        return v * self.scale, g
+            v, g = np.inf, None
+        else:
+            g = self.lft.chain(x, gs) * self.scale if gradient and gs is not None else None
+            v = v * self.scale
+        if gradient:
+            self._last = None if below_limit else (np.array(x, float), v, g)
+        return v, g
+
+
+def check_multipeak(multipeak, where):
+    """``multipeak`` as a bool; :class:`~robustmb.errors.ArgumentError` unless it is one.
+
+    Examples
+    --------
+    >>> check_multipeak(False, "hinfstruct")
+    False
+    """
+    if not isinstance(multipeak, bool | np.bool_):
+        raise ArgumentError(f"{where}: multipeak must be True or False, got {multipeak!r}")
+    return bool(multipeak)
 
 
 def pole_requirement(a, decay, damping, max_frequency):
@@ -171,15 +195,30 @@ class RunRecord:
 
 
 class TuningProblem:
-    """Worst soft term subject to hard terms < 1 and stable loops (see module docstring)."""
+    """Worst soft term subject to hard terms < 1 and stable loops (see module docstring).
 
-    def __init__(self, params: ParameterVector, soft, hard=(), loops=(), *, min_decay=MIN_DECAY):
+    ``multipeak`` (default ``True``): the soft phase's BFGS takes the multi-peak step of
+    Apkarian and Noll wherever two or more pieces are active (:meth:`pieces`);
+    ``False``: plain nonsmooth BFGS on one subgradient per point.
+    """
+
+    def __init__(
+        self,
+        params: ParameterVector,
+        soft,
+        hard=(),
+        loops=(),
+        *,
+        min_decay=MIN_DECAY,
+        multipeak=True,
+    ):
         self.params = params
         self.soft = list(soft)
         self.hard = list(hard)
         self.loops = list(loops)
         self.min_decay = min_decay
-        self.multipeak = True  # the multi-peak step of Apkarian and Noll (see :meth:`pieces`)
+        # The multi-peak step of Apkarian and Noll (see :meth:`pieces`); False: plain BFGS.
+        self.multipeak = check_multipeak(multipeak, "TuningProblem")
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):

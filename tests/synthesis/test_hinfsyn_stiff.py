@@ -139,3 +139,129 @@ def test_lmi_lower_end_is_the_parrott_bound():
     assert res.gamma_bracket[0] == pytest.approx(0.3, rel=1e-12)
     assert res.gamma_bracket[1] == res.gamma
     assert mp_fl_peak(P, res.controller, 1, 1) <= res.gamma
+
+
+def test_too_stiff_decides_from_the_evaluations_verify_made(monkeypatch):
+    # _too_stiff must not evaluate the norm again: hinfnorm and _fl_peak are disabled
+    def boom(*a, **k):
+        raise AssertionError("evaluated again")
+
+    monkeypatch.setattr(hs, "hinfnorm", boom)
+    monkeypatch.setattr(hs, "_fl_peak", boom)
+    stiff = (np.diag([-1.0, -1e7]),)  # pole spread 1e7 > 1e6
+    mild = (np.diag([-1.0, -10.0]),)
+
+    def cand(K, evals):
+        return (K, None, max(evals), 1.0, 0.0, evals)
+
+    assert hs._too_stiff(Plant0, cand(stiff, (1.0, 1.0 + 1e-5)))  # disagree by 1e-5
+    assert not hs._too_stiff(Plant0, cand(stiff, (1.0, 1.0 + 1e-8)))  # agree to 1e-8
+    assert not hs._too_stiff(Plant0, cand(mild, (1.0, 2.0)))  # not stiff at all
+
+
+class Plant0:
+    dt = 0.0
+
+
+def test_verify_reports_both_evaluations_it_takes_the_larger_of():
+    # SB10FD example plant and its central controller at gamma = 15: the two evaluations
+    # against an independent norm (python-control lft + SLICOT AB13DD) and each other
+    from _plants import independent_hinf, slicot_plant
+
+    from robustmb.synthesis import hinf_riccati as ric
+    from robustmb.synthesis.plant import shift_back
+
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
+    plant = partition_plant(G, nmeas, ncon)
+    N = ric.normalise(plant.with_d22_zero())
+    t = ric.gamma_test(N.plant, 15.0)
+    Ah, Bh, Ch, Dh, _ = ric.central_controller(N.plant, 15.0, t)
+    K = shift_back((Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty), plant.D22)
+    cl, norm, ok, peak, (hnorm, fl) = hs._verify(plant, K, 15.0)
+    ref = independent_hinf(G, control.ss(*K))
+    assert ok and hnorm == pytest.approx(ref, rel=1e-6) and fl == pytest.approx(ref, rel=1e-6)
+    assert norm == max(hnorm, fl) * (1 + hs._ROUNDING)
+
+
+def test_ill_conditioned_fallbacks_are_verified_only_when_needed(monkeypatch):
+    # cond_max = 1: no central controller is well conditioned, so every feasible level is
+    # a fallback; the first (lowest level) that passes verification is returned and is
+    # the only one verified.  Its norm is checked with python-control + AB13DD.
+    from _plants import independent_hinf, slicot_plant
+
+    G, nmeas, ncon = slicot_plant("hinfsyn_slicot_sb10fd_central_controller_gamma15")
+    calls = []
+    real = hs._verify
+
+    def counted(*a, **k):
+        calls.append(a[2])
+        return real(*a, **k)
+
+    monkeypatch.setattr(hs, "_verify", counted)
+    res = rmb.hinfsyn(G, nmeas, ncon, cond_max=1.0)
+    assert len(calls) == 1 and res.gamma_design == calls[0]
+    hi = res.gamma_opt
+    assert res.gamma_design == pytest.approx(hi * (1 + 10 * 1e-7), rel=1e-12)  # first backoff
+    assert independent_hinf(G, res.controller) == pytest.approx(res.gamma, rel=3e-6)
+    # with the default cond_max the well-conditioned controller is found without them
+    calls.clear()
+    default = rmb.hinfsyn(G, nmeas, ncon)
+    assert default.gamma <= res.gamma * 1.01 and len(calls) >= 1
+
+
+def test_lft_response_drops_frequencies_where_the_loop_is_singular():
+    # every plant block 1 / (s + 1), K = 1: I - P22 K = s / (s + 1) is singular at s = 0,
+    # elsewhere Fl = g / (1 - g) = 1 / s (closed form)
+    from robustmb.synthesis.plant import Plant
+
+    o = np.ones((1, 1))
+    P = Plant(-o, o, o, o, o, 0 * o, 0 * o, 0 * o, 0 * o)
+    w = np.array([0.0, 0.5, 1.0, 20.0])
+    F = lft_response(P, (np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), o), w)
+    assert np.isnan(F[0]).all()
+    assert np.allclose(F[1:, 0, 0], 1 / (1j * w[1:]), rtol=1e-13)
+
+
+def _scripted_regularised(monkeypatch, script):
+    """Run ``_regularised`` on a singular plant with ``_riccati`` replaced by ``script``:
+    one ``(bracket top, verified norm or None)`` per regularisation size."""
+    P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], np.zeros((2, 2)))
+    plant = partition_plant(P, 1, 1)
+    steps = iter(script)
+
+    def fake(plant_, Pe, rtol, gtol, cond_max, history):
+        hi, norm = next(steps)
+        K = (-np.eye(1), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1)))
+        cand = None if norm is None else (K, None, norm, hi, 1.0, (norm, norm))
+        return 0.0, hi, cand
+
+    monkeypatch.setattr(hs, "_riccati", fake)
+    return hs._regularised(plant, plant, 0.01, 1e-7, 1e6)
+
+
+def test_unconfirmed_regularised_tops_are_reported_as_nan(monkeypatch):
+    # a top with no verified controller within rtol says nothing about the plant (0.797
+    # where the optimum is about 29.7): nan, and not used in gamma_opt
+    best, runs, top = _scripted_regularised(
+        monkeypatch,
+        [(30.0, 30.1), (0.797, None), (29.0, 29.9), (29.5, 29.6), (29.5, 29.7), (29.5, 29.7)],
+    )
+    assert [r[0] for r in runs] == [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+    assert runs[0][1] == 30.0 and np.isnan(runs[1][1]) and np.isnan(runs[2][1])
+    assert runs[3][1] == 29.5 and top == 29.5 and best[2] == 29.6
+    assert runs[1][2] == np.inf and runs[2][2] == 29.9  # the verified norms stay
+
+
+def test_regularised_sequence_stops_once_the_tops_converge(monkeypatch):
+    # consecutive confirmed tops within 1e-4 and a controller within 1e-4 of the last: stop
+    best, runs, top = _scripted_regularised(
+        monkeypatch, [(1.0, 1.004), (0.99995, 0.99996), (0.9999, 0.9999)]
+    )
+    assert len(runs) == 2 and best[2] == 0.99996 and top == 0.99995
+    # tops still moving by more than 1e-4: the sequence goes on (until two sizes bring
+    # no progress)
+    best, runs, top = _scripted_regularised(
+        monkeypatch, [(1.0, 1.004), (0.998, 0.99801), (0.997, 0.9975), (0.9965, 0.9971),
+                      (0.9964, 0.9971), (0.9963, 0.9972)],
+    )  # fmt: skip
+    assert len(runs) >= 4 and best[2] == 0.9971

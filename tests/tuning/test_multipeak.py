@@ -226,3 +226,66 @@ def test_two_equal_peaks_at_the_optimum_match_the_socp_solution():
         peaks.append(np.linalg.norm(cl(1j * wf).reshape(2, -1), axis=0).max())
     assert peaks[0] == pytest.approx(peaks[1], rel=1e-4)
     assert max(peaks) == pytest.approx(res.gamma, rel=1e-6)
+
+
+def _two_mode_plant():
+    """Generalised plant of ``min_K ||h(s) + K||_inf`` (z = h w + u, y = w) and ``h``."""
+    h = _two_mode((1.0, -0.5), (0.3, -0.8))
+    row = control.ss(
+        control.tf([[h[0].num[0][0], h[1].num[0][0]]], [[h[0].den[0][0], h[1].den[0][0]]])
+    )
+    ah, bh, ch = (np.asarray(m, float) for m in (row.A, row.B, row.C))
+    nx = ah.shape[0]
+    P = control.ss(
+        ah,
+        np.hstack([bh, np.zeros((nx, 1))]),
+        np.vstack([ch, np.zeros((2, nx))]),
+        np.block([[np.zeros((1, 2)), np.ones((1, 1))], [np.eye(2), np.zeros((2, 1))]]),
+    )
+    return P, (ah, bh, ch)
+
+
+@pytest.mark.parametrize("multipeak", [True, False])
+def test_multipeak_option_of_hinfstruct(monkeypatch, multipeak):
+    """``multipeak=False`` runs plain BFGS: no ``pieces`` and no multi-peak step anywhere;
+    ``True`` takes the step at this problem's two-peak kink.  Either result is checked
+    against python-control's closed loop and ``hinfnorm``."""
+    import robustmb.tuning.nonsmooth_bfgs as nb
+    import robustmb.tuning.tuning_problem as tp
+
+    calls, steps = [], []
+    bfgs_orig, step_orig = tp.bfgs, nb.multipeak_direction
+
+    def spy_bfgs(*args, **kw):
+        calls.append(kw.get("pieces"))
+        return bfgs_orig(*args, **kw)
+
+    def spy_step(*args, **kw):
+        steps.append(1)
+        return step_orig(*args, **kw)
+
+    monkeypatch.setattr(tp, "bfgs", spy_bfgs)
+    monkeypatch.setattr(nb, "multipeak_direction", spy_step)
+    P, (ah, bh, ch) = _two_mode_plant()
+    res = rmb.hinfstruct(P, rmb.tunable_gain("K", 1, 2), seed=0, multipeak=multipeak)
+    soft = [p for p in calls if p is not None]
+    if multipeak:
+        assert soft and steps
+    else:
+        assert calls and not soft and not steps
+    cl = control.ss(ah, bh, ch, res.values["K"])
+    assert np.max(cl.poles().real) < 0
+    assert rmb.hinfnorm(cl)[0] == pytest.approx(res.gamma, rel=1e-9)
+    # Bounds from python-control's response of h: the norm at K = 0 (the start) above,
+    # and below, for every real K, ||h(jw) + K|| >= ||Im h(jw)|| on a grid.
+    assert res.gamma <= rmb.hinfnorm(control.ss(ah, bh, ch, np.zeros((1, 2))))[0]
+    ws = np.geomspace(0.1, 100.0, 4001)
+    resp = control.ss(ah, bh, ch, np.zeros((1, 2)))(1j * ws).reshape(2, -1)
+    lower = float(np.linalg.norm(resp.imag, axis=0).max())
+    assert res.gamma >= lower
+
+
+def test_multipeak_option_rejects_non_bool():
+    P, _ = _two_mode_plant()
+    with pytest.raises(rmb.errors.ArgumentError, match="hinfstruct: multipeak"):
+        rmb.hinfstruct(P, rmb.tunable_gain("K", 1, 2), multipeak="yes")

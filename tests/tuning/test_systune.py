@@ -169,3 +169,30 @@ def test_tracking_at_its_high_frequency_limit_keeps_tuning_the_band():
     peak = np.abs(np.squeeze(werr(1j * w))).max()
     assert peak == pytest.approx(band[-1], rel=1e-6)
     assert peak <= 0.25  # the refinement's target: half the limit
+
+
+def test_systune_multipeak_option():
+    """``multipeak=False`` (plain BFGS) tunes the doc's PID loop too; the achieved values
+    are recomputed by ``verify`` (hinfnorm on the tuned loop); a bad value or robust
+    tuning without the step is refused."""
+    from robustmb.errors import ArgumentError
+    from robustmb.tuning import Margins, Tracking, analysis_point
+
+    G = control.ss(control.tf([1.0], [1.0, 1.0, 0.0]), inputs="u", outputs="y", name="G")
+    C = rmb.tunable_pid("C", form="pd", tf=0.01)
+    C.input_names, C.output_names = ["e"], ["u_in"]
+    S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
+    CL = rmb.connect([G, C, S, analysis_point("u")], None, ["r", "d_u"], ["y", "u"])
+    goals = [Tracking("r", "y", 1.0)], [Margins("u", 6, 45)]
+    res = rmb.systune(CL, *goals, seed=0, multipeak=False)
+    chk = res.verify()
+    assert chk["stable"] and res.hard[0] < 1
+    assert chk["soft"][0] == pytest.approx(res.soft[0], rel=1e-6)
+    with pytest.raises(ArgumentError, match="systune: multipeak"):
+        rmb.systune(CL, *goals, multipeak=1)
+    a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
+    s = control.tf("s")
+    Gu = rmb.uss(a / (s * (s + 1)))
+    Gu.input_names, Gu.output_names, Gu.name = ["u"], ["y"], "G"
+    with pytest.raises(ArgumentError, match="robust tuning"):
+        rmb.systune(_pid_loop(Gu), *goals, multipeak=False)
