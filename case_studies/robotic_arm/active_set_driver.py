@@ -201,76 +201,82 @@ def save(tag, x, points, info):
         json.dump(d, fh)
 
 
-start = os.environ.get("START")
-if start:
-    d = json.load(open(start))
-    x = np.array(d["x"])
-    # driver checkpoints hold "points"; systune's and the stored designs "active_set"
-    points = d["points"] if "points" in d else d["active_set"]
-    log("resumed", start, len(points))
-    if os.environ.get("CORNER_VERTICES"):
-        new = corner_vertices(x, float(os.environ["CORNER_VERTICES"]))
-        points += [phys(p) for p in new if not any(np.allclose(norm(q), p) for q in points)]
-        log("corner vertices added:", len(points))
-else:
-    points = [{n: el.nominal for n, el in els.items()}] + scheduling_corners(prob)
-    x = None
-phase = os.environ.get("PHASE", "hard")
-for rnd in range(100):
-    t0 = time.perf_counter()
-    if rnd == 0 and start and os.environ.get("SCREEN_FIRST"):
-        pass
-    elif x is None:
-        hp = build(points, soft=False)
-        x0 = params.initial()
-        best = None
-        for k in range(int(os.environ.get("STARTS", 3))):
-            s = x0 if k == 0 else hp.random_point(rng, x0)
-            r = hp.run(s, maxiter=1000, polish=False)
-            log("start", k, r.value, r.message, round(r.time, 1))
-            if best is None or r.value < best.value:
-                best = r
-        x = best.x
-    elif phase == "hard":
-        hp = build(points, soft=False)
-        r = hp.run(x, maxiter=int(os.environ.get("MAXITER", 1000)), polish=False)
-        log("hard run", len(points), r.value, r.message, round(r.time, 1))
-        if np.isfinite(r.value):
-            x = r.x
+def main():
+    """The active-set rounds (module docstring)."""
+    start = os.environ.get("START")
+    if start:
+        d = json.load(open(start))
+        x = np.array(d["x"])
+        # driver checkpoints hold "points"; systune's and the stored designs "active_set"
+        points = d["points"] if "points" in d else d["active_set"]
+        log("resumed", start, len(points))
+        if os.environ.get("CORNER_VERTICES"):
+            new = corner_vertices(x, float(os.environ["CORNER_VERTICES"]))
+            points += [phys(p) for p in new if not any(np.allclose(norm(q), p) for q in points)]
+            log("corner vertices added:", len(points))
     else:
-        pb = build(points, soft=True)
-        r = _run(pb, x, int(os.environ.get("MAXITER", 1000)), None, False)
-        log("soft run", len(points), r.value, r.message, round(r.time, 1))
-        if np.isfinite(r.value):
-            x = r.x
-    hp = build(points, soft=False)
-    act = max(hp.values(x)[0]) * MARGIN
-    pts, alpha, hv, sv = screen(x, seed=rnd + 1000 * (phase == "soft"))
-    nun = int(np.sum(~np.isfinite(hv)))
-    fin = np.isfinite(hv)
-    worst_h = float(np.max(hv[fin])) if fin.any() else np.nan
-    log(
-        f"round {rnd} [{phase}]: {len(points)} pts, active hard {act:.4f}, "
-        f"screen unstable {nun}/{len(pts)}, max alpha {alpha.max():.3g}, "
-        f"worst hard {worst_h:.4f}, soft(top) {sv:.4f}, {time.perf_counter() - t0:.1f}s"
-    )
-    info = {
-        "round": rnd,
-        "phase": phase,
-        "active_hard": act,
-        "unstable": nun,
-        "worst_hard": worst_h,
-        "soft": sv,
-    }
-    save(f"{phase}{rnd}", x, points, info)
-    new = pick(pts, alpha, hv, NADD)
-    if not new:
-        if phase == "hard":
-            log("hard phase clean; switching to soft")
-            phase = "soft"
-            continue
-        log("soft phase clean: done")
-        save("final", x, points, info)
-        break
-    for p in new:
-        points.append(phys(p))
+        points = [{n: el.nominal for n, el in els.items()}] + scheduling_corners(prob)
+        x = None
+    phase = os.environ.get("PHASE", "hard")
+    for rnd in range(100):
+        t0 = time.perf_counter()
+        if rnd == 0 and start and os.environ.get("SCREEN_FIRST"):
+            pass
+        elif x is None:
+            hp = build(points, soft=False)
+            x0 = params.initial()
+            best = None
+            for k in range(int(os.environ.get("STARTS", 3))):
+                s = x0 if k == 0 else hp.random_point(rng, x0)
+                r = hp.run(s, maxiter=1000, polish=False)
+                log("start", k, r.value, r.message, round(r.time, 1))
+                if best is None or r.value < best.value:
+                    best = r
+            x = best.x
+        elif phase == "hard":
+            hp = build(points, soft=False)
+            r = hp.run(x, maxiter=int(os.environ.get("MAXITER", 1000)), polish=False)
+            log("hard run", len(points), r.value, r.message, round(r.time, 1))
+            if np.isfinite(r.value):
+                x = r.x
+        else:
+            pb = build(points, soft=True)
+            r = _run(pb, x, int(os.environ.get("MAXITER", 1000)), None, False)
+            log("soft run", len(points), r.value, r.message, round(r.time, 1))
+            if np.isfinite(r.value):
+                x = r.x
+        hp = build(points, soft=False)
+        act = max(hp.values(x)[0]) * MARGIN
+        pts, alpha, hv, sv = screen(x, seed=rnd + 1000 * (phase == "soft"))
+        nun = int(np.sum(~np.isfinite(hv)))
+        fin = np.isfinite(hv)
+        worst_h = float(np.max(hv[fin])) if fin.any() else np.nan
+        log(
+            f"round {rnd} [{phase}]: {len(points)} pts, active hard {act:.4f}, "
+            f"screen unstable {nun}/{len(pts)}, max alpha {alpha.max():.3g}, "
+            f"worst hard {worst_h:.4f}, soft(top) {sv:.4f}, {time.perf_counter() - t0:.1f}s"
+        )
+        info = {
+            "round": rnd,
+            "phase": phase,
+            "active_hard": act,
+            "unstable": nun,
+            "worst_hard": worst_h,
+            "soft": sv,
+        }
+        save(f"{phase}{rnd}", x, points, info)
+        new = pick(pts, alpha, hv, NADD)
+        if not new:
+            if phase == "hard":
+                log("hard phase clean; switching to soft")
+                phase = "soft"
+                continue
+            log("soft phase clean: done")
+            save("final", x, points, info)
+            break
+        for p in new:
+            points.append(phys(p))
+
+
+if __name__ == "__main__":
+    main()

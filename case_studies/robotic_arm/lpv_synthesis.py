@@ -3,11 +3,22 @@
 Run from the repository root::
 
     python case_studies/robotic_arm/lpv_synthesis.py [--out DIR] [--quick]
+    python case_studies/robotic_arm/lpv_synthesis.py --design PATH [--report]
 
-It tunes ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)`` scheduled by the arm's
-``t1 = tan(theta1/2)``, ``t2 = tan(theta2/2)`` against m1, J1, rho1, L2, m3 at
+Without ``--design`` it tunes ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)`` scheduled by
+the arm's ``t1 = tan(theta1/2)``, ``t2 = tan(theta2/2)`` against m1, J1, rho1, L2, m3 at
 +-20 % (:func:`robustmb.report.arm_lpv.arm_lpv_design`: active-set robust
-``systune`` and ``wcgain`` certificates over the whole box), then writes
+``systune`` and ``wcgain`` certificates over the whole box), then writes the files below.
+
+With ``--design PATH`` (a stored design, e.g. ``checkpoints/arm_lpv_hard.json``) it
+tunes nothing: the controller is the stored values, and the certificate table gives
+the goals on the stored active set (evaluated here), the worst values of a sampled
+check made here (:func:`check_design.check`: python-control loops, SLICOT AB13DD, a
+``--check-grid`` square ``(t1, t2)`` grid x the nominal point and the 32 physical
+vertices) and the certified upper bounds recorded in the file (its ``certified`` key),
+or "not certified".  The worst-case report then runs only with ``--report`` (it
+certifies both channels with ``wcgain`` over the 7-parameter box itself: tens of
+minutes); the step figure's worst case is the check's worst point for ``||W_e S||``.
 
 - ``fig7_controller_sv.png``: singular values of K(j w, tau) at theta1 = 45 deg,
   theta2 swept over [45, 135] deg (the paper's Fig. 7);
@@ -28,6 +39,7 @@ bound), as in the paper.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -41,10 +53,15 @@ from robustmb.examples import PAPER_GAMMA1, PAPER_GAMMA2, arm_step_check  # noqa
 from robustmb.multibody import ScheduledController  # noqa: E402
 from robustmb.report import worst_case_report  # noqa: E402
 from robustmb.report.arm_lpv import (  # noqa: E402
+    ArmDesign,
+    _renamed_controller,
     arm_lpv_design,
     arm_lpv_loop,
     arm_lpv_loop_at_plant_inputs,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import check_design  # noqa: E402
 
 
 def schedule_of(theta1_deg, theta2_deg):
@@ -172,28 +189,114 @@ def certificate_table(design):
     return "\n".join(lines)
 
 
+def load_design(path):
+    """The stored design at ``path`` as an :class:`ArmDesign` (no tuning) and its record.
+
+    ``path`` is a JSON file with the tuned ``values`` (``K.M0, K.M1, K.M2``) and the
+    ``active_set`` it was tuned on (the format of ``systune(checkpoint=)`` and of the
+    stored designs in ``checkpoints/``); its ``provenance`` text becomes the method.
+    """
+    from robustmb.examples import arm_lpv_tuning_problem
+    from robustmb.tuning.robust_tuning import read_checkpoint
+
+    t0 = time.perf_counter()
+    record = read_checkpoint(path)
+    prob = arm_lpv_tuning_problem()
+    values = {k: np.asarray(v, float) for k, v in record["values"].items()}
+    controller = _renamed_controller(prob.controller.usubs(values))
+    method = f"stored design {Path(path).name} ({len(record['active_set'])} samples)"
+    if record.get("provenance"):
+        method += ": " + str(record["provenance"]).split(". ")[0]
+    design = ArmDesign(controller, method, time.perf_counter() - t0, values)
+    return design, record, prob
+
+
+def active_set_values(prob, values, active_set):
+    """Worst ``||W_e S||`` and ``||W_T K S||`` over the stored active set (``hinfnorm``)."""
+    from robustmb.analysis.norms import hinfnorm
+
+    cl = prob.closed_loop.usubs(values)
+    tr = cl[["e[0]", "e[1]"], ["r[0]", "r[1]"]]
+    ef = cl[["T1", "T2"], ["r[0]", "r[1]"]]
+    import control
+
+    we = control.append(control.ss(prob.We), control.ss(prob.We))
+    g1 = g2 = 0.0
+    for pt in active_set:
+        g1 = max(g1, hinfnorm(we * tr.usubs(pt))[0])
+        g2 = max(g2, hinfnorm(ef.usubs(pt))[0] * prob.WT)
+    return g1, g2
+
+
+def stored_certificate_table(prob, design, record, grid):
+    """Certificate table of a stored design and the independent check's result."""
+    g1a, g2a = active_set_values(prob, design.values, record["active_set"])
+    t0 = time.perf_counter()
+    chk = check_design.check(design.values, grid=grid, n_random=0)
+    took = time.perf_counter() - t0
+    cert = record.get("certified") or {}
+    rows = [
+        ("gamma1 = ||W_e S|| (hard)", g1a, chk["gamma1"], cert.get("gamma1"), PAPER_GAMMA1),
+        ("gamma2 = ||W_T K S|| (soft)", g2a, chk["gamma2"], cert.get("gamma2"), PAPER_GAMMA2),
+    ]
+    lines = [
+        "| goal | active set | worst of the sampled check | certified upper bound "
+        "| paper (sampled) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, a, f, c, p in rows:
+        c = "not certified" if c is None else f"{c:.4f}"
+        lines.append(f"| {name} | {a:.4f} | {f:.4f} | {c} | {p:.2f} |")
+    lines.append("")
+    lines.append(
+        f"Stored design, {len(record['active_set'])} active-set samples. Sampled check "
+        f"(python-control loops, SLICOT AB13DD): {chk['loops']} loops ({grid} x {grid} "
+        f"(t1, t2) x nominal + 32 physical vertices), {chk['unstable']} unstable, largest "
+        f"pole real part {chk['max_real']:.4g}, {took:.1f} s. Sampled values are lower "
+        "bounds of the worst case, not certificates."
+    )
+    if cert.get("note"):
+        lines.append("")
+        lines.append(f"Certificates: {cert['note']}")
+    return "\n".join(lines), chk
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "figures"))
     parser.add_argument("--quick", action="store_true", help="smaller tuning budget")
     parser.add_argument("--samples", type=int, default=50, help="Monte Carlo samples of the report")
+    parser.add_argument("--design", help="stored design (JSON): no tuning")
+    parser.add_argument(
+        "--check-grid", type=int, default=7, help="with --design: (t1, t2) grid of the check"
+    )
+    parser.add_argument(
+        "--report", action="store_true", help="with --design: also the worst-case report"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     t0 = time.perf_counter()
-    design = arm_lpv_design(quick=args.quick)
-    print(f"design ({time.perf_counter() - t0:.1f} s): {design.method}")
-    table = certificate_table(design)
+    worst = None
+    if args.design:
+        design, record, prob = load_design(args.design)
+        print(f"design ({time.perf_counter() - t0:.1f} s): {design.method}")
+        figure7(design, out)
+        table, chk = stored_certificate_table(prob, design, record, args.check_grid)
+        worst = dict(chk["where1"])
+    else:
+        design = arm_lpv_design(quick=args.quick)
+        print(f"design ({time.perf_counter() - t0:.1f} s): {design.method}")
+        figure7(design, out)
+        table = certificate_table(design)
+        cert = design.certificates.get("tracking W_e S")
+        if cert is not None and cert.worst:
+            worst = {k: v for k, v in cert.worst.items() if isinstance(v, float | int)}
     (out / "certificates.md").write_text(table + "\n")
     print(table)
 
-    figure7(design, out)
     loop, channels = arm_lpv_loop(design.controller)
-    cert = design.certificates.get("tracking W_e S")
-    worst = None
-    if cert is not None and cert.worst:
-        worst = {k: v for k, v in cert.worst.items() if isinstance(v, float | int)}
     step_figure(loop, worst, out)
     chk = nonlinear_figure(design, out)
     print(
@@ -201,6 +304,9 @@ def main(argv=None):
         f"{np.degrees(chk.deviation):.2f} deg; final error "
         f"{np.degrees(chk.final_error).round(4)} deg"
     )
+    if args.design and not args.report:
+        print(f"wrote {out} (total {time.perf_counter() - t0:.1f} s; no report without --report)")
+        return
     rep = worst_case_report(
         loop,
         channels,
