@@ -54,6 +54,8 @@ the regularised limit, depending on the state coordinates.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -140,6 +142,56 @@ def _zero_faces(P: Plant, To, Tc, Nq, Nr):
     return To, Tc, Nq, Nr
 
 
+def dual_sdp_terms(A, B1, C1, D11, To, Tc, Nq, Nr):
+    """Variables and affine pieces of the dual SDP of the eliminated H-infinity LMI.
+
+    ``To``, ``Tc``: orthonormal bases of the spaces of ``Sx``, ``Sy`` (``Sx = To Zx To'``);
+    ``Nq``, ``Nr``: of the spaces holding the ranges of ``Q11``, ``Q22`` (``Q12 = Nq R Nr'``).
+    Returns a namespace with the cvxpy variables ``zx``, ``zy`` (PSD), ``r`` and the
+    expressions ``sx``, ``sy``, ``qx`` (the filter side's linear part), ``q`` (the
+    compressed ``Q``, not yet symmetrised), ``ex`` (the normalisation's weight:
+    ``trace(Sx ex) + trace(Sy ex)``) and ``value`` (the dual objective, a lower bound of
+    ``gamma`` at every feasible point).  Shared by :func:`hinf_level_dual` and the certified
+    floor of :mod:`robustmb.tuning.full_order_floor`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = dual_sdp_terms(-np.eye(1), np.eye(1), np.eye(1), np.zeros((1, 1)),
+    ...                    np.eye(2), np.eye(2), np.eye(1), np.eye(1))
+    >>> t.q.shape, t.zx.shape
+    ((2, 2), (2, 2))
+    """
+    import cvxpy as cp  # imported on first use: about a second of start-up
+
+    n, nw, nz = A.shape[0], B1.shape[1], C1.shape[0]
+    zx = cp.Variable((To.shape[1], To.shape[1]), PSD=True)
+    zy = cp.Variable((Tc.shape[1], Tc.shape[1]), PSD=True)
+    r = cp.Variable((Nq.shape[1], Nr.shape[1]))
+    sx = To @ zx @ To.T
+    sy = Tc @ zy @ Tc.T
+    qx = A @ sx[:n, :n] + sx[:n, :n] @ A.T + sx[:n, n : n + nw] @ B1.T + B1 @ sx[n : n + nw, :n]
+    qy = A.T @ sy[:n, :n] + sy[:n, :n] @ A + sy[:n, n : n + nz] @ C1 + C1.T @ sy[n : n + nz, :n]
+    value = 2 * (
+        cp.sum(cp.multiply(sx[n + nw :, :n], C1))
+        + cp.sum(cp.multiply(sx[n + nw :, n : n + nw], D11))
+        + cp.sum(cp.multiply(sy[n + nz :, :n], B1.T))
+        + cp.sum(cp.multiply(sy[n + nz :, n : n + nz], D11.T))
+        - cp.trace(Nq @ r @ Nr.T)
+    )
+    return SimpleNamespace(
+        zx=zx,
+        zy=zy,
+        r=r,
+        sx=sx,
+        sy=sy,
+        qx=qx,
+        q=cp.bmat([[Nq.T @ qx @ Nq, r], [r.T, Nr.T @ qy @ Nr]]),
+        ex=sla.block_diag(np.zeros((n, n)), np.eye(nw + nz)),
+        value=value,
+    )
+
+
 def hinf_level_dual(P: Plant, *, T=None):
     """Estimate of the optimal full-order H-infinity level from the face-reduced dual SDP.
 
@@ -194,27 +246,11 @@ def hinf_level_dual(P: Plant, *, T=None):
             T @ P.A @ Ti, T @ P.B1, T @ P.B2, P.C1 @ Ti, P.C2 @ Ti, P.D11, P.D12, P.D21, P.D22,
             P.dt,
         )  # fmt: skip
-    A, B1, C1, D11 = P.A, P.B1, P.C1, P.D11
-    n, nw, _, nz, _ = P.dims
     To, Tc, Nq, Nr = _zero_faces(P, *_sides(P))
-    zx = cp.Variable((To.shape[1], To.shape[1]), PSD=True)
-    zy = cp.Variable((Tc.shape[1], Tc.shape[1]), PSD=True)
-    r = cp.Variable((Nq.shape[1], Nr.shape[1]))
-    sx = To @ zx @ To.T
-    sy = Tc @ zy @ Tc.T
-    qx = A @ sx[:n, :n] + sx[:n, :n] @ A.T + sx[:n, n : n + nw] @ B1.T + B1 @ sx[n : n + nw, :n]
-    qy = A.T @ sy[:n, :n] + sy[:n, :n] @ A + sy[:n, n : n + nz] @ C1 + C1.T @ sy[n : n + nz, :n]
-    q = cp.bmat([[Nq.T @ qx @ Nq, r], [r.T, Nr.T @ qy @ Nr]])
-    qv = cp.Variable(q.shape, PSD=True)
-    ex = sla.block_diag(np.zeros((n, n)), np.eye(nw + nz))
-    value = 2 * (
-        cp.sum(cp.multiply(sx[n + nw :, :n], C1))
-        + cp.sum(cp.multiply(sx[n + nw :, n : n + nw], D11))
-        + cp.sum(cp.multiply(sy[n + nz :, :n], B1.T))
-        + cp.sum(cp.multiply(sy[n + nz :, n : n + nz], D11.T))
-        - cp.trace(Nq @ r @ Nr.T)
-    )
-    cons = [cp.trace(sx @ ex) + cp.trace(sy @ ex) == 1, qv == 0.5 * (q + q.T)]
+    t = dual_sdp_terms(P.A, P.B1, P.C1, P.D11, To, Tc, Nq, Nr)
+    qv = cp.Variable(t.q.shape, PSD=True)
+    cons = [cp.trace(t.sx @ t.ex) + cp.trace(t.sy @ t.ex) == 1, qv == 0.5 * (t.q + t.q.T)]
+    value = t.value
     prob = cp.Problem(cp.Maximize(value), cons)
     try:
         prob.solve(solver="CLARABEL", max_iter=500, **_TOL)

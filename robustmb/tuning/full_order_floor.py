@@ -44,6 +44,7 @@ import scipy.linalg as sla
 
 from ..analysis._statespace import as_statespace_data
 from ..errors import DimensionError, IllPosedError
+from ..synthesis.lmi_dual import dual_sdp_terms
 from ._exact import floor_float, is_positive_definite_exact, nullspace_exact, to_exact
 
 # Margins of the dual point inside its cone (relative), tried in increasing order: a
@@ -158,29 +159,13 @@ def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None, one_sided=Fal
     """
     import cvxpy as cp
 
-    a, b1, c1, d11 = m["a"], m["b1"], m["c1"], m["d11"]
-    n, nw, nz = a.shape[0], b1.shape[1], c1.shape[0]
-    zx = cp.Variable((to.shape[1], to.shape[1]), PSD=True)
-    zy = cp.Variable((tc.shape[1], tc.shape[1]), PSD=True)
-    r = cp.Variable((nq.shape[1], nr.shape[1]))
-    sx = to @ zx @ to.T
-    sy = tc @ zy @ tc.T
-    qx = a @ sx[:n, :n] + sx[:n, :n] @ a.T + sx[:n, n : n + nw] @ b1.T + b1 @ sx[n : n + nw, :n]
-    qy = a.T @ sy[:n, :n] + sy[:n, :n] @ a + sy[:n, n : n + nz] @ c1 + c1.T @ sy[n : n + nz, :n]
-    q = cp.bmat([[nq.T @ qx @ nq, r], [r.T, nr.T @ qy @ nr]])
-    q12 = nq @ r @ nr.T
-    ex = sla.block_diag(np.zeros((n, n)), np.eye(nw + nz))
-    value = 2 * (
-        cp.sum(cp.multiply(sx[n + nw :, :n], c1))
-        + cp.sum(cp.multiply(sx[n + nw :, n : n + nw], d11))
-        + cp.sum(cp.multiply(sy[n + nz :, :n], b1.T))
-        + cp.sum(cp.multiply(sy[n + nz :, n : n + nz], d11.T))
-        - cp.trace(q12)
-    )
+    a = m["a"]
+    t = dual_sdp_terms(a, m["b1"], m["c1"], m["d11"], to, tc, nq, nr)
+    zx, zy, r, sx, sy, q, ex, value = t.zx, t.zy, t.r, t.sx, t.sy, t.q, t.ex, t.value
     qscale = max(np.linalg.norm(a, 2), 1.0)
     fixed = []
     if one_sided:
-        q = nq.T @ qx @ nq
+        q = nq.T @ t.qx @ nq
         fixed = [zy == 0, r == 0]
     if center:
         s = cp.Variable()
