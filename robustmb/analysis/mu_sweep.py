@@ -28,8 +28,7 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
-from .mu_structure import BlockStructure
-from .mu_upper import ScalingParametrization
+from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
 _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tightened further
@@ -308,7 +307,7 @@ def _half_axis_peak(
         (a poor start) is optimised again from a cold start.  Every bound is certified
         as any other.
         """
-        p = ScalingParametrization(BlockStructure(blk)).p
+        p = n_scaling_parameters(blk)
         x0 = np.array([np.full(p, np.nan) if xs[k] is None else xs[k] for k in idx])
         resp = respond([pts[k] for k in idx])
         upper, D, G = warm_certificates(resp, blk, x0)
@@ -483,7 +482,7 @@ def _start_rows(ws, start, pts, xs, blk):
     the parameters of the nearest point (in log frequency) of ``pts`` that has some in
     ``xs``.
     """
-    p = ScalingParametrization(BlockStructure(blk)).p
+    p = n_scaling_parameters(blk)
     out = np.full((len(ws), p), np.nan)
     known = {} if start is None else {float(w): k for k, w in enumerate(start[0])}
     have = [k for k, x in enumerate(xs) if x is not None]

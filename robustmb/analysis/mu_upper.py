@@ -53,6 +53,12 @@ __all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
 
 
 # --------------------------------------------------------------------------- parametrisation
+def n_scaling_parameters(blk) -> int:
+    """Number of D,G parameters of the optimiser for the structure ``blk`` (the length
+    of the warm-start rows that the sweeps pass between frequencies)."""
+    return ScalingParametrization(BlockStructure(blk)).p
+
+
 class ScalingParametrization:
     """Real parameter vector ``x`` -> scalings ``(Dl, Dr, Gh)`` of a block structure.
 

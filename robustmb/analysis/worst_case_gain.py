@@ -31,9 +31,8 @@ from .gain_boxes import (
     first_reaching_scale,
 )
 from .gain_levels import level_ratio_from_scalings
-from .mu_structure import BlockStructure
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
-from .mu_upper import ScalingParametrization
+from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack, warm_upper_bounds
 from .uncertain_problem import (
     box_vertices,
@@ -184,11 +183,13 @@ def pointwise_gain_bounds(
     checked; the bracket's lower ends are levels the optimiser failed at (no claim).
     With ``warm``, ``scalings`` (an ``(N, p)`` array, optional) receives the D,G
     parameters that certified each returned bound (they certify any larger level too).
+    A frequency where the uncertainty part's own D,G bound is above 1 gets ``inf`` at
+    once (no level can be certified there by a single box).
     """
     resp = _responses(problem, omega)
     blk = _augmented_blk(problem)
     n = len(omega)
-    xw = np.full((n, _n_scaling_parameters(blk)), np.nan) if warm else None
+    xw = np.full((n, n_scaling_parameters(blk)), np.nan) if warm else None
     nominal_gain = np.linalg.norm(resp[:, problem.nz :, problem.nw :], 2, axis=(-2, -1))
     lo = np.zeros(n)
     hi = np.full(n, np.inf)
@@ -200,8 +201,9 @@ def pointwise_gain_bounds(
         trial[:] = settled
     grown = np.zeros(n, dtype=int)
     # A D,G certificate of any level restricts to one of the uncertainty part alone (the
-    # performance rows only add a positive semidefinite term): where the latter's bound
-    # stays above 1, no level can be certified, and growing the level 40 times is wasted.
+    # performance rows only add a positive semidefinite term).  Where the optimiser's
+    # bound of the latter stays above 1, growing the level 40 times is wasted: the
+    # frequency gets inf at once (conservative when that bound is not the optimal one).
     if problem.nz and problem.blk:
         rs = mussv_stack(alpha * resp[:, : problem.nz, : problem.nw], problem.blk,
                          lower=False, target=_BELOW_ONE).upper  # fmt: skip
@@ -241,11 +243,6 @@ def pointwise_gain_bounds(
         nxt[grow & (grown > 40)] = np.inf
         trial = np.where(todo, nxt, trial)
     return hi
-
-
-def _n_scaling_parameters(blk):
-    """Number of D,G parameters of the optimiser for the structure ``blk``."""
-    return ScalingParametrization(BlockStructure(blk)).p
 
 
 def _certify_level(problem, gamma, alpha=1.0, progress=None, start=None):
@@ -398,13 +395,14 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
     rtol = max(1e-4, 0.1 * gap_tol) if omega is None else 1e-4
     settle = (1.0 + gap_tol) / 1.001 * (1.0 - 1e-12) - 1.0
     settle = settle if settle >= 1e-4 and omega is None else 1e-3
-    x_grid = np.full((len(grid), _n_scaling_parameters(_augmented_blk(problem))), np.nan)
+    x_grid = np.full((len(grid), n_scaling_parameters(_augmented_blk(problem))), np.nan)
     gam = pointwise_gain_bounds(
         problem, grid, floor=g_lo, rtol=rtol, settle=settle, scalings=x_grid
     )
     bar.advance(label="whole-axis certificate")
     # Candidate from the mu lower bound of the augmented problem at the grid peak.
-    k = int(np.argmax(gam))
+    # (at the largest finite bound: an inf one gives no scaled matrix to search)
+    k = int(np.argmax(np.where(np.isfinite(gam), gam, -np.inf)))
     if np.isfinite(gam[k]):
         resp = _scaled(_responses(problem, grid[k : k + 1]), problem, gam[k])
         res = mussv(resp, _augmented_blk(problem))
@@ -680,7 +678,7 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     blk = _augmented_blk(problem)
 
     # each level's D,G optimisation starts where the previous level's ended
-    xw = np.full((len(grid), _n_scaling_parameters(blk)), np.nan)
+    xw = np.full((len(grid), n_scaling_parameters(blk)), np.nan)
     every = np.arange(len(grid))
 
     def ok(alpha):
