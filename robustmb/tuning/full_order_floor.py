@@ -44,6 +44,7 @@ import scipy.linalg as sla
 
 from ..analysis._statespace import as_statespace_data
 from ..errors import DimensionError, IllPosedError
+from ..synthesis.lmi import CLARABEL_TIGHT
 from ..synthesis.lmi_dual import dual_sdp_terms
 from ._exact import floor_float, is_positive_definite_exact, nullspace_exact, to_exact
 
@@ -55,8 +56,6 @@ _MARGINS = (1e-10, 1e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 1e-3)
 _WEIGHTS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 # Relative losses of value allowed to the deepest near-optimal dual point, increasing.
 _LOSSES = (1e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
-# Clarabel's tolerances for the margin-free dual optimum and the deepest point.
-_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
 
 
 @dataclass
@@ -188,7 +187,7 @@ def _dual(m, to, tc, nq, nr, mu, solver, center=False, level=None, one_sided=Fal
         prob = cp.Problem(cp.Maximize(value), cons + fixed)
     try:
         tight = mu == 0 and solver in (None, cp.CLARABEL, "CLARABEL")
-        prob.solve(solver=solver or cp.CLARABEL, **(_TIGHT if tight else {}))
+        prob.solve(solver=solver or cp.CLARABEL, **(CLARABEL_TIGHT if tight else {}))
     except (cp.error.SolverError, ValueError):
         # ValueError: cvxpy cannot form a cone of an empty face (augmented AC1)
         return None
@@ -473,6 +472,21 @@ def _rank(M):
     return np.linalg.matrix_rank(M, tol=1e-9 * max(np.abs(M).max(), 1e-300)) if M.size else 0
 
 
+def _with_derivatives(a, b1, c, d):
+    """``(c, d)`` with the derivatives of the noise-free measurements added as rows:
+    ``C^ A`` and ``C^ B1`` with ``C^ = L c``, ``L d = 0``, repeated on the new rows while
+    the rank of ``[c, d]`` grows (at most ``n`` times)."""
+    for _ in range(a.shape[0]):
+        chat = sla.null_space(d.T).T @ c if d.shape[0] else c
+        if not chat.size:
+            break
+        cn, dn = np.vstack([c, chat @ a]), np.vstack([d, chat @ b1])
+        if _rank(np.hstack([cn, dn])) == _rank(np.hstack([c, d])):
+            break
+        c, d = cn, dn
+    return c, d
+
+
 def _augmented(m):
     """The plant with the derivatives of its noise-free measurements measured too, and
     controls acting as derivatives of its unpenalised ones (None when nothing is added).
@@ -488,26 +502,11 @@ def _augmented(m):
     plants where a noise-free measurement has relative degree above one (DIS1), the face
     formed by :func:`_bases` is too large, while the augmented plant's is right.
     """
-    a, b1, c1 = m["a"], m["b1"], m["c1"]
-    n = a.shape[0]
-    c, d = m["c2"], m["d21"]
-    for _ in range(n):
-        chat = sla.null_space(d.T).T @ c if d.shape[0] else c
-        if not chat.size:
-            break
-        cn, dn = np.vstack([c, chat @ a]), np.vstack([d, chat @ b1])
-        if _rank(np.hstack([cn, dn])) == _rank(np.hstack([c, d])):
-            break
-        c, d = cn, dn
-    b, e = m["b2"], m["d12"]
-    for _ in range(n):
-        bhat = b @ sla.null_space(e) if e.shape[1] else b
-        if not bhat.size:
-            break
-        bn, en = np.hstack([b, a @ bhat]), np.hstack([e, c1 @ bhat])
-        if _rank(np.vstack([bn, en])) == _rank(np.vstack([b, e])):
-            break
-        b, e = bn, en
+    a = m["a"]
+    c, d = _with_derivatives(a, m["b1"], m["c2"], m["d21"])
+    # the control side is the measurement side of the transposed (dual) plant
+    bt, et = _with_derivatives(a.T, m["c1"].T, m["b2"].T, m["d12"].T)
+    b, e = bt.T, et.T
     if c.shape == m["c2"].shape and b.shape == m["b2"].shape:
         return None
     return dict(m, c2=c, d21=d, b2=b, d12=e)
