@@ -42,8 +42,14 @@ from .plant import Plant
 __all__ = ["hinf_level_lmi", "lmi_h2", "lmi_h2_discrete", "lmi_hinf"]
 
 
-# Clarabel's tolerances for the refinement of the optimal level (its defaults are 1e-8)
-_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
+# Clarabel's tight tolerances (its defaults are 1e-8): the refinement of the optimal
+# level here, the dual level of lmi_dual and the certified full-order floor
+CLARABEL_TIGHT = {
+    "tol_gap_abs": 1e-12,
+    "tol_gap_rel": 1e-12,
+    "tol_feas": 1e-12,
+    "tol_ktratio": 1e-10,
+}
 
 
 def _solve(problem, *, fallback=True, tight=False):
@@ -52,7 +58,7 @@ def _solve(problem, *, fallback=True, tight=False):
     ``fallback=False`` (the controller step, retried at a larger level anyway) skips SCS
     when Clarabel is installed: its inaccurate solutions cost about 10 s each and then
     fail the closed-loop verification.  ``tight=True``: Clarabel alone, with the
-    tolerances of ``_TIGHT``.
+    tolerances of ``CLARABEL_TIGHT``.
     """
     import cvxpy as cp  # imported on first use: about a second of start-up
 
@@ -61,7 +67,7 @@ def _solve(problem, *, fallback=True, tight=False):
         if "CLARABEL" not in installed:
             return False
         try:
-            problem.solve(solver="CLARABEL", max_iter=500, **_TIGHT)
+            problem.solve(solver="CLARABEL", max_iter=500, **CLARABEL_TIGHT)
         except cp.error.SolverError:
             return False
         return problem.status in ("optimal", "optimal_inaccurate")

@@ -61,11 +61,10 @@ import scipy.linalg as sla
 
 from robustmb.errors import DimensionError, IllPosedError
 
+from .lmi import CLARABEL_TIGHT
 from .plant import Plant
 
 __all__ = ["hinf_level_dual"]
-
-_TOL = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
 
 
 def _null(M, n):
@@ -253,7 +252,7 @@ def hinf_level_dual(P: Plant, *, T=None):
     value = t.value
     prob = cp.Problem(cp.Maximize(value), cons)
     try:
-        prob.solve(solver="CLARABEL", max_iter=500, **_TOL)
+        prob.solve(solver="CLARABEL", max_iter=500, **CLARABEL_TIGHT)
     except cp.error.SolverError as exc:
         raise IllPosedError(f"hinf_level_dual: the solver failed ({exc})") from None
     if prob.status not in ("optimal", "optimal_inaccurate") or prob.value is None:
