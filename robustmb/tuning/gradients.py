@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis import hinfnorm
+from ..analysis.balancing import balance_realization
 
 
 def _sigma_max(g):
@@ -165,6 +166,90 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     return None
 
 
+def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
+    """Peak gain and frequency of a stable, real, continuous model whose level set the
+    modal loop (:func:`_modal_hinf`) cannot trust: an ill-conditioned modal form, or a
+    Hamiltonian whose norm is far above its eigenvalues (large gains).
+
+    The same level-set iteration on a realisation balanced by powers of two (exact:
+    LAPACK ``dgebal`` on ``A``, then ``B`` and ``C`` brought to equal norms), with
+    responses by LU solves of ``jw I - A`` and ``hinfnorm``'s axis test scaled by
+    ``||H||_1`` (generous: a spurious candidate costs one batched evaluation).  It
+    stops when no tested candidate is above ``lower (1 + tol)`` and polishes the peak
+    frequency.  ``None`` when the level set is singular (the caller then uses
+    :func:`robustmb.hinfnorm`).  The optimiser's inner loop only: a run's value is
+    re-verified by ``hinfnorm``.
+    """
+    a, b, c = balance_realization(a, b, c)
+    nb, nc = np.linalg.norm(b), np.linalg.norm(c)
+    if nb > 0 and nc > 0:
+        k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2  # B 2^k, C 2^-k: the same G
+        b, c = np.ldexp(b, k), np.ldexp(c, -k)
+    lam = np.linalg.eigvals(a)
+    if np.max(lam.real) >= 0:
+        return np.inf, np.nan
+    hamiltonian = _LevelHamiltonian(a, b, c, d)
+    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
+    sig = _solved_sigma(a, b, c, d)
+    mag = np.abs(lam)
+    extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
+    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
+    vals = sig(cand)
+    k = int(np.argmax(vals))
+    lower, wpeak = float(vals[k]), float(cand[k])
+    if sd >= lower:
+        band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
+        vals = sig(band)
+        k = int(np.argmax(vals))
+        lower, wpeak = float(vals[k]), float(band[k])
+    if sd >= lower:
+        lower, wpeak = sd, np.inf
+    bracket = None
+    for _ in range(maxit):
+        g = lower * (1 + 2 * tol)
+        if hamiltonian.proper and g <= 0.0:
+            return None
+        h = hamiltonian.at(g)
+        if h is None:
+            return None
+        e = np.linalg.eigvals(h)
+        near = np.abs(e.real) <= 1e-4 * np.abs(e) + 10 * np.sqrt(_EPS) * np.abs(h).sum(axis=0).max()
+        im = np.unique(np.abs(e[near].imag))
+        if im.size == 0:
+            break
+        pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
+        vals = sig(pts)
+        k = int(np.argmax(vals))
+        below, above = im[im < pts[k]], im[im > pts[k]]
+        bracket = (
+            float(below.max()) if below.size else 0.0,
+            float(above.min()) if above.size else 2.0 * float(pts[k]) + 1.0,
+        )
+        if vals[k] <= lower * (1 + tol):
+            lower = max(lower, float(vals[k]))
+            break
+        lower, wpeak = float(vals[k]), float(pts[k])
+    else:
+        return None
+    if not np.isfinite(wpeak):
+        return lower, wpeak
+    if wpeak == 0.0:
+        if sig(np.array([1e-4 * max(float(mag.min()), 1e-9)]))[0] <= lower:
+            return lower, wpeak
+        return _polish(sig, lower, wpeak, bracket)
+    eye = np.eye(a.shape[0])
+
+    def dsig(w):
+        # G' = -j C (jw I - A)^-2 B by two solves with the same matrix.
+        m = 1j * w * eye - a
+        x = np.linalg.solve(m, b)
+        u, sv, vh = np.linalg.svd(c @ x + d)
+        gp = -1j * (c @ np.linalg.solve(m, x))
+        return float(sv[0]), float(np.real(u[:, 0].conj() @ gp @ vh[0].conj()))
+
+    return _secant_peak(dsig, sig, lower, wpeak, bracket or (0.5 * wpeak, 2.0 * wpeak))
+
+
 def _polish_modal(lam, cv, vb, d, sig, lower, wpeak, bracket, maxit=30):
     """Peak frequency by a safeguarded secant iteration on ``d sigma / d w`` (modal form).
 
@@ -193,6 +278,13 @@ def _polish_modal(lam, cv, vb, d, sig, lower, wpeak, bracket, maxit=30):
         gp = (cv * (-1j * r * r)) @ vb
         return float(sv[0]), float(np.real(u[:, 0].conj() @ gp @ vh[0].conj()))
 
+    return _secant_peak(dsig, sig, lower, wpeak, bracket, maxit)
+
+
+def _secant_peak(dsig, sig, lower, wpeak, bracket, maxit=30):
+    """Root of ``d sigma / d w`` in ``bracket`` by a safeguarded secant iteration, from
+    ``wpeak``; ``dsig(w) = (sigma(w), sigma'(w))``.  Falls back to :func:`_polish` (a
+    grid zoom on ``sig``) when the derivative does not change sign in the bracket."""
     lo, hi = bracket
     hi = max(hi, wpeak)
     lo = min(lo, wpeak)
@@ -292,6 +384,8 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None):
     fast = None
     if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0]:
         fast = _modal_hinf(a, b, c, d, tol, w_hint)
+        if fast is None:
+            fast = _stiff_hinf(a, b, c, d, tol, w_hint)
     gamma, fpeak = fast if fast is not None else hinfnorm((a, b, c, d, dt), tol=tol)
     if not np.isfinite(gamma):
         return np.inf, fpeak, None

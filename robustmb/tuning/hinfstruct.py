@@ -53,6 +53,12 @@ class HinfstructResult:
         return gam
 
 
+# A random start stops once level with the best run so far, to this relative tolerance
+# (TuningProblem.solve's join): search effort only, the result's gamma is hinfnorm's.
+JOIN = 1e-6
+NEAR = 0.01
+
+
 def _balanced(p):
     """``p`` in diagonally balanced state coordinates (powers of two: exact) when that
     shrinks ``||A||_1`` more than tenfold, else ``p``.
@@ -188,7 +194,8 @@ def hinfstruct(
         progress=progress,
         maxiter=maxiter,
         polish="near",
-        near=0.05,
+        near=NEAR,
+        join=JOIN,
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
     x = runs[0].x

@@ -57,12 +57,15 @@ def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None):
     return best, False, nfev
 
 
-def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None) -> BFGSRun:
+def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=None) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
     Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased
     by less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations,
-    or as soon as ``f < stop_below``.
+    or as soon as ``f < stop_below``.  ``join = (v, rtol)``: also stops (message
+    ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a
+    value already found (another run's) without beating it: a search-effort heuristic
+    for multistart, the value returned is still ``fun``'s.
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
@@ -132,6 +135,9 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None) -> BF
             )
         x, f, g, pc = xn, fn, gn, pn
         hist.append(f)
+        if join is not None and join[0] <= f <= join[0] * (1 + join[1]):
+            msg = "joined"
+            break
         if not ok and len(hist) > 2 and hist[-2] - f <= ftol * max(1.0, abs(f)):
             msg = "line search stalled"
             break

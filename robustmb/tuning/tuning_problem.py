@@ -406,11 +406,15 @@ class TuningProblem:
             return None
         return r2
 
-    def run(self, x0, *, maxiter=1000, ftol=1e-7, polish=True, stop_below=None) -> RunRecord:
+    def run(
+        self, x0, *, maxiter=1000, ftol=1e-7, polish=True, stop_below=None, join=None
+    ) -> RunRecord:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
         of a run's time for ``n`` in the tens: an intermediate design can do without);
-        ``stop_below`` stops the run as soon as the objective is below it.  The value
+        ``stop_below`` stops the run as soon as the objective is below it; ``join =
+        (v, rtol)`` stops it (message ``"joined"``, no polish) once its soft value is
+        within ``[v, v (1 + rtol)]``, level with another run's ``v``.  The value
         recorded is at least every soft term's :meth:`Term.verified` value at the final
         point (``hinfnorm``, not the optimiser's inner evaluation)."""
         t0 = time.perf_counter()
@@ -439,23 +443,28 @@ class TuningProblem:
                     "could not meet the hard goals",
                 )
         pcs = self.pieces if self.multipeak else None
-        r = bfgs(self.objective, x, maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs)
+        opts = dict(maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs, join=join)
+        r = bfgs(self.objective, x, **opts)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
         for _ in range(5):
-            if r.message in ("converged", "maximum number of iterations", "target reached"):
+            if r.message in (
+                "converged",
+                "maximum number of iterations",
+                "target reached",
+                "joined",
+            ):
                 break
-            r2 = bfgs(
-                self.objective, r.x, maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs
-            )
+            r2 = bfgs(self.objective, r.x, **opts)
             if not r2.f < r.f * (1 - ftol):
                 break
             r2.history = r.history + r2.history
             r = r2
         hist += [("soft", v) for v in r.history]
-        if polish:
+        joined = r.message == "joined"
+        if polish and not joined:
             r = self._polish(r, ftol, hist)
         x, f, msg, below = r.x, r.f, r.message, np.inf
-        r2 = self._below_limit(r, ftol)
+        r2 = None if joined else self._below_limit(r, ftol)
         if r2 is not None:
             hist += [("below limit", v) for v in r2.history]
             x, f, below = r2.x, self.objective(r2.x)[0], r2.f
@@ -499,7 +508,15 @@ class TuningProblem:
         return rec
 
     def solve(
-        self, *, random_start=0, seed=None, progress=False, maxiter=1000, polish="each", near=1e-2
+        self,
+        *,
+        random_start=0,
+        seed=None,
+        progress=False,
+        maxiter=1000,
+        polish="each",
+        near=1e-2,
+        join=0.0,
     ):
         """Run from the initial values and ``random_start`` random points; best run first.
 
@@ -510,6 +527,12 @@ class TuningProblem:
         third or more of a run's) are saved.
         Every run that could become the best is polished before the next start is drawn,
         so the starts are those of ``"each"`` until a skipped run would have won.
+        ``join > 0``: a run after the first stops, unpolished, as soon as its value is
+        level with the best run's so far (within ``[best, best (1 + join)]``,
+        :meth:`run`): it has reached a value already found, typically the same optimum
+        from another side, where BFGS and the polish would crawl for the last digits.
+        It never stops a run below the best value, and the value it records is
+        verified like any other; only the search effort is cut.
         """
         from .._progress import ProgressBar
 
@@ -522,6 +545,12 @@ class TuningProblem:
         ):
             raise ArgumentError(f"solve: near must be a number >= 0 (inf allowed), got {near!r}")
 
+        if (
+            not isinstance(join, (int, float, np.integer, np.floating))
+            or isinstance(join, bool)
+            or not 0 <= join < np.inf
+        ):
+            raise ArgumentError(f"solve: join must be a finite number >= 0, got {join!r}")
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
         runs = []
@@ -538,8 +567,10 @@ class TuningProblem:
                     s = self.random_point(rng, x0)
                 bar.start(f"run {i + 1}")
                 top = min((r.value for r in runs), default=np.inf)
-                r = self.run(s, maxiter=maxiter, polish=polish == "each")
-                if polish == "near" and not r.value > top + near * abs(top):
+                level = (top, join) if join > 0 and np.isfinite(top) else None
+                r = self.run(s, maxiter=maxiter, polish=polish == "each", join=level)
+                joined = r.message == "joined"
+                if polish == "near" and not joined and not r.value > top + near * abs(top):
                     self.polish_run(r)
                 runs.append(r)
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
