@@ -13,7 +13,10 @@ Measured in one run, per plant:
   beat.
 
 Printed: gamma and time of each, the ratios ``gamma_rmb / gamma_ref`` and
-``t_rmb / t_ref``, and gamma_full.  Plants come from ``tests/data/compleib_*``.
+``t_rmb / t_ref``, gamma_full, the load-independent counts ``ev_rmb`` (closed-loop
+objective evaluations of robustmb's optimiser, each an inner H-infinity value and
+subgradient) and ``ev_NM`` (the reference's objective calls, each a ``hinfnorm``), and
+the load average.  Plants come from ``tests/data/compleib_*``.
 
 Usage: ``python benchmarks/bench_tuning.py [--plants AC15,HE4] [--starts 3]``
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -31,6 +35,7 @@ from scipy.optimize import minimize
 
 import robustmb as rmb
 from robustmb.tuning import full_order_floor
+from robustmb.tuning.tuning_problem import TuningProblem
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 PUBLISHED = ["AC15", "HE4", "HF2D11", "DLR2"]
@@ -72,27 +77,45 @@ def reference(m, starts, nu, ny):
             return 1e8 * (1.0 + alpha)
         return rmb.hinfnorm(cl, tol=1e-6)[0]
 
-    best = (np.inf, None)
+    best, nfev = (np.inf, None), 0
     for s in starts:
         r = minimize(f, s, method="Nelder-Mead")
+        nfev += r.nfev
         if r.fun < best[0]:
             best = (r.fun, r.x)
-    return best
+    return best, nfev
+
+
+def _counted_objective():
+    """Count the optimiser's objective evaluations (a wrapper around the method)."""
+    count = [0]
+    objective = TuningProblem.objective
+
+    def counted(self, x, **kwargs):
+        count[0] += 1
+        return objective(self, x, **kwargs)
+
+    return count, objective, counted
 
 
 def bench(name, nstarts, seed):
     P, m, published = load(name)
     nu, ny = m[2].shape[1], m[4].shape[0]
     K = rmb.tunable_gain("K", nu, ny)
-    t0 = time.perf_counter()
-    res = rmb.hinfstruct(P, K, random_start=nstarts, seed=seed)
-    t_rmb = time.perf_counter() - t0
+    count, objective, counted = _counted_objective()
+    TuningProblem.objective = counted
+    try:
+        t0 = time.perf_counter()
+        res = rmb.hinfstruct(P, K, random_start=nstarts, seed=seed)
+        t_rmb = time.perf_counter() - t0
+    finally:
+        TuningProblem.objective = objective
     cl = static_loop(m, res.values["K"])
     stable = np.max(np.linalg.eigvals(cl[0]).real) < 0
     g_check = rmb.hinfnorm(cl)[0]
     starts = [r.start for r in res.runs]
     t0 = time.perf_counter()
-    g_ref, _ = reference(m, starts, nu, ny)
+    (g_ref, _), nfev = reference(m, starts, nu, ny)
     t_ref = time.perf_counter() - t0
     try:
         fl = full_order_floor(P, ny, nu)
@@ -111,6 +134,8 @@ def bench(name, nstarts, seed):
         g_full=g_full,
         floor=floor,
         published=published,
+        ev=count[0],
+        ev_ref=nfev,
     )
 
 
@@ -123,7 +148,7 @@ def main():
     head = (
         f"{'plant':7s} {'nx':>3s} {'gamma_rmb':>11s} {'t_rmb[s]':>8s} {'gamma_NM':>11s} "
         f"{'t_NM[s]':>8s} {'g ratio':>8s} {'t ratio':>8s} {'gamma_full':>11s} {'floor':>11s} "
-        f"{'published':>10s} stable"
+        f"{'published':>10s} stable {'ev_rmb':>6s} {'ev_NM':>6s} load"
     )
     print(head)
     for name in args.plants.split(","):
@@ -133,7 +158,8 @@ def main():
         print(
             f"{r['plant']:7s} {r['nx']:3d} {r['g']:11.6g} {r['t']:8.2f} {r['g_ref']:11.6g} "
             f"{r['t_ref']:8.2f} {r['g'] / r['g_ref']:8.4f} {r['t'] / r['t_ref']:8.3f} "
-            f"{r['g_full']:11.6g} {r['floor']:11.6g} {pub:>10s} {ok}",
+            f"{r['g_full']:11.6g} {r['floor']:11.6g} {pub:>10s} {ok!s:6s} {r['ev']:6d} "
+            f"{r['ev_ref']:6d} {os.getloadavg()[0]:.1f}",
             flush=True,
         )
 

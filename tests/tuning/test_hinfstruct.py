@@ -406,3 +406,48 @@ def test_solve_rejects_a_bad_near(near):
     problem = _static_problem(P, mats[2].shape[1], mats[4].shape[0])
     with pytest.raises(rmb.errors.ArgumentError, match="near"):
         problem.solve(polish="near", near=near)
+
+
+def test_join_stops_later_runs_level_with_the_best_and_keeps_the_best_value():
+    """``solve(join=...)``: a later run stops once its value is within ``[best, best (1 +
+    join)]`` (never below the best), unpolished; runs before it are unchanged, the best
+    value is that of ``join=0`` and equals ``hinfnorm`` of the textbook loop, and fewer
+    objective evaluations are made."""
+    P, _, mats = compleib("AC17")
+    nu, ny = mats[2].shape[1], mats[4].shape[0]
+    out, counts = {}, {}
+    for join in (0.0, 1e-6):
+        problem = _static_problem(P, nu, ny)
+        count = [0]
+        objective = problem.objective
+
+        def counted(x, _objective=objective, _count=count, **kwargs):
+            _count[0] += 1
+            return _objective(x, **kwargs)
+
+        problem.objective = counted
+        out[join], _ = problem.solve(random_start=3, seed=0, polish="near", near=0.01, join=join)
+        counts[join] = count[0]
+    free, joined = out[0.0], out[1e-6]
+    first = next(i for i, r in enumerate(joined) if r.message == "joined")
+    assert first >= 1
+    for a, b in zip(free[:first], joined[:first], strict=True):
+        np.testing.assert_array_equal(a.x, b.x)
+        assert a.value == b.value
+    for i, r in enumerate(joined):
+        if r.message == "joined":
+            top = min(q.value for q in joined[:i])
+            assert top <= r.value <= top * (1 + 2e-6)
+    best = min(r.value for r in joined)
+    assert best == pytest.approx(min(r.value for r in free), rel=1e-6)
+    k = min(joined, key=lambda r: r.value).x.reshape(nu, ny)
+    assert best == pytest.approx(rmb.hinfnorm(static_loop(P, k), tol=1e-10)[0], rel=1e-9)
+    assert counts[1e-6] < counts[0.0]
+
+
+@pytest.mark.parametrize("join", [float("nan"), -1e-6, np.inf, "1e-6", None, True])
+def test_solve_rejects_a_bad_join(join):
+    P, _, mats = compleib("AC17")
+    problem = _static_problem(P, mats[2].shape[1], mats[4].shape[0])
+    with pytest.raises(rmb.errors.ArgumentError, match="join"):
+        problem.solve(join=join)
