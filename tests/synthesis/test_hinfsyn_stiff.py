@@ -163,7 +163,7 @@ class Plant0:
     dt = 0.0
 
 
-def test_verify_reports_both_evaluations_it_takes_the_larger_of():
+def test_verify_reports_both_evaluations_it_takes_the_larger_bound_of():
     # SB10FD example plant and its central controller at gamma = 15: the two evaluations
     # against an independent norm (python-control lft + SLICOT AB13DD) and each other
     from _plants import independent_hinf, slicot_plant
@@ -180,7 +180,8 @@ def test_verify_reports_both_evaluations_it_takes_the_larger_of():
     cl, norm, ok, peak, (hnorm, fl) = hs._verify(plant, K, 15.0)
     ref = independent_hinf(G, control.ss(*K))
     assert ok and hnorm == pytest.approx(ref, rel=1e-6) and fl == pytest.approx(ref, rel=1e-6)
-    assert norm == max(hnorm, fl) * (1 + hs._ROUNDING)
+    # hinfnorm's value is attained, its certified bound is that times 1 + its tolerance
+    assert norm == max(hnorm * (1 + hs._HINF_TOL), fl) * (1 + hs._ROUNDING)
 
 
 def test_ill_conditioned_fallbacks_are_verified_only_when_needed(monkeypatch):
