@@ -230,7 +230,8 @@ def _fl_peak(plant, K, peak):
     when ``peak`` is 0 or infinite), 0, and the natural frequencies of the plant and of
     the controller; the bracket between the best grid point's neighbours (between ``-w1``
     and ``w1`` when the best point is 0: real data give an even ``sigma``) is refined by
-    rounds of 17-point grids, each cutting it 8-fold, down to a relative width of 1e-10.
+    rounds of 17-point grids, each cutting it 8-fold, down to a relative width of 1e-10
+    or until the 17 values agree to 1e-13.
     Discrete time: frequencies above the Nyquist frequency are dropped.
     """
     ref = peak if np.isfinite(peak) and peak > 0 else 1.0
@@ -262,6 +263,8 @@ def _fl_peak(plant, K, peak):
             break
         if vals[j] > best:
             best, wbest = float(vals[j]), float(abs(grid[j]))
+        if np.all(np.isfinite(vals)) and vals[j] - vals.min() <= 1e-13 * vals[j]:
+            break  # flat to rounding across the bracket: the peak value is found
         lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, 16)]
     return best, wbest
 
