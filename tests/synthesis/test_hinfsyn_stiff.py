@@ -230,7 +230,7 @@ def _scripted_regularised(monkeypatch, script):
     plant = partition_plant(P, 1, 1)
     steps = iter(script)
 
-    def fake(plant_, Pe, rtol, gtol, cond_max, history):
+    def fake(plant_, Pe, rtol, gtol, cond_max, history, balance=False):
         hi, norm = next(steps)
         K = (-np.eye(1), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1)))
         cand = None if norm is None else (K, None, norm, hi, 1.0, (norm, norm))
