@@ -103,10 +103,11 @@ class HinfsynResult:
         The controller ``u = K y`` (same sampling time as the plant).
     gamma : float
         H-infinity norm of the closed loop with this controller, computed independently of
-        the synthesis: the larger of :func:`robustmb.hinfnorm` on the lower LFT and the
-        peak of ``sigma_max(Fl(P(jw), K(jw)))`` (plant and controller evaluated
-        separately) near its peak frequency, plus a 1e-6 relative rounding allowance
-        (so an upper bound that may exceed the true norm by about that much).
+        the synthesis: the larger of the bound :func:`robustmb.hinfnorm` certifies on the
+        lower LFT (its value times ``1 + 1e-7``, its tolerance) and the peak of
+        ``sigma_max(Fl(P(jw), K(jw)))`` (plant and controller evaluated separately) near
+        its peak frequency, plus a 1e-6 relative rounding allowance (so an upper bound
+        that may exceed the true norm by about 1.1e-6).
     gamma_bracket : tuple of float
         ``(lower, upper)`` on the optimal level.  Riccati path: ``lower`` is the larger of
         the largest level at which the existence test failed and the frequency-wise
