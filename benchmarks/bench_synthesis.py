@@ -8,7 +8,8 @@ plants each solves (python-control refuses singular D12 / D21).
 Run: PYTHONPATH=$PWD python benchmarks/bench_synthesis.py      (``... h2`` for h2syn only,
 ``... regular`` for the regular hinfsyn table and h2syn without the COMPleib count,
 ``... singular`` for the singular COMPleib plants: LMI level against the regularised limit,
-``... autocost`` for hinfsyn "auto" against "lmi" on singular plants, same run)
+``... autocost`` for hinfsyn "auto" against "lmi" on singular plants, same run,
+``... mixsyn`` for the S&P Ex. 2.11 mixsyn case alone, alternated, with evaluation counts)
 """
 
 import sys
@@ -87,15 +88,15 @@ def _pyctrl_with_timeout(P, nmeas, ncon, timeout=30.0):
     return queue.get() if not queue.empty() else ("failed (no result)", False)
 
 
-def _interleaved(f1, f2, rounds=7, inner=40):
+def _interleaved(f1, f2, rounds=7, inner=40, clock=time.perf_counter):
     """Median over rounds of the per-call time of f1 and f2, alternated (shared machine)."""
     t1, t2 = [], []
     for _ in range(rounds):
         for fn, acc in ((f1, t1), (f2, t2)):
-            t = time.perf_counter()
+            t = clock()
             for _ in range(inner):
                 fn()
-            acc.append((time.perf_counter() - t) / inner)
+            acc.append((clock() - t) / inner)
     return float(np.median(t1)), float(np.median(t2))
 
 
@@ -168,6 +169,37 @@ def auto_cost_section(names=("HE1", "AC7", "AC6", "REA2")):
               f"{r.gamma:12.8g} {r.method:>11s} {len(r.regularised):9d}")  # fmt: skip
 
 
+def mixsyn_section(rounds=9, inner=5):
+    """S&P Ex. 2.11 (W2 = 0.1): robustmb's hinfsyn and python-control's, alternated in one
+    process (median per-call time over rounds), with the load-independent counts: Riccati
+    existence tests and full closed-loop norm computations of robustmb's call."""
+    import importlib
+
+    hs = importlib.import_module("robustmb.synthesis.hinfsyn")
+    _, P, nmeas, ncon = next(c for c in regular_cases() if c[0].startswith("S&P"))
+    calls, real = [], hs.hinfnorm
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    hs.hinfnorm = counted
+    r = rmb.hinfsyn(P, nmeas, ncon)
+    hs.hinfnorm = real
+    t1, t2 = _interleaved(lambda: rmb.hinfsyn(P, nmeas, ncon),
+                          lambda: control.hinfsyn(P, nmeas, ncon), rounds, inner)  # fmt: skip
+    c1, c2 = _interleaved(lambda: rmb.hinfsyn(P, nmeas, ncon),
+                          lambda: control.hinfsyn(P, nmeas, ncon), rounds, inner,
+                          time.process_time)  # fmt: skip
+    K, _, gam, _ = control.hinfsyn(P, nmeas, ncon)
+    print(f"S&P Ex. 2.11 mixsyn: robustmb {t1 * 1e3:.1f} ms, python-control {t2 * 1e3:.1f} ms "
+          f"(ratio {t1 / t2:.2f}; CPU time {c1 * 1e3:.1f} / {c2 * 1e3:.1f} ms, ratio "
+          f"{c1 / c2:.2f}); existence tests {len(r.history)}, hinfnorm calls "
+          f"{len(calls)}; gamma_opt {r.gamma_opt:.9g} vs SB10AD {gam:.9g}; achieved "
+          f"{r.gamma:.9g} (AB13DD {achieved(P, r.controller):.9g}) vs python-control's "
+          f"{achieved(P, K):.9g}")  # fmt: skip
+
+
 def main():
     # Both libraries on one BLAS thread: with threaded BLAS on this shared 2-core machine,
     # SLICOT's SB10AD runs up to 40x slower, which would flatter robustmb.
@@ -178,6 +210,9 @@ def main():
             h2_section()
         elif sys.argv[1:] == ["regular"]:
             _main(compleib=False)
+        elif sys.argv[1:] == ["mixsyn"]:
+            mixsyn_section()
+            return
         elif sys.argv[1:] == ["autocost"]:
             auto_cost_section()
             return
