@@ -1,0 +1,71 @@
+"""``robustmb demo --lpv --design PATH``: a stored scheduled design instead of tuning.
+
+The loading is checked against the surface formula evaluated by hand (``M = M0 + M1 s1 +
+M2 s2`` with ``s_i`` the normalised ``t_i``, ``K(s) = D + C (sI - A)^-1 B``), and bad
+paths or files end with a one-line error naming the file or key at fault.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from robustmb.cli import main
+from robustmb.errors import ArgumentError, DimensionError
+from robustmb.report.arm_lpv import load_arm_design, scheduling_elements
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STORED = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints", "arm_lpv_hard.json")
+
+
+def test_stored_design_matches_the_surface_formula():
+    design = load_arm_design(STORED)
+    with open(STORED) as fh:
+        values = {k: np.asarray(v) for k, v in json.load(fh)["values"].items()}
+    assert design.certificates == {}
+    assert "arm_lpv_hard.json" in design.method
+    t1, t2 = scheduling_elements()
+    n = values["K.M0"].shape[0] - 2
+    for s1, s2 in ((-1.0, -1.0), (0.3, -0.7), (1.0, 1.0)):
+        M = values["K.M0"] + s1 * values["K.M1"] + s2 * values["K.M2"]
+        A, B, C, D = M[:n, :n], M[:n, n:], M[n:, :n], M[n:, n:]
+        point = {
+            "t1": t1.center + s1 * t1.half_width,
+            "t2": t2.center + s2 * t2.half_width,
+        }
+        K = design.controller.usubs(point)
+        for w in (0.0, 0.7, 83.0):
+            expected = D + C @ np.linalg.solve(1j * w * np.eye(n) - A, B)
+            got = np.asarray(K(1j * w))
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
+
+
+def test_bad_design_files_give_clear_errors(tmp_path):
+    with pytest.raises(ArgumentError, match="no file"):
+        load_arm_design(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ArgumentError, match="not a JSON file"):
+        load_arm_design(bad)
+    m0 = np.eye(5).tolist()
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps({"values": {"K.M0": m0, "K.M2": m0}}))
+    with pytest.raises(ArgumentError, match=r"values\['K.M1'\]"):
+        load_arm_design(part)
+    shape = tmp_path / "shape.json"
+    shape.write_text(json.dumps({"values": {"K.M0": m0, "K.M1": np.eye(4).tolist(), "K.M2": m0}}))
+    with pytest.raises(DimensionError, match=r"K.M1.*shape \(4, 4\)"):
+        load_arm_design(shape)
+
+
+def test_cli_design_errors(tmp_path, capsys):
+    missing = str(tmp_path / "missing.json")
+    assert main(["demo", "--lpv", "--design", missing, "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert "no file" in err and "missing.json" in err and "\n" == err[-1] and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--design", missing])
+    assert exc.value.code == 2
+    assert "--design applies to the --lpv pipeline" in capsys.readouterr().err
