@@ -33,7 +33,8 @@ Run ``python case_studies/robotic_arm/gamma2_floor.py [--dc-grid 7] [--grid 5]
 square (theta1, theta2) grid and the ``3^5`` parameter levels, the ``grid x grid``
 (theta1, theta2) grid at nominal parameters, then the 32 parameter vertices at the
 ``--vertices`` (theta1, theta2) points of largest lower estimate; ``--split`` optimises
-the split filters at the worst point.
+the split filters at the worst point.  ``--probe CHECKPOINT [--probe-g 4 2 1 0.69]``
+runs only :func:`structured_probe` (a 3-state LTI controller at theta = (45, 135) deg).
 """
 
 from __future__ import annotations
@@ -180,6 +181,50 @@ def point_row(th1, th2, levels):
     )
 
 
+def structured_probe(checkpoint, gs, theta=(45.0, 135.0), maxiter=150):
+    """3-state LTI controller at one configuration, robust over the 8 worst vertices.
+
+    ``hinfstruct`` (a ``tunable_ss`` of order 3) on the stacked problem
+    ``[W_e S; W_T K S / g]`` jointly over the 8 parameter vertices with ``L2`` low and
+    ``m3`` high at ``theta`` (degrees), for each ``g`` of ``gs``, started from the
+    stored design ``checkpoint`` frozen there (then from the last result meeting
+    ``gamma1 < 1``).  Every result is checked with python-control + AB13DD on the 8
+    plants.  A local search: it shows what the structure reaches, it bounds nothing.
+    Returns a list of ``(g, stacked, gamma1, gamma2)``.
+    """
+    with open(checkpoint) as fh:
+        vals = {k: np.asarray(v, float) for k, v in json.load(fh)["values"].items()}
+    t1, t2 = (float(np.tan(np.radians(th) / 2)) for th in theta)
+    Kf = _PROB.controller.usubs(vals).usubs({"t1": t1, "t2": t2})
+    plants = [
+        frozen_plant(*theta, lv)
+        for lv in itertools.product((-1, 1), repeat=5)
+        if lv[3] == -1 and lv[4] == 1
+    ]
+    ver = [verify(G, control.ss(Kf.A, Kf.B, Kf.C, Kf.D)) for G in plants]
+    print(
+        f"start at theta {theta}: gamma1 {max(v[0] for v in ver):.4f}, "
+        f"gamma2 {max(v[1] for v in ver):.4f} on the 8 vertices",
+        flush=True,
+    )
+    K = rmb.tunable_ss("K", 3, 2, 2)
+    cur, out = (Kf.A, Kf.B, Kf.C, Kf.D), []
+    for g in gs:
+        for name, M in zip(("K.A", "K.B", "K.C", "K.D"), cur, strict=True):
+            K.tunables[name].value = np.asarray(M, float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = rmb.hinfstruct([_stacked_plant(G, g) for G in plants], K, maxiter=maxiter)
+        Kt = res.controller
+        ver = [verify(G, Kt) for G in plants]
+        g1, g2 = max(v[0] for v in ver), max(v[1] for v in ver)
+        print(f"g {g}: stacked {res.gamma:.4f}, gamma1 {g1:.4f}, gamma2 {g2:.4f}", flush=True)
+        out.append((g, float(res.gamma), g1, g2))
+        if g1 < 1:
+            cur = (Kt.A, Kt.B, Kt.C, Kt.D)
+    return out
+
+
 def dc_scan(grid=7):
     """Largest certified zero-frequency floor over a ``grid x grid`` (theta1, theta2) grid
     and the ``3^5`` parameter levels (-1, 0, 1); returns ``(floor, theta1, theta2, levels)``."""
@@ -259,5 +304,15 @@ if __name__ == "__main__":
     ap.add_argument("--split", action="store_true")
     ap.add_argument("--json", default=None)
     ap.add_argument("--dc-grid", type=int, default=7, help="0: no zero-frequency scan")
+    ap.add_argument(
+        "--probe",
+        default=None,
+        metavar="CHECKPOINT",
+        help="only the 3-state structured probe from this stored design (see structured_probe)",
+    )
+    ap.add_argument("--probe-g", type=float, nargs="+", default=[4.0, 2.0, 1.0, 0.69])
     a = ap.parse_args()
-    main(a.grid, a.vertices, a.split, a.json, a.dc_grid)
+    if a.probe:
+        structured_probe(a.probe, a.probe_g)
+    else:
+        main(a.grid, a.vertices, a.split, a.json, a.dc_grid)
