@@ -284,7 +284,10 @@ def load_arm_design(path):
     The file holds ``values`` with the coefficients ``K.M0, K.M1, K.M2`` of the
     scheduled surface (the format of ``systune(checkpoint=...)`` and of the designs in
     ``case_studies/robotic_arm/checkpoints/``); its ``provenance`` text, when present,
-    starts the method.  Nothing is certified by loading: the returned design carries no
+    starts the method.  As in :func:`robustmb.examples.arm_lpv_tuning_problem`, the
+    torques are ``OUTPUT_SCALE Fu(M0 + M1 s1 + M2 s2, I/s)`` applied to the errors
+    (``OUTPUT_SCALE`` of :mod:`robustmb.examples.arm_lpv`); ``.values`` keeps the file's
+    coefficients.  Nothing is certified by loading: the returned design carries no
     certificates (the report computes them).
 
     Parameters
@@ -326,6 +329,7 @@ def load_arm_design(path):
     import os
 
     from ..errors import ArgumentError, DimensionError
+    from ..examples.arm_lpv import OUTPUT_SCALE
 
     t0 = time.perf_counter()
     path = os.fspath(path)
@@ -361,7 +365,11 @@ def load_arm_design(path):
         if not np.all(np.isfinite(m)):
             raise DimensionError(f"design: values['{key}'] in '{path}' is not finite")
         mats[key] = m
-    controller = _renamed_controller(surface_controller(mats))
+    # The tuned surface drives the torques through the problem's output scaling
+    # (robustmb.examples.arm_lpv.OUTPUT_SCALE): u = OUTPUT_SCALE Fu(M, I/s) e.
+    n = mats["K.M0"].shape[0] - 2
+    scaled = {k: np.vstack([m[:n], OUTPUT_SCALE * m[n:]]) for k, m in mats.items()}
+    controller = _renamed_controller(surface_controller(scaled))
     method = f"stored design {os.path.basename(path)}"
     if record.get("provenance"):
         method += ": " + str(record["provenance"]).split(". ")[0]

@@ -1,8 +1,12 @@
 """``robustmb demo --lpv --design PATH``: a stored scheduled design instead of tuning.
 
 The loading is checked against the surface formula evaluated by hand (``M = M0 + M1 s1 +
-M2 s2`` with ``s_i`` the normalised ``t_i``, ``K(s) = D + C (sI - A)^-1 B``), and bad
-paths or files end with a one-line error naming the file or key at fault.
+M2 s2`` with ``s_i`` the normalised ``t_i``, ``K(s) = 100 (D + C (sI - A)^-1 B)`` with the
+tuning problem's output scale 100), against the tuning problem's own controller
+(``arm_lpv_tuning_problem().controller``, the route of the case study and of the stored
+designs' checks), and the loaded loop must be stable at the nominal point (the stored
+design is, on every grid it was checked on).  Bad paths or files end with a one-line
+error naming the file or key at fault.
 """
 
 import json
@@ -13,18 +17,22 @@ import pytest
 
 from robustmb.cli import main
 from robustmb.errors import ArgumentError, DimensionError
-from robustmb.report.arm_lpv import load_arm_design, scheduling_elements
+from robustmb.examples import arm_lpv_tuning_problem
+from robustmb.report.arm_lpv import arm_lpv_loop, load_arm_design, scheduling_elements
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STORED = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints", "arm_lpv_hard.json")
 
 
+@pytest.mark.slow
 def test_stored_design_matches_the_surface_formula():
     design = load_arm_design(STORED)
     with open(STORED) as fh:
         values = {k: np.asarray(v) for k, v in json.load(fh)["values"].items()}
     assert design.certificates == {}
     assert "arm_lpv_hard.json" in design.method
+    prob = arm_lpv_tuning_problem()
+    reference = prob.controller.usubs(values)
     t1, t2 = scheduling_elements()
     n = values["K.M0"].shape[0] - 2
     for s1, s2 in ((-1.0, -1.0), (0.3, -0.7), (1.0, 1.0)):
@@ -35,10 +43,14 @@ def test_stored_design_matches_the_surface_formula():
             "t2": t2.center + s2 * t2.half_width,
         }
         K = design.controller.usubs(point)
+        Kref = reference.usubs(point)
         for w in (0.0, 0.7, 83.0):
-            expected = D + C @ np.linalg.solve(1j * w * np.eye(n) - A, B)
-            got = np.asarray(K(1j * w))
-            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
+            expected = 100.0 * (D + C @ np.linalg.solve(1j * w * np.eye(n) - A, B))
+            tol = dict(rtol=1e-9, atol=1e-9 * np.abs(expected).max())
+            np.testing.assert_allclose(np.asarray(K(1j * w)), expected, **tol)
+            np.testing.assert_allclose(np.asarray(Kref(1j * w)), expected, **tol)
+    loop, _ = arm_lpv_loop(design.controller)
+    assert np.max(np.asarray(loop.nominal().poles()).real) < 0
 
 
 def test_bad_design_files_give_clear_errors(tmp_path):

@@ -31,6 +31,9 @@ WORST = (45.0, 135.0, (1, 1, 1, -1, 1))
 CLAIM_LOWER = 0.129  # sqrt(2) relaxation there (Riccati estimate 0.1298)
 CLAIM_UPPER = 0.235  # verified full-order controller there (0.2345)
 
+# Importing the script builds the arm's tuning problem (seconds): every test here is slow.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def floor():
@@ -79,7 +82,6 @@ def test_dc_floor_against_mpmath_inverse(floor):
         assert floor.dc_floor(G) == pytest.approx(expected, rel=1e-9)
 
 
-@pytest.mark.slow
 def test_worst_point_claims_by_second_methods(floor):
     th1, th2, lv = WORST
     G = floor.frozen_plant(th1, th2, lv)
