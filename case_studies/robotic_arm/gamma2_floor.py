@@ -72,7 +72,11 @@ def frozen_plant(theta1, theta2, levels=(0, 0, 0, 0, 0)):
 
 
 def dc_floor(G):
-    """Certified: ``W_T ||G(0)^-1|| (1 - 1/|W_e(0)|)`` bounds ``||W_T K S||`` from below."""
+    """Certified: ``W_T ||G(0)^-1|| (1 - 1/|W_e(0)|)`` bounds ``||W_T K S||`` from below.
+
+    For every controller with ``||W_e S|| < 1`` (module notes); evaluated in floating point
+    (a 2 x 2 inverse and its largest singular value; the tests compare with mpmath).
+    """
     G0 = np.asarray(G.D) - np.asarray(G.C) @ np.linalg.solve(np.asarray(G.A), np.asarray(G.B))
     we0 = abs(complex(control.evalfr(WE, 0.0)))
     return WT * np.linalg.norm(np.linalg.inv(G0), 2) * (1 - 1 / we0)
@@ -105,7 +109,11 @@ def stacked_level(G, g, a=2**-0.5, b=2**-0.5):
 
 
 def lower_estimate(G, a=2**-0.5, b=2**-0.5, lo=0.01, hi=10.0, xtol=1e-3):
-    """Largest ``g`` with ``stacked_level(G, g, a, b) >= 1`` (``g*`` is at least this)."""
+    """Largest ``g`` with ``stacked_level(G, g, a, b) >= 1`` (``g*`` is at least this).
+
+    Located by Brent's method on ``log g`` to ``xtol``, so the value returned may lie up to
+    that far (relative, 0.1 % by default) past the crossing: an estimate, as the levels.
+    """
 
     def f(lg):
         return np.log(stacked_level(G, np.exp(lg), a, b))
