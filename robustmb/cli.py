@@ -3,13 +3,15 @@
 ``robustmb demo``
     The worst-case report of the two-link robotic arm frozen at one configuration
     under a joint PID, with its five uncertain physical parameters.
-``robustmb demo --lpv [--quick]``
+``robustmb demo --lpv [--quick] [--design PATH]``
     The whole pipeline on the two-link robotic arm: its LFT model scheduled by
     the joint angles with five uncertain physical parameters, a gain-scheduled
     controller sharing the scheduling parameters, certification of robust
     stability and of every performance channel over the whole parameter box,
     and the report in ``./robustmb-report/`` (per channel: specification,
-    certified worst case, verdict).
+    certified worst case, verdict).  ``--design PATH`` loads a stored scheduled
+    design (JSON with the surface coefficients ``K.M0, K.M1, K.M2``, e.g. one of
+    ``case_studies/robotic_arm/checkpoints/``) instead of tuning one.
 ``robustmb report MODULE:FUNCTION``
     Calls ``FUNCTION()`` from ``MODULE`` (a dotted module name importable from
     the current folder, or a path to a ``.py`` file); it must return an
@@ -295,18 +297,23 @@ def demo(
     show_progress: bool = True,
     lpv: bool = False,
     quick: bool = False,
+    design: str | None = None,
 ) -> int:
     """The demonstration job: the robotic arm's worst-case report; returns the exit status.
 
     By default the arm is frozen at one configuration under a joint PID (about a
     minute); with ``lpv=True`` the whole pipeline runs: robust LPV tuning over the
-    scheduling and physical parameters, certification over the whole box, report.
+    scheduling and physical parameters, certification over the whole box, report;
+    ``design`` (a path, with ``lpv=True``) loads a stored scheduled design instead of
+    tuning (:func:`robustmb.report.arm_lpv.load_arm_design`).
     """
     if not lpv:
         return _demo_frozen_configuration(
             out_dir, n_samples, seed=seed, show_progress=show_progress
         )
-    return _demo_lpv(out_dir, n_samples, seed=seed, show_progress=show_progress, quick=quick)
+    return _demo_lpv(
+        out_dir, n_samples, seed=seed, show_progress=show_progress, quick=quick, design=design
+    )
 
 
 def _demo_frozen_configuration(out_dir, n_samples, *, seed, show_progress):
@@ -352,7 +359,7 @@ def _demo_frozen_configuration(out_dir, n_samples, *, seed, show_progress):
     return EXIT_OK
 
 
-def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick):
+def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick, design=None):
     """The whole pipeline: model -> robust LPV tuning -> certification -> report."""
     import time
 
@@ -362,18 +369,24 @@ def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick):
         arm_lpv_design,
         arm_lpv_loop,
         arm_lpv_loop_at_plant_inputs,
+        load_arm_design,
     )
 
+    design_path = design
     t_start = time.perf_counter()
     print(
         "robustmb demo: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
         "[45, 135] deg; m1, J1, rho1, L2, m3 uncertain (+-20 %)" + (" [quick]" if quick else "")
     )
     t0 = time.perf_counter()
-    design = arm_lpv_design(quick=quick, progress=show_progress)
+    if design_path is not None:
+        design = load_arm_design(design_path)
+    else:
+        design = arm_lpv_design(quick=quick, progress=show_progress)
     loop, channels = arm_lpv_loop(design.controller)
     t_design = time.perf_counter() - t0
-    print(f"  [1-2] model and gain-scheduled controller K(s, t1, t2) in {t_design:.1f} s:")
+    how = "loaded" if design_path is not None else "tuned"
+    print(f"  [1-2] model and gain-scheduled controller K(s, t1, t2) {how} in {t_design:.1f} s:")
     print(f"        {design.method}")
     print(
         f"        closed loop {loop.nstates} states, elements "
@@ -535,6 +548,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --lpv: smaller design budget, 20 Monte Carlo samples and no loop "
         "margins; every channel still certified",
     )
+    p_demo.add_argument(
+        "--design",
+        default=None,
+        metavar="PATH",
+        help="with --lpv: load this stored scheduled design (JSON with values K.M0, K.M1, "
+        "K.M2, e.g. case_studies/robotic_arm/checkpoints/arm_lpv_hard.json) instead of "
+        "tuning; the report still certifies every channel",
+    )
     p_rep = sub.add_parser(
         "report",
         help="worst-case report of the uncertain system returned by MODULE:FUNCTION",
@@ -604,6 +625,8 @@ def main(argv=None) -> int:
         if args.command == "demo":
             if args.quick and not args.lpv:
                 parser.error("demo: --quick applies to the --lpv pipeline")
+            if args.design is not None and not args.lpv:
+                parser.error("demo: --design applies to the --lpv pipeline")
             samples = args.samples if args.samples is not None else (20 if args.quick else 100)
             return demo(
                 args.out,
@@ -612,6 +635,7 @@ def main(argv=None) -> int:
                 show_progress=not args.quiet,
                 lpv=args.lpv,
                 quick=args.quick,
+                design=args.design,
             )
         if args.command == "report":
             return report_job(

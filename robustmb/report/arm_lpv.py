@@ -278,6 +278,104 @@ def arm_lpv_design(*, quick=False, seed=0, progress=False):
     )
 
 
+def load_arm_design(path):
+    """A stored gain-scheduled design of the arm (JSON) as an :class:`ArmDesign`, no tuning.
+
+    The file holds ``values`` with the coefficients ``K.M0, K.M1, K.M2`` of the
+    scheduled surface (the format of ``systune(checkpoint=...)`` and of the designs in
+    ``case_studies/robotic_arm/checkpoints/``); its ``provenance`` text, when present,
+    starts the method.  As in :func:`robustmb.examples.arm_lpv_tuning_problem`, the
+    torques are ``OUTPUT_SCALE Fu(M0 + M1 s1 + M2 s2, I/s)`` applied to the errors
+    (``OUTPUT_SCALE`` of :mod:`robustmb.examples.arm_lpv`); ``.values`` keeps the file's
+    coefficients.  Nothing is certified by loading: the returned design carries no
+    certificates (the report computes them).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file.
+
+    Returns
+    -------
+    ArmDesign
+
+    Raises
+    ------
+    ArgumentError
+        No such file, not JSON, or no ``values`` with ``K.M0, K.M1, K.M2`` (names the file
+        and the missing key).
+    DimensionError
+        Coefficients that are not square ``(n + 2) x (n + 2)`` matrices of one size, or
+        not finite.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> import numpy as np
+    >>> m0 = np.zeros((3, 3)); m0[0, 0] = -1.0; m0[1:, 1:] = np.eye(2)
+    >>> path = os.path.join(tempfile.mkdtemp(), "k.json")
+    >>> with open(path, "w") as fh:
+    ...     json.dump({"values": {"K.M0": m0.tolist(), "K.M1": (0 * m0).tolist(),
+    ...                           "K.M2": (0 * m0).tolist()}}, fh)
+    >>> d = load_arm_design(path)
+    >>> d.controller.nstates, sorted(d.controller.blocks), d.certificates
+    (1, ['t1', 't2'], {})
+    >>> load_arm_design(path + ".missing")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: design: no file '...k.json.missing'
+    """
+    import json
+    import os
+
+    from ..errors import ArgumentError, DimensionError
+    from ..examples.arm_lpv import OUTPUT_SCALE
+
+    t0 = time.perf_counter()
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ArgumentError(f"design: no file '{path}'")
+    try:
+        with open(path) as fh:
+            record = json.load(fh)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArgumentError(f"design: '{path}' is not a JSON file ({exc})") from None
+    values = record.get("values") if isinstance(record, dict) else None
+    if not isinstance(values, dict):
+        raise ArgumentError(f"design: '{path}' has no 'values' object (the tuned coefficients)")
+    mats = {}
+    for key in ("K.M0", "K.M1", "K.M2"):
+        if key not in values:
+            raise ArgumentError(f"design: '{path}' has no values['{key}']")
+        try:
+            m = np.asarray(values[key], dtype=float)
+        except (TypeError, ValueError):
+            raise DimensionError(f"design: values['{key}'] in '{path}' is not a matrix") from None
+        shape0 = mats["K.M0"].shape if mats else None
+        if (
+            m.ndim != 2
+            or m.shape[0] != m.shape[1]
+            or m.shape[0] < 2
+            or (shape0 is not None and m.shape != shape0)
+        ):
+            raise DimensionError(
+                f"design: values['{key}'] in '{path}' has shape {m.shape}; expected one square "
+                "(n + 2) x (n + 2) size for K.M0, K.M1, K.M2"
+            )
+        if not np.all(np.isfinite(m)):
+            raise DimensionError(f"design: values['{key}'] in '{path}' is not finite")
+        mats[key] = m
+    # The tuned surface drives the torques through the problem's output scaling
+    # (robustmb.examples.arm_lpv.OUTPUT_SCALE): u = OUTPUT_SCALE Fu(M, I/s) e.
+    n = mats["K.M0"].shape[0] - 2
+    scaled = {k: np.vstack([m[:n], OUTPUT_SCALE * m[n:]]) for k, m in mats.items()}
+    controller = _renamed_controller(surface_controller(scaled))
+    method = f"stored design {os.path.basename(path)}"
+    if record.get("provenance"):
+        method += ": " + str(record["provenance"]).split(". ")[0]
+    return ArmDesign(controller, method, time.perf_counter() - t0, mats)
+
+
 def arm_baseline_design():
     """The scheduled pole-placement PID (:func:`scheduled_pid`) as an :class:`ArmDesign`.
 
