@@ -38,7 +38,7 @@ Usage (from the repository root)::
 
 ``--boxes i,j ...`` (``i`` indexes t1, ``j`` t2, from the lower end) picks sub-boxes;
 default all, in order of increasing distance from the ``(0, 0)`` corner.  Slow: on a
-loaded 2-core machine a sub-box sweep takes 10-30 minutes.
+loaded 2-core machine a sub-box takes 6-15 minutes (measured: 378-835 s).
 """
 
 from __future__ import annotations
