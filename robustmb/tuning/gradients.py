@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis import hinfnorm
-from ..analysis.balancing import balance_realization
+from ..analysis.balancing import balance_realization, pole_bands
 
 
 def _sigma_max(g):
@@ -176,8 +176,10 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     responses by LU solves of ``jw I - A`` and ``hinfnorm``'s axis test scaled by
     ``||H||_1`` (generous: a spurious candidate costs one batched evaluation).  It
     stops when no tested candidate is above ``lower (1 + tol)`` and polishes the peak
-    frequency.  ``None`` when the level set is singular (the caller then uses
-    :func:`robustmb.hinfnorm`).  The optimiser's inner loop only: a run's value is
+    frequency.  Stability is ``hinfnorm``'s test (:func:`~robustmb.analysis.balancing.pole_bands`
+    on the balanced ``A``): ``inf`` when a pole is beyond the axis by more than its band.
+    ``None`` when a pole is inside its band or the level set is singular (the caller then
+    uses :func:`robustmb.hinfnorm`).  The optimiser's inner loop only: a run's value is
     re-verified by ``hinfnorm``.
     """
     a, b, c = balance_realization(a, b, c)
@@ -185,9 +187,15 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     if nb > 0 and nc > 0:
         k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2  # B 2^k, C 2^-k: the same G
         b, c = np.ldexp(b, k), np.ldexp(c, -k)
-    lam = np.linalg.eigvals(a)
-    if np.max(lam.real) >= 0:
+    # The stiff path runs exactly when the eigenvectors are ill-conditioned, so the sign
+    # of a computed Re(lambda) proves nothing: hinfnorm's test (pole_bands on the same
+    # balanced A) decides.  A pole beyond the axis by more than its band: unstable, as
+    # hinfnorm says; one inside its band: left to hinfnorm's verified inclusion.
+    lam, dist, band = pole_bands(a, balanced=True)
+    if np.any(dist > band):
         return np.inf, np.nan
+    if not np.all(dist < -band):
+        return None
     hamiltonian = _LevelHamiltonian(a, b, c, d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
     sig = _solved_sigma(a, b, c, d)
