@@ -92,6 +92,89 @@ class _LevelHamiltonian:
         return np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
 
 
+def _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, crossings):
+    """The lean Bruinsma--Steinbuch iteration shared by the inner evaluations.
+
+    ``sig`` evaluates ``sigma_max(G(jw))`` at an array of frequencies, ``lam`` are the
+    poles, ``sd = sigma_max(D)`` (0 when the level set is proper) and ``crossings(H)``
+    the imaginary parts of the Hamiltonian's eigenvalues taken as on the axis (``None``:
+    the test cannot be trusted).  Starts from the best of 0, the poles' magnitudes and
+    imaginary parts and ``w_hint`` (a coarse grid over the modes' band when that is not
+    above ``sd``), then raises ``lower`` until the level ``lower (1 + 2 tol)`` has no
+    crossing or no tested candidate beats ``lower (1 + tol)`` (not a certificate).
+    Returns ``(lower, wpeak, bracket)``, ``bracket`` the crossings around the best
+    point of the last level set (``None`` if there was none), or ``None``.
+    """
+    extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
+    mag = np.abs(lam)
+    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
+    vals = sig(cand)
+    k = int(np.argmax(vals))
+    lower, wpeak = float(vals[k]), float(cand[k])
+    # Below the feedthrough level, a coarse grid over the modes' band as well: a low peak
+    # just above sigma(D) would otherwise start the level set next to its singular level.
+    if sd >= lower:
+        band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
+        vals = sig(band)
+        k = int(np.argmax(vals))
+        lower, wpeak = float(vals[k]), float(band[k])
+    if sd >= lower:
+        lower, wpeak = sd, np.inf
+    bracket = None
+    for _ in range(maxit):
+        g = lower * (1 + 2 * tol)
+        # D = 0 and zero at every sampled frequency: no level set to build
+        if hamiltonian.proper and g <= 0.0:
+            return None
+        h = hamiltonian.at(g)
+        if h is None:
+            return None
+        im = crossings(h)
+        if im is None:
+            return None
+        if im.size == 0:
+            return lower, wpeak, bracket
+        pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
+        vals = sig(pts)
+        k = int(np.argmax(vals))
+        # The maximiser lies between the crossings on either side of the best point.
+        below, above = im[im < pts[k]], im[im > pts[k]]
+        bracket = (
+            float(below.max()) if below.size else 0.0,
+            float(above.min()) if above.size else 2.0 * float(pts[k]) + 1.0,
+        )
+        if vals[k] <= lower * (1 + tol):
+            return max(lower, float(vals[k])), wpeak, bracket
+        lower, wpeak = float(vals[k]), float(pts[k])
+    return None
+
+
+def _modal_crossings(h):
+    """Crossings of the modal level set, ``None`` when ``||H||`` makes them untrustworthy.
+
+    Loose test: near the singular level the crossings leave the axis by roughly
+    sqrt(eps * cond); a spurious candidate only costs one evaluation.  The rounding of
+    the eigenvalues is of order eps ||H|| kappa: when ||H|| is far above the largest
+    eigenvalue (an ill-conditioned loop: REA2 with gains ~4e5 has |eigenvalues| <=
+    1.3e4, ||H||_1 1e12 and a crossing at w = 0.82 computed 4.6e-4 off the axis, so
+    sigma(G(0)) was returned 9e-4 below the norm) this test cannot be trusted: left to
+    the stiff path (balanced realisation, ||H||-scaled test).
+    """
+    e = np.linalg.eigvals(h)
+    ae = np.abs(e)
+    if 1e3 * _EPS * np.abs(h).sum(axis=0).max() > 1e-9 * max(1.0, ae.max()):
+        return None
+    near = np.abs(e.real) <= 1e-4 * ae + 1e-9 * max(1.0, ae.max())
+    return np.unique(np.abs(e[near].imag))
+
+
+def _stiff_crossings(h):
+    """Crossings of the stiff level set: ``hinfnorm``'s axis test scaled by ``||H||_1``."""
+    e = np.linalg.eigvals(h)
+    near = np.abs(e.real) <= 1e-4 * np.abs(e) + 10 * np.sqrt(_EPS) * np.abs(h).sum(axis=0).max()
+    return np.unique(np.abs(e[near].imag))
+
+
 def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     """Peak gain of a stable, real, continuous model by a lean level-set iteration.
 
@@ -114,58 +197,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
 
     sig = _modal_sigma(lam, cv, vb, d)
-    extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
-    mag = np.abs(lam)
-    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
-    # Below the feedthrough level, a coarse grid over the modes' band as well: a low peak
-    # just above sigma(D) would otherwise start the level set next to its singular level.
-    vals = sig(cand)
-    k = int(np.argmax(vals))
-    lower, wpeak = float(vals[k]), float(cand[k])
-    if sd >= lower:
-        band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
-        vals = sig(band)
-        k = int(np.argmax(vals))
-        lower, wpeak = float(vals[k]), float(band[k])
-    if sd >= lower:
-        lower, wpeak = sd, np.inf
-    bracket = None
-    for _ in range(maxit):
-        g = lower * (1 + 2 * tol)
-        # D = 0 and zero at every sampled frequency: no level set to build
-        if hamiltonian.proper and g <= 0.0:
-            return None
-        h = hamiltonian.at(g)
-        if h is None:
-            return None
-        e = np.linalg.eigvals(h)
-        # Loose test: near the singular level the crossings leave the axis by roughly
-        # sqrt(eps * cond); a spurious candidate only costs one evaluation below.  The
-        # rounding of the eigenvalues is of order eps ||H|| kappa: when ||H|| is far above
-        # the largest eigenvalue (an ill-conditioned loop: REA2 with gains ~4e5 has
-        # |eigenvalues| <= 1.3e4, ||H||_1 1e12 and a crossing at w = 0.82 computed 4.6e-4
-        # off the axis, so sigma(G(0)) was returned 9e-4 below the norm) this test
-        # cannot be trusted: left to hinfnorm (balanced realisation, ||H||-scaled test).
-        ae = np.abs(e)
-        if 1e3 * _EPS * np.abs(h).sum(axis=0).max() > 1e-9 * max(1.0, ae.max()):
-            return None
-        near = np.abs(e.real) <= 1e-4 * ae + 1e-9 * max(1.0, ae.max())
-        im = np.unique(np.abs(e[near].imag))
-        if im.size == 0:
-            return _polish_modal(lam, cv, vb, d, sig, lower, wpeak, bracket)
-        pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
-        vals = sig(pts)
-        k = int(np.argmax(vals))
-        # The maximiser lies between the crossings on either side of the best point.
-        below, above = im[im < pts[k]], im[im > pts[k]]
-        bracket = (
-            float(below.max()) if below.size else 0.0,
-            float(above.min()) if above.size else 2.0 * float(pts[k]) + 1.0,
-        )
-        if vals[k] <= lower * (1 + tol):
-            return _polish_modal(lam, cv, vb, d, sig, max(lower, float(vals[k])), wpeak, bracket)
-        lower, wpeak = float(vals[k]), float(pts[k])
-    return None
+    out = _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, _modal_crossings)
+    return None if out is None else _polish_modal(lam, cv, vb, d, sig, *out)
 
 
 def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
@@ -208,46 +241,11 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     hamiltonian = _LevelHamiltonian(a, b, c, d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
     sig = _solved_sigma(a, b, c, d)
-    mag = np.abs(lam)
-    extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
-    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
-    vals = sig(cand)
-    k = int(np.argmax(vals))
-    lower, wpeak = float(vals[k]), float(cand[k])
-    if sd >= lower:
-        band = np.geomspace(max(mag.min(), 1e-9) / 10, max(mag.max(), 1e-9) * 10, 24)
-        vals = sig(band)
-        k = int(np.argmax(vals))
-        lower, wpeak = float(vals[k]), float(band[k])
-    if sd >= lower:
-        lower, wpeak = sd, np.inf
-    bracket = None
-    for _ in range(maxit):
-        g = lower * (1 + 2 * tol)
-        if hamiltonian.proper and g <= 0.0:
-            return None
-        h = hamiltonian.at(g)
-        if h is None:
-            return None
-        e = np.linalg.eigvals(h)
-        near = np.abs(e.real) <= 1e-4 * np.abs(e) + 10 * np.sqrt(_EPS) * np.abs(h).sum(axis=0).max()
-        im = np.unique(np.abs(e[near].imag))
-        if im.size == 0:
-            break
-        pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
-        vals = sig(pts)
-        k = int(np.argmax(vals))
-        below, above = im[im < pts[k]], im[im > pts[k]]
-        bracket = (
-            float(below.max()) if below.size else 0.0,
-            float(above.min()) if above.size else 2.0 * float(pts[k]) + 1.0,
-        )
-        if vals[k] <= lower * (1 + tol):
-            lower = max(lower, float(vals[k]))
-            break
-        lower, wpeak = float(vals[k]), float(pts[k])
-    else:
+    out = _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, _stiff_crossings)
+    if out is None:
         return None
+    lower, wpeak, bracket = out
+    mag = np.abs(lam)
     if not np.isfinite(wpeak):
         return lower, wpeak
     if wpeak == 0.0:
