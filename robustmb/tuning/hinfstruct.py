@@ -9,7 +9,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis import hinfnorm
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
@@ -53,8 +53,8 @@ class HinfstructResult:
         return gam
 
 
-# A random start stops once level with the best run so far, to this relative tolerance
-# (TuningProblem.solve's join): search effort only, the result's gamma is hinfnorm's.
+# Defaults of hinfstruct's ``join`` and ``polish_window`` (TuningProblem.solve's join and
+# near): heuristics that can change the result, see hinfstruct's Notes.
 JOIN = 1e-6
 NEAR = 0.01
 
@@ -110,6 +110,8 @@ def hinfstruct(
     progress=False,
     maxiter=1000,
     multipeak=True,
+    polish_window=NEAR,
+    join=JOIN,
 ):
     """Tune the parameters of a structured controller to minimise ``||Fl(P, K)||_inf``.
 
@@ -138,6 +140,13 @@ def hinfstruct(
         frequencies (or models) are active at once
         (:func:`robustmb.tuning.multipeak.multipeak_direction`); ``False``: plain
         nonsmooth BFGS on the subgradient of one peak.
+    polish_window : float
+        Gradient sampling polishes a run only when its BFGS value is within this
+        relative distance of the best run so far (``>= 0``; ``inf`` polishes every run).
+    join : float
+        A random start stops, unpolished, once its value is within
+        ``[best, best (1 + join)]`` of the best run so far (finite, ``>= 0``; ``0`` never
+        stops a run early).
 
     Returns
     -------
@@ -149,14 +158,20 @@ def hinfstruct(
     frequency (see :mod:`robustmb.tuning.gradients`); each run first stabilises the
     loop by minimising its spectral abscissa.  A badly scaled state-space plant is first
     put in diagonally balanced state coordinates (same closed-loop norm for every
-    controller; the returned closed loop is in those coordinates).  Where BFGS stops,
-    gradient sampling polishes a run only when its value is within 1 % of the best run
-    so far (the first run always): a run further behind cannot win by it (the polish
-    gained at most 1.7 % on the COMPleib benchmark plants).  A random start stops as soon
-    as its value is level with the best run's (within a relative ``1e-6``, never below
-    it): it has reached a value already found.  Both rules only cut search effort; the
-    returned ``gamma`` is ``hinfnorm``'s.  The result is a local optimum; use
-    ``random_start`` to explore.
+    controller; the returned closed loop is in those coordinates).  Two heuristics cut the
+    search effort and can change the result (a different local optimum, or a run left
+    short of stationarity); they are bounded in practice but not in theory.  Where BFGS
+    stops, gradient sampling polishes a run only when its value is within
+    ``polish_window`` (1 %) of the best run so far (the first run always): the polish
+    gained up to 1.7 % on COMPleib HE1, so a run just outside the window could have
+    won.  A random start stops as soon as its value is within ``[best, best (1 +
+    join)]`` (``join`` 1e-6), without any stationarity test: it never stops below the
+    best value, but a run passing through that band on its way to a lower optimum is
+    cut off there (Rosenbrock's function plus one, minimum 1.0: a run joined to the
+    value 1.705 of its own path stops there, far from stationary).
+    ``polish_window=inf, join=0`` turn both off.  Whatever the search, the returned
+    ``gamma`` is ``hinfnorm``'s on the tuned closed loop.  The result is a local optimum;
+    use ``random_start`` to explore.
 
     Examples
     --------
@@ -173,6 +188,15 @@ def hinfstruct(
     True
     """
     check_multipeak(multipeak, "hinfstruct")
+    for name, v, finite in (("polish_window", polish_window, False), ("join", join, True)):
+        if (
+            not isinstance(v, int | float | np.integer | np.floating)
+            or isinstance(v, bool)
+            or not v >= 0
+            or (finite and not np.isfinite(v))
+        ):
+            kind = "a finite number >= 0" if finite else "a number >= 0 (inf allowed)"
+            raise ArgumentError(f"hinfstruct: {name} must be {kind}, got {v!r}")
     km = as_model(K)
     if not km.tunables:
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
@@ -198,8 +222,8 @@ def hinfstruct(
         progress=progress,
         maxiter=maxiter,
         polish="near",
-        near=NEAR,
-        join=JOIN,
+        near=float(polish_window),
+        join=float(join),
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
     x = runs[0].x

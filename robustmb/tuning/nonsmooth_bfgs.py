@@ -64,8 +64,10 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=
     by less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations,
     or as soon as ``f < stop_below``.  ``join = (v, rtol)``: also stops (message
     ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a
-    value already found (another run's) without beating it: a search-effort heuristic
-    for multistart, the value returned is still ``fun``'s.
+    value already found (another run's) without beating it.  A multistart heuristic
+    that can change the result: the stop needs no stationarity, so a run passing
+    through that band on its way to a lower minimum is cut off there (the value
+    returned is still ``fun``'s).
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or

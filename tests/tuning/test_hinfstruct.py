@@ -451,3 +451,70 @@ def test_solve_rejects_a_bad_join(join):
     problem = _static_problem(P, mats[2].shape[1], mats[4].shape[0])
     with pytest.raises(rmb.errors.ArgumentError, match="join"):
         problem.solve(join=join)
+
+
+def _plant_1_over_s_minus_1():
+    d = [[0, 0, 0], [0, 0, 0.1], [0, 0.1, 0]]
+    return control.ss([[1.0]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]], d)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"polish_window": -0.01}, "polish_window"),
+        ({"polish_window": float("nan")}, "polish_window"),
+        ({"polish_window": "0.01"}, "polish_window"),
+        ({"join": float("inf")}, "join"),
+        ({"join": -1e-6}, "join"),
+        ({"join": True}, "join"),
+    ],
+)
+def test_hinfstruct_rejects_bad_search_heuristics(kwargs, name):
+    with pytest.raises(rmb.errors.ArgumentError, match=f"hinfstruct: {name}"):
+        rmb.hinfstruct(_plant_1_over_s_minus_1(), rmb.tunable_gain("K", 1, 1), **kwargs)
+
+
+def test_hinfstruct_heuristics_off_reach_the_brute_force_optimum():
+    """``polish_window=inf, join=0`` (both heuristics off) on the scalar problem of
+    ``test_hinfstruct_scalar_gain_matches_brute_force``: every run is polished, none is
+    joined, and gamma is the grid minimum of the closed-loop norm (textbook formula
+    ``|T(jw)|`` over gains), reported by hinfnorm."""
+    P = _plant_1_over_s_minus_1()
+    res = rmb.hinfstruct(
+        P, rmb.tunable_gain("K", 1, 1), random_start=2, seed=1, polish_window=np.inf, join=0
+    )
+    assert all(r.message != "joined" for r in res.runs)
+    ks = np.linspace(-30.0, -5.0, 1000)[:, None]
+    jw = 1j * np.logspace(-3, 4, 800)[None, :]
+    rx = 1.0 / (jw - (1.0 + ks))
+    t = np.stack(
+        [
+            np.stack([rx, rx * 0.1 * ks], -1),
+            np.stack([0.1 * ks * rx, 0.01 * ks * ks * rx + 0.01 * ks], -1),
+        ],
+        -2,
+    )
+    grid = np.linalg.svd(t, compute_uv=False)[..., 0].max(axis=1)
+    assert grid.min() * (1 - 1e-3) <= res.gamma <= grid.min() * (1 + 1e-6)
+    assert res.verify() == pytest.approx(res.gamma, rel=1e-9)
+
+
+def test_join_stops_without_stationarity():
+    """The join rule is a heuristic that can change the result: BFGS on Rosenbrock's
+    function plus one (minimum 1 at (1, 1)) joined to a value on its own path stops
+    there, far above the minimum with a large gradient; unjoined it reaches 1."""
+    from robustmb.tuning.nonsmooth_bfgs import bfgs
+
+    def f(x):
+        a, b = x
+        g = np.array([-2 * (1 - a) - 400 * a * (b - a * a), 200 * (b - a * a)])
+        return (1 - a) ** 2 + 100 * (b - a * a) ** 2 + 1.0, g
+
+    free = bfgs(f, np.array([-1.2, 1.0]))
+    assert free.f == pytest.approx(1.0, abs=1e-6)
+    v = free.history[len(free.history) // 3] / (1 + 5e-7)
+    assert v > 1.1  # a value well above the minimum, reached on the way
+    joined = bfgs(f, np.array([-1.2, 1.0]), join=(v, 1e-6))
+    assert joined.message == "joined"
+    assert v <= joined.f <= v * (1 + 1e-6)
+    assert np.linalg.norm(joined.g) > 1e-2

@@ -25,21 +25,6 @@ def _dense_peak(a, b, c, d):
     return float(np.linalg.svd(g, compute_uv=False)[:, 0].max())
 
 
-def test_rea2_ill_scaled_loop_is_not_underestimated():
-    P, _, _ = compleib("REA2")
-    cl = static_loop(P, K_REA2)
-    a, b, c, d = (np.asarray(m, float) for m in (cl.A, cl.B, cl.C, cl.D))
-    ref, _ = rmb.hinfnorm(cl, tol=1e-10)
-    grid = _dense_peak(a, b, c, d)
-    assert grid <= ref * (1 + 1e-9)  # the two independent evaluations agree
-    assert grid >= ref * (1 - 1e-6)
-    g, w, _ = hinf_gradient(a, b, c, d)
-    assert g >= ref * (1 - 2e-7)  # the inner tol (1e-7) only, never 9e-4
-    assert g <= ref * (1 + 1e-9)
-    resp = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
-    assert np.linalg.svd(resp, compute_uv=False)[0] == pytest.approx(g, rel=1e-9)
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 100_000),
@@ -88,6 +73,8 @@ def test_ill_scaled_loop_is_evaluated_by_the_stiff_path_not_hinfnorm(monkeypatch
     a, b, c, d = (np.asarray(m, float) for m in (cl.A, cl.B, cl.C, cl.D))
     ref, _ = rmb.hinfnorm(cl, tol=1e-10)
     grid = _dense_peak(a, b, c, d)
+    assert grid <= ref * (1 + 1e-9)  # the two independent references agree
+    assert grid >= ref * (1 - 1e-6)
     assert gradients._modal_hinf(a, b, c, d, 1e-7) is None  # the stiff case
 
     def refuse(*args, **kwargs):
@@ -95,6 +82,7 @@ def test_ill_scaled_loop_is_evaluated_by_the_stiff_path_not_hinfnorm(monkeypatch
 
     monkeypatch.setattr(gradients, "hinfnorm", refuse)
     g, w, _ = hinf_gradient(a, b, c, d)
+    # the inner tol (1e-7) only; the modal level set used to return 9e-4 below
     assert ref * (1 - 2e-7) <= g <= ref * (1 + 1e-9)
     assert g >= grid * (1 - 2e-7)
     resp = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
@@ -129,6 +117,9 @@ def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spre
     k = 10.0 ** rng.uniform(-spread, spread)
     at, bt, ct = a * t[None, :] / t[:, None], b / t[:, None] * k, c * t[None, :] / k
     out = _stiff_hinf(at, bt, ct, d, 1e-7)
+    if not np.isfinite(ref):  # the damped block over an unstable remainder
+        assert out is None or out[0] == np.inf
+        return
     assert out is not None
     g, w = out
     assert ref * (1 - 1e-6) <= g <= ref * (1 + 1e-9)
@@ -137,3 +128,145 @@ def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spre
         assert np.linalg.svd(resp, compute_uv=False)[0] >= ref * (1 - 1e-6)
     else:
         assert np.linalg.svd(d, compute_uv=False)[0] >= ref * (1 - 1e-6)
+
+
+def _hidden_unstable_loop(seed, zeta, cond):
+    """Two modes (3.7 rad/s with damping ``zeta`` < 0, 50 rad/s damped) seen through a
+    random non-diagonal change of coordinates of condition number ``cond``."""
+    from scipy.linalg import block_diag
+
+    w, z = (3.7, 50.0), (zeta, 0.3)
+    a = block_diag(
+        *[np.array([[0.0, wi], [-wi, -2 * zi * wi]]) for wi, zi in zip(w, z, strict=True)]
+    )
+    b, c, d = np.array([[0.0], [1.0], [0.0], [1.0]]), np.array([[1.0, 0, 1.0, 0]]), np.zeros((1, 1))
+    rng = np.random.default_rng(seed)
+    u, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    v, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    t = u @ np.diag(np.logspace(0, np.log10(cond), 4)) @ v
+    ti = np.linalg.inv(t)
+    return ti @ a @ t, ti @ b, c @ t, d
+
+
+@pytest.mark.parametrize(("seed", "zeta", "cond"), [(6, -1e-7, 1e5), (19, -1e-5, 1e6)])
+def test_stiff_path_does_not_call_a_hidden_unstable_loop_stable(seed, zeta, cond):
+    """Ill-conditioned eigenvectors (the case the stiff path is for) put the computed
+    spectral abscissa on the stable side of an unstable loop: the value must be inf
+    (or left to hinfnorm), never a finite gain (it was 884480 and 1.24e6)."""
+    import mpmath as mp
+
+    from robustmb.tuning.gradients import _stiff_hinf
+
+    a, b, c, d = _hidden_unstable_loop(seed, zeta, cond)
+    with mp.workdps(50):  # the matrix as stored, its eigenvalues to 50 digits
+        ev = mp.eig(mp.matrix(a.tolist()), left=False, right=False)
+        abscissa = float(max(mp.re(e) for e in ev))
+    assert abscissa > 0  # truly unstable (5.4e-7 and 1.6e-5)
+    assert np.max(np.linalg.eigvals(a).real) < 0  # what the old test trusted
+    out = _stiff_hinf(a, b, c, d, 1e-7)
+    assert out is None or out[0] == np.inf
+    assert hinf_gradient(a, b, c, d)[0] == np.inf
+
+
+# The stiff level set is not a certificate: it stops when no tested candidate beats
+# lower (1 + tol), and its LU responses on a realisation with ||A|| ~ 1e9 are ~1e-6 off.
+# Measured below the norm by up to 8.1e-6 (267 random stiff cases); the bound documented
+# in ``_stiff_hinf`` and tested here is 2e-5.  Reported values are hinfnorm's.
+STIFF_BOUND = 2e-5
+
+
+def _sigma(a, b, c, d, w):
+    w = np.atleast_1d(np.asarray(w, float))
+    rhs = np.broadcast_to(b, (w.size, *b.shape))
+    g = c @ np.linalg.solve(1j * w[:, None, None] * np.eye(a.shape[0]) - a, rhs) + d
+    return np.linalg.svd(g, compute_uv=False)[:, 0]
+
+
+def _reference_peak(a, b, c, d, centres):
+    """Peak of sigma_max on a well-conditioned realisation: a dense log grid plus grids
+    around each ``centre``, then golden-section refinement around the best points."""
+    w = np.r_[0.0, np.geomspace(1e-4, 1e6, 4001)]
+    for wc in centres:
+        w = np.r_[w, wc * (1 + np.linspace(-0.05, 0.05, 4001))]
+    f = _sigma(a, b, c, d, w)
+    best = float(f.max())
+    gr = (np.sqrt(5) - 1) / 2
+    for k in np.argsort(f)[-4:]:
+        lo, hi = w[max(k - 1, 0)], w[min(k + 1, w.size - 1)]
+        lo, hi = min(lo, hi), max(lo, hi)
+        for _ in range(80):
+            x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
+            if _sigma(a, b, c, d, x1)[0] > _sigma(a, b, c, d, x2)[0]:
+                hi = x2
+            else:
+                lo = x1
+        best = max(best, float(_sigma(a, b, c, d, 0.5 * (lo + hi))[0]))
+    return best
+
+
+@pytest.mark.parametrize("case", ["t250", "t266"])
+def test_stiff_value_within_its_documented_bound_on_review_cases(case):
+    """Two stiff cases (tests/data/inner_hinf_stiff_low.json) where the stiff value was
+    1.4e-6 and 8.1e-6 below the norm: within the documented bound, never above it by
+    more than rounding; the reference (hinfnorm at 1e-10) is attained per 30-digit mpmath."""
+    import mpmath as mp
+
+    from robustmb.tuning.gradients import _stiff_hinf
+
+    data = _stiff_cases()[case]
+    a, b, c, d = (np.array(data[k], float) for k in "ABCD")
+    ref, wref = rmb.hinfnorm((a, b, c, d), tol=1e-10)
+    with mp.workdps(30):
+        am, bm, cm, dm = (mp.matrix(x.tolist()) for x in (a, b, c, d))
+        gm = cm * mp.inverse(mp.mpc(0, wref) * mp.eye(a.shape[0]) - am) * bm + dm
+        attained = float(max(mp.svd_c(gm, compute_uv=False)))
+    assert attained == pytest.approx(ref, rel=1e-9)  # ref is a lower bound, attained
+    out = _stiff_hinf(a, b, c, d, 1e-7)
+    assert out is None or ref * (1 - STIFF_BOUND) <= out[0] <= ref * (1 + 1e-6)
+    assert ref * (1 - STIFF_BOUND) <= hinf_gradient(a, b, c, d)[0] <= ref * (1 + 1e-6)
+
+
+def _stiff_cases():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "inner_hinf_stiff_low.json"
+    return json.loads(path.read_text())["cases"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_inner_value_under_non_diagonal_ill_conditioning(seed):
+    """Lightly damped modes spread over decades, two nearly equal peaks (1e-8..1e-6
+    apart), seen through a random non-diagonal similarity of condition 1e2..1e6 (which
+    balancing cannot undo): the inner value is within the documented bound of an
+    independent reference (grid + golden section on the block-diagonal realisation)."""
+    from scipy.linalg import block_diag
+
+    from robustmb.tuning.gradients import _stiff_hinf
+
+    rng = np.random.default_rng(1000 + seed)
+    nm = int(rng.integers(2, 4))
+    ws = np.sort(10 ** rng.uniform(-1, 3, nm))
+    zs = 10 ** rng.uniform(-4, -1.5, nm)
+    blocks = [np.array([[0.0, w], [-w, -2 * z * w]]) for w, z in zip(ws, zs, strict=True)]
+    a = block_diag(*blocks)
+    n = a.shape[0]
+    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
+    d = rng.standard_normal((2, 2)) * 0.1 if seed % 3 == 0 else np.zeros((2, 2))
+    # the first two modes' peaks made nearly equal
+    wd = ws * np.sqrt(np.maximum(1 - 2 * zs**2, 0.0))
+    p = [
+        float(_sigma(blocks[i], b[2 * i : 2 * i + 2], c[:, 2 * i : 2 * i + 2], 0 * d, wd[i])[0])
+        for i in range(2)
+    ]
+    b[2:4] *= p[0] / p[1] * (1 + 10 ** rng.uniform(-8, -6))
+    ref = _reference_peak(a, b, c, d, wd)
+    u, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    v, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    t = u @ np.diag(np.logspace(0, rng.uniform(2, 6), n)) @ v
+    ti = np.linalg.inv(t)
+    at, bt, ct = ti @ a @ t, ti @ b, c @ t
+    g, w, _ = hinf_gradient(at, bt, ct, d)
+    assert ref * (1 - STIFF_BOUND) <= g <= ref * (1 + STIFF_BOUND)
+    out = _stiff_hinf(at, bt, ct, d, 1e-7)
+    assert out is None or ref * (1 - STIFF_BOUND) <= out[0] <= ref * (1 + STIFF_BOUND)
