@@ -342,6 +342,9 @@ def robstab(
 # Relative room of the fixed level certified above a crossing found by the direct search
 # (all-real problems): the certified gap is then this, unless the sweep fails at it.
 _SEARCH_ROOM = 5e-4
+# Frequencies (largest mu upper bounds) searched for a mu lower bound before a branch and
+# bound over the parameter box.
+_TOP = 3
 # Scalings searched for a crossing before any mu bound is known.
 _FIRST_CAP = 20.0
 
@@ -398,14 +401,16 @@ def _robstab(
     )
     cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
     # All-real loops whose single box leaves the gap open go to the branch and bound,
-    # which certifies the box or meets unstable sub-box centres (verified crossings); the
-    # mu lower-bound search runs only if it leaves the gap open.
+    # which certifies the box or meets unstable sub-box centres (verified crossings).
+    # Before it the mu lower bound is searched only at the sweep's largest bounds (a
+    # search that missed the worst case by far is corrected there); everywhere else
+    # only if the branch and bound leaves the gap open.
     splits = search_first and max_boxes > 0 and peak.covered and np.isfinite(upper)
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
-    elif not splits:
+    else:
         peak, upper, crit, destab, cap = _search_lower_gap(
-            problem, peak, gap_tol, upper, crit, destab, cap
+            problem, peak, gap_tol, upper, crit, destab, cap, top=_TOP if splits else None
         )
     cover = None
     if splits and upper > lower * (1.0 + gap_tol):
@@ -458,14 +463,16 @@ def _still_above(problem, peak, level):
     return bool(mussv_stack(resp, problem.blk, lower=False).upper[0] > level)
 
 
-def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap, lower=None):
+def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap, lower=None, top=None):
     """The mu lower-bound search of an all-real loop whose gap the search left open.
 
     Searches mu lower bounds at the sweep's frequencies above ``1 / upper`` (until the
     gap to ``lower``, by default ``1 / peak.upper``, is within ``gap_tol``) and tries
-    the crossing along each as a destabilising candidate.  Returns ``(peak, upper,
-    crit, destab, cap)``, unchanged when the gap is already closed or nothing beats
-    ``upper``.
+    the crossing along the best one as a destabilising candidate.  With ``top``, only
+    at the ``top`` frequencies of largest upper bound, and the candidate is tried only
+    for a bound above ``1 / upper`` by more than rounding (``1e-6`` relative).  Returns
+    ``(peak, upper, crit, destab, cap)``, unchanged when the gap is already closed or
+    nothing beats ``upper``.
     """
     if lower is None:
         lower = 0.0 if not np.isfinite(peak.upper) else 1.0 / peak.upper
@@ -473,8 +480,21 @@ def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap, lower=No
         return peak, upper, crit, destab, cap
     floor = 1.0 / upper if np.isfinite(upper) else 0.0
     stop = 1.0 / (lower * (1.0 + gap_tol)) if lower > 0 else np.inf
-    peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
-    if peak.lower > floor:
+    if top is None:
+        peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
+        beats = peak.lower > floor
+    else:
+        idx = np.argsort(-peak.mu_upper, kind="stable")[:top]
+        sub = replace(
+            peak, omega=peak.omega[idx], mu_upper=peak.mu_upper[idx], mu_lower=peak.mu_lower[idx]
+        )
+        got = peak_lower_search(problem.m11, problem.blk, problem.dt, sub, floor=floor, stop=stop)
+        if got is not sub:
+            mu_lower = peak.mu_lower.copy()
+            mu_lower[idx] = got.mu_lower
+            peak = replace(got, omega=peak.omega, mu_upper=peak.mu_upper, mu_lower=mu_lower)
+        beats = peak.lower > floor * (1.0 + 1e-6)
+    if beats:
         cap = 2.0 / peak.lower
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
     return peak, upper, crit, destab, cap

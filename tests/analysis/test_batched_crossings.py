@@ -114,15 +114,15 @@ def test_parameter_search_finds_the_exact_corner():
     assert alpha >= _lag_crossing(d["K"], d["p"]) * (1 - 1e-10)
 
 
-def test_single_box_failure_goes_to_the_branch_and_bound_without_the_lower_search(
+def test_single_box_failure_goes_to_the_branch_and_bound_after_a_short_lower_search(
     monkeypatch,
 ):
-    calls = {"lower": 0, "levels": []}
+    calls = {"lower": [], "levels": []}
     real_lower = robust_stability.peak_lower_search
     real_peak = robust_stability.certified_mu_peak
 
     def spy_lower(*a, **kw):
-        calls["lower"] += 1
+        calls["lower"].append(len(a[3].omega))
         return real_lower(*a, **kw)
 
     def spy_peak(*a, **kw):
@@ -134,8 +134,9 @@ def test_single_box_failure_goes_to_the_branch_and_bound_without_the_lower_searc
     res = rmb.robstab(_product_loop(), sensitivity=False)
     assert res.boxes is not None and res.boxes.certified
     assert res.lower <= 1.0 <= res.upper and res.upper / res.lower - 1 <= 5e-3 + 1e-12
-    # the branch and bound closed the gap: no mu lower-bound search
-    assert calls["lower"] == 0
+    # mu lower bounds searched at the three largest upper bounds only; the branch and
+    # bound closed the gap, so no search over the whole sweep followed
+    assert calls["lower"] == [3]
     # the tight level failed; the wider one (1.005) was not swept, then the free sweep
     assert calls["levels"] == [pytest.approx(1.0005, rel=1e-6), None]
     # skipping it lost nothing: a sweep at the wider level fails too
@@ -151,12 +152,13 @@ def test_lower_search_runs_when_the_branch_and_bound_leaves_the_gap_open(monkeyp
     real_lower = robust_stability.peak_lower_search
 
     def spy_lower(*a, **kw):
-        calls.append(kw)
+        calls.append(len(a[3].omega))
         return real_lower(*a, **kw)
 
     monkeypatch.setattr(robust_stability, "peak_lower_search", spy_lower)
     # one sub-box sweep cannot certify the product loop's box (two are needed)
     res = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=1)
     assert res.boxes is not None and not res.boxes.certified
-    assert len(calls) == 1
+    # the short search before it, then the search over the whole sweep
+    assert len(calls) == 2 and calls[0] == 3 and calls[1] > 3
     assert res.lower <= 1.0 <= res.upper
