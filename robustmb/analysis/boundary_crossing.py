@@ -397,6 +397,8 @@ def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     """
     diags = np.asarray(diags)
     k = diags.shape[0]
+    if k == 0:
+        return np.zeros(0)
     caps = np.broadcast_to(np.asarray(alpha_max, float), (k,))
     grid = caps[:, None] * np.linspace(0, 1, n_scan + 1)[None, 1:]
     f = abscissae(m11, dt, (grid[:, :, None] * diags[:, None, :]).reshape(k * n_scan, -1))

@@ -117,6 +117,8 @@ def _crossing_scales(problem, directions, alpha_max, n_scan=24):
     (a capped direction gives None); small ones scan the closed-loop poles of all the
     directions in one batch (:func:`.boundary_crossing.scan_crossings`).
     """
+    if not directions:
+        return []
     fast = crossing_search(problem)  # large models: from M11 on the boundary
     if fast is None:
         diags = np.array([_diag_from(problem, d) for d in directions])

@@ -106,6 +106,24 @@ def test_scan_crossings_of_a_discrete_loop_match_the_closed_form():
         assert al == pytest.approx(ref, rel=1e-10)
 
 
+def test_parameter_search_above_six_elements_has_no_corner_group():
+    # seven elements: the box corners are not enumerated, the first group is empty and
+    # the random directions alone are scanned (a batch of none must not fail)
+    s = control.tf("s")
+    ks = [rmb.ureal(f"k{i}", 1.0, percent=10) for i in range(7)]
+    gain = ks[0]
+    for k in ks[1:]:
+        gain = gain + k
+    problem = uncertain_problem(rmb.feedback(rmb.uss(control.ss(1 / (s + 1))), gain))
+    assert robust_stability._crossing_scales(problem, [], 5.0) == []
+    # pole -1 - sum k_i = -8 - 0.1 a sum d_i: it reaches 0 only for sum d_i < 0, at
+    # a = 80 / |sum d_i|, at least 80 / 7 (the corner d = -1)
+    alpha, d = robust_stability._parameter_search(problem, 200.0)
+    total = sum(d.values())
+    assert total < 0 and alpha == pytest.approx(80.0 / -total, rel=1e-10)
+    assert alpha >= 80.0 / 7.0 * (1 - 1e-10)
+
+
 def test_parameter_search_finds_the_exact_corner():
     problem = uncertain_problem(_lag_loop())
     alpha, d = robust_stability._parameter_search(problem, 20.0)
