@@ -105,73 +105,53 @@ def _diag_from(problem, normalized):
 
 
 def _crossing_scale(problem, direction, alpha_max, n_scan=24):
-    """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``."""
-    return _crossing_scales(problem, [direction], alpha_max, n_scan)[0]
+    """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``.
 
-
-def _crossing_scales(problem, directions, alpha_max, n_scan=24):
-    """:func:`_crossing_scale` along each of ``directions`` (None where there is none).
-
-    Large models search ``M11`` on the boundary (:func:`.boundary_crossing.crossing_search`),
-    one direction after the other, each capped by the smallest scaling found before it
-    (a capped direction gives None); small ones scan the closed-loop poles of all the
-    directions in one batch (:func:`.boundary_crossing.scan_crossings`).
+    Large models search ``M11`` on the boundary (:func:`.boundary_crossing.crossing_search`);
+    small ones scan the closed-loop poles at the ``n_scan`` scalings in one batch and
+    bisect the first crossing (:func:`.boundary_crossing.scan_crossings`).
     """
-    if not directions:
-        return []
+    diag = _diag_from(problem, direction)
     fast = crossing_search(problem)  # large models: from M11 on the boundary
-    if fast is None:
-        diags = np.array([_diag_from(problem, d) for d in directions])
-        got = scan_crossings(problem.m11, problem.dt, diags, alpha_max, n_scan)
-        return [None if np.isnan(x) else float(x) for x in got]
-    out = []
-    for d in directions:
-        out.append(fast.scale(_diag_from(problem, d), alpha_max))
-        if out[-1] is not None:
-            alpha_max = min(alpha_max, out[-1])
-    return out
+    if fast is not None:
+        return fast.scale(diag, alpha_max)
+    got = scan_crossings(problem.m11, problem.dt, diag[None, :], alpha_max, n_scan)[0]
+    return None if np.isnan(got) else float(got)
 
 
 def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
-    """Smallest boundary-crossing scaling over directions in the scalar-parameter box.
-
-    The given directions and the box corners (up to 6 elements) first, then random
-    directions capped by the best scaling found, then three rounds of ten random
-    perturbations of the best direction.
-    """
+    """Smallest boundary-crossing scaling over directions in the scalar-parameter box."""
     scal = _scalar_blocks(problem)
     if not scal:
         return None
     rng = np.random.default_rng(seed)
     k = len(scal)
-    first = [dict(d) for d in extra_directions]
+    dirs = [dict(d) for d in extra_directions]
     if k <= 6:
         for signs in box_vertices(k):
-            first.append({bi.name: s for bi, s in zip(scal, signs, strict=True)})
-    rand = []
+            dirs.append({bi.name: s for bi, s in zip(scal, signs, strict=True)})
     for _ in range(n_random):
         v = rng.uniform(-1, 1, k)
         v /= np.max(np.abs(v))
-        rand.append({bi.name: x for bi, x in zip(scal, v, strict=True)})
+        dirs.append({bi.name: x for bi, x in zip(scal, v, strict=True)})
     best = None
-    for group in (first, rand):
-        cap = alpha_max if best is None else best[0]
-        for d, a in zip(group, _crossing_scales(problem, group, cap), strict=True):
-            if a is not None and (best is None or a < best[0]):
-                best = (a, d)
+    for d in dirs:
+        a = _crossing_scale(problem, d, alpha_max if best is None else best[0])
+        if a is not None and (best is None or a < best[0]):
+            best = (a, d)
     if best is None:
         return None
     # Local refinement: random perturbations of the best direction.
     a_best, d_best = best
     for step in (0.3, 0.1, 0.03):
-        near = []
         for _ in range(10):
             v = np.array([d_best[bi.name] for bi in scal]) + step * rng.standard_normal(k)
             v = np.clip(v, -1, 1)
-            if np.any(v):
-                v /= np.max(np.abs(v))
-                near.append({bi.name: x for bi, x in zip(scal, v, strict=True)})
-        for d, a in zip(near, _crossing_scales(problem, near, a_best), strict=True):
+            if not np.any(v):
+                continue
+            v /= np.max(np.abs(v))
+            d = {bi.name: x for bi, x in zip(scal, v, strict=True)}
+            a = _crossing_scale(problem, d, a_best)
             if a is not None and a < a_best:
                 a_best, d_best = a, d
     return a_best, d_best
@@ -283,8 +263,7 @@ def robstab(
         Relative gap ``upper / lower - 1`` at which the search for destabilising
         values stops.  When every element is a real parameter, the direct search over
         the parameter box runs first and the (costly) real-mu lower bound only when
-        the gap is still above ``gap_tol`` (after the branch and bound, when that
-        runs), at the frequencies where it can help.
+        the gap is still above ``gap_tol``, at the frequencies where it can help.
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
         when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
@@ -344,9 +323,6 @@ def robstab(
 # Relative room of the fixed level certified above a crossing found by the direct search
 # (all-real problems): the certified gap is then this, unless the sweep fails at it.
 _SEARCH_ROOM = 5e-4
-# Frequencies (largest mu upper bounds) searched for a mu lower bound before a branch and
-# bound over the parameter box.
-_TOP = 3
 # Scalings searched for a crossing before any mu bound is known.
 _FIRST_CAP = 20.0
 
@@ -402,20 +378,22 @@ def _robstab(
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
     )
     cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
-    # All-real loops whose single box leaves the gap open go to the branch and bound,
-    # which certifies the box or meets unstable sub-box centres (verified crossings).
-    # Before it the mu lower bound is searched only at the sweep's largest bounds (a
-    # search that missed the worst case by far is corrected there); everywhere else
-    # only if the branch and bound leaves the gap open.
-    splits = search_first and max_boxes > 0 and peak.covered and np.isfinite(upper)
+    # the search left the gap open: mu lower bounds where they can beat it (the branch
+    # and bound's target is set by ``upper``: a loose one asks for a box that is not stable)
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
     else:
         peak, upper, crit, destab, cap = _search_lower_gap(
-            problem, peak, gap_tol, upper, crit, destab, cap, top=_TOP if splits else None
+            problem, peak, gap_tol, upper, crit, destab, cap
         )
     cover = None
-    if splits and upper > lower * (1.0 + gap_tol):
+    if (
+        search_first
+        and max_boxes > 0
+        and peak.covered
+        and np.isfinite(upper)
+        and upper > lower * (1.0 + gap_tol)
+    ):
         bar.start("branch and bound over the parameter box")
         state = {"upper": upper, "crit": crit, "destab": destab}
         cover = certify_scaled_box(
@@ -435,10 +413,6 @@ def _robstab(
         upper, crit, destab = state["upper"], state["crit"], state["destab"]
         if cover.certified:
             lower = max(lower, cover.target)
-        else:
-            peak, upper, crit, destab, cap = _search_lower_gap(
-                problem, peak, gap_tol, upper, crit, destab, cap, lower=lower
-            )
     lower = float(lower)
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     bar.advance(label="sensitivities")
@@ -465,38 +439,21 @@ def _still_above(problem, peak, level):
     return bool(mussv_stack(resp, problem.blk, lower=False).upper[0] > level)
 
 
-def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap, lower=None, top=None):
+def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap):
     """The mu lower-bound search of an all-real loop whose gap the search left open.
 
     Searches mu lower bounds at the sweep's frequencies above ``1 / upper`` (until the
-    gap to ``lower``, by default ``1 / peak.upper``, is within ``gap_tol``) and tries
-    the crossing along the best one as a destabilising candidate.  With ``top``, only
-    at the ``top`` frequencies of largest upper bound, and the candidate is tried only
-    for a bound above ``1 / upper`` by more than rounding (``1e-6`` relative).  Returns
-    ``(peak, upper, crit, destab, cap)``, unchanged when the gap is already closed or
-    nothing beats ``upper``.
+    gap to ``1 / peak.upper`` is within ``gap_tol``) and tries the crossing along the
+    best one as a destabilising candidate.  Returns ``(peak, upper, crit, destab,
+    cap)``, unchanged when the gap is already closed or nothing beats ``upper``.
     """
-    if lower is None:
-        lower = 0.0 if not np.isfinite(peak.upper) else 1.0 / peak.upper
+    lower = 0.0 if not np.isfinite(peak.upper) else 1.0 / peak.upper
     if np.isfinite(upper) and upper <= lower * (1.0 + gap_tol):
         return peak, upper, crit, destab, cap
     floor = 1.0 / upper if np.isfinite(upper) else 0.0
-    stop = 1.0 / (lower * (1.0 + gap_tol)) if lower > 0 else np.inf
-    if top is None:
-        peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
-        beats = peak.lower > floor
-    else:
-        idx = np.argsort(-peak.mu_upper, kind="stable")[:top]
-        sub = replace(
-            peak, omega=peak.omega[idx], mu_upper=peak.mu_upper[idx], mu_lower=peak.mu_lower[idx]
-        )
-        got = peak_lower_search(problem.m11, problem.blk, problem.dt, sub, floor=floor, stop=stop)
-        if got is not sub:
-            mu_lower = peak.mu_lower.copy()
-            mu_lower[idx] = got.mu_lower
-            peak = replace(got, omega=peak.omega, mu_upper=peak.mu_upper, mu_lower=mu_lower)
-        beats = peak.lower > floor * (1.0 + 1e-6)
-    if beats:
+    stop = peak.upper / (1.0 + gap_tol) if np.isfinite(peak.upper) else np.inf
+    peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
+    if peak.lower > floor:
         cap = 2.0 / peak.lower
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
     return peak, upper, crit, destab, cap
