@@ -334,6 +334,96 @@ def boundary_grid(poles, dt, complex_data):
     return np.unique(grid)
 
 
+def abscissae(m11, dt, diags):
+    """Stability abscissa of the loop closed by each ``Delta = diag(diags[i])``, in one batch.
+
+    The largest real part of the closed-loop poles (modulus minus 1 in discrete time);
+    ``inf`` where ``I - Dzw Delta`` is singular or the closed loop is not finite (no
+    well-posed loop: counted as a crossing), ``-inf`` for a loop without states.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # s^2 + s + 1 - delta: the pole reaches s = 0 at delta = 1
+    >>> a, b = np.array([[0.0, 1.0], [-1.0, -1.0]]), np.array([[0.0], [1.0]])
+    >>> c, d = np.array([[1.0, 0.0]]), np.zeros((1, 1))
+    >>> abscissae((a, b, c, d), 0.0, np.array([[0.0], [1.0], [2.0]])).round(6).tolist()
+    [-0.5, 0.0, 0.618034]
+    """
+    a, bw, cz, dzw = m11
+    diags = np.asarray(diags)
+    k = diags.shape[0]
+    if a.shape[0] == 0:
+        return np.full(k, -np.inf)
+    loop = np.eye(dzw.shape[0])[None] - dzw[None] * diags[:, None, :]
+    ok = np.ones(k, dtype=bool)
+    try:
+        x = np.linalg.solve(loop, np.broadcast_to(cz, (k, *cz.shape)))
+    except np.linalg.LinAlgError:  # some loop is singular: solve them one by one
+        x = np.zeros((k, *cz.shape), dtype=np.result_type(loop, cz))
+        for i in range(k):
+            try:
+                x[i] = np.linalg.solve(loop[i], cz)
+            except np.linalg.LinAlgError:
+                ok[i] = False
+    acl = a[None] + bw[None] @ (diags[:, :, None] * x)
+    ok &= np.all(np.isfinite(acl), axis=(1, 2))
+    out = np.full(k, np.inf)
+    if ok.any():
+        ev = np.linalg.eigvals(acl[ok])
+        out[ok] = np.max(np.abs(ev), axis=1) - 1.0 if dt else np.max(ev.real, axis=1)
+    return out
+
+
+def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
+    """Smallest ``alpha <= alpha_max[i]`` with a pole on or over the boundary along each
+    ``diags[i]``, for a batch of directions (``nan`` where the scan finds none).
+
+    Each direction is scanned at ``alpha_max[i] * (1, 2, ..., n_scan) / n_scan``; the
+    first scaling whose loop has a non-negative abscissa (:func:`abscissae`) is
+    bisected against the one before it (or 0) to ``1e-12`` relative width, at most 50
+    steps, and the unstable end returned.  Every step is one batch of eigenvalue
+    problems over all directions still bisecting.  A crossing window narrower than a
+    scan step may be missed (the result is then larger, never smaller, than the first
+    crossing: callers verify destabilising values by substitution).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.array([[0.0, 1.0], [-1.0, -1.0]]), np.array([[0.0], [1.0]])
+    >>> c, d = np.array([[1.0, 0.0]]), np.zeros((1, 1))
+    >>> scan_crossings((a, b, c, d), 0.0, np.array([[1.0], [-1.0]]), 10.0).round(12)
+    array([ 1., nan])
+    """
+    diags = np.asarray(diags)
+    k = diags.shape[0]
+    if k == 0:
+        return np.zeros(0)
+    caps = np.broadcast_to(np.asarray(alpha_max, float), (k,))
+    grid = caps[:, None] * np.linspace(0, 1, n_scan + 1)[None, 1:]
+    f = abscissae(m11, dt, (grid[:, :, None] * diags[:, None, :]).reshape(k * n_scan, -1))
+    hit = f.reshape(k, n_scan) >= 0
+    idx = np.flatnonzero(hit.any(axis=1))
+    out = np.full(k, np.nan)
+    if idx.size == 0:
+        return out
+    j = np.argmax(hit[idx], axis=1)
+    hi = grid[idx, j]
+    lo = np.where(j > 0, grid[idx, np.maximum(j - 1, 0)], 0.0)
+    live = np.ones(idx.size, dtype=bool)
+    for _ in range(50):
+        act = np.flatnonzero(live)
+        if act.size == 0:
+            break
+        mid = 0.5 * (lo[act] + hi[act])
+        up = abscissae(m11, dt, mid[:, None] * diags[idx[act]]) >= 0
+        hi[act] = np.where(up, mid, hi[act])
+        lo[act] = np.where(up, lo[act], mid)
+        live[act] = ~(hi[act] - lo[act] <= 1e-12 * hi[act])
+    out[idx] = hi
+    return out
+
+
 def crossing_search(problem):
     """The :class:`BoundaryCrossings` of an :class:`~.uncertain_problem.UncertainProblem`.
 

@@ -26,13 +26,12 @@ import numpy as np
 from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
-from .boundary_crossing import crossing_search
+from .boundary_crossing import crossing_search, scan_crossings
 from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
 from .uncertain_problem import (
-    UncertainProblem,
     box_vertices,
     uncertain_problem,
     unstable_centre_reason,
@@ -92,61 +91,6 @@ class RobstabResult:
         return self.lower > 1.0
 
 
-def closed_loop_a(problem: UncertainProblem, diag):
-    """``A + Bw Delta (I - Dzw Delta)^-1 Cz`` for a diagonal scalar Delta (vector ``diag``).
-
-    Examples
-    --------
-    ``1 / (s^2 + c s + 1)`` with ``c = 1 + delta``: ``delta = -1`` removes the damping.
-
-    >>> import control
-    >>> import robustmb as rmb
-    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
-    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
-    >>> p = uncertain_problem(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
-    >>> np.sort_complex(np.linalg.eigvals(closed_loop_a(p, np.array([-1.0])))).round(12)
-    array([0.-1.j, 0.+1.j])
-    """
-    a, bw, cz, dzw = problem.m11
-    nz = dzw.shape[0]
-    loop = np.eye(nz) - dzw * diag[None, :]
-    try:
-        x = np.linalg.solve(loop, cz)
-    except np.linalg.LinAlgError:
-        return None
-    return a + bw @ (diag[:, None] * x)
-
-
-def stability_abscissa(problem: UncertainProblem, diag):
-    """Largest real part (or modulus minus 1 in discrete time) of the closed-loop poles.
-
-    Returns ``(abscissa, frequency)``: the value and the pole's frequency.
-
-    Examples
-    --------
-    >>> import control
-    >>> import robustmb as rmb
-    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
-    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
-    >>> p = uncertain_problem(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
-    >>> [round(x, 12) for x in stability_abscissa(p, np.array([-2.0]))]  # c = -1: unstable
-    [0.5, 0.866025403784]
-    """
-    acl = closed_loop_a(problem, diag)
-    if acl is None:
-        return np.inf, 0.0
-    if acl.shape[0] == 0:
-        return -np.inf, 0.0
-    ev = np.linalg.eigvals(acl)
-    # complex coefficients: poles are not in conjugate pairs, the frequency has a sign
-    sign = (lambda x: x) if problem.is_complex else abs
-    if problem.dt:
-        k = int(np.argmax(np.abs(ev)))
-        return float(np.abs(ev[k]) - 1.0), float(sign(np.angle(ev[k])) / problem.dt)
-    k = int(np.argmax(ev.real))
-    return float(ev[k].real), float(sign(ev[k].imag))
-
-
 def _scalar_blocks(problem):
     return [bi for bi in problem.blocks if bi.kind in ("real", "complex")]
 
@@ -161,28 +105,18 @@ def _diag_from(problem, normalized):
 
 
 def _crossing_scale(problem, direction, alpha_max, n_scan=24):
-    """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``."""
+    """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``.
+
+    Large models search ``M11`` on the boundary (:func:`.boundary_crossing.crossing_search`);
+    small ones scan the closed-loop poles at the ``n_scan`` scalings in one batch and
+    bisect the first crossing (:func:`.boundary_crossing.scan_crossings`).
+    """
     diag = _diag_from(problem, direction)
     fast = crossing_search(problem)  # large models: from M11 on the boundary
     if fast is not None:
         return fast.scale(diag, alpha_max)
-    grid = alpha_max * np.linspace(0, 1, n_scan + 1)[1:]
-    prev = 0.0
-    for alpha in grid:
-        f, _ = stability_abscissa(problem, alpha * diag)
-        if f >= 0:
-            lo, hi = prev, alpha
-            for _ in range(50):
-                mid = 0.5 * (lo + hi)
-                if stability_abscissa(problem, mid * diag)[0] >= 0:
-                    hi = mid
-                else:
-                    lo = mid
-                if hi - lo <= 1e-12 * hi:
-                    break
-            return hi
-        prev = alpha
-    return None
+    got = scan_crossings(problem.m11, problem.dt, diag[None, :], alpha_max, n_scan)[0]
+    return None if np.isnan(got) else float(got)
 
 
 def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
@@ -423,13 +357,11 @@ def _robstab(
                 upper, destab, crit = got
                 # tight first; a level failing there may still hold at the gap tolerance
                 for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol}):
+                    level = (1.0 + room) / upper
+                    if peak is not None and _still_above(problem, peak, level):
+                        break
                     peak = certified_mu_peak(
-                        sysdata,
-                        blk,
-                        dt,
-                        level=(1.0 + room) / upper,
-                        lower=False,
-                        progress=bar.start,
+                        sysdata, blk, dt, level=level, lower=False, progress=bar.start
                     )
                     if peak.covered:
                         break
@@ -446,16 +378,14 @@ def _robstab(
         0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
     )
     cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
+    # the search left the gap open: mu lower bounds where they can beat it (the branch
+    # and bound's target is set by ``upper``: a loose one asks for a box that is not stable)
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
-    elif not (np.isfinite(upper) and upper <= lower * (1.0 + gap_tol)):
-        # the search left the gap open: mu lower bounds where they can beat it
-        floor = 1.0 / upper if np.isfinite(upper) else 0.0
-        stop = peak.upper / (1.0 + gap_tol) if np.isfinite(peak.upper) else np.inf
-        peak = peak_lower_search(sysdata, blk, dt, peak, floor=floor, stop=stop)
-        if peak.lower > floor:
-            cap = 2.0 / peak.lower
-            upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+    else:
+        peak, upper, crit, destab, cap = _search_lower_gap(
+            problem, peak, gap_tol, upper, crit, destab, cap
+        )
     cover = None
     if (
         search_first
@@ -492,6 +422,41 @@ def _robstab(
     if cover is not None:
         reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _still_above(problem, peak, level):
+    """Whether a failed fixed-level sweep ``peak`` fails ``level`` too, at its worst point.
+
+    The real-mu upper bound at the frequency of the sweep's largest bound, optimised to
+    the end from a cold start, is above ``level``: a sweep at that level would fail
+    there again, so it is not run.
+    """
+    if not len(peak.mu_upper) or np.max(peak.mu_upper) <= level:
+        return False
+    w = float(peak.omega[int(np.argmax(peak.mu_upper))])
+    a, b, c, d = problem.m11
+    resp = freqresp((a, b, c, d, problem.dt) if problem.dt else (a, b, c, d), np.array([w]))
+    return bool(mussv_stack(resp, problem.blk, lower=False).upper[0] > level)
+
+
+def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap):
+    """The mu lower-bound search of an all-real loop whose gap the search left open.
+
+    Searches mu lower bounds at the sweep's frequencies above ``1 / upper`` (until the
+    gap to ``1 / peak.upper`` is within ``gap_tol``) and tries the crossing along the
+    best one as a destabilising candidate.  Returns ``(peak, upper, crit, destab,
+    cap)``, unchanged when the gap is already closed or nothing beats ``upper``.
+    """
+    lower = 0.0 if not np.isfinite(peak.upper) else 1.0 / peak.upper
+    if np.isfinite(upper) and upper <= lower * (1.0 + gap_tol):
+        return peak, upper, crit, destab, cap
+    floor = 1.0 / upper if np.isfinite(upper) else 0.0
+    stop = peak.upper / (1.0 + gap_tol) if np.isfinite(peak.upper) else np.inf
+    peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
+    if peak.lower > floor:
+        cap = 2.0 / peak.lower
+        upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+    return peak, upper, crit, destab, cap
 
 
 def _with_search_lower(problem, peak, scaling, freq, direction):
