@@ -200,7 +200,7 @@ def transfer_scale(P):
     >>> bool(np.isclose(transfer_scale(P), peak, rtol=1e-12))
     True
     """
-    n = P.A.shape[0]
+    n, m1, p1 = P.A.shape[0], P.B1.shape[1], P.C1.shape[0]
     B = np.hstack([P.B1, P.B2])
     C = np.vstack([P.C1, P.C2])
     D = np.block([[P.D11, P.D12], [P.D21, np.zeros_like(P.D22)]])
@@ -216,6 +216,7 @@ def transfer_scale(P):
                 continue  # a pole on the boundary
             try:
                 G = C @ np.linalg.solve(s * np.eye(n) - P.A, B) + D
+                G[p1:, m1:] = 0.0  # P22 does not enter the level
             except np.linalg.LinAlgError:
                 continue
             if np.all(np.isfinite(G)):
