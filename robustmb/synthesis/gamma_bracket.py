@@ -127,9 +127,11 @@ def bisect(N, gtol, history):
     # An undecided level (verdict below working accuracy) moves the upper end only: the
     # lower end stays a level the test proved infeasible.
     # An optimum of 0 (z decoupled from w) is approached without end: stop at a level
-    # negligible against the plant's transfer function (not its realisation, whose state
-    # coordinates would move the stop: a rescaled realisation must give the same level).
-    tiny = 1e-8 * transfer_scale(N.plant)
+    # negligible against both the first feasible level and the plant's transfer function
+    # (not its realisation, whose state coordinates would move the stop: a rescaled
+    # realisation must give the same level). The smaller of the two: a slow pole makes
+    # the sampled transfer function large where the optimum is not.
+    tiny = 1e-8 * min(hi, transfer_scale(N.plant))
     slow = 0  # consecutive secant steps that did not halve the bracket
     while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
