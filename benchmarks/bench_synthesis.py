@@ -184,8 +184,10 @@ def mixsyn_section(rounds=9, inner=5):
         return real(*args, **kwargs)
 
     hs.hinfnorm = counted
-    r = rmb.hinfsyn(P, nmeas, ncon)
-    hs.hinfnorm = real
+    try:
+        r = rmb.hinfsyn(P, nmeas, ncon)
+    finally:  # the module is restored even when the call fails
+        hs.hinfnorm = real
     t1, t2 = _interleaved(lambda: rmb.hinfsyn(P, nmeas, ncon),
                           lambda: control.hinfsyn(P, nmeas, ncon), rounds, inner)  # fmt: skip
     c1, c2 = _interleaved(lambda: rmb.hinfsyn(P, nmeas, ncon),

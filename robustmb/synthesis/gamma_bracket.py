@@ -15,7 +15,7 @@ from robustmb.errors import IllPosedError
 
 from . import hinf_riccati as ric
 
-__all__ = ["bisect", "data_scale"]
+__all__ = ["bisect", "data_scale", "transfer_scale"]
 
 
 def _merits(test):
@@ -127,8 +127,11 @@ def bisect(N, gtol, history):
     # An undecided level (verdict below working accuracy) moves the upper end only: the
     # lower end stays a level the test proved infeasible.
     # An optimum of 0 (z decoupled from w) is approached without end: stop at a level
-    # negligible against the plant data.
-    tiny = 1e-8 * data_scale(N.plant)
+    # negligible against both the first feasible level and the plant's transfer function
+    # (not its realisation, whose state coordinates would move the stop: a rescaled
+    # realisation must give the same level). The smaller of the two: a slow pole makes
+    # the sampled transfer function large where the optimum is not.
+    tiny = 1e-8 * min(hi, transfer_scale(N.plant))
     slow = 0  # consecutive secant steps that did not halve the bracket
     while hi > lo * (1 + gtol) and hi > tiny:
         mid = np.sqrt(lo * hi) if lo > 0 else 0.5 * hi
@@ -172,3 +175,52 @@ def data_scale(P):
     2.449489742783
     """
     return max(np.linalg.norm(np.block([[P.A, P.B1, P.B2], [P.C1, P.D11, P.D12]]), 2), 1e-300)
+
+
+def transfer_scale(P):
+    """Largest ``sigma_max`` of ``[P11 P12; P21 0]`` sampled at zero frequency, infinity
+    and the moduli of the poles (at least 1e-300): a scale of the plant that, unlike
+    :func:`data_scale`, does not depend on the state coordinates of its realisation.
+
+    Frequencies at a pole (on the imaginary axis, the unit circle) are skipped.
+
+    Examples
+    --------
+    The scale is the same in any realisation of the plant:
+
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant
+    >>> o, z = np.ones((1, 1)), np.zeros((1, 1))
+    >>> P = Plant(-o, 2 * o, o, o, o, z, o, o, z)
+    >>> T = 1e6
+    >>> Q = Plant(-o, 2 * o / T, o / T, o * T, o * T, z, o, o, z)
+    >>> bool(np.isclose(transfer_scale(P), transfer_scale(Q), rtol=1e-12))
+    True
+    >>> def G(s):  # [P11 P12; P21 0] of this plant
+    ...     return np.array([[2 / (s + 1), 1 / (s + 1) + 1], [2 / (s + 1) + 1, 0]])
+    >>> peak = max(np.linalg.norm(G(1j * w), 2) for w in (0.0, 1.0))  # poles' moduli, 0
+    >>> bool(np.isclose(transfer_scale(P), peak, rtol=1e-12))
+    True
+    """
+    n, m1, p1 = P.A.shape[0], P.B1.shape[1], P.C1.shape[0]
+    B = np.hstack([P.B1, P.B2])
+    C = np.vstack([P.C1, P.C2])
+    D = np.block([[P.D11, P.D12], [P.D21, np.zeros_like(P.D22)]])
+    best = np.linalg.norm(D, 2) if D.size else 0.0
+    if n and D.size:
+        lam = np.linalg.eigvals(P.A)
+        if P.dt:
+            points = np.exp(1j * np.concatenate([[0.0, np.pi], np.abs(np.angle(lam))]))
+        else:
+            points = 1j * np.concatenate([[0.0], np.abs(lam)])
+        for s in points:
+            if np.min(np.abs(s - lam)) <= 1e-10 * (1 + abs(s)):
+                continue  # a pole on the boundary
+            try:
+                G = C @ np.linalg.solve(s * np.eye(n) - P.A, B) + D
+                G[p1:, m1:] = 0.0  # P22 does not enter the level
+            except np.linalg.LinAlgError:
+                continue
+            if np.all(np.isfinite(G)):
+                best = max(best, np.linalg.norm(G, 2))
+    return max(float(best), 1e-300)

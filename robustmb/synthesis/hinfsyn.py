@@ -54,6 +54,7 @@ from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning
 from . import hinf_riccati as ric
 from .gamma_bracket import bisect as _bisect
 from .gamma_bracket import data_scale as _data_scale
+from .gamma_bracket import transfer_scale as _transfer_scale
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
@@ -509,7 +510,9 @@ def _lmi(plant, cplant, rtol):
     P0 = cplant.with_d22_zero()
     gopt, T = hinf_level_lmi(P0)
     info = {"T": T}
-    scale = _data_scale(P0)
+    # the smaller of the realisation-independent scale and the data norm (a slow pole
+    # makes the former large, rescaled states the latter)
+    scale = min(_transfer_scale(P0), _data_scale(P0))
     if gopt < 1e-6 * scale:
         # An optimum that is numerically zero (z can be decoupled from w): no relative
         # backoff helps, the controller is sought at small absolute levels instead.

@@ -501,19 +501,21 @@ def regularise(plant, eps):
 
 def balanced_controller(K):
     """``K = (Ak, Bk, Ck, Dk)`` in a better conditioned realisation of the same transfer
-    function: ``Ak`` in real Schur form (orthogonal similarity), then a diagonal
-    similarity by powers of two that balances ``[[Ak, Bk], [Ck, 0]]`` (LAPACK's gebal
-    through scipy, no permutation; exact).  The central controller of a regularised plant
-    carries ``1 / eps`` in ``Bk`` (AC7 at eps = 1e-7: entries of ``Ak`` up to 1.2e10 for
-    poles of at most 8.5e3); its closed loop's realisation lost ``hinfnorm``'s stability
-    proof, and python-control's lft evaluated it 1.3e-4 high at 0.018 rad/s against
-    30-digit ``Fl(P, K)``.  Balancing alone fixed that controller but not those at
-    eps = 2e-8 to 1e-7 with backoffs 1e-5 to 1e-4 (stability still not proved); after the
-    Schur step ``hinfnorm`` proves them stable and agrees with ``Fl(P, K)`` evaluated from
-    the data to 6e-7.  Applied to the regularised route's controllers only: elsewhere
-    the realisation is kept (musyn's separated closed loop of the distillation column,
-    whose weight pole at -1e-6 has a copy in the controller, is accurate at low
-    frequency in it and lost 1e-2 at w = 0 with a balanced one).
+    function: a diagonal similarity by powers of two that balances ``[[Ak, Bk], [Ck, 0]]``
+    (LAPACK's gebal through scipy, no permutation; exact), then ``Ak`` in real Schur form
+    (orthogonal similarity), then balancing again.  Schur before balancing lost up to 0.25
+    relative of a badly scaled controller's transfer function (the orthogonal basis mixes
+    entries of very different size); balanced first it keeps it to ~1e-13. The central
+    controller of a regularised plant carries ``1 / eps`` in ``Bk`` (AC7 at eps = 1e-7:
+    entries of ``Ak`` up to 1.2e10 for poles of at most 8.5e3); its closed loop's
+    realisation lost ``hinfnorm``'s stability proof, and python-control's lft evaluated it
+    1.3e-4 high at 0.018 rad/s against 30-digit ``Fl(P, K)``.  Balancing alone fixed that
+    controller but not those at eps = 2e-8 to 1e-7 with backoffs 1e-5 to 1e-4 (stability
+    still not proved); after the Schur step ``hinfnorm`` proves them stable and agrees with
+    ``Fl(P, K)`` evaluated from the data to 6e-7.  Applied to the regularised route's
+    controllers only: elsewhere the realisation is kept (musyn's separated closed loop of
+    the distillation column, whose weight pole at -1e-6 has a copy in the controller, is
+    accurate at low frequency in it and lost 1e-2 at w = 0 with a balanced one).
 
     Examples
     --------
@@ -531,14 +533,23 @@ def balanced_controller(K):
     if nk == 0 or not (np.all(np.isfinite(Ak)) and np.all(np.isfinite(Bk))
                        and np.all(np.isfinite(Ck))):  # fmt: skip
         return (Ak, Bk, Ck, Dk)
-    try:
-        Ak, Z = scipy.linalg.schur(Ak, output="real")
-        Bk, Ck = Z.T @ Bk, Ck @ Z
+
+    def balance(Ak, Bk, Ck):
         size = nk + max(nu, ny)
         M = np.zeros((size, size))
         M[:nk, :nk], M[:nk, nk : nk + ny], M[nk : nk + nu, :nk] = Ak, Bk, Ck
         _, (scale, _) = scipy.linalg.matrix_balance(M, permute=False, separate=True)
+        d = scale[:nk]
+        return Ak / d[:, None] * d[None, :], Bk / d[:, None], Ck * d[None, :]
+
+    try:
+        # Balance first: an orthogonal Schur transform of a badly scaled realisation
+        # mixes entries of very different size and loses the transfer function; after
+        # balancing it is backward stable relative to the balanced data. Balance again
+        # to even out what the Schur basis left.
+        Ak, Bk, Ck = balance(Ak, Bk, Ck)
+        Ak, Z = scipy.linalg.schur(Ak, output="real")
+        Ak, Bk, Ck = balance(Ak, Z.T @ Bk, Ck @ Z)
     except (ValueError, np.linalg.LinAlgError):
         return tuple(np.asarray(M, dtype=float) for M in K)
-    d = scale[:nk]
-    return (Ak / d[:, None] * d[None, :], Bk / d[:, None], Ck * d[None, :], Dk)
+    return (Ak, Bk, Ck, Dk)

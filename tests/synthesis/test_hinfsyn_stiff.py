@@ -96,11 +96,13 @@ def test_regularised_controller_norm_is_an_upper_bound_of_the_mpmath_peak():
     assert peak <= res.gamma
     assert res.gamma <= peak * (1 + 2e-6)  # and not loose (rounding allowance 1e-6)
     # a stiff controller (pole spread above 1e6) is returned only when its realisation's
-    # norm can be trusted: since the regularised controllers are put in Schur form and
-    # balanced, this one (spread 2e6) is, and its loop's hinfnorm matches 30 digits
+    # norm can be trusted: since the regularised controllers are balanced and put in
+    # Schur form, this one (spread 2e6) is, and hinfsyn's own closed loop (the one it
+    # verifies) has the 30-digit norm
     mags = np.abs(np.linalg.eigvals(K.A))
     if mags.max() / mags.min() > 1e6:
-        assert rmb.hinfnorm(P.lft(K))[0] == pytest.approx(peak, rel=1e-6)
+        cl = hs.closed_loop(partition_plant(P, 1, 1), (K.A, K.B, K.C, K.D))
+        assert rmb.hinfnorm(cl)[0] == pytest.approx(peak, rel=1e-6)
     # the lower end is a lower bound: at most the norm of this (stabilising) controller
     assert np.max(P.lft(K).poles().real) < 0
     assert res.gamma_bracket[0] <= peak
@@ -183,8 +185,7 @@ def test_verify_reports_both_evaluations_it_takes_the_larger_bound_of():
     cl, norm, ok, peak, (hnorm, fl) = hs._verify(plant, K, 15.0)
     ref = independent_hinf(G, control.ss(*K))
     assert ok and hnorm == pytest.approx(ref, rel=1e-6) and fl == pytest.approx(ref, rel=1e-6)
-    # hinfnorm's value is attained, its certified bound is that times 1 + its tolerance
-    assert norm == max(hnorm * (1 + hs._HINF_TOL), fl) * (1 + hs._ROUNDING)
+    assert ref <= norm <= ref * (1 + 1e-5)  # the reported norm bounds the independent one
 
 
 def test_ill_conditioned_fallbacks_are_verified_only_when_needed(monkeypatch):
@@ -269,3 +270,32 @@ def test_regularised_sequence_stops_once_the_tops_converge(monkeypatch):
                       (0.9964, 0.9971), (0.9963, 0.9972)],
     )  # fmt: skip
     assert len(runs) >= 4 and best[2] == 0.9971
+
+
+def _mp_controller_response(K, w, dps=40):
+    with mp.workdps(dps):
+        A, B, C, D = (mp.matrix(np.asarray(M, float).tolist()) for M in K)
+        G = C * ((mp.mpc(0, w) * mp.eye(A.rows) - A) ** -1) * B + D
+        return np.array([[complex(G[i, j]) for j in range(G.cols)] for i in range(G.rows)])
+
+
+def test_balanced_controller_keeps_the_transfer_function_of_badly_scaled_controllers():
+    # Schur before balancing lost up to 0.25 relative on such controllers; the balanced
+    # realisation must give the same response as the original, both in 40 digits
+    from robustmb.synthesis.plant import balanced_controller
+
+    rng = np.random.default_rng(5)
+    worst = 0.0
+    for _ in range(8):
+        n, nu, ny = rng.integers(2, 7), rng.integers(1, 4), rng.integers(1, 4)
+        T = np.diag(np.logspace(0, rng.uniform(2, 9), n))
+        Ti = np.linalg.inv(T)
+        Ak = T @ (rng.standard_normal((n, n)) - 2 * np.eye(n)) @ Ti
+        Ck = rng.standard_normal((nu, n)) @ Ti * rng.uniform(1, 1e6)
+        K = (Ak, T @ rng.standard_normal((n, ny)), Ck, rng.standard_normal((nu, ny)))
+        Kb = balanced_controller(K)
+        assert np.allclose(np.tril(Kb[0], -2), 0)  # (quasi-)triangular: Schur form
+        for w in (0.0, 0.1, 1.0, 10.0, 1e3):
+            G0, G1 = _mp_controller_response(K, w), _mp_controller_response(Kb, w)
+            worst = max(worst, np.linalg.norm(G1 - G0, 2) / np.linalg.norm(G0, 2))
+    assert worst <= 1e-10
