@@ -312,7 +312,7 @@ def demo(
             out_dir, n_samples, seed=seed, show_progress=show_progress
         )
     return _demo_lpv(
-        out_dir, n_samples, seed=seed, show_progress=show_progress, quick=quick, design=design
+        out_dir, n_samples, seed=seed, show_progress=show_progress, quick=quick, design_path=design
     )
 
 
@@ -359,7 +359,7 @@ def _demo_frozen_configuration(out_dir, n_samples, *, seed, show_progress):
     return EXIT_OK
 
 
-def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick, design=None):
+def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick, design_path=None):
     """The whole pipeline: model -> robust LPV tuning -> certification -> report."""
     import time
 
@@ -372,7 +372,6 @@ def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick, design=None):
         load_arm_design,
     )
 
-    design_path = design
     t_start = time.perf_counter()
     print(
         "robustmb demo: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
