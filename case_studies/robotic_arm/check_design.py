@@ -43,8 +43,11 @@ def physical_points(els, n_random, seed):
     return [{n: float(els[n].nominal) for n in PHYSICAL}] + verts + rand
 
 
-def check(values, grid=7, n_random=6, seed=1, norms=True):
+def check(values, grid=7, n_random=6, seed=1, norms=True, ranges=None):
     """Worst ``||W_e S||``, ``||W_T K S||`` and pole real part over the sampled box.
+
+    ``ranges`` (``((t1_lo, t1_hi), (t2_lo, t2_hi))``) restricts the ``grid x grid``
+    (t1, t2) points to a sub-box; by default the whole scheduling square.
 
     Returns a dict with ``gamma1``, ``gamma2`` (worst values, ``nan`` without norms),
     ``where1``, ``where2`` (their points), ``max_real`` (largest closed-loop pole real
@@ -58,7 +61,9 @@ def check(values, grid=7, n_random=6, seed=1, norms=True):
     pts = physical_points(els, n_random, seed)
     out = {"gamma1": 0.0, "gamma2": 0.0, "where1": None, "where2": None}
     out |= {"max_real": -np.inf, "unstable": 0, "loops": 0}
-    for t1, t2 in itertools.product(*(np.linspace(*els[n].range, grid) for n in ("t1", "t2"))):
+    if ranges is None:
+        ranges = [els[n].range for n in ("t1", "t2")]
+    for t1, t2 in itertools.product(*(np.linspace(*r, grid) for r in ranges)):
         sched = {"t1": float(t1), "t2": float(t2)}
         K = ctrl.usubs(sched)
         for pt in pts:
