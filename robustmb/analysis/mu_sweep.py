@@ -463,6 +463,11 @@ def _half_axis_peak(
         if fixed and new_max > level and not relaxed:
             tighten_above(level, n_before)
             new_max = max(ubs[n_before:])
+        elif not fixed and new_max * (1 + rel_gap) > level and not relaxed:
+            # a warm-started bound above the level may be a poor start, not mu: optimise
+            # it to the end (cold again if needed) before it raises the level
+            tighten_above(level / (1 + rel_gap), n_before)
+            new_max = max(ubs[n_before:])
         if fixed and new_max > level:
             search_lower()
             return _failed(pts, ubs, lbs, deltas)

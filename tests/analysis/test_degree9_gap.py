@@ -70,11 +70,6 @@ def test_kharitonov_reference():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="since 561043b the free whole-axis sweep raises its level on warm-started "
-    "bounds it never re-optimises (mu_sweep._half_axis_peak): 1.25052 / 1.32180, 5.7 %",
-)
 def test_degree9_gap_within_one_percent():
     loop, coeffs = _loop()
     exact = _kharitonov_margin(coeffs)
