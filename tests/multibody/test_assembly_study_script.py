@@ -6,23 +6,16 @@ budget-limited run is a uniform sample), and a rerun with a larger sample comput
 the new edges, reusing the store.
 """
 
-import importlib.util
-import os
 import sqlite3
 
 import pytest
+from _scripts import load_script
 
 from robustmb.examples import assembly as a
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 def load_run():
-    path = os.path.join(ROOT, "case_studies", "orbital_assembly", "run.py")
-    spec = importlib.util.spec_from_file_location("orbital_assembly_run", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("case_studies", "orbital_assembly", "run.py", name="orbital_assembly_run")
 
 
 def stored_keys(path):

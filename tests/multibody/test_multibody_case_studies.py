@@ -1,20 +1,12 @@
 """The two multibody case studies run end to end and write their figures (slow: a few s each)."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from _scripts import load_script
 
 
 def _load(name):
-    path = ROOT / "case_studies" / name / "run.py"
-    spec = importlib.util.spec_from_file_location(f"case_study_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("case_studies", name, "run.py", name=f"case_study_{name}")
 
 
 def _figures(path, names):

@@ -13,17 +13,11 @@ are checked here by other routes than the script's own:
   estimate against that actual controller (a lower bound cannot exceed it).
 """
 
-import importlib.util
-import os
-import sys
-
 import control
 import mpmath
 import numpy as np
 import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
+from _scripts import load_script
 
 # The worst point of the scan (5 x 5 (theta1, theta2) grid at nominal parameters, then the
 # 32 parameter vertices at the two worst (theta1, theta2)), as recorded in RESULTS.md.
@@ -40,16 +34,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def floor():
-    sys.path.insert(0, STUDY)
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "arm_gamma2_floor", os.path.join(STUDY, "gamma2_floor.py")
-        )
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(STUDY)
-    return mod
+    return load_script("case_studies", "robotic_arm", "gamma2_floor.py", name="arm_gamma2_floor")
 
 
 def grid_norms(G, K, we, wt, w):

@@ -8,31 +8,23 @@ AB13DD (``control.norm``).  The samples are the three the driver's screen added 
 (its worst ``||W_e S||``, recorded in the file) and the nominal point.
 """
 
-import importlib.util
 import json
 import os
-import sys
 
 import control
 import numpy as np
 import pytest
+from _scripts import load_script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
 DESIGN = os.path.join(STUDY, "checkpoints", "arm_lpv_soft_phase.json")
 
 
-def load_script():
-    sys.path.insert(0, STUDY)
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "arm_lpv_synthesis_script", os.path.join(STUDY, "lpv_synthesis.py")
-        )
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(STUDY)
-    return mod
+def load_synthesis_script():
+    return load_script(
+        "case_studies", "robotic_arm", "lpv_synthesis.py", name="arm_lpv_synthesis_script"
+    )
 
 
 def python_control_values(prob, values, pts):
@@ -51,7 +43,7 @@ def python_control_values(prob, values, pts):
 
 
 def test_stored_soft_phase_design_values_by_two_routes():
-    script = load_script()
+    script = load_synthesis_script()
     design, record, prob = script.load_design(DESIGN)
     assert sorted(design.controller.blocks) == ["t1", "t2"]
     assert design.controller.input_names == ["e1", "e2"]

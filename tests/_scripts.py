@@ -1,0 +1,25 @@
+"""Loading a case-study or benchmark script as a module in the tests."""
+
+import importlib.util
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_script(*parts, name):
+    """The script at ``ROOT/parts...`` imported as the module ``name``.
+
+    Its folder is on ``sys.path`` while it loads, so that it can import its sibling
+    scripts (as it does when run from the command line).
+    """
+    path = os.path.join(ROOT, *parts)
+    folder = os.path.dirname(path)
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(folder)
+    return mod
