@@ -2,56 +2,31 @@
 
 Reference: Kharitonov's theorem (the box scaled by ``t`` is stable iff its four
 Kharitonov polynomials are Hurwitz; the boxes are nested), bisected with
-``numpy.roots`` only -- no robustmb code.  Acceptance of issue 11: gap <= 1 % above
-8 parameters, and the certificate is never false (lower <= exact <= upper).
+``numpy.roots`` only -- no robustmb code (``benchmarks/bench_real_parameters.py``'s
+``kharitonov_margin``, which the problem-set table uses too).  Acceptance of issue
+11: gap <= 1 % above 8 parameters, and the certificate is never false (lower <= exact
+<= upper).
 """
 
-import control
 import numpy as np
 import pytest
+from _scripts import load_script
 
 import robustmb as rmb
 
+# the problem set's loop builder and Kharitonov reference (numpy.roots only)
+BENCH = load_script("benchmarks", "bench_real_parameters.py", name="bench_real_parameters")
 ROOTS = [-1, -1.5, -2, -2.5, -3, -0.5 + 1j, -0.5 - 1j, -1 + 2j, -1 - 2j]
 PERCENT = 3.0
 
 
 def _loop():
     """Companion-form loop ``s^9 + a_8 s^8 + ... + a_0``, each ``a_i`` a ``ureal``."""
-    coeffs = np.real(np.poly(ROOTS))[::-1][:-1]  # a_0 .. a_8
-    n = len(coeffs)
-    b = np.zeros((n, 1))
-    b[-1, 0] = 1.0
-    chain = rmb.uss(control.ss(np.diag(np.ones(n - 1), 1), b, np.eye(n), np.zeros((n, 1))))
-    gain = None
-    for i, c in enumerate(coeffs):
-        row = np.zeros((1, n))
-        row[0, i] = 1.0
-        term = rmb.ureal(f"a{i}", float(c), percent=PERCENT) * rmb.uss(control.ss([], [], [], row))
-        gain = term if gain is None else gain + term
-    return rmb.feedback(chain, gain), coeffs
+    return BENCH.interval_polynomial_loop(ROOTS, PERCENT)
 
 
-def _kharitonov_margin(coeffs, tol=1e-12):
-    c = np.asarray(coeffs, float)
-    r = np.abs(c) * PERCENT / 100.0
-    patterns = [(-1, -1, 1, 1), (1, 1, -1, -1), (-1, 1, 1, -1), (1, -1, -1, 1)]
-
-    def stable(t):
-        for pat in patterns:
-            sign = np.array([pat[i % 4] for i in range(len(c))])
-            poly = np.concatenate([[1.0], (c + t * sign * r)[::-1]])
-            if np.max(np.roots(poly).real) >= 0:
-                return False
-        return True
-
-    lo, hi = 0.0, 1.0
-    while stable(hi):
-        lo, hi = hi, 2 * hi
-    while hi - lo > tol * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
-    return hi
+def _kharitonov_margin(coeffs):
+    return BENCH.kharitonov_margin(coeffs, PERCENT)
 
 
 def test_kharitonov_reference():
