@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from _compleib import compleib, static_loop
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
@@ -97,10 +97,12 @@ def test_ill_scaled_loop_is_evaluated_by_the_stiff_path_not_hinfnorm(monkeypatch
     feed=st.booleans(),
     damping=st.sampled_from([None, 1e-3, 1e-2]),
 )
+@example(seed=1, n=3, spread=5.0, feed=True, damping=1e-3)  # hands off to hinfnorm
 def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spread, feed, damping):
     """``_stiff_hinf`` on an ill-scaled realisation (state scalings 10^-spread ..
     10^spread, B/C imbalance, optionally a lightly damped mode) returns the norm of the
-    well-scaled model within the inner tolerance, attained at its frequency."""
+    well-scaled model within the inner tolerance, attained at its frequency; where it
+    hands the model to ``hinfnorm`` (``None``), ``hinf_gradient`` is still right."""
     from robustmb.tuning.gradients import _stiff_hinf
 
     rng = np.random.default_rng(seed)
@@ -120,7 +122,13 @@ def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spre
     if not np.isfinite(ref):  # the damped block over an unstable remainder
         assert out is None or out[0] == np.inf
         return
-    assert out is not None
+    if out is None:
+        # The documented hand-off to hinfnorm: a pole inside its band on the balanced
+        # realisation (dgebal cannot undo a scaled triangular coupling) or a singular
+        # level set.  The public entry point must then still be right.
+        g, w, _ = hinf_gradient(at, bt, ct, d)
+        assert ref * (1 - 1e-6) <= g <= ref * (1 + 1e-6)
+        return
     g, w = out
     assert ref * (1 - 1e-6) <= g <= ref * (1 + 1e-9)
     if np.isfinite(w):
