@@ -82,6 +82,33 @@ class Term:
         vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel)
         return vals * self.scale, self.lft.chain(x, gs) * self.scale, freqs
 
+    def lower_bound(self, x):
+        """A lower bound of :meth:`evaluate`'s value at ``x`` from one response evaluation.
+
+        For a continuous H-infinity measure, ``sigma_max(G(jw))`` (times ``scale``) at the
+        peak frequency ``w`` of the last evaluation (``sigma_max(D)`` when that peak was
+        the feedthrough): the norm is at least the gain at any frequency, and the inner
+        evaluation tries that frequency first, so its value is at least this one too.
+        ``-inf`` for other measures or before any evaluation.  One LU solve instead of a
+        level-set iteration: the line search rejects trial points with it.
+        """
+        st = self._state
+        if self.measure != "hinf" or self.lft.dt != 0 or st is None:
+            return -np.inf
+        a, b, c, d = self.lft.statespace(x)
+        w = st[3]
+        if np.isfinite(w) and a.shape[0]:
+            try:
+                g = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
+            except np.linalg.LinAlgError:
+                return np.inf  # a pole on the axis at w: unstable, or unbounded gain
+        else:
+            g = d
+        if not g.size:
+            return -np.inf
+        v = float(np.linalg.norm(g, 2)) * self.scale
+        return v if np.isfinite(v) else np.inf
+
     def verified(self, x):
         """Value at ``x`` by :func:`robustmb.hinfnorm` at ``tol=1e-10`` (an H-infinity
         measure; others as :meth:`evaluate`): independent of the inner evaluation."""
@@ -321,6 +348,31 @@ class TuningProblem:
             return self._worst(self.soft, x, below_limit=True)
         return self._worst(self.soft, x)
 
+    # ------------------------------------------------ line-search screen (bfgs `screen`)
+    def above(self, x, level):
+        """True only when :meth:`objective` at ``x`` is above ``level``, by a cheap test.
+
+        Outside the bounds (``inf``), or a soft term whose :meth:`Term.lower_bound` (one
+        response at its last peak frequency) exceeds ``level``: the objective, a maximum
+        over the soft terms (``inf`` when unstable), is then above it as well.  ``False``
+        means "not decided": the line search evaluates the point.  Each call also keeps
+        the terms' evaluation state (peak-frequency hints) for :meth:`rejected`.
+        """
+        self._screened = [(t._state, t._last) for t in self.soft]
+        if not self._in_bounds(x):
+            return True
+        return any(t.lower_bound(x) > level for t in self.soft)
+
+    def rejected(self, x):
+        """A trial point evaluated after :meth:`above` was rejected: the terms' state
+        goes back to what it was, so a rejected point never moves the peak-frequency
+        hint (the same hints whether the cheap test or the evaluation rejected it)."""
+        saved = getattr(self, "_screened", None)
+        if saved is not None and len(saved) == len(self.soft):
+            for t, (state, last) in zip(self.soft, saved, strict=True):
+                t._state, t._last = state, last
+        self._screened = None
+
     def pieces(self, x, *, rel=0.05):
         """Active pieces of the soft objective at ``x``: ``(values, gradients, keys)``.
 
@@ -353,7 +405,7 @@ class TuningProblem:
             return r
         for k in range(rounds):
             x, f, g = gradient_sampling(
-                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k
+                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k, screen=self
             )
             hist.append(("sampling", f))
             if not f < r.f * (1 - ftol):
@@ -366,6 +418,7 @@ class TuningProblem:
                 maxiter=300,
                 ftol=ftol,
                 pieces=self.pieces if self.multipeak else None,
+                screen=self,
             )
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
@@ -443,7 +496,14 @@ class TuningProblem:
                     "could not meet the hard goals",
                 )
         pcs = self.pieces if self.multipeak else None
-        opts = dict(maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs, join=join)
+        opts = dict(
+            maxiter=maxiter,
+            ftol=ftol,
+            stop_below=stop_below,
+            pieces=pcs,
+            join=join,
+            screen=self,
+        )
         r = bfgs(self.objective, x, **opts)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
         for _ in range(5):
