@@ -52,6 +52,7 @@ class Term:
     band: float | None = None
     _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
     _last: tuple | None = None  # (x, value, gradient) of the last evaluation with a gradient
+    _peaks: np.ndarray | None = None  # peak frequencies of the last multi-peak set
 
     def pieces(self, x, *, rel=0.05):
         """Values, gradients and frequencies of every active piece at ``x``.
@@ -80,15 +81,18 @@ class Term:
                 return np.array([v]), g[None], np.array([np.nan])
         _, (a, b, c, d), gam, w = st
         vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel)
+        self._peaks = freqs  # the screen's candidates beside the hint (see lower_bound)
         return vals * self.scale, self.lft.chain(x, gs) * self.scale, freqs
 
     def lower_bound(self, x):
         """A lower bound of :meth:`evaluate`'s value at ``x`` from one response evaluation.
 
-        For a continuous H-infinity measure, ``sigma_max(G(jw))`` (times ``scale``) at the
-        peak frequency ``w`` of the last evaluation (``sigma_max(D)`` when that peak was
-        the feedthrough): the norm is at least the gain at any frequency, and the inner
-        evaluation tries that frequency first, so its value is at least this one too.
+        For a continuous H-infinity measure, the largest ``sigma_max(G(jw))`` (times
+        ``scale``) over the peak frequency ``w`` of the last evaluation, the peaks of the
+        last multi-peak set (:meth:`pieces`) and infinity (``sigma_max(D)``): the norm is
+        at least the gain at any frequency.  The inner evaluation tries the hint and
+        ``sigma_max(D)`` first, so its value is at least theirs too; a secondary peak is
+        below it only as far as the inner level set misses a peak.
         ``-inf`` for other measures or before any evaluation.  One LU solve instead of a
         level-set iteration: the line search rejects trial points with it.
         """
@@ -96,17 +100,19 @@ class Term:
         if self.measure != "hinf" or self.lft.dt != 0 or st is None:
             return -np.inf
         a, b, c, d = self.lft.statespace(x)
-        w = st[3]
-        if np.isfinite(w) and a.shape[0]:
+        if not d.size:
+            return -np.inf
+        w = np.array([st[3]]) if self._peaks is None else np.r_[st[3], self._peaks]
+        w = np.unique(w[np.isfinite(w)])
+        v = float(np.linalg.norm(d, 2))  # the limit at infinite frequency
+        if w.size and a.shape[0]:
+            rhs = np.broadcast_to(b, (w.size, *b.shape))
             try:
-                g = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
+                g = c @ np.linalg.solve(1j * w[:, None, None] * np.eye(a.shape[0]) - a, rhs) + d
             except np.linalg.LinAlgError:
                 return np.inf  # a pole on the axis at w: unstable, or unbounded gain
-        else:
-            g = d
-        if not g.size:
-            return -np.inf
-        v = float(np.linalg.norm(g, 2)) * self.scale
+            v = max(v, float(np.linalg.svd(g, compute_uv=False)[:, 0].max()))
+        v *= self.scale
         return v if np.isfinite(v) else np.inf
 
     def verified(self, x):
