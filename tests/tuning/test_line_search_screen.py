@@ -92,6 +92,8 @@ def test_lower_bound_never_exceeds_the_norm(seed, spread):
     v0, _ = problem.objective(x0)
     if not np.isfinite(v0):
         return
+    problem.pieces(x0)  # the multi-peak set: its peak frequencies join the bound's candidates
+    assert term._peaks is not None
     x = x0 + spread * 0.1 * rng.standard_normal(x0.size)
     lb = term.lower_bound(x)
     # above() is this lower-bound test (at the same peak-frequency hint)
