@@ -15,6 +15,7 @@ import scipy.linalg as sla
 
 from ..analysis import hinfnorm
 from ..analysis.balancing import balance_realization, pole_bands
+from .stability import STABLE, UNSTABLE, band_verdict
 
 
 def _sigma_max(g):
@@ -180,19 +181,29 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
 
     The response is evaluated in modal form (one eigendecomposition), and the
     Bruinsma--Steinbuch iteration stops when the Hamiltonian of level
-    ``lower * (1 + 2 tol)`` has no imaginary eigenvalue.  Returns ``None`` when the
-    modal form is ill-conditioned or the level set is singular, so the caller falls
-    back to :func:`robustmb.hinfnorm`.  The optimiser's inner loop only: results are
-    always re-verified with ``hinfnorm``.  Not a certificate: the stop when no tested
-    candidate beats ``lower (1 + tol)`` can leave a sharp peak between computed
+    ``lower * (1 + 2 tol)`` has no imaginary eigenvalue.  Stability is ``hinfnorm``'s
+    band test (:func:`~robustmb.tuning.stability.band_verdict`): ``inf`` when a pole is
+    beyond the axis by more than its rounding band.  Returns ``None`` when a pole is
+    inside its band, the modal form is ill-conditioned or the level set is singular, so
+    the caller falls back to the stiff path and :func:`robustmb.hinfnorm`.  The
+    optimiser's inner loop only: results are always re-verified with ``hinfnorm``.  Not
+    a certificate: the stop when no tested candidate beats ``lower (1 + tol)`` can
+    leave a sharp peak between computed
     crossings (see :func:`hinf_gradient` for the measured error).
     """
     modal = _modal_form(a, b, c)
     if modal is None:
         return None
     lam, cv, vb = modal
-    if np.max(lam.real) >= 0:
+    # hinfnorm's test, not the sign of Re(lambda): a pole beyond the axis by more than
+    # its rounding band is unstable (inf); one inside its band is left to the stiff path
+    # and hinfnorm (None).  A modal form of condition 1e6 can put a truly unstable pole
+    # (50-digit abscissa +2e-11) at a computed -2.1e-11.
+    verdict = band_verdict(a, poles=lam)
+    if verdict == UNSTABLE:
         return np.inf, np.nan
+    if verdict != STABLE:
+        return None
     hamiltonian = _LevelHamiltonian(a, b, c, d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
 

@@ -13,6 +13,7 @@ from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
+from .stability import proved_stable
 from .tuning_problem import Term, TuningProblem, check_multipeak
 
 
@@ -42,12 +43,26 @@ class HinfstructResult:
     runs: list = field(default_factory=list)
 
     def verify(self):
-        """Recompute gamma with ``hinfnorm`` on each closed loop (and check its poles)."""
+        """Recompute gamma with ``hinfnorm`` on each closed loop.
+
+        ``inf`` unless ``hinfnorm``'s stability test proves every loop stable (poles of
+        the balanced ``A`` beyond their rounding bands, or a verified inclusion; see
+        :func:`robustmb.tuning.stability.proved_stable`), never the sign of computed
+        eigenvalues, which an ill-conditioned loop can put on the wrong side.
+
+        Examples
+        --------
+        >>> import control
+        >>> res = HinfstructResult(None, 0.5, control.ss([[-2.0]], [[1.0]], [[1.0]], [[0.0]]), {})
+        >>> res.verify()
+        0.5
+        >>> HinfstructResult(None, 1.0, control.ss([[1.0]], [[1.0]], [[1.0]], [[0.0]]), {}).verify()
+        inf
+        """
         loops = self.closed_loop if isinstance(self.closed_loop, list) else [self.closed_loop]
         gam = 0.0
         for cl in loops:
-            lam = np.linalg.eigvals(cl.A)
-            if np.max(np.abs(lam) - 1 if cl.dt else lam.real, initial=-np.inf) >= 0:
+            if not proved_stable(np.asarray(cl.A, float), cl.dt or 0.0):
                 return np.inf
             gam = max(gam, hinfnorm(cl)[0])
         return gam

@@ -27,37 +27,49 @@ class BFGSRun:
     history: list = field(default_factory=list)
     nfev: int = 0
     message: str = ""
+    ntest: int = 0  # line-search trials rejected by the cheap test alone
 
 
-def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None):
+def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None, screen=None):
     """Weak Wolfe line search by bracketing and bisection (Lewis--Overton).
 
     ``gd``: the predicted slope along ``d`` (default ``g @ d``; the multi-peak model's
-    ``max_i g_i . d`` for its step).
+    ``max_i g_i . d`` for its step).  ``screen``: see :func:`bfgs`.  Returns ``(best,
+    ok, nfev, ntest)`` with ``ntest`` the trials rejected by ``screen.above`` alone.
     """
     gd = float(g @ d) if gd is None else float(gd)
     lo, hi, t = 0.0, np.inf, 1.0
     best = None
-    nfev = 0
+    nfev = ntest = 0
     for _ in range(maxsteps):
         xt = x + t * d
-        ft, gt = fun(xt)
-        nfev += 1
-        if not np.isfinite(ft) or ft > f + c1 * t * gd:
+        level = f + c1 * t * gd
+        screened = screen is not None and screen.above(xt, level)
+        if screened:
+            ntest += 1
+            ft, gt = np.inf, None
+        else:
+            ft, gt = fun(xt)
+            nfev += 1
+        if not np.isfinite(ft) or ft > level:
+            if screen is not None and not screened:
+                screen.rejected(xt)
             hi = t
         else:
             best = (xt, ft, gt)
             if gt @ d < c2 * gd:
                 lo = t
             else:
-                return best, True, nfev
+                return best, True, nfev, ntest
         t = 0.5 * (lo + hi) if np.isfinite(hi) else 2.0 * lo
         if hi - lo < 1e-14 * max(1.0, lo):
             break
-    return best, False, nfev
+    return best, False, nfev, ntest
 
 
-def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=None) -> BFGSRun:
+def bfgs(
+    fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=None, screen=None
+) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
     Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased
@@ -75,6 +87,13 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=
     and Noll (2006) in the BFGS metric (:func:`robustmb.tuning.multipeak.multipeak_direction`),
     which sees every active piece instead of one subgradient; with one, the plain BFGS
     step.  The metric is then updated with the aggregate subgradient.
+
+    ``screen``, when given, has two methods called by the line search before and after
+    each trial point: ``screen.above(x, level)`` is a cheap test, ``True`` only when
+    ``fun(x) > level`` (a lower bound of ``fun`` above it, such as one response at the
+    last peak frequency), and a trial it rejects is not evaluated (counted in
+    ``ntest``); ``screen.rejected(x)`` is called when an evaluated trial is rejected
+    (to discard state that ``fun`` keeps between calls, such as a peak-frequency hint).
 
     Examples
     --------
@@ -94,6 +113,7 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=
     h = np.eye(n)
     hist = [f]
     msg = "maximum number of iterations"
+    ntest = 0
     pc = pieces(x) if pieces is not None else None
     for it in range(maxiter):
         if stop_below is not None and f < stop_below:
@@ -111,8 +131,9 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=
         if np.linalg.norm(d) <= 1e-14 * max(1.0, np.linalg.norm(x)):
             msg = "zero step"
             break
-        best, ok, k = _wolfe(fun, x, f, g, d, gd=gd)
+        best, ok, k, kt = _wolfe(fun, x, f, g, d, gd=gd, screen=screen)
         nfev += k
+        ntest += kt
         if best is None:
             msg = "line search found no decrease"
             break
@@ -146,7 +167,7 @@ def bfgs(fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=
         if len(hist) > 10 and hist[-11] - f <= ftol * max(1.0, abs(f)):
             msg = "converged"
             break
-    return BFGSRun(x, f, g, hist, nfev, msg)
+    return BFGSRun(x, f, g, hist, nfev, msg, ntest)
 
 
 def min_norm_hull(g):
@@ -175,14 +196,17 @@ def min_norm_hull(g):
     return (lam @ g).astype(float)
 
 
-def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-6, maxiter=100, seed=0):
+def gradient_sampling(
+    fun, x, f, g, *, radius=1e-3, min_radius=1e-6, maxiter=100, seed=0, screen=None
+):
     """Descend a nonsmooth ``fun`` by gradient sampling (Burke, Lewis and Overton, 2005).
 
     At each step the gradients at ``n + 1`` random points of a box of relative size
     ``radius`` around ``x`` (and at ``x``) give the least-norm element of their convex
     hull, an approximate steepest-descent direction of the Clarke ``radius``-subdifferential:
     it sees every active piece of a max function (several H-infinity peaks) where BFGS
-    stalls on a kink.  The radius shrinks when no descent is found.
+    stalls on a kink.  The radius shrinks when no descent is found.  ``screen``: as in
+    :func:`bfgs`, for the backtracking points.
 
     Examples
     --------
@@ -219,10 +243,16 @@ def gradient_sampling(fun, x, f, g, *, radius=1e-3, min_radius=1e-6, maxiter=100
         t = max(2.0 * step, 10.0 * float(np.linalg.norm(box)))
         moved = False
         for _ in range(12):
+            level = f - 1e-8 * t * gn
+            if screen is not None and screen.above(x + t * d, level):
+                t *= 0.5
+                continue
             ft, gt = fun(x + t * d)
-            if np.isfinite(ft) and ft < f - 1e-8 * t * gn:
+            if np.isfinite(ft) and ft < level:
                 x, f, g, moved = x + t * d, ft, gt, True
                 break
+            if screen is not None:
+                screen.rejected(x + t * d)
             t *= 0.5
         step = t if moved else 0.0
         if not moved:

@@ -52,6 +52,7 @@ class Term:
     band: float | None = None
     _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
     _last: tuple | None = None  # (x, value, gradient) of the last evaluation with a gradient
+    _peaks: np.ndarray | None = None  # peak frequencies of the last multi-peak set
 
     def pieces(self, x, *, rel=0.05):
         """Values, gradients and frequencies of every active piece at ``x``.
@@ -80,7 +81,39 @@ class Term:
                 return np.array([v]), g[None], np.array([np.nan])
         _, (a, b, c, d), gam, w = st
         vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel)
+        self._peaks = freqs  # the screen's candidates beside the hint (see lower_bound)
         return vals * self.scale, self.lft.chain(x, gs) * self.scale, freqs
+
+    def lower_bound(self, x):
+        """A lower bound of :meth:`evaluate`'s value at ``x`` from one response evaluation.
+
+        For a continuous H-infinity measure, the largest ``sigma_max(G(jw))`` (times
+        ``scale``) over the peak frequency ``w`` of the last evaluation, the peaks of the
+        last multi-peak set (:meth:`pieces`) and infinity (``sigma_max(D)``): the norm is
+        at least the gain at any frequency.  The inner evaluation tries the hint and
+        ``sigma_max(D)`` first, so its value is at least theirs too; a secondary peak is
+        below it only as far as the inner level set misses a peak.
+        ``-inf`` for other measures or before any evaluation.  One LU solve instead of a
+        level-set iteration: the line search rejects trial points with it.
+        """
+        st = self._state
+        if self.measure != "hinf" or self.lft.dt != 0 or st is None:
+            return -np.inf
+        a, b, c, d = self.lft.statespace(x)
+        if not d.size:
+            return -np.inf
+        w = np.array([st[3]]) if self._peaks is None else np.r_[st[3], self._peaks]
+        w = np.unique(w[np.isfinite(w)])
+        v = float(np.linalg.norm(d, 2))  # the limit at infinite frequency
+        if w.size and a.shape[0]:
+            rhs = np.broadcast_to(b, (w.size, *b.shape))
+            try:
+                g = c @ np.linalg.solve(1j * w[:, None, None] * np.eye(a.shape[0]) - a, rhs) + d
+            except np.linalg.LinAlgError:
+                return np.inf  # a pole on the axis at w: unstable, or unbounded gain
+            v = max(v, float(np.linalg.svd(g, compute_uv=False)[:, 0].max()))
+        v *= self.scale
+        return v if np.isfinite(v) else np.inf
 
     def verified(self, x):
         """Value at ``x`` by :func:`robustmb.hinfnorm` at ``tol=1e-10`` (an H-infinity
@@ -321,6 +354,31 @@ class TuningProblem:
             return self._worst(self.soft, x, below_limit=True)
         return self._worst(self.soft, x)
 
+    # ------------------------------------------------ line-search screen (bfgs `screen`)
+    def above(self, x, level):
+        """True only when :meth:`objective` at ``x`` is above ``level``, by a cheap test.
+
+        Outside the bounds (``inf``), or a soft term whose :meth:`Term.lower_bound` (one
+        response at its last peak frequency) exceeds ``level``: the objective, a maximum
+        over the soft terms (``inf`` when unstable), is then above it as well.  ``False``
+        means "not decided": the line search evaluates the point.  Each call also keeps
+        the terms' evaluation state (peak-frequency hints) for :meth:`rejected`.
+        """
+        self._screened = [(t._state, t._last) for t in self.soft]
+        if not self._in_bounds(x):
+            return True
+        return any(t.lower_bound(x) > level for t in self.soft)
+
+    def rejected(self, x):
+        """A trial point evaluated after :meth:`above` was rejected: the terms' state
+        goes back to what it was, so a rejected point never moves the peak-frequency
+        hint (the same hints whether the cheap test or the evaluation rejected it)."""
+        saved = getattr(self, "_screened", None)
+        if saved is not None and len(saved) == len(self.soft):
+            for t, (state, last) in zip(self.soft, saved, strict=True):
+                t._state, t._last = state, last
+        self._screened = None
+
     def pieces(self, x, *, rel=0.05):
         """Active pieces of the soft objective at ``x``: ``(values, gradients, keys)``.
 
@@ -353,7 +411,7 @@ class TuningProblem:
             return r
         for k in range(rounds):
             x, f, g = gradient_sampling(
-                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k
+                self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k, screen=self
             )
             hist.append(("sampling", f))
             if not f < r.f * (1 - ftol):
@@ -366,6 +424,7 @@ class TuningProblem:
                 maxiter=300,
                 ftol=ftol,
                 pieces=self.pieces if self.multipeak else None,
+                screen=self,
             )
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
@@ -443,7 +502,14 @@ class TuningProblem:
                     "could not meet the hard goals",
                 )
         pcs = self.pieces if self.multipeak else None
-        opts = dict(maxiter=maxiter, ftol=ftol, stop_below=stop_below, pieces=pcs, join=join)
+        opts = dict(
+            maxiter=maxiter,
+            ftol=ftol,
+            stop_below=stop_below,
+            pieces=pcs,
+            join=join,
+            screen=self,
+        )
         r = bfgs(self.objective, x, **opts)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
         for _ in range(5):

@@ -1,0 +1,113 @@
+"""Closed-loop stability in the tuning layer is hinfnorm's test, never the sign of
+computed eigenvalues: ill-conditioned loops whose computed poles are all stable while a
+50-digit mpmath abscissa is positive must not get a finite inner value, pass
+``HinfstructResult.verify`` or be reported stable by ``SystuneResult.verify``."""
+
+import control
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import block_diag
+
+import robustmb as rmb
+from robustmb.tuning import HinfstructResult, SystuneResult
+from robustmb.tuning.gradients import _modal_form, _modal_hinf, hinf_gradient
+from robustmb.tuning.stability import STABLE, UNSTABLE, band_verdict, proved_stable
+
+
+def _loop(seed, zeta, cond):
+    """Modes at 3.7 rad/s (damping ``zeta``) and 50 rad/s (0.3), seen through a random
+    non-diagonal change of coordinates of condition number ``cond``."""
+    w, z = (3.7, 50.0), (zeta, 0.3)
+    a = block_diag(
+        *[np.array([[0.0, wi], [-wi, -2 * zi * wi]]) for wi, zi in zip(w, z, strict=True)]
+    )
+    b, c, d = np.array([[0.0], [1.0], [0.0], [1.0]]), np.array([[1.0, 0, 1.0, 0]]), np.zeros((1, 1))
+    rng = np.random.default_rng(seed)
+    u, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    v, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    t = u @ np.diag(np.logspace(0, np.log10(cond), 4)) @ v
+    ti = np.linalg.inv(t)
+    return ti @ a @ t, ti @ b, c @ t, d
+
+
+def _mp_abscissa(a):
+    """Largest real part of the eigenvalues of ``a`` as stored, to 50 digits."""
+    with mp.workdps(50):
+        ev = mp.eig(mp.matrix(a.tolist()), left=False, right=False)
+        return float(max(mp.re(e) for e in ev))
+
+
+# Hidden unstable loops: (seed, zeta, cond).  The first two take the modal path (modal
+# form of condition < 1e8): the old sign test gave them 1.95e10 and 2.43e10.  The last two
+# are the stiff path's review cases.
+HIDDEN = [(3, -1e-12, 1e3), (23, -1e-12, 1e3), (6, -1e-7, 1e5), (19, -1e-5, 1e6)]
+
+
+@pytest.mark.parametrize(("seed", "zeta", "cond"), HIDDEN[:2])
+def test_modal_path_does_not_call_a_hidden_unstable_loop_stable(seed, zeta, cond):
+    a, b, c, d = _loop(seed, zeta, cond)
+    assert _mp_abscissa(a) > 0  # truly unstable (+1.6e-11 and +2.0e-11)
+    assert np.max(np.linalg.eigvals(a).real) < 0  # what the old sign test trusted
+    assert _modal_form(a, b, c) is not None  # the modal path runs
+    out = _modal_hinf(a, b, c, d, 1e-7)
+    assert out is None or out[0] == np.inf
+    assert hinf_gradient(a, b, c, d)[0] == np.inf
+
+
+@pytest.mark.parametrize(("seed", "zeta", "cond"), HIDDEN)
+def test_verify_never_reports_a_hidden_unstable_loop_stable(seed, zeta, cond):
+    a, b, c, d = _loop(seed, zeta, cond)
+    assert _mp_abscissa(a) > 0
+    assert np.max(np.linalg.eigvals(a).real) < 0
+    cl = control.ss(a, b, c, d)
+    assert not proved_stable(a)
+    assert HinfstructResult(None, 1.0, cl, {}).verify() == np.inf
+    res = SystuneResult(cl, {}, [], [], [], [], models=[{}])
+    assert res.verify()["stable"] is False  # was True by the sign of the computed poles
+
+
+def test_verify_reports_a_stable_loop_with_its_hinfnorm():
+    """Damped twin of the hidden loops: proved stable, and verify is hinfnorm's value,
+    which matches a dense grid of the response to its grid resolution."""
+    a, b, c, d = _loop(3, 0.05, 1e3)
+    assert _mp_abscissa(a) < 0
+    assert proved_stable(a)
+    cl = control.ss(a, b, c, d)
+    gam = HinfstructResult(None, 1.0, cl, {}).verify()
+    w = np.geomspace(1e-2, 1e3, 200001)
+    grid = np.abs(np.asarray(cl(1j * w)).ravel()).max()
+    assert grid <= gam * (1 + 1e-9)
+    assert gam <= grid * (1 + 1e-4)
+    assert SystuneResult(cl, {}, [], [], [], [], models=[{}]).verify()["stable"] is True
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    log_zeta=st.floats(-13, -5),
+    sign=st.sampled_from([-1.0, 1.0]),
+    log_cond=st.floats(0, 6),
+)
+def test_stability_verdicts_are_sound_against_mpmath(seed, log_zeta, sign, log_cond):
+    """Whatever the conditioning: a loop proved stable (or given a finite inner value) has
+    a negative 50-digit abscissa, one declared unstable a positive one; the band verdict
+    and hinfnorm agree on every decided case."""
+    a, b, c, d = _loop(seed, sign * 10.0**log_zeta, 10.0**log_cond)
+    abscissa = _mp_abscissa(a)
+    verdict = band_verdict(a, poles=np.linalg.eigvals(a))
+    gamma = rmb.hinfnorm((a, b, c, d))[0]
+    if proved_stable(a):
+        assert abscissa < 0
+        assert np.isfinite(gamma)
+    else:
+        assert gamma == np.inf
+    if verdict == STABLE:
+        assert abscissa < 0
+    elif verdict == UNSTABLE:
+        assert abscissa > 0
+        assert gamma == np.inf
+    if np.isfinite(hinf_gradient(a, b, c, d)[0]):
+        assert abscissa < 0
