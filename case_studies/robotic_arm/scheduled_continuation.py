@@ -1,16 +1,18 @@
 """Scheduled design of the arm's problem (27) by continuation from a one-point probe.
 
 The stored designs are high-gain local optima (gamma2 = ||W_T K S|| 13.59 sampled).  A
-3-state LTI controller tuned by ``hinfstruct`` at one configuration reaches gamma2 about
-3.8 with gamma1 = ||W_e S|| < 1 there (``gamma2_floor.py --probe``).  This driver grows a
-scheduled design from it:
+3-state LTI controller tuned by ``hinfstruct`` at one configuration reached gamma2 3.80
+with gamma1 = ||W_e S|| 0.909 there in an earlier run (``gamma2_floor.py --probe``; the
+rerun of 2026-11-29 gave 1.047 / 5.91, see benchmarks/RESULTS.md).  This driver grows a
+scheduled design from such a probe:
 
 ``probe``
     ``hinfstruct`` (3-state ``tunable_ss``) on the stacked problem ``[W_e S; W_T K S / g]``
     at the 8 vertices with ``L2`` low and ``m3`` high of ``theta = (45, 135)`` deg, from
     the stored design frozen there, for ``g = 6`` then ``g = 5`` (each result checked by
-    python-control + AB13DD on the 8 plants).  The result is written as a scheduled design
-    with ``M0`` the probe's ``[[A, B], [C, D] / OUTPUT_SCALE]`` and ``M1 = M2 = 0``.
+    python-control + AB13DD on the 8 plants).  The last result with gamma1 < 1 (the frozen
+    stored design when none has it; ``"improved"`` in the file says which) is written as a
+    scheduled design with ``M0 = [[A, B], [C, D] / OUTPUT_SCALE]`` and ``M1 = M2 = 0``.
 ``continue``
     The configuration set grows stage by stage (``STAGES`` below: the probe's point, its
     neighbours on the 5 x 5 ``(theta1, theta2)`` grid, then the corners and the 3 x 3 and
@@ -67,7 +69,7 @@ def stage_probe(theta=(45.0, 135.0), gs=(6.0, 5.0), maxiter=150):
     ]
     K = rmb.tunable_ss("K", 3, 2, 2)
     cur = (Kf.A, Kf.B, Kf.C, Kf.D)
-    out = []
+    out, improved = [], False
     for g in gs:
         t0 = time.perf_counter()
         for name, M in zip(("K.A", "K.B", "K.C", "K.D"), cur, strict=True):
@@ -82,12 +84,12 @@ def stage_probe(theta=(45.0, 135.0), gs=(6.0, 5.0), maxiter=150):
             f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
         out.append(dict(g=g, stacked=float(res.gamma), gamma1=g1, gamma2=g2))
         if g1 < 1:
-            cur = (Kt.A, Kt.B, Kt.C, Kt.D)
+            cur, improved = (Kt.A, Kt.B, Kt.C, Kt.D), True
     A, B, C, D = (np.asarray(M, float) for M in cur)
     M0 = np.block([[A, B], [C / OUTPUT_SCALE, D / OUTPUT_SCALE]])
     values = {"K.M0": M0.tolist(), "K.M1": np.zeros_like(M0).tolist(),
               "K.M2": np.zeros_like(M0).tolist()}  # fmt: skip
-    d = {"values": values, "probe": out, "theta": list(theta),
+    d = {"values": values, "probe": out, "improved": improved, "theta": list(theta),
          "lti": {"A": A.tolist(), "B": B.tolist(), "C": C.tolist(), "D": D.tolist()}}  # fmt: skip
     with open(f"{CK}_probe.json", "w") as fh:
         json.dump(d, fh)
