@@ -55,6 +55,16 @@ def log(*a):
     print(time.strftime("%H:%M:%S"), *a, flush=True)
 
 
+def surface_from_lti(A, B, C, D):
+    """Surface values of the LTI controller ``(A, B, C, D)`` (torques out) at every ``tau``.
+
+    ``M0 = [[A, B], [C, D] / OUTPUT_SCALE]`` and ``M1 = M2 = 0``: the tuned surface's ``C``
+    and ``D`` are scaled by ``OUTPUT_SCALE`` in the problem's controller.
+    """
+    M0 = np.block([[A, B], [np.asarray(C) / OUTPUT_SCALE, np.asarray(D) / OUTPUT_SCALE]])
+    return {"K.M0": M0, "K.M1": np.zeros_like(M0), "K.M2": np.zeros_like(M0)}
+
+
 def stage_probe(theta=(45.0, 135.0), gs=(6.0, 5.0), maxiter=150):
     from gamma2_floor import _PROB, _stacked_plant, frozen_plant, verify
 
@@ -86,9 +96,7 @@ def stage_probe(theta=(45.0, 135.0), gs=(6.0, 5.0), maxiter=150):
         if g1 < 1:
             cur, improved = (Kt.A, Kt.B, Kt.C, Kt.D), True
     A, B, C, D = (np.asarray(M, float) for M in cur)
-    M0 = np.block([[A, B], [C / OUTPUT_SCALE, D / OUTPUT_SCALE]])
-    values = {"K.M0": M0.tolist(), "K.M1": np.zeros_like(M0).tolist(),
-              "K.M2": np.zeros_like(M0).tolist()}  # fmt: skip
+    values = {k: v.tolist() for k, v in surface_from_lti(A, B, C, D).items()}
     d = {"values": values, "probe": out, "improved": improved, "theta": list(theta),
          "lti": {"A": A.tolist(), "B": B.tolist(), "C": C.tolist(), "D": D.tolist()}}  # fmt: skip
     with open(f"{CK}_probe.json", "w") as fh:
