@@ -73,6 +73,7 @@ def module_at(rev, name="robust_stability"):
     spec = importlib.util.spec_from_loader(f"robustmb.analysis._{name}_{rev}", loader=None)
     mod = importlib.util.module_from_spec(spec)
     mod.__package__ = "robustmb.analysis"
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
     exec(compile(src, f"{name}_{rev}.py", "exec"), mod.__dict__)
     return mod
 
