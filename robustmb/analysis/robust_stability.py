@@ -298,14 +298,18 @@ def robstab(
     gap_tol : float
         Relative gap ``upper / lower - 1`` at which the search for destabilising
         values stops.  When every element is a real parameter, the direct search over
-        the parameter box runs first and the (costly) real-mu lower bound only when
-        the gap is still above ``gap_tol``, at the frequencies where it can help.
+        the parameter box (every corner up to 12 elements) runs first, then the branch
+        and bound when the gap is still above ``gap_tol``; the (costly) real-mu lower
+        bound only when the gap is still open after both, at the frequencies where it
+        can help.
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
         when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
         off.  It tries to certify ``upper / (1 + gap_tol)`` times the box.  A sub-box
         that a probe at its parent's failing frequency rejects (no sweep) is split
         without counting; at most ``4 * max_boxes`` sub-boxes are examined in all.
+        When it fails and the mu lower bound then finds a closer crossing, it runs
+        once more (same budget) for the new target.
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.
@@ -374,7 +378,8 @@ def _robstab(
     # crossing fixes a level just above it, which a fixed-level sweep certifies (every
     # bound stops as soon as it is below the level, far cheaper than locating the peak);
     # the real-mu lower bound (the costly part of a free sweep) runs only when the level
-    # fails or the gap is still above ``gap_tol``, and only where it can help.
+    # fails and the branch and bound leaves the gap above ``gap_tol``, and only where it
+    # can help.
     search_first = (
         search_first
         and omega is None
