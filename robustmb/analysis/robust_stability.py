@@ -371,6 +371,8 @@ _FIRST_CAP = 20.0
 # usually means the direct search missed the worst case, and a branch and bound aimed
 # at that crossing would spend its budget on sub-boxes that are not stable.
 _BOXES_FIRST = 0.2
+# ``certified_mu_peak``'s default relative accuracy of a free sweep's level.
+_SWEEP_REL_GAP = 1e-3
 
 
 def _robstab(
@@ -414,16 +416,26 @@ def _robstab(
                         break
                 if not peak.covered:
                     peak = None
+    direction = found[1] if search_first and np.isfinite(upper) else None
+    # A failed level with a branch and bound to follow: the single box need only be
+    # certified to within ``gap_tol`` (swept again to the default accuracy below if the
+    # boxes leave the gap open).
+    loose = False
     if peak is None:
+        loose = direction is not None and max_boxes > 0 and gap_tol > _SWEEP_REL_GAP
         peak = certified_mu_peak(
-            sysdata, blk, dt, omega=omega, lower=not search_first, progress=bar.start
+            sysdata,
+            blk,
+            dt,
+            omega=omega,
+            lower=not search_first,
+            progress=bar.start,
+            **({"rel_gap": gap_tol} if loose else {}),
         )
-    if search_first and np.isfinite(upper):
-        peak = _with_search_lower(problem, peak, upper, crit, found[1])
+    if direction is not None:
+        peak = _with_search_lower(problem, peak, upper, crit, direction)
     bar.advance(label="destabilising parameter values")
-    lower = (
-        0.0 if not np.isfinite(peak.upper) else (np.inf if peak.upper == 0 else 1.0 / peak.upper)
-    )
+    lower = _lower_of(peak)
     cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
     cover = None
     if not search_first:
@@ -439,6 +451,11 @@ def _robstab(
         boxes = _BoxRun(problem, peak, gap_tol, max_boxes, executor, bar)
         if boxes.applies(lower, upper) and upper <= lower * (1.0 + _BOXES_FIRST):
             cover, peak, lower, upper, crit, destab = boxes.run(lower, upper, crit, destab)
+        if loose and (cover is None or not cover.certified):
+            peak = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
+            peak = _with_search_lower(problem, peak, upper, crit, boxes.direction or direction)
+            boxes.peak, lower = peak, _lower_of(peak)
+            cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
         if cover is None or not cover.certified:
             before = upper
             peak, upper, crit, destab, cap = _search_lower_gap(
@@ -456,6 +473,13 @@ def _robstab(
     if cover is not None:
         reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _lower_of(peak):
+    """The margin ``1 / sup mu`` certified by a sweep (``inf`` for ``mu = 0``)."""
+    if not np.isfinite(peak.upper):
+        return 0.0
+    return np.inf if peak.upper == 0 else 1.0 / peak.upper
 
 
 def _still_above(problem, peak, level):
@@ -479,6 +503,7 @@ class _BoxRun:
     def __init__(self, problem, peak, gap_tol, max_boxes, executor, bar):
         self.problem, self.peak, self.gap_tol = problem, peak, gap_tol
         self.max_boxes, self.executor, self.bar = max_boxes, executor, bar
+        self.direction = None  # of the closest crossing the sub-box centres gave
 
     def applies(self, lower, upper):
         """Whether the gap ``[lower, upper]`` is open and a branch and bound can close it."""
@@ -509,7 +534,7 @@ class _BoxRun:
             peak = _with_search_lower(
                 problem, peak, state["upper"], state["crit"], state["direction"]
             )
-            self.peak = peak
+            self.peak, self.direction = peak, state["direction"]
         if cover.certified:
             lower = max(lower, cover.target)
         return cover, peak, lower, state["upper"], state["crit"], state["destab"]

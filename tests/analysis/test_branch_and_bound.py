@@ -321,3 +321,8 @@ def test_lower_bound_search_runs_only_when_the_boxes_leave_the_gap_open(monkeypa
     assert calls and not short.boxes.certified
     assert short.lower <= 1.0 <= short.upper and short.upper == res.upper
     assert _grid_stable(1.0, 1.0, short.lower)
+    # the single box was swept to gap_tol only while the boxes could close the gap; with
+    # the boxes open it is swept again to the default accuracy: the single-box margin
+    # of a run without boxes
+    single = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=0)
+    assert short.lower == single.lower and short.mu.upper == single.mu.upper
