@@ -397,7 +397,7 @@ def _robstab(
     )
     sysdata, blk, dt = problem.m11, problem.blk, problem.dt
     upper, crit, destab = np.inf, np.nan, {}
-    peak = None
+    peak = failed = None
     if search_first:
         found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
@@ -415,14 +415,19 @@ def _robstab(
                     if peak.covered:
                         break
                 if not peak.covered:
-                    peak = None
+                    failed, peak = peak, None
     direction = found[1] if search_first and np.isfinite(upper) else None
-    # A failed level with a branch and bound to follow: the single box need only be
-    # certified to within ``gap_tol`` (swept again to the default accuracy below if the
-    # boxes leave the gap open).
+    # A failed level with a branch and bound to follow (the failed sweep's bounds leave
+    # a gap below ``_BOXES_FIRST``): the single box need only be certified to within
+    # ``gap_tol`` (swept again to the default accuracy below if the boxes stay open).
     loose = False
     if peak is None:
-        loose = direction is not None and max_boxes > 0 and gap_tol > _SWEEP_REL_GAP
+        loose = (
+            failed is not None
+            and max_boxes > 0
+            and gap_tol > _SWEEP_REL_GAP
+            and np.max(failed.mu_upper, initial=0.0) * upper <= 1.0 + _BOXES_FIRST
+        )
         peak = certified_mu_peak(
             sysdata,
             blk,
