@@ -16,7 +16,9 @@ Run: ``python benchmarks/bench_real_parameters.py`` (from the repository root);
 ``--no-previous`` skips the previous-interval runs; ``--gain-only`` runs only the
 wcgain / robgain branch-and-bound table; ``--set-only [name parts]`` only the problem set
 (twelve loops with exact or published margins, or those whose names contain a part);
-``--warm [--arm]`` the cold / warm-started pointwise gain bisection.
+``--warm [--arm]`` the cold / warm-started pointwise gain bisection;
+``--compare REV [name parts]`` the problem set with ``robust_stability.py`` as of the git
+revision ``REV`` and as now, one after the other in the same process (each with its grid).
 """
 
 import importlib.util
@@ -55,6 +57,24 @@ def previous_intervals():
     mod = importlib.util.module_from_spec(spec)
     mod.__package__ = "robustmb.analysis"
     exec(compile(src, "previous_frequency_intervals.py", "exec"), mod.__dict__)
+    return mod
+
+
+def module_at(rev, name="robust_stability"):
+    """``robustmb/analysis/<name>.py`` as of git revision ``rev`` (a separate module)."""
+    root = Path(__file__).resolve().parents[1]
+    src = subprocess.run(
+        ["git", "show", f"{rev}:robustmb/analysis/{name}.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader(f"robustmb.analysis._{name}_{rev}", loader=None)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "robustmb.analysis"
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    exec(compile(src, f"{name}_{rev}.py", "exec"), mod.__dict__)
     return mod
 
 
@@ -269,8 +289,15 @@ def problem_cases():
     return cases
 
 
-def problem_set(only=None):
-    """Loops with an exact margin: certified gap, time, and the AB13MD grid's time."""
+def problem_set(only=None, compare=None):
+    """Loops with an exact margin: certified gap, time, and the AB13MD grid's time.
+
+    With ``compare`` (a git revision) each loop runs first with ``robstab`` as of that
+    revision (``robust_stability.py`` only), then as now, each followed by its grid.
+    """
+    versions = [("now", rmb.robstab)]
+    if compare:
+        versions.insert(0, (compare[:7], module_at(compare).robstab))
     print(
         f"\n{'case':36s} {'lower':>9s} {'upper':>9s} {'exact':>9s} {'gap %':>7s} {'t s':>7s}"
         f" {'grid s':>7s} {'/grid':>6s} {'intv':>5s} {'freqs':>6s}  boxes",
@@ -279,29 +306,35 @@ def problem_set(only=None):
     for name, loop, exact, decades in problem_cases():
         if only and not any(o in name for o in only):
             continue
-        t0 = time.perf_counter()
-        res = rmb.robstab(loop, sensitivity=False)
-        t = time.perf_counter() - t0
-        problem = uncertain_problem(loop)
-        t_ref = _grid_time(problem, decades)
-        gap = 100 * (res.upper / res.lower - 1)
-        sound = "sound" if res.lower <= exact * (1 + 1e-9) <= res.upper * (1 + 2e-9) else "WRONG"
-        if name.startswith("two carts"):  # a published value to 5 digits, not exact
-            sound = "sound" if res.lower <= exact * (1 + 5e-5) else "WRONG"
-        mu = res.mu
-        cov = res.boxes
-        boxes = (
-            "-"
-            if cov is None
-            else f"{'certified' if cov.certified else 'open'} {cov.boxes}/{cov.evaluated}"
-            f"+{cov.probed}p"
-        )
-        print(
-            f"{name:36s} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f} {gap:7.3f} {t:7.2f}"
-            f" {t_ref:7.2f} {t / t_ref:6.2f} {len(mu.intervals) if mu else 0:5d}"
-            f" {len(mu.omega) if mu else 0:6d}  {boxes} {sound}",
-            flush=True,
-        )
+        for label, robstab in versions:
+            _problem_row(name, loop, exact, decades, robstab, label if compare else "")
+
+
+def _problem_row(name, loop, exact, decades, robstab, label):
+    """One row of :func:`problem_set`: ``robstab`` on ``loop``, then its AB13MD grid."""
+    t0 = time.perf_counter()
+    res = robstab(loop, sensitivity=False)
+    t = time.perf_counter() - t0
+    problem = uncertain_problem(loop)
+    t_ref = _grid_time(problem, decades)
+    gap = 100 * (res.upper / res.lower - 1)
+    sound = "sound" if res.lower <= exact * (1 + 1e-9) <= res.upper * (1 + 2e-9) else "WRONG"
+    if name.startswith("two carts"):  # a published value to 5 digits, not exact
+        sound = "sound" if res.lower <= exact * (1 + 5e-5) else "WRONG"
+    mu = res.mu
+    cov = res.boxes
+    boxes = (
+        "-"
+        if cov is None
+        else f"{'certified' if cov.certified else 'open'} {cov.boxes}/{cov.evaluated}+{cov.probed}p"
+    )
+    print(
+        f"{(name + ' ' + label).strip():36s} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f}"
+        f" {gap:7.3f} {t:7.2f}"
+        f" {t_ref:7.2f} {t / t_ref:6.2f} {len(mu.intervals) if mu else 0:5d}"
+        f" {len(mu.omega) if mu else 0:6d}  {boxes} {sound}",
+        flush=True,
+    )
 
 
 def branch_and_bound():
@@ -441,6 +474,10 @@ def warm_start(arm=False):
 if __name__ == "__main__":
     if "--warm" in sys.argv:
         warm_start(arm="--arm" in sys.argv)
+        sys.exit(0)
+    if "--compare" in sys.argv:
+        rest = sys.argv[sys.argv.index("--compare") + 1 :]
+        problem_set([a for a in rest[1:] if not a.startswith("--")], compare=rest[0])
         sys.exit(0)
     if "--set-only" in sys.argv:
         problem_set([a for a in sys.argv[1:] if not a.startswith("--")])

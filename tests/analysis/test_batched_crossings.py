@@ -106,20 +106,32 @@ def test_scan_crossings_of_a_discrete_loop_match_the_closed_form():
         assert al == pytest.approx(ref, rel=1e-10)
 
 
-def test_parameter_search_above_six_elements_has_no_corner_group():
-    # seven elements: the box corners are not enumerated, random directions only
+def _sum_loop(n):
+    """``1 / (s + 1)`` closed by ``sum k_i``, ``k_i = 1 +- 10 %``: pole ``-1 - sum k_i``."""
     s = control.tf("s")
-    ks = [rmb.ureal(f"k{i}", 1.0, percent=10) for i in range(7)]
+    ks = [rmb.ureal(f"k{i}", 1.0, percent=10) for i in range(n)]
     gain = ks[0]
     for k in ks[1:]:
         gain = gain + k
-    problem = uncertain_problem(rmb.feedback(rmb.uss(control.ss(1 / (s + 1))), gain))
-    # pole -1 - sum k_i = -8 - 0.1 a sum d_i: it reaches 0 only for sum d_i < 0, at
-    # a = 80 / |sum d_i|, at least 80 / 7 (the corner d = -1)
-    alpha, d = robust_stability._parameter_search(problem, 200.0)
+    return uncertain_problem(rmb.feedback(rmb.uss(control.ss(1 / (s + 1))), gain))
+
+
+def test_parameter_search_enumerates_corners_up_to_twelve_elements():
+    # pole -1 - sum k_i = -(n + 1) - 0.1 a sum d_i reaches 0 only for sum d_i < 0, at
+    # a = 10 (n + 1) / |sum d_i|: the smallest is the corner d = -1, a = 10 (n + 1) / n
+    for n in (7, 12):
+        alpha, d = robust_stability._parameter_search(_sum_loop(n), 200.0)
+        assert alpha == pytest.approx(10.0 * (n + 1) / n, rel=1e-10)
+        assert all(v == -1.0 for v in d.values())
+
+
+def test_parameter_search_above_twelve_elements_has_no_corner_group():
+    # thirteen elements: random directions only; the crossing found is exact along its
+    # direction and cannot beat the corner
+    alpha, d = robust_stability._parameter_search(_sum_loop(13), 400.0)
     total = sum(d.values())
-    assert total < 0 and alpha == pytest.approx(80.0 / -total, rel=1e-10)
-    assert alpha >= 80.0 / 7.0 * (1 - 1e-10)
+    assert total < 0 and alpha == pytest.approx(140.0 / -total, rel=1e-10)
+    assert alpha >= 140.0 / 13.0 * (1 - 1e-10)
 
 
 def test_parameter_search_finds_the_exact_corner():

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
+from robustmb.analysis import robust_stability
 from robustmb.analysis.branch_and_bound import certify_scaled_box, recentre
 from robustmb.analysis.uncertain_problem import uncertain_problem
 from robustmb.errors import ArgumentError
@@ -292,3 +293,36 @@ def test_probe_rejections_are_capped(monkeypatch):
     cover = certify_scaled_box(problem, problem.blocks, 1.0, max_boxes=3, hint=1.0)
     assert not cover.certified and cover.evaluated == 0
     assert cover.probed == 12 and cover.coverage == 0.0
+
+
+def test_lower_bound_search_runs_only_when_the_boxes_leave_the_gap_open(monkeypatch):
+    # The product's only crossing is the corner d1 = d2 = +-1 at w = 0 (margin 1), which
+    # the direct search finds; the single box fails (D,G 1.074 at 0.68 rad/s, where
+    # real mu is 0).  With the default budget the branch and bound certifies 1 / 1.005
+    # and the mu lower-bound search (which cannot beat the corner) is not run; with a
+    # budget of one sweep the boxes stay open and the search runs.
+    calls = []
+    real = robust_stability.peak_lower_search
+
+    def spy(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(robust_stability, "peak_lower_search", spy)
+    res = rmb.robstab(_product_loop(), sensitivity=False)
+    assert not calls
+    assert res.boxes.certified and res.lower <= 1.0 <= res.upper
+    assert res.upper / res.lower - 1 <= 5e-3 + 1e-12
+    assert _grid_stable(1.0, 1.0, res.lower)
+    v = res.destabilizing
+    assert _max_real_pole(1.0, 1.0, v["d1"], v["d2"]) > -1e-9
+
+    short = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=1)
+    assert calls and not short.boxes.certified
+    assert short.lower <= 1.0 <= short.upper and short.upper == res.upper
+    assert _grid_stable(1.0, 1.0, short.lower)
+    # the single box was swept to gap_tol only while the boxes could close the gap; with
+    # the boxes open it is swept again to the default accuracy: the single-box margin
+    # of a run without boxes
+    single = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=0)
+    assert short.lower == single.lower and short.mu.upper == single.mu.upper
