@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import _BOUNDARY_FACTOR, pole_bands
+from robustmb.analysis.balancing import _BOUNDARY_FACTOR, defective_radius, pole_bands
 
 __all__ = ["pole_discs", "verified_stable", "verified_stable_any"]
 
@@ -200,9 +200,13 @@ def _eigenvalues(A):
 
 def _beyond_widest_band(poles, A, dt):
     """Quick accept without eigenvectors: every pole farther from the boundary than the
-    widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
-    ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
+    widest band :func:`.balancing.pole_bands` can give (``kappa`` up to ``1/sqrt(eps)``,
+    and :func:`.balancing.defective_radius` beyond), with a factor 2 for the
+    re-balancing inside it."""
+    widest = 2 * max(
+        _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max()),
+        defective_radius(A),
+    )
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
-from ..analysis.balancing import _BOUNDARY_FACTOR, pole_bands
+from ..analysis.balancing import _BOUNDARY_FACTOR, defective_radius, pole_bands
 from ..analysis.norms_stability import verified_stable_any
 
 STABLE, UNDECIDED, UNSTABLE = 1, 0, -1
@@ -54,9 +54,14 @@ def band_verdict(a, dt=0.0, *, poles=None, balanced=False):
         return STABLE
     ab = a if balanced else _balanced(a)
     if poles is not None and not dt:
-        # hinfnorm's quick accept (kappa is capped at 1/sqrt(eps); factor 2 for the
-        # re-balancing inside pole_bands)
-        widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(ab).sum(axis=0).max())
+        # hinfnorm's quick accept (the widest band pole_bands can give; factor 2 for
+        # the re-balancing inside it); ``poles`` may be those of the unbalanced ``a``,
+        # whose rounding scales with its own norm
+        widest = 2 * max(
+            _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(ab).sum(axis=0).max()),
+            defective_radius(ab),
+            defective_radius(a),
+        )
         if np.all(np.asarray(poles).real < -widest):
             return STABLE
     _, dist, band = pole_bands(ab, dt, balanced=True)
