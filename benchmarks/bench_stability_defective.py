@@ -44,7 +44,7 @@ COUNTS = Counter()
 NEW_QUICK, EIG, VERIFIED = ns._beyond_widest_band, bal.eigenvectors, ns.verified_stable
 
 
-def old_quick(poles, A, dt):
+def old_quick(poles, A, dt, raw=None):
     """The quick accept before the change (capped condition number)."""
     widest = 2 * 100.0 * np.sqrt(EPS) * float(np.abs(A).sum(axis=0).max())
     if dt > 0:
