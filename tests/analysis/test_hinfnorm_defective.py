@@ -97,7 +97,9 @@ def test_rotated_jordan_blocks_never_falsely_stable(m, dt):
 @pytest.mark.parametrize("m", [3, 4, 5])
 def test_rotated_jordan_blocks_never_falsely_stable_many(m, dt):
     # 100 trials each: the capped band called 5 of these 600 loops stable (m = 4, 5)
-    assert _jordan_family(m, dt, 100, scaled=False) >= 1
+    # (m = 3 seldom crosses in that range: 50 more trials near eps^(1/3) as well)
+    seen = _jordan_family(m, dt, 100, scaled=False) + _jordan_family(m, dt, 50, scaled=True)
+    assert seen >= 1
 
 
 def test_defective_radius_covers_jordan_perturbation():
