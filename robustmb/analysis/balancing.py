@@ -16,7 +16,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
-__all__ = ["balance_realization", "eigenvectors", "pole_bands"]
+__all__ = ["balance_realization", "defective_radius", "eigenvectors", "pole_bands"]
 
 _EPS = np.finfo(float).eps
 # Poles within _BOUNDARY_FACTOR * eps * ||A_bal|| * kappa of the boundary count as on it.
@@ -55,9 +55,11 @@ def pole_bands(A, dt=0.0, *, balanced=False):
     Returns ``(poles, distance, band)``: ``distance`` is ``Re p`` (continuous) or
     ``|p| - 1`` (discrete), and a pole with ``|distance| <= band`` cannot be told apart
     from the boundary.  ``band = 100 eps ||A_bal|| kappa`` with ``kappa`` the pole's
-    condition number on the balanced matrix (capped at ``1/sqrt(eps)``, the size of the
-    error of a defective eigenvalue).  With ``balanced`` the caller's ``A`` is already
-    balanced and is used as it is.
+    condition number on the balanced matrix.  The first-order estimate holds while
+    ``kappa < 1/sqrt(eps)``; beyond (a defective or nearly defective pole, whose error is
+    about ``eps^(1/m) ||A||`` for a Jordan-like cluster of size ``m``) the band is
+    :func:`defective_radius`, a bound from Elsner's theorem valid for any cluster.
+    With ``balanced`` the caller's ``A`` is already balanced and is used as it is.
 
     Examples
     --------
@@ -77,15 +79,44 @@ def pole_bands(A, dt=0.0, *, balanced=False):
     # columns are unit vectors: kappa_i = 1 / |y_i^H x_i|
     with np.errstate(divide="ignore"):
         kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))
+    capped = ~(kappa < 1.0 / np.sqrt(_EPS))  # nan and inf too
     kappa = np.minimum(kappa, 1.0 / np.sqrt(_EPS))
     size = np.linalg.norm(Ab, 1)
     band = _BOUNDARY_FACTOR * _EPS * size * kappa
+    if np.any(capped):
+        band = np.where(capped, np.maximum(band, defective_radius(Ab)), band)
     if dt:
         distance = np.abs(w) - 1.0
         band = np.maximum(band, _BOUNDARY_FACTOR * _EPS)
     else:
         distance = w.real
     return w, distance, band
+
+
+def defective_radius(A):
+    """How far rounding may move any eigenvalue of ``A``, defective ones included.
+
+    Elsner's theorem (Stewart and Sun, *Matrix Perturbation Theory*, 1990, Thm IV.1.3):
+    every eigenvalue of ``A + E`` lies within ``(||A|| + ||A + E||)^(1 - 1/n) ||E||^(1/n)``
+    (2-norms) of an eigenvalue of ``A``, and conversely.  The computed eigenvalues are
+    exact for some ``A + E`` with ``||E||_2 <= c eps ||A||_F`` (backward stability of the
+    QR algorithm); ``c = 100 n`` here, generous against the ``O(n)`` of the analyses.  The
+    result is ``2^(1 - 1/n) (c eps)^(1/n) ||A||_F`` with a margin for its own rounding:
+    ``eps^(1/m) ||A||`` for a Jordan block of size ``m``, never smaller.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = -1e-5 * np.eye(4) + np.diag(np.ones(3), 1)  # 4x4 Jordan block at -1e-5
+    >>> bool(defective_radius(J) > 1e-5)
+    True
+    """
+    n = A.shape[0]
+    if n == 0:
+        return 0.0
+    size = float(np.linalg.norm(A, "fro"))
+    c = _BOUNDARY_FACTOR * n * _EPS
+    return 2.0 ** (1.0 - 1.0 / n) * c ** (1.0 / n) * size * (1.0 + 1e-6)
 
 
 def eigenvectors(A):

@@ -25,9 +25,19 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import _BOUNDARY_FACTOR, pole_bands
+from robustmb.analysis.balancing import _BOUNDARY_FACTOR, defective_radius, pole_bands
 
-__all__ = ["pole_discs", "verified_stable", "verified_stable_any"]
+__all__ = [
+    "STABLE",
+    "UNDECIDED",
+    "UNSTABLE",
+    "pole_discs",
+    "stability_verdict",
+    "verified_stable",
+    "verified_stable_any",
+]
+
+STABLE, UNDECIDED, UNSTABLE = 1, 0, -1
 
 _EPS = np.finfo(float).eps
 _UNIT_ROUNDOFF = _EPS / 2
@@ -158,27 +168,61 @@ def verified_stable_any(matrices, dt: float = 0.0) -> bool:
     return any(verified_stable(M, dt) for M in matrices if M is not None)
 
 
-def _stability_verdict(A, dt, raw=None, poles=None):
+def stability_verdict(A, dt=0.0, *, raw=None, poles=None, verify=True):
+    """``hinfnorm``'s stability test of the balanced ``A``: ``(verdict, frequency, stiff)``.
+
+    ``verdict`` is ``STABLE`` (1) when every pole is proved inside the stability region
+    (continuous: open left half-plane; ``dt > 0``: open unit disc), ``UNSTABLE`` (-1)
+    when some pole is beyond the boundary by more than its rounding band, ``UNDECIDED``
+    (0) otherwise.  Only ``STABLE`` is a claim; ``UNSTABLE`` and ``UNDECIDED`` both mean
+    "not proved stable" (the band estimates the rounding, it does not bound it).  The
+    steps: a quick accept without eigenvectors (every pole beyond the widest band), the
+    poles' bands (:func:`.balancing.pole_bands`), then, unless ``verify`` is false or a
+    pole is beyond its band, the verified inclusion :func:`verified_stable_any` on
+    ``A``, ``raw`` (the matrix before balancing) and their transposes.  ``frequency``:
+    the smallest frequency of a pole inside its band (``nan`` if none); ``stiff``: the
+    verified inclusion was needed.  ``poles``: the eigenvalues of ``A`` or of ``raw``
+    when already computed (the quick accept allows for the rounding of either).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stability_verdict(np.array([[-1.0, 5.0], [0.0, -2.0]]))[0]
+    1
+    >>> stability_verdict(np.array([[1.0, 5.0], [0.0, -2.0]]))[0]
+    -1
+    >>> v, w, _ = stability_verdict(np.array([[0.0, 1.0], [-1.0, -1e-17]]))  # damping
+    >>> v, w                                                                 # below rounding
+    (0, 1.0)
+    """
+    A = np.asarray(A)
     if A.shape[0] == 0:
-        return True, np.nan, False
-    if _beyond_widest_band(_eigenvalues(A) if poles is None else poles, A, dt):
-        return True, np.nan, False
+        return STABLE, np.nan, False
+    if not np.all(np.isfinite(A)):
+        return UNDECIDED, np.nan, False
+    if _beyond_widest_band(_eigenvalues(A) if poles is None else poles, A, dt, raw):
+        return STABLE, np.nan, False
     poles, distance, band = pole_bands(A, dt)
+    if np.all(distance < -band):
+        return STABLE, np.nan, False
+    beyond = bool(np.any(distance > band))
+    # the band is a first-order estimate, too wide for the slow poles of a stiff model
+    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
+    # unless a pole is beyond the boundary by more than its band
+    if verify and not beyond and verified_stable_any(_similar_forms(A, raw), dt):
+        return STABLE, np.nan, True
     if dt > 0:
         boundary_frequencies = np.abs(np.angle(poles)) / dt
     else:
         boundary_frequencies = np.abs(poles.imag)
-    if np.all(distance < -band):
-        return True, np.nan, False
-    # the band is a first-order estimate, too wide for the slow poles of a stiff model
-    # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
-    # unless a pole is beyond the boundary by more than its band
-    if not np.any(distance > band) and verified_stable_any(_similar_forms(A, raw), dt):
-        return True, np.nan, True
     on_boundary = np.abs(distance) <= band
-    if np.any(on_boundary):
-        return False, float(np.min(boundary_frequencies[on_boundary])), False
-    return False, np.nan, False
+    frequency = float(np.min(boundary_frequencies[on_boundary])) if np.any(on_boundary) else np.nan
+    return (UNSTABLE if beyond else UNDECIDED), frequency, False
+
+
+def _stability_verdict(A, dt, raw=None, poles=None):
+    verdict, frequency, stiff = stability_verdict(A, dt, raw=raw, poles=poles)
+    return verdict == STABLE, frequency, stiff
 
 
 def _similar_forms(A, raw):
@@ -198,11 +242,17 @@ def _eigenvalues(A):
     return np.linalg.eigvals(A)
 
 
-def _beyond_widest_band(poles, A, dt):
+def _beyond_widest_band(poles, A, dt, raw=None):
     """Quick accept without eigenvectors: every pole farther from the boundary than the
-    widest band :func:`.balancing.pole_bands` can give (``kappa`` is capped at
-    ``1/sqrt(eps)``), with a factor 2 for the re-balancing inside it."""
-    widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max())
+    widest band :func:`.balancing.pole_bands` can give (``kappa`` up to ``1/sqrt(eps)``,
+    and :func:`.balancing.defective_radius` beyond), with a factor 2 for the
+    re-balancing inside it.  ``raw``: the matrix before balancing, whose rounding (its
+    own norm) bounds the error of poles computed from it."""
+    widest = 2 * max(
+        _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(A).sum(axis=0).max()),
+        defective_radius(A),
+        0.0 if raw is None else defective_radius(raw),
+    )
     if dt > 0:
         return bool(np.all(np.abs(poles) - 1.0 < -max(widest, 2 * _BOUNDARY_FACTOR * _EPS)))
     return bool(np.all(poles.real < -widest))

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..analysis import hinfnorm
-from ..analysis.balancing import balance_realization, pole_bands
+from ..analysis.balancing import balance_realization
 from .stability import STABLE, UNSTABLE, band_verdict
 
 
@@ -223,7 +223,7 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     ``||H||_1`` (generous: a spurious candidate costs one batched evaluation).  It
     stops when no tested candidate is above ``lower (1 + tol)`` and polishes the peak
     frequency.  Stability is ``hinfnorm``'s test
-    (:func:`~robustmb.analysis.balancing.pole_bands` on the balanced ``A``): ``inf``
+    (:func:`~robustmb.tuning.stability.band_verdict` on the balanced ``A``): ``inf``
     when a pole is beyond the axis by more than its band; ``None`` when a pole is inside
     its band or the level set is singular (the caller then uses
     :func:`robustmb.hinfnorm`).
@@ -242,12 +242,14 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
         b, c = np.ldexp(b, k), np.ldexp(c, -k)
     # The stiff path runs exactly when the eigenvectors are ill-conditioned, so the sign
     # of a computed Re(lambda) proves nothing: hinfnorm's test (pole_bands on the same
-    # balanced A) decides.  A pole beyond the axis by more than its band: unstable, as
-    # hinfnorm says; one inside its band: left to hinfnorm's verified inclusion.
-    lam, dist, band = pole_bands(a, balanced=True)
-    if np.any(dist > band):
+    # balanced A, the one verdict function through band_verdict) decides.  A pole beyond
+    # the axis by more than its band: unstable, as hinfnorm says; one inside its band:
+    # left to hinfnorm's verified inclusion.
+    lam = np.linalg.eigvals(a)
+    verdict = band_verdict(a, poles=lam, balanced=True)
+    if verdict == UNSTABLE:
         return np.inf, np.nan
-    if not np.all(dist < -band):
+    if verdict != STABLE:
         return None
     hamiltonian = _LevelHamiltonian(a, b, c, d)
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0

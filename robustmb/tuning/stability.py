@@ -3,10 +3,11 @@
 The sign of a computed eigenvalue's real part proves nothing when the eigenvectors are
 ill-conditioned: rounding moves a pole by about ``eps ||A|| kappa``, and a truly
 unstable loop can come out with every computed pole on the stable side.  These helpers
-take :func:`robustmb.hinfnorm`'s decision instead: the poles of the balanced ``A`` with
-their rounding bands (:func:`~robustmb.analysis.balancing.pole_bands`), and, for a pole
-inside its band, the verified inclusion of
-:func:`~robustmb.analysis.norms_stability.verified_stable_any`.
+take :func:`robustmb.hinfnorm`'s decision instead, the one verdict function
+:func:`~robustmb.analysis.norms_stability.stability_verdict`: the poles of the balanced
+``A`` with their rounding bands (:func:`~robustmb.analysis.balancing.pole_bands`;
+Elsner's bound for defective poles), and, for a pole inside its band, the verified
+inclusion of :func:`~robustmb.analysis.norms_stability.verified_stable_any`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,9 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
-from ..analysis.balancing import _BOUNDARY_FACTOR, pole_bands
-from ..analysis.norms_stability import verified_stable_any
+from ..analysis.norms_stability import STABLE, UNDECIDED, UNSTABLE, stability_verdict
 
-STABLE, UNDECIDED, UNSTABLE = 1, 0, -1
-
-_EPS = np.finfo(float).eps
+__all__ = ["STABLE", "UNDECIDED", "UNSTABLE", "band_verdict", "proved_stable"]
 
 
 def _balanced(a):
@@ -34,7 +32,10 @@ def band_verdict(a, dt=0.0, *, poles=None, balanced=False):
 
     Returns ``STABLE`` (1) when every pole is inside the stability region by more than
     its band, ``UNSTABLE`` (-1) when some pole is beyond the boundary by more than its
-    band (``hinfnorm`` then gives ``inf`` too), and ``UNDECIDED`` (0) otherwise.  A quick
+    band (``hinfnorm`` then gives ``inf`` too), and ``UNDECIDED`` (0) otherwise.
+    ``UNSTABLE`` means "not proved stable", a rejection for the optimiser, not a proof
+    of instability: the band is an estimate of the rounding, not a bound, so a truly
+    stable loop may get it (only ``STABLE`` is a claim, and it is kept sound).  A quick
     accept first, as in ``hinfnorm``: every pole (``poles``, the eigenvalues of ``A`` if
     already computed) farther inside than the widest band the test can give.  With
     ``balanced`` the caller's ``A`` is already balanced.
@@ -53,18 +54,7 @@ def band_verdict(a, dt=0.0, *, poles=None, balanced=False):
     if a.shape[0] == 0:
         return STABLE
     ab = a if balanced else _balanced(a)
-    if poles is not None and not dt:
-        # hinfnorm's quick accept (kappa is capped at 1/sqrt(eps); factor 2 for the
-        # re-balancing inside pole_bands)
-        widest = 2 * _BOUNDARY_FACTOR * np.sqrt(_EPS) * float(np.abs(ab).sum(axis=0).max())
-        if np.all(np.asarray(poles).real < -widest):
-            return STABLE
-    _, dist, band = pole_bands(ab, dt, balanced=True)
-    if np.all(dist < -band):
-        return STABLE
-    if np.any(dist > band):
-        return UNSTABLE
-    return UNDECIDED
+    return stability_verdict(ab, dt, raw=None if balanced else a, poles=poles, verify=False)[0]
 
 
 def proved_stable(a, dt=0.0):
@@ -91,8 +81,4 @@ def proved_stable(a, dt=0.0):
         return True
     if not np.all(np.isfinite(a)):
         return False
-    ab = _balanced(a)
-    verdict = band_verdict(ab, dt, balanced=True)
-    if verdict != UNDECIDED:
-        return verdict == STABLE
-    return bool(verified_stable_any([ab, ab.T, a, a.T], dt))
+    return stability_verdict(_balanced(a), dt, raw=a)[0] == STABLE

@@ -95,6 +95,23 @@ class Term:
         below it only as far as the inner level set misses a peak.
         ``-inf`` for other measures or before any evaluation.  One LU solve instead of a
         level-set iteration: the line search rejects trial points with it.
+
+        Examples
+        --------
+        >>> import control, numpy as np
+        >>> import robustmb as rmb
+        >>> from robustmb.lft.algebra import lft_lower
+        >>> from robustmb.lft.model import as_model
+        >>> from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+        >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 0.0], [0.0, 0.0]])
+        >>> km = as_model(rmb.tunable_gain("K", 1, 1))
+        >>> params = ParameterVector(km.tunables)
+        >>> lft = TunableLFT(lft_lower(as_model(P), km), params)  # 1 / (s + 1 - K)
+        >>> term = Term(lft)
+        >>> float(term.evaluate(np.array([-1.0]))[0])  # peak 1 / (1 + 1) at w = 0
+        0.5
+        >>> float(term.lower_bound(np.array([-3.0])))  # at that peak: 1 / (1 + 3)
+        0.25
         """
         st = self._state
         if self.measure != "hinf" or self.lft.dt != 0 or st is None:
@@ -362,20 +379,65 @@ class TuningProblem:
         response at its last peak frequency) exceeds ``level``: the objective, a maximum
         over the soft terms (``inf`` when unstable), is then above it as well.  ``False``
         means "not decided": the line search evaluates the point.  Each call also keeps
-        the terms' evaluation state (peak-frequency hints) for :meth:`rejected`.
+        the soft and hard terms' evaluation state (peak-frequency hints) for
+        :meth:`rejected`.
+
+        Examples
+        --------
+        >>> import control, numpy as np
+        >>> import robustmb as rmb
+        >>> from robustmb.lft.algebra import lft_lower
+        >>> from robustmb.lft.model import as_model
+        >>> from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+        >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 0.0], [0.0, 0.0]])
+        >>> km = as_model(rmb.tunable_gain("K", 1, 1))
+        >>> params = ParameterVector(km.tunables)
+        >>> lft = TunableLFT(lft_lower(as_model(P), km), params)  # 1 / (s + 1 - K)
+        >>> problem = TuningProblem(params, [Term(lft)], loops=[lft])
+        >>> float(problem.objective(np.array([-1.0]))[0])
+        0.5
+        >>> problem.above(np.array([0.5]), 1.0)  # gain 1 / (1 - 0.5) = 2 at w = 0
+        True
+        >>> problem.above(np.array([-3.0]), 0.3)  # 0.25 there: not decided
+        False
         """
-        self._screened = [(t._state, t._last) for t in self.soft]
+        self._screened = [(t._state, t._last) for t in self.soft + self.hard]
         if not self._in_bounds(x):
             return True
         return any(t.lower_bound(x) > level for t in self.soft)
 
     def rejected(self, x):
-        """A trial point evaluated after :meth:`above` was rejected: the terms' state
-        goes back to what it was, so a rejected point never moves the peak-frequency
-        hint (the same hints whether the cheap test or the evaluation rejected it)."""
+        """A trial point evaluated after :meth:`above` was rejected: the soft and hard
+        terms' state goes back to what it was, so a rejected point never moves a
+        peak-frequency hint (the same hints whether the cheap test or the evaluation
+        rejected it).
+
+        Examples
+        --------
+        >>> import control, numpy as np
+        >>> import robustmb as rmb
+        >>> from robustmb.lft.algebra import lft_lower
+        >>> from robustmb.lft.model import as_model
+        >>> from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+        >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 0.0], [0.0, 0.0]])
+        >>> km = as_model(rmb.tunable_gain("K", 1, 1))
+        >>> params = ParameterVector(km.tunables)
+        >>> lft = TunableLFT(lft_lower(as_model(P), km), params)  # 1 / (s + 1 - K)
+        >>> soft, hard = Term(lft), Term(lft, scale=0.5)
+        >>> problem = TuningProblem(params, [soft], [hard], loops=[lft])
+        >>> _ = problem.objective(np.array([-1.0]))
+        >>> before = (soft._state, hard._state)
+        >>> problem.above(np.array([-0.5]), 1.0)  # 1 / 1.5 < 1: not decided, evaluated
+        False
+        >>> _ = problem.objective(np.array([-0.5]))  # moves both terms' state
+        >>> problem.rejected(np.array([-0.5]))  # the search rejects it: state restored
+        >>> soft._state is before[0], hard._state is before[1]
+        (True, True)
+        """
+        terms = self.soft + self.hard
         saved = getattr(self, "_screened", None)
-        if saved is not None and len(saved) == len(self.soft):
-            for t, (state, last) in zip(self.soft, saved, strict=True):
+        if saved is not None and len(saved) == len(terms):
+            for t, (state, last) in zip(terms, saved, strict=True):
                 t._state, t._last = state, last
         self._screened = None
 

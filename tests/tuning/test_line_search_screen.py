@@ -120,6 +120,26 @@ def test_rejected_trial_leaves_the_peak_hint_unchanged():
     assert term._state is state
 
 
+def test_rejected_trial_leaves_the_hard_terms_hint_unchanged():
+    """Hard terms' peak hints are restored too (a hard goal evaluated at a rejected
+    trial must not steer the next evaluation's level set)."""
+    P, problem, (nu, ny) = _ac17()
+    x0 = _stable_point(problem, nu * ny)
+    soft, lft = problem.soft[0], problem.loops[0]
+    v0, _ = soft.evaluate(x0)
+    hard = Term(lft, scale=0.5 / v0)  # the same loop as a hard goal, met at x0
+    problem = TuningProblem(problem.params, [soft], [hard], loops=[lft])
+    assert np.isfinite(problem.objective(x0)[0])
+    states = (soft._state, hard._state, soft._last, hard._last)
+    x = x0 + 0.01
+    problem.above(x, np.inf)
+    problem.objective(x)
+    assert hard._state is not states[1]  # the evaluation moved the hard term's hint
+    problem.rejected(x)
+    restored = (soft._state, hard._state, soft._last, hard._last)
+    assert all(new is old for new, old in zip(restored, states, strict=True))
+
+
 def test_out_of_bounds_trials_are_rejected_unevaluated():
     params = ParameterVector({"p": rmb.realp("p", 1.0, minimum=0.0, maximum=2.0)})
     problem = TuningProblem(params, [])
