@@ -121,3 +121,30 @@ def test_diagonalisable_loops_keep_their_verdict():
         a = Q @ np.diag(lam) @ Q.T
         assert proved_stable(a) and band_verdict(a) == STABLE
         assert not proved_stable(a + 20.0 * np.eye(n))
+
+
+def test_batched_norm_leaves_nearly_defective_models_to_the_single_model_test():
+    """``hinfnorm_batch`` settles no model with an exactly unstable pole: rotated 4x4
+    Jordan blocks at ``-3e-6 .. -5e-4``, whose computed poles all lie left of the capped
+    first-order band, include exactly unstable ones (mpmath, 100 digits).  The batch must
+    leave those (``nan``) to ``hinfnorm``, which returns ``inf``."""
+    from scipy.stats import ortho_group
+
+    from robustmb.analysis.batched_norms import hinfnorm_batch
+
+    rng = np.random.default_rng(0)
+    m, stack = 4, []
+    for _ in range(12):
+        delta = -(10.0 ** rng.uniform(np.log10(3e-6), np.log10(5e-4)))
+        q = ortho_group.rvs(m, random_state=rng)
+        stack.append(q @ (delta * np.eye(m) + np.diag(np.ones(m - 1), 1)) @ q.T)
+    a = np.array(stack)
+    b, c, d = np.ones((12, m, 1)), np.ones((12, 1, m)), np.zeros((12, 1, 1))
+    gamma, _ = hinfnorm_batch((a, b, c, d))
+    exact = np.array([_exact_distance(x, 0.0) for x in a])
+    computed = np.array([np.linalg.eigvals(x).real.max() for x in a])
+    hidden = (exact > 0) & (computed < 0)
+    assert hidden.any()  # the hard case is in the stack
+    assert not np.any(np.isfinite(gamma) & (exact >= 0))
+    for x in a[hidden]:
+        assert rmb.hinfnorm(control.ss(x, np.ones((m, 1)), np.ones((1, m)), 0))[0] == np.inf
