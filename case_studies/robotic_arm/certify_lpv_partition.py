@@ -101,20 +101,38 @@ def channel_matrix(problem):
     return s
 
 
-def warm_start(record, i, j):
-    """``(omega, scalings, (i', j'))`` of the nearest certified sub-box that stored its
-    sweep's final D,G parameters (Chebyshev distance 1, then 2), or None."""
-    best = None
-    for b in record["sub_boxes"]:
-        if b.get("status") != "certified" or "scalings" not in b:
-            continue
-        dist = max(abs(b["box"][0] - i), abs(b["box"][1] - j))
-        if dist <= 2 and (best is None or dist < best[0]):
-            best = (dist, b)
-    if best is None:
+def warm_start(store, i, j):
+    """``(omega, scalings, (i', j'))`` of the nearest certified sub-box in ``store``
+    (``{(i, j): (omega, scalings)}``, its sweep's final D,G parameters; Chebyshev
+    distance 1, then 2), or None."""
+    near = [(max(abs(a - i), abs(b - j)), (a, b)) for a, b in store]
+    near = sorted(x for x in near if x[0] <= 2)
+    if not near:
         return None
-    b = best[1]
-    return np.array(b["omega"], float), np.array(b["scalings"], float), tuple(b["box"])
+    box = near[0][1]
+    return (*store[box], box)
+
+
+def load_scalings(path):
+    """The warm-start store written by :func:`save_scalings` (empty if no file)."""
+    if not path or not os.path.exists(path):
+        return {}
+    with np.load(path) as z:
+        return {
+            tuple(int(v) for v in k.split("_")[1:]): (z[k], z["s" + k[1:]])
+            for k in z.files
+            if k.startswith("w_")
+        }
+
+
+def save_scalings(path, store):
+    """Atomically write the warm-start store (``w_i_j``: frequencies, ``s_i_j``: rows)."""
+    arrays = {}
+    for (i, j), (w, x) in store.items():
+        arrays[f"w_{i}_{j}"], arrays[f"s_{i}_{j}"] = w, x
+    tmp = f"{path}.tmp{os.getpid()}.npz"
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
 
 
 def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6, warm=None):
@@ -178,8 +196,7 @@ def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6, w
     if peak.covered:
         out["status"] = "certified"
         # the warm start of the neighbours (not part of the certificate)
-        out["omega"] = [float(w) for w in peak.omega]
-        out["scalings"] = [[float(v) for v in row] for row in peak.scalings]
+        out["omega"], out["scalings"] = peak.omega, peak.scalings
     else:
         out["status"] = "sweep failed"
         out["failed_at"] = float(peak.omega[int(np.argmax(peak.mu_upper))])
@@ -202,6 +219,11 @@ def main():
     ap.add_argument("--resume", action="store_true", help="keep --out's sub-boxes and skip them")
     ap.add_argument(
         "--warm", action="store_true", help="start from a certified neighbour's scalings"
+    )
+    ap.add_argument(
+        "--scalings",
+        default=None,
+        help="warm-start store (.npz; default: --out with .scalings.npz)",
     )
     ap.add_argument("--profile", default=None, help="cProfile the first sub-box into PATH")
     args = ap.parse_args()
@@ -243,6 +265,17 @@ def main():
         t_start -= record.get("time", 0.0)
         seen = {tuple(b["box"]) for b in record["sub_boxes"]}
         boxes = [b for b in boxes if b not in seen]
+    scal_path = args.scalings or (
+        os.path.splitext(args.out)[0] + ".scalings.npz" if args.out else None
+    )
+    store = load_scalings(scal_path) if args.resume else {}
+    # scalings left in the record by an older version of this driver: to the store
+    for b in record["sub_boxes"]:
+        if "scalings" in b:
+            store[tuple(b["box"])] = (
+                np.array(b.pop("omega"), float),
+                np.array(b.pop("scalings"), float),
+            )
 
     def save():
         done = [b for b in record["sub_boxes"] if b["status"] == "certified"]
@@ -257,7 +290,7 @@ def main():
             os.replace(tmp, args.out)
 
     for i, j in boxes:
-        warm = warm_start(record, i, j) if args.warm else None
+        warm = warm_start(store, i, j) if args.warm else None
         prof = None
         if args.profile:
             import cProfile
@@ -272,6 +305,10 @@ def main():
             prof.dump_stats(args.profile)
             args.profile = None
         res["t_ranges"] = t_ranges(els, n, i, j)
+        if "scalings" in res:
+            store[(i, j)] = (res.pop("omega"), res.pop("scalings"))
+            if scal_path:
+                save_scalings(scal_path, store)
         if res["status"] == "certified" and args.check:
             got = check(values, args.check, args.random, ranges=res["t_ranges"])
             gamma, where = (
@@ -283,9 +320,7 @@ def main():
             res["check"] = chk
         record["sub_boxes"].append(res)
         save()
-        print(
-            json.dumps({k: v for k, v in res.items() if k not in ("omega", "scalings")}), flush=True
-        )
+        print(json.dumps(res), flush=True)
     save()
     print(f"coverage {record['coverage']:.4f} at gamma {args.gamma}, {record['time']:.0f} s")
 
