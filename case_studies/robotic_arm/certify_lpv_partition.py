@@ -38,7 +38,16 @@ Usage (from the repository root)::
 
 ``--boxes i,j ...`` (``i`` indexes t1, ``j`` t2, from the lower end) picks sub-boxes;
 default all, in order of increasing distance from the ``(0, 0)`` corner.  Slow: on a
-loaded 2-core machine a sub-box takes 6-15 minutes (measured: 378-835 s).
+loaded 2-core machine a sub-box takes 5-15 minutes (measured: 303-928 s; 97 % of it is
+the D,G optimisation, see benchmarks/RESULTS.md).
+
+``--out`` is written atomically (temporary file, then rename) after every sub-box, so an
+interrupted run leaves a valid file; ``--resume`` keeps its sub-boxes (same design,
+channel, gamma and partition, else it stops) and runs only the others.  ``--warm`` starts
+each sweep at the frequencies of the nearest certified sub-box (Chebyshev distance <= 2)
+from the D,G parameters its sweep ended at, kept in ``--scalings`` (``.npz``, default next
+to ``--out``; not part of the certificate: every bound is certified as from a cold
+start).  ``--profile PATH`` writes a cProfile of the first sub-box.
 """
 
 from __future__ import annotations
