@@ -55,10 +55,13 @@ def test_sub_box_partition_covers_the_square(driver):
     assert np.allclose(lo, -1.0) and np.allclose(hi, 1.0) and vol == pytest.approx(4.0)
 
 
-def test_stored_checkpoint_is_consistent():
+@pytest.mark.parametrize(
+    "name", ["arm_lpv_hard_certificate.json", "arm_lpv_hard_certificate_095.json"]
+)
+def test_stored_checkpoint_is_consistent(name):
     from tests._scripts import ROOT
 
-    path = f"{ROOT}/case_studies/robotic_arm/checkpoints/arm_lpv_hard_certificate.json"
+    path = f"{ROOT}/case_studies/robotic_arm/checkpoints/{name}"
     with open(path) as fh:
         rec = json.load(fh)
     done = [b for b in rec["sub_boxes"] if b["status"] == "certified"]
