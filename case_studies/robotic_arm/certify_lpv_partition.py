@@ -38,7 +38,16 @@ Usage (from the repository root)::
 
 ``--boxes i,j ...`` (``i`` indexes t1, ``j`` t2, from the lower end) picks sub-boxes;
 default all, in order of increasing distance from the ``(0, 0)`` corner.  Slow: on a
-loaded 2-core machine a sub-box takes 6-15 minutes (measured: 378-835 s).
+loaded 2-core machine a sub-box takes 5-15 minutes (measured: 303-928 s; 97 % of it is
+the D,G optimisation, see benchmarks/RESULTS.md).
+
+``--out`` is written atomically (temporary file, then rename) after every sub-box, so an
+interrupted run leaves a valid file; ``--resume`` keeps its sub-boxes (same design,
+channel, gamma and partition, else it stops) and runs only the others.  ``--warm`` starts
+each sweep at the frequencies of the nearest certified sub-box (Chebyshev distance <= 2)
+from the D,G parameters its sweep ended at, kept in ``--scalings`` (``.npz``, default next
+to ``--out``; not part of the certificate: every bound is certified as from a cold
+start).  ``--profile PATH`` writes a cProfile of the first sub-box.
 """
 
 from __future__ import annotations
@@ -61,7 +70,7 @@ sys.path.insert(0, HERE)
 from bench_arm_wcgain import arm_channel  # noqa: E402
 from check_design import check  # noqa: E402
 
-from robustmb.analysis import branch_and_bound as bb  # noqa: E402
+from robustmb.analysis.branch_and_bound import recentre_system  # noqa: E402
 from robustmb.analysis.freqresp import freqresp  # noqa: E402
 from robustmb.analysis.mu_sweep import certified_mu_peak  # noqa: E402
 from robustmb.analysis.mu_upper import n_scaling_parameters  # noqa: E402
@@ -93,24 +102,72 @@ def t_ranges(els, n, i, j):
     return out
 
 
-def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6):
-    """Screen, probe and sweep one sub-box; a dict of the result."""
-    chan = bb._channel_matrix(problem, problem.blocks)
+def channel_matrix(problem):
+    """``(nw, k)`` 0/1 matrix sending the ``k`` real elements' values to Delta's diagonal."""
+    s = np.zeros((problem.nw, len(problem.blocks)))
+    for j, bi in enumerate(problem.blocks):
+        s[bi.w, j] = 1.0
+    return s
+
+
+def warm_start(store, i, j):
+    """``(omega, scalings, (i', j'))`` of the nearest certified sub-box in ``store``
+    (``{(i, j): (omega, scalings)}``, its sweep's final D,G parameters; Chebyshev
+    distance 1, then 2), or None."""
+    near = [(max(abs(a - i), abs(b - j)), (a, b)) for a, b in store]
+    near = sorted(x for x in near if x[0] <= 2)
+    if not near:
+        return None
+    box = near[0][1]
+    return (*store[box], box)
+
+
+def load_scalings(path):
+    """The warm-start store written by :func:`save_scalings` (empty if no file)."""
+    if not path or not os.path.exists(path):
+        return {}
+    with np.load(path) as z:
+        return {
+            tuple(int(v) for v in k.split("_")[1:]): (z[k], z["s" + k[1:]])
+            for k in z.files
+            if k.startswith("w_")
+        }
+
+
+def save_scalings(path, store):
+    """Atomically write the warm-start store (``w_i_j``: frequencies, ``s_i_j``: rows)."""
+    arrays = {}
+    for (i, j), (w, x) in store.items():
+        arrays[f"w_{i}_{j}"], arrays[f"s_{i}_{j}"] = w, x
+    tmp = f"{path}.tmp{os.getpid()}.npz"
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6, warm=None):
+    """Screen, probe and sweep one sub-box; a dict of the result.
+
+    ``warm = (omega, scalings, box)``: the sweep starts at a certified neighbour's
+    frequencies from its D,G parameters (a start only: every bound is certified as from
+    a cold start).
+    """
+    chan = channel_matrix(problem)
     c, r = sub_box(names, n, i, j)
     cd, rd = chan @ c, chan @ r
     out = {"box": [i, j]}
     t0 = time.perf_counter()
-    sub = bb.recentre_system(problem.m11, problem.nw, problem.nz, cd, rd)
+    sub = recentre_system(problem.m11, problem.nw, problem.nz, cd, rd)
     if sub is None:
         return out | {"status": "ill-posed centre", "time": time.perf_counter() - t0}
     screen = mussv_stack(freqresp(sub, SCREEN_FREQUENCIES), problem.blk, lower=False, target=1.0)
     out["screen"] = [float(u) for u in screen.upper]
+    out["screen_time"] = time.perf_counter() - t0
     if np.max(screen.upper) >= 1.0:
         return out | {"status": "screened out", "time": time.perf_counter() - t0}
     ny, nu = problem.model.shape
     blk = [*problem.blk, (nu, ny)]
     full = (problem.a, problem.b, problem.c, problem.d)
-    a, b, c_, d = bb.recentre_system(full, problem.nw, problem.nz, cd, rd)
+    a, b, c_, d = recentre_system(full, problem.nw, problem.nz, cd, rd)
     nz, nw = problem.nz, problem.nw
     if not is_stable(a, problem.dt):
         return out | {"status": "unstable centre", "time": time.perf_counter() - t0}
@@ -122,6 +179,7 @@ def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6):
     c_[nz:] /= gamma
     d[nz:] /= gamma
     sub = (a, b, c_, d)
+    t1 = time.perf_counter()
     if hint:
         probe = hint * np.array([1.0, 0.9, 1.1, 0.8, 1.25])
         ub = mussv_stack(freqresp(sub, probe), blk, lower=False, target=LEVEL).upper
@@ -129,8 +187,12 @@ def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6):
         if np.max(ub) > LEVEL:
             out["failed_at"] = float(probe[int(np.argmax(ub))])
             return out | {"status": "probe failed", "time": time.perf_counter() - t0}
+    out["probe_time"] = time.perf_counter() - t1
     start = None
-    if n_grid:
+    if warm is not None:
+        start = warm[:2]
+        out["warm_from"] = list(warm[2])
+    elif n_grid:
         grid = np.concatenate([[0.0], np.logspace(-3, 3.7, n_grid - 1)])
         start = (grid, np.full((n_grid, n_scaling_parameters(blk)), np.nan))
     peak = certified_mu_peak(
@@ -139,8 +201,11 @@ def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6):
     )  # fmt: skip
     out["frequencies"] = len(peak.omega)
     out["largest_mu_upper"] = float(np.max(peak.mu_upper))
+    out["sweep_time"] = time.perf_counter() - t1 - out["probe_time"]
     if peak.covered:
         out["status"] = "certified"
+        # the warm start of the neighbours (not part of the certificate)
+        out["omega"], out["scalings"] = peak.omega, peak.scalings
     else:
         out["status"] = "sweep failed"
         out["failed_at"] = float(peak.omega[int(np.argmax(peak.mu_upper))])
@@ -160,6 +225,16 @@ def main():
     ap.add_argument("--check", type=int, default=0)
     ap.add_argument("--random", type=int, default=4)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--resume", action="store_true", help="keep --out's sub-boxes and skip them")
+    ap.add_argument(
+        "--warm", action="store_true", help="start from a certified neighbour's scalings"
+    )
+    ap.add_argument(
+        "--scalings",
+        default=None,
+        help="warm-start store (.npz; default: --out with .scalings.npz)",
+    )
+    ap.add_argument("--profile", default=None, help="cProfile the first sub-box into PATH")
     args = ap.parse_args()
 
     t_start = time.perf_counter()
@@ -186,6 +261,30 @@ def main():
         "commit": commit,
         "sub_boxes": [],
     }
+    if args.resume and args.out and os.path.exists(args.out):
+        with open(args.out) as fh:
+            old = json.load(fh)
+        for key in ("design", "channel", "gamma", "partition"):
+            if old[key] != record[key]:
+                raise SystemExit(
+                    f"--resume: {args.out} has {key}={old[key]!r}, not {record[key]!r}"
+                )
+        record = old | {"commit": commit}
+        record.setdefault("commits", []).append(commit)
+        t_start -= record.get("time", 0.0)
+        seen = {tuple(b["box"]) for b in record["sub_boxes"]}
+        boxes = [b for b in boxes if b not in seen]
+    scal_path = args.scalings or (
+        os.path.splitext(args.out)[0] + ".scalings.npz" if args.out else None
+    )
+    store = load_scalings(scal_path) if args.resume else {}
+    # scalings left in the record by an older version of this driver: to the store
+    for b in record["sub_boxes"]:
+        if "scalings" in b:
+            store[tuple(b["box"])] = (
+                np.array(b.pop("omega"), float),
+                np.array(b.pop("scalings"), float),
+            )
 
     def save():
         done = [b for b in record["sub_boxes"] if b["status"] == "certified"]
@@ -193,14 +292,32 @@ def main():
         record["certified_bound_on_covered_part"] = args.gamma if done else None
         record["time"] = time.perf_counter() - t_start
         if args.out:
-            with open(args.out, "w") as fh:
+            # atomic: an interrupted run leaves the previous complete file
+            tmp = f"{args.out}.tmp{os.getpid()}"
+            with open(tmp, "w") as fh:
                 json.dump(record, fh, indent=1)
+            os.replace(tmp, args.out)
 
     for i, j in boxes:
+        warm = warm_start(store, i, j) if args.warm else None
+        prof = None
+        if args.profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
         res = certify_sub_box(
-            problem, names, n, i, j, args.gamma, args.hint, args.grid, args.rounds
+            problem, names, n, i, j, args.gamma, args.hint, args.grid, args.rounds, warm
         )
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(args.profile)
+            args.profile = None
         res["t_ranges"] = t_ranges(els, n, i, j)
+        if "scalings" in res:
+            store[(i, j)] = (res.pop("omega"), res.pop("scalings"))
+            if scal_path:
+                save_scalings(scal_path, store)
         if res["status"] == "certified" and args.check:
             got = check(values, args.check, args.random, ranges=res["t_ranges"])
             gamma, where = (

@@ -19,6 +19,7 @@ Re-centring (``Delta = Dc + Dr Delta'``, ``E = I - Dzw Dc``)::
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -272,6 +273,7 @@ def certify_scaled_box(
     gamma=None,
     on_gain=None,
     hint=None,
+    split=None,
 ):
     """Branch and bound: certify that ``target`` times the normalised box is stable
     (and, with ``gamma``, that the peak gain stays below ``gamma`` on it).
@@ -306,6 +308,11 @@ def certify_scaled_box(
     hint : float, optional
         A frequency where the whole box is expected to fail (the peak of a single-box
         sweep): probed before the first whole sweep, which it usually saves.
+    split : sequence of int, optional
+        Pieces per element (``k`` positive integers): the branch and bound starts from
+        the grid of equal sub-boxes they cut the target box into instead of the whole
+        box (e.g. along elements known to make the single-box bound loose).  These
+        sub-boxes count in ``max_boxes`` as any other.
 
     Returns
     -------
@@ -343,8 +350,10 @@ def certify_scaled_box(
             ],
             problem.nz,
         )
-    lo0, hi0 = -target * np.ones(k), target * np.ones(k)
-    queue = [(lo0, hi0, hint)]
+    queue = [
+        (lo, hi, hint)
+        for lo, hi in _grid_boxes(target, np.ones(k, int) if split is None else split)
+    ]
     done: list = []
     evaluated = probed = 0
     worst = None
@@ -418,6 +427,24 @@ def certify_scaled_box(
         best=(best_gain, best_point),
         probed=probed,
     )
+
+
+def _grid_boxes(target, pieces):
+    """``(lo, hi)`` of the equal sub-boxes cutting ``[-target, target]^k`` into
+    ``pieces[j]`` along element ``j`` (the whole box for all ones).
+
+    Examples
+    --------
+    >>> [(lo.tolist(), hi.tolist()) for lo, hi in _grid_boxes(1.0, [2, 1])]
+    [([-1.0, -1.0], [0.0, 1.0]), ([0.0, -1.0], [1.0, 1.0])]
+    """
+    edges = [np.linspace(-target, target, int(n) + 1) for n in pieces]
+    out = []
+    for idx in itertools.product(*(range(int(n)) for n in pieces)):
+        lo = np.array([e[i] for e, i in zip(edges, idx, strict=True)])
+        hi = np.array([e[i + 1] for e, i in zip(edges, idx, strict=True)])
+        out.append((lo, hi))
+    return out
 
 
 def _clip(boxes, target):

@@ -68,7 +68,33 @@ def _point_values(problem, scal, point):
     }
 
 
-def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor, hint=None):
+def _split_option(initial_split, problem, what):
+    """Check ``initial_split`` (``{element name: pieces}``); pieces per element of
+    ``problem.blocks`` (None when not given)."""
+    if initial_split is None:
+        return None
+    if not isinstance(initial_split, dict):
+        raise ArgumentError(
+            f"{what}: initial_split must be a dict {{element name: pieces}}, "
+            f"got {type(initial_split).__name__}"
+        )
+    names = [bi.name for bi in problem.blocks]
+    pieces = np.ones(len(names), int)
+    for name, n in initial_split.items():
+        if name not in names:
+            raise ArgumentError(
+                f"{what}: initial_split[{name!r}]: no uncertain element {name!r} "
+                f"(elements: {', '.join(names)})"
+            )
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ArgumentError(
+                f"{what}: initial_split[{name!r}] must be an integer >= 1, got {n!r}"
+            )
+        pieces[names.index(name)] = int(n)
+    return pieces
+
+
+def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor, hint=None, split=None):
     """Branch and bound on the worst-case gain: certify ``lower * (1 + gap_tol)`` on every
     sub-box of the box, raising the level whenever a sub-box centre has a larger gain.
 
@@ -105,6 +131,7 @@ def _gain_boxes(problem, scal, lower, level, gap_tol, max_boxes, executor, hint=
         gamma=lower[0] * (1.0 + gap_tol),
         on_gain=on_gain,
         hint=hint,
+        split=split,
     )
     if cover.best_point is not None and cover.best_gain > state["lower"][0]:
         verified(cover.best_point)

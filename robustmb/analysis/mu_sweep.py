@@ -78,6 +78,13 @@ class MuPeak:
     real_level : float
         The level reached before any relaxation (equal to ``upper`` when none was
         needed): ``upper / real_level - 1`` is what the relaxation cost.
+    scalings : ndarray or None
+        With a fixed ``level`` and a covered axis: the D,G parameters (rows of
+        :class:`~.mu_upper.ScalingParametrization` for the structure, aligned with
+        ``omega``; NaN rows where none were kept) that the real-structure bounds ended
+        at.  Passed back as ``start=(omega, scalings)`` to a sweep of a nearby problem
+        (e.g. a neighbouring sub-box of a parameter box) they are a warm start only:
+        every bound of that sweep is certified as from a cold start.
     """
 
     upper: float
@@ -91,6 +98,7 @@ class MuPeak:
     mu_lower: np.ndarray = field(repr=False)
     relaxed: list = field(default_factory=list)
     real_level: float = np.nan
+    scalings: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if np.isnan(self.real_level):
@@ -445,6 +453,7 @@ def _half_axis_peak(
                 np.array(lbs),
                 relaxed=[pts[i] for i in relaxed_at if i in ivs],
                 real_level=real_level if relaxed_at else level,
+                scalings=_scaling_rows(xs, blk) if fixed else None,
             )
         if rnd == max_rounds:
             break
@@ -478,6 +487,15 @@ def _half_axis_peak(
             real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _scaling_rows(xs, blk):
+    """The kept D,G parameters as an array, one row per point (NaN where none were kept)."""
+    out = np.full((len(xs), n_scaling_parameters(blk)), np.nan)
+    for k, x in enumerate(xs):
+        if x is not None:
+            out[k] = x
+    return out
 
 
 def _start_rows(ws, start, pts, xs, blk):

@@ -28,6 +28,7 @@ from .gain_boxes import (
     _peak_of,
     _point_values,
     _real_blocks,
+    _split_option,
     first_reaching_scale,
 )
 from .gain_levels import level_ratio_from_scalings
@@ -305,7 +306,16 @@ def _worst_case_search(
     return best
 
 
-def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
+def wcgain(
+    usys,
+    *,
+    omega=None,
+    progress=False,
+    gap_tol=5e-3,
+    max_boxes=16,
+    executor=None,
+    initial_split=None,
+):
     """Worst-case peak gain of an uncertain system.
 
     Parameters
@@ -332,6 +342,12 @@ def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, exec
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.
+    initial_split : dict, optional
+        ``{element name: pieces}``: the branch and bound starts from the grid of equal
+        sub-boxes these cut the box into (the other elements whole) instead of the
+        whole box, e.g. ``{"t1": 8, "t2": 8}`` for scheduling parameters repeated many
+        times in the LFT, which make the single-box bound loose.  These sub-boxes count
+        in ``max_boxes``.  Used only when the branch and bound runs.
 
     Returns
     -------
@@ -364,14 +380,15 @@ def wcgain(usys, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, exec
     omega = frequencies(omega, "wcgain")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
+    split = _split_option(initial_split, problem, "wcgain")
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
-        return _wcgain(problem, omega, bar, gap_tol, max_boxes, executor)
+        return _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split)
 
 
-def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
+def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split=None):
     bar.start("worst case over vertices and samples")
     if omega is not None:
         # bounds of the largest gain over these frequencies (lower and upper alike)
@@ -426,8 +443,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
         bad = grid[~np.isfinite(gam)]
         hint = float(bad[int(np.argmin(np.abs(bad - f_lo)))]) if np.isfinite(f_lo) else None
         return _unbounded(
-            problem, (g_lo, f_lo, worst), why, None, omega, gap_tol, max_boxes, executor, bar, hint
-        )
+            problem, (g_lo, f_lo, worst), why, None, omega, gap_tol, max_boxes, executor, bar, hint,
+            split,
+        )  # fmt: skip
     if omega is not None:
         reason = "wcgain: bounds of the largest gain over the given frequencies only"
         return WcgainResult(g_lo, float(np.max(gam)), f_lo, worst or {}, False, None, reason)
@@ -452,8 +470,9 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
                 # the grid frequency with the largest certified gain bound
                 hint = float(grid[int(np.argmax(gam))])
                 (g_lo, f_lo, worst), cover = _gain_boxes(
-                    problem, scal, (g_lo, f_lo, worst), level, gap_tol, max_boxes, executor, hint
-                )
+                    problem, scal, (g_lo, f_lo, worst), level, gap_tol, max_boxes, executor,
+                    hint, split,
+                )  # fmt: skip
                 if cover.certified:
                     level = min(level, cover.gamma)
                 reason += _gain_cover_note(cover)
@@ -476,20 +495,23 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
             hint = float(failed[~np.isfinite(extra)][0])
             return _unbounded(
                 problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor,
-                bar, hint,
+                bar, hint, split,
             )  # fmt: skip
         level = max(level, float(np.max(extra, initial=0.0))) * 1.001
     why = "the single-box whole-axis certificate of a finite level failed"
     return _unbounded(
-        problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None
-    )
+        problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None,
+        split,
+    )  # fmt: skip
 
 
 def _values_text(values):
     return ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
 
 
-def _unbounded(problem, lower, why, peak, omega, gap_tol, max_boxes, executor, bar, hint):
+def _unbounded(
+    problem, lower, why, peak, omega, gap_tol, max_boxes, executor, bar, hint, split=None
+):
     """wcgain when the single box certifies no finite level: say whether the loop is not
     robustly stable (a realised unstable point) or the bound is just not closed; with real
     parameters only, the branch and bound over the box may still certify a finite level."""
@@ -520,7 +542,7 @@ def _unbounded(problem, lower, why, peak, omega, gap_tol, max_boxes, executor, b
     # lower * (1 + gap_tol) (raised by larger gains at sub-box centres) on each sub-box.
     bar.start("branch and bound over the parameter box")
     (g_lo, f_lo, worst), cover = _gain_boxes(
-        problem, scal, (g_lo, f_lo, worst), np.inf, gap_tol, max_boxes, executor, hint
+        problem, scal, (g_lo, f_lo, worst), np.inf, gap_tol, max_boxes, executor, hint, split
     )
     worst = worst or {}
     if cover.certified:
