@@ -4,8 +4,7 @@ import json
 
 import numpy as np
 import pytest
-
-from tests._scripts import load_script
+from _scripts import load_script
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +58,7 @@ def test_sub_box_partition_covers_the_square(driver):
     "name", ["arm_lpv_hard_certificate.json", "arm_lpv_hard_certificate_095.json"]
 )
 def test_stored_checkpoint_is_consistent(name):
-    from tests._scripts import ROOT
+    from _scripts import ROOT
 
     path = f"{ROOT}/case_studies/robotic_arm/checkpoints/{name}"
     with open(path) as fh:
