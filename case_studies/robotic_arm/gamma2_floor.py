@@ -198,7 +198,8 @@ def structured_probe(checkpoint, gs, theta=(45.0, 135.0), maxiter=150):
     stored design ``checkpoint`` frozen there (then from the last result meeting
     ``gamma1 < 1``).  Every result is checked with python-control + AB13DD on the 8
     plants.  A local search: it shows what the structure reaches, it bounds nothing.
-    Returns a list of ``(g, stacked, gamma1, gamma2)``.
+    Returns a list of ``(g, stacked, gamma1, gamma2)`` and the last controller
+    ``(A, B, C, D)`` meeting ``gamma1 < 1`` (the frozen start if none did).
     """
     with open(checkpoint) as fh:
         vals = {k: np.asarray(v, float) for k, v in json.load(fh)["values"].items()}
@@ -230,7 +231,7 @@ def structured_probe(checkpoint, gs, theta=(45.0, 135.0), maxiter=150):
         out.append((g, float(res.gamma), g1, g2))
         if g1 < 1:
             cur = (Kt.A, Kt.B, Kt.C, Kt.D)
-    return out
+    return out, cur
 
 
 def dc_scan(grid=7):

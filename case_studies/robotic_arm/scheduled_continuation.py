@@ -36,13 +36,11 @@ import json
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import robustmb as rmb  # noqa: E402
 from robustmb.examples.arm_lpv import OUTPUT_SCALE  # noqa: E402
 
 CK = os.environ.get("CK", "/tmp/lpv5/cont")
@@ -66,35 +64,11 @@ def surface_from_lti(A, B, C, D):
 
 
 def stage_probe(theta=(45.0, 135.0), gs=(6.0, 5.0), maxiter=150):
-    from gamma2_floor import _PROB, _stacked_plant, frozen_plant, verify
+    from gamma2_floor import structured_probe
 
-    with open(STORED) as fh:
-        vals = {k: np.asarray(v, float) for k, v in json.load(fh)["values"].items()}
-    t1, t2 = (float(np.tan(np.radians(th) / 2)) for th in theta)
-    Kf = _PROB.controller.usubs(vals).usubs({"t1": t1, "t2": t2})
-    plants = [
-        frozen_plant(*theta, lv)
-        for lv in itertools.product((-1, 1), repeat=5)
-        if lv[3] == -1 and lv[4] == 1
-    ]
-    K = rmb.tunable_ss("K", 3, 2, 2)
-    cur = (Kf.A, Kf.B, Kf.C, Kf.D)
-    out, improved = [], False
-    for g in gs:
-        t0 = time.perf_counter()
-        for name, M in zip(("K.A", "K.B", "K.C", "K.D"), cur, strict=True):
-            K.tunables[name].value = np.asarray(M, float)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = rmb.hinfstruct([_stacked_plant(G, g) for G in plants], K, maxiter=maxiter)
-        Kt = res.controller
-        ver = [verify(G, Kt) for G in plants]
-        g1, g2 = max(v[0] for v in ver), max(v[1] for v in ver)
-        log(f"g {g}: stacked {res.gamma:.4f}, gamma1 {g1:.4f}, gamma2 {g2:.4f}, "
-            f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
-        out.append(dict(g=g, stacked=float(res.gamma), gamma1=g1, gamma2=g2))
-        if g1 < 1:
-            cur, improved = (Kt.A, Kt.B, Kt.C, Kt.D), True
+    steps, cur = structured_probe(STORED, gs, theta=theta, maxiter=maxiter)
+    out = [dict(g=g, stacked=st, gamma1=g1, gamma2=g2) for g, st, g1, g2 in steps]
+    improved = any(r["gamma1"] < 1 for r in out)
     A, B, C, D = (np.asarray(M, float) for M in cur)
     values = {k: v.tolist() for k, v in surface_from_lti(A, B, C, D).items()}
     d = {"values": values, "probe": out, "improved": improved, "theta": list(theta),

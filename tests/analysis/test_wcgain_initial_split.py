@@ -13,25 +13,13 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import control
 import numpy as np
 import pytest
+from test_gain_branch_and_bound import _gain, _loop  # the same c d1 d2 loop and its closed form
 
 import robustmb as rmb
 from robustmb.analysis.branch_and_bound import _grid_boxes, certify_scaled_box
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.analysis.uncertain_problem import uncertain_problem
 from robustmb.errors import ArgumentError
-
-
-def _loop(c=0.3, p=1.0):
-    s = control.tf("s")
-    d1 = rmb.ureal("d1", 0.0, range=(-1, 1))
-    d2 = rmb.ureal("d2", 0.0, range=(-1, 1))
-    g = rmb.uss(control.ss(1 / (s * s + p * s + 1)))
-    return rmb.feedback(g, -(c * d1 * d2))
-
-
-def _gain(c, p, d1, d2, w):
-    """|G(jw)| written out: 1 / |1 - c d1 d2 - w^2 + j p w| (broadcasting)."""
-    return 1.0 / np.abs(1.0 - c * d1 * d2 - w * w + 1j * p * w)
 
 
 def _brute_max(c, p, n=81):
