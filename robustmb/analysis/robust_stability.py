@@ -441,7 +441,7 @@ def _robstab(
         peak = _with_search_lower(problem, peak, upper, crit, direction)
     bar.advance(label="destabilising parameter values")
     lower = _lower_of(peak)
-    cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
+    cap = _search_cap(lower)
     cover = None
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
@@ -457,10 +457,13 @@ def _robstab(
         if boxes.applies(lower, upper) and upper <= lower * (1.0 + _BOXES_FIRST):
             cover, peak, lower, upper, crit, destab = boxes.run(lower, upper, crit, destab)
         if loose and (cover is None or not cover.certified):
-            peak = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
+            # Both sweeps certify the whole box: keep the tighter (the default accuracy
+            # may relax real parameters where the loose sweep did not need to).
+            again = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
+            peak = again if again.upper < peak.upper else peak
             peak = _with_search_lower(problem, peak, upper, crit, boxes.direction or direction)
             boxes.peak, lower = peak, _lower_of(peak)
-            cap = 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
+            cap = _search_cap(lower)
         if cover is None or not cover.certified:
             before = upper
             peak, upper, crit, destab, cap = _search_lower_gap(
@@ -478,6 +481,12 @@ def _robstab(
     if cover is not None:
         reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _search_cap(lower):
+    """Largest scaling the direct parameter search scans: twice a multiple of the
+    certified margin ``lower`` (clipped to [1, 1e3]), 20 when no margin is known."""
+    return 2.0 * (max(1.0, min(lower * 4, 1e3)) if np.isfinite(lower) else 10.0)
 
 
 def _lower_of(peak):

@@ -322,7 +322,31 @@ def test_lower_bound_search_runs_only_when_the_boxes_leave_the_gap_open(monkeypa
     assert short.lower <= 1.0 <= short.upper and short.upper == res.upper
     assert _grid_stable(1.0, 1.0, short.lower)
     # the single box was swept to gap_tol only while the boxes could close the gap; with
-    # the boxes open it is swept again to the default accuracy: the single-box margin
-    # of a run without boxes
+    # the boxes open it is swept again to the default accuracy and the tighter of the two
+    # certified sweeps is kept: at least the single-box margin of a run without boxes
     single = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=0)
-    assert short.lower == single.lower and short.mu.upper == single.mu.upper
+    assert short.lower >= single.lower and short.mu.upper <= single.mu.upper
+
+
+@pytest.mark.slow  # about a minute: the pole-escape loop's sweeps
+def test_open_boxes_keep_the_tighter_of_the_two_single_box_sweeps():
+    """With the boxes left open (``max_boxes=1``) the single box is swept again at the
+    default accuracy; that sweep relaxes real parameters at two frequencies (level
+    0.7246 -> 0.7522) where the sweep to ``gap_tol`` certified mu <= 0.717605 without
+    relaxing.  Both are certificates: the margin reported is the larger one (it was
+    1.32945, 4.6 % below what the run had proved).  Exact margin 1.5 (the problem-set
+    loop's closed form); the lower bound is checked by a grid of closed-loop poles."""
+    from _scripts import load_script
+
+    bench = load_script("benchmarks", "bench_real_parameters.py", name="bench_real_parameters")
+    res = rmb.robstab(bench.pole_escape_loop(), sensitivity=False, max_boxes=1)
+    assert 1.39 < res.lower <= 1.5 <= res.upper
+    assert res.lower == pytest.approx(1.0 / res.mu.upper, rel=1e-12)
+    s = control.tf("s")
+    for k in np.linspace(2.0 - res.lower, 2.0 + res.lower, 41):
+        for tau in np.linspace(0.5 - 0.3 * res.lower, 0.5 + 0.5 * res.lower, 41):
+            if tau <= 0:
+                continue
+            loop = k / ((tau * s + 1) * (0.05 * s + 1) ** 2) * 2 * (1 + 1 / (0.4 * s))
+            poles = control.feedback(loop, 1).poles()
+            assert poles.real.max() < 0, (k, tau)
