@@ -26,7 +26,7 @@ import numpy as np
 from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
-from .boundary_crossing import crossing_search, scan_crossings
+from .boundary_crossing import _MIN_STATES, crossing_search, scan_crossings
 from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
@@ -62,7 +62,10 @@ class RobstabResult:
     certified : bool
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
-        The evidence: certified intervals, pointwise mu bounds over frequency.
+        The evidence: certified intervals, pointwise mu bounds over frequency.  When the
+        branch and bound closed the gap, this single-box sweep was certified to
+        ``gap_tol`` only (its ``upper`` within ``1 + gap_tol`` of the pointwise bounds,
+        not the default 1e-3): the boxes, not this sweep, carry ``lower``.
     boxes : BoxCover or None
         The branch and bound over the parameter box, when it ran (all-real loops whose
         single-box bound left a gap above ``gap_tol``): the target scaling, whether
@@ -119,8 +122,10 @@ def _crossing_scale(problem, direction, alpha_max, n_scan=24):
     return None if np.isnan(got) else float(got)
 
 
-# Box corners are enumerated up to this many scalar elements (4096 corners); models
-# searched on the boundary (``crossing_search``, >= 40 states) stop at 6 (64 corners).
+# Box corners are enumerated up to this many scalar elements (4096 corners), where a
+# direction is cheap: a scan of a small closed loop, or ``crossing_search``'s k x k
+# problems on a large one.  A large model without that search (a non-square Delta)
+# scans its full closed loop per direction and stops at 6 (64 corners).
 _MAX_CORNERS = 12
 _MAX_CORNERS_LARGE = 6
 # Directions scanned in one batch of eigenvalue problems (small models); the cap of
@@ -155,7 +160,8 @@ def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=
     rng = np.random.default_rng(seed)
     k = len(scal)
     dirs = [dict(d) for d in extra_directions]
-    corners = _MAX_CORNERS if crossing_search(problem) is None else _MAX_CORNERS_LARGE
+    cheap = crossing_search(problem) is not None or problem.m11[0].shape[0] < _MIN_STATES
+    corners = _MAX_CORNERS if cheap else _MAX_CORNERS_LARGE
     if k <= corners:
         for signs in box_vertices(k):
             dirs.append({bi.name: s for bi, s in zip(scal, signs, strict=True)})
@@ -298,7 +304,8 @@ def robstab(
     gap_tol : float
         Relative gap ``upper / lower - 1`` at which the search for destabilising
         values stops.  When every element is a real parameter, the direct search over
-        the parameter box (every corner up to 12 elements) runs first, then the branch
+        the parameter box (every corner up to 12 elements; up to 6 on models of 40 or
+        more states with a non-square ``Delta``) runs first, then the branch
         and bound when the gap is still above ``gap_tol``; the (costly) real-mu lower
         bound only when the gap is still open after both, at the frequencies where it
         can help.
