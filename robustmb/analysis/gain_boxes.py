@@ -68,9 +68,10 @@ def _point_values(problem, scal, point):
     }
 
 
-def _split_option(initial_split, problem, what):
+def _split_option(initial_split, problem, what, max_boxes):
     """Check ``initial_split`` (``{element name: pieces}``); pieces per element of
-    ``problem.blocks`` (None when not given)."""
+    ``problem.blocks`` (None when not given).  Only real parameters are split, and the
+    sub-boxes must fit in ``max_boxes`` (each costs at least one counted sweep)."""
     if initial_split is None:
         return None
     if not isinstance(initial_split, dict):
@@ -90,7 +91,19 @@ def _split_option(initial_split, problem, what):
             raise ArgumentError(
                 f"{what}: initial_split[{name!r}] must be an integer >= 1, got {n!r}"
             )
+        block = problem.blocks[names.index(name)]
+        if block.kind != "real":
+            raise ArgumentError(
+                f"{what}: initial_split[{name!r}]: {name!r} is not a real parameter "
+                "(only real parameters are split)"
+            )
         pieces[names.index(name)] = int(n)
+    total = int(np.prod(pieces, dtype=float))
+    if total > max_boxes:
+        raise ArgumentError(
+            f"{what}: initial_split makes {total} sub-boxes, more than max_boxes={max_boxes} "
+            "(each sub-box needs at least one sweep)"
+        )
     return pieces
 
 

@@ -346,8 +346,9 @@ def wcgain(
         ``{element name: pieces}``: the branch and bound starts from the grid of equal
         sub-boxes these cut the box into (the other elements whole) instead of the
         whole box, e.g. ``{"t1": 8, "t2": 8}`` for scheduling parameters repeated many
-        times in the LFT, which make the single-box bound loose.  These sub-boxes count
-        in ``max_boxes``.  Used only when the branch and bound runs.
+        times in the LFT, which make the single-box bound loose.  Real parameters only;
+        these sub-boxes count in ``max_boxes``, which must hold them all.  Used only when
+        the branch and bound runs.
 
     Returns
     -------
@@ -380,7 +381,7 @@ def wcgain(
     omega = frequencies(omega, "wcgain")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
-    split = _split_option(initial_split, problem, "wcgain")
+    split = _split_option(initial_split, problem, "wcgain", max_boxes)
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)

@@ -102,12 +102,22 @@ def test_wcgain_executors_give_the_serial_result():
         ({"d1": 0}, "initial_split['d1'] must be an integer >= 1"),
         ({"d1": 1.5}, "initial_split['d1'] must be an integer >= 1"),
         ({"d1": True}, "initial_split['d1'] must be an integer >= 1"),
+        ({"d1": 5, "d2": 5}, "initial_split makes 25 sub-boxes, more than max_boxes=16"),
     ],
 )
 def test_initial_split_errors_name_the_entry(bad, words):
     with pytest.raises(ArgumentError) as err:
         rmb.wcgain(_loop(), initial_split=bad)
     assert words in str(err.value)
+
+
+def test_initial_split_of_a_dynamic_uncertainty_is_refused():
+    """Only real parameters are split: a split of an ``ultidyn`` would be ignored."""
+    s = control.tf("s")
+    loop = rmb.uss(control.ss(1 / (s + 1))) * (1 + 0.2 * rmb.ultidyn("D", (1, 1)))
+    with pytest.raises(ArgumentError) as err:
+        rmb.wcgain(loop, initial_split={"D": 4})
+    assert "initial_split['D']: 'D' is not a real parameter" in str(err.value)
 
 
 def test_sweep_scalings_restart_a_neighbouring_problem():
