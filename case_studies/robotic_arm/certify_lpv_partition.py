@@ -53,6 +53,7 @@ start).  ``--profile PATH`` writes a cProfile of the first sub-box.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import os
@@ -252,8 +253,11 @@ def main():
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT
     ).stdout.strip()
+    with open(args.design, "rb") as fh:
+        design_hash = hashlib.sha256(fh.read()).hexdigest()
     record = {
         "design": args.design,
+        "design_sha256": design_hash,
         "channel": args.channel,
         "gamma": args.gamma,
         "partition": f"{n} x {n} equal sub-boxes of the (t1, t2) square; m1, J1, rho1, L2, "
@@ -264,13 +268,15 @@ def main():
     if args.resume and args.out and os.path.exists(args.out):
         with open(args.out) as fh:
             old = json.load(fh)
-        for key in ("design", "channel", "gamma", "partition"):
-            if old[key] != record[key]:
+        # the same design file content, not only the same path (older records: the path)
+        for key in ("design", "design_sha256", "channel", "gamma", "partition"):
+            if key in old and old[key] != record[key]:
                 raise SystemExit(
                     f"--resume: {args.out} has {key}={old[key]!r}, not {record[key]!r}"
                 )
-        record = old | {"commit": commit}
-        record.setdefault("commits", []).append(commit)
+        commits = old.get("commits") or [old["commit"]]
+        record = old | {"commit": commit, "design_sha256": design_hash}
+        record["commits"] = commits + [commit]
         t_start -= record.get("time", 0.0)
         seen = {tuple(b["box"]) for b in record["sub_boxes"]}
         boxes = [b for b in boxes if b not in seen]
@@ -327,7 +333,7 @@ def main():
             chk |= {k: got[k] for k in ("max_real", "unstable", "loops")}
             chk["below_bound"] = chk["worst"] < args.gamma and chk["max_real"] < 0
             res["check"] = chk
-        record["sub_boxes"].append(res)
+        record["sub_boxes"].append(res | {"commit": commit})
         save()
         print(json.dumps(res), flush=True)
     save()
