@@ -93,11 +93,12 @@ class _LevelHamiltonian:
         return np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
 
 
-def _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, crossings):
+def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings):
     """The lean Bruinsma--Steinbuch iteration shared by the inner evaluations.
 
     ``sig`` evaluates ``sigma_max(G(jw))`` at an array of frequencies, ``lam`` are the
-    poles, ``sd = sigma_max(D)`` (0 when the level set is proper) and ``crossings(H)``
+    poles, ``realization`` the ``(A, B, C, D)`` whose level-set Hamiltonians are
+    tested (``sd = sigma_max(D)``, 0 when the level set is proper) and ``crossings(H)``
     the imaginary parts of the Hamiltonian's eigenvalues taken as on the axis (``None``:
     the test cannot be trusted).  Starts from the best of 0, the poles' magnitudes and
     imaginary parts and ``w_hint`` (a coarse grid over the modes' band when that is not
@@ -106,6 +107,9 @@ def _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, crossings):
     Returns ``(lower, wpeak, bracket)``, ``bracket`` the crossings around the best
     point of the last level set (``None`` if there was none), or ``None``.
     """
+    hamiltonian = _LevelHamiltonian(*realization)
+    d = realization[3]
+    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
     extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
     mag = np.abs(lam)
     cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
@@ -204,11 +208,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
         return np.inf, np.nan
     if verdict != STABLE:
         return None
-    hamiltonian = _LevelHamiltonian(a, b, c, d)
-    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
-
     sig = _modal_sigma(lam, cv, vb, d)
-    out = _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, _modal_crossings)
+    out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings)
     return None if out is None else _polish_modal(lam, cv, vb, d, sig, *out)
 
 
@@ -251,10 +252,8 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
         return np.inf, np.nan
     if verdict != STABLE:
         return None
-    hamiltonian = _LevelHamiltonian(a, b, c, d)
-    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
     sig = _solved_sigma(a, b, c, d)
-    out = _level_set(sig, lam, sd, hamiltonian, tol, w_hint, maxit, _stiff_crossings)
+    out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _stiff_crossings)
     if out is None:
         return None
     lower, wpeak, bracket = out
