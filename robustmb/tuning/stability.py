@@ -13,18 +13,17 @@ inclusion of :func:`~robustmb.analysis.norms_stability.verified_stable_any`.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-import scipy.linalg.lapack
 
+from ..analysis.balancing import balance_realization
 from ..analysis.norms_stability import STABLE, UNDECIDED, UNSTABLE, stability_verdict
 
 __all__ = ["STABLE", "UNDECIDED", "UNSTABLE", "band_verdict", "proved_stable"]
 
 
 def _balanced(a):
-    """``a`` balanced by LAPACK ``dgebal`` (permutation and powers of two: exact)."""
-    ba, _, _, _, info = scipy.linalg.lapack.dgebal(a, scale=1, permute=1)
-    return ba if info == 0 else scipy.linalg.matrix_balance(a, permute=True)[0]
+    """``a`` balanced as ``hinfnorm`` balances it (permutation and powers of two: exact)."""
+    n = a.shape[0]
+    return balance_realization(a, np.zeros((n, 0)), np.zeros((0, n)))[0]
 
 
 def band_verdict(a, dt=0.0, *, poles=None, balanced=False):
