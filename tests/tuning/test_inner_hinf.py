@@ -26,6 +26,27 @@ def _dense_peak(a, b, c, d):
     return float(np.linalg.svd(g, compute_uv=False)[:, 0].max())
 
 
+def _ill_scaled_model(seed, n, spread, feed, damping=None):
+    """A random stable 2x2 model ``(a, b, c, d)`` (optionally a lightly damped mode of
+    ``damping`` decoupled from the rest), an ill-scaled realisation ``(at, bt, ct)`` of
+    it (state scalings 10^-spread .. 10^spread, a B/C imbalance) and its norm by
+    ``hinfnorm`` at 1e-10 on the well-scaled one."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    a -= (np.max(np.linalg.eigvals(a).real) + rng.uniform(0.05, 1.0)) * np.eye(n)
+    if damping is not None:
+        wn = 10.0 ** rng.uniform(-1, 2)
+        a[:2, :2] = [[0.0, wn], [-wn, -2 * damping * wn]]
+        a[2:, :2] = 0.0
+    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
+    d = rng.standard_normal((2, 2)) if feed else np.zeros((2, 2))
+    ref, _ = rmb.hinfnorm((a, b, c, d), tol=1e-10)
+    t = 10.0 ** rng.uniform(-spread, spread, n)
+    k = 10.0 ** rng.uniform(-spread, spread)
+    scaled = (a * t[None, :] / t[:, None], b / t[:, None] * k, c * t[None, :] / k)
+    return (a, b, c, d), scaled, ref
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 100_000),
@@ -37,15 +58,7 @@ def test_inner_value_is_invariant_under_ill_scaled_coordinates(seed, n, spread, 
     """A diagonal change of state coordinates (entries 10^-spread .. 10^spread) and a
     B/C imbalance do not change the norm; the inner value must stay within its
     tolerance of hinfnorm on the well-scaled model (or below it only by that)."""
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal((n, n))
-    a -= (np.max(np.linalg.eigvals(a).real) + rng.uniform(0.05, 1.0)) * np.eye(n)
-    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
-    d = rng.standard_normal((2, 2)) if feed else np.zeros((2, 2))
-    ref, _ = rmb.hinfnorm((a, b, c, d), tol=1e-10)
-    t = 10.0 ** rng.uniform(-spread, spread, n)
-    k = 10.0 ** rng.uniform(-spread, spread)
-    at, bt, ct = a * t[None, :] / t[:, None], b / t[:, None] * k, c * t[None, :] / k
+    (a, b, c, d), (at, bt, ct), ref = _ill_scaled_model(seed, n, spread, feed)
     g, _, _ = hinf_gradient(at, bt, ct, d)
     assert g >= ref * (1 - 1e-6)
     assert g <= ref * (1 + 1e-6)
@@ -106,19 +119,7 @@ def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spre
     hands the model to ``hinfnorm`` (``None``), ``hinf_gradient`` is still right."""
     from robustmb.tuning.gradients import _stiff_hinf
 
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal((n, n))
-    a -= (np.max(np.linalg.eigvals(a).real) + rng.uniform(0.05, 1.0)) * np.eye(n)
-    if damping is not None:
-        wn = 10.0 ** rng.uniform(-1, 2)
-        a[:2, :2] = [[0.0, wn], [-wn, -2 * damping * wn]]
-        a[2:, :2] = 0.0
-    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
-    d = rng.standard_normal((2, 2)) if feed else np.zeros((2, 2))
-    ref, _ = rmb.hinfnorm((a, b, c, d), tol=1e-10)
-    t = 10.0 ** rng.uniform(-spread, spread, n)
-    k = 10.0 ** rng.uniform(-spread, spread)
-    at, bt, ct = a * t[None, :] / t[:, None], b / t[:, None] * k, c * t[None, :] / k
+    (a, b, c, d), (at, bt, ct), ref = _ill_scaled_model(seed, n, spread, feed, damping)
     out = _stiff_hinf(at, bt, ct, d, 1e-7)
     if not np.isfinite(ref):  # the damped block over an unstable remainder
         assert out is None or out[0] == np.inf
