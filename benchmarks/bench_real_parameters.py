@@ -42,22 +42,10 @@ PREVIOUS = "cb514df"
 
 def previous_intervals():
     """The interval module as of ``PREVIOUS`` (read from git), or None."""
-    root = Path(__file__).resolve().parents[1]
     try:
-        src = subprocess.run(
-            ["git", "show", f"{PREVIOUS}:robustmb/analysis/frequency_intervals.py"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        return module_at(PREVIOUS, "frequency_intervals")
     except (OSError, subprocess.CalledProcessError):
         return None
-    spec = importlib.util.spec_from_loader("robustmb.analysis._previous_intervals", loader=None)
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = "robustmb.analysis"
-    exec(compile(src, "previous_frequency_intervals.py", "exec"), mod.__dict__)
-    return mod
 
 
 def module_at(rev, name="robust_stability"):
