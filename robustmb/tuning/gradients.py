@@ -15,6 +15,7 @@ import scipy.linalg as sla
 
 from ..analysis import hinfnorm
 from ..analysis.balancing import balance_realization
+from ._memo import last_call as _last_call
 from .stability import STABLE, UNSTABLE, band_verdict
 
 
@@ -31,41 +32,6 @@ def _sigma_max(g):
 
 
 _EPS = np.finfo(float).eps
-
-
-def _last_call(fn):
-    """Memo of ``fn``'s last call, keyed by the bytes, shapes and dtypes of its arguments.
-
-    A multi-peak set (:func:`hinf_peaks`) starts at the point the objective has just
-    evaluated: its modal form and the gradient at the known peak are those of that
-    evaluation.  The same inputs give the same outputs (bit for bit), so a hit only
-    saves work.  Array results are returned as copies.
-    """
-    last = [None, None]
-
-    def key(args):
-        out = []
-        for v in args:
-            if isinstance(v, np.ndarray):
-                out += [v.shape, v.dtype.str, v.tobytes()]
-            else:  # a scalar by its bytes: -0.0 and 0.0 are different keys
-                out.append((type(v), np.asarray(v).tobytes()))
-        return tuple(out)
-
-    def copied(r):
-        if isinstance(r, tuple):
-            return tuple(copied(v) for v in r)
-        return r.copy() if isinstance(r, np.ndarray) else r
-
-    def wrapper(*args):
-        k = key(args)
-        if last[0] != k:
-            last[1] = fn(*args)
-            last[0] = k
-        return copied(last[1])
-
-    wrapper.__doc__, wrapper.__name__, wrapper.__wrapped__ = fn.__doc__, fn.__name__, fn
-    return wrapper
 
 
 def _modal_sigma(lam, cv, vb, d):
@@ -128,7 +94,18 @@ class _LevelHamiltonian:
         return np.block([[a1, g * b @ ri @ b.T], [-g * c.T @ si @ c, -a1.T]])
 
 
-def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings):
+class Above(float):
+    """A lower bound of the norm that already exceeds a caller's level (a float).
+
+    Returned by the inner H-infinity evaluation when asked to stop above a level (a
+    line-search trial that will be rejected whatever the rest of the evaluation gives):
+    the largest ``sigma_max(G(jw))`` computed so far, at a frequency where the response
+    was evaluated.  A true lower bound of the norm of a stable loop (up to the rounding
+    of the response), and below ``inf``, the value of an unstable one.
+    """
+
+
+def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=None):
     """The lean Bruinsma--Steinbuch iteration shared by the inner evaluations.
 
     ``sig`` evaluates ``sigma_max(G(jw))`` at an array of frequencies, ``lam`` are the
@@ -140,7 +117,8 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings):
     above ``sd``), then raises ``lower`` until the level ``lower (1 + 2 tol)`` has no
     crossing or no tested candidate beats ``lower (1 + tol)`` (not a certificate).
     Returns ``(lower, wpeak, bracket)``, ``bracket`` the crossings around the best
-    point of the last level set (``None`` if there was none), or ``None``.
+    point of the last level set (``None`` if there was none), or ``None``; with
+    ``stop_above``, an :class:`Above` as soon as ``lower`` exceeds it.
     """
     hamiltonian = _LevelHamiltonian(*realization)
     d = realization[3]
@@ -162,6 +140,8 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings):
         lower, wpeak = sd, np.inf
     bracket = None
     for _ in range(maxit):
+        if stop_above is not None and lower > stop_above:
+            return Above(lower)
         g = lower * (1 + 2 * tol)
         # D = 0 and zero at every sampled frequency: no level set to build
         if hamiltonian.proper and g <= 0.0:
@@ -215,7 +195,7 @@ def _stiff_crossings(h):
     return np.unique(np.abs(e[near].imag))
 
 
-def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
+def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     """Peak gain of a stable, real, continuous model by a lean level-set iteration.
 
     The response is evaluated in modal form (one eigendecomposition), and the
@@ -228,7 +208,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     optimiser's inner loop only: results are always re-verified with ``hinfnorm``.  Not
     a certificate: the stop when no tested candidate beats ``lower (1 + tol)`` can
     leave a sharp peak between computed
-    crossings (see :func:`hinf_gradient` for the measured error).
+    crossings (see :func:`hinf_gradient` for the measured error).  ``above``: an
+    :class:`Above` as soon as the level set's lower bound exceeds it.
     """
     modal = _modal_form(a, b, c)
     if modal is None:
@@ -241,9 +222,9 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
         # cannot be trusted (most evaluations at large gains) goes to the stiff path,
         # which decides stability itself by the same test on the same balanced A, so the
         # band test (an eigenvector computation, the dearest step here) is not made twice.
-        out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings)
-        if out is None:
-            return None
+        out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings, above)
+        if out is None or isinstance(out, Above):
+            return out
     # hinfnorm's test, not the sign of Re(lambda): a pole beyond the axis by more than
     # its rounding band is unstable (inf); one inside its band is left to the stiff path
     # and hinfnorm (None).  A modal form of condition 1e6 can put a truly unstable pole
@@ -254,11 +235,13 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40):
     if verdict != STABLE:
         return None
     if out is None:
-        out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings)
-    return None if out is None else _polish_modal(lam, cv, vb, d, sig, *out)
+        out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings, above)
+        if out is None or isinstance(out, Above):
+            return out
+    return _polish_modal(lam, cv, vb, d, sig, *out)
 
 
-def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
+def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None):
     """Peak gain and frequency of a stable, real, continuous model whose level set the
     modal loop (:func:`_modal_hinf`) cannot trust: an ill-conditioned modal form, or a
     Hamiltonian whose norm is far above its eigenvalues (large gains).
@@ -279,7 +262,7 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     can miss the norm by more than ``tol`` (1.4e-6 and 8.1e-6 below on two review
     cases, up to 1e-5 above under non-diagonal ill-conditioning; see
     :func:`hinf_gradient`).  The optimiser's inner loop only: a run's value is
-    re-verified by ``hinfnorm``.
+    re-verified by ``hinfnorm``.  ``above``: as :func:`_modal_hinf`.
     """
     a, b, c = balance_realization(a, b, c)
     nb, nc = np.linalg.norm(b), np.linalg.norm(c)
@@ -298,9 +281,9 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60):
     if verdict != STABLE:
         return None
     sig = _solved_sigma(a, b, c, d)
-    out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _stiff_crossings)
-    if out is None:
-        return None
+    out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _stiff_crossings, above)
+    if out is None or isinstance(out, Above):
+        return out
     lower, wpeak, bracket = out
     mag = np.abs(lam)
     if not np.isfinite(wpeak):
@@ -440,7 +423,7 @@ def _polish(sig, lower, wpeak, bracket=None, rounds=8):
     return lower, wpeak
 
 
-def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None):
+def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
     """H-infinity norm of ``(A, B, C, D)``, its peak frequency and gradient w.r.t. S.
 
     Returns ``(gamma, fpeak, G)``; ``gamma = inf`` (and ``G = None``) when unstable.
@@ -451,6 +434,12 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None):
     above the norm (tests bound it by 2e-5 against independent references).  The
     values a tuning run reports are recomputed by :func:`robustmb.hinfnorm`.
 
+    ``above`` (a line search's level, continuous time): as soon as the level set has
+    found a gain above it, ``(Above(lower), nan, None)`` without the rest of the
+    iteration, the peak polish and the gradient: ``lower`` is the response's
+    ``sigma_max`` at a frequency (a lower bound of the norm of a stable loop; an
+    unstable loop's value is ``inf``, above it as well).
+
     Examples
     --------
     >>> import numpy as np
@@ -458,12 +447,18 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None):
     ...                         np.array([[3.0]]), np.array([[0.0]]))
     >>> round(g, 10), round(w, 10), G.round(6).tolist()
     (1.5, 0.0, [[0.75, 1.5], [0.5, 1.0]])
+    >>> v, w, G = hinf_gradient(np.array([[-2.0]]), np.array([[1.0]]),
+    ...                         np.array([[3.0]]), np.array([[0.0]]), above=1.0)
+    >>> isinstance(v, Above), float(v), G is None  # the gain 1.5 at w = 0 is above 1
+    (True, 1.5, True)
     """
     fast = None
     if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0]:
-        fast = _modal_hinf(a, b, c, d, tol, w_hint)
+        fast = _modal_hinf(a, b, c, d, tol, w_hint, above=above)
         if fast is None:
-            fast = _stiff_hinf(a, b, c, d, tol, w_hint)
+            fast = _stiff_hinf(a, b, c, d, tol, w_hint, above=above)
+        if isinstance(fast, Above):
+            return fast, np.nan, None
     gamma, fpeak = fast if fast is not None else hinfnorm((a, b, c, d, dt), tol=tol)
     if not np.isfinite(gamma):
         return np.inf, fpeak, None

@@ -19,6 +19,7 @@ import numpy as np
 from ..analysis import hinfnorm
 from ..errors import ArgumentError
 from .gradients import (
+    Above,
     finite_peak,
     h2_gradient,
     hinf_gradient,
@@ -31,6 +32,10 @@ from .nonsmooth_bfgs import BFGSRun, bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
 
 MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
+# A line-search trial's soft evaluation stops once a gain above level (1 + REJECT_MARGIN)
+# is found (objective): the margin covers the inner responses' rounding, measured below
+# 2e-5 relative only on ill-scaled stiff loops (gradients.hinf_gradient).
+REJECT_MARGIN = 1e-4
 
 
 @dataclass
@@ -140,19 +145,27 @@ class Term:
         a, b, c, d = self.lft.statespace(x)
         return float(hinfnorm((a, b, c, d, self.lft.dt), tol=1e-10)[0]) * self.scale
 
-    def evaluate(self, x, *, gradient=True, below_limit=False):
+    def evaluate(self, x, *, gradient=True, below_limit=False, above=None):
         """Value and gradient at ``x`` (``inf, None`` when unstable).
 
         With ``below_limit``, an H-infinity measure whose supremum is its
         parameter-independent high-frequency limit (``|I - T| -> 1`` of a tracking
         error) is measured by its largest finite-frequency local maximum instead: the
         part tuning can still lower once the norm sits on that floor.
+
+        ``above`` (a line search's rejection level, continuous H-infinity measures
+        only): once the inner level set finds a gain above it, the evaluation stops and
+        returns that gain (a lower bound of the value, above the level) with no
+        gradient, and keeps no state (:class:`~robustmb.tuning.gradients.Above`).
         """
         a, b, c, d = self.lft.statespace(x)
         if self.measure == "hinf":
             # The last peak frequency is a good candidate for the next evaluation.
             hint = self._state[3] if self._state is not None else None
-            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=hint)
+            stop = above / self.scale if above is not None and self.scale > 0 else None
+            v, w, gs = hinf_gradient(a, b, c, d, self.lft.dt, w_hint=hint, above=stop)
+            if isinstance(v, Above):
+                return float(v) * self.scale, None
             if np.isfinite(v):
                 self._state = (np.array(x, float), (a, b, c, d), v, w)
                 if below_limit and not np.isfinite(w) and self.lft.dt == 0:
@@ -286,10 +299,10 @@ class TuningProblem:
                 best, grad = alpha, lft.chain(x, gs)
         return best, grad
 
-    def _worst(self, terms, x, *, below_limit=False):
+    def _worst(self, terms, x, *, below_limit=False, above=None):
         best, grad = -np.inf, np.zeros(self.params.size)
         for t in terms:
-            v, g = t.evaluate(x, below_limit=below_limit)
+            v, g = t.evaluate(x, below_limit=below_limit, above=above)
             if not np.isfinite(v):
                 return np.inf, None
             if v > best:
@@ -369,7 +382,14 @@ class TuningProblem:
             return 0.0, np.zeros(self.params.size)
         if below_limit:
             return self._worst(self.soft, x, below_limit=True)
-        return self._worst(self.soft, x)
+        # A line-search trial that passed the screen (:meth:`above`) at this very x: its
+        # soft evaluations may stop once they are above the trial's level (with a margin
+        # for the rounding of the responses), since the search rejects it then anyway.
+        trial, self._trial = getattr(self, "_trial", None), None
+        stop = None
+        if trial is not None and trial[0] == np.asarray(x, float).tobytes():
+            stop = trial[1] + REJECT_MARGIN * abs(trial[1])
+        return self._worst(self.soft, x, above=stop)
 
     # ------------------------------------------------ line-search screen (bfgs `screen`)
     def above(self, x, level):
@@ -380,7 +400,9 @@ class TuningProblem:
         over the soft terms (``inf`` when unstable), is then above it as well.  ``False``
         means "not decided": the line search evaluates the point.  Each call also keeps
         the soft and hard terms' evaluation state (peak-frequency hints) for
-        :meth:`rejected`.
+        :meth:`rejected`, and an undecided call keeps ``(x, level)``: the evaluation of
+        that very ``x`` that follows (:meth:`objective`) stops its soft terms as soon as
+        they are above ``level (1 + REJECT_MARGIN)``, since the point is rejected then.
 
         Examples
         --------
@@ -402,9 +424,14 @@ class TuningProblem:
         False
         """
         self._screened = [(t._state, t._last) for t in self.soft + self.hard]
+        self._trial = None
         if not self._in_bounds(x):
             return True
-        return any(t.lower_bound(x) > level for t in self.soft)
+        if any(t.lower_bound(x) > level for t in self.soft):
+            return True
+        if np.isfinite(level):
+            self._trial = (np.asarray(x, float).tobytes(), float(level))
+        return False
 
     def rejected(self, x):
         """A trial point evaluated after :meth:`above` was rejected: the soft and hard

@@ -1,0 +1,115 @@
+"""Cheaper line-search trials: an evaluation that stops once it is above the trial's
+level (``hinf_gradient(..., above=)``, ``TuningProblem.objective`` after ``above``), and
+the one-call memo of the modal form and the peak gradient.  Neither may change a run."""
+
+import numpy as np
+from _compleib import compleib, static_loop
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robustmb as rmb
+import robustmb.tuning.tuning_problem as tp
+from robustmb.tuning import gradients
+from robustmb.tuning.gradients import Above, hinf_gradient, peak_gradient
+
+
+def _stable_model(seed, n, feed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    a -= (np.max(np.linalg.eigvals(a).real) + rng.uniform(0.05, 1.0)) * np.eye(n)
+    b, c = rng.standard_normal((n, 2)), rng.standard_normal((3, n))
+    d = 0.3 * rng.standard_normal((3, 2)) if feed else np.zeros((3, 2))
+    return a, b, c, d
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 100_000),
+    n=st.integers(1, 7),
+    feed=st.booleans(),
+    ratio=st.floats(0.05, 2.0),
+)
+def test_stop_above_gives_a_lower_bound_above_the_level_or_the_full_value(seed, n, feed, ratio):
+    """With ``above = ratio * norm`` the inner evaluation returns either the value it
+    gives without ``above`` (bit for bit, with the same gradient), or an ``Above``
+    that exceeds the level and is at most the norm (``hinfnorm`` at 1e-10)."""
+    a, b, c, d = _stable_model(seed, n, feed)
+    ref = rmb.hinfnorm((a, b, c, d), tol=1e-10)[0]
+    full = hinf_gradient(a, b, c, d)
+    level = ratio * ref
+    out = hinf_gradient(a, b, c, d, above=level)
+    if isinstance(out[0], Above):
+        assert out[2] is None and np.isnan(out[1])
+        assert level < float(out[0]) <= ref * (1 + 1e-9)
+    else:
+        assert out[0] == full[0] and out[1] == full[1]
+        np.testing.assert_array_equal(out[2], full[2])
+
+
+def test_a_level_below_every_gain_stops_at_the_first_candidates():
+    """1 / (s + 2) scaled by 3: the gain 1.5 at w = 0 is a candidate of the level set."""
+    a, b, c, d = (np.array([[-2.0]]), np.array([[1.0]]), np.array([[3.0]]), np.zeros((1, 1)))
+    v, w, g = hinf_gradient(a, b, c, d, above=1.0)
+    assert isinstance(v, Above) and float(v) == 1.5 and g is None
+    v, w, g = hinf_gradient(a, b, c, d, above=1.5)  # not above: the full evaluation
+    assert not isinstance(v, Above) and v == 1.5 and w == 0.0 and g is not None
+
+
+def _hinfstruct_runs(name, starts=2):
+    P, _, m = compleib(name)
+    K = rmb.tunable_gain("K", m[2].shape[1], m[4].shape[0])
+    res = rmb.hinfstruct(P, K, random_start=starts, seed=0)
+    return res, P, m
+
+
+def test_early_rejection_leaves_hinfstruct_runs_unchanged(monkeypatch):
+    """AC17 and AC7 (2 random starts, seed 0): every run's start, point and value are the
+    same, to the bit, with the early stop and with it turned off (an infinite margin
+    never stops an evaluation); the result is the textbook loop's hinfnorm."""
+    for name in ("AC17", "AC7"):
+        calls = []
+
+        def counted(*args, _calls=calls, **kwargs):
+            out = hinf_gradient(*args, **kwargs)
+            _calls.append(isinstance(out[0], Above))
+            return out
+
+        monkeypatch.setattr(tp, "hinf_gradient", counted)
+        res_early, P, m = _hinfstruct_runs(name)
+        monkeypatch.setattr(tp, "REJECT_MARGIN", np.inf)
+        calls_full = len(calls)
+        res_full, _, _ = _hinfstruct_runs(name)
+        monkeypatch.setattr(tp, "REJECT_MARGIN", 1e-4)
+        assert not any(calls[calls_full:])
+        calls = calls[:calls_full]
+        assert any(calls), f"{name}: no evaluation stopped early, the test checks nothing"
+        assert res_early.gamma == res_full.gamma
+        for r1, r2 in zip(res_early.runs, res_full.runs, strict=True):
+            np.testing.assert_array_equal(r1.start, r2.start)
+            np.testing.assert_array_equal(r1.x, r2.x)
+            assert r1.value == r2.value
+        k = res_early.values["K"]
+        nu, ny = m[2].shape[1], m[4].shape[0]
+        ref = rmb.hinfnorm(static_loop(P, np.reshape(k, (nu, ny))), tol=1e-10)[0]
+        assert abs(res_early.gamma / ref - 1) < 1e-6
+
+
+def test_memo_returns_the_unmemoised_result_as_copies():
+    """The one-call memo gives what the function gives, as fresh copies (a caller
+    mutating its result does not change the next one), and tells -0.0 from 0.0."""
+    a, b, c, d = _stable_model(3, 4, True)
+    sv, g = peak_gradient(a, b, c, d, 0.0, 0.7)
+    sv0, g0 = peak_gradient.__wrapped__(a, b, c, d, 0.0, 0.7)
+    assert sv == sv0
+    np.testing.assert_array_equal(g, g0)
+    g[:] = 0.0
+    np.testing.assert_array_equal(peak_gradient(a, b, c, d, 0.0, 0.7)[1], g0)
+    lam, cv, vb = gradients._modal_form(a, b, c)
+    lam[:] = 0.0
+    lam2, _, _ = gradients._modal_form(a, b, c)
+    np.testing.assert_array_equal(lam2, gradients._modal_form.__wrapped__(a, b, c)[0])
+    # the same value by key, but the sign of zero is part of the key
+    pos = peak_gradient(a, b, c, d, 0.0, 0.0)[1]
+    neg = peak_gradient(a, b, c, d, 0.0, -0.0)[1]
+    np.testing.assert_array_equal(neg, peak_gradient.__wrapped__(a, b, c, d, 0.0, -0.0)[1])
+    np.testing.assert_array_equal(pos, peak_gradient.__wrapped__(a, b, c, d, 0.0, 0.0)[1])
