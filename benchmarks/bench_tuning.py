@@ -17,7 +17,9 @@ Printed: gamma and time of each, the ratios ``gamma_rmb / gamma_ref`` and
 objective evaluations of robustmb's optimiser, each an inner H-infinity value and
 subgradient), ``screen`` (line-search trials rejected by one response at the last peak
 frequency, without an evaluation) and ``ev_NM`` (the reference's objective calls, each
-a ``hinfnorm``), and the load average.  Plants come from ``tests/data/compleib_*``.
+a ``hinfnorm``), the time per evaluation of each (``ms/ev``: robustmb's time over its
+evaluations, screened trials and multi-peak sets included; ``ms/NM``: the reference's
+time over its calls), and the load average.  Plants come from ``tests/data/compleib_*``.
 
 Usage: ``python benchmarks/bench_tuning.py [--plants AC15,HE4] [--starts 3] [--no-floor]``
 """
@@ -160,7 +162,8 @@ def main():
     head = (
         f"{'plant':7s} {'nx':>3s} {'gamma_rmb':>11s} {'t_rmb[s]':>8s} {'gamma_NM':>11s} "
         f"{'t_NM[s]':>8s} {'g ratio':>8s} {'t ratio':>8s} {'gamma_full':>11s} {'floor':>11s} "
-        f"{'published':>10s} stable {'ev_rmb':>6s} {'screen':>6s} {'ev_NM':>6s} load"
+        f"{'published':>10s} stable {'ev_rmb':>6s} {'screen':>6s} {'ev_NM':>6s} "
+        f"{'ms/ev':>6s} {'ms/NM':>6s} load"
     )
     print(head)
     for name in args.plants.split(","):
@@ -171,7 +174,8 @@ def main():
             f"{r['plant']:7s} {r['nx']:3d} {r['g']:11.6g} {r['t']:8.2f} {r['g_ref']:11.6g} "
             f"{r['t_ref']:8.2f} {r['g'] / r['g_ref']:8.4f} {r['t'] / r['t_ref']:8.3f} "
             f"{r['g_full']:11.6g} {r['floor']:11.6g} {pub:>10s} {ok!s:6s} {r['ev']:6d} "
-            f"{r['screened']:6d} {r['ev_ref']:6d} {os.getloadavg()[0]:.1f}",
+            f"{r['screened']:6d} {r['ev_ref']:6d} {1e3 * r['t'] / max(r['ev'], 1):6.2f} "
+            f"{1e3 * r['t_ref'] / max(r['ev_ref'], 1):6.2f} {os.getloadavg()[0]:.1f}",
             flush=True,
         )
 
