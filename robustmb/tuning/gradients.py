@@ -209,7 +209,9 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     a certificate: the stop when no tested candidate beats ``lower (1 + tol)`` can
     leave a sharp peak between computed
     crossings (see :func:`hinf_gradient` for the measured error).  ``above``: an
-    :class:`Above` as soon as the level set's lower bound exceeds it.
+    :class:`Above` once the level set's lower bound exceeds it.  With every computed pole
+    stable the level set runs first: its ``None`` skips the band test (the stiff path
+    makes it on the same balanced ``A``).
     """
     modal = _modal_form(a, b, c)
     if modal is None:
