@@ -33,10 +33,10 @@ def last_call(fn):
     def key(args):
         out = []
         for v in args:
-            if isinstance(v, np.ndarray):
-                out += [v.shape, v.dtype.str, v.tobytes()]
-            else:  # a scalar by its bytes: -0.0 and 0.0 are different keys
-                out.append((type(v), np.asarray(v).tobytes()))
+            if not isinstance(v, np.ndarray | float | int):
+                raise TypeError(f"last_call keys arrays and numbers only, got {type(v).__name__}")
+            a = np.asarray(v)  # by bytes: -0.0 and 0.0 are different keys
+            out += [type(v), a.shape, a.dtype.str, a.tobytes()]
         return tuple(out)
 
     def copied(r):

@@ -99,9 +99,10 @@ class Above(float):
 
     Returned by the inner H-infinity evaluation when asked to stop above a level (a
     line-search trial that will be rejected whatever the rest of the evaluation gives):
-    the largest ``sigma_max(G(jw))`` computed so far, at a frequency where the response
-    was evaluated.  A true lower bound of the norm of a stable loop (up to the rounding
-    of the response), and below ``inf``, the value of an unstable one.
+    the largest ``sigma_max(G(jw))`` computed so far, returned only for a loop proved
+    stable and a level set whose crossings are trusted.  A lower bound of the norm up
+    to the rounding of the modal responses (below 1e-3 relative on lightly damped,
+    ill-conditioned loops; ``tuning_problem.REJECT_MARGIN`` covers it).
     """
 
 
@@ -140,8 +141,6 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=
         lower, wpeak = sd, np.inf
     bracket = None
     for _ in range(maxit):
-        if stop_above is not None and lower > stop_above:
-            return Above(lower)
         g = lower * (1 + 2 * tol)
         # D = 0 and zero at every sampled frequency: no level set to build
         if hamiltonian.proper and g <= 0.0:
@@ -152,6 +151,9 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=
         im = crossings(h)
         if im is None:
             return None
+        # only once this level's crossings are trusted (else the full path hands over)
+        if stop_above is not None and lower > stop_above:
+            return Above(lower)
         if im.size == 0:
             return lower, wpeak, bracket
         pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
@@ -206,12 +208,11 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     inside its band, the modal form is ill-conditioned or the level set is singular, so
     the caller falls back to the stiff path and :func:`robustmb.hinfnorm`.  The
     optimiser's inner loop only: results are always re-verified with ``hinfnorm``.  Not
-    a certificate: the stop when no tested candidate beats ``lower (1 + tol)`` can
-    leave a sharp peak between computed
-    crossings (see :func:`hinf_gradient` for the measured error).  ``above``: an
-    :class:`Above` once the level set's lower bound exceeds it.  With every computed pole
-    stable the level set runs first: its ``None`` skips the band test (the stiff path
-    makes it on the same balanced ``A``).
+    a certificate: the stop when no tested candidate beats ``lower (1 + tol)`` can leave
+    a sharp peak between computed crossings (measured error: :func:`hinf_gradient`).
+    ``above``: an :class:`Above` once the level set's lower bound exceeds it and the
+    verdict is stable.  With every computed pole stable the level set runs first: its
+    ``None`` skips the band test (the stiff path makes it on the same balanced ``A``).
     """
     modal = _modal_form(a, b, c)
     if modal is None:
@@ -225,8 +226,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
         # which decides stability itself by the same test on the same balanced A, so the
         # band test (an eigenvector computation, the dearest step here) is not made twice.
         out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings, above)
-        if out is None or isinstance(out, Above):
-            return out
+        if out is None:
+            return None
     # hinfnorm's test, not the sign of Re(lambda): a pole beyond the axis by more than
     # its rounding band is unstable (inf); one inside its band is left to the stiff path
     # and hinfnorm (None).  A modal form of condition 1e6 can put a truly unstable pole
@@ -238,9 +239,9 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
         return None
     if out is None:
         out = _level_set(sig, lam, (a, b, c, d), tol, w_hint, maxit, _modal_crossings, above)
-        if out is None or isinstance(out, Above):
-            return out
-    return _polish_modal(lam, cv, vb, d, sig, *out)
+        if out is None:
+            return None
+    return out if isinstance(out, Above) else _polish_modal(lam, cv, vb, d, sig, *out)
 
 
 def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None):
