@@ -213,6 +213,7 @@ def _half_axis_peak(
     progress=None,
     relax=True,
     start=None,
+    give_up=None,
 ) -> MuPeak:
     """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
 
@@ -250,6 +251,11 @@ def _half_axis_peak(
         :class:`~.mu_upper.ScalingParametrization` for ``blk``, e.g. scalings that
         certified a smaller level of a robust-performance problem, which stay valid at a
         larger one).  Only the effort changes: every bound is certified as without it.
+    give_up : float, optional
+        With ``level``: stop (not covered) once the count of uncovered gaps has grown
+        by at least this factor in each of two rounds in a row.  The gaps of a level
+        that mu nearly reaches multiply round after round (each certificate covers a
+        sliver); a caller that can split the problem instead saves the last rounds.
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -414,6 +420,7 @@ def _half_axis_peak(
     relax_after = max_rounds // 2 if relax else max_rounds + 1
     relaxed_at: list = []
     real_level = level
+    counts: list = []  # uncovered gaps after each round
     for rnd in range(max_rounds + 1):
         for i in range(len(pts)):
             if i in at_level:
@@ -439,6 +446,10 @@ def _half_axis_peak(
                 gaps = open_gaps()
         if progress is not None:
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
+        counts.append(len(gaps))
+        if fixed and give_up and rnd >= 2 and counts[-3] and _growing(counts, give_up):
+            search_lower()
+            return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
         if not gaps:
             search_lower()
             return MuPeak(
@@ -487,6 +498,17 @@ def _half_axis_peak(
             real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _growing(counts, factor):
+    """Whether the last two rounds each multiplied the count of gaps by ``factor``.
+
+    Examples
+    --------
+    >>> _growing([5, 18, 54], 2.0), _growing([7, 18, 25], 2.0)
+    (True, False)
+    """
+    return counts[-1] >= factor * counts[-2] and counts[-2] >= factor * counts[-3]
 
 
 def _scaling_rows(xs, blk):
