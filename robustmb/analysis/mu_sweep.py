@@ -342,9 +342,19 @@ def _half_axis_peak(
         full.update(idx)
         reoptimise(idx)
 
-    def tighten_above(limit, start=0):
-        """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``."""
+    def tighten_above(limit, start=0, fail_fast=False):
+        """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``.
+
+        ``fail_fast`` (a fixed level, which fails if any bound stays above it): the
+        largest bound first, and the others only if it came down to ``limit``.
+        """
         idx = [k for k in range(start, len(pts)) if ubs[k] > limit]
+        if fail_fast and len(idx) > 1:
+            worst = max(idx, key=lambda k: ubs[k])
+            reoptimise([worst])
+            if ubs[worst] > limit:
+                return
+            idx.remove(worst)
         if idx:
             reoptimise(idx)
 
@@ -385,7 +395,7 @@ def _half_axis_peak(
         level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
     elif max(ubs) > level:
         # A loose bound above the level may only need the full optimisation.
-        tighten_above(level)
+        tighten_above(level, fail_fast=True)
         if max(ubs) > level:
             search_lower()
             return _failed(pts, ubs, lbs, deltas)
@@ -481,7 +491,7 @@ def _half_axis_peak(
             relaxed_at.extend(range(n_before, len(pts)))
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level and not relaxed:
-            tighten_above(level, n_before)
+            tighten_above(level, n_before, fail_fast=True)
             new_max = max(ubs[n_before:])
         elif not fixed and new_max * (1 + rel_gap) > level and not relaxed:
             # a warm-started bound above the level may be a poor start, not mu: optimise
