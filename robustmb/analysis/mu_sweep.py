@@ -40,6 +40,8 @@ _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tight
 # mu 25 % below the level); one stopped early, still close to the balanced start,
 # certifies an interval often a hundred times wider.
 _ROOM = 1e-3
+# Fewest uncovered gaps at which a sweep with ``give_up`` stops.
+_GIVE_UP_GAPS = 20
 
 
 @dataclass
@@ -253,9 +255,11 @@ def _half_axis_peak(
         larger one).  Only the effort changes: every bound is certified as without it.
     give_up : float, optional
         With ``level``: stop (not covered) once the count of uncovered gaps has grown
-        by at least this factor in each of two rounds in a row.  The gaps of a level
-        that mu nearly reaches multiply round after round (each certificate covers a
-        sliver); a caller that can split the problem instead saves the last rounds.
+        by at least this factor in each of two rounds in a row, to ``_GIVE_UP_GAPS``
+        or more.  The gaps of a level that mu nearly reaches multiply round after round
+        (each certificate covers a sliver); a caller that can split the problem instead
+        saves the last rounds.  (A sweep with a few gaps may still close them: 2, 6, 14,
+        then 0 on a pole-escape sub-box.)
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -457,7 +461,7 @@ def _half_axis_peak(
         if progress is not None:
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
         counts.append(len(gaps))
-        if fixed and give_up and rnd >= 2 and counts[-3] and _growing(counts, give_up):
+        if fixed and give_up and counts[-1] >= _GIVE_UP_GAPS and _growing(counts, give_up):
             search_lower()
             return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
         if not gaps:
@@ -518,6 +522,8 @@ def _growing(counts, factor):
     >>> _growing([5, 18, 54], 2.0), _growing([7, 18, 25], 2.0)
     (True, False)
     """
+    if len(counts) < 3 or not counts[-3]:
+        return False
     return counts[-1] >= factor * counts[-2] and counts[-2] >= factor * counts[-3]
 
 

@@ -54,6 +54,18 @@ def test_growing_needs_two_rounds_in_a_row():
     assert _growing([5, 18, 54], 2.0)
     assert not _growing([7, 18, 25], 2.0)
     assert not _growing([2, 3, 9], 2.0)
+    assert not _growing([18, 54], 2.0) and not _growing([0, 0, 0], 2.0)
+
+
+@pytest.mark.slow  # about 10 s
+def test_a_sweep_with_few_doubling_gaps_goes_on_and_certifies():
+    """Gaps 2 -> 6 -> 14 -> 0: doubling twice, but below 20 gaps, so not given up."""
+    problem = _problem()
+    centre, radius = (1.306, -1.3759), (0.1866, 0.0233)
+    sub = _sub_box(problem, centre, radius)
+    opts = dict(level=_BOX_LEVEL, lower=False, max_rounds=4, relax=False, give_up=2.0)
+    assert certified_mu_peak(sub, problem.blk, **opts).covered
+    assert _max_abscissa(centre, radius) < 0
 
 
 @pytest.mark.slow  # two sweeps of a near-critical sub-box, about 20 s
