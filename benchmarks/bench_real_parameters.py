@@ -17,8 +17,9 @@ Run: ``python benchmarks/bench_real_parameters.py`` (from the repository root);
 wcgain / robgain branch-and-bound table; ``--set-only [name parts]`` only the problem set
 (twelve loops with exact or published margins, or those whose names contain a part);
 ``--warm [--arm]`` the cold / warm-started pointwise gain bisection;
-``--compare REV [name parts]`` the problem set with ``robust_stability.py`` as of the git
-revision ``REV`` and as now, one after the other in the same process (each with its grid).
+``--compare REV [name parts]`` the problem set with ``robust_stability.py`` and the modules
+it drives (``STACK``) as of the git revision ``REV`` and as now, one after the other in the
+same process (each with its grid).
 """
 
 import importlib.util
@@ -46,6 +47,30 @@ def previous_intervals():
         return module_at(PREVIOUS, "frequency_intervals")
     except (OSError, subprocess.CalledProcessError):
         return None
+
+
+# The modules of robstab's real-parameter path that ``--compare`` takes as of the old
+# revision, in import order: each is loaded with the older ones in place of the current.
+STACK = ("boundary_crossing", "mu_sweep", "branch_and_bound", "robust_stability")
+
+
+def stack_at(rev, names=STACK):
+    """``robust_stability`` as of ``rev``, bound to the modules ``names`` as of ``rev``.
+
+    Each module is loaded (:func:`module_at`) while the older ones stand in for the
+    current ones in ``sys.modules``, so its relative imports bind to the old versions;
+    the current modules are restored afterwards (nothing else sees the old ones).
+    """
+    saved = {}
+    try:
+        for name in names:
+            full = f"robustmb.analysis.{name}"
+            saved.setdefault(full, sys.modules.get(full))
+            sys.modules[full] = mod = module_at(rev, name)
+        return mod
+    finally:
+        for full, mod in saved.items():
+            sys.modules[full] = mod
 
 
 def module_at(rev, name="robust_stability"):
@@ -281,11 +306,12 @@ def problem_set(only=None, compare=None):
     """Loops with an exact margin: certified gap, time, and the AB13MD grid's time.
 
     With ``compare`` (a git revision) each loop runs first with ``robstab`` as of that
-    revision (``robust_stability.py`` only), then as now, each followed by its grid.
+    revision (``robust_stability.py`` and the modules of ``STACK``), then as now, each
+    followed by its grid.
     """
     versions = [("now", rmb.robstab)]
     if compare:
-        versions.insert(0, (compare[:7], module_at(compare).robstab))
+        versions.insert(0, (compare[:7], stack_at(compare).robstab))
     print(
         f"\n{'case':36s} {'lower':>9s} {'upper':>9s} {'exact':>9s} {'gap %':>7s} {'t s':>7s}"
         f" {'grid s':>7s} {'/grid':>6s} {'intv':>5s} {'freqs':>6s}  boxes",

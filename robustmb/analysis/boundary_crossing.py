@@ -380,10 +380,11 @@ def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     ``diags[i]``, for a batch of directions (``nan`` where the scan finds none).
 
     Each direction is scanned at ``alpha_max[i] * (1, 2, ..., n_scan) / n_scan``; the
-    first scaling whose loop has a non-negative abscissa (:func:`abscissae`) is
-    bisected against the one before it (or 0) to ``1e-12`` relative width, at most 50
-    steps, and the unstable end returned.  Every step is one batch of eigenvalue
-    problems over all directions still bisecting.  A crossing window narrower than a
+    bracket between the first scaling whose loop has a non-negative abscissa
+    (:func:`abscissae`) and the one before it (or 0) is narrowed to ``1e-12`` relative
+    width by :func:`_refine_brackets` (regula falsi, Illinois variant, with bisection
+    steps), and the unstable end returned.  Every step is one batch of eigenvalue
+    problems over all directions still refining.  A crossing window narrower than a
     scan step may be missed (the result is then larger, never smaller, than the first
     crossing: callers verify destabilising values by substitution).
 
@@ -408,20 +409,103 @@ def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     if idx.size == 0:
         return out
     j = np.argmax(hit[idx], axis=1)
-    hi = grid[idx, j]
-    lo = np.where(j > 0, grid[idx, np.maximum(j - 1, 0)], 0.0)
-    live = np.ones(idx.size, dtype=bool)
-    for _ in range(50):
+    f = f.reshape(k, n_scan)
+    hi, fhi = grid[idx, j], f[idx, j]
+    before = np.maximum(j - 1, 0)
+    lo = np.where(j > 0, grid[idx, before], 0.0)
+    # the abscissa at 0 (the centre loop) is not scanned; any negative value starts the
+    # regula falsi (the first step is a bisection when it is unknown)
+    flo = np.where(j > 0, f[idx, before], -np.inf)
+    out[idx] = _refine_brackets(
+        lambda x, rows: abscissae(m11, dt, x[:, None] * diags[idx[rows]]), lo, hi, flo, fhi
+    )
+    return out
+
+
+# Steps of :func:`_refine_brackets`.  A bracket not halved over two steps is bisected
+# next, so every three steps at least halve it: 150 steps reach 1e-12 relative width
+# from any bracket a scan leaves (a bisection from 1/24 of the scan needs about 40;
+# the secant steps take 8-14 on a smooth abscissa).
+_REFINE_STEPS = 150
+
+
+def _refine_brackets(f, lo, hi, flo, fhi, rtol=1e-12):
+    """Narrow brackets ``f(lo) < 0 <= f(hi)`` (a batch) to ``rtol`` relative width.
+
+    ``f(x, rows)`` evaluates the functions of the brackets ``rows`` at ``x`` (one batch).
+    Bisection until a midpoint shows ``f`` nearly linear on its bracket, then regula
+    falsi with the Illinois modification (the value kept at an end that survives a
+    second secant step in a row is halved), back to bisections (1, 2, 4, ... in a row)
+    whenever two steps did not halve the bracket.  A jump of ``f`` (a pole escaping
+    through infinity) or a value that is not finite (a singular loop) keeps bisecting:
+    the bracket stays valid by the signs of ``f`` alone, whatever its values.  Returns
+    the upper ends ``hi`` (``f(hi) >= 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = np.array([0.0, 1.0]), np.array([2.0, 3.0])
+    >>> c = np.array([2.0, 3.0])  # roots sqrt(2) and sqrt(3)
+    >>> f = lambda x, rows: x * x - c[rows]
+    >>> rows = np.arange(2)
+    >>> _refine_brackets(f, lo, hi, f(lo, rows), f(hi, rows)).round(12).tolist()
+    [1.414213562373, 1.732050807569]
+    """
+    lo, hi = np.array(lo, float), np.array(hi, float)
+    flo, fhi = np.array(flo, float), np.array(fhi, float)
+    kept = np.zeros(lo.size, dtype=int)  # +1: lo survived the last step, -1: hi did
+    ref = hi - lo  # the width at the last check, made every two steps
+    age = np.zeros(lo.size, dtype=int)
+    strikes = np.zeros(lo.size, dtype=int)  # slow checks in a row
+    forced = np.zeros(lo.size, dtype=int)  # bisections still to do after a slow check
+    # whether the last bisection found the function nearly linear on its bracket (the
+    # midpoint value within a quarter of the end values' spread of their mean): only
+    # then is the secant tried (a jump of the function, e.g. a pole through infinity,
+    # keeps bisecting)
+    linear = np.zeros(lo.size, dtype=bool)
+    live = ~(hi - lo <= rtol * hi)
+    for _ in range(_REFINE_STEPS):
         act = np.flatnonzero(live)
         if act.size == 0:
             break
-        mid = 0.5 * (lo[act] + hi[act])
-        up = abscissae(m11, dt, mid[:, None] * diags[idx[act]]) >= 0
-        hi[act] = np.where(up, mid, hi[act])
-        lo[act] = np.where(up, lo[act], mid)
-        live[act] = ~(hi[act] - lo[act] <= 1e-12 * hi[act])
-    out[idx] = hi
-    return out
+        a, b, fa, fb = lo[act], hi[act], flo[act], fhi[act]
+        width = b - a
+        with np.errstate(all="ignore"):
+            x = b - fb * width / (fb - fa)
+        # a slow check forces 1, 2, 4, ... bisections in a row (a jump of the function,
+        # e.g. a pole through infinity, defeats the secant for many steps)
+        busy = forced[act] > 0
+        check = ~busy & (age[act] >= 1)
+        slow = check & (width > 0.5 * ref[act])
+        strikes[act] = np.where(
+            slow, np.minimum(strikes[act] + 1, 6), np.where(check, 0, strikes[act])
+        )
+        forced[act] = np.where(busy, forced[act] - 1, np.where(slow, 2 ** strikes[act] - 1, 0))
+        ref[act] = np.where(check | busy, width, ref[act])
+        age[act] = np.where(check | busy, 0, age[act] + 1)
+        slow |= busy | ~linear[act]
+        # a secant point at an end moves in by a quarter of the tolerance, so that
+        # the bracket closes once the secant has converged (its last steps are
+        # otherwise all at the same end)
+        nudge = 0.25 * rtol * b
+        x = np.clip(x, a + nudge, b - nudge)
+        secant = ~slow & np.isfinite(x) & (x > a) & (x < b)
+        x = np.where(secant, x, 0.5 * (a + b))
+        fx = np.asarray(f(x, act), float)
+        up = fx >= 0
+        finite = np.isfinite(fa) & np.isfinite(fb) & np.isfinite(fx)
+        with np.errstate(all="ignore"):
+            near = finite & (np.abs(fx - 0.5 * (fa + fb)) <= 0.25 * np.abs(fb - fa))
+        linear[act] = np.where(secant, linear[act], near)
+        # Illinois: an end that survives a second secant step in a row has its value
+        # halved (bisections keep the true values, which the linearity test reads)
+        fa = np.where(secant & up & (kept[act] == 1), 0.5 * fa, fa)
+        fb = np.where(secant & ~up & (kept[act] == -1), 0.5 * fb, fb)
+        lo[act], flo[act] = np.where(up, a, x), np.where(up, fa, fx)
+        hi[act], fhi[act] = np.where(up, x, b), np.where(up, fx, fb)
+        kept[act] = np.where(secant, np.where(up, 1, -1), 0)
+        live[act] = ~(hi[act] - lo[act] <= rtol * hi[act])
+    return hi
 
 
 def crossing_search(problem):

@@ -40,6 +40,8 @@ _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tight
 # mu 25 % below the level); one stopped early, still close to the balanced start,
 # certifies an interval often a hundred times wider.
 _ROOM = 1e-3
+# Fewest uncovered gaps at which a sweep with ``give_up`` stops.
+_GIVE_UP_GAPS = 20
 
 
 @dataclass
@@ -213,6 +215,7 @@ def _half_axis_peak(
     progress=None,
     relax=True,
     start=None,
+    give_up=None,
 ) -> MuPeak:
     """Certified ``sup_w mu(M(jw))`` for ``M`` given by ``sysdata = (A, B, C, D)``.
 
@@ -250,6 +253,13 @@ def _half_axis_peak(
         :class:`~.mu_upper.ScalingParametrization` for ``blk``, e.g. scalings that
         certified a smaller level of a robust-performance problem, which stay valid at a
         larger one).  Only the effort changes: every bound is certified as without it.
+    give_up : float, optional
+        With ``level``: stop (not covered) once the count of uncovered gaps has grown
+        by at least this factor in each of two rounds in a row, to ``_GIVE_UP_GAPS``
+        or more.  The gaps of a level that mu nearly reaches multiply round after round
+        (each certificate covers a sliver); a caller that can split the problem instead
+        saves the last rounds.  (A sweep with a few gaps may still close them: 2, 6, 14,
+        then 0 on a pole-escape sub-box.)
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -336,9 +346,19 @@ def _half_axis_peak(
         full.update(idx)
         reoptimise(idx)
 
-    def tighten_above(limit, start=0):
-        """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``."""
+    def tighten_above(limit, start=0, fail_fast=False):
+        """Re-optimise, to the end, the points whose early-stopped bound exceeds ``limit``.
+
+        ``fail_fast`` (a fixed level, which fails if any bound stays above it): the
+        largest bound first, and the others only if it came down to ``limit``.
+        """
         idx = [k for k in range(start, len(pts)) if ubs[k] > limit]
+        if fail_fast and len(idx) > 1:
+            worst = max(idx, key=lambda k: ubs[k])
+            reoptimise([worst])
+            if ubs[worst] > limit:
+                return
+            idx.remove(worst)
         if idx:
             reoptimise(idx)
 
@@ -379,7 +399,7 @@ def _half_axis_peak(
         level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
     elif max(ubs) > level:
         # A loose bound above the level may only need the full optimisation.
-        tighten_above(level)
+        tighten_above(level, fail_fast=True)
         if max(ubs) > level:
             search_lower()
             return _failed(pts, ubs, lbs, deltas)
@@ -414,6 +434,7 @@ def _half_axis_peak(
     relax_after = max_rounds // 2 if relax else max_rounds + 1
     relaxed_at: list = []
     real_level = level
+    counts: list = []  # uncovered gaps after each round
     for rnd in range(max_rounds + 1):
         for i in range(len(pts)):
             if i in at_level:
@@ -439,6 +460,10 @@ def _half_axis_peak(
                 gaps = open_gaps()
         if progress is not None:
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
+        counts.append(len(gaps))
+        if fixed and give_up and counts[-1] >= _GIVE_UP_GAPS and _growing(counts, give_up):
+            search_lower()
+            return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
         if not gaps:
             search_lower()
             return MuPeak(
@@ -470,7 +495,7 @@ def _half_axis_peak(
             relaxed_at.extend(range(n_before, len(pts)))
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level and not relaxed:
-            tighten_above(level, n_before)
+            tighten_above(level, n_before, fail_fast=True)
             new_max = max(ubs[n_before:])
         elif not fixed and new_max * (1 + rel_gap) > level and not relaxed:
             # a warm-started bound above the level may be a poor start, not mu: optimise
@@ -487,6 +512,19 @@ def _half_axis_peak(
             real_level = level
     search_lower()
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
+
+
+def _growing(counts, factor):
+    """Whether the last two rounds each multiplied the count of gaps by ``factor``.
+
+    Examples
+    --------
+    >>> _growing([5, 18, 54], 2.0), _growing([7, 18, 25], 2.0)
+    (True, False)
+    """
+    if len(counts) < 3 or not counts[-3]:
+        return False
+    return counts[-1] >= factor * counts[-2] and counts[-2] >= factor * counts[-3]
 
 
 def _scaling_rows(xs, blk):

@@ -380,6 +380,8 @@ _FIRST_CAP = 20.0
 _BOXES_FIRST = 0.2
 # ``certified_mu_peak``'s default relative accuracy of a free sweep's level.
 _SWEEP_REL_GAP = 1e-3
+# Relative room of the pointwise bound added at a verified crossing's frequency.
+_PLOT_ROOM = 1e-3
 
 
 def _robstab(
@@ -460,8 +462,10 @@ def _robstab(
         # ``upper``: a loose one asks for a box that is not stable).
         # A gap far above the single box's conservatism says the search missed the
         # worst case: then the search runs first (the order only changes the effort).
+        # The gap is that of the pointwise bounds (whatever the sweep's accuracy).
         boxes = _BoxRun(problem, peak, gap_tol, max_boxes, executor, bar)
-        if boxes.applies(lower, upper) and upper <= lower * (1.0 + _BOXES_FIRST):
+        pointwise = np.max(peak.mu_upper, initial=0.0)
+        if boxes.applies(lower, upper) and upper * pointwise <= 1.0 + _BOXES_FIRST:
             cover, peak, lower, upper, crit, destab = boxes.run(lower, upper, crit, destab)
         if loose and (cover is None or not cover.certified):
             # Both sweeps certify the whole box: keep the tighter (the default accuracy
@@ -600,7 +604,9 @@ def _with_search_lower(problem, peak, scaling, freq, direction):
     if np.isfinite(freq):
         a, b, c, d = problem.m11
         resp = freqresp((a, b, c, d, problem.dt) if problem.dt else (a, b, c, d), np.array([freq]))
-        ub = float(mussv_stack(resp, problem.blk, lower=False).upper[0])
+        # a plotted point: the bound may stop once within _PLOT_ROOM of the lower bound
+        ub = mussv_stack(resp, problem.blk, lower=False, target=lower * (1 + _PLOT_ROOM))
+        ub = float(ub.upper[0])
         if ub < lower and peak.covered:
             # the pole frequency of a pushed crossing is only near the crossing
             # frequency; the certified peak bound holds at every frequency

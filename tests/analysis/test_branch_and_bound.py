@@ -319,7 +319,11 @@ def test_lower_bound_search_runs_only_when_the_boxes_leave_the_gap_open(monkeypa
 
     short = rmb.robstab(_product_loop(), sensitivity=False, max_boxes=1)
     assert calls and not short.boxes.certified
-    assert short.lower <= 1.0 <= short.upper and short.upper == res.upper
+    # the search after the mu lower bound finds the same corner crossing or its mirror
+    # image -d: equal up to the rounding of the bracket and the push (1e-9) with which
+    # the substituted loop is verified unstable
+    assert short.lower <= 1.0 <= short.upper
+    assert short.upper == pytest.approx(res.upper, rel=2e-9)
     assert _grid_stable(1.0, 1.0, short.lower)
     # the single box was swept to gap_tol only while the boxes could close the gap; with
     # the boxes open it is swept again to the default accuracy and the tighter of the two
