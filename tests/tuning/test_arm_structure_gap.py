@@ -24,6 +24,10 @@ from robustmb.analysis import hinfnorm
 from robustmb.lft.algebra import lft_lower
 from robustmb.lft.model import as_model
 
+# Importing the scripts builds the arm's tuning problem and the scheduled mechanism twice
+# (seconds each): every test here is slow.
+pytestmark = pytest.mark.slow
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
 
