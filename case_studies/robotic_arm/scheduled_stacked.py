@@ -150,6 +150,10 @@ def main():
     ap.add_argument("--add", type=int, default=6)
     ap.add_argument("--maxiter", type=int, default=150)
     ap.add_argument("--out", default="/tmp/lpv6/sched")
+    ap.add_argument(
+        "--resume", action="store_true",
+        help="take the working set from START's 'points' and add the start screen's worst",
+    )  # fmt: skip
     a = ap.parse_args()
     values = load_start(a.start)
     if a.levels == "worst8":
@@ -161,8 +165,13 @@ def main():
     else:
         lvs = [(0,) * 5]
     points = [sched(*map(float, c.split(","))) | physical(lv) for c in a.configs for lv in lvs]
-    g1, g2, mr, _ = screen(values, a.g[0], a.screen)
+    if a.resume:
+        with open(a.start) as fh:
+            points = json.load(fh)["points"]
+    g1, g2, mr, rows = screen(values, a.g[0], a.screen)
     log(f"start: screen gamma1 {g1:.4f} gamma2 {g2:.4f} max real {mr:.4f}")
+    if a.resume:
+        points += [r[3] for r in rows[: a.add] if r[0] > 1]
     for g in a.g:
         for rnd in range(a.rounds):
             t0 = time.perf_counter()
