@@ -14,8 +14,8 @@ configuration, the objective being the largest stacked norm for a fixed ``g``
 Rounds: tune on the working set, then screen the design on an ``n x n`` ``(t1, t2)``
 grid x (nominal + 32 vertices) with python-control + SLICOT AB13DD
 (:func:`check_design.check`-style, sampled), add the worst screened points (largest
-``max(gamma1, gamma2 / g)``) to the working set, repeat.  Each design with
-``gamma1 < 1`` on its screen is written (marked not certified) to ``--out``.
+``max(gamma1, gamma2 / g)``) to the working set, repeat.  Every round's design is
+written with its screen to ``--out``, marked not certified (a screen samples the box).
 
 Usage: ``python case_studies/robotic_arm/scheduled_stacked.py --start START.json --g 3
 [--configs 45,135 90,135 ...] [--rounds 4] [--screen 5] [--add 6] [--out PREFIX]``.

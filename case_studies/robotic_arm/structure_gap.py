@@ -24,8 +24,11 @@ python-control closes the loop and SLICOT AB13DD (``control.norm``) gives both n
 A local search: the numbers show what the engine reaches from these starts; they bound
 nothing.
 
-Usage: ``python case_studies/robotic_arm/structure_gap.py check | point [--theta 45 135]
-[--convention up|hanging] [--vertices worst8|nominal|worst1] [--json PATH]``.
+Usage: ``python case_studies/robotic_arm/structure_gap.py check | point | sweep | floor
+[--theta 45 135] [--convention up|hanging] [--vertices worst8|nominal|worst1] [--g G ...]
+[--order 3] [--random 4] [--no-chain] [--json PATH]``: ``check`` compares the hanging
+plant with App. A; ``point`` runs the start families of one point; ``sweep`` the
+continuation in ``g`` (:func:`sweep`); ``floor`` the verified full-order ``gamma2``.
 """
 
 from __future__ import annotations
