@@ -607,9 +607,10 @@ def _with_search_lower(problem, peak, scaling, freq, direction):
         # a plotted point: the bound may stop once within _PLOT_ROOM of the lower bound
         ub = mussv_stack(resp, problem.blk, lower=False, target=lower * (1 + _PLOT_ROOM))
         ub = float(ub.upper[0])
-        if ub < lower and peak.covered:
-            # the pole frequency of a pushed crossing is only near the crossing
-            # frequency; the certified peak bound holds at every frequency
+        if peak.covered and not lower <= ub <= peak.upper:
+            # the certified peak bound holds at every frequency: it replaces a point that
+            # stopped above it, or one below the lower bound (the pole frequency of a
+            # pushed crossing is only near the crossing frequency)
             ub = float(peak.upper)
         if ub >= lower:
             fields.update(
