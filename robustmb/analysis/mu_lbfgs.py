@@ -7,7 +7,9 @@ problem and iteration; the two-loop recursion (Nocedal 1980; Nocedal & Wright,
 *Numerical Optimization*, 2nd ed., Alg. 7.4) with the last ``memory`` pairs costs
 ``O(memory p)``.  Pairs are stored as unit directions ``t = s/|s|``, ``v = y/|y|`` with
 ``c = t.v`` and ``r = |s|/|y|``: the recursion is the usual one with ``rho = 1/(s.y)``,
-written so that no ``rho`` (which overflows for tiny steps) is formed.
+written so that no ``rho`` (which overflows for tiny steps) is formed.  Below
+``dense_below`` parameters the dense inverse Hessian is kept (cheap there, and on some
+badly scaled max-eigenvalue problems it ends lower).
 """
 
 from __future__ import annotations
@@ -39,7 +41,16 @@ def _two_loop(g, T, V, inv_c, ratio):
 
 
 def batched_bfgs(
-    fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None, stop=None, memory=12
+    fun,
+    x0,
+    *,
+    maxiter=300,
+    rtol=1e-11,
+    stall_iters=4,
+    fstop=None,
+    stop=None,
+    memory=12,
+    dense_below=200,
 ):
     """Minimise ``B`` independent functions at once with L-BFGS and Armijo backtracking.
 
@@ -64,6 +75,10 @@ def batched_bfgs(
         mask of those to stop.
     memory : int
         Number of ``(s, y)`` pairs kept per problem.
+    dense_below : int
+        With fewer than ``dense_below`` parameters the dense inverse Hessian is kept
+        instead (its ``O(p^2)`` cost is then small; on badly scaled max-eigenvalue
+        problems it can end lower than the limited-memory update).
 
     Returns
     -------
@@ -97,6 +112,8 @@ def batched_bfgs(
     if int(memory) < 1:
         raise ArgumentError(f"memory must be a positive integer, got {memory!r}")
     B, p = x.shape
+    if p < dense_below:
+        return _dense_bfgs(fun, x, maxiter, rtol, stall_iters, fstop, stop)
     m = int(memory)
     f, g = fun(x, np.arange(B))
     f, g = np.array(f, dtype=float), np.array(g, dtype=float)
@@ -167,4 +184,88 @@ def batched_bfgs(
             inv_c[iu, :-1], ratio[iu, :-1] = inv_c[iu, 1:], ratio[iu, 1:]
             T[iu, -1], V[iu, -1] = t[upd], v[upd]
             inv_c[iu, -1], ratio[iu, -1] = 1.0 / c[upd], r[upd]
+    return x, f
+
+
+def _dense_bfgs(fun, x, maxiter, rtol, stall_iters, fstop, stop):
+    """:func:`batched_bfgs` with a dense inverse Hessian per problem (small ``p``)."""
+    B, p = x.shape
+    f, g = fun(x, np.arange(B))
+    f, g = np.array(f, dtype=float), np.array(g, dtype=float)
+    H = np.broadcast_to(np.eye(p), (B, p, p)).copy()
+    first = np.ones(B, dtype=bool)
+    stall = np.zeros(B, dtype=int)
+    active = np.isfinite(f)
+    if fstop is not None:
+        active &= f > fstop
+    if stop is not None:
+        active &= ~stop(f)
+    for _ in range(maxiter):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        gi = g[idx]
+        d = -np.einsum("bij,bj->bi", H[idx], gi)
+        slope = np.einsum("bi,bi->b", d, gi)
+        bad = ~(slope < 0)
+        if bad.any():
+            H[idx[bad]] = np.eye(p)
+            d[bad] = -gi[bad]
+            slope[bad] = -np.einsum("bi,bi->b", gi[bad], gi[bad])
+        alpha = np.ones(idx.size)
+        xi, fi = x[idx], f[idx]
+        xn, fn, gn = xi.copy(), fi.copy(), gi.copy()
+        ok_all = np.zeros(idx.size, dtype=bool)
+        pending = np.arange(idx.size)
+        for _ls in range(45):
+            xt = xi[pending] + alpha[pending, None] * d[pending]
+            ft, gt = fun(xt, idx[pending])
+            ok = np.isfinite(ft) & (ft <= fi[pending] + 1e-4 * alpha[pending] * slope[pending])
+            acc = pending[ok]
+            xn[acc], fn[acc], gn[acc] = xt[ok], ft[ok], gt[ok]
+            ok_all[acc] = True
+            pending = pending[~ok]
+            if pending.size == 0:
+                break
+            alpha[pending] *= 0.3
+        active[idx[~ok_all]] = False
+        acc = np.flatnonzero(ok_all)
+        if acc.size == 0:
+            continue
+        ia = idx[acc]
+        s = xn[acc] - xi[acc]
+        y = gn[acc] - gi[acc]
+        decrease = fi[acc] - fn[acc]
+        x[ia], f[ia], g[ia] = xn[acc], fn[acc], gn[acc]
+        small = decrease <= rtol * np.maximum(np.abs(f[ia]), 1e-300)
+        stall[ia] = np.where(small, stall[ia] + 1, 0)
+        active[ia[stall[ia] >= stall_iters]] = False
+        if fstop is not None:
+            active[ia[f[ia] <= fstop]] = False
+        if stop is not None:
+            active[ia[stop(f)[ia]]] = False
+        # update in unit directions t = s/|s|, v = y/|y| (c = t.v): the matrix of
+        # rho = 1/(s.y) without a rho^2 that overflows for tiny steps
+        ns, ny = np.linalg.norm(s, axis=1), np.linalg.norm(y, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t, v = s / ns[:, None], y / ny[:, None]
+            ratio = ns / ny
+        c = np.einsum("bi,bi->b", t, v)
+        upd = (c > 1e-12) & (ns > 0) & (ny > 0) & np.isfinite(ratio)
+        if upd.any():
+            iu = ia[upd]
+            tu, vu, cu, ru = t[upd], v[upd], c[upd], ratio[upd]
+            init = first[iu]
+            if init.any():
+                H[iu[init]] = (ru[init] * cu[init])[:, None, None] * np.eye(p)
+                first[iu[init]] = False
+            Hu = H[iu]
+            Hv = np.einsum("bij,bj->bi", Hu, vu)
+            vHv = np.einsum("bi,bi->b", vu, Hv)
+            H[iu] = (
+                Hu
+                - (Hv[:, :, None] * tu[:, None, :] + tu[:, :, None] * Hv[:, None, :])
+                / cu[:, None, None]
+                + ((vHv / cu + ru) / cu)[:, None, None] * tu[:, :, None] * tu[:, None, :]
+            )
     return x, f

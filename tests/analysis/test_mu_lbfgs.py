@@ -65,8 +65,8 @@ def _scipy_min(f, x0):
     return res.fun
 
 
-@pytest.mark.parametrize("memory", [5, 12])
-def test_smooth_problems_reach_scipy_bfgs_minimum(memory):
+@pytest.mark.parametrize("memory, dense_below", [(5, 0), (12, 0), (12, 200)])
+def test_smooth_problems_reach_scipy_bfgs_minimum(memory, dense_below):
     rng = np.random.default_rng(3)
     p = 6
     probs, x0 = [], []
@@ -79,7 +79,14 @@ def test_smooth_problems_reach_scipy_bfgs_minimum(memory):
         probs.append(_logsumexp(A, rng.standard_normal(9), q))
         x0.append(rng.standard_normal(p))
     x0 = np.array(x0)
-    x, f = _batched(lambda k, xi: probs[k](xi), x0, maxiter=5000, rtol=1e-15, memory=memory)
+    x, f = _batched(
+        lambda k, xi: probs[k](xi),
+        x0,
+        maxiter=5000,
+        rtol=1e-15,
+        memory=memory,
+        dense_below=dense_below,
+    )
     for k, prob in enumerate(probs):
         ref = _scipy_min(prob, x0[k])
         assert abs(f[k] - ref) <= 1e-8 * abs(ref), (k, f[k], ref)
@@ -87,7 +94,8 @@ def test_smooth_problems_reach_scipy_bfgs_minimum(memory):
         assert prob(x[k])[0] == pytest.approx(f[k], rel=1e-14, abs=0)
 
 
-def test_max_eigenvalue_problem_reaches_scipy_bfgs_minimum():
+@pytest.mark.parametrize("dense_below", [0, 200])
+def test_max_eigenvalue_problem_reaches_scipy_bfgs_minimum(dense_below):
     rng = np.random.default_rng(7)
     n, p = 8, 10
     probs, x0 = [], []
@@ -98,13 +106,16 @@ def test_max_eigenvalue_problem_reaches_scipy_bfgs_minimum():
         probs.append(_lam_max_simple(A0, As, rng.standard_normal(p) * 0.3))
         x0.append(rng.standard_normal(p))
     x0 = np.array(x0)
-    x, f = _batched(lambda k, xi: probs[k](xi), x0, maxiter=2000, rtol=1e-15)
+    x, f = _batched(
+        lambda k, xi: probs[k](xi), x0, maxiter=2000, rtol=1e-15, dense_below=dense_below
+    )
     for k, prob in enumerate(probs):
         ref = _scipy_min(prob, x0[k])
         assert abs(f[k] - ref) <= 1e-8 * abs(ref), (k, f[k], ref)
 
 
-def test_nonsmooth_max_eigenvalue_against_sdp():
+@pytest.mark.parametrize("dense_below", [0, 200])
+def test_nonsmooth_max_eigenvalue_against_sdp(dense_below):
     cp = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(11)
     n, p = 5, 4
@@ -125,7 +136,9 @@ def test_nonsmooth_max_eigenvalue_against_sdp():
     prob = cp.Problem(cp.Minimize(t), [t * np.eye(n) - expr >> 0])
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
     ref = prob.value
-    x, f = batched_bfgs(fun, rng.standard_normal((3, p)), maxiter=3000, rtol=1e-15)
+    x, f = batched_bfgs(
+        fun, rng.standard_normal((3, p)), maxiter=3000, rtol=1e-15, dense_below=dense_below
+    )
     # an upper bound of the minimum by construction (values at points), close to it
     assert np.all(f >= ref - 1e-7 * abs(ref))
     assert np.all(f <= ref + 1e-4 * abs(ref)), (f, ref)
@@ -139,11 +152,11 @@ def test_best_point_and_stopping_rules():
         return np.sum(d**2, axis=1) + 1.0, 2.0 * d
 
     x0 = np.zeros((3, 2))
-    x, f = batched_bfgs(fun, x0, fstop=1.5)
+    x, f = batched_bfgs(fun, x0, fstop=1.5, dense_below=0)
     assert np.all(f <= np.sum(c**2, axis=1) + 1.0)  # never worse than the start
     assert np.all((f <= 1.5) | np.isclose(f, 1.0))
     # stop() flags a problem at once: it keeps its start
-    x, f = batched_bfgs(fun, x0, stop=lambda v: np.array([True, False, False]))
+    x, f = batched_bfgs(fun, x0, stop=lambda v: np.array([True, False, False]), dense_below=0)
     assert np.array_equal(x[0], x0[0]) and f[0] == pytest.approx(np.sum(c[0] ** 2) + 1.0)
     assert np.allclose(x[1], c[1])
 
