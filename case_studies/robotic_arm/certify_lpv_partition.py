@@ -38,8 +38,8 @@ Usage (from the repository root)::
 
 ``--boxes i,j ...`` (``i`` indexes t1, ``j`` t2, from the lower end) picks sub-boxes;
 default all, in order of increasing distance from the ``(0, 0)`` corner.  Slow: on a
-loaded 2-core machine a sub-box takes 5-15 minutes (measured: 303-928 s; 97 % of it is
-the D,G optimisation, see benchmarks/RESULTS.md).
+loaded 2-core machine a sub-box takes 1.5-6 minutes at gamma = 0.95 (measured: 80-368 s
+with the limited-memory D,G optimiser; 247-976 s before it; see benchmarks/RESULTS.md).
 
 ``--out`` is written atomically (temporary file, then rename) after every sub-box, so an
 interrupted run leaves a valid file; ``--resume`` keeps its sub-boxes (same design,

@@ -25,7 +25,8 @@ Two methods are provided:
   on its own), then the log-sum-exp smoothing of the eigenvalues minimised for a
   rising smoothing parameter (relative to the value): by damped Newton with the exact
   Hessian when ``D`` is diagonal (:mod:`~robustmb.analysis.mu_upper_newton`), else by
-  a batched BFGS (three stages, then ``lambda_max`` itself), vectorised over the stack.
+  a batched BFGS (three stages, then ``lambda_max`` itself; limited-memory from 200
+  parameters on, :mod:`~robustmb.analysis.mu_lbfgs`), vectorised over the stack.
   ``D`` is parametrised by upper-triangular blocks with log-diagonals and
   column-relative off-diagonal entries, ``G`` by its Hermitian entries, and the
   matrix is normalised at the balanced start: the method is invariant under
@@ -43,7 +44,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import sparse
 
+from .mu_lbfgs import batched_bfgs
 from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
 from .mu_upper_diagonal import _objective_diagonal
 from .mu_upper_newton import newton_stages
@@ -139,6 +142,19 @@ class ScalingParametrization:
         self.diagonal = not (self._cl.any() or self._cr.any() or lin_l or lin_r)
         self._el_diag = self._el[:, :: n + 1].copy()
         self._er_diag = self._er[:, :: m + 1].copy()
+        # The maps have one or two nonzeros per parameter: as sparse matrices the
+        # products with a (B, p) batch cost O(B p) instead of O(B p n^2) (dense: most of
+        # the objective's time for a few hundred parameters).  Kept transposed (CSR of
+        # shape (n^2, p)) for x -> entries, and as is (p, n^2) for the chain rule.
+        fwd = {
+            "el": self._el, "cl": self._cl, "ll0": self._ll[0], "ll1": self._ll[1],
+            "er": self._er, "cr": self._cr, "lr0": self._lr[0], "lr1": self._lr[1],
+            "lg0": self._lg[0], "lg1": self._lg[1],
+        }  # fmt: skip
+        self._sp_t = {k: sparse.csr_matrix(v.T) for k, v in fwd.items()}
+        self._sp_elcl = sparse.csr_matrix(self._el + self._cl)
+        self._sp_ercr = sparse.csr_matrix(self._er + self._cr)
+        self._sp = {k: sparse.csr_matrix(v) for k, v in fwd.items()}
         g_rows, g_cols = np.nonzero(self.lin_g)
         self._g_entries = (g_rows, g_cols // m, g_cols % m, self.lin_g[g_rows, g_cols])
 
@@ -160,9 +176,14 @@ class ScalingParametrization:
         B = x.shape[0]
         xd = x[:, : self.n_d]
         ex = np.exp(np.clip(xd, -300.0, 300.0))
-        Dl = ex @ self._el + (ex @ self._cl) * (xd @ self._ll[0] + 1j * (xd @ self._ll[1]))
-        Dr = ex @ self._er + (ex @ self._cr) * (xd @ self._lr[0] + 1j * (xd @ self._lr[1]))
-        Gh = x @ self._lg[0] + 1j * (x @ self._lg[1])
+        sp = self._sp_t
+
+        def mul(key, v):  # v @ map, the map sparse
+            return (sp[key] @ v.T).T
+
+        Dl = mul("el", ex) + mul("cl", ex) * (mul("ll0", xd) + 1j * mul("ll1", xd))
+        Dr = mul("er", ex) + mul("cr", ex) * (mul("lr0", xd) + 1j * mul("lr1", xd))
+        Gh = mul("lg0", x) + 1j * mul("lg1", x)
         return (
             Dl.reshape(B, self.n, self.n),
             Dr.reshape(B, self.m, self.m),
@@ -179,14 +200,19 @@ class ScalingParametrization:
         ex = np.exp(np.clip(x[:, :nd], -300.0, 300.0))
         # x_j scales the whole column j of the block (dD = D dx there); an off-diagonal
         # parameter enters as dD = exp(x_j) coef dx (coef 1 or j)
+        sp = self._sp
+
+        def mul(S, v):  # v @ S.T, S sparse (parameters x entries)
+            return (S @ v.T).T
+
         gdl, gdr = (gl * Dl.reshape(B, -1)).real, (gr * Dr.reshape(B, -1)).real
-        g[:, :nd] += gdl @ (self._el + self._cl).T + gdr @ (self._er + self._cr).T
-        gl = gl * (ex @ self._cl)
-        gr = gr * (ex @ self._cr)
-        g[:, :nd] += gl.real @ self._ll[0].T - gl.imag @ self._ll[1].T
-        g[:, :nd] += gr.real @ self._lr[0].T - gr.imag @ self._lr[1].T
+        g[:, :nd] += mul(self._sp_elcl, gdl) + mul(self._sp_ercr, gdr)
+        gl = gl * (self._sp_t["cl"] @ ex.T).T
+        gr = gr * (self._sp_t["cr"] @ ex.T).T
+        g[:, :nd] += mul(sp["ll0"], gl.real) - mul(sp["ll1"], gl.imag)
+        g[:, :nd] += mul(sp["lr0"], gr.real) - mul(sp["lr1"], gr.imag)
         Cf = C.reshape(B, -1)
-        g += -2.0 * (Cf.imag @ self._lg[0].T + Cf.real @ self._lg[1].T)
+        g += -2.0 * (mul(sp["lg0"], Cf.imag) + mul(sp["lg1"], Cf.real))
         return g
 
 
@@ -250,102 +276,6 @@ def scaled_objective(M, x, param: ScalingParametrization, t=None):
     # (valid) value and ends that problem's descent instead of poisoning its BFGS matrix.
     g[~np.all(np.isfinite(g), axis=1)] = 0.0
     return f, g
-
-
-# --------------------------------------------------------------------------- BFGS
-def batched_bfgs(fun, x0, *, maxiter=300, rtol=1e-11, stall_iters=4, fstop=None, stop=None):
-    """Minimise ``B`` independent functions at once with BFGS and Armijo backtracking.
-
-    ``fun(x, idx)`` returns ``(f, g)`` for the problems ``idx`` at points ``x``.  Each
-    problem stops on its own when its relative decrease stays below ``rtol`` for
-    ``stall_iters`` iterations, when its line search fails, when ``f <= fstop``, or
-    when ``stop(f)`` (a boolean mask over all ``B`` current values) flags it.
-    The functions may be nonsmooth (BFGS copes well with max-eigenvalue functions,
-    Lewis & Overton 2013); the best point seen is returned.
-    """
-    B, p = x0.shape
-    x = np.array(x0, dtype=float)
-    f, g = fun(x, np.arange(B))
-    H = np.broadcast_to(np.eye(p), (B, p, p)).copy()
-    first = np.ones(B, dtype=bool)
-    stall = np.zeros(B, dtype=int)
-    active = np.isfinite(f)
-    if fstop is not None:
-        active &= f > fstop
-    if stop is not None:
-        active &= ~stop(f)
-    for _ in range(maxiter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        gi = g[idx]
-        d = -np.einsum("bij,bj->bi", H[idx], gi)
-        slope = np.einsum("bi,bi->b", d, gi)
-        bad = ~(slope < 0)
-        if bad.any():
-            H[idx[bad]] = np.eye(p)
-            d[bad] = -gi[bad]
-            slope[bad] = -np.einsum("bi,bi->b", gi[bad], gi[bad])
-        alpha = np.ones(idx.size)
-        xn = x[idx].copy()
-        fn = f[idx].copy()
-        gn = g[idx].copy()
-        ok_all = np.zeros(idx.size, dtype=bool)
-        pending = np.arange(idx.size)
-        for _ls in range(45):
-            xt = x[idx[pending]] + alpha[pending, None] * d[pending]
-            ft, gt = fun(xt, idx[pending])
-            ok = np.isfinite(ft) & (ft <= f[idx[pending]] + 1e-4 * alpha[pending] * slope[pending])
-            acc = pending[ok]
-            xn[acc], fn[acc], gn[acc] = xt[ok], ft[ok], gt[ok]
-            ok_all[acc] = True
-            pending = pending[~ok]
-            if pending.size == 0:
-                break
-            alpha[pending] *= 0.3
-        active[idx[~ok_all]] = False
-        acc = np.flatnonzero(ok_all)
-        if acc.size == 0:
-            continue
-        ia = idx[acc]
-        s = xn[acc] - x[ia]
-        y = gn[acc] - g[ia]
-        decrease = f[ia] - fn[acc]
-        x[ia], f[ia], g[ia] = xn[acc], fn[acc], gn[acc]
-        small = decrease <= rtol * np.maximum(np.abs(f[ia]), 1e-300)
-        stall[ia] = np.where(small, stall[ia] + 1, 0)
-        active[ia[stall[ia] >= stall_iters]] = False
-        if fstop is not None:
-            active[ia[f[ia] <= fstop]] = False
-        if stop is not None:
-            active[ia[stop(f)[ia]]] = False
-        # BFGS update in unit directions t = s / |s|, v = y / |y| (c = t.v): the same
-        # matrix as with rho = 1 / (s.y), but no rho^2 that overflows for tiny steps
-        ns, ny = np.linalg.norm(s, axis=1), np.linalg.norm(y, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t, v = s / ns[:, None], y / ny[:, None]
-            ratio = ns / ny
-        c = np.einsum("bi,bi->b", t, v)
-        upd = (c > 1e-12) & (ns > 0) & (ny > 0) & np.isfinite(ratio)
-        if upd.any():
-            iu = ia[upd]
-            tu, vu, cu, ru = t[upd], v[upd], c[upd], ratio[upd]
-            init = first[iu]
-            if init.any():
-                # s.y / y.y = (|s| / |y|) c
-                H[iu[init]] = (ru[init] * cu[init])[:, None, None] * np.eye(p)
-                first[iu[init]] = False
-            Hu = H[iu]
-            Hv = np.einsum("bij,bj->bi", Hu, vu)
-            vHv = np.einsum("bi,bi->b", vu, Hv)
-            Hu = (
-                Hu
-                - (Hv[:, :, None] * tu[:, None, :] + tu[:, :, None] * Hv[:, None, :])
-                / cu[:, None, None]
-                + ((vHv / cu + ru) / cu)[:, None, None] * tu[:, :, None] * tu[:, None, :]
-            )
-            H[iu] = Hu
-    return x, f
 
 
 # --------------------------------------------------------------------------- fast method
