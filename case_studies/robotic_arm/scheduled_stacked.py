@@ -149,7 +149,7 @@ def main():
     ap.add_argument("--screen", type=int, default=5)
     ap.add_argument("--add", type=int, default=6)
     ap.add_argument("--maxiter", type=int, default=150)
-    ap.add_argument("--out", default="/tmp/lpv6/sched")
+    ap.add_argument("--out", default="/tmp/arm_scheduled_stacked")
     ap.add_argument(
         "--resume", action="store_true",
         help="take the working set from START's 'points' and add the start screen's worst",
