@@ -112,15 +112,9 @@ def batched_bfgs(
     if int(memory) < 1:
         raise ArgumentError(f"memory must be a positive integer, got {memory!r}")
     B, p = x.shape
-    if p < dense_below:
-        return _dense_bfgs(fun, x, maxiter, rtol, stall_iters, fstop, stop)
-    m = int(memory)
+    model = _DenseInverse(B, p) if p < dense_below else _LimitedMemory(B, p, int(memory))
     f, g = fun(x, np.arange(B))
     f, g = np.array(f, dtype=float), np.array(g, dtype=float)
-    T = np.zeros((B, m, p))
-    V = np.zeros((B, m, p))
-    inv_c = np.zeros((B, m))  # 0 marks an unused pair
-    ratio = np.zeros((B, m))
     stall = np.zeros(B, dtype=int)
     active = np.isfinite(f)
     if fstop is not None:
@@ -132,11 +126,11 @@ def batched_bfgs(
         if idx.size == 0:
             break
         gi = g[idx]
-        d = _two_loop(gi, T[idx], V[idx], inv_c[idx], ratio[idx])
+        d = model.direction(idx, gi)
         slope = np.einsum("bi,bi->b", d, gi)
         bad = ~(slope < 0)
         if bad.any():
-            inv_c[idx[bad]] = 0.0
+            model.reset(idx[bad])
             d[bad] = -gi[bad]
             slope[bad] = -np.einsum("bi,bi->b", gi[bad], gi[bad])
         alpha = np.ones(idx.size)
@@ -171,6 +165,8 @@ def batched_bfgs(
             active[ia[f[ia] <= fstop]] = False
         if stop is not None:
             active[ia[stop(f)[ia]]] = False
+        # pairs in unit directions t = s/|s|, v = y/|y| (c = t.v): the update of
+        # rho = 1/(s.y) without a rho^2 that overflows for tiny steps
         ns, ny = np.linalg.norm(s, axis=1), np.linalg.norm(y, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             t, v = s / ns[:, None], y / ny[:, None]
@@ -178,94 +174,57 @@ def batched_bfgs(
         c = np.einsum("bi,bi->b", t, v)
         upd = (c > 1e-12) & (ns > 0) & (ny > 0) & np.isfinite(r)
         if upd.any():
-            iu = ia[upd]
-            # drop the oldest pair, append the newest (rows iu only)
-            T[iu, :-1], V[iu, :-1] = T[iu, 1:], V[iu, 1:]
-            inv_c[iu, :-1], ratio[iu, :-1] = inv_c[iu, 1:], ratio[iu, 1:]
-            T[iu, -1], V[iu, -1] = t[upd], v[upd]
-            inv_c[iu, -1], ratio[iu, -1] = 1.0 / c[upd], r[upd]
+            model.update(ia[upd], t[upd], v[upd], c[upd], r[upd])
     return x, f
 
 
-def _dense_bfgs(fun, x, maxiter, rtol, stall_iters, fstop, stop):
-    """:func:`batched_bfgs` with a dense inverse Hessian per problem (small ``p``)."""
-    B, p = x.shape
-    f, g = fun(x, np.arange(B))
-    f, g = np.array(f, dtype=float), np.array(g, dtype=float)
-    H = np.broadcast_to(np.eye(p), (B, p, p)).copy()
-    first = np.ones(B, dtype=bool)
-    stall = np.zeros(B, dtype=int)
-    active = np.isfinite(f)
-    if fstop is not None:
-        active &= f > fstop
-    if stop is not None:
-        active &= ~stop(f)
-    for _ in range(maxiter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        gi = g[idx]
-        d = -np.einsum("bij,bj->bi", H[idx], gi)
-        slope = np.einsum("bi,bi->b", d, gi)
-        bad = ~(slope < 0)
-        if bad.any():
-            H[idx[bad]] = np.eye(p)
-            d[bad] = -gi[bad]
-            slope[bad] = -np.einsum("bi,bi->b", gi[bad], gi[bad])
-        alpha = np.ones(idx.size)
-        xi, fi = x[idx], f[idx]
-        xn, fn, gn = xi.copy(), fi.copy(), gi.copy()
-        ok_all = np.zeros(idx.size, dtype=bool)
-        pending = np.arange(idx.size)
-        for _ls in range(45):
-            xt = xi[pending] + alpha[pending, None] * d[pending]
-            ft, gt = fun(xt, idx[pending])
-            ok = np.isfinite(ft) & (ft <= fi[pending] + 1e-4 * alpha[pending] * slope[pending])
-            acc = pending[ok]
-            xn[acc], fn[acc], gn[acc] = xt[ok], ft[ok], gt[ok]
-            ok_all[acc] = True
-            pending = pending[~ok]
-            if pending.size == 0:
-                break
-            alpha[pending] *= 0.3
-        active[idx[~ok_all]] = False
-        acc = np.flatnonzero(ok_all)
-        if acc.size == 0:
-            continue
-        ia = idx[acc]
-        s = xn[acc] - xi[acc]
-        y = gn[acc] - gi[acc]
-        decrease = fi[acc] - fn[acc]
-        x[ia], f[ia], g[ia] = xn[acc], fn[acc], gn[acc]
-        small = decrease <= rtol * np.maximum(np.abs(f[ia]), 1e-300)
-        stall[ia] = np.where(small, stall[ia] + 1, 0)
-        active[ia[stall[ia] >= stall_iters]] = False
-        if fstop is not None:
-            active[ia[f[ia] <= fstop]] = False
-        if stop is not None:
-            active[ia[stop(f)[ia]]] = False
-        # update in unit directions t = s/|s|, v = y/|y| (c = t.v): the matrix of
-        # rho = 1/(s.y) without a rho^2 that overflows for tiny steps
-        ns, ny = np.linalg.norm(s, axis=1), np.linalg.norm(y, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t, v = s / ns[:, None], y / ny[:, None]
-            ratio = ns / ny
-        c = np.einsum("bi,bi->b", t, v)
-        upd = (c > 1e-12) & (ns > 0) & (ny > 0) & np.isfinite(ratio)
-        if upd.any():
-            iu = ia[upd]
-            tu, vu, cu, ru = t[upd], v[upd], c[upd], ratio[upd]
-            init = first[iu]
-            if init.any():
-                H[iu[init]] = (ru[init] * cu[init])[:, None, None] * np.eye(p)
-                first[iu[init]] = False
-            Hu = H[iu]
-            Hv = np.einsum("bij,bj->bi", Hu, vu)
-            vHv = np.einsum("bi,bi->b", vu, Hv)
-            H[iu] = (
-                Hu
-                - (Hv[:, :, None] * tu[:, None, :] + tu[:, :, None] * Hv[:, None, :])
-                / cu[:, None, None]
-                + ((vHv / cu + ru) / cu)[:, None, None] * tu[:, :, None] * tu[:, None, :]
-            )
-    return x, f
+class _LimitedMemory:
+    """The last ``m`` pairs per problem, applied by the two-loop recursion."""
+
+    def __init__(self, B, p, m):
+        self.T, self.V = np.zeros((B, m, p)), np.zeros((B, m, p))
+        self.inv_c = np.zeros((B, m))  # 0 marks an unused pair
+        self.ratio = np.zeros((B, m))
+
+    def direction(self, idx, g):
+        return _two_loop(g, self.T[idx], self.V[idx], self.inv_c[idx], self.ratio[idx])
+
+    def reset(self, rows):
+        self.inv_c[rows] = 0.0
+
+    def update(self, iu, t, v, c, r):
+        # drop the oldest pair, append the newest (rows iu only)
+        T, V, inv_c, ratio = self.T, self.V, self.inv_c, self.ratio
+        T[iu, :-1], V[iu, :-1] = T[iu, 1:], V[iu, 1:]
+        inv_c[iu, :-1], ratio[iu, :-1] = inv_c[iu, 1:], ratio[iu, 1:]
+        T[iu, -1], V[iu, -1] = t, v
+        inv_c[iu, -1], ratio[iu, -1] = 1.0 / c, r
+
+
+class _DenseInverse:
+    """A dense inverse Hessian per problem, scaled by ``s.y / y.y`` at its first update."""
+
+    def __init__(self, B, p):
+        self.H = np.broadcast_to(np.eye(p), (B, p, p)).copy()
+        self.first = np.ones(B, dtype=bool)
+
+    def direction(self, idx, g):
+        return -np.einsum("bij,bj->bi", self.H[idx], g)
+
+    def reset(self, rows):
+        self.H[rows] = np.eye(self.H.shape[1])
+
+    def update(self, iu, t, v, c, r):
+        H, first = self.H, self.first
+        init = first[iu]
+        if init.any():
+            H[iu[init]] = (r[init] * c[init])[:, None, None] * np.eye(H.shape[1])
+            first[iu[init]] = False
+        Hu = H[iu]
+        Hv = np.einsum("bij,bj->bi", Hu, v)
+        vHv = np.einsum("bi,bi->b", v, Hv)
+        H[iu] = (
+            Hu
+            - (Hv[:, :, None] * t[:, None, :] + t[:, :, None] * Hv[:, None, :]) / c[:, None, None]
+            + ((vHv / c + r) / c)[:, None, None] * t[:, :, None] * t[:, None, :]
+        )

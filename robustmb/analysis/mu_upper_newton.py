@@ -175,7 +175,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
     (kept when it lowers ``lambda_max``).  Returns ``(best_top, best_x, stalled)``: the
     smallest ``lambda_max`` seen for every problem, its parameters, and whether a stage
     ended at ``max_steps`` with the problem still descending.  ``fstop`` and ``stop`` end
-    a problem's descent as in :func:`robustmb.analysis.mu_upper.batched_bfgs` (tested
+    a problem's descent as in :func:`robustmb.analysis.mu_lbfgs.batched_bfgs` (tested
     on ``lambda_max``, itself a value of the bound at that point).
     """
     B, p = x.shape
