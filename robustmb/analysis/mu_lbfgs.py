@@ -109,8 +109,9 @@ def batched_bfgs(
     x = np.array(x0, dtype=float)
     if x.ndim != 2:
         raise ArgumentError(f"x0 must have shape (B, p), got {x.shape}")
-    if int(memory) < 1:
-        raise ArgumentError(f"memory must be a positive integer, got {memory!r}")
+    for name, value in (("memory", memory), ("dense_below", dense_below)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ArgumentError(f"{name} must be a positive integer, got {value!r}")
     B, p = x.shape
     model = _DenseInverse(B, p) if p < dense_below else _LimitedMemory(B, p, int(memory))
     f, g = fun(x, np.arange(B))

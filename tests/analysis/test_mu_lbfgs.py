@@ -169,3 +169,8 @@ def test_bad_arguments_are_named():
         batched_bfgs(fun, np.zeros(3))
     with pytest.raises(ArgumentError, match="memory"):
         batched_bfgs(fun, np.zeros((1, 3)), memory=0)
+    for bad in (2.7, "12", True):
+        with pytest.raises(ArgumentError, match="memory"):
+            batched_bfgs(fun, np.zeros((1, 3)), memory=bad)
+    with pytest.raises(ArgumentError, match="dense_below"):
+        batched_bfgs(fun, np.zeros((1, 3)), dense_below=0.5)
