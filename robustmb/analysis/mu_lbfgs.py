@@ -78,7 +78,7 @@ def batched_bfgs(
     dense_below : int
         With fewer than ``dense_below`` parameters the dense inverse Hessian is kept
         instead (its ``O(p^2)`` cost is then small; on badly scaled max-eigenvalue
-        problems it can end lower than the limited-memory update).
+        problems it can end lower than the limited-memory update); 0: never.
 
     Returns
     -------
@@ -109,9 +109,9 @@ def batched_bfgs(
     x = np.array(x0, dtype=float)
     if x.ndim != 2:
         raise ArgumentError(f"x0 must have shape (B, p), got {x.shape}")
-    for name, value in (("memory", memory), ("dense_below", dense_below)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ArgumentError(f"{name} must be a positive integer, got {value!r}")
+    for name, value, least in (("memory", memory, 1), ("dense_below", dense_below, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+            raise ArgumentError(f"{name} must be an integer >= {least}, got {value!r}")
     B, p = x.shape
     model = _DenseInverse(B, p) if p < dense_below else _LimitedMemory(B, p, int(memory))
     f, g = fun(x, np.arange(B))

@@ -173,4 +173,4 @@ def test_bad_arguments_are_named():
         with pytest.raises(ArgumentError, match="memory"):
             batched_bfgs(fun, np.zeros((1, 3)), memory=bad)
     with pytest.raises(ArgumentError, match="dense_below"):
-        batched_bfgs(fun, np.zeros((1, 3)), dense_below=0.5)
+        batched_bfgs(fun, np.zeros((1, 3)), dense_below=-1)
