@@ -284,6 +284,10 @@ class TuningProblem:
         self.min_decay = min_decay
         # The multi-peak step of Apkarian and Noll (see :meth:`pieces`); False: plain BFGS.
         self.multipeak = check_multipeak(multipeak, "TuningProblem")
+        # Line-search state (:meth:`above`, :meth:`objective`, :meth:`rejected`): the
+        # terms' state before the last screened trial, and that trial's (x bytes, level).
+        self._screened = None
+        self._trial = None
 
     # ----------------------------------------------------------------- measures
     def abscissa(self, x):
@@ -387,7 +391,7 @@ class TuningProblem:
         # A line-search trial that passed the screen (:meth:`above`) at this very x: its
         # soft evaluations may stop once they are above the trial's level (with a margin
         # for the rounding of the responses), since the search rejects it then anyway.
-        trial, self._trial = getattr(self, "_trial", None), None
+        trial, self._trial = self._trial, None
         stop = None
         if trial is not None and trial[0] == np.asarray(x, float).tobytes():
             stop = trial[1] + REJECT_MARGIN * abs(trial[1])
@@ -464,7 +468,7 @@ class TuningProblem:
         (True, True)
         """
         terms = self.soft + self.hard
-        saved = getattr(self, "_screened", None)
+        saved = self._screened
         if saved is not None and len(saved) == len(terms):
             for t, (state, last) in zip(terms, saved, strict=True):
                 t._state, t._last = state, last
