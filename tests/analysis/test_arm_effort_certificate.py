@@ -75,3 +75,24 @@ def _cell(rng, n, k):
     lo, hi = rng
     step = (hi - lo) / n
     return (lo + k * step, lo + (k + 1) * step)
+
+
+def test_effort_checkpoints_together_cover_the_square():
+    """The finer partitions refine only sub-boxes that the coarser one did not certify,
+    at the same level, and the union of all certified sub-boxes (recomputed from the
+    records on the finest grid) is the whole (t1, t2) square."""
+    recs = sorted((_load(p) for p in PATHS), key=lambda r: r[1])
+    assert len({rec["gamma"] for rec, _ in recs}) == 1
+    fine = math.lcm(*(n for _, n in recs))
+    covered = np.zeros((fine, fine), int)  # times each finest cell is certified
+    for rec, n in recs:
+        f = fine // n
+        for b in rec["sub_boxes"]:
+            i, j = b["box"]
+            cells = np.s_[i * f : (i + 1) * f, j * f : (j + 1) * f]
+            if n != recs[0][1]:
+                # a refinement: no finest cell of it was certified by a coarser partition
+                assert not covered[cells].any(), (n, b["box"])
+            covered[cells] += b["status"] == "certified"
+    assert covered.max() == 1  # no cell certified twice
+    assert covered.min() == 1  # every cell certified: the whole square at one level
