@@ -31,6 +31,7 @@ from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
+from .polytope_certificate import polytope_margin
 from .uncertain_problem import (
     box_vertices,
     uncertain_problem,
@@ -406,15 +407,18 @@ def _robstab(
     )
     sysdata, blk, dt = problem.m11, problem.blk, problem.dt
     upper, crit, destab = np.inf, np.nan, {}
-    peak = failed = None
+    peak = failed = vertex = None
     if search_first:
         found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
             got = _verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
                 upper, destab, crit = got
+                # small loops: the box by vertex polytopes, no sweep at a tight level
+                vertex = polytope_margin(problem, upper, gap_tol, bar.start)
+                peak = None if vertex is None else vertex[1]
                 # tight first; a level failing there may still hold at the gap tolerance
-                for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol}):
+                for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol} if peak is None else ()):
                     level = (1.0 + room) / upper
                     if peak is not None and _still_above(problem, peak, level):
                         break
@@ -450,8 +454,9 @@ def _robstab(
         peak = _with_search_lower(problem, peak, upper, crit, direction)
     bar.advance(label="destabilising parameter values")
     lower = _lower_of(peak)
+    cover = None if vertex is None else vertex[0]
+    lower = lower if cover is None else max(lower, cover.target)
     cap = _search_cap(lower)
-    cover = None
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
     else:
