@@ -43,15 +43,22 @@ MAX_STATES = 12
 # the corners when no element repeats; ``v (v - 1) / 2`` segments are tested).
 MAX_ELEMENTS = 4
 MAX_VERTICES = 16
+# Largest repetition of one element: the Bernstein coefficients come from values at
+# ``reps + 1`` equispaced nodes (a well-conditioned interpolation only for low degrees).
+MAX_REPS = 3
 # A root ``x`` of ``h`` whose imaginary part is below this fraction of ``|x|`` (after
 # frequency scaling) is treated as real: a near-double real root (a tangency) may
 # come out as a complex pair of that order.
 _REAL_ROOT = 1e-5
+# Coefficients of ``h`` below this fraction of the sum of their products' magnitudes
+# are rounding noise (exact cancellations), treated as zero.
+_CANCEL = 1e-12
 # ``g`` must exceed this fraction of ``|E_p E_r| + x |O_p O_r|`` at a real root of
 # ``h``: the two values are then clearly parallel, not antiparallel.
 _SIGN_ROOM = 1e-8
-# Margin of the corner polynomials' roots (relative to their frequency scale).
-_POLE_ROOM = 1e-9
+# Margin of the vertex polynomials' roots (relative to their largest root): a root
+# this close to the axis is not trusted to be in the left half-plane.
+_POLE_ROOM = 1e-7
 
 
 class PolytopeCover(BoxCover):
@@ -77,7 +84,8 @@ class PolytopeCover(BoxCover):
 def applicable(problem, scal):
     """Whether the vertex-polytope test applies: a continuous-time model of at most
     ``MAX_STATES`` states whose Delta is ``k <= MAX_ELEMENTS`` real scalars (repeated
-    or not) with at most ``MAX_VERTICES`` polytope vertices (``prod(reps + 1)``).
+    at most ``MAX_REPS`` times) with at most ``MAX_VERTICES`` polytope vertices
+    (``prod(reps + 1)``).
 
     Examples
     --------
@@ -94,7 +102,7 @@ def applicable(problem, scal):
         not problem.dt
         and 0 < problem.a.shape[0] <= MAX_STATES
         and 0 < len(scal) <= MAX_ELEMENTS
-        and all(bi.kind == "real" for bi in scal)
+        and all(bi.kind == "real" and bi.reps <= MAX_REPS for bi in scal)
         and int(np.prod([bi.reps + 1 for bi in scal])) <= MAX_VERTICES
         and sum(bi.reps for bi in scal) == problem.nw == problem.nz
         and not np.iscomplexobj(problem.a)
@@ -135,16 +143,24 @@ def _segment_stable(p, r):
     er, orr = _even_odd(r)
     pe, po = np.polynomial.Polynomial(ep), np.polynomial.Polynomial(op)
     re, ro = np.polynomial.Polynomial(er), np.polynomial.Polynomial(orr)
-    h = (po * re - pe * ro).trim()
-    if len(h.coef) == 1:
-        # constant: parallel everywhere (h = 0) or nowhere
-        if h.coef[0] != 0.0:
+    h = (po * re - pe * ro).coef
+    # Leading coefficients at the rounding level of their products are zero (they
+    # cancel exactly when, e.g., p and r share their two leading coefficients): kept,
+    # they would put a spurious huge root into the companion matrix and move the others
+    # (x = 4 instead of 2.417 on an interval cubic).  A true coefficient that small
+    # only drops roots at |x| ~ 1e13 of the balanced scale, where p(jw) and r(jw) are
+    # both dominated by their leading terms (same degree, same sign): parallel.
+    mag = [np.polynomial.Polynomial(np.abs(q)) for q in (op, er, ep, orr)]
+    size = (mag[0] * mag[1] + mag[2] * mag[3]).coef
+    keep = np.nonzero(np.abs(h) > _CANCEL * size[: len(h)])[0]
+    if len(keep) == 0 or keep[-1] == 0:
+        # h is constant: nonzero (never parallel), or zero (parallel everywhere)
+        if len(keep):
             return True
         x = np.array([1.0])
     else:
-        scale = np.max(np.abs(h.coef))
-        h = np.polynomial.Polynomial(h.coef / scale)
-        x = h.roots()
+        h = h[: keep[-1] + 1]
+        x = np.polynomial.Polynomial(h / np.max(np.abs(h))).roots()
         x = x[np.abs(x.imag) <= _REAL_ROOT * np.maximum(np.abs(x), 1e-300)].real
         x = x[x > 0.0]
     for xi in x:
@@ -248,10 +264,11 @@ def box_is_stable(m11, chan, lo, hi, degrees=None):
     return True
 
 
-def certify_box_polytope(problem, scal, target, *, max_tests=32):
+def certify_box_polytope(problem, scal, target, *, max_tests=None):
     """Certify ``target`` times the normalised box by vertex polytopes, bisecting the
     widest side of a sub-box whose test fails; None when a sub-box centre is unstable
-    or the budget ``max_tests`` (polytope tests) runs out.
+    or the budget ``max_tests`` (polytope tests) runs out.  The default budget keeps
+    the segment tests near 256: ``max(4, 512 // v^2)`` boxes of ``v`` vertices.
 
     Returns
     -------
@@ -275,6 +292,8 @@ def certify_box_polytope(problem, scal, target, *, max_tests=32):
     k = len(scal)
     chan = _channel_matrix(problem, scal)
     degrees = np.array([bi.reps for bi in scal])
+    if max_tests is None:
+        max_tests = max(4, 512 // int(np.prod(degrees + 1)) ** 2)
     queue = [(-target * np.ones(k), target * np.ones(k))]
     done = tests = 0
     while queue:

@@ -95,6 +95,59 @@ def test_segment_lemma_matches_a_grid_of_the_segment():
     assert verdicts[True] > 20 and verdicts[False] > 20, verdicts
 
 
+def test_segment_with_cancelling_leading_coefficients():
+    # two balanced vertices of an interval cubic: the leading coefficient of h cancels
+    # exactly; left in, rounding put a spurious root at x = 4 (instead of 2.417, where
+    # the two values are parallel, not antiparallel) and refused a stable segment
+    p = np.array([0.09805829, 0.17095865, 1.0, 0.09805829])
+    r = np.array([0.2373718, 0.41384328, 0.57461102, 1.0])
+    lam = np.linspace(0.0, 1.0, 2001)
+    assert np.max(_max_real((1 - lam)[:, None] * p + lam[:, None] * r)) < 0
+    assert pc._segment_stable(p, r)
+
+
+def _kharitonov_margin(coeffs, percent):
+    """Kharitonov's four polynomials (numpy.roots), bisected: the interval margin."""
+    c = np.asarray(coeffs, float)
+    r = np.abs(c) * percent / 100.0
+    patterns = [(-1, -1, 1, 1), (1, 1, -1, -1), (-1, 1, 1, -1), (1, -1, -1, 1)]
+
+    def stable(t):
+        rows = []
+        for pat in patterns:
+            sign = np.array([pat[i % 4] for i in range(len(c))])
+            rows.append(np.concatenate([[1.0], (c + t * sign * r)[::-1]]))
+        return bool(np.all(_max_real(rows) < 0))
+
+    lo, hi = 0.0, 16.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
+    return lo
+
+
+@pytest.mark.parametrize("roots", [[-1, -2, -3], [-1 + 1j, -1 - 1j, -2, -3]], ids=["3", "4"])
+def test_interval_polynomials_in_one_box_at_the_kharitonov_margin(roots):
+    # affine in the coefficients: the polytope is the family, one box suffices
+    coeffs = np.real(np.poly(roots))[::-1][:-1]
+    n = len(coeffs)
+    a = np.diag(np.ones(n - 1), 1)
+    b = np.zeros((n, 1))
+    b[-1, 0] = 1.0
+    chain = rmb.uss(control.ss(a, b, np.eye(n), np.zeros((n, 1))))
+    gain = None
+    for i, c in enumerate(coeffs):
+        row = np.zeros((1, n))
+        row[0, i] = 1.0
+        term = rmb.ureal(f"a{i}", float(c), percent=20) * rmb.uss(control.ss([], [], [], row))
+        gain = term if gain is None else gain + term
+    problem = uncertain_problem(rmb.feedback(chain, gain))
+    exact = _kharitonov_margin(coeffs, 20)
+    cover = pc.certify_box_polytope(problem, problem.blocks, exact / 1.0005)
+    assert cover is not None and cover.boxes == 1
+    assert pc.certify_box_polytope(problem, problem.blocks, exact * 1.0005) is None
+
+
 # ----------------------------------------------------------------------- known margins
 
 
