@@ -64,13 +64,14 @@ class RobstabResult:
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.  When the
-        branch and bound closed the gap, this single-box sweep was certified to
-        ``gap_tol`` only (its ``upper`` within ``1 + gap_tol`` of the pointwise bounds,
-        not the default 1e-3): the boxes, not this sweep, carry ``lower``.
+        boxes closed the gap, this single-box sweep was certified to ``gap_tol`` only
+        (vertex polytope: at the level ``1.2 / upper``, not the default 1e-3 accuracy):
+        the boxes, not this sweep, carry ``lower``.
     boxes : BoxCover or None
         The branch and bound over the parameter box, when it ran (all-real loops whose
         single-box bound left a gap above ``gap_tol``): the target scaling, whether
         it was certified, the sub-boxes certified and evaluated, the volume covered.
+        A ``PolytopeCover`` when vertex polytopes certified it (small loops, no sweep).
     reason : str
         One sentence saying how the bounds arose, and why when they are degenerate:
         a closed loop that is already unstable at the centre of the ranges (margin
@@ -306,10 +307,10 @@ def robstab(
         Relative gap ``upper / lower - 1`` at which the search for destabilising
         values stops.  When every element is a real parameter, the direct search over
         the parameter box (every corner up to 12 elements; up to 6 on models of 40 or
-        more states with a non-square ``Delta``) runs first, then the branch
-        and bound when the gap is still above ``gap_tol``; the (costly) real-mu lower
-        bound only when the gap is still open after both, at the frequencies where it
-        can help.
+        more states with a non-square ``Delta``) runs first; on loops of <= 12 states
+        and <= 4 elements vertex polytopes of the characteristic polynomial then
+        certify the box without a sweep; else the branch and bound when the gap is
+        still above ``gap_tol``; the real-mu lower bound only when it is still open.
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
         when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
