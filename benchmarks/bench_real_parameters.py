@@ -342,6 +342,8 @@ def _problem_row(name, loop, exact, decades, robstab, label):
         if cov is None
         else f"{'certified' if cov.certified else 'open'} {cov.boxes}/{cov.evaluated}+{cov.probed}p"
     )
+    if type(cov).__name__ == "PolytopeCover":  # vertex polytopes, no sub-box sweep
+        boxes = f"polytope {cov.boxes}"
     print(
         f"{(name + ' ' + label).strip():36s} {res.lower:9.5f} {res.upper:9.5f} {exact:9.5f}"
         f" {gap:7.3f} {t:7.2f}"

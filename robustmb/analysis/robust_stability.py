@@ -31,6 +31,7 @@ from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
+from .polytope_certificate import polytope_margin
 from .uncertain_problem import (
     box_vertices,
     uncertain_problem,
@@ -63,13 +64,14 @@ class RobstabResult:
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.  When the
-        branch and bound closed the gap, this single-box sweep was certified to
-        ``gap_tol`` only (its ``upper`` within ``1 + gap_tol`` of the pointwise bounds,
-        not the default 1e-3): the boxes, not this sweep, carry ``lower``.
+        boxes closed the gap, this single-box sweep was certified to ``gap_tol`` only
+        (vertex polytope: at the level ``1.2 / upper``, not the default 1e-3 accuracy):
+        the boxes, not this sweep, carry ``lower``.
     boxes : BoxCover or None
         The branch and bound over the parameter box, when it ran (all-real loops whose
         single-box bound left a gap above ``gap_tol``): the target scaling, whether
         it was certified, the sub-boxes certified and evaluated, the volume covered.
+        A ``PolytopeCover`` when vertex polytopes certified it (small loops, no sweep).
     reason : str
         One sentence saying how the bounds arose, and why when they are degenerate:
         a closed loop that is already unstable at the centre of the ranges (margin
@@ -305,10 +307,10 @@ def robstab(
         Relative gap ``upper / lower - 1`` at which the search for destabilising
         values stops.  When every element is a real parameter, the direct search over
         the parameter box (every corner up to 12 elements; up to 6 on models of 40 or
-        more states with a non-square ``Delta``) runs first, then the branch
-        and bound when the gap is still above ``gap_tol``; the (costly) real-mu lower
-        bound only when the gap is still open after both, at the frequencies where it
-        can help.
+        more states with a non-square ``Delta``) runs first; on loops of <= 12 states
+        and <= 4 elements vertex polytopes of the characteristic polynomial then
+        certify the box without a sweep; else the branch and bound when the gap is
+        still above ``gap_tol``; the real-mu lower bound only when it is still open.
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
         when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
@@ -406,15 +408,18 @@ def _robstab(
     )
     sysdata, blk, dt = problem.m11, problem.blk, problem.dt
     upper, crit, destab = np.inf, np.nan, {}
-    peak = failed = None
+    peak = failed = vertex = None
     if search_first:
         found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
             got = _verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
                 upper, destab, crit = got
+                # small loops: the box by vertex polytopes, no sweep at a tight level
+                vertex = polytope_margin(problem, upper, gap_tol, bar.start)
+                peak = None if vertex is None else vertex[1]
                 # tight first; a level failing there may still hold at the gap tolerance
-                for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol}):
+                for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol} if peak is None else ()):
                     level = (1.0 + room) / upper
                     if peak is not None and _still_above(problem, peak, level):
                         break
@@ -450,8 +455,9 @@ def _robstab(
         peak = _with_search_lower(problem, peak, upper, crit, direction)
     bar.advance(label="destabilising parameter values")
     lower = _lower_of(peak)
+    cover = None if vertex is None else vertex[0]
+    lower = lower if cover is None else max(lower, cover.target)
     cap = _search_cap(lower)
-    cover = None
     if not search_first:
         upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
     else:
