@@ -199,3 +199,87 @@ def test_stored_checkpoint_is_consistent(name):
         assert chk["below_bound"] and chk["worst"] < rec["gamma"] and chk["max_real"] < 0
         assert chk.get("unstable", 0) == 0 and chk["loops"] > 0
         assert "scalings" not in recs[k]  # kept out of the checkpoint
+
+
+def test_split_run_records_pieces_and_resplits_failures(driver, tmp_path, monkeypatch):
+    """The driver's loop with the certificate and the sampler replaced by stubs that
+    record what they were asked: pieces run after the grid, a failing piece is split
+    again within --depth, recorded pieces are skipped on the next run."""
+    import types
+
+    els = {
+        "t1": types.SimpleNamespace(range=(0.0, 1.0)),
+        "t2": types.SimpleNamespace(range=(0.0, 2.0)),
+    }
+    monkeypatch.setattr(
+        driver, "arm_channel", lambda *a, **k: types.SimpleNamespace(uncertainty=els)
+    )
+    blocks = [types.SimpleNamespace(name=v) for v in ("t1", "m1", "t2")]
+    monkeypatch.setattr(driver, "uncertain_problem", lambda m: types.SimpleNamespace(blocks=blocks))
+    calls = []
+
+    def fake_certify(problem, names, n, i, j, gamma, hint, grid, rounds, warm, path=()):
+        calls.append(driver.cell_name(i, j, path))
+        c, r = driver.sub_box(names, n, i, j, path)
+        # "certified" iff the cell lies within t1 > -0.75 or is small enough
+        ok = c[0] - r[0] >= -0.75 or r[0] <= 1 / 16
+        out = {"box": [i, j], "status": "certified" if ok else "sweep failed"}
+        if path:
+            out["path"] = [list(s) for s in path]
+        return out
+
+    monkeypatch.setattr(driver, "certify_sub_box", fake_certify)
+    monkeypatch.setattr(
+        driver,
+        "check",
+        lambda values, grid, n_random, ranges: {
+            "gamma1": 0.5, "gamma2": 0.4, "where1": {}, "where2": {},
+            "max_real": -1.0, "unstable": 0, "loops": 3,
+        },
+    )  # fmt: skip
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps({"values": {}}))
+    out = tmp_path / "cert.json"
+    base = ["x", "--design", str(design), "--n", "4", "--gamma", "0.9", "--out", str(out)]
+    base += ["--check", "2"]
+    monkeypatch.setattr("sys.argv", base)
+    driver.main()
+    rec = json.loads(out.read_text())
+    # cells (0, j) fail (t1 in [-1, -0.5]); the rest certify
+    assert sorted(calls) == sorted(f"{i},{j}" for i in range(4) for j in range(4))
+    assert rec["coverage"] == 12 / 16
+    calls.clear()
+    monkeypatch.setattr("sys.argv", [*base, "--split", "0,0", "0,1", "--depth", "2", "--boxes"])
+    driver.main()
+    rec = json.loads(out.read_text())
+    # 2x2 pieces have t1 radius 1/8: the lower-t1 pieces fail and are split again at once
+    want = []
+    for cell in ("0,0", "0,1"):
+        for piece in ("0,0", "0,1"):
+            want.append(f"{cell}/2x2:{piece}")
+            want += [f"{cell}/2x2:{piece}/2x2:{a},{b}" for a in range(2) for b in range(2)]
+        want += [f"{cell}/2x2:1,0", f"{cell}/2x2:1,1"]
+    assert calls == want
+    names = [driver.cell_name(*driver.key_cell(driver.record_key(b))) for b in rec["sub_boxes"]]
+    assert len(names) == len(set(names))
+    # (0,0) and (0,1): both lower-t1 pieces fail, their 4 pieces each certify;
+    # the upper-t1 pieces certify: coverage 12/16 + 2 * (1/16)
+    assert Fraction(rec["coverage_exact"]) == Fraction(14, 16)
+    failed = {n for n, b in zip(names, rec["sub_boxes"], strict=True) if b["status"] != "certified"}
+    assert failed == {
+        "0,0",
+        "0,1",
+        "0,2",
+        "0,3",
+        "0,0/2x2:0,0",
+        "0,0/2x2:0,1",
+        "0,1/2x2:0,0",
+        "0,1/2x2:0,1",
+    }
+    for b in rec["sub_boxes"]:
+        if b["status"] == "certified":
+            assert b["check"]["below_bound"]
+    # a second run skips every recorded piece
+    calls.clear()
+    driver.main()
+    assert calls == []
