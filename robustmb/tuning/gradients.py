@@ -126,7 +126,7 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=
     sd = np.linalg.svd(d, compute_uv=False)[0] if d.size and not hamiltonian.proper else 0.0
     extra = [] if w_hint is None or not np.isfinite(w_hint) else [abs(w_hint)]
     mag = np.abs(lam)
-    cand = np.unique(np.r_[0.0, mag, np.abs(lam.imag), extra])
+    cand = np.unique(np.concatenate(([0.0], mag, np.abs(lam.imag), extra)))
     vals = sig(cand)
     k = int(np.argmax(vals))
     lower, wpeak = float(vals[k]), float(cand[k])
@@ -156,7 +156,7 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=
             return Above(lower)
         if im.size == 0:
             return lower, wpeak, bracket
-        pts = np.r_[im, 0.5 * (im[1:] + im[:-1])]
+        pts = np.concatenate((im, 0.5 * (im[1:] + im[:-1])))
         vals = sig(pts)
         k = int(np.argmax(vals))
         # The maximiser lies between the crossings on either side of the best point.
@@ -754,7 +754,7 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
         def zoom(v, w, bracket):
             return _polish(sig, v, w, bracket)
 
-    edges = np.r_[0.0, cross[cross > 0]]
+    edges = np.concatenate(([0.0], cross[cross > 0]))
     # The intervals [edges[i], edges[i + 1]] above the level (the last one is bounded:
     # the response is below the level beyond the largest crossing, level > sigma(D)).
     lows, highs = edges[:-1], edges[1:]

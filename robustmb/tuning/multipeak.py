@@ -63,7 +63,7 @@ def simplex_qp(m, c, *, tol=1e-12, maxiter=200):
         kkt = np.zeros((ns + 1, ns + 1))
         kkt[:ns, :ns] = m[np.ix_(s, s)]
         kkt[:ns, ns] = kkt[ns, :ns] = 1.0
-        sol = np.linalg.lstsq(kkt, np.r_[c[s], 1.0], rcond=None)[0]
+        sol = np.linalg.lstsq(kkt, np.concatenate((c[s], [1.0])), rcond=None)[0]
         target = sol[:ns]
         if np.all(target >= -tol):
             lam = np.zeros(k)

@@ -126,7 +126,7 @@ class Term:
         a, b, c, d = self.lft.statespace(x)
         if not d.size:
             return -np.inf
-        w = np.array([st[3]]) if self._peaks is None else np.r_[st[3], self._peaks]
+        w = np.array([st[3]]) if self._peaks is None else np.concatenate(([st[3]], self._peaks))
         w = np.unique(w[np.isfinite(w)])
         v = float(np.linalg.norm(d, 2)) if d.any() else 0.0  # the limit at infinite frequency
         if w.size and a.shape[0]:
