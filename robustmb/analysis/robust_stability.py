@@ -5,7 +5,9 @@ stable for every parameter value in the declared ranges (scaled about the
 range centres, see :mod:`.uncertain_problem`).
 
 - ``lower`` (guaranteed margin) comes from a certified upper bound of mu on
-  every frequency (:func:`.mu_sweep.certified_mu_peak`).
+  every frequency (:func:`.mu_sweep.certified_mu_peak`), or, on small all-real
+  loops, from the vertex polytope of the characteristic polynomial
+  (:mod:`.polytope_certificate`).
 - ``upper`` comes from an actual destabilising perturbation, verified by
   substitution: the substituted system has a pole beyond the stability
   boundary by more than the rounding error of its eigenvalues, or on it (at
@@ -31,7 +33,8 @@ from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
-from .polytope_certificate import polytope_margin
+from .polytope_certificate import PolytopeCover, polytope_margin
+from .robstab_reason import relaxation_note, robstab_reason
 from .uncertain_problem import (
     box_vertices,
     uncertain_problem,
@@ -494,7 +497,9 @@ def _robstab(
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
-    reason = _robstab_reason(lower, upper, crit, peak.covered, omega, cap) + _relaxation_note(peak)
+    by_polytope = isinstance(cover, PolytopeCover) and cover.certified and lower == cover.target
+    reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope)
+    reason += relaxation_note(peak)
     if cover is not None:
         reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
@@ -697,41 +702,6 @@ def _from_mu_lower(problem, peak, cap, upper, crit, destab):
         if got is not None and got[0] < upper:
             upper, destab, crit = got
     return upper, crit, destab
-
-
-def _relaxation_note(peak):
-    """What relaxing real parameters to complex ones cost the certified bound, if anything."""
-    if peak is None or not peak.relaxed:
-        return ""
-    return (
-        f" (real parameters relaxed to complex ones at {len(peak.relaxed)} frequencies, "
-        f"which raised the certified mu level from {peak.real_level:.6g} to {peak.upper:.6g})"
-    )
-
-
-def _robstab_reason(lower, upper, crit, covered, omega, cap):
-    """One sentence on how the bounds of :func:`robstab` arose."""
-    where = (
-        "on the whole frequency axis"
-        if covered
-        else "on the given frequencies only"
-        if omega is not None
-        else "on part of the frequency axis only (not certified)"
-    )
-    low = f"lower bound {lower:.6g} from the mu upper bound {where}"
-    if not np.isfinite(upper):
-        return (
-            f"robstab: {low}; no destabilising perturbation was found (searched up to "
-            f"{cap:.3g} times the ranges), so upper = inf"
-        )
-    if np.isinf(crit):
-        at = (
-            "a closed-loop pole that escapes to infinity at the crossing (destabilizing "
-            "lies just beyond it, where that pole has come back unstable)"
-        )
-    else:
-        at = f"a closed-loop pole at {crit:.6g} rad/s"
-    return f"robstab: {low}; upper bound {upper:.6g} realised by destabilizing, with {at}"
 
 
 def _sensitivity(problem, upper, destab, crit, h=1e-3):
