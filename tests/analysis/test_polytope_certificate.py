@@ -234,14 +234,8 @@ def _family_stable(c, e, f, g, h, x1, x2):
     return bool(np.all(_max_real(rows) < 0.0))
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    seed=st.integers(0, 2**31 - 1),
-    n=st.integers(2, 4),
-    kind=st.sampled_from(["affine", "multiaffine", "repeated"]),
-    target=st.floats(0.2, 1.5),
-)
-def test_certificate_is_sound_on_random_families(seed, n, kind, target):
+def _random_family_verdicts(seed, n, kind, target):
+    """``(certified, stable on a 61 x 61 grid of the box)`` of a random two-element family."""
     rng = np.random.default_rng(seed)
     roots = -rng.uniform(0.3, 3.0, n).astype(complex)
     if n >= 2 and rng.uniform() < 0.5:
@@ -261,10 +255,31 @@ def test_certificate_is_sound_on_random_families(seed, n, kind, target):
         problem.m11, chan, -target * np.ones(2), target * np.ones(2), np.array(reps)
     )
     names = [bi.name for bi in problem.blocks]
-    if got:
-        u, v = np.meshgrid(*(np.linspace(-target, target, 61),) * 2)
-        x = dict(zip(names, (u.ravel(), v.ravel()), strict=True))
-        assert _family_stable(c, e, f, g, h, x["d1"], x["d2"])
+    u, v = np.meshgrid(*(np.linspace(-target, target, 61),) * 2)
+    x = dict(zip(names, (u.ravel(), v.ravel()), strict=True))
+    return bool(got), _family_stable(c, e, f, g, h, x["d1"], x["d2"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(2, 4),
+    kind=st.sampled_from(["affine", "multiaffine", "repeated"]),
+    target=st.floats(0.2, 1.5),
+)
+def test_certificate_is_sound_on_random_families(seed, n, kind, target):
+    got, stable = _random_family_verdicts(seed, n, kind, target)
+    assert stable or not got
+
+
+@pytest.mark.parametrize("kind", ["affine", "multiaffine", "repeated"])
+def test_random_families_stable_on_their_box_are_mostly_certified(kind):
+    # the soundness property above holds vacuously if nothing is certified: on small
+    # boxes (perturbations of at most 6 % of each coefficient) most families are
+    verdicts = [_random_family_verdicts(seed, 3, kind, 0.2) for seed in range(20)]
+    assert all(stable for got, stable in verdicts if got)
+    stable_ones = [got for got, stable in verdicts if stable]
+    assert len(stable_ones) >= 10 and sum(stable_ones) >= 0.8 * len(stable_ones)
 
 
 def test_random_affine_families_are_certified_near_their_margin():
