@@ -12,9 +12,9 @@ frequencies ``w_i_j`` and D,G parameters ``s_i_j``), and for each sub-box:
 3. rounds it to float32 and re-checks it exactly (float64 kept if float32 fails);
 4. writes ``box_i_j.npz`` (``omega``, ``scalings``) only when the re-check covers.
 
-Sub-boxes are written one by one (an interrupted build keeps the finished ones); the
-times are printed against the certification time of the record (same machine load?
-no: the record's times were measured when it ran).  Usage::
+Sub-boxes are written one by one (an interrupted build keeps the finished ones); wall
+and CPU times are printed next to the certification wall time of the record (measured
+when the record ran, under its own load: a rough ratio only).  Usage::
 
     python benchmarks/build_arm_certificate.py --record R.json --store R.scalings.npz \\
         --out robustmb/data/arm_lpv/tracking_095 [--boxes 2,2 4,1]
@@ -96,16 +96,16 @@ def main():
             continue
         w, x = store[box]
         sysdata, blk = sub_box_system(problem, n, *box, record["gamma"])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         w2, x2, chk = complete_frequency_certificate(sysdata, blk, LEVEL, w, x)
-        t_build = time.perf_counter() - t0
+        t_build, c_build = time.perf_counter() - t0, time.process_time() - c0
         if not chk.covered:
             print(f"{box}: completion left {len(chk.gaps)} gaps ({t_build:.0f} s)", flush=True)
             continue
         w32, x32 = w2.astype(np.float32), x2.astype(np.float32)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         chk32 = check_frequency_certificate(sysdata, blk, LEVEL, w32, x32.astype(float))
-        t_check = time.perf_counter() - t0
+        t_check, c_check = time.perf_counter() - t0, time.process_time() - c0
         if chk32.covered:
             arrays = {"omega": w32, "scalings": x32}
         else:
@@ -114,8 +114,9 @@ def main():
         np.savez_compressed(tmp, **arrays)
         shutil.move(tmp, path)
         print(
-            f"{box}: {len(w)} stored -> {len(w2)} covering points; completion {t_build:.0f} s, "
-            f"exact re-check {t_check:.2f} s (certification {times.get(box, np.nan):.0f} s, "
+            f"{box}: {len(w)} stored -> {len(w2)} covering points; completion {t_build:.0f} s "
+            f"(CPU {c_build:.0f} s), exact re-check {t_check:.2f} s (CPU {c_check:.2f} s; "
+            f"certification {times.get(box, np.nan):.0f} s, "
             f"ratio {t_check / times.get(box, np.nan):.3f}); float32 {chk32.covered}; "
             f"{os.path.getsize(path) / 1e3:.0f} kB",
             flush=True,
