@@ -150,26 +150,44 @@ def sub_box_system(problem, n, i, j, gamma):
     return (a, b, c_, d), [*problem.blk, (nu, ny)]
 
 
+def _confirmed_unstable(a, dt):
+    """Whether numpy's eigenvalues of ``a`` put a pole clearly outside the stability region."""
+    if a.shape[0] == 0:
+        return False
+    ev = np.linalg.eigvals(a)
+    tol = 1e-8 * max(1.0, float(np.linalg.norm(a, 1)))
+    if dt:
+        return bool(np.max(np.abs(ev)) > 1.0 + tol)
+    return bool(np.max(ev.real) > tol)
+
+
 def sampled_gain(problem, values_list):
     """Largest peak gain (and stability) of the channel at normalised parameter values.
 
     Each row of ``values_list`` gives every element's normalised value in [-1, 1] (order
-    of ``problem.blocks``); the loop is closed there exactly (the LFT with a constant
-    ``Delta``) and its peak gain computed.  Sampling: a lower bound, never a proof.
+    of ``problem.blocks``); the loop is closed there (the LFT with a constant ``Delta``) and
+    its peak gain computed.  Sampling: a lower bound, never a proof.  A sample counts as
+    unstable only when numpy's eigenvalues of its closed loop confirm it (a pole clearly in
+    the right half-plane); a sample whose gain cannot be computed (ill-posed loop, stability
+    test and eigenvalues disagreeing, an infinite or non-finite gain without a confirmed
+    unstable pole) is counted as unresolved and left out of ``worst``.
 
     Returns
     -------
     worst : float
-        Largest peak gain (``inf`` when a sample is unstable).
-    where : ndarray
+        Largest peak gain (``inf`` when a sample is confirmed unstable; ``-inf`` when no
+        sample was resolved).
+    where : ndarray or None
         The normalised values of that sample.
+    unresolved : int
+        Samples neither confirmed unstable nor given a finite gain.
 
     Examples
     --------
     >>> p = arm_channel_problem(load_shipped_design()["values"])
-    >>> g, _ = sampled_gain(p, np.zeros((1, 7)))
-    >>> bool(0 < g < 1)
-    True
+    >>> g, _, unresolved = sampled_gain(p, np.zeros((1, 7)))
+    >>> bool(0 < g < 1), unresolved
+    (True, 0)
     """
     from ..analysis.branch_and_bound import recentre_system
     from ..analysis.norms import hinfnorm
@@ -178,16 +196,24 @@ def sampled_gain(problem, values_list):
     chan = _channel_matrix(problem)
     full = (problem.a, problem.b, problem.c, problem.d)
     nw, nz = problem.nw, problem.nz
-    worst, where = -np.inf, None
+    worst, where, unresolved = -np.inf, None, 0
     for v in np.atleast_2d(values_list):
         sub = recentre_system(full, nw, nz, chan @ v, np.zeros(nw))
-        if sub is None or not is_stable(sub[0], problem.dt):
-            return np.inf, v
+        if sub is None:
+            unresolved += 1
+            continue
         a, b, c, d = sub
-        g = float(hinfnorm((a, b[:, nw:], c[nz:], d[nz:, nw:]))[0])
+        if _confirmed_unstable(a, problem.dt):
+            return np.inf, v, unresolved
+        g = np.inf
+        if is_stable(a, problem.dt):
+            g = float(hinfnorm((a, b[:, nw:], c[nz:], d[nz:, nw:]))[0])
+        if not np.isfinite(g):
+            unresolved += 1
+            continue
         if g > worst:
             worst, where = g, v
-    return worst, where
+    return worst, where, unresolved
 
 
 @dataclass
@@ -219,6 +245,9 @@ class PartitionReplay:
     cpu : dict
         CPU time (this process) of the re-checks (``"replay"``) and of the sampling
         (``"sampling"``): what an otherwise idle core would take.
+    unresolved : int
+        Samples neither confirmed unstable nor given a finite gain (see
+        :func:`sampled_gain`): they make no verdict.
     """
 
     channel: str
@@ -232,6 +261,7 @@ class PartitionReplay:
     samples: int = 0
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
+    unresolved: int = 0
 
     @property
     def proven(self):
@@ -272,10 +302,93 @@ def load_evidence(folder):
     out = {}
     for name in sorted(os.listdir(folder)):
         if name.startswith("box_") and name.endswith(".npz"):
-            i, j = (int(v) for v in name[4:-4].split("_"))
-            with np.load(os.path.join(folder, name)) as z:
-                out[(i, j)] = (z["omega"].astype(float), z["scalings"].astype(float))
+            file = os.path.join(folder, name)
+            try:
+                i, j = (int(v) for v in name[4:-4].split("_"))
+            except ValueError:
+                raise ArgumentError(
+                    f"evidence: '{file}' is not named box_<i>_<j>.npz with integers i, j"
+                ) from None
+            try:
+                with np.load(file) as z:
+                    out[(i, j)] = (z["omega"].astype(float), z["scalings"].astype(float))
+            except KeyError as err:
+                raise ArgumentError(f"evidence: '{file}' has no array {err}") from None
+            except (OSError, ValueError) as err:
+                raise ArgumentError(f"evidence: '{file}' is not a readable npz ({err})") from None
     return meta, out
+
+
+def design_sha256(values):
+    """SHA-256 of the canonical JSON of design ``values`` (sorted keys, float lists).
+
+    The evidence's ``meta["design_sha256"]`` must equal this hash of the design it is
+    replayed against: it is recomputed from the values, never copied from a stored string.
+
+    Examples
+    --------
+    >>> h = design_sha256(load_shipped_design()["values"])
+    >>> len(h), h == design_sha256({k: np.asarray(v) for k, v in
+    ...                              load_shipped_design()["values"].items()})
+    (64, True)
+    """
+    import hashlib
+
+    canon = {k: np.asarray(v, float).tolist() for k, v in values.items()}
+    text = json.dumps(canon, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_design_hash(values, meta, folder):
+    """Refuse evidence whose ``meta["design_sha256"]`` is not :func:`design_sha256` of ``values``.
+
+    Raises
+    ------
+    ArgumentError
+        Naming the evidence's ``meta.json`` when the hashes differ.
+
+    Examples
+    --------
+    >>> values = load_shipped_design()["values"]
+    >>> folder = os.path.join(DATA_DIR, "tracking_095")
+    >>> meta, _ = load_evidence(folder)
+    >>> check_design_hash(values, meta, folder)
+    >>> from robustmb.errors import ArgumentError
+    >>> try:
+    ...     check_design_hash({**values, "K.M0": np.zeros(3)}, meta, folder)
+    ... except ArgumentError as err:
+    ...     print(str(err)[:9], "meta.json" in str(err))
+    evidence: True
+    """
+    from ..errors import ArgumentError
+
+    got = design_sha256(values)
+    if meta.get("design_sha256") != got:
+        raise ArgumentError(
+            f"evidence: {os.path.join(folder, 'meta.json')} certifies the design with sha256 "
+            f"{meta.get('design_sha256')}, not the one given (sha256 {got} of its values)"
+        )
+
+
+def _checked_meta(meta, with_evidence):
+    """``(n, gamma)`` of evidence ``meta``, checked (ArgumentError naming the field).
+
+    ``gamma`` and ``level`` are only read (and checked) when there is evidence to replay.
+    """
+    from ..errors import ArgumentError
+
+    gamma, n = meta.get("gamma"), meta.get("n")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ArgumentError(f"meta.n: expected an integer >= 1, got {n!r}")
+    if not with_evidence:
+        return int(n), np.nan
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating, np.integer)):
+        raise ArgumentError(f"meta.gamma: expected a finite number > 0, got {gamma!r}")
+    if not (np.isfinite(gamma) and gamma > 0):
+        raise ArgumentError(f"meta.gamma: expected a finite number > 0, got {gamma!r}")
+    if meta.get("level") != LEVEL:
+        raise ArgumentError(f"meta.level: expected {LEVEL!r}, got {meta.get('level')!r}")
+    return int(n), float(gamma)
 
 
 def replay_partition(values, meta, evidence, *, samples=True, progress=None):
@@ -286,7 +399,9 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
     values : dict
         The design's ``{"K.M0", "K.M1", "K.M2"}``.
     meta : dict
-        ``channel``, ``gamma``, ``n`` of the evidence (see :func:`load_evidence`).
+        ``channel``, ``gamma`` (finite, > 0), ``n`` (integer >= 1) and ``level`` (must be
+        :data:`LEVEL`) of the evidence (see :func:`load_evidence`); ``gamma`` and ``level``
+        are not read when ``evidence`` is empty.  Bad fields raise ``ArgumentError``.
     evidence : dict
         ``{(i, j): (omega, scalings)}``.
     samples : bool
@@ -315,8 +430,8 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
     from ..analysis.frequency_certificate import check_frequency_certificate
 
     t0, c0 = time.perf_counter(), time.process_time()
+    n, gamma = _checked_meta(meta, bool(evidence))
     problem = arm_channel_problem(values, meta["channel"])
-    n, gamma = int(meta["n"]), float(meta["gamma"])
     status, points = {}, 0
     for i, j in itertools.product(range(n), repeat=2):
         if (i, j) not in evidence:
@@ -336,7 +451,7 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
             progress(f"sub-box {(i, j)}: {status[(i, j)]} ({len(w)} frequencies)")
     proven = [b for b, s in status.items() if s == "proven"]
     c1 = time.process_time()
-    worst, where, n_samples = np.nan, {}, 0
+    worst, where, n_samples, unresolved = np.nan, {}, 0, 0
     if samples and len(proven) < n * n:
         names = [b.name for b in problem.blocks]
         phys = [k for k, nm in enumerate(names) if nm not in ("t1", "t2")]
@@ -350,14 +465,17 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
                 v = c.copy()
                 v[phys] = signs
                 rows.append(v)
-        worst, v = sampled_gain(problem, np.array(rows))
+        worst, v, unresolved = sampled_gain(problem, np.array(rows))
         n_samples = len(rows)
-        els = problem.blocks
-        where = {b.name: float(b.element.center + v[k] * b.element.half_width)
-                 for k, b in enumerate(els)}  # fmt: skip
+        if v is None:
+            worst = np.nan
+        else:
+            where = {b.name: float(b.element.center + v[k] * b.element.half_width)
+                     for k, b in enumerate(problem.blocks)}  # fmt: skip
     return PartitionReplay(
         meta["channel"], gamma, n, status, len(proven) / n**2, worst, where, points, n_samples,
         time.perf_counter() - t0, {"replay": c1 - c0, "sampling": time.process_time() - c1},
+        unresolved,
     )  # fmt: skip
 
 
@@ -369,7 +487,8 @@ def channel_verdict(replay, spec=SPEC):
     """Verdict of one channel from its replay: never more than is certified.
 
     ``"pass"`` only when every sub-box is proven at a level ``<= spec``; ``"fail"`` when a
-    sampled loop violates ``spec`` (or is unstable); otherwise ``"not proven"``.
+    sampled loop violates ``spec`` (or is confirmed unstable, :func:`sampled_gain`);
+    otherwise ``"not proven"``.
 
     Examples
     --------
@@ -407,8 +526,6 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
     >>> s["channels"]["tracking W_e S"]["verdict"]  # doctest: +SKIP
     'not proven'
     """
-    from ..errors import ArgumentError
-
     t0 = time.perf_counter()
     design = load_shipped_design()
     t_design = time.perf_counter() - t0
@@ -417,13 +534,9 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
         folder = os.path.join(DATA_DIR, f"{channel}_095")
         if os.path.isfile(os.path.join(folder, "meta.json")):
             meta, ev = load_evidence(folder)
-            if meta.get("design_sha256") != design.get("source_sha256"):
-                raise ArgumentError(
-                    f"evidence: {folder} certifies the design with sha256 "
-                    f"{meta.get('design_sha256')}, not the shipped one"
-                )
+            check_design_hash(design["values"], meta, folder)
         else:
-            meta, ev = {"channel": channel, "gamma": np.nan, "n": sample_n}, {}
+            meta, ev = {"channel": channel, "n": sample_n}, {}
         rows[channel] = replay_partition(design["values"], meta, ev, progress=progress)
     total = time.perf_counter() - t0
     summary = {
@@ -449,6 +562,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
             else rep.sampled_worst,
             "not_proven_sampled_where": rep.sampled_where,
             "not_proven_samples": rep.samples,
+            "not_proven_unresolved_samples": rep.unresolved,
             "verdict": channel_verdict(rep),
             "seconds": rep.seconds,
             "cpu_seconds": rep.cpu,
