@@ -14,10 +14,12 @@
     ``case_studies/robotic_arm/checkpoints/``) instead of tuning one.
 ``robustmb demo --replay``
     The stored, tuned gain-scheduled design of the arm with its partition certificate
-    replayed: every shipped sub-box certificate re-checked exactly in the run (no
-    optimisation), per channel the specification, the certified level and the share
-    of the (t1, t2) square it covers, the largest gain sampled where nothing is proven,
-    and a verdict that never claims more than is certified.
+    replayed: every shipped sub-box certificate re-checked in the run (no optimisation;
+    floating point at the stored scalings, with a 1e-6 headroom below the level for
+    rounding), per channel the specification, the certified level and the share of the
+    area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, the largest
+    gain sampled where nothing is proven, and a verdict that never claims more than is
+    certified.
 ``robustmb report MODULE:FUNCTION``
     Calls ``FUNCTION()`` from ``MODULE`` (a dotted module name importable from
     the current folder, or a path to a ``.py`` file); it must return an
@@ -326,13 +328,14 @@ def demo(
 
 
 def _demo_replay(out_dir, *, show_progress):
-    """Stored design + exact replay of its partition certificate + per-channel verdicts."""
+    """Stored design + replay of its partition certificate + per-channel verdicts."""
     from .report.arm_certificate import certified_demo, summary_text
 
     print(
         "robustmb demo --replay: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
         "[45, 135] deg; m1, J1, rho1, L2, m3 uncertain (+-20 %); stored tuned design, its "
-        "sub-box certificates re-checked exactly"
+        "sub-box certificates re-checked in floating point at the stored scalings (1e-6 "
+        "headroom below the level for rounding)"
     )
     progress = (lambda text: print(f"  {text}", flush=True)) if show_progress else None
     summary = certified_demo(out_dir, progress=progress)
@@ -592,8 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--replay",
         action="store_true",
         help="the stored tuned LPV design with its shipped sub-box certificates re-checked "
-        "exactly (no tuning, no optimisation): per channel the certified level, its coverage "
-        "of the (t1, t2) square and a verdict",
+        "in floating point at the stored scalings, 1e-6 headroom below the level for rounding "
+        "(no tuning, no optimisation): per channel the certified level, the share of the area "
+        "of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, and a verdict",
     )
     p_rep = sub.add_parser(
         "report",

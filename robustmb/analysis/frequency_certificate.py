@@ -1,4 +1,4 @@
-"""Stored whole-axis mu certificates: re-check them exactly, complete them, prune them.
+"""Stored whole-axis mu certificates: re-check them, complete them, prune them.
 
 A fixed-level sweep (:func:`~robustmb.analysis.mu_sweep.certified_mu_peak` with
 ``level``) proves ``sup_w mu(M(jw)) < level`` by a finite set of frequencies ``w_k``,
@@ -10,7 +10,7 @@ evidence is small: the frequencies and the optimiser's D,G parameters (rows of
 - re-checks such evidence without any optimisation (:func:`check_frequency_certificate`):
   at each ``w_k`` the bound given by its parameters is evaluated and checked by
   :func:`~.mu_upper.upper_bound_margin` (the test every bound of ``mussv`` passes),
-  then extended to its exact interval at the level by
+  then extended to its frequency interval at the level (floating point) by
   :func:`~.frequency_intervals.certified_interval`; the union must cover the axis;
 - completes evidence that leaves gaps (:func:`complete_frequency_certificate`):
   bounds next to each gap are optimised further from their stored parameters, and
@@ -207,7 +207,10 @@ def _intervals(sysdata, respond, blk, level, omega, beta, D, G, todo):
 
 
 def check_frequency_certificate(sysdata, blk, level, omega, scalings):
-    """Re-check stored evidence of ``sup_w mu(M(jw)) < level`` exactly, without optimising.
+    """Re-check stored evidence of ``sup_w mu(M(jw)) < level`` without optimising.
+
+    The check is in floating point at the stored scalings; callers certifying a level
+    leave a small headroom below it for rounding (the arm replay checks ``mu < 1/(1 + 1e-6)``).
 
     Parameters
     ----------

@@ -9,9 +9,12 @@ value in the sub-box (robust performance, main loop theorem).  The sweep's evide
 its frequencies and their D,G parameters -- is stored per sub-box
 (``robustmb/data/arm_lpv/<channel>_<gamma>/box_i_j.npz``).  Nothing stored is trusted:
 :func:`replay_partition` rebuilds each sub-box problem from the design, checks that its
-centre is stable, and re-checks the evidence exactly with
-:func:`robustmb.analysis.frequency_certificate.check_frequency_certificate` (bound at the
-given scalings, exact interval extension, coverage of ``[0, inf]``).  A sub-box counts as
+centre is stable, and re-checks the evidence with
+:func:`robustmb.analysis.frequency_certificate.check_frequency_certificate`: in floating
+point, the bound at the stored scalings at each frequency and extended to its frequency
+interval, the intervals covering ``[0, inf]``, at the level :data:`LEVEL` = 1/(1 + 1e-6)
+(a 1e-6 headroom below 1 for rounding).  Coverage is the share of the area of the
+(t1, t2) = (tan(theta1/2), tan(theta2/2)) square.  A sub-box counts as
 proven only when that re-check covers the whole axis; every other part of the square is
 reported as not proven, with the largest gain sampled there.
 """
@@ -508,7 +511,7 @@ def channel_verdict(replay, spec=SPEC):
 
 
 def certified_demo(out_dir, *, progress=None, sample_n=4):
-    """``robustmb demo --replay``: stored design, exact replay of its certificates, verdicts.
+    """``robustmb demo --replay``: stored design, replay of its certificates, verdicts.
 
     For each channel (tracking ``W_e S``, effort ``W_T K S``) the shipped sub-box
     certificates are re-checked (:func:`replay_partition`); a channel without shipped
@@ -597,12 +600,15 @@ def summary_text(summary):
         else:
             cert = (
                 f"certified < {ch['certified_level']:g} on {100 * ch['certified_coverage']:.1f} % "
-                f"of the (t1, t2) square ({ch['partition']})"
+                f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
+                f"({ch['partition']})"
             )
         rest = ""
         if ch["certified_coverage"] < 1:
             worst = ch["not_proven_sampled_worst"]
             loops = f", {ch['not_proven_samples']} loops" if "not_proven_samples" in ch else ""
+            if ch.get("not_proven_unresolved_samples"):
+                loops += f", {ch['not_proven_unresolved_samples']} unresolved"
             where = "the rest" if ch["certified_level"] is not None else "the whole square"
             rest = f"; not proven on {where}" + (
                 "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
