@@ -9,7 +9,8 @@ frequencies ``w_i_j`` and D,G parameters ``s_i_j``), and for each sub-box:
    (:func:`robustmb.analysis.frequency_certificate.complete_frequency_certificate`: the
    stored rows are the parameters of the sweep's early-stopped bounds, which leave gaps
    where the sweep had re-optimised), and keeps a smallest covering subset;
-3. rounds it to float32 and re-checks it exactly (float64 kept if float32 fails);
+3. rounds it to float32 and re-checks it (floating point, at the level 1/(1 + 1e-6):
+   a 1e-6 headroom for rounding; float64 kept if float32 fails);
 4. writes ``box_i_j.npz`` (``omega``, ``scalings``) only when the re-check covers.
 
 Sub-boxes are written one by one (an interrupted build keeps the finished ones); wall
@@ -35,7 +36,12 @@ from robustmb.analysis.frequency_certificate import (
     check_frequency_certificate,
     complete_frequency_certificate,
 )
-from robustmb.report.arm_certificate import LEVEL, arm_channel_problem, sub_box_system
+from robustmb.report.arm_certificate import (
+    LEVEL,
+    arm_channel_problem,
+    design_sha256,
+    sub_box_system,
+)
 
 
 def main():
@@ -60,7 +66,10 @@ def main():
         "gamma": record["gamma"],
         "n": n,
         "level": LEVEL,
-        "design_sha256": record["design_sha256"],
+        "design_sha256": design_sha256(design["values"]),
+        "design_sha256_of": "canonical JSON of design.json's values "
+        "(robustmb.report.arm_certificate.design_sha256)",
+        "source_design_file_sha256": record["design_sha256"],
         "source": os.path.basename(args.record),
         "source_commit": record.get("commit"),
         "claimed_certified": sorted(
