@@ -1,0 +1,243 @@
+"""``robustmb demo --replay``: verdicts never claim more than is certified; a replay of the
+shipped arm evidence fails when one stored scaling row is perturbed."""
+
+import numpy as np
+import pytest
+
+from robustmb.report.arm_certificate import (
+    DATA_DIR,
+    PartitionReplay,
+    channel_verdict,
+    load_evidence,
+    load_shipped_design,
+    replay_partition,
+    summary_text,
+)
+
+
+def _replay(coverage, gamma, worst):
+    n = 2
+    proven = round(coverage * n * n)
+    status = {(i, j): "proven" if i * n + j < proven else "no evidence" for i in range(n)
+              for j in range(n)}  # fmt: skip
+    return PartitionReplay("tracking", gamma, n, status, coverage, worst)
+
+
+@pytest.mark.parametrize(
+    ("coverage", "gamma", "worst", "verdict"),
+    [
+        (1.0, 0.95, np.nan, "pass"),  # whole square certified below the spec
+        (1.0, 1.2, np.nan, "not proven"),  # certified, but above the spec
+        (0.75, 0.95, 0.99, "not proven"),  # a quarter neither proven nor violated
+        (0.75, 0.95, 1.01, "fail"),  # a sampled loop violates the spec
+        (0.0, np.nan, np.inf, "fail"),  # an unstable sample
+    ],
+)
+def test_verdict_claims_no_more_than_the_certificate(coverage, gamma, worst, verdict):
+    assert channel_verdict(_replay(coverage, gamma, worst)) == verdict
+
+
+def test_summary_text_states_coverage_and_the_rest():
+    ch = {
+        "specification": "peak gain <= 1",
+        "certified_level": None,
+        "certified_coverage": 0.0,
+        "partition": "4 x 4 equal sub-boxes",
+        "frequencies_rechecked": 0,
+        "not_proven_sampled_worst": 13.08,
+        "not_proven_samples": 528,
+        "verdict": "fail",
+    }
+    text = summary_text({"design": "d", "guarantee": "frozen", "channels": {"effort": ch}})
+    assert "nothing certified; not proven on the whole square (sampled worst 13.08, 528 loops)" in (
+        text
+    )
+
+
+@pytest.mark.slow
+def test_replay_of_a_shipped_box_fails_when_one_scaling_row_is_perturbed():
+    from robustmb.analysis.frequency_certificate import check_frequency_certificate
+    from robustmb.report.arm_certificate import LEVEL, arm_channel_problem, sub_box_system
+
+    meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
+    values = load_shipped_design()["values"]
+    box, (w, x) = sorted(evidence.items())[0]
+    assert replay_partition(values, meta, {box: (w, x)}, samples=False).status[box] == "proven"
+    sysdata, blk = sub_box_system(arm_channel_problem(values), meta["n"], *box, meta["gamma"])
+    chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    k = int(np.argmax(chk.bounds))  # the point nearest the level: its scalings matter most
+    bad = x.copy()
+    bad[k] = 0.0  # D = I, G = 0
+    res = replay_partition(values, meta, {box: (w, bad)}, samples=False)
+    assert res.status[box].startswith("gaps") and res.coverage == 0.0
+
+
+# --- bad evidence is refused, naming the field or file at fault -------------------------------
+
+
+def _one_box():
+    meta, ev = load_evidence(f"{DATA_DIR}/tracking_095")
+    box = next(iter(ev))
+    return meta, {box: ev[box]}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("gamma", -0.95),
+        ("gamma", 0.0),
+        ("gamma", float("nan")),
+        ("gamma", float("inf")),
+        ("gamma", "0.95"),
+        ("gamma", None),
+        ("n", 0),
+        ("n", -8),
+        ("n", 2.5),
+        ("n", True),
+        ("n", "8"),
+        ("level", 1.0),
+        ("level", 0.5),
+        ("level", None),
+    ],
+)
+def test_replay_refuses_bad_meta(field, value):
+    from robustmb.errors import ArgumentError
+
+    meta, ev = _one_box()
+    meta = {**meta, field: value}
+    with pytest.raises(ArgumentError, match=rf"meta\.{field}"):
+        replay_partition(load_shipped_design()["values"], meta, ev, samples=False)
+
+
+def test_replay_refuses_meta_without_level():
+    from robustmb.errors import ArgumentError
+
+    meta, ev = _one_box()
+    meta = {k: v for k, v in meta.items() if k != "level"}
+    with pytest.raises(ArgumentError, match=r"meta\.level"):
+        replay_partition(load_shipped_design()["values"], meta, ev, samples=False)
+
+
+def _evidence_folder(tmp_path, files):
+    import json
+
+    (tmp_path / "meta.json").write_text(json.dumps({"channel": "tracking", "gamma": 0.95, "n": 8}))
+    for name, arrays in files.items():
+        np.savez(tmp_path / name, **arrays)
+    return str(tmp_path)
+
+
+def test_load_evidence_refuses_a_badly_named_box(tmp_path):
+    from robustmb.errors import ArgumentError
+
+    folder = _evidence_folder(
+        tmp_path, {"box_a_b.npz": {"omega": np.ones(2), "scalings": np.ones((2, 3))}}
+    )
+    with pytest.raises(ArgumentError, match="box_a_b.npz"):
+        load_evidence(folder)
+
+
+@pytest.mark.parametrize("missing", ["omega", "scalings"])
+def test_load_evidence_refuses_a_box_without_an_array(tmp_path, missing):
+    from robustmb.errors import ArgumentError
+
+    arrays = {"omega": np.ones(2), "scalings": np.ones((2, 3))}
+    del arrays[missing]
+    folder = _evidence_folder(tmp_path, {"box_1_2.npz": arrays})
+    with pytest.raises(ArgumentError, match=rf"box_1_2\.npz.*{missing}"):
+        load_evidence(folder)
+
+
+def test_design_hash_is_recomputed_from_the_values():
+    import hashlib
+    import json
+
+    from robustmb.errors import ArgumentError
+    from robustmb.report.arm_certificate import check_design_hash, design_sha256
+
+    values = load_shipped_design()["values"]
+    folder = f"{DATA_DIR}/tracking_095"
+    meta, _ = load_evidence(folder)
+    # the shipped meta certifies the shipped values (hash formed here from the JSON text)
+    canon = json.dumps({k: np.asarray(v, float).tolist() for k, v in values.items()},
+                       sort_keys=True, separators=(",", ":"))  # fmt: skip
+    assert meta["design_sha256"] == hashlib.sha256(canon.encode()).hexdigest()
+    check_design_hash(values, meta, folder)
+    # one coefficient moved by one ulp: refused, naming the evidence file
+    tampered = {k: np.array(v, float) for k, v in values.items()}
+    flat = tampered["K.M0"].reshape(-1)
+    flat[0] = np.nextafter(flat[0], np.inf)
+    assert design_sha256(tampered) != meta["design_sha256"]
+    with pytest.raises(ArgumentError, match="tracking_095.*meta.json"):
+        check_design_hash(tampered, meta, folder)
+
+
+def test_certified_demo_refuses_evidence_of_another_design(tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    from robustmb.errors import ArgumentError
+    from robustmb.report import arm_certificate
+
+    data = tmp_path / "arm_lpv"
+    shutil.copytree(DATA_DIR, data)
+    meta_file = data / "tracking_095" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    meta["design_sha256"] = "0" * 64
+    meta_file.write_text(json.dumps(meta))
+    monkeypatch.setattr(arm_certificate, "DATA_DIR", str(data))
+    with pytest.raises(ArgumentError, match="meta.json"):
+        arm_certificate.certified_demo(str(tmp_path / "out"))
+
+
+# --- sampling: only a confirmed unstable pole makes a 'fail' ---------------------------------
+
+
+class _Block:
+    def __init__(self, w):
+        self.w = w
+
+
+def _scalar_problem(dzw=0.0):
+    """x' = -x + 2 w + u, z = x + dzw w, y = x; w = delta z: closed loop x' = (2 delta - 1) x."""
+    from types import SimpleNamespace
+
+    a = np.array([[-1.0]])
+    b = np.array([[2.0, 1.0]])
+    c = np.array([[1.0], [1.0]])
+    d = np.array([[dzw, 0.0], [0.0, 0.0]])
+    return SimpleNamespace(a=a, b=b, c=c, d=d, nw=1, nz=1, dt=0, blocks=[_Block(0)])
+
+
+def test_sampled_gain_against_closed_form():
+    from robustmb.report.arm_certificate import sampled_gain
+
+    # x' = (2 v - 1) x + u, y = x: peak gain 1 / (1 - 2 v) for v < 1/2
+    g, where, unresolved = sampled_gain(_scalar_problem(), np.array([[-1.0], [0.0], [0.25]]))
+    assert g == pytest.approx(2.0, rel=1e-6) and where.tolist() == [0.25] and unresolved == 0
+
+
+def test_sampled_gain_fails_only_on_a_confirmed_unstable_pole(monkeypatch):
+    import robustmb.analysis.norms as norms
+    from robustmb.report.arm_certificate import sampled_gain
+
+    p = _scalar_problem()
+    # pole at +1: confirmed unstable
+    g, where, _ = sampled_gain(p, np.array([[0.0], [1.0]]))
+    assert g == np.inf and where.tolist() == [1.0]
+    assert channel_verdict(PartitionReplay("tracking", np.nan, 1, {(0, 0): "x"}, 0.0, g)) == "fail"
+    # pole at 0: not stable, not confirmed unstable -> unresolved, no verdict from it
+    g, _, unresolved = sampled_gain(p, np.array([[0.5]]))
+    assert g == -np.inf and unresolved == 1
+    # a stable loop whose norm routine returns inf: unresolved, not 'unstable'
+    monkeypatch.setattr(norms, "hinfnorm", lambda sys: (np.inf, 0.0))
+    g, _, unresolved = sampled_gain(p, np.array([[-1.0], [0.0]]))
+    assert g == -np.inf and unresolved == 2
+
+
+def test_sampled_gain_ill_posed_sample_is_unresolved():
+    from robustmb.report.arm_certificate import sampled_gain
+
+    # z = x + w, w = z: I - Dzw delta singular at delta = 1
+    g, where, unresolved = sampled_gain(_scalar_problem(dzw=1.0), np.array([[1.0]]))
+    assert g == -np.inf and where is None and unresolved == 1
