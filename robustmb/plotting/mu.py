@@ -6,6 +6,7 @@ import numpy as np
 
 from ..analysis.mu_sweep import MuPeak
 from ..analysis.mussv import MussvResult
+from ..analysis.robust_stability import RobstabResult
 from ..analysis.worst_case_gain import WcgainResult
 from ..errors import DimensionError, UncertainTypeError
 from ._style import UncertainPlot, axes_grid
@@ -32,6 +33,10 @@ def _bounds(result, omega):
         )
     order = np.argsort(mu.omega)
     peak = mu.upper if np.isfinite(mu.upper) else None
+    if isinstance(result, RobstabResult) and result.lower > 0:
+        # the margin may be certified by another test (vertex polytope, branch and
+        # bound) than the sweep, which is then evidence at a looser level
+        peak = min(peak if peak is not None else np.inf, 1.0 / result.lower)
     return mu.omega[order], mu.mu_upper[order], mu.mu_lower[order], peak
 
 
@@ -41,7 +46,10 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
     The lower bound is drawn only where it was computed (it is 0 where the search
     was skipped), and the certified peak of the upper bound as a dotted line.  For
     a :func:`~robustmb.robstab` result, ``mu = 1`` marks the declared ranges
-    (stability margin ``= 1 / peak mu``).  For a :func:`~robustmb.wcgain` result the
+    (stability margin ``= 1 / peak mu``) and the certified peak is ``1 / result.lower``
+    when that is lower than the sweep's: on small all-real loops the margin is
+    certified by the vertex polytope and the curve, evidence swept at a looser level
+    (``result.mu.upper``), may lie above that line.  For a :func:`~robustmb.wcgain` result the
     curve is the mu of the performance test at the level ``result.upper``: staying
     below 1 everywhere is what certifies that bound.
 

@@ -39,8 +39,15 @@ def test_wcgain_and_robgain_on_unstable_centre_say_so():
 
 def test_reason_of_a_regular_result():
     c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
+    # a small all-real loop: the vertex polytope certifies the margin, no tight sweep
     res = rmb.robstab(1 / (s * s + c * s + 1))
-    assert "whole frequency axis" in res.reason and "rad/s" in res.reason
+    assert "lower bound 0.9995 from the vertex polytope" in res.reason and "rad/s" in res.reason
+    # discrete time: the mu sweep certifies it
+    z = control.tf([1, 0], [1], 0.1)
+    a = rmb.ureal("a", 0.5, percent=40)
+    loop = rmb.uss(control.ss(1 / z)) @ rmb.feedback(1.0, -a * rmb.uss(control.ss(1 / z)))
+    res = rmb.robstab(loop)
+    assert "from the mu upper bound on the whole frequency axis" in res.reason
     wc = rmb.wcgain(rmb.ureal("k", 1.0, range=(0.5, 2.0)) / (s + 1))
     assert wc.certified and "whole frequency axis" in wc.reason
     rg = rmb.robgain(rmb.ureal("k", 1.0, range=(0.5, 1.5)) / (s + 1), 1.25)
