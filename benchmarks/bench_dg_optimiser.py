@@ -34,10 +34,10 @@ sys.path.insert(0, os.path.join(ROOT, "case_studies", "robotic_arm"))
 
 from bench_arm_wcgain import arm_channel  # noqa: E402
 from bench_real_parameters import module_at  # noqa: E402
-from certify_lpv_partition import channel_matrix, sub_box  # noqa: E402
+from certify_lpv_partition import sub_box  # noqa: E402
 
 from robustmb.analysis import mu_upper  # noqa: E402
-from robustmb.analysis.branch_and_bound import recentre_system  # noqa: E402
+from robustmb.analysis.branch_and_bound import channel_matrix, recentre_system  # noqa: E402
 from robustmb.analysis.freqresp import freqresp  # noqa: E402
 from robustmb.analysis.mussv import mussv_stack  # noqa: E402
 from robustmb.analysis.uncertain_problem import uncertain_problem  # noqa: E402

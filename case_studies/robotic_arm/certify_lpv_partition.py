@@ -88,7 +88,7 @@ sys.path.insert(0, HERE)
 from bench_arm_wcgain import arm_channel  # noqa: E402
 from check_design import check  # noqa: E402
 
-from robustmb.analysis.branch_and_bound import recentre_system  # noqa: E402
+from robustmb.analysis.branch_and_bound import channel_matrix, recentre_system  # noqa: E402
 from robustmb.analysis.freqresp import freqresp  # noqa: E402
 from robustmb.analysis.mu_sweep import certified_mu_peak  # noqa: E402
 from robustmb.analysis.mu_upper import n_scaling_parameters  # noqa: E402
@@ -241,14 +241,6 @@ def split_children(records, i, j, path, pieces):
     seen = {record_key(r) for r in records}
     kids = [(*path, (p1, p2, a, b)) for a in range(p1) for b in range(p2)]
     return [p for p in kids if (*key, *(v for step in p[-1:] for v in step)) not in seen]
-
-
-def channel_matrix(problem):
-    """``(nw, k)`` 0/1 matrix sending the ``k`` real elements' values to Delta's diagonal."""
-    s = np.zeros((problem.nw, len(problem.blocks)))
-    for j, bi in enumerate(problem.blocks):
-        s[bi.w, j] = 1.0
-    return s
 
 
 def warm_start(store, i, j, path=()):

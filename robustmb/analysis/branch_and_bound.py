@@ -121,8 +121,21 @@ class BoxCover:
         )
 
 
-def _channel_matrix(problem, scal):
-    """``(nw, k)`` 0/1 matrix sending the values of the ``k`` elements to Delta's diagonal."""
+def channel_matrix(problem, scal=None):
+    """``(nw, k)`` 0/1 matrix sending the values of the ``k`` elements ``scal`` (default:
+    ``problem.blocks``) to Delta's diagonal, each element to its repeated channels.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> c = rmb.ureal("c", 1.0, range=(0.0, 2.0))
+    >>> s = control.tf("s")
+    >>> channel_matrix(uncertain_problem(1 / (s * s + c * s + 1))).tolist()
+    [[1.0]]
+    """
+    scal = problem.blocks if scal is None else scal
     s = np.zeros((problem.nw, len(scal)))
     for j, bi in enumerate(scal):
         s[bi.w, j] = 1.0
@@ -348,7 +361,7 @@ def certify_scaled_box(
     False
     """
     k = len(scal)
-    chan = _channel_matrix(problem, scal)
+    chan = channel_matrix(problem, scal)
     dt = problem.dt
     if gamma is None:
         sysdata, blk, nz = problem.m11, problem.blk, problem.nz

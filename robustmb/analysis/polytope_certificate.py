@@ -33,7 +33,7 @@ from math import comb
 
 import numpy as np
 
-from .branch_and_bound import BoxCover, _channel_matrix
+from .branch_and_bound import BoxCover, channel_matrix
 from .mu_sweep import certified_mu_peak
 
 # Largest model (states) whose characteristic polynomial is formed: beyond, the
@@ -290,7 +290,7 @@ def certify_box_polytope(problem, scal, target, *, max_tests=None):
     True
     """
     k = len(scal)
-    chan = _channel_matrix(problem, scal)
+    chan = channel_matrix(problem, scal)
     degrees = np.array([bi.reps for bi in scal])
     if max_tests is None:
         max_tests = max(4, 512 // int(np.prod(degrees + 1)) ** 2)

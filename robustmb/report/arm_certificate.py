@@ -89,13 +89,6 @@ def arm_channel_problem(values, channel="tracking"):
     return _PROBLEMS[key]
 
 
-def _channel_matrix(problem):
-    s = np.zeros((problem.nw, len(problem.blocks)))
-    for j, bi in enumerate(problem.blocks):
-        s[bi.w, j] = 1.0
-    return s
-
-
 def sub_box(problem, n, i, j):
     """Normalised centre and radius (one per element) of sub-box ``(i, j)`` of ``n x n``.
 
@@ -133,10 +126,10 @@ def sub_box_system(problem, n, i, j, gamma):
     >>> a.shape, blk[-1]
     ((9, 9), (2, 2))
     """
-    from ..analysis.branch_and_bound import recentre_system
+    from ..analysis.branch_and_bound import channel_matrix, recentre_system
     from ..analysis.uncertain_problem import is_stable
 
-    chan = _channel_matrix(problem)
+    chan = channel_matrix(problem)
     c, r = sub_box(problem, n, i, j)
     full = (problem.a, problem.b, problem.c, problem.d)
     sub = recentre_system(full, problem.nw, problem.nz, chan @ c, chan @ r)
@@ -192,11 +185,11 @@ def sampled_gain(problem, values_list):
     >>> bool(0 < g < 1), unresolved
     (True, 0)
     """
-    from ..analysis.branch_and_bound import recentre_system
+    from ..analysis.branch_and_bound import channel_matrix, recentre_system
     from ..analysis.norms import hinfnorm
     from ..analysis.uncertain_problem import is_stable
 
-    chan = _channel_matrix(problem)
+    chan = channel_matrix(problem)
     full = (problem.a, problem.b, problem.c, problem.d)
     nw, nz = problem.nw, problem.nz
     worst, where, unresolved = -np.inf, None, 0

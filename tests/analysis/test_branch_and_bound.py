@@ -239,11 +239,11 @@ def test_sub_box_sweeps_keep_the_real_structure():
     # On this sub-box the complex relaxation of the two real parameters is far above 1
     # (about 3): a sweep that relaxes after half its rounds fails the box, one that keeps
     # the real structure certifies it.
-    from robustmb.analysis.branch_and_bound import _channel_matrix
+    from robustmb.analysis.branch_and_bound import channel_matrix
     from robustmb.analysis.mu_sweep import certified_mu_peak
 
     problem = uncertain_problem(_pole_escape_loop())
-    chan = _channel_matrix(problem, problem.blocks)
+    chan = channel_matrix(problem)
     centre, radius = np.array([0.373, -1.399]), np.array([0.373, 0.093])
     sub = recentre(problem.m11, chan @ centre, chan @ radius)
     opts = dict(level=1.0 / (1.0 + 1e-6), lower=False, max_rounds=4)

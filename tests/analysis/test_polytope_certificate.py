@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import robustmb as rmb
 from robustmb.analysis import polytope_certificate as pc
-from robustmb.analysis.branch_and_bound import _channel_matrix
+from robustmb.analysis.branch_and_bound import channel_matrix
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
 
@@ -179,7 +179,7 @@ def test_bernstein_vertices_contain_the_repeated_element_family():
     scal = problem.blocks
     reps = [bi.reps for bi in scal]
     assert max(reps) > 1  # tau enters twice: the Bernstein path
-    chan = _channel_matrix(problem, scal)
+    chan = channel_matrix(problem, scal)
     lo, hi = np.array([-0.3, -1.2]), np.array([0.9, 0.4])
     verts = pc._bernstein_polynomials(problem.m11, chan, lo, hi, reps)
     shape = tuple(r + 1 for r in reps)
@@ -249,7 +249,7 @@ def _random_family_verdicts(seed, n, kind, target):
     h = rng.uniform(-0.3, 0.3, n) * scale if kind == "repeated" else np.zeros(n)
     problem = uncertain_problem(_family_loop(c, e, f, g, h))
     assert pc.applicable(problem, problem.blocks)
-    chan = _channel_matrix(problem, problem.blocks)
+    chan = channel_matrix(problem)
     reps = [bi.reps for bi in problem.blocks]
     got = pc.box_is_stable(
         problem.m11, chan, -target * np.ones(2), target * np.ones(2), np.array(reps)
