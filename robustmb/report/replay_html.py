@@ -84,7 +84,7 @@ def _rechecked_table(channels):
 def _recorded_table(recorded):
     head = [
         "channel", "certified level", "certified share of the square (%)", "partitions",
-        "records (certified)", "sampled worst on the certified cells", "loops sampled",
+        "records", "certified records", "sampled worst on the certified cells", "loops sampled",
         "source",
     ]  # fmt: skip
     rows = []
@@ -97,6 +97,7 @@ def _recorded_table(recorded):
             + _num(100 * ch["coverage"], 6)
             + _text(", ".join(ch["partitions"]))
             + _num(ch["records"])
+            + _num(ch["certified_records"])
             + _num(ch["sampled_worst_on_certified"])
             + _num(ch["sampled_loops"])
             + _text(files)
