@@ -28,7 +28,7 @@ import numpy as np
 from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
-from .boundary_crossing import _MIN_STATES, crossing_search, scan_crossings
+from .boundary_crossing import _MIN_STATES, crossing_search, is_ill_posed, scan_crossings
 from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
@@ -246,8 +246,12 @@ def _verified_crossing(problem, alpha, values_at):
     the stability boundary by more than the rounding error of its eigenvalues
     (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
     failing that, a pole on the boundary at ``t = 1`` within that error and
-    within rounding of the pole's own size (a tangential crossing).  Never
-    raises: an ill-posed substitution is no witness.
+    within rounding of the pole's own size (a tangential crossing).  A candidate
+    at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
+    :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
+    frequency ``inf``: loss of well-posedness is the boundary crossing at infinite
+    frequency (``mu(Dzw) >= 1 / alpha``), whether or not a pole comes back
+    unstable beyond it.  Never raises.
 
     Returns
     -------
@@ -263,6 +267,9 @@ def _verified_crossing(problem, alpha, values_at):
             vals = values_at(1.0 + eta)
         except (ValueError, TypeError, np.linalg.LinAlgError):
             continue
+        if eta == 0.0 and is_ill_posed(problem, vals):
+            # the loop loses well-posedness: the crossing at infinite frequency
+            return alpha, vals, np.inf
         got = _substituted_poles(problem, vals)
         if got is None:
             continue
@@ -498,7 +505,8 @@ def _robstab(
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
     by_polytope = isinstance(cover, PolytopeCover) and cover.certified and lower == cover.target
-    reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope)
+    ill = bool(np.isinf(crit) and destab and is_ill_posed(problem, destab))
+    reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope, ill)
     reason += relaxation_note(peak)
     if cover is not None:
         reason += cover.margin_note()
