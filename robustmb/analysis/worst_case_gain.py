@@ -332,13 +332,14 @@ def wcgain(
     max_boxes : int
         Budget of the branch and bound over the parameter box (sub-boxes swept at
         most, not counting sub-boxes rejected by the probe at their parent's failing
-        frequency; 0 turns it off).  It runs when every element is a real parameter and
-        the single-box certificate leaves a gap above ``gap_tol``: each sub-box is
-        re-centred (its centre closed into the loop, performance channels included)
-        and the level ``lower * (1 + gap_tol)`` is certified on it by a whole-axis
-        sweep; a sub-box that fails is split along the element that weighs most at
-        the failing frequency, and a sub-box centre with a larger gain raises
-        ``lower`` (a gain of the substituted system) and the level.
+        frequency; 0 turns it off: ``upper`` is the plain single-box bound).  It runs
+        when every element is a real parameter and the single-box certificate leaves
+        a gap above ``gap_tol``: each sub-box is re-centred (its centre closed into
+        the loop, performance channels included) and the level ``lower * (1 +
+        gap_tol)`` is certified on it by a whole-axis sweep; a sub-box that fails is
+        split along the element that weighs most at the failing frequency, and a
+        sub-box centre with a larger gain raises ``lower`` (a gain of the substituted
+        system) and the level.
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.
