@@ -74,7 +74,8 @@ def test_tangential_loss_of_well_posedness_is_the_margin():
     # stable (the pole goes to -inf and comes back), yet c = 0.5 is ill-posed: the margin
     # is (0.5 - 0.3) / 0.3 = 2/3, and mu(D) says so
     c = rmb.ureal("c", 0.3, range=(0.0, 0.6))
-    res = rmb.robstab(rmb.feedback(_plant_tf(G1) * (4 * c - 4 * c * c), 1), sensitivity=False)
+    loop = rmb.feedback(_plant_tf(G1) * (4 * c - 4 * c * c), 1)
+    res = rmb.robstab(loop, sensitivity=False)
     exact = 2.0 / 3.0
     assert res.lower <= exact <= res.upper * (1 + 1e-12) <= exact * (1 + 1e-9)
     c_bad = res.destabilizing["c"]
@@ -83,6 +84,12 @@ def test_tangential_loss_of_well_posedness_is_the_margin():
     grid = np.append(np.linspace(0.0, 0.6, 200_001), 0.5)
     bad = _bad(G1, 4 * grid - 4 * grid**2)
     assert bad[-1] and np.all(np.abs(grid[bad] - 0.5) <= 1e-5)  # only next to c = 0.5
+    # wcgain: no finite level holds (the feedthrough -K/(1-K) is unbounded near c = 0.5)
+    wc = rmb.wcgain(loop)
+    assert np.isinf(wc.upper) and not wc.certified and "ill-posed at c = 0.5" in wc.reason
+    k = 4 * wc.worst["c"] - 4 * wc.worst["c"] ** 2
+    # |T(jw)|^2 = k^2 (w^2 + 1/4) / ((1 - k)^2 w^2 + (1 - k/2)^2): peak at w = 0 or inf
+    assert wc.lower == pytest.approx(max(abs(k / (1 - k)), abs(0.5 * k / (1 - k / 2))), rel=1e-6)
 
 
 def test_two_parameter_window_against_an_exact_sweep():
