@@ -559,18 +559,36 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
         summary["recorded_not_rechecked"] = recorded
     from .replay_html import render_replay_html
 
-    os.makedirs(out_dir, exist_ok=True)
-    for name, text in (
-        ("summary.json", json.dumps(summary, indent=1)),
-        ("report.md", summary_text(summary)),
-        ("report.html", render_replay_html(summary, recorded)),
-    ):
-        # atomic: an interrupted run leaves the previous complete file
-        tmp = os.path.join(out_dir, f".{name}.tmp{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, os.path.join(out_dir, name))
+    texts = {
+        "summary.json": json.dumps(summary, indent=1),
+        "report.md": summary_text(summary),
+        "report.html": render_replay_html(summary, recorded),
+    }
+    _write_together(out_dir, texts)
     return summary
+
+
+def _write_together(out_dir, texts):
+    """Write the files ``texts`` (name -> text) to ``out_dir``, all or none.
+
+    Every file is first written in full to a temporary beside it; only when all are
+    written are they renamed over the previous files, so a failure while writing leaves
+    the previous set untouched.  The temporaries are removed in every case.
+    """
+    os.makedirs(out_dir, exist_ok=True)
+    tmps = {}
+    try:
+        for name, text in texts.items():
+            tmp = os.path.join(out_dir, f".{name}.tmp{os.getpid()}")
+            tmps[name] = tmp
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        for name, tmp in tmps.items():
+            os.replace(tmp, os.path.join(out_dir, name))
+    finally:
+        for tmp in tmps.values():
+            if os.path.exists(tmp):
+                os.remove(tmp)
 
 
 def load_recorded_certificates(values=None):
@@ -619,13 +637,17 @@ def summary_text(summary):
     >>> line.endswith("not proven on the rest (sampled worst 0.9); verdict: not proven")
     True
     """
+    from .replay_html import percent_down
+
     lines = [f"design: {summary['design']}", f"guarantee: {summary['guarantee']}", "channels:"]
     for name, ch in summary["channels"].items():
-        if ch["certified_level"] is None:
+        nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+        if nothing:
             cert = "nothing certified"
         else:
             cert = (
-                f"certified < {ch['certified_level']:g} on {100 * ch['certified_coverage']:.1f} % "
+                f"certified < {ch['certified_level']:g} on "
+                f"{percent_down(ch['certified_coverage'])} % "
                 f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
                 f"({ch['partition']})"
             )
@@ -635,7 +657,7 @@ def summary_text(summary):
             loops = f", {ch['not_proven_samples']} loops" if "not_proven_samples" in ch else ""
             if ch.get("not_proven_unresolved_samples"):
                 loops += f", {ch['not_proven_unresolved_samples']} unresolved"
-            where = "the rest" if ch["certified_level"] is not None else "the whole square"
+            where = "the whole square" if nothing else "the rest"
             rest = f"; not proven on {where}" + (
                 "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
             )
@@ -646,7 +668,7 @@ def summary_text(summary):
         for name, ch in recorded["channels"].items():
             files = ", ".join(src["file"] for src in ch["sources"])
             lines.append(
-                f"- {name}: certified < {ch['level']:g} on {100 * ch['coverage']:.1f} % of the "
+                f"- {name}: certified < {ch['level']:g} on {percent_down(ch['coverage'])} % of the "
                 f"square ({ch['certified_records']} of {ch['records']} records certified; "
                 f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
             )

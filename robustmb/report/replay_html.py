@@ -18,16 +18,35 @@ attribute, so the page can be matched against ``summary.json``.
 from __future__ import annotations
 
 import html as _html
+from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
-from .html import _STYLE
+from .html import STYLE
 
 _CLASS = {"pass": "ok", "fail": "bad", "not proven": "unknown"}
 _STYLE_EXTRA = """
 .recorded { background: #f7f7f7; }
 caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
 """
+
+
+def percent_down(share) -> str:
+    """A share in [0, 1] as a percentage with one decimal, rounded down (never more).
+
+    The share is read as the decimal it is stored as (its shortest ``repr``, as in
+    ``summary.json``), so ``0.29`` shows ``29.0`` and ``0.99996`` shows ``99.9``, never
+    ``100.0``: a headline does not claim more of the square than was certified.
+
+    Examples
+    --------
+    >>> percent_down(0.99996), percent_down(0.125), percent_down(0.29), percent_down(1)
+    ('99.9', '12.5', '29.0', '100.0')
+    >>> percent_down(0.0004), percent_down(0)
+    ('0.0', '0.0')
+    """
+    pct = Decimal(repr(float(share))) * 100
+    return str(pct.quantize(Decimal("0.1"), rounding=ROUND_FLOOR))
 
 
 def _e(x) -> str:
@@ -114,19 +133,23 @@ def _recorded_table(recorded):
 
 def _headline(name, ch):
     verdict = ch["verdict"]
-    if ch["certified_level"] is None:
+    nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+    if nothing:
         claim = "nothing re-checked as certified in this run"
     else:
         claim = (
             f"peak gain certified &lt; {ch['certified_level']:g} on "
-            f"{100 * ch['certified_coverage']:.1f} % of the (t1, t2) square (re-checked)"
+            f"{percent_down(ch['certified_coverage'])} % of the (t1, t2) square (re-checked)"
         )
     rest = ""
-    if ch["certified_coverage"] < 1 and ch["not_proven_sampled_worst"] is not None:
-        rest = (
-            f"; elsewhere not proven, sampled worst {ch['not_proven_sampled_worst']:.4g} "
-            "(a sample: a lower bound, not a proof)"
-        )
+    if ch["certified_coverage"] < 1:
+        where = "on the whole square" if nothing else "elsewhere"
+        rest = f"; not proven {where}"
+        if ch["not_proven_sampled_worst"] is not None:
+            rest += (
+                f", sampled worst {ch['not_proven_sampled_worst']:.4g} "
+                "(a sample: a lower bound, not a proof)"
+            )
     return (
         f'<div class="part {_CLASS.get(verdict, "unknown")}"><b>{_e(name)}</b> '
         f"({_e(ch['specification'])}): {claim}{rest}. Verdict: "
@@ -163,7 +186,7 @@ def render_replay_html(summary, recorded=None) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<title>Robust LPV arm: certificate replay</title>",
-        f"<style>{_STYLE}{_STYLE_EXTRA}</style></head><body>",
+        f"<style>{STYLE}{_STYLE_EXTRA}</style></head><body>",
         "<h1>Robust LPV arm: certificate replay</h1>",
         f'<p class="meta">robustmb {_e(robustmb.__version__)} · robustmb demo --replay · '
         f"design: {_e(summary['design'])}</p>",

@@ -23,7 +23,9 @@ from robustmb.report.arm_certificate import (
     design_sha256,
     load_recorded_certificates,
     load_shipped_design,
+    summary_text,
 )
+from robustmb.report.replay_html import render_replay_html
 
 CHECKPOINTS = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints")
 
@@ -160,3 +162,107 @@ def test_recorded_summary_of_another_design_is_dropped():
     other = {**values, "K.M0": np.zeros_like(np.asarray(values["K.M0"], float))}
     assert load_recorded_certificates(other) is None
     assert os.path.isfile(os.path.join(DATA_DIR, "recorded_certificates.json"))
+
+
+def _headline_and_md(coverage, level):
+    ch = {"specification": "peak gain <= 1", "certified_level": level,
+          "certified_coverage": coverage, "frequencies_rechecked": 40, "partition": "8 x 8",
+          "not_proven_sampled_worst": 0.94, "not_proven_samples": 100,
+          "verdict": "not proven"}  # fmt: skip
+    s = {"design": "d", "guarantee": "frozen parameters", "channels": {"tracking": ch}}
+    page = render_replay_html(s)
+    head = re.search(r'<div class="part[^"]*">(.*?)</div>', page).group(1)
+    return head, summary_text(s)
+
+
+def test_headline_rounds_the_certified_share_down():
+    # 99.996 % certified is not the whole square: the headline must not show 100.0 %
+    head, md = _headline_and_md(0.99996, 0.95)
+    assert "99.9 % of the (t1, t2) square (re-checked)" in head
+    assert "100.0" not in head and "100.0" not in md
+    assert "on 99.9 % of the area" in md
+    assert "not proven elsewhere" in head and "not proven on the rest" in md
+    # a share that is exactly the printed decimal is printed as it is
+    head, md = _headline_and_md(0.29, 0.95)
+    assert "29.0 % of the (t1, t2) square" in head and "on 29.0 % of the area" in md
+
+
+@pytest.mark.parametrize("level", [None, 0.95])
+def test_headline_with_nothing_certified(level):
+    head, md = _headline_and_md(0.0, level)
+    assert "elsewhere" not in head and "the rest" not in md
+    assert "nothing re-checked as certified" in head
+    assert "not proven on the whole square" in head and "not proven on the whole square" in md
+    assert "% of the" not in head and "nothing certified" in md
+    assert "a lower bound, not a proof" in head
+
+
+def _synthetic_replays(share):
+    """Replays with ``share`` of an 8 x 8 tracking partition proven (``share * 8`` rows)."""
+    rows = round(share * 8)
+    return {
+        "tracking": PartitionReplay(
+            "tracking", 0.95, 8, {(i, j): "proven" if i < rows else "no evidence"
+                                  for i in range(8) for j in range(8)},  # fmt: skip
+            rows / 8, 0.93, {"t1": 0.5}, 412, 1584,
+        ),
+        "effort": PartitionReplay(
+            "effort", np.nan, 4, {(i, j): "no evidence" for i in range(4) for j in range(4)},
+            0.0, 13.08, {"t1": 0.7}, 0, 528,
+        ),
+    }  # fmt: skip
+
+
+def test_interrupted_demo_leaves_the_previous_files(tmp_path, monkeypatch):
+    replays = _synthetic_replays(0.25)
+    monkeypatch.setattr(
+        arm_certificate, "replay_partition", lambda values, meta, ev, **kw: replays[meta["channel"]]
+    )
+    arm_certificate.certified_demo(str(tmp_path))
+    names = ["report.html", "report.md", "summary.json"]
+    before = {n: (tmp_path / n).read_bytes() for n in names}
+    assert sorted(os.listdir(tmp_path)) == names
+
+    # a second run, with other figures, fails half-way through writing its last file
+    replays.update(_synthetic_replays(0.5))
+    real_open = open
+    opened = []
+
+    class _Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, text):
+            self.fh.write(text[: len(text) // 2])
+            raise OSError(28, "No space left on device")
+
+    def failing_open(path, mode="r", **kw):
+        fh = real_open(path, mode, **kw)
+        if "w" in mode:
+            opened.append(path)
+            if len(opened) == 3:
+                return _Full(fh)
+        return fh
+
+    monkeypatch.setattr(arm_certificate, "open", failing_open, raising=False)
+    with pytest.raises(OSError, match="No space"):
+        arm_certificate.certified_demo(str(tmp_path))
+    assert len(opened) == 3  # the failure struck during the writes
+    # the previous complete set, unchanged, and no temporary left behind
+    assert sorted(os.listdir(tmp_path)) == names
+    assert {n: (tmp_path / n).read_bytes() for n in names} == before
+
+    # the next run that succeeds replaces all three, consistently
+    monkeypatch.setattr(arm_certificate, "open", real_open, raising=False)
+    arm_certificate.certified_demo(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == names
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["channels"]["tracking W_e S"]["certified_coverage"] == 0.5
+    assert "on 50.0 % of the area" in (tmp_path / "report.md").read_text()
+    assert "50.0 % of the (t1, t2) square" in (tmp_path / "report.html").read_text()
