@@ -18,6 +18,7 @@ centre and radius are the same floats as the finer grid's cell.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -28,15 +29,68 @@ from .branch_and_bound import channel_matrix, recentre_system
 from .uncertain_problem import is_stable
 
 
+def _integer(name, value):
+    if isinstance(value, bool):
+        raise ArgumentError(f"{name}: must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ArgumentError(f"{name}: must be an integer, got {value!r}") from None
+
+
+def _count(name, value, least):
+    value = _integer(name, value)
+    if value < least:
+        raise ArgumentError(f"{name}: must be an integer >= {least}, got {value}")
+    return value
+
+
+def _index(name, value, size, of="n"):
+    value = _integer(name, value)
+    if not 0 <= value < size:
+        raise ArgumentError(f"{name}: must be in [0, {of}) = [0, {size}), got {value}")
+    return value
+
+
+def _path(path):
+    try:
+        steps = [tuple(step) for step in path]
+    except TypeError:
+        raise ArgumentError(
+            f"path: must be a sequence of (p1, p2, a, b) steps, got {path!r}"
+        ) from None
+    out = []
+    for k, step in enumerate(steps):
+        if len(step) != 4:
+            raise ArgumentError(f"path[{k}]: must be (p1, p2, a, b), got {step!r}")
+        p1 = _count(f"path[{k}] p1", step[0], 1)
+        p2 = _count(f"path[{k}] p2", step[1], 1)
+        a = _index(f"path[{k}] a", step[2], p1, "p1")
+        b = _index(f"path[{k}] b", step[3], p2, "p2")
+        out.append((p1, p2, a, b))
+    return out
+
+
 def cell_rect(n, i, j, path=()):
     """``((lo1, hi1), (lo2, hi2))``: cell ``(i, j, path)`` of ``n x n`` as exact fractions
     of the unit square.
+
+    Raises
+    ------
+    ArgumentError
+        ``n`` not an integer >= 1, ``i`` or ``j`` not an integer in ``[0, n)``, or a step
+        of ``path`` not four integers ``(p1, p2, a, b)`` with ``p1, p2 >= 1``,
+        ``0 <= a < p1`` and ``0 <= b < p2``.
 
     Examples
     --------
     >>> cell_rect(4, 1, 2, ((2, 1, 1, 0),))
     ((Fraction(3, 8), Fraction(1, 2)), (Fraction(1, 2), Fraction(3, 4)))
     """
+    n = _count("n", n, 1)
+    i = _index("i", i, n)
+    j = _index("j", j, n)
+    path = _path(path)
     lo1, hi1 = Fraction(i, n), Fraction(i + 1, n)
     lo2, hi2 = Fraction(j, n), Fraction(j + 1, n)
     for p1, p2, a, b in path:
@@ -55,7 +109,8 @@ def cell_box(names, n, i, j, path=(), along=("t1", "t2")):
     Raises
     ------
     ArgumentError
-        An element of ``along`` not in ``names``.
+        ``along`` not two distinct elements of ``names``; a bad ``n``, ``i``, ``j`` or
+        ``path`` (:func:`cell_rect`).
 
     Examples
     --------
@@ -64,6 +119,9 @@ def cell_box(names, n, i, j, path=(), along=("t1", "t2")):
     ([-0.75, 0.0, 0.75], [0.25, 1.0, 0.25])
     """
     names = list(names)
+    along = tuple(along) if isinstance(along, (list, tuple)) else along
+    if not isinstance(along, tuple) or len(along) != 2 or along[0] == along[1]:
+        raise ArgumentError(f"along: must be two distinct element names, got {along!r}")
     missing = [a for a in along if a not in names]
     if missing:
         raise ArgumentError(f"along: element(s) {missing} not among the names {names}")
@@ -116,8 +174,8 @@ def sub_box_problem(problem, centre, radius, gamma):
         ``M`` and its blocks (:func:`~.uncertain_problem.uncertain_problem`), with its
         performance channel.
     centre, radius : array_like, shape (k,)
-        Normalised centre and radius per element of ``problem.blocks`` (e.g.
-        :func:`cell_box`).
+        Normalised centre (finite) and radius (finite, >= 0) per element of
+        ``problem.blocks`` (e.g. :func:`cell_box`).
     gamma : float
         Level of the performance channel (finite, > 0).
 
@@ -127,6 +185,13 @@ def sub_box_problem(problem, centre, radius, gamma):
         ``mu < 1`` of ``sysdata`` over the whole frequency axis, with ``status == "ok"``
         (a stable centre), proves every loop of the sub-box stable with peak gain below
         ``gamma`` on the performance channel.
+
+    Raises
+    ------
+    ArgumentError
+        ``gamma`` not finite and > 0; ``centre`` or ``radius`` not one value per element,
+        a ``centre`` not finite, a ``radius`` not finite and >= 0 (each naming the
+        elements at fault).
 
     Examples
     --------
@@ -142,12 +207,24 @@ def sub_box_problem(problem, centre, radius, gamma):
     """
     if not (np.isfinite(gamma) and gamma > 0):
         raise ArgumentError(f"gamma: must be a finite number > 0, got {gamma!r}")
-    centre, radius = (np.asarray(v, float).ravel() for v in (centre, radius))
+    try:
+        centre, radius = (np.asarray(v, float).ravel() for v in (centre, radius))
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"centre, radius: must be arrays of numbers, got {centre!r} and {radius!r}"
+        ) from None
     k = len(problem.blocks)
     if centre.size != k or radius.size != k:
         raise ArgumentError(
             f"centre, radius: one value per element ({k}), got {centre.size} and {radius.size}"
         )
+    names = [bl.name for bl in problem.blocks]
+    bad = [names[e] for e in np.flatnonzero(~np.isfinite(centre))]
+    if bad:
+        raise ArgumentError(f"centre: must be finite, not for element(s) {bad}: {centre}")
+    bad = [names[e] for e in np.flatnonzero(~(np.isfinite(radius) & (radius >= 0)))]
+    if bad:
+        raise ArgumentError(f"radius: must be finite and >= 0, not for element(s) {bad}: {radius}")
     chan = channel_matrix(problem)
     ny, nu = problem.model.shape
     blk = [*problem.blk, (nu, ny)]

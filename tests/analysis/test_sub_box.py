@@ -100,3 +100,63 @@ def test_unstable_and_bad_input():
         sub_box_problem(problem, np.zeros(2), np.ones(3), 1.0)
     with pytest.raises(ArgumentError, match="along"):
         cell_box(names, 2, 0, 0, along=("t1", "t2"))
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        ((4, 5, 0), "i"),  # was a cell outside the square
+        ((4, -1, 0), "i"),
+        ((4, 0, 4), "j"),
+        ((0, 0, 0), "n"),  # was ZeroDivisionError
+        ((-2, 0, 0), "n"),
+        ((4.0, 0, 0), "n"),  # was TypeError
+        ((True, 0, 0), "n"),
+        ((4, 0.5, 0), "i"),
+        ((4, 1, 2, ((0, 1, 0, 0),)), r"path\[0\] p1"),  # a zero split: ZeroDivisionError
+        ((4, 1, 2, ((2, 0, 0, 0),)), r"path\[0\] p2"),
+        ((4, 1, 2, ((2, 1, 2, 0),)), r"path\[0\] a"),  # piece outside its cell
+        ((4, 1, 2, ((2, 2, 1, 1), (2, 2, 0, -1))), r"path\[1\] b"),
+        ((4, 1, 2, ((2, 2, 1),)), r"path\[0\]"),
+        ((4, 1, 2, ((2.5, 2, 1, 1),)), r"path\[0\] p1"),
+        ((4, 1, 2, 7), "path"),
+    ],
+)
+def test_cell_rect_bad_input(args, name):
+    with pytest.raises(ArgumentError, match=rf"^{name}"):
+        cell_rect(*args)
+    with pytest.raises(ArgumentError, match=rf"^{name}"):
+        cell_box(["t1", "t2"], *args)
+
+
+def test_cell_rect_accepts_numpy_integers_and_lists():
+    want = cell_rect(4, 1, 2, ((2, 1, 1, 0),))
+    got = cell_rect(np.int64(4), np.int32(1), np.int64(2), [[np.int64(2), 1, 1, 0]])
+    assert got == want
+
+
+@pytest.mark.parametrize("along", [("t1",), ("t1", "t1"), ("t1", "t2", "m"), "t1"])
+def test_cell_box_along_must_be_two_names(along):
+    with pytest.raises(ArgumentError, match="^along"):
+        cell_box(["t1", "t2", "m"], 4, 0, 0, along=along)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "name"),
+    [
+        ("radius", np.inf, "radius"),  # was status 'ok' with -inf/NaN data
+        ("radius", np.nan, "radius"),
+        ("radius", -0.5, "radius"),
+        ("centre", np.nan, "centre"),  # was reported as an ill-posed centre
+        ("centre", -np.inf, "centre"),
+    ],
+)
+def test_sub_box_problem_bad_centre_or_radius(field, value, name):
+    problem = uncertain_problem(_model())
+    names = [bl.name for bl in problem.blocks]
+    args = {"centre": np.zeros(3), "radius": np.ones(3)}
+    args[field][names.index("b")] = value
+    with pytest.raises(ArgumentError, match=rf"^{name}: .*\['b'\]"):
+        sub_box_problem(problem, args["centre"], args["radius"], 1.0)
+    # a zero radius (a point) is a sub-box
+    assert sub_box_problem(problem, np.zeros(3), np.zeros(3), 1.0).status == "ok"
