@@ -7,8 +7,9 @@ package data: 160-250 kB of records).  This script reads them and writes
 certified share of the (t1, t2) square (exact, each certified cell counted once), the
 counts of records and of certified ones, the largest gain sampled on the certified cells
 (python-control + SLICOT AB13DD, ``check`` of each record) with the loops sampled, and the
-provenance (file names, their SHA-256, the design's). ``tests/report/
-test_recorded_certificates.py`` recomputes every field from the checkpoints.
+provenance (file names, their SHA-256, the design's).
+``tests/report/test_replay_html.py::test_recorded_summary_matches_the_checkpoints``
+recomputes every field from the checkpoints.
 
 Usage (from the repository root)::
 

@@ -85,9 +85,10 @@ class MuPeak:
         :class:`~.mu_upper.ScalingParametrization` for the structure, aligned with
         ``omega``) of the certificate each point ended with -- also where a later full
         re-optimisation replaced it, and for a relaxed point its complex-structure D
-        parameters with G = 0.  They are the evidence: replayed by
-        :func:`~.frequency_certificate.check_frequency_certificate` at ``level`` they
-        re-cover the axis without any optimisation.  Passed back as
+        parameters with G = 0.  They are meant as the evidence, to re-cover the axis
+        without any optimisation when replayed at ``level``; whether they do is decided
+        by :func:`~.frequency_certificate.check_frequency_certificate`, not by this
+        sweep.  Passed back as
         ``start=(omega, scalings)`` to a sweep of a nearby problem (e.g. a neighbouring
         sub-box of a parameter box) they are a warm start only: every bound of that
         sweep is certified as from a cold start.
@@ -279,7 +280,8 @@ def _half_axis_peak(
     else:
         start = None
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
-    # the D,G parameters each real-structure bound ended at (None: not kept)
+    # the D,G parameters each bound ended at, as a row of the real structure (a relaxed
+    # point's complex-structure D parameters with G = 0 appended; None: not kept)
     xs: list = []
 
     def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
@@ -519,8 +521,8 @@ def _half_axis_peak(
         n_before = len(pts)
         evaluate(new, _relaxed(blk) if relaxed else blk, relaxed, target=near(level))
         if relaxed:
-            # Relaxed certificates are valid for the real structure with G = 0.
-            certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
+            # evaluate() kept their certificates as (upper, D, None): G = 0, valid for the
+            # real structure
             relaxed_at.extend(range(n_before, len(pts)))
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level and not relaxed:
