@@ -236,8 +236,9 @@ def warm_start(store, i, j, path=()):
         return None
 
     def centre(i_, j_, p_):
-        (a1, b1), (a2, b2) = cell_rect(1, i_, j_, p_)
-        return (a1 + b1) / 2, (a2 + b2) / 2
+        # in cells of the grid: cell (i_, j_) is [i_, i_ + 1] x [j_, j_ + 1]
+        (a1, b1), (a2, b2) = cell_rect(1, 0, 0, p_)
+        return i_ + (a1 + b1) / 2, j_ + (a2 + b2) / 2
 
     c1, c2 = centre(i, j, path)
     near = []
