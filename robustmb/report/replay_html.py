@@ -18,7 +18,7 @@ attribute, so the page can be matched against ``summary.json``.
 from __future__ import annotations
 
 import html as _html
-from decimal import ROUND_FLOOR, Decimal
+from decimal import ROUND_FLOOR, Context, Decimal
 
 import numpy as np
 
@@ -47,6 +47,15 @@ def percent_down(share) -> str:
     """
     pct = Decimal(repr(float(share))) * 100
     return str(pct.quantize(Decimal("0.1"), rounding=ROUND_FLOOR))
+
+
+def _share_cell(share):
+    """A table cell for a share of the square, in percent: its text rounded down to six
+    significant digits (never more than certified), its exact value in ``data-value``."""
+    if share is None:
+        return _num(None)
+    pct = Context(prec=6, rounding=ROUND_FLOOR).plus(Decimal(repr(float(share))) * 100)
+    return f'<td class="num" data-value="{100 * float(share)!r}">{pct.normalize():f}</td>'
 
 
 def _e(x) -> str:
@@ -84,7 +93,7 @@ def _rechecked_table(channels):
             + _text(name)
             + _text(ch["specification"])
             + _num(ch["certified_level"])
-            + _num(100 * ch["certified_coverage"], 6)
+            + _share_cell(ch["certified_coverage"])
             + _num(ch["frequencies_rechecked"])
             + _num(ch["not_proven_sampled_worst"])
             + _num(ch.get("not_proven_samples"))
@@ -113,7 +122,7 @@ def _recorded_table(recorded):
             f'<tr class="recorded" data-channel="{_e(name)}">'
             + _text(f"{name} (recorded, not re-checked in this run)")
             + _num(ch["level"])
-            + _num(100 * ch["coverage"], 6)
+            + _share_cell(ch["coverage"])
             + _text(", ".join(ch["partitions"]))
             + _num(ch["records"])
             + _num(ch["certified_records"])

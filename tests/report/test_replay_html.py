@@ -187,6 +187,19 @@ def test_headline_rounds_the_certified_share_down():
     assert "29.0 % of the (t1, t2) square" in head and "on 29.0 % of the area" in md
 
 
+def test_share_cell_rounds_down(tmp_path):
+    ch = {"specification": "peak gain <= 1", "certified_level": 0.95,
+          "certified_coverage": 0.99999996, "frequencies_rechecked": 40,
+          "not_proven_sampled_worst": 0.94, "not_proven_samples": 100,
+          "verdict": "not proven"}  # fmt: skip
+    s = {"design": "d", "guarantee": "frozen parameters", "channels": {"tracking": ch}}
+    (tmp_path / "p.html").write_text(render_replay_html(s))
+    ((_, cells),) = _rows(_parse(tmp_path / "p.html").tables["rechecked"])
+    text, attrs = cells["certified share of the square (%)"]
+    assert text == "99.9999" and float(attrs["data-value"]) == 100 * 0.99999996
+    _number(cells["certified share of the square (%)"], 100 * 0.99999996)
+
+
 @pytest.mark.parametrize("level", [None, 0.95])
 def test_headline_with_nothing_certified(level):
     head, md = _headline_and_md(0.0, level)
