@@ -280,9 +280,16 @@ def _half_axis_peak(
     else:
         start = None
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
-    # the D,G parameters each bound ended at, as a row of the real structure (a relaxed
-    # point's complex-structure D parameters with G = 0 appended; None: not kept)
+    # Two kinds of D,G parameter rows (of the real structure; None: not kept).  ``xs``:
+    # where each first bound ended, the warm starts of its neighbours and of its own
+    # re-optimisation.  ``rows``: those of the certificate each point ends with (a relaxed
+    # point's complex-structure D parameters with G = 0 appended), the evidence handed out
+    # as MuPeak.scalings.  They are kept apart because a fully re-optimised point is a
+    # worse warm start for its early-stopped neighbours (measured: a real-structure sweep
+    # of test_sub_box_sweeps_keep_the_real_structure leaves gaps when it warm-starts from
+    # the re-optimised rows).
     xs: list = []
+    rows: list = []
 
     def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
         if len(ws) == 0:
@@ -302,6 +309,7 @@ def _half_axis_peak(
                 certs.append((float(upper[i]), D[i], G[i]))
                 deltas.append(None)
                 xs.append(x[i])
+                rows.append(x[i])
             return
         if relaxed and not with_lower and rel_target is None:
             # Cold, as mussv_stack would; the relaxed structure's D parameters are laid
@@ -319,7 +327,8 @@ def _half_axis_peak(
                 lbs.append(0.0)
                 certs.append((float(upper[i]), D[i], None))
                 deltas.append(None)
-                xs.append(np.concatenate([x[i], np.zeros(p_real - x.shape[1])]))
+                xs.append(None)
+                rows.append(np.concatenate([x[i], np.zeros(p_real - x.shape[1])]))
             return
         # Only the largest lower bound is reported: search where it can grow.
         res = mussv_stack(
@@ -338,6 +347,7 @@ def _half_axis_peak(
             certs.append((float(res.upper[i]), res.D[i], g))
             deltas.append(None if not with_lower or res.delta is None else res.delta[i])
             xs.append(None)
+            rows.append(None)
 
     full: set = set()
     relaxed_at: list = []  # points whose certificate is of the relaxed structure
@@ -369,7 +379,7 @@ def _half_axis_peak(
                 # parameters handed out (MuPeak.scalings) re-check to this certificate
                 ubs[k] = float(upper[j])
                 certs[k] = (ubs[k], D[j], G[j])
-                xs[k] = x[j]
+                rows[k] = x[j]
                 if k in relaxed_at:  # a real-structure certificate now
                     relaxed_at.remove(k)
 
@@ -509,7 +519,7 @@ def _half_axis_peak(
                 np.array(lbs),
                 relaxed=[pts[i] for i in relaxed_at if i in ivs],
                 real_level=real_level if relaxed_at else level,
-                scalings=_scaling_rows(xs, blk) if fixed else None,
+                scalings=_scaling_rows(rows, blk) if fixed else None,
             )
         if rnd == max_rounds:
             break

@@ -74,12 +74,16 @@ def test_branch_and_bound_closes_the_gap_of_a_parameter_product():
     loop = _product_loop()
     single = rmb.robstab(loop, sensitivity=False, max_boxes=0)
     res = rmb.robstab(loop, sensitivity=False)
-    # the single box is loose; the split boxes certify within the gap tolerance
+    # the single box is loose; robstab's default closes the gap (here the vertex-polytope
+    # step of the characteristic polynomial certifies before any split is needed) ...
     assert single.lower < 0.95 and single.boxes is None
-    assert res.boxes is not None and res.boxes.certified and res.boxes.evaluated > 1
+    assert res.boxes is not None and res.boxes.certified
     assert res.lower > single.lower
     assert res.lower <= 1.0 <= res.upper and res.upper / res.lower - 1 <= 5e-3 + 1e-12
-    assert "branch and bound certified" in res.reason
+    # ... and the branch and bound alone closes it too, by splitting the box
+    problem = uncertain_problem(loop)
+    cover = certify_scaled_box(problem, problem.blocks, 0.99, max_boxes=16)
+    assert cover.certified and cover.evaluated > 1
     # sound: the box scaled by the certified margin is stable (hand-written polynomial)
     assert _grid_stable(1.0, 1.0, res.lower)
     v = res.destabilizing
@@ -347,7 +351,9 @@ def test_open_boxes_keep_the_tighter_of_the_two_single_box_sweeps():
     bench = load_script("benchmarks", "bench_real_parameters.py", name="bench_real_parameters")
     res = rmb.robstab(bench.pole_escape_loop(), sensitivity=False, max_boxes=1)
     assert 1.39 < res.lower <= 1.5 <= res.upper
-    assert res.lower == pytest.approx(1.0 / res.mu.upper, rel=1e-12)
+    # the margin is at least the sweep's own certificate (the vertex-polytope step of the
+    # characteristic polynomial may certify more)
+    assert res.lower >= (1.0 / res.mu.upper) * (1 - 1e-12)
     s = control.tf("s")
     for k in np.linspace(2.0 - res.lower, 2.0 + res.lower, 41):
         for tau in np.linspace(0.5 - 0.3 * res.lower, 0.5 + 0.5 * res.lower, 41):
