@@ -601,9 +601,12 @@ def _refine_brackets(f, lo, hi, flo, fhi, rtol=1e-12):
 
 def is_ill_posed(problem, values):
     """Whether the loop closed by ``values`` is ill-posed: ``I - Dzw Delta`` singular to
-    rounding, i.e. an eigenvalue ``lambda`` of ``Dzw Delta`` with ``|1 - lambda| <= 1e-7``
-    (about 7 ``sqrt(eps)``, the split of a defective double eigenvalue; unit-free, as
-    :func:`ill_posed_scales`: ``Delta`` scaled by ``1 / lambda`` passes this test).
+    rounding, i.e. an eigenvalue ``lambda`` of ``Dzw Delta`` with ``|1 - lambda|`` within
+    its rounding error: 64 eps ``||Dzw Delta||`` times its condition number, at most
+    ``1e-7`` (about 7 ``sqrt(eps)``, the split of a defective double eigenvalue).  The
+    eigenvalues do not depend on the units of the parameters (a diagonal similarity),
+    unlike the singular values of ``I - Dzw Delta``; a loop ``1e-9`` from singular at a
+    simple eigenvalue is well-posed (a pole near infinity, of a definite sign).
 
     Only scalar elements may be non-zero (LTI ones must be zero arrays); otherwise, or
     when a value is missing, the answer is False.
@@ -646,8 +649,20 @@ def is_ill_posed(problem, values):
             return False
     if dzw.size == 0:
         return False
-    lam = np.linalg.eigvals(dzw @ delta)
-    return bool(np.min(np.abs(1.0 - lam)) <= _ILL_TOL)
+    m = dzw @ delta
+    if not np.all(np.isfinite(m)):
+        return False
+    # balanced by a diagonal similarity first: the parameters' units do not reach the
+    # condition numbers or the norm
+    m = sla.matrix_balance(m, permute=False)[0]
+    lam, left, right = sla.eig(m, left=True, right=True)
+    # first-order error of each eigenvalue: 64 eps ||M|| times its condition number
+    # ``1 / |y^H x|`` (unit vectors); ``sqrt(eps)``-sized for a defective one, whose
+    # condition is about ``1 / split``: capped at ``_ILL_TOL``, never below 64 eps
+    with np.errstate(divide="ignore"):
+        cond = 1.0 / np.abs(np.sum(left.conj() * right, axis=0))
+    err = 64 * np.finfo(float).eps * max(np.linalg.norm(m, 2), 1.0) * cond
+    return bool(np.any(np.abs(1.0 - lam) <= np.minimum(err, _ILL_TOL)))
 
 
 def crossing_search(problem):
