@@ -375,9 +375,18 @@ def abscissae(m11, dt, diags):
     return out
 
 
-# Largest |Im| / |lambda| of an eigenvalue of ``Dzw diag(d)`` taken as real (a
-# defective double eigenvalue of a repeated scalar splits by about sqrt(eps)).
+# Largest |Im| / |lambda| of an eigenvalue of ``Dzw diag(d)`` taken as a candidate real
+# one (a defective double eigenvalue of a repeated scalar splits by about sqrt(eps)).
 _ILL_REAL_TOL = 1e-6
+# ``I - Dzw Delta`` is singular to rounding when an eigenvalue ``lambda`` of ``Dzw Delta``
+# has ``|1 - lambda| <= _ILL_TOL``.  Eigenvalues are invariant under the diagonal
+# similarities that change the units of the parameters (and LAPACK balances before it
+# solves), so the test is unit-free.  A simple eigenvalue is accurate to a few rounding
+# units of the balanced matrix; a defective double one (``det(I - t Dzw Delta)``
+# touching 0, e.g. ``K = 4 c - 4 c^2`` at ``c = 1/2``) splits by about
+# ``sqrt(eps) = 1.5e-8`` (2.7e-8 measured for that loop): ``_ILL_TOL`` is about 7
+# ``sqrt(eps)``, far below the ``1e-6`` split of a pair that only comes close to 1.
+_ILL_TOL = 1e-7
 # Relative spread of the eigenvalues of ``Dzw diag(d)`` averaged as one multiple
 # eigenvalue (a double one splits by about sqrt(eps) = 1.5e-8).
 _ILL_CLUSTER = 4e-7
@@ -425,6 +434,14 @@ def ill_posed_scales(dzw, diags):
     near = real & (np.abs(lam.real - top[:, None]) <= _ILL_CLUSTER * top[:, None])
     with np.errstate(invalid="ignore"):
         top = np.where(top > 0, np.sum(np.where(near, lam.real, 0.0), 1) / np.sum(near, 1), 0.0)
+    # the loop at 1 / top must be singular to rounding (:func:`is_ill_posed`): a complex
+    # pair that only comes close to the real axis is not a crossing; the largest
+    # eigenvalue real to that tolerance is then the candidate
+    gap = np.min(np.abs(lam - top[:, None]), axis=1)
+    false = (top > 0) & ~(gap <= _ILL_TOL * top)
+    if false.any():
+        strict = (lam.real > 0) & (np.abs(lam.imag) <= _ILL_TOL * np.abs(lam))
+        top = np.where(false, np.max(np.where(strict, lam.real, 0.0), axis=1), top)
     with np.errstate(divide="ignore"):
         return np.where(top > 0, 1.0 / top, np.inf)
 
@@ -582,14 +599,14 @@ def _refine_brackets(f, lo, hi, flo, fhi, rtol=1e-12):
     return hi
 
 
-# ``I - Dzw Delta`` is singular to rounding when its smallest singular value is at most
-# this many rounding units of its largest.
-_ILL_ROUNDING = 64
-
-
 def is_ill_posed(problem, values):
     """Whether the loop closed by ``values`` is ill-posed: ``I - Dzw Delta`` singular to
-    rounding (smallest singular value within 64 rounding units of the largest).
+    rounding, i.e. an eigenvalue ``lambda`` of ``Dzw Delta`` with ``|1 - lambda|`` within
+    its rounding error: 64 eps ``||Dzw Delta||`` times its condition number, at most
+    ``1e-7`` (about 7 ``sqrt(eps)``, the split of a defective double eigenvalue).  The
+    eigenvalues do not depend on the units of the parameters (a diagonal similarity),
+    unlike the singular values of ``I - Dzw Delta``; a loop ``1e-9`` from singular at a
+    simple eigenvalue is well-posed (a pole near infinity, of a definite sign).
 
     Only scalar elements may be non-zero (LTI ones must be zero arrays); otherwise, or
     when a value is missing, the answer is False.
@@ -630,9 +647,22 @@ def is_ill_posed(problem, values):
             delta[bi.w, bi.z] = x * np.eye(bi.w.stop - bi.w.start)
         elif not (isinstance(v, np.ndarray) and not v.any()):
             return False
-    m = np.eye(dzw.shape[0]) - dzw @ delta
-    sv = np.linalg.svd(m, compute_uv=False)
-    return bool(sv[-1] <= _ILL_ROUNDING * np.finfo(float).eps * max(sv[0], 1.0))
+    if dzw.size == 0:
+        return False
+    m = dzw @ delta
+    if not np.all(np.isfinite(m)):
+        return False
+    # balanced by a diagonal similarity first: the parameters' units do not reach the
+    # condition numbers or the norm
+    m = sla.matrix_balance(m, permute=False)[0]
+    lam, left, right = sla.eig(m, left=True, right=True)
+    # first-order error of each eigenvalue: 64 eps ||M|| times its condition number
+    # ``1 / |y^H x|`` (unit vectors); ``sqrt(eps)``-sized for a defective one, whose
+    # condition is about ``1 / split``: capped at ``_ILL_TOL``, never below 64 eps
+    with np.errstate(divide="ignore"):
+        cond = 1.0 / np.abs(np.sum(left.conj() * right, axis=0))
+    err = 64 * np.finfo(float).eps * max(np.linalg.norm(m, 2), 1.0) * cond
+    return bool(np.any(np.abs(1.0 - lam) <= np.minimum(err, _ILL_TOL)))
 
 
 def crossing_search(problem):

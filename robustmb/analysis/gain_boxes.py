@@ -256,6 +256,19 @@ def ill_posed_member(problem, n_random=40, seed=0):
     exact); the points just beyond the closest one (``a (1 + eta)``, still in the box)
     are substituted: a pole that came back unstable through infinity makes the gain
     infinite there.  A random sample of the box rarely lands in such a window.
+    ``ill_posed_scales`` keeps only scalings where ``I - Dzw Delta`` is singular to
+    rounding (:func:`.boundary_crossing.is_ill_posed`'s test), so a complex pair of
+    eigenvalues that only comes near 1 is never reported as an ill-posed point.
+
+    Parameters
+    ----------
+    problem : UncertainProblem
+        From :func:`~.uncertain_problem.uncertain_problem`; only its real parameters
+        are varied (complex elements at their nominal, LTI ones at zero).
+    n_random : int
+        Number of random directions tried besides the axes and corners.
+    seed : int
+        Seed of the random directions (the result is reproducible).
 
     Returns
     -------

@@ -13,7 +13,9 @@ import pytest
 from scipy.optimize import brentq
 
 import robustmb as rmb
-from robustmb.analysis.boundary_crossing import ill_posed_scales, scan_crossings
+from robustmb.analysis.boundary_crossing import ill_posed_scales, is_ill_posed, scan_crossings
+from robustmb.analysis.gain_boxes import ill_posed_member
+from robustmb.analysis.robust_stability import _verified_crossing
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
 s = control.tf("s")
@@ -162,5 +164,62 @@ def test_max_boxes_zero_is_the_plain_sweep_bound():
     # every c in the box scaled by the sweep bound is stable (roots by hand)
     for cc in 1.0 + plain.lower * np.linspace(-1, 1, 2001)[1:-1]:
         assert np.max(np.roots([1.0, cc, 1.0]).real) < 0
-    wc = rmb.wcgain(1 / (s + c + 0.5), max_boxes=0)
-    assert wc.boxes is None and wc.lower <= 2.0 <= wc.upper  # peak 1/0.5 at c = 0, w = 0
+    # wcgain has no polytope step: max_boxes=0 only turns its branch and bound off, which
+    # test_gain_branch_and_bound.py checks on loops where the single box is loose (slow)
+
+
+def _product_loop(big):
+    # 1/(s + 1) x y / big^2, x, y in [0.5, 1.5] big: Dzw = [[0, ~big/2], [0, 0]] (units)
+    x = rmb.ureal("x", big, range=(0.5 * big, 1.5 * big))
+    y = rmb.ureal("y", big, range=(0.5 * big, 1.5 * big))
+    return uncertain_problem(1 / (s + 1) * (x * y / big**2))
+
+
+@pytest.mark.parametrize("big", [1.0, 1e8])
+def test_ill_posedness_does_not_depend_on_units(big):
+    # the product of two parameters of size 1e8: I - Dzw Delta is unit upper triangular
+    # (det 1 for every Delta) yet its singular values spread by 1e16
+    problem = _product_loop(big)
+    dzw = problem.m11[3]
+    assert np.linalg.det(np.eye(dzw.shape[0]) - dzw * 1.5) == pytest.approx(1.0)
+    for xv, yv in [(1.5, 1.5), (1.2, 0.7), (0.5, 1.5)]:
+        assert not is_ill_posed(problem, {"x": xv * big, "y": yv * big})
+    # a stable, well-posed candidate (the loop is the pole -1 for every x, y) is never a
+    # verified destabilising sample
+    vals = lambda t: {"x": big * (1 + 0.3 * t), "y": big * (1 + 0.3 * t)}  # noqa: E731
+    assert np.all(np.linalg.eigvals(np.asarray(problem.model.usubs(vals(1.0)).A)) < 0)
+    assert _verified_crossing(problem, 0.6, vals) is None
+    # in feedback with G1, K = 0.8 x y / big^2 reaches 1 (ill-posed) at scaling
+    # 2 (sqrt(1.25) - 1), where 0.8 (1 + t/2)^2 = 1 (closed form)
+    x = rmb.ureal("x", big, range=(0.5 * big, 1.5 * big))
+    y = rmb.ureal("y", big, range=(0.5 * big, 1.5 * big))
+    res = rmb.robstab(rmb.feedback(_plant_tf(G1) * (0.8 * x * y / big**2), 1), sensitivity=False)
+    exact = 2 * (np.sqrt(1.25) - 1)
+    assert res.lower <= exact <= res.upper * (1 + 1e-12) <= exact * (1 + 1e-6)
+    k_bad = 0.8 * res.destabilizing["x"] * res.destabilizing["y"] / big**2
+    # unstable by the closed form: the pole (0.5 K - 1) / (1 - K) is beyond 1 / (1 - K)
+    assert _bad(G1, k_bad)[0]
+    # a loop 1e-10 from singular (a simple eigenvalue) is well-posed: no such claim
+    assert ("not well-posed" in res.reason) == (abs(1 - k_bad) <= 2e-12)
+
+
+def test_ill_posed_scales_rejects_a_pair_that_only_comes_near_the_real_axis():
+    # K = 4c - 4c^2 - 1e-13 peaks at 1 - 1e-13 < 1: det(I - t Dzw Delta) never vanishes
+    # for real t (its eigenvalues are a complex pair 3.2e-7 off the axis at the peak), so no
+    # direction is ill-posed; K = 4c - 4c^2 touches 1 at c = 0.5 (a defective eigenvalue)
+    c = rmb.ureal("c", 0.3, range=(0.0, 0.6))
+    for gap, ill in [(1e-13, False), (0.0, True)]:
+        problem = uncertain_problem(rmb.feedback(_plant_tf(G1) * (4 * c - 4 * c * c - gap), 1))
+        got = ill_posed_scales(problem.m11[3], np.array([[1.0], [-1.0]]))
+        assert np.isfinite(got[0]) == ill and np.isinf(got[1])
+        if ill:
+            assert got[0] == pytest.approx(2.0 / 3.0, rel=1e-7)
+        assert is_ill_posed(problem, {"c": 0.5}) == ill
+        found = ill_posed_member(problem)
+        assert (found is not None) == ill
+        # the scan does not end at a false scaling: the loop is stable up to c = 0.6
+        # (K < 1 - 1e-13: 1 + G1 K keeps positive coefficients, closed form)
+        scan = scan_crossings(problem.m11, 0.0, np.array([[1.0]]), 1.0)
+        assert (scan[0] == pytest.approx(2.0 / 3.0, rel=1e-7)) if ill else np.isnan(scan[0])
+        wc = rmb.wcgain(rmb.feedback(_plant_tf(G1) * (4 * c - 4 * c * c - gap), 1))
+        assert ("ill-posed at" in wc.reason) == ill
