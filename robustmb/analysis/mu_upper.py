@@ -48,6 +48,7 @@ from scipy import sparse
 
 from .mu_lbfgs import batched_bfgs
 from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
+from .mu_upper_blocknewton import polish_block_newton
 from .mu_upper_diagonal import _objective_diagonal
 from .mu_upper_newton import newton_stages
 from .mu_upper_start import _x_from_logd, osborne_scaling
@@ -291,6 +292,7 @@ def upper_bound_fast(
     stop=None,
     jitter=1e-3,
     newton=(1e1, 1e2, 1e3, 1e5, 1e7, 1e9, 1e11),
+    block_newton=tuple(3.0 * 2.0**k for k in range(12)),
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -309,7 +311,10 @@ def upper_bound_fast(
 
     With diagonal ``D`` (no repeated scalar of size > 1) damped Newton with the exact
     Hessian replaces BFGS, for ``t`` in ``newton`` from ``min(smoothing)`` on
-    (:mod:`~robustmb.analysis.mu_upper_newton`; ``newton=()`` keeps BFGS).
+    (:mod:`~robustmb.analysis.mu_upper_newton`; ``newton=()`` keeps BFGS).  Otherwise
+    (repeated scalar blocks: full ``D`` blocks) the BFGS result is polished by damped
+    Newton in local coordinates for each relative ``t`` of ``block_newton``
+    (:mod:`~robustmb.analysis.mu_upper_blocknewton`; ``block_newton=()`` skips it).
     """
     param = ScalingParametrization(struct)
     if x0 is None:
@@ -364,6 +369,8 @@ def upper_bound_fast(
     x, f = batched_bfgs(lam_max, best_x, maxiter=polish, fstop=fstop, stop=stop)
     better = f < best_f
     best_f[better], best_x[better] = f[better], x[better]
+    if block_newton and not param.diagonal:
+        polish_block_newton(Ms, best_f, best_x, param, block_newton, fstop, stop, lam_max)
     best_x[:, param.n_d :] *= c[:, None]
     return best_f * c**2, best_x, param
 
