@@ -282,9 +282,9 @@ def _hessian_chunk(gen, A, Gh, lam, V, s, t, n_act):
     sw = sI[:, None, None, :]
 
     def gram(P, Q):  # sum_i s_i P_k[:, i]^H Q_l[:, i]
-        Bq, kp, rows, _ = P.shape
-        Pf = (np.conj(P) * sw).reshape(Bq, kp, -1)
-        return Pf @ np.swapaxes(Q.reshape(Bq, Q.shape[1], -1), 1, 2)
+        Bq, kp, rows, ni = P.shape
+        Pf = (np.conj(P) * sw).reshape(Bq, kp, rows * ni)
+        return Pf @ np.swapaxes(Q.reshape(Bq, Q.shape[1], rows * ni), 1, 2)
 
     H = 2.0 * np.real(gram(Y, Y))
     H[:, nd:, nd:] -= 2.0 * np.real(gram(Zg, Zg))
