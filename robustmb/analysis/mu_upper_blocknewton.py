@@ -49,7 +49,6 @@ _MAX_SPREAD = 28.0
 _ACTIVE = 1e-13
 # largest number of complex entries of the (problems x parameters x n x |I|) work arrays
 _CHUNK = 4_000_000
-_DEBUG = False
 
 
 class LocalGenerators:
@@ -418,17 +417,6 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
                 if pending.size == 0:
                     break
                 alpha[pending] *= 0.5
-            if _DEBUG:
-                print(
-                    "  step",
-                    np.abs(d).max(axis=1)[:3],
-                    "alpha",
-                    alpha[:3],
-                    "dec",
-                    decrement[:3],
-                    "f",
-                    f[:3],
-                )
             idx = idx[moved]
             if idx.size == 0:
                 break
