@@ -19,7 +19,9 @@
     rounding), per channel the specification, the certified level and the share of the
     area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, the largest
     gain sampled where nothing is proven, and a verdict that never claims more than is
-    certified.
+    certified; apart, labelled "recorded, not re-checked in this run", the stored
+    whole-square partition certificates of both channels.  Writes ``report.html`` (opens
+    in a browser), ``report.md`` and ``summary.json`` to ``./robustmb-report/``.
 ``robustmb report MODULE:FUNCTION``
     Calls ``FUNCTION()`` from ``MODULE`` (a dotted module name importable from
     the current folder, or a path to a ``.py`` file); it must return an
@@ -348,7 +350,7 @@ def _demo_replay(out_dir, *, show_progress):
         f"{sum(c['replay'] for c in cpu):.1f} s, sampling {sum(c['sampling'] for c in cpu):.1f} "
         f"s), total {t['total']:.1f} s"
     )
-    print(f"  wrote {Path(out_dir) / 'report.md'} and summary.json")
+    print(f"  wrote {Path(out_dir) / 'report.html'}, report.md and summary.json")
     return EXIT_OK
 
 
@@ -597,7 +599,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the stored tuned LPV design with its shipped sub-box certificates re-checked "
         "in floating point at the stored scalings, 1e-6 headroom below the level for rounding "
         "(no tuning, no optimisation): per channel the certified level, the share of the area "
-        "of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, and a verdict",
+        "of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, and a verdict; "
+        "also the stored whole-square certificates, labelled recorded, not re-checked; "
+        "writes report.html, report.md, summary.json",
     )
     p_rep = sub.add_parser(
         "report",

@@ -310,6 +310,16 @@ def test_demo_replay_re_checks_the_shipped_certificates(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "verdict:" in out and "time:" in out
     data = json.loads((tmp_path / "summary.json").read_text())
+    # the HTML page's re-checked table holds the numbers of summary.json
+    from _html_tables import number_cell, parse_tables, table_rows
+
+    rows = table_rows(parse_tables(tmp_path / "report.html").tables["rechecked"])
+    assert [a["data-channel"] for a, _ in rows] == list(data["channels"])
+    for attrs, cells in rows:
+        ch = data["channels"][attrs["data-channel"]]
+        number_cell(cells["certified share of the square (%)"], 100 * ch["certified_coverage"])
+        number_cell(cells["sampled worst where not proven"], ch["not_proven_sampled_worst"])
+        assert cells["verdict"][0] == ch["verdict"]
     meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
     track = data["channels"]["tracking W_e S"]
     assert sorted(map(tuple, track["proven_sub_boxes"])) == sorted(evidence)

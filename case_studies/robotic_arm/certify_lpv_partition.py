@@ -94,7 +94,8 @@ from robustmb.analysis.mu_sweep import certified_mu_peak  # noqa: E402
 from robustmb.analysis.mu_upper import n_scaling_parameters  # noqa: E402
 from robustmb.analysis.mussv import mussv_stack  # noqa: E402
 from robustmb.analysis.norms import hinfnorm  # noqa: E402
-from robustmb.analysis.uncertain_problem import is_stable, uncertain_problem  # noqa: E402
+from robustmb.analysis.sub_box import cell_box, cell_rect, sub_box_problem  # noqa: E402
+from robustmb.analysis.uncertain_problem import uncertain_problem  # noqa: E402
 from robustmb.errors import ArgumentError  # noqa: E402
 
 SCREEN_FREQUENCIES = np.array([0.0, 0.9, 6.3])
@@ -163,17 +164,6 @@ def key_cell(key):
     return key[0], key[1], tuple(tuple(rest[k : k + 4]) for k in range(0, len(rest), 4))
 
 
-def cell_rect(n, i, j, path=()):
-    """``((lo1, hi1), (lo2, hi2))``: the cell as exact fractions of the (t1, t2) square."""
-    lo1, hi1 = Fraction(i, n), Fraction(i + 1, n)
-    lo2, hi2 = Fraction(j, n), Fraction(j + 1, n)
-    for p1, p2, a, b in path:
-        w1, w2 = (hi1 - lo1) / p1, (hi2 - lo2) / p2
-        lo1, lo2 = lo1 + a * w1, lo2 + b * w2
-        hi1, hi2 = lo1 + w1, lo2 + w2
-    return (lo1, hi1), (lo2, hi2)
-
-
 def cell_area(n, path=()):
     """The cell's share of the square's area (exact)."""
     (lo1, hi1), (lo2, hi2) = cell_rect(n, 0, 0, path)
@@ -181,15 +171,9 @@ def cell_area(n, path=()):
 
 
 def sub_box(names, n, i, j, path=()):
-    """Normalised centre and radius (one per element) of cell ``(i, j, path)`` of ``n x n``."""
-    c, r = np.zeros(len(names)), np.ones(len(names))
-    for idx, (lo, hi) in zip(
-        (names.index("t1"), names.index("t2")), cell_rect(n, i, j, path), strict=True
-    ):
-        # u in [0, 1] of the square -> x = -1 + 2 u
-        c[idx] = float(-1 + lo + hi)
-        r[idx] = float(hi - lo)
-    return c, r
+    """Normalised centre and radius (one per element) of cell ``(i, j, path)`` of ``n x n``
+    (:func:`robustmb.analysis.sub_box.cell_box`; kept here for the D,G benchmark)."""
+    return cell_box(names, n, i, j, path)
 
 
 def t_ranges(els, n, i, j, path=()):
@@ -252,8 +236,9 @@ def warm_start(store, i, j, path=()):
         return None
 
     def centre(i_, j_, p_):
-        (a1, b1), (a2, b2) = cell_rect(1, i_, j_, p_)
-        return (a1 + b1) / 2, (a2 + b2) / 2
+        # in cells of the grid: cell (i_, j_) is [i_, i_ + 1] x [j_, j_ + 1]
+        (a1, b1), (a2, b2) = cell_rect(1, 0, 0, p_)
+        return i_ + (a1 + b1) / 2, j_ + (a2 + b2) / 2
 
     c1, c2 = centre(i, j, path)
     near = []
@@ -314,21 +299,14 @@ def certify_sub_box(problem, names, n, i, j, gamma, hint, n_grid=20, rounds=6, w
     if np.max(screen.upper) >= 1.0:
         out["failed_at"] = float(SCREEN_FREQUENCIES[int(np.argmax(screen.upper))])
         return out | {"status": "screened out", "time": time.perf_counter() - t0}
-    ny, nu = problem.model.shape
-    blk = [*problem.blk, (nu, ny)]
-    full = (problem.a, problem.b, problem.c, problem.d)
-    a, b, c_, d = recentre_system(full, problem.nw, problem.nz, cd, rd)
-    nz, nw = problem.nz, problem.nw
-    if not is_stable(a, problem.dt):
-        return out | {"status": "unstable centre", "time": time.perf_counter() - t0}
-    gain = float(hinfnorm((a, b[:, nw:], c_[nz:], d[nz:, nw:]))[0])
+    rp = sub_box_problem(problem, c, r, gamma)
+    if rp.status != "ok":
+        return out | {"status": rp.status, "time": time.perf_counter() - t0}
+    gain = float(hinfnorm(rp.centre_channel)[0])
     out["centre_gain"] = gain
     if not gain < gamma:
         return out | {"status": "centre above level", "time": time.perf_counter() - t0}
-    c_, d = c_.copy(), d.copy()
-    c_[nz:] /= gamma
-    d[nz:] /= gamma
-    sub = (a, b, c_, d)
+    sub, blk = rp.sysdata, rp.blk
     t1 = time.perf_counter()
     if hint:
         probe = hint * np.array([1.0, 0.9, 1.1, 0.8, 1.25])
@@ -373,8 +351,6 @@ def halves_bounds(problem, names, n, i, j, path, gamma, omegas):
     nothing here is part of a certificate.
     """
     chan = channel_matrix(problem)
-    ny, nu = problem.model.shape
-    blk = [*problem.blk, (nu, ny)]
     nz, nw = problem.nz, problem.nw
     omegas = np.asarray(omegas, float)
     out = {}
@@ -385,19 +361,16 @@ def halves_bounds(problem, names, n, i, j, path, gamma, omegas):
         ("t2 upper", (1, 2, 0, 1)),
     ):
         c, r = sub_box(names, n, i, j, (*path, step))
-        cd, rd = chan @ c, chan @ r
-        sub = recentre_system(problem.m11, nw, nz, cd, rd)
+        sub = recentre_system(problem.m11, nw, nz, chan @ c, chan @ r)
         unc = mussv_stack(freqresp(sub, omegas), problem.blk, lower=False).upper
-        a, b, c_, d = recentre_system((problem.a, problem.b, problem.c, problem.d), nw, nz, cd, rd)
-        rp = np.full(len(omegas), np.nan)
-        if is_stable(a, problem.dt):
-            gain = float(hinfnorm((a, b[:, nw:], c_[nz:], d[nz:, nw:]))[0])
-            if gain < gamma:
-                c_, d = c_.copy(), d.copy()
-                c_[nz:] /= gamma
-                d[nz:] /= gamma
-                rp = mussv_stack(freqresp((a, b, c_, d), omegas), blk, lower=False).upper
-        out[label] = {"uncertainty": [float(u) for u in unc], "performance": [float(u) for u in rp]}
+        rp = sub_box_problem(problem, c, r, gamma)
+        perf = np.full(len(omegas), np.nan)
+        if rp.status == "ok" and float(hinfnorm(rp.centre_channel)[0]) < gamma:
+            perf = mussv_stack(freqresp(rp.sysdata, omegas), rp.blk, lower=False).upper
+        out[label] = {
+            "uncertainty": [float(u) for u in unc],
+            "performance": [float(u) for u in perf],
+        }
     return out
 
 

@@ -375,18 +375,77 @@ def abscissae(m11, dt, diags):
     return out
 
 
+# Largest |Im| / |lambda| of an eigenvalue of ``Dzw diag(d)`` taken as real (a
+# defective double eigenvalue of a repeated scalar splits by about sqrt(eps)).
+_ILL_REAL_TOL = 1e-6
+# Relative spread of the eigenvalues of ``Dzw diag(d)`` averaged as one multiple
+# eigenvalue (a double one splits by about sqrt(eps) = 1.5e-8).
+_ILL_CLUSTER = 4e-7
+# A crossing this close (relative) below an ill-posed scaling is taken to be it (a double
+# root of ``det(I - Dzw Delta)`` is located to about sqrt(eps) by the abscissa's sign).
+_ILL_SNAP = 1e-6
+
+
+def ill_posed_scales(dzw, diags):
+    """Smallest ``alpha > 0`` with ``I - alpha Dzw diag(d)`` singular, per direction.
+
+    The loop closed by ``Delta = alpha diag(d)`` is well-posed for every ``alpha`` in
+    ``[0, a)`` and not at ``a = 1 / lambda``, ``lambda`` the largest positive real
+    eigenvalue of ``Dzw diag(d)`` (``inf`` where there is none): the closed loop's
+    boundary crossing at infinite frequency (``mu(Dzw)`` of the direction).
+
+    Parameters
+    ----------
+    dzw : numpy.ndarray
+        Feedthrough of ``M11`` (square).
+    diags : numpy.ndarray
+        Directions, shape ``(k, n)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ill_posed_scales(np.array([[0.5]]), np.array([[1.0], [-1.0], [4.0]])).tolist()
+    [2.0, inf, 0.5]
+    """
+    diags = np.asarray(diags)
+    dzw = np.asarray(dzw)
+    out = np.full(diags.shape[0], np.inf)
+    if dzw.size == 0 or diags.shape[0] == 0 or not np.any(dzw):
+        return out
+    lam = np.linalg.eigvals(dzw[None] * diags[:, None, :])
+    real = (lam.real > 0) & (np.abs(lam.imag) <= _ILL_REAL_TOL * np.abs(lam))
+    top = np.max(np.where(real, lam.real, 0.0), axis=1)
+    # a multiple eigenvalue (a repeated scalar, det(I - alpha Dzw diag(d)) touching 0)
+    # splits by about sqrt(eps) along the real axis: the cluster's mean is accurate
+    near = real & (np.abs(lam.real - top[:, None]) <= _ILL_CLUSTER * top[:, None])
+    with np.errstate(invalid="ignore"):
+        top = np.where(top > 0, np.sum(np.where(near, lam.real, 0.0), 1) / np.sum(near, 1), 0.0)
+    with np.errstate(divide="ignore"):
+        return np.where(top > 0, 1.0 / top, np.inf)
+
+
 def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     """Smallest ``alpha <= alpha_max[i]`` with a pole on or over the boundary along each
     ``diags[i]``, for a batch of directions (``nan`` where the scan finds none).
 
-    Each direction is scanned at ``alpha_max[i] * (1, 2, ..., n_scan) / n_scan``; the
-    bracket between the first scaling whose loop has a non-negative abscissa
-    (:func:`abscissae`) and the one before it (or 0) is narrowed to ``1e-12`` relative
-    width by :func:`_refine_brackets` (regula falsi, Illinois variant, with bisection
-    steps), and the unstable end returned.  Every step is one batch of eigenvalue
-    problems over all directions still refining.  A crossing window narrower than a
-    scan step may be missed (the result is then larger, never smaller, than the first
-    crossing: callers verify destabilising values by substitution).
+    Loss of well-posedness counts as a crossing (a pole through infinity, the
+    boundary at ``w = inf``): the smallest scaling ``a_inf`` where ``I - Dzw Delta``
+    is singular (:func:`ill_posed_scales`, exact) ends the scan and is the result when
+    no pole reaches the boundary before it, however narrow the window of instability
+    beyond it.  Each direction is scanned at ``c * (1, 2, ..., n_scan) / n_scan``,
+    ``c = min(alpha_max[i], a_inf)``; the bracket between the first scaling whose loop
+    has a non-negative abscissa (:func:`abscissae`) and the one before it (or 0) is
+    narrowed to ``1e-12`` relative width by :func:`_refine_brackets` (regula falsi,
+    Illinois variant, with bisection steps), and the unstable end returned.  Every
+    step is one batch of eigenvalue problems over all directions still refining.  A
+    finite-frequency crossing window narrower than a scan step may be missed (the
+    result is then larger, never smaller, than the first crossing: callers verify
+    destabilising values by substitution).
 
     Examples
     --------
@@ -395,17 +454,29 @@ def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     >>> c, d = np.array([[1.0, 0.0]]), np.zeros((1, 1))
     >>> scan_crossings((a, b, c, d), 0.0, np.array([[1.0], [-1.0]]), 10.0).round(12)
     array([ 1., nan])
+
+    ``(s + 1) - k (s + 0.5)``: ill-posed at ``k = 1``, unstable only for ``1 < k < 2``,
+    a window the 24-point scan up to 20 steps over:
+
+    >>> m = (np.array([[-1.0]]), np.array([[1.0]]), np.array([[-0.5]]), np.array([[1.0]]))
+    >>> float(scan_crossings(m, 0.0, np.array([[1.0]]), 20.0)[0])
+    1.0
     """
     diags = np.asarray(diags)
     k = diags.shape[0]
     if k == 0:
         return np.zeros(0)
     caps = np.broadcast_to(np.asarray(alpha_max, float), (k,))
-    grid = caps[:, None] * np.linspace(0, 1, n_scan + 1)[None, 1:]
+    # the loop loses well-posedness at ``ill``: a crossing at infinite frequency, so
+    # the scan ends there (a window of instability beyond it is never the first)
+    ill = ill_posed_scales(m11[3], diags)
+    ill = np.where(ill <= caps, ill, np.inf)
+    grid = np.minimum(caps, ill)[:, None] * np.linspace(0, 1, n_scan + 1)[None, 1:]
     f = abscissae(m11, dt, (grid[:, :, None] * diags[:, None, :]).reshape(k * n_scan, -1))
     hit = f.reshape(k, n_scan) >= 0
     idx = np.flatnonzero(hit.any(axis=1))
-    out = np.full(k, np.nan)
+    # no pole crossed before the loop became ill-posed: that is the crossing
+    out = np.where(np.isfinite(ill), ill, np.nan)
     if idx.size == 0:
         return out
     j = np.argmax(hit[idx], axis=1)
@@ -416,9 +487,12 @@ def scan_crossings(m11, dt, diags, alpha_max, n_scan=24):
     # the abscissa at 0 (the centre loop) is not scanned; any negative value starts the
     # regula falsi (the first step is a bisection when it is unknown)
     flo = np.where(j > 0, f[idx, before], -np.inf)
-    out[idx] = _refine_brackets(
+    got = _refine_brackets(
         lambda x, rows: abscissae(m11, dt, x[:, None] * diags[idx[rows]]), lo, hi, flo, fhi
     )
+    # next to an ill-posed point the abscissa's sign is rounding noise (a pole near
+    # infinity, of either sign, where ``det(I - Dzw Delta)`` touches 0): it is the crossing
+    out[idx] = np.where(got >= (1.0 - _ILL_SNAP) * ill[idx], ill[idx], got)
     return out
 
 
@@ -506,6 +580,59 @@ def _refine_brackets(f, lo, hi, flo, fhi, rtol=1e-12):
         kept[act] = np.where(secant, np.where(up, 1, -1), 0)
         live[act] = ~(hi[act] - lo[act] <= rtol * hi[act])
     return hi
+
+
+# ``I - Dzw Delta`` is singular to rounding when its smallest singular value is at most
+# this many rounding units of its largest.
+_ILL_ROUNDING = 64
+
+
+def is_ill_posed(problem, values):
+    """Whether the loop closed by ``values`` is ill-posed: ``I - Dzw Delta`` singular to
+    rounding (smallest singular value within 64 rounding units of the largest).
+
+    Only scalar elements may be non-zero (LTI ones must be zero arrays); otherwise, or
+    when a value is missing, the answer is False.
+
+    Parameters
+    ----------
+    problem : UncertainProblem
+        From :func:`~.uncertain_problem.uncertain_problem`.
+    values : dict
+        ``{name: value}`` in physical units.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    ``(s + 1) - k (s + 0.5)`` has the leading coefficient ``1 - k``:
+
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> k = rmb.ureal("k", 0.0, range=(-2.0, 2.0))
+    >>> s = control.tf("s")
+    >>> problem = uncertain_problem(rmb.feedback(-(s + 0.5) / (s + 1) * k, 1.0))
+    >>> is_ill_posed(problem, {"k": 1.0}), is_ill_posed(problem, {"k": 0.9})
+    (True, False)
+    """
+    dzw = problem.m11[3]
+    delta = np.zeros((dzw.shape[1], dzw.shape[0]), dtype=complex)
+    for bi in problem.blocks:
+        v = values.get(bi.name)
+        if bi.kind in ("real", "complex") and v is not None:
+            try:
+                x = complex(np.asarray(bi.element.normalize(v)).item())
+            except (ValueError, TypeError):
+                return False
+            delta[bi.w, bi.z] = x * np.eye(bi.w.stop - bi.w.start)
+        elif not (isinstance(v, np.ndarray) and not v.any()):
+            return False
+    m = np.eye(dzw.shape[0]) - dzw @ delta
+    sv = np.linalg.svd(m, compute_uv=False)
+    return bool(sv[-1] <= _ILL_ROUNDING * np.finfo(float).eps * max(sv[0], 1.0))
 
 
 def crossing_search(problem):

@@ -13,9 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from .boundary_crossing import ill_posed_scales
 from .branch_and_bound import certify_scaled_box
 from .freqresp import freqresp
 from .norms import hinfnorm
+from .uncertain_problem import box_vertices
 
 
 def _peak_of(problem, values, omega=None):
@@ -239,3 +241,75 @@ def _margin_boxes(problem, scal, gamma, upper, gap_tol, max_boxes, executor):
         on_unstable=on_unstable,
     )
     return state["upper"], cover
+
+
+# Pushes beyond an ill-posed point of the box tried for a realised unstable member.
+_ILL_PUSHES = (1e-9, 1e-6, 1e-3)
+
+
+def ill_posed_member(problem, n_random=40, seed=0):
+    """A point of the box where the loop loses well-posedness, and an unstable one next to it.
+
+    Along the box's corners (up to 10 real parameters), its axes and ``n_random``
+    random directions (other elements at zero), the smallest scaling ``a <= 1`` where
+    ``I - Dzw Delta`` is singular (:func:`.boundary_crossing.ill_posed_scales`,
+    exact); the points just beyond the closest one (``a (1 + eta)``, still in the box)
+    are substituted: a pole that came back unstable through infinity makes the gain
+    infinite there.  A random sample of the box rarely lands in such a window.
+
+    Returns
+    -------
+    None (no ill-posed point found in the box), or ``(gain, frequency, values,
+    ill_values)``: ``gain`` is ``inf`` at an unstable member ``values``, else ``None``
+    (only the ill-posed point ``ill_values`` was found).
+
+    Examples
+    --------
+    ``1 + G K`` with ``G(inf) = -1`` and ``K = 5 c - 5 c^2`` is ill-posed at
+    ``c = (5 - sqrt 5)/10`` and unstable just beyond:
+
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> s = control.tf("s")
+    >>> c = rmb.ureal("c", 0.2, range=(-0.5, 0.9))
+    >>> loop = rmb.feedback(-(s + 0.5) / (s + 1) * (5 * c - 5 * c * c), 1.0)
+    >>> gain, freq, values, ill = ill_posed_member(uncertain_problem(loop))
+    >>> gain, round(ill["c"], 9)
+    (inf, 0.276393202)
+    """
+    scal = [bi for bi in problem.blocks if bi.kind == "real"]
+    dzw = problem.m11[3]
+    if not scal or dzw.shape[0] != dzw.shape[1] or not np.any(dzw):
+        return None
+    k = len(scal)
+    dirs = [np.eye(k), -np.eye(k), np.random.default_rng(seed).uniform(-1, 1, (n_random, k))]
+    if k <= 10:
+        dirs.append(box_vertices(k))
+    dirs = np.concatenate(dirs)
+    dirs = dirs / np.max(np.abs(dirs), axis=1, keepdims=True)
+    diags = np.zeros((len(dirs), problem.nw))
+    for j, bi in enumerate(scal):
+        diags[:, bi.w] = dirs[:, j : j + 1]
+    scales = ill_posed_scales(dzw, diags)
+    i = int(np.argmin(scales))
+    if not scales[i] <= 1.0:
+        return None
+    fixed = {
+        bi.name: (bi.element.nominal if bi.kind == "complex" else np.zeros(bi.element.shape))
+        for bi in problem.blocks
+        if bi.kind != "real"
+    }
+    ill = _point_values(problem, scal, scales[i] * dirs[i]) | fixed
+    for eta in _ILL_PUSHES:
+        t = scales[i] * (1.0 + eta)
+        if t > 1.0:
+            break
+        vals = _point_values(problem, scal, t * dirs[i]) | fixed
+        try:
+            gain, freq = _peak_of(problem, vals)
+        except ValueError:
+            continue
+        if np.isinf(gain):
+            return gain, freq, vals, ill
+    return None, np.nan, None, ill

@@ -83,10 +83,15 @@ class MuPeak:
     scalings : ndarray or None
         With a fixed ``level`` and a covered axis: the D,G parameters (rows of
         :class:`~.mu_upper.ScalingParametrization` for the structure, aligned with
-        ``omega``; NaN rows where none were kept) that the real-structure bounds ended
-        at.  Passed back as ``start=(omega, scalings)`` to a sweep of a nearby problem
-        (e.g. a neighbouring sub-box of a parameter box) they are a warm start only:
-        every bound of that sweep is certified as from a cold start.
+        ``omega``) of the certificate each point ended with -- also where a later full
+        re-optimisation replaced it, and for a relaxed point its complex-structure D
+        parameters with G = 0.  They are meant as the evidence, to re-cover the axis
+        without any optimisation when replayed at ``level``; whether they do is decided
+        by :func:`~.frequency_certificate.check_frequency_certificate`, not by this
+        sweep.  Passed back as
+        ``start=(omega, scalings)`` to a sweep of a nearby problem (e.g. a neighbouring
+        sub-box of a parameter box) they are a warm start only: every bound of that
+        sweep is certified as from a cold start.
     """
 
     upper: float
@@ -275,7 +280,8 @@ def _half_axis_peak(
     else:
         start = None
     pts, ubs, lbs, certs, deltas = [], [], [], [], []
-    # the D,G parameters each real-structure bound ended at (None: not kept)
+    # the D,G parameters each bound ended at, as a row of the real structure (a relaxed
+    # point's complex-structure D parameters with G = 0 appended; None: not kept)
     xs: list = []
 
     def evaluate(ws, structure, relaxed, target=None, rel_target=None, with_lower=False):
@@ -297,6 +303,24 @@ def _half_axis_peak(
                 deltas.append(None)
                 xs.append(x[i])
             return
+        if relaxed and not with_lower and rel_target is None:
+            # Cold, as mussv_stack would; the relaxed structure's D parameters are laid
+            # out as the real one's (a repeated scalar block is parametrised alike, real
+            # or complex), so with G = 0 appended they are a row of the real structure
+            # giving the same bound: the certificate the caller keeps, (upper, D, None).
+            p_real = n_scaling_parameters(blk)
+            cold = np.full((len(ws), n_scaling_parameters(structure)), np.nan)
+            upper, D, _, x = warm_certificates(
+                respond(ws), structure, cold, target, with_scalings=True
+            )
+            for i, w in enumerate(ws):
+                pts.append(float(w))
+                ubs.append(float(upper[i]))
+                lbs.append(0.0)
+                certs.append((float(upper[i]), D[i], None))
+                deltas.append(None)
+                xs.append(np.concatenate([x[i], np.zeros(p_real - x.shape[1])]))
+            return
         # Only the largest lower bound is reported: search where it can grow.
         res = mussv_stack(
             respond(ws),
@@ -316,6 +340,7 @@ def _half_axis_peak(
             xs.append(None)
 
     full: set = set()
+    relaxed_at: list = []  # points whose certificate is of the relaxed structure
 
     def reoptimise(idx):
         """Bounds of points ``idx`` optimised to the end (no early stop), kept if lower.
@@ -328,18 +353,25 @@ def _half_axis_peak(
         p = n_scaling_parameters(blk)
         x0 = np.array([np.full(p, np.nan) if xs[k] is None else xs[k] for k in idx])
         resp = respond([pts[k] for k in idx])
-        upper, D, G = warm_certificates(resp, blk, x0)
+        upper, D, G, x = warm_certificates(resp, blk, x0, with_scalings=True)
         again = np.flatnonzero(~(upper <= near(level)) & np.all(np.isfinite(x0), axis=1))
         if again.size:
-            res = mussv_stack(resp[again], blk, lower=False)
-            for j, up in enumerate(res.upper):
-                if up < upper[again[j]]:
-                    g = np.zeros_like(D[again[j]]) if res.G is None else res.G[j]
-                    upper[again[j]], D[again[j]], G[again[j]] = up, res.D[j], g
+            # cold (Osborne balancing): the same optimisation as mussv_stack's, with the
+            # parameters it ended at
+            cold = np.full((again.size, p), np.nan)
+            up2, d2, g2, x2 = warm_certificates(resp[again], blk, cold, with_scalings=True)
+            better = up2 < upper[again]
+            upper[again[better]], D[again[better]] = up2[better], d2[better]
+            G[again[better]], x[again[better]] = g2[better], x2[better]
         for j, k in enumerate(idx):
             if upper[j] < ubs[k]:
+                # the certificate and the parameters it was built from, together: the
+                # parameters handed out (MuPeak.scalings) re-check to this certificate
                 ubs[k] = float(upper[j])
                 certs[k] = (ubs[k], D[j], G[j])
+                xs[k] = x[j]
+                if k in relaxed_at:  # a real-structure certificate now
+                    relaxed_at.remove(k)
 
     def tighten_points(idx):
         """Re-optimise the bounds of points ``idx``, recorded as fully optimised."""
@@ -432,7 +464,6 @@ def _half_axis_peak(
         return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * lo]
 
     relax_after = max_rounds // 2 if relax else max_rounds + 1
-    relaxed_at: list = []
     real_level = level
     counts: list = []  # uncovered gaps after each round
     for rnd in range(max_rounds + 1):
@@ -490,8 +521,8 @@ def _half_axis_peak(
         n_before = len(pts)
         evaluate(new, _relaxed(blk) if relaxed else blk, relaxed, target=near(level))
         if relaxed:
-            # Relaxed certificates are valid for the real structure with G = 0.
-            certs[n_before:] = [(u, dm, None) for (u, dm, _) in certs[n_before:]]
+            # evaluate() kept their certificates as (upper, D, None): G = 0, valid for the
+            # real structure
             relaxed_at.extend(range(n_before, len(pts)))
         new_max = max(ubs[n_before:]) if len(ubs) > n_before else 0.0
         if fixed and new_max > level and not relaxed:

@@ -20,14 +20,17 @@ def relaxation_note(peak):
     )
 
 
-def robstab_reason(lower, upper, crit, covered, omega, cap, by_polytope=False):
+def robstab_reason(lower, upper, crit, covered, omega, cap, by_polytope=False, ill_posed=False):
     """One sentence on how the bounds of :func:`.robust_stability.robstab` arose
-    (``by_polytope``: the lower bound is the vertex polytope's; the sweep is only evidence).
+    (``by_polytope``: the lower bound is the vertex polytope's; the sweep is only evidence;
+    ``ill_posed``: the loop closed by the destabilising values is not well-posed).
 
     Examples
     --------
     >>> robstab_reason(1.49925, 1.5, float("inf"), True, None, 3.0, by_polytope=True)[:86]
     'robstab: lower bound 1.49925 from the vertex polytope of the characteristic polynomial'
+    >>> robstab_reason(0.19, 0.191, float("inf"), True, None, 2.0, ill_posed=True)[-64:]
+    'the boundary crossing at infinite frequency, mu(D) >= 1 / upper)'
     """
     where = (
         "on the whole frequency axis"
@@ -43,6 +46,12 @@ def robstab_reason(lower, upper, crit, covered, omega, cap, by_polytope=False):
         return (
             f"robstab: {low}; no destabilising perturbation was found (searched up to "
             f"{cap:.3g} times the ranges), so upper = inf"
+        )
+    if np.isinf(crit) and ill_posed:
+        return (
+            f"robstab: {low}; upper bound {upper:.6g} realised by destabilizing, where the "
+            "closed loop is not well-posed (I - D Delta is singular: the boundary crossing "
+            "at infinite frequency, mu(D) >= 1 / upper)"
         )
     if np.isinf(crit):
         at = (

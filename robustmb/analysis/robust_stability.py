@@ -28,7 +28,7 @@ import numpy as np
 from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
-from .boundary_crossing import _MIN_STATES, crossing_search, scan_crossings
+from .boundary_crossing import _MIN_STATES, crossing_search, is_ill_posed, scan_crossings
 from .branch_and_bound import BoxCover, certify_scaled_box
 from .freqresp import freqresp
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
@@ -246,8 +246,12 @@ def _verified_crossing(problem, alpha, values_at):
     the stability boundary by more than the rounding error of its eigenvalues
     (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
     failing that, a pole on the boundary at ``t = 1`` within that error and
-    within rounding of the pole's own size (a tangential crossing).  Never
-    raises: an ill-posed substitution is no witness.
+    within rounding of the pole's own size (a tangential crossing).  A candidate
+    at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
+    :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
+    frequency ``inf`` when no push is unstable: loss of well-posedness is the
+    boundary crossing at infinite frequency (``mu(Dzw) >= 1 / alpha``), whether
+    or not a pole comes back unstable beyond it.  Never raises.
 
     Returns
     -------
@@ -257,11 +261,16 @@ def _verified_crossing(problem, alpha, values_at):
     """
     ref = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(1)
     radius = float(np.max(np.abs(ref), initial=0.0))
-    tangential = None
+    tangential = ill = None
     for eta in _PUSHES:
         try:
             vals = values_at(1.0 + eta)
         except (ValueError, TypeError, np.linalg.LinAlgError):
+            continue
+        if eta == 0.0 and is_ill_posed(problem, vals):
+            # its poles are rounding noise: the pushes say whether a pole comes back
+            # unstable beyond it; if none does, the ill-posed point is the witness
+            ill = (alpha, vals, np.inf)
             continue
         got = _substituted_poles(problem, vals)
         if got is None:
@@ -279,7 +288,7 @@ def _verified_crossing(problem, alpha, values_at):
         # matrix tolerance alone would pass slow stable poles of a stiff loop)
         if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
             tangential = (alpha, vals, _pole_frequency(problem, pole))
-    return tangential
+    return tangential or ill
 
 
 def robstab(
@@ -316,12 +325,14 @@ def robstab(
         still above ``gap_tol``; the real-mu lower bound only when it is still open.
     max_boxes : int
         Budget of the branch and bound over the parameter box (all-real loops, run
-        when the gap is still above ``gap_tol``): sub-boxes swept at most; 0 turns it
-        off.  It tries to certify ``upper / (1 + gap_tol)`` times the box.  A sub-box
-        that a probe at its parent's failing frequency rejects (no sweep) is split
-        without counting; at most ``4 * max_boxes`` sub-boxes are examined in all.
-        When it fails and the mu lower bound then finds a closer crossing, it runs
-        once more (same budget) for the new target.
+        when the gap is still above ``gap_tol``): sub-boxes swept at most.  It tries
+        to certify ``upper / (1 + gap_tol)`` times the box.  A sub-box that a probe
+        at its parent's failing frequency rejects (no sweep) is split without
+        counting; at most ``4 * max_boxes`` sub-boxes are examined in all.  When it
+        fails and the mu lower bound then finds a closer crossing, it runs once more
+        (same budget) for the new target.  0 turns off every certificate over parts
+        of the box, the branch and bound and the vertex-polytope step alike:
+        ``lower`` is then the plain single-box mu sweep's bound (``boxes`` is None).
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.
@@ -419,7 +430,9 @@ def _robstab(
             if got is not None:
                 upper, destab, crit = got
                 # small loops: the box by vertex polytopes, no sweep at a tight level
-                vertex = polytope_margin(problem, upper, gap_tol, bar.start)
+                # (max_boxes = 0: the plain single-box sweep bound, no box certificates)
+                if max_boxes > 0:
+                    vertex = polytope_margin(problem, upper, gap_tol, bar.start)
                 peak = None if vertex is None else vertex[1]
                 # tight first; a level failing there may still hold at the gap tolerance
                 for room in sorted({min(_SEARCH_ROOM, gap_tol), gap_tol} if peak is None else ()):
@@ -498,7 +511,8 @@ def _robstab(
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
     by_polytope = isinstance(cover, PolytopeCover) and cover.certified and lower == cover.target
-    reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope)
+    ill = bool(np.isinf(crit) and destab and is_ill_posed(problem, destab))
+    reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope, ill)
     reason += relaxation_note(peak)
     if cover is not None:
         reason += cover.margin_note()

@@ -30,6 +30,7 @@ from .gain_boxes import (
     _real_blocks,
     _split_option,
     first_reaching_scale,
+    ill_posed_member,
 )
 from .gain_levels import level_ratio_from_scalings
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
@@ -332,13 +333,14 @@ def wcgain(
     max_boxes : int
         Budget of the branch and bound over the parameter box (sub-boxes swept at
         most, not counting sub-boxes rejected by the probe at their parent's failing
-        frequency; 0 turns it off).  It runs when every element is a real parameter and
-        the single-box certificate leaves a gap above ``gap_tol``: each sub-box is
-        re-centred (its centre closed into the loop, performance channels included)
-        and the level ``lower * (1 + gap_tol)`` is certified on it by a whole-axis
-        sweep; a sub-box that fails is split along the element that weighs most at
-        the failing frequency, and a sub-box centre with a larger gain raises
-        ``lower`` (a gain of the substituted system) and the level.
+        frequency; 0 turns it off: ``upper`` is the plain single-box bound).  It runs
+        when every element is a real parameter and the single-box certificate leaves
+        a gap above ``gap_tol``: each sub-box is re-centred (its centre closed into
+        the loop, performance channels included) and the level ``lower * (1 +
+        gap_tol)`` is certified on it by a whole-axis sweep; a sub-box that fails is
+        split along the element that weighs most at the failing frequency, and a
+        sub-box centre with a larger gain raises ``lower`` (a gain of the substituted
+        system) and the level.
     executor : concurrent.futures.Executor, optional
         Certifies the sub-boxes of each generation of the branch and bound in
         parallel.
@@ -397,6 +399,12 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
         g_lo, f_lo, worst, _ = _worst_case_search(problem, omega=grid)
     else:
         g_lo, f_lo, worst, _ = _worst_case_search(problem)
+        # a loss of well-posedness in the box (a pole through infinity), which samples miss
+        ill = ill_posed_member(problem) if np.isfinite(g_lo) else None
+        if ill is not None and ill[0] is None:
+            reason = f"wcgain: the loop is ill-posed at {_values_text(ill[3])}, so upper = inf"
+            return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None, reason)
+        g_lo, f_lo, worst = ill[:3] if ill is not None else (g_lo, f_lo, worst)
         grid = default_grid(problem.a, problem.dt, both_signs=problem.is_complex)
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu

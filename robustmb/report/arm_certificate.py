@@ -89,10 +89,12 @@ def arm_channel_problem(values, channel="tracking"):
     return _PROBLEMS[key]
 
 
-def sub_box(problem, n, i, j):
+def sub_box(problem, n, i, j, path=()):
     """Normalised centre and radius (one per element) of sub-box ``(i, j)`` of ``n x n``.
 
-    ``i`` indexes t1, ``j`` t2, from the lower end; the other elements are whole.
+    ``i`` indexes t1, ``j`` t2, from the lower end; ``path`` a piece of a split sub-box;
+    the other elements are whole (:func:`robustmb.analysis.sub_box.cell_box`, as the
+    partition driver).
 
     Examples
     --------
@@ -102,20 +104,18 @@ def sub_box(problem, n, i, j):
     >>> float(c[names.index("t1")]), float(r[names.index("t2")])
     (-0.75, 0.25)
     """
-    names = [b.name for b in problem.blocks]
-    c, r = np.zeros(len(names)), np.ones(len(names))
-    for idx, k in ((names.index("t1"), i), (names.index("t2"), j)):
-        c[idx] = -1.0 + (2 * k + 1) / n
-        r[idx] = 1.0 / n
-    return c, r
+    from ..analysis.sub_box import cell_box
+
+    return cell_box([b.name for b in problem.blocks], n, i, j, path)
 
 
-def sub_box_system(problem, n, i, j, gamma):
+def sub_box_system(problem, n, i, j, gamma, path=()):
     """Robust-performance data of sub-box ``(i, j)`` at level ``gamma``: ``(sysdata, blk)``.
 
-    The LFT re-centred at the sub-box centre with the perturbation scaled to it
-    (:func:`robustmb.analysis.branch_and_bound.recentre_system`), performance rows scaled
-    by ``1/gamma``, and a full performance block appended: ``mu < 1`` on the whole axis
+    The problem the partition driver certified
+    (:func:`robustmb.analysis.sub_box.sub_box_problem`): the LFT re-centred at the
+    sub-box centre with the perturbation scaled to it, performance rows scaled by
+    ``1/gamma``, and a full performance block appended: ``mu < 1`` on the whole axis
     with a stable centre proves robust stability and ``||channel||_inf < gamma`` on the
     sub-box.  Returns ``(None, reason)`` when the centre is ill-posed or unstable.
 
@@ -126,24 +126,12 @@ def sub_box_system(problem, n, i, j, gamma):
     >>> a.shape, blk[-1]
     ((9, 9), (2, 2))
     """
-    from ..analysis.branch_and_bound import channel_matrix, recentre_system
-    from ..analysis.uncertain_problem import is_stable
+    from ..analysis.sub_box import sub_box_problem
 
-    chan = channel_matrix(problem)
-    c, r = sub_box(problem, n, i, j)
-    full = (problem.a, problem.b, problem.c, problem.d)
-    sub = recentre_system(full, problem.nw, problem.nz, chan @ c, chan @ r)
-    if sub is None:
-        return None, "ill-posed centre"
-    a, b, c_, d = sub
-    if not is_stable(a, problem.dt):
-        return None, "unstable centre"
-    nz = problem.nz
-    c_, d = c_.copy(), d.copy()
-    c_[nz:] /= gamma
-    d[nz:] /= gamma
-    ny, nu = problem.model.shape
-    return (a, b, c_, d), [*problem.blk, (nu, ny)]
+    sb = sub_box_problem(problem, *sub_box(problem, n, i, j, path), gamma)
+    if sb.status != "ok":
+        return None, sb.status
+    return sb.sysdata, sb.blk
 
 
 def _confirmed_unstable(a, dt):
@@ -509,7 +497,10 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
     For each channel (tracking ``W_e S``, effort ``W_T K S``) the shipped sub-box
     certificates are re-checked (:func:`replay_partition`); a channel without shipped
     evidence is only sampled (``sample_n x sample_n`` sub-box centres x the 33 physical
-    points).  Writes ``summary.json`` and ``report.md`` to ``out_dir``.
+    points).  Writes ``summary.json``, ``report.md`` and ``report.html`` (a page that opens
+    in a browser, :func:`~.replay_html.render_replay_html`) to ``out_dir``; the summary
+    also holds, apart and labelled so, the recorded whole-square certificates
+    (:func:`load_recorded_certificates`, not re-checked in the run).
 
     Returns
     -------
@@ -563,12 +554,72 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
             "seconds": rep.seconds,
             "cpu_seconds": rep.cpu,
         }
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "summary.json"), "w") as fh:
-        json.dump(summary, fh, indent=1)
-    with open(os.path.join(out_dir, "report.md"), "w") as fh:
-        fh.write(summary_text(summary))
+    recorded = load_recorded_certificates(design["values"])
+    if recorded is not None:
+        summary["recorded_not_rechecked"] = recorded
+    from .replay_html import render_replay_html
+
+    texts = {
+        "summary.json": json.dumps(summary, indent=1),
+        "report.md": summary_text(summary),
+        "report.html": render_replay_html(summary, recorded),
+    }
+    _write_together(out_dir, texts)
     return summary
+
+
+def _write_together(out_dir, texts):
+    """Write the files ``texts`` (name -> text) to ``out_dir``, all or none.
+
+    Every file is first written in full to a temporary beside it; only when all are
+    written are they renamed over the previous files, so a failure while writing leaves
+    the previous set untouched.  The temporaries are removed in every case.
+    """
+    os.makedirs(out_dir, exist_ok=True)
+    tmps = {}
+    try:
+        for name, text in texts.items():
+            tmp = os.path.join(out_dir, f".{name}.tmp{os.getpid()}")
+            tmps[name] = tmp
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        for name, tmp in tmps.items():
+            os.replace(tmp, os.path.join(out_dir, name))
+    finally:
+        for tmp in tmps.values():
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+
+def load_recorded_certificates(values=None):
+    """The summary of the stored whole-square partition certificates, or None.
+
+    ``recorded_certificates.json`` (package data, written by
+    ``case_studies/robotic_arm/summarise_certificates.py`` from the case study's
+    checkpoints, with their SHA-256): per channel the level, the certified share of the
+    (t1, t2) square, the record counts and the largest sampled gain.  Recorded, not
+    re-checked: the replay states it apart from what it re-checks.  With ``values``, a
+    channel whose certificate is of another design (``design_values_sha256`` not
+    :func:`design_sha256` of ``values``) is dropped; None when no channel is left or the
+    file is absent.
+
+    Examples
+    --------
+    >>> rec = load_recorded_certificates(load_shipped_design()["values"])
+    >>> {k: (v["level"], v["coverage_exact"]) for k, v in rec["channels"].items()}
+    {'tracking': (0.95, '1'), 'effort': (14.5, '1')}
+    """
+    path = os.path.join(DATA_DIR, "recorded_certificates.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path) as fh:
+        rec = json.load(fh)
+    if values is not None:
+        h = design_sha256(values)
+        rec["channels"] = {
+            k: v for k, v in rec["channels"].items() if v.get("design_values_sha256") == h
+        }
+    return rec if rec["channels"] else None
 
 
 def summary_text(summary):
@@ -586,13 +637,17 @@ def summary_text(summary):
     >>> line.endswith("not proven on the rest (sampled worst 0.9); verdict: not proven")
     True
     """
+    from .replay_html import percent_down
+
     lines = [f"design: {summary['design']}", f"guarantee: {summary['guarantee']}", "channels:"]
     for name, ch in summary["channels"].items():
-        if ch["certified_level"] is None:
+        nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+        if nothing:
             cert = "nothing certified"
         else:
             cert = (
-                f"certified < {ch['certified_level']:g} on {100 * ch['certified_coverage']:.1f} % "
+                f"certified < {ch['certified_level']:g} on "
+                f"{percent_down(ch['certified_coverage'])} % "
                 f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
                 f"({ch['partition']})"
             )
@@ -602,9 +657,19 @@ def summary_text(summary):
             loops = f", {ch['not_proven_samples']} loops" if "not_proven_samples" in ch else ""
             if ch.get("not_proven_unresolved_samples"):
                 loops += f", {ch['not_proven_unresolved_samples']} unresolved"
-            where = "the rest" if ch["certified_level"] is not None else "the whole square"
+            where = "the whole square" if nothing else "the rest"
             rest = f"; not proven on {where}" + (
                 "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
             )
         lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
+    recorded = summary.get("recorded_not_rechecked")
+    if recorded:
+        lines.append("recorded, not re-checked in this run (stored partition certificates):")
+        for name, ch in recorded["channels"].items():
+            files = ", ".join(src["file"] for src in ch["sources"])
+            lines.append(
+                f"- {name}: certified < {ch['level']:g} on {percent_down(ch['coverage'])} % of the "
+                f"square ({ch['certified_records']} of {ch['records']} records certified; "
+                f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
+            )
     return "\n".join(lines) + "\n"

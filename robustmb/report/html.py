@@ -16,7 +16,9 @@ from . import interactive
 from .figures import _fmt, margin_rows, mu_caption
 from .step_analysis import N_STEP_SAMPLES
 
-_STYLE = """
+#: The stylesheet of the report pages (worst-case report, certificate replay): one
+#: ``<style>`` body, no external resource; a page adds its own rules after it.
+STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
        max-width: 60em; padding: 0 1em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
@@ -319,7 +321,7 @@ def render_html(
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(analysis.title)}</title>",
-        f"<style>{_STYLE}{interactive.STYLE if charts else ''}</style></head><body>",
+        f"<style>{STYLE}{interactive.STYLE if charts else ''}</style></head><body>",
         f"<h1>{_e(analysis.title)}</h1>",
         f'<p class="meta">robustmb {_e(robustmb.__version__)} · '
         f"{_run_text(run)} · system "

@@ -1,0 +1,235 @@
+"""HTML page of ``robustmb demo --replay``: what this run re-checked, and what is only recorded.
+
+The page is rendered from the replay's summary (:func:`~.arm_certificate.certified_demo`,
+the same dictionary as ``summary.json``) with the worst-case report's style and table
+helpers (:mod:`.html`), self-contained (no script, no network).  Two tables, never mixed:
+
+- **re-checked in this run**: per channel the specification, the certified level, the
+  share of the (t1, t2) square whose stored evidence this run re-checked, the largest
+  gain sampled where nothing is proven, and the verdict (which rests on this table only);
+- **recorded, not re-checked in this run**: the stored whole-square partition
+  certificates (``recorded_certificates.json``, a summary of the case study's
+  checkpoints, with their provenance).
+
+Every number of a table cell also sits, unrounded, in the cell's ``data-value``
+attribute, so the page can be matched against ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import html as _html
+from decimal import ROUND_FLOOR, Context, Decimal
+
+import numpy as np
+
+from .html import STYLE
+
+_CLASS = {"pass": "ok", "fail": "bad", "not proven": "unknown"}
+_STYLE_EXTRA = """
+.recorded { background: #f7f7f7; }
+caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
+"""
+
+
+def percent_down(share) -> str:
+    """A share in [0, 1] as a percentage with one decimal, rounded down (never more).
+
+    The share is read as the decimal it is stored as (its shortest ``repr``, as in
+    ``summary.json``), so ``0.29`` shows ``29.0`` and ``0.99996`` shows ``99.9``, never
+    ``100.0``: a headline does not claim more of the square than was certified.
+
+    Examples
+    --------
+    >>> percent_down(0.99996), percent_down(0.125), percent_down(0.29), percent_down(1)
+    ('99.9', '12.5', '29.0', '100.0')
+    >>> percent_down(0.0004), percent_down(0)
+    ('0.0', '0.0')
+    """
+    pct = Decimal(repr(float(share))) * 100
+    return str(pct.quantize(Decimal("0.1"), rounding=ROUND_FLOOR))
+
+
+def _share_cell(share):
+    """A table cell for a share of the square, in percent: its text rounded down to six
+    significant digits (never more than certified), its exact value in ``data-value``."""
+    if share is None:
+        return _num(None)
+    pct = Context(prec=6, rounding=ROUND_FLOOR).plus(Decimal(repr(float(share))) * 100)
+    return f'<td class="num" data-value="{100 * float(share)!r}">{pct.normalize():f}</td>'
+
+
+def _e(x) -> str:
+    return _html.escape(str(x), quote=True)
+
+
+def _num(value, digits=6, suffix=""):
+    """A table cell for a number (its text rounded, its exact value in ``data-value``)."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return '<td class="num" data-value="none">-</td>'
+    v = float(value)
+    return f'<td class="num" data-value="{v!r}">{v:.{digits}g}{_e(suffix)}</td>'
+
+
+def _text(value, key=None):
+    attr = f' data-key="{_e(key)}"' if key else ""
+    return f"<td{attr}>{_e(value)}</td>"
+
+
+def _row(cells):
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _rechecked_table(channels):
+    head = [
+        "channel", "specification", "certified level", "certified share of the square (%)",
+        "frequencies re-checked", "sampled worst where not proven", "loops sampled",
+        "verdict",
+    ]  # fmt: skip
+    rows = []
+    for name, ch in channels.items():
+        verdict = ch["verdict"]
+        rows.append(
+            f'<tr data-channel="{_e(name)}">'
+            + _text(name)
+            + _text(ch["specification"])
+            + _num(ch["certified_level"])
+            + _share_cell(ch["certified_coverage"])
+            + _num(ch["frequencies_rechecked"])
+            + _num(ch["not_proven_sampled_worst"])
+            + _num(ch.get("not_proven_samples"))
+            + f'<td class="{_e(verdict.replace(" ", "-"))}" data-key="verdict">{_e(verdict)}</td>'
+            + "</tr>"
+        )
+    header = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"
+    return (
+        '<table id="rechecked"><caption>Re-checked in this run</caption>'
+        + header
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _recorded_table(recorded):
+    head = [
+        "channel", "certified level", "certified share of the square (%)", "partitions",
+        "records", "certified records", "sampled worst on the certified cells", "loops sampled",
+        "source",
+    ]  # fmt: skip
+    rows = []
+    for name, ch in recorded["channels"].items():
+        files = ", ".join(s["file"].rsplit("/", 1)[-1] for s in ch["sources"])
+        rows.append(
+            f'<tr class="recorded" data-channel="{_e(name)}">'
+            + _text(f"{name} (recorded, not re-checked in this run)")
+            + _num(ch["level"])
+            + _share_cell(ch["coverage"])
+            + _text(", ".join(ch["partitions"]))
+            + _num(ch["records"])
+            + _num(ch["certified_records"])
+            + _num(ch["sampled_worst_on_certified"])
+            + _num(ch["sampled_loops"])
+            + _text(files)
+            + "</tr>"
+        )
+    header = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"
+    return (
+        '<table id="recorded"><caption>Recorded, not re-checked in this run</caption>'
+        + header
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _headline(name, ch):
+    verdict = ch["verdict"]
+    nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+    if nothing:
+        claim = "nothing re-checked as certified in this run"
+    else:
+        claim = (
+            f"peak gain certified &lt; {ch['certified_level']:g} on "
+            f"{percent_down(ch['certified_coverage'])} % of the (t1, t2) square (re-checked)"
+        )
+    rest = ""
+    if ch["certified_coverage"] < 1:
+        where = "on the whole square" if nothing else "elsewhere"
+        rest = f"; not proven {where}"
+        if ch["not_proven_sampled_worst"] is not None:
+            rest += (
+                f", sampled worst {ch['not_proven_sampled_worst']:.4g} "
+                "(a sample: a lower bound, not a proof)"
+            )
+    return (
+        f'<div class="part {_CLASS.get(verdict, "unknown")}"><b>{_e(name)}</b> '
+        f"({_e(ch['specification'])}): {claim}{rest}. Verdict: "
+        f"<b>{_e(verdict)}</b>.</div>"
+    )
+
+
+def render_replay_html(summary, recorded=None) -> str:
+    """The page of a :func:`~.arm_certificate.certified_demo` summary, as a string.
+
+    Parameters
+    ----------
+    summary : dict
+        The replay's summary (as written to ``summary.json``).
+    recorded : dict, optional
+        The recorded certificates (``recorded_certificates.json``); None: that table is
+        left out.
+
+    Examples
+    --------
+    >>> ch = {"specification": "peak gain <= 1", "certified_level": 0.95,
+    ...       "certified_coverage": 0.125, "frequencies_rechecked": 40,
+    ...       "not_proven_sampled_worst": 0.94, "not_proven_samples": 100,
+    ...       "verdict": "not proven"}
+    >>> s = {"design": "d", "guarantee": "frozen parameters", "channels": {"tracking": ch}}
+    >>> page = render_replay_html(s)
+    >>> page.startswith("<!DOCTYPE html>"), 'data-value="12.5"' in page
+    (True, True)
+    """
+    import robustmb
+
+    channels = summary["channels"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>Robust LPV arm: certificate replay</title>",
+        f"<style>{STYLE}{_STYLE_EXTRA}</style></head><body>",
+        "<h1>Robust LPV arm: certificate replay</h1>",
+        f'<p class="meta">robustmb {_e(robustmb.__version__)} · robustmb demo --replay · '
+        f"design: {_e(summary['design'])}</p>",
+        f"<p><b>Guarantee:</b> {_e(summary['guarantee'])}.</p>",
+        "<h2>Verdicts (re-checked in this run)</h2>",
+        *(_headline(name, ch) for name, ch in channels.items()),
+        "<p>Each stored sub-box certificate (frequencies and D,G scalings) is re-checked in "
+        "floating point at the stored scalings, with a 1e-6 headroom below the level: the "
+        "sub-box centre is stable, each frequency's bound holds and extends to a frequency "
+        "interval, and the intervals cover the whole axis. The certified share counts only "
+        "the sub-boxes that pass. Elsewhere the loops are sampled (sub-box centres x "
+        "nominal and the 32 vertices of the five physical parameters): a lower bound, never "
+        "a proof. The verdict is <i>pass</i> only when the whole square is re-checked at a "
+        "level within the specification, <i>fail</i> when a sampled loop violates it.</p>",
+        _rechecked_table(channels),
+    ]
+    if recorded is not None:
+        parts += [
+            "<h2>Recorded, not re-checked in this run</h2>",
+            f"<p>{_e(recorded['note'])} These certificates are not part of the verdicts above.</p>",
+            _recorded_table(recorded),
+            "<p>Provenance (SHA-256 of each checkpoint file and of the design it "
+            "certifies):</p><ul>",
+            *(
+                f"<li>{_e(name)}: <code>{_e(s['file'])}</code> sha256 <code>{_e(s['sha256'])}"
+                f"</code>; design file sha256 <code>{_e(ch['design_file_sha256'])}</code>, "
+                f"design values sha256 <code>{_e(ch['design_values_sha256'])}</code></li>"
+                for name, ch in recorded["channels"].items()
+                for s in ch["sources"]
+            ),
+            "</ul>",
+        ]
+    if "time" in summary:
+        t = summary["time"]
+        parts.append(f'<p class="meta">Wall time {t["total"]:.1f} s.</p>')
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,281 @@
+"""``robustmb demo --replay`` writes report.html: its tables, parsed with html.parser, hold
+the numbers of summary.json (re-checked and recorded apart), and the recorded summary
+shipped as package data is recomputed from the case study's checkpoints."""
+
+import hashlib
+import json
+import math
+import os
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from _html_tables import number_cell as _number
+from _html_tables import parse_tables as _parse
+from _html_tables import table_rows as _rows
+from _scripts import ROOT
+
+from robustmb.report import arm_certificate
+from robustmb.report.arm_certificate import (
+    DATA_DIR,
+    PartitionReplay,
+    design_sha256,
+    load_recorded_certificates,
+    load_shipped_design,
+    summary_text,
+)
+from robustmb.report.replay_html import render_replay_html
+
+CHECKPOINTS = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints")
+
+
+@pytest.fixture
+def demo_out(tmp_path, monkeypatch):
+    """certified_demo with a synthetic replay (no arm re-check: the page is under test)."""
+    replays = {
+        "tracking": PartitionReplay(
+            "tracking", 0.95, 8, {(i, j): "proven" if i < 2 else "no evidence" for i in range(8)
+                                  for j in range(8)},  # fmt: skip
+            16 / 64, 0.9312345678, {"t1": 0.5}, 412, 1584,
+        ),
+        "effort": PartitionReplay(
+            "effort", np.nan, 4, {(i, j): "no evidence" for i in range(4) for j in range(4)},
+            0.0, 13.0812345, {"t1": 0.7}, 0, 528,
+        ),
+    }  # fmt: skip
+    monkeypatch.setattr(
+        arm_certificate, "replay_partition", lambda values, meta, ev, **kw: replays[meta["channel"]]
+    )
+    arm_certificate.certified_demo(str(tmp_path))
+    return tmp_path
+
+
+def test_html_tables_hold_the_numbers_of_the_json(demo_out):
+    summary = json.loads((demo_out / "summary.json").read_text())
+    page = _parse(demo_out / "report.html")
+    rows = _rows(page.tables["rechecked"])
+    assert [a["data-channel"] for a, _ in rows] == list(summary["channels"])
+    for attrs, cells in rows:
+        ch = summary["channels"][attrs["data-channel"]]
+        assert cells["specification"][0] == ch["specification"]
+        _number(cells["certified level"], ch["certified_level"])
+        _number(cells["certified share of the square (%)"], 100 * ch["certified_coverage"])
+        _number(cells["frequencies re-checked"], ch["frequencies_rechecked"])
+        _number(cells["sampled worst where not proven"], ch["not_proven_sampled_worst"])
+        _number(cells["loops sampled"], ch["not_proven_samples"])
+        assert cells["verdict"][0] == ch["verdict"]
+    # the synthetic replay's figures went through unchanged
+    track = summary["channels"]["tracking W_e S"]
+    assert (track["certified_level"], track["certified_coverage"]) == (0.95, 0.25)
+    assert track["verdict"] == "not proven"  # 25 % proven, sampled worst below the spec
+    assert summary["channels"]["effort W_T K S"]["verdict"] == "fail"  # 13.08 > 1 sampled
+
+    recorded = summary["recorded_not_rechecked"]["channels"]
+    rows = _rows(page.tables["recorded"])
+    assert [a["data-channel"] for a, _ in rows] == list(recorded)
+    for attrs, cells in rows:
+        ch = recorded[attrs["data-channel"]]
+        assert "recorded, not re-checked in this run" in cells["channel"][0]
+        _number(cells["certified level"], ch["level"])
+        _number(cells["certified share of the square (%)"], 100 * ch["coverage"])
+        _number(cells["records"], ch["records"])
+        _number(cells["certified records"], ch["certified_records"])
+        _number(cells["sampled worst on the certified cells"], ch["sampled_worst_on_certified"])
+        _number(cells["loops sampled"], ch["sampled_loops"])
+    text = " ".join(page.text)
+    assert "Recorded, not re-checked in this run" in text
+    # the markdown states the recorded certificates apart too
+    md = (demo_out / "report.md").read_text()
+    assert md.index("recorded, not re-checked") > md.index("verdict:")
+
+
+def test_html_claims_no_more_than_the_replay(demo_out):
+    page = _parse(demo_out / "report.html")
+    text = " ".join(page.text)
+    # the recorded whole-square certificate does not turn the re-checked verdict into a pass
+    for _, cells in _rows(page.tables["rechecked"]):
+        assert cells["verdict"][0] != "pass"
+    assert "25.0 % of the (t1, t2) square (re-checked)" in text
+    assert "a lower bound, not a proof" in text
+
+
+def _checkpoint(name):
+    path = os.path.join(CHECKPOINTS, name)
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    rec = json.loads(raw)
+    n = int(re.match(r"(\d+) x (\d+) equal sub-boxes", rec["partition"]).group(1))
+    return rec, n, hashlib.sha256(raw).hexdigest()
+
+
+def _certified_area(recs):
+    """Certified share of the square from the records' (t1, t2) ranges (exact on the finest
+    grid of the whole cells; a split piece counts its own area), each point once."""
+    lo1, hi1 = math.tan(math.radians(22.5)), math.tan(math.radians(45.0))
+    lo2, hi2 = math.tan(math.radians(22.5)), math.tan(math.radians(67.5))
+    fine = 1024  # every cell and piece of the checkpoints is a union of 1/1024 cells
+    grid = np.zeros((fine, fine), bool)
+    for rec in recs:
+        for b in rec["sub_boxes"]:
+            if b["status"] != "certified":
+                continue
+            (a1, b1), (a2, b2) = b["t_ranges"]
+            i0, i1 = (round((v - lo1) / (hi1 - lo1) * fine) for v in (a1, b1))
+            j0, j1 = (round((v - lo2) / (hi2 - lo2) * fine) for v in (a2, b2))
+            grid[i0:i1, j0:j1] = True
+    return Fraction(int(grid.sum()), fine * fine)
+
+
+@pytest.mark.parametrize("channel", ["tracking", "effort"])
+def test_recorded_summary_matches_the_checkpoints(channel):
+    summary = load_recorded_certificates()["channels"][channel]
+    loaded = [(_checkpoint(src["file"].rsplit("/", 1)[-1]), src) for src in summary["sources"]]
+    recs = [rec for (rec, _, _), _ in loaded]
+    for (rec, _, sha), src in loaded:
+        assert sha == src["sha256"]  # the summary is of these very files
+        assert (src["commits"] == rec.get("commits")) or src["commits"] == [rec["commit"]]
+        assert rec["channel"] == channel and rec["gamma"] == summary["level"]
+        assert rec["design_sha256"] == summary["design_file_sha256"]
+    assert summary["partitions"] == [f"{n} x {n}" for (_, n, _), _ in loaded]
+    assert summary["records"] == sum(len(r["sub_boxes"]) for r in recs)
+    done = [b for r in recs for b in r["sub_boxes"] if b["status"] == "certified"]
+    assert summary["certified_records"] == len(done)
+    assert summary["sampled_worst_on_certified"] == max(b["check"]["worst"] for b in done)
+    assert summary["sampled_loops"] == sum(b["check"]["loops"] for b in done)
+    assert all(b["check"]["below_bound"] for b in done)
+    area = _certified_area(recs)
+    assert Fraction(summary["coverage_exact"]) == area == 1
+    assert summary["coverage"] == float(area)
+    # the certificate is of the shipped design (the same values, byte-level JSON aside)
+    with open(os.path.join(CHECKPOINTS, "arm_lpv_hard.json"), "rb") as fh:
+        design_file = fh.read()
+    assert hashlib.sha256(design_file).hexdigest() == summary["design_file_sha256"]
+    values = json.loads(design_file)["values"]
+    assert design_sha256(values) == summary["design_values_sha256"]
+    assert design_sha256(load_shipped_design()["values"]) == summary["design_values_sha256"]
+
+
+def test_recorded_summary_of_another_design_is_dropped():
+    values = load_shipped_design()["values"]
+    assert load_recorded_certificates(values) is not None
+    other = {**values, "K.M0": np.zeros_like(np.asarray(values["K.M0"], float))}
+    assert load_recorded_certificates(other) is None
+    assert os.path.isfile(os.path.join(DATA_DIR, "recorded_certificates.json"))
+
+
+def _headline_and_md(coverage, level):
+    ch = {"specification": "peak gain <= 1", "certified_level": level,
+          "certified_coverage": coverage, "frequencies_rechecked": 40, "partition": "8 x 8",
+          "not_proven_sampled_worst": 0.94, "not_proven_samples": 100,
+          "verdict": "not proven"}  # fmt: skip
+    s = {"design": "d", "guarantee": "frozen parameters", "channels": {"tracking": ch}}
+    page = render_replay_html(s)
+    head = re.search(r'<div class="part[^"]*">(.*?)</div>', page).group(1)
+    return head, summary_text(s)
+
+
+def test_headline_rounds_the_certified_share_down():
+    # 99.996 % certified is not the whole square: the headline must not show 100.0 %
+    head, md = _headline_and_md(0.99996, 0.95)
+    assert "99.9 % of the (t1, t2) square (re-checked)" in head
+    assert "100.0" not in head and "100.0" not in md
+    assert "on 99.9 % of the area" in md
+    assert "not proven elsewhere" in head and "not proven on the rest" in md
+    # a share that is exactly the printed decimal is printed as it is
+    head, md = _headline_and_md(0.29, 0.95)
+    assert "29.0 % of the (t1, t2) square" in head and "on 29.0 % of the area" in md
+
+
+def test_share_cell_rounds_down(tmp_path):
+    ch = {"specification": "peak gain <= 1", "certified_level": 0.95,
+          "certified_coverage": 0.99999996, "frequencies_rechecked": 40,
+          "not_proven_sampled_worst": 0.94, "not_proven_samples": 100,
+          "verdict": "not proven"}  # fmt: skip
+    s = {"design": "d", "guarantee": "frozen parameters", "channels": {"tracking": ch}}
+    (tmp_path / "p.html").write_text(render_replay_html(s))
+    ((_, cells),) = _rows(_parse(tmp_path / "p.html").tables["rechecked"])
+    text, attrs = cells["certified share of the square (%)"]
+    assert text == "99.9999" and float(attrs["data-value"]) == 100 * 0.99999996
+    _number(cells["certified share of the square (%)"], 100 * 0.99999996)
+
+
+@pytest.mark.parametrize("level", [None, 0.95])
+def test_headline_with_nothing_certified(level):
+    head, md = _headline_and_md(0.0, level)
+    assert "elsewhere" not in head and "the rest" not in md
+    assert "nothing re-checked as certified" in head
+    assert "not proven on the whole square" in head and "not proven on the whole square" in md
+    assert "% of the" not in head and "nothing certified" in md
+    assert "a lower bound, not a proof" in head
+
+
+def _synthetic_replays(share):
+    """Replays with ``share`` of an 8 x 8 tracking partition proven (``share * 8`` rows)."""
+    rows = round(share * 8)
+    return {
+        "tracking": PartitionReplay(
+            "tracking", 0.95, 8, {(i, j): "proven" if i < rows else "no evidence"
+                                  for i in range(8) for j in range(8)},  # fmt: skip
+            rows / 8, 0.93, {"t1": 0.5}, 412, 1584,
+        ),
+        "effort": PartitionReplay(
+            "effort", np.nan, 4, {(i, j): "no evidence" for i in range(4) for j in range(4)},
+            0.0, 13.08, {"t1": 0.7}, 0, 528,
+        ),
+    }  # fmt: skip
+
+
+def test_interrupted_demo_leaves_the_previous_files(tmp_path, monkeypatch):
+    replays = _synthetic_replays(0.25)
+    monkeypatch.setattr(
+        arm_certificate, "replay_partition", lambda values, meta, ev, **kw: replays[meta["channel"]]
+    )
+    arm_certificate.certified_demo(str(tmp_path))
+    names = ["report.html", "report.md", "summary.json"]
+    before = {n: (tmp_path / n).read_bytes() for n in names}
+    assert sorted(os.listdir(tmp_path)) == names
+
+    # a second run, with other figures, fails half-way through writing its last file
+    replays.update(_synthetic_replays(0.5))
+    real_open = open
+    opened = []
+
+    class _Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, text):
+            self.fh.write(text[: len(text) // 2])
+            raise OSError(28, "No space left on device")
+
+    def failing_open(path, mode="r", **kw):
+        fh = real_open(path, mode, **kw)
+        if "w" in mode:
+            opened.append(path)
+            if len(opened) == 3:
+                return _Full(fh)
+        return fh
+
+    monkeypatch.setattr(arm_certificate, "open", failing_open, raising=False)
+    with pytest.raises(OSError, match="No space"):
+        arm_certificate.certified_demo(str(tmp_path))
+    assert len(opened) == 3  # the failure struck during the writes
+    # the previous complete set, unchanged, and no temporary left behind
+    assert sorted(os.listdir(tmp_path)) == names
+    assert {n: (tmp_path / n).read_bytes() for n in names} == before
+
+    # the next run that succeeds replaces all three, consistently
+    monkeypatch.setattr(arm_certificate, "open", real_open, raising=False)
+    arm_certificate.certified_demo(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == names
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["channels"]["tracking W_e S"]["certified_coverage"] == 0.5
+    assert "on 50.0 % of the area" in (tmp_path / "report.md").read_text()
+    assert "50.0 % of the (t1, t2) square" in (tmp_path / "report.html").read_text()
