@@ -28,12 +28,14 @@ are negligible.  This makes one Hessian cost ``O(p^2 m |I|)`` instead of ``O(p^2
 
 The line search evaluates the exact smoothed value at the retracted point (a fresh
 ``Dl M Dr^-1``), so the Hessian only shapes the step.  At the end the scaling is brought
-back to the global parametrisation (Cholesky factor of ``D_i^H D_i``, the unitary rest
-moved into ``Gh``, which leaves ``X`` unchanged up to a unitary similarity), and
+back to the global parametrisation (triangular factor of the QR decomposition of ``D_i``, the
+unitary rest moved into ``Gh``, which leaves ``X`` unchanged up to a unitary similarity), and
 :func:`~robustmb.analysis.mu_upper.upper_bound_fast` re-evaluates ``lambda_max`` there.
 """
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -48,7 +50,7 @@ _MAX_SPREAD = 28.0
 # softmax weights below this (relative to the sum) are left out of Pi and of the Hessian
 _ACTIVE = 1e-13
 # largest number of complex entries of the (problems x parameters x n x |I|) work arrays
-_CHUNK = 4_000_000
+_CHUNK = 1_000_000
 
 
 class LocalGenerators:
@@ -62,7 +64,6 @@ class LocalGenerators:
 
     def __init__(self, param):
         struct = param.struct
-        self.param = param
         self.n, self.m, self.nd, self.p = param.n, param.m, param.n_d, param.p
         el, er = [], []
         self.blocks = []  # (z slice, w slice, first k, kind)
@@ -139,9 +140,12 @@ class LocalGenerators:
     def to_global(self, Dl, Dr, Gh):
         """Parameters ``x`` of the global parametrisation for the scalings ``(Dl, Dr, Gh)``.
 
-        Block by block ``D_i = W_i R_i`` with ``R_i`` the upper-triangular Cholesky factor
-        of ``D_i^H D_i`` (positive diagonal) and ``W_i`` unitary; ``(R, W^H Gh W)`` gives
-        the same ``X`` up to a unitary similarity, hence the same bound.
+        Block by block ``D_i = W_i R_i`` (QR decomposition, the phases of ``diag(R_i)``
+        moved into ``W_i``: ``R_i`` upper triangular with positive diagonal, ``W_i``
+        unitary); ``(R, W^H Gh W)`` gives the same ``X`` up to a unitary similarity, hence
+        the same bound.  Unlike a Cholesky factor of ``D_i^H D_i`` this does not square
+        the condition number, and ``R^-1`` is never formed.  Rows whose factor has a zero
+        (or non-finite) diagonal get non-finite parameters; the caller discards them.
         """
         B = Dl.shape[0]
         x = np.zeros((B, self.p))
@@ -152,31 +156,53 @@ class LocalGenerators:
             D = Dl[:, z, z]
             if kind == FULL:
                 d = np.abs(D[:, 0, 0])
-                x[:, k_global] = np.log(d)
-                ph = D[:, 0, 0] / d
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    x[:, k_global] = np.log(d)
+                    ph = D[:, 0, 0] / d
                 Wl[:, z, z] = ph[:, None, None] * np.eye(z.stop - z.start)
                 Wr[:, w, w] = ph[:, None, None] * np.eye(w.stop - w.start)
                 k_global += 1
                 continue
             r = z.stop - z.start
-            P = dagger(D) @ D
-            R = dagger(np.linalg.cholesky(0.5 * (P + dagger(P))))
-            diag = np.real(np.diagonal(R, axis1=1, axis2=2))
-            x[:, k_global : k_global + r] = np.log(diag)
+            fin = np.isfinite(D).all(axis=(1, 2))
+            Q = np.broadcast_to(np.eye(r, dtype=complex), D.shape).copy()
+            R = np.full(D.shape, np.nan, dtype=complex)
+            if fin.any():
+                Q[fin], R[fin] = np.linalg.qr(D[fin])
+            dR = np.diagonal(R, axis1=1, axis2=2)
+            diag = np.abs(dR)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ph = np.where(diag > 0, dR / diag, 1.0)
+                # D = (Q diag(ph)) (diag(conj ph) R): the second factor has diagonal |dR|
+                R = np.conj(ph)[:, :, None] * R
+                x[:, k_global : k_global + r] = np.log(diag)
             k_global += r
             for a in range(r):
                 for c in range(a + 1, r):
-                    u = R[:, a, c] / diag[:, c]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        u = R[:, a, c] / diag[:, c]
                     x[:, k_global] = u.real
                     x[:, k_global + 1] = u.imag
                     k_global += 2
-            W = D @ np.linalg.inv(R)  # D = W R
+            W = Q * ph[:, None, :]
             Wl[:, z, z] = W
             Wr[:, w, w] = W
         # D = W R on both sides: A_R = W^H A W and Gh_R = W^H Gh W keep X's spectrum
         Ghr = dagger(Wl) @ Gh @ Wr
         x[:, self.nd :] = np.real(Ghr.reshape(B, -1) @ np.conj(self._g_proj).T)
         return x
+
+
+# one LocalGenerators per ScalingParametrization, alive as long as the latter is
+_GENERATORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def local_generators(param):
+    """The :class:`LocalGenerators` of ``param`` (built once, cached while it lives)."""
+    gen = _GENERATORS.get(param)
+    if gen is None:
+        gen = _GENERATORS[param] = LocalGenerators(param)
+    return gen
 
 
 def _gevp(M, Dl, Dr, Gh):
@@ -314,19 +340,16 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
 
     Same contract as :func:`~robustmb.analysis.mu_upper_newton.newton_stages` (``t``
     relative to the value; a predictor along the path of minimisers between stages;
-    ``fstop``/``stop`` end a problem's descent): returns ``(best_top, best_x, stalled)``
-    with ``best_x`` in the global parametrisation of ``param``.
+    ``fstop``/``stop`` end a problem's descent): returns ``(best_top, best_x)`` with
+    ``best_x`` in the global parametrisation of ``param``.
     """
-    gen = getattr(param, "_local_generators", None)
-    if gen is None:
-        gen = param._local_generators = LocalGenerators(param)
+    gen = local_generators(param)
     B, p = x.shape
     nd = gen.nd
     Dl, Dr, Gh = (np.array(a) for a in param.matrices(np.asarray(x, float)))
     best = [Dl.copy(), Dr.copy(), Gh.copy()]
     best_top = np.full(B, np.inf)
     active = np.ones(B, dtype=bool)
-    stalled = np.zeros(B, dtype=bool)
     cur_top = np.full(B, np.inf)
     t_rel = np.full(B, float(schedule[0]))
     g_cur = np.zeros((B, p))
@@ -425,11 +448,10 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
             active[idx[done]] = False
             keep = ~done
             idx, f, g, H = idx[keep], f[keep], g[keep], H[keep]
-        # still descending after max_steps: typically a bound approached as G or the
-        # spread of D grows without limit (linear convergence); the next stage goes on
-        stalled[idx] = True
+        # a problem still descending after max_steps (typically a bound approached as G
+        # or the spread of D grows without limit) goes on at the next stage
     best_x = gen.to_global(*best)
-    return best_top, best_x, stalled
+    return best_top, best_x
 
 
 def polish_block_newton(Ms, best_f, best_x, param, schedule, fstop, stop, lam_max):
@@ -460,13 +482,20 @@ def polish_block_newton(Ms, best_f, best_x, param, schedule, fstop, stop, lam_ma
             full[rows] = phi * c**2
             return stop(full)[rows]
 
-    sub_fstop = None if fstop is None else fstop
-    _, x_new, _ = block_newton_stages(
-        Ms[rows] / c[:, None, None], x0, param, schedule, fstop=sub_fstop, stop=sub_stop,
-        max_steps=15,
-    )  # fmt: skip
-    x_new[:, param.n_d :] *= c[:, None]
-    f_new = lam_max(x_new, rows)[0]
+    try:
+        _, x_new = block_newton_stages(
+            Ms[rows] / c[:, None, None], x0, param, schedule, fstop=fstop, stop=sub_stop,
+            max_steps=15,
+        )  # fmt: skip
+        x_new[:, param.n_d :] *= c[:, None]
+        fin = np.isfinite(x_new).all(axis=1)
+        f_new = np.full(rows.size, np.inf)
+        if fin.any():
+            f_new[fin] = lam_max(x_new[fin], rows[fin])[0]
+    except (np.linalg.LinAlgError, ArithmeticError, ValueError):
+        # a numerical failure of the polish (e.g. a factorisation that does not
+        # converge) leaves the BFGS result of every row as it is
+        return
     better = np.isfinite(f_new) & (f_new < best_f[rows])
     best_f[rows[better]] = f_new[better]
     best_x[rows[better]] = x_new[better]
