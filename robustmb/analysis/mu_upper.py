@@ -26,9 +26,10 @@ Two methods are provided:
   rising smoothing parameter (relative to the value): by damped Newton with the exact
   Hessian when ``D`` is diagonal (:mod:`~robustmb.analysis.mu_upper_newton`), else by
   a batched BFGS (three stages, then ``lambda_max`` itself; limited-memory from 200
-  parameters on, :mod:`~robustmb.analysis.mu_lbfgs`) polished by damped Newton with
-  the exact Hessian in local coordinates ``D' = exp(S) D``
-  (:mod:`~robustmb.analysis.mu_upper_blocknewton`), vectorised over the stack.
+  parameters on, :mod:`~robustmb.analysis.mu_lbfgs`), there (from 200 parameters)
+  polished by damped Newton with the exact Hessian in local coordinates
+  ``D' = exp(S) D`` (:mod:`~robustmb.analysis.mu_upper_blocknewton`), vectorised over
+  the stack.
   ``D`` is parametrised by upper-triangular blocks with log-diagonals and
   column-relative off-diagonal entries, ``G`` by its Hermitian entries, and the
   matrix is normalised at the balanced start: the method is invariant under
