@@ -100,13 +100,7 @@ def _rechecked_table(channels):
             + f'<td class="{_e(verdict.replace(" ", "-"))}" data-key="verdict">{_e(verdict)}</td>'
             + "</tr>"
         )
-    header = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"
-    return (
-        '<table id="rechecked"><caption>Re-checked in this run</caption>'
-        + header
-        + "".join(rows)
-        + "</table>"
-    )
+    return _table("rechecked", "Re-checked in this run", head, rows)
 
 
 def _recorded_table(recorded):
@@ -131,9 +125,14 @@ def _recorded_table(recorded):
             + _text(files)
             + "</tr>"
         )
+    return _table("recorded", "Recorded, not re-checked in this run", head, rows)
+
+
+def _table(table_id, caption, head, rows):
+    """An HTML table with an id, a caption, a header row and the given body rows."""
     header = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"
     return (
-        '<table id="recorded"><caption>Recorded, not re-checked in this run</caption>'
+        f'<table id="{table_id}"><caption>{_e(caption)}</caption>'
         + header
         + "".join(rows)
         + "</table>"
