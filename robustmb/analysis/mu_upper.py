@@ -297,6 +297,7 @@ def upper_bound_fast(
     newton=(1e1, 1e2, 1e3, 1e5, 1e7, 1e9, 1e11),
     block_newton=tuple(3.0 * 2.0**k for k in range(12)),
     block_newton_from=200,
+    polish_stop=None,
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -327,7 +328,10 @@ def upper_bound_fast(
     times the time, so there the result is that of the BFGS stages unchanged.  Its work
     arrays are cut into chunks of at most 1e6 complex entries (peak memory in
     ``benchmarks/RESULTS.md``).  The polish never raises: rows where it fails
-    numerically keep their BFGS scaling.
+    numerically keep their BFGS scaling.  ``polish_stop(phi)``, like ``stop`` but for the
+    polish alone, flags the problems whose BFGS bound is already good enough for the
+    caller: they are not polished (a sweep certifying a fixed level polishes only the
+    bounds still above it).
     """
     param = ScalingParametrization(struct)
     if x0 is None:
@@ -347,6 +351,12 @@ def upper_bound_fast(
 
         def stop(phi):
             return user_stop(phi * c**2)
+
+    if polish_stop is not None:
+        user_polish_stop = polish_stop
+
+        def polish_stop(phi):
+            return user_polish_stop(phi * c**2)
 
     # a small deterministic perturbation moves the start off exact eigenvalue ties
     rng = np.random.default_rng(seed)
@@ -383,7 +393,13 @@ def upper_bound_fast(
     better = f < best_f
     best_f[better], best_x[better] = f[better], x[better]
     if block_newton and not param.diagonal and param.p >= block_newton_from:
-        polish_block_newton(Ms, best_f, best_x, param, block_newton, fstop, stop, lam_max)
+        enough = stop
+        if polish_stop is not None:
+
+            def enough(phi):
+                return polish_stop(phi) | (False if stop is None else stop(phi))
+
+        polish_block_newton(Ms, best_f, best_x, param, block_newton, fstop, enough, lam_max)
     best_x[:, param.n_d :] *= c[:, None]
     return best_f * c**2, best_x, param
 

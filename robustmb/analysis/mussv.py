@@ -247,7 +247,7 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
         )
 
 
-def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
+def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0, polish_target=None):
     """Certified D,G upper bounds of a stack, the optimiser started from given scalings.
 
     For a sequence of closely related stacks (the levels of a bisection, neighbouring
@@ -268,6 +268,11 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
         Starting parameters (as returned here for a stack of the same structure); rows
         with a non-finite entry, or no ``x0``, start from Osborne balancing.
     seed : int
+    polish_target : float, optional
+        Bounds at or below it after the BFGS stages are not polished by block Newton
+        (structures with repeated scalars and at least 200 parameters, see
+        :func:`~robustmb.analysis.mu_upper.upper_bound_fast`): the polish costs 8-23 times
+        the BFGS stages there and is only needed where a bound must still come down.
 
     Returns
     -------
@@ -333,13 +338,14 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0):
                 target=None if tgt is None else tgt[rows],
                 fast=fast,
                 scalings=sub,
+                polish_target=polish_target,
             )
             upper[rows] = res.upper
             out[rows] = sub
     return upper, out
 
 
-def warm_certificates(M, blk, x0, target=None, *, with_scalings=False):
+def warm_certificates(M, blk, x0, target=None, *, with_scalings=False, polish_target=None):
     """:func:`warm_upper_bounds` with the certificates: ``(upper, D, G)`` of a stack.
 
     ``D`` and ``G`` are the sigma_max-form scalings of :class:`MussvResult`, rebuilt from
@@ -347,6 +353,7 @@ def warm_certificates(M, blk, x0, target=None, *, with_scalings=False):
     test as every bound of :func:`mussv`.  Rows of ``x0`` with a non-finite entry start
     cold (Osborne balancing).  With ``with_scalings`` the optimiser's parameters are
     returned too, ``(upper, D, G, x)``, to start a later, related stack.
+    ``polish_target`` is passed on to :func:`warm_upper_bounds`.
 
     Examples
     --------
@@ -359,7 +366,7 @@ def warm_certificates(M, blk, x0, target=None, *, with_scalings=False):
     """
     struct = BlockStructure(blk)
     Ms, _ = as_matrix_stack(M)
-    upper, x = warm_upper_bounds(Ms, blk, target=target, x0=x0)
+    upper, x = warm_upper_bounds(Ms, blk, target=target, x0=x0, polish_target=polish_target)
     Dl, _, Gh = ScalingParametrization(struct).matrices(x)
     with single_blas_thread():
         upper, D, G = _certify(Ms, struct, upper, Dl, Gh)
@@ -379,6 +386,7 @@ def _mussv(
     rel_target=None,
     fast=None,
     scalings=None,
+    polish_target=None,
 ):
     nw = Ms.shape[0]
     n = struct.n_z
@@ -399,6 +407,8 @@ def _mussv(
         opts = dict(fast or {})
         if opts.get("x0") is not None:
             opts["x0"] = opts["x0"][idx]
+        if polish_target is not None:
+            opts["polish_stop"] = _stop_rule(s, np.broadcast_to(polish_target, (nw,))[idx], None)
         phi, x, param = upper_bound_fast(Mn, struct, seed=seed, stop=stop, **opts)
         if scalings is not None:
             # the optimiser's parameters in the coordinates of the unnormalised stack

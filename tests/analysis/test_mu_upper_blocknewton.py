@@ -264,3 +264,25 @@ def test_small_structures_skip_the_polish_by_default(blk):
     # forcing the polish on is never worse (it keeps only lower values)
     phi_f = upper_bound_fast(M, struct, block_newton_from=0)[0]
     assert np.all(phi_f <= phi_0)
+
+
+def test_polish_stop_skips_the_polish_where_the_bound_is_good_enough():
+    """``polish_stop`` leaves a problem it flags at its BFGS result (bit for bit) and
+    polishes the others as without it; mussv's ``polish_target`` is the same rule in
+    units of the bound."""
+    struct = BlockStructure([(3, 0), (2, 0), (1, 1)])
+    rng = np.random.default_rng(5)
+    shape = (3, struct.n_z, struct.n_w)
+    M = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    M /= np.linalg.norm(M, 2, axis=(1, 2))[:, None, None]
+    # a BFGS cut short, so that the polish has something to do
+    crude = dict(maxiter=3, polish=0)
+    phi_0, x_0, _ = upper_bound_fast(M, struct, block_newton=(), **crude)
+    phi_f, x_f, _ = upper_bound_fast(M, struct, block_newton_from=0, **crude)
+    assert np.all(phi_f < phi_0)
+    flag = np.array([True, False, True])
+    phi_s, x_s, _ = upper_bound_fast(
+        M, struct, block_newton_from=0, polish_stop=lambda phi: flag.copy(), **crude
+    )
+    assert np.array_equal(phi_s[flag], phi_0[flag]) and np.array_equal(x_s[flag], x_0[flag])
+    assert np.array_equal(phi_s[~flag], phi_f[~flag])
