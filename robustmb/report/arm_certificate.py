@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -571,24 +575,24 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
 def _write_together(out_dir, texts):
     """Write the files ``texts`` (name -> text) to ``out_dir``, all or none.
 
-    Every file is first written in full to a temporary beside it; only when all are
-    written are they renamed over the previous files, so a failure while writing leaves
-    the previous set untouched.  The temporaries are removed in every case.
+    They are written in full into a temporary folder beside ``out_dir`` and only then
+    moved in by :func:`~.writer.install_files` (as the worst-case report's files): a
+    failure while writing leaves the previous set untouched, an interrupt never leaves a
+    mix of two runs, and the temporary folder is removed in every case.
     """
-    os.makedirs(out_dir, exist_ok=True)
-    tmps = {}
+    from .writer import install_files
+
+    out = Path(out_dir)
+    full = out.resolve()
+    full.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.tmp-", dir=full.parent))
     try:
         for name, text in texts.items():
-            tmp = os.path.join(out_dir, f".{name}.tmp{os.getpid()}")
-            tmps[name] = tmp
-            with open(tmp, "w", encoding="utf-8") as fh:
+            with open(tmp / name, "w", encoding="utf-8") as fh:
                 fh.write(text)
-        for name, tmp in tmps.items():
-            os.replace(tmp, os.path.join(out_dir, name))
+        install_files(tmp, out, uuid.uuid4().hex[:12], names=frozenset(texts))
     finally:
-        for tmp in tmps.values():
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def load_recorded_certificates(values=None):

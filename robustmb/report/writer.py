@@ -64,12 +64,25 @@ def _interrupts_deferred():
 _OURS = {HTML_NAME, JSON_NAME, FIGURE_DIR}
 
 
-def _install(tmp: Path, out: Path, run_id: str):
-    """Move the finished files of ``tmp`` to ``out``, replacing a previous report.
+def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
+    """Move the finished entries ``names`` of the folder ``tmp`` to ``out``, replacing
+    a previous set.
 
-    A missing ``out``, or one holding only a report's files, is swapped whole
-    (two renames); otherwise the report's entries are replaced one by one and other
-    files are kept.  Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.
+    A missing ``out``, or one holding only such entries, is swapped whole (two
+    renames); otherwise the entries are replaced one by one and other files are kept.
+    Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.  Used by
+    :func:`worst_case_report` (its page, summary and figures) and by the arm replay
+    (:func:`robustmb.report.arm_certificate.certified_demo`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "new").mkdir()
+    >>> _ = (root / "new" / "a.txt").write_text("run 2")
+    >>> install_files(root / "new", root / "out", "run2", names={"a.txt"})
+    >>> (root / "out" / "a.txt").read_text()
+    'run 2'
     """
     with _interrupts_deferred():
         if not out.exists():
@@ -78,15 +91,15 @@ def _install(tmp: Path, out: Path, run_id: str):
         full = out.resolve()
         old = full.parent / f".{full.name}.old-{run_id}"
         whole = full != Path.cwd().resolve() and out.is_dir()
-        if whole and {p.name for p in out.iterdir()} <= _OURS:
+        if whole and {p.name for p in out.iterdir()} <= set(names):
             os.replace(out, old)
             os.replace(tmp, out)
         else:
             old.mkdir()
-            for name in sorted(_OURS):
+            for name in sorted(names):
                 if (out / name).exists():
                     os.replace(out / name, old / name)
-            for name in sorted(_OURS):
+            for name in sorted(names):
                 os.replace(tmp / name, out / name)
             tmp.rmdir()
         shutil.rmtree(old, ignore_errors=True)
@@ -219,7 +232,7 @@ def worst_case_report(
             (tmp / JSON_NAME).write_text(json.dumps(summary, indent=1, allow_nan=False))
             page = render_html(analysis, pngs, json_name=JSON_NAME, run=run)
             (tmp / HTML_NAME).write_text(page, encoding="utf-8")
-            _install(tmp, out, run["id"])
+            install_files(tmp, out, run["id"])
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
