@@ -367,7 +367,7 @@ def _half_axis_peak(
         # bound is still above the level: elsewhere it costs 8-23x and certifies nothing more
         goal = near(level)
         upper, D, G, x = warm_certificates(resp, blk, x0, with_scalings=True, polish_target=goal)
-        again = np.flatnonzero(~(upper <= near(level)) & np.all(np.isfinite(x0), axis=1))
+        again = np.flatnonzero(~(upper <= goal) & np.all(np.isfinite(x0), axis=1))
         if again.size:
             # cold (Osborne balancing): the same optimisation as mussv_stack's, with the
             # parameters it ended at
