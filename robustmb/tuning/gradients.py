@@ -15,6 +15,8 @@ import scipy.linalg as sla
 
 from ..analysis import hinfnorm
 from ..analysis.balancing import balance_realization
+from ..analysis.norms_stability import stability_verdict
+from . import hinf_slicot as _slicot
 from ._memo import last_call as _last_call
 from .stability import STABLE, UNSTABLE, band_verdict
 
@@ -455,6 +457,10 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
     >>> isinstance(v, Above), float(v), G is None  # the gain 1.5 at w = 0 is above 1
     (True, 1.5, True)
     """
+    if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0] and _slicot.ENABLED:
+        out, w_hint = _slicot_hinf_gradient(a, b, c, d, tol, w_hint, above)
+        if out is not None:
+            return out
     fast = None
     if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0]:
         fast = _modal_hinf(a, b, c, d, tol, w_hint, above=above)
@@ -467,6 +473,78 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
         return np.inf, fpeak, None
     sv, grad = peak_gradient(a, b, c, d, dt, fpeak)
     return sv, float(fpeak), grad
+
+
+def _slicot_hinf_gradient(a, b, c, d, tol, w_hint, above):
+    """:func:`hinf_gradient` of a continuous loop by SLICOT AB13DD (:mod:`.hinf_slicot`),
+    checked by one level set: ``(result, hint)``, ``result`` ``None`` when the Python
+    level sets must evaluate the loop, starting from the frequency ``hint``.
+
+    Stability as ``hinfnorm`` decides it before its verified inclusion: the band test
+    on the balanced ``A`` (a pole beyond its rounding band: ``inf``; inside it: the
+    Python paths).  AB13DD can miss a peak on an ill-conditioned loop (COMPleib REA2
+    with gains ~4e5: 1.14792 at ``w = 0`` against the norm 1.14897 at ``w = 0.56``,
+    depending on its tolerance), so its value ``g`` is accepted only when the
+    Hamiltonian of level ``g (1 + 1e-6)`` has no crossing by the modal path's test and
+    that test can be trusted (its ``||H||`` criterion: it cannot on that REA2 loop), and
+    when the response at its frequency reproduces ``g`` (relative 1e-6).  Otherwise the
+    Python paths run, from AB13DD's frequency.  Not a certificate (the axis test rests
+    on rounding), like the Python paths.
+    """
+    ab = balance_realization(a, np.zeros((a.shape[0], 0)), np.zeros((0, a.shape[0])))[0]
+    lam = np.linalg.eigvals(ab)
+    if np.max(lam.real) >= 0.0:
+        return None, w_hint
+    # hinfnorm's call: the balanced A, its poles, and the given A whose rounding also
+    # bounds the poles' errors (the band test alone, without the verified inclusion).
+    verdict = stability_verdict(ab, 0.0, raw=a, poles=lam, verify=False)[0]
+    if verdict == UNSTABLE:
+        return (np.inf, np.nan, None), w_hint
+    if verdict != STABLE:
+        return None, w_hint
+    out = _slicot.ab13dd_peak(a, b, c, d, tol=min(tol, 1e-9), w_hint=w_hint)
+    if out is None:
+        return None, w_hint
+    gamma, w = out
+    if gamma > 0 and not _no_higher_peak(a, b, c, d, gamma * (1 + 1e-6)):
+        return None, w
+    if above is not None and gamma > above:
+        return (Above(gamma), np.nan, None), w
+    sv, grad = peak_gradient(a, b, c, d, 0.0, w)
+    if not abs(sv - gamma) <= 1e-6 * gamma:
+        return None, w
+    return (sv, float(w), grad), w
+
+
+def _no_higher_peak(a, b, c, d, level):
+    """True when the level set of ``level`` shows no response above it (not a proof).
+
+    The Hamiltonian of ``level`` with the modal path's axis test on the given
+    realisation when its ``||H||`` criterion trusts it, else the stiff path's generous
+    test on the realisation balanced by powers of two; every crossing found and every
+    midpoint between two is then evaluated (LU solves), as the level-set iterations do
+    before they stop: a spurious crossing (a pair of eigenvalues near the axis at a
+    level just above a peak) costs one batched evaluation, a missed peak shows as a
+    response above ``level`` between its crossings.
+    """
+    h = _LevelHamiltonian(a, b, c, d).at(level)
+    if h is None:
+        return False
+    cross = _modal_crossings(h)
+    if cross is None:
+        a, b, c = balance_realization(a, b, c)
+        nb, nc = np.linalg.norm(b), np.linalg.norm(c)
+        if nb > 0 and nc > 0:
+            k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2  # B 2^k, C 2^-k: the same G
+            b, c = np.ldexp(b, k), np.ldexp(c, -k)
+        h = _LevelHamiltonian(a, b, c, d).at(level)
+        if h is None:
+            return False
+        cross = _stiff_crossings(h)
+    if not cross.size:
+        return True
+    pts = np.concatenate((cross, 0.5 * (cross[1:] + cross[:-1])))
+    return bool(np.max(_solved_sigma(a, b, c, d)(pts)) <= level)
 
 
 @_last_call
@@ -782,6 +860,9 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
                 v, w = float(vals[0]), 0.0
                 if sig(np.array([1e-6 * max(hi, 1e-6)]))[0] > v:
                     continue
+            elif grid[k - 1] <= wpeak <= grid[k + 1]:
+                # The known peak's own grid maximum: its zoom converges to wpeak.
+                continue
             else:
                 v, w = zoom(float(vals[k]), float(grid[k]), (grid[k - 1], grid[k + 1]))
             # A maximum on an inner edge is no local maximum (a spurious split).
