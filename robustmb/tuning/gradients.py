@@ -502,7 +502,10 @@ def _slicot_hinf_gradient(a, b, c, d, tol, w_hint, above):
         return (np.inf, np.nan, None), w_hint
     if verdict != STABLE:
         return None, w_hint
-    out = _slicot.ab13dd_peak(a, b, c, d, tol=min(tol, 1e-9), w_hint=w_hint)
+    # The value is flat at the peak: a frequency to a relative ~sqrt(tol) only, and the
+    # subgradient is taken there (at 1e-9, 1e-5 off and gradients 3e-3 off on random
+    # 3-state models); at 1e-12 the frequency is within 1e-9 for 10-25 % more time.
+    out = _slicot.ab13dd_peak(a, b, c, d, tol=min(tol, 1e-12), w_hint=w_hint)
     if out is None:
         return None, w_hint
     gamma, w = out
