@@ -5,6 +5,8 @@ the singular COMPleib HE1 and, for the face lemma of the module notes, against t
 invariant zeros of HE1 computed from scipy's generalised eigenvalues.
 """
 
+import warnings
+
 import control
 import numpy as np
 import pytest
@@ -181,7 +183,15 @@ def test_dual_level_does_not_depend_on_the_state_coordinates(seed):
     # with T = Q diag(1, 3, 0.3): 171.9597 against the Riccati 171.9499; AC6 balanced: 5e-4)
     T = np.linalg.qr(rng.standard_normal((3, 3)))[0]
     ric = rmb.hinfsyn(G, 1, 1, method="riccati").gamma_opt
-    assert hinf_level_dual(P, T=T) == pytest.approx(ric, rel=1e-5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        level = hinf_level_dual(P, T=T)
+    # the tolerance is the accuracy the solver reports: 1e-5 when Clarabel converged to
+    # its tight tolerances; when it stops at reduced accuracy (cvxpy's "optimal_inaccurate"
+    # warning; seed 0, a level of 172, with Clarabel 0.11.1: 1.3e-5 above the Riccati
+    # 171.949854, 1.1e-5 above it with T = I), its reduced relative gap tolerance 5e-5
+    inaccurate = any("may be inaccurate" in str(w.message) for w in caught)
+    assert level == pytest.approx(ric, rel=5e-5 if inaccurate else 1e-5)
 
 
 def test_dual_level_bad_similarity():
