@@ -11,7 +11,6 @@ of the norm, and its gradient where the peak is unique and simple.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..analysis import hinfnorm
 from ..analysis.balancing import balance_realization
@@ -589,86 +588,6 @@ def peak_gradient(a, b, c, d, dt, fpeak):
     return float(sv[0]), grad
 
 
-def spectral_abscissa_gradient(a):
-    """Largest real part of the eigenvalues of ``A`` and its gradient w.r.t. ``A``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> alpha, G = spectral_abscissa_gradient(np.array([[-1.0, 2.0], [0.0, -3.0]]))
-    >>> alpha, G.round(6).tolist()
-    (-1.0, [[1.0, 0.0], [1.0, 0.0]])
-    """
-    if a.shape[0] == 0:
-        return -np.inf, np.zeros((0, 0))
-    lam, vl, vr = sla.eig(a, left=True, right=True)
-    k = int(np.argmax(lam.real))
-    wl, v = vl[:, k], vr[:, k]
-    denom = wl.conj() @ v
-    if abs(denom) < 1e-14 * np.linalg.norm(wl) * np.linalg.norm(v):
-        denom = 1e-14 * np.sign(denom.real or 1.0)
-    grad = np.real(np.outer(wl.conj(), v) / denom)
-    return float(lam[k].real), grad
-
-
-def spectral_radius_gradient(a):
-    """``max |lambda(A)| - 1`` (negative: a stable discrete loop) and its gradient w.r.t. ``A``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> r, G = spectral_radius_gradient(np.array([[0.5, 1.0], [0.0, -0.8]]))
-    >>> round(r, 12), G.round(6).tolist()
-    (-0.2, [[0.0, 0.0], [0.769231, -1.0]])
-    """
-    if a.shape[0] == 0:
-        return -np.inf, np.zeros((0, 0))
-    lam, vl, vr = sla.eig(a, left=True, right=True)
-    k = int(np.argmax(np.abs(lam)))
-    wl, v = vl[:, k], vr[:, k]
-    denom = wl.conj() @ v
-    if abs(denom) < 1e-14 * np.linalg.norm(wl) * np.linalg.norm(v):
-        denom = 1e-14 * np.sign(denom.real or 1.0)
-    mag = max(abs(lam[k]), 1e-300)
-    grad = np.real(np.conj(lam[k]) / mag * np.outer(wl.conj(), v) / denom)
-    return float(abs(lam[k]) - 1.0), grad
-
-
-def h2_gradient(a, b, c, d, dt=0.0):
-    """H2 norm of a stable model and its gradient w.r.t. S.
-
-    Continuous time (strictly proper): ``J^2 = tr(C P C^T)`` with
-    ``A P + P A^T + B B^T = 0`` and the observability Gramian ``Q``:
-    ``dJ^2 = 2 tr(Q dA P) + 2 tr(Q B dB^T) + 2 tr(C P dC^T)``; ``(inf, None)`` when
-    ``A`` is not stable or ``D`` is not zero.  Discrete time: see
-    :func:`_h2_gradient_discrete`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> j, G = h2_gradient(np.array([[-2.0]]), np.array([[1.0]]), np.array([[2.0]]),
-    ...                    np.array([[0.0]]))
-    >>> round(float(j), 12)
-    1.0
-    """
-    if dt != 0:
-        return _h2_gradient_discrete(a, b, c, d)
-    n = a.shape[0]
-    if np.any(d != 0) or (n and np.max(np.linalg.eigvals(a).real) >= 0):
-        return np.inf, None
-    if n == 0:
-        return 0.0, np.zeros((c.shape[0], b.shape[1]))
-    p = sla.solve_continuous_lyapunov(a, -b @ b.T)
-    q = sla.solve_continuous_lyapunov(a.T, -c.T @ c)
-    j2 = float(np.trace(c @ p @ c.T))
-    j = np.sqrt(max(j2, 0.0))
-    ga = 2 * q @ p
-    gb = 2 * q @ b
-    gc = 2 * c @ p
-    grad = np.block([[ga, gb], [gc, np.zeros(d.shape)]])
-    return float(j), grad / (2 * j) if j > 0 else grad * 0
-
-
 def finite_peak(a, b, c, d, *, band=None, points=240):
     """Peak of ``sigma_max(G(jw))`` at finite frequencies (continuous time).
 
@@ -735,37 +654,6 @@ def finite_peak(a, b, c, d, *, band=None, points=240):
         step = fine[1] - fine[0]
         left, right = max(wk - step, grid[k - 1]), min(wk + step, grid[k + 1])
     return vk, wk
-
-
-def _h2_gradient_discrete(a, b, c, d):
-    """H2 norm of a stable discrete model and its gradient w.r.t. S.
-
-    ``J^2 = tr(C P C^T + D D^T)`` with ``P = A P A^T + B B^T``; with
-    ``Q = A^T Q A + C^T C``: ``dJ^2 = 2 tr(Q A P dA^T) + 2 tr(Q B dB^T)
-    + 2 tr(C P dC^T) + 2 tr(D dD^T)``.  ``(inf, None)`` unless every pole is inside
-    the unit circle.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> # 1 / (z - 0.5): impulse response 0, 1, 0.5, 0.25, ... so J^2 = 1 / (1 - 0.25).
-    >>> j, G = h2_gradient(np.array([[0.5]]), np.array([[1.0]]), np.array([[1.0]]),
-    ...                    np.array([[0.0]]), dt=1.0)
-    >>> round(float(j) ** 2, 12)
-    1.333333333333
-    """
-    n = a.shape[0]
-    if n and np.max(np.abs(np.linalg.eigvals(a))) >= 1:
-        return np.inf, None
-    if n == 0:  # a static gain: J = ||D||_F
-        j = float(np.linalg.norm(d))
-        return j, d / j if j > 0 else np.zeros_like(d)
-    p = sla.solve_discrete_lyapunov(a, b @ b.T)
-    q = sla.solve_discrete_lyapunov(a.T, c.T @ c)
-    j2 = float(np.trace(c @ p @ c.T) + np.sum(d * d))
-    j = np.sqrt(max(j2, 0.0))
-    grad = 2 * np.block([[q @ a @ p, q @ b], [c @ p, d]])
-    return float(j), grad / (2 * j) if j > 0 else grad * 0
 
 
 @_last_call

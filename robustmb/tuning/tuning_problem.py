@@ -18,18 +18,11 @@ import numpy as np
 
 from ..analysis import hinfnorm
 from ..errors import ArgumentError
-from .gradients import (
-    Above,
-    finite_peak,
-    h2_gradient,
-    hinf_gradient,
-    hinf_peaks,
-    peak_gradient,
-    spectral_abscissa_gradient,
-    spectral_radius_gradient,
-)
+from .gradients import Above, finite_peak, hinf_gradient, hinf_peaks, peak_gradient
+from .h2_gradient import h2_gradient
 from .nonsmooth_bfgs import BFGSRun, bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
+from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
 
 MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
 # A line-search trial's soft evaluation stops once a gain above level (1 + REJECT_MARGIN)

@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
-from robustmb.tuning.gradients import h2_gradient
+from robustmb.tuning.h2_gradient import h2_gradient
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
 from robustmb.tuning.tuning_problem import Term
 
@@ -99,7 +99,7 @@ def test_h2_and_abscissa_gradients_equal_finite_differences(seed, block):
     A, B, C, D = lft.statespace(x)
     if np.max(np.linalg.eigvals(A).real) > -1e-2:
         return
-    from robustmb.tuning.gradients import spectral_abscissa_gradient
+    from robustmb.tuning.spectral_gradients import spectral_abscissa_gradient
 
     n = A.shape[0]
 
