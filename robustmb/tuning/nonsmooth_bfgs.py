@@ -81,17 +81,16 @@ def bfgs(
 ) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
-    Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased
-    by less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations,
-    or as soon as ``f < stop_below``.  ``window = (w, rtol)``: also stops (message
-    ``"slow progress"``) once ``f`` has decreased by at most ``rtol`` (relative) over
-    the last ``w`` iterations: a run crawling along a kink, where each step gains
-    parts per million and ``maxiter`` would otherwise be the stop.  ``join = (v, rtol)``: also stops (message
-    ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a
-    value already found (another run's) without beating it.  A multistart heuristic
-    that can change the result: the stop needs no stationarity, so a run passing
-    through that band on its way to a lower minimum is cut off there (the value
-    returned is still ``fun``'s).
+    Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased by
+    less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations, or as
+    soon as ``f < stop_below``. ``window = (w, rtol)``: also stops (message ``"slow
+    progress"``) once ``f`` has decreased by at most ``rtol`` (relative) over the last ``w``
+    iterations: a run crawling along a kink, where each step gains parts per million and
+    ``maxiter`` would otherwise be the stop. ``join = (v, rtol)``: also stops (message
+    ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a value
+    already found (another run's) without beating it. A multistart heuristic that can change
+    the result: the stop needs no stationarity, so a run passing through that band on its
+    way to a lower minimum is cut off there (the value returned is still ``fun``'s).
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
