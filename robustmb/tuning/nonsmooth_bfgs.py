@@ -78,6 +78,7 @@ def bfgs(
     join=None,
     screen=None,
     window=None,
+    abandon=None,
 ) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
@@ -91,6 +92,10 @@ def bfgs(
     already found (another run's) without beating it. A multistart heuristic that can change
     the result: the stop needs no stationarity, so a run passing through that band on its
     way to a lower minimum is cut off there (the value returned is still ``fun``'s).
+    ``abandon = (level, m, w)``: also stops (message ``"abandoned"``), checked every 25
+    iterations from the ``w``-th on, once ``f - m (f_w - f) > level`` with ``f_w`` the
+    value ``w`` iterations earlier: ``m`` more windows of the same gain would still leave
+    the run above ``level`` (a multistart heuristic: a run that speeds up later is cut).
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
@@ -177,6 +182,14 @@ def bfgs(
             break
         if len(hist) > 10 and hist[-11] - f <= ftol * max(1.0, abs(f)):
             msg = "converged"
+            break
+        if (
+            abandon is not None
+            and len(hist) > abandon[2]
+            and (len(hist) - 1) % 25 == 0
+            and f - abandon[1] * (hist[-1 - abandon[2]] - f) > abandon[0]
+        ):
+            msg = "abandoned"
             break
         if (
             window is not None
