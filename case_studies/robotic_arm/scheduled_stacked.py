@@ -17,8 +17,25 @@ grid x (nominal + 32 vertices) with python-control + SLICOT AB13DD
 ``max(gamma1, gamma2 / g)``) to the working set, repeat.  Every round's design is
 written with its screen to ``--out``, marked not certified (a screen samples the box).
 
+Continuation in ``g``: ``--g 13 11 9 7`` lowers the effort level step by step, each level
+started from the previous level's last design (a design meeting the hard goal everywhere,
+such as a stored checkpoint, is a start that is feasible for a large ``g``).  ``--seed-add``
+puts the start screen's worst points into the working set before the first round.  The
+design with ``gamma1 < 1`` and the smallest ``gamma2`` on the screen is kept in
+``PREFIX_best.json``; with ``--fallback`` a level whose rounds end with ``gamma1 >= 1`` on
+the screen hands that kept design (not its own last one) to the next level.
+
+``--cutback F1 F2 ...``: when a round's design misses the hard goal on the screen, the
+fractions ``F`` of the step from the kept design toward it are screened in turn and the
+first feasible one with a lower ``gamma2`` is kept.  ``--stab-grid N`` guards stability
+between the working set's configurations: the loops at an ``N x N`` ``(t1, t2)`` grid x
+9 physical points (nominal; ``m1, J1, rho1`` all low or all high x ``L2``, ``m3`` at their
+ends) enter the engine's stability barrier (eigenvalues only, no norm).
+
 Usage: ``python case_studies/robotic_arm/scheduled_stacked.py --start START.json --g 3
-[--configs 45,135 90,135 ...] [--rounds 4] [--screen 5] [--add 6] [--out PREFIX]``.
+[--configs 45,135 90,135 ...] [--rounds 4] [--screen 5] [--add 6] [--seed-add 4]
+[--seed-g1 4] [--cutback 0.5 0.25] [--restart-best] [--stab-grid 7] [--fallback]
+[--out PREFIX]``.
 ``START.json`` holds ``values`` (``K.M0``, ``K.M1``, ``K.M2``) or ``lti`` (``A, B, C, D``
 in torque units, frozen into ``M0``).
 """
@@ -86,16 +103,23 @@ def set_values(values):
         PROB.controller.tunables[k].value = np.asarray(v, float)
 
 
-def tune(points, g, maxiter):
-    """Min-max of the stacked norm over ``points`` from the current surface values."""
+def tune(points, g, maxiter, stab_points=()):
+    """Min-max of the stacked norm over ``points`` from the current surface values.
+
+    ``stab_points``: frozen plants whose loops only have to stay stable (the engine's
+    barrier: an eigenvalue test per loop, no norm), a cheap guard for the configurations
+    between the working set's.
+    """
     K = PROB.controller
     params = ParameterVector(K.tunables)
-    loops = []
-    for pt in points:
+
+    def loop(pt):
         Kc = K.usubs({"t1": pt["t1"], "t2": pt["t2"]})
-        loops.append(lft_lower(as_model(_balanced(stacked(plant(pt), g))), Kc))
-    lfts = [TunableLFT(cl, params) for cl in loops]
-    prob = TuningProblem(params, [Term(lf) for lf in lfts], loops=lfts, multipeak=True)
+        return TunableLFT(lft_lower(as_model(_balanced(stacked(plant(pt), g))), Kc), params)
+
+    lfts = [loop(pt) for pt in points]
+    guard = [loop(pt) for pt in stab_points]
+    prob = TuningProblem(params, [Term(lf) for lf in lfts], loops=lfts + guard, multipeak=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         runs, best = prob.solve(maxiter=maxiter, polish="near", near=1e-2, join=1e-6)
@@ -150,6 +174,12 @@ def main():
     ap.add_argument("--add", type=int, default=6)
     ap.add_argument("--maxiter", type=int, default=150)
     ap.add_argument("--out", default="/tmp/arm_scheduled_stacked")
+    ap.add_argument("--seed-add", type=int, default=0)
+    ap.add_argument("--fallback", action="store_true")
+    ap.add_argument("--seed-g1", type=int, default=0)
+    ap.add_argument("--cutback", type=float, nargs="*", default=[])
+    ap.add_argument("--restart-best", action="store_true")
+    ap.add_argument("--stab-grid", type=int, default=0)
     ap.add_argument(
         "--resume", action="store_true",
         help="take the working set from START's 'points' and add the start screen's worst",
@@ -172,29 +202,100 @@ def main():
     log(f"start: screen gamma1 {g1:.4f} gamma2 {g2:.4f} max real {mr:.4f}")
     if a.resume:
         points += [r[3] for r in rows[: a.add] if r[0] > 1]
+    points += [r[3] for r in rows[: a.seed_add]]
+    points += distinct_configs(sorted(rows, key=lambda r: -r[1]), a.seed_g1)
+    stab_points = []
+    if a.stab_grid:
+        r1, r2 = (ELS[n].range for n in ("t1", "t2"))
+        # L2 and m3 decide the loop's stability margin most (screens of the rounds);
+        # the other three at both ends together
+        levels = [(0,) * 5] + [
+            (e, e, e, l2, m3) for e in (-1, 1) for l2 in (-1, 1) for m3 in (-1, 1)
+        ]  # fmt: skip
+        stab_points = [
+            {"t1": float(t1), "t2": float(t2)} | physical(lv)
+            for t1 in np.linspace(*r1, a.stab_grid)
+            for t2 in np.linspace(*r2, a.stab_grid)
+            for lv in levels
+        ]
+    log(f"working set: {len(points)} points, stability guard: {len(stab_points)} loops")
+    best = None
+    if g1 < 1 and mr < 0:
+        best = record(values, None, None, points, None, a.screen, (g1, g2, mr, rows))
     for g in a.g:
+        ok = False
         for rnd in range(a.rounds):
             t0 = time.perf_counter()
             set_values(values)
-            values, obj = tune(points, g, a.maxiter)
-            g1, g2, mr, rows = screen(values, g, a.screen)
+            values, obj = tune(points, g, a.maxiter, stab_points)
+            scr = screen(values, g, a.screen)
+            g1, g2, mr, rows = scr
             log(
                 f"g {g} round {rnd}: {len(points)} points, stacked {obj:.4f}; screen "
                 f"{a.screen}x{a.screen}x33 gamma1 {g1:.4f} gamma2 {g2:.4f} max real {mr:.4f} "
                 f"({time.perf_counter() - t0:.0f} s)"
             )
-            rec = dict(
-                values={k: v.tolist() for k, v in values.items()}, g=g, round=rnd,
-                points=points, stacked=obj, screen=dict(grid=a.screen, gamma1=g1, gamma2=g2,
-                max_real=mr), status="NOT certified (sampled screen only)",
-            )  # fmt: skip
+            rec = record(values, g, rnd, points, obj, a.screen, scr)
             with open(f"{a.out}_g{g}_r{rnd}.json", "w") as fh:
                 json.dump(rec, fh)
+            ok = g1 < 1 and mr < 0
+            cand = (rec, values) if ok else None
+            if not ok and best is not None and a.cutback:
+                # The step of the round left the hard goal somewhere off the working set:
+                # the shortest fraction of it tried first that keeps gamma1 < 1 and lowers
+                # gamma2 on the screen is a feasible design closer to the round's optimum.
+                b = {k: np.asarray(v, float) for k, v in best["values"].items()}
+                for frac in a.cutback:
+                    v = {k: b[k] + frac * (values[k] - b[k]) for k in b}
+                    c = screen(v, g, a.screen)
+                    log(
+                        f"  cut back {frac}: gamma1 {c[0]:.4f} gamma2 {c[1]:.4f} "
+                        f"max real {c[2]:.4f}"
+                    )
+                    if c[0] < 1 and c[2] < 0 and c[1] < best["screen"]["gamma2"]:
+                        cand = (record(v, g, rnd, points, None, a.screen, c, frac), v)
+                        break
+            if cand is not None and (
+                best is None or cand[0]["screen"]["gamma2"] < best["screen"]["gamma2"]
+            ):
+                best = cand[0]
+                with open(f"{a.out}_best.json", "w") as fh:
+                    json.dump(best, fh)
+                log(f"best so far: g {g} round {rnd}, screen {best['screen']}")
             worst = [r[3] for r in rows[: a.add] if r[0] > 1]
+            if a.restart_best and best is not None:
+                values = {k: np.asarray(v, float) for k, v in best["values"].items()}
             if not worst:
                 log(f"g {g}: no screened point above 1, next g")
                 break
             points += worst
+        if not ok and a.fallback and best is not None:
+            values = {k: np.asarray(v, float) for k, v in best["values"].items()}
+            log(f"g {g}: hard goal missed on the screen, next g from the best design")
+
+
+def distinct_configs(rows, n):
+    """The first ``n`` points of ``rows`` at distinct ``(t1, t2)``."""
+    out, seen = [], set()
+    for r in rows:
+        key = (round(r[3]["t1"], 12), round(r[3]["t2"], 12))
+        if len(out) < n and key not in seen:
+            seen.add(key)
+            out.append(r[3])
+    return out
+
+
+def record(values, g, rnd, points, obj, grid, scr, frac=1.0):
+    """A design with its working set and screen, as written to the round files."""
+    g1, g2, mr, rows = scr
+    w1 = max(rows, key=lambda r: r[1])[3]
+    w2 = max(rows, key=lambda r: r[2])[3]
+    return dict(
+        values={k: np.asarray(v).tolist() for k, v in values.items()}, g=g, round=rnd,
+        points=list(points), stacked=obj, step_fraction=frac,
+        screen=dict(grid=grid, gamma1=g1, gamma2=g2, max_real=mr, where1=w1, where2=w2),
+        status="NOT certified (sampled screen only)",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
