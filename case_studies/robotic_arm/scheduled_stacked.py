@@ -103,23 +103,67 @@ def set_values(values):
         PROB.controller.tunables[k].value = np.asarray(v, float)
 
 
-def tune(points, g, maxiter, stab_points=()):
-    """Min-max of the stacked norm over ``points`` from the current surface values.
+class DampedProblem(TuningProblem):
+    """The engine's problem with a damping barrier: every loop's poles ``p`` also satisfy
+    ``-Re p >= damping |p|``.
 
+    A guard loop with a norm-free barrier otherwise settles on a nearly undamped pole
+    (damping 0.02 at 8.9 rad/s after one round from the stored design, whose smallest
+    damping on the screen is 0.11), and ``||W_e S||`` there grows to 6.
+    """
+
+    damping = 0.0
+
+    def _stable(self, x):
+        if not super()._stable(x):
+            return False
+        for lft in self.loops:
+            a = lft.statespace(x)[0]
+            if a.shape[0]:
+                lam = np.linalg.eigvals(a)
+                if np.any(-lam.real < self.damping * np.abs(lam)):
+                    return False
+        return True
+
+
+def tune(points, g, maxiter, stab_points=(), goal="stacked", margin=1.0, decay=None, damping=0.0):
+    """Min-max over ``points`` from the current surface values.
+
+    ``goal="stacked"``: the largest stacked norm ``||[W_e S; W_T K S / g]||``;
+    ``goal="max"``: the largest of ``||W_e S|| / margin`` and ``||W_T K S|| / g`` (two
+    terms per point, the screen's ranking for ``margin = 1``).  The stacked norm lies
+    between that maximum and ``sqrt(2)`` times it, near the top when both goals peak at
+    the same frequency, as on the high-gain stored designs.
     ``stab_points``: frozen plants whose loops only have to stay stable (the engine's
     barrier: an eigenvalue test per loop, no norm), a cheap guard for the configurations
-    between the working set's.
+    between the working set's.  ``decay``: every loop's poles (working set and guard,
+    without the weights' poles) must have real parts ``<= -decay`` (``None``: the
+    engine's default ``1e-7``, which lets a guard loop settle on a nearly undamped pole)
+    and, with ``decay``, ``damping``: their damping ratios must be ``>= damping``.
     """
     K = PROB.controller
     params = ParameterVector(K.tunables)
 
-    def loop(pt):
+    def loop(pt, P):
         Kc = K.usubs({"t1": pt["t1"], "t2": pt["t2"]})
-        return TunableLFT(lft_lower(as_model(_balanced(stacked(plant(pt), g))), Kc), params)
+        return TunableLFT(lft_lower(as_model(_balanced(P)), Kc), params)
 
-    lfts = [loop(pt) for pt in points]
-    guard = [loop(pt) for pt in stab_points]
-    prob = TuningProblem(params, [Term(lf) for lf in lfts], loops=lfts + guard, multipeak=True)
+    W2 = control.ss([], [], [], np.eye(2) * float(PROB.WT))
+    if goal == "stacked":
+        lfts = [loop(pt, stacked(plant(pt), g)) for pt in points]
+        terms = [Term(lf) for lf in lfts]
+    else:
+        lfts = [loop(pt, control.augw(plant(pt), WE2)) for pt in points]
+        terms = [Term(lf, scale=1 / margin) for lf in lfts]
+        terms += [Term(loop(pt, control.augw(plant(pt), None, W2)), scale=1 / g) for pt in points]
+    if decay is None:
+        prob = TuningProblem(params, terms, loops=lfts, multipeak=True)
+        prob.loops += [loop(pt, control.augw(plant(pt), WE2)) for pt in stab_points]
+    else:
+        # the static weight adds no states: W_e's pole at -0.01 would cap the decay
+        guard = [loop(pt, control.augw(plant(pt), None, W2)) for pt in [*points, *stab_points]]
+        prob = DampedProblem(params, terms, loops=guard, multipeak=True, min_decay=decay)
+        prob.damping = damping
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         runs, best = prob.solve(maxiter=maxiter, polish="near", near=1e-2, join=1e-6)
@@ -180,6 +224,10 @@ def main():
     ap.add_argument("--cutback", type=float, nargs="*", default=[])
     ap.add_argument("--restart-best", action="store_true")
     ap.add_argument("--stab-grid", type=int, default=0)
+    ap.add_argument("--goal", default="stacked", choices=("stacked", "max"))
+    ap.add_argument("--margin", type=float, default=1.0)
+    ap.add_argument("--decay", type=float, default=None)
+    ap.add_argument("--damping", type=float, default=0.0)
     ap.add_argument(
         "--resume", action="store_true",
         help="take the working set from START's 'points' and add the start screen's worst",
@@ -227,7 +275,9 @@ def main():
         for rnd in range(a.rounds):
             t0 = time.perf_counter()
             set_values(values)
-            values, obj = tune(points, g, a.maxiter, stab_points)
+            values, obj = tune(
+                points, g, a.maxiter, stab_points, a.goal, a.margin, a.decay, a.damping
+            )
             scr = screen(values, g, a.screen)
             g1, g2, mr, rows = scr
             log(
