@@ -229,6 +229,10 @@ def main():
     ap.add_argument("--decay", type=float, default=None)
     ap.add_argument("--damping", type=float, default=0.0)
     ap.add_argument(
+        "--g1-max", type=float, default=1.0,
+        help="largest screened gamma1 of a kept design (below 1: room for the grid's gaps)",
+    )  # fmt: skip
+    ap.add_argument(
         "--resume", action="store_true",
         help="take the working set from START's 'points' and add the start screen's worst",
     )  # fmt: skip
@@ -268,7 +272,7 @@ def main():
         ]
     log(f"working set: {len(points)} points, stability guard: {len(stab_points)} loops")
     best = None
-    if g1 < 1 and mr < 0:
+    if g1 < a.g1_max and mr < 0:
         best = record(values, None, None, points, None, a.screen, (g1, g2, mr, rows))
     for g in a.g:
         ok = False
@@ -288,7 +292,7 @@ def main():
             rec = record(values, g, rnd, points, obj, a.screen, scr)
             with open(f"{a.out}_g{g}_r{rnd}.json", "w") as fh:
                 json.dump(rec, fh)
-            ok = g1 < 1 and mr < 0
+            ok = g1 < a.g1_max and mr < 0
             cand = (rec, values) if ok else None
             if not ok and best is not None and a.cutback:
                 # The step of the round left the hard goal somewhere off the working set:
@@ -302,7 +306,7 @@ def main():
                         f"  cut back {frac}: gamma1 {c[0]:.4f} gamma2 {c[1]:.4f} "
                         f"max real {c[2]:.4f}"
                     )
-                    if c[0] < 1 and c[2] < 0 and c[1] < best["screen"]["gamma2"]:
+                    if c[0] < a.g1_max and c[2] < 0 and c[1] < best["screen"]["gamma2"]:
                         cand = (record(v, g, rnd, points, None, a.screen, c, frac), v)
                         break
             if cand is not None and (

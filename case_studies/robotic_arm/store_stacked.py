@@ -77,9 +77,10 @@ def main():
     print(json.dumps(checks[key]))
     prov = (
         "NOT a certified design: sampled only (python-control loops, SLICOT AB13DD), no "
-        "wcgain bound. Robust LPV synthesis of the arm, problem (27), on the stacked goal "
-        "[W_e S; W_T K S / g] by case_studies/robotic_arm/scheduled_stacked.py (continuation "
-        f"in g from arm_lpv_soft_phase.json; this design: g {d.get('g')}, round "
+        "wcgain bound. Robust LPV synthesis of the arm, problem (27), by "
+        "case_studies/robotic_arm/scheduled_stacked.py (min-max of the stacked goal "
+        "[W_e S; W_T K S / g] or of max(||W_e S|| / margin, ||W_T K S|| / g), from "
+        f"arm_lpv_soft_phase.json; this design: g {d.get('g')}, round "
         f"{d.get('round')}, step fraction {d.get('step_fraction', 1.0)}). Independent check "
         f"(check_design.py) on {r['loops']} loops ({a.grid}x{a.grid} (t1, t2) x nominal + 32 "
         f"vertices + {a.random} random, seed {a.seed}): unstable {r['unstable']}, worst "

@@ -5,6 +5,8 @@
   with python-control loops and SLICOT AB13DD (``gamma2_floor.verify``).
 * ``DampedProblem``'s barrier accepts the design exactly when the damping ratios of the
   python-control closed loop's eigenvalues reach the threshold.
+* The stored checkpoint ``checkpoints/arm_lpv_stacked.json`` (sampled, not certified): its
+  recorded check figures and its four nominal corner loops, rebuilt independently.
 """
 
 import json
@@ -94,3 +96,47 @@ def test_damping_barrier_against_python_control_poles(ss, stored):
     # the decay barrier alone (damping 0) against the same poles
     prob, x0, *_ = _problem(ss, stored, [pt], 11.5, 0.97, 1.1 * decay, 0.0)
     assert prob._stable(x0) is False
+
+
+def test_stacked_checkpoint_corner_loops():
+    """``checkpoints/arm_lpv_stacked.json``: its check figures, and its four nominal corner
+    loops rebuilt here (python-control + AB13DD, and a frequency grid of ``G(jw)``,
+    ``K(jw)`` that must come within 0.5 % of the stored norms from below)."""
+    from robustmb.examples import arm_lpv_tuning_problem
+
+    with open(os.path.join(STUDY, "checkpoints", "arm_lpv_stacked.json")) as fh:
+        d = json.load(fh)
+    assert d["provenance"].startswith("NOT a certified design")
+    grids = [v for k, v in d["checks"].items() if k.startswith("grid")]
+    assert grids
+    for g in grids:
+        assert g["unstable"] == 0 and g["max_pole_real"] < 0
+        assert g["gamma1"] < 1 and g["gamma2"] < 13.59  # the soft-phase design's 13.59
+    prob = arm_lpv_tuning_problem()
+    els = prob.closed_loop.uncertainty
+    nominal = {n: float(els[n].nominal) for n in ("m1", "J1", "rho1", "L2", "m3")}
+    ctrl = prob.controller.usubs({k: np.asarray(v, float) for k, v in d["values"].items()})
+    we2 = control.append(control.ss(prob.We), control.ss(prob.We))
+    w = np.logspace(-3, 4, 6000)
+    assert len(d["checks"]["corners_nominal"]) == 4
+    for rec in d["checks"]["corners_nominal"]:
+        sched = {"t1": rec["t1"], "t2": rec["t2"]}
+        k = ctrl.usubs(sched)
+        k = control.ss(k.A, k.B, k.C, k.D)
+        g = prob.plant.usubs(sched | nominal)
+        g = control.ss(g.A, g.B, g.C, g.D)
+        s = control.feedback(control.ss([], [], [], np.eye(2)), control.series(k, g))
+        assert np.max(np.linalg.eigvals(s.A).real) < 0
+        g1 = control.norm(control.series(s, we2), "inf")
+        g2 = control.norm(control.series(s, k), "inf") * float(prob.WT)
+        assert g1 == pytest.approx(rec["gamma1"], rel=1e-6)
+        assert g2 == pytest.approx(rec["gamma2"], rel=1e-6)
+        # S = (I + G K)^-1 from the open-loop responses, no closed-loop state space
+        gw = np.moveaxis(g(1j * w), -1, 0)
+        kw = np.moveaxis(k(1j * w), -1, 0)
+        sw = np.linalg.inv(np.eye(2) + gw @ kw)
+        wew = np.asarray(prob.We(1j * w)).reshape(-1)[:, None, None]
+        s1 = np.linalg.svd(wew * sw, compute_uv=False)[:, 0].max()
+        s2 = np.linalg.svd(kw @ sw, compute_uv=False)[:, 0].max() * float(prob.WT)
+        assert rec["gamma1"] * (1 - 5e-3) <= s1 <= rec["gamma1"] * (1 + 1e-8)
+        assert rec["gamma2"] * (1 - 5e-3) <= s2 <= rec["gamma2"] * (1 + 1e-8)
