@@ -14,7 +14,6 @@ import numpy as np
 
 from ..analysis import hinfnorm
 from ..analysis.balancing import balance_realization
-from ..analysis.norms_stability import stability_verdict
 from . import hinf_slicot as _slicot
 from ._memo import last_call as _last_call
 from .stability import STABLE, UNSTABLE, band_verdict
@@ -57,6 +56,41 @@ def _solved_sigma(a, b, c, d):
         return _sigma_max(c @ np.linalg.solve(1j * w[:, None, None] * eye - a, rhs) + d)
 
     return sig
+
+
+def _solved_dsig(a, b, c, d):
+    """``w -> (sigma_max(G(jw)), d sigma_max / dw)`` at one frequency by LU solves:
+    ``G' = -j C (jw I - A)^-2 B`` by two solves with the same matrix."""
+    eye = np.eye(a.shape[0])
+
+    def dsig(w):
+        m = 1j * w * eye - a
+        x = np.linalg.solve(m, b)
+        u, sv, vh = np.linalg.svd(c @ x + d)
+        gp = -1j * (c @ np.linalg.solve(m, x))
+        return float(sv[0]), float(np.real(u[:, 0].conj() @ gp @ vh[0].conj()))
+
+    return dsig
+
+
+def _pow2_balanced(a, b, c):
+    """``(A, B, C)`` balanced by powers of two (exact, the same ``G``): LAPACK ``dgebal``
+    on ``A``, then ``B 2^k`` and ``C 2^-k`` brought to about equal norms."""
+    a, b, c = balance_realization(a, b, c)
+    nb, nc = np.linalg.norm(b), np.linalg.norm(c)
+    if nb > 0 and nc > 0:
+        k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2
+        b, c = np.ldexp(b, k), np.ldexp(c, -k)
+    return a, b, c
+
+
+def _interval_points(im, ends):
+    """Test points of a level set with crossings ``im`` (sorted, ``>= 0``): the midpoints
+    between consecutive crossings, with the crossings themselves (``ends=True``, the
+    level-set iterations' candidates) or with ``w = 0`` (``ends=False``: one point
+    inside each interval the crossings cut ``[0, inf)`` into, but the unbounded one)."""
+    mids = 0.5 * (im[1:] + im[:-1])
+    return np.concatenate((im if ends else [0.0], mids))
 
 
 class _LevelHamiltonian:
@@ -157,7 +191,7 @@ def _level_set(sig, lam, realization, tol, w_hint, maxit, crossings, stop_above=
             return Above(lower)
         if im.size == 0:
             return lower, wpeak, bracket
-        pts = np.concatenate((im, 0.5 * (im[1:] + im[:-1])))
+        pts = _interval_points(im, ends=True)
         vals = sig(pts)
         k = int(np.argmax(vals))
         # The maximiser lies between the crossings on either side of the best point.
@@ -198,7 +232,7 @@ def _stiff_crossings(h):
     return np.unique(np.abs(e[near].imag))
 
 
-def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
+def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None, verdict=None):
     """Peak gain of a stable, real, continuous model by a lean level-set iteration.
 
     The response is evaluated in modal form (one eigendecomposition), and the
@@ -214,7 +248,11 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     ``above``: an :class:`Above` once the level set's lower bound exceeds it and the
     verdict is stable.  With every computed pole stable the level set runs first: its
     ``None`` skips the band test (the stiff path makes it on the same balanced ``A``).
+    ``verdict``: the band verdict when the caller made it already (``hinfnorm``'s, on
+    the balanced ``A``: :mod:`.hinf_ab13dd_check`); not ``STABLE``: ``None``.
     """
+    if verdict not in (None, STABLE):
+        return None
     modal = _modal_form(a, b, c)
     if modal is None:
         return None
@@ -233,7 +271,8 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     # its rounding band is unstable (inf); one inside its band is left to the stiff path
     # and hinfnorm (None).  A modal form of condition 1e6 can put a truly unstable pole
     # (50-digit abscissa +2e-11) at a computed -2.1e-11.
-    verdict = band_verdict(a, poles=lam)
+    if verdict is None:
+        verdict = band_verdict(a, poles=lam)
     if verdict == UNSTABLE:
         return np.inf, np.nan
     if verdict != STABLE:
@@ -245,7 +284,7 @@ def _modal_hinf(a, b, c, d, tol, w_hint=None, maxit=40, above=None):
     return out if isinstance(out, Above) else _polish_modal(lam, cv, vb, d, sig, *out)
 
 
-def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None):
+def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None, verdict=None):
     """Peak gain and frequency of a stable, real, continuous model whose level set the
     modal loop (:func:`_modal_hinf`) cannot trust: an ill-conditioned modal form, or a
     Hamiltonian whose norm is far above its eigenvalues (large gains).
@@ -266,20 +305,19 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None):
     can miss the norm by more than ``tol`` (1.4e-6 and 8.1e-6 below on two review
     cases, up to 1e-5 above under non-diagonal ill-conditioning; see
     :func:`hinf_gradient`).  The optimiser's inner loop only: a run's value is
-    re-verified by ``hinfnorm``.  ``above``: as :func:`_modal_hinf`.
+    re-verified by ``hinfnorm``.  ``above``, ``verdict``: as :func:`_modal_hinf`.
     """
-    a, b, c = balance_realization(a, b, c)
-    nb, nc = np.linalg.norm(b), np.linalg.norm(c)
-    if nb > 0 and nc > 0:
-        k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2  # B 2^k, C 2^-k: the same G
-        b, c = np.ldexp(b, k), np.ldexp(c, -k)
+    if verdict not in (None, STABLE):
+        return None
+    a, b, c = _pow2_balanced(a, b, c)
     # The stiff path runs exactly when the eigenvectors are ill-conditioned, so the sign
     # of a computed Re(lambda) proves nothing: hinfnorm's test (pole_bands on the same
     # balanced A, the one verdict function through band_verdict) decides.  A pole beyond
     # the axis by more than its band: unstable, as hinfnorm says; one inside its band:
     # left to hinfnorm's verified inclusion.
     lam = np.linalg.eigvals(a)
-    verdict = band_verdict(a, poles=lam, balanced=True)
+    if verdict is None:
+        verdict = band_verdict(a, poles=lam, balanced=True)
     if verdict == UNSTABLE:
         return np.inf, np.nan
     if verdict != STABLE:
@@ -296,16 +334,7 @@ def _stiff_hinf(a, b, c, d, tol, w_hint=None, maxit=60, above=None):
         if sig(np.array([1e-4 * max(float(mag.min()), 1e-9)]))[0] <= lower:
             return lower, wpeak
         return _polish(sig, lower, wpeak, bracket)
-    eye = np.eye(a.shape[0])
-
-    def dsig(w):
-        # G' = -j C (jw I - A)^-2 B by two solves with the same matrix.
-        m = 1j * w * eye - a
-        x = np.linalg.solve(m, b)
-        u, sv, vh = np.linalg.svd(c @ x + d)
-        gp = -1j * (c @ np.linalg.solve(m, x))
-        return float(sv[0]), float(np.real(u[:, 0].conj() @ gp @ vh[0].conj()))
-
+    dsig = _solved_dsig(a, b, c, d)
     return _secant_peak(dsig, sig, lower, wpeak, bracket or (0.5 * wpeak, 2.0 * wpeak))
 
 
@@ -459,15 +488,20 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
     >>> isinstance(v, Above), float(v), G is None  # the gain 1.5 at w = 0 is above 1
     (True, 1.5, True)
     """
+    verdict = None
     if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0] and _slicot.ENABLED:
-        out, w_hint = _slicot_hinf_gradient(a, b, c, d, tol, w_hint, above)
+        # imported here: the AB13DD path's module builds on this one's level sets
+        from .hinf_ab13dd_check import slicot_hinf_gradient
+
+        out, w_hint, verdict = slicot_hinf_gradient(a, b, c, d, tol, w_hint, above)
         if out is not None:
             return out
     fast = None
     if dt == 0 and a.shape[0] and b.shape[1] and c.shape[0]:
-        fast = _modal_hinf(a, b, c, d, tol, w_hint, above=above)
+        # the band verdict already made on the balanced A, when AB13DD's value was not taken
+        fast = _modal_hinf(a, b, c, d, tol, w_hint, above=above, verdict=verdict)
         if fast is None:
-            fast = _stiff_hinf(a, b, c, d, tol, w_hint, above=above)
+            fast = _stiff_hinf(a, b, c, d, tol, w_hint, above=above, verdict=verdict)
         if isinstance(fast, Above):
             return fast, np.nan, None
     gamma, fpeak = fast if fast is not None else hinfnorm((a, b, c, d, dt), tol=tol)
@@ -475,84 +509,6 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
         return np.inf, fpeak, None
     sv, grad = peak_gradient(a, b, c, d, dt, fpeak)
     return sv, float(fpeak), grad
-
-
-def _slicot_hinf_gradient(a, b, c, d, tol, w_hint, above):
-    """:func:`hinf_gradient` of a continuous loop by SLICOT AB13DD (:mod:`.hinf_slicot`),
-    checked by one level set: ``(result, hint)``, ``result`` ``None`` when the Python
-    level sets must evaluate the loop, starting from the frequency ``hint``.
-
-    Stability as ``hinfnorm`` decides it before its verified inclusion: the band test
-    on the balanced ``A`` (a pole beyond its rounding band: ``inf``; inside it: the
-    Python paths).  AB13DD can miss a peak on an ill-conditioned loop (COMPleib REA2
-    with gains ~4e5: 1.14792 at ``w = 0`` against the norm 1.14897 at ``w = 0.56``,
-    depending on its tolerance), so its value ``g`` is accepted only when the
-    Hamiltonian of level ``g (1 + 1e-6)`` has no crossing by the modal path's test and
-    that test can be trusted (its ``||H||`` criterion: it cannot on that REA2 loop), and
-    when the response at its frequency reproduces ``g`` (relative 1e-6).  Otherwise the
-    Python paths run, from AB13DD's frequency.  Not a certificate (the axis test rests
-    on rounding), like the Python paths.
-    """
-    ab = balance_realization(a, np.zeros((a.shape[0], 0)), np.zeros((0, a.shape[0])))[0]
-    lam = np.linalg.eigvals(ab)
-    if np.max(lam.real) >= 0.0:
-        return None, w_hint
-    # hinfnorm's call: the balanced A, its poles, and the given A whose rounding also
-    # bounds the poles' errors (the band test alone, without the verified inclusion).
-    verdict = stability_verdict(ab, 0.0, raw=a, poles=lam, verify=False)[0]
-    if verdict == UNSTABLE:
-        return (np.inf, np.nan, None), w_hint
-    if verdict != STABLE:
-        return None, w_hint
-    # The value is flat at the peak: a frequency to a relative ~sqrt(tol) only, and the
-    # subgradient is taken there (at 1e-9, 5e-6 to 1e-5 off and gradients up to 3.6e-3
-    # off on random 3-state models); at 1e-12 within 1e-12, for 10-25 % more time.
-    out = _slicot.ab13dd_peak(a, b, c, d, tol=min(tol, 1e-12), w_hint=w_hint)
-    if out is None:
-        return None, w_hint
-    gamma, w = out
-    if gamma > 0 and not _no_higher_peak(a, b, c, d, gamma * (1 + 1e-6)):
-        return None, w
-    sv, grad = peak_gradient(a, b, c, d, 0.0, w)
-    # AB13DD's value is that of its equilibrated coordinates: on an ill-conditioned loop
-    # (a mode of damping 1e-5 seen through a change of coordinates of condition 1e5) it
-    # was 2.2e-3 above the norm, the response here 2.3e-4 below it.
-    if not abs(sv - gamma) <= 1e-6 * gamma:
-        return None, w
-    if above is not None and sv > above:
-        return (Above(sv), np.nan, None), w
-    return (sv, float(w), grad), w
-
-
-def _no_higher_peak(a, b, c, d, level):
-    """True when the level set of ``level`` shows no response above it (not a proof).
-
-    The Hamiltonian of ``level`` with the modal path's axis test on the given
-    realisation when its ``||H||`` criterion trusts it, else the stiff path's generous
-    test on the realisation balanced by powers of two; every crossing found and every
-    midpoint between two is then evaluated (LU solves), as the level-set iterations do
-    before they stop: a spurious crossing (a pair of eigenvalues near the axis at a
-    level just above a peak) costs one batched evaluation, a missed peak shows as a
-    response above ``level`` between its crossings.
-    """
-    h = _LevelHamiltonian(a, b, c, d).at(level)
-    if h is None:
-        return False
-    cross = _modal_crossings(h)
-    if cross is None:
-        a, b, c = balance_realization(a, b, c)
-        nb, nc = np.linalg.norm(b), np.linalg.norm(c)
-        if nb > 0 and nc > 0:
-            k = (np.frexp(nc)[1] - np.frexp(nb)[1]) // 2  # B 2^k, C 2^-k: the same G
-            b, c = np.ldexp(b, k), np.ldexp(c, -k)
-        h = _LevelHamiltonian(a, b, c, d).at(level)
-        if h is None:
-            return False
-        cross = _stiff_crossings(h)
-    if not cross.size:
-        return True
-    pts = np.concatenate((cross, 0.5 * (cross[1:] + cross[:-1])))
-    return bool(np.max(_solved_sigma(a, b, c, d)(pts)) <= level)
 
 
 @_last_call
