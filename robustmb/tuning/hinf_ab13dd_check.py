@@ -147,9 +147,10 @@ def no_higher_peak(a, b, c, d, level, sig=None):
     >>> no_higher_peak(a, b, c, d, 1.5447541 * (1 + 1e-6)), no_higher_peak(a, b, c, d, 2.01)
     (False, True)
     """
-    sd = np.linalg.svd(d, compute_uv=False)[0] if d.size else 0.0
-    if not level > sd:
-        return False
+    # sigma_max(D) <= ||D||_F: its SVD only when the level is not above the latter
+    if d.size and not level > np.linalg.norm(d):
+        if not level > np.linalg.svd(d, compute_uv=False)[0]:
+            return False
     h = _LevelHamiltonian(a, b, c, d).at(level)
     if h is None:
         return False
