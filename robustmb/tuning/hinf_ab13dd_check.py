@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analysis.norms_stability import stability_verdict
 from . import hinf_slicot as _slicot
-from .gradients import (
+from .level_set_core import (
     Above,
     _interval_points,
     _LevelHamiltonian,
@@ -133,8 +133,8 @@ def no_higher_peak(a, b, c, d, level, sig=None):
     below ``level``.  The crossings are those of the modal path's axis test when its
     ``||H||`` criterion trusts it, else of the stiff path's generous test: a spurious
     crossing (eigenvalues near the axis at a level just above a peak) only splits an
-    interval.  ``(A, B, C, D)`` should be balanced (:func:`.gradients._pow2_balanced`);
-    ``sig``: its response (:func:`.gradients._solved_sigma`), built when not given.
+    interval.  ``(A, B, C, D)`` should be balanced (:func:`.level_set_core._pow2_balanced`);
+    ``sig``: its response (:func:`.level_set_core._solved_sigma`), built when not given.
 
     Examples
     --------
