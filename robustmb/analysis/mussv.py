@@ -9,7 +9,9 @@ evidence for both ends:
   by :func:`~robustmb.analysis.mu_upper.verify_upper_bound`;
 * ``lower`` comes with a structured perturbation ``delta`` of norm ``1 / lower`` that makes
   ``I - M delta`` singular (see :mod:`robustmb.analysis.mu_lower`), re-checked by
-  :func:`~robustmb.analysis.mu_lower.verify_lower_bound`.
+  :func:`~robustmb.analysis.mu_lower.verify_lower_bound`; it is reduced by a bound on the
+  rounding error of the eigenvalue that makes ``delta`` singular
+  (:func:`~robustmb.analysis.mu_lower.certified_lower`), so it is not above ``mu``.
 
 For complex structures with ``2 S + F <= 3`` (``S`` repeated scalars, ``F`` full blocks) the
 D-scaling bound equals ``mu`` (Packard & Doyle 1993), and the two bounds meet.
@@ -23,7 +25,7 @@ import numpy as np
 
 from .._blas import single_blas_thread
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
-from .mu_lower import lower_bound, verify_lower_bound
+from .mu_lower import certified_lower, lower_bound, verify_lower_bound
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
     ScalingParametrization,
@@ -430,8 +432,11 @@ def _mussv(
                 lo, dl = lower_bound(Mn[chunk], struct, b_init, w_init, seed=seed)
                 for j, k in enumerate(chunk):
                     if dl[j] is not None:
-                        lower_v[idx[k]] = lo[j] * s[k]
-                        deltas[idx[k]] = dl[j] / s[k]
+                        # the bound from the unnormalised matrix (Ms / s rounds), with
+                        # the eigenvalue's rounding error taken off (never above mu)
+                        lower_v[idx[k]], deltas[idx[k]] = certified_lower(
+                            Ms[idx[k]], struct, dl[j] / s[k]
+                        )
     blk_list = [b.blk for b in struct.blocks]
     if single:
         return MussvResult(
