@@ -517,9 +517,11 @@ def _certify(M, struct, beta, Dl, Gh):
     ``D`` (every scaled entry is then a product of three numbers) and large only where
     ``D`` acts badly on ``M``, or where rounding in a large ``G`` is not scaled down.
 
-    ``beta`` is raised until the test passes; a row that still fails after five raises
-    gets ``inf``, and every row whose bound is above ``sigma_max(M)`` (raised past its own
-    rounding) gets that bound with ``D = I``, ``G = 0`` when it passes the same test.
+    ``beta`` is raised until the test passes (by ``1 + 2 over``, or by the factor
+    ``lambda_max(W) + delta`` when the allowance is large); a row that still fails after
+    five raises gets ``inf``, and every row whose bound is above ``sigma_max(M)`` (raised
+    past its own allowance) gets that bound with ``D = I``, ``G = 0`` when it passes the
+    same test.
     ``beta = 0`` rows are left as they are.
     """
     beta = np.array(beta, dtype=float)
@@ -529,10 +531,12 @@ def _certify(M, struct, beta, Dl, Gh):
         margin, delta = margin_rounding_allowance(M[rows], struct, beta, D, G)
         room = np.sqrt(np.clip(1.0 - delta, 0.0, None))
         over = np.where(delta < 1.0, np.maximum(margin, 0.0) - room, np.inf)
-        return np.where(beta > 0, over, -1.0)
+        # lambda_max(W) + delta, which falls at least like 1 / beta as beta grows
+        load = np.maximum(margin, 0.0) ** 2 + delta
+        return np.where(beta > 0, over, -1.0), load
 
     for k in range(5):
-        over = excess(beta, D, G)
+        over, load = excess(beta, D, G)
         bad = over > 0
         if not bad.any():
             break
@@ -540,20 +544,26 @@ def _certify(M, struct, beta, Dl, Gh):
         # The margin moves like beta_min / beta, so 1 + over is usually enough; along any
         # vector lambda(W) = s^2 p + s q (s = 1 / beta, p >= 0) falls at least like s,
         # so the margin at least like sqrt(s), and 1 + 2 over always is (later rounds).
-        step = np.minimum(over[bad], 1.0)
-        beta[bad] *= 1.0 + (1.0 if k == 0 else 2.0) * step + 1e-14
+        # A large rounding allowance (over > 1/2) takes the factor lambda_max(W) + delta.
+        step = 1.0 + (1.0 if k == 0 else 2.0) * over[bad] + 1e-14
+        big = ~(over[bad] <= 0.5)
+        step[big] = load[bad][big] * (1.0 + 1e-14)
+        beta[bad] *= step
         D[bad], G[bad] = certificate_from_gevp(struct, beta[bad], Dl[bad], Gh[bad])
     else:
-        bad = excess(beta, D, G) > 0
+        bad = excess(beta, D, G)[0] > 0
     beta[bad] = np.inf
-    # the unscaled bound sigma_max(M), raised past its own rounding, where it is smaller
-    safe = np.linalg.norm(M, 2, axis=(-2, -1)) * (1.0 + 16 * max(M.shape[-2:]) * _EPS)
-    worse = np.flatnonzero((beta > 0) & (beta > safe))
+    # the unscaled bound sigma_max(M) (D = I, G = 0), raised past its own rounding
+    # allowance, where it is smaller
+    n = struct.n_z
+    eye = np.broadcast_to(np.eye(n, dtype=complex), M.shape[:1] + (n, n))
+    zero = np.zeros_like(eye)
+    sig = np.linalg.norm(M, 2, axis=(-2, -1))
+    worse = np.flatnonzero((beta > 0) & (beta > sig) & (sig > 0))
     if worse.size:
-        n = struct.n_z
-        eye = np.broadcast_to(np.eye(n, dtype=complex), (worse.size, n, n)).copy()
-        zero = np.zeros_like(eye)
-        ok = excess(safe[worse], eye, zero, worse) <= 0
-        worse = worse[ok]
-        beta[worse], D[worse], G[worse] = safe[worse], eye[ok], zero[ok]
+        _, delta = margin_rounding_allowance(M[worse], struct, sig[worse], eye[worse], zero[worse])
+        safe = sig[worse] * (1.0 + delta + 64 * max(M.shape[-2:]) * _EPS)
+        ok = (excess(safe, eye[worse], zero[worse], worse)[0] <= 0) & (safe < beta[worse])
+        worse, safe = worse[ok], safe[ok]
+        beta[worse], D[worse], G[worse] = safe, eye[worse], zero[worse]
     return beta, D, G
