@@ -299,9 +299,10 @@ def certified_lower(M, blk, delta):
       ``||E||_F <= 10 n eps ||A_b||_F``, the product ``M delta`` carries at most
       ``n eps |M| |delta|`` entrywise, and an eigenvalue of condition number ``kappa``
       (left and right eigenvectors) moves by at most ``r = kappa eta`` (``eta`` the sum of
-      both).  It is used for an eigenvalue whose disc of radius ``r`` is disjoint from
-      those of the others (then it holds one eigenvalue, real for a real ``A`` when
-      ``lambda_hat`` is real);
+      both).  Overlapping discs of radius ``r`` form clusters that hold as many exact
+      eigenvalues as computed ones; a cluster gives the smallest ``|lambda_hat| - r`` of
+      its members (with real blocks: a cluster of an odd number of real eigenvalues, which
+      holds a real one);
     * exact check (``n <= 10``, when the first-order bound loses more than ``1e-8``,
       i.e. near a defective eigenvalue): ``p(t) = det(I - t A)`` is evaluated in rational
       arithmetic on the floating-point entries at ``t_hat = 1 / lambda_hat``.  ``p(t_hat) =
@@ -368,11 +369,7 @@ def certified_lower(M, blk, delta):
     admissible &= w != 0
     if not admissible.any():
         return 0.0, None
-    gap = np.abs(w[:, None] - w[None, :])
-    np.fill_diagonal(gap, np.inf)
-    isolated = np.all(r[:, None] + r[None, :] < gap, axis=1)
-    val = np.where(admissible & isolated, np.abs(w) - r, 0.0)
-    i = int(np.argmax(val))
+    val, i = _cluster_values(w, r, struct.has_real)
     lower = max(float(val[i]), 0.0)
     top = int(np.argmax(np.where(admissible, np.abs(w), -1.0)))
     if lower < np.abs(w[top]) * (1.0 - 1e-8) and n <= _EXACT_MAX_N:
@@ -383,6 +380,37 @@ def certified_lower(M, blk, delta):
         return 0.0, None
     lam = w[i].real if struct.has_real else w[i]
     return float(lower / nrm * (1.0 - 4 * _EPS)), delta / lam
+
+
+def _cluster_values(w, r, real):
+    """Certified ``|lambda|`` per computed eigenvalue ``w_i`` with error radius ``r_i``.
+
+    The discs ``|z - w_i| <= r_i`` that overlap form clusters; by continuity a cluster of
+    ``k`` discs holds ``k`` exact eigenvalues (to first order), each of modulus at least
+    the smallest ``|w_i| - r_i`` of the cluster.  With real blocks a cluster counts only
+    if its computed eigenvalues are all real and odd in number (the exact ones of a real
+    matrix come in conjugate pairs, and the discs are symmetric about the real axis).
+    Returns the value of each eigenvalue's cluster (0 where none) and the index of the
+    largest |w_i| among the best clusters.
+    """
+    m = len(w)
+    over = r[:, None] + r[None, :] >= np.abs(w[:, None] - w[None, :])
+    label = np.arange(m)
+    for _ in range(m):  # connected components of the overlap graph
+        new = np.min(np.where(over, label[None, :], m), axis=1)
+        if np.array_equal(new, label):
+            break
+        label = new
+    val = np.zeros(m)
+    for c in np.unique(label):
+        mem = label == c
+        if real and not (np.all(w[mem].imag == 0) and mem.sum() % 2 == 1):
+            continue
+        if np.any(w[mem] == 0):
+            continue
+        val[mem] = max(float(np.min(np.abs(w[mem]) - r[mem])), 0.0)
+    i = int(np.lexsort((np.abs(w), val))[-1])
+    return val, i
 
 
 def _exact_root_modulus(A, lam_hat, *, real):

@@ -138,3 +138,10 @@ def test_ill_conditioned_eigenvalue_is_deflated():
     for blk in ([(4, 0)], [(-4, 0)]):
         r = rmb.mussv(M, blk)
         assert mpmath.mpf(r.lower) <= mu
+
+
+def test_multiple_eigenvalue_beyond_the_exact_check():
+    # 2 I (12 x 12): twelve equal eigenvalues, too many for the exact check; their discs
+    # form one cluster, which holds the exact eigenvalues (complex scalar: mu = 2)
+    r = _check(2.0 * np.eye(12), [(12, 0)], mpmath.mpf(2))
+    assert r.lower > 0
