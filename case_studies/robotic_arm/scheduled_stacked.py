@@ -17,8 +17,25 @@ grid x (nominal + 32 vertices) with python-control + SLICOT AB13DD
 ``max(gamma1, gamma2 / g)``) to the working set, repeat.  Every round's design is
 written with its screen to ``--out``, marked not certified (a screen samples the box).
 
+Continuation in ``g``: ``--g 13 11 9 7`` lowers the effort level step by step, each level
+started from the previous level's last design (a design meeting the hard goal everywhere,
+such as a stored checkpoint, is a start that is feasible for a large ``g``).  ``--seed-add``
+puts the start screen's worst points into the working set before the first round.  The
+design with ``gamma1 < 1`` and the smallest ``gamma2`` on the screen is kept in
+``PREFIX_best.json``; with ``--fallback`` a level whose rounds end with ``gamma1 >= 1`` on
+the screen hands that kept design (not its own last one) to the next level.
+
+``--cutback F1 F2 ...``: when a round's design misses the hard goal on the screen, the
+fractions ``F`` of the step from the kept design toward it are screened in turn and the
+first feasible one with a lower ``gamma2`` is kept.  ``--stab-grid N`` guards stability
+between the working set's configurations: the loops at an ``N x N`` ``(t1, t2)`` grid x
+9 physical points (nominal; ``m1, J1, rho1`` all low or all high x ``L2``, ``m3`` at their
+ends) enter the engine's stability barrier (eigenvalues only, no norm).
+
 Usage: ``python case_studies/robotic_arm/scheduled_stacked.py --start START.json --g 3
-[--configs 45,135 90,135 ...] [--rounds 4] [--screen 5] [--add 6] [--out PREFIX]``.
+[--configs 45,135 90,135 ...] [--rounds 4] [--screen 5] [--add 6] [--seed-add 4]
+[--seed-g1 4] [--cutback 0.5 0.25] [--restart-best] [--stab-grid 7] [--fallback]
+[--out PREFIX]``.
 ``START.json`` holds ``values`` (``K.M0``, ``K.M1``, ``K.M2``) or ``lti`` (``A, B, C, D``
 in torque units, frozen into ``M0``).
 """
@@ -86,16 +103,67 @@ def set_values(values):
         PROB.controller.tunables[k].value = np.asarray(v, float)
 
 
-def tune(points, g, maxiter):
-    """Min-max of the stacked norm over ``points`` from the current surface values."""
+class DampedProblem(TuningProblem):
+    """The engine's problem with a damping barrier: every loop's poles ``p`` also satisfy
+    ``-Re p >= damping |p|``.
+
+    A guard loop with a norm-free barrier otherwise settles on a nearly undamped pole
+    (damping 0.02 at 8.9 rad/s after one round from the stored design, whose smallest
+    damping on the screen is 0.11), and ``||W_e S||`` there grows to 6.
+    """
+
+    damping = 0.0
+
+    def _stable(self, x):
+        if not super()._stable(x):
+            return False
+        for lft in self.loops:
+            a = lft.statespace(x)[0]
+            if a.shape[0]:
+                lam = np.linalg.eigvals(a)
+                if np.any(-lam.real < self.damping * np.abs(lam)):
+                    return False
+        return True
+
+
+def tune(points, g, maxiter, stab_points=(), goal="stacked", margin=1.0, decay=None, damping=0.0):
+    """Min-max over ``points`` from the current surface values.
+
+    ``goal="stacked"``: the largest stacked norm ``||[W_e S; W_T K S / g]||``;
+    ``goal="max"``: the largest of ``||W_e S|| / margin`` and ``||W_T K S|| / g`` (two
+    terms per point, the screen's ranking for ``margin = 1``).  The stacked norm lies
+    between that maximum and ``sqrt(2)`` times it, near the top when both goals peak at
+    the same frequency, as on the high-gain stored designs.
+    ``stab_points``: frozen plants whose loops only have to stay stable (the engine's
+    barrier: an eigenvalue test per loop, no norm), a cheap guard for the configurations
+    between the working set's.  ``decay``: every loop's poles (working set and guard,
+    without the weights' poles) must have real parts ``<= -decay`` (``None``: the
+    engine's default ``1e-7``, which lets a guard loop settle on a nearly undamped pole)
+    and, with ``decay``, ``damping``: their damping ratios must be ``>= damping``.
+    """
     K = PROB.controller
     params = ParameterVector(K.tunables)
-    loops = []
-    for pt in points:
+
+    def loop(pt, P):
         Kc = K.usubs({"t1": pt["t1"], "t2": pt["t2"]})
-        loops.append(lft_lower(as_model(_balanced(stacked(plant(pt), g))), Kc))
-    lfts = [TunableLFT(cl, params) for cl in loops]
-    prob = TuningProblem(params, [Term(lf) for lf in lfts], loops=lfts, multipeak=True)
+        return TunableLFT(lft_lower(as_model(_balanced(P)), Kc), params)
+
+    W2 = control.ss([], [], [], np.eye(2) * float(PROB.WT))
+    if goal == "stacked":
+        lfts = [loop(pt, stacked(plant(pt), g)) for pt in points]
+        terms = [Term(lf) for lf in lfts]
+    else:
+        lfts = [loop(pt, control.augw(plant(pt), WE2)) for pt in points]
+        terms = [Term(lf, scale=1 / margin) for lf in lfts]
+        terms += [Term(loop(pt, control.augw(plant(pt), None, W2)), scale=1 / g) for pt in points]
+    if decay is None:
+        prob = TuningProblem(params, terms, loops=lfts, multipeak=True)
+        prob.loops += [loop(pt, control.augw(plant(pt), WE2)) for pt in stab_points]
+    else:
+        # the static weight adds no states: W_e's pole at -0.01 would cap the decay
+        guard = [loop(pt, control.augw(plant(pt), None, W2)) for pt in [*points, *stab_points]]
+        prob = DampedProblem(params, terms, loops=guard, multipeak=True, min_decay=decay)
+        prob.damping = damping
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         runs, best = prob.solve(maxiter=maxiter, polish="near", near=1e-2, join=1e-6)
@@ -150,6 +218,20 @@ def main():
     ap.add_argument("--add", type=int, default=6)
     ap.add_argument("--maxiter", type=int, default=150)
     ap.add_argument("--out", default="/tmp/arm_scheduled_stacked")
+    ap.add_argument("--seed-add", type=int, default=0)
+    ap.add_argument("--fallback", action="store_true")
+    ap.add_argument("--seed-g1", type=int, default=0)
+    ap.add_argument("--cutback", type=float, nargs="*", default=[])
+    ap.add_argument("--restart-best", action="store_true")
+    ap.add_argument("--stab-grid", type=int, default=0)
+    ap.add_argument("--goal", default="stacked", choices=("stacked", "max"))
+    ap.add_argument("--margin", type=float, default=1.0)
+    ap.add_argument("--decay", type=float, default=None)
+    ap.add_argument("--damping", type=float, default=0.0)
+    ap.add_argument(
+        "--g1-max", type=float, default=1.0,
+        help="largest screened gamma1 of a kept design (below 1: room for the grid's gaps)",
+    )  # fmt: skip
     ap.add_argument(
         "--resume", action="store_true",
         help="take the working set from START's 'points' and add the start screen's worst",
@@ -172,29 +254,102 @@ def main():
     log(f"start: screen gamma1 {g1:.4f} gamma2 {g2:.4f} max real {mr:.4f}")
     if a.resume:
         points += [r[3] for r in rows[: a.add] if r[0] > 1]
+    points += [r[3] for r in rows[: a.seed_add]]
+    points += distinct_configs(sorted(rows, key=lambda r: -r[1]), a.seed_g1)
+    stab_points = []
+    if a.stab_grid:
+        r1, r2 = (ELS[n].range for n in ("t1", "t2"))
+        # L2 and m3 decide the loop's stability margin most (screens of the rounds);
+        # the other three at both ends together
+        levels = [(0,) * 5] + [
+            (e, e, e, l2, m3) for e in (-1, 1) for l2 in (-1, 1) for m3 in (-1, 1)
+        ]  # fmt: skip
+        stab_points = [
+            {"t1": float(t1), "t2": float(t2)} | physical(lv)
+            for t1 in np.linspace(*r1, a.stab_grid)
+            for t2 in np.linspace(*r2, a.stab_grid)
+            for lv in levels
+        ]
+    log(f"working set: {len(points)} points, stability guard: {len(stab_points)} loops")
+    best = None
+    if g1 < a.g1_max and mr < 0:
+        best = record(values, None, None, points, None, a.screen, (g1, g2, mr, rows))
     for g in a.g:
+        ok = False
         for rnd in range(a.rounds):
             t0 = time.perf_counter()
             set_values(values)
-            values, obj = tune(points, g, a.maxiter)
-            g1, g2, mr, rows = screen(values, g, a.screen)
+            values, obj = tune(
+                points, g, a.maxiter, stab_points, a.goal, a.margin, a.decay, a.damping
+            )
+            scr = screen(values, g, a.screen)
+            g1, g2, mr, rows = scr
             log(
                 f"g {g} round {rnd}: {len(points)} points, stacked {obj:.4f}; screen "
                 f"{a.screen}x{a.screen}x33 gamma1 {g1:.4f} gamma2 {g2:.4f} max real {mr:.4f} "
                 f"({time.perf_counter() - t0:.0f} s)"
             )
-            rec = dict(
-                values={k: v.tolist() for k, v in values.items()}, g=g, round=rnd,
-                points=points, stacked=obj, screen=dict(grid=a.screen, gamma1=g1, gamma2=g2,
-                max_real=mr), status="NOT certified (sampled screen only)",
-            )  # fmt: skip
+            rec = record(values, g, rnd, points, obj, a.screen, scr)
             with open(f"{a.out}_g{g}_r{rnd}.json", "w") as fh:
                 json.dump(rec, fh)
+            ok = g1 < a.g1_max and mr < 0
+            cand = (rec, values) if ok else None
+            if not ok and best is not None and a.cutback:
+                # The step of the round left the hard goal somewhere off the working set:
+                # the shortest fraction of it tried first that keeps gamma1 < 1 and lowers
+                # gamma2 on the screen is a feasible design closer to the round's optimum.
+                b = {k: np.asarray(v, float) for k, v in best["values"].items()}
+                for frac in a.cutback:
+                    v = {k: b[k] + frac * (values[k] - b[k]) for k in b}
+                    c = screen(v, g, a.screen)
+                    log(
+                        f"  cut back {frac}: gamma1 {c[0]:.4f} gamma2 {c[1]:.4f} "
+                        f"max real {c[2]:.4f}"
+                    )
+                    if c[0] < a.g1_max and c[2] < 0 and c[1] < best["screen"]["gamma2"]:
+                        cand = (record(v, g, rnd, points, None, a.screen, c, frac), v)
+                        break
+            if cand is not None and (
+                best is None or cand[0]["screen"]["gamma2"] < best["screen"]["gamma2"]
+            ):
+                best = cand[0]
+                with open(f"{a.out}_best.json", "w") as fh:
+                    json.dump(best, fh)
+                log(f"best so far: g {g} round {rnd}, screen {best['screen']}")
             worst = [r[3] for r in rows[: a.add] if r[0] > 1]
+            if a.restart_best and best is not None:
+                values = {k: np.asarray(v, float) for k, v in best["values"].items()}
             if not worst:
                 log(f"g {g}: no screened point above 1, next g")
                 break
             points += worst
+        if not ok and a.fallback and best is not None:
+            values = {k: np.asarray(v, float) for k, v in best["values"].items()}
+            log(f"g {g}: hard goal missed on the screen, next g from the best design")
+
+
+def distinct_configs(rows, n):
+    """The first ``n`` points of ``rows`` at distinct ``(t1, t2)``."""
+    out, seen = [], set()
+    for r in rows:
+        key = (round(r[3]["t1"], 12), round(r[3]["t2"], 12))
+        if len(out) < n and key not in seen:
+            seen.add(key)
+            out.append(r[3])
+    return out
+
+
+def record(values, g, rnd, points, obj, grid, scr, frac=1.0):
+    """A design with its working set and screen, as written to the round files."""
+    g1, g2, mr, rows = scr
+    w1 = max(rows, key=lambda r: r[1])[3]
+    w2 = max(rows, key=lambda r: r[2])[3]
+    return dict(
+        values={k: np.asarray(v).tolist() for k, v in values.items()}, g=g, round=rnd,
+        points=list(points), stacked=obj, step_fraction=frac,
+        screen=dict(grid=grid, gamma1=g1, gamma2=g2, max_real=mr, where1=w1, where2=w2),
+        status="NOT certified (sampled screen only)",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -68,18 +68,34 @@ def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None, screen=Non
 
 
 def bfgs(
-    fun, x0, *, maxiter=300, ftol=1e-7, stop_below=None, pieces=None, join=None, screen=None
+    fun,
+    x0,
+    *,
+    maxiter=300,
+    ftol=1e-7,
+    stop_below=None,
+    pieces=None,
+    join=None,
+    screen=None,
+    window=None,
+    abandon=None,
 ) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
-    Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased
-    by less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations,
-    or as soon as ``f < stop_below``.  ``join = (v, rtol)``: also stops (message
-    ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a
-    value already found (another run's) without beating it.  A multistart heuristic
-    that can change the result: the stop needs no stationarity, so a run passing
-    through that band on its way to a lower minimum is cut off there (the value
-    returned is still ``fun``'s).
+    Stops when the line search cannot decrease ``f`` any more, when ``f`` has decreased by
+    less than ``ftol`` (relative) over 10 iterations, after ``maxiter`` iterations, or as
+    soon as ``f < stop_below``. ``window = (w, rtol)``: also stops (message ``"slow
+    progress"``) once ``f`` has decreased by at most ``rtol`` (relative) over the last ``w``
+    iterations: a run crawling along a kink, where each step gains parts per million and
+    ``maxiter`` would otherwise be the stop. ``join = (v, rtol)``: also stops (message
+    ``"joined"``) when ``v <= f <= v (1 + rtol)``, i.e. the run has come level with a value
+    already found (another run's) without beating it. A multistart heuristic that can change
+    the result: the stop needs no stationarity, so a run passing through that band on its
+    way to a lower minimum is cut off there (the value returned is still ``fun``'s).
+    ``abandon = (level, m, w)``: also stops (message ``"abandoned"``), checked every 25
+    iterations from the ``w``-th on, once ``f - m (f_w - f) > level`` with ``f_w`` the
+    value ``w`` iterations earlier: ``m`` more windows of the same gain would still leave
+    the run above ``level`` (a multistart heuristic: a run that speeds up later is cut).
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
@@ -167,6 +183,21 @@ def bfgs(
         if len(hist) > 10 and hist[-11] - f <= ftol * max(1.0, abs(f)):
             msg = "converged"
             break
+        if (
+            abandon is not None
+            and len(hist) > abandon[2]
+            and (len(hist) - 1) % 25 == 0
+            and f - abandon[1] * (hist[-1 - abandon[2]] - f) > abandon[0]
+        ):
+            msg = "abandoned"
+            break
+        if (
+            window is not None
+            and len(hist) > window[0]
+            and (hist[-1 - window[0]] - f <= window[1] * abs(f))
+        ):
+            msg = "slow progress"
+            break
     return BFGSRun(x, f, g, hist, nfev, msg, ntest)
 
 
@@ -197,16 +228,35 @@ def min_norm_hull(g):
 
 
 def gradient_sampling(
-    fun, x, f, g, *, radius=1e-3, min_radius=1e-6, maxiter=100, seed=0, screen=None
+    fun,
+    x,
+    f,
+    g,
+    *,
+    radius=1e-3,
+    min_radius=1e-6,
+    maxiter=100,
+    seed=0,
+    screen=None,
+    adaptive=True,
 ):
     """Descend a nonsmooth ``fun`` by gradient sampling (Burke, Lewis and Overton, 2005).
 
-    At each step the gradients at ``n + 1`` random points of a box of relative size
-    ``radius`` around ``x`` (and at ``x``) give the least-norm element of their convex
-    hull, an approximate steepest-descent direction of the Clarke ``radius``-subdifferential:
-    it sees every active piece of a max function (several H-infinity peaks) where BFGS
+    At each step the gradients at random points of a box of relative size ``radius``
+    around ``x`` (and at ``x``) give the least-norm element of their convex hull, an
+    approximate steepest-descent direction of the Clarke ``radius``-subdifferential: it
+    sees every active piece of a max function (several H-infinity peaks) where BFGS
     stalls on a kink.  The radius shrinks when no descent is found.  ``screen``: as in
     :func:`bfgs`, for the backtracking points.
+
+    ``adaptive=False`` samples ``n + 1`` new points at every step (the method as
+    published).  ``adaptive=True`` (default) keeps the gradients of earlier samples that
+    still lie in the current box (as in the adaptive method of Curtis and Que, 2013) and
+    draws only a few new points (about ``sqrt(n + 1)``); only when their least-norm
+    element gives no descent are more drawn, doubling, up to ``n + 1`` points in the
+    box, before the radius shrinks.  The radius therefore shrinks only on the same
+    evidence as in the published method (``n + 1`` sampled gradients without descent),
+    while a step that a few gradients already find costs a few evaluations.
 
     Examples
     --------
@@ -219,41 +269,62 @@ def gradient_sampling(
     >>> x, f, g = gradient_sampling(fun, x0, *fun(x0))
     >>> bool(0 <= f < 1e-6)
     True
+    >>> x, f, g = gradient_sampling(fun, x0, *fun(x0), adaptive=False)
+    >>> bool(0 <= f < 1e-6)
+    True
     """
     rng = np.random.default_rng(seed)
     x = np.asarray(x, float).copy()
     n = x.size
+    full = n + 1
+    first = max(2, int(np.ceil(np.sqrt(full)))) if adaptive else full
     rad, step = radius, 0.0
+    bank = []  # (point, gradient) of earlier samples (adaptive only)
     for _ in range(maxiter):
         box = rad * np.maximum(1.0, np.abs(x))
-        grads = [g]
-        for _ in range(n + 1):
-            ft, gt = fun(x + box * rng.uniform(-1.0, 1.0, n))
-            if np.isfinite(ft) and gt is not None:
-                grads.append(gt)
-        gstar = min_norm_hull(np.array(grads))
-        gn = float(np.linalg.norm(gstar))
-        if gn <= 1e-12 * max(1.0, abs(f)):
-            rad *= 0.1
+        bank = [(pt, gt) for pt, gt in bank if np.all(np.abs(pt - x) <= box)]
+        grads = [g, *(gt for _, gt in bank)]
+        have, want = len(bank), first
+        moved, flat = False, False
+        while True:
+            # Draw new points until ``want`` points of the box have been sampled (an
+            # infeasible one counts as drawn and gives no gradient).
+            for _ in range(max(0, want - have)):
+                pt = x + box * rng.uniform(-1.0, 1.0, n)
+                ft, gt = fun(pt)
+                if np.isfinite(ft) and gt is not None:
+                    grads.append(gt)
+                    if adaptive:
+                        bank.append((pt, gt))
+            have = max(have, want)
+            gstar = min_norm_hull(np.array(grads))
+            gn = float(np.linalg.norm(gstar))
+            flat = gn <= 1e-12 * max(1.0, abs(f))
+            if not flat:
+                d = -gstar / gn
+                # Backtracking from twice the last accepted step (at least ten sampling
+                # radii).
+                t = max(2.0 * step, 10.0 * float(np.linalg.norm(box)))
+                for _ in range(12):
+                    level = f - 1e-8 * t * gn
+                    if screen is not None and screen.above(x + t * d, level):
+                        t *= 0.5
+                        continue
+                    ft, gt = fun(x + t * d)
+                    if np.isfinite(ft) and ft < level:
+                        x, f, g, moved = x + t * d, ft, gt, True
+                        break
+                    if screen is not None:
+                        screen.rejected(x + t * d)
+                    t *= 0.5
+            if moved or have >= full:
+                break
+            want = min(full, 2 * want)  # no descent from a few gradients: draw more
+        if flat:
+            rad *= 0.1  # stationary for this radius: the last step length is kept
             if rad < min_radius:
                 break
             continue
-        d = -gstar / gn
-        # Backtracking from twice the last accepted step (at least ten sampling radii).
-        t = max(2.0 * step, 10.0 * float(np.linalg.norm(box)))
-        moved = False
-        for _ in range(12):
-            level = f - 1e-8 * t * gn
-            if screen is not None and screen.above(x + t * d, level):
-                t *= 0.5
-                continue
-            ft, gt = fun(x + t * d)
-            if np.isfinite(ft) and ft < level:
-                x, f, g, moved = x + t * d, ft, gt, True
-                break
-            if screen is not None:
-                screen.rejected(x + t * d)
-            t *= 0.5
         step = t if moved else 0.0
         if not moved:
             rad *= 0.1

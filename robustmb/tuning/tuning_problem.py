@@ -18,18 +18,11 @@ import numpy as np
 
 from ..analysis import hinfnorm
 from ..errors import ArgumentError
-from .gradients import (
-    Above,
-    finite_peak,
-    h2_gradient,
-    hinf_gradient,
-    hinf_peaks,
-    peak_gradient,
-    spectral_abscissa_gradient,
-    spectral_radius_gradient,
-)
+from .gradients import Above, finite_peak, hinf_gradient, hinf_peaks, peak_gradient
+from .h2_gradient import h2_gradient
 from .nonsmooth_bfgs import BFGSRun, bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
+from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
 
 MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune default)
 # A line-search trial's soft evaluation stops once a gain above level (1 + REJECT_MARGIN)
@@ -38,6 +31,13 @@ MIN_DECAY = 1e-7  # poles must satisfy Re(p) <= -MIN_DECAY (as MATLAB's systune 
 # modal condition 1e3-1e7 the stopped bound was at most 9e-4 above the full value and
 # 5.4e-4 above the norm (tests/tuning/test_early_rejection.py).
 REJECT_MARGIN = 1e-3
+# A run's soft-phase BFGS stops once its value has gained at most PROGRESS[1] (relative)
+# over the last PROGRESS[0] iterations (bfgs ``window``): on COMPleib such runs crawl
+# along a kink (HE4, DIS1, HF2D11: hundreds of iterations for parts per ten thousand)
+# and the polish that follows (gradient sampling) is the better tool there.
+PROGRESS = (100, 1e-4)
+# solve(abandon=m) looks back over this many iterations of a random start's BFGS.
+ABANDON_WINDOW = 100
 
 
 @dataclass
@@ -561,14 +561,25 @@ class TuningProblem:
         return r2
 
     def run(
-        self, x0, *, maxiter=1000, ftol=1e-7, polish=True, stop_below=None, join=None
+        self,
+        x0,
+        *,
+        maxiter=1000,
+        ftol=1e-7,
+        polish=True,
+        stop_below=None,
+        join=None,
+        abandon=None,
     ) -> RunRecord:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
         of a run's time for ``n`` in the tens: an intermediate design can do without);
         ``stop_below`` stops the run as soon as the objective is below it; ``join =
         (v, rtol)`` stops it (message ``"joined"``, no polish) once its soft value is
-        within ``[v, v (1 + rtol)]``, level with another run's ``v``.  The value
+        within ``[v, v (1 + rtol)]``, level with another run's ``v``; ``abandon = (level,
+        m)`` stops it (message ``"abandoned"``, no polish) once its value minus ``m``
+        times its gain over the last ``ABANDON_WINDOW`` BFGS iterations is still above
+        ``level`` (bfgs ``abandon``).  The value
         recorded is at least every soft term's :meth:`Term.verified` value at the final
         point (``hinfnorm``, not the optimiser's inner evaluation)."""
         t0 = time.perf_counter()
@@ -604,6 +615,8 @@ class TuningProblem:
             pieces=pcs,
             join=join,
             screen=self,
+            window=PROGRESS,
+            abandon=None if abandon is None else (*abandon, ABANDON_WINDOW),
         )
         r = bfgs(self.objective, x, **opts)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
@@ -611,8 +624,10 @@ class TuningProblem:
             if r.message in (
                 "converged",
                 "maximum number of iterations",
+                "slow progress",
                 "target reached",
                 "joined",
+                "abandoned",
             ):
                 break
             r2 = bfgs(self.objective, r.x, **opts)
@@ -621,7 +636,7 @@ class TuningProblem:
             r2.history = r.history + r2.history
             r = r2
         hist += [("soft", v) for v in r.history]
-        joined = r.message == "joined"
+        joined = r.message in ("joined", "abandoned")
         if polish and not joined:
             r = self._polish(r, ftol, hist)
         x, f, msg, below = r.x, r.f, r.message, np.inf
@@ -678,6 +693,7 @@ class TuningProblem:
         polish="each",
         near=1e-2,
         join=0.0,
+        abandon=np.inf,
     ):
         """Run from the initial values and ``random_start`` random points; best run first.
 
@@ -697,6 +713,12 @@ class TuningProblem:
         not only the effort: a skipped polish could have gained a few percent (1.7 % on
         COMPleib HE1), and a joined run stops without any stationarity test, possibly on
         its way to a lower optimum.
+        ``abandon = m`` (finite, with ``polish="near"``): a random start's BFGS stops,
+        unpolished, once its value minus ``m`` times its gain over the last
+        ``ABANDON_WINDOW`` iterations is still above the polish window ``best (1 +
+        near)`` (checked every 25 iterations, :meth:`run`): at that pace it would not
+        even be polished.  Also a heuristic (a run that speeds up after the check is
+        cut); ``inf`` (default) never abandons a run.
         """
         from .._progress import ProgressBar
 
@@ -715,6 +737,14 @@ class TuningProblem:
             or not 0 <= join < np.inf
         ):
             raise ArgumentError(f"solve: join must be a finite number >= 0, got {join!r}")
+        if (
+            not isinstance(abandon, (int, float, np.integer, np.floating))
+            or isinstance(abandon, bool)
+            or not abandon >= 0
+        ):
+            raise ArgumentError(
+                f"solve: abandon must be a number >= 0 (inf allowed), got {abandon!r}"
+            )
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
         runs = []
@@ -732,8 +762,12 @@ class TuningProblem:
                 bar.start(f"run {i + 1}")
                 top = min((r.value for r in runs), default=np.inf)
                 level = (top, join) if join > 0 and np.isfinite(top) else None
-                r = self.run(s, maxiter=maxiter, polish=polish == "each", join=level)
-                joined = r.message == "joined"
+                window = top + near * abs(top)
+                cut = None
+                if polish == "near" and np.isfinite(abandon) and np.isfinite(window):
+                    cut = (window, float(abandon))
+                r = self.run(s, maxiter=maxiter, polish=polish == "each", join=level, abandon=cut)
+                joined = r.message in ("joined", "abandoned")
                 if polish == "near" and not joined and not r.value > top + near * abs(top):
                     self.polish_run(r)
                 runs.append(r)

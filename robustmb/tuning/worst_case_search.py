@@ -18,12 +18,9 @@ from scipy.optimize import minimize
 
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
-from .gradients import (
-    h2_gradient,
-    hinf_gradient,
-    spectral_abscissa_gradient,
-    spectral_radius_gradient,
-)
+from .gradients import hinf_gradient
+from .h2_gradient import h2_gradient
+from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
 from .tuning_problem import pole_requirement
 
 

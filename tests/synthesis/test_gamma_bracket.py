@@ -110,32 +110,66 @@ def test_mixsyn_example_verifies_once_and_is_confirmed_independently(monkeypatch
     assert res.gamma <= res.gamma_opt * 1.01
 
 
+def _mp_dc_sigma(P, K):
+    """``sigma_max(Fl(P(0), K(0)))`` (one disturbance, one control, one measurement) of
+    the float data of ``P`` and ``K`` in 40-digit mpmath (``P(0) = D - C A^-1 B``,
+    likewise ``K(0)``), independent of the code's and LAPACK's rounding."""
+    import mpmath as mp
+
+    mp.mp.dps = 40
+
+    def dc(a, b, c, d):
+        a, b, c, d = (mp.matrix(np.atleast_2d(np.asarray(x, float)).tolist()) for x in (a, b, c, d))
+        return d - c * mp.inverse(a) * b
+
+    p0 = dc(P.A, P.B, P.C, P.D)
+    k0 = dc(*K)[0, 0]  # one measurement, one control: the last row and column of P
+    nz = P.noutputs - 1
+    feedback = k0 * p0[nz, 0] / (1 - p0[nz, 1] * k0)
+    return float(mp.sqrt(mp.fsum((p0[i, 0] + p0[i, 1] * feedback) ** 2 for i in range(nz))))
+
+
 def test_screen_rejects_only_candidates_above_their_level():
-    # The first fallback of S&P Ex. 2.11 (backoff 10 gtol) and the others: wherever the
-    # screen says "exceeds", a dense grid of python-control's loop exceeds the level too
+    # The fallbacks of S&P Ex. 2.11 (backoffs 1e-6 .. 1e-2 above the bracket top): wherever
+    # the screen says "exceeds", a dense grid of python-control's loop exceeds the level too.
+    # Whether a candidate near the optimum lands above its own level g (1 + _SLACK) is a
+    # matter of rounding (its controller nearly cancels the weight's pole at -1e-3, and
+    # sigma at 0 rad/s moves by ~1e-7 between evaluations; in exact arithmetic the central
+    # controller's norm is below g), so the hard case -- a candidate 1e-6 above its level
+    # at 0 rad/s, as the first fallback was on some builds -- is made exact: the level is
+    # set 1e-6 below the candidate's 40-digit DC value, which the screen must catch.
     P = _sp_example_2_11()
     plant = partition_plant(P, 1, 1)
     N = ric.normalise(plant.with_d22_zero())
     _, hi = bisect(N, 1e-7, [])
     w = np.r_[0.0, np.logspace(-6, 7, 4000)]
-    rejected = accepted = 0
+
+    def grid_peak(K):
+        loop = P.lft(control.ss(*K))
+        eye = np.eye(loop.nstates)
+        resp = loop.C @ np.linalg.solve(1j * w[:, None, None] * eye - loop.A, loop.B) + loop.D
+        return np.linalg.norm(resp, 2, axis=(1, 2)).max()
+
+    verdicts = {}
     for b in (1e-6, 3e-6, 1e-5, 1e-4, 1e-2):
         g = hi * (1 + b)
         t = ric.gamma_test(N.plant, g)
         Ah, Bh, Ch, Dh, _ = ric.central_controller(N.plant, g, t)
         K = (Ah, Bh @ N.Ty, N.Tu @ Ch, N.Tu @ Dh @ N.Ty)
         cl = hs.closed_loop(plant, K)
+        # the candidate at its own level: a rejection must be confirmed by the grid
         level = g * (1 + hs._SLACK)
-        if hs._exceeds(plant, K, cl, level, [0.0]):
-            rejected += 1
-            loop = P.lft(control.ss(*K))
-            eye = np.eye(loop.nstates)
-            resp = loop.C @ np.linalg.solve(1j * w[:, None, None] * eye - loop.A, loop.B) + loop.D
-            peak = np.linalg.norm(resp, 2, axis=(1, 2)).max()
-            assert peak > level * (1 - 1e-9)
-        else:
-            accepted += 1
-    assert rejected >= 1 and accepted >= 1
+        verdicts[b] = hs._exceeds(plant, K, cl, level, [0.0])
+        if verdicts[b]:
+            assert grid_peak(K) > level * (1 - 1e-9)
+        # the hard case, exactly: 1e-6 above the level at 0 rad/s (the evaluations agree
+        # to ~1e-7 there, so 1e-6 is a real excess on any build)
+        low = _mp_dc_sigma(P, K) * (1 - 1e-6)
+        assert hs._exceeds(plant, K, cl, low, [0.0])
+        assert grid_peak(K) > low * (1 - 1e-9)
+    # 1e-2 above the optimum the central controller's norm is 2.7e-4 below its level, far
+    # beyond rounding: the screen leaves it to the full verification
+    assert not verdicts[1e-2]
 
 
 def _rescaled_pair(seed):

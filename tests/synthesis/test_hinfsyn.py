@@ -274,7 +274,12 @@ def test_hinfsyn_auto_on_a_singular_plant_takes_the_best_of_lmi_and_regularised_
     level, _ = hinf_level_lmi(partition_plant(G, nmeas, ncon).with_d22_zero())
     assert _regularised_limit(res) == pytest.approx(level, rel=1e-4)
     lower, upper = res.gamma_bracket
-    assert upper == res.gamma and lower <= res.gamma_opt <= res.gamma
+    assert upper == res.gamma and lower <= res.gamma
+    # gamma_opt is an estimate, not a bound: here the regularised bracket top, which lands
+    # on the Parrott bound (the optimum) itself, 1.1e-14 below the bound's own evaluation
+    # on some builds -- a verdict of the existence test, whose acceptance is fuzzy to
+    # 1e-10 relative (rho(XY) < gamma^2 (1 + 1e-10)), taken as the tolerance
+    assert lower <= res.gamma_opt * (1 + 1e-10) and res.gamma_opt <= res.gamma
     # REA2's optimum is a Parrott bound: D21 = 0, so at every frequency Fl(P, K) N = P11 N
     # for N spanning the null space of P21(jw); evaluated here with python-control's
     # frequency response and scipy's null_space (exact rank), the bound is certified and
@@ -449,10 +454,18 @@ def test_existence_test_on_nearly_singular_plants_has_no_false_infeasible(name, 
     Ge, nmeas, ncon = compleib_plant(f"{name}_data", eps=eps)
     res = rmb.hinfsyn(Ge, nmeas, ncon, method="riccati")
     achieved = independent_hinf(Ge, res.controller)  # python-control lft + AB13DD
+    # the claimed norm against the 30-digit mpmath peak of Fl(P, K) (P and K evaluated
+    # separately): never below it (a certificate), and above it by the rounding allowance
+    # 1.1e-6 plus the float frequency-wise evaluation's error, which on these stiff loops
+    # reaches a few 1e-6 (HE1 at eps = 1e-6, controller B of norm 2.5e9: sigma scatters
+    # by +-3e-6 around the mpmath 0.0736166125, claimed 0.0736169092 = 4.0e-6 above, while
+    # AB13DD gives 2.7e-7 below), hence 1e-5
+    exact = mp_fl_peak(Ge, res.controller, nmeas, ncon, np.r_[0.0, np.logspace(-3, 5, 41)])
+    assert exact <= res.gamma <= exact * (1 + 1e-5)
     # AB13DD overestimates on some of these stiff loops (AC7: 0.0379224 against 0.0379064,
     # which a 20 001-point grid reproduces to 2e-11): equal or above, and a grid of the
     # python-control loop never exceeds the claimed norm
-    assert res.gamma <= achieved * (1 + _ALLOW) and achieved <= res.gamma * (1 + 1e-3)
+    assert achieved <= res.gamma * (1 + 1e-3)
     cl = Ge.lft(res.controller)
     w = np.r_[0.0, np.logspace(-4, 6, 3000)]
     resp = cl.C @ np.linalg.solve(1j * w[:, None, None] * np.eye(cl.nstates) - cl.A, cl.B) + cl.D
@@ -500,7 +513,7 @@ def test_hamiltonian_axis_verdict_closed_forms():
             assert t.X[0, 0] == pytest.approx(1 / np.sqrt(1 - g**-2), rel=1e-12)
 
 
-def test_invariant_zero_on_the_imaginary_axis_is_named():
+def test_invariant_zero_on_the_imaginary_axis_is_named(monkeypatch):
     from robustmb.synthesis.plant import boundary_zeros
 
     # w -> y is (s^2 + 4) / (s^2 + 0.1 s + 1): zeros at +-2j (companion form, closed form);
@@ -511,9 +524,22 @@ def test_invariant_zero_on_the_imaginary_axis_is_named():
     C = np.array([[1.0, 0.0], [3.0, -0.1]])
     D = np.array([[0.0, 1.0], [1.0, 0.0]])
     G = control.ss(A, B, C, D)
-    assert np.allclose(np.sort_complex(control.ss(A, b, C[1:], D[1:, :1]).zeros()), [-2j, 2j])
-    found = boundary_zeros(partition_plant(G, 1, 1))
-    assert found == ["the pencil [A - jw I, B1; C2, D21] (w -> y) loses rank at w = 2"]
+    # AB08ND's zeros come with a rounding-size real part (-1.1e-17 on some builds), which
+    # decides np.sort_complex's order: order them by imaginary part
+    zeros = control.ss(A, b, C[1:], D[1:, :1]).zeros()
+    assert np.allclose(zeros[np.argsort(zeros.imag)], [-2j, 2j], rtol=0, atol=1e-12)
+    named = ["the pencil [A - jw I, B1; C2, D21] (w -> y) loses rank at w = 2"]
+    assert boundary_zeros(partition_plant(G, 1, 1)) == named
+    # whatever the sign and size of that rounding, the zero is named (the candidates are
+    # replaced by +-2j + delta; the pencil is then checked at 2j itself)
+    real_zeros = control.StateSpace.zeros
+    for delta in (-1e-17, 0.0, 1e-17, -1e-12, 1e-12):
+        monkeypatch.setattr(control.StateSpace, "zeros", lambda self, d=delta: d + np.r_[2j, -2j])
+        assert boundary_zeros(partition_plant(G, 1, 1)) == named
+    # a candidate 1e-3 off the axis is not named (the candidate filter decides here)
+    monkeypatch.setattr(control.StateSpace, "zeros", lambda self: np.r_[-1e-3 + 2j, -1e-3 - 2j])
+    assert boundary_zeros(partition_plant(G, 1, 1)) == []
+    monkeypatch.setattr(control.StateSpace, "zeros", real_zeros)
     with pytest.raises(IllPosedError, match=r"B1; C2, D21\] \(w -> y\) loses rank at w = 2"):
         rmb.hinfsyn(G, 1, 1, method="riccati")
     # the issue's plant x' = x + w + u, z = x + u, y = x + w: both pencils at w = 0

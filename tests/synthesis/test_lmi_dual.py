@@ -5,6 +5,8 @@ the singular COMPleib HE1 and, for the face lemma of the module notes, against t
 invariant zeros of HE1 computed from scipy's generalised eigenvalues.
 """
 
+import warnings
+
 import control
 import numpy as np
 import pytest
@@ -99,7 +101,12 @@ def test_dual_level_on_ac7_agrees_with_a_verified_controller():
     # the estimates, at their measured distances from the verified norm
     assert abs(level / peak - 1.0) <= 2e-4
     tops = [top for _, top, _ in res.regularised if np.isfinite(top)]
-    assert abs(min(tops) / peak - 1.0) <= 1e-4
+    # which controller is returned depends on rounding: the eps = 1e-8 one (30-digit peak
+    # 0.03786318 on the build the figures above come from) is set aside as too stiff when
+    # its two float evaluations differ by more than 1e-6 (2.2e-6 with OpenBLAS 0.3.31),
+    # and the eps = 1e-7 one (0.0378666) is 1.06e-4 above the smallest top: 2e-4, as for
+    # the dual level
+    assert abs(min(tops) / peak - 1.0) <= 2e-4
 
 
 def test_dual_level_bad_input():
@@ -181,7 +188,15 @@ def test_dual_level_does_not_depend_on_the_state_coordinates(seed):
     # with T = Q diag(1, 3, 0.3): 171.9597 against the Riccati 171.9499; AC6 balanced: 5e-4)
     T = np.linalg.qr(rng.standard_normal((3, 3)))[0]
     ric = rmb.hinfsyn(G, 1, 1, method="riccati").gamma_opt
-    assert hinf_level_dual(P, T=T) == pytest.approx(ric, rel=1e-5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        level = hinf_level_dual(P, T=T)
+    # the tolerance is the accuracy the solver reports: 1e-5 when Clarabel converged to
+    # its tight tolerances; when it stops at reduced accuracy (cvxpy's "optimal_inaccurate"
+    # warning; seed 0, a level of 172, with Clarabel 0.11.1: 1.3e-5 above the Riccati
+    # 171.949854, 1.1e-5 above it with T = I), its reduced relative gap tolerance 5e-5
+    inaccurate = any("may be inaccurate" in str(w.message) for w in caught)
+    assert level == pytest.approx(ric, rel=5e-5 if inaccurate else 1e-5)
 
 
 def test_dual_level_bad_similarity():
@@ -196,19 +211,30 @@ def test_dual_level_bad_similarity():
 @pytest.mark.slow
 def test_ac2_lmi_level_bracketed_by_a_verified_lmi_controller():
     # AC2 (zero at s = 0, no regularised Riccati limit): the second method is a
-    # controller from the full LMI at 1.0003 times the eliminated-LMI level, its closed
-    # loop re-verified by python-control + AB13DD (upper end) and a 40 001-point
-    # frequency grid of the loop (a lower estimate of the same peak).  The LMI level and
-    # the verified norm agree to 1e-4; the level is below the verified norm.
+    # controller from the full LMI at 1.0003 to 1.0005 times the eliminated-LMI level, its
+    # closed loop re-verified by python-control + AB13DD (upper end) and a 40 001-point
+    # frequency grid of the loop (a lower estimate of the same peak).  The level is below
+    # the verified norm, which is below the design level (a strict solution of the LMI at
+    # gamma gives a norm below gamma).  Whether Clarabel returns a strict solution at a
+    # given level this close to the optimum is the solver's affair (0.11.1: none at 3e-4
+    # and 7e-4, one at 3.5e-4, 4e-4, 5e-4 and 1e-3), so the first level of the family at
+    # which it does is used; measured: 3.5e-4 gives a norm 8.4e-5 above the level.
     from robustmb.synthesis.lmi import hinf_level_lmi, lmi_hinf
 
     G, nmeas, ncon = compleib_plant("AC2_data")
     P = partition_plant(G, nmeas, ncon).with_d22_zero()
     level, T = hinf_level_lmi(P)
-    _, _, (Ak, Bk, Ck, Dk), _ = lmi_hinf(P, gamma=level * (1 + 3e-4), T=T)
+    for backoff in (3e-4, 3.5e-4, 4e-4, 4.5e-4, 5e-4):
+        try:
+            _, design, (Ak, Bk, Ck, Dk), _ = lmi_hinf(P, gamma=level * (1 + backoff), T=T)
+            break
+        except rmb.errors.IllPosedError:
+            continue
+    else:
+        pytest.fail("no strict solution of the controller LMI within 5e-4 of the level")
     K = control.ss(Ak, Bk, Ck, Dk)
     verified = independent_hinf(G, K)
-    assert level <= verified <= level * (1 + 1e-4)
+    assert level <= verified <= design * (1 + 1e-9)
     cl = G.lft(K)
     resp = cl(1j * np.logspace(-4, 4, 40001))
     grid = max(np.linalg.svd(resp[:, :, i], compute_uv=False)[0] for i in range(resp.shape[2]))

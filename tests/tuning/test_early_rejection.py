@@ -4,10 +4,11 @@ the one-call memo of the modal form and the peak gradient.  Neither may change a
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from _compleib import compleib, static_loop
-from _hidden_loops import hidden_loop
+from _hidden_loops import hidden_loop, mp_abscissa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,10 +146,23 @@ def test_a_stopped_trial_on_ill_conditioned_loops_is_one_the_full_evaluation_rej
 
 
 def test_the_review_loop_is_not_stopped_below_its_norm():
-    """``hidden_loop(0, 1e-3, 1e6)``: norm 135.1036 (hinfnorm; 40-digit mpmath in the
-    review).  A trial at level 135.2 is accepted by the full evaluation and must not be
-    stopped."""
+    """``hidden_loop(0, 1e-3, 1e6)`` (a mode of damping 1e-3 seen through a change of
+    coordinates of condition 1e6).  A trial at a level 7.1e-4 above its norm (the
+    review's 135.2 against the norm 135.1036) is accepted by the full evaluation and
+    must not be stopped.
+
+    The level is relative to ``hinfnorm``'s value: the stored realisation depends on the
+    build's QR and its rounding moves this mode's damping, hence the norm, by ~1e-3
+    (135.1036 on one build, 135.2042 on another), so no fixed level lies above it on
+    every build."""
     a, b, c, d = hidden_loop(0, 1e-3, 1e6)
-    assert rmb.hinfnorm((a, b, c, d), tol=1e-10)[0] < 135.2
-    out = hinf_gradient(a, b, c, d, above=135.2 * (1 + REJECT_MARGIN))[0]
-    assert not isinstance(out, Above) and out < 135.2
+    assert mp_abscissa(a) < 0  # stable (50 digits): the norm is finite
+    norm, w = rmb.hinfnorm((a, b, c, d), tol=1e-10)[:2]
+    with mpmath.workdps(40):  # hinfnorm's value is attained (40-digit response)
+        am, bm, cm = (mpmath.matrix(x.tolist()) for x in (a, b, c))
+        resp = cm * mpmath.inverse(mpmath.mpc(0, w) * mpmath.eye(4) - am) * bm
+        attained = float(abs(resp[0, 0]))
+    assert abs(attained / norm - 1) < 1e-8
+    level = norm * (1 + 7.1e-4)
+    out = hinf_gradient(a, b, c, d, above=level * (1 + REJECT_MARGIN))[0]
+    assert not isinstance(out, Above) and out < level

@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
-from robustmb.tuning.gradients import h2_gradient
+from robustmb.tuning.h2_gradient import h2_gradient
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
 from robustmb.tuning.tuning_problem import Term
 
@@ -62,9 +62,17 @@ def test_hinf_subgradient_equals_finite_differences(seed, block):
     f0, g = term.evaluate(x)
     # The peak must be unique and simple: compare the two largest singular values at
     # the peak and the peak against a grid (a second, distant local peak of nearly equal
-    # height makes the norm non-differentiable).
+    # height makes the norm non-differentiable).  The grid holds fine grids around each
+    # pole's frequency, where a lightly damped resonance narrower than the log grid's
+    # 0.7 % spacing would otherwise be missed.
     A, B, C, D = lft.statespace(x)
-    w = np.logspace(-3, 3, 2000)
+    wp = np.abs(np.linalg.eigvals(A).imag)
+    wp = wp[(wp > 1e-3) & (wp < 1e3)]
+    w = np.unique(
+        np.concatenate(
+            [np.logspace(-3, 3, 2000), *(wi * (1 + np.linspace(-0.02, 0.02, 201)) for wi in wp)]
+        )
+    )
     sys = control.ss(A, B, C, D)
     sv = np.linalg.svd(np.moveaxis(sys(1j * w), -1, 0), compute_uv=False)
     top = sv[:, 0]
@@ -73,6 +81,10 @@ def test_hinf_subgradient_equals_finite_differences(seed, block):
     peaks = [i for i in range(1, len(w) - 1) if top[i] >= top[i - 1] and top[i] >= top[i + 1]]
     if sum(top[i] > f0 * (1 - 1e-2) for i in peaks) > 1:
         return
+    # Seed 413, "tf" has one peak (16.8746 at 0.33879 rad/s; the second singular value
+    # is 0.121 there): its gradient was 1e-3 off when the inner value came from the
+    # modal level set, whose frequency is within a relative sqrt(tol) only (0.33877);
+    # AB13DD's frequency at 1e-12 gives it to 1e-8.
     # Differences of rmb.hinfnorm at a tight tolerance: the optimiser's own evaluation
     # stops its level set at a relative 1e-7, which over a 1e-6 step is an O(1) error in a
     # difference quotient (seed 413, "tf": 2 % off while the gradient was right).
@@ -87,7 +99,7 @@ def test_h2_and_abscissa_gradients_equal_finite_differences(seed, block):
     A, B, C, D = lft.statespace(x)
     if np.max(np.linalg.eigvals(A).real) > -1e-2:
         return
-    from robustmb.tuning.gradients import spectral_abscissa_gradient
+    from robustmb.tuning.spectral_gradients import spectral_abscissa_gradient
 
     n = A.shape[0]
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from _compleib import compleib, static_loop
-from _hidden_loops import hidden_loop
+from _hidden_loops import hidden_loop, hidden_seeds, mp_abscissa
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -140,20 +140,16 @@ def test_stiff_path_peak_against_hinfnorm_of_the_well_scaled_model(seed, n, spre
         assert np.linalg.svd(d, compute_uv=False)[0] >= ref * (1 - 1e-6)
 
 
-@pytest.mark.parametrize(("seed", "zeta", "cond"), [(6, -1e-7, 1e5), (19, -1e-5, 1e6)])
-def test_stiff_path_does_not_call_a_hidden_unstable_loop_stable(seed, zeta, cond):
+@pytest.mark.parametrize(("zeta", "cond"), [(-1e-7, 1e5), (-1e-5, 1e6)])
+def test_stiff_path_does_not_call_a_hidden_unstable_loop_stable(zeta, cond):
     """Ill-conditioned eigenvectors (the case the stiff path is for) put the computed
     spectral abscissa on the stable side of an unstable loop: the value must be inf
-    (or left to hinfnorm), never a finite gain (it was 884480 and 1.24e6)."""
-    import mpmath as mp
-
+    (or left to hinfnorm), never a finite gain (it was 884480 and 1.24e6).  The loop is
+    the family's first member with that premise on this build (``hidden_seeds``)."""
     from robustmb.tuning.gradients import _stiff_hinf
 
-    a, b, c, d = hidden_loop(seed, zeta, cond)
-    with mp.workdps(50):  # the matrix as stored, its eigenvalues to 50 digits
-        ev = mp.eig(mp.matrix(a.tolist()), left=False, right=False)
-        abscissa = float(max(mp.re(e) for e in ev))
-    assert abscissa > 0  # truly unstable (5.4e-7 and 1.6e-5)
+    a, b, c, d = hidden_loop(hidden_seeds(zeta, cond, 1)[0], zeta, cond)
+    assert mp_abscissa(a) > 0  # truly unstable: the stored matrix's poles to 50 digits
     assert np.max(np.linalg.eigvals(a).real) < 0  # what the old test trusted
     out = _stiff_hinf(a, b, c, d, 1e-7)
     assert out is None or out[0] == np.inf
