@@ -3,7 +3,7 @@
 Two checks keep the reported bounds on the right side of the exact ``mu`` of the
 floating-point matrix: :func:`~robustmb.analysis.mu_lower.certified_lower` (the lower
 bound from an eigenvalue with a bound on its error) and
-:func:`~robustmb.analysis.mu_upper.margin_rounding_allowance` (the upper bound's margin
+:func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance` (the upper bound's margin
 with a bound on its rounding error).  The script prints, in one run:
 
 * for random stacks (mixed real / complex structures), the share of ``mussv``'s time

@@ -26,13 +26,13 @@ import numpy as np
 from .._blas import single_blas_thread
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from .mu_lower import certified_lower, lower_bound, verify_lower_bound
+from .mu_rounding import margin_rounding_allowance
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
     ScalingParametrization,
     _gevp_form,
     certificate_from_gevp,
     expand_scalings,
-    margin_rounding_allowance,
     upper_bound_fast,
     upper_bound_lmi,
     verify_upper_bound,
@@ -504,7 +504,7 @@ def _certify(M, struct, beta, Dl, Gh):
     """Certificates in the sigma_max form; ``beta`` nudged up past rounding if needed.
 
     A bound is kept only when its margin passes with the rounding allowance of
-    :func:`~robustmb.analysis.mu_upper.margin_rounding_allowance`:
+    :func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance`:
     ``margin^2 + delta <= 1`` (or ``margin <= 0``), ``delta`` a first-order bound on the
     rounding error of the computed margin.  The margin alone is not enough: the scaled
     matrix ``Dl M Dr^-1`` is computed by a solve with ``Dr``, whose error grows with the

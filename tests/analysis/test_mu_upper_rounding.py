@@ -1,7 +1,7 @@
 """mussv upper bounds never below the exact mu, whatever the conditioning of D.
 
 The certificate test of ``_certify`` takes the rounding error of the margin into account
-(:func:`~robustmb.analysis.mu_upper.margin_rounding_allowance`).  Checked against mu known
+(:func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance`).  Checked against mu known
 exactly for the floating-point matrix (one full complex block: the largest singular value,
 mpmath at 50 digits; a repeated complex scalar on a triangular matrix: the largest
 diagonal modulus; near-Jordan ``e I + N`` under exact power-of-two similarities: ``|e|``
@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
+from robustmb.analysis.mu_rounding import margin_rounding_allowance
 from robustmb.analysis.mu_structure import BlockStructure
 from robustmb.analysis.mu_upper import (
     expand_scalings,
-    margin_rounding_allowance,
     upper_bound_margin,
     verify_upper_bound,
 )
