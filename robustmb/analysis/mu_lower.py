@@ -22,6 +22,7 @@ perturbation found into a bound that rounding cannot push above ``mu`` (see ther
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -372,8 +373,10 @@ def certified_lower(M, blk, delta):
     val, i = _cluster_values(w, r, struct.has_real)
     lower = max(float(val[i]), 0.0)
     top = int(np.argmax(np.where(admissible, np.abs(w), -1.0)))
-    if lower < np.abs(w[top]) * (1.0 - 1e-8) and n <= _EXACT_MAX_N:
-        exact = _exact_root_modulus(A, w[top], real=struct.has_real)
+    if lower < np.abs(w[top]) * (1.0 - 1e-8):
+        exact = _triangular_modulus(M, delta, real=struct.has_real)
+        if exact <= lower and n <= _EXACT_MAX_N:
+            exact = _exact_root_modulus(M, delta, w[top], real=struct.has_real)
         if exact > lower:
             lower, i = exact, top
     if lower <= 0:
@@ -413,19 +416,65 @@ def _cluster_values(w, r, real):
     return val, i
 
 
-def _exact_root_modulus(A, lam_hat, *, real):
-    """A lower bound on ``|lambda|`` for an eigenvalue ``lambda`` of ``A`` near ``lam_hat``.
+def _triangular_modulus(M, delta, *, real):
+    """The largest admissible ``|lambda|`` of ``M delta`` when both are triangular alike.
 
-    Rational arithmetic on the floating-point entries of ``A`` (see
-    :func:`certified_lower`); ``lambda`` is real when ``real``.  0.0 when nothing is shown.
+    The product of two lower (or two upper) triangular matrices is triangular, with the
+    exact eigenvalues ``M_ii delta_ii`` (products of two floating-point numbers, taken
+    in rational arithmetic); with ``real`` only real ones count.  A bound for any ``n``
+    at ``O(n^2)`` cost, where a multiple eigenvalue defeats the first-order analysis
+    (``2 I``: one cluster of twelve real eigenvalues, even in number).  0.0 otherwise.
     """
-    n = A.shape[0]
-    Ar = [[_cfrac(A[i, j]) for j in range(n)] for i in range(n)]
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or delta.shape != M.shape:
+        return 0.0
+    lower_tri = not np.any(np.triu(M, 1)) and not np.any(np.triu(delta, 1))
+    upper_tri = not np.any(np.tril(M, -1)) and not np.any(np.tril(delta, -1))
+    if not (lower_tri or upper_tri):
+        return 0.0
+    best = 0.0
+    for m, d in zip(np.diag(M), np.diag(delta), strict=True):
+        lam = _cmul(_cfrac(m), _cfrac(d))
+        if real and lam[1] != 0:
+            continue
+        try:  # each part rounded once, the modulus once more: within 4 eps below
+            best = max(best, math.hypot(float(lam[0]), float(lam[1])) * (1.0 - 4 * _EPS))
+        except OverflowError:
+            continue
+    return best
+
+
+def _exact_root_modulus(M, delta, lam_hat, *, real):
+    """A lower bound on ``|lambda|`` for an eigenvalue ``lambda`` of ``M delta`` near
+    ``lam_hat``.
+
+    Rational arithmetic on the floating-point entries of ``M`` and ``delta``, whose
+    product is formed exactly (the computed ``M delta`` carries rounding that can move a
+    near-defective eigenvalue by far more than ``eps``; see :func:`certified_lower`);
+    ``lambda`` is real when ``real``.  0.0 when nothing is shown.
+    """
+    n, m = M.shape
+    Mr = [[_cfrac(M[i, k]) for k in range(m)] for i in range(n)]
+    Dr = [[_cfrac(delta[k, j]) for j in range(n)] for k in range(m)]
+    zero = (Fraction(0), Fraction(0))
+    Ar = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            acc = zero
+            for k in range(m):
+                if Mr[i][k] != zero and Dr[k][j] != zero:
+                    acc = _cadd(acc, _cmul(Mr[i][k], Dr[k][j]))
+            row.append(acc)
+        Ar.append(row)
     t_hat = _cdiv((Fraction(1), Fraction(0)), _cfrac(lam_hat))
     p0 = _char_det(Ar, t_hat)
     mod_lam = abs(lam_hat) * (1.0 - 4 * _EPS)  # |1 / t_hat| rounded down
     if p0 == (0, 0):
         return mod_lam
+    # the sign test needs a real polynomial: a real exact product (the computed one may
+    # be real where the exact one is not)
+    if real and any(a[1] != 0 for row in Ar for a in row):
+        return 0.0
     if real:
         t = t_hat[0]
         s0 = _char_det(Ar, (t, Fraction(0)))[0]

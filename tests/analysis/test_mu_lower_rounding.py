@@ -145,3 +145,15 @@ def test_multiple_eigenvalue_beyond_the_exact_check():
     # form one cluster, which holds the exact eigenvalues (complex scalar: mu = 2)
     r = _check(2.0 * np.eye(12), [(12, 0)], mpmath.mpf(2))
     assert r.lower > 0
+
+
+def test_triangular_multiple_real_eigenvalue_beyond_the_exact_check():
+    # a real repeated scalar on 2 I (12 x 12): twelve equal real eigenvalues form an even
+    # cluster, and n is past the rational determinant; M and delta triangular give the
+    # eigenvalues M_ii delta_ii of M delta exactly (mu = 2)
+    r = _check(2.0 * np.eye(12), [(-12, 0)], mpmath.mpf(2))
+    assert r.lower > 0
+    # the same on a triangular matrix with a double eigenvalue 3 and distinct others
+    M = np.tril(np.random.default_rng(5).standard_normal((12, 12)), -1)
+    M[np.diag_indices(12)] = [3.0, 3.0] + list(np.linspace(-2.5, 2.5, 10))
+    _check(M, [(-12, 0)], mpmath.mpf(3))
