@@ -157,3 +157,29 @@ def test_triangular_multiple_real_eigenvalue_beyond_the_exact_check():
     M = np.tril(np.random.default_rng(5).standard_normal((12, 12)), -1)
     M[np.diag_indices(12)] = [3.0, 3.0] + list(np.linspace(-2.5, 2.5, 10))
     _check(M, [(-12, 0)], mpmath.mpf(3))
+
+
+def test_exact_check_uses_the_exact_product():
+    # a dense near-Jordan block (Q J_4(1e-3) Q^T, rounded) with a non-power-of-two
+    # repeated complex scalar: the rational check on the rounded product M delta gave
+    # 1.03207e-3 against mu = rho(M) = 1.02860e-3 (the rounding moves the defective
+    # eigenvalue by about eps^(1/4)); on the exact product it stays below
+    M = np.array(
+        [
+            [0.3247579618276307, -0.25402581344341485, -0.8445696762054951, -0.2875928690757912],
+            [-0.07540406768022466, -0.16929806380989845, 0.2818110637225044, -0.9121866059683125],
+            [0.2843756760398774, -0.018222600103538277, -0.14790899892551035, 0.17074376971363817],
+            [
+                -0.8912623821308981,
+                0.043798286173071604,
+                -0.3995477953304539,
+                -0.0035508990922226355,
+            ],
+        ]
+    )
+    c = 103.67897222930539
+    with mpmath.workdps(80):
+        mu = _rho(M)
+    lower, _ = certified_lower(M, [(4, 0)], c * np.eye(4))
+    assert mpmath.mpf(lower) <= mu
+    assert lower > 0.9 * mu
