@@ -306,10 +306,14 @@ def certified_lower(M, blk, delta):
       holds a real one);
     * exact check (``n <= 10``, when the first-order bound loses more than ``1e-8``,
       i.e. near a defective eigenvalue): ``p(t) = det(I - t A)`` is evaluated in rational
-      arithmetic on the floating-point entries at ``t_hat = 1 / lambda_hat``.  ``p(t_hat) =
+      arithmetic, ``A = M delta`` formed exactly from the floating-point entries, at
+      ``t_hat = 1 / lambda_hat``.  ``p(t_hat) =
       0`` is a root; for a complex structure a root lies within ``n |p / p'|`` of
       ``t_hat`` (``p'/p = sum 1 / (t - t_i)``); for a real one a sign change of ``p``
       over ``t_hat (1 -+ tau)`` (``tau = 2^-40, 2^-30, 2^-20``) brackets a real root.
+
+    * triangular ``M`` and ``delta`` (both lower or both upper, any ``n``): the exact
+      eigenvalues ``M_ii delta_ii`` of ``A``.
 
     The block norm (an SVD) is taken ``(1 + 10 n eps)`` larger and the quotient one more
     ``4 eps`` smaller.  Not covered: a complex ``M`` with real blocks, where no real
