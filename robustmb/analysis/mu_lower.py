@@ -16,19 +16,29 @@ Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
 
 Everything is vectorised over the frequency stack and the starting points.  The result is
 re-checked by :func:`verify_lower_bound`; a search that finds no valid perturbation
-gives ``lower = 0`` and ``delta = None``.
+gives ``lower = 0`` and ``delta = None``.  :func:`certified_lower` then turns the
+perturbation found into a bound that rounding cannot push above ``mu`` (see there).
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
+import scipy.linalg
 
 from .mu_boundary_search import _best_per_owner, _block_sizes, _MixedParams, boundary_search
 from .mu_power_iteration import _TINY, block_norm_stack, power_iteration
 from .mu_real_lft import _lft_candidates, _RealLft
 from .mu_structure import REAL, BlockStructure, as_matrix_stack
 
-__all__ = ["verify_lower_bound", "lower_bound_residual"]
+__all__ = ["verify_lower_bound", "lower_bound_residual", "certified_lower"]
+
+_EPS = np.finfo(float).eps
+# matrices up to this size get the exact (rational) root check when the floating-point
+# eigenvalue bound is too loose (a defective or nearly defective eigenvalue)
+_EXACT_MAX_N = 10
 
 
 # --------------------------------------------------------------------------- driver
@@ -271,3 +281,289 @@ def verify_lower_bound(M, blk, delta, *, lower=None, tol=1e-8):
             good = abs(1.0 / nrm - lk) <= max(tol, 1e-6) * lk
         out[k] = good
     return bool(out[0]) if single else out
+
+
+# --------------------------------------------------------------------------- rounding
+def certified_lower(M, blk, delta):
+    """A lower bound on ``mu(M)`` from the direction of ``delta`` that rounding cannot lift.
+
+    Every ``t delta`` with ``1 / t`` an eigenvalue ``lambda`` of ``A = M delta`` makes
+    ``I - M t delta`` singular, so ``mu(M) >= |lambda| / ||delta||`` (``||.||`` the largest
+    block norm) whenever ``t delta`` is in the structure: always for a complex structure,
+    for real ``lambda`` only when there are real blocks.  The bound returned is this
+    quotient for the best admissible eigenvalue, reduced by a bound on the error of the
+    computed eigenvalue ``lambda_hat``, so that it is not above ``mu`` of the floating-point
+    ``M`` given:
+
+    * first-order bound: ``A`` is balanced by an exact (power-of-two) diagonal similarity
+      ``A_b = T^-1 A T``; LAPACK's eigenvalues are exact for ``A_b + E`` with
+      ``||E||_F <= 10 n eps ||A_b||_F``, the product ``M delta`` carries at most
+      ``n eps |M| |delta|`` entrywise, and an eigenvalue of condition number ``kappa``
+      (left and right eigenvectors) moves by at most ``r = kappa eta`` (``eta`` the sum of
+      both).  Overlapping discs of radius ``r`` form clusters that hold as many exact
+      eigenvalues as computed ones; a cluster gives the smallest ``|lambda_hat| - r`` of
+      its members (with real blocks: a cluster of an odd number of real eigenvalues, which
+      holds a real one);
+    * exact check (``n <= 10``, when the first-order bound loses more than ``1e-8``,
+      i.e. near a defective eigenvalue): ``p(t) = det(I - t A)`` is evaluated in rational
+      arithmetic, ``A = M delta`` formed exactly from the floating-point entries, at
+      ``t_hat = 1 / lambda_hat``.  ``p(t_hat) =
+      0`` is a root; for a complex structure a root lies within ``n |p / p'|`` of
+      ``t_hat`` (``p'/p = sum 1 / (t - t_i)``); for a real one a sign change of ``p``
+      over ``t_hat (1 -+ tau)`` (``tau = 2^-40, 2^-30, 2^-20``) brackets a real root.
+
+    * triangular ``M`` and ``delta`` (both lower or both upper, any ``n``): the exact
+      eigenvalues ``M_ii delta_ii`` of ``A``.
+
+    The block norm (an SVD) is taken ``(1 + 10 n eps)`` larger and the quotient one more
+    ``4 eps`` smaller.  Not covered: a complex ``M`` with real blocks, where no real
+    multiple of ``delta`` is singular in general (the search's point is singular only to
+    ``|lambda - 1| <= 1e-9``); there the search's value ``1 / ||delta||`` is returned as it is.
+
+    Parameters
+    ----------
+    M : array_like, shape (n, m)
+    blk : list of (r, c) or BlockStructure
+    delta : array_like, shape (m, n)
+        A perturbation in the structure (a search's destabilising one).
+
+    Returns
+    -------
+    lower : float
+        ``0.0`` when no admissible eigenvalue is certified.
+    delta : numpy.ndarray or None
+        ``delta / lambda_hat`` (norm about ``1 / lower``), or None with ``lower = 0``.
+
+    Examples
+    --------
+    A real repeated scalar on a Jordan block with eigenvalue ``1e-12``: ``mu = 1e-12``
+    exactly, and the bound does not exceed it.
+
+    >>> e = 1e-12
+    >>> M = np.array([[e, 0, 0], [1, e, 0], [0, 1, e]])
+    >>> lower, d = certified_lower(M, [(-3, 0)], 1e12 * np.eye(3))
+    >>> bool(lower <= e), bool(lower > e * (1 - 1e-12))
+    (True, True)
+    """
+    struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
+    M = np.asarray(M)
+    delta = np.asarray(delta)
+    n = struct.n_z
+    nrm = struct.block_norm(delta) * (1.0 + 10 * n * _EPS)
+    if not (np.isfinite(nrm) and nrm > 0):
+        return 0.0, None
+    A = M @ delta
+    real_a = not np.iscomplexobj(A) or not np.any(A.imag)
+    if struct.has_real and not real_a:
+        # outside the rounding analysis: the search's (approximately singular) point
+        return float(1.0 / struct.block_norm(delta)), delta
+    if real_a:
+        # a real eigenvalue of a real matrix comes out with a zero imaginary part
+        A = A.real
+    Ab, (tsc, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
+    prod = (np.abs(M) @ np.abs(delta)) / tsc[:, None] * tsc[None, :]
+    eta = 10 * n * _EPS * np.linalg.norm(Ab) + n * _EPS * np.linalg.norm(prod)
+    if not np.isfinite(eta):
+        return 0.0, None
+    w, vl, vr = scipy.linalg.eig(Ab, left=True, right=True)
+    dots = np.abs(np.sum(vl.conj() * vr, axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.linalg.norm(vl, axis=0) * np.linalg.norm(vr, axis=0) / dots
+    r = np.where(np.isfinite(kappa), kappa * eta, np.inf)
+    admissible = w.imag == 0 if struct.has_real else np.ones(len(w), dtype=bool)
+    admissible &= w != 0
+    if not admissible.any():
+        return 0.0, None
+    val, i = _cluster_values(w, r, struct.has_real)
+    lower = max(float(val[i]), 0.0)
+    top = int(np.argmax(np.where(admissible, np.abs(w), -1.0)))
+    if lower < np.abs(w[top]) * (1.0 - 1e-8):
+        exact = _triangular_modulus(M, delta, real=struct.has_real)
+        if exact <= lower and n <= _EXACT_MAX_N:
+            exact = _exact_root_modulus(M, delta, w[top], real=struct.has_real)
+        if exact > lower:
+            lower, i = exact, top
+    if lower <= 0:
+        return 0.0, None
+    lam = w[i].real if struct.has_real else w[i]
+    return float(lower / nrm * (1.0 - 4 * _EPS)), delta / lam
+
+
+def _cluster_values(w, r, real):
+    """Certified ``|lambda|`` per computed eigenvalue ``w_i`` with error radius ``r_i``.
+
+    The discs ``|z - w_i| <= r_i`` that overlap form clusters; by continuity a cluster of
+    ``k`` discs holds ``k`` exact eigenvalues (to first order), each of modulus at least
+    the smallest ``|w_i| - r_i`` of the cluster.  With real blocks a cluster counts only
+    if its computed eigenvalues are all real and odd in number (the exact ones of a real
+    matrix come in conjugate pairs, and the discs are symmetric about the real axis).
+    Returns the value of each eigenvalue's cluster (0 where none) and the index of the
+    largest |w_i| among the best clusters.
+    """
+    m = len(w)
+    over = r[:, None] + r[None, :] >= np.abs(w[:, None] - w[None, :])
+    label = np.arange(m)
+    for _ in range(m):  # connected components of the overlap graph
+        new = np.min(np.where(over, label[None, :], m), axis=1)
+        if np.array_equal(new, label):
+            break
+        label = new
+    val = np.zeros(m)
+    for c in np.unique(label):
+        mem = label == c
+        if real and not (np.all(w[mem].imag == 0) and mem.sum() % 2 == 1):
+            continue
+        if np.any(w[mem] == 0):
+            continue
+        val[mem] = max(float(np.min(np.abs(w[mem]) - r[mem])), 0.0)
+    i = int(np.lexsort((np.abs(w), val))[-1])
+    return val, i
+
+
+def _triangular_modulus(M, delta, *, real):
+    """The largest admissible ``|lambda|`` of ``M delta`` when both are triangular alike.
+
+    The product of two lower (or two upper) triangular matrices is triangular, with the
+    exact eigenvalues ``M_ii delta_ii`` (products of two floating-point numbers, taken
+    in rational arithmetic); with ``real`` only real ones count.  A bound for any ``n``
+    at ``O(n^2)`` cost, where a multiple eigenvalue defeats the first-order analysis
+    (``2 I``: one cluster of twelve real eigenvalues, even in number).  0.0 otherwise.
+    """
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or delta.shape != M.shape:
+        return 0.0
+    lower_tri = not np.any(np.triu(M, 1)) and not np.any(np.triu(delta, 1))
+    upper_tri = not np.any(np.tril(M, -1)) and not np.any(np.tril(delta, -1))
+    if not (lower_tri or upper_tri):
+        return 0.0
+    best = 0.0
+    for m, d in zip(np.diag(M), np.diag(delta), strict=True):
+        lam = _cmul(_cfrac(m), _cfrac(d))
+        if real and lam[1] != 0:
+            continue
+        try:  # each part rounded once, the modulus once more: within 4 eps below
+            best = max(best, math.hypot(float(lam[0]), float(lam[1])) * (1.0 - 4 * _EPS))
+        except OverflowError:
+            continue
+    return best
+
+
+def _exact_root_modulus(M, delta, lam_hat, *, real):
+    """A lower bound on ``|lambda|`` for an eigenvalue ``lambda`` of ``M delta`` near
+    ``lam_hat``.
+
+    Rational arithmetic on the floating-point entries of ``M`` and ``delta``, whose
+    product is formed exactly (the computed ``M delta`` carries rounding that can move a
+    near-defective eigenvalue by far more than ``eps``; see :func:`certified_lower`);
+    ``lambda`` is real when ``real``.  0.0 when nothing is shown.
+    """
+    n, m = M.shape
+    Mr = [[_cfrac(M[i, k]) for k in range(m)] for i in range(n)]
+    Dr = [[_cfrac(delta[k, j]) for j in range(n)] for k in range(m)]
+    zero = (Fraction(0), Fraction(0))
+    Ar = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            acc = zero
+            for k in range(m):
+                if Mr[i][k] != zero and Dr[k][j] != zero:
+                    acc = _cadd(acc, _cmul(Mr[i][k], Dr[k][j]))
+            row.append(acc)
+        Ar.append(row)
+    t_hat = _cdiv((Fraction(1), Fraction(0)), _cfrac(lam_hat))
+    p0 = _char_det(Ar, t_hat)
+    mod_lam = abs(lam_hat) * (1.0 - 4 * _EPS)  # |1 / t_hat| rounded down
+    if p0 == (0, 0):
+        return mod_lam
+    # the sign test needs a real polynomial: a real exact product (the computed one may
+    # be real where the exact one is not)
+    if real and any(a[1] != 0 for row in Ar for a in row):
+        return 0.0
+    if real:
+        t = t_hat[0]
+        s0 = _char_det(Ar, (t, Fraction(0)))[0]
+        for tau in (Fraction(1, 2**40), Fraction(1, 2**30), Fraction(1, 2**20)):
+            lo = _char_det(Ar, (t * (1 - tau), Fraction(0)))[0]
+            hi = _char_det(Ar, (t * (1 + tau), Fraction(0)))[0]
+            signs = {int(np.sign(lo)), int(np.sign(s0)), int(np.sign(hi))}
+            if 0 in signs or len(signs) > 1:
+                # a real root between t (1 - tau) and t (1 + tau)
+                return mod_lam / (1.0 + float(tau)) * (1.0 - 4 * _EPS)
+        return 0.0
+    p, dp = _char_det(Ar, t_hat, derivative=True)
+    num = p[0] ** 2 + p[1] ** 2
+    den = dp[0] ** 2 + dp[1] ** 2
+    if den == 0:
+        return 0.0
+    # a root within n |p / p'| of t_hat: |t_root| <= |t_hat| + rad
+    rad = np.sqrt(float(n * n * num / den)) * (1.0 + 4 * _EPS)
+    t_abs = (1.0 / abs(lam_hat)) * (1.0 + 4 * _EPS)
+    return 1.0 / (t_abs + rad) * (1.0 - 4 * _EPS)
+
+
+def _cfrac(z):
+    z = complex(z)
+    return (Fraction(z.real), Fraction(z.imag))
+
+
+def _cmul(a, b):
+    return (a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0])
+
+
+def _cadd(a, b):
+    return (a[0] + b[0], a[1] + b[1])
+
+
+def _csub(a, b):
+    return (a[0] - b[0], a[1] - b[1])
+
+
+def _cdiv(a, b):
+    d = b[0] * b[0] + b[1] * b[1]
+    return ((a[0] * b[0] + a[1] * b[1]) / d, (a[1] * b[0] - a[0] * b[1]) / d)
+
+
+def _char_det(Ar, t, *, derivative=False):
+    """``det(I - t A)`` (and its derivative in ``t``) exactly, by Gaussian elimination.
+
+    With ``derivative`` the entries are dual numbers ``a + b e`` (``e^2 = 0``): the
+    determinant of ``K(t) + e K'(t)`` is ``p(t) + e p'(t)``; pivots are chosen with a
+    nonzero ``a`` (``p(t) != 0`` is required then).
+    """
+    n = len(Ar)
+    zero = (Fraction(0), Fraction(0))
+    one = (Fraction(1), Fraction(0))
+    K = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            a = _csub(one if i == j else zero, _cmul(t, Ar[i][j]))
+            b = _csub(zero, Ar[i][j]) if derivative else zero
+            row.append((a, b))
+        K.append(row)
+    det = (one, zero)
+    for c in range(n):
+        piv = next((i for i in range(c, n) if K[i][c][0] != zero), None)
+        if piv is None:
+            return (zero, zero) if derivative else zero
+        if piv != c:
+            K[c], K[piv] = K[piv], K[c]
+            det = ((-det[0][0], -det[0][1]), (-det[1][0], -det[1][1]))
+        pa, pb = K[c][c]
+        det = (_cmul(det[0], pa), _cadd(_cmul(det[0], pb), _cmul(det[1], pa)))
+        inv_a = _cdiv(one, pa)
+        for i in range(c + 1, n):
+            ia, ib = K[i][c]
+            if ia == zero and ib == zero:
+                continue
+            # factor f = K[i][c] / K[c][c] as a dual number
+            fa = _cmul(ia, inv_a)
+            fb = _cmul(_csub(ib, _cmul(fa, pb)), inv_a)
+            for j in range(c + 1, n):
+                ca, cb = K[c][j]
+                xa, xb = K[i][j]
+                K[i][j] = (
+                    _csub(xa, _cmul(fa, ca)),
+                    _csub(_csub(xb, _cmul(fa, cb)), _cmul(fb, ca)),
+                )
+    return det if derivative else det[0]

@@ -56,7 +56,11 @@ from .mu_upper_diagonal import _objective_diagonal
 from .mu_upper_newton import newton_stages
 from .mu_upper_start import _x_from_logd, osborne_scaling
 
-__all__ = ["verify_upper_bound", "upper_bound_margin", "expand_scalings"]
+__all__ = [
+    "verify_upper_bound",
+    "upper_bound_margin",
+    "expand_scalings",
+]
 
 
 # --------------------------------------------------------------------------- parametrisation
@@ -643,6 +647,13 @@ def upper_bound_margin(M, blk, beta, D, G=None):
     struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
     Ms, single = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
+    out, _ = _margin(Ms, struct, beta, D, G)
+    return float(out[0]) if single else out
+
+
+def _margin(Ms, struct, beta, D, G, *, allowance=None):
+    """:func:`upper_bound_margin` on a stack, and its rounding bound by ``allowance``
+    (:func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance`) when given."""
     nw = Ms.shape[0]
     beta = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
     D = np.broadcast_to(np.asarray(D, dtype=complex), (nw, struct.n_z, struct.n_z))
@@ -652,6 +663,7 @@ def upper_bound_margin(M, blk, beta, D, G=None):
     Dl, Dr, Gl, Gm, Gr = expand_scalings(struct, D, G)
     A = _scaled_matrix(Ms, Dl, Dr)
     out = np.empty(nw)
+    delta = np.zeros(nw)
     pos = beta > 0
     if pos.any():
         # ||Y|| <= 1  <=>  (A/beta - jGm)^H Fl^-2 (A/beta - jGm) <= Fr^2 (F = (I + G^2)^(1/4));
@@ -660,14 +672,20 @@ def upper_bound_margin(M, blk, beta, D, G=None):
         # for large G, ||Y|| = 1 - O(1/G^2) whatever beta is, so rounding (or a tolerance)
         # on ||Y|| would move the certified beta by G^2 times as much.  sqrt(lambda_max(W))
         # equals ||Y|| when G = 0 and is on the same side of 1 in general.
-        Lf = hermitian_power(Gl[pos], -0.25)
-        Rf = hermitian_power(Gr[pos], 0.25)
+        # block by block (G is zero outside the real blocks): the identity elsewhere is
+        # exact, and the rounding of each block stays in it (see mu_rounding)
+        Lf = _block_power(struct, Gl[pos], -0.25, "z")
+        Rf = _block_power(struct, Gr[pos], 0.25, "w")
         Gp = Gm[pos]
         Bm = Lf @ (A[pos] / beta[pos, None, None]) @ Rf
         GhB = dagger(Gp) @ Bm
         W = dagger(Bm) @ Bm + 1j * (GhB - dagger(GhB))
         lam = np.linalg.eigvalsh(0.5 * (W + dagger(W)))[:, -1]
         out[pos] = np.sign(lam) * np.sqrt(np.abs(lam))
+        if allowance is not None:
+            delta[pos] = allowance(
+                struct, Ms[pos], Dl[pos], Dr[pos], A[pos], beta[pos], Lf, Rf, Gl[pos], Gp, Bm, W
+            )
     if (~pos).any():
         Az, Gz = A[~pos], Gm[~pos]
         AhG = dagger(Az) @ Gz
@@ -675,7 +693,18 @@ def upper_bound_margin(M, blk, beta, D, G=None):
         lam = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
         scale = np.linalg.norm(Az, 2, axis=(-2, -1)) ** 2 + np.finfo(float).tiny
         out[~pos] = lam / scale
-    return float(out[0]) if single else out
+    return out, delta
+
+
+def _block_power(struct, G, p, side):
+    """``(I + G^2)^p`` of a block-diagonal ``G`` (nonzero on the real blocks only)."""
+    n = G.shape[-1]
+    F = np.broadcast_to(np.eye(n, dtype=complex), G.shape).copy()
+    for b in struct.blocks:
+        if b.kind == REAL:
+            sl = getattr(b, side)
+            F[:, sl, sl] = hermitian_power(G[:, sl, sl], p)
+    return F
 
 
 def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):

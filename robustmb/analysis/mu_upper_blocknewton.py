@@ -40,13 +40,18 @@ import weakref
 import numpy as np
 
 from .mu_structure import FULL, dagger
-from .mu_upper_newton import _capped, _solve_modified
+from .mu_upper_newton import (
+    _MAX_SPREAD,
+    _capped,
+    armijo,
+    newton_direction,
+    predictor_step,
+    stage_finished,
+    stage_tolerance,
+)
 
 __all__: list[str] = []
 
-# largest spread of log singular values of D kept (cond(D) = exp(28) = 1.4e12, below the
-# 1e15 that verify_upper_bound accepts), as in mu_upper_newton
-_MAX_SPREAD = 28.0
 # softmax weights below this (relative to the sum) are left out of Pi and of the Hessian
 _ACTIVE = 1e-13
 # largest number of complex entries of the (problems x parameters x n x |I|) work arrays
@@ -372,14 +377,7 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
         best[0][j], best[1][j], best[2][j] = dl[ok], dr[ok], gh[ok]
 
     def finished(idx, top):
-        out = ~np.isfinite(top) | (gen.spread(Dl[idx]) > _MAX_SPREAD)
-        if fstop is not None:
-            out |= top <= fstop
-        if stop is not None:
-            cur = best_top.copy()
-            cur[idx] = np.minimum(cur[idx], top)
-            out |= stop(cur)[idx]
-        return out
+        return stage_finished(top, gen.spread(Dl[idx]), best_top, idx, fstop, stop)
 
     def hessian_at(idx):
         f, g, H, top, gt = local_hessian(gen, M[idx], Dl[idx], Dr[idx], Gh[idx], t_rel[idx])
@@ -398,10 +396,8 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
                 t_rel[idx[off]] = t / np.maximum(np.abs(top[off]), 1e-12)
                 f, g, H, top = hessian_at(idx)
         else:
-            t_old = t_rel[idx].copy()
-            t_rel[idx] = t / np.maximum(np.abs(cur_top[idx]), 1e-12)
-            dxdt = -_solve_modified(H_cur[idx], gt_cur[idx])
-            step = _capped((t_old * (1.0 - t_old / t_rel[idx]))[:, None] * dxdt, gparams(idx))
+            t_rel[idx], step = predictor_step(t, t_rel[idx], cur_top[idx], H_cur[idx], gt_cur[idx])
+            step = _capped(step, gparams(idx))
             trial = gen.retract(Dl[idx], Dr[idx], Gh[idx], step)
             _, top_p = smoothed_value(M[idx], *trial, t_rel[idx])
             good = np.isfinite(top_p) & (top_p < cur_top[idx])
@@ -412,13 +408,11 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
         active[idx[done]] = False
         keep = ~done
         idx, f, g, H = idx[keep], f[keep], g[keep], H[keep]
-        rel_tol = (0.2 if k_stage == 0 else 0.02) / t
+        rel_tol = stage_tolerance(k_stage, t)
         for _ in range(max_steps):
             if idx.size == 0:
                 break
-            d = _capped(-_solve_modified(H, g), gparams(idx))
-            decrement = -np.einsum("bi,bi->b", g, d)
-            keep = decrement > rel_tol * np.maximum(np.abs(f), 1e-300)
+            d, decrement, keep = newton_direction(H, g, f, gparams(idx), rel_tol)
             idx, f, d, decrement = idx[keep], f[keep], d[keep], decrement[keep]
             if idx.size == 0:
                 break
@@ -430,9 +424,7 @@ def block_newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_ste
                 trial = gen.retract(Dl[j], Dr[j], Gh[j], alpha[pending, None] * d[pending])
                 ft, topt = smoothed_value(M[j], *trial, t_rel[j])
                 record(j, topt, *trial)
-                ok = np.isfinite(ft) & (
-                    ft <= f[pending] - 1e-4 * alpha[pending] * decrement[pending]
-                )
+                ok = armijo(ft, f[pending], alpha[pending], decrement[pending])
                 ja = j[ok]
                 Dl[ja], Dr[ja], Gh[ja] = trial[0][ok], trial[1][ok], trial[2][ok]
                 moved[pending[ok]] = True

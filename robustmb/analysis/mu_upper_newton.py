@@ -165,6 +165,50 @@ def _capped(d, x):
     return d / np.maximum(ratio, 1.0)[:, None]
 
 
+# ---------------------------------------------------------------- shared by the Newton stages
+# (here and in mu_upper_blocknewton: the same stage logic on two parametrisations)
+def stage_finished(top, spread, best_top, idx, fstop, stop):
+    """Rows ``idx`` whose descent ends: a non-finite value, a D spread past
+    ``_MAX_SPREAD``, ``top <= fstop``, or ``stop`` on the best values with ``top`` in."""
+    out = ~np.isfinite(top) | (spread > _MAX_SPREAD)
+    if fstop is not None:
+        out |= top <= fstop
+    if stop is not None:
+        cur = best_top.copy()
+        cur[idx] = np.minimum(cur[idx], top)
+        out |= stop(cur)[idx]
+    return out
+
+
+def stage_tolerance(k_stage, t):
+    """A stage ends when the decrease left (about half the Newton decrement) is below
+    a fraction of the smoothing error ``log(m) / t`` (relative)."""
+    return (0.2 if k_stage == 0 else 0.02) / t
+
+
+def predictor_step(t, t_rel, cur_top, H, gt):
+    """New ``t_rel`` of a stage and the predictor step along the path of minimisers,
+    ``x(1/t)`` extrapolated from ``dx/dt = -H^-1 dg/dt`` (uncapped)."""
+    t_old = t_rel.copy()
+    t_new = t / np.maximum(np.abs(cur_top), 1e-12)
+    dxdt = -_solve_modified(H, gt)
+    return t_new, (t_old * (1.0 - t_old / t_new))[:, None] * dxdt
+
+
+def newton_direction(H, g, f, ref, rel_tol):
+    """The capped modified-Newton step, its decrement and the rows where it is worth
+    taking (decrement above ``rel_tol |f|``); ``ref`` the parameters for the cap."""
+    d = _capped(-_solve_modified(H, g), ref)
+    decrement = -np.einsum("bi,bi->b", g, d)
+    keep = decrement > rel_tol * np.maximum(np.abs(f), 1e-300)
+    return d, decrement, keep
+
+
+def armijo(ft, f, alpha, decrement):
+    """Sufficient decrease of a trial value ``ft`` along a step of length ``alpha``."""
+    return np.isfinite(ft) & (ft <= f - 1e-4 * alpha * decrement)
+
+
 def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40):
     """Damped Newton on ``phi_t`` for each ``t`` of ``schedule`` (relative to the value).
 
@@ -200,14 +244,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
         best_x[idx[better]] = xx[better]
 
     def finished(idx, top):
-        out = ~np.isfinite(top) | (np.ptp(x[idx, :nd], axis=1) > _MAX_SPREAD)
-        if fstop is not None:
-            out |= top <= fstop
-        if stop is not None:
-            cur = best_top.copy()
-            cur[idx] = np.minimum(cur[idx], top)
-            out |= stop(cur)[idx]
-        return out
+        return stage_finished(top, np.ptp(x[idx, :nd], axis=1), best_top, idx, fstop, stop)
 
     def evaluate(idx, xx):
         f, g, H, top, gt = objective_hessian(M[idx], xx, param, t_rel[idx])
@@ -229,10 +266,8 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
                 for arr, val in zip((f, g, H, top, gt), sub, strict=True):
                     arr[off] = val
         else:
-            t_old = t_rel[idx].copy()
-            t_rel[idx] = t / np.maximum(np.abs(cur_top[idx]), 1e-12)
-            dxdt = -_solve_modified(H_cur[idx], gt_cur[idx])
-            xp = x[idx] + _capped((t_old * (1.0 - t_old / t_rel[idx]))[:, None] * dxdt, x[idx])
+            t_rel[idx], step = predictor_step(t, t_rel[idx], cur_top[idx], H_cur[idx], gt_cur[idx])
+            xp = x[idx] + _capped(step, x[idx])
             f, g, H, top, gt = evaluate(idx, xp)
             good = np.isfinite(top) & (top < cur_top[idx])
             x[idx[good]] = xp[good]
@@ -246,15 +281,11 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
         active[idx[done]] = False
         keep = ~done
         idx, f, g, H = idx[keep], f[keep], g[keep], H[keep]
-        # a stage ends when the decrease left (about half the Newton decrement) is below
-        # a fraction of the smoothing error log(m) / t (relative)
-        rel_tol = (0.2 if k_stage == 0 else 0.02) / t
+        rel_tol = stage_tolerance(k_stage, t)
         for _ in range(max_steps):
             if idx.size == 0:
                 break
-            d = _capped(-_solve_modified(H, g), x[idx])
-            decrement = -np.einsum("bi,bi->b", g, d)
-            keep = decrement > rel_tol * np.maximum(np.abs(f), 1e-300)
+            d, decrement, keep = newton_direction(H, g, f, x[idx], rel_tol)
             idx, f, d, decrement = idx[keep], f[keep], d[keep], decrement[keep]
             if idx.size == 0:
                 break
@@ -268,9 +299,7 @@ def newton_stages(M, x, param, schedule, *, fstop=None, stop=None, max_steps=40)
                 j = idx[pending]
                 xt = x[j] + alpha[pending, None] * d[pending]
                 ft, gn, Hn, topt, gtn = evaluate(j, xt)
-                ok = np.isfinite(ft) & (
-                    ft <= f[pending] - 1e-4 * alpha[pending] * decrement[pending]
-                )
+                ok = armijo(ft, f[pending], alpha[pending], decrement[pending])
                 acc = pending[ok]
                 ja = idx[acc]
                 x[ja] = xt[ok]

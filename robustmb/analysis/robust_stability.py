@@ -255,9 +255,9 @@ def _verified_crossing(problem, alpha, values_at):
 
     Returns
     -------
-    None, or ``(scaling, values, frequency)``; ``frequency`` is ``inf`` when the
-    destabilising pole comes from infinity (a pole escaping as the scaling
-    approaches the crossing).
+    None, or ``(scaling, values, frequency, ill_posed)``; ``frequency`` is ``inf`` when
+    the destabilising pole comes from infinity (a pole escaping as the scaling
+    approaches the crossing) or the loop is ill-posed there (``ill_posed`` True).
     """
     ref = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(1)
     radius = float(np.max(np.abs(ref), initial=0.0))
@@ -270,7 +270,7 @@ def _verified_crossing(problem, alpha, values_at):
         if eta == 0.0 and is_ill_posed(problem, vals):
             # its poles are rounding noise: the pushes say whether a pole comes back
             # unstable beyond it; if none does, the ill-posed point is the witness
-            ill = (alpha, vals, np.inf)
+            ill = (alpha, vals, np.inf, True)
             continue
         got = _substituted_poles(problem, vals)
         if got is None:
@@ -283,11 +283,11 @@ def _verified_crossing(problem, alpha, values_at):
                 freq = np.inf
             else:
                 freq = _pole_frequency(problem, pole)
-            return alpha * (1.0 + eta), vals, freq
+            return alpha * (1.0 + eta), vals, freq, False
         # on the boundary: within rounding of both the matrix and the pole itself (a
         # matrix tolerance alone would pass slow stable poles of a stiff loop)
         if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
-            tangential = (alpha, vals, _pole_frequency(problem, pole))
+            tangential = (alpha, vals, _pole_frequency(problem, pole), False)
     return tangential or ill
 
 
@@ -421,14 +421,14 @@ def _robstab(
         and all(bi.kind == "real" for bi in problem.blocks)
     )
     sysdata, blk, dt = problem.m11, problem.blk, problem.dt
-    upper, crit, destab = np.inf, np.nan, {}
+    upper, crit, destab, ill = np.inf, np.nan, {}, False
     peak = failed = vertex = None
     if search_first:
         found = _parameter_search(problem, _FIRST_CAP)
         if found is not None:
             got = _verified_crossing(problem, found[0], _search_values(problem, *found))
             if got is not None:
-                upper, destab, crit = got
+                upper, destab, crit, ill = got
                 # small loops: the box by vertex polytopes, no sweep at a tight level
                 # (max_boxes = 0: the plain single-box sweep bound, no box certificates)
                 if max_boxes > 0:
@@ -475,7 +475,7 @@ def _robstab(
     lower = lower if cover is None else max(lower, cover.target)
     cap = _search_cap(lower)
     if not search_first:
-        upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
+        upper, crit, destab, ill = _from_mu_lower(problem, peak, cap, upper, crit, destab, ill)
     else:
         # The branch and bound runs before the (costly) mu lower-bound search: when it
         # certifies ``upper / (1 + gap_tol)`` the gap is closed and the search cannot
@@ -488,7 +488,9 @@ def _robstab(
         boxes = _BoxRun(problem, peak, gap_tol, max_boxes, executor, bar)
         pointwise = np.max(peak.mu_upper, initial=0.0)
         if boxes.applies(lower, upper) and upper * pointwise <= 1.0 + _BOXES_FIRST:
-            cover, peak, lower, upper, crit, destab = boxes.run(lower, upper, crit, destab)
+            cover, peak, lower, upper, crit, destab, ill = boxes.run(
+                lower, upper, crit, destab, ill
+            )
         if loose and (cover is None or not cover.certified):
             # Both sweeps certify the whole box: keep the tighter (the default accuracy
             # may relax real parameters where the loose sweep did not need to).
@@ -499,19 +501,21 @@ def _robstab(
             cap = _search_cap(lower)
         if cover is None or not cover.certified:
             before = upper
-            peak, upper, crit, destab, cap = _search_lower_gap(
-                problem, peak, gap_tol, upper, crit, destab, cap
+            peak, upper, crit, destab, ill, cap = _search_lower_gap(
+                problem, peak, gap_tol, upper, crit, destab, ill, cap
             )
             if (cover is None or upper < before) and boxes.applies(lower, upper):
                 boxes.peak = peak
-                cover, peak, lower, upper, crit, destab = boxes.run(lower, upper, crit, destab)
+                cover, peak, lower, upper, crit, destab, ill = boxes.run(
+                    lower, upper, crit, destab, ill
+                )
     lower = float(lower)
     upper = float(max(upper, lower) if np.isfinite(upper) else upper)
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")
     by_polytope = isinstance(cover, PolytopeCover) and cover.certified and lower == cover.target
-    ill = bool(np.isinf(crit) and destab and is_ill_posed(problem, destab))
+    ill = bool(np.isinf(crit) and destab and ill)  # as _verified_crossing found the witness
     reason = robstab_reason(lower, upper, crit, peak.covered, omega, cap, by_polytope, ill)
     reason += relaxation_note(peak)
     if cover is not None:
@@ -564,12 +568,12 @@ class _BoxRun:
             and upper > lower * (1.0 + self.gap_tol)
         )
 
-    def run(self, lower, upper, crit, destab):
+    def run(self, lower, upper, crit, destab, ill):
         """Certify ``upper / (1 + gap_tol)`` times the box; returns ``(cover, peak, lower,
-        upper, crit, destab)`` with the closer crossings the sub-box centres gave."""
+        upper, crit, destab, ill)`` with the closer crossings the sub-box centres gave."""
         problem, peak = self.problem, self.peak
         self.bar.start("branch and bound over the parameter box")
-        state = {"upper": upper, "crit": crit, "destab": destab}
+        state = {"upper": upper, "crit": crit, "destab": destab, "ill": ill}
         cover = certify_scaled_box(
             problem,
             _scalar_blocks(problem),
@@ -587,27 +591,27 @@ class _BoxRun:
             self.peak, self.direction = peak, state["direction"]
         if cover.certified:
             lower = max(lower, cover.target)
-        return cover, peak, lower, state["upper"], state["crit"], state["destab"]
+        return cover, peak, lower, state["upper"], state["crit"], state["destab"], state["ill"]
 
 
-def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, cap):
+def _search_lower_gap(problem, peak, gap_tol, upper, crit, destab, ill, cap):
     """The mu lower-bound search of an all-real loop whose gap the search left open.
 
     Searches mu lower bounds at the sweep's frequencies above ``1 / upper`` (until the
     gap to ``1 / peak.upper`` is within ``gap_tol``) and tries the crossing along the
-    best one as a destabilising candidate.  Returns ``(peak, upper, crit, destab,
+    best one as a destabilising candidate.  Returns ``(peak, upper, crit, destab, ill,
     cap)``, unchanged when the gap is already closed or nothing beats ``upper``.
     """
     lower = 0.0 if not np.isfinite(peak.upper) else 1.0 / peak.upper
     if np.isfinite(upper) and upper <= lower * (1.0 + gap_tol):
-        return peak, upper, crit, destab, cap
+        return peak, upper, crit, destab, ill, cap
     floor = 1.0 / upper if np.isfinite(upper) else 0.0
     stop = peak.upper / (1.0 + gap_tol) if np.isfinite(peak.upper) else np.inf
     peak = peak_lower_search(problem.m11, problem.blk, problem.dt, peak, floor=floor, stop=stop)
     if peak.lower > floor:
         cap = 2.0 / peak.lower
-        upper, crit, destab = _from_mu_lower(problem, peak, cap, upper, crit, destab)
-    return peak, upper, crit, destab, cap
+        upper, crit, destab, ill = _from_mu_lower(problem, peak, cap, upper, crit, destab, ill)
+    return peak, upper, crit, destab, ill, cap
 
 
 def _with_search_lower(problem, peak, scaling, freq, direction):
@@ -666,7 +670,7 @@ def _lower_upper(problem, point, gap_tol, state):
     got = _verified_crossing(problem, alpha, _search_values(problem, alpha, direction))
     if got is None or got[0] >= state["upper"]:
         return None
-    state["upper"], state["destab"], state["crit"] = got
+    state["upper"], state["destab"], state["crit"], state["ill"] = got
     state["direction"] = direction
     return got[0] / (1.0 + gap_tol)
 
@@ -687,9 +691,10 @@ def _search_values(problem, alpha, direction):
     return values_at
 
 
-def _from_mu_lower(problem, peak, cap, upper, crit, destab):
+def _from_mu_lower(problem, peak, cap, upper, crit, destab, ill):
     """Best verified crossing from the mu lower bound's perturbation and a parameter
-    search seeded with its direction; keeps ``(upper, crit, destab)`` if none is better."""
+    search seeded with its direction; keeps ``(upper, crit, destab, ill)`` if none is
+    better (``ill``: the witness is an ill-posed loop, see :func:`_verified_crossing`)."""
     candidates = []
     mu_dirs = []
     if peak.lower > 0 and peak.lower_delta is not None:
@@ -714,8 +719,8 @@ def _from_mu_lower(problem, peak, cap, upper, crit, destab):
             break
         got = _verified_crossing(problem, alpha, values_at)
         if got is not None and got[0] < upper:
-            upper, destab, crit = got
-    return upper, crit, destab
+            upper, destab, crit, ill = got
+    return upper, crit, destab, ill
 
 
 def _sensitivity(problem, upper, destab, crit, h=1e-3):

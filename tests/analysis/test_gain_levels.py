@@ -181,9 +181,10 @@ def test_a_certificate_that_never_verifies_is_no_bound(monkeypatch):
     mussv_module = importlib.import_module("robustmb.analysis.mussv")
 
     def failing_margin(M, struct, beta, D, G):
-        return np.full(np.shape(beta), 1.5)
+        # margin 1.5 with no rounding allowance: margin^2 + delta > 1 at every beta
+        return np.full(np.shape(beta), 1.5), np.zeros(np.shape(beta))
 
-    monkeypatch.setattr(mussv_module, "upper_bound_margin", failing_margin)
+    monkeypatch.setattr(mussv_module, "margin_rounding_allowance", failing_margin)
     M = np.random.default_rng(3).standard_normal((2, 3, 3)) + 0j
     res = mussv(M, [(1, 1)] * 3)
     assert np.all(np.isinf(res.upper))

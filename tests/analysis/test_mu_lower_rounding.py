@@ -1,0 +1,185 @@
+"""mussv lower bounds never above the exact mu, even at the level of rounding.
+
+Families where mu is known exactly for the floating-point matrix: a repeated complex
+scalar (the spectral radius; triangular matrices give it as the largest diagonal modulus,
+dense ones through mpmath at 50 digits), one full complex block (the largest singular
+value, mpmath), a real 1x1 scalar (``|m|`` for real ``m``, 0 otherwise) and near-Jordan
+blocks ``e I + N`` (``mu = |e|`` for a real or complex repeated scalar), also under
+power-of-two diagonal similarities (exact, same mu).  Each bound must be ``<= mu`` with
+no tolerance, and within ``1e-8`` of it.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robustmb as rmb
+from robustmb.analysis.mu_lower import certified_lower, verify_lower_bound
+
+CLOSE = 1e-8
+
+
+def _check(M, blk, mu):
+    r = rmb.mussv(M, blk)
+    lower = mpmath.mpf(float(r.lower))
+    assert lower <= mu, (r.lower, mu)
+    assert lower >= mu * (1 - CLOSE), (r.lower, mu)
+    assert verify_lower_bound(M, blk, r.delta, lower=r.lower)
+    return r
+
+
+def _jordan(n, e, shift_scale=1.0):
+    return e * np.eye(n) + shift_scale * np.eye(n, k=-1)
+
+
+def test_reported_jordan_case():
+    # the case that returned 1.0000000000001001e-12 > mu = 1e-12 before
+    M = _jordan(3, 1e-12)
+    for blk in ([(-3, 0)], [(3, 0)]):
+        r = _check(M, blk, mpmath.mpf(1e-12))
+        assert r.lower <= 1e-12
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(2, 5),
+    log_e=st.floats(-14, 0),
+    sign=st.sampled_from([-1.0, 1.0]),
+    real=st.booleans(),
+    exps=st.lists(st.integers(-20, 20), min_size=5, max_size=5),
+    sub=st.floats(0.1, 10.0),
+)
+def test_near_jordan_blocks(n, log_e, sign, real, exps, sub):
+    e = sign * 10.0**log_e
+    T = np.diag(2.0 ** np.array(exps[:n], dtype=float))  # exact similarity
+    M = (np.diag(1 / np.diag(T)) @ _jordan(n, e, sub)) @ T  # entries exact
+    blk = [(-n, 0)] if real else [(n, 0)]
+    _check(M, blk, mpmath.mpf(abs(e)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 5), seed=st.integers(0, 10**6), cplx=st.booleans())
+def test_triangular_repeated_complex_scalar(n, seed, cplx):
+    rng = np.random.default_rng(seed)
+    M = np.tril(rng.standard_normal((n, n)))
+    if cplx:
+        M = M + 1j * np.tril(rng.standard_normal((n, n)))
+    diag = [mpmath.mpc(complex(z)) for z in np.diag(M)]
+    mu = max(abs(z) for z in diag)
+    _check(M, [(n, 0)], mu)
+
+
+def _rho(M):
+    """Spectral radius of the floating-point ``M`` (mpmath, at the working precision)."""
+    E = mpmath.eig(_mp(M), left=False, right=False)
+    E = E[0] if isinstance(E, tuple) else E
+    return max(abs(z) for z in E)
+
+
+def _mp(M):
+    return mpmath.matrix([[mpmath.mpc(complex(z)) for z in row] for row in M])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 5), seed=st.integers(0, 10**6), scale=st.integers(-30, 30))
+def test_dense_repeated_complex_scalar(n, seed, scale):
+    rng = np.random.default_rng(seed)
+    M = (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))) * 2.0**scale
+    with mpmath.workdps(50):
+        mu = _rho(M)
+        _check(M, [(n, 0)], mu)
+
+
+@settings(max_examples=20, deadline=None)
+@given(r=st.integers(1, 4), c=st.integers(1, 4), seed=st.integers(0, 10**6))
+def test_full_complex_block(r, c, seed):
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((c, r)) + 1j * rng.standard_normal((c, r))
+    with mpmath.workdps(50):
+        mu = max(mpmath.svd_c(_mp(M), compute_uv=False))
+        _check(M, [(r, c)], mu)
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.floats(-1e12, 1e12, allow_nan=False).filter(lambda x: abs(x) > 1e-12))
+def test_real_scalar_one_by_one(m):
+    _check(np.array([[m]]), [(-1, 0)], mpmath.mpf(abs(m)))
+
+
+def test_real_scalar_complex_entry_is_zero():
+    r = rmb.mussv(np.array([[1.0 + 1e-3j]]), [(-1, 0)])
+    assert r.lower == 0.0 and r.delta is None
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_exact_check_on_a_double_real_root(n):
+    # a Jordan block with an even multiplicity has no sign change: the exact zero of
+    # det(I - t A) at t = 1 / lambda is what certifies it
+    e = 3e-9
+    M = _jordan(n, e)
+    lower, d = certified_lower(M, [(-n, 0)], np.eye(n) / e)
+    assert mpmath.mpf(lower) <= mpmath.mpf(e)
+    assert lower >= e * (1 - CLOSE)
+    assert verify_lower_bound(M, [(-n, 0)], d, lower=lower)
+
+
+def test_ill_conditioned_eigenvalue_is_deflated():
+    # a non-triangular near-Jordan block: its computed eigenvalues are off by about
+    # eps^(1/4) relative to the exact ones of the floating-point matrix (the complex-scalar
+    # bound was 1.0846e-3 against the exact spectral radius 1.0486e-3); the eigenvalue
+    # error bound keeps the reported bound below
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    M = Q @ _jordan(4, 1e-3) @ Q.T
+    with mpmath.workdps(60):
+        mu = _rho(M)
+    for blk in ([(4, 0)], [(-4, 0)]):
+        r = rmb.mussv(M, blk)
+        assert mpmath.mpf(r.lower) <= mu
+
+
+def test_multiple_eigenvalue_beyond_the_exact_check():
+    # 2 I (12 x 12): twelve equal eigenvalues, too many for the exact check; their discs
+    # form one cluster, which holds the exact eigenvalues (complex scalar: mu = 2)
+    r = _check(2.0 * np.eye(12), [(12, 0)], mpmath.mpf(2))
+    assert r.lower > 0
+
+
+def test_triangular_multiple_real_eigenvalue_beyond_the_exact_check():
+    # a real repeated scalar on 2 I (12 x 12): twelve equal real eigenvalues form an even
+    # cluster, and n is past the rational determinant; M and delta triangular give the
+    # eigenvalues M_ii delta_ii of M delta exactly (mu = 2)
+    r = _check(2.0 * np.eye(12), [(-12, 0)], mpmath.mpf(2))
+    assert r.lower > 0
+    # the same on a triangular matrix with a double eigenvalue 3 and distinct others
+    M = np.tril(np.random.default_rng(5).standard_normal((12, 12)), -1)
+    M[np.diag_indices(12)] = [3.0, 3.0] + list(np.linspace(-2.5, 2.5, 10))
+    _check(M, [(-12, 0)], mpmath.mpf(3))
+
+
+def test_exact_check_uses_the_exact_product():
+    # a dense near-Jordan block (Q J_4(1e-3) Q^T, rounded) with a non-power-of-two
+    # repeated complex scalar: the rational check on the rounded product M delta gave
+    # 1.03207e-3 against mu = rho(M) = 1.02860e-3 (the rounding moves the defective
+    # eigenvalue by about eps^(1/4)); on the exact product it stays below
+    M = np.array(
+        [
+            [0.3247579618276307, -0.25402581344341485, -0.8445696762054951, -0.2875928690757912],
+            [-0.07540406768022466, -0.16929806380989845, 0.2818110637225044, -0.9121866059683125],
+            [0.2843756760398774, -0.018222600103538277, -0.14790899892551035, 0.17074376971363817],
+            [
+                -0.8912623821308981,
+                0.043798286173071604,
+                -0.3995477953304539,
+                -0.0035508990922226355,
+            ],
+        ]
+    )
+    c = 103.67897222930539
+    with mpmath.workdps(80):
+        mu = _rho(M)
+    lower, _ = certified_lower(M, [(4, 0)], c * np.eye(4))
+    assert mpmath.mpf(lower) <= mu
+    assert lower > 0.9 * mu
