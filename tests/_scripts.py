@@ -23,3 +23,11 @@ def load_script(*parts, name):
     finally:
         sys.path.remove(folder)
     return mod
+
+
+ARM_STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
+
+
+def arm_script(name):
+    """A script of the robotic-arm case study (``case_studies/robotic_arm/name``)."""
+    return load_script("case_studies", "robotic_arm", name, name=f"arm_{name[:-3]}_script")

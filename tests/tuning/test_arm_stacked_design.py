@@ -15,27 +15,20 @@ import os
 import control
 import numpy as np
 import pytest
-from _scripts import load_script
+from _scripts import ARM_STUDY, arm_script
 
 # Importing the script builds the arm's tuning problem (seconds): every test here is slow.
 pytestmark = pytest.mark.slow
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
-
-
-def _script(name):
-    return load_script("case_studies", "robotic_arm", name, name=f"arm_{name[:-3]}_script")
-
 
 @pytest.fixture(scope="module")
 def ss():
-    return _script("scheduled_stacked.py")
+    return arm_script("scheduled_stacked.py")
 
 
 @pytest.fixture(scope="module")
 def stored():
-    with open(os.path.join(STUDY, "checkpoints", "arm_lpv_soft_phase.json")) as fh:
+    with open(os.path.join(ARM_STUDY, "checkpoints", "arm_lpv_soft_phase.json")) as fh:
         return {k: np.asarray(v, float) for k, v in json.load(fh)["values"].items()}
 
 
@@ -104,7 +97,7 @@ def test_stacked_checkpoint_corner_loops():
     ``K(jw)`` that must come within 0.5 % of the stored norms from below)."""
     from robustmb.examples import arm_lpv_tuning_problem
 
-    with open(os.path.join(STUDY, "checkpoints", "arm_lpv_stacked.json")) as fh:
+    with open(os.path.join(ARM_STUDY, "checkpoints", "arm_lpv_stacked.json")) as fh:
         d = json.load(fh)
     assert d["provenance"].startswith("NOT a certified design")
     grids = [v for k, v in d["checks"].items() if k.startswith("grid")]

@@ -18,7 +18,7 @@ import os
 import control
 import numpy as np
 import pytest
-from _scripts import load_script
+from _scripts import ARM_STUDY, arm_script
 
 from robustmb.analysis import hinfnorm
 from robustmb.lft.algebra import lft_lower
@@ -28,17 +28,10 @@ from robustmb.lft.model import as_model
 # (seconds each): every test here is slow.
 pytestmark = pytest.mark.slow
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STUDY = os.path.join(ROOT, "case_studies", "robotic_arm")
-
-
-def _script(name):
-    return load_script("case_studies", "robotic_arm", name, name=f"arm_{name[:-3]}_script")
-
 
 @pytest.fixture(scope="module")
 def sg():
-    return _script("structure_gap.py")
+    return arm_script("structure_gap.py")
 
 
 @pytest.mark.parametrize("theta", [(70.0, 30.0), (45.0, 45.0), (90.0, 135.0)])
@@ -87,7 +80,7 @@ def _closed(P, K):
 
 
 def test_scaled_stacked_plant_closes_the_same_loop(sg):
-    gf = _script("gamma2_floor.py")
+    gf = arm_script("gamma2_floor.py")
     theta, g = (45.0, 135.0), 3.0
     Ks = control.ss(*sg.stored_frozen(theta))
     Kt = sg.torque_controller(Ks)
@@ -103,9 +96,9 @@ def test_scaled_stacked_plant_closes_the_same_loop(sg):
 
 
 def test_screen_agrees_with_check_design():
-    ss_ = _script("scheduled_stacked.py")
-    cd = _script("check_design.py")
-    with open(os.path.join(STUDY, "checkpoints", "arm_lpv_soft_phase.json")) as fh:
+    ss_ = arm_script("scheduled_stacked.py")
+    cd = arm_script("check_design.py")
+    with open(os.path.join(ARM_STUDY, "checkpoints", "arm_lpv_soft_phase.json")) as fh:
         values = json.load(fh)["values"]
     vals = {k: np.asarray(v, float) for k, v in values.items()}
     g1, g2, mr, rows = ss_.screen(vals, 5.0, 2)

@@ -4,6 +4,7 @@ import control
 import numpy as np
 import pytest
 from _compleib import compleib, full_order_floor, static_loop
+from _finite_differences import central_differences
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -38,15 +39,6 @@ def _random_loop(seed, block):
     if block == "pid":
         x[pv.offsets["C.Tf"]] = 0.2 + rng.uniform()
     return TunableLFT(CL, pv), x
-
-
-def _fd(fun, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h * max(1.0, abs(x[i]))
-        g[i] = (fun(x + e) - fun(x - e)) / (2 * e[i])
-    return g
 
 
 @settings(max_examples=30, deadline=None)
@@ -88,7 +80,7 @@ def test_hinf_subgradient_equals_finite_differences(seed, block):
     # Differences of rmb.hinfnorm at a tight tolerance: the optimiser's own evaluation
     # stops its level set at a relative 1e-7, which over a 1e-6 step is an O(1) error in a
     # difference quotient (seed 413, "tf": 2 % off while the gradient was right).
-    fd = _fd(lambda y: rmb.hinfnorm(lft.statespace(y), tol=1e-12)[0], x)
+    fd = central_differences(lambda y: rmb.hinfnorm(lft.statespace(y), tol=1e-12)[0], x)
     np.testing.assert_allclose(g, fd, rtol=2e-4, atol=2e-5 * max(1.0, f0))
 
 
@@ -111,13 +103,17 @@ def test_h2_and_abscissa_gradients_equal_finite_differences(seed, block):
     if np.sum(np.abs(lam.real - alpha) < 1e-3) == 1:  # a simple real rightmost eigenvalue
         gs = np.zeros((n + lft.ny, n + lft.nu))
         gs[:n, :n] = ga
-        np.testing.assert_allclose(lft.chain(x, gs), _fd(abscissa, x), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            lft.chain(x, gs), central_differences(abscissa, x), rtol=1e-4, atol=1e-6
+        )
     # H2 of the loop with its feedthrough removed (strictly proper).
     lft2_val = lambda y: h2_gradient(*lft.statespace(y)[:3], np.zeros_like(D))[0]  # noqa: E731
     j, gs = h2_gradient(A, B, C, np.zeros_like(D))
     gs[n:, n:] = 0.0  # D is held at zero
     # chain() also moves D; the H2 value ignores D, so zero its block above.
-    np.testing.assert_allclose(lft.chain(x, gs), _fd(lft2_val, x), rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(
+        lft.chain(x, gs), central_differences(lft2_val, x), rtol=1e-4, atol=1e-7
+    )
 
 
 def test_hinfstruct_scalar_gain_matches_brute_force():

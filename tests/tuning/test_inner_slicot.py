@@ -8,6 +8,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 from _compleib import compleib, static_loop
+from _finite_differences import central_differences
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_inner_hinf import K_REA2, _dense_peak
@@ -88,15 +89,6 @@ def test_ab13dd_discrete_value_against_hinfnorm(seed, n, dt):
     assert abs(np.linalg.svd(resp, compute_uv=False)[0] - g) <= 1e-8 * g
 
 
-def _fd(fun, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h * max(1.0, abs(x[i]))
-        g[i] = (fun(x + e) - fun(x - e)) / (2 * e[i])
-    return g
-
-
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 100_000), n=st.integers(1, 6), feed=st.booleans())
 def test_subgradient_at_ab13dd_peak_equals_finite_differences(seed, n, feed):
@@ -126,7 +118,7 @@ def test_subgradient_at_ab13dd_peak_equals_finite_differences(seed, n, feed):
         m = y.reshape(s.shape)
         return rmb.hinfnorm((m[:n, :n], m[:n, n:], m[n:, :n], m[n:, n:]), tol=1e-12)[0]
 
-    fd = _fd(norm, s.ravel()).reshape(s.shape)
+    fd = central_differences(norm, s.ravel()).reshape(s.shape)
     np.testing.assert_allclose(grad, fd, rtol=2e-4, atol=2e-5 * max(1.0, v))
 
 
@@ -309,7 +301,7 @@ def test_ab13dd_wrong_at_tight_tolerance_right_at_the_inner_one(monkeypatch):
         m = y.reshape(s.shape)
         return rmb.hinfnorm((m[:2, :2], m[:2, 2:], m[2:, :2], m[2:, 2:]), tol=1e-12)[0]
 
-    fd = _fd(norm, s.ravel()).reshape(s.shape)
+    fd = central_differences(norm, s.ravel()).reshape(s.shape)
     np.testing.assert_allclose(grad, fd, rtol=2e-4, atol=2e-5 * v)
     # A retry frequency 1e-5 off (what tolerance 1e-10 allows; the value is flat there):
     # the secant moves it onto the maximiser, and the gradient still matches.
