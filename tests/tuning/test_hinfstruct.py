@@ -170,7 +170,9 @@ def test_hinfstruct_multi_model_is_worst_case():
 COMPLEIB = [
     ("AC15", 3, 0, 15.2),
     ("HE4", 5, 0, 22.84),
-    ("HF2D11", 3, 0, 77200.0),
+    # HF2D11 has many local minima: with 3 random starts seed 0 gives 77238 (seeds 1, 2:
+    # 76924, 76969), so it gets 5 starts like HE4 (76932).
+    ("HF2D11", 5, 0, 77200.0),
     ("DLR2", 3, 0, 4010.0),  # nx = 40, balanced: 4006.6 (several minutes)
 ]
 
