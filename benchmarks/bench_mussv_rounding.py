@@ -11,8 +11,11 @@ with a bound on its rounding error).  The script prints, in one run:
 * on families where ``mu`` is known exactly (one full complex block: ``sigma_max`` by
   mpmath at 50 digits; a repeated complex scalar on a triangular matrix: the largest
   diagonal modulus; near-Jordan ``e I + N`` with a real or complex repeated scalar:
-  ``|e|``), how many bounds fall on the wrong side of ``mu`` (0 expected) and the largest
-  relative distance to ``mu`` of each bound.
+  ``|e|``; mixed real + complex structures on ``diag(a, B)``: ``max(|a|, sigma_max(B))``;
+  a real repeated scalar on a complex triangular matrix: the largest modulus of its real
+  diagonal entries), how many bounds fall on the wrong side of ``mu`` (0 expected) and the largest
+  relative distance to ``mu`` of each bound;
+* ``certified_lower`` on dense near-Jordan matrices against the spectral radius (mpmath).
 
 Usage: ``python benchmarks/bench_mussv_rounding.py [--quick]``
 """
@@ -91,8 +94,9 @@ def exact_families(count):
     def add(name, M, blk, mu):
         r = rmb.mussv(M, blk)
         lo, up = mpmath.mpf(float(r.lower)), mpmath.mpf(float(r.upper))
-        wrong_lo, wrong_up, gap_lo, gap_up = rows.get(name, (0, 0, 0.0, 0.0))
+        k, wrong_lo, wrong_up, gap_lo, gap_up = rows.get(name, (0, 0, 0, 0.0, 0.0))
         rows[name] = (
+            k + 1,
             wrong_lo + int(lo > mu),
             wrong_up + int(up < mu),
             max(gap_lo, float(abs(lo - mu) / mu)),
@@ -110,17 +114,57 @@ def exact_families(count):
             M = np.tril(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
             mu = max(abs(mpmath.mpc(complex(z))) for z in np.diag(M))
             add("triangular, repeated complex scalar", M, [(n, 0)], mu)
-    for e in (1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2, 1.0):
+        # mixed real + complex structure on diag(a, B): mu = max(|a|, sigma_max(B))
+        for k in range(count // 2):
+            for cplx in (True, False):
+                a = rng.standard_normal() * (3.0 if k % 2 else 0.3)
+                B = rng.standard_normal((2, 2)) + (1j * rng.standard_normal((2, 2)) if cplx else 0)
+                M = np.zeros((3, 3), dtype=complex if cplx else float)
+                M[0, 0], M[1:, 1:] = a, B
+                mu = max(mpmath.mpf(abs(a)), max(mpmath.svd_c(_mp(B), compute_uv=False)))
+                kind = "complex" if cplx else "real"
+                add(f"diag(a, B), [(-1, 0), (2, 2)], {kind} M", M, [(-1, 0), (2, 2)], mu)
+            # complex lower-triangular M, real repeated scalar: the largest |real diagonal|
+            M = np.tril(rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)))
+            M[0, 0], M[1, 1] = 3 * rng.standard_normal(), rng.standard_normal()
+            mu = max(abs(mpmath.mpf(M[0, 0].real)), abs(mpmath.mpf(M[1, 1].real)))
+            add("complex triangular, real repeated scalar", M, [(-3, 0)], mu)
+    for e in (1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2, 0.1, 1.0):
         for n in (2, 3, 4):
-            M = e * np.eye(n) + np.eye(n, k=-1)
-            add("near-Jordan, real scalar", M, [(-n, 0)], mpmath.mpf(e))
-            add("near-Jordan, complex scalar", M, [(n, 0)], mpmath.mpf(e))
+            for sgn in (1.0, -1.0):
+                M = sgn * e * np.eye(n) + np.eye(n, k=-1)
+                add("near-Jordan +-e I + N, n = 2..4, real scalar", M, [(-n, 0)], mpmath.mpf(e))
+                add("near-Jordan +-e I + N, n = 2..4, complex scalar", M, [(n, 0)], mpmath.mpf(e))
+    for e in (1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-3, 0.5):
+        M = e * np.eye(3) + np.eye(3, k=-1)
+        add("e I + N (3x3), 7 values of e, real scalar", M, [(-3, 0)], mpmath.mpf(e))
+        add("e I + N (3x3), 7 values of e, complex scalar", M, [(3, 0)], mpmath.mpf(e))
     print("| family | cases | lower > mu | upper < mu | max lower gap | max upper gap |")
     print("|---|---|---|---|---|---|")
-    total = {"full": count, "tri": count}
-    for name, (wl, wu, gl, gu) in rows.items():
-        k = total["full"] if "full" in name else total["tri"] if "triangular" in name else 24
+    for name, (k, wl, wu, gl, gu) in rows.items():
         print(f"| {name} | {k} | {wl} | {wu} | {gl:.2e} | {gu:.2e} |")
+
+
+def dense_jordan(count):
+    """``certified_lower`` on ``c I`` for dense ``Q J_4(1e-3) Q^T`` (complex scalar)."""
+    from robustmb.analysis.mu_lower import certified_lower
+
+    rng = np.random.default_rng(11)
+    above, worst = 0, 0.0
+    with mpmath.workdps(80):
+        for k in range(count):
+            Q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+            M = Q @ (1e-3 * np.eye(4) + np.eye(4, k=-1)) @ Q.T
+            c = 10.0 ** (1.5 + 2.0 * k / max(count - 1, 1))  # 33 .. 3333
+            lo, _ = certified_lower(M, [(4, 0)], c * np.eye(4))
+            E = mpmath.eig(_mp(M), left=False, right=False)
+            rho = max(abs(z) for z in E)
+            above += int(mpmath.mpf(lo) > rho)
+            worst = max(worst, float(mpmath.mpf(lo) / rho))
+    print(
+        f"dense Q J_4(1e-3) Q^T, c I, c = 33..3333: {count} cases, lower > rho(M): {above}, "
+        f"max lower / rho: {worst:.6f}"
+    )
 
 
 def main():
@@ -131,6 +175,8 @@ def main():
         cost(40 if args.quick else 200)
         print()
         exact_families(20 if args.quick else 100)
+        print()
+        dense_jordan(30)
 
 
 if __name__ == "__main__":

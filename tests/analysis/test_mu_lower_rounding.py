@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import robustmb as rmb
 from robustmb.analysis.mu_lower import certified_lower, verify_lower_bound
+from robustmb.analysis.mu_structure import BlockStructure
 
 CLOSE = 1e-8
 
@@ -183,3 +184,62 @@ def test_exact_check_uses_the_exact_product():
     lower, _ = certified_lower(M, [(4, 0)], c * np.eye(4))
     assert mpmath.mpf(lower) <= mu
     assert lower > 0.9 * mu
+
+
+def _smax(B):
+    mp = mpmath.matrix([[complex(z) for z in row] for row in B])
+    return max(mpmath.svd_c(mp, compute_uv=False))
+
+
+@pytest.mark.parametrize("cplx", [True, False])
+@pytest.mark.parametrize("seed", range(10))
+def test_mixed_block_diagonal(seed, cplx):
+    # M = diag(a, B) with a real scalar on a and a full complex block on B: mu is the
+    # larger of |a| and sigma_max(B); M delta is complex whenever the search puts a
+    # (needless) real part next to the complex block
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal() * (3.0 if seed % 2 else 0.3)
+    B = rng.standard_normal((2, 2)) + (1j * rng.standard_normal((2, 2)) if cplx else 0)
+    M = np.zeros((3, 3), dtype=complex if cplx else float)
+    M[0, 0], M[1:, 1:] = a, B
+    _check(M, [(-1, 0), (2, 2)], max(mpmath.mpf(abs(a)), _smax(B)))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_complex_triangular_real_repeated_scalar(seed):
+    # real repeated scalar on a complex lower-triangular M: mu is the largest modulus of
+    # its real diagonal entries
+    rng = np.random.default_rng(seed)
+    M = np.tril(rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)))
+    M[0, 0], M[1, 1] = 3 * rng.standard_normal(), rng.standard_normal()
+    _check(M, [(-3, 0)], max(abs(mpmath.mpf(M[0, 0].real)), abs(mpmath.mpf(M[1, 1].real))))
+
+
+def test_mixed_pencil_root_certifies_a_coupled_perturbation():
+    # the real part of delta is needed (coupled M): the complex part is rescaled by the
+    # root z of det(I - M delta_R - z M delta_C), shown to lie near z_hat exactly
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    blk = [(-1, 0), (2, 2)]
+    r = rmb.mussv(M, blk)
+    assert r.delta is not None and r.delta[0, 0] != 0
+    lower, d = certified_lower(M, blk, r.delta)
+    assert d is not None
+    assert verify_lower_bound(M, blk, d, tol=1e-12)
+    # the pencil root, not the 1e-8 deflation of an unchecked value
+    nrm = BlockStructure(blk).block_norm(r.delta)
+    assert (1 - 1e-10) / nrm <= lower <= r.upper
+    # brute force: det(I - M d) at d has |det| far below the scale of the entries
+    K = mpmath.eye(3) - mpmath.matrix([[complex(z) for z in row] for row in M @ d])
+    assert abs(mpmath.det(K)) < 1e-12
+
+
+def test_unchecked_real_structure_on_complex_matrix_is_deflated():
+    # a real repeated scalar on a dense complex M: no real multiple of delta can be shown
+    # singular from floating-point data, so the search's value is reduced by 1e-8
+    M = np.array([[1.0, 2.0 + 1e-3j], [0.5, -1.0]])
+    struct = BlockStructure([(-2, 0)])
+    delta = 0.7 * np.eye(2)
+    lower, d = certified_lower(M, struct, delta)
+    assert lower == pytest.approx((1 - 1e-8) / 0.7, rel=1e-15)
+    assert lower < 1 / 0.7
