@@ -39,6 +39,19 @@ def _slicot_used(a, b, c, d):
     return hinf_ab13dd_check.slicot_hinf_gradient(a, b, c, d, 1e-7, None, None)[0] is not None
 
 
+def _spy_on_modal_hinf(monkeypatch):
+    """Record the calls of the Python modal level set (a list, one entry per call)."""
+    calls = []
+    real = gradients._modal_hinf
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gradients, "_modal_hinf", spy)
+    return calls
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 100_000),
@@ -153,14 +166,7 @@ def test_ab13dd_failure_falls_back_to_the_python_level_sets(monkeypatch):
     a, b, c, d = _stable_model(7, 5, 2, 2, True, 1e-2)
     ref, _ = rmb.hinfnorm((a, b, c, d), tol=1e-10)
     assert _slicot_used(a, b, c, d)
-    calls = []
-    real = gradients._modal_hinf
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(gradients, "_modal_hinf", spy)
+    calls = _spy_on_modal_hinf(monkeypatch)
     assert abs(hinf_gradient(a, b, c, d)[0] - ref) <= 1e-8 * ref
     assert not calls  # AB13DD's value: no Python level set
     monkeypatch.setattr(hinf_slicot, "ab13dd_peak", lambda *args, **kwargs: None)
@@ -333,14 +339,7 @@ def test_ab13dd_value_not_reproduced_is_handed_over(monkeypatch):
     bal = _pow2_balanced(a, b, c)
     assert hinf_ab13dd_check.no_higher_peak(*bal, d, g * (1 + 1e-6))
     assert not _slicot_used(a, b, c, d)
-    calls = []
-    real = gradients._modal_hinf
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(gradients, "_modal_hinf", spy)
+    calls = _spy_on_modal_hinf(monkeypatch)
     v, _, _ = hinf_gradient(a, b, c, d)
     assert calls and abs(v - ref) <= 5e-4 * ref
 
