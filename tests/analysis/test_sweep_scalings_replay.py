@@ -73,7 +73,10 @@ def test_parameters_of_re_optimised_points_re_cover_the_axis(level):
     assert level / 1.005 < low.lower < level
     delta = np.asarray(low.delta)
     assert np.allclose(delta, np.diag(np.diag(delta)))
-    assert np.max(np.abs(delta)) == pytest.approx(1 / low.lower, rel=1e-9)
+    # a real structure on a complex M: the lower bound is the perturbation's, less the
+    # 1e-8 (relative) mussv takes off where it cannot certify it in floating point
+    assert np.max(np.abs(delta)) <= 1 / low.lower
+    assert np.max(np.abs(delta)) == pytest.approx(1 / low.lower, rel=2e-8)
     eig = np.linalg.eigvals(a + b @ delta.real @ c)
     assert np.min(np.abs(eig - 1j * w0)) < 1e-6 * w0
 
