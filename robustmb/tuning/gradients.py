@@ -16,8 +16,7 @@ from ..analysis import hinfnorm
 from . import hinf_ab13dd_check as _check
 from . import hinf_slicot as _slicot
 from ._memo import last_call as _last_call
-from .level_set_core import (  # noqa: F401 - the primitives, also as this module's names
-    _EPS,
+from .level_set_core import (
     Above,
     _interval_points,
     _LevelHamiltonian,
