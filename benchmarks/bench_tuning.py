@@ -108,18 +108,25 @@ def _counted_objective():
     return count, (objective, above), (counted, screened)
 
 
+def counted_hinfstruct(P, K, nstarts, seed, clock=time.perf_counter):
+    """``hinfstruct(P, K)`` with its evaluations counted: ``(result, time, count)``,
+    ``count`` as :func:`_counted_objective`'s, the time by ``clock``."""
+    count, originals, wrapped = _counted_objective()
+    TuningProblem.objective, TuningProblem.above = wrapped
+    try:
+        t0 = clock()
+        res = rmb.hinfstruct(P, K, random_start=nstarts, seed=seed)
+        t = clock() - t0
+    finally:
+        TuningProblem.objective, TuningProblem.above = originals
+    return res, t, count
+
+
 def bench(name, nstarts, seed, floor=True):
     P, m, published = load(name)
     nu, ny = m[2].shape[1], m[4].shape[0]
     K = rmb.tunable_gain("K", nu, ny)
-    count, originals, wrapped = _counted_objective()
-    TuningProblem.objective, TuningProblem.above = wrapped
-    try:
-        t0 = time.perf_counter()
-        res = rmb.hinfstruct(P, K, random_start=nstarts, seed=seed)
-        t_rmb = time.perf_counter() - t0
-    finally:
-        TuningProblem.objective, TuningProblem.above = originals
+    res, t_rmb, count = counted_hinfstruct(P, K, nstarts, seed)
     cl = static_loop(m, res.values["K"])
     stable = proved_stable(cl[0])  # hinfnorm's test (bands, verified inclusion)
     g_check = rmb.hinfnorm(cl)[0]

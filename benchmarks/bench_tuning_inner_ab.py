@@ -22,22 +22,16 @@ import bench_tuning as bt
 
 import robustmb as rmb
 import robustmb.tuning.hinf_slicot as slicot
-from robustmb.tuning.tuning_problem import TuningProblem
 
 
 def run(name, nstarts, seed, enabled):
     P, m, _ = bt.load(name)
     K = rmb.tunable_gain("K", m[2].shape[1], m[4].shape[0])
-    count, originals, wrapped = bt._counted_objective()
-    TuningProblem.objective, TuningProblem.above = wrapped
-    slicot.ENABLED = enabled
+    saved, slicot.ENABLED = slicot.ENABLED, enabled
     try:
-        t0 = time.process_time()
-        res = rmb.hinfstruct(P, K, random_start=nstarts, seed=seed)
-        t = time.process_time() - t0
+        res, t, count = bt.counted_hinfstruct(P, K, nstarts, seed, clock=time.process_time)
     finally:
-        TuningProblem.objective, TuningProblem.above = originals
-        slicot.ENABLED = True
+        slicot.ENABLED = saved
     return res.gamma, t, count[0]
 
 
