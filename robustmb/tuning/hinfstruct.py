@@ -74,6 +74,8 @@ JOIN = 1e-6
 NEAR = 0.01
 # Default of hinfstruct's ``abandon`` (TuningProblem.solve's abandon), see its Notes.
 ABANDON = 5.0
+# Default of hinfstruct's ``zero_tol`` (TuningProblem.solve's zero_tol), see its Notes.
+ZERO_TOL = 1e-6
 
 
 def _balanced(p):
@@ -130,6 +132,7 @@ def hinfstruct(
     polish_window=NEAR,
     join=JOIN,
     abandon=ABANDON,
+    zero_tol=ZERO_TOL,
 ):
     """Tune the parameters of a structured controller to minimise ``||Fl(P, K)||_inf``.
 
@@ -169,6 +172,11 @@ def hinfstruct(
         A random start stops, unpolished, once its value minus ``abandon`` times its
         gain over the last 100 BFGS iterations is still above the polish window of the
         best run so far (``>= 0``; ``inf`` never abandons a run).
+    zero_tol : float
+        Absolute tolerance on gamma, relative to the closed-loop norm at the initial
+        parameters (made stable): a run stops, unpolished, once gamma is below
+        ``zero_tol`` times that norm, and the remaining random starts are skipped once
+        the best run is there (finite, ``>= 0``; ``0`` never stops on it).
 
     Returns
     -------
@@ -197,7 +205,13 @@ def hinfstruct(
     up after the check is cut (on COMPleib AC6 a random start 38 % above the best after
     200 iterations went on to tie it; it had gained 11.8 % of the best value in its last
     hundred, so a factor 3 would have cut it, 5 did not).
-    ``polish_window=inf, join=0, abandon=inf`` turn the three off.  Whatever the
+    A norm is never negative, so a gamma below ``zero_tol`` (1e-6) times the initial
+    closed loop's norm is within that absolute distance of the best any controller can
+    reach (a static gain that makes the performance channel vanish, as on COMPleib
+    AC1, drives gamma geometrically towards 0): the search stops there, like an
+    absolute function tolerance, and ``runs`` may then hold fewer than ``1 +
+    random_start`` records.
+    ``polish_window=inf, join=0, abandon=inf, zero_tol=0`` turn the four off.  Whatever the
     search, the returned ``gamma`` is ``hinfnorm``'s on the tuned closed loop.  The
     result is a local optimum; use ``random_start`` to explore.
 
@@ -220,6 +234,7 @@ def hinfstruct(
         ("polish_window", polish_window, False),
         ("join", join, True),
         ("abandon", abandon, False),
+        ("zero_tol", zero_tol, True),
     ):
         if (
             not isinstance(v, int | float | np.integer | np.floating)
@@ -257,6 +272,7 @@ def hinfstruct(
         near=float(polish_window),
         join=float(join),
         abandon=float(abandon),
+        zero_tol=float(zero_tol),
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
     x = runs[0].x

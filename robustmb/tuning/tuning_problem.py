@@ -257,6 +257,7 @@ class RunRecord:
     message: str = ""
     below_limit: float = np.inf  # worst soft value below a high-frequency limit (ties)
     gradient: np.ndarray | None = None  # the (sub)gradient the run ended with
+    zero_level: float = -np.inf  # run(zero_tol=) absolute level: at or below it, done
 
 
 class TuningProblem:
@@ -496,15 +497,19 @@ class TuningProblem:
         keep = vals >= (1.0 - rel) * vals.max() if vals.max() > 0 else np.ones(vals.size, bool)
         return vals[keep], grads[keep], keys[keep]
 
-    def _polish(self, r, ftol, hist, rounds=3):
+    def _polish(self, r, ftol, hist, rounds=3, stop_below=None):
         """Gradient sampling where BFGS stopped, then BFGS again, while either gains.
 
         BFGS stalls on the kinks of a max function (several peak frequencies or goals
         active at once); sampled gradients around the point see every active piece.
+        ``stop_below``: the BFGS runs stop, and no further round starts, once the value
+        is below it.
         """
         if not np.isfinite(r.f) or r.g is None or not self.soft:
             return r
         for k in range(rounds):
+            if stop_below is not None and r.f < stop_below:
+                break
             x, f, g = gradient_sampling(
                 self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k, screen=self
             )
@@ -520,6 +525,7 @@ class TuningProblem:
                 ftol=ftol,
                 pieces=self.pieces if self.multipeak else None,
                 screen=self,
+                stop_below=stop_below,
             )
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
@@ -570,6 +576,8 @@ class TuningProblem:
         stop_below=None,
         join=None,
         abandon=None,
+        zero_tol=0.0,
+        zero_level=None,
     ) -> RunRecord:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
@@ -579,7 +587,11 @@ class TuningProblem:
         within ``[v, v (1 + rtol)]``, level with another run's ``v``; ``abandon = (level,
         m)`` stops it (message ``"abandoned"``, no polish) once its value minus ``m``
         times its gain over the last ``ABANDON_WINDOW`` BFGS iterations is still above
-        ``level`` (bfgs ``abandon``).  The value
+        ``level`` (bfgs ``abandon``).  ``zero_tol > 0`` (for soft terms that are never
+        negative, such as norms): the run stops, unpolished, once the objective is at or
+        below ``zero_tol`` times its value where the soft phase starts (recorded as
+        ``zero_level``; one evaluation more), since it is then within that absolute
+        distance of any minimum; ``zero_level``, when given, is that level itself.  The value
         recorded is at least every soft term's :meth:`Term.verified` value at the final
         point (``hinfnorm``, not the optimiser's inner evaluation)."""
         t0 = time.perf_counter()
@@ -607,6 +619,17 @@ class TuningProblem:
                     False,
                     "could not meet the hard goals",
                 )
+        zero = -np.inf if zero_level is None else float(zero_level)
+        if zero_level is None and zero_tol > 0 and self.soft:
+            # The terms' evaluation state (peak-frequency hints) is put back, so that
+            # this extra evaluation leaves the path of the run unchanged.
+            saved = [(t._state, t._last) for t in self.soft + self.hard]
+            zero = zero_tol * abs(self.objective(x)[0])
+            for t, (state, last) in zip(self.soft + self.hard, saved, strict=True):
+                t._state, t._last = state, last
+            zero = zero if np.isfinite(zero) else -np.inf
+        if np.isfinite(zero):
+            stop_below = zero if stop_below is None else max(stop_below, zero)
         pcs = self.pieces if self.multipeak else None
         opts = dict(
             maxiter=maxiter,
@@ -637,8 +660,9 @@ class TuningProblem:
             r = r2
         hist += [("soft", v) for v in r.history]
         joined = r.message in ("joined", "abandoned")
-        if polish and not joined:
-            r = self._polish(r, ftol, hist)
+        done = r.f < zero  # within zero_tol of any minimum: nothing to polish
+        if polish and not joined and not done:
+            r = self._polish(r, ftol, hist, stop_below=zero if np.isfinite(zero) else None)
         x, f, msg, below = r.x, r.f, r.message, np.inf
         r2 = None if joined else self._below_limit(r, ftol)
         if r2 is not None:
@@ -650,7 +674,7 @@ class TuningProblem:
             # (a lower bound whose level-set test rests on rounding).
             f = max(f, max(t.verified(x) for t in self.soft))
         dt = time.perf_counter() - t0
-        return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below, r.g)
+        return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero)
 
     def random_point(self, rng, x0, relative=1.0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
@@ -668,14 +692,18 @@ class TuningProblem:
         For a run made with ``polish=False``; returns it updated (history, value, time).
         A run that ended on a high-frequency limit (:meth:`_below_limit`) is returned as is.
         """
-        if not rec.feasible or np.isfinite(rec.below_limit):
+        if not rec.feasible or np.isfinite(rec.below_limit) or rec.value < rec.zero_level:
             return rec
         t0 = time.perf_counter()
         # The subgradient the run ended with (at a kink a new evaluation may pick another
         # active peak, and gradient sampling would start elsewhere than in run()).
         g = rec.gradient if rec.gradient is not None else self.objective(rec.x)[1]
+        stop = rec.zero_level if np.isfinite(rec.zero_level) else None
         r = self._polish(
-            BFGSRun(rec.x, rec.value, g, [rec.value], 1, rec.message), ftol, rec.history
+            BFGSRun(rec.x, rec.value, g, [rec.value], 1, rec.message),
+            ftol,
+            rec.history,
+            stop_below=stop,
         )
         f = max(r.f, max(t.verified(r.x) for t in self.soft)) if np.isfinite(r.f) else r.f
         if f <= rec.value:
@@ -694,6 +722,7 @@ class TuningProblem:
         near=1e-2,
         join=0.0,
         abandon=np.inf,
+        zero_tol=0.0,
     ):
         """Run from the initial values and ``random_start`` random points; best run first.
 
@@ -719,6 +748,12 @@ class TuningProblem:
         near)`` (checked every 25 iterations, :meth:`run`): at that pace it would not
         even be polished.  Also a heuristic (a run that speeds up after the check is
         cut); ``inf`` (default) never abandons a run.
+        ``zero_tol > 0`` (soft terms never negative, such as H-infinity norms): an
+        absolute tolerance, ``zero_tol`` times the objective where the first run's soft
+        phase starts (the initial parameters, made stable).  A run stops, unpolished, at
+        or below it, and once the best run is there the remaining starts are not run
+        (``runs`` then has fewer than ``1 + random_start`` records): no start can gain
+        more than that tolerance.  ``0`` (default) turns it off.
         """
         from .._progress import ProgressBar
 
@@ -745,6 +780,12 @@ class TuningProblem:
             raise ArgumentError(
                 f"solve: abandon must be a number >= 0 (inf allowed), got {abandon!r}"
             )
+        if (
+            not isinstance(zero_tol, (int, float, np.integer, np.floating))
+            or isinstance(zero_tol, bool)
+            or not 0 <= zero_tol < np.inf
+        ):
+            raise ArgumentError(f"solve: zero_tol must be a finite number >= 0, got {zero_tol!r}")
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
         runs = []
@@ -766,11 +807,26 @@ class TuningProblem:
                 cut = None
                 if polish == "near" and np.isfinite(abandon) and np.isfinite(window):
                     cut = (window, float(abandon))
-                r = self.run(s, maxiter=maxiter, polish=polish == "each", join=level, abandon=cut)
+                # The first run fixes the absolute level (its own soft start's value);
+                # the others stop at that same level.
+                zero = next((q.zero_level for q in runs if np.isfinite(q.zero_level)), None)
+                r = self.run(
+                    s,
+                    maxiter=maxiter,
+                    polish=polish == "each",
+                    join=level,
+                    abandon=cut,
+                    zero_tol=zero_tol,
+                    zero_level=zero,
+                )
                 joined = r.message in ("joined", "abandoned")
                 if polish == "near" and not joined and not r.value > top + near * abs(top):
                     self.polish_run(r)
                 runs.append(r)
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
+                if zero is None:
+                    zero = r.zero_level
+                if min(q.value for q in runs) < zero:
+                    break  # within the absolute tolerance of any minimum
         order = sorted(range(len(runs)), key=lambda i: (runs[i].value, runs[i].below_limit))
         return runs, order[0]
