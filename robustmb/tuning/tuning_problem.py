@@ -259,7 +259,7 @@ class RunRecord:
     message: str = ""
     below_limit: float = np.inf  # worst soft value below a high-frequency limit (ties)
     gradient: np.ndarray | None = None  # the (sub)gradient the run ended with
-    zero_level: float = -np.inf  # run(zero_tol=) absolute level: at or below it, done
+    zero_level: float = -np.inf  # run(zero_tol=) absolute level: below it, done
 
 
 class TuningProblem:
@@ -590,8 +590,8 @@ class TuningProblem:
         m)`` stops it (message ``"abandoned"``, no polish) once its value minus ``m``
         times its gain over the last ``ABANDON_WINDOW`` BFGS iterations is still above
         ``level`` (bfgs ``abandon``).  ``zero_tol > 0`` (for soft terms that are never
-        negative, such as norms): the run stops, unpolished, once the objective is at or
-        below ``zero_tol`` times its value where the soft phase starts (recorded as
+        negative, such as norms): the run stops, unpolished, once the objective is below
+        ``zero_tol`` times its value where the soft phase starts (recorded as
         ``zero_level``; one evaluation more), since it is then within that absolute
         distance of any minimum; ``zero_level``, when given, is that level itself.  The value
         recorded is at least every soft term's :meth:`Term.verified` value at the final
@@ -752,8 +752,8 @@ class TuningProblem:
         cut); ``inf`` (default) never abandons a run.
         ``zero_tol > 0`` (soft terms never negative, such as H-infinity norms): an
         absolute tolerance, ``zero_tol`` times the objective where the first run's soft
-        phase starts (the initial parameters, made stable).  A run stops, unpolished, at
-        or below it, and once the best run is there the remaining starts are not run
+        phase starts (the initial parameters, made stable).  A run stops, unpolished,
+        below it, and once the best run is there the remaining starts are not run
         (``runs`` then has fewer than ``1 + random_start`` records): no start can gain
         more than that tolerance.  ``0`` (default) turns it off.
         """
