@@ -382,7 +382,7 @@ def _modal_form(a, b, c):
     return lam, c @ v, vi @ b
 
 
-def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
+def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8, peak=None):
     """Every local maximum of ``sigma_max(G(jw))`` above ``(1 - rel) gamma``, with gradients.
 
     The pieces of the H-infinity norm that the multi-peak step of
@@ -394,7 +394,8 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     maximiser of each is found as in the inner H-infinity loop.  Continuous time and a
     finite ``wpeak`` only; anything else gives the single peak ``(gamma, wpeak)``.
     Returns ``(values, frequencies, grads)`` with ``grads`` a stack of ``dJ/dS``,
-    largest value first, at most ``max_peaks``.
+    largest value first, at most ``max_peaks``.  ``peak``: ``(value, dJ/dS)`` at
+    ``wpeak`` when the caller has it (:func:`hinf_gradient`'s), else computed here.
 
     Examples
     --------
@@ -410,7 +411,7 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     ([1, 10], (2, 5, 5))
     """
     n = a.shape[0]
-    one = peak_gradient(a, b, c, d, 0.0, wpeak)
+    one = peak_gradient(a, b, c, d, 0.0, wpeak) if peak is None else peak
     single = np.array([one[0]]), np.array([wpeak]), one[1][None]
     if n == 0 or not np.isfinite(wpeak) or not np.isfinite(gamma) or gamma <= 0:
         return single
@@ -455,11 +456,13 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
             abs(w - w0) <= 1e-4 * max(abs(w0), 1e-6) for w0 in [wpeak, *(f[1] for f in found)]
         )
 
-    for lo, hi in zip(lows[above], highs[above], strict=True):
-        # An interval may hold several local maxima (the response need not dip below the
-        # level between them): every local maximum of a grid, then zoomed.
-        grid = np.linspace(lo, hi, 33)
-        vals = sig(grid)
+    lows, highs = lows[above], highs[above]
+    # An interval may hold several local maxima (the response need not dip below the
+    # level between them): every local maximum of a grid, then zoomed.  The grids of all
+    # intervals in one batched evaluation.
+    grids = np.linspace(lows, highs, 33, axis=1)
+    grid_vals = sig(grids.ravel()).reshape(grids.shape) if lows.size else grids
+    for lo, hi, grid, vals in zip(lows, highs, grids, grid_vals, strict=True):
         inner = (vals[1:-1] >= vals[:-2]) & (vals[1:-1] >= vals[2:])
         ks = list(np.flatnonzero(inner) + 1)
         if lo == 0.0 and vals[0] >= vals[1]:
