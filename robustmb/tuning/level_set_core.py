@@ -319,6 +319,21 @@ def _polish(sig, lower, wpeak, bracket=None, rounds=8):
 
 
 @_last_call
+def poles(a):
+    """Eigenvalues of ``A`` (``numpy.linalg.eigvals``), with a memo of the last call: the
+    objective's stability test and the inner evaluation's band verdict ask for the
+    poles of the same closed loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sorted(poles(np.array([[-1.0, 2.0], [0.0, -3.0]])).real.tolist())
+    [-3.0, -1.0]
+    """
+    return np.linalg.eigvals(a)
+
+
+@_last_call
 def peak_gradient(a, b, c, d, dt, fpeak):
     """Largest singular value at ``fpeak`` (``inf``: the feedthrough) and its gradient w.r.t. S.
 

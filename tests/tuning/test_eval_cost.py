@@ -8,12 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustmb.analysis.balancing import _balanced_matrix, balance_realization, pole_bands
+from robustmb.analysis.norms_stability import stability_verdict
 from robustmb.tuning.gradients import hinf_gradient, hinf_peaks
 from robustmb.tuning.level_set_core import (
     _pow2_transform,
     _sigma_max,
     balanced_peak_gradient,
     peak_gradient,
+    poles,
 )
 
 
@@ -135,3 +137,19 @@ def test_hinf_peaks_with_the_callers_peak_equals_its_own():
     assert abs(own[0][0] - ref[0]) <= 1e-12 * ref[0]
     assert np.allclose(own[2][0], grad, rtol=1e-8, atol=1e-12)
     assert np.allclose(own[1], given_peak[1]) and np.allclose(own[0][1:], given_peak[0][1:])
+
+
+@settings(max_examples=60)
+@given(seed=st.integers(0, 2**31 - 1), margin=st.sampled_from([-1e-2, -1e-6, -1e-12, 1e-9]))
+def test_band_verdict_from_the_given_poles_as_from_the_balanced_ones(seed, margin):
+    # the inner evaluation passes the given A's poles (memo of the objective's stability
+    # test) to hinfnorm's band test on the balanced A: the same verdict as with the
+    # balanced A's own poles, near the axis too
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 8))
+    a, b, c, _ = _graded(rng, n, 1, 1)
+    a += (margin * np.abs(a).max() - np.max(np.linalg.eigvals(a).real)) * np.eye(n)
+    ab = _pow2_transform(a, b, c)[0][0]
+    got = stability_verdict(ab, 0.0, raw=a, poles=poles(a), verify=False)[0]
+    ref = stability_verdict(ab, 0.0, raw=a, poles=np.linalg.eigvals(ab), verify=False)[0]
+    assert got == ref
