@@ -382,7 +382,7 @@ def _modal_form(a, b, c):
     return lam, c @ v, vi @ b
 
 
-def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8, peak=None):
+def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
     """Every local maximum of ``sigma_max(G(jw))`` above ``(1 - rel) gamma``, with gradients.
 
     The pieces of the H-infinity norm that the multi-peak step of
@@ -394,8 +394,7 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8, peak=None):
     maximiser of each is found as in the inner H-infinity loop.  Continuous time and a
     finite ``wpeak`` only; anything else gives the single peak ``(gamma, wpeak)``.
     Returns ``(values, frequencies, grads)`` with ``grads`` a stack of ``dJ/dS``,
-    largest value first, at most ``max_peaks``.  ``peak``: ``(value, dJ/dS)`` at
-    ``wpeak`` when the caller has it (:func:`hinf_gradient`'s), else computed here.
+    largest value first, at most ``max_peaks``.
 
     Examples
     --------
@@ -411,7 +410,7 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8, peak=None):
     ([1, 10], (2, 5, 5))
     """
     n = a.shape[0]
-    one = peak_gradient(a, b, c, d, 0.0, wpeak) if peak is None else peak
+    one = peak_gradient(a, b, c, d, 0.0, wpeak)
     single = np.array([one[0]]), np.array([wpeak]), one[1][None]
     if n == 0 or not np.isfinite(wpeak) or not np.isfinite(gamma) or gamma <= 0:
         return single

@@ -63,14 +63,7 @@ def simplex_qp(m, c, *, tol=1e-12, maxiter=200):
         kkt = np.zeros((ns + 1, ns + 1))
         kkt[:ns, :ns] = m[np.ix_(s, s)]
         kkt[:ns, ns] = kkt[ns, :ns] = 1.0
-        rhs = np.concatenate((c[s], [1.0]))
-        try:
-            # regular as a rule (the ridge); a least-squares solve only when it is not
-            sol = np.linalg.solve(kkt, rhs)
-        except np.linalg.LinAlgError:
-            sol = None
-        if sol is None or not np.all(np.isfinite(sol)):
-            sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+        sol = np.linalg.lstsq(kkt, np.concatenate((c[s], [1.0])), rcond=None)[0]
         target = sol[:ns]
         if np.all(target >= -tol):
             lam = np.zeros(k)
@@ -138,7 +131,7 @@ def multipeak_direction(values, grads, f, hinv):
     >>> # f = max(x1 + x2, -x1 + x2) at x = 0: the model step goes straight down x2.
     >>> d, theta, gagg, lam = multipeak_direction(
     ...     np.zeros(2), np.array([[1.0, 1.0], [-1.0, 1.0]]), 0.0, np.eye(2))
-    >>> (d.round(12) + 0.0).tolist(), round(theta, 12)  # + 0.0: no signed zeros
+    >>> d.round(12).tolist(), round(theta, 12)
     ([0.0, -1.0], -1.0)
     """
     values = np.asarray(values, float)

@@ -20,7 +20,7 @@ from ..analysis import hinfnorm
 from ..errors import ArgumentError
 from .gradients import Above, finite_peak, hinf_gradient, hinf_peaks, peak_gradient
 from .h2_gradient import h2_gradient
-from .level_set_core import _sigma_max, poles
+from .level_set_core import poles
 from .nonsmooth_bfgs import BFGSRun, bfgs, gradient_sampling
 from .parametrization import ParameterVector, TunableLFT
 from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
@@ -58,8 +58,7 @@ class Term:
     poles: tuple | None = None
     label: str = ""
     band: float | None = None
-    # (x, (A, B, C, D), gamma, peak frequency, dJ/dS there) of the last H-inf evaluation
-    _state: tuple | None = None
+    _state: tuple | None = None  # (x, (A, B, C, D), gamma, peak) of the last H-inf evaluation
     _last: tuple | None = None  # (x, value, gradient) of the last evaluation with a gradient
     _peaks: np.ndarray | None = None  # peak frequencies of the last multi-peak set
 
@@ -88,8 +87,8 @@ class Term:
             st = self._state
             if st is None or not np.array_equal(st[0], x):
                 return np.array([v]), g[None], np.array([np.nan])
-        _, (a, b, c, d), gam, w, gw = st
-        vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel, peak=(gam, gw))
+        _, (a, b, c, d), gam, w = st
+        vals, freqs, gs = hinf_peaks(a, b, c, d, gam, w, rel=rel)
         self._peaks = freqs  # the screen's candidates beside the hint (see lower_bound)
         return vals * self.scale, self.lft.chain(x, gs) * self.scale, freqs
 
@@ -132,15 +131,12 @@ class Term:
         w = w[np.isfinite(w)]
         v = 0.0
         if w.size and a.shape[0]:
-            n = a.shape[0]
-            m = np.empty((w.size, n, n), complex)
-            m[:] = -a
-            m[:, range(n), range(n)] += 1j * w[:, None]
+            rhs = np.broadcast_to(b, (w.size, *b.shape))
             try:
-                g = c @ np.linalg.solve(m, np.broadcast_to(b, (w.size, *b.shape))) + d
+                g = c @ np.linalg.solve(1j * w[:, None, None] * np.eye(a.shape[0]) - a, rhs) + d
             except np.linalg.LinAlgError:
                 return np.inf  # a pole on the axis at w: unstable, or unbounded gain
-            v = float(_sigma_max(g).max())
+            v = float(np.linalg.svd(g, compute_uv=False)[:, 0].max())
         # the limit at infinite frequency, sigma_max(D) <= ||D||_F: its SVD only when it
         # may raise the bound
         if d.any() and not v >= np.linalg.norm(d):
@@ -178,7 +174,7 @@ class Term:
             if isinstance(v, Above):
                 return float(v) * self.scale, None
             if np.isfinite(v):
-                self._state = (np.array(x, float), (a, b, c, d), v, w, gs)
+                self._state = (np.array(x, float), (a, b, c, d), v, w)
                 if below_limit and not np.isfinite(w) and self.lft.dt == 0:
                     g = self.lft.chain(x, gs)
                     if np.linalg.norm(g) <= 1e-9 * max(1.0, v) and (
