@@ -74,7 +74,7 @@ def pole_bands(A, dt=0.0, *, balanced=False):
     if n == 0:
         z = np.zeros(0)
         return z.astype(complex), z, z
-    Ab = A if balanced else scipy.linalg.matrix_balance(A, permute=True)[0]
+    Ab = A if balanced else _balanced_matrix(A)
     w, vl, vr = eigenvectors(Ab)
     # columns are unit vectors: kappa_i = 1 / |y_i^H x_i|
     with np.errstate(divide="ignore"):
@@ -91,6 +91,16 @@ def pole_bands(A, dt=0.0, *, balanced=False):
     else:
         distance = w.real
     return w, distance, band
+
+
+def _balanced_matrix(A):
+    """``scipy.linalg.matrix_balance(A, permute=True)[0]``: for a finite real ``A`` by the
+    same LAPACK call (``dgebal``, scaling and permutation) without the wrapper."""
+    if isinstance(A, np.ndarray) and A.dtype == np.float64 and np.all(np.isfinite(A)):
+        ba, _, _, _, info = scipy.linalg.lapack.dgebal(A, scale=1, permute=1)
+        if info == 0:
+            return ba
+    return scipy.linalg.matrix_balance(A, permute=True)[0]
 
 
 def defective_radius(A):

@@ -455,11 +455,13 @@ def hinf_peaks(a, b, c, d, gamma, wpeak, *, rel=0.05, max_peaks=8):
             abs(w - w0) <= 1e-4 * max(abs(w0), 1e-6) for w0 in [wpeak, *(f[1] for f in found)]
         )
 
-    for lo, hi in zip(lows[above], highs[above], strict=True):
-        # An interval may hold several local maxima (the response need not dip below the
-        # level between them): every local maximum of a grid, then zoomed.
-        grid = np.linspace(lo, hi, 33)
-        vals = sig(grid)
+    lows, highs = lows[above], highs[above]
+    # An interval may hold several local maxima (the response need not dip below the
+    # level between them): every local maximum of a grid, then zoomed.  The grids of all
+    # intervals in one batched evaluation.
+    grids = np.linspace(lows, highs, 33, axis=1)
+    grid_vals = sig(grids.ravel()).reshape(grids.shape) if lows.size else grids
+    for lo, hi, grid, vals in zip(lows, highs, grids, grid_vals, strict=True):
         inner = (vals[1:-1] >= vals[:-2]) & (vals[1:-1] >= vals[2:])
         ks = list(np.flatnonzero(inner) + 1)
         if lo == 0.0 and vals[0] >= vals[1]:

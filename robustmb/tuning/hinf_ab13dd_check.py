@@ -28,6 +28,7 @@ from .level_set_core import (
     _solved_sigma,
     _stiff_crossings,
     peak_gradient,
+    poles,
 )
 from .stability import STABLE, UNSTABLE
 
@@ -83,12 +84,13 @@ def slicot_hinf_gradient(a, b, c, d, tol, w_hint, above):
     (5.025189076, 0.989949494, (3, 3))
     """
     ab, bb, cb = _pow2_balanced(a, b, c)
-    lam = np.linalg.eigvals(ab)
-    # hinfnorm's call: the balanced A, its poles, and the given A whose rounding also
-    # bounds the poles' errors (the band test alone, without the verified inclusion).
+    # hinfnorm's call: the balanced A and the given A whose rounding also bounds the
+    # poles' errors (the band test alone, without the verified inclusion); the quick
+    # accept takes the poles of either, here the given A's (the objective's stability
+    # test has just computed them: a memo hit).
     # No sign pre-check: a computed pole right of the axis is either beyond its band
     # (UNSTABLE, inf at once) or inside it (UNDECIDED, hinfnorm's).
-    verdict = stability_verdict(ab, 0.0, raw=a, poles=lam, verify=False)[0]
+    verdict = stability_verdict(ab, 0.0, raw=a, poles=poles(a), verify=False)[0]
     if verdict == UNSTABLE:
         return (np.inf, np.nan, None), w_hint, verdict
     if verdict != STABLE:

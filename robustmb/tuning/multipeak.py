@@ -72,7 +72,9 @@ def simplex_qp(m, c, *, tol=1e-12, maxiter=200):
             # Multipliers of the bounds of the pieces outside the support.
             grad = m @ lam - c
             mu = float(grad[s] @ lam[s])
-            out = np.setdiff1d(np.arange(k), s)
+            mask = np.ones(k, bool)
+            mask[s] = False
+            out = np.flatnonzero(mask)
             if out.size == 0:
                 return lam
             nu = grad[out] - mu
