@@ -36,7 +36,8 @@ import numpy as np
 from robustmb.examples import arm_lpv_tuning_problem, scheduling_corners
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
 from robustmb.tuning.robust_tuning import _real, _run
-from robustmb.tuning.tuning_problem import Term, TuningProblem
+from robustmb.tuning.tuning_problem import TuningProblem
+from robustmb.tuning.tuning_term import Term
 from robustmb.tuning.worst_case_search import (
     _abscissa,
     _DeltaMap,

@@ -58,7 +58,8 @@ from robustmb.lft.algebra import lft_lower
 from robustmb.lft.model import as_model
 from robustmb.tuning.hinfstruct import _balanced
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-from robustmb.tuning.tuning_problem import Term, TuningProblem
+from robustmb.tuning.tuning_problem import TuningProblem
+from robustmb.tuning.tuning_term import Term
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gamma2_floor import verify  # noqa: E402

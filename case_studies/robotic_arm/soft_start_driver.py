@@ -370,7 +370,8 @@ def stage_minmax(args):
     soft), then a screen of the box adds the worst points (unstable first)."""
     from robustmb.tuning.parametrization import ParameterVector, TunableLFT
     from robustmb.tuning.robust_tuning import _initial_vector, _real, read_checkpoint
-    from robustmb.tuning.tuning_problem import Term, TuningProblem
+    from robustmb.tuning.tuning_problem import TuningProblem
+    from robustmb.tuning.tuning_term import Term
 
     cl = PROB.closed_loop
     start = read_checkpoint(args.start)

@@ -13,7 +13,8 @@ from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
-from .tuning_problem import Term, TuningProblem, check_multipeak
+from .tuning_problem import TuningProblem
+from .tuning_term import Term, check_multipeak
 
 
 @dataclass

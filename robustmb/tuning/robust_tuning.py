@@ -40,7 +40,8 @@ from ..lft.elements import ureal
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import Term, TuningProblem, pole_requirement
+from .tuning_problem import TuningProblem
+from .tuning_term import Term, pole_requirement
 from .worst_case_search import WorstCase, search_worst_case
 
 __all__ = [

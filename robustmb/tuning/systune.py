@@ -9,7 +9,8 @@ from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import robust_systune
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import Term, TuningProblem, check_multipeak
+from .tuning_problem import TuningProblem
+from .tuning_term import Term, check_multipeak
 
 
 def _sample_points(CL, samples, seed):

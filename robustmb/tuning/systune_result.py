@@ -11,7 +11,7 @@ from ..analysis import h2norm, hinfnorm
 from ..errors import RobustMBWarning
 from ..lft.model import UncertainModel, as_model
 from .stability import proved_stable
-from .tuning_problem import pole_requirement
+from .tuning_term import pole_requirement
 
 
 def certify_goals(tuned, goals, certifier):

@@ -21,7 +21,7 @@ from ..lft.model import as_model
 from .gradients import hinf_gradient
 from .h2_gradient import h2_gradient
 from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
-from .tuning_problem import pole_requirement
+from .tuning_term import pole_requirement
 
 
 # --------------------------------------------------------------------------- delta map

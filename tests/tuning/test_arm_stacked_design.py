@@ -43,7 +43,7 @@ def _problem(ss, values, points, g, margin, decay, damping):
     from robustmb.lft.model import as_model
     from robustmb.tuning.hinfstruct import _balanced
     from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-    from robustmb.tuning.tuning_problem import Term
+    from robustmb.tuning.tuning_term import Term
 
     ss.set_values(values)
     params = ParameterVector(ss.PROB.controller.tunables)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import robustmb as rmb
 import robustmb.tuning.tuning_problem as tp
+import robustmb.tuning.tuning_term as tt
 from robustmb.tuning import gradients
 from robustmb.tuning._memo import last_call
 from robustmb.tuning.gradients import Above, hinf_gradient, peak_gradient
@@ -81,7 +82,7 @@ def test_early_rejection_leaves_hinfstruct_runs_unchanged(monkeypatch):
             _calls.append(isinstance(out[0], Above))
             return out
 
-        monkeypatch.setattr(tp, "hinf_gradient", counted)
+        monkeypatch.setattr(tt, "hinf_gradient", counted)
         res_early, P, m = _hinfstruct_runs(name)
         monkeypatch.setattr(tp, "REJECT_MARGIN", np.inf)
         calls_full = len(calls)

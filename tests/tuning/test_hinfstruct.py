@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import robustmb as rmb
 from robustmb.tuning.h2_gradient import h2_gradient
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-from robustmb.tuning.tuning_problem import Term
+from robustmb.tuning.tuning_term import Term
 
 
 def _random_loop(seed, block):

@@ -13,7 +13,8 @@ from robustmb.lft.algebra import lft_lower
 from robustmb.lft.model import as_model
 from robustmb.tuning.nonsmooth_bfgs import bfgs, gradient_sampling
 from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-from robustmb.tuning.tuning_problem import Term, TuningProblem
+from robustmb.tuning.tuning_problem import TuningProblem
+from robustmb.tuning.tuning_term import Term
 
 
 def _ac17():
