@@ -687,12 +687,23 @@ def _margin(Ms, struct, beta, D, G, *, allowance=None):
                 struct, Ms[pos], Dl[pos], Dr[pos], A[pos], beta[pos], Lf, Rf, Gl[pos], Gp, Bm, W
             )
     if (~pos).any():
-        Az, Gz = A[~pos], Gm[~pos]
+        # X / ||A||^2, from A and Gm divided by the power of two nearest ||A|| (exact;
+        # X <= 0 is invariant under that scaling, and A^H A of a tiny A would underflow)
+        nA = np.linalg.norm(A[~pos], 2, axis=(-2, -1))
+        s = np.ldexp(1.0, np.frexp(np.where(nA > 0, nA, 1.0))[1])[:, None, None]
+        Az, Gz = A[~pos] / s, Gm[~pos] / s
         AhG = dagger(Az) @ Gz
         X = dagger(Az) @ Az - 1j * (AhG - dagger(AhG))
-        lam = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
-        scale = np.linalg.norm(Az, 2, axis=(-2, -1)) ** 2 + np.finfo(float).tiny
-        out[~pos] = lam / scale
+        out[~pos] = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
+        if allowance is not None:
+            # the same bound with B = Az, Gm -> -Gz and no (I + G^2) factors (beta = 1)
+            one = np.ones(Az.shape[0])
+            eye_z, eye_w = (np.broadcast_to(np.eye(k, dtype=complex), (one.size, k, k))
+                            for k in Az.shape[-2:])  # fmt: skip
+            Gl0 = np.zeros_like(Gl[~pos])
+            delta[~pos] = allowance(
+                struct, Ms[~pos], Dl[~pos] / s, Dr[~pos], Az, one, eye_z, eye_w, Gl0, -Gz, Az, X
+            )
     return out, delta
 
 
@@ -724,15 +735,22 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     G : array_like, optional
         Left ``Gl``: Hermitian blocks on the real scalar blocks, zero elsewhere.
     tol : float
-        Slack allowed on the comparison with 1 (relative).
+        Slack allowed on the comparison with 1 (relative).  ``tol = 0`` is a proof.
 
     Returns
     -------
     bool or numpy.ndarray of bool
         True where ``D`` and ``G`` have the required structure and the margin of
         :func:`upper_bound_margin` (``sigma_max((I + Gl^2)^(-1/4) (Dl M Dr^-1/beta - j Gm)
-        (I + Gr^2)^(-1/4)) <= 1`` in a form whose slack is relative to ``beta``) is at most
-        ``1 + tol``; ``tol`` then admits about ``tol * beta`` below the certified bound.
+        (I + Gr^2)^(-1/4)) <= 1`` in a form whose slack is relative to ``beta``), with a
+        bound on its rounding error, passes with the slack ``tol``:
+        ``over <= tol`` for ``over`` of :func:`~robustmb.analysis.mu_rounding.certificate_excess`
+        (``margin^2 + delta <= 1`` at ``tol = 0``, ``delta`` the rounding allowance, which
+        grows with the conditioning of ``D`` as it acts on ``M``, so an ill-conditioned
+        ``D`` is accepted exactly when the rounding analysis proves its margin);
+        ``tol`` then admits about ``tol * beta`` below the certified bound.  For ``beta =
+        0`` the ``mu = 0`` form's largest eigenvalue plus its allowance must be at most
+        ``tol``.
 
     Examples
     --------
@@ -751,13 +769,11 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     beta_arr = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
     ok = (struct.scaling_violation(Dm) <= 1e-10) & (struct.g_violation(Gm) <= 1e-10)
     ok &= np.isfinite(beta_arr) & (beta_arr >= 0)
-    invertible = np.linalg.cond(Dm) < 1e15
-    ok &= invertible
-    margin = np.full(nw, np.inf)
-    good = ok.copy()
-    if good.any():
-        sub = upper_bound_margin(Ms[good], struct, beta_arr[good], Dm[good], Gm[good])
-        margin[good] = sub
-    limit = np.where(beta_arr > 0, 1.0 + tol, tol)
-    res = ok & (margin <= limit)
+    over = np.full(nw, np.inf)
+    if ok.any():
+        # imported here: mu_rounding builds on this module's margin
+        from .mu_rounding import certificate_excess
+
+        over[ok] = certificate_excess(Ms[ok], struct, beta_arr[ok], Dm[ok], Gm[ok])[0]
+    res = ok & (over <= tol)
     return bool(res[0]) if single else res
