@@ -209,7 +209,8 @@ def certificate_excess(M, blk, beta, D, G=None):
         out = np.where(pos, out, margin + delta)
         out = np.where(zero, np.where(pos, -1.0, 0.0), out)  # mu(0) = 0, proven exactly
         over[idx] = np.where(np.isnan(out), np.inf, out)
-        load[idx] = np.where(pos, np.maximum(margin, 0.0) ** 2 + delta, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            load[idx] = np.where(pos, np.maximum(margin, 0.0) ** 2 + delta, 0.0)
     return (float(over[0]), float(load[0])) if single else (over, load)
 
 
@@ -286,7 +287,12 @@ def certify_scalings(M, blk, beta, Dl, Gh):
     True
     """
     struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
-    beta = np.array(beta, dtype=float)
+    # rows with overflowing scalings end as inf (or the sigma_max bound), without warnings
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _certify_scalings(M, struct, np.array(beta, dtype=float), Dl, Gh)
+
+
+def _certify_scalings(M, struct, beta, Dl, Gh):
     D, G = certificate_from_gevp(struct, beta, Dl, Gh)
     zero = np.flatnonzero(beta == 0)
     if zero.size:
@@ -294,9 +300,10 @@ def certify_scalings(M, blk, beta, Dl, Gh):
         beta[zero] = start
         moved = zero[start > 0]
         D[moved], G[moved] = certificate_from_gevp(struct, beta[moved], Dl[moved], Gh[moved])
+    live = beta != 0  # zeros left here are proven; nan (a failed optimiser row) is not
     for k in range(5):
         over, load = certificate_excess(M, struct, beta, D, G)
-        bad = (over > 0) & (beta > 0)
+        bad = live & ~(over <= 0)
         if not bad.any():
             break
         # X <= beta^2 holds with room at a slightly larger beta: rebuild those certificates.
@@ -307,10 +314,11 @@ def certify_scalings(M, blk, beta, Dl, Gh):
         step = 1.0 + (1.0 if k == 0 else 2.0) * over[bad] + 1e-14
         big = ~(over[bad] <= 0.5)
         step[big] = load[bad][big] * (1.0 + 1e-14)
-        beta[bad] *= step
+        raised = beta[bad] * step
+        beta[bad] = np.where(np.isfinite(raised) & (raised > 0), raised, np.inf)
         D[bad], G[bad] = certificate_from_gevp(struct, beta[bad], Dl[bad], Gh[bad])
     else:
-        bad = (certificate_excess(M, struct, beta, D, G)[0] > 0) & (beta > 0)
+        bad = live & ~(certificate_excess(M, struct, beta, D, G)[0] <= 0)
     beta[bad] = np.inf
     # the unscaled bound sigma_max(M) (D = I, G = 0), raised past its own rounding
     # allowance, where it is smaller

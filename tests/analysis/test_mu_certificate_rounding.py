@@ -156,3 +156,20 @@ def test_zero_claims_are_raised_unless_proven():
     M = np.array([[0.0, 2.0**-120], [1.0, 0.0]])
     beta, _, _ = certify_scalings(M[None], blk, [0.0], eye[None], zero[None])
     assert beta[0] >= 2.0**-60
+
+
+def test_failed_optimiser_rows_give_no_bound_or_a_checked_one():
+    # nan, 0 and tiny claims with huge G scalings (garbage starting parameters): each row
+    # ends as inf or as a bound that passes the check, never as nan
+    rng = np.random.default_rng(7)
+    blk = [(-1, 0), (-1, 0), (1, 1)]
+    M = rng.standard_normal((4, 3, 3)) + 1j * rng.standard_normal((4, 3, 3))
+    Dl = np.broadcast_to(np.eye(3, dtype=complex), (4, 3, 3)).copy()
+    Gh = np.zeros((4, 3, 3), dtype=complex)
+    Gh[:, 0, 0], Gh[:, 1, 1] = 1e200, -1e250
+    beta, D, G = certify_scalings(M, blk, [np.nan, 0.0, 1e-300, 1.0], Dl, Gh)
+    assert not np.any(np.isnan(beta))
+    lower = rmb.mussv(M, blk).lower
+    for k in np.flatnonzero(np.isfinite(beta)):
+        assert verify_upper_bound(M[k], blk, beta[k], D[k], G[k], tol=0.0)
+        assert beta[k] >= lower[k] > 0
