@@ -632,8 +632,10 @@ def upper_bound_margin(M, blk, beta, D, G=None):
     would stand for a ``G^2`` times larger error in the certified ``beta``.
 
     For ``beta = 0`` (a certificate of ``mu = 0``, possible with real blocks only) it is
-    ``lambda_max(A^H A - j(A^H Gm - Gm^H A)) / sigma_max(A)^2`` with ``A = Dl M Dr^-1``:
-    the ``beta -> 0`` limit of the condition above with ``G`` scaled by ``beta``.
+    ``lambda_max(A^H A - j(A^H Gm - Gm^H A)) / s^2`` with ``A = Dl M Dr^-1`` and ``s`` the
+    power of two in ``(sigma_max(A), 2 sigma_max(A)]`` (``A``, ``Gm`` are divided by it,
+    exactly, before the product): the ``beta -> 0`` limit of the condition above with ``G``
+    scaled by ``beta``; ``mu = 0`` is proven when it is ``<= 0``.
 
     Works on one matrix or on a stack (``M``: ``(nw, n, m)``, ``beta``: ``(nw,)``,
     ``D``, ``G``: ``(nw, n, n)``), returning a float or an array.
