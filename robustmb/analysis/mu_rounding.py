@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .mu_margin import _margin, _scaled_matrix, certificate_from_gevp
 from .mu_structure import REAL, BlockStructure, as_matrix_stack, dagger
-from .mu_upper import _margin, _scaled_matrix, certificate_from_gevp
 
 __all__ = ["certificate_excess", "certify_scalings", "margin_rounding_allowance"]
 

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 import robustmb as rmb
 from robustmb.analysis.frequency_certificate import bounds_at_scalings
+from robustmb.analysis.mu_margin import certificate_from_gevp
 from robustmb.analysis.mu_rounding import certificate_excess, certify_scalings
 from robustmb.analysis.mu_structure import BlockStructure
 from robustmb.analysis.mu_upper import (
     ScalingParametrization,
     _gevp_form,
-    certificate_from_gevp,
     upper_bound_margin,
     verify_upper_bound,
 )
