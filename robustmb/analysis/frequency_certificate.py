@@ -9,7 +9,8 @@ evidence is small: the frequencies and the optimiser's D,G parameters (rows of
 
 - re-checks such evidence without any optimisation (:func:`check_frequency_certificate`):
   at each ``w_k`` the bound given by its parameters is evaluated and checked by
-  :func:`~.mu_upper.upper_bound_margin` (the test every bound of ``mussv`` passes),
+  :func:`~.mu_rounding.certify_scalings` (the test every bound of ``mussv`` passes: the
+  margin of :func:`~.mu_upper.upper_bound_margin` with a bound on its rounding error),
   then extended to its frequency interval at the level (floating point) by
   :func:`~.frequency_intervals.certified_interval`; the union must cover the axis;
 - completes evidence that leaves gaps (:func:`complete_frequency_certificate`):
@@ -33,9 +34,10 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError
 from .frequency_intervals import certified_interval, multiplier_from_certificate
+from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, dagger
 from .mu_sweep import balanced_response_function
-from .mu_upper import ScalingParametrization, certificate_from_gevp, upper_bound_margin
+from .mu_upper import ScalingParametrization
 from .mussv import warm_certificates
 
 # Gaps narrower than this (relative to their frequency) are not gaps: the intervals on
@@ -58,7 +60,7 @@ class FrequencyCertificateCheck:
         The frequencies of the evidence (rad/s), as given.
     bounds : ndarray
         The certified bound of ``mu(M(j omega_k))`` given by row ``k``'s scalings
-        (checked by :func:`~.mu_upper.upper_bound_margin`; ``inf`` when the row gives
+        (checked by :func:`~.mu_rounding.certify_scalings`; ``inf`` when the row gives
         none, e.g. non-finite parameters).
     intervals : list
         Per point, its certified interval ``(lo, hi)`` at ``level`` or None (bound above
@@ -106,9 +108,12 @@ def bounds_at_scalings(M, blk, scalings):
     For each matrix ``M_k`` and parameter row ``x_k`` (rows of
     :class:`~.mu_upper.ScalingParametrization`, as kept by the sweeps), the bound is
     ``beta_k = sqrt(lambda_max(A^H A + j(A^H Gh - Gh^H A)))`` with ``A = Dl M Dr^-1``;
-    its sigma-max certificate ``(D, G)`` is checked by
-    :func:`~.mu_upper.upper_bound_margin` and ``beta_k`` raised past rounding until it
-    passes (``inf`` if it never does, or for non-finite parameters).
+    its sigma-max certificate ``(D, G)`` is checked as every bound of
+    :func:`~.mussv.mussv` is (:func:`~.mu_rounding.certify_scalings`: the margin of
+    :func:`~.mu_upper.upper_bound_margin` squared plus a bound on its rounding error,
+    which grows with the conditioning of ``D``, at most 1) and ``beta_k`` raised until it
+    passes (``inf`` if it never does, or for non-finite parameters; ``sigma_max(M_k)``
+    with ``D = I``, ``G = 0`` where that is smaller).
 
     Parameters
     ----------
@@ -156,21 +161,11 @@ def bounds_at_scalings(M, blk, scalings):
     if fin.any():
         lam[fin] = np.linalg.eigvalsh(0.5 * (X[fin] + dagger(X[fin])))[:, -1]
     b = np.sqrt(np.maximum(lam, 0.0))
-    good = np.isfinite(b) & (b > 0)
+    good = np.isfinite(b)
     idx, Dl, Gh, b = idx[good], Dl[good], Gh[good], b[good]
-    if idx.size == 0:
-        return beta, D, G
-    for _ in range(6):
-        Dc, Gc = certificate_from_gevp(struct, b, Dl, Gh)
-        margin = upper_bound_margin(Ms[idx], struct, b, Dc, Gc)
-        over = margin - 1.0
-        bad = ~(over <= 1e-13)
-        if not bad.any():
-            beta[idx], D[idx], G[idx] = b, Dc, Gc
-            return beta, D, G
-        b = np.where(bad, b * (1.0 + 2.0 * np.maximum(over, 0.0) + 1e-14), b)
-    passed = ~bad
-    beta[idx[passed]], D[idx[passed]], G[idx[passed]] = b[passed], Dc[passed], Gc[passed]
+    if idx.size:
+        # the test of every mussv bound: margin^2 + its rounding allowance <= 1
+        beta[idx], D[idx], G[idx] = certify_scalings(Ms[idx], struct, b, Dl, Gh)
     return beta, D, G
 
 

@@ -7,16 +7,26 @@ adds a first-order bound ``delta`` on the rounding error of the computed
 floating-point data: the solve with ``Dr`` (whose error grows with the conditioning of
 ``D`` as it acts on ``M``), the block-wise ``(I + G^2)^(-+1/4)`` (Daleckii-Krein divided
 differences), the products and the eigenvalue are bounded entrywise.
+
+:func:`certificate_excess` turns the margin and its allowance into one accept/reject
+number; :func:`certify_scalings` raises a bound until its certificate passes (the upper
+bounds of :func:`~robustmb.analysis.mussv.mussv`, of the frequency certificates of
+:mod:`~robustmb.analysis.frequency_certificate`), and
+:func:`~robustmb.analysis.mu_upper.verify_upper_bound` accepts by the same test.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .mu_margin import _margin, _scaled_matrix, certificate_from_gevp
 from .mu_structure import REAL, BlockStructure, as_matrix_stack, dagger
-from .mu_upper import _margin
 
-__all__ = ["margin_rounding_allowance"]
+__all__ = ["certificate_excess", "certify_scalings", "margin_rounding_allowance"]
+
+_EPS = np.finfo(float).eps
+# largest matrix whose nilpotency is decided exactly (integer powers of the matrix)
+_EXACT_N = 10
 
 
 def margin_rounding_allowance(M, blk, beta, D, G=None):
@@ -44,7 +54,10 @@ def margin_rounding_allowance(M, blk, beta, D, G=None):
     * ``W = B^H B + j(Gm^H B - B^H Gm)`` and its largest eigenvalue:
       ``2 (||B|| + ||Gm||) dB + g (||B||^2 + 2 ||Gm|| ||B||) + g ||W||``.
 
-    ``beta = 0`` rows (the ``mu = 0`` form) get ``delta = 0``.
+    ``beta = 0`` rows (the ``mu = 0`` form of
+    :func:`~robustmb.analysis.mu_upper.upper_bound_margin`, ``lambda_max(X) / ||A||^2``):
+    ``delta`` bounds the error of that ratio in the same way (``B = A / ||A||``, no
+    ``(I + G^2)`` factors), so that ``margin + delta <= 0`` proves ``X <= 0``.
 
     Examples
     --------
@@ -112,12 +125,8 @@ def _allowance(struct, M, Dl, Dr, A, beta, Lf, Rf, Gl, Gm, B, W):
     """First-order bound on the error of the computed ``lambda_max(W)`` (see
     :func:`margin_rounding_allowance`), by entrywise bounds: rounding errors then stay
     with the rows and columns that a large ``G`` scales down."""
-    g = 4 * max(M.shape[-2:]) * np.finfo(float).eps
-    try:
-        X = np.linalg.inv(Dr)
-    except np.linalg.LinAlgError:
-        return np.full(len(beta), np.inf)
-    aX = np.abs(X)
+    g = 4 * max(M.shape[-2:]) * _EPS
+    aX = np.abs(_inverse(Dr))
     b = beta[:, None, None]
     # n g: the LU factors of Dr taken with a growth of at most n
     EA = g * (M.shape[-1] * np.abs(A) @ np.abs(Dr) @ aX + np.abs(Dl) @ np.abs(M) @ aX) / b
@@ -131,3 +140,242 @@ def _allowance(struct, M, Dl, Dr, A, beta, Lf, Rf, Gl, Gm, B, W):
     EW = EW + dagger(EW) + g * (dagger(aB) @ aB + 2.0 * dagger(aG) @ aB)
     out = _norm2(EW) + g * _norm2(W)
     return np.where(np.isfinite(out), out, np.inf)
+
+
+def _inverse(Dr):
+    """``Dr^-1`` of a stack; ``inf`` for a matrix that is singular to the factorisation."""
+    try:
+        return np.linalg.inv(Dr)
+    except np.linalg.LinAlgError:
+        out = np.empty(Dr.shape, dtype=complex)
+        for k in range(Dr.shape[0]):
+            try:
+                out[k] = np.linalg.inv(Dr[k])
+            except np.linalg.LinAlgError:
+                out[k] = np.inf
+        return out
+
+
+def certificate_excess(M, blk, beta, D, G=None):
+    """How far a D,G certificate of ``mu(M) <= beta`` is from passing, rounding included:
+    ``(over, load)``; the certificate proves the bound where ``over <= 0``.
+
+    ``M`` and ``beta`` are first divided by a power of two near ``sigma_max(M)`` (exact:
+    the certificate condition is unchanged, and nothing underflows); then, with ``margin``
+    and ``delta`` of :func:`margin_rounding_allowance`:
+
+    * ``beta > 0``: ``over = margin - sqrt(1 - delta)`` (``inf`` when ``delta >= 1``), so
+      ``over <= 0`` is ``margin^2 + delta <= 1``; ``load = margin^2 + delta``, the factor
+      by which ``beta`` is raised when the allowance is large;
+    * ``beta = 0`` (``mu = 0`` claimed): ``over = margin + delta`` (the largest
+      eigenvalue of the ``mu = 0`` form, relative, plus its rounding bound), or ``0`` for
+      ``M = 0``; ``load = 0``.
+
+    Works on one matrix or a stack; non-finite data give ``over = inf``.
+
+    Examples
+    --------
+    >>> M = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> over, _ = certificate_excess(M, [(2, 2)], 5.47, np.eye(2))
+    >>> bool(over <= 0)
+    True
+    >>> bool(certificate_excess(M, [(2, 2)], 5.46, np.eye(2))[0] <= 0)
+    False
+    """
+    struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
+    Ms, single = as_matrix_stack(M)
+    struct.check_shape(Ms.shape)
+    nw, n = Ms.shape[0], struct.n_z
+    beta = np.array(np.broadcast_to(np.asarray(beta, dtype=float), (nw,)))
+    D = np.broadcast_to(np.asarray(D, dtype=complex), (nw, n, n))
+    G = np.zeros_like(D) if G is None else np.broadcast_to(np.asarray(G, dtype=complex), D.shape)
+    over, load = np.full(nw, np.inf), np.zeros(nw)
+    fin = np.isfinite(beta) & (beta >= 0)
+    fin &= np.all(np.isfinite(Ms), axis=(1, 2)) & np.all(np.isfinite(D), axis=(1, 2))
+    fin &= np.all(np.isfinite(G), axis=(1, 2))
+    if fin.any():
+        idx = np.flatnonzero(fin)
+        sig = np.linalg.norm(Ms[idx], 2, axis=(-2, -1))
+        zero = sig == 0
+        scale = np.ldexp(1.0, np.frexp(np.where(zero, 1.0, sig))[1])
+        # the sigma_max form's G is relative to beta; the mu = 0 form's scales with M
+        pos = beta[idx] > 0
+        Gs = G[idx] / np.where(pos, 1.0, scale)[:, None, None]
+        margin, delta = _checked_margin(
+            Ms[idx] / scale[:, None, None], struct, beta[idx] / scale, D[idx], Gs
+        )
+        room = np.sqrt(np.clip(1.0 - delta, 0.0, None))
+        out = np.where(delta < 1.0, np.maximum(margin, 0.0) - room, np.inf)
+        out = np.where(pos, out, margin + delta)
+        out = np.where(zero, np.where(pos, -1.0, 0.0), out)  # mu(0) = 0, proven exactly
+        over[idx] = np.where(np.isnan(out), np.inf, out)
+        with np.errstate(over="ignore", invalid="ignore"):
+            load[idx] = np.where(pos, np.maximum(margin, 0.0) ** 2 + delta, 0.0)
+    return (float(over[0]), float(load[0])) if single else (over, load)
+
+
+def _checked_margin(M, struct, beta, D, G):
+    """:func:`margin_rounding_allowance` of a stack; ``inf`` for a row whose ``D`` is
+    singular to the solve."""
+    with np.errstate(all="ignore"):
+        try:
+            return margin_rounding_allowance(M, struct, beta, D, G)
+        except np.linalg.LinAlgError:
+            margin, delta = np.full(len(beta), np.inf), np.full(len(beta), np.inf)
+            for k in range(len(beta)):
+                try:
+                    out = margin_rounding_allowance(M[k : k + 1], struct, beta[k : k + 1],
+                                                    D[k : k + 1], G[k : k + 1])  # fmt: skip
+                except np.linalg.LinAlgError:
+                    continue
+                margin[k], delta[k] = out[0][0], out[1][0]
+            return margin, delta
+
+
+def certify_scalings(M, blk, beta, Dl, Gh):
+    """Certified bounds from the optimiser's scalings: ``(beta, D, G)`` in the sigma_max
+    form, ``beta`` raised until :func:`certificate_excess` passes.
+
+    The internal scalings ``(Dl, Gh)`` at ``beta`` are turned into the sigma_max form
+    (:func:`~robustmb.analysis.mu_upper.certificate_from_gevp`) and kept only when
+    ``margin^2 + delta <= 1`` (or ``margin <= 0``), ``delta`` a first-order bound on the
+    rounding error of the computed margin.  The margin alone is not enough: the scaled
+    matrix ``Dl M Dr^-1`` is computed by a solve with ``Dr``, whose error grows with the
+    conditioning of ``D`` (optimal scalings of near-Jordan ``M`` have condition numbers
+    of ``1e16`` to ``1e46``), so a fixed tolerance on the margin can accept a bound below
+    ``mu``.  ``delta`` is a few ``eps`` for a diagonal ``D`` (every scaled entry is then
+    a product of three numbers) and large only where ``D`` acts badly on ``M``, or where
+    rounding in a large ``G`` is not scaled down.
+
+    ``beta`` is raised until the test passes (by ``1 + 2 over``, or by the factor
+    ``lambda_max(W) + delta`` when the allowance is large); a row that still fails after
+    five raises gets ``inf``, and every row whose bound is above ``sigma_max(M)`` (raised
+    past its own allowance) gets that bound with ``D = I``, ``G = 0`` when it passes the
+    same test.
+
+    ``beta = 0`` (``mu = 0``) is kept only with a proof: ``M = 0``, the ``mu = 0`` form of
+    the certificate with its rounding allowance, or, for one repeated scalar block
+    (``mu = 0`` when ``M`` is nilpotent) of size at most 10, ``M^n = 0`` in exact integer
+    arithmetic.  Otherwise the row starts from ``beta = sqrt(lambda_max(X) + delta)``
+    (the same scalings, ``X`` the ``mu = 0`` form) and is raised as above.
+
+    Parameters
+    ----------
+    M : ndarray, shape (k, n, m)
+    blk : list of (r, c) or BlockStructure
+    beta : array_like, shape (k,)
+    Dl, Gh : ndarray, shape (k, n, n) and (k, n, m)
+        The optimiser's scalings (see :func:`~robustmb.analysis.mu_upper._gevp_form`).
+
+    Returns
+    -------
+    beta : ndarray, shape (k,)
+    D, G : ndarray, shape (k, n, n)
+
+    Examples
+    --------
+    A real repeated scalar on a nilpotent ``2 x 2`` block has ``mu = 0``; with an
+    ``e = 1e-100`` diagonal it has ``mu = e`` and the claim ``0`` is raised:
+
+    >>> blk = [(-2, 0)]
+    >>> N = np.array([[[0.0, 0.0], [1.0, 0.0]]])
+    >>> Dl, Gh = np.eye(2)[None].astype(complex), np.zeros((1, 2, 2), complex)
+    >>> float(certify_scalings(N, blk, [0.0], Dl, Gh)[0][0])
+    0.0
+    >>> b = certify_scalings(N + 1e-100 * np.eye(2), blk, [0.0], Dl, Gh)[0][0]
+    >>> bool(b >= 1e-100)
+    True
+    """
+    struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
+    # rows with overflowing scalings end as inf (or the sigma_max bound), without warnings
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _certify_scalings(M, struct, np.array(beta, dtype=float), Dl, Gh)
+
+
+def _certify_scalings(M, struct, beta, Dl, Gh):
+    D, G = certificate_from_gevp(struct, beta, Dl, Gh)
+    zero = np.flatnonzero(beta == 0)
+    if zero.size:
+        start = _zero_rows(M[zero], struct, D[zero], G[zero], Dl[zero], Gh[zero])
+        beta[zero] = start
+        moved = zero[start > 0]
+        D[moved], G[moved] = certificate_from_gevp(struct, beta[moved], Dl[moved], Gh[moved])
+    live = beta != 0  # zeros left here are proven; nan (a failed optimiser row) is not
+    for k in range(5):
+        over, load = certificate_excess(M, struct, beta, D, G)
+        bad = live & ~(over <= 0)
+        if not bad.any():
+            break
+        # X <= beta^2 holds with room at a slightly larger beta: rebuild those certificates.
+        # The margin moves like beta_min / beta, so 1 + over is usually enough; along any
+        # vector lambda(W) = s^2 p + s q (s = 1 / beta, p >= 0) falls at least like s,
+        # so the margin at least like sqrt(s), and 1 + 2 over always is (later rounds).
+        # A large rounding allowance (over > 1/2) takes the factor lambda_max(W) + delta.
+        step = 1.0 + (1.0 if k == 0 else 2.0) * over[bad] + 1e-14
+        big = ~(over[bad] <= 0.5)
+        step[big] = load[bad][big] * (1.0 + 1e-14)
+        raised = beta[bad] * step
+        beta[bad] = np.where(np.isfinite(raised) & (raised > 0), raised, np.inf)
+        D[bad], G[bad] = certificate_from_gevp(struct, beta[bad], Dl[bad], Gh[bad])
+    else:
+        bad = live & ~(certificate_excess(M, struct, beta, D, G)[0] <= 0)
+    beta[bad] = np.inf
+    # the unscaled bound sigma_max(M) (D = I, G = 0), raised past its own rounding
+    # allowance, where it is smaller
+    n = struct.n_z
+    eye = np.broadcast_to(np.eye(n, dtype=complex), M.shape[:1] + (n, n))
+    zero_g = np.zeros_like(eye)
+    sig = np.linalg.norm(M, 2, axis=(-2, -1))
+    worse = np.flatnonzero((beta > 0) & (beta > sig) & (sig > 0))
+    if worse.size:
+        scale = np.ldexp(1.0, np.frexp(sig[worse])[1])
+        _, delta = margin_rounding_allowance(
+            M[worse] / scale[:, None, None], struct, sig[worse] / scale, eye[worse], zero_g[worse]
+        )
+        safe = sig[worse] * (1.0 + delta + 64 * max(M.shape[-2:]) * _EPS)
+        over = certificate_excess(M[worse], struct, safe, eye[worse], zero_g[worse])[0]
+        ok = (over <= 0) & (safe < beta[worse])
+        worse, safe = worse[ok], safe[ok]
+        beta[worse], D[worse], G[worse] = safe, eye[worse], zero_g[worse]
+    return beta, D, G
+
+
+def _zero_rows(M, struct, D, G, Dl, Gh):
+    """``0`` where ``mu(M) = 0`` is proven for a row claimed ``mu = 0``, else a positive
+    starting bound ``sqrt(lambda_max(X) + delta)`` (``X`` the ``mu = 0`` form)."""
+    over, _ = certificate_excess(M, struct, np.zeros(M.shape[0]), D, G)
+    out = np.zeros(M.shape[0])
+    todo = np.flatnonzero(~(over <= 0))
+    for k in todo:
+        if not _nilpotent_proof(M[k], struct):
+            out[k] = np.nan
+    todo = np.flatnonzero(np.isnan(out))
+    if todo.size:
+        with np.errstate(all="ignore"):
+            A = _scaled_matrix(M[todo], Dl[todo], struct.right_scaling(Dl[todo]))
+            # over = (lambda_max(X) + delta) / ||A||^2, X the mu = 0 form of (Dl, Gh)
+            start = np.sqrt(over[todo]) * np.linalg.norm(A, 2, axis=(-2, -1))
+        sig = np.linalg.norm(M[todo], 2, axis=(-2, -1))
+        bad = ~(np.isfinite(start) & (start > 0))
+        start[bad] = sig[bad]
+        out[todo] = np.maximum(start, np.finfo(float).tiny)
+    return out
+
+
+def _nilpotent_proof(M, struct):
+    """True when ``mu(M) = 0`` is proven exactly: one repeated scalar block (real or
+    complex; ``det(I - delta M) = 1`` for every ``delta`` iff ``M`` is nilpotent) and
+    ``M^n = 0`` in integer arithmetic (floats are integers times a common power of two)."""
+    n = M.shape[0]
+    if len(struct.blocks) != 1 or not struct.blocks[0].is_scalar or n > _EXACT_N:
+        return False
+    parts = [np.real(M), np.imag(M)]
+    ratios = [[float(v).as_integer_ratio() for v in P.ravel()] for P in parts]
+    den = max(q for r in ratios for _, q in r)
+    # (Re + j Im) as two integer matrices, scaled by the common power of two
+    re, im = (np.array([p * (den // q) for p, q in r], dtype=object).reshape(n, n) for r in ratios)
+    power = 1
+    while power < n:
+        re, im = re @ re - im @ im, re @ im + im @ re
+        power *= 2
+    return not (np.any(re != 0) or np.any(im != 0))

@@ -50,7 +50,10 @@ import numpy as np
 from scipy import sparse
 
 from .mu_lbfgs import batched_bfgs
-from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger, hermitian_power
+from .mu_margin import _scaled_matrix, expand_scalings, upper_bound_margin
+from .mu_margin import certificate_from_gevp as certificate_from_gevp  # kept importable here
+from .mu_rounding import certificate_excess
+from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger
 from .mu_upper_blocknewton import polish_block_newton
 from .mu_upper_diagonal import _objective_diagonal
 from .mu_upper_newton import newton_stages
@@ -222,11 +225,6 @@ class ScalingParametrization:
         Cf = C.reshape(B, -1)
         g += -2.0 * (mul(sp["lg0"], Cf.imag) + mul(sp["lg1"], Cf.real))
         return g
-
-
-def _scaled_matrix(M, Dl, Dr):
-    """``Dl M Dr^-1`` (a stack), by a solve rather than an inverse."""
-    return dagger(np.linalg.solve(dagger(Dr), dagger(Dl @ M)))
 
 
 def _gevp_form(M, Dl, Dr, Gh):
@@ -568,145 +566,6 @@ def upper_bound_lmi(M, struct: BlockStructure, Dl, Dr, Gh, *, max_sdp=12, rtol=1
     return phi, Dl, Dr, Gh
 
 
-# --------------------------------------------------------------------------- certificates
-def certificate_from_gevp(struct: BlockStructure, beta, Dl, Gh):
-    """Turn the internal scaling ``(Dl, Gh)`` at bound ``beta`` into the sigma_max form.
-
-    With ``G' = -Gh / beta`` the internal condition is
-    ``sigma_max((Dl M Dr^-1/beta - j G')(I + G'^H G')^(-1/2)) <= 1``; the symmetric
-    Young-Newlin-Doyle form follows with ``D = (I + Gl'^2)^(1/4) Dl``.
-    For ``beta = 0`` the scalings are returned unchanged with ``G = -Gh`` (see
-    :func:`verify_upper_bound`).
-    """
-    beta = np.asarray(beta, dtype=float)
-    B = Dl.shape[0]
-    Gl = np.zeros((B, struct.n_z, struct.n_z), dtype=complex)
-    for b in struct.blocks:
-        if b.kind == REAL:
-            Gl[:, b.z, b.z] = Gh[:, b.z, b.w]
-    pos = beta > 0
-    scale = np.where(pos, 1.0 / np.where(pos, beta, 1.0), 1.0)
-    Gl = -Gl * scale[:, None, None]
-    D = Dl.copy()
-    if struct.has_real and pos.any():
-        F = hermitian_power(Gl[pos], 0.25)
-        D[pos] = F @ Dl[pos]
-    return D, Gl
-
-
-def expand_scalings(blk, D, G=None):
-    """The five scaling matrices ``(Dl, Dr, Gl, Gm, Gr)`` of a certificate ``(D, G)``.
-
-    ``D`` and ``G`` are the left (``n_z x n_z``) matrices stored in a
-    :class:`~robustmb.analysis.mussv.MussvResult`; the right ones follow from
-    the block structure (MATLAB's ``mussvunwrap`` returns the same five matrices).
-
-    Examples
-    --------
-    >>> Dl, Dr, Gl, Gm, Gr = expand_scalings([(1, 2), (-1, 0)], np.diag([2.0, 2.0, 1.0]))
-    >>> Dr.real
-    array([[2., 0.],
-           [0., 1.]])
-    >>> Gm.shape
-    (3, 2)
-    """
-    struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
-    D = np.asarray(D)
-    G = np.zeros(D.shape, dtype=complex) if G is None else np.asarray(G)
-    return D, struct.right_scaling(D), G, struct.middle_g(G), struct.right_g(G)
-
-
-def upper_bound_margin(M, blk, beta, D, G=None):
-    """Value that :func:`verify_upper_bound` compares with 1 (or with 0 when ``beta = 0``).
-
-    For ``beta > 0`` the condition is ``sigma_max(Y) <= 1`` with::
-
-        Y = (I + Gl^2)^(-1/4) (Dl M Dr^-1 / beta - j Gm) (I + Gr^2)^(-1/4),
-
-    evaluated in the equivalent form ``lambda_max(W) <= 1``, ``W = B^H B + j(Gm^H B -
-    B^H Gm)``, ``B = (I + Gl^2)^(-1/4) (Dl M Dr^-1 / beta) (I + Gr^2)^(1/4)``; the value
-    returned is ``sign(l) sqrt(|l|)``, ``l = lambda_max(W)``.  It equals ``sigma_max(Y)``
-    when ``G = 0`` and is on the same side of 1 in general, but unlike ``sigma_max(Y)``
-    it moves with ``beta`` like ``beta_min / beta``: for large ``G``, ``sigma_max(Y)`` is
-    ``1 - O(1/G^2)`` whatever ``beta`` is, so a rounding error (or a tolerance) on it
-    would stand for a ``G^2`` times larger error in the certified ``beta``.
-
-    For ``beta = 0`` (a certificate of ``mu = 0``, possible with real blocks only) it is
-    ``lambda_max(A^H A - j(A^H Gm - Gm^H A)) / sigma_max(A)^2`` with ``A = Dl M Dr^-1``:
-    the ``beta -> 0`` limit of the condition above with ``G`` scaled by ``beta``.
-
-    Works on one matrix or on a stack (``M``: ``(nw, n, m)``, ``beta``: ``(nw,)``,
-    ``D``, ``G``: ``(nw, n, n)``), returning a float or an array.
-
-    Examples
-    --------
-    >>> M = np.array([[1.0, 2.0], [3.0, 4.0]])
-    >>> round(float(upper_bound_margin(M, [(2, 2)], 5.5, np.eye(2))), 4)
-    0.9936
-    """
-    struct = blk if isinstance(blk, BlockStructure) else BlockStructure(blk)
-    Ms, single = as_matrix_stack(M)
-    struct.check_shape(Ms.shape)
-    out, _ = _margin(Ms, struct, beta, D, G)
-    return float(out[0]) if single else out
-
-
-def _margin(Ms, struct, beta, D, G, *, allowance=None):
-    """:func:`upper_bound_margin` on a stack, and its rounding bound by ``allowance``
-    (:func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance`) when given."""
-    nw = Ms.shape[0]
-    beta = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
-    D = np.broadcast_to(np.asarray(D, dtype=complex), (nw, struct.n_z, struct.n_z))
-    if G is None:
-        G = np.zeros_like(D)
-    G = np.broadcast_to(np.asarray(G, dtype=complex), (nw, struct.n_z, struct.n_z))
-    Dl, Dr, Gl, Gm, Gr = expand_scalings(struct, D, G)
-    A = _scaled_matrix(Ms, Dl, Dr)
-    out = np.empty(nw)
-    delta = np.zeros(nw)
-    pos = beta > 0
-    if pos.any():
-        # ||Y|| <= 1  <=>  (A/beta - jGm)^H Fl^-2 (A/beta - jGm) <= Fr^2 (F = (I + G^2)^(1/4));
-        # with Fl^-1 Gm Fr = Gm and Fr^2 - Gm^H Fl^-2 Gm = Fr^-2 this is lambda_max(W) <= 1,
-        # W = B^H B + j(Gm^H B - B^H Gm), B = Fl^-1 (A/beta) Fr.  W is evaluated, not Y:
-        # for large G, ||Y|| = 1 - O(1/G^2) whatever beta is, so rounding (or a tolerance)
-        # on ||Y|| would move the certified beta by G^2 times as much.  sqrt(lambda_max(W))
-        # equals ||Y|| when G = 0 and is on the same side of 1 in general.
-        # block by block (G is zero outside the real blocks): the identity elsewhere is
-        # exact, and the rounding of each block stays in it (see mu_rounding)
-        Lf = _block_power(struct, Gl[pos], -0.25, "z")
-        Rf = _block_power(struct, Gr[pos], 0.25, "w")
-        Gp = Gm[pos]
-        Bm = Lf @ (A[pos] / beta[pos, None, None]) @ Rf
-        GhB = dagger(Gp) @ Bm
-        W = dagger(Bm) @ Bm + 1j * (GhB - dagger(GhB))
-        lam = np.linalg.eigvalsh(0.5 * (W + dagger(W)))[:, -1]
-        out[pos] = np.sign(lam) * np.sqrt(np.abs(lam))
-        if allowance is not None:
-            delta[pos] = allowance(
-                struct, Ms[pos], Dl[pos], Dr[pos], A[pos], beta[pos], Lf, Rf, Gl[pos], Gp, Bm, W
-            )
-    if (~pos).any():
-        Az, Gz = A[~pos], Gm[~pos]
-        AhG = dagger(Az) @ Gz
-        X = dagger(Az) @ Az - 1j * (AhG - dagger(AhG))
-        lam = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
-        scale = np.linalg.norm(Az, 2, axis=(-2, -1)) ** 2 + np.finfo(float).tiny
-        out[~pos] = lam / scale
-    return out, delta
-
-
-def _block_power(struct, G, p, side):
-    """``(I + G^2)^p`` of a block-diagonal ``G`` (nonzero on the real blocks only)."""
-    n = G.shape[-1]
-    F = np.broadcast_to(np.eye(n, dtype=complex), G.shape).copy()
-    for b in struct.blocks:
-        if b.kind == REAL:
-            sl = getattr(b, side)
-            F[:, sl, sl] = hermitian_power(G[:, sl, sl], p)
-    return F
-
-
 def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     """Check a D,G certificate of ``mu(M) <= beta`` without trusting how it was found.
 
@@ -724,15 +583,22 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     G : array_like, optional
         Left ``Gl``: Hermitian blocks on the real scalar blocks, zero elsewhere.
     tol : float
-        Slack allowed on the comparison with 1 (relative).
+        Slack allowed on the comparison with 1 (relative).  ``tol = 0`` is a proof.
 
     Returns
     -------
     bool or numpy.ndarray of bool
         True where ``D`` and ``G`` have the required structure and the margin of
         :func:`upper_bound_margin` (``sigma_max((I + Gl^2)^(-1/4) (Dl M Dr^-1/beta - j Gm)
-        (I + Gr^2)^(-1/4)) <= 1`` in a form whose slack is relative to ``beta``) is at most
-        ``1 + tol``; ``tol`` then admits about ``tol * beta`` below the certified bound.
+        (I + Gr^2)^(-1/4)) <= 1`` in a form whose slack is relative to ``beta``), with a
+        bound on its rounding error, passes with the slack ``tol``:
+        ``over <= tol`` for ``over`` of :func:`~robustmb.analysis.mu_rounding.certificate_excess`
+        (``margin^2 + delta <= 1`` at ``tol = 0``, ``delta`` the rounding allowance, which
+        grows with the conditioning of ``D`` as it acts on ``M``, so an ill-conditioned
+        ``D`` is accepted exactly when the rounding analysis proves its margin);
+        ``tol`` then admits about ``tol * beta`` below the certified bound.  For ``beta =
+        0`` the ``mu = 0`` form's largest eigenvalue plus its allowance must be at most
+        ``tol``.
 
     Examples
     --------
@@ -751,13 +617,8 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     beta_arr = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
     ok = (struct.scaling_violation(Dm) <= 1e-10) & (struct.g_violation(Gm) <= 1e-10)
     ok &= np.isfinite(beta_arr) & (beta_arr >= 0)
-    invertible = np.linalg.cond(Dm) < 1e15
-    ok &= invertible
-    margin = np.full(nw, np.inf)
-    good = ok.copy()
-    if good.any():
-        sub = upper_bound_margin(Ms[good], struct, beta_arr[good], Dm[good], Gm[good])
-        margin[good] = sub
-    limit = np.where(beta_arr > 0, 1.0 + tol, tol)
-    res = ok & (margin <= limit)
+    over = np.full(nw, np.inf)
+    if ok.any():
+        over[ok] = certificate_excess(Ms[ok], struct, beta_arr[ok], Dm[ok], Gm[ok])[0]
+    res = ok & (over <= tol)
     return bool(res[0]) if single else res

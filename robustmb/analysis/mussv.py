@@ -26,19 +26,16 @@ import numpy as np
 from .._blas import single_blas_thread
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from .mu_lower import certified_lower, lower_bound, verify_lower_bound
-from .mu_rounding import margin_rounding_allowance
+from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
     ScalingParametrization,
     _gevp_form,
-    certificate_from_gevp,
     expand_scalings,
     upper_bound_fast,
     upper_bound_lmi,
     verify_upper_bound,
 )
-
-_EPS = np.finfo(float).eps
 
 __all__ = ["MussvResult", "mussv", "mussv_stack", "verify_lower_bound", "verify_upper_bound"]
 
@@ -501,66 +498,7 @@ def _top_vectors(Mn, Dl, Dr, Gh):
 
 
 def _certify(M, struct, beta, Dl, Gh):
-    """Certificates in the sigma_max form; ``beta`` nudged up past rounding if needed.
-
-    A bound is kept only when its margin passes with the rounding allowance of
-    :func:`~robustmb.analysis.mu_rounding.margin_rounding_allowance`:
-    ``margin^2 + delta <= 1`` (or ``margin <= 0``), ``delta`` a first-order bound on the
-    rounding error of the computed margin.  The margin alone is not enough: the scaled
-    matrix ``Dl M Dr^-1`` is computed by a solve with ``Dr``, whose error grows with the
-    conditioning of ``D`` (optimal scalings of near-Jordan ``M`` have condition numbers
-    of ``1e16`` to ``1e46``), so a fixed tolerance on the margin can accept a bound below
-    ``mu``.  ``delta`` is a few ``eps`` for a diagonal
-    ``D`` (every scaled entry is then a product of three numbers) and large only where
-    ``D`` acts badly on ``M``, or where rounding in a large ``G`` is not scaled down.
-
-    ``beta`` is raised until the test passes (by ``1 + 2 over``, or by the factor
-    ``lambda_max(W) + delta`` when the allowance is large); a row that still fails after
-    five raises gets ``inf``, and every row whose bound is above ``sigma_max(M)`` (raised
-    past its own allowance) gets that bound with ``D = I``, ``G = 0`` when it passes the
-    same test.
-    ``beta = 0`` rows are left as they are.
-    """
-    beta = np.array(beta, dtype=float)
-    D, G = certificate_from_gevp(struct, beta, Dl, Gh)
-
-    def excess(beta, D, G, rows=slice(None)):
-        margin, delta = margin_rounding_allowance(M[rows], struct, beta, D, G)
-        room = np.sqrt(np.clip(1.0 - delta, 0.0, None))
-        over = np.where(delta < 1.0, np.maximum(margin, 0.0) - room, np.inf)
-        # lambda_max(W) + delta, which falls at least like 1 / beta as beta grows
-        load = np.maximum(margin, 0.0) ** 2 + delta
-        return np.where(beta > 0, over, -1.0), load
-
-    for k in range(5):
-        over, load = excess(beta, D, G)
-        bad = over > 0
-        if not bad.any():
-            break
-        # X <= beta^2 holds with room at a slightly larger beta: rebuild those certificates.
-        # The margin moves like beta_min / beta, so 1 + over is usually enough; along any
-        # vector lambda(W) = s^2 p + s q (s = 1 / beta, p >= 0) falls at least like s,
-        # so the margin at least like sqrt(s), and 1 + 2 over always is (later rounds).
-        # A large rounding allowance (over > 1/2) takes the factor lambda_max(W) + delta.
-        step = 1.0 + (1.0 if k == 0 else 2.0) * over[bad] + 1e-14
-        big = ~(over[bad] <= 0.5)
-        step[big] = load[bad][big] * (1.0 + 1e-14)
-        beta[bad] *= step
-        D[bad], G[bad] = certificate_from_gevp(struct, beta[bad], Dl[bad], Gh[bad])
-    else:
-        bad = excess(beta, D, G)[0] > 0
-    beta[bad] = np.inf
-    # the unscaled bound sigma_max(M) (D = I, G = 0), raised past its own rounding
-    # allowance, where it is smaller
-    n = struct.n_z
-    eye = np.broadcast_to(np.eye(n, dtype=complex), M.shape[:1] + (n, n))
-    zero = np.zeros_like(eye)
-    sig = np.linalg.norm(M, 2, axis=(-2, -1))
-    worse = np.flatnonzero((beta > 0) & (beta > sig) & (sig > 0))
-    if worse.size:
-        _, delta = margin_rounding_allowance(M[worse], struct, sig[worse], eye[worse], zero[worse])
-        safe = sig[worse] * (1.0 + delta + 64 * max(M.shape[-2:]) * _EPS)
-        ok = (excess(safe, eye[worse], zero[worse], worse)[0] <= 0) & (safe < beta[worse])
-        worse, safe = worse[ok], safe[ok]
-        beta[worse], D[worse], G[worse] = safe, eye[worse], zero[worse]
-    return beta, D, G
+    """Certificates in the sigma_max form, ``beta`` raised past rounding: the test of
+    :func:`~robustmb.analysis.mu_rounding.certify_scalings` (shared with the frequency
+    certificates), which also keeps ``beta = 0`` only with a proof of ``mu = 0``."""
+    return certify_scalings(M, struct, beta, Dl, Gh)

@@ -178,13 +178,14 @@ def test_a_certificate_that_never_verifies_is_no_bound(monkeypatch):
     # last nudged (unchecked) beta
     import importlib
 
-    mussv_module = importlib.import_module("robustmb.analysis.mussv")
+    # the certificate test of mussv runs in mu_rounding (certify_scalings)
+    rounding = importlib.import_module("robustmb.analysis.mu_rounding")
 
     def failing_margin(M, struct, beta, D, G):
         # margin 1.5 with no rounding allowance: margin^2 + delta > 1 at every beta
         return np.full(np.shape(beta), 1.5), np.zeros(np.shape(beta))
 
-    monkeypatch.setattr(mussv_module, "margin_rounding_allowance", failing_margin)
+    monkeypatch.setattr(rounding, "margin_rounding_allowance", failing_margin)
     M = np.random.default_rng(3).standard_normal((2, 3, 3)) + 0j
     res = mussv(M, [(1, 1)] * 3)
     assert np.all(np.isinf(res.upper))
