@@ -32,8 +32,9 @@ from .mu_structure import dagger
 
 __all__: list[str] = []
 
-# largest spread of the log D parameters kept (cond(D) = exp(28) = 1.4e12, below the
-# 1e15 that verify_upper_bound accepts)
+# largest spread of the log D parameters kept (cond(D) = exp(28) = 1.4e12): beyond it the
+# rounding allowance of the certificate check (mu_rounding) grows with cond(D) and the
+# certified bound loosens
 _MAX_SPREAD = 28.0
 # largest Newton step per parameter (logs of D, G of the normalised matrix), unless the
 # parameter itself is larger (see _capped)
