@@ -328,10 +328,19 @@ def main():
     ap.add_argument("--max-pieces", type=int, default=120)
     ap.add_argument("--penalty", type=float, default=100.0)
     ap.add_argument("--out", default="/tmp/arm_guarded")
+    ap.add_argument(
+        "--keep-points", action="store_true",
+        help="add START's 'points' (a previous run's dense-check points) to the screen",
+    )  # fmt: skip
     a = ap.parse_args()
     t_end = time.time() + 60 * a.minutes
     x = load_x(a.start)
     loops = [Loop(p) for p in grid_points(a.screen)]
+    if a.keep_points:
+        with open(a.start) as fh:
+            grid = {(p["t1"], p["t2"]) for p in grid_points(a.screen, [(0,) * 5])}
+            # the screen's own points are already there; the others were added by checks
+            loops += [Loop(p) for p in json.load(fh)["points"] if (p["t1"], p["t2"]) not in grid]
     dense_loops = None
     t0 = time.perf_counter()
     sc = screen(x, loops)
