@@ -7,8 +7,12 @@
   ``W_T K S`` at a fixed frequency against central finite differences.
 * ``Loop.pole_pieces``: the gradient of the closed-loop poles' real parts against finite
   differences of the eigenvalues.
+* The stored design ``checkpoints/arm_lpv_guarded.json`` (sampled, not certified): its
+  recorded check lies below the earlier stored design's, and its recorded worst loops and a
+  3 x 3 (t1, t2) x 33 sample of its loops, rebuilt with python-control, stay within it.
 """
 
+import json
 import os
 
 import control
@@ -77,3 +81,33 @@ def test_pole_gradient(gd, x):
         l1 = lam1[np.argmin(np.abs(lam1 - lam0[k0]))]
         l2 = lam2[np.argmin(np.abs(lam2 - lam0[k0]))]
         assert g @ dx == pytest.approx((l1.real - l2.real) / 2, rel=1e-3, abs=1e-10)
+
+
+def _loop(prob, ctrl, pt):
+    k = ctrl.usubs({"t1": pt["t1"], "t2": pt["t2"]})
+    g = prob.plant.usubs(pt)
+    return control.ss(g.A, g.B, g.C, g.D), control.ss(k.A, k.B, k.C, k.D)
+
+
+def test_guarded_checkpoint(gd):
+    floor = arm_script("gamma2_floor.py")
+    folder = os.path.join(ARM_STUDY, "checkpoints")
+    with open(os.path.join(folder, "arm_lpv_guarded.json")) as fh:
+        d = json.load(fh)
+    with open(os.path.join(folder, "arm_lpv_stacked.json")) as fh:
+        before = json.load(fh)["checks"]["grid21x21x39"]
+    assert d["provenance"].startswith("NOT a certified design")
+    rec = d["checks"]["grid21x21x39"]
+    assert rec["loops"] == 21 * 21 * 39 and rec["unstable"] == 0 and rec["max_pole_real"] < 0
+    assert rec["gamma1"] < 1 and rec["gamma2"] < before["gamma2"]
+    prob = gd.PROB
+    ctrl = prob.controller.usubs({k: np.asarray(v, float) for k, v in d["values"].items()})
+    # the recorded worst loops reproduce their values
+    for key, i in (("where1", 0), ("where2", 1)):
+        val = floor.verify(*_loop(prob, ctrl, rec[key]))[i]
+        assert val == pytest.approx(rec[f"gamma{i + 1}"], rel=1e-6)
+    # a sample of the checked grid (its corners and mid-lines) stays within the record
+    for pt in gd.grid_points(3):
+        g1, g2, mr = floor.verify(*_loop(prob, ctrl, pt))
+        assert mr < 0
+        assert g1 <= rec["gamma1"] * (1 + 1e-6) and g2 <= rec["gamma2"] * (1 + 1e-6)
