@@ -32,7 +32,8 @@ to ``PREFIX_best.json`` (layout of ``scheduled_stacked.py``'s round files, reada
 ``store_stacked.py``), with the history of every round.
 
 Usage: ``python case_studies/robotic_arm/guarded_descent.py --start START.json
-[--screen 11] [--rounds 40] [--minutes 60] [--out PREFIX]``.
+[--screen 11] [--rounds 40] [--minutes 60] [--decay -0.3] [--keep-points] [--out PREFIX]``
+(``--keep-points``: START is a previous ``PREFIX_best.json``, its added points re-enter).
 """
 
 from __future__ import annotations
