@@ -27,9 +27,10 @@ only when the screen improves:
    the design falls back to the last densely checked one, the dense check's worst points
    join the screen for good and ``Delta`` halves.
 
-Everything here samples the box; nothing is certified.  The accepted designs are written
-to ``PREFIX_best.json`` (layout of ``scheduled_stacked.py``'s round files, readable by
-``store_stacked.py``), with the history of every round.
+Everything here samples the box; nothing is certified.  The last design that passed a
+dense check is written to ``PREFIX_best.json`` (layout of ``scheduled_stacked.py``'s round
+files, readable by ``store_stacked.py``) with the history of every round and the last
+accepted design (``last``).
 
 Usage: ``python case_studies/robotic_arm/guarded_descent.py --start START.json
 [--screen 11] [--rounds 40] [--minutes 60] [--decay -0.3] [--keep-points] [--out PREFIX]``
