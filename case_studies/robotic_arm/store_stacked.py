@@ -10,7 +10,7 @@ The checkpoint keeps the layout of the other design checkpoints (``provenance``,
 read it.  Everything recorded is sampled: nothing here certifies.
 
 Usage: ``python case_studies/robotic_arm/store_stacked.py DESIGN.json OUT.json [--grid 9]
-[--random 6] [--seed 2] [--note TEXT]``.
+[--random 6] [--seed 2] [--note TEXT] [--method TEXT]``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ def main():
     ap.add_argument("--random", type=int, default=6)
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--note", default="")
+    ap.add_argument(
+        "--method", default=None,
+        help="how the design was found (default: the scheduled_stacked.py continuation)",
+    )  # fmt: skip
     a = ap.parse_args()
     with open(a.design) as fh:
         d = json.load(fh)
@@ -78,10 +82,16 @@ def main():
     prov = (
         "NOT a certified design: sampled only (python-control loops, SLICOT AB13DD), no "
         "wcgain bound. Robust LPV synthesis of the arm, problem (27), by "
-        "case_studies/robotic_arm/scheduled_stacked.py (min-max of the stacked goal "
-        "[W_e S; W_T K S / g] or of max(||W_e S|| / margin, ||W_T K S|| / g), from "
-        f"arm_lpv_soft_phase.json; this design: g {d.get('g')}, round "
-        f"{d.get('round')}, step fraction {d.get('step_fraction', 1.0)}). Independent check "
+        + (
+            a.method
+            or (
+                "case_studies/robotic_arm/scheduled_stacked.py (min-max of the stacked goal "
+                "[W_e S; W_T K S / g] or of max(||W_e S|| / margin, ||W_T K S|| / g), from "
+                f"arm_lpv_soft_phase.json; this design: g {d.get('g')}, round "
+                f"{d.get('round')}, step fraction {d.get('step_fraction', 1.0)})"
+            )
+        )
+        + ". Independent check "
         f"(check_design.py) on {r['loops']} loops ({a.grid}x{a.grid} (t1, t2) x nominal + 32 "
         f"vertices + {a.random} random, seed {a.seed}): unstable {r['unstable']}, worst "
         f"||W_e S|| {r['gamma1']:.4f}, worst ||W_T K S|| {r['gamma2']:.4f}, largest pole real "
