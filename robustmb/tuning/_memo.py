@@ -28,7 +28,9 @@ def last_call(fn):
     >>> total(np.ones(3))  # the same bytes: the memo
     3.0
     """
-    last = [None, None]
+    # One (key, result) tuple, replaced by a single assignment, so that a thread never
+    # reads one call's key with another call's result.
+    last = [None]
 
     def key(args):
         out = []
@@ -46,10 +48,11 @@ def last_call(fn):
 
     def wrapper(*args):
         k = key(args)
-        if last[0] != k:
-            last[1] = fn(*args)
-            last[0] = k
-        return copied(last[1])
+        memo = last[0]
+        if memo is None or memo[0] != k:
+            memo = (k, fn(*args))
+            last[0] = memo
+        return copied(memo[1])
 
     wrapper.__doc__, wrapper.__name__, wrapper.__wrapped__ = fn.__doc__, fn.__name__, fn
     return wrapper

@@ -297,6 +297,12 @@ def hinf_gradient(a, b, c, d, dt=0.0, *, tol=1e-7, w_hint=None, above=None):
     if not np.isfinite(gamma):
         return np.inf, fpeak, None
     sv, grad = peak_gradient(a, b, c, d, dt, fpeak)
+    if fast is None:
+        # hinfnorm's value (its verified inclusion, on the balanced realisation), not the
+        # given realisation's response at its frequency: on an ill-conditioned loop that
+        # response can be below the norm (COMPleib REA1 near the stability boundary:
+        # 5.8e-4 relative), and the inner value would then sit below what hinfnorm says.
+        sv = max(sv, float(gamma))
     return sv, float(fpeak), grad
 
 

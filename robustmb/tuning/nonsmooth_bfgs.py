@@ -79,6 +79,7 @@ def bfgs(
     screen=None,
     window=None,
     abandon=None,
+    zero=None,
 ) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
@@ -96,6 +97,10 @@ def bfgs(
     iterations from the ``w``-th on, once ``f - m (f_w - f) > level`` with ``f_w`` the
     value ``w`` iterations earlier: ``m`` more windows of the same gain would still leave
     the run above ``level`` (a multistart heuristic: a run that speeds up later is cut).
+    ``zero = (level, fall, first)``: also stops (message ``"target reached"``) once ``f <
+    level`` and ``f <= u / fall``, with ``u`` the first value below ``level`` (``first``
+    when finite, a value of an earlier stage; else this run's): a fall by ``fall`` after
+    crossing the level, the geometric decay of a value that tends to 0.
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
@@ -131,10 +136,16 @@ def bfgs(
     msg = "maximum number of iterations"
     ntest = 0
     pc = pieces(x) if pieces is not None else None
+    under = np.inf if zero is None else float(zero[2])
     for it in range(maxiter):
         if stop_below is not None and f < stop_below:
             msg = "target reached"
             break
+        if zero is not None and f < zero[0]:
+            under = under if np.isfinite(under) else f
+            if f <= under / zero[1]:
+                msg = "target reached"
+                break
         d = -h @ g
         if not np.all(np.isfinite(d)) or g @ d >= 0:
             h = np.eye(n)

@@ -167,3 +167,64 @@ def test_the_review_loop_is_not_stopped_below_its_norm():
     level = norm * (1 + 7.1e-4)
     out = hinf_gradient(a, b, c, d, above=level * (1 + REJECT_MARGIN))[0]
     assert not isinstance(out, Above) and out < level
+
+
+def _term_at(a, b, c, d, w_hint):
+    """A term whose last evaluation left the peak-frequency hint ``w_hint`` for ``(a, b,
+    c, d)`` (the state ``lower_bound`` reads)."""
+    from types import SimpleNamespace
+
+    t = tt.Term(SimpleNamespace(dt=0.0, statespace=lambda x: (a, b, c, d)))
+    t._state = (np.zeros(1), (a, b, c, d), np.nan, w_hint)
+    return t
+
+
+def test_lower_bound_on_feedthrough_dominated_loops():
+    """With a rank-2 feedthrough (||D||_F > sigma_max(D)) and small dynamics, the bound
+    is the larger of sigma_max(D) and the response at the hint, by independent solves,
+    and never above hinfnorm's value."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        n = int(rng.integers(1, 4))
+        a = rng.standard_normal((n, n))
+        a -= (np.max(np.linalg.eigvals(a).real) + 0.5) * np.eye(n)
+        b, c = 0.05 * rng.standard_normal((n, 2)), 0.05 * rng.standard_normal((2, n))
+        d = rng.standard_normal((2, 2))
+        norm = rmb.hinfnorm((a, b, c, d, 0.0), tol=1e-12)[0]
+        for hint in (np.inf, 0.0, float(rng.uniform(0, 3))):
+            lb = _term_at(a, b, c, d, hint).lower_bound(np.zeros(1))
+            ref = np.linalg.norm(d, 2)
+            if np.isfinite(hint):
+                g = c @ np.linalg.solve(1j * hint * np.eye(n) - a, b) + d
+                ref = max(ref, np.linalg.norm(g, 2))
+            assert lb == pytest.approx(ref, rel=1e-12)
+            assert lb <= norm * (1 + 1e-9)
+
+
+def test_memo_pairs_each_key_with_its_own_result_across_threads():
+    """Two threads calling one memo with different arguments get their own results (the
+    key and the result are stored together, in one assignment: a thread never reads one
+    call's key with another's result)."""
+    import sys
+    import threading
+
+    f = last_call(lambda x: (float(x[0]), x * 2.0))
+    bad = []
+
+    def hammer(x):
+        for _ in range(5000):
+            v, y = f(x)
+            if v != x[0] or not np.array_equal(y, 2.0 * x):
+                bad.append(v)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        ts = [threading.Thread(target=hammer, args=(np.full(3, v),)) for v in (1.0, 2.0)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert bad == []

@@ -258,3 +258,55 @@ def test_inner_value_under_non_diagonal_ill_conditioning(seed):
     assert ref * (1 - STIFF_BOUND) <= g <= ref * (1 + STIFF_BOUND)
     out = _stiff_hinf(at, bt, ct, d, 1e-7)
     assert out is None or ref * (1 - STIFF_BOUND) <= out[0] <= ref * (1 + STIFF_BOUND)
+
+
+def test_hinfnorm_fallback_returns_hinfnorms_value(monkeypatch):
+    """Where both lean paths hand the loop over (``None``), the inner value is at least
+    ``hinfnorm``'s, not the given realisation's response at its peak frequency, which an
+    ill-conditioned realisation can put below it.  A stand-in hinfnorm reporting 1 %
+    more than the true norm (the closed form 1.5 of 3 / (s + 2)) makes the two differ."""
+    from robustmb.tuning import gradients
+
+    a, b, c, d = (np.array([[v]]) for v in (-2.0, 1.0, 3.0, 0.0))
+    monkeypatch.setattr(gradients._slicot, "ENABLED", False)
+    monkeypatch.setattr(gradients, "_modal_hinf", lambda *args, **kw: None)
+    monkeypatch.setattr(gradients, "_stiff_hinf", lambda *args, **kw: None)
+    monkeypatch.setattr(gradients, "hinfnorm", lambda sys, tol: (1.5 * 1.01, 0.0))
+    gamma, w, g = hinf_gradient(a, b, c, d)
+    assert gamma == 1.5 * 1.01 and w == 0.0
+    # the gradient is still the response's at that frequency: d sigma / d A = (c/4)(b/4)
+    np.testing.assert_allclose(g, [[0.75, 1.5], [0.5, 1.0]])
+
+
+@pytest.mark.slow
+def test_inner_value_at_a_barely_stable_rea1_gain_is_not_below_hinfnorm():
+    """COMPleib REA1 at K0 = t Kopt with the closed loop's abscissa at -2e-7: the band
+    verdict is undecided, the inner value falls back to hinfnorm and must not be below
+    its value on the same realisation (it was 5.8e-4 low: the realisation's response at
+    hinfnorm's frequency)."""
+    from robustmb.lft.algebra import lft_lower
+    from robustmb.lft.model import as_model
+    from robustmb.tuning.hinfstruct import _balanced
+    from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+    from robustmb.tuning.tuning_term import Term
+
+    P, _, parts = compleib("REA1")
+    ny, nu = parts[4].shape[0], parts[2].shape[1]
+    ref = rmb.hinfstruct(P, rmb.tunable_gain("K", nu, ny), random_start=1, seed=0, zero_tol=0)
+    kopt = ref.values["K"]
+
+    def abscissa(k):
+        return np.max(np.linalg.eigvals(static_loop(P, k).A).real)
+
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if abscissa(mid * kopt) < -2e-7 else (mid, hi)
+    km = as_model(rmb.tunable_gain("K", nu, ny, value=hi * kopt))
+    params = ParameterVector(km.tunables)
+    lft = TunableLFT(lft_lower(as_model(_balanced(P)), km), params)
+    x = params.initial()
+    a, b, c, d = lft.statespace(x)
+    inner = Term(lft).evaluate(x)[0]
+    assert inner >= rmb.hinfnorm((a, b, c, d, 0.0), tol=1e-12)[0] * (1 - 1e-7)
+    assert hinf_gradient(a, b, c, d)[0] >= rmb.hinfnorm((a, b, c, d, 0.0))[0]
