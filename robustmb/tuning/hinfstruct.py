@@ -219,7 +219,11 @@ def hinfstruct(
     first value it had below it (the geometric decay towards 0; AC1 falls from 1e-2 to
     1e-7 in 40 iterations), and the remaining starts are skipped only when the best
     verified gamma met that same rule; ``runs`` may then hold fewer than ``1 +
-    random_start`` records.
+    random_start`` records.  Still a heuristic: a run can stop above the optimum only
+    if it crosses the level at least 1e3 times above it, which needs an initial norm
+    above 1e9 times the optimum (a first-order plant whose gamma falls like ``1/|K|``
+    towards its infimum ``rho``, from ``1e12 rho`` at the initial gain, stops at about
+    ``500 rho``); ``zero_tol=0`` then.
     ``polish_window=inf, join=0, abandon=inf, zero_tol=0`` turn the four off.  Whatever the
     search, the returned ``gamma`` is ``hinfnorm``'s on the tuned closed loop.  The
     result is a local optimum; use ``random_start`` to explore.
