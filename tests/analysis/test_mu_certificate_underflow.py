@@ -12,6 +12,7 @@ gives the spectral radius.
 
 import mpmath
 import numpy as np
+import pytest
 
 from robustmb.analysis.mu_rounding import certificate_excess, certify_scalings
 from robustmb.analysis.mu_upper import verify_upper_bound
@@ -99,6 +100,35 @@ def test_ill_conditioned_triangular_d_is_not_trusted_to_first_order():
             assert max(mpmath.svd_r(A, compute_uv=False)) <= hi
         checked += 1
     assert checked >= 3  # cond(D) up to 1e20 is still accepted where it is proven
+
+
+@pytest.mark.parametrize("s, beta", [(1.0, 0.5), (10.0, 0.05)])
+def test_non_hermitian_g_is_projected(s, beta):
+    # g_violation 8e-11 <= 1e-10 relative to ||G|| = 2.5e10 s, but an anti-Hermitian part
+    # of absolute size s lowered the margin; mu([[1]]) = 1 for a real scalar
+    G = np.array([[2.5e10 * s - 1j * s]])
+    assert not verify_upper_bound(np.array([[1.0]]), [(-1, 0)], beta, np.eye(1), G, tol=0.0)
+
+
+def test_off_pattern_d_is_projected():
+    # upper triangular M: mu = max |m_ii| = 1; the off-pattern entry 99.9 (1e-10 of
+    # ||D||) made Dl M Dr^-1 no similarity
+    M = np.array([[0.0, -1e10], [0.0, 1.0]])
+    D = np.array([[1.0, 0.0], [99.9, 1e12]])
+    for beta in (0.5, 0.02):
+        assert not verify_upper_bound(M, TWO_COMPLEX, beta, D, tol=0.0)
+    # sigma_max of the projected certificate: |[[0, -0.01], [0, 1]]| = 1.00005
+    assert verify_upper_bound(M, TWO_COMPLEX, 1.0001, np.diag([1.0, 1e12]), tol=0.0)
+
+
+def test_mu_zero_claim_gets_no_tolerance():
+    # mu(diag(1e-4, 1e4 j)) = 1e-4 under two real scalars (the second is 0 on a non-real
+    # number); at beta = 0 the default tol admitted mu up to sqrt(tol) ||A||
+    M = np.diag([1e-4, 1e4j])
+    G = np.diag([0.0, 1e5]).astype(complex)
+    assert not verify_upper_bound(M, [(-1, 0), (-1, 0)], 0.0, np.eye(2), G)
+    # mu of the second block alone is 0 and is proven
+    assert verify_upper_bound(np.array([[1e4j]]), [(-1, 0)], 0.0, np.eye(1), np.array([[1e5]]))
 
 
 def test_subnormal_sigma_max_is_scaled_exactly():
