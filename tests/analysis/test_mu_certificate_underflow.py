@@ -14,8 +14,10 @@ import mpmath
 import numpy as np
 import pytest
 
+from robustmb.analysis.frequency_certificate import bounds_at_scalings
 from robustmb.analysis.mu_rounding import certificate_excess, certify_scalings
-from robustmb.analysis.mu_upper import verify_upper_bound
+from robustmb.analysis.mu_structure import BlockStructure
+from robustmb.analysis.mu_upper import ScalingParametrization, verify_upper_bound
 
 TWO_COMPLEX = [(1, 1), (1, 1)]
 
@@ -136,3 +138,16 @@ def test_subnormal_sigma_max_is_scaled_exactly():
     M = np.array([[1e-310, 0.0], [0.0, 0.0]])
     assert verify_upper_bound(M, TWO_COMPLEX, 1e-309, np.eye(2), tol=0.0)
     assert not verify_upper_bound(M, TWO_COMPLEX, 0.9e-310, np.eye(2), tol=0.0)
+
+
+def test_singular_scaling_row_gives_inf_not_an_error():
+    # finite parameters whose Dr is singular to the LU factorisation: D = [[d, u], [0, 1]]
+    # with d = exp(-300), u = 1e200, so the pivot 0 - (d / u) * 1 underflows to 0;
+    # mu = rho(M) = 0.5 for the complex repeated scalar
+    blk = [(2, 0)]
+    M = np.array([[[0.5, 1.0], [0.0, 0.5]]] * 2, dtype=complex)
+    x = np.zeros((2, ScalingParametrization(BlockStructure(blk)).p))
+    x[1, [0, 2]] = -300.0, 1e200
+    beta = bounds_at_scalings(M, blk, x)[0]
+    assert np.isfinite(beta[0]) and beta[0] >= 0.5
+    assert beta[1] >= 0.5  # inf, or the checked sigma_max(M) bound
