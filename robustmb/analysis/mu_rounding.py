@@ -28,10 +28,11 @@ _EPS = np.finfo(float).eps
 _TINY = 2.0**-1074  # the absolute error of a product that underflows
 # a generous floor for the underflows after the solve (entries of order 1 there)
 _FLOOR = 2.0**-1000
-# largest rounding allowance accepted: the bound is rigorous up to terms delta * O(g),
-# and a certificate that needs more than 1e-3 of its margin for rounding is not worth
-# keeping (raising beta by delta / 1e-3 brings delta below it: delta falls like 1 / beta)
-_DELTA_MAX = 1e-3
+# largest rounding allowance accepted.  The solve's error is bounded a posteriori and the
+# products of error bounds are in the allowance, so what it leaves out is relative g
+# whatever delta is (no term of order delta^2); the limit keeps bounds whose margin is
+# mostly rounding out, and would contain an error of the model
+_DELTA_MAX = 0.25
 # largest matrix whose nilpotency is decided exactly (integer powers of the matrix)
 _EXACT_N = 10
 
@@ -60,9 +61,9 @@ def margin_rounding_allowance(M, blk, beta, D, G=None):
       ||A|| / beta + g || |Lf| |A / beta| |Rf| ||``;
     * ``W = B^H B + j(Gm^H B - B^H Gm)`` and its largest eigenvalue:
       ``2 (||B|| + ||Gm||) dB + dB^2 + g (||B||^2 + 2 ||Gm|| ||B||) + g ||W||``,
-      times ``1 + 1e-3`` for the products of roundings left out (see
-      :func:`certificate_excess`, which accepts ``delta <= 1e-3`` only), plus a floor for
-      underflow.
+      with ``dB`` entrywise, including the products of two error bounds (``dLf dA Rf``
+      and the like), times ``1 + 1e-3`` for what is left out (second-order terms of
+      relative size ``g``, whatever ``delta`` is), plus a floor for underflow.
 
     ``beta = 0`` rows (the ``mu = 0`` form of
     :func:`~robustmb.analysis.mu_upper.upper_bound_margin`, ``lambda_max(X) / ||A||^2``):
@@ -143,18 +144,20 @@ def _allowance(struct, M, Dl, Dr, A, beta, Lf, Rf, Gl, Gm, B, W):
     Gr = struct.right_g(Gl)
     EL = _block_power_error(struct, Gl, -0.25, g, "z")
     ER = _block_power_error(struct, Gr, 0.25, g, "w")
+    # (Lf + dL)(A + dA)(Rf + dR) - Lf A Rf term by term, the products of errors included
     EB = aL @ EA @ aR + EL @ aA @ aR + aL @ aA @ ER + g * (aL @ aA @ aR)
+    EB = EB + EL @ EA @ aR + aL @ EA @ ER + EL @ (aA + EA) @ ER
     aB, aG = np.abs(B), np.abs(Gm)
     EW = dagger(aB) @ EB + dagger(aG) @ EB
     # dB^H dB: the one product of two errors that is not a rounding times a first-order term
     EW = EW + dagger(EW) + dagger(EB) @ EB + g * (dagger(aB) @ aB + 2.0 * dagger(aG) @ aB)
     out = _norm2(EW) + g * _norm2(W)
-    # the terms left out are products of a rounding (g) with the bounds above, so at
-    # most delta * g * (a few); 1 + _DELTA_MAX covers them while delta <= _DELTA_MAX.
+    # left out: the second-order terms of the G-powers' perturbation (relative g^2) and
+    # of the roundings of B and W (g times the terms above); 1 + 1e-3 covers them.
     # Products and sums that underflow err by an absolute 2^-1074 each: the floor
     # bounds those of B and W (entries of order 1 when the certificate can pass)
     scale = (1.0 + _norm2(aL) * _norm2(aR)) * (1.0 + _norm2(aB) + _norm2(aG))
-    out = out * (1.0 + _DELTA_MAX) + n**3 * _FLOOR * scale**2
+    out = out * (1.0 + 1e-3) + n**3 * _FLOOR * scale**2
     return np.where(np.isfinite(out), out, np.inf)
 
 
@@ -218,10 +221,11 @@ def certificate_excess(M, blk, beta, D, G=None):
       eigenvalue of the ``mu = 0`` form, relative, plus its rounding bound), or ``0`` for
       ``M = 0``; ``load = 0``.
 
-    ``over = inf`` where ``delta > 1e-3``: the allowance neglects terms of order
-    ``delta`` times a rounding, and is trusted only while it is a small part of the
-    margin (``load`` is then at least ``delta / 1e-3``, which brings ``delta`` below the
-    limit: it falls at least like ``1 / beta``).
+    ``over = inf`` where ``delta > 1/4``: a bound whose margin is mostly rounding is not
+    kept (the allowance itself needs no such limit: it leaves out terms of relative size
+    ``eps`` only); ``load`` is then at least ``sqrt(4 delta)``, which brings ``delta``
+    towards the limit (it falls at least like ``1 / beta``) without overshooting where it
+    falls like ``1 / beta^2``.
 
     Works on one matrix or a stack; non-finite data give ``over = inf``.
 
@@ -270,7 +274,7 @@ def certificate_excess(M, blk, beta, D, G=None):
         over[idx] = np.where(np.isnan(out), np.inf, out)
         with np.errstate(over="ignore", invalid="ignore"):
             raise_by = np.maximum(margin, 0.0) ** 2 + delta
-            raise_by = np.where(small, raise_by, np.maximum(raise_by, delta / _DELTA_MAX))
+            raise_by = np.where(small, raise_by, np.maximum(raise_by, np.sqrt(delta / _DELTA_MAX)))
             load[idx] = np.where(pos & ~zero, raise_by, 0.0)
     return (float(over[0]), float(load[0])) if single else (over, load)
 
