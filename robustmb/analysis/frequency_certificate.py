@@ -153,7 +153,7 @@ def bounds_at_scalings(M, blk, scalings):
     idx = np.flatnonzero(ok)
     Dl, Dr, Gh = param.matrices(x[idx])
     with np.errstate(over="ignore", invalid="ignore"):
-        A = dagger(np.linalg.solve(dagger(Dr), dagger(Dl @ Ms[idx])))
+        A = _scaled_rows(Ms[idx], Dl, Dr)
         AhG = dagger(A) @ Gh
         X = dagger(A) @ A + 1j * (AhG - dagger(AhG))
     fin = np.all(np.isfinite(X), axis=(1, 2))
@@ -379,3 +379,18 @@ def complete_frequency_certificate(sysdata, blk, level, omega, scalings, *, max_
     x_out = np.array([xs[k] for k in keep]).reshape(len(keep), x.shape[1])
     final = check_frequency_certificate(sysdata, blk, level, w_out, x_out)
     return w_out, x_out, final
+
+
+def _scaled_rows(M, Dl, Dr):
+    """``Dl M Dr^-1`` of a stack by a solve; ``inf`` for a row whose ``Dr`` is singular to
+    the factorisation (finite parameters can give one: an underflowing pivot)."""
+    try:
+        return dagger(np.linalg.solve(dagger(Dr), dagger(Dl @ M)))
+    except np.linalg.LinAlgError:
+        out = np.full(M.shape, np.inf, dtype=complex)
+        for k in range(M.shape[0]):
+            try:
+                out[k] = dagger(np.linalg.solve(dagger(Dr[k]), dagger(Dl[k] @ M[k])))
+            except np.linalg.LinAlgError:
+                continue
+        return out

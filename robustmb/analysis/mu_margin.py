@@ -145,9 +145,10 @@ def _margin(Ms, struct, beta, D, G, *, allowance=None):
     if (~pos).any():
         # X / ||A||^2, from A and Gm divided by the power of two nearest ||A|| (exact;
         # X <= 0 is invariant under that scaling, and A^H A of a tiny A would underflow)
+        # (ldexp, not a division: a complex division by a subnormal gives inf + nan j)
         nA = np.linalg.norm(A[~pos], 2, axis=(-2, -1))
-        s = np.ldexp(1.0, np.frexp(np.where(nA > 0, nA, 1.0))[1])[:, None, None]
-        Az, Gz = A[~pos] / s, Gm[~pos] / s
+        e = -np.frexp(np.where(nA > 0, nA, 1.0))[1][:, None, None]
+        Az, Gz, Dz = (_pow2(Z[~pos], e) for Z in (A, Gm, Dl))
         AhG = dagger(Az) @ Gz
         X = dagger(Az) @ Az - 1j * (AhG - dagger(AhG))
         out[~pos] = np.linalg.eigvalsh(0.5 * (X + dagger(X)))[:, -1]
@@ -157,10 +158,20 @@ def _margin(Ms, struct, beta, D, G, *, allowance=None):
             eye_z, eye_w = (np.broadcast_to(np.eye(k, dtype=complex), (one.size, k, k))
                             for k in Az.shape[-2:])  # fmt: skip
             Gl0 = np.zeros_like(Gl[~pos])
-            delta[~pos] = allowance(
-                struct, Ms[~pos], Dl[~pos] / s, Dr[~pos], Az, one, eye_z, eye_w, Gl0, -Gz, Az, X
-            )
+            # A's own scaling need not be exact (the allowance bounds A a posteriori),
+            # but G's and Dl's must: the certificate is (Dl, G) scaled back
+            exact = np.all((_pow2(Gz, -e) == Gm[~pos]) & np.isfinite(Gz), axis=(-2, -1))
+            exact &= np.all(_pow2(Dz, -e) == Dl[~pos], axis=(-2, -1))
+            dz = allowance(struct, Ms[~pos], Dz, Dr[~pos], Az, one, eye_z, eye_w, Gl0, -Gz, Az, X)
+            delta[~pos] = np.where(exact, dz, np.inf)
     return out, delta
+
+
+def _pow2(X, e):
+    """``X 2^e`` by ``ldexp`` on the real and imaginary parts (``e`` broadcast)."""
+    out = np.empty(X.shape, dtype=complex)
+    out.real, out.imag = np.ldexp(X.real, e), np.ldexp(X.imag, e)
+    return out
 
 
 def _block_power(struct, G, p, side):

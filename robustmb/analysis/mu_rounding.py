@@ -25,6 +25,14 @@ from .mu_structure import REAL, BlockStructure, as_matrix_stack, dagger
 __all__ = ["certificate_excess", "certify_scalings", "margin_rounding_allowance"]
 
 _EPS = np.finfo(float).eps
+_TINY = 2.0**-1074  # the absolute error of a product that underflows
+# a generous floor for the underflows after the solve (entries of order 1 there)
+_FLOOR = 2.0**-1000
+# largest rounding allowance accepted.  The solve's error is bounded a posteriori and the
+# products of error bounds are in the allowance, so what it leaves out is relative g
+# whatever delta is (no term of order delta^2); the limit keeps bounds whose margin is
+# mostly rounding out, and would contain an error of the model
+_DELTA_MAX = 0.25
 # largest matrix whose nilpotency is decided exactly (integer powers of the matrix)
 _EXACT_N = 10
 
@@ -34,17 +42,17 @@ def margin_rounding_allowance(M, blk, beta, D, G=None):
     its rounding error: ``(margin, delta)``.
 
     For ``beta > 0`` the certificate condition is ``lambda_max(W) <= 1`` (see
-    :func:`~robustmb.analysis.mu_upper.upper_bound_margin`); ``delta`` bounds, to first
-    order in the unit roundoff ``eps``, the error of the computed ``lambda_max(W)``, so
+    :func:`~robustmb.analysis.mu_upper.upper_bound_margin`); ``delta`` bounds the error of
+    the computed ``lambda_max(W)`` (up to terms ``delta`` times a rounding, see below), so
     that ``margin^2 + delta <= 1`` (``margin >= 0``) or ``margin <= 0`` proves the exact
     condition for the given floating-point ``M``, ``D``, ``G``.  The analysis
-    (``g = 4 n eps``, ``n`` the larger side of ``M``; ``|.|`` entrywise, ``X`` the
-    computed ``Dr^-1``):
+    (``g = 4 n eps``, ``n`` the larger side of ``M``; ``|.|`` entrywise):
 
-    * ``A = Dl M Dr^-1`` by a solve with ``Dr``: backward stable (an LU growth of at
-      most ``n`` taken), so the computed ``A`` differs from the exact one by at most
-      ``g (n |A| |Dr| |X| + |Dl| |M| |X|)`` entrywise,
-      whose 2-norm ``dA`` grows with the conditioning of ``D`` as it acts on ``M`` (1 for
+    * ``A = Dl M Dr^-1`` by a solve with ``Dr``: its error is bounded a posteriori (no
+      assumption on the growth of the factorisation), entrywise by ``|R| |Dr^-1|``,
+      ``R = Dl M - A Dr`` the residual (its own rounding and underflow included) and
+      ``|Dr^-1|`` bounded through a computed inverse ``X`` and ``|| |I - Dr X| ||_inf < 1``;
+      its 2-norm ``dA`` grows with the conditioning of ``D`` as it acts on ``M`` (1 for
       a diagonal ``D``: every entry of ``A`` is then a product of three numbers);
     * ``Lf = (I + Gl^2)^(-1/4)``, ``Rf = (I + Gr^2)^(1/4)`` (eigendecompositions):
       ``dLf``, ``dRf`` by the divided differences of ``(1 + x^2)^(-+1/4)`` over the
@@ -52,7 +60,10 @@ def margin_rounding_allowance(M, blk, beta, D, G=None):
     * ``B = Lf (A / beta) Rf``: ``dB = ||Lf|| ||Rf|| dA / beta + (dLf ||Rf|| + ||Lf|| dRf)
       ||A|| / beta + g || |Lf| |A / beta| |Rf| ||``;
     * ``W = B^H B + j(Gm^H B - B^H Gm)`` and its largest eigenvalue:
-      ``2 (||B|| + ||Gm||) dB + g (||B||^2 + 2 ||Gm|| ||B||) + g ||W||``.
+      ``2 (||B|| + ||Gm||) dB + dB^2 + g (||B||^2 + 2 ||Gm|| ||B||) + g ||W||``,
+      with ``dB`` entrywise, including the products of two error bounds (``dLf dA Rf``
+      and the like), times ``1 + 1e-3`` for what is left out (second-order terms of
+      relative size ``g``, whatever ``delta`` is), plus a floor for underflow.
 
     ``beta = 0`` rows (the ``mu = 0`` form of
     :func:`~robustmb.analysis.mu_upper.upper_bound_margin`, ``lambda_max(X) / ||A||^2``):
@@ -122,24 +133,62 @@ def _block_power_error(struct, G, p, g, side):
 
 
 def _allowance(struct, M, Dl, Dr, A, beta, Lf, Rf, Gl, Gm, B, W):
-    """First-order bound on the error of the computed ``lambda_max(W)`` (see
+    """Bound on the error of the computed ``lambda_max(W)`` (see
     :func:`margin_rounding_allowance`), by entrywise bounds: rounding errors then stay
     with the rows and columns that a large ``G`` scales down."""
-    g = 4 * max(M.shape[-2:]) * _EPS
-    aX = np.abs(_inverse(Dr))
+    n = max(M.shape[-2:])
+    g = 4 * n * _EPS
     b = beta[:, None, None]
-    # n g: the LU factors of Dr taken with a growth of at most n
-    EA = g * (M.shape[-1] * np.abs(A) @ np.abs(Dr) @ aX + np.abs(Dl) @ np.abs(M) @ aX) / b
+    EA = _solve_error(M, Dl, Dr, A) / b
     aA, aL, aR = np.abs(A) / b, np.abs(Lf), np.abs(Rf)
     Gr = struct.right_g(Gl)
     EL = _block_power_error(struct, Gl, -0.25, g, "z")
     ER = _block_power_error(struct, Gr, 0.25, g, "w")
+    # (Lf + dL)(A + dA)(Rf + dR) - Lf A Rf term by term, the products of errors included
     EB = aL @ EA @ aR + EL @ aA @ aR + aL @ aA @ ER + g * (aL @ aA @ aR)
+    EB = EB + EL @ EA @ aR + aL @ EA @ ER + EL @ (aA + EA) @ ER
     aB, aG = np.abs(B), np.abs(Gm)
     EW = dagger(aB) @ EB + dagger(aG) @ EB
-    EW = EW + dagger(EW) + g * (dagger(aB) @ aB + 2.0 * dagger(aG) @ aB)
+    # dB^H dB: the one product of two errors that is not a rounding times a first-order term
+    EW = EW + dagger(EW) + dagger(EB) @ EB + g * (dagger(aB) @ aB + 2.0 * dagger(aG) @ aB)
     out = _norm2(EW) + g * _norm2(W)
+    # left out: the second-order terms of the G-powers' perturbation (relative g^2) and
+    # of the roundings of B and W (g times the terms above); 1 + 1e-3 covers them.
+    # Products and sums that underflow err by an absolute 2^-1074 each: the floor
+    # bounds those of B and W (entries of order 1 when the certificate can pass)
+    scale = (1.0 + _norm2(aL) * _norm2(aR)) * (1.0 + _norm2(aB) + _norm2(aG))
+    out = out * (1.0 + 1e-3) + n**3 * _FLOOR * scale**2
     return np.where(np.isfinite(out), out, np.inf)
+
+
+def _solve_error(M, Dl, Dr, A):
+    """Entrywise bound on ``|Dl M Dr^-1 - A|``, ``A`` the computed scaled matrix, a
+    posteriori (no assumption on the growth of the factorisation).
+
+    With the residual ``R = Dl M - A Dr`` (its rounding bounded by ``gamma (|Dl| |M| +
+    |A| |Dr|)`` and an absolute ``2^-1074`` per product for underflow), the exact error
+    is ``R Dr^-1``.  ``|Dr^-1|`` is bounded through a computed inverse ``X``: with
+    ``E = I - Dr X`` and ``theta >= || |E| ||_inf`` (rounding included) below 1,
+    ``Dr^-1 = X (I - E)^-1`` and ``|(I - E)^-1| <= I + theta / (1 - theta) J``
+    (``J`` all ones: every entry of ``sum_k |E|^k``, ``k >= 1``, is at most its row sum).
+    ``inf`` where ``theta >= 1``.
+    """
+    n = max(M.shape[-2:])
+    nw = Dr.shape[-1]
+    gam = 8 * (n + 2) * _EPS
+    tiny = 4 * (n + 2) * _TINY
+    aDr, aA = np.abs(Dr), np.abs(A)
+    R = Dl @ M - A @ Dr
+    Rb = np.abs(R) + gam * (np.abs(Dl) @ np.abs(M) + aA @ aDr) + tiny
+    X = _inverse(Dr)
+    aX = np.abs(X)
+    eye = np.eye(nw)
+    Eb = np.abs(eye - Dr @ X) + gam * (eye + aDr @ aX) + tiny
+    theta = np.max(np.sum(Eb, axis=-1), axis=-1) * (1.0 + gam)
+    ok = theta < 1.0
+    tau = np.where(ok, theta / np.where(ok, 1.0 - theta, 1.0), np.inf)
+    Y = aX + tau[:, None, None] * np.sum(aX, axis=-1, keepdims=True)
+    return (Rb @ Y) * (1.0 + gam) + tiny
 
 
 def _inverse(Dr):
@@ -160,16 +209,23 @@ def certificate_excess(M, blk, beta, D, G=None):
     """How far a D,G certificate of ``mu(M) <= beta`` is from passing, rounding included:
     ``(over, load)``; the certificate proves the bound where ``over <= 0``.
 
-    ``M`` and ``beta`` are first divided by a power of two near ``sigma_max(M)`` (exact:
-    the certificate condition is unchanged, and nothing underflows); then, with ``margin``
-    and ``delta`` of :func:`margin_rounding_allowance`:
+    ``M`` and ``beta`` are first multiplied by a power of two near ``1 / sigma_max(M)``,
+    and ``D`` by one near ``1 / max |D_ij|`` (the certificate condition is unchanged), when
+    that is exact: a scaling that would lose a nonzero entry to underflow (or overflow) is
+    not made.  Then, with ``margin`` and ``delta`` of :func:`margin_rounding_allowance`:
 
-    * ``beta > 0``: ``over = margin - sqrt(1 - delta)`` (``inf`` when ``delta >= 1``), so
-      ``over <= 0`` is ``margin^2 + delta <= 1``; ``load = margin^2 + delta``, the factor
-      by which ``beta`` is raised when the allowance is large;
+    * ``beta > 0``: ``over = margin - sqrt(1 - delta)``, so ``over <= 0`` is
+      ``margin^2 + delta <= 1``; ``load = margin^2 + delta``, the factor by which
+      ``beta`` is raised when the allowance is large;
     * ``beta = 0`` (``mu = 0`` claimed): ``over = margin + delta`` (the largest
       eigenvalue of the ``mu = 0`` form, relative, plus its rounding bound), or ``0`` for
       ``M = 0``; ``load = 0``.
+
+    ``over = inf`` where ``delta > 1/4``: a bound whose margin is mostly rounding is not
+    kept (the allowance itself needs no such limit: it leaves out terms of relative size
+    ``eps`` only); ``load`` is then at least ``sqrt(4 delta)``, which brings ``delta``
+    towards the limit (it falls at least like ``1 / beta``) without overshooting where it
+    falls like ``1 / beta^2``.
 
     Works on one matrix or a stack; non-finite data give ``over = inf``.
 
@@ -195,23 +251,52 @@ def certificate_excess(M, blk, beta, D, G=None):
     fin &= np.all(np.isfinite(G), axis=(1, 2))
     if fin.any():
         idx = np.flatnonzero(fin)
-        sig = np.linalg.norm(Ms[idx], 2, axis=(-2, -1))
+        Mi, Di, Gi, bi = Ms[idx], D[idx], G[idx], beta[idx]
+        sig = np.linalg.norm(Mi, 2, axis=(-2, -1))
         zero = sig == 0
-        scale = np.ldexp(1.0, np.frexp(np.where(zero, 1.0, sig))[1])
-        # the sigma_max form's G is relative to beta; the mu = 0 form's scales with M
-        pos = beta[idx] > 0
-        Gs = G[idx] / np.where(pos, 1.0, scale)[:, None, None]
-        margin, delta = _checked_margin(
-            Ms[idx] / scale[:, None, None], struct, beta[idx] / scale, D[idx], Gs
-        )
+        pos = bi > 0
+        # M, beta by 2^e ~ 1 / sigma_max(M), D by 2^f ~ 1 / max|D| (the certificate
+        # condition is unchanged); the mu = 0 form's G scales with M, the sigma_max form's
+        # is relative to beta.  A scaling that is not exact (an entry lost to underflow or
+        # overflow, checked by scaling back) is not made
+        e = -np.frexp(np.where(zero, 1.0, sig))[1]
+        e = np.where(_exact(Mi, e) & _exact(bi[:, None, None], e), e, 0)
+        e = np.where(pos | _exact(Gi, e), e, 0)
+        f = -np.frexp(np.max(np.abs(Di), axis=(-2, -1)))[1]
+        f = np.where(_exact(Di, f), f, 0)
+        Gs = np.where(pos[:, None, None], Gi, _pow2(Gi, e))
+        margin, delta = _checked_margin(_pow2(Mi, e), struct, np.ldexp(bi, e), _pow2(Di, f), Gs)
+        small = delta <= _DELTA_MAX
         room = np.sqrt(np.clip(1.0 - delta, 0.0, None))
-        out = np.where(delta < 1.0, np.maximum(margin, 0.0) - room, np.inf)
-        out = np.where(pos, out, margin + delta)
+        out = np.where(small, np.maximum(margin, 0.0) - room, np.inf)
+        out = np.where(pos, out, np.where(small, margin + delta, np.inf))
         out = np.where(zero, np.where(pos, -1.0, 0.0), out)  # mu(0) = 0, proven exactly
         over[idx] = np.where(np.isnan(out), np.inf, out)
         with np.errstate(over="ignore", invalid="ignore"):
-            load[idx] = np.where(pos, np.maximum(margin, 0.0) ** 2 + delta, 0.0)
+            raise_by = np.maximum(margin, 0.0) ** 2 + delta
+            raise_by = np.where(small, raise_by, np.maximum(raise_by, np.sqrt(delta / _DELTA_MAX)))
+            load[idx] = np.where(pos & ~zero, raise_by, 0.0)
     return (float(over[0]), float(load[0])) if single else (over, load)
+
+
+def _pow2(X, e):
+    """``X 2^e`` (a stack, ``e`` one integer a matrix) by ``ldexp`` on the real and
+    imaginary parts: exact unless a part underflows or overflows (a complex division by
+    a subnormal power of two is not: it gives ``inf + nan j``)."""
+    X = np.asarray(X)
+    e = np.asarray(e).reshape((-1,) + (1,) * (X.ndim - 1))
+    if not np.iscomplexobj(X):
+        return np.ldexp(X, e)
+    out = np.empty(X.shape, dtype=complex)
+    out.real, out.imag = np.ldexp(X.real, e), np.ldexp(X.imag, e)
+    return out
+
+
+def _exact(X, e):
+    """Rows of the stack ``X`` that ``2^e`` scales exactly (scaled back unchanged)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        back = _pow2(_pow2(X, e), -np.asarray(e))
+    return np.all(back == X, axis=tuple(range(1, np.ndim(X))))
 
 
 def _checked_margin(M, struct, beta, D, G):
@@ -328,9 +413,9 @@ def _certify_scalings(M, struct, beta, Dl, Gh):
     sig = np.linalg.norm(M, 2, axis=(-2, -1))
     worse = np.flatnonzero((beta > 0) & (beta > sig) & (sig > 0))
     if worse.size:
-        scale = np.ldexp(1.0, np.frexp(sig[worse])[1])
+        e = -np.frexp(sig[worse])[1]
         _, delta = margin_rounding_allowance(
-            M[worse] / scale[:, None, None], struct, sig[worse] / scale, eye[worse], zero_g[worse]
+            _pow2(M[worse], e), struct, np.ldexp(sig[worse], e), eye[worse], zero_g[worse]
         )
         safe = sig[worse] * (1.0 + delta + 64 * max(M.shape[-2:]) * _EPS)
         over = certificate_excess(M[worse], struct, safe, eye[worse], zero_g[worse])[0]

@@ -598,7 +598,11 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
         ``D`` is accepted exactly when the rounding analysis proves its margin);
         ``tol`` then admits about ``tol * beta`` below the certified bound.  For ``beta =
         0`` the ``mu = 0`` form's largest eigenvalue plus its allowance must be at most
-        ``tol``.
+        ``0`` whatever ``tol`` is (a slack there would admit ``mu`` up to about
+        ``sqrt(tol) ||Dl M Dr^-1||``).  The structure of ``D`` and ``G`` is checked with a
+        relative tolerance ``1e-10``; the certificate evaluated is then their projection
+        (``D`` block diagonal with ``d I`` on the full blocks, ``G`` the Hermitian part of
+        its real-block diagonal), so ``tol = 0`` proves ``mu <= beta`` for that pair.
 
     Examples
     --------
@@ -615,10 +619,32 @@ def verify_upper_bound(M, blk, beta, D, G=None, *, tol=1e-6):
     Dm = np.broadcast_to(np.asarray(D, dtype=complex), (nw, struct.n_z, struct.n_z))
     Gm = np.zeros_like(Dm) if G is None else np.broadcast_to(np.asarray(G, dtype=complex), Dm.shape)
     beta_arr = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
+    # the tolerance decides only whether (D, G) is meant as a certificate; the one
+    # evaluated is its projection (a D that commutes with the structure, a Hermitian G on
+    # the real blocks), for which the certificate condition is a proof
     ok = (struct.scaling_violation(Dm) <= 1e-10) & (struct.g_violation(Gm) <= 1e-10)
     ok &= np.isfinite(beta_arr) & (beta_arr >= 0)
     over = np.full(nw, np.inf)
     if ok.any():
-        over[ok] = certificate_excess(Ms[ok], struct, beta_arr[ok], Dm[ok], Gm[ok])[0]
-    res = ok & (over <= tol)
+        Dp, Gp = _project_scalings(struct, Dm[ok], Gm[ok])
+        over[ok] = certificate_excess(Ms[ok], struct, beta_arr[ok], Dp, Gp)[0]
+    # a claim mu = 0 gets no slack: tol bounds a relative eigenvalue there, not tol * beta
+    res = ok & (over <= np.where(beta_arr > 0, tol, 0.0))
     return bool(res[0]) if single else res
+
+
+def _project_scalings(struct, D, G):
+    """The nearest structured pair to ``(D, G)`` (stacks): ``D`` block diagonal (the
+    scalar blocks' entries, ``d I`` with the first diagonal entry on a full block), ``G``
+    the Hermitian part of its blocks on the real scalars, zero elsewhere."""
+    Dp, Gp = np.zeros_like(D), np.zeros_like(G)
+    for b in struct.blocks:
+        if b.is_scalar:
+            Dp[:, b.z, b.z] = D[:, b.z, b.z]
+        else:
+            idx = np.arange(b.z.start, b.z.stop)
+            Dp[:, idx, idx] = D[:, b.z.start, b.z.start][:, None]
+        if b.kind == REAL:
+            blkG = G[:, b.z, b.z]
+            Gp[:, b.z, b.z] = 0.5 * (blkG + dagger(blkG))
+    return Dp, Gp
