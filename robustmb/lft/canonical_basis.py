@@ -27,6 +27,8 @@ import numpy as np
 # is broken by the lowest index.  LAPACK's pivoted QR breaks ties by rounding noise, and
 # a basis such as (e1 - e3)/sqrt(2) would then come out with either sign.
 _TIE = 1e-8
+# Entries at rounding level (relative to the largest) are set to zero.
+_NOISE = 64 * np.finfo(float).eps
 
 
 def _pivot_rows(u):
@@ -78,8 +80,15 @@ def canonical_basis(u):
     rows = np.sort(_pivot_rows(u))
     # 2. the basis equal to the identity on those rows
     b = np.linalg.solve(u[rows].T, u.T).T
+    # exact where it is exact in theory: the identity rows, and zeros for rounding noise
+    # (a noise column later normalised by the reduction's rank test would pass for a
+    # direction)
+    b[np.abs(b) <= _NOISE * np.abs(b).max()] = 0.0
+    b[rows] = np.eye(r)
     # 3. its QR factor with a real positive diagonal of R
     q, rr = np.linalg.qr(b)
     d = np.diag(rr)
     phase = np.where(np.abs(d) > 0, d / np.where(np.abs(d) > 0, np.abs(d), 1.0), 1.0)
-    return q * phase[None, :]
+    q = q * phase[None, :]
+    q[np.abs(q) <= _NOISE] = 0.0
+    return q
