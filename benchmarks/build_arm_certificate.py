@@ -13,12 +13,21 @@ frequencies ``w_i_j`` and D,G parameters ``s_i_j``), and for each sub-box:
    a 1e-6 headroom for rounding; float64 kept if float32 fails);
 4. writes ``box_i_j.npz`` (``omega``, ``scalings``) only when the re-check covers.
 
+With ``--rebuild FOLDER`` instead of ``--record``/``--store``, the frequencies of an
+existing evidence folder are the start (its meta.json gives channel, level and partition):
+their D,G parameters are re-optimised from cold for the realisation built here before
+step 2 -- the way to re-make evidence whose realisation fingerprint no longer matches
+(``realisation.npz``, :func:`robustmb.report.arm_certificate.check_realisation`).
+The fingerprint of the realisation used is written with the evidence.
+
 Sub-boxes are written one by one (an interrupted build keeps the finished ones); wall
 and CPU times are printed next to the certification wall time of the record (measured
 when the record ran, under its own load: a rough ratio only).  Usage::
 
     python benchmarks/build_arm_certificate.py --record R.json --store R.scalings.npz \\
-        --out robustmb/data/arm_lpv/tracking_095 [--boxes 2,2 4,1]
+        --design D.json --out robustmb/data/arm_lpv/tracking_095 [--boxes 2,2 4,1]
+    python benchmarks/build_arm_certificate.py --rebuild robustmb/data/arm_lpv/tracking_095 \\
+        --design robustmb/data/arm_lpv/design.json --out NEW_FOLDER
 """
 
 from __future__ import annotations
@@ -36,30 +45,65 @@ from robustmb.analysis.frequency_certificate import (
     check_frequency_certificate,
     complete_frequency_certificate,
 )
+from robustmb.analysis.mu_sweep import balanced_response_function
+from robustmb.analysis.mussv import warm_upper_bounds
 from robustmb.report.arm_certificate import (
     LEVEL,
     arm_channel_problem,
     design_sha256,
+    load_evidence,
+    save_realisation,
     sub_box_system,
 )
 
 
+def _from_evidence(folder, design):
+    """``(record, store)`` as :func:`main` reads them, from an existing evidence folder."""
+    meta, evidence = load_evidence(folder)
+    if meta.get("design_sha256") != design_sha256(design["values"]):
+        raise SystemExit(f"--rebuild: {folder} is evidence of another design")
+    record = {
+        "channel": meta["channel"],
+        "gamma": meta["gamma"],
+        "partition": f"{meta['n']} x {meta['n']}",
+        "design_sha256": meta.get("source_design_file_sha256"),
+        "commit": meta.get("source_commit"),
+        "sub_boxes": [{"box": list(b), "status": "certified"} for b in
+                      meta.get("claimed_certified", [])],
+    }  # fmt: skip
+    store = {box: (w, None) for box, (w, _) in evidence.items()}
+    return record, store, meta.get("source", os.path.basename(folder))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--record", required=True)
-    ap.add_argument("--store", required=True)
+    ap.add_argument("--record")
+    ap.add_argument("--store")
     ap.add_argument("--design", required=True, help="the design JSON the record certifies")
     ap.add_argument("--out", required=True)
     ap.add_argument("--boxes", nargs="*", default=None)
     ap.add_argument("--skip-done", action="store_true")
+    ap.add_argument("--rebuild", default=None, help="an evidence folder to re-make")
     args = ap.parse_args()
-    with open(args.record) as fh:
-        record = json.load(fh)
+    if not args.rebuild and not (args.record and args.store):
+        ap.error("either --rebuild, or --record and --store")
     with open(args.design, "rb") as fh:
         raw = fh.read()
-    if hashlib.sha256(raw).hexdigest() != record.get("design_sha256"):
-        raise SystemExit("--design is not the design the record certifies (sha256 differs)")
     design = json.loads(raw)
+    if args.rebuild:
+        record, store, source = _from_evidence(args.rebuild, design)
+    else:
+        with open(args.record) as fh:
+            record = json.load(fh)
+        if hashlib.sha256(raw).hexdigest() != record.get("design_sha256"):
+            raise SystemExit("--design is not the design the record certifies (sha256 differs)")
+        source = os.path.basename(args.record)
+        with np.load(args.store) as z:
+            store = {
+                tuple(int(v) for v in k.split("_")[1:]): (z[k], z["s" + k[1:]])
+                for k in z.files
+                if k.startswith("w_")
+            }
     n = int(record["partition"].split(" x ")[0])
     meta = {
         "channel": record["channel"],
@@ -70,7 +114,7 @@ def main():
         "design_sha256_of": "canonical JSON of design.json's values "
         "(robustmb.report.arm_certificate.design_sha256)",
         "source_design_file_sha256": record["design_sha256"],
-        "source": os.path.basename(args.record),
+        "source": source,
         "source_commit": record.get("commit"),
         "claimed_certified": sorted(
             b["box"] for b in record["sub_boxes"] if b["status"] == "certified"
@@ -87,15 +131,10 @@ def main():
     with open(os.path.join(args.out, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     times = {tuple(b["box"]): b.get("time", np.nan) for b in record["sub_boxes"]}
-    with np.load(args.store) as z:
-        store = {
-            tuple(int(v) for v in k.split("_")[1:]): (z[k], z["s" + k[1:]])
-            for k in z.files
-            if k.startswith("w_")
-        }
     boxes = [tuple(int(v) for v in b.split(",")) for b in args.boxes] if args.boxes else None
     boxes = boxes or sorted(store, key=lambda b: len(store[b][0]))
     problem = arm_channel_problem(design["values"], record["channel"])
+    save_realisation(problem, args.out)
     for box in boxes:
         path = os.path.join(args.out, f"box_{box[0]}_{box[1]}.npz")
         if args.skip_done and os.path.exists(path):
@@ -106,6 +145,12 @@ def main():
         w, x = store[box]
         sysdata, blk = sub_box_system(problem, n, *box, record["gamma"])
         t0, c0 = time.perf_counter(), time.process_time()
+        if x is None:
+            # scalings of this realisation, optimised to the end at the stored frequencies
+            # (stopped just below the level, as the sweep's bounds: completion refines them)
+            stop = LEVEL / (1.0 + 1e-3)
+            _, x = warm_upper_bounds(balanced_response_function(*sysdata)(w), blk,
+                                     target=stop, polish_target=stop)  # fmt: skip
         w2, x2, chk = complete_frequency_certificate(sysdata, blk, LEVEL, w, x)
         t_build, c_build = time.perf_counter() - t0, time.process_time() - c0
         if not chk.covered:

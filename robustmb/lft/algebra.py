@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import realization as rz
 from .arguments import integer
+from .canonical_basis import canonical_basis
 from .delta import check_nominal_well_posed
 from .model import UncertainModel, as_model, interconnect, stack, static_model, unique_names
 
@@ -131,7 +132,10 @@ def _scalar_times(s: UncertainModel, m: UncertainModel):
         k = int(np.sum(sv > tol))
         if k == 0:
             return static_model(np.zeros((p, q)), dt=s.dt, is_system=s.is_system)
-        out = matmul(matmul(u[:, :k] * sv[:k], block_diag(*([s] * k))), vh[:k])
+        # d = Q (Q^H d) with Q the canonical basis of its range: the k channels of s do
+        # not depend on the signs LAPACK gives the singular vectors
+        q = canonical_basis(u[:, :k])
+        out = matmul(matmul(q, block_diag(*([s] * k))), q.conj().T @ d)
     elif p <= q:
         out = matmul(block_diag(*([s] * p)), m)
     else:

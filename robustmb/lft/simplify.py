@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from .canonical_basis import canonical_basis
 from .model import UncertainModel, as_model
 from .realization import make_realization
 
@@ -25,7 +26,8 @@ _LEVELS = ("basic", "full")
 
 
 def _orth(mat, rtol):
-    """Orthonormal basis of the range of ``mat``, rank decided scale-free.
+    """Orthonormal basis of the range of ``mat``, rank decided scale-free; the canonical
+    basis of that range (:func:`~.canonical_basis.canonical_basis`).
 
     Columns are normalised first: a column's scale is that of a state or
     external channel (states of a fast controller can be 1e11 times those
@@ -39,7 +41,10 @@ def _orth(mat, rtol):
     if not np.any(keep):
         return mat[:, :0]
     u, s, _ = np.linalg.svd(mat[:, keep] / norms[keep], full_matrices=False)
-    return u[:, : int(np.sum(s > rtol * s[0]))]
+    # the singular vectors' signs (and rotations among equal singular values) are LAPACK's
+    # choice: the basis handed on is fixed by the range alone, so that the reduced
+    # realisation (and any D,G scaling stored for it) is the same on every build
+    return canonical_basis(u[:, : int(np.sum(s > rtol * s[0]))])
 
 
 def _structured_subspace(n11, n12, sizes, active, tol):

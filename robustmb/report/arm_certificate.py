@@ -13,8 +13,11 @@ centre is stable, and re-checks the evidence with
 :func:`robustmb.analysis.frequency_certificate.check_frequency_certificate`: in floating
 point, the bound at the stored scalings at each frequency and extended to its frequency
 interval, the intervals covering ``[0, inf]``, at the level :data:`LEVEL` = 1/(1 + 1e-6)
-(a 1e-6 headroom below 1 for rounding).  Coverage is the share of the area of the
-(t1, t2) = (tan(theta1/2), tan(theta2/2)) square.  A sub-box counts as
+(a 1e-6 headroom below 1 for rounding).  The scalings are written in the basis of the
+LFT's repeated-scalar Delta channels, so the evidence also holds ``M(j omega)`` of the
+realisation it was made for (``realisation.npz``): a replay on another realisation is
+refused (:func:`check_realisation`), never reported as gaps.  Coverage is the share of
+the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square.  A sub-box counts as
 proven only when that re-check covers the whole axis; every other part of the square is
 reported as not proven, with the largest gain sampled there.
 """
@@ -358,6 +361,103 @@ def check_design_hash(values, meta, folder):
         )
 
 
+#: File of an evidence folder holding ``M(j omega)`` of the problem its scalings were made for.
+REALISATION_FILE = "realisation.npz"
+# Frequencies (rad/s) of that fingerprint, and its tolerance relative to the entries' row
+# and column scales: far above rounding, far below any change of the Delta-channel basis
+# (a sign or a rotation of repeated-scalar channels changes entries by their own size).
+_FINGERPRINT_OMEGA = (0.5, 5.0)
+_FINGERPRINT_RTOL = 1e-7
+
+
+def realisation_fingerprint(problem):
+    """``M(j omega)`` of ``problem`` (whole LFT, Delta channels first) at two frequencies.
+
+    D,G scalings are written in the basis of the repeated-scalar Delta channels: the same
+    ``mu`` but another basis makes them useless.  The fingerprint pins the realisation the
+    evidence was made for (:func:`check_realisation`).
+
+    Returns
+    -------
+    omega : ndarray, shape (2,)
+    response : ndarray, shape (2, nz + ny, nw + nu), complex
+
+    Examples
+    --------
+    >>> w, m = realisation_fingerprint(arm_channel_problem(load_shipped_design()["values"]))
+    >>> w.tolist(), m.shape
+    ([0.5, 5.0], (2, 33, 33))
+    """
+    omega = np.array(_FINGERPRINT_OMEGA)
+    a, b, c, d = problem.a, problem.b, problem.c, problem.d
+    eye = np.eye(a.shape[0])
+    resp = np.array([d + c @ np.linalg.solve(1j * w * eye - a, b) for w in omega])
+    return omega, resp
+
+
+def save_realisation(problem, folder):
+    """Write :func:`realisation_fingerprint` of ``problem`` to ``folder``/``realisation.npz``."""
+    omega, resp = realisation_fingerprint(problem)
+    np.savez(os.path.join(folder, REALISATION_FILE), omega=omega, response=resp)
+
+
+def check_realisation(problem, folder):
+    """Refuse evidence made for another realisation of the same problem.
+
+    The stored ``M(j omega)`` (:func:`save_realisation`) must equal the one of
+    ``problem`` entry by entry, within 1e-7 of the geometric mean of the entry's row and
+    column largest magnitudes (a scale-free test: rounding passes, a changed sign or
+    rotation of Delta channels does not).
+
+    Raises
+    ------
+    ArgumentError
+        Naming ``realisation.npz``: absent, unreadable, of another shape, or not matching
+        (with the largest relative mismatch and the Delta channels it is on).
+
+    Examples
+    --------
+    >>> p = arm_channel_problem(load_shipped_design()["values"])
+    >>> check_realisation(p, os.path.join(DATA_DIR, "tracking_095"))
+    """
+    from ..errors import ArgumentError
+
+    path = os.path.join(folder, REALISATION_FILE)
+    if not os.path.isfile(path):
+        raise ArgumentError(
+            f"evidence: no {path}: the realisation its D,G scalings were made for is unknown, "
+            "and scalings of another Delta-channel basis do not certify this one"
+        )
+    try:
+        with np.load(path) as z:
+            omega, stored = z["omega"].astype(float), z["response"].astype(complex)
+    except (KeyError, OSError, ValueError) as err:
+        raise ArgumentError(f"evidence: {path} is not a readable fingerprint ({err})") from None
+    if not np.array_equal(omega, np.array(_FINGERPRINT_OMEGA)):
+        raise ArgumentError(f"evidence: {path} samples omega = {omega}, not {_FINGERPRINT_OMEGA}")
+    _, resp = realisation_fingerprint(problem)
+    if stored.shape != resp.shape:
+        raise ArgumentError(
+            f"evidence: {path} is of a realisation of shape {stored.shape[1:]}, the problem "
+            f"built here has {resp.shape[1:]}"
+        )
+    mag = np.abs(resp)
+    scale = np.sqrt(mag.max(axis=2, keepdims=True) * mag.max(axis=1, keepdims=True))
+    scale = np.where(scale > 0, scale, np.finfo(float).tiny)
+    rel = np.abs(stored - resp) / scale
+    if not np.all(rel <= _FINGERPRINT_RTOL):
+        k, i, j = np.unravel_index(int(np.argmax(rel)), rel.shape)
+        rows = {z: bl.name for bl in problem.blocks for z in range(bl.z.start, bl.z.stop)}
+        cols = {w: bl.name for bl in problem.blocks for w in range(bl.w.start, bl.w.stop)}
+        raise ArgumentError(
+            f"evidence: {path}: the realisation built here differs from the one the D,G "
+            f"scalings were made for (M(j{omega[k]:g}) entry ({i}, {j}) off by {rel[k, i, j]:.3g} "
+            f"of its scale, row of {rows.get(i, 'performance')}, column of "
+            f"{cols.get(j, 'performance')}): another Delta-channel basis, so the stored "
+            "scalings are not replayed"
+        )
+
+
 def _checked_meta(meta, with_evidence):
     """``(n, gamma)`` of evidence ``meta``, checked (ArgumentError naming the field).
 
@@ -526,6 +626,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
         if os.path.isfile(os.path.join(folder, "meta.json")):
             meta, ev = load_evidence(folder)
             check_design_hash(design["values"], meta, folder)
+            check_realisation(arm_channel_problem(design["values"], channel), folder)
         else:
             meta, ev = {"channel": channel, "n": sample_n}, {}
         rows[channel] = replay_partition(design["values"], meta, ev, progress=progress)

@@ -57,10 +57,17 @@ def test_summary_text_states_coverage_and_the_rest():
 @pytest.mark.slow
 def test_replay_of_a_shipped_box_fails_when_one_scaling_row_is_perturbed():
     from robustmb.analysis.frequency_certificate import check_frequency_certificate
-    from robustmb.report.arm_certificate import LEVEL, arm_channel_problem, sub_box_system
+    from robustmb.report.arm_certificate import (
+        LEVEL,
+        arm_channel_problem,
+        check_realisation,
+        sub_box_system,
+    )
 
     meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
     values = load_shipped_design()["values"]
+    # the scalings are of this realisation (the Delta-channel basis they are written in)
+    check_realisation(arm_channel_problem(values), f"{DATA_DIR}/tracking_095")
     box, (w, x) = sorted(evidence.items())[0]
     assert replay_partition(values, meta, {box: (w, x)}, samples=False).status[box] == "proven"
     sysdata, blk = sub_box_system(arm_channel_problem(values), meta["n"], *box, meta["gamma"])
@@ -70,6 +77,78 @@ def test_replay_of_a_shipped_box_fails_when_one_scaling_row_is_perturbed():
     bad[k] = 0.0  # D = I, G = 0
     res = replay_partition(values, meta, {box: (w, bad)}, samples=False)
     assert res.status[box].startswith("gaps") and res.coverage == 0.0
+
+
+def _flip_singular_vectors(monkeypatch):
+    """LAPACK may return either sign of each singular pair: make it return the other one."""
+    svd = np.linalg.svd
+
+    def flipped(a, full_matrices=True, compute_uv=True, **kw):
+        out = svd(a, full_matrices=full_matrices, compute_uv=compute_uv, **kw)
+        if not compute_uv:
+            return out
+        u, s, vh = out
+        k = min(u.shape[-1], vh.shape[-2])
+        sign = np.where(np.arange(k) % 2 == 0, -1.0, 1.0)
+        u, vh = u.copy(), vh.copy()
+        u[..., :k] *= sign
+        vh[..., :k, :] *= sign[:, None]
+        return u, s, vh
+
+    monkeypatch.setattr(np.linalg, "svd", flipped)
+
+
+@pytest.mark.slow
+def test_shipped_evidence_replays_whatever_signs_lapack_gives_singular_vectors(monkeypatch):
+    """The arm LFT is rebuilt with every singular pair of the other sign: the realisation
+    (its Delta-channel basis) is the one the shipped scalings were made for, and the
+    first shipped sub-box still replays as proven."""
+    from robustmb.report import arm_certificate
+    from robustmb.report.arm_certificate import arm_channel_problem, check_realisation
+
+    folder = f"{DATA_DIR}/tracking_095"
+    meta, evidence = load_evidence(folder)
+    values = load_shipped_design()["values"]
+    monkeypatch.setattr(arm_certificate, "_PROBLEMS", {})
+    _flip_singular_vectors(monkeypatch)
+    problem = arm_channel_problem(values)
+    monkeypatch.undo()  # the re-check itself runs on the ordinary numpy
+    check_realisation(problem, folder)
+    box = sorted(evidence)[0]
+    # replay on the realisation built with the other signs
+    monkeypatch.setattr(arm_certificate, "arm_channel_problem", lambda v, ch="tracking": problem)
+    res = replay_partition(values, meta, {box: evidence[box]}, samples=False)
+    assert res.status[box] == "proven"
+
+
+def test_evidence_of_another_delta_basis_is_refused(tmp_path):
+    """One t1 channel of the stored fingerprint with its sign changed (the same mu, another
+    basis of the repeated t1 block): refused, naming realisation.npz and t1."""
+    import shutil
+
+    from robustmb.errors import ArgumentError
+    from robustmb.report.arm_certificate import (
+        REALISATION_FILE,
+        arm_channel_problem,
+        check_realisation,
+        realisation_fingerprint,
+    )
+
+    problem = arm_channel_problem(load_shipped_design()["values"])
+    folder = tmp_path / "ev"
+    shutil.copytree(f"{DATA_DIR}/tracking_095", folder)
+    check_realisation(problem, str(folder))
+    omega, resp = realisation_fingerprint(problem)
+    t1 = next(b for b in problem.blocks if b.name == "t1")
+    assert t1.z.stop - t1.z.start > 1
+    flip = np.ones(resp.shape[1])
+    flip[t1.z.start] = -1.0
+    np.savez(folder / REALISATION_FILE, omega=omega, response=flip[:, None] * resp * flip[None, :])
+    with pytest.raises(ArgumentError, match=r"realisation\.npz.*t1"):
+        check_realisation(problem, str(folder))
+    (folder / REALISATION_FILE).unlink()
+    with pytest.raises(ArgumentError, match=r"realisation\.npz"):
+        check_realisation(problem, str(folder))
 
 
 # --- bad evidence is refused, naming the field or file at fault -------------------------------
