@@ -3,6 +3,7 @@ LAPACK gives singular vectors."""
 
 import numpy as np
 import pytest
+from _svd_signs import flip_singular_vectors
 
 import robustmb as rmb
 from robustmb.lft.canonical_basis import canonical_basis
@@ -37,25 +38,6 @@ def test_basis_of_coordinate_axes_is_the_axes_in_order():
     assert np.allclose(canonical_basis(u), e[:, [0, 2]], atol=1e-15)
 
 
-def _flip_singular_vectors(monkeypatch):
-    """LAPACK may return any sign of each singular pair: return the other one."""
-    svd = np.linalg.svd
-
-    def flipped(a, full_matrices=True, compute_uv=True, **kw):
-        out = svd(a, full_matrices=full_matrices, compute_uv=compute_uv, **kw)
-        if not compute_uv:
-            return out
-        u, s, vh = out
-        k = min(u.shape[-1], vh.shape[-2])
-        sign = np.where(np.arange(k) % 2 == 0, -1.0, 1.0)
-        u, vh = u.copy(), vh.copy()
-        u[..., :k] *= sign
-        vh[..., :k, :] *= sign[:, None]
-        return u, s, vh
-
-    monkeypatch.setattr(np.linalg, "svd", flipped)
-
-
 def _realisation(x):
     real = x._real
     return real.as_static_map(), dict(x.blocks)
@@ -69,7 +51,7 @@ def test_simplify_realisation_does_not_depend_on_singular_vector_signs(monkeypat
     X = rmb.umat([[a, b], [b * b, a / b], [1 - b, 1 + a * b]])
     ref, blocks = _realisation(rmb.simplify(X))
     assert max(blocks.values()) > 1
-    _flip_singular_vectors(monkeypatch)
+    flip_singular_vectors(monkeypatch)
     got, blocks2 = _realisation(rmb.simplify(X))
     assert blocks2 == blocks
     assert np.allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
@@ -80,6 +62,6 @@ def test_scalar_times_matrix_does_not_depend_on_singular_vector_signs(monkeypatc
     d = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 0.0]])
     ref, blocks = _realisation(a * rmb.umat(d))
     assert blocks == {"a": 2}
-    _flip_singular_vectors(monkeypatch)
+    flip_singular_vectors(monkeypatch)
     got, _ = _realisation(a * rmb.umat(d))
     assert np.allclose(got, ref, rtol=1e-13, atol=1e-13)

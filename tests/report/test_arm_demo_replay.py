@@ -3,6 +3,7 @@ shipped arm evidence fails when one stored scaling row is perturbed."""
 
 import numpy as np
 import pytest
+from _svd_signs import flip_singular_vectors
 
 from robustmb.report.arm_certificate import (
     DATA_DIR,
@@ -79,25 +80,6 @@ def test_replay_of_a_shipped_box_fails_when_one_scaling_row_is_perturbed():
     assert res.status[box].startswith("gaps") and res.coverage == 0.0
 
 
-def _flip_singular_vectors(monkeypatch):
-    """LAPACK may return either sign of each singular pair: make it return the other one."""
-    svd = np.linalg.svd
-
-    def flipped(a, full_matrices=True, compute_uv=True, **kw):
-        out = svd(a, full_matrices=full_matrices, compute_uv=compute_uv, **kw)
-        if not compute_uv:
-            return out
-        u, s, vh = out
-        k = min(u.shape[-1], vh.shape[-2])
-        sign = np.where(np.arange(k) % 2 == 0, -1.0, 1.0)
-        u, vh = u.copy(), vh.copy()
-        u[..., :k] *= sign
-        vh[..., :k, :] *= sign[:, None]
-        return u, s, vh
-
-    monkeypatch.setattr(np.linalg, "svd", flipped)
-
-
 @pytest.mark.slow
 def test_shipped_evidence_replays_whatever_signs_lapack_gives_singular_vectors(monkeypatch):
     """The arm LFT is rebuilt with every singular pair of the other sign: the realisation
@@ -110,7 +92,7 @@ def test_shipped_evidence_replays_whatever_signs_lapack_gives_singular_vectors(m
     meta, evidence = load_evidence(folder)
     values = load_shipped_design()["values"]
     monkeypatch.setattr(arm_certificate, "_PROBLEMS", {})
-    _flip_singular_vectors(monkeypatch)
+    flip_singular_vectors(monkeypatch)
     problem = arm_channel_problem(values)
     monkeypatch.undo()  # the re-check itself runs on the ordinary numpy
     check_realisation(problem, folder)
