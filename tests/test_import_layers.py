@@ -19,6 +19,7 @@ LFT_ORDER = [
     "arguments",
     "realization",
     "complex_statespace",
+    "canonical_basis",
     # data model
     "elements",
     "model",
