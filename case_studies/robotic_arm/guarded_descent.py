@@ -48,6 +48,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy.linalg import eig
 from scipy.optimize import linprog
 from slycot import ab13dd
 
@@ -101,19 +102,18 @@ class Loop:
         self.Q[NX:, :ng] = -self.Cg
 
     def mats(self, x):
-        """Closed loop: ``(A_cl, B_cl, C_S, C_KS, D_K)`` and the controller's blocks."""
+        """Closed loop: ``(A_cl, B_cl, C_S, C_KS, D_K)``."""
         M = surface(x, self.s1, self.s2)
         Ms = SCALE @ M
         Acl = self.A0 + self.P @ Ms @ self.Q
         Bcl = np.vstack([self.Bg @ Ms[NX:, NX:], M[:NX, NX:]])
-        ng = self.Ag.shape[0]
         Cs = np.hstack([-self.Cg, np.zeros((2, NX))])
         Cks = np.hstack([-Ms[NX:, NX:] @ self.Cg, Ms[NX:, :NX]])
-        return Acl, Bcl, Cs, Cks, Ms[NX:, NX:], M, ng
+        return Acl, Bcl, Cs, Cks, Ms[NX:, NX:]
 
     def evaluate(self, x):
         """``(gamma1, gamma2, max pole real part, w1, w2)``; gains ``inf`` if unstable."""
-        Acl, Bcl, Cs, Cks, Dk, _, _ = self.mats(x)
+        Acl, Bcl, Cs, Cks, Dk = self.mats(x)
         mr = float(np.max(np.linalg.eigvals(Acl).real))
         if mr >= 0:
             return np.inf, np.inf, mr, np.nan, np.nan
@@ -211,7 +211,7 @@ class Loop:
     def pole_pieces(self, x, watch):
         """``(Re lambda, gradient)`` of the closed-loop poles with real part above ``watch``."""
         Acl = self.mats(x)[0]
-        lam, Y, X = _eig_lr(Acl)
+        lam, Y, X = eig(Acl, left=True, right=True)
         out = []
         for k in np.flatnonzero(lam.real > watch):
             y, xr = Y[:, k], X[:, k]
@@ -221,13 +221,6 @@ class Loop:
             out.append((float(lam[k].real), np.concatenate([g.ravel(), self.s1 * g.ravel(),
                                                             self.s2 * g.ravel()])))  # fmt: skip
         return out
-
-
-def _eig_lr(A):
-    from scipy.linalg import eig
-
-    lam, Y, X = eig(A, left=True, right=True)
-    return lam, Y, X
 
 
 def _norm(A, B, C, D):
