@@ -31,9 +31,12 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+
+from .evidence_keys import key_to_json
 
 #: Folder of the shipped design and certificate evidence.
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -215,22 +218,25 @@ class PartitionReplay:
     ----------
     channel : str
     gamma : float
-        The level certified on each proven sub-box.
+        The level certified on each proven cell or piece.
     n : int
-        The (t1, t2) square is split into ``n x n`` equal sub-boxes.
+        The (t1, t2) square is split into ``n x n`` equal grid cells (some split further
+        into pieces).
     status : dict
-        ``{(i, j): text}``: ``"proven"`` (re-checked: stable centre, whole axis covered),
-        or why not (``"no evidence"``, ``"gaps: ..."``, ``"unstable centre"``).
+        ``{key: text}`` for every evidence key and every part of the square with no
+        evidence (keys as :mod:`.evidence_keys`: ``(i, j)`` a whole cell, ``(i, j, path)``
+        a piece): ``"proven"`` (re-checked: stable centre, whole axis covered), or why not
+        (``"no evidence"``, ``"gaps: ..."``, ``"unstable centre"``).
     coverage : float
-        Proven share of the square's area.
+        Proven share of the square's area (``float(coverage_exact)``).
     sampled_worst : float
-        Largest gain sampled on the sub-boxes not proven (NaN when all are proven).
+        Largest gain sampled on the parts not proven (NaN when all are proven).
     sampled_where : dict
         Its parameter values (physical units).
     points : int
         Frequencies re-checked in all.
     samples : int
-        Loops sampled on the sub-boxes not proven.
+        Loops sampled on the parts not proven.
     seconds : float
         Wall time of the replay.
     cpu : dict
@@ -239,6 +245,21 @@ class PartitionReplay:
     unresolved : int
         Samples neither confirmed unstable nor given a finite gain (see
         :func:`sampled_gain`): they make no verdict.
+    coverage_exact : Fraction or None
+        The proven share as an exact fraction (None: not computed, ``coverage`` only).
+    whole_cells, pieces : int
+        Proven whole grid cells, and proven split pieces.
+    finest : tuple of Fraction or None
+        Sides (along t1, along t2; shares of the square's sides) of the smallest proven
+        cell or piece.
+    square_worst : float
+        Largest gain sampled over the whole square (``sample_n x sample_n`` cell centres x
+        nominal and the 32 physical vertices): a lower bound of the worst case, proven
+        or not.  NaN when not sampled.
+    square_where : dict
+        Its parameter values (physical units).
+    square_samples, square_unresolved : int
+        Loops of that sampling, and how many were unresolved.
     """
 
     channel: str
@@ -253,11 +274,25 @@ class PartitionReplay:
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
     unresolved: int = 0
+    coverage_exact: Fraction | None = None
+    whole_cells: int = 0
+    pieces: int = 0
+    finest: tuple | None = None
+    square_worst: float = np.nan
+    square_where: dict = field(default_factory=dict)
+    square_samples: int = 0
+    square_unresolved: int = 0
 
     @property
     def proven(self):
-        """The proven sub-boxes ``(i, j)``."""
+        """The proven cells and pieces (their keys, sorted)."""
         return sorted(b for b, s in self.status.items() if s == "proven")
+
+    @property
+    def worst_sampled(self):
+        """Largest gain of every loop sampled in the square (NaN when none): a lower bound."""
+        got = [g for g in (self.sampled_worst, self.square_worst) if not np.isnan(g)]
+        return max(got) if got else np.nan
 
 
 def load_shipped_design():
@@ -274,39 +309,49 @@ def load_shipped_design():
 
 
 def load_evidence(folder):
-    """``(meta, {(i, j): (omega, scalings)})`` of a certificate folder (``meta.json`` and
-    ``box_i_j.npz`` files with arrays ``omega`` and ``scalings``).
+    """``(meta, {key: (omega, scalings)})`` of a certificate folder.
+
+    The folder holds ``meta.json`` (with the partition's ``n``) and one file per cell or
+    piece with arrays ``omega`` and ``scalings``: ``box_i_j.npz`` for a whole grid cell
+    (key ``(i, j)``), ``box_i_j_P1xP2-a-b[_P1xP2-a-b...].npz`` for a split piece (key
+    ``(i, j, path)``, :mod:`.evidence_keys`).
+
+    Raises
+    ------
+    ArgumentError
+        No ``meta.json`` or a bad ``meta.n``; a file badly named (a step with ``a >= P1``
+        or ``b >= P2``, a cell outside ``n x n``), without an array or unreadable (naming
+        the file); a key inside another, or a cell split in two ways (naming both files).
 
     Examples
     --------
     >>> meta, ev = load_evidence(os.path.join(DATA_DIR, "tracking_095"))
-    >>> meta["gamma"], meta["n"]
-    (0.95, 8)
+    >>> meta["gamma"], meta["n"], sorted(ev)[0]
+    (0.95, 8, (2, 2))
     """
     from ..errors import ArgumentError
+    from .evidence_keys import check_split_tree, parse_key_file_name
 
     path = os.path.join(folder, "meta.json")
     if not os.path.isfile(path):
         raise ArgumentError(f"evidence: no meta.json in '{folder}'")
     with open(path) as fh:
         meta = json.load(fh)
-    out = {}
+    n, _ = _checked_meta(meta, False)
+    out, names = {}, {}
     for name in sorted(os.listdir(folder)):
         if name.startswith("box_") and name.endswith(".npz"):
             file = os.path.join(folder, name)
-            try:
-                i, j = (int(v) for v in name[4:-4].split("_"))
-            except ValueError:
-                raise ArgumentError(
-                    f"evidence: '{file}' is not named box_<i>_<j>.npz with integers i, j"
-                ) from None
+            key = parse_key_file_name(name, n)
             try:
                 with np.load(file) as z:
-                    out[(i, j)] = (z["omega"].astype(float), z["scalings"].astype(float))
+                    out[key] = (z["omega"].astype(float), z["scalings"].astype(float))
             except KeyError as err:
                 raise ArgumentError(f"evidence: '{file}' has no array {err}") from None
             except (OSError, ValueError) as err:
                 raise ArgumentError(f"evidence: '{file}' is not a readable npz ({err})") from None
+            names[key] = file
+    check_split_tree(out, n, names)
     return meta, out
 
 
@@ -479,8 +524,37 @@ def _checked_meta(meta, with_evidence):
     return int(n), float(gamma)
 
 
-def replay_partition(values, meta, evidence, *, samples=True, progress=None):
-    """Re-check every stored sub-box certificate of a channel; report coverage and verdicts.
+def _physical_rows(problem, centres):
+    """Each normalised centre with the five physical parameters at nominal and at their
+    32 vertices (t1, t2 kept): the loops sampled per cell."""
+    import itertools
+
+    names = [b.name for b in problem.blocks]
+    phys = [k for k, nm in enumerate(names) if nm not in ("t1", "t2")]
+    rows = []
+    for c in centres:
+        rows.append(np.array(c, float))
+        for signs in itertools.product((-1.0, 1.0), repeat=len(phys)):
+            v = np.array(c, float)
+            v[phys] = signs
+            rows.append(v)
+    return np.array(rows).reshape(len(rows), len(names))
+
+
+def _sample(problem, rows):
+    """``(worst, where in physical units, loops, unresolved)`` of :func:`sampled_gain`."""
+    if len(rows) == 0:
+        return np.nan, {}, 0, 0
+    worst, v, unresolved = sampled_gain(problem, rows)
+    if v is None:
+        return np.nan, {}, len(rows), unresolved
+    where = {b.name: float(b.element.center + v[k] * b.element.half_width)
+             for k, b in enumerate(problem.blocks)}  # fmt: skip
+    return worst, where, len(rows), unresolved
+
+
+def replay_partition(values, meta, evidence, *, samples=True, progress=None, sample_n=4):
+    """Re-check every stored cell and piece certificate of a channel; coverage, samples.
 
     Parameters
     ----------
@@ -491,16 +565,24 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
         :data:`LEVEL`) of the evidence (see :func:`load_evidence`); ``gamma`` and ``level``
         are not read when ``evidence`` is empty.  Bad fields raise ``ArgumentError``.
     evidence : dict
-        ``{(i, j): (omega, scalings)}``.
+        ``{key: (omega, scalings)}``, ``key`` ``(i, j)`` for a whole cell or
+        ``(i, j, path)`` for a piece (:mod:`.evidence_keys`); the keys must be the leaves
+        of one split tree (``ArgumentError`` otherwise).
     samples : bool
-        Sample the sub-boxes not proven (centre x nominal and the 32 vertices of the five
-        physical parameters) for their largest gain.
+        Sample the parts not proven (each one's centre x nominal and the 32 vertices of
+        the five physical parameters), and the whole square (``sample_n x sample_n``
+        grid-cell centres x the same 33 points), for their largest gains.
     progress : callable, optional
-        Called with a short line per sub-box.
+        Called with a short line per cell or piece.
+    sample_n : int
+        The whole square's sampling grid.
 
     Returns
     -------
     PartitionReplay
+        ``coverage_exact`` is the sum of the exact areas of the proven keys; ``status``
+        holds every key and every uncovered leaf
+        (:func:`~.evidence_keys.uncovered_leaves`, ``"no evidence"``).
 
     Examples
     --------
@@ -513,57 +595,55 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None):
     >>> r.status[box].startswith("gaps"), r.coverage, r.status[(0, 0)]
     (True, 0.0, 'no evidence')
     """
-    import itertools
-
     from ..analysis.frequency_certificate import check_frequency_certificate
+    from .evidence_keys import evidence_key, key_area, key_parts, key_sides, uncovered_leaves
 
     t0, c0 = time.perf_counter(), time.process_time()
     n, gamma = _checked_meta(meta, bool(evidence))
+    evidence = {evidence_key(*key_parts(k)): v for k, v in evidence.items()}
+    gaps = uncovered_leaves(evidence, n)  # also refuses overlapping keys
     problem = arm_channel_problem(values, meta["channel"])
     status, points = {}, 0
-    for i, j in itertools.product(range(n), repeat=2):
-        if (i, j) not in evidence:
-            status[(i, j)] = "no evidence"
-            continue
-        sysdata, blk = sub_box_system(problem, n, i, j, gamma)
+    for key in sorted(evidence):
+        sysdata, blk = sub_box_system(problem, n, *key_parts(key)[:2], gamma, key_parts(key)[2])
         if sysdata is None:
-            status[(i, j)] = blk
+            status[key] = blk
             continue
-        w, x = evidence[(i, j)]
+        w, x = evidence[key]
         chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
         points += len(w)
-        status[(i, j)] = (
+        status[key] = (
             "proven" if chk.covered else f"gaps: {len(chk.gaps)} uncovered frequency interval(s)"
         )
         if progress is not None:
-            progress(f"sub-box {(i, j)}: {status[(i, j)]} ({len(w)} frequencies)")
-    proven = [b for b, s in status.items() if s == "proven"]
+            progress(f"sub-box {key}: {status[key]} ({len(w)} frequencies)")
+    status.update({key: "no evidence" for key in gaps})
+    proven = sorted(k for k, s in status.items() if s == "proven")
+    cov = sum((key_area(n, k) for k in proven), Fraction(0))
+    finest = None
+    if proven:
+        finest = key_sides(n, min(proven, key=lambda k: (key_area(n, k), k)))
     c1 = time.process_time()
-    worst, where, n_samples, unresolved = np.nan, {}, 0, 0
-    if samples and len(proven) < n * n:
-        names = [b.name for b in problem.blocks]
-        phys = [k for k, nm in enumerate(names) if nm not in ("t1", "t2")]
-        rows = []
-        for box, s in status.items():
-            if s == "proven":
-                continue
-            c, _ = sub_box(problem, n, *box)
-            rows.append(c.copy())
-            for signs in itertools.product((-1.0, 1.0), repeat=len(phys)):
-                v = c.copy()
-                v[phys] = signs
-                rows.append(v)
-        worst, v, unresolved = sampled_gain(problem, np.array(rows))
-        n_samples = len(rows)
-        if v is None:
-            worst = np.nan
-        else:
-            where = {b.name: float(b.element.center + v[k] * b.element.half_width)
-                     for k, b in enumerate(problem.blocks)}  # fmt: skip
+    rest = (np.nan, {}, 0, 0)
+    square = (np.nan, {}, 0, 0)
+    if samples:
+        rows = _physical_rows(
+            problem, [sub_box(problem, n, *key_parts(k))[0] for k, s in status.items()
+                      if s != "proven"]
+        )  # fmt: skip
+        rest = _sample(problem, rows)
+        grid = _physical_rows(
+            problem, [sub_box(problem, sample_n, i, j)[0] for i in range(sample_n)
+                      for j in range(sample_n)]
+        )  # fmt: skip
+        # a channel with no evidence on the same grid: the same loops, sampled once
+        same = rows.shape == grid.shape and np.array_equal(rows, grid)
+        square = rest if same else _sample(problem, grid)
     return PartitionReplay(
-        meta["channel"], gamma, n, status, len(proven) / n**2, worst, where, points, n_samples,
+        meta["channel"], gamma, n, status, float(cov), rest[0], rest[1], points, rest[2],
         time.perf_counter() - t0, {"replay": c1 - c0, "sampling": time.process_time() - c1},
-        unresolved,
+        rest[3], cov, sum(len(k) == 2 for k in proven), sum(len(k) == 3 for k in proven),
+        finest, *square,
     )  # fmt: skip
 
 
@@ -574,9 +654,10 @@ SPEC = 1.0
 def channel_verdict(replay, spec=SPEC):
     """Verdict of one channel from its replay: never more than is certified.
 
-    ``"pass"`` only when every sub-box is proven at a level ``<= spec``; ``"fail"`` when a
-    sampled loop violates ``spec`` (or is confirmed unstable, :func:`sampled_gain`);
-    otherwise ``"not proven"``.
+    ``"fail"`` when any sampled loop -- over the whole square or on a part not proven --
+    violates ``spec`` (or is confirmed unstable, :func:`sampled_gain`): a loop of the
+    family is out of specification, whatever else is claimed; ``"pass"`` only when the
+    whole square is proven (coverage 1) at a level ``<= spec``; otherwise ``"not proven"``.
 
     Examples
     --------
@@ -587,23 +668,121 @@ def channel_verdict(replay, spec=SPEC):
     'pass'
     >>> channel_verdict(PartitionReplay("effort", 0.95, 1, {(0, 0): "no evidence"}, 0.0, 1.2))
     'fail'
+
+    The whole square proven at 14.5, with a loop sampled at 13.1 > 1: a fail.
+
+    >>> channel_verdict(PartitionReplay("effort", 14.5, 1, {(0, 0): "proven"}, 1.0, np.nan,
+    ...                                 square_worst=13.1))
+    'fail'
     """
-    if replay.coverage >= 1.0 and replay.gamma <= spec:
-        return "pass"
-    if replay.sampled_worst > spec:  # NaN (nothing sampled) compares False
+    if replay.worst_sampled > spec:  # NaN (nothing sampled) compares False
         return "fail"
+    cov = replay.coverage if replay.coverage_exact is None else replay.coverage_exact
+    if cov >= 1 and replay.gamma <= spec:
+        return "pass"
     return "not proven"
+
+
+def evidence_folders(data_dir=None):
+    """``{channel: folder}``: the evidence folder of each channel in ``data_dir``.
+
+    A folder of ``data_dir`` (default :data:`DATA_DIR`) holding a ``meta.json`` is the
+    evidence of the channel its ``meta["channel"]`` names (folders are named for channel
+    and level, e.g. ``tracking_095``, ``effort_145``); a channel with none is absent.
+
+    Raises
+    ------
+    ArgumentError
+        Two folders of one channel (naming them), or a ``meta.json`` naming no known
+        channel (naming it).
+
+    Examples
+    --------
+    >>> {k: os.path.basename(v) for k, v in evidence_folders().items()}["tracking"]
+    'tracking_095'
+    """
+    from ..errors import ArgumentError
+
+    data_dir = DATA_DIR if data_dir is None else data_dir
+    found = {}
+    for name in sorted(os.listdir(data_dir)):
+        meta = os.path.join(data_dir, name, "meta.json")
+        if not os.path.isfile(meta):
+            continue
+        with open(meta) as fh:
+            channel = json.load(fh).get("channel")
+        if channel not in CHANNELS:
+            raise ArgumentError(
+                f"evidence: {meta} names channel {channel!r}, not one of {sorted(CHANNELS)}"
+            )
+        found.setdefault(channel, []).append(os.path.join(data_dir, name))
+    for channel, folders in found.items():
+        if len(folders) > 1:
+            raise ArgumentError(
+                f"evidence: {len(folders)} folders hold evidence of channel {channel!r} "
+                f"({', '.join(folders)}): keep exactly one"
+            )
+    return {channel: folders[0] for channel, folders in found.items()}
+
+
+def _fraction_text(x):
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
+
+
+def _channel_summary(rep, folder):
+    """The summary entry of one channel's replay (JSON-ready)."""
+    proven = rep.proven
+    level = rep.gamma if proven else None
+    cov = rep.coverage_exact if rep.coverage_exact is not None else Fraction(rep.coverage)
+    lower = rep.worst_sampled
+    return {
+        "specification": f"peak gain <= {SPEC:g}",
+        "evidence_folder": None if folder is None else os.path.basename(folder),
+        "certified_level": level,
+        "certified_coverage": rep.coverage,
+        "certified_coverage_exact": _fraction_text(cov),
+        "proven_sub_boxes": [key_to_json(b) for b in proven],
+        "proven_whole_cells": rep.whole_cells,
+        "proven_pieces": rep.pieces,
+        "finest_proven": None if rep.finest is None else
+        f"{_fraction_text(rep.finest[0])} x {_fraction_text(rep.finest[1])} of the square",
+        "partition": f"{rep.n} x {rep.n} equal sub-boxes",
+        "frequencies_rechecked": rep.points,
+        "not_proven_sampled_worst": None
+        if not np.isfinite(rep.sampled_worst)
+        else rep.sampled_worst,
+        "not_proven_sampled_where": rep.sampled_where,
+        "not_proven_samples": rep.samples,
+        "not_proven_unresolved_samples": rep.unresolved,
+        "whole_square_sampled_worst": None
+        if not np.isfinite(rep.square_worst)
+        else rep.square_worst,
+        "whole_square_sampled_where": rep.square_where,
+        "whole_square_samples": rep.square_samples,
+        "whole_square_unresolved_samples": rep.square_unresolved,
+        # [largest sampled gain, certified level]: the worst case over the square lies in
+        # it; no upper end unless the whole square is proven
+        "worst_case_bracket": [
+            None if not np.isfinite(lower) else lower,
+            level if cov >= 1 else None,
+        ],
+        "verdict": channel_verdict(rep),
+        "seconds": rep.seconds,
+        "cpu_seconds": rep.cpu,
+    }  # fmt: skip
 
 
 def certified_demo(out_dir, *, progress=None, sample_n=4):
     """``robustmb demo --replay``: stored design, replay of its certificates, verdicts.
 
-    For each channel (tracking ``W_e S``, effort ``W_T K S``) the shipped sub-box
-    certificates are re-checked (:func:`replay_partition`); a channel without shipped
-    evidence is only sampled (``sample_n x sample_n`` sub-box centres x the 33 physical
-    points).  Writes ``summary.json``, ``report.md`` and ``report.html`` (a page that opens
-    in a browser, :func:`~.replay_html.render_replay_html`) to ``out_dir``; the summary
-    also holds, apart and labelled so, the recorded whole-square certificates
+    For each channel (tracking ``W_e S``, effort ``W_T K S``) the shipped cell and piece
+    certificates of its evidence folder (:func:`evidence_folders`) are re-checked
+    (:func:`replay_partition`), and the whole square is sampled (``sample_n x sample_n``
+    grid-cell centres x the 33 physical points): a lower bound of the worst case beside
+    the certified level.  A channel without shipped evidence is only sampled.  Writes
+    ``summary.json``, ``report.md`` and ``report.html`` (a page that opens in a browser,
+    :func:`~.replay_html.render_replay_html`) to ``out_dir``; the summary also holds,
+    apart and labelled so, the recorded whole-square certificates
     (:func:`load_recorded_certificates`, not re-checked in the run).
 
     Returns
@@ -620,16 +799,18 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
     t0 = time.perf_counter()
     design = load_shipped_design()
     t_design = time.perf_counter() - t0
+    folders = evidence_folders()
     rows = {}
     for channel in CHANNELS:
-        folder = os.path.join(DATA_DIR, f"{channel}_095")
-        if os.path.isfile(os.path.join(folder, "meta.json")):
+        folder = folders.get(channel)
+        if folder is not None:
             meta, ev = load_evidence(folder)
             check_design_hash(design["values"], meta, folder)
             check_realisation(arm_channel_problem(design["values"], channel), folder)
         else:
             meta, ev = {"channel": channel, "n": sample_n}, {}
-        rows[channel] = replay_partition(design["values"], meta, ev, progress=progress)
+        rep = replay_partition(design["values"], meta, ev, progress=progress, sample_n=sample_n)
+        rows[channel] = (rep, folder)
     total = time.perf_counter() - t0
     summary = {
         "design": "stored gain-scheduled design arm_lpv_hard (3 states, robust LPV tuning by "
@@ -637,28 +818,12 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
         "what is proven is what the certificates below re-check)",
         "guarantee": "frozen parameters: every bound holds for each fixed value of (t1, t2) "
         "and of m1, J1, rho1, L2, m3 in their ranges; no bound on their rates of variation",
-        "channels": {},
+        "channels": {
+            CHANNELS[channel]: _channel_summary(rep, folder)
+            for channel, (rep, folder) in rows.items()
+        },
         "time": {"design load": t_design, "replay and sampling": total - t_design, "total": total},
     }
-    for channel, rep in rows.items():
-        proven = rep.proven
-        summary["channels"][CHANNELS[channel]] = {
-            "specification": f"peak gain <= {SPEC:g}",
-            "certified_level": None if not proven else rep.gamma,
-            "certified_coverage": rep.coverage,
-            "proven_sub_boxes": [list(b) for b in proven],
-            "partition": f"{rep.n} x {rep.n} equal sub-boxes",
-            "frequencies_rechecked": rep.points,
-            "not_proven_sampled_worst": None
-            if not np.isfinite(rep.sampled_worst)
-            else rep.sampled_worst,
-            "not_proven_sampled_where": rep.sampled_where,
-            "not_proven_samples": rep.samples,
-            "not_proven_unresolved_samples": rep.unresolved,
-            "verdict": channel_verdict(rep),
-            "seconds": rep.seconds,
-            "cpu_seconds": rep.cpu,
-        }
     recorded = load_recorded_certificates(design["values"])
     if recorded is not None:
         summary["recorded_not_rechecked"] = recorded
@@ -727,6 +892,18 @@ def load_recorded_certificates(values=None):
     return rec if rec["channels"] else None
 
 
+def _evidence_text(ch):
+    """``"7/64: 5 whole cells and 8 pieces, finest 1/32 x 1/32 of the square"`` (or "")."""
+    if "certified_coverage_exact" not in ch:
+        return ""
+    text = f"exactly {ch['certified_coverage_exact']}"
+    if "proven_whole_cells" in ch:
+        text += f": {ch['proven_whole_cells']} whole cells and {ch['proven_pieces']} pieces"
+    if ch.get("finest_proven"):
+        text += f", finest {ch['finest_proven']}"
+    return text
+
+
 def summary_text(summary):
     """The human-readable lines of a :func:`certified_demo` summary.
 
@@ -741,6 +918,19 @@ def summary_text(summary):
     '- tracking W_e S (peak gain <= 1): certified < 0.95 on 50.0 '
     >>> line.endswith("not proven on the rest (sampled worst 0.9); verdict: not proven")
     True
+
+    With pieces and the whole square sampled:
+
+    >>> s["channels"]["tracking W_e S"].update(certified_coverage_exact="1/2",
+    ...     proven_whole_cells=1, proven_pieces=4, finest_proven="1/4 x 1/4 of the square",
+    ...     whole_square_sampled_worst=0.93, whole_square_samples=528,
+    ...     worst_case_bracket=[0.93, None])
+    >>> print(summary_text(s).splitlines()[3])  # doctest: +NORMALIZE_WHITESPACE
+    - tracking W_e S (peak gain <= 1): certified < 0.95 on 50.0 % of the area of the (t1, t2)
+    = (tan(theta1/2), tan(theta2/2)) square (2 x 2; exactly 1/2: 1 whole cells and 4 pieces,
+    finest 1/4 x 1/4 of the square); not proven on the rest (sampled worst 0.9); sampled
+    over the whole square: worst 0.93 (528 loops), so the worst case is >= 0.93; verdict:
+    not proven
     """
     from .replay_html import percent_down
 
@@ -750,11 +940,12 @@ def summary_text(summary):
         if nothing:
             cert = "nothing certified"
         else:
+            extra = _evidence_text(ch)
             cert = (
                 f"certified < {ch['certified_level']:g} on "
                 f"{percent_down(ch['certified_coverage'])} % "
                 f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
-                f"({ch['partition']})"
+                f"({ch['partition']}{'; ' + extra if extra else ''})"
             )
         rest = ""
         if ch["certified_coverage"] < 1:
@@ -766,6 +957,20 @@ def summary_text(summary):
             rest = f"; not proven on {where}" + (
                 "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
             )
+        if ch.get("whole_square_sampled_worst") is not None:
+            lo, hi = ch.get("worst_case_bracket", [None, None])
+            unresolved = ch.get("whole_square_unresolved_samples")
+            rest += (
+                f"; sampled over the whole square: worst {ch['whole_square_sampled_worst']:.4g} "
+                f"({ch['whole_square_samples']} loops"
+                f"{f', {unresolved} unresolved' if unresolved else ''})"
+            )
+            if lo is not None:
+                rest += (
+                    f", so the worst case is in [{lo:.4g}, {hi:g}]"
+                    if hi is not None
+                    else f", so the worst case is >= {lo:.4g}"
+                )
         lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
     recorded = summary.get("recorded_not_rechecked")
     if recorded:

@@ -4,9 +4,11 @@ The page is rendered from the replay's summary (:func:`~.arm_certificate.certifi
 the same dictionary as ``summary.json``) with the worst-case report's style and table
 helpers (:mod:`.html`), self-contained (no script, no network).  Two tables, never mixed:
 
-- **re-checked in this run**: per channel the specification, the certified level, the
-  share of the (t1, t2) square whose stored evidence this run re-checked, the largest
-  gain sampled where nothing is proven, and the verdict (which rests on this table only);
+- **re-checked in this run**: per channel the specification, the evidence folder, the
+  certified level, the share of the (t1, t2) square whose stored evidence this run
+  re-checked (rounded down, and exact, with the count of whole cells and split pieces and
+  the finest of them), the largest gain sampled where nothing is proven and over the
+  whole square, and the verdict (which rests on this table only);
 - **recorded, not re-checked in this run**: the stored whole-square partition
   certificates (``recorded_certificates.json``, a summary of the case study's
   checkpoints, with their provenance).
@@ -81,8 +83,11 @@ def _row(cells):
 
 def _rechecked_table(channels):
     head = [
-        "channel", "specification", "certified level", "certified share of the square (%)",
-        "frequencies re-checked", "sampled worst where not proven", "loops sampled",
+        "channel", "specification", "evidence", "certified level",
+        "certified share of the square (%)", "certified share (exact)", "proven whole cells",
+        "proven pieces", "finest proven", "frequencies re-checked",
+        "sampled worst where not proven", "loops sampled",
+        "sampled worst over the whole square", "loops sampled over the whole square",
         "verdict",
     ]  # fmt: skip
     rows = []
@@ -92,11 +97,18 @@ def _rechecked_table(channels):
             f'<tr data-channel="{_e(name)}">'
             + _text(name)
             + _text(ch["specification"])
+            + _text(ch.get("evidence_folder") or "none (sampled only)")
             + _num(ch["certified_level"])
             + _share_cell(ch["certified_coverage"])
+            + _text(ch.get("certified_coverage_exact", "-"), "certified_coverage_exact")
+            + _num(ch.get("proven_whole_cells"))
+            + _num(ch.get("proven_pieces"))
+            + _text(ch.get("finest_proven") or "-", "finest_proven")
             + _num(ch["frequencies_rechecked"])
             + _num(ch["not_proven_sampled_worst"])
             + _num(ch.get("not_proven_samples"))
+            + _num(ch.get("whole_square_sampled_worst"))
+            + _num(ch.get("whole_square_samples"))
             + f'<td class="{_e(verdict.replace(" ", "-"))}" data-key="verdict">{_e(verdict)}</td>'
             + "</tr>"
         )
@@ -149,6 +161,15 @@ def _headline(name, ch):
             f"peak gain certified &lt; {ch['certified_level']:g} on "
             f"{percent_down(ch['certified_coverage'])} % of the (t1, t2) square (re-checked)"
         )
+        if ch.get("certified_coverage_exact"):
+            claim += f", exactly {_e(ch['certified_coverage_exact'])} of its area"
+            if "proven_whole_cells" in ch:
+                claim += (
+                    f" ({ch['proven_whole_cells']} whole cells and {ch['proven_pieces']} "
+                    "pieces"
+                    + (f", finest {_e(ch['finest_proven'])}" if ch.get("finest_proven") else "")
+                    + ")"
+                )
     rest = ""
     if ch["certified_coverage"] < 1:
         where = "on the whole square" if nothing else "elsewhere"
@@ -157,6 +178,18 @@ def _headline(name, ch):
             rest += (
                 f", sampled worst {ch['not_proven_sampled_worst']:.4g} "
                 "(a sample: a lower bound, not a proof)"
+            )
+    if ch.get("whole_square_sampled_worst") is not None:
+        rest += (
+            f"; sampled over the whole square: worst {ch['whole_square_sampled_worst']:.4g} "
+            f"({ch['whole_square_samples']} loops)"
+        )
+        lo, hi = ch.get("worst_case_bracket", [None, None])
+        if lo is not None:
+            rest += (
+                f", so the worst case lies in [{lo:.4g}, {hi:g}]"
+                if hi is not None
+                else f", so the worst case is at least {lo:.4g}"
             )
     return (
         f'<div class="part {_CLASS.get(verdict, "unknown")}"><b>{_e(name)}</b> '
@@ -201,14 +234,17 @@ def render_replay_html(summary, recorded=None) -> str:
         f"<p><b>Guarantee:</b> {_e(summary['guarantee'])}.</p>",
         "<h2>Verdicts (re-checked in this run)</h2>",
         *(_headline(name, ch) for name, ch in channels.items()),
-        "<p>Each stored sub-box certificate (frequencies and D,G scalings) is re-checked in "
-        "floating point at the stored scalings, with a 1e-6 headroom below the level: the "
-        "sub-box centre is stable, each frequency's bound holds and extends to a frequency "
-        "interval, and the intervals cover the whole axis. The certified share counts only "
-        "the sub-boxes that pass. Elsewhere the loops are sampled (sub-box centres x "
-        "nominal and the 32 vertices of the five physical parameters): a lower bound, never "
-        "a proof. The verdict is <i>pass</i> only when the whole square is re-checked at a "
-        "level within the specification, <i>fail</i> when a sampled loop violates it.</p>",
+        "<p>Each stored certificate of a grid cell or of a split piece of one (frequencies "
+        "and D,G scalings) is re-checked in floating point at the stored scalings, with a "
+        "1e-6 headroom below the level: the centre of the cell or piece is stable, each "
+        "frequency's bound holds and extends to a frequency interval, and the intervals "
+        "cover the whole axis. The certified share counts only the cells and pieces that "
+        "pass (their exact areas). Where nothing is proven the loops are sampled (centres x "
+        "nominal and the 32 vertices of the five physical parameters), and the whole square "
+        "is sampled on a grid of cell centres with the same 33 points: a sample is a lower "
+        "bound of the worst case, never a proof. The verdict is <i>fail</i> when a sampled "
+        "loop violates the specification, <i>pass</i> only when the whole square is "
+        "re-checked at a level within it, <i>not proven</i> otherwise.</p>",
         _rechecked_table(channels),
     ]
     if recorded is not None:
