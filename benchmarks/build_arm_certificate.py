@@ -1,17 +1,27 @@
 """Build the arm certificate evidence shipped with the package (``robustmb/data/arm_lpv``).
 
-Reads a partition certificate record of ``certify_lpv_partition.py`` (``--record``, JSON)
-and its store of sweep evidence (``--store``, ``.npz``: per certified sub-box the sweep's
-frequencies ``w_i_j`` and D,G parameters ``s_i_j``), and for each sub-box:
+Reads partition certificate records of ``certify_lpv_partition.py`` (``--record``, JSON)
+and their stores of sweep evidence (``--store``, ``.npz``: per cell ``w_i_j`` / ``s_i_j``,
+per split piece ``w_i_j_P1_P2_a_b...``: frequencies and D,G parameters), and for each
+certified grid cell or piece:
 
-1. rebuilds the sub-box problem from the design (:mod:`robustmb.report.arm_certificate`);
-2. completes the stored evidence until it covers the whole frequency axis
-   (:func:`robustmb.analysis.frequency_certificate.complete_frequency_certificate`: the
-   stored rows are the parameters of the sweep's early-stopped bounds, which leave gaps
-   where the sweep had re-optimised), and keeps a smallest covering subset;
-3. rounds it to float32 and re-checks it (floating point, at the level 1/(1 + 1e-6):
-   a 1e-6 headroom for rounding; float64 kept if float32 fails);
-4. writes ``box_i_j.npz`` (``omega``, ``scalings``) only when the re-check covers.
+1. rebuilds its problem from the design (:mod:`robustmb.report.arm_certificate`);
+2. re-checks the stored evidence as it is
+   (:func:`robustmb.analysis.frequency_certificate.check_frequency_certificate` at the
+   level 1/(1 + 1e-6): a 1e-6 headroom for rounding); only when it leaves gaps, completes
+   it (:func:`~robustmb.analysis.frequency_certificate.complete_frequency_certificate`);
+   keeps a smallest covering subset
+   (:func:`~robustmb.analysis.frequency_certificate.covering_subset`);
+3. rounds it to float32 and re-checks it (float64 kept if float32 fails);
+4. writes ``box_i_j.npz`` (a whole cell) or ``box_i_j_P1xP2-a-b[_...].npz`` (a piece;
+   :mod:`robustmb.report.evidence_keys`) atomically, only when it covers the axis.
+
+Several runs of one channel (e.g. the square shared between two processes) are combined:
+``--record A.json B.json --store A.scalings.npz B.scalings.npz`` (pairs, in order).  The
+records must agree on channel, level, partition and design; a key certified twice takes
+the first run's store entry, and a certified key inside another certified key is dropped
+(the larger covers it).  ``meta.json`` lists the certified keys (``claimed_certified``:
+``[i, j]`` or ``[i, j, [[P1, P2, a, b], ...]]``).
 
 With ``--rebuild FOLDER`` instead of ``--record``/``--store``, the frequencies of an
 existing evidence folder are the start (its meta.json gives channel, level and partition):
@@ -20,12 +30,15 @@ step 2 -- the way to re-make evidence whose realisation fingerprint no longer ma
 (``realisation.npz``, :func:`robustmb.report.arm_certificate.check_realisation`).
 The fingerprint of the realisation used is written with the evidence.
 
-Sub-boxes are written one by one (an interrupted build keeps the finished ones); wall
-and CPU times are printed next to the certification wall time of the record (measured
-when the record ran, under its own load: a rough ratio only).  Usage::
+Files are written one by one (an interrupted build keeps the finished ones); per entry
+the script prints stored -> kept points, whether the stored points covered as they were
+or were completed, wall and CPU times (next to the certification wall time of the
+record, measured when the record ran, under its own load: a rough ratio only) and the
+file size.  Usage::
 
-    python benchmarks/build_arm_certificate.py --record R.json --store R.scalings.npz \\
-        --design D.json --out robustmb/data/arm_lpv/tracking_095 [--boxes 2,2 4,1]
+    python benchmarks/build_arm_certificate.py --record A.json B.json \\
+        --store A.scalings.npz B.scalings.npz --design D.json \\
+        --out robustmb/data/arm_lpv/effort_145 [--boxes 2_2 6_7_2x2-0-1]
     python benchmarks/build_arm_certificate.py --rebuild robustmb/data/arm_lpv/tracking_095 \\
         --design robustmb/data/arm_lpv/design.json --out NEW_FOLDER
 """
@@ -36,7 +49,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import time
 
 import numpy as np
@@ -44,6 +56,7 @@ import numpy as np
 from robustmb.analysis.frequency_certificate import (
     check_frequency_certificate,
     complete_frequency_certificate,
+    covering_subset,
 )
 from robustmb.analysis.mu_sweep import balanced_response_function
 from robustmb.analysis.mussv import warm_upper_bounds
@@ -55,56 +68,155 @@ from robustmb.report.arm_certificate import (
     save_realisation,
     sub_box_system,
 )
+from robustmb.report.evidence_keys import (
+    check_split_tree,
+    evidence_key,
+    key_file_name,
+    key_from_json,
+    key_parts,
+    key_to_json,
+    parse_key_file_name,
+)
+
+
+def store_key(flat):
+    """The evidence key of a store entry ``w_i_j[_p1_p2_a_b...]`` (flat ints, as the
+    partition driver's ``record_key``)."""
+    rest = flat[2:]
+    if len(rest) % 4:
+        raise SystemExit(f"--store: entry {flat} is not i, j and (P1, P2, a, b) steps")
+    return evidence_key(flat[0], flat[1], [rest[k : k + 4] for k in range(0, len(rest), 4)])
+
+
+def record_evidence_key(rec):
+    """The evidence key of a checkpoint record (``box`` and optional ``path``)."""
+    return evidence_key(*rec["box"], rec.get("path", []))
 
 
 def _from_evidence(folder, design):
-    """``(record, store)`` as :func:`main` reads them, from an existing evidence folder."""
+    """``(record, store, source)`` as :func:`main` reads them, from an evidence folder."""
     meta, evidence = load_evidence(folder)
     if meta.get("design_sha256") != design_sha256(design["values"]):
         raise SystemExit(f"--rebuild: {folder} is evidence of another design")
+    subs = []
+    for item in meta.get("claimed_certified", []):
+        i, j, path = key_parts(key_from_json(item))
+        subs.append({"box": [i, j], "path": [list(p) for p in path], "status": "certified"})
     record = {
         "channel": meta["channel"],
         "gamma": meta["gamma"],
         "partition": f"{meta['n']} x {meta['n']}",
         "design_sha256": meta.get("source_design_file_sha256"),
         "commit": meta.get("source_commit"),
-        "sub_boxes": [{"box": list(b), "status": "certified"} for b in
-                      meta.get("claimed_certified", [])],
-    }  # fmt: skip
-    store = {box: (w, None) for box, (w, _) in evidence.items()}
+        "sub_boxes": subs,
+    }
+    store = {key: (w, None) for key, (w, _) in evidence.items()}
     return record, store, meta.get("source", os.path.basename(folder))
+
+
+def merge_records(records, stores, names):
+    """One record and one store from several runs of one channel (pairs in order).
+
+    The records must agree on channel, level, partition and design file; their sub-box
+    lists are concatenated.  A key certified in several records takes the store entry of
+    the first record that certified it; a certified key inside another certified key is
+    dropped (the larger one covers it).  Returns ``(record, store, certified keys)``.
+    """
+    first = records[0]
+    for rec, name in zip(records[1:], names[1:], strict=True):
+        for field in ("channel", "gamma", "partition", "design_sha256"):
+            if rec.get(field) != first.get(field):
+                raise SystemExit(
+                    f"--record: {name} has {field}={rec.get(field)!r}, "
+                    f"{names[0]} {first.get(field)!r}"
+                )
+    store, certified = {}, []
+    for rec, st in zip(records, stores, strict=True):
+        for b in rec["sub_boxes"]:
+            key = record_evidence_key(b)
+            if b["status"] != "certified" or key in store:
+                continue
+            if key in st:
+                store[key] = st[key]
+            certified.append(key)
+    done = set(certified)
+    inside = {
+        k for k in done if any(evidence_key(*key_parts(k)[:2], key_parts(k)[2][:m]) in done
+                               for m in range(len(key_parts(k)[2])))
+    }  # fmt: skip
+    certified = sorted(done - inside)
+    record = dict(first)
+    record["sub_boxes"] = [b for rec in records for b in rec["sub_boxes"]]
+    record["commits"] = [c for rec in records for c in (rec.get("commits") or [rec.get("commit")])]
+    return record, store, certified
+
+
+def covering_evidence(sysdata, blk, w, x):
+    """``(omega, scalings, how)``: a smallest covering subset of the stored points, re-checked
+    as they are; completed (:func:`complete_frequency_certificate`) only when they do not
+    cover the axis.  ``how`` is ``"covered as stored"``, ``"completed"`` or why not."""
+    chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    if chk.covered:
+        keep = sorted(covering_subset(chk.intervals), key=lambda k: w[k])
+        w2, x2 = np.asarray(w)[keep], np.asarray(x)[keep]
+        if check_frequency_certificate(sysdata, blk, LEVEL, w2, x2).covered:
+            return w2, x2, "covered as stored"
+    w2, x2, chk = complete_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    if not chk.covered:
+        return w2, x2, f"completion left {len(chk.gaps)} gaps"
+    return w2, x2, "completed"
+
+
+def _save_npz(path, arrays):
+    """Write ``path`` atomically (a temporary file beside it, then a rename)."""
+    tmp = f"{path}.tmp{os.getpid()}.npz"
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _load_store(path):
+    with np.load(path) as z:
+        return {
+            store_key(tuple(int(v) for v in k.split("_")[1:])): (z[k], z["s" + k[1:]])
+            for k in z.files
+            if k.startswith("w_")
+        }
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--record")
-    ap.add_argument("--store")
+    ap.add_argument("--record", nargs="+", help="checkpoint records (JSON) of one channel")
+    ap.add_argument("--store", nargs="+", help="their .scalings.npz stores, in the same order")
     ap.add_argument("--design", required=True, help="the design JSON the record certifies")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--boxes", nargs="*", default=None)
+    ap.add_argument(
+        "--boxes", nargs="*", default=None, help="keys to build, as file stems: 2_2 6_7_2x2-0-1"
+    )
     ap.add_argument("--skip-done", action="store_true")
     ap.add_argument("--rebuild", default=None, help="an evidence folder to re-make")
     args = ap.parse_args()
     if not args.rebuild and not (args.record and args.store):
         ap.error("either --rebuild, or --record and --store")
+    if args.record and len(args.record) != len(args.store):
+        ap.error("--record and --store: one store per record, in the same order")
     with open(args.design, "rb") as fh:
         raw = fh.read()
     design = json.loads(raw)
     if args.rebuild:
         record, store, source = _from_evidence(args.rebuild, design)
+        certified = [record_evidence_key(b) for b in record["sub_boxes"]]
     else:
-        with open(args.record) as fh:
-            record = json.load(fh)
-        if hashlib.sha256(raw).hexdigest() != record.get("design_sha256"):
-            raise SystemExit("--design is not the design the record certifies (sha256 differs)")
-        source = os.path.basename(args.record)
-        with np.load(args.store) as z:
-            store = {
-                tuple(int(v) for v in k.split("_")[1:]): (z[k], z["s" + k[1:]])
-                for k in z.files
-                if k.startswith("w_")
-            }
+        records = []
+        for path in args.record:
+            with open(path) as fh:
+                records.append(json.load(fh))
+            if hashlib.sha256(raw).hexdigest() != records[-1].get("design_sha256"):
+                raise SystemExit(f"--design is not the design {path} certifies (sha256 differs)")
+        stores = [_load_store(path) for path in args.store]
+        record, store, certified = merge_records(records, stores, args.record)
+        source = ", ".join(os.path.basename(p) for p in args.record)
     n = int(record["partition"].split(" x ")[0])
+    check_split_tree(certified, n)
     meta = {
         "channel": record["channel"],
         "gamma": record["gamma"],
@@ -116,9 +228,8 @@ def main():
         "source_design_file_sha256": record["design_sha256"],
         "source": source,
         "source_commit": record.get("commit"),
-        "claimed_certified": sorted(
-            b["box"] for b in record["sub_boxes"] if b["status"] == "certified"
-        ),
+        "source_commits": record.get("commits"),
+        "claimed_certified": [key_to_json(k) for k in sorted(certified)],
     }
     os.makedirs(args.out, exist_ok=True)
     data_dir = os.path.dirname(os.path.abspath(args.out))
@@ -128,22 +239,33 @@ def main():
         keep["source_sha256"] = record["design_sha256"]
         with open(shipped, "w") as fh:
             json.dump(keep, fh)
-    with open(os.path.join(args.out, "meta.json"), "w") as fh:
+    tmp = os.path.join(args.out, f"meta.json.tmp{os.getpid()}")
+    with open(tmp, "w") as fh:
         json.dump(meta, fh, indent=1)
-    times = {tuple(b["box"]): b.get("time", np.nan) for b in record["sub_boxes"]}
-    boxes = [tuple(int(v) for v in b.split(",")) for b in args.boxes] if args.boxes else None
-    boxes = boxes or sorted(store, key=lambda b: len(store[b][0]))
+    os.replace(tmp, os.path.join(args.out, "meta.json"))
+    times = {record_evidence_key(b): b.get("time", np.nan) for b in record["sub_boxes"]}
+    if args.boxes:
+        keys = [parse_key_file_name(f"box_{b}.npz", n) for b in args.boxes]
+    else:
+        keys = sorted((k for k in certified if k in store), key=lambda k: len(store[k][0]))
+        for k in certified:
+            if k not in store:
+                print(f"{key_to_json(k)}: certified, but no stored evidence", flush=True)
     problem = arm_channel_problem(design["values"], record["channel"])
     save_realisation(problem, args.out)
-    for box in boxes:
-        path = os.path.join(args.out, f"box_{box[0]}_{box[1]}.npz")
+    for key in keys:
+        path = os.path.join(args.out, key_file_name(key))
         if args.skip_done and os.path.exists(path):
             continue
-        if box not in store:
-            print(f"{box}: no stored evidence", flush=True)
+        if key not in store:
+            print(f"{key_to_json(key)}: no stored evidence", flush=True)
             continue
-        w, x = store[box]
-        sysdata, blk = sub_box_system(problem, n, *box, record["gamma"])
+        w, x = store[key]
+        i, j, steps = key_parts(key)
+        sysdata, blk = sub_box_system(problem, n, i, j, record["gamma"], steps)
+        if sysdata is None:
+            print(f"{key_to_json(key)}: {blk}", flush=True)
+            continue
         t0, c0 = time.perf_counter(), time.process_time()
         if x is None:
             # scalings of this realisation, optimised to the end at the stored frequencies
@@ -151,10 +273,10 @@ def main():
             stop = LEVEL / (1.0 + 1e-3)
             _, x = warm_upper_bounds(balanced_response_function(*sysdata)(w), blk,
                                      target=stop, polish_target=stop)  # fmt: skip
-        w2, x2, chk = complete_frequency_certificate(sysdata, blk, LEVEL, w, x)
+        w2, x2, how = covering_evidence(sysdata, blk, w, x)
         t_build, c_build = time.perf_counter() - t0, time.process_time() - c0
-        if not chk.covered:
-            print(f"{box}: completion left {len(chk.gaps)} gaps ({t_build:.0f} s)", flush=True)
+        if how not in ("covered as stored", "completed"):
+            print(f"{key_to_json(key)}: {how} ({t_build:.0f} s)", flush=True)
             continue
         w32, x32 = w2.astype(np.float32), x2.astype(np.float32)
         t0, c0 = time.perf_counter(), time.process_time()
@@ -164,15 +286,13 @@ def main():
             arrays = {"omega": w32, "scalings": x32}
         else:
             arrays = {"omega": w2, "scalings": x2}
-        tmp = path + ".tmp.npz"
-        np.savez_compressed(tmp, **arrays)
-        shutil.move(tmp, path)
+        _save_npz(path, arrays)
+        cert = times.get(key, np.nan)
         print(
-            f"{box}: {len(w)} stored -> {len(w2)} covering points; completion {t_build:.0f} s "
-            f"(CPU {c_build:.0f} s), exact re-check {t_check:.2f} s (CPU {c_check:.2f} s; "
-            f"certification {times.get(box, np.nan):.0f} s, "
-            f"ratio {t_check / times.get(box, np.nan):.3f}); float32 {chk32.covered}; "
-            f"{os.path.getsize(path) / 1e3:.0f} kB",
+            f"{key_file_name(key)[4:-4]}: {len(w)} stored -> {len(w2)} kept points, {how} "
+            f"({t_build:.1f} s, CPU {c_build:.1f} s); re-check {t_check:.2f} s (CPU "
+            f"{c_check:.2f} s; certification {cert:.0f} s, ratio {t_check / cert:.3f}); "
+            f"float32 {chk32.covered}; {os.path.getsize(path) / 1e3:.0f} kB",
             flush=True,
         )
 

@@ -16,26 +16,70 @@ from robustmb.report.arm_certificate import (
 )
 
 
-def _replay(coverage, gamma, worst):
+def _replay(coverage, gamma, worst, square=np.nan):
     n = 2
     proven = round(coverage * n * n)
     status = {(i, j): "proven" if i * n + j < proven else "no evidence" for i in range(n)
               for j in range(n)}  # fmt: skip
-    return PartitionReplay("tracking", gamma, n, status, coverage, worst)
+    return PartitionReplay("tracking", gamma, n, status, coverage, worst, square_worst=square)
 
 
 @pytest.mark.parametrize(
-    ("coverage", "gamma", "worst", "verdict"),
+    ("coverage", "gamma", "worst", "square", "verdict"),
     [
-        (1.0, 0.95, np.nan, "pass"),  # whole square certified below the spec
-        (1.0, 1.2, np.nan, "not proven"),  # certified, but above the spec
-        (0.75, 0.95, 0.99, "not proven"),  # a quarter neither proven nor violated
-        (0.75, 0.95, 1.01, "fail"),  # a sampled loop violates the spec
-        (0.0, np.nan, np.inf, "fail"),  # an unstable sample
+        (1.0, 0.95, np.nan, np.nan, "pass"),  # whole square certified below the spec
+        (1.0, 0.95, np.nan, 0.93, "pass"),  # ... and the whole-square samples below it
+        (1.0, 1.2, np.nan, np.nan, "not proven"),  # certified, but above the spec
+        (1.0, 1.2, np.nan, 0.99, "not proven"),  # ... with no sample above the spec
+        (1.0, 14.5, np.nan, 13.08, "fail"),  # fully proven above the spec, a sample above it
+        (0.75, 0.95, 0.99, np.nan, "not proven"),  # a quarter neither proven nor violated
+        (0.75, 0.95, 0.99, 0.98, "not proven"),
+        (0.75, 0.95, 1.01, np.nan, "fail"),  # a sampled loop violates the spec
+        (0.75, 0.95, 0.99, 1.01, "fail"),  # a whole-square sample violates it
+        (0.0, np.nan, np.inf, np.nan, "fail"),  # an unstable sample
+        (0.0, np.nan, np.nan, np.inf, "fail"),  # an unstable whole-square sample
+        (0.0, np.nan, np.nan, np.nan, "not proven"),  # nothing proven, nothing sampled
     ],
 )
-def test_verdict_claims_no_more_than_the_certificate(coverage, gamma, worst, verdict):
-    assert channel_verdict(_replay(coverage, gamma, worst)) == verdict
+def test_verdict_claims_no_more_than_the_certificate(coverage, gamma, worst, square, verdict):
+    assert channel_verdict(_replay(coverage, gamma, worst, square)) == verdict
+
+
+def test_verdict_needs_the_exact_coverage_to_be_one():
+    """A float coverage of 1.0 from a sum of areas short of the square is not a pass."""
+    from fractions import Fraction
+
+    rep = _replay(1.0, 0.95, np.nan)
+    rep.coverage_exact = 1 - Fraction(1, 2**60)
+    assert float(rep.coverage_exact) == 1.0 and channel_verdict(rep) == "not proven"
+    rep.coverage_exact = Fraction(1)
+    assert channel_verdict(rep) == "pass"
+
+
+def test_fully_proven_channel_above_the_spec_with_a_violating_sample_fails(tmp_path, monkeypatch):
+    """The effort channel proven on the whole square at 14.5 (spec 1): its loops violate the
+    spec, so the summary states 'fail' with the bracket [sampled worst, 14.5]."""
+    import json
+
+    from robustmb.report import arm_certificate
+
+    full = {(i, j): "proven" for i in range(8) for j in range(8)}
+    replays = {
+        "tracking": PartitionReplay("tracking", 0.95, 8, dict(full), 1.0, np.nan,
+                                    square_worst=0.94, square_samples=528),
+        "effort": PartitionReplay("effort", 14.5, 8, dict(full), 1.0, np.nan,
+                                  square_worst=13.08, square_samples=528),
+    }  # fmt: skip
+    monkeypatch.setattr(
+        arm_certificate, "replay_partition", lambda values, meta, ev, **kw: replays[meta["channel"]]
+    )
+    arm_certificate.certified_demo(str(tmp_path))
+    s = json.loads((tmp_path / "summary.json").read_text())["channels"]
+    effort, track = s["effort W_T K S"], s["tracking W_e S"]
+    assert effort["verdict"] == "fail" and effort["worst_case_bracket"] == [13.08, 14.5]
+    assert track["verdict"] == "pass" and track["worst_case_bracket"] == [0.94, 0.95]
+    md = (tmp_path / "report.md").read_text()
+    assert "worst case is in [13.08, 14.5]; verdict: fail" in md
 
 
 def test_summary_text_states_coverage_and_the_rest():

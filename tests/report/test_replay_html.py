@@ -33,15 +33,23 @@ CHECKPOINTS = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints")
 @pytest.fixture
 def demo_out(tmp_path, monkeypatch):
     """certified_demo with a synthetic replay (no arm re-check: the page is under test)."""
+    from fractions import Fraction
+
+    # tracking: rows 0 and 1 proven, as 15 whole cells and the 4 quarters of cell (1, 7)
+    status = {(i, j): "proven" if i < 2 else "no evidence" for i in range(8) for j in range(8)}
+    del status[(1, 7)]
+    status.update({(1, 7, ((2, 2, a, b),)): "proven" for a in (0, 1) for b in (0, 1)})
     replays = {
         "tracking": PartitionReplay(
-            "tracking", 0.95, 8, {(i, j): "proven" if i < 2 else "no evidence" for i in range(8)
-                                  for j in range(8)},  # fmt: skip
-            16 / 64, 0.9312345678, {"t1": 0.5}, 412, 1584,
+            "tracking", 0.95, 8, status, 16 / 64, 0.9312345678, {"t1": 0.5}, 412, 1584,
+            coverage_exact=Fraction(1, 4), whole_cells=15, pieces=4,
+            finest=(Fraction(1, 16), Fraction(1, 16)), square_worst=0.9354321,
+            square_where={"t1": 0.6}, square_samples=528,
         ),
         "effort": PartitionReplay(
             "effort", np.nan, 4, {(i, j): "no evidence" for i in range(4) for j in range(4)},
-            0.0, 13.0812345, {"t1": 0.7}, 0, 528,
+            0.0, 13.0812345, {"t1": 0.7}, 0, 528, coverage_exact=Fraction(0),
+            square_worst=13.0812345, square_samples=528,
         ),
     }  # fmt: skip
     monkeypatch.setattr(
@@ -64,12 +72,31 @@ def test_html_tables_hold_the_numbers_of_the_json(demo_out):
         _number(cells["frequencies re-checked"], ch["frequencies_rechecked"])
         _number(cells["sampled worst where not proven"], ch["not_proven_sampled_worst"])
         _number(cells["loops sampled"], ch["not_proven_samples"])
+        _number(cells["sampled worst over the whole square"], ch["whole_square_sampled_worst"])
+        _number(cells["loops sampled over the whole square"], ch["whole_square_samples"])
+        _number(cells["proven whole cells"], ch["proven_whole_cells"])
+        _number(cells["proven pieces"], ch["proven_pieces"])
+        assert cells["certified share (exact)"][0] == ch["certified_coverage_exact"]
+        assert cells["finest proven"][0] == (ch["finest_proven"] or "-")
+        assert Fraction(ch["certified_coverage_exact"]) == ch["certified_coverage"]
         assert cells["verdict"][0] == ch["verdict"]
     # the synthetic replay's figures went through unchanged
     track = summary["channels"]["tracking W_e S"]
     assert (track["certified_level"], track["certified_coverage"]) == (0.95, 0.25)
     assert track["verdict"] == "not proven"  # 25 % proven, sampled worst below the spec
-    assert summary["channels"]["effort W_T K S"]["verdict"] == "fail"  # 13.08 > 1 sampled
+    assert track["certified_coverage_exact"] == "1/4"
+    assert (track["proven_whole_cells"], track["proven_pieces"]) == (15, 4)
+    assert track["finest_proven"] == "1/16 x 1/16 of the square"
+    assert [1, 7, [[2, 2, 1, 1]]] in track["proven_sub_boxes"]
+    assert track["worst_case_bracket"] == [0.9354321, None]  # not the whole square proven
+    effort = summary["channels"]["effort W_T K S"]
+    assert effort["verdict"] == "fail"  # 13.08 > 1 sampled
+    assert effort["certified_coverage_exact"] == "0" and effort["finest_proven"] is None
+    assert effort["worst_case_bracket"] == [13.0812345, None]
+    # the headlines state the exact share, the pieces and the whole-square sample
+    text = " ".join(page.text)
+    assert "exactly 1/4 of its area (15 whole cells and 4 pieces, finest 1/16 x 1/16" in text
+    assert "sampled over the whole square: worst 0.9354 (528 loops)" in text
 
     recorded = summary["recorded_not_rechecked"]["channels"]
     rows = _rows(page.tables["recorded"])

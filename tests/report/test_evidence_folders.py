@@ -1,0 +1,82 @@
+"""``robustmb demo --replay`` finds each channel's evidence folder by its meta.json: one per
+channel (two refused, naming both), the folder's pieces handed to the replay."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from robustmb.errors import ArgumentError
+from robustmb.report import arm_certificate
+from robustmb.report.arm_certificate import DATA_DIR, PartitionReplay, evidence_folders
+
+PIECE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "arm_effort_piece")
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """A copy of the package data with the effort test piece as ``effort_145``."""
+    data = tmp_path / "arm_lpv"
+    shutil.copytree(DATA_DIR, data)
+    shutil.copytree(PIECE_DIR, data / "effort_145")
+    monkeypatch.setattr(arm_certificate, "DATA_DIR", str(data))
+    return data
+
+
+def test_one_folder_per_channel_found_by_its_meta(data_dir):
+    (data_dir / "notes").mkdir()  # a folder with no meta.json is not evidence
+    got = evidence_folders()
+    assert {k: os.path.basename(v) for k, v in got.items()} == {
+        "tracking": "tracking_095",
+        "effort": "effort_145",
+    }
+
+
+def test_two_folders_of_one_channel_are_refused_naming_both(data_dir):
+    shutil.copytree(data_dir / "tracking_095", data_dir / "tracking_100")
+    with pytest.raises(ArgumentError, match="tracking_095.*tracking_100"):
+        evidence_folders()
+    with pytest.raises(ArgumentError, match="tracking_095.*tracking_100"):
+        arm_certificate.certified_demo(str(data_dir.parent / "out"))
+
+
+def test_a_meta_naming_no_channel_is_refused(data_dir):
+    meta = json.loads((data_dir / "effort_145" / "meta.json").read_text())
+    meta["channel"] = "torque"
+    (data_dir / "effort_145" / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ArgumentError, match=r"effort_145.*meta\.json.*torque"):
+        evidence_folders()
+
+
+def test_demo_replays_each_channel_from_its_folder(data_dir, monkeypatch):
+    seen = {}
+
+    def fake(values, meta, ev, **kw):
+        seen[meta["channel"]] = (meta, sorted(ev))
+        return PartitionReplay(meta["channel"], meta["gamma"], meta["n"], {}, 0.0, np.nan)
+
+    monkeypatch.setattr(arm_certificate, "replay_partition", fake)
+    summary = arm_certificate.certified_demo(str(data_dir.parent / "out"))
+    assert seen["effort"][0]["gamma"] == 14.5
+    assert seen["effort"][1] == [(6, 7, ((2, 2, 0, 1), (2, 2, 0, 0)))]
+    assert seen["tracking"][0]["gamma"] == 0.95 and len(seen["tracking"][1]) == 7
+    chans = summary["channels"]
+    assert chans["effort W_T K S"]["evidence_folder"] == "effort_145"
+    assert chans["tracking W_e S"]["evidence_folder"] == "tracking_095"
+
+
+def test_channel_without_a_folder_is_sampled_only(data_dir, monkeypatch):
+    shutil.rmtree(data_dir / "effort_145")
+    seen = {}
+
+    def fake(values, meta, ev, **kw):
+        seen[meta["channel"]] = (meta, ev, kw)
+        return PartitionReplay(meta["channel"], np.nan, meta["n"], {}, 0.0, np.nan)
+
+    monkeypatch.setattr(arm_certificate, "replay_partition", fake)
+    summary = arm_certificate.certified_demo(str(data_dir.parent / "out"), sample_n=3)
+    meta, ev, kw = seen["effort"]
+    assert ev == {} and meta["n"] == 3 and kw["sample_n"] == 3
+    assert summary["channels"]["effort W_T K S"]["evidence_folder"] is None
