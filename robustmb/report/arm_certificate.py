@@ -6,10 +6,12 @@ tuned ``arm_lpv_hard`` checkpoint) is certified over an ``n x n`` partition of i
 L2, m3 whole, +-20 %) the LFT is re-centred at the sub-box centre and a fixed-level mu
 sweep proves robust stability and ``||channel||_inf < gamma`` for every frozen parameter
 value in the sub-box (robust performance, main loop theorem).  The sweep's evidence --
-its frequencies and their D,G parameters -- is stored per sub-box
-(``robustmb/data/arm_lpv/<channel>_<gamma>/box_i_j.npz``).  Nothing stored is trusted:
-:func:`replay_partition` rebuilds each sub-box problem from the design, checks that its
-centre is stable, and re-checks the evidence with
+its frequencies and their D,G parameters -- is stored per grid cell or split piece of
+one (``robustmb/data/arm_lpv/<channel>_<level>/box_i_j.npz``, or
+``box_i_j_P1xP2-a-b[...].npz`` for a piece, :mod:`.evidence_keys`; one folder per
+channel, found by its ``meta.json``).  Nothing stored is trusted:
+:func:`replay_partition` rebuilds each cell or piece problem from the design, checks that
+its centre is stable, and re-checks the evidence with
 :func:`robustmb.analysis.frequency_certificate.check_frequency_certificate`: in floating
 point, the bound at the stored scalings at each frequency and extended to its frequency
 interval, the intervals covering ``[0, inf]``, at the level :data:`LEVEL` = 1/(1 + 1e-6)
@@ -17,9 +19,12 @@ interval, the intervals covering ``[0, inf]``, at the level :data:`LEVEL` = 1/(1
 LFT's repeated-scalar Delta channels, so the evidence also holds ``M(j omega)`` of the
 realisation it was made for (``realisation.npz``): a replay on another realisation is
 refused (:func:`check_realisation`), never reported as gaps.  Coverage is the share of
-the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square.  A sub-box counts as
-proven only when that re-check covers the whole axis; every other part of the square is
-reported as not proven, with the largest gain sampled there.
+the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square, summed exactly over the
+proven cells and pieces.  A cell or piece counts as proven only when that re-check covers
+the whole axis; every other part of the square is reported as not proven, with the
+largest gain sampled there.  The whole square is sampled too, for every channel: the
+largest sampled gain is a lower bound of the worst case, the certified level (on a fully
+proven square) its upper bound.
 """
 
 from __future__ import annotations
