@@ -610,7 +610,8 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     problem = arm_channel_problem(values, meta["channel"])
     status, points = {}, 0
     for key in sorted(evidence):
-        sysdata, blk = sub_box_system(problem, n, *key_parts(key)[:2], gamma, key_parts(key)[2])
+        i, j, path = key_parts(key)
+        sysdata, blk = sub_box_system(problem, n, i, j, gamma, path)
         if sysdata is None:
             status[key] = blk
             continue
