@@ -65,7 +65,6 @@ from robustmb.report.arm_certificate import (
     arm_channel_problem,
     design_sha256,
     load_evidence,
-    save_realisation,
     sub_box_system,
 )
 from robustmb.report.evidence_keys import (
@@ -77,6 +76,7 @@ from robustmb.report.evidence_keys import (
     key_to_json,
     parse_key_file_name,
 )
+from robustmb.report.realisation_guard import save_realisation
 
 
 def store_key(flat):

@@ -153,9 +153,9 @@ def test_evidence_of_another_delta_basis_is_refused(tmp_path):
     import shutil
 
     from robustmb.errors import ArgumentError
-    from robustmb.report.arm_certificate import (
+    from robustmb.report.arm_certificate import arm_channel_problem
+    from robustmb.report.realisation_guard import (
         REALISATION_FILE,
-        arm_channel_problem,
         check_realisation,
         realisation_fingerprint,
     )
@@ -315,7 +315,7 @@ def _scalar_problem(dzw=0.0):
 
 
 def test_sampled_gain_against_closed_form():
-    from robustmb.report.arm_certificate import sampled_gain
+    from robustmb.report.loop_sampling import sampled_gain
 
     # x' = (2 v - 1) x + u, y = x: peak gain 1 / (1 - 2 v) for v < 1/2
     g, where, unresolved = sampled_gain(_scalar_problem(), np.array([[-1.0], [0.0], [0.25]]))
@@ -324,7 +324,7 @@ def test_sampled_gain_against_closed_form():
 
 def test_sampled_gain_fails_only_on_a_confirmed_unstable_pole(monkeypatch):
     import robustmb.analysis.norms as norms
-    from robustmb.report.arm_certificate import sampled_gain
+    from robustmb.report.loop_sampling import sampled_gain
 
     p = _scalar_problem()
     # pole at +1: confirmed unstable
@@ -341,7 +341,7 @@ def test_sampled_gain_fails_only_on_a_confirmed_unstable_pole(monkeypatch):
 
 
 def test_sampled_gain_ill_posed_sample_is_unresolved():
-    from robustmb.report.arm_certificate import sampled_gain
+    from robustmb.report.loop_sampling import sampled_gain
 
     # z = x + w, w = z: I - Dzw delta singular at delta = 1
     g, where, unresolved = sampled_gain(_scalar_problem(dzw=1.0), np.array([[1.0]]))

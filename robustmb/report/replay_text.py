@@ -1,0 +1,102 @@
+"""The text (markdown) of ``robustmb demo``'s certified replay summary.
+
+The counterpart of :mod:`robustmb.report.replay_html`: per channel the specification,
+the certified level and the exact share of the (t1, t2) square it covers, what was
+sampled where nothing is proven and over the whole square, and the verdict; apart, the
+recorded certificates that the run did not re-check.
+"""
+
+from __future__ import annotations
+
+
+def _evidence_text(ch):
+    """``"7/64: 5 whole cells and 8 pieces, finest 1/32 x 1/32 of the square"`` (or "")."""
+    if "certified_coverage_exact" not in ch:
+        return ""
+    text = f"exactly {ch['certified_coverage_exact']}"
+    if "proven_whole_cells" in ch:
+        text += f": {ch['proven_whole_cells']} whole cells and {ch['proven_pieces']} pieces"
+    if ch.get("finest_proven"):
+        text += f", finest {ch['finest_proven']}"
+    return text
+
+
+def summary_text(summary):
+    """The human-readable lines of a :func:`certified_demo` summary.
+
+    Examples
+    --------
+    >>> s = {"design": "d", "guarantee": "g", "time": {"total": 1.0}, "channels": {
+    ...     "tracking W_e S": {"specification": "peak gain <= 1", "certified_level": 0.95,
+    ...     "certified_coverage": 0.5, "partition": "2 x 2", "frequencies_rechecked": 10,
+    ...     "not_proven_sampled_worst": 0.9, "verdict": "not proven"}}}
+    >>> line = summary_text(s).splitlines()[3]
+    >>> line[:60]
+    '- tracking W_e S (peak gain <= 1): certified < 0.95 on 50.0 '
+    >>> line.endswith("not proven on the rest (sampled worst 0.9); verdict: not proven")
+    True
+
+    With pieces and the whole square sampled:
+
+    >>> s["channels"]["tracking W_e S"].update(certified_coverage_exact="1/2",
+    ...     proven_whole_cells=1, proven_pieces=4, finest_proven="1/4 x 1/4 of the square",
+    ...     whole_square_sampled_worst=0.93, whole_square_samples=528,
+    ...     worst_case_bracket=[0.93, None])
+    >>> print(summary_text(s).splitlines()[3])  # doctest: +NORMALIZE_WHITESPACE
+    - tracking W_e S (peak gain <= 1): certified < 0.95 on 50.0 % of the area of the (t1, t2)
+    = (tan(theta1/2), tan(theta2/2)) square (2 x 2; exactly 1/2: 1 whole cells and 4 pieces,
+    finest 1/4 x 1/4 of the square); not proven on the rest (sampled worst 0.9); sampled
+    over the whole square: worst 0.93 (528 loops), so the worst case is >= 0.93; verdict:
+    not proven
+    """
+    from .replay_html import percent_down
+
+    lines = [f"design: {summary['design']}", f"guarantee: {summary['guarantee']}", "channels:"]
+    for name, ch in summary["channels"].items():
+        nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+        if nothing:
+            cert = "nothing certified"
+        else:
+            extra = _evidence_text(ch)
+            cert = (
+                f"certified < {ch['certified_level']:g} on "
+                f"{percent_down(ch['certified_coverage'])} % "
+                f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
+                f"({ch['partition']}{'; ' + extra if extra else ''})"
+            )
+        rest = ""
+        if ch["certified_coverage"] < 1:
+            worst = ch["not_proven_sampled_worst"]
+            loops = f", {ch['not_proven_samples']} loops" if "not_proven_samples" in ch else ""
+            if ch.get("not_proven_unresolved_samples"):
+                loops += f", {ch['not_proven_unresolved_samples']} unresolved"
+            where = "the whole square" if nothing else "the rest"
+            rest = f"; not proven on {where}" + (
+                "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
+            )
+        if ch.get("whole_square_sampled_worst") is not None:
+            lo, hi = ch.get("worst_case_bracket", [None, None])
+            unresolved = ch.get("whole_square_unresolved_samples")
+            rest += (
+                f"; sampled over the whole square: worst {ch['whole_square_sampled_worst']:.4g} "
+                f"({ch['whole_square_samples']} loops"
+                f"{f', {unresolved} unresolved' if unresolved else ''})"
+            )
+            if lo is not None:
+                rest += (
+                    f", so the worst case is in [{lo:.4g}, {hi:g}]"
+                    if hi is not None
+                    else f", so the worst case is >= {lo:.4g}"
+                )
+        lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
+    recorded = summary.get("recorded_not_rechecked")
+    if recorded:
+        lines.append("recorded, not re-checked in this run (stored partition certificates):")
+        for name, ch in recorded["channels"].items():
+            files = ", ".join(src["file"] for src in ch["sources"])
+            lines.append(
+                f"- {name}: certified < {ch['level']:g} on {percent_down(ch['coverage'])} % of the "
+                f"square ({ch['certified_records']} of {ch['records']} records certified; "
+                f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
+            )
+    return "\n".join(lines) + "\n"
