@@ -752,7 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the rest of the scheduling square sampled; [4] report: per channel the "
         "specification, the certified worst case and its share of the square, the sampled "
         "worst and a verdict that never claims more than is certified; writes report.html, "
-        "report.md and summary.json. About 15-20 s on 2 cores.",
+        "report.md and summary.json. No optimisation: tens of seconds on 2 cores.",
         epilog="--samples and --seed apply to --frozen and --lpv only (the default demo "
         "samples a fixed grid; giving them without --frozen or --lpv is an error).",
     )
@@ -870,7 +870,8 @@ def _check_demo_flags(parser, args):
         given = [flag for flag, value in pairs if value is not None]
         if given:
             parser.error(
-                f"demo: {' and '.join(given)} apply to --frozen and --lpv; the default demo "
+                f"demo: {' and '.join(given)} {'apply' if len(given) > 1 else 'applies'} to "
+                "--frozen and --lpv; the default demo "
                 "re-checks the stored certificates and samples a fixed grid"
             )
 

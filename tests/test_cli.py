@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from robustmb.cli import load_target, main, parse_channel
+from robustmb.cli import demo, load_target, main, parse_channel
 
 USER_MODULE = textwrap.dedent(
     """
@@ -229,8 +229,8 @@ def test_unknown_channel_signal_is_named(user_module, capsys):
         (["demo", "--frozen", "--lpv", "--quick"], "--frozen runs alone (not with --lpv, --quick)"),
         (["demo", "--replay", "--frozen"], "--replay runs alone (not with --frozen)"),
         (["demo", "--frozen", "--design", "d.json"], "--frozen runs alone (not with --design)"),
-        (["demo", "--samples", "20"], "--samples apply to --frozen and --lpv"),
-        (["demo", "--replay", "--seed", "3"], "--seed apply to --frozen and --lpv"),
+        (["demo", "--samples", "20"], "--samples applies to --frozen and --lpv"),
+        (["demo", "--replay", "--seed", "3"], "--seed applies to --frozen and --lpv"),
         (["demo", "--samples", "5", "--seed", "1"], "--samples and --seed apply to"),
         (["nonsense"], "invalid choice"),
         (["report"], "MODULE:FUNCTION"),
@@ -243,6 +243,22 @@ def test_bad_arguments_exit_with_usage_errors(capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err
     assert err.strip().splitlines()[-1].startswith("robustmb")  # argparse's one-line message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"frozen": True, "lpv": True}, "choose one of lpv, frozen, replay"),
+        ({"replay": True, "frozen": True}, "choose one of lpv, frozen, replay"),
+        ({"quick": True}, "quick and design apply to the lpv pipeline"),
+        ({"frozen": True, "design": "d.json"}, "quick and design apply to the lpv pipeline"),
+    ],
+)
+def test_demo_function_refuses_conflicting_arguments(tmp_path, kwargs, message):
+    from robustmb.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match=message):
+        demo(tmp_path, **kwargs)
 
 
 @pytest.mark.parametrize(
