@@ -433,6 +433,35 @@ def test_default_demo_writes_the_report_with_a_verdict_per_channel(default_demo)
             assert ch["certified_coverage"] == 1
 
 
+@pytest.mark.parametrize(
+    ("raised", "code", "message"),
+    [
+        (KeyboardInterrupt, 130, "robustmb demo: interrupted; no report written"),
+        ("evidence", 1, "robustmb demo: error: evidence of another realisation"),
+    ],
+)
+def test_default_demo_ends_with_one_line_when_stopped(
+    tmp_path, monkeypatch, capsys, raised, code, message
+):
+    """Ctrl-C during the re-checks (status 130) or evidence refused (status 1): one line on
+    stderr, no traceback, no report folder."""
+    import robustmb.report.arm_certificate as arm_certificate
+    from robustmb.errors import ArgumentError
+
+    def stop(out_dir, **kw):
+        if raised is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        raise ArgumentError("evidence of another realisation")
+
+    monkeypatch.setattr(arm_certificate, "certified_demo", stop)
+    assert main(["demo", "--out", str(tmp_path / "r"), "--quiet"]) == code
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(message) and "Traceback" not in captured.err
+    assert "[3] certification" in captured.out and "[4] report" not in captured.out
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.slow
 def test_default_demo_proven_sub_boxes_hold_at_sampled_loops(default_demo):
     """The tracking channel's certified level is the shipped evidence's, over at least its
