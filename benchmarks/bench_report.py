@@ -1,8 +1,8 @@
-"""Benchmark of the worst-case report on the demo arm (``robustmb demo``).
+"""Benchmark of the worst-case report on the demo arm (``robustmb demo --frozen``).
 
 Measured in one run:
 
-* the time of each step of ``robustmb demo`` (robust stability margin, the worst-case
+* the time of each step of ``robustmb demo --frozen`` (robust stability margin, the worst-case
   gain of each channel, everything else) and of the whole report;
 * as reference, the time of a Monte Carlo estimate of the same worst-case gains
   (1,000 random parameter samples, exact peak gain of each): the ratio shows what the

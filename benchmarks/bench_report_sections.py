@@ -1,11 +1,11 @@
-"""Cost of the report's engineering sections on the demo arm (``robustmb demo``).
+"""Cost of the report's engineering sections on the demo arm (``robustmb demo --frozen``).
 
 Measured in one run, CPU time (``time.process_time``, robust to other jobs sharing the
 machine) and wall time of the same report:
 
 * reference: the report without loop margins and step responses (the sections before
   they were added: verdicts, conclusions and histograms cost no analysis);
-* full: the report as ``robustmb demo`` writes it (``wcdiskmargin`` on ``L = K G`` at
+* full: the report as ``robustmb demo --frozen`` writes it (``wcdiskmargin`` on ``L = K G`` at
   the joint torques, step responses of ``theta <- r`` with 20 samples).
 
 Usage: ``python benchmarks/bench_report_sections.py``

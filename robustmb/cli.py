@@ -1,27 +1,33 @@
 """The ``robustmb`` command line: worst-case reports of uncertain closed loops.
 
 ``robustmb demo``
-    The worst-case report of the two-link robotic arm frozen at one configuration
-    under a joint PID, with its five uncertain physical parameters.
+    The certified LPV pipeline of the two-link robotic arm, stage by stage, with the time
+    of each: [1] the model, one LFT scheduled by t1 = tan(theta1/2), t2 = tan(theta2/2)
+    (theta1 in [45, 90] deg, theta2 in [45, 135] deg) with the five uncertain physical
+    parameters m1, J1, rho1, L2, m3 (+-20 %); [2] the controller, the stored gain-scheduled
+    design ``K(s, t1, t2)`` of the robust LPV tuning (``robustmb/data/arm_lpv/design.json``;
+    ``robustmb demo --lpv`` re-runs the tuning); [3] certification: every shipped sub-box
+    certificate re-checked in the run (no optimisation; floating point at the stored
+    scalings, with a 1e-6 headroom below the level for rounding), the rest of the
+    scheduling square sampled; [4] the report: per channel the specification, the
+    certified level and the share of the area of the (t1, t2) square it covers, the largest
+    gain sampled, and a verdict that never claims more than is certified; apart, labelled
+    "recorded, not re-checked in this run", the stored whole-square partition certificates.
+    Writes ``report.html`` (opens in a browser), ``report.md`` and ``summary.json`` to
+    ``./robustmb-report/``.  ``--replay`` is the same demo (its former name).
+``robustmb demo --frozen``
+    The worst-case report of the two-link robotic arm frozen at one configuration under
+    a joint PID, with its five uncertain physical parameters (``--samples``, ``--seed``:
+    its Monte Carlo samples).
 ``robustmb demo --lpv [--quick] [--design PATH]``
-    The whole pipeline on the two-link robotic arm: its LFT model scheduled by
-    the joint angles with five uncertain physical parameters, a gain-scheduled
-    controller sharing the scheduling parameters, certification of robust
-    stability and of every performance channel over the whole parameter box,
-    and the report in ``./robustmb-report/`` (per channel: specification,
-    certified worst case, verdict).  ``--design PATH`` loads a stored scheduled
-    design (JSON with the surface coefficients ``K.M0, K.M1, K.M2``, e.g. one of
+    The whole pipeline on the two-link robotic arm from scratch: its LFT model scheduled
+    by the joint angles with five uncertain physical parameters, a gain-scheduled
+    controller sharing the scheduling parameters tuned robustly (hours on 2 cores),
+    certification of robust stability and of every performance channel over the whole
+    parameter box, and the report in ``./robustmb-report/`` (per channel: specification,
+    certified worst case, verdict).  ``--design PATH`` loads a stored scheduled design
+    (JSON with the surface coefficients ``K.M0, K.M1, K.M2``, e.g. one of
     ``case_studies/robotic_arm/checkpoints/``) instead of tuning one.
-``robustmb demo --replay``
-    The stored, tuned gain-scheduled design of the arm with its partition certificate
-    replayed: every shipped sub-box certificate re-checked in the run (no optimisation;
-    floating point at the stored scalings, with a 1e-6 headroom below the level for
-    rounding), per channel the specification, the certified level and the share of the
-    area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, the largest
-    gain sampled where nothing is proven, and a verdict that never claims more than is
-    certified; apart, labelled "recorded, not re-checked in this run", the stored
-    whole-square partition certificates of both channels.  Writes ``report.html`` (opens
-    in a browser), ``report.md`` and ``summary.json`` to ``./robustmb-report/``.
 ``robustmb report MODULE:FUNCTION``
     Calls ``FUNCTION()`` from ``MODULE`` (a dotted module name importable from
     the current folder, or a path to a ``.py`` file); it must return an
@@ -301,7 +307,7 @@ def print_summary(report, stream=None):
 
 def demo(
     out_dir: Path,
-    n_samples: int,
+    n_samples: int = 100,
     *,
     seed: int = 0,
     show_progress: bool = True,
@@ -309,48 +315,215 @@ def demo(
     quick: bool = False,
     design: str | None = None,
     replay: bool = False,
+    frozen: bool = False,
 ) -> int:
-    """The demonstration job: the robotic arm's worst-case report; returns the exit status.
+    """The demonstration job on the two-link robotic arm; returns the exit status.
 
-    By default the arm is frozen at one configuration under a joint PID (about a
-    minute); with ``lpv=True`` the whole pipeline runs: robust LPV tuning over the
-    scheduling and physical parameters, certification over the whole box, report;
-    ``design`` (a path, with ``lpv=True``) loads a stored scheduled design instead of
-    tuning (:func:`robustmb.report.arm_lpv.load_arm_design`).
+    By default (and with ``replay=True``, its former name) the certified LPV pipeline
+    of the stored design: model, controller, every shipped certificate re-checked,
+    report (:func:`robustmb.report.arm_certificate.certified_demo`); ``n_samples`` and
+    ``seed`` are not used.  ``frozen=True``: the arm frozen at one configuration under a
+    joint PID (about a minute), ``n_samples`` Monte Carlo samples drawn with ``seed``.
+    ``lpv=True``: the whole pipeline from scratch: robust LPV tuning over the
+    scheduling and physical parameters (hours), certification over the whole box,
+    report; ``design`` (a path) loads a stored scheduled design instead of tuning
+    (:func:`robustmb.report.arm_lpv.load_arm_design`).
+
+    Parameters
+    ----------
+    out_dir : Path
+        Folder of the report (replaced as a whole once the new one is complete).
+    n_samples : int
+        Monte Carlo samples of ``frozen`` and ``lpv``.
+    seed : int
+        Seed of those samples.
+    show_progress : bool
+        Progress lines (certificates re-checked, progress bars).
+    lpv, quick, design, replay, frozen
+        The demo to run, as the command-line flags of the same names.
+
+    Returns
+    -------
+    int
+        0 once the report is written (whatever its verdicts).
+
+    Examples
+    --------
+    >>> demo(Path("robustmb-report"), show_progress=False)  # doctest: +SKIP
+    robustmb demo: the certified LPV pipeline of the two-link arm ...
+    0
     """
-    if replay:
-        return _demo_replay(out_dir, show_progress=show_progress)
-    if not lpv:
+    from .errors import ArgumentError
+
+    if sum(map(bool, (lpv, frozen, replay))) > 1:
+        raise ArgumentError("demo: choose one of lpv, frozen, replay")
+    if lpv:
+        return _demo_lpv(
+            out_dir,
+            n_samples,
+            seed=seed,
+            show_progress=show_progress,
+            quick=quick,
+            design_path=design,
+        )
+    if quick or design is not None:
+        raise ArgumentError("demo: quick and design apply to the lpv pipeline")
+    if frozen:
         return _demo_frozen_configuration(
             out_dir, n_samples, seed=seed, show_progress=show_progress
         )
-    return _demo_lpv(
-        out_dir, n_samples, seed=seed, show_progress=show_progress, quick=quick, design_path=design
-    )
+    return _demo_certified(out_dir, show_progress=show_progress)
 
 
-def _demo_replay(out_dir, *, show_progress):
-    """Stored design + replay of its partition certificate + per-channel verdicts."""
-    from .report.arm_certificate import certified_demo, summary_text
+#: The arm's physical parameters in the order of the paper's Table 1.
+_ARM_PHYSICAL = ("m1", "J1", "rho1", "L2", "m3")
 
+
+def _arm_order(names):
+    """Scheduling elements first, then the physical parameters in the paper's order.
+
+    Examples
+    --------
+    >>> _arm_order(["rho1", "t2", "m3", "m1", "t1", "extra"])
+    ['t1', 't2', 'm1', 'rho1', 'm3', 'extra']
+    """
+    order = ("t1", "t2", *_ARM_PHYSICAL)
+    return sorted(names, key=lambda k: order.index(k) if k in order else len(order))
+
+
+def _elements_text(reps):
+    """``"t1 x6, t2 x6, m1 x1"`` from ``{name: repetitions}`` (see :func:`_arm_order`).
+
+    Examples
+    --------
+    >>> _elements_text({"m1": 1, "t2": 6, "t1": 6})
+    't1 x6, t2 x6, m1 x1'
+    """
+    return ", ".join(f"{k} x{reps[k]}" for k in _arm_order(reps))
+
+
+def _first_sentences(text, limit=400):
+    """The leading sentences of ``text`` (at least one) while they fit in ``limit`` characters.
+
+    Examples
+    --------
+    >>> _first_sentences("One at 0.97. Two here. Three, much longer than that.", limit=25)
+    'One at 0.97. Two here.'
+    >>> _first_sentences("A single long sentence.", limit=5)
+    'A single long sentence.'
+    """
+    sentences = [part for part in text.replace(". ", ".\n").splitlines() if part.strip()]
+    kept = sentences[:1]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence])) > limit:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def _print_wrapped(text, indent="      "):
+    import textwrap
+
+    print(textwrap.fill(text, width=100, initial_indent=indent, subsequent_indent=indent))
+
+
+def _demo_certified(out_dir, *, show_progress):
+    """Model -> stored robust LPV design -> its certificates re-checked -> report."""
+    import time
+
+    t_start = time.perf_counter()
     print(
-        "robustmb demo --replay: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
-        "[45, 135] deg; m1, J1, rho1, L2, m3 uncertain (+-20 %); stored tuned design, its "
-        "sub-box certificates re-checked in floating point at the stored scalings (1e-6 "
-        "headroom below the level for rounding)"
+        "robustmb demo: the certified LPV pipeline of the two-link arm: model -> robust LPV "
+        "tuning (stored design) -> certification (re-checked in this run) -> report"
     )
-    progress = (lambda text: print(f"  {text}", flush=True)) if show_progress else None
+    t0 = time.perf_counter()
+    import numpy as np
+
+    from .examples import two_link_arm
+
+    plant = two_link_arm()
+    t_model = time.perf_counter() - t0
+    unc = plant.uncertainty
+    angles = ", ".join(
+        f"theta{k} in [{np.degrees(2 * np.arctan(unc[f't{k}'].range[0])):.0f}, "
+        f"{np.degrees(2 * np.arctan(unc[f't{k}'].range[1])):.0f}] deg"
+        for k in (1, 2)
+    )
+    physical = _arm_order([k for k in plant.blocks if k not in ("t1", "t2")])
+    spreads = {
+        round(100 * (unc[k].range[1] - unc[k].range[0]) / (2 * abs(unc[k].nominal)), 6)
+        for k in physical
+    }
+    spread = f"+-{spreads.pop():g} %" if len(spreads) == 1 else "each in its range"
+    print(
+        f"  [1] model ({t_model:.1f} s): the arm as one LFT, scheduled by "
+        "t1 = tan(theta1/2), t2 = tan(theta2/2)"
+    )
+    print(f"      {angles}; {', '.join(physical)} uncertain ({spread})")
+    print(f"      plant: {plant.nstates} states; elements " + _elements_text(plant.blocks))
+
+    t0 = time.perf_counter()
+    from .report.arm_certificate import (
+        CHANNELS,
+        DATA_DIR,
+        arm_channel_problem,
+        certified_demo,
+        load_shipped_design,
+        summary_text,
+    )
+
+    design = load_shipped_design()
+    values = design["values"]
+    n_states = np.asarray(values["K.M0"]).shape[0] - 2
+    # the closed loops of both channels, as certified (built once: the replay reuses them)
+    problems = {name: arm_channel_problem(values, ch) for ch, name in CHANNELS.items()}
+    t_controller = time.perf_counter() - t0
+    print(f"  [2] controller ({t_controller:.1f} s): the stored design of the robust LPV tuning")
+    print(
+        f"      K(s, t1, t2) = Fu(M0 + M1 s1 + M2 s2, I/s): {n_states} states, s1, s2 the "
+        "plant's t1, t2 normalised"
+    )
+    _print_wrapped(
+        "provenance: "
+        + _first_sentences(design.get("provenance", "not recorded"))
+        + f" (in full: {Path(DATA_DIR) / 'design.json'})"
+    )
+    print("      re-run the tuning (hours on 2 cores): robustmb demo --lpv")
+    for name, problem in problems.items():
+        reps = {b.name: b.reps for b in problem.blocks}
+        print(
+            f"      closed loop {name}: {problem.a.shape[0]} states; elements "
+            + _elements_text(reps)
+        )
+
+    print("  [3] certification: every shipped sub-box certificate re-checked in this run")
+    print(
+        "      (floating point at the stored scalings, 1e-6 headroom below the level for rounding);"
+    )
+    print("      the rest of the (t1, t2) square sampled")
+    progress = (lambda text: print(f"      {text}", flush=True)) if show_progress else None
+    t0 = time.perf_counter()
     summary = certified_demo(out_dir, progress=progress)
-    for line in summary_text(summary).splitlines():
-        print(f"  {line}")
-    t = summary["time"]
-    cpu = [c["cpu_seconds"] for c in summary["channels"].values()]
-    print(
-        f"  time: replay and sampling {t['replay and sampling']:.1f} s wall (CPU: re-checks "
-        f"{sum(c['replay'] for c in cpu):.1f} s, sampling {sum(c['sampling'] for c in cpu):.1f} "
-        f"s), total {t['total']:.1f} s"
+    t_written = time.perf_counter() - t0
+    t_check = float(summary.get("time", {}).get("total", t_written))
+    t_report = max(t_written - t_check, 0.0)
+    cpu = [c.get("cpu_seconds") or {} for c in summary["channels"].values()]
+    cpu_text = ", ".join(
+        f"{what} {sum(float(c.get(key, 0.0)) for c in cpu):.1f} s"
+        for what, key in (("re-checks", "replay"), ("sampling", "sampling"))
     )
-    print(f"  wrote {Path(out_dir) / 'report.html'}, report.md and summary.json")
+    print(f"      {t_check:.1f} s wall (CPU: {cpu_text})")
+
+    print(f"  [4] report ({t_report:.1f} s): per channel the specification, what is certified,")
+    print("      the sampled worst and the verdict")
+    for line in summary_text(summary).splitlines():
+        print(f"      {line}")  # one line per channel, unwrapped: each ends with its verdict
+    print(f"      wrote {Path(out_dir) / 'report.html'}, report.md and summary.json")
+    total = time.perf_counter() - t_start
+    print(
+        f"  time: model {t_model:.1f} s, controller {t_controller:.1f} s, certification "
+        f"{t_check:.1f} s, report {t_report:.1f} s, total {total:.1f} s"
+    )
     return EXIT_OK
 
 
@@ -363,7 +536,7 @@ def _demo_frozen_configuration(out_dir, n_samples, *, seed, show_progress):
 
     th1, th2 = np.degrees(DEMO_ANGLES)
     print(
-        f"robustmb demo: two-link arm at theta1 = {th1:.0f} deg, theta2 = {th2:.0f} deg; "
+        f"robustmb demo --frozen: two-link arm at theta1 = {th1:.0f} deg, theta2 = {th2:.0f} deg; "
         "m1, J1, rho1, L2, m3 uncertain (+-20 %)"
     )
     loop, channels, controller = arm_closed_loop()
@@ -412,7 +585,7 @@ def _demo_lpv(out_dir, n_samples, *, seed, show_progress, quick, design_path=Non
 
     t_start = time.perf_counter()
     print(
-        "robustmb demo: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
+        "robustmb demo --lpv: two-link arm scheduled over theta1 in [45, 90] deg, theta2 in "
         "[45, 135] deg; m1, J1, rho1, L2, m3 uncertain (+-20 %)" + (" [quick]" if quick else "")
     )
     t0 = time.perf_counter()
@@ -532,7 +705,7 @@ def _step(text):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _add_common(p, default_out, samples_default=100):
+def _add_common(p, default_out, samples_default=100, samples_note=""):
     p.add_argument(
         "--out",
         type=Path,
@@ -545,9 +718,15 @@ def _add_common(p, default_out, samples_default=100):
         default=samples_default,
         help="number of Monte Carlo samples (default: "
         + ("100, 20 with --quick" if samples_default is None else str(samples_default))
-        + ")",
+        + ")"
+        + samples_note,
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the samples (default: 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None if samples_default is None else 0,
+        help="seed of the samples (default: 0)" + samples_note,
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -563,21 +742,44 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_demo = sub.add_parser(
         "demo",
-        help="worst-case report of the robotic arm (--lpv: robust LPV design pipeline)",
-        description="Build the two-link arm as one LFT in its uncertain physical parameters "
-        "and write its worst-case report (report.html, summary.json, figures/) with "
-        "per-channel specification, certified worst case and verdict. By default the arm "
-        "is frozen at theta1 = 70 deg, theta2 = 30 deg under a joint PID. With --lpv, the "
-        "arm is scheduled by its joint angles, a controller K(s, t1, t2) sharing them is "
-        "tuned robustly (active-set systune) and certified over the whole parameter box: "
-        "a long run (hours on 2 cores).",
+        help="the certified LPV pipeline of the robotic arm (--frozen: one configuration; "
+        "--lpv: tune from scratch)",
+        description="The two-link robotic arm, end to end, in four stages with their times: "
+        "[1] model: one LFT scheduled by its joint angles (t1 = tan(theta1/2), "
+        "t2 = tan(theta2/2)) with five uncertain physical parameters; [2] controller: the "
+        "stored gain-scheduled design K(s, t1, t2) of the robust LPV tuning (re-run it with "
+        "--lpv); [3] certification: every shipped sub-box certificate re-checked in this run, "
+        "the rest of the scheduling square sampled; [4] report: per channel the "
+        "specification, the certified worst case and its share of the square, the sampled "
+        "worst and a verdict that never claims more than is certified; writes report.html, "
+        "report.md and summary.json. No optimisation: tens of seconds on 2 cores.",
+        epilog="--samples and --seed apply to --frozen and --lpv only (the default demo "
+        "samples a fixed grid; giving them without --frozen or --lpv is an error).",
     )
-    _add_common(p_demo, "robustmb-report", samples_default=None)
+    _add_common(
+        p_demo,
+        "robustmb-report",
+        samples_default=None,
+        samples_note="; with --frozen or --lpv only",
+    )
+    p_demo.add_argument(
+        "--replay",
+        action="store_true",
+        help="the default demo (its former name, kept as an alias)",
+    )
+    p_demo.add_argument(
+        "--frozen",
+        action="store_true",
+        help="the worst-case report of the arm frozen at theta1 = 70 deg, theta2 = 30 deg "
+        "under a joint PID (robust stability, worst-case gains, margins, Monte Carlo "
+        "samples, figures; about a minute)",
+    )
     p_demo.add_argument(
         "--lpv",
         action="store_true",
-        help="the robust LPV design pipeline: model -> robust tuning -> certification -> "
-        "report (long)",
+        help="the robust LPV design pipeline from scratch: model -> robust tuning "
+        "(active-set systune; hours on 2 cores) -> certification over the whole parameter "
+        "box -> report",
     )
     p_demo.add_argument(
         "--quick",
@@ -592,16 +794,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --lpv: load this stored scheduled design (JSON with values K.M0, K.M1, "
         "K.M2, e.g. case_studies/robotic_arm/checkpoints/arm_lpv_hard.json) instead of "
         "tuning; the report still certifies every channel",
-    )
-    p_demo.add_argument(
-        "--replay",
-        action="store_true",
-        help="the stored tuned LPV design with its shipped sub-box certificates re-checked "
-        "in floating point at the stored scalings, 1e-6 headroom below the level for rounding "
-        "(no tuning, no optimisation): per channel the certified level, the share of the area "
-        "of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square it covers, and a verdict; "
-        "also the stored whole-square certificates, labelled recorded, not re-checked; "
-        "writes report.html, report.md, summary.json",
     )
     p_rep = sub.add_parser(
         "report",
@@ -653,6 +845,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_demo_flags(parser, args):
+    """One usage error (exit status 2, one line) for flags that do not go together."""
+    for flag, on in (("--replay", args.replay), ("--frozen", args.frozen)):
+        others = [
+            name
+            for name, given in (
+                ("--replay", args.replay),
+                ("--frozen", args.frozen),
+                ("--lpv", args.lpv),
+                ("--quick", args.quick),
+                ("--design", args.design is not None),
+            )
+            if given and name != flag
+        ]
+        if on and others:
+            parser.error(f"demo: {flag} runs alone (not with {', '.join(others)})")
+    if args.quick and not args.lpv:
+        parser.error("demo: --quick applies to the --lpv pipeline")
+    if args.design is not None and not args.lpv:
+        parser.error("demo: --design applies to the --lpv pipeline")
+    if not (args.frozen or args.lpv):
+        pairs = (("--samples", args.samples), ("--seed", args.seed))
+        given = [flag for flag, value in pairs if value is not None]
+        if given:
+            parser.error(
+                f"demo: {' and '.join(given)} {'apply' if len(given) > 1 else 'applies'} to "
+                "--frozen and --lpv; the default demo "
+                "re-checks the stored certificates and samples a fixed grid"
+            )
+
+
 def main(argv=None) -> int:
     """Entry point of the ``robustmb`` command; returns the exit status.
 
@@ -670,22 +893,18 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     try:
         if args.command == "demo":
-            if args.quick and not args.lpv:
-                parser.error("demo: --quick applies to the --lpv pipeline")
-            if args.design is not None and not args.lpv:
-                parser.error("demo: --design applies to the --lpv pipeline")
-            if args.replay and (args.lpv or args.quick or args.design is not None):
-                parser.error("demo: --replay runs alone (not with --lpv, --quick, --design)")
+            _check_demo_flags(parser, args)
             samples = args.samples if args.samples is not None else (20 if args.quick else 100)
             return demo(
                 args.out,
                 samples,
-                seed=args.seed,
+                seed=args.seed if args.seed is not None else 0,
                 show_progress=not args.quiet,
                 lpv=args.lpv,
                 quick=args.quick,
                 design=args.design,
                 replay=args.replay,
+                frozen=args.frozen,
             )
         if args.command == "report":
             return report_job(

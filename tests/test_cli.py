@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from robustmb.cli import load_target, main, parse_channel
+from robustmb.cli import demo, load_target, main, parse_channel
 
 USER_MODULE = textwrap.dedent(
     """
@@ -80,14 +80,27 @@ def test_help_on_every_command(capsys):
         (["--help"], ["demo", "report"]),
         (
             ["demo", "--help"],
-            ["--samples", "--out", "--seed", "--quiet", "--lpv", "--quick", "--replay"],
+            [
+                "--samples",
+                "--out",
+                "--seed",
+                "--quiet",
+                "--lpv",
+                "--quick",
+                "--design",
+                "--replay",
+                "--frozen",
+                "with --frozen or --lpv only",
+                "[1] model",
+                "[4] report",
+            ],
         ),
         (["report", "--help"], ["MODULE:FUNCTION", "--channel", "--title"]),
     ):
         with pytest.raises(SystemExit) as exit_info:
             main(argv)
         assert exit_info.value.code == 0
-        out = capsys.readouterr().out
+        out = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
         assert all(word in out for word in expected), (argv, out)
 
 
@@ -210,7 +223,15 @@ def test_unknown_channel_signal_is_named(user_module, capsys):
         (["demo", "--samples", "-1"], "--samples: must be >= 0"),
         (["demo", "--samples", "many"], "expected an integer"),
         (["demo", "--quick"], "--quick applies to the --lpv pipeline"),
-        (["demo", "--replay", "--lpv"], "--replay runs alone"),
+        (["demo", "--design", "d.json"], "--design applies to the --lpv pipeline"),
+        (["demo", "--replay", "--lpv"], "--replay runs alone (not with --lpv)"),
+        (["demo", "--frozen", "--lpv"], "--frozen runs alone (not with --lpv)"),
+        (["demo", "--frozen", "--lpv", "--quick"], "--frozen runs alone (not with --lpv, --quick)"),
+        (["demo", "--replay", "--frozen"], "--replay runs alone (not with --frozen)"),
+        (["demo", "--frozen", "--design", "d.json"], "--frozen runs alone (not with --design)"),
+        (["demo", "--samples", "20"], "--samples applies to --frozen and --lpv"),
+        (["demo", "--replay", "--seed", "3"], "--seed applies to --frozen and --lpv"),
+        (["demo", "--samples", "5", "--seed", "1"], "--samples and --seed apply to"),
         (["nonsense"], "invalid choice"),
         (["report"], "MODULE:FUNCTION"),
     ],
@@ -219,7 +240,62 @@ def test_bad_arguments_exit_with_usage_errors(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.strip().splitlines()[-1].startswith("robustmb")  # argparse's one-line message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"frozen": True, "lpv": True}, "choose one of lpv, frozen, replay"),
+        ({"replay": True, "frozen": True}, "choose one of lpv, frozen, replay"),
+        ({"quick": True}, "quick and design apply to the lpv pipeline"),
+        ({"frozen": True, "design": "d.json"}, "quick and design apply to the lpv pipeline"),
+    ],
+)
+def test_demo_function_refuses_conflicting_arguments(tmp_path, kwargs, message):
+    from robustmb.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match=message):
+        demo(tmp_path, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("argv", "job", "expected"),
+    [
+        ([], "_demo_certified", {}),
+        (["--replay"], "_demo_certified", {}),  # the former name of the default
+        (["--frozen"], "_demo_frozen_configuration", {"n_samples": 100, "seed": 0}),
+        (
+            ["--frozen", "--samples", "7", "--seed", "3"],
+            "_demo_frozen_configuration",
+            {"n_samples": 7, "seed": 3},
+        ),  # fmt: skip
+        (["--lpv", "--quick"], "_demo_lpv", {"n_samples": 20, "seed": 0, "quick": True}),
+        (
+            ["--lpv", "--samples", "9", "--design", "d.json"],
+            "_demo_lpv",
+            {"n_samples": 9, "quick": False, "design_path": "d.json"},
+        ),  # fmt: skip
+    ],
+)
+def test_demo_flags_choose_the_job(monkeypatch, tmp_path, argv, job, expected):
+    """Which demo each flag runs, with which samples (the jobs themselves replaced)."""
+    import robustmb.cli as cli
+
+    calls = []
+    for name in ("_demo_certified", "_demo_frozen_configuration", "_demo_lpv"):
+
+        def record(out_dir, n_samples=None, *, _name=name, **kw):
+            calls.append((_name, out_dir, {"n_samples": n_samples, **kw}))
+            return 0
+
+        monkeypatch.setattr(cli, name, record)
+    assert main(["demo", *argv, "--out", str(tmp_path), "--quiet"]) == 0
+    ((name, out_dir, kw),) = calls
+    assert name == job and out_dir == tmp_path and kw["show_progress"] is False
+    assert {k: kw[k] for k in expected} == expected
 
 
 def test_parse_channel_and_load_target():
@@ -239,10 +315,10 @@ def test_parse_channel_and_load_target():
 
 
 @pytest.mark.slow
-def test_demo_writes_the_frozen_arm_report(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--samples", "20", "--quiet"]) == 0
+def test_demo_frozen_writes_the_frozen_arm_report(tmp_path, capsys):
+    assert main(["demo", "--frozen", "--out", str(tmp_path), "--samples", "20", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "two-link arm" in out and "verdict:" in out
+    assert "robustmb demo --frozen: two-link arm at theta1 = 70 deg" in out and "verdict:" in out
     data = json.loads((tmp_path / "summary.json").read_text())
     assert sorted(data["parameters"]) == ["J1", "L2", "m1", "m3", "rho1"]
     assert [c["name"] for c in data["channels"]] == ["tracking W_e S", "effort W_T K S"]
@@ -295,44 +371,124 @@ def test_demo_lpv_pipeline_writes_the_arm_report(tmp_path, capsys, monkeypatch):
                 assert gain <= c["worst_case"]["upper"] * (1 + 1e-6)
 
 
-@pytest.mark.slow
-def test_demo_replay_re_checks_the_shipped_certificates(tmp_path, capsys):
-    """Every shipped sub-box is proven in the run; verdicts claim no more than coverage;
-    each proven sub-box sampled at its (t1, t2) corners x the 32 physical vertices
-    (python-control loops, SLICOT AB13DD) below its level."""
-    import control
-    import numpy as np
+@pytest.fixture(scope="module")
+def default_demo(tmp_path_factory):
+    """One run of ``robustmb demo`` (the default: the shipped certificates re-checked)."""
+    folder = tmp_path_factory.mktemp("cli_demo") / "report"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["demo", "--out", str(folder), "--quiet"])
+    return code, out.getvalue(), folder
 
-    from robustmb.report.arm_certificate import DATA_DIR, load_evidence, load_shipped_design
-    from robustmb.report.arm_lpv import arm_lpv_loop
 
-    assert main(["demo", "--replay", "--out", str(tmp_path), "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert "verdict:" in out and "time:" in out
-    data = json.loads((tmp_path / "summary.json").read_text())
-    # the HTML page's re-checked table holds the numbers of summary.json
-    from _html_tables import number_cell, parse_tables, table_rows
+def test_default_demo_states_the_pipeline_stages(default_demo):
+    """[1] model (its size, as the plant built here), [2] controller (provenance, how to
+    re-tune), [3] certification, [4] report, the time of each stage and the total."""
+    from robustmb.examples import two_link_arm
+    from robustmb.report.arm_certificate import load_shipped_design
 
-    rows = table_rows(parse_tables(tmp_path / "report.html").tables["rechecked"])
-    assert [a["data-channel"] for a, _ in rows] == list(data["channels"])
-    for attrs, cells in rows:
-        ch = data["channels"][attrs["data-channel"]]
-        number_cell(cells["certified share of the square (%)"], 100 * ch["certified_coverage"])
-        number_cell(cells["sampled worst where not proven"], ch["not_proven_sampled_worst"])
-        assert cells["verdict"][0] == ch["verdict"]
-    meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
-    track = data["channels"]["tracking W_e S"]
-    assert sorted(map(tuple, track["proven_sub_boxes"])) == sorted(evidence)
-    assert track["certified_coverage"] == len(evidence) / meta["n"] ** 2
-    assert track["verdict"] == ("pass" if len(evidence) == meta["n"] ** 2 else "not proven")
+    code, out, folder = default_demo
+    assert code == 0
+    lines = out.splitlines()
+    stages = [next(i for i, ln in enumerate(lines) if ln.startswith(f"  [{k}] ")) for k in "1234"]
+    assert stages == sorted(stages)
+    plant = two_link_arm()
+    elements = ", ".join(f"{k} x{plant.blocks[k]}" for k in ("t1", "t2", "m1", "J1", "rho1",
+                                                              "L2", "m3"))  # fmt: skip
+    assert f"      plant: {plant.nstates} states; elements {elements}" in lines
+    assert "theta1 in [45, 90] deg, theta2 in [45, 135] deg; m1, J1, rho1, L2, m3 uncertain " \
+        "(+-20 %)" in out  # fmt: skip
+    provenance = load_shipped_design()["provenance"]
+    head = " ".join(" ".join(lines[stages[1] : stages[2]]).split())
+    assert "provenance: " + provenance.split(". ")[0] in head
+    assert "re-run the tuning (hours on 2 cores): robustmb demo --lpv" in head
+    assert "closed loop tracking W_e S:" in head and "closed loop effort W_T K S:" in head
+    assert "re-checked in this run" in lines[stages[2]]
+    assert f"wrote {folder / 'report.html'}, report.md and summary.json" in out
+    (times,) = [ln for ln in lines if ln.startswith("  time: ")]
+    parts = dict(p.rsplit(" ", 2)[:2] for p in times[len("  time: ") :].split(", "))
+    assert sorted(parts) == ["certification", "controller", "model", "report", "total"]
+    seconds = {k: float(v) for k, v in parts.items()}
+    # the stage times add up to the total (each printed to 0.1 s)
+    assert sum(v for k, v in seconds.items() if k != "total") <= seconds["total"] + 0.25
+
+
+def test_default_demo_writes_the_report_with_a_verdict_per_channel(default_demo):
+    """report.html, report.md and summary.json; per channel the printed specification and
+    verdict are summary.json's; the verdict never claims more than the certified coverage."""
+    _, out, folder = default_demo
+    data = json.loads((folder / "summary.json").read_text())
+    assert list(data["channels"]) == ["tracking W_e S", "effort W_T K S"]
     assert "frozen parameters" in data["guarantee"]
-    # independent sampling of each proven sub-box: its 4 (t1, t2) corners x the 32 physical
-    # vertices (corners shared by two proven sub-boxes sampled once)
+    md = (folder / "report.md").read_text()
+    html = (folder / "report.html").read_text()
+    assert html.lstrip().lower().startswith("<!doctype html>")
+    for name, ch in data["channels"].items():
+        (line,) = [ln.strip() for ln in out.splitlines() if ln.strip().startswith(f"- {name} (")]
+        assert line.startswith(f"- {name} ({ch['specification']}): ")
+        assert line.endswith(f"verdict: {ch['verdict']}")
+        assert name in md and name in html
+        assert ch["verdict"] in ("pass", "fail", "not proven")
+        if ch["verdict"] == "pass":
+            assert ch["certified_coverage"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "message"),
+    [
+        (KeyboardInterrupt, 130, "robustmb demo: interrupted; no report written"),
+        ("evidence", 1, "robustmb demo: error: evidence of another realisation"),
+    ],
+)
+def test_default_demo_ends_with_one_line_when_stopped(
+    tmp_path, monkeypatch, capsys, raised, code, message
+):
+    """Ctrl-C during the re-checks (status 130) or evidence refused (status 1): one line on
+    stderr, no traceback, no report folder."""
+    import robustmb.report.arm_certificate as arm_certificate
+    from robustmb.errors import ArgumentError
+
+    def stop(out_dir, **kw):
+        if raised is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        raise ArgumentError("evidence of another realisation")
+
+    monkeypatch.setattr(arm_certificate, "certified_demo", stop)
+    assert main(["demo", "--out", str(tmp_path / "r"), "--quiet"]) == code
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(message) and "Traceback" not in captured.err
+    assert "[3] certification" in captured.out and "[4] report" not in captured.out
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_default_demo_proven_sub_boxes_hold_at_sampled_loops(default_demo):
+    """The tracking channel's certified level is the shipped evidence's, over at least its
+    whole cells; each of those cells sampled at its (t1, t2) corners x the 32 physical
+    vertices (python-control loops, SLICOT AB13DD) is below the level."""
     import copy
     import itertools
 
-    from robustmb.examples import arm_lpv_tuning_problem
+    import control
+    import numpy as np
 
+    from robustmb.examples import arm_lpv_tuning_problem
+    from robustmb.report.arm_certificate import DATA_DIR, load_evidence, load_shipped_design
+    from robustmb.report.arm_lpv import arm_lpv_loop
+
+    _, _, folder = default_demo
+    data = json.loads((folder / "summary.json").read_text())
+    meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
+    n = meta["n"]
+    # whole grid cells of the shipped evidence (keys (i, j), or (i, j, ()) with a path)
+    cells = sorted({tuple(k[:2]) for k in evidence if len(k) == 2 or not k[2]})
+    track = data["channels"]["tracking W_e S"]
+    assert track["certified_level"] == meta["gamma"]
+    assert track["certified_coverage"] >= len(cells) / n**2 - 1e-12
+    assert track["verdict"] != "pass" or track["certified_coverage"] == 1
+    # independent sampling of each proven sub-box: its 4 (t1, t2) corners x the 32 physical
+    # vertices (corners shared by two proven sub-boxes sampled once)
     values = load_shipped_design()["values"]
     ctrl = copy.copy(
         arm_lpv_tuning_problem().controller.usubs({k: np.asarray(v) for k, v in values.items()})
@@ -342,8 +498,7 @@ def test_demo_replay_re_checks_the_shipped_certificates(tmp_path, capsys):
     outs, ins, _ = channels["tracking W_e S"]
     model = loop[outs, ins]
     els = model.uncertainty
-    n = meta["n"]
-    corners = {(i + a, j + b) for i, j in evidence for a in (0, 1) for b in (0, 1)}
+    corners = {(i + a, j + b) for i, j in cells for a in (0, 1) for b in (0, 1)}
     phys = ("m1", "J1", "rho1", "L2", "m3")
     for ci, cj in sorted(corners):
         pt = {}

@@ -273,7 +273,7 @@ def demo_loop():
     """``(loop, channels)`` of :func:`arm_closed_loop`: a ``robustmb report`` target.
 
     ``robustmb report robustmb.report.arm_demo:demo_loop`` writes the same
-    report as ``robustmb demo``.
+    report as ``robustmb demo --frozen``.
 
     Examples
     --------
