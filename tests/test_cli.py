@@ -282,7 +282,7 @@ def test_demo_function_refuses_conflicting_arguments(tmp_path, kwargs, message):
 )
 def test_demo_flags_choose_the_job(monkeypatch, tmp_path, argv, job, expected):
     """Which demo each flag runs, with which samples (the jobs themselves replaced)."""
-    import robustmb.cli as cli
+    import robustmb.cli.demo_jobs as cli
 
     calls = []
     for name in ("_demo_certified", "_demo_frozen_configuration", "_demo_lpv"):

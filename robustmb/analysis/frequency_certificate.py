@@ -37,7 +37,7 @@ from .frequency_intervals import certified_interval, multiplier_from_certificate
 from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, dagger
 from .mu_sweep import balanced_response_function
-from .mu_upper import ScalingParametrization
+from .mu_upper import scaling_parametrization
 from .mussv import warm_certificates
 
 # Gaps narrower than this (relative to their frequency) are not gaps: the intervals on
@@ -91,7 +91,7 @@ def _check_data(sysdata, omega, scalings, blk):
         raise ArgumentError("sysdata: complex coefficients are not supported (half-axis only)")
     omega = np.asarray(omega, dtype=float).ravel()
     x = np.asarray(scalings, dtype=float)
-    p = ScalingParametrization(BlockStructure(blk)).p
+    p = scaling_parametrization(BlockStructure(blk)).p
     if x.ndim != 2 or x.shape != (omega.size, p):
         raise DimensionError(
             f"scalings: expected shape {(omega.size, p)} (one row of {p} D,G parameters per "
@@ -140,7 +140,7 @@ def bounds_at_scalings(M, blk, scalings):
     True
     """
     struct = BlockStructure(blk)
-    param = ScalingParametrization(struct)
+    param = scaling_parametrization(struct)
     Ms = np.asarray(M, dtype=complex)
     x = np.asarray(scalings, dtype=float)
     k = Ms.shape[0]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .mu_structure import BlockStructure, dagger
-from .mu_upper import ScalingParametrization, _scaled_matrix
+from .mu_upper import _scaled_matrix, scaling_parametrization
 
 _LOG_F = np.linspace(-12.0, 12.0, 49)  # ln f, f = e^2: e from 0.0025 to 400
 _GOLDEN = 0.5 * (np.sqrt(5.0) - 1.0)
@@ -99,7 +99,7 @@ def level_ratio_from_scalings(stack, blk, nz, x, tau=1.0, refine=24):
     1.5
     """
     struct = BlockStructure(blk)
-    param = ScalingParametrization(struct)
+    param = scaling_parametrization(struct)
     stack = np.asarray(stack, dtype=complex)
     x = np.array(x, dtype=float)
     ratio = np.full(len(stack), np.inf)

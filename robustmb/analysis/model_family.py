@@ -178,10 +178,10 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
     """
     from robustmb.analysis.mu_structure import BlockStructure
     from robustmb.analysis.mu_upper import (
-        ScalingParametrization,
         _scaled_matrix,
         _x_from_logd,
         osborne_scaling,
+        scaling_parametrization,
     )
     from robustmb.analysis.mussv import mussv_stack
 
@@ -195,7 +195,7 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
     struct.check_shape(R.shape[1:])
     flat = R.reshape((N * nw,) + R.shape[2:])
     # ranking and a first certified bound: sigma_max after Osborne balancing of the blocks
-    param = ScalingParametrization(struct)
+    param = scaling_parametrization(struct)
     x0 = _x_from_logd(osborne_scaling(flat, struct), struct, param)
     Dl, Dr, _ = param.matrices(x0)
     rough = np.linalg.norm(_scaled_matrix(flat, Dl, Dr), 2, axis=(-2, -1)).reshape(N, nw)

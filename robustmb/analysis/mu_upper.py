@@ -44,6 +44,7 @@ Both return certificates in the sigma_max form above, checked by
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -70,7 +71,30 @@ __all__ = [
 def n_scaling_parameters(blk) -> int:
     """Number of D,G parameters of the optimiser for the structure ``blk`` (the length
     of the warm-start rows that the sweeps pass between frequencies)."""
-    return ScalingParametrization(BlockStructure(blk)).p
+    return scaling_parametrization(BlockStructure(blk)).p
+
+
+def scaling_parametrization(struct: BlockStructure) -> ScalingParametrization:
+    """The :class:`ScalingParametrization` of ``struct``, built once per block structure.
+
+    Building the parameter maps costs tens of milliseconds for the structures of an
+    LFT with repeated scalars (dense maps, then their sparse forms), as much as a whole
+    bound at one frequency; sweeps, stacks and certificate checks ask for the same
+    structure again and again.  The object is never modified after it is built, so one
+    copy serves every caller.
+
+    Examples
+    --------
+    >>> a = scaling_parametrization(BlockStructure([(-2, 0), (1, 1)]))
+    >>> a is scaling_parametrization(BlockStructure([(-2, 0), (1, 1)])), a.p
+    (True, 9)
+    """
+    return _parametrization_of(tuple(b.blk for b in struct.blocks))
+
+
+@functools.lru_cache(maxsize=64)
+def _parametrization_of(blk):
+    return ScalingParametrization(BlockStructure(list(blk)))
 
 
 class ScalingParametrization:
@@ -335,7 +359,7 @@ def upper_bound_fast(
     caller: they are not polished (a sweep certifying a fixed level polishes only the
     bounds still above it).
     """
-    param = ScalingParametrization(struct)
+    param = scaling_parametrization(struct)
     if x0 is None:
         x0 = _x_from_logd(osborne_scaling(Ms, struct), struct, param)
     # Work on M / c with c = sigma_max of the starting scaled matrix, so that the values,

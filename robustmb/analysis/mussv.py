@@ -29,9 +29,9 @@ from .mu_lower import certified_lower, lower_bound, verify_lower_bound
 from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, as_matrix_stack
 from .mu_upper import (
-    ScalingParametrization,
     _gevp_form,
     expand_scalings,
+    scaling_parametrization,
     upper_bound_fast,
     upper_bound_lmi,
     verify_upper_bound,
@@ -294,7 +294,7 @@ def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0, polish_target=Non
     Ms, _ = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
     nw = Ms.shape[0]
-    param = ScalingParametrization(struct)
+    param = scaling_parametrization(struct)
     p = param.p
     out = np.zeros((nw, p))
     cold = np.ones(nw, dtype=bool)
@@ -368,7 +368,7 @@ def warm_certificates(M, blk, x0, target=None, *, with_scalings=False, polish_ta
     struct = BlockStructure(blk)
     Ms, _ = as_matrix_stack(M)
     upper, x = warm_upper_bounds(Ms, blk, target=target, x0=x0, polish_target=polish_target)
-    Dl, _, Gh = ScalingParametrization(struct).matrices(x)
+    Dl, _, Gh = scaling_parametrization(struct).matrices(x)
     with single_blas_thread():
         upper, D, G = _certify(Ms, struct, upper, Dl, Gh)
     return (upper, D, G, x) if with_scalings else (upper, D, G)

@@ -17,9 +17,13 @@ PIECE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "ar
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    """A copy of the package data with the effort test piece as ``effort_145``."""
+    """A copy of the package data with the effort test piece as its only effort evidence,
+    ``effort_145``."""
     data = tmp_path / "arm_lpv"
     shutil.copytree(DATA_DIR, data)
+    for meta in data.glob("*/meta.json"):
+        if json.loads(meta.read_text()).get("channel") == "effort":
+            shutil.rmtree(meta.parent)
     shutil.copytree(PIECE_DIR, data / "effort_145")
     monkeypatch.setattr(arm_certificate, "DATA_DIR", str(data))
     return data
