@@ -474,12 +474,16 @@ def test_default_demo_proven_sub_boxes_hold_at_sampled_loops(default_demo):
     import numpy as np
 
     from robustmb.examples import arm_lpv_tuning_problem
-    from robustmb.report.arm_certificate import DATA_DIR, load_evidence, load_shipped_design
+    from robustmb.report.arm_certificate import (
+        evidence_folders,
+        load_evidence,
+        load_shipped_design,
+    )
     from robustmb.report.arm_lpv import arm_lpv_loop
 
     _, _, folder = default_demo
     data = json.loads((folder / "summary.json").read_text())
-    meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
+    meta, evidence = load_evidence(evidence_folders()["tracking"])
     n = meta["n"]
     # whole grid cells of the shipped evidence (keys (i, j), or (i, j, ()) with a path)
     cells = sorted({tuple(k[:2]) for k in evidence if len(k) == 2 or not k[2]})

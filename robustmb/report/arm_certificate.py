@@ -182,8 +182,8 @@ class PartitionReplay:
     seconds : float
         Wall time of the replay.
     cpu : dict
-        CPU time (this process) of the re-checks (``"replay"``) and of the sampling
-        (``"sampling"``): what an otherwise idle core would take.
+        CPU time (this process and its worker processes) of the re-checks (``"replay"``)
+        and of the sampling (``"sampling"``): what an otherwise idle core would take.
     unresolved : int
         Samples neither confirmed unstable nor given a finite gain (see
         :func:`sampled_gain`): they make no verdict.
@@ -267,7 +267,7 @@ def load_evidence(folder):
 
     Examples
     --------
-    >>> meta, ev = load_evidence(os.path.join(DATA_DIR, "tracking_095"))
+    >>> meta, ev = load_evidence(evidence_folders()["tracking"])
     >>> meta["gamma"], meta["n"], sorted(ev)[0]
     (0.95, 8, (2, 2))
     """
@@ -328,7 +328,7 @@ def check_design_hash(values, meta, folder):
     Examples
     --------
     >>> values = load_shipped_design()["values"]
-    >>> folder = os.path.join(DATA_DIR, "tracking_095")
+    >>> folder = evidence_folders()["tracking"]
     >>> meta, _ = load_evidence(folder)
     >>> check_design_hash(values, meta, folder)
     >>> from robustmb.errors import ArgumentError
@@ -398,7 +398,7 @@ def _sample(problem, rows):
     return worst, where, len(rows), unresolved
 
 
-def replay_partition(values, meta, evidence, *, samples=True, progress=None, sample_n=4):
+def replay_partition(values, meta, evidence, *, samples=True, progress=None, sample_n=4, workers=1):
     """Re-check every stored cell and piece certificate of a channel; coverage, samples.
 
     Parameters
@@ -421,6 +421,9 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
         Called with a short line per cell or piece.
     sample_n : int
         The whole square's sampling grid.
+    workers : int
+        Processes re-checking the keys (:func:`recheck_keys`); the result does not
+        depend on it.
 
     Returns
     -------
@@ -433,43 +436,35 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     --------
     Evidence cut to its first 5 frequencies leaves gaps: nothing is proven there.
 
-    >>> meta, ev = load_evidence(os.path.join(DATA_DIR, "tracking_095"))
+    >>> meta, ev = load_evidence(evidence_folders()["tracking"])
     >>> box, (w, x) = next(iter(ev.items()))
     >>> r = replay_partition(load_shipped_design()["values"], meta, {box: (w[:5], x[:5])},
     ...                      samples=False)
     >>> r.status[box].startswith("gaps"), r.coverage, r.status[(0, 0)]
     (True, 0.0, 'no evidence')
     """
-    from ..analysis.frequency_certificate import check_frequency_certificate
     from .evidence_keys import evidence_key, key_area, key_parts, key_sides, uncovered_leaves
+    from .forked_map import cpu_seconds
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    # CPU time of the workers too: they are reaped when the re-checks end
+    t0, c0 = time.perf_counter(), cpu_seconds()
     n, gamma = _checked_meta(meta, bool(evidence))
     evidence = {evidence_key(*key_parts(k)): v for k, v in evidence.items()}
     gaps = uncovered_leaves(evidence, n)  # also refuses overlapping keys
     problem = arm_channel_problem(values, meta["channel"])
     status, points = {}, 0
-    for key in sorted(evidence):
-        i, j, path = key_parts(key)
-        sysdata, blk = sub_box_system(problem, n, i, j, gamma, path)
-        if sysdata is None:
-            status[key] = blk
-            continue
-        w, x = evidence[key]
-        chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
-        points += len(w)
-        status[key] = (
-            "proven" if chk.covered else f"gaps: {len(chk.gaps)} uncovered frequency interval(s)"
-        )
+    for key, text, checked in recheck_keys(problem, n, gamma, evidence, workers=workers):
+        status[key] = text
+        points += checked
         if progress is not None:
-            progress(f"sub-box {key}: {status[key]} ({len(w)} frequencies)")
+            progress(f"sub-box {key}: {text} ({checked} frequencies)")
     status.update({key: "no evidence" for key in gaps})
     proven = sorted(k for k, s in status.items() if s == "proven")
     cov = sum((key_area(n, k) for k in proven), Fraction(0))
     finest = None
     if proven:
         finest = key_sides(n, min(proven, key=lambda k: (key_area(n, k), k)))
-    c1 = time.process_time()
+    c1 = cpu_seconds()
     rest = (np.nan, {}, 0, 0)
     square = (np.nan, {}, 0, 0)
     if samples:
@@ -487,10 +482,47 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
         square = rest if same else _sample(problem, grid)
     return PartitionReplay(
         meta["channel"], gamma, n, status, float(cov), rest[0], rest[1], points, rest[2],
-        time.perf_counter() - t0, {"replay": c1 - c0, "sampling": time.process_time() - c1},
+        time.perf_counter() - t0, {"replay": c1 - c0, "sampling": cpu_seconds() - c1},
         rest[3], cov, sum(len(k) == 2 for k in proven), sum(len(k) == 3 for k in proven),
         finest, *square,
     )  # fmt: skip
+
+
+def _recheck_one(problem, n, gamma, key, w, x):
+    """``(key, status text, frequencies checked)`` of one stored cell or piece."""
+    from ..analysis.frequency_certificate import check_frequency_certificate
+    from .evidence_keys import key_parts
+
+    i, j, path = key_parts(key)
+    sysdata, blk = sub_box_system(problem, n, i, j, gamma, path)
+    if sysdata is None:
+        return key, blk, 0
+    chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    text = "proven" if chk.covered else f"gaps: {len(chk.gaps)} uncovered frequency interval(s)"
+    return key, text, len(w)
+
+
+def recheck_keys(problem, n, gamma, evidence, *, workers=1):
+    """Re-check the stored certificate of every key; yields ``(key, status, frequencies)``.
+
+    The keys are independent: with ``workers > 1`` they are shared out to forked
+    processes (:func:`~.forked_map.forked_map`), each result the same as in one process,
+    in the order they finish.
+
+    Examples
+    --------
+    >>> meta, ev = load_evidence(evidence_folders()["tracking"])
+    >>> p = arm_channel_problem(load_shipped_design()["values"])
+    >>> key = sorted(ev)[0]
+    >>> [(k == key, text) for k, text, _ in recheck_keys(p, 8, 0.95, {key: ev[key]})]
+    [(True, 'proven')]
+    """
+    from .forked_map import forked_map
+
+    def one(key):
+        return _recheck_one(problem, n, gamma, key, *evidence[key])
+
+    yield from forked_map(one, sorted(evidence), workers=workers)
 
 
 #: Specification of both channels (peak gain of the weighted transfer).
@@ -618,7 +650,7 @@ def _channel_summary(rep, folder):
     }  # fmt: skip
 
 
-def certified_demo(out_dir, *, progress=None, sample_n=4):
+def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
     """``robustmb demo --replay``: stored design, replay of its certificates, verdicts.
 
     For each channel (tracking ``W_e S``, effort ``W_T K S``) the shipped cell and piece
@@ -629,7 +661,8 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
     ``summary.json``, ``report.md`` and ``report.html`` (a page that opens in a browser,
     :func:`~.replay_html.render_replay_html`) to ``out_dir``; the summary also holds,
     apart and labelled so, the recorded whole-square certificates
-    (:func:`load_recorded_certificates`, not re-checked in the run).
+    (:func:`load_recorded_certificates`, not re-checked in the run).  The re-checks run
+    in ``workers`` processes (default: one per core this process may use).
 
     Returns
     -------
@@ -643,6 +676,10 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
     'not proven'
     """
     t0 = time.perf_counter()
+    if workers is None:
+        from .forked_map import available_cores
+
+        workers = available_cores()
     design = load_shipped_design()
     t_design = time.perf_counter() - t0
     folders = evidence_folders()
@@ -655,7 +692,9 @@ def certified_demo(out_dir, *, progress=None, sample_n=4):
             check_realisation(arm_channel_problem(design["values"], channel), folder)
         else:
             meta, ev = {"channel": channel, "n": sample_n}, {}
-        rep = replay_partition(design["values"], meta, ev, progress=progress, sample_n=sample_n)
+        rep = replay_partition(
+            design["values"], meta, ev, progress=progress, sample_n=sample_n, workers=workers
+        )
         rows[channel] = (rep, folder)
     total = time.perf_counter() - t0
     summary = {

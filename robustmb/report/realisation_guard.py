@@ -70,10 +70,10 @@ def check_realisation(problem, folder):
 
     Examples
     --------
-    >>> from robustmb.report.arm_certificate import (DATA_DIR, arm_channel_problem,
+    >>> from robustmb.report.arm_certificate import (arm_channel_problem, evidence_folders,
     ...                                              load_shipped_design)
     >>> p = arm_channel_problem(load_shipped_design()["values"])
-    >>> check_realisation(p, os.path.join(DATA_DIR, "tracking_095"))
+    >>> check_realisation(p, evidence_folders()["tracking"])
     """
     from ..errors import ArgumentError
 

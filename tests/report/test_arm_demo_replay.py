@@ -1,6 +1,8 @@
 """``robustmb demo --replay``: verdicts never claim more than is certified; a replay of the
 shipped arm evidence fails when one stored scaling row is perturbed."""
 
+import os
+
 import numpy as np
 import pytest
 from _svd_signs import flip_singular_vectors
@@ -9,11 +11,15 @@ from robustmb.report.arm_certificate import (
     DATA_DIR,
     PartitionReplay,
     channel_verdict,
+    evidence_folders,
     load_evidence,
     load_shipped_design,
     replay_partition,
     summary_text,
 )
+
+# the shipped tracking evidence, whichever level it certifies
+TRACKING = evidence_folders()["tracking"]
 
 
 def _replay(coverage, gamma, worst, square=np.nan):
@@ -109,10 +115,10 @@ def test_replay_of_a_shipped_box_fails_when_one_scaling_row_is_perturbed():
         sub_box_system,
     )
 
-    meta, evidence = load_evidence(f"{DATA_DIR}/tracking_095")
+    meta, evidence = load_evidence(TRACKING)
     values = load_shipped_design()["values"]
     # the scalings are of this realisation (the Delta-channel basis they are written in)
-    check_realisation(arm_channel_problem(values), f"{DATA_DIR}/tracking_095")
+    check_realisation(arm_channel_problem(values), TRACKING)
     box, (w, x) = sorted(evidence.items())[0]
     assert replay_partition(values, meta, {box: (w, x)}, samples=False).status[box] == "proven"
     sysdata, blk = sub_box_system(arm_channel_problem(values), meta["n"], *box, meta["gamma"])
@@ -132,7 +138,7 @@ def test_shipped_evidence_replays_whatever_signs_lapack_gives_singular_vectors(m
     from robustmb.report import arm_certificate
     from robustmb.report.arm_certificate import arm_channel_problem, check_realisation
 
-    folder = f"{DATA_DIR}/tracking_095"
+    folder = TRACKING
     meta, evidence = load_evidence(folder)
     values = load_shipped_design()["values"]
     monkeypatch.setattr(arm_certificate, "_PROBLEMS", {})
@@ -162,7 +168,7 @@ def test_evidence_of_another_delta_basis_is_refused(tmp_path):
 
     problem = arm_channel_problem(load_shipped_design()["values"])
     folder = tmp_path / "ev"
-    shutil.copytree(f"{DATA_DIR}/tracking_095", folder)
+    shutil.copytree(TRACKING, folder)
     check_realisation(problem, str(folder))
     omega, resp = realisation_fingerprint(problem)
     t1 = next(b for b in problem.blocks if b.name == "t1")
@@ -181,7 +187,7 @@ def test_evidence_of_another_delta_basis_is_refused(tmp_path):
 
 
 def _one_box():
-    meta, ev = load_evidence(f"{DATA_DIR}/tracking_095")
+    meta, ev = load_evidence(TRACKING)
     box = next(iter(ev))
     return meta, {box: ev[box]}
 
@@ -261,7 +267,7 @@ def test_design_hash_is_recomputed_from_the_values():
     from robustmb.report.arm_certificate import check_design_hash, design_sha256
 
     values = load_shipped_design()["values"]
-    folder = f"{DATA_DIR}/tracking_095"
+    folder = TRACKING
     meta, _ = load_evidence(folder)
     # the shipped meta certifies the shipped values (hash formed here from the JSON text)
     canon = json.dumps({k: np.asarray(v, float).tolist() for k, v in values.items()},
@@ -273,7 +279,7 @@ def test_design_hash_is_recomputed_from_the_values():
     flat = tampered["K.M0"].reshape(-1)
     flat[0] = np.nextafter(flat[0], np.inf)
     assert design_sha256(tampered) != meta["design_sha256"]
-    with pytest.raises(ArgumentError, match="tracking_095.*meta.json"):
+    with pytest.raises(ArgumentError, match=f"{os.path.basename(TRACKING)}.*meta.json"):
         check_design_hash(tampered, meta, folder)
 
 
@@ -286,7 +292,7 @@ def test_certified_demo_refuses_evidence_of_another_design(tmp_path, monkeypatch
 
     data = tmp_path / "arm_lpv"
     shutil.copytree(DATA_DIR, data)
-    meta_file = data / "tracking_095" / "meta.json"
+    meta_file = data / os.path.basename(TRACKING) / "meta.json"
     meta = json.loads(meta_file.read_text())
     meta["design_sha256"] = "0" * 64
     meta_file.write_text(json.dumps(meta))
