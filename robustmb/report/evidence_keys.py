@@ -261,8 +261,9 @@ def check_split_tree(keys, n, names=None):
     ------
     ArgumentError
         A cell outside ``n x n`` or a bad step (:func:`robustmb.analysis.sub_box.cell_rect`);
-        a key inside another (naming both); two split shapes under one cell or piece
-        (naming both keys): their pieces would overlap.
+        a key given twice, possibly spelt two ways (naming both); a key inside another
+        (naming both); two split shapes under one cell or piece (naming both keys): their
+        pieces would overlap.
 
     Examples
     --------
@@ -273,12 +274,20 @@ def check_split_tree(keys, n, names=None):
     ...     print(err)
     evidence: (0, 1, ((2, 2, 0, 0),)) lies inside (0, 1): overlapping evidence
     """
-    keys = [evidence_key(*key_parts(k)) for k in keys]
+    given = list(keys)
+    keys = [evidence_key(*key_parts(k)) for k in given]
     names = names or {}
 
     def label(k):
         return repr(names.get(k, k))
 
+    first_of = {}
+    for k, key in zip(given, keys, strict=True):
+        if key in first_of:  # counted twice, its area would be too
+            raise ArgumentError(
+                f"evidence: keys {first_of[key]!r} and {k!r} are the same key {key!r}"
+            )
+        first_of[key] = k
     have = set(keys)
     shapes = {}
     for key in keys:

@@ -162,7 +162,9 @@ def _recorded_table(recorded):
             f'<tr class="recorded" data-channel="{_e(name)}">'
             + _text(f"{name} (recorded, not re-checked in this run)")
             + _num(ch["level"])
-            + _share_cell(ch["coverage"])
+            + _share_cell(
+                Fraction(ch["coverage_exact"]) if ch.get("coverage_exact") else ch["coverage"]
+            )
             + _text(", ".join(ch["partitions"]))
             + _num(ch["records"])
             + _num(ch["certified_records"])

@@ -21,6 +21,14 @@ def _evidence_text(ch):
     return text
 
 
+def _recorded_share(ch):
+    """A recorded channel's certified share: exact (``coverage_exact``) when stored."""
+    from fractions import Fraction
+
+    exact = ch.get("coverage_exact")
+    return Fraction(exact) if exact else ch["coverage"]
+
+
 def summary_text(summary):
     """The human-readable lines of a :func:`certified_demo` summary.
 
@@ -96,7 +104,8 @@ def summary_text(summary):
         for name, ch in recorded["channels"].items():
             files = ", ".join(src["file"] for src in ch["sources"])
             lines.append(
-                f"- {name}: certified < {ch['level']:g} on {percent_down(ch['coverage'])} % of the "
+                f"- {name}: certified < {ch['level']:g} on {percent_down(_recorded_share(ch))} % "
+                "of the "
                 f"square ({ch['certified_records']} of {ch['records']} records certified; "
                 f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
             )

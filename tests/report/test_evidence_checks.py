@@ -26,7 +26,13 @@ from robustmb.report.arm_certificate import (
     load_shipped_design,
     replay_partition,
 )
-from robustmb.report.evidence_keys import key_file_name, key_parts, key_rect, normalised_keys
+from robustmb.report.evidence_keys import (
+    covered_area,
+    key_file_name,
+    key_parts,
+    key_rect,
+    normalised_keys,
+)
 from robustmb.report.replay_html import _share_cell, percent_down, render_replay_html
 from robustmb.report.replay_text import summary_text
 
@@ -164,6 +170,15 @@ def test_two_spellings_of_one_key_are_refused_naming_both(tracking):
         replay_partition(load_shipped_design()["values"], meta,
                          {(i, j): ev[key], (i, j, ()): ev[key]}, samples=False)  # fmt: skip
     assert normalised_keys({(i, j, ()): 1}) == {(i, j): 1}
+
+
+def test_a_key_listed_twice_is_not_counted_twice():
+    piece = (1, 1, ((2, 2, 0, 1),))
+    for keys in ([(0, 0), (0, 0, ())], [piece, (1, 1, [(2, 2, 0, 1)])], [(0, 0), (0, 0)]):
+        with pytest.raises(ArgumentError, match="are the same key"):
+            covered_area(8, keys)
+    # once each: 1/64 + 1/256, by hand
+    assert covered_area(8, [(0, 0), piece]) == Fraction(1, 64) + Fraction(1, 256)
 
 
 # --- F2: the headline decided by the exact coverage -----------------------------------------------
