@@ -60,6 +60,7 @@ from robustmb.analysis.frequency_certificate import (
 )
 from robustmb.analysis.mu_sweep import balanced_response_function
 from robustmb.analysis.mussv import warm_upper_bounds
+from robustmb.errors import ArgumentError
 from robustmb.report.arm_certificate import (
     LEVEL,
     arm_channel_problem,
@@ -110,7 +111,11 @@ def _from_evidence(folder, design):
         "commit": meta.get("source_commit"),
         "sub_boxes": subs,
     }
-    store = {key: (w, None) for key, (w, _) in evidence.items()}
+    claimed = {record_evidence_key(b) for b in subs}
+    # only the claimed keys are re-made: a file the meta does not claim is not evidence
+    store = {key: (w, None) for key, (w, _) in evidence.items() if key in claimed}
+    for key in sorted(set(evidence) - claimed):
+        print(f"--rebuild: {key_file_name(key)} is not in claimed_certified: left out", flush=True)
     return record, store, meta.get("source", os.path.basename(folder))
 
 
@@ -145,6 +150,8 @@ def merge_records(records, stores, names):
                                for m in range(len(key_parts(k)[2])))
     }  # fmt: skip
     certified = sorted(done - inside)
+    # a dropped key's store entry goes too: the store holds exactly the keys built
+    store = {k: v for k, v in store.items() if k in certified}
     record = dict(first)
     record["sub_boxes"] = [b for rec in records for b in rec["sub_boxes"]]
     record["commits"] = [c for rec in records for c in (rec.get("commits") or [rec.get("commit")])]
@@ -168,10 +175,45 @@ def covering_evidence(sysdata, blk, w, x):
 
 
 def _save_npz(path, arrays):
-    """Write ``path`` atomically (a temporary file beside it, then a rename)."""
-    tmp = f"{path}.tmp{os.getpid()}.npz"
+    """Write ``path`` atomically (a temporary file beside it, then a rename).
+
+    The temporary name starts with a dot, so a file left by an interrupted build never
+    matches the evidence pattern ``box_*.npz`` of :func:`load_evidence`.
+    """
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp{os.getpid()}.npz")
     np.savez_compressed(tmp, **arrays)
     os.replace(tmp, path)
+
+
+def _certified_stem(stem, n, certified):
+    """The key of ``--boxes`` file stem ``stem``; SystemExit naming it when the key is not
+    one this build certified and kept."""
+    key = parse_key_file_name(f"box_{stem}.npz", n)
+    if key not in certified:
+        raise SystemExit(f"--boxes: {stem} is not a key certified (and kept) by this build")
+    return key
+
+
+def _check_out_folder(out, n, certified):
+    """Refuse an ``--out`` holding evidence files of keys not in ``certified``: the
+    folder's files would not match its ``claimed_certified``."""
+    if not os.path.isdir(out):
+        return
+    stray = []
+    for name in sorted(os.listdir(out)):
+        if name.startswith("box_") and name.endswith(".npz"):
+            try:
+                key = parse_key_file_name(name, n)
+            except ArgumentError:
+                key = None
+            if key not in certified:
+                stray.append(name)
+    if stray:
+        raise SystemExit(
+            f"--out: {out} holds evidence not certified by this build ({', '.join(stray)}): "
+            "remove it or choose another folder"
+        )
 
 
 def _load_store(path):
@@ -231,6 +273,15 @@ def main():
         "source_commits": record.get("commits"),
         "claimed_certified": [key_to_json(k) for k in sorted(certified)],
     }
+    # before anything is written: only keys certified and kept are built
+    if args.boxes:
+        keys = [_certified_stem(b, n, certified) for b in args.boxes]
+    else:
+        keys = sorted((k for k in certified if k in store), key=lambda k: len(store[k][0]))
+        for k in certified:
+            if k not in store:
+                print(f"{key_to_json(k)}: certified, but no stored evidence", flush=True)
+    _check_out_folder(args.out, n, certified)
     os.makedirs(args.out, exist_ok=True)
     data_dir = os.path.dirname(os.path.abspath(args.out))
     shipped = os.path.join(data_dir, "design.json")
@@ -239,18 +290,11 @@ def main():
         keep["source_sha256"] = record["design_sha256"]
         with open(shipped, "w") as fh:
             json.dump(keep, fh)
-    tmp = os.path.join(args.out, f"meta.json.tmp{os.getpid()}")
+    tmp = os.path.join(args.out, f".meta.json.tmp{os.getpid()}")
     with open(tmp, "w") as fh:
         json.dump(meta, fh, indent=1)
     os.replace(tmp, os.path.join(args.out, "meta.json"))
     times = {record_evidence_key(b): b.get("time", np.nan) for b in record["sub_boxes"]}
-    if args.boxes:
-        keys = [parse_key_file_name(f"box_{b}.npz", n) for b in args.boxes]
-    else:
-        keys = sorted((k for k in certified if k in store), key=lambda k: len(store[k][0]))
-        for k in certified:
-            if k not in store:
-                print(f"{key_to_json(k)}: certified, but no stored evidence", flush=True)
     problem = arm_channel_problem(design["values"], record["channel"])
     save_realisation(problem, args.out)
     for key in keys:

@@ -80,8 +80,11 @@ def scaling_parametrization(struct: BlockStructure) -> ScalingParametrization:
     Building the parameter maps costs tens of milliseconds for the structures of an
     LFT with repeated scalars (dense maps, then their sparse forms), as much as a whole
     bound at one frequency; sweeps, stacks and certificate checks ask for the same
-    structure again and again.  The object is never modified after it is built, so one
-    copy serves every caller.
+    structure again and again, so one copy serves every caller.  Its parameter maps are
+    never modified after it is built; the only thing added later is the constant
+    derivative factors of the Newton polish (``_newton_factors``, built on first use
+    from those maps by :mod:`robustmb.analysis.mu_upper_newton` and the same for every
+    caller), so sharing the object changes no result.
 
     Examples
     --------

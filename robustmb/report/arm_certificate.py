@@ -180,7 +180,8 @@ class PartitionReplay:
     samples : int
         Loops sampled on the parts not proven.
     seconds : float
-        Wall time of the replay.
+        Wall time of the replay, from the moment the channel's problem is built (building
+        it, once per design and channel, is not counted).
     cpu : dict
         CPU time (this process and its worker processes) of the re-checks (``"replay"``)
         and of the sampling (``"sampling"``): what an otherwise idle core would take.
@@ -261,15 +262,21 @@ def load_evidence(folder):
     Raises
     ------
     ArgumentError
-        No ``meta.json`` or a bad ``meta.n``; a file badly named (a step with ``a >= P1``
-        or ``b >= P2``, a cell outside ``n x n``), without an array or unreadable (naming
-        the file); a key inside another, or a cell split in two ways (naming both files).
+        No ``meta.json``; a ``meta.json`` that is not a JSON object with ``channel``,
+        ``n`` and ``gamma``, or with a bad ``n`` (naming it); a file badly named (a step
+        with ``a >= P1`` or ``b >= P2``, a cell outside ``n x n``), without an array,
+        unreadable, with an ``omega`` not 1-D, not real, NaN or negative, or
+        ``scalings`` not 2-D real with a row per frequency (naming the file); a key
+        inside another, or a cell split in two ways (naming both files).
 
     Examples
     --------
     >>> meta, ev = load_evidence(evidence_folders()["tracking"])
-    >>> meta["gamma"], meta["n"], sorted(ev)[0]
-    (0.95, 8, (2, 2))
+    >>> meta["channel"], meta["gamma"] > 0, len(ev) > 0
+    ('tracking', True, True)
+    >>> w, x = next(iter(ev.values()))
+    >>> w.ndim, x.shape[0] == len(w)
+    (1, True)
     """
     from ..errors import ArgumentError
     from .evidence_keys import check_split_tree, parse_key_file_name
@@ -277,9 +284,11 @@ def load_evidence(folder):
     path = os.path.join(folder, "meta.json")
     if not os.path.isfile(path):
         raise ArgumentError(f"evidence: no meta.json in '{folder}'")
-    with open(path) as fh:
-        meta = json.load(fh)
-    n, _ = _checked_meta(meta, False)
+    meta = _read_meta(path)
+    try:
+        n, _ = _checked_meta(meta, False)
+    except ArgumentError as err:
+        raise ArgumentError(f"evidence: '{path}': {err}") from None
     out, names = {}, {}
     for name in sorted(os.listdir(folder)):
         if name.startswith("box_") and name.endswith(".npz"):
@@ -287,14 +296,57 @@ def load_evidence(folder):
             key = parse_key_file_name(name, n)
             try:
                 with np.load(file) as z:
-                    out[key] = (z["omega"].astype(float), z["scalings"].astype(float))
+                    w, x = z["omega"], z["scalings"]
             except KeyError as err:
                 raise ArgumentError(f"evidence: '{file}' has no array {err}") from None
             except (OSError, ValueError) as err:
                 raise ArgumentError(f"evidence: '{file}' is not a readable npz ({err})") from None
+            out[key] = _checked_arrays(file, w, x)
             names[key] = file
     check_split_tree(out, n, names)
     return meta, out
+
+
+def _checked_arrays(file, w, x):
+    """``(omega, scalings)`` of evidence ``file`` as float arrays, checked: ``omega`` 1-D,
+    real, no NaN, ``>= 0`` (``inf`` allowed: the point at infinity); ``scalings`` 2-D
+    real with a row per frequency.  ArgumentError naming the file otherwise."""
+    from ..errors import ArgumentError
+
+    for label, a in (("omega", w), ("scalings", x)):
+        if a.dtype.kind not in "fiu":
+            raise ArgumentError(
+                f"evidence: '{file}': {label} has dtype {a.dtype}, not real numbers"
+            )
+    if w.ndim != 1:
+        raise ArgumentError(f"evidence: '{file}': omega has shape {w.shape}, not 1-D")
+    w = w.astype(float)
+    if np.isnan(w).any() or (w < 0).any():
+        raise ArgumentError(f"evidence: '{file}': omega has NaN or negative frequencies")
+    if x.ndim != 2 or x.shape[0] != len(w):
+        raise ArgumentError(
+            f"evidence: '{file}': scalings has shape {x.shape}, not ({len(w)}, p): "
+            "a row of parameters per frequency"
+        )
+    return w, x.astype(float)
+
+
+def _read_meta(path):
+    """The object of evidence ``meta.json`` at ``path``: ArgumentError naming the file when
+    it is not JSON, not an object, or lacks ``channel``, ``n`` or ``gamma``."""
+    from ..errors import ArgumentError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except (ValueError, OSError) as err:  # JSONDecodeError and UnicodeDecodeError too
+        raise ArgumentError(f"evidence: '{path}' is not readable JSON ({err})") from None
+    if not isinstance(meta, dict):
+        raise ArgumentError(f"evidence: '{path}' holds a {type(meta).__name__}, not an object")
+    missing = [k for k in ("channel", "n", "gamma") if k not in meta]
+    if missing:
+        raise ArgumentError(f"evidence: '{path}' has no {', '.join(missing)}")
+    return meta
 
 
 def design_sha256(values):
@@ -440,18 +492,23 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     >>> box, (w, x) = next(iter(ev.items()))
     >>> r = replay_partition(load_shipped_design()["values"], meta, {box: (w[:5], x[:5])},
     ...                      samples=False)
-    >>> r.status[box].startswith("gaps"), r.coverage, r.status[(0, 0)]
-    (True, 0.0, 'no evidence')
+    >>> others = {s for k, s in r.status.items() if k != box}
+    >>> r.status[box].startswith("gaps"), r.coverage, others
+    (True, 0.0, {'no evidence'})
     """
-    from .evidence_keys import evidence_key, key_area, key_parts, key_sides, uncovered_leaves
+    from ..errors import ArgumentError
+    from .evidence_keys import key_area, key_parts, key_sides, normalised_keys, uncovered_leaves
     from .forked_map import cpu_seconds
 
-    # CPU time of the workers too: they are reaped when the re-checks end
-    t0, c0 = time.perf_counter(), cpu_seconds()
     n, gamma = _checked_meta(meta, bool(evidence))
-    evidence = {evidence_key(*key_parts(k)): v for k, v in evidence.items()}
+    if "channel" not in meta:
+        raise ArgumentError(f"meta.channel: missing (expected one of {sorted(CHANNELS)})")
+    evidence = normalised_keys(evidence)  # two spellings of one key: refused
     gaps = uncovered_leaves(evidence, n)  # also refuses overlapping keys
     problem = arm_channel_problem(values, meta["channel"])
+    # the clocks start once the problem is built (cached per design): they time the
+    # re-checks and the sampling, on CPU also in the workers (reaped when the re-checks end)
+    t0, c0 = time.perf_counter(), cpu_seconds()
     status, points = {}, 0
     for key, text, checked in recheck_keys(problem, n, gamma, evidence, workers=workers):
         status[key] = text
@@ -480,6 +537,8 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
         # a channel with no evidence on the same grid: the same loops, sampled once
         same = rows.shape == grid.shape and np.array_equal(rows, grid)
         square = rest if same else _sample(problem, grid)
+        if proven and square[0] >= gamma:
+            _refuse_contradiction(problem, n, gamma, proven, grid)
     return PartitionReplay(
         meta["channel"], gamma, n, status, float(cov), rest[0], rest[1], points, rest[2],
         time.perf_counter() - t0, {"replay": c1 - c0, "sampling": cpu_seconds() - c1},
@@ -488,16 +547,63 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     )  # fmt: skip
 
 
+def _in_keys(problem, n, keys, row):
+    """The keys (of an ``n x n`` partition) whose closed rectangle holds the (t1, t2) of
+    the normalised parameter ``row``."""
+    from .evidence_keys import key_rect
+
+    names = [b.name for b in problem.blocks]
+    # normalised value v in [-1, 1] -> share (v + 1) / 2 of the side, exactly
+    u1, u2 = ((Fraction(float(row[names.index(t)])) + 1) / 2 for t in ("t1", "t2"))
+    out = []
+    for key in keys:
+        (lo1, hi1), (lo2, hi2) = key_rect(n, key)
+        if lo1 <= u1 <= hi1 and lo2 <= u2 <= hi2:
+            out.append(key)
+    return out
+
+
+def _refuse_contradiction(problem, n, gamma, proven, grid):
+    """Raise when a loop sampled inside a proven key has a gain ``>= gamma``.
+
+    The re-check proved ``gain < gamma`` on every proven key: a sample there at or above
+    ``gamma`` means the certificate (or the sampler) is wrong, and no verdict may rest on
+    either.  Only called when the square's largest sample is ``>= gamma``, so the rows
+    inside proven keys are sampled again, apart.
+    """
+    from ..errors import ArgumentError
+    from .evidence_keys import key_file_name
+
+    inside = np.array([row for row in grid if _in_keys(problem, n, proven, row)])
+    if len(inside) == 0:
+        return
+    worst, v, _ = sampled_gain(problem, inside)
+    if v is None or not worst >= gamma:
+        return
+    files = ", ".join(key_file_name(k) for k in _in_keys(problem, n, proven, v))
+    raise ArgumentError(
+        f"evidence: a loop sampled inside proven {files} has gain {worst!r} >= the certified "
+        f"level {gamma!r}: a contradiction (the certificate or the sampler is wrong)"
+    )
+
+
 def _recheck_one(problem, n, gamma, key, w, x):
     """``(key, status text, frequencies checked)`` of one stored cell or piece."""
     from ..analysis.frequency_certificate import check_frequency_certificate
-    from .evidence_keys import key_parts
+    from ..errors import ArgumentError
+    from .evidence_keys import key_file_name, key_parts
 
     i, j, path = key_parts(key)
     sysdata, blk = sub_box_system(problem, n, i, j, gamma, path)
     if sysdata is None:
         return key, blk, 0
-    chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    try:
+        chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+    except (ValueError, TypeError) as err:
+        # bad evidence arrays (shape, values): name the file, also from a worker process
+        raise ArgumentError(
+            f"evidence: {key_file_name(key)} (key {key!r}): {type(err).__name__}: {err}"
+        ) from None
     text = "proven" if chk.covered else f"gaps: {len(chk.gaps)} uncovered frequency interval(s)"
     return key, text, len(w)
 
@@ -514,7 +620,8 @@ def recheck_keys(problem, n, gamma, evidence, *, workers=1):
     >>> meta, ev = load_evidence(evidence_folders()["tracking"])
     >>> p = arm_channel_problem(load_shipped_design()["values"])
     >>> key = sorted(ev)[0]
-    >>> [(k == key, text) for k, text, _ in recheck_keys(p, 8, 0.95, {key: ev[key]})]
+    >>> [(k == key, text) for k, text, _ in recheck_keys(p, meta["n"], meta["gamma"],
+    ...                                                   {key: ev[key]})]
     [(True, 'proven')]
     """
     from .forked_map import forked_map
@@ -552,10 +659,29 @@ def channel_verdict(replay, spec=SPEC):
     >>> channel_verdict(PartitionReplay("effort", 14.5, 1, {(0, 0): "proven"}, 1.0, np.nan,
     ...                                 square_worst=13.1))
     'fail'
+
+    A loop sampled at or above the level of a fully proven square contradicts the
+    certificate: an error, never a verdict.
+
+    >>> from robustmb.errors import ArgumentError
+    >>> try:
+    ...     channel_verdict(PartitionReplay("tracking", 0.95, 1, {(0, 0): "proven"}, 1.0,
+    ...                                     np.nan, square_worst=0.97))
+    ... except ArgumentError as err:
+    ...     print(str(err)[:60])
+    replay: tracking: a loop sampled at 0.97 >= the level 0.95 c
     """
+    from ..errors import ArgumentError
+
+    cov = replay.coverage if replay.coverage_exact is None else replay.coverage_exact
+    if cov >= 1 and replay.worst_sampled >= replay.gamma:  # NaN compares False
+        raise ArgumentError(
+            f"replay: {replay.channel}: a loop sampled at {replay.worst_sampled!r} >= the level "
+            f"{replay.gamma!r} certified on the whole square: a contradiction (the "
+            "certificate or the sampler is wrong)"
+        )
     if replay.worst_sampled > spec:  # NaN (nothing sampled) compares False
         return "fail"
-    cov = replay.coverage if replay.coverage_exact is None else replay.coverage_exact
     if cov >= 1 and replay.gamma <= spec:
         return "pass"
     return "not proven"
@@ -576,8 +702,8 @@ def evidence_folders(data_dir=None):
 
     Examples
     --------
-    >>> {k: os.path.basename(v) for k, v in evidence_folders().items()}["tracking"]
-    'tracking_095'
+    >>> os.path.basename(evidence_folders()["tracking"]).startswith("tracking_")
+    True
     """
     from ..errors import ArgumentError
 
@@ -587,8 +713,7 @@ def evidence_folders(data_dir=None):
         meta = os.path.join(data_dir, name, "meta.json")
         if not os.path.isfile(meta):
             continue
-        with open(meta) as fh:
-            channel = json.load(fh).get("channel")
+        channel = _read_meta(meta)["channel"]
         if channel not in CHANNELS:
             raise ArgumentError(
                 f"evidence: {meta} names channel {channel!r}, not one of {sorted(CHANNELS)}"
@@ -759,9 +884,13 @@ def load_recorded_certificates(values=None):
 
     Examples
     --------
-    >>> rec = load_recorded_certificates(load_shipped_design()["values"])
+    The recorded certificates are of ``arm_lpv_hard``; any other design gets None:
+
+    >>> rec = load_recorded_certificates()
     >>> {k: (v["level"], v["coverage_exact"]) for k, v in rec["channels"].items()}
     {'tracking': (0.95, '1'), 'effort': (14.5, '1')}
+    >>> load_recorded_certificates({"K.M0": [0.0], "K.M1": [0.0], "K.M2": [0.0]}) is None
+    True
     """
     path = os.path.join(DATA_DIR, "recorded_certificates.json")
     if not os.path.isfile(path):

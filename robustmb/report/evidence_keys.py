@@ -21,8 +21,11 @@ fractions of the square; the parts with no evidence are the uncovered leaves of 
 
 from __future__ import annotations
 
+import operator
 import re
 from fractions import Fraction
+
+import numpy as np
 
 from ..analysis.sub_box import cell_rect
 from ..errors import ArgumentError
@@ -38,14 +41,23 @@ def evidence_key(i, j, path=()):
     >>> evidence_key(6, 7), evidence_key(6, 7, [[2, 2, 0, 1]])
     ((6, 7), (6, 7, ((2, 2, 0, 1),)))
     """
-    path = tuple(tuple(int(v) for v in step) for step in path)
-    return (int(i), int(j), path) if path else (int(i), int(j))
+    i, j, path = key_parts((i, j, path))
+    return (i, j, path) if path else (i, j)
+
+
+def _index(v):
+    # integers only (numpy integers too): no silent int() of 0.7, "3" or True
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{v!r} is a bool")
+    return operator.index(v)
 
 
 def key_parts(key):
     """``(i, j, path)`` of a key (``path`` empty for a whole cell).
 
-    Accepts ``(i, j)``, ``(i, j, path)`` and ``(i, j, ())``.
+    Accepts ``(i, j)``, ``(i, j, path)`` and ``(i, j, ())``, every entry an integer
+    (Python or numpy; ``operator.index``): a float, a string or a bool is refused, never
+    rounded.
 
     Raises
     ------
@@ -56,17 +68,52 @@ def key_parts(key):
     --------
     >>> key_parts((6, 7)), key_parts((6, 7, ((2, 2, 0, 1),)))
     ((6, 7, ()), (6, 7, ((2, 2, 0, 1),)))
+    >>> try:
+    ...     key_parts((0.7, 1))
+    ... except ArgumentError as err:
+    ...     print(err)
+    key: expected (i, j) or (i, j, ((P1, P2, a, b), ...)) of integers, got (0.7, 1)
     """
     try:
         if len(key) == 2:
-            return int(key[0]), int(key[1]), ()
+            return _index(key[0]), _index(key[1]), ()
         if len(key) == 3:
-            path = tuple(tuple(int(v) for v in step) for step in key[2])
+            path = tuple(tuple(_index(v) for v in step) for step in key[2])
             if all(len(step) == 4 for step in path):
-                return int(key[0]), int(key[1]), path
+                return _index(key[0]), _index(key[1]), path
     except (TypeError, ValueError):
         pass
-    raise ArgumentError(f"key: expected (i, j) or (i, j, ((P1, P2, a, b), ...)), got {key!r}")
+    raise ArgumentError(
+        f"key: expected (i, j) or (i, j, ((P1, P2, a, b), ...)) of integers, got {key!r}"
+    )
+
+
+def normalised_keys(mapping):
+    """``mapping`` with every key in the form :func:`evidence_key` gives.
+
+    Raises
+    ------
+    ArgumentError
+        A bad key (:func:`key_parts`), or two keys of ``mapping`` that are the same key
+        once normalised (naming both): one would silently replace the other.
+
+    Examples
+    --------
+    >>> normalised_keys({(6, 7, ()): "a", (1, 2, ((2, 2, 0, 1),)): "b"})
+    {(6, 7): 'a', (1, 2, ((2, 2, 0, 1),)): 'b'}
+    >>> try:
+    ...     normalised_keys({(6, 7): "a", (6, 7, ()): "b"})
+    ... except ArgumentError as err:
+    ...     print(err)
+    evidence: keys (6, 7) and (6, 7, ()) are the same key (6, 7)
+    """
+    out, given = {}, {}
+    for k, v in mapping.items():
+        key = evidence_key(*key_parts(k))
+        if key in out:
+            raise ArgumentError(f"evidence: keys {given[key]!r} and {k!r} are the same key {key!r}")
+        out[key], given[key] = v, k
+    return out
 
 
 def key_rect(n, key):
@@ -214,8 +261,9 @@ def check_split_tree(keys, n, names=None):
     ------
     ArgumentError
         A cell outside ``n x n`` or a bad step (:func:`robustmb.analysis.sub_box.cell_rect`);
-        a key inside another (naming both); two split shapes under one cell or piece
-        (naming both keys): their pieces would overlap.
+        a key given twice, possibly spelt two ways (naming both); a key inside another
+        (naming both); two split shapes under one cell or piece (naming both keys): their
+        pieces would overlap.
 
     Examples
     --------
@@ -226,12 +274,20 @@ def check_split_tree(keys, n, names=None):
     ...     print(err)
     evidence: (0, 1, ((2, 2, 0, 0),)) lies inside (0, 1): overlapping evidence
     """
-    keys = [evidence_key(*key_parts(k)) for k in keys]
+    given = list(keys)
+    keys = [evidence_key(*key_parts(k)) for k in given]
     names = names or {}
 
     def label(k):
         return repr(names.get(k, k))
 
+    first_of = {}
+    for k, key in zip(given, keys, strict=True):
+        if key in first_of:  # counted twice, its area would be too
+            raise ArgumentError(
+                f"evidence: keys {first_of[key]!r} and {k!r} are the same key {key!r}"
+            )
+        first_of[key] = k
     have = set(keys)
     shapes = {}
     for key in keys:

@@ -20,7 +20,9 @@ attribute, so the page can be matched against ``summary.json``.
 from __future__ import annotations
 
 import html as _html
+import math
 from decimal import ROUND_FLOOR, Context, Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -36,9 +38,10 @@ caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
 def percent_down(share) -> str:
     """A share in [0, 1] as a percentage with one decimal, rounded down (never more).
 
-    The share is read as the decimal it is stored as (its shortest ``repr``, as in
+    A float share is read as the decimal it is stored as (its shortest ``repr``, as in
     ``summary.json``), so ``0.29`` shows ``29.0`` and ``0.99996`` shows ``99.9``, never
-    ``100.0``: a headline does not claim more of the square than was certified.
+    ``100.0``: a headline does not claim more of the square than was certified.  A
+    :class:`~fractions.Fraction` is rounded down exactly: ``100.0`` only when it is 1.
 
     Examples
     --------
@@ -46,9 +49,32 @@ def percent_down(share) -> str:
     ('99.9', '12.5', '29.0', '100.0')
     >>> percent_down(0.0004), percent_down(0)
     ('0.0', '0.0')
+    >>> percent_down(1 - Fraction(1, 4**30)), percent_down(Fraction(1))
+    ('99.9', '100.0')
     """
+    if isinstance(share, Fraction):
+        tenths = math.floor(share * 1000)
+        return f"{tenths // 10}.{tenths % 10}"
     pct = Decimal(repr(float(share))) * 100
     return str(pct.quantize(Decimal("0.1"), rounding=ROUND_FLOOR))
+
+
+def certified_share(ch):
+    """The certified share of a channel's summary entry: the exact fraction
+    (``certified_coverage_exact``) when present, else the float ``certified_coverage``.
+
+    Headlines decide "all of the square" or "the rest is not proven" on it: a share just
+    below 1 whose float is 1.0 is still below 1.
+
+    Examples
+    --------
+    >>> certified_share({"certified_coverage": 1.0, "certified_coverage_exact": "63/64"})
+    Fraction(63, 64)
+    >>> certified_share({"certified_coverage": 0.5})
+    0.5
+    """
+    exact = ch.get("certified_coverage_exact")
+    return Fraction(exact) if exact else ch["certified_coverage"]
 
 
 def _share_cell(share):
@@ -56,7 +82,15 @@ def _share_cell(share):
     significant digits (never more than certified), its exact value in ``data-value``."""
     if share is None:
         return _num(None)
-    pct = Context(prec=6, rounding=ROUND_FLOOR).plus(Decimal(repr(float(share))) * 100)
+    if isinstance(share, Fraction):
+        # exact quotient rounded down (40 digits), then to six digits: never rounded up
+        down = Context(prec=40, rounding=ROUND_FLOOR)
+        value = down.multiply(
+            down.divide(Decimal(share.numerator), Decimal(share.denominator)), 100
+        )
+    else:
+        value = Decimal(repr(float(share))) * 100
+    pct = Context(prec=6, rounding=ROUND_FLOOR).plus(value)
     return f'<td class="num" data-value="{100 * float(share)!r}">{pct.normalize():f}</td>'
 
 
@@ -99,7 +133,7 @@ def _rechecked_table(channels):
             + _text(ch["specification"])
             + _text(ch.get("evidence_folder") or "none (sampled only)")
             + _num(ch["certified_level"])
-            + _share_cell(ch["certified_coverage"])
+            + _share_cell(certified_share(ch))
             + _text(ch.get("certified_coverage_exact", "-"), "certified_coverage_exact")
             + _num(ch.get("proven_whole_cells"))
             + _num(ch.get("proven_pieces"))
@@ -128,7 +162,9 @@ def _recorded_table(recorded):
             f'<tr class="recorded" data-channel="{_e(name)}">'
             + _text(f"{name} (recorded, not re-checked in this run)")
             + _num(ch["level"])
-            + _share_cell(ch["coverage"])
+            + _share_cell(
+                Fraction(ch["coverage_exact"]) if ch.get("coverage_exact") else ch["coverage"]
+            )
             + _text(", ".join(ch["partitions"]))
             + _num(ch["records"])
             + _num(ch["certified_records"])
@@ -153,13 +189,14 @@ def _table(table_id, caption, head, rows):
 
 def _headline(name, ch):
     verdict = ch["verdict"]
-    nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+    share = certified_share(ch)
+    nothing = ch["certified_level"] is None or not share > 0
     if nothing:
         claim = "nothing re-checked as certified in this run"
     else:
         claim = (
             f"peak gain certified &lt; {ch['certified_level']:g} on "
-            f"{percent_down(ch['certified_coverage'])} % of the (t1, t2) square (re-checked)"
+            f"{percent_down(share)} % of the (t1, t2) square (re-checked)"
         )
         if ch.get("certified_coverage_exact"):
             claim += f", exactly {_e(ch['certified_coverage_exact'])} of its area"
@@ -171,7 +208,7 @@ def _headline(name, ch):
                     + ")"
                 )
     rest = ""
-    if ch["certified_coverage"] < 1:
+    if share < 1:
         where = "on the whole square" if nothing else "elsewhere"
         rest = f"; not proven {where}"
         if ch["not_proven_sampled_worst"] is not None:

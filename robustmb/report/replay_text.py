@@ -21,6 +21,14 @@ def _evidence_text(ch):
     return text
 
 
+def _recorded_share(ch):
+    """A recorded channel's certified share: exact (``coverage_exact``) when stored."""
+    from fractions import Fraction
+
+    exact = ch.get("coverage_exact")
+    return Fraction(exact) if exact else ch["coverage"]
+
+
 def summary_text(summary):
     """The human-readable lines of a :func:`certified_demo` summary.
 
@@ -49,23 +57,24 @@ def summary_text(summary):
     over the whole square: worst 0.93 (528 loops), so the worst case is >= 0.93; verdict:
     not proven
     """
-    from .replay_html import percent_down
+    from .replay_html import certified_share, percent_down
 
     lines = [f"design: {summary['design']}", f"guarantee: {summary['guarantee']}", "channels:"]
     for name, ch in summary["channels"].items():
-        nothing = ch["certified_level"] is None or not ch["certified_coverage"] > 0
+        share = certified_share(ch)  # exact when known: "all" and "the rest" decided on it
+        nothing = ch["certified_level"] is None or not share > 0
         if nothing:
             cert = "nothing certified"
         else:
             extra = _evidence_text(ch)
             cert = (
                 f"certified < {ch['certified_level']:g} on "
-                f"{percent_down(ch['certified_coverage'])} % "
+                f"{percent_down(share)} % "
                 f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
                 f"({ch['partition']}{'; ' + extra if extra else ''})"
             )
         rest = ""
-        if ch["certified_coverage"] < 1:
+        if share < 1:
             worst = ch["not_proven_sampled_worst"]
             loops = f", {ch['not_proven_samples']} loops" if "not_proven_samples" in ch else ""
             if ch.get("not_proven_unresolved_samples"):
@@ -95,7 +104,8 @@ def summary_text(summary):
         for name, ch in recorded["channels"].items():
             files = ", ".join(src["file"] for src in ch["sources"])
             lines.append(
-                f"- {name}: certified < {ch['level']:g} on {percent_down(ch['coverage'])} % of the "
+                f"- {name}: certified < {ch['level']:g} on {percent_down(_recorded_share(ch))} % "
+                "of the "
                 f"square ({ch['certified_records']} of {ch['records']} records certified; "
                 f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
             )

@@ -5,13 +5,14 @@ combined, stored evidence kept as it is when it covers, completed only when it d
 import hashlib
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
 import pytest
 from _scripts import ROOT, load_script
 
-from robustmb.report.arm_certificate import load_evidence, load_shipped_design, replay_partition
+from robustmb.report.arm_certificate import load_evidence, replay_partition
 
 PIECE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "arm_effort_piece")
 DESIGN = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints", "arm_lpv_hard.json")
@@ -28,6 +29,11 @@ def _record(subs, gamma=14.5, channel="effort"):
         sha = hashlib.sha256(fh.read()).hexdigest()
     return {"channel": channel, "gamma": gamma, "partition": "8 x 8 equal sub-boxes",
             "design_sha256": sha, "commit": "c0", "sub_boxes": subs}  # fmt: skip
+
+
+def _hard_values():
+    with open(DESIGN) as fh:
+        return json.load(fh)["values"]
 
 
 def _sub(box, path=(), status="certified"):
@@ -55,6 +61,9 @@ def test_merge_records_of_one_channel(build):
     assert certified == [(0, 0), (3, 3), (6, 7, ((2, 2, 0, 0),)), PIECE]
     assert store[(6, 7, ((2, 2, 0, 0),))][1] == "a670"  # the first run's entry
     assert store[PIECE][1] == "bpiece" and (3, 3) not in store
+    # the store holds certified keys only: the nested piece's entry went with it
+    assert set(store) == set(certified) - {(3, 3)}
+    assert (0, 0, ((2, 2, 1, 1),)) not in store
     assert len(rec["sub_boxes"]) == 7 and rec["commits"] == ["c0", "c0"]
     with pytest.raises(SystemExit, match="gamma"):
         build.merge_records([a, _record([], gamma=0.95)], [sa, {}], ["a.json", "c.json"])
@@ -104,7 +113,7 @@ def test_build_from_two_runs_writes_a_replayable_piece(build, tmp_path, monkeypa
     assert meta["source"] == "a.json, b.json"
     w2, x2 = got[PIECE]
     assert len(w2) <= len(w) and np.all(np.isfinite(x2))
-    rep = replay_partition(load_shipped_design()["values"], meta, got, samples=False)
+    rep = replay_partition(_hard_values(), meta, got, samples=False)
     assert rep.status[PIECE] == "proven"
 
 
@@ -130,3 +139,44 @@ def test_build_completes_only_evidence_that_does_not_cover(build, tmp_path, monk
     assert calls == [2]
     assert "2 stored -> " in capsys.readouterr().out
     assert os.path.exists(out / "box_6_7_2x2-0-1_2x2-0-0.npz")
+
+
+def test_an_interrupted_write_leaves_no_evidence_named_file(build, tmp_path, monkeypatch):
+    _, ev = load_evidence(PIECE_DIR)
+    shutil.copytree(PIECE_DIR, tmp_path / "ev")
+    path = tmp_path / "ev" / "box_3_3.npz"
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build._save_npz(str(path), {"omega": np.ones(2), "scalings": np.ones((2, 3))})
+    left = [f for f in os.listdir(tmp_path / "ev") if "tmp" in f]
+    assert len(left) == 1 and left[0].startswith(".")
+    _, got = load_evidence(str(tmp_path / "ev"))  # the leftover is not read as evidence
+    assert set(got) == set(ev)
+
+
+def _piece_run(tmp_path):
+    _, ev = load_evidence(PIECE_DIR)
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(_record([_sub((6, 7), PIECE[2]), _sub((2, 2), (), "failed")])))
+    store = _store_file(tmp_path, "r.scalings.npz", {PIECE: ev[PIECE]})
+    return ["--record", str(rec), "--store", store, "--design", DESIGN]
+
+
+def test_boxes_must_be_keys_the_build_certified(build, tmp_path, monkeypatch):
+    out = tmp_path / "data" / "effort_145"
+    with pytest.raises(SystemExit, match="--boxes: 2_2 is not a key certified"):
+        _run(build, monkeypatch, [*_piece_run(tmp_path), "--out", str(out), "--boxes", "2_2"])
+    assert not out.exists()  # refused before anything was written
+
+
+def test_out_holding_evidence_not_certified_is_refused(build, tmp_path, monkeypatch):
+    out = tmp_path / "data" / "effort_145"
+    out.mkdir(parents=True)
+    np.savez(out / "box_1_1.npz", omega=np.ones(1), scalings=np.ones((1, 2)))
+    with pytest.raises(SystemExit, match="box_1_1.npz"):
+        _run(build, monkeypatch, [*_piece_run(tmp_path), "--out", str(out)])
+    assert sorted(os.listdir(out)) == ["box_1_1.npz"]

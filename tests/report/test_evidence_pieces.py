@@ -72,7 +72,7 @@ def test_piece_file_name_example():
     ],
 )
 def test_malformed_evidence_file_is_refused_naming_it(tmp_path, name, why):
-    (tmp_path / "meta.json").write_text(json.dumps({"channel": "effort", "n": 8}))
+    (tmp_path / "meta.json").write_text(json.dumps({"channel": "effort", "n": 8, "gamma": 14.5}))
     np.savez(tmp_path / name, omega=np.ones(2), scalings=np.ones((2, 3)))
     with pytest.raises(ArgumentError, match=rf"{name.replace('.', '[.]')}.*{why}"):
         load_evidence(str(tmp_path))
@@ -88,7 +88,7 @@ def test_malformed_evidence_file_is_refused_naming_it(tmp_path, name, why):
     ],
 )
 def test_overlapping_evidence_is_refused_naming_both_files(tmp_path, names, what):
-    (tmp_path / "meta.json").write_text(json.dumps({"channel": "effort", "n": 8}))
+    (tmp_path / "meta.json").write_text(json.dumps({"channel": "effort", "n": 8, "gamma": 14.5}))
     for name in names:
         np.savez(tmp_path / name, omega=np.ones(2), scalings=np.ones((2, 3)))
     with pytest.raises(ArgumentError, match=what) as err:
