@@ -42,7 +42,7 @@ def shipped(grid):
         load_shipped_design,
         replay_partition,
     )
-    from robustmb.report.forked_map import available_cores
+    from robustmb.report.worker_pool import available_cores
 
     design = load_shipped_design()
     print(design.get("summary", "shipped design"))

@@ -35,16 +35,15 @@ import shutil
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from .evidence_keys import key_to_json
 from .loop_sampling import sampled_gain
+from .partition_replay import PartitionReplay
 from .realisation_guard import check_realisation
-from .replay_text import summary_text
+from .replay_text import channel_summary, recorded_certificates, summary_text
 
 #: Folder of the shipped design and certificate evidence.
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -150,92 +149,6 @@ def sub_box_system(problem, n, i, j, gamma, path=()):
     if sb.status != "ok":
         return None, sb.status
     return sb.sysdata, sb.blk
-
-
-@dataclass
-class PartitionReplay:
-    """Replay of a partition certificate of one channel.
-
-    Attributes
-    ----------
-    channel : str
-    gamma : float
-        The level certified on each proven cell or piece.
-    n : int
-        The (t1, t2) square is split into ``n x n`` equal grid cells (some split further
-        into pieces).
-    status : dict
-        ``{key: text}`` for every evidence key and every part of the square with no
-        evidence (keys as :mod:`.evidence_keys`: ``(i, j)`` a whole cell, ``(i, j, path)``
-        a piece): ``"proven"`` (re-checked: stable centre, whole axis covered), or why not
-        (``"no evidence"``, ``"gaps: ..."``, ``"unstable centre"``).
-    coverage : float
-        Proven share of the square's area (``float(coverage_exact)``).
-    sampled_worst : float
-        Largest gain sampled on the parts not proven (NaN when all are proven).
-    sampled_where : dict
-        Its parameter values (physical units).
-    points : int
-        Frequencies re-checked in all.
-    samples : int
-        Loops sampled on the parts not proven.
-    seconds : float
-        Wall time of the replay, from the moment the channel's problem is built (building
-        it, once per design and channel, is not counted).
-    cpu : dict
-        CPU time (this process and its worker processes) of the re-checks (``"replay"``)
-        and of the sampling (``"sampling"``): what an otherwise idle core would take.
-    unresolved : int
-        Samples neither confirmed unstable nor given a finite gain (see
-        :func:`sampled_gain`): they make no verdict.
-    coverage_exact : Fraction or None
-        The proven share as an exact fraction (None: not computed, ``coverage`` only).
-    whole_cells, pieces : int
-        Proven whole grid cells, and proven split pieces.
-    finest : tuple of Fraction or None
-        Sides (along t1, along t2; shares of the square's sides) of the smallest proven
-        cell or piece.
-    square_worst : float
-        Largest gain sampled over the whole square (``sample_n x sample_n`` cell centres x
-        nominal and the 32 physical vertices): a lower bound of the worst case, proven
-        or not.  NaN when not sampled.
-    square_where : dict
-        Its parameter values (physical units).
-    square_samples, square_unresolved : int
-        Loops of that sampling, and how many were unresolved.
-    """
-
-    channel: str
-    gamma: float
-    n: int
-    status: dict
-    coverage: float
-    sampled_worst: float
-    sampled_where: dict = field(default_factory=dict)
-    points: int = 0
-    samples: int = 0
-    seconds: float = 0.0
-    cpu: dict = field(default_factory=dict)
-    unresolved: int = 0
-    coverage_exact: Fraction | None = None
-    whole_cells: int = 0
-    pieces: int = 0
-    finest: tuple | None = None
-    square_worst: float = np.nan
-    square_where: dict = field(default_factory=dict)
-    square_samples: int = 0
-    square_unresolved: int = 0
-
-    @property
-    def proven(self):
-        """The proven cells and pieces (their keys, sorted)."""
-        return sorted(b for b, s in self.status.items() if s == "proven")
-
-    @property
-    def worst_sampled(self):
-        """Largest gain of every loop sampled in the square (NaN when none): a lower bound."""
-        got = [g for g in (self.sampled_worst, self.square_worst) if not np.isnan(g)]
-        return max(got) if got else np.nan
 
 
 def load_shipped_design():
@@ -450,7 +363,7 @@ def _sample(problem, rows):
     return worst, where, len(rows), unresolved
 
 
-def replay_partition(values, meta, evidence, *, samples=True, progress=None, sample_n=4, workers=1):
+def replay_partition(values, meta, evidence, *, samples=True, progress=None, sample_n=4, workers=0):
     """Re-check every stored cell and piece certificate of a channel; coverage, samples.
 
     Parameters
@@ -474,8 +387,8 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     sample_n : int
         The whole square's sampling grid.
     workers : int
-        Processes re-checking the keys (:func:`recheck_keys`); the result does not
-        depend on it.
+        Processes re-checking the keys (:func:`recheck_keys`; 0: this process, under its
+        own BLAS set-up).
 
     Returns
     -------
@@ -498,7 +411,7 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     """
     from ..errors import ArgumentError
     from .evidence_keys import key_area, key_parts, key_sides, normalised_keys, uncovered_leaves
-    from .forked_map import cpu_seconds
+    from .worker_pool import cpu_seconds
 
     n, gamma = _checked_meta(meta, bool(evidence))
     if "channel" not in meta:
@@ -510,7 +423,9 @@ def replay_partition(values, meta, evidence, *, samples=True, progress=None, sam
     # re-checks and the sampling, on CPU also in the workers (reaped when the re-checks end)
     t0, c0 = time.perf_counter(), cpu_seconds()
     status, points = {}, 0
-    for key, text, checked in recheck_keys(problem, n, gamma, evidence, workers=workers):
+    for key, text, checked in recheck_keys(
+        values, meta["channel"], n, gamma, evidence, workers=workers
+    ):
         status[key] = text
         points += checked
         if progress is not None:
@@ -589,6 +504,7 @@ def _refuse_contradiction(problem, n, gamma, proven, grid):
 
 def _recheck_one(problem, n, gamma, key, w, x):
     """``(key, status text, frequencies checked)`` of one stored cell or piece."""
+    from .._blas import single_blas_thread
     from ..analysis.frequency_certificate import check_frequency_certificate
     from ..errors import ArgumentError
     from .evidence_keys import key_file_name, key_parts
@@ -598,7 +514,12 @@ def _recheck_one(problem, n, gamma, key, w, x):
     if sysdata is None:
         return key, blk, 0
     try:
-        chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
+        # One BLAS thread, as when the evidence was built: the interval certificates at
+        # low frequency (Hamiltonian-pencil crossings) came out narrower with threaded
+        # OpenBLAS on 9 of the 70 tracking keys of the shipped design (gaps, never a
+        # false proof), and the threads only cost time on these small matrices.
+        with single_blas_thread():
+            chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
     except (ValueError, TypeError) as err:
         # bad evidence arrays (shape, values): name the file, also from a worker process
         raise ArgumentError(
@@ -608,28 +529,55 @@ def _recheck_one(problem, n, gamma, key, w, x):
     return key, text, len(w)
 
 
-def recheck_keys(problem, n, gamma, evidence, *, workers=1):
+_WORKER: dict = {}
+
+
+def _worker_problem(values, channel):
+    _WORKER["problem"] = arm_channel_problem(values, channel)
+
+
+def _worker_recheck(n, gamma, key, w, x):
+    return _recheck_one(_WORKER["problem"], n, gamma, key, w, x)
+
+
+def recheck_keys(values, channel, n, gamma, evidence, *, workers=0):
     """Re-check the stored certificate of every key; yields ``(key, status, frequencies)``.
 
-    The keys are independent: with ``workers > 1`` they are shared out to forked
-    processes (:func:`~.forked_map.forked_map`), each result the same as in one process,
-    in the order they finish.
+    The keys are independent and are shared out to ``workers`` processes, each building
+    the channel's problem once, in the order they finish (``workers=0``: in this process,
+    in key order).  The workers
+    start with one OpenBLAS thread (:mod:`.worker_pool`), as the evidence was built: with
+    OpenBLAS loaded multi-threaded (even if later limited to one thread) the interval
+    certificates below about 0.01 rad/s came out narrower on 9 of the 70 tracking keys of
+    the shipped design (a gap: not proven, never a false proof).  So the result depends
+    neither on the caller's BLAS set-up nor on ``workers``.
 
     Examples
     --------
     >>> meta, ev = load_evidence(evidence_folders()["tracking"])
-    >>> p = arm_channel_problem(load_shipped_design()["values"])
+    >>> values = load_shipped_design()["values"]
     >>> key = sorted(ev)[0]
-    >>> [(k == key, text) for k, text, _ in recheck_keys(p, meta["n"], meta["gamma"],
-    ...                                                   {key: ev[key]})]
+    >>> [(k == key, text) for k, text, _ in
+    ...  recheck_keys(values, "tracking", meta["n"], meta["gamma"], {key: ev[key]})]
     [(True, 'proven')]
     """
-    from .forked_map import forked_map
+    from .worker_pool import map_in_workers
 
-    def one(key):
-        return _recheck_one(problem, n, gamma, key, *evidence[key])
-
-    yield from forked_map(one, sorted(evidence), workers=workers)
+    items = [(n, gamma, key, *evidence[key]) for key in sorted(evidence)]
+    if not items:
+        return
+    if workers <= 0:  # in this process, under its own BLAS set-up
+        problem = arm_channel_problem(values, channel)
+        for item in items:
+            yield _recheck_one(problem, *item)
+        return
+    yield from map_in_workers(
+        _worker_recheck,
+        items,
+        workers=workers,
+        initializer=_worker_problem,
+        initargs=(values, channel),
+    )
 
 
 #: Specification of both channels (peak gain of the weighted transfer).
@@ -728,53 +676,6 @@ def evidence_folders(data_dir=None):
     return {channel: folders[0] for channel, folders in found.items()}
 
 
-def _fraction_text(x):
-    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
-
-
-def _channel_summary(rep, folder):
-    """The summary entry of one channel's replay (JSON-ready)."""
-    proven = rep.proven
-    level = rep.gamma if proven else None
-    cov = rep.coverage_exact if rep.coverage_exact is not None else Fraction(rep.coverage)
-    lower = rep.worst_sampled
-    return {
-        "specification": f"peak gain <= {SPEC:g}",
-        "evidence_folder": None if folder is None else os.path.basename(folder),
-        "certified_level": level,
-        "certified_coverage": rep.coverage,
-        "certified_coverage_exact": _fraction_text(cov),
-        "proven_sub_boxes": [key_to_json(b) for b in proven],
-        "proven_whole_cells": rep.whole_cells,
-        "proven_pieces": rep.pieces,
-        "finest_proven": None if rep.finest is None else
-        f"{_fraction_text(rep.finest[0])} x {_fraction_text(rep.finest[1])} of the square",
-        "partition": f"{rep.n} x {rep.n} equal sub-boxes",
-        "frequencies_rechecked": rep.points,
-        "not_proven_sampled_worst": None
-        if not np.isfinite(rep.sampled_worst)
-        else rep.sampled_worst,
-        "not_proven_sampled_where": rep.sampled_where,
-        "not_proven_samples": rep.samples,
-        "not_proven_unresolved_samples": rep.unresolved,
-        "whole_square_sampled_worst": None
-        if not np.isfinite(rep.square_worst)
-        else rep.square_worst,
-        "whole_square_sampled_where": rep.square_where,
-        "whole_square_samples": rep.square_samples,
-        "whole_square_unresolved_samples": rep.square_unresolved,
-        # [largest sampled gain, certified level]: the worst case over the square lies in
-        # it; no upper end unless the whole square is proven
-        "worst_case_bracket": [
-            None if not np.isfinite(lower) else lower,
-            level if cov >= 1 else None,
-        ],
-        "verdict": channel_verdict(rep),
-        "seconds": rep.seconds,
-        "cpu_seconds": rep.cpu,
-    }  # fmt: skip
-
-
 def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
     """``robustmb demo --replay``: stored design, replay of its certificates, verdicts.
 
@@ -802,7 +703,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
     """
     t0 = time.perf_counter()
     if workers is None:
-        from .forked_map import available_cores
+        from .worker_pool import available_cores
 
         workers = available_cores()
     design = load_shipped_design()
@@ -828,7 +729,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
         "guarantee": "frozen parameters: every bound holds for each fixed value of (t1, t2) "
         "and of m1, J1, rho1, L2, m3 in their ranges; no bound on their rates of variation",
         "channels": {
-            CHANNELS[channel]: _channel_summary(rep, folder)
+            CHANNELS[channel]: channel_summary(rep, folder, SPEC, channel_verdict(rep))
             for channel, (rep, folder) in rows.items()
         },
         "time": {"design load": t_design, "replay and sampling": total - t_design, "total": total},
@@ -873,13 +774,9 @@ def _write_together(out_dir, texts):
 def load_recorded_certificates(values=None):
     """The summary of the stored whole-square partition certificates, or None.
 
-    ``recorded_certificates.json`` (package data, written by
-    ``case_studies/robotic_arm/summarise_certificates.py`` from the case study's
-    checkpoints, with their SHA-256): per channel the level, the certified share of the
-    (t1, t2) square, the record counts and the largest sampled gain.  Recorded, not
-    re-checked: the replay states it apart from what it re-checks.  With ``values``, a
-    channel whose certificate is of another design (``design_values_sha256`` not
-    :func:`design_sha256` of ``values``) is dropped; None when no channel is left or the
+    ``recorded_certificates.json`` of the package data, read by
+    :func:`~.replay_text.recorded_certificates`: with ``values``, a channel whose
+    certificate is of another design is dropped; None when no channel is left or the
     file is absent.
 
     Examples
@@ -893,13 +790,4 @@ def load_recorded_certificates(values=None):
     True
     """
     path = os.path.join(DATA_DIR, "recorded_certificates.json")
-    if not os.path.isfile(path):
-        return None
-    with open(path) as fh:
-        rec = json.load(fh)
-    if values is not None:
-        h = design_sha256(values)
-        rec["channels"] = {
-            k: v for k, v in rec["channels"].items() if v.get("design_values_sha256") == h
-        }
-    return rec if rec["channels"] else None
+    return recorded_certificates(path, None if values is None else design_sha256(values))

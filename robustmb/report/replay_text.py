@@ -8,6 +8,12 @@ recorded certificates that the run did not re-check.
 
 from __future__ import annotations
 
+import json
+import os
+from fractions import Fraction
+
+import numpy as np
+
 
 def _evidence_text(ch):
     """``"7/64: 5 whole cells and 8 pieces, finest 1/32 x 1/32 of the square"`` (or "")."""
@@ -110,3 +116,84 @@ def summary_text(summary):
                 f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
             )
     return "\n".join(lines) + "\n"
+
+
+def _fraction_text(x):
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
+
+
+def channel_summary(rep, folder, spec, verdict):
+    """The summary entry of one channel's replay (JSON-ready): the numbers of the report.
+
+    ``spec`` is the channel's specification (peak gain), ``verdict`` the verdict of the
+    replay (:func:`~.arm_certificate.channel_verdict`).
+    """
+    from .evidence_keys import key_to_json
+
+    proven = rep.proven
+    level = rep.gamma if proven else None
+    cov = rep.coverage_exact if rep.coverage_exact is not None else Fraction(rep.coverage)
+    lower = rep.worst_sampled
+    return {
+        "specification": f"peak gain <= {spec:g}",
+        "evidence_folder": None if folder is None else os.path.basename(folder),
+        "certified_level": level,
+        "certified_coverage": rep.coverage,
+        "certified_coverage_exact": _fraction_text(cov),
+        "proven_sub_boxes": [key_to_json(b) for b in proven],
+        "proven_whole_cells": rep.whole_cells,
+        "proven_pieces": rep.pieces,
+        "finest_proven": None if rep.finest is None else
+        f"{_fraction_text(rep.finest[0])} x {_fraction_text(rep.finest[1])} of the square",
+        "partition": f"{rep.n} x {rep.n} equal sub-boxes",
+        "frequencies_rechecked": rep.points,
+        "not_proven_sampled_worst": None
+        if not np.isfinite(rep.sampled_worst)
+        else rep.sampled_worst,
+        "not_proven_sampled_where": rep.sampled_where,
+        "not_proven_samples": rep.samples,
+        "not_proven_unresolved_samples": rep.unresolved,
+        "whole_square_sampled_worst": None
+        if not np.isfinite(rep.square_worst)
+        else rep.square_worst,
+        "whole_square_sampled_where": rep.square_where,
+        "whole_square_samples": rep.square_samples,
+        "whole_square_unresolved_samples": rep.square_unresolved,
+        # [largest sampled gain, certified level]: the worst case over the square lies in
+        # it; no upper end unless the whole square is proven
+        "worst_case_bracket": [
+            None if not np.isfinite(lower) else lower,
+            level if cov >= 1 else None,
+        ],
+        "verdict": verdict,
+        "seconds": rep.seconds,
+        "cpu_seconds": rep.cpu,
+    }  # fmt: skip
+
+
+def recorded_certificates(path, design_hash=None):
+    """The summary of stored whole-square partition certificates (JSON at ``path``), or None.
+
+    ``recorded_certificates.json`` (package data, written by
+    ``case_studies/robotic_arm/summarise_certificates.py`` from the case study's
+    checkpoints, with their SHA-256): per channel the level, the certified share of the
+    (t1, t2) square, the record counts and the largest sampled gain.  Recorded, not
+    re-checked: the replay states it apart from what it re-checks.  With ``design_hash``,
+    a channel whose certificate is of another design (``design_values_sha256``) is
+    dropped; None when no channel is left or the file is absent.
+
+    Examples
+    --------
+    >>> recorded_certificates("no-such-file.json") is None
+    True
+    """
+    if not os.path.isfile(path):
+        return None
+    with open(path) as fh:
+        rec = json.load(fh)
+    if design_hash is not None:
+        rec["channels"] = {
+            k: v for k, v in rec["channels"].items()
+            if v.get("design_values_sha256") == design_hash
+        }  # fmt: skip
+    return rec if rec["channels"] else None

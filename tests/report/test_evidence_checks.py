@@ -17,7 +17,6 @@ from robustmb.errors import ArgumentError
 from robustmb.report import arm_certificate
 from robustmb.report.arm_certificate import (
     PartitionReplay,
-    _channel_summary,
     channel_verdict,
     design_sha256,
     evidence_folders,
@@ -34,7 +33,7 @@ from robustmb.report.evidence_keys import (
     normalised_keys,
 )
 from robustmb.report.replay_html import _share_cell, percent_down, render_replay_html
-from robustmb.report.replay_text import summary_text
+from robustmb.report.replay_text import channel_summary, summary_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HARD = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints", "arm_lpv_hard.json")
@@ -213,7 +212,9 @@ def _summary(rep):
     return {
         "design": "d",
         "guarantee": "g",
-        "channels": {"tracking W_e S": _channel_summary(rep, None)},
+        "channels": {
+            "tracking W_e S": channel_summary(rep, None, 1.0, arm_certificate.channel_verdict(rep))
+        },
     }
 
 
@@ -246,7 +247,7 @@ def test_a_fully_proven_square_with_a_sample_above_its_level_is_an_error():
         with pytest.raises(ArgumentError, match="contradiction"):
             channel_verdict(rep)
         with pytest.raises(ArgumentError, match="contradiction"):
-            _channel_summary(rep, None)
+            channel_summary(rep, None, 1.0, arm_certificate.channel_verdict(rep))
     below = PartitionReplay("tracking", 0.95, 1, {(0, 0): "proven"}, 1.0, np.nan,
                             coverage_exact=Fraction(1), square_worst=0.9499)  # fmt: skip
     assert channel_verdict(below) == "pass"
