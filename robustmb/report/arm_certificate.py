@@ -514,10 +514,9 @@ def _recheck_one(problem, n, gamma, key, w, x):
     if sysdata is None:
         return key, blk, 0
     try:
-        # One BLAS thread, as when the evidence was built: the interval certificates at
-        # low frequency (Hamiltonian-pencil crossings) came out narrower with threaded
-        # OpenBLAS on 9 of the 70 tracking keys of the shipped design (gaps, never a
-        # false proof), and the threads only cost time on these small matrices.
+        # One BLAS thread: threads only cost time on these small matrices.  (It does not
+        # give the build's numerics when OpenBLAS was loaded multi-threaded: the spawned
+        # workers of recheck_keys start single-threaded for that.)
         with single_blas_thread():
             chk = check_frequency_certificate(sysdata, blk, LEVEL, w, x)
     except (ValueError, TypeError) as err:
@@ -545,11 +544,10 @@ def recheck_keys(values, channel, n, gamma, evidence, *, workers=0):
 
     The keys are independent and are shared out to ``workers`` processes, each building
     the channel's problem once, in the order they finish (``workers=0``: in this process,
-    in key order).  The workers
-    start with one OpenBLAS thread (:mod:`.worker_pool`), as the evidence was built: with
+    in key order).  The workers start with one OpenBLAS thread (:mod:`.worker_pool`), as the evidence was built: with
     OpenBLAS loaded multi-threaded (even if later limited to one thread) the interval
     certificates below about 0.01 rad/s came out narrower on 9 of the 70 tracking keys of
-    the shipped design (a gap: not proven, never a false proof).  So the result depends
+    the arm_lpv_guarded design (a gap: not proven, never a false proof).  So the result depends
     neither on the caller's BLAS set-up nor on ``workers``.
 
     Examples
