@@ -545,10 +545,11 @@ def recheck_keys(values, channel, n, gamma, evidence, *, workers=0):
     The keys are independent and are shared out to ``workers`` processes, each building
     the channel's problem once, in the order they finish (``workers=0``: in this process,
     in key order).  The workers start with one OpenBLAS thread (:mod:`.worker_pool`), as
-    the evidence was built: with OpenBLAS loaded multi-threaded (even if later limited to one thread) the interval
-    certificates below about 0.01 rad/s came out narrower on 9 of the 70 tracking keys of
-    the arm_lpv_guarded design (a gap: not proven, never a false proof).  So the result depends
-    neither on the caller's BLAS set-up nor on ``workers``.
+    the evidence was built: with OpenBLAS loaded multi-threaded (even if later limited to
+    one thread) the interval certificates below about 0.01 rad/s came out narrower on 9
+    of the 70 tracking keys of the arm_lpv_guarded design (a gap: not proven, never a
+    false proof).  So the result depends neither on the caller's BLAS set-up nor on
+    ``workers``.
 
     Examples
     --------
