@@ -11,8 +11,7 @@
     scalings, with a 1e-6 headroom below the level for rounding), the rest of the
     scheduling square sampled; [4] the report: per channel the specification, the
     certified level and the share of the area of the (t1, t2) square it covers, the largest
-    gain sampled, and a verdict that never claims more than is certified; apart, labelled
-    "recorded, not re-checked in this run", the stored whole-square partition certificates.
+    gain sampled, and a verdict that never claims more than is certified.
     Writes ``report.html`` (opens in a browser), ``report.md`` and ``summary.json`` to
     ``./robustmb-report/``.  ``--replay`` is the same demo (its former name).
 ``robustmb demo --frozen``

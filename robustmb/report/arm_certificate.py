@@ -1,7 +1,7 @@
 """Replay of the arm's partition certificate: every stored sub-box certificate re-checked.
 
 The stored gain-scheduled design of the arm (``robustmb/data/arm_lpv/design.json``, the
-tuned ``arm_lpv_hard`` checkpoint) is certified over an ``n x n`` partition of its
+tuned ``arm_lpv_guarded`` checkpoint) is certified over an ``n x n`` partition of its
 (t1, t2) scheduling square: on each sub-box (the five physical parameters m1, J1, rho1,
 L2, m3 whole, +-20 %) the LFT is re-centred at the sub-box centre and a fixed-level mu
 sweep proves robust stability and ``||channel||_inf < gamma`` for every frozen parameter
@@ -43,7 +43,7 @@ import numpy as np
 from .loop_sampling import sampled_gain
 from .partition_replay import PartitionReplay
 from .realisation_guard import check_realisation
-from .replay_text import channel_summary, recorded_certificates, summary_text
+from .replay_text import channel_summary, summary_text
 
 #: Folder of the shipped design and certificate evidence.
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -639,7 +639,7 @@ def evidence_folders(data_dir=None):
 
     A folder of ``data_dir`` (default :data:`DATA_DIR`) holding a ``meta.json`` is the
     evidence of the channel its ``meta["channel"]`` names (folders are named for channel
-    and level, e.g. ``tracking_095``, ``effort_145``); a channel with none is absent.
+    and level, e.g. ``tracking_100``, ``effort_103``); a channel with none is absent.
 
     Raises
     ------
@@ -684,9 +684,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
     grid-cell centres x the 33 physical points): a lower bound of the worst case beside
     the certified level.  A channel without shipped evidence is only sampled.  Writes
     ``summary.json``, ``report.md`` and ``report.html`` (a page that opens in a browser,
-    :func:`~.replay_html.render_replay_html`) to ``out_dir``; the summary also holds,
-    apart and labelled so, the recorded whole-square certificates
-    (:func:`load_recorded_certificates`, not re-checked in the run).  The re-checks run
+    :func:`~.replay_html.render_replay_html`) to ``out_dir``.  The re-checks run
     in ``workers`` processes (default: one per core this process may use).
 
     Returns
@@ -733,15 +731,12 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
         },
         "time": {"design load": t_design, "replay and sampling": total - t_design, "total": total},
     }
-    recorded = load_recorded_certificates(design["values"])
-    if recorded is not None:
-        summary["recorded_not_rechecked"] = recorded
     from .replay_html import render_replay_html
 
     texts = {
         "summary.json": json.dumps(summary, indent=1),
         "report.md": summary_text(summary),
-        "report.html": render_replay_html(summary, recorded),
+        "report.html": render_replay_html(summary),
     }
     _write_together(out_dir, texts)
     return summary
@@ -768,25 +763,3 @@ def _write_together(out_dir, texts):
         install_files(tmp, out, uuid.uuid4().hex[:12], names=frozenset(texts))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def load_recorded_certificates(values=None):
-    """The summary of the stored whole-square partition certificates, or None.
-
-    ``recorded_certificates.json`` of the package data, read by
-    :func:`~.replay_text.recorded_certificates`: with ``values``, a channel whose
-    certificate is of another design is dropped; None when no channel is left or the
-    file is absent.
-
-    Examples
-    --------
-    The recorded certificates are of ``arm_lpv_hard``; any other design gets None:
-
-    >>> rec = load_recorded_certificates()
-    >>> {k: (v["level"], v["coverage_exact"]) for k, v in rec["channels"].items()}
-    {'tracking': (0.95, '1'), 'effort': (14.5, '1')}
-    >>> load_recorded_certificates({"K.M0": [0.0], "K.M1": [0.0], "K.M2": [0.0]}) is None
-    True
-    """
-    path = os.path.join(DATA_DIR, "recorded_certificates.json")
-    return recorded_certificates(path, None if values is None else design_sha256(values))

@@ -1,17 +1,13 @@
-"""HTML page of ``robustmb demo --replay``: what this run re-checked, and what is only recorded.
+"""HTML page of ``robustmb demo``: what this run re-checked, and the verdicts resting on it.
 
 The page is rendered from the replay's summary (:func:`~.arm_certificate.certified_demo`,
 the same dictionary as ``summary.json``) with the worst-case report's style and table
-helpers (:mod:`.html`), self-contained (no script, no network).  Two tables, never mixed:
-
-- **re-checked in this run**: per channel the specification, the evidence folder, the
-  certified level, the share of the (t1, t2) square whose stored evidence this run
-  re-checked (rounded down, and exact, with the count of whole cells and split pieces and
-  the finest of them), the largest gain sampled where nothing is proven and over the
-  whole square, and the verdict (which rests on this table only);
-- **recorded, not re-checked in this run**: the stored whole-square partition
-  certificates (``recorded_certificates.json``, a summary of the case study's
-  checkpoints, with their provenance).
+helpers (:mod:`.html`), self-contained (no script, no network).  Its table, "re-checked in
+this run", gives per channel the specification, the evidence folder, the certified level,
+the share of the (t1, t2) square whose stored evidence this run re-checked (rounded down,
+and exact, with the count of whole cells and split pieces and the finest of them), the
+largest gain sampled where nothing is proven and over the whole square, and the verdict
+(which rests on that table only).
 
 Every number of a table cell also sits, unrounded, in the cell's ``data-value``
 attribute, so the page can be matched against ``summary.json``.
@@ -30,7 +26,6 @@ from .html import STYLE
 
 _CLASS = {"pass": "ok", "fail": "bad", "not proven": "unknown"}
 _STYLE_EXTRA = """
-.recorded { background: #f7f7f7; }
 caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
 """
 
@@ -149,33 +144,6 @@ def _rechecked_table(channels):
     return _table("rechecked", "Re-checked in this run", head, rows)
 
 
-def _recorded_table(recorded):
-    head = [
-        "channel", "certified level", "certified share of the square (%)", "partitions",
-        "records", "certified records", "sampled worst on the certified cells", "loops sampled",
-        "source",
-    ]  # fmt: skip
-    rows = []
-    for name, ch in recorded["channels"].items():
-        files = ", ".join(s["file"].rsplit("/", 1)[-1] for s in ch["sources"])
-        rows.append(
-            f'<tr class="recorded" data-channel="{_e(name)}">'
-            + _text(f"{name} (recorded, not re-checked in this run)")
-            + _num(ch["level"])
-            + _share_cell(
-                Fraction(ch["coverage_exact"]) if ch.get("coverage_exact") else ch["coverage"]
-            )
-            + _text(", ".join(ch["partitions"]))
-            + _num(ch["records"])
-            + _num(ch["certified_records"])
-            + _num(ch["sampled_worst_on_certified"])
-            + _num(ch["sampled_loops"])
-            + _text(files)
-            + "</tr>"
-        )
-    return _table("recorded", "Recorded, not re-checked in this run", head, rows)
-
-
 def _table(table_id, caption, head, rows):
     """An HTML table with an id, a caption, a header row and the given body rows."""
     header = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"
@@ -235,16 +203,13 @@ def _headline(name, ch):
     )
 
 
-def render_replay_html(summary, recorded=None) -> str:
+def render_replay_html(summary) -> str:
     """The page of a :func:`~.arm_certificate.certified_demo` summary, as a string.
 
     Parameters
     ----------
     summary : dict
         The replay's summary (as written to ``summary.json``).
-    recorded : dict, optional
-        The recorded certificates (``recorded_certificates.json``); None: that table is
-        left out.
 
     Examples
     --------
@@ -284,22 +249,6 @@ def render_replay_html(summary, recorded=None) -> str:
         "re-checked at a level within it, <i>not proven</i> otherwise.</p>",
         _rechecked_table(channels),
     ]
-    if recorded is not None:
-        parts += [
-            "<h2>Recorded, not re-checked in this run</h2>",
-            f"<p>{_e(recorded['note'])} These certificates are not part of the verdicts above.</p>",
-            _recorded_table(recorded),
-            "<p>Provenance (SHA-256 of each checkpoint file and of the design it "
-            "certifies):</p><ul>",
-            *(
-                f"<li>{_e(name)}: <code>{_e(s['file'])}</code> sha256 <code>{_e(s['sha256'])}"
-                f"</code>; design file sha256 <code>{_e(ch['design_file_sha256'])}</code>, "
-                f"design values sha256 <code>{_e(ch['design_values_sha256'])}</code></li>"
-                for name, ch in recorded["channels"].items()
-                for s in ch["sources"]
-            ),
-            "</ul>",
-        ]
     if "time" in summary:
         t = summary["time"]
         parts.append(f'<p class="meta">Wall time {t["total"]:.1f} s.</p>')

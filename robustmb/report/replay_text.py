@@ -2,13 +2,11 @@
 
 The counterpart of :mod:`robustmb.report.replay_html`: per channel the specification,
 the certified level and the exact share of the (t1, t2) square it covers, what was
-sampled where nothing is proven and over the whole square, and the verdict; apart, the
-recorded certificates that the run did not re-check.
+sampled where nothing is proven and over the whole square, and the verdict.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from fractions import Fraction
 
@@ -25,14 +23,6 @@ def _evidence_text(ch):
     if ch.get("finest_proven"):
         text += f", finest {ch['finest_proven']}"
     return text
-
-
-def _recorded_share(ch):
-    """A recorded channel's certified share: exact (``coverage_exact``) when stored."""
-    from fractions import Fraction
-
-    exact = ch.get("coverage_exact")
-    return Fraction(exact) if exact else ch["coverage"]
 
 
 def summary_text(summary):
@@ -104,17 +94,6 @@ def summary_text(summary):
                     else f", so the worst case is >= {lo:.4g}"
                 )
         lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
-    recorded = summary.get("recorded_not_rechecked")
-    if recorded:
-        lines.append("recorded, not re-checked in this run (stored partition certificates):")
-        for name, ch in recorded["channels"].items():
-            files = ", ".join(src["file"] for src in ch["sources"])
-            lines.append(
-                f"- {name}: certified < {ch['level']:g} on {percent_down(_recorded_share(ch))} % "
-                "of the "
-                f"square ({ch['certified_records']} of {ch['records']} records certified; "
-                f"sampled worst {ch['sampled_worst_on_certified']:.6g}); from {files}"
-            )
     return "\n".join(lines) + "\n"
 
 
@@ -169,31 +148,3 @@ def channel_summary(rep, folder, spec, verdict):
         "seconds": rep.seconds,
         "cpu_seconds": rep.cpu,
     }  # fmt: skip
-
-
-def recorded_certificates(path, design_hash=None):
-    """The summary of stored whole-square partition certificates (JSON at ``path``), or None.
-
-    ``recorded_certificates.json`` (package data, written by
-    ``case_studies/robotic_arm/summarise_certificates.py`` from the case study's
-    checkpoints, with their SHA-256): per channel the level, the certified share of the
-    (t1, t2) square, the record counts and the largest sampled gain.  Recorded, not
-    re-checked: the replay states it apart from what it re-checks.  With ``design_hash``,
-    a channel whose certificate is of another design (``design_values_sha256``) is
-    dropped; None when no channel is left or the file is absent.
-
-    Examples
-    --------
-    >>> recorded_certificates("no-such-file.json") is None
-    True
-    """
-    if not os.path.isfile(path):
-        return None
-    with open(path) as fh:
-        rec = json.load(fh)
-    if design_hash is not None:
-        rec["channels"] = {
-            k: v for k, v in rec["channels"].items()
-            if v.get("design_values_sha256") == design_hash
-        }  # fmt: skip
-    return rec if rec["channels"] else None

@@ -3,7 +3,6 @@ refused naming the file, keys of integers only, exact coverage in the headlines,
 contradicting a proven key refused, the replay's clocks, and the recorded certificates
 matched to their design."""
 
-import json
 import math
 import os
 import shutil
@@ -18,10 +17,8 @@ from robustmb.report import arm_certificate
 from robustmb.report.arm_certificate import (
     PartitionReplay,
     channel_verdict,
-    design_sha256,
     evidence_folders,
     load_evidence,
-    load_recorded_certificates,
     load_shipped_design,
     replay_partition,
 )
@@ -34,9 +31,6 @@ from robustmb.report.evidence_keys import (
 )
 from robustmb.report.replay_html import _share_cell, percent_down, render_replay_html
 from robustmb.report.replay_text import channel_summary, summary_text
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HARD = os.path.join(ROOT, "case_studies", "robotic_arm", "checkpoints", "arm_lpv_hard.json")
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +221,7 @@ def test_a_share_just_below_one_is_never_shown_as_all_of_the_square():
     assert summary["channels"]["tracking W_e S"]["verdict"] == "not proven"
     line = summary_text(summary).splitlines()[3]
     assert "on 99.9 %" in line and "100.0" not in line and "not proven on the rest" in line
-    page = render_replay_html(summary, None)
+    page = render_replay_html(summary)
     assert "on 99.9 % of the" in page and "100.0 %" not in page
     assert "not proven elsewhere" in page
     # exactly 1: all of the square, no "rest"
@@ -302,36 +296,3 @@ def test_the_replay_clock_does_not_count_building_the_problem(tracking, monkeypa
     monkeypatch.setattr(arm_certificate.time, "perf_counter", lambda: clock["t"])
     rep = replay_partition(load_shipped_design()["values"], meta, {}, samples=False)
     assert clock["t"] == 1000.0 and rep.seconds == 0.0
-
-
-# --- recorded certificates: kept for their own design only ----------------------------------------
-
-
-def test_recorded_certificates_belong_to_arm_lpv_hard():
-    with open(HARD) as fh:
-        hard = json.load(fh)["values"]
-    rec = load_recorded_certificates(hard)
-    assert rec is not None and set(rec["channels"]) == {"tracking", "effort"}
-    assert {v["design_values_sha256"] for v in rec["channels"].values()} == {design_sha256(hard)}
-    other = {k: np.asarray(v, float) * 1.5 for k, v in hard.items()}
-    assert design_sha256(other) != design_sha256(hard)
-    assert load_recorded_certificates(other) is None
-
-
-def test_recorded_certificates_filtered_by_design(tmp_path, monkeypatch):
-    a = {"K.M0": [1.0, 2.0], "K.M1": [0.5], "K.M2": [0.0]}
-    b = {"K.M0": [1.0, 2.0], "K.M1": [0.5], "K.M2": [1e-9]}
-    rec = {
-        "channels": {
-            "tracking": {"level": 0.9, "design_values_sha256": design_sha256(a)},
-            "effort": {"level": 9.0, "design_values_sha256": design_sha256(b)},
-        }
-    }
-    (tmp_path / "recorded_certificates.json").write_text(json.dumps(rec))
-    monkeypatch.setattr(arm_certificate, "DATA_DIR", str(tmp_path))
-    assert list(load_recorded_certificates(a)["channels"]) == ["tracking"]
-    assert list(load_recorded_certificates(b)["channels"]) == ["effort"]
-    assert load_recorded_certificates({**a, "K.M2": [2.0]}) is None
-    assert sorted(load_recorded_certificates()["channels"]) == ["effort", "tracking"]
-    (tmp_path / "recorded_certificates.json").unlink()
-    assert load_recorded_certificates(a) is None

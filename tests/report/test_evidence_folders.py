@@ -12,21 +12,23 @@ from robustmb.errors import ArgumentError
 from robustmb.report import arm_certificate
 from robustmb.report.arm_certificate import DATA_DIR, PartitionReplay, evidence_folders
 
-# the shipped tracking evidence folder's name (whichever level it certifies)
+# the shipped evidence folders' names (whichever levels they certify)
 TRACKING = os.path.basename(evidence_folders()["tracking"])
-PIECE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "arm_effort_piece")
+EFFORT = os.path.basename(evidence_folders()["effort"])
 
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    """A copy of the package data with the effort test piece as its only effort evidence,
-    ``effort_145``."""
+    """A copy of the package data whose effort evidence, renamed ``effort_piece``, keeps
+    one split piece of the shipped effort evidence (the first by name) and no other key."""
     data = tmp_path / "arm_lpv"
     shutil.copytree(DATA_DIR, data)
-    for meta in data.glob("*/meta.json"):
-        if json.loads(meta.read_text()).get("channel") == "effort":
-            shutil.rmtree(meta.parent)
-    shutil.copytree(PIECE_DIR, data / "effort_145")
+    (data / EFFORT).rename(data / "effort_piece")
+    boxes = sorted((data / "effort_piece").glob("box_*.npz"))
+    piece = next(f for f in boxes if f.stem.count("_") > 2)  # box_i_j_2x2-a-b
+    for f in boxes:
+        if f != piece:
+            f.unlink()
     monkeypatch.setattr(arm_certificate, "DATA_DIR", str(data))
     return data
 
@@ -36,7 +38,7 @@ def test_one_folder_per_channel_found_by_its_meta(data_dir):
     got = evidence_folders()
     assert {k: os.path.basename(v) for k, v in got.items()} == {
         "tracking": TRACKING,
-        "effort": "effort_145",
+        "effort": "effort_piece",
     }
 
 
@@ -49,10 +51,10 @@ def test_two_folders_of_one_channel_are_refused_naming_both(data_dir):
 
 
 def test_a_meta_naming_no_channel_is_refused(data_dir):
-    meta = json.loads((data_dir / "effort_145" / "meta.json").read_text())
+    meta = json.loads((data_dir / "effort_piece" / "meta.json").read_text())
     meta["channel"] = "torque"
-    (data_dir / "effort_145" / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(ArgumentError, match=r"effort_145.*meta\.json.*torque"):
+    (data_dir / "effort_piece" / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ArgumentError, match=r"effort_piece.*meta\.json.*torque"):
         evidence_folders()
 
 
@@ -65,17 +67,19 @@ def test_demo_replays_each_channel_from_its_folder(data_dir, monkeypatch):
 
     monkeypatch.setattr(arm_certificate, "replay_partition", fake)
     summary = arm_certificate.certified_demo(str(data_dir.parent / "out"))
-    assert seen["effort"][0]["gamma"] == 14.5
-    assert seen["effort"][1] == [(6, 7, ((2, 2, 0, 1), (2, 2, 0, 0)))]
+    meta, ev = arm_certificate.load_evidence(str(data_dir / "effort_piece"))
+    assert seen["effort"][0] == meta and seen["effort"][1] == sorted(ev)
+    ((key, _),) = ev.items()
+    assert len(key) == 3  # the one split piece left in the folder
     meta, ev = arm_certificate.load_evidence(str(data_dir / TRACKING))
     assert seen["tracking"][0] == meta and seen["tracking"][1] == sorted(ev)
     chans = summary["channels"]
-    assert chans["effort W_T K S"]["evidence_folder"] == "effort_145"
+    assert chans["effort W_T K S"]["evidence_folder"] == "effort_piece"
     assert chans["tracking W_e S"]["evidence_folder"] == TRACKING
 
 
 def test_channel_without_a_folder_is_sampled_only(data_dir, monkeypatch):
-    shutil.rmtree(data_dir / "effort_145")
+    shutil.rmtree(data_dir / "effort_piece")
     seen = {}
 
     def fake(values, meta, ev, **kw):

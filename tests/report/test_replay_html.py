@@ -1,6 +1,6 @@
-"""``robustmb demo --replay`` writes report.html: its tables, parsed with html.parser, hold
-the numbers of summary.json (re-checked and recorded apart), and the recorded summary
-shipped as package data is recomputed from the case study's checkpoints."""
+"""``robustmb demo`` writes report.html: its table, parsed with html.parser, holds the numbers
+of summary.json; the shipped evidence is traced to the case study's checkpoints (design,
+level, commits, certified keys, the whole square)."""
 
 import hashlib
 import json
@@ -18,10 +18,8 @@ from _scripts import ROOT
 
 from robustmb.report import arm_certificate
 from robustmb.report.arm_certificate import (
-    DATA_DIR,
     PartitionReplay,
     design_sha256,
-    load_recorded_certificates,
     load_shipped_design,
     summary_text,
 )
@@ -98,29 +96,13 @@ def test_html_tables_hold_the_numbers_of_the_json(demo_out):
     assert "exactly 1/4 of its area (15 whole cells and 4 pieces, finest 1/16 x 1/16" in text
     assert "sampled over the whole square: worst 0.9354 (528 loops)" in text
 
-    recorded = summary["recorded_not_rechecked"]["channels"]
-    rows = _rows(page.tables["recorded"])
-    assert [a["data-channel"] for a, _ in rows] == list(recorded)
-    for attrs, cells in rows:
-        ch = recorded[attrs["data-channel"]]
-        assert "recorded, not re-checked in this run" in cells["channel"][0]
-        _number(cells["certified level"], ch["level"])
-        _number(cells["certified share of the square (%)"], 100 * ch["coverage"])
-        _number(cells["records"], ch["records"])
-        _number(cells["certified records"], ch["certified_records"])
-        _number(cells["sampled worst on the certified cells"], ch["sampled_worst_on_certified"])
-        _number(cells["loops sampled"], ch["sampled_loops"])
-    text = " ".join(page.text)
-    assert "Recorded, not re-checked in this run" in text
-    # the markdown states the recorded certificates apart too
-    md = (demo_out / "report.md").read_text()
-    assert md.index("recorded, not re-checked") > md.index("verdict:")
+    # one table: what this run re-checked (nothing stated that the run did not check)
+    assert set(page.tables) == {"rechecked"}
 
 
 def test_html_claims_no_more_than_the_replay(demo_out):
     page = _parse(demo_out / "report.html")
     text = " ".join(page.text)
-    # the recorded whole-square certificate does not turn the re-checked verdict into a pass
     for _, cells in _rows(page.tables["rechecked"]):
         assert cells["verdict"][0] != "pass"
     assert "25.0 % of the (t1, t2) square (re-checked)" in text
@@ -154,41 +136,34 @@ def _certified_area(recs):
     return Fraction(int(grid.sum()), fine * fine)
 
 
+SHIPPED_SOURCES = {
+    "tracking": [f"arm_lpv_guarded_certificate_tracking_100_{x}.json" for x in "abc"],
+    "effort": ["arm_lpv_guarded_certificate_effort_103.json"],
+}
+
+
 @pytest.mark.parametrize("channel", ["tracking", "effort"])
-def test_recorded_summary_matches_the_checkpoints(channel):
-    summary = load_recorded_certificates()["channels"][channel]
-    loaded = [(_checkpoint(src["file"].rsplit("/", 1)[-1]), src) for src in summary["sources"]]
-    recs = [rec for (rec, _, _), _ in loaded]
-    for (rec, _, sha), src in loaded:
-        assert sha == src["sha256"]  # the summary is of these very files
-        assert (src["commits"] == rec.get("commits")) or src["commits"] == [rec["commit"]]
-        assert rec["channel"] == channel and rec["gamma"] == summary["level"]
-        assert rec["design_sha256"] == summary["design_file_sha256"]
-    assert summary["partitions"] == [f"{n} x {n}" for (_, n, _), _ in loaded]
-    assert summary["records"] == sum(len(r["sub_boxes"]) for r in recs)
+def test_shipped_evidence_matches_the_checkpoints(channel):
+    """The shipped evidence folder is of the checkpoints' partition records: the same design
+    (file and values), level and commits, its claimed keys are exactly their certified
+    records, and those cover the whole square (counted on a raster of the records' own
+    (t1, t2) ranges, not by the replay's key arithmetic)."""
+    meta, _ = arm_certificate.load_evidence(arm_certificate.evidence_folders()[channel])
+    recs = [_checkpoint(name)[0] for name in SHIPPED_SOURCES[channel]]
+    assert {r["channel"] for r in recs} == {channel}
+    assert {r["gamma"] for r in recs} == {meta["gamma"]}
+    assert meta["source_commits"] == [c for r in recs for c in (r.get("commits") or [r["commit"]])]
     done = [b for r in recs for b in r["sub_boxes"] if b["status"] == "certified"]
-    assert summary["certified_records"] == len(done)
-    assert summary["sampled_worst_on_certified"] == max(b["check"]["worst"] for b in done)
-    assert summary["sampled_loops"] == sum(b["check"]["loops"] for b in done)
-    assert all(b["check"]["below_bound"] for b in done)
-    area = _certified_area(recs)
-    assert Fraction(summary["coverage_exact"]) == area == 1
-    assert summary["coverage"] == float(area)
-    # the certificate is of the shipped design (the same values, byte-level JSON aside)
-    with open(os.path.join(CHECKPOINTS, "arm_lpv_hard.json"), "rb") as fh:
+    keys = sorted(json.dumps(b["box"] + ([b["path"]] if "path" in b else [])) for b in done)
+    assert keys == sorted(json.dumps(k) for k in meta["claimed_certified"])
+    assert _certified_area(recs) == 1
+    with open(os.path.join(CHECKPOINTS, "arm_lpv_guarded.json"), "rb") as fh:
         design_file = fh.read()
-    assert hashlib.sha256(design_file).hexdigest() == summary["design_file_sha256"]
+    assert hashlib.sha256(design_file).hexdigest() == meta["source_design_file_sha256"]
+    assert {r["design_sha256"] for r in recs} == {meta["source_design_file_sha256"]}
     values = json.loads(design_file)["values"]
-    assert design_sha256(values) == summary["design_values_sha256"]
-    assert design_sha256(load_shipped_design()["values"]) == summary["design_values_sha256"]
-
-
-def test_recorded_summary_of_another_design_is_dropped():
-    values = load_shipped_design()["values"]
-    assert load_recorded_certificates(values) is not None
-    other = {**values, "K.M0": np.zeros_like(np.asarray(values["K.M0"], float))}
-    assert load_recorded_certificates(other) is None
-    assert os.path.isfile(os.path.join(DATA_DIR, "recorded_certificates.json"))
+    assert design_sha256(values) == meta["design_sha256"]
+    assert design_sha256(load_shipped_design()["values"]) == meta["design_sha256"]
 
 
 def _headline_and_md(coverage, level):

@@ -54,10 +54,10 @@ def _independent_closed_loops(res, t_grid, param_points):
     reason="the synthesis from scratch run here has not reached the hard goal over the box "
     "(benchmarks/RESULTS.md, robust LPV synthesis of the arm), and gamma2 < 1.2 x 0.69 is "
     "out of reach of the 3-state structure (docs/tuning.md). The stored designs are "
-    "certified over the whole box by partition certificates: arm_lpv_hard (gamma1 < 0.95, "
-    "gamma2 < 14.5; shipped, re-checked by `robustmb demo`, tests/test_cli.py, and sampled "
-    "independently in tests/report/test_shipped_design_sampled.py) and arm_lpv_guarded "
-    "(gamma1 < 1, gamma2 < 10.3; checkpoints/arm_lpv_guarded_certificate_*.json)",
+    "certified over the whole box by partition certificates: arm_lpv_guarded (gamma1 < 1, "
+    "gamma2 < 10.3; shipped, re-checked by `robustmb demo`, tests/test_cli.py, and sampled "
+    "independently in tests/report/test_shipped_design_sampled.py) and arm_lpv_hard "
+    "(gamma1 < 0.95, gamma2 < 14.5; checkpoints/arm_lpv_hard_certificate_*.json)",
     strict=False,
 )
 def test_arm_lpv_synthesis_certified_and_checked_independently():
