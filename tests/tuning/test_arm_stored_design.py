@@ -57,3 +57,35 @@ def test_stored_soft_phase_design_values_by_two_routes():
     assert g1 < 1.0
     with open(DESIGN) as fh:
         assert json.load(fh)["certified"] is None  # sampled only: no certificate recorded
+
+
+def test_shipped_design_gets_the_rechecked_levels_of_whole_square_certificates(
+    tmp_path, monkeypatch
+):
+    """The certified column of ``--design`` for the shipped design comes from the replay
+    of its evidence, a level only where the re-checked evidence covers the whole square;
+    another design gets None (and no replay)."""
+    from robustmb.report import arm_certificate
+
+    script = load_synthesis_script()
+    calls = []
+
+    def fake_demo(out):
+        calls.append(out)
+        return {
+            "channels": {
+                "tracking W_e S": {"certified_coverage_exact": "1", "certified_level": 1.0},
+                "effort W_T K S": {"certified_coverage_exact": "63/64", "certified_level": 10.3},
+            }
+        }
+
+    monkeypatch.setattr(arm_certificate, "certified_demo", fake_demo)
+    with open(os.path.join(STUDY, "checkpoints", "arm_lpv_guarded.json")) as fh:
+        shipped = json.load(fh)["values"]
+    cert = script.rechecked_certificates(shipped, tmp_path / "c")
+    assert cert["gamma1"] == 1.0 and "gamma2" not in cert  # 63/64 covered: no level
+    assert calls == [str(tmp_path / "c")] and "re-checked" in cert["note"]
+    with open(DESIGN) as fh:
+        other = json.load(fh)["values"]
+    assert script.rechecked_certificates(other, tmp_path / "d") is None
+    assert len(calls) == 1
