@@ -22,6 +22,10 @@ only when the screen improves:
    are screened in turn and the first with all loops stable (pole real parts below
    ``--decay``), ``gamma1 <= --g1-max`` and a lower ``gamma2`` is taken.  ``Delta`` grows
    after a full step and shrinks after a cut one.  Progress is monotone on the screen.
+   From a start that misses the hard goal on the screen (``gamma1 > --g1-max``) the
+   same step is a feasibility phase: with ``--g2-cap G`` the model also keeps ``t <= G``,
+   and a step is taken when it lowers the screen's worst ``gamma1`` with all loops stable
+   enough and ``gamma2 <= G``; the dense checks wait until the screen meets the hard goal.
 4. Every ``--dense-every`` accepted steps a denser check (``--dense`` x ``--dense`` x 33)
    runs; if it finds ``gamma1 > --g1-dense`` or a loop less stable than ``--decay``,
    the design falls back to the last densely checked one, the dense check's worst points
@@ -280,7 +284,7 @@ def lp_step(x, loops, sc, a, delta):
     for v, g in rowsp:
         A.append(np.concatenate([g, [0.0, -1.0]]))
         b.append(a.decay - v)
-    bounds = [(-delta * s, delta * s) for s in sc_x] + [(None, None), (0, None)]
+    bounds = [(-delta * s, delta * s) for s in sc_x] + [(None, a.g2_cap), (0, None)]
     res = linprog(c, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
     if res.status != 0:
         raise RuntimeError(f"linear program: {res.message}")
@@ -288,9 +292,15 @@ def lp_step(x, loops, sc, a, delta):
     return res.x[:nx], float(res.x[nx]), float(res.x[nx + 1]), n
 
 
-def accept(sc, a, g2_ref):
+def accept(sc, a, g1_ref, g2_ref):
+    """Take a screened step: lower gamma2 within the hard goal, or -- while the design
+    misses the hard goal (feasibility phase) -- lower gamma1 with gamma2 under the cap."""
     g1, g2, mr = summary(sc)
-    return g1 <= a.g1_max and mr <= a.decay and g2 < g2_ref
+    if mr > a.decay:
+        return False
+    if g1_ref > a.g1_max:
+        return g1 < g1_ref and (a.g2_cap is None or g2 <= a.g2_cap)
+    return g1 <= a.g1_max and g2 < g2_ref
 
 
 def load_x(path):
@@ -322,6 +332,10 @@ def main():
     ap.add_argument("--band2", type=float, default=0.08)
     ap.add_argument("--max-pieces", type=int, default=120)
     ap.add_argument("--penalty", type=float, default=100.0)
+    ap.add_argument(
+        "--g2-cap", type=float, default=None,
+        help="feasibility phase: keep the model's and the screen's gamma2 below this",
+    )  # fmt: skip
     ap.add_argument("--out", default="/tmp/arm_guarded")
     ap.add_argument(
         "--keep-points", action="store_true",
@@ -362,7 +376,7 @@ def main():
             cg1, cg2, cmr = summary(c)
             log(f"  round {rnd} step {frac}: gamma1 {cg1:.4f} gamma2 {cg2:.4f} "
                 f"max real {cmr:.4f}")  # fmt: skip
-            if accept(c, a, g2):
+            if accept(c, a, g1, g2):
                 taken = (frac, cand, c)
                 break
         dt = time.perf_counter() - t0
@@ -384,7 +398,7 @@ def main():
             f"slack {slack:.2e}) max real {mr:.4f}; pieces {n}, delta -> {delta:.2e} "
             f"({dt:.0f} s)")  # fmt: skip
         rec |= dict(step=frac, gamma1=g1, gamma2=g2, max_real=mr)
-        if accepted % a.dense_every == 0:
+        if accepted % a.dense_every == 0 and g1 <= a.g1_max:
             if dense_loops is None:
                 dense_loops = [Loop(p) for p in grid_points(a.dense)]
             t1 = time.perf_counter()

@@ -111,3 +111,25 @@ def test_guarded_checkpoint(gd):
         g1, g2, mr = floor.verify(*_loop(prob, ctrl, pt))
         assert mr < 0
         assert g1 <= rec["gamma1"] * (1 + 1e-6) and g2 <= rec["gamma2"] * (1 + 1e-6)
+
+
+def test_accept_rule_of_both_phases(gd):
+    """Descent phase: lower gamma2 within the hard goal; feasibility phase (the reference
+    gamma1 above ``--g1-max``): lower gamma1 with gamma2 under the cap; never a loop less
+    stable than ``--decay``."""
+    from types import SimpleNamespace
+
+    a = SimpleNamespace(g1_max=0.99, decay=-0.3, g2_cap=4.0)
+
+    def sc(g1, g2, mr=-0.5):
+        return {"g1": np.array([g1, 0.1]), "g2": np.array([g2, 0.1]), "mr": np.array([mr, -1])}
+
+    assert gd.accept(sc(0.98, 9.0), a, 0.97, 10.0)  # lower gamma2, hard goal met
+    assert not gd.accept(sc(0.995, 9.0), a, 0.97, 10.0)  # hard goal lost
+    assert not gd.accept(sc(0.98, 10.0), a, 0.97, 10.0)  # gamma2 not lower
+    assert gd.accept(sc(1.5, 3.9), a, 1.6, 2.8)  # feasibility: gamma1 down, under the cap
+    assert not gd.accept(sc(1.5, 4.1), a, 1.6, 2.8)  # over the cap
+    assert not gd.accept(sc(1.6, 3.0), a, 1.6, 2.8)  # gamma1 not lower
+    assert not gd.accept(sc(1.5, 3.0, mr=-0.2), a, 1.6, 2.8)  # a pole above the decay bound
+    assert gd.accept(sc(1.5, 30.0), SimpleNamespace(g1_max=0.99, decay=-0.3, g2_cap=None),
+                     1.6, 2.8)  # fmt: skip
