@@ -718,16 +718,18 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
         rep = replay_partition(
             design["values"], meta, ev, progress=progress, sample_n=sample_n, workers=workers
         )
-        rows[channel] = (rep, folder)
+        rows[channel] = (rep, folder, meta)
     total = time.perf_counter() - t0
     summary = {
         # design.json says which design it is and how it was tuned
         "design": design.get("summary") or "stored gain-scheduled design (design.json)",
+        "design_sha256": design_sha256(design["values"]),
         "guarantee": "frozen parameters: every bound holds for each fixed value of (t1, t2) "
         "and of m1, J1, rho1, L2, m3 in their ranges; no bound on their rates of variation",
         "channels": {
             CHANNELS[channel]: channel_summary(rep, folder, SPEC, channel_verdict(rep))
-            for channel, (rep, folder) in rows.items()
+            | _evidence_provenance(meta if folder else {})
+            for channel, (rep, folder, meta) in rows.items()
         },
         "time": {"design load": t_design, "replay and sampling": total - t_design, "total": total},
     }
@@ -740,6 +742,15 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
     }
     _write_together(out_dir, texts)
     return summary
+
+
+def _evidence_provenance(meta):
+    """Where a channel's evidence came from (its ``meta.json``): the partition records it
+    was built from and the commits of the code that certified them."""
+    return {
+        "evidence_built_from": meta.get("source"),
+        "evidence_commits": sorted(set(meta.get("source_commits") or [])),
+    }
 
 
 def _write_together(out_dir, texts):

@@ -203,6 +203,28 @@ def _headline(name, ch):
     )
 
 
+def _provenance(summary):
+    """The design's hash and, per channel, the records and commits its evidence came from."""
+    items = []
+    if summary.get("design_sha256"):
+        items.append(
+            f'<li>design values: sha256 <code data-key="design_sha256">'
+            f"{_e(summary['design_sha256'])}</code> (the evidence is refused for any other)</li>"
+        )
+    for name, ch in summary["channels"].items():
+        if not ch.get("evidence_folder"):
+            continue
+        commits = ", ".join(f"<code>{_e(c[:12])}</code>" for c in ch.get("evidence_commits", []))
+        items.append(
+            f'<li data-channel="{_e(name)}">{_e(name)}: evidence '
+            f"<code>{_e(ch['evidence_folder'])}</code>, built from "
+            f"{_e(ch.get('evidence_built_from') or 'unrecorded records')}"
+            + (f"; certified by the code of commit(s) {commits}" if commits else "")
+            + "</li>"
+        )
+    return ["<h2>Provenance</h2>", "<ul>", *items, "</ul>"] if items else []
+
+
 def render_replay_html(summary) -> str:
     """The page of a :func:`~.arm_certificate.certified_demo` summary, as a string.
 
@@ -231,7 +253,7 @@ def render_replay_html(summary) -> str:
         "<title>Robust LPV arm: certificate replay</title>",
         f"<style>{STYLE}{_STYLE_EXTRA}</style></head><body>",
         "<h1>Robust LPV arm: certificate replay</h1>",
-        f'<p class="meta">robustmb {_e(robustmb.__version__)} · robustmb demo --replay · '
+        f'<p class="meta">robustmb {_e(robustmb.__version__)} · robustmb demo · '
         f"design: {_e(summary['design'])}</p>",
         f"<p><b>Guarantee:</b> {_e(summary['guarantee'])}.</p>",
         "<h2>Verdicts (re-checked in this run)</h2>",
@@ -249,6 +271,7 @@ def render_replay_html(summary) -> str:
         "re-checked at a level within it, <i>not proven</i> otherwise.</p>",
         _rechecked_table(channels),
     ]
+    parts += _provenance(summary)
     if "time" in summary:
         t = summary["time"]
         parts.append(f'<p class="meta">Wall time {t["total"]:.1f} s.</p>')

@@ -94,6 +94,16 @@ def summary_text(summary):
                     else f", so the worst case is >= {lo:.4g}"
                 )
         lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
+    if summary.get("design_sha256"):
+        lines.append(f"provenance: design values sha256 {summary['design_sha256']}")
+    for name, ch in summary["channels"].items():
+        if ch.get("evidence_folder"):
+            commits = ", ".join(c[:12] for c in ch.get("evidence_commits", []))
+            lines.append(
+                f"- {name}: evidence {ch['evidence_folder']}, built from "
+                f"{ch.get('evidence_built_from') or 'unrecorded records'}"
+                + (f" (certified by the code of commit(s) {commits})" if commits else "")
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -100,6 +100,26 @@ def test_html_tables_hold_the_numbers_of_the_json(demo_out):
     assert set(page.tables) == {"rechecked"}
 
 
+def test_provenance_names_the_design_and_each_evidence_source(demo_out):
+    """The summary, the page and the markdown trace the report to the design's values hash
+    and to the partition records and commits each evidence folder was built from."""
+    summary = json.loads((demo_out / "summary.json").read_text())
+    values = load_shipped_design()["values"]
+    assert summary["design_sha256"] == design_sha256(values)
+    html = (demo_out / "report.html").read_text()
+    md = (demo_out / "report.md").read_text()
+    assert summary["design_sha256"] in html and summary["design_sha256"] in md
+    for name, ch in summary["channels"].items():
+        meta, _ = arm_certificate.load_evidence(
+            arm_certificate.evidence_folders()[ch["evidence_folder"].split("_")[0]]
+        )
+        assert ch["evidence_built_from"] == meta["source"]
+        assert ch["evidence_commits"] == sorted(set(meta["source_commits"]))
+        assert f"{name}: evidence {ch['evidence_folder']}, built from {meta['source']}" in md
+        for commit in ch["evidence_commits"]:
+            assert commit[:12] in html and commit[:12] in md
+
+
 def test_html_claims_no_more_than_the_replay(demo_out):
     page = _parse(demo_out / "report.html")
     text = " ".join(page.text)
