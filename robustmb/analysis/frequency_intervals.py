@@ -242,10 +242,14 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     return (w0, w0) if got == "mixed" else got
 
 
-def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
+def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
     """The interval of :func:`certified_interval` for the candidate crossings ``cross``.
 
     ``"mixed"`` when the probes of the segment of ``w0`` disagree (a missed crossing).
+    The chain of segments is walked outward from the one of ``w0``, ``batch`` segments
+    per side and evaluation: a segment's probes and those of the crossing joining it
+    are evaluated only when the chain reaches it (most intervals span one or two of the
+    tens of segments, and the inequality's evaluations are the cost of a re-check).
     """
     edges = np.concatenate([[0.0], cross, [np.inf]])
     seg_lo, seg_hi = edges[:-1], edges[1:]
@@ -256,29 +260,39 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
         geo = seg_lo[:, None] * (finite_hi / np.where(seg_lo > 0, seg_lo, 1.0))[:, None] ** fr
         lin = finite_hi[:, None] * fr
         inner = np.where((seg_lo > 0)[:, None], geo, lin)
-    nseg, ncross = len(seg_lo), len(cross)
-    probe = np.concatenate(
-        [inner.ravel(), [w0, 0.0], cross * (1 - _EDGE), cross, cross * (1 + _EDGE)]
-    )
-    neg = fdi_values(evaluate(probe), mult, beta) < 0
-    seg_neg = neg[: nseg * probes].reshape(nseg, probes)
-    rest = neg[nseg * probes :]
-    at_w0, at_zero = rest[0], rest[1]
-    below, at, above = rest[2:].reshape(3, ncross)
+    nseg = len(seg_lo)
+
+    def holds(w):
+        return fdi_values(evaluate(np.asarray(w, float)), mult, beta) < 0
+
+    k = min(int(np.searchsorted(seg_hi, w0, side="left")), nseg - 1)
+    first = holds(np.concatenate([[w0, 0.0], inner[k]]))
+    at_w0, at_zero = first[0], first[1]
     if not at_w0:
         return None
-    ok_seg = seg_neg.all(axis=1)
-    k = int(np.searchsorted(seg_hi, w0, side="left"))
-    k = min(k, nseg - 1)
-    if not ok_seg[k]:
+    if not first[2:].all():
         return "mixed"
-    joins = below & at & above
-    lo_k = k
-    while lo_k > 0 and ok_seg[lo_k - 1] and joins[lo_k - 1]:
-        lo_k -= 1
-    hi_k = k
-    while hi_k < nseg - 1 and ok_seg[hi_k + 1] and joins[hi_k]:
-        hi_k += 1
+    crossing = {}  # crossing index -> (below, at, above): the inequality just below, at, above
+
+    def walk(step):
+        """The last segment of the chain from ``k`` in direction ``step`` (-1 or +1)."""
+        j = k
+        while 0 <= j + step < nseg:
+            segs = np.arange(j + step, j + step * (batch + 1), step)
+            segs = segs[(segs >= 0) & (segs < nseg)]
+            joins = segs if step < 0 else segs - 1  # the crossing between seg and its inner side
+            c = cross[joins]
+            got = holds(np.concatenate([inner[segs].ravel(), c * (1 - _EDGE), c, c * (1 + _EDGE)]))
+            seg_ok = got[: segs.size * probes].reshape(segs.size, probes).all(axis=1)
+            below, at, above = got[segs.size * probes :].reshape(3, segs.size)
+            for i, seg in enumerate(segs):
+                crossing[int(joins[i])] = (below[i], at[i], above[i])
+                if not (seg_ok[i] and below[i] and at[i] and above[i]):
+                    return j
+                j = int(seg)
+        return j
+
+    lo_k, hi_k = walk(-1), walk(+1)
 
     def edge(ok, bad, good):  # the verified end next to a crossing
         return bad if ok else _edge_point(bad, good, mult, beta, evaluate)
@@ -286,7 +300,7 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
     if lo_k == 0:
         lo = edge(at_zero, 0.0, inner[0, 0])
     else:
-        lo = edge(above[lo_k - 1], cross[lo_k - 1] * (1 + _EDGE), inner[lo_k, 0])
+        lo = edge(crossing[lo_k - 1][2], cross[lo_k - 1] * (1 + _EDGE), inner[lo_k, 0])
     lo = min(lo, w0)
     if hi_k == nseg - 1:
         if fdi_values(d[None], mult, beta)[0] < 0:
@@ -295,7 +309,7 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes):
         if hi_k == k:
             return (float(lo), float(w0))
         hi_k -= 1
-    hi = edge(below[hi_k], cross[hi_k] * (1 - _EDGE), inner[hi_k, -1])
+    hi = edge(crossing[hi_k][0], cross[hi_k] * (1 - _EDGE), inner[hi_k, -1])
     return (float(lo), float(max(hi, w0)))
 
 
