@@ -207,13 +207,16 @@ def _candidate_crossings(a, b, c, d, pi):
     """Candidate crossing frequencies ``w > 0`` of ``Phi`` (continuous-time data), sorted.
 
     The imaginary parts of the finite zeros of ``Phi(s)`` and of ``Phi(1/s)``, the
-    latter mapped back (``s = 1/lambda``).  A zero of the pencil is computed with an
-    absolute error of about ``eps`` times the norm of the pencil; when ``D`` is large
-    (its entries cancelled at low frequency by ``C (sI - A)^-1 B``) that error reaches
-    the low crossings themselves, which then scatter off the axis by amounts that the
-    last bits of the data decide.  The pencil of ``Phi(1/s)`` carries ``M(0)`` as its
+    latter mapped back (``s = 1/lambda``) below the geometric mean of the smallest and
+    largest pole moduli of ``M``.  A zero of the pencil is computed with an absolute
+    error of about ``eps`` times the norm of the pencil; when ``D`` is large (its
+    entries cancelled at low frequency by ``C (sI - A)^-1 B``) that error reaches the
+    low crossings themselves, which then scatter off the axis by amounts that the last
+    bits of the data decide.  The pencil of ``Phi(1/s)`` carries ``M(0)`` as its
     feedthrough and places the low crossings far out, with a small relative error.
-    Extra candidates only split segments, each of which is checked.
+    Extra candidates only split segments, each of which is checked (so every zero of
+    ``Phi(s)`` is kept; those of ``Phi(1/s)`` only where they are the accurate ones,
+    as each candidate costs probes).
     """
     lam = _pencil_eigenvalues(a, b, c, d, pi)
     w = [np.abs(lam.imag)]
@@ -221,7 +224,8 @@ def _candidate_crossings(a, b, c, d, pi):
     if rec is not None:
         mu = _pencil_eigenvalues(*rec, pi)
         mu = mu[np.isfinite(mu) & (mu != 0)]
-        w.append(np.abs((1.0 / mu).imag))
+        poles = np.abs(np.linalg.eigvals(a))  # nonzero: A is invertible here
+        w.append(np.abs((1.0 / mu).imag)[np.abs(1.0 / mu) < np.sqrt(poles.min() * poles.max())])
     w = np.concatenate(w)
     return np.unique(np.round(w[np.isfinite(w) & (w > 0)], 14))
 
