@@ -20,7 +20,13 @@ The imaginary parts of all the eigenvalues are kept as candidate crossings: the
 pencil of a degenerate certificate is ill-conditioned enough to move a true
 crossing well off the axis, and a spurious candidate can only split a segment
 (the inequality is checked at the candidate before joining across it), never
-hide a violation.  Discrete-time models are handled through the bilinear map
+hide a violation.  The candidates also include the zeros of ``Phi(1/s)`` (from the
+realisation of ``M(1/s)``, whose feedthrough is ``M(0)``), mapped back: a scaled
+certificate model can carry a feedthrough a million times larger than ``M(0)``, cancelled
+at low frequency by a fast pole; the pencil of ``Phi(s)`` is then computed with an
+absolute error (``eps`` times its norm) that scatters its low-frequency zeros by amounts
+the last bits of the data decide, whereas that of ``Phi(1/s)`` places them far out, to
+full relative accuracy.  Discrete-time models are handled through the bilinear map
 ``z = (1 + s) / (1 - s)``.
 """
 
@@ -178,6 +184,52 @@ def _pencil_eigenvalues(a, b, c, d, pi):
     return lam[np.isfinite(lam)]
 
 
+def _reciprocal_system(a, b, c, d):
+    """State-space data of ``M(1/s)``, or None when ``A`` is singular to working precision.
+
+    ``M(1/s) = (D - C A^-1 B) + (-C A^-1) (s I - A^-1)^-1 (A^-1 B)``.  Its feedthrough is
+    ``M(0)``, formed once by a solve; in ``(A, B, C, D)`` it is the difference of ``D``
+    and ``C A^-1 B``, which for a scaled certificate model can both be 1e6 times larger
+    than ``M(0)`` (a pole far to the left cancelling the feedthrough at low frequency).
+    """
+    n = a.shape[0]
+    if n == 0 or not np.linalg.cond(a) < _MAX_COND:
+        return None
+    try:
+        ainv = np.linalg.solve(a, np.hstack([np.eye(n), b]))
+    except np.linalg.LinAlgError:
+        return None
+    ai, aib = ainv[:, :n], ainv[:, n:]
+    return ai, aib, -c @ ai, d - c @ aib
+
+
+def _candidate_crossings(a, b, c, d, pi):
+    """Candidate crossing frequencies ``w > 0`` of ``Phi`` (continuous-time data), sorted.
+
+    The imaginary parts of the finite zeros of ``Phi(s)`` and of ``Phi(1/s)``, the
+    latter mapped back (``s = 1/lambda``) below the geometric mean of the smallest and
+    largest pole moduli of ``M``.  A zero of the pencil is computed with an absolute
+    error of about ``eps`` times the norm of the pencil; when ``D`` is large (its
+    entries cancelled at low frequency by ``C (sI - A)^-1 B``) that error reaches the
+    low crossings themselves, which then scatter off the axis by amounts that the last
+    bits of the data decide.  The pencil of ``Phi(1/s)`` carries ``M(0)`` as its
+    feedthrough and places the low crossings far out, with a small relative error.
+    Extra candidates only split segments, each of which is checked (so every zero of
+    ``Phi(s)`` is kept; those of ``Phi(1/s)`` only where they are the accurate ones,
+    as each candidate costs probes).
+    """
+    lam = _pencil_eigenvalues(a, b, c, d, pi)
+    w = [np.abs(lam.imag)]
+    rec = _reciprocal_system(a, b, c, d)
+    if rec is not None:
+        mu = _pencil_eigenvalues(*rec, pi)
+        mu = mu[np.isfinite(mu) & (mu != 0)]
+        poles = np.abs(np.linalg.eigvals(a))  # nonzero: A is invertible here
+        w.append(np.abs((1.0 / mu).imag)[np.abs(1.0 / mu) < np.sqrt(poles.min() * poles.max())])
+    w = np.concatenate(w)
+    return np.unique(np.round(w[np.isfinite(w) & (w > 0)], 14))
+
+
 def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
     """Frequencies ``w >= 0`` where ``det Phi(jw)`` may vanish (continuous-time data).
 
@@ -196,7 +248,8 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     """Largest interval around ``w0`` on which the multiplier certifies ``mu <= beta``.
 
     The imaginary parts of all eigenvalues of the (balanced, scaled) Hamiltonian
-    pencil are candidate crossings.  Every segment between two of them is checked
+    pencil, and of the pencil of ``M(1/s)`` mapped back (accurate at low frequency),
+    are candidate crossings.  Every segment between two of them is checked
     at three interior points (its inertia is constant, so they agree unless the
     pencil lost a crossing, in which case the segment counts as violated).
     Segments are joined across a crossing only where the inequality holds at it and
@@ -234,11 +287,10 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     (1.732051, inf)
     """
     a, b, c, d = sysdata
-    lam = _pencil_eigenvalues(*mult.scale_system(a, b, c, d), mult.pi(beta))
     # Every eigenvalue is a candidate: a real-mu peak isolated at one frequency is a
     # pair of crossings so close together that they come out off the axis.
-    cand = np.unique(np.round(np.abs(lam.imag), 14))
-    got = _interval_between(cand[cand > 0], mult, beta, w0, evaluate, d, probes=3)
+    cand = _candidate_crossings(*mult.scale_system(a, b, c, d), mult.pi(beta))
+    got = _interval_between(cand, mult, beta, w0, evaluate, d, probes=3)
     return (w0, w0) if got == "mixed" else got
 
 
