@@ -3,11 +3,10 @@
 A replay re-checks hundreds of stored certificates, each independent of the others and
 each seconds of numpy work.  The workers are *spawned*, not forked, and start with one
 OpenBLAS/OpenMP thread (``OPENBLAS_NUM_THREADS=1``, ``OMP_NUM_THREADS=1`` in their
-environment): OpenBLAS fixes part of its arithmetic when it is loaded, a later runtime
-limit does not undo that, and the arm's interval certificates at low frequency are
-sensitive to it (see :func:`robustmb.report.arm_certificate.recheck_keys`).  So every
-check runs under the same numerics whatever the calling process's BLAS set-up, and the
-results do not depend on the number of workers.
+environment): BLAS threads only cost time on the small matrices of one check, and
+OpenBLAS fixes its thread count when it is loaded (a later runtime limit does not undo
+it).  Each check runs in one worker, so the results do not depend on the number of
+workers.
 """
 
 from __future__ import annotations
