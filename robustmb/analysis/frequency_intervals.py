@@ -222,7 +222,11 @@ def _candidate_crossings(a, b, c, d, pi):
     w = [np.abs(lam.imag)]
     rec = _reciprocal_system(a, b, c, d)
     if rec is not None:
-        mu = _pencil_eigenvalues(*rec, pi)
+        try:  # an overflowing pencil (a pole near 0) gives no extras: those of Phi(s) stand
+            with np.errstate(all="ignore"):
+                mu = _pencil_eigenvalues(*rec, pi)
+        except (np.linalg.LinAlgError, ValueError):
+            mu = np.zeros(0, complex)
         mu = mu[np.isfinite(mu) & (mu != 0)]
         poles = np.abs(np.linalg.eigvals(a))  # nonzero: A is invertible here
         w.append(np.abs((1.0 / mu).imag)[np.abs(1.0 / mu) < np.sqrt(poles.min() * poles.max())])
@@ -346,13 +350,24 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
 
     lo_k, hi_k = walk(-1), walk(+1)
 
-    def edge(ok, bad, good):  # the verified end next to a crossing
-        return bad if ok else _edge_point(bad, good, mult, beta, evaluate)
+    def edge(ok, bad, good, side):
+        """The verified end next to a crossing on ``side`` (+1 above ``w0``, -1 below);
+        None when it cannot be placed: ``bad`` failed on the inner side of the probe
+        ``good`` (two candidates closer than the margin), or the end found lies on the
+        inner side of ``w0`` (a violation between the end and ``w0``)."""
+        if ok:
+            return bad
+        if not (bad - good) * side > 0:
+            return None
+        end = _edge_point(bad, good, mult, beta, evaluate)
+        return end if (end - w0) * side >= 0 else None
 
     if lo_k == 0:
-        lo = edge(at_zero, 0.0, inner[0, 0])
+        lo = edge(at_zero, 0.0, inner[0, 0], -1)
     else:
-        lo = edge(crossing[lo_k - 1][2], cross[lo_k - 1] * (1 + _EDGE), inner[lo_k, 0])
+        lo = edge(crossing[lo_k - 1][2], cross[lo_k - 1] * (1 + _EDGE), inner[lo_k, 0], -1)
+    if lo is None:
+        return "mixed"
     lo = min(lo, w0)
     if hi_k == nseg - 1:
         if fdi_values(d[None], mult, beta)[0] < 0:
@@ -361,7 +376,9 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
         if hi_k == k:
             return (float(lo), float(w0))
         hi_k -= 1
-    hi = edge(crossing[hi_k][0], cross[hi_k] * (1 - _EDGE), inner[hi_k, -1])
+    hi = edge(crossing[hi_k][0], cross[hi_k] * (1 - _EDGE), inner[hi_k, -1], +1)
+    if hi is None:
+        return "mixed"
     return (float(lo), float(max(hi, w0)))
 
 

@@ -11,6 +11,7 @@ identical, bit for bit, for every batch size.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,13 +48,20 @@ def eager_interval(cross, mult, beta, w0, evaluate, d, probes):
     while hi_k < nseg - 1 and seg_ok[hi_k + 1] and joins[hi_k]:
         hi_k += 1
 
-    def edge(holds, bad, good):
-        return bad if holds else fi._edge_point(bad, good, mult, beta, evaluate)
+    def edge(holds, bad, good, side):  # None: the end cannot be placed outward of w0
+        if holds:
+            return bad
+        if not (bad - good) * side > 0:
+            return None
+        end = fi._edge_point(bad, good, mult, beta, evaluate)
+        return end if (end - w0) * side >= 0 else None
 
     if lo_k == 0:
-        lo = edge(at_zero, 0.0, inner[0, 0])
+        lo = edge(at_zero, 0.0, inner[0, 0], -1)
     else:
-        lo = edge(above[lo_k - 1], cross[lo_k - 1] * (1 + e), inner[lo_k, 0])
+        lo = edge(above[lo_k - 1], cross[lo_k - 1] * (1 + e), inner[lo_k, 0], -1)
+    if lo is None:
+        return "mixed"
     lo = min(lo, w0)
     if hi_k == nseg - 1:
         if fi.fdi_values(d[None], mult, beta)[0] < 0:
@@ -61,7 +69,9 @@ def eager_interval(cross, mult, beta, w0, evaluate, d, probes):
         if hi_k == k:
             return (float(lo), float(w0))
         hi_k -= 1
-    hi = edge(below[hi_k], cross[hi_k] * (1 - e), inner[hi_k, -1])
+    hi = edge(below[hi_k], cross[hi_k] * (1 - e), inner[hi_k, -1], +1)
+    if hi is None:
+        return "mixed"
     return (float(lo), float(max(hi, w0)))
 
 
@@ -141,3 +151,95 @@ def test_lazy_walk_evaluates_fewer_points_when_the_chain_is_short():
     counted.clear()
     assert got == eager_interval(cross, mult, beta, w0, counting, sysdata[3], 3)
     assert lazy < sum(counted) / 3
+
+
+# --- violations the probes are placed to catch: a scalar "M" whose peak gain 0.6 breaks
+# |M| < 0.5 on chosen sets of frequencies, 0.4 elsewhere (a stand-in for evaluate) ----------
+
+E = fi._EDGE
+UNIT = fi.Multiplier(np.eye(1), np.zeros((1, 1)), np.eye(1))  # the inequality |M(jw)| < beta
+
+
+def _gain(bad):
+    def evaluate(w):
+        w = np.atleast_1d(np.asarray(w, float))
+        return np.where(bad(w), 0.6, 0.4).astype(complex)[:, None, None]
+
+    return evaluate
+
+
+def _claims(interval, points):
+    lo, hi = interval
+    return [w for w in points if lo <= w <= hi]
+
+
+CROSS = np.array([0.5, 1.0, 2.0])
+CASES = {
+    # name: (set where it fails, w0, feedthrough gain, failing points to test, expected)
+    "at a crossing": (lambda w: w == 1.0, 0.7, 0.4, [1.0], (0.0, 1.0 * (1 - E))),
+    "just below a crossing": (lambda w: (w < 1.0) & (w > 1.0 - 2e-9), 0.7, 0.4, [1 - E], None),
+    "just above a crossing": (lambda w: (w > 1.0) & (w < 1.0 + 2e-9), 1.5, 0.4, [1 + E], None),
+    "at zero": (lambda w: w == 0.0, 0.3, 0.4, [0.0], None),
+    "at infinity, chain to the top": (lambda w: w > 1e300, 0.7, 0.6, [], (0.0, 2.0 * (1 - E))),
+    "at infinity, w0 in the top segment": (lambda w: w > 1e300, 3.0, 0.6, [], (0.0, 3.0)),
+    # the pencil placed a crossing off by more than the margin: a band next to w0
+    "band between w0 and its end": (
+        lambda w: (w > 1 - 3e-9) & (w < 1 - 5e-10),
+        1 - 2e-10,
+        0.4,
+        [1 - 1e-9],
+        "mixed",
+    ),
+    "band below w0 above a crossing": (
+        lambda w: (w > 1 + 5e-10) & (w < 1 + 3e-9),
+        1 + 2e-10,
+        0.4,
+        [1 + 1e-9],
+        "mixed",
+    ),
+}
+
+
+def test_violations_next_to_the_probes_are_never_claimed():
+    """Each case puts the violation where one of the walk's checks (a crossing's three
+    probes, the point 0, the feedthrough, the edge bisection) must see it; the interval
+    never contains a failing point, always contains w0, equals the reference form, and
+    the cases with a known answer give it."""
+    for name, (bad, w0, dgain, failing, expected) in CASES.items():
+        evaluate = _gain(bad)
+        d = np.array([[dgain]])
+        ref = eager_interval(CROSS, UNIT, 0.5, w0, evaluate, d, 3)
+        for batch in (1, 2, 4):
+            got = fi._interval_between(CROSS, UNIT, 0.5, w0, evaluate, d, 3, batch=batch)
+            assert got == ref, (name, batch, got, ref)
+        if expected == "mixed" or got == "mixed":
+            assert got == expected, (name, got)
+            continue
+        assert got[0] <= w0 <= got[1], name
+        assert _claims(got, failing) == [], (name, got)
+        if failing and failing[0] == 0.0:
+            assert got[0] > 0.0
+        if expected is not None:
+            assert got == pytest.approx(expected, rel=1e-12), (name, got)
+
+
+def test_two_candidates_closer_than_the_margin_with_a_violation_between():
+    """``c2 (1 - margin)`` falls below the segment's last probe and fails there: the end
+    cannot be placed by bisection outward, so only w0 itself is claimed ("mixed")."""
+    c1, c2 = 1.0, 1.0 * (1 + 1.2e-9)
+    band = (c1 * (1 + 0.15e-9), c1 * (1 + 0.25e-9))
+    evaluate = _gain(lambda w: ((w >= band[0]) & (w <= band[1])) | (w > c2))
+    cross = np.array([0.1, c1, c2, 10.0])
+    d = np.array([[0.4]])
+    got = fi._interval_between(cross, UNIT, 0.5, 0.5, evaluate, d, 3)
+    assert got == "mixed" == eager_interval(cross, UNIT, 0.5, 0.5, evaluate, d, 3)
+
+
+def test_a_pole_near_zero_gives_no_extra_candidates_and_no_error():
+    """``M(s) = 0.3 p / (s + p) + 0.1`` with p down to 1e-300: the realisation of ``M(1/s)``
+    overflows its pencil; the candidates of ``Phi(s)`` stand alone and |M| < 0.5 holds on
+    the whole axis."""
+    for p in (1e-12, 1e-160, 1e-300):
+        sd = (np.array([[-p]]), np.array([[p]]), np.array([[0.3]]), np.array([[0.1]]))
+        got = fi.certified_interval(sd, UNIT, 0.5, 1.0, lambda w, sd=sd: freqresp(sd, w))
+        assert got == (0.0, np.inf)
