@@ -301,7 +301,9 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
 def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
     """The interval of :func:`certified_interval` for the candidate crossings ``cross``.
 
-    ``"mixed"`` when the probes of the segment of ``w0`` disagree (a missed crossing).
+    ``"mixed"`` when the probes of the segment of ``w0`` disagree (a missed crossing), or
+    when an end next to a failing crossing cannot be placed on the outer side of ``w0``
+    (candidates misplaced by more than the margin): only ``w0`` is then claimed.
     The chain of segments is walked outward from the one of ``w0``, ``batch`` segments
     per side and evaluation: a segment's probes and those of the crossing joining it
     are evaluated only when the chain reaches it (most intervals span one or two of the
