@@ -158,3 +158,19 @@ def test_arm_tracking_evidence_rechecks_under_threaded_openblas():
                          text=True, check=True).stdout  # fmt: skip
     assert "threads 2" in out
     assert "gaps []" in out, out
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1e-4, 1e-5, 1e-7])
+def test_candidates_keep_their_relative_accuracy_far_down(alpha):
+    """The same case moved down in frequency, ``N(s / alpha)``: the candidate next to the
+    crossing stays within 1e-12 of it (relative), well inside the margin, and the interval
+    of a point below it ends at the crossing pulled in by the margin (no bisection)."""
+    a, b, c, d = _system()
+    sysdata = (alpha * a, alpha * b, c, d)
+    wc = alpha * WC
+    cand = fi._candidate_crossings(*sysdata, MULT.pi(1.0))
+    assert np.min(np.abs(cand - wc)) / wc < 1e-12
+    lo, hi = fi.certified_interval(
+        sysdata, MULT, 1.0, wc / 80, lambda w: freqresp(sysdata, np.asarray(w, float))
+    )
+    assert lo == 0.0 and hi == pytest.approx(wc * (1 - fi._EDGE), rel=1e-12)
