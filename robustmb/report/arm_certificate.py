@@ -725,7 +725,7 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
         "and of m1, J1, rho1, L2, m3 in their ranges; no bound on their rates of variation",
         "channels": {
             CHANNELS[channel]: channel_summary(rep, folder, SPEC, channel_verdict(rep))
-            | _evidence_provenance(meta if folder else {})
+            | _evidence_provenance(meta)
             for channel, (rep, folder, meta) in rows.items()
         },
         "time": {"design load": t_design, "replay and sampling": total - t_design, "total": total},
@@ -743,7 +743,8 @@ def certified_demo(out_dir, *, progress=None, sample_n=4, workers=None):
 
 def _evidence_provenance(meta):
     """Where a channel's evidence came from (its ``meta.json``): the partition records it
-    was built from and the commits of the code that certified them."""
+    was built from and the commits of the code that certified them (None and [] for a
+    channel sampled only, whose stand-in meta has neither)."""
     return {
         "evidence_built_from": meta.get("source"),
         "evidence_commits": sorted(set(meta.get("source_commits") or [])),

@@ -107,6 +107,11 @@ def summary_text(summary):
     return "\n".join(lines) + "\n"
 
 
+def _finite_or_none(x):
+    """A sampled gain for JSON: None where nothing was sampled (NaN) or nothing is finite."""
+    return x if np.isfinite(x) else None
+
+
 def _fraction_text(x):
     return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
 
@@ -136,22 +141,18 @@ def channel_summary(rep, folder, spec, verdict):
         f"{_fraction_text(rep.finest[0])} x {_fraction_text(rep.finest[1])} of the square",
         "partition": f"{rep.n} x {rep.n} equal sub-boxes",
         "frequencies_rechecked": rep.points,
-        "not_proven_sampled_worst": None
-        if not np.isfinite(rep.sampled_worst)
-        else rep.sampled_worst,
+        "not_proven_sampled_worst": _finite_or_none(rep.sampled_worst),
         "not_proven_sampled_where": rep.sampled_where,
         "not_proven_samples": rep.samples,
         "not_proven_unresolved_samples": rep.unresolved,
-        "whole_square_sampled_worst": None
-        if not np.isfinite(rep.square_worst)
-        else rep.square_worst,
+        "whole_square_sampled_worst": _finite_or_none(rep.square_worst),
         "whole_square_sampled_where": rep.square_where,
         "whole_square_samples": rep.square_samples,
         "whole_square_unresolved_samples": rep.square_unresolved,
         # [largest sampled gain, certified level]: the worst case over the square lies in
         # it; no upper end unless the whole square is proven
         "worst_case_bracket": [
-            None if not np.isfinite(lower) else lower,
+            _finite_or_none(lower),
             level if cov >= 1 else None,
         ],
         "verdict": verdict,
