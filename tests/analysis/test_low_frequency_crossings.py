@@ -123,11 +123,6 @@ def test_interval_end_is_the_crossing_whatever_the_last_bits():
 def test_arm_tracking_evidence_rechecks_under_threaded_openblas():
     """The shipped tracking evidence, re-checked in a process whose OpenBLAS is loaded with
     two threads (the set-up that left gaps below 0.01 rad/s): every key proven."""
-    from robustmb.report.arm_certificate import evidence_folders
-
-    folder = evidence_folders().get("tracking")
-    if folder is None:  # pragma: no cover - a package without shipped evidence
-        pytest.skip("no shipped tracking evidence")
     code = textwrap.dedent(
         """
         from robustmb.analysis.frequency_certificate import check_frequency_certificate
