@@ -64,3 +64,7 @@ class FloatRangeError(RobustMBError, OverflowError):
 
 class ArgumentError(RobustMBError, ValueError):
     """A function argument has an invalid value (names the argument and the function)."""
+
+
+class WorkerPoolError(RobustMBError, RuntimeError):
+    """A worker process of a parallel check stopped before returning its result."""

@@ -239,20 +239,6 @@ def _candidate_crossings(a, b, c, d, pi):
     return w[keep]
 
 
-def crossing_frequencies(a, b, c, d, pi, *, rtol=1e-6):
-    """Frequencies ``w >= 0`` where ``det Phi(jw)`` may vanish (continuous-time data).
-
-    The zeros of ``Phi(s) = [M(s); I]^~ Pi [M(s); I]`` are the finite
-    eigenvalues of a Hamiltonian pencil; those within ``rtol`` (relative) of
-    the imaginary axis are returned, sorted.
-    """
-    lam = _pencil_eigenvalues(a, b, c, d, pi)
-    scale = np.maximum(1.0, np.abs(lam))
-    on_axis = np.abs(lam.real) <= rtol * scale
-    w = np.abs(lam[on_axis].imag)
-    return np.unique(np.round(w, 14))
-
-
 def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     """Largest interval around ``w0`` on which the multiplier certifies ``mu <= beta``.
 

@@ -16,6 +16,9 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+from ..errors import WorkerPoolError
 
 #: Environment of the workers: one thread in every BLAS / OpenMP runtime.
 WORKER_ENV = {
@@ -69,7 +72,8 @@ def map_in_workers(func, items, *, workers=1, initializer=None, initargs=()):
     ``min(workers, len(items))`` processes (at least one) start with :data:`WORKER_ENV`;
     each runs ``initializer(*initargs)`` once.  A worker's exception reaches the caller;
     an interrupt stops the pool (running calls finish, the others are cancelled) before
-    it propagates.
+    it propagates.  A worker that dies (the missing guard above, or the system
+    stopping it, e.g. for memory) raises :class:`robustmb.errors.WorkerPoolError`.
 
     Examples
     --------
@@ -95,6 +99,13 @@ def map_in_workers(func, items, *, workers=1, initializer=None, initargs=()):
     try:
         for fut in as_completed(futures):
             yield fut.result()
+    except BrokenProcessPool as exc:
+        raise WorkerPoolError(
+            f"map_in_workers: a worker process of {func.__qualname__} stopped abruptly; "
+            "a script that starts workers needs its own work under "
+            "'if __name__ == \"__main__\":' (each spawned worker imports the script), "
+            "otherwise the system may have stopped the worker (memory)"
+        ) from exc
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -3,6 +3,9 @@ number of workers, errors reaching the caller, and the workers' one-thread BLAS 
 
 import operator
 import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -31,6 +34,28 @@ def test_workers_start_with_one_blas_thread_and_leave_the_callers_environment():
 def test_a_worker_error_reaches_the_caller():
     with pytest.raises(ZeroDivisionError):
         list(map_in_workers(operator.truediv, [(1, 1), (1, 0), (2, 1)], workers=2))
+
+
+def test_a_script_without_the_main_guard_gets_an_error_that_says_so(tmp_path):
+    # Each spawned worker imports the script; without the guard it starts workers again,
+    # Python stops it, and the caller's pool breaks.
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import operator
+            from robustmb.report.worker_pool import map_in_workers
+            print(list(map_in_workers(operator.mul, [(2, 3)], workers=1)))
+            """
+        )
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert run.returncode != 0
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("robustmb.errors.WorkerPoolError")
+    assert 'if __name__ == "__main__":' in last and "mul" in last
 
 
 def test_no_items_no_pool():
