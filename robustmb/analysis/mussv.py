@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._blas import single_blas_thread
-from ..errors import ArgumentError, DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, FloatRangeError, UncertainTypeError
 from .mu_lower import certified_lower, lower_bound, verify_lower_bound
 from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, as_matrix_stack
@@ -98,6 +98,20 @@ class MussvResult:
         )
 
 
+def _check_normal_range(Ms, single):
+    # The LAPACK SVD does not converge on a matrix of subnormal numbers, and their
+    # relative precision is below what a certificate needs.
+    big = np.abs(Ms).max(axis=(-2, -1), initial=0.0)
+    tiny = (big > 0) & (big < np.finfo(float).tiny)
+    if tiny.any():
+        k = int(np.flatnonzero(tiny)[0])
+        where = "M" if single else f"M[{k}]"
+        raise FloatRangeError(
+            f"{where}: its largest entry {big[k]:.3g} is below the normal range of double "
+            "precision; scale it (mu(c M) = |c| mu(M))"
+        )
+
+
 def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
     """Bounds on the structured singular value of a matrix or a frequency stack.
 
@@ -136,6 +150,9 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
         every block reads and drives).
     IllPosedError
         ``M`` has non-finite entries.
+    FloatRangeError
+        A nonzero matrix of ``M`` has all its entries below the normal range of double
+        precision (``|m_ij| < 2.2e-308``): scale it, ``mu(c M) = |c| mu(M)``.
 
     Notes
     -----
@@ -177,6 +194,7 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
     struct = BlockStructure(blk)
     Ms, single = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
+    _check_normal_range(Ms, single)
     if method not in _METHODS:
         raise UncertainTypeError(f"method must be one of {_METHODS}, got {method!r}")
     if not isinstance(options, str):
@@ -234,6 +252,7 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
     struct = BlockStructure(blk)
     Ms, single = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
+    _check_normal_range(Ms, single)
     with single_blas_thread():
         return _mussv(
             Ms,

@@ -9,7 +9,7 @@ from _oracles import ORACLES, load_oracle
 from robustmb.analysis.mu_lower import verify_lower_bound
 from robustmb.analysis.mu_upper import expand_scalings, upper_bound_margin, verify_upper_bound
 from robustmb.analysis.mussv import mussv
-from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
+from robustmb.errors import DimensionError, FloatRangeError, IllPosedError, UncertainTypeError
 
 
 def as_matrix(data):
@@ -242,5 +242,12 @@ def test_bad_input_raises_named_errors():
         mussv(np.array([np.eye(2), np.full((2, 2), np.nan)]), [(2, 2)])
     with pytest.raises(UncertainTypeError, match="method"):
         mussv(np.eye(2), [(2, 2)], method="exact")
+    # all entries subnormal: named, not a LAPACK non-convergence; the smallest normal
+    # scale and the zero matrix are still answered
+    with pytest.raises(FloatRangeError, match=r"M\[1\].*1e-310"):
+        mussv(np.array([np.eye(2), np.diag([1e-310, 0.0])]), [(1, 1), (1, 1)])
+    tiny = np.finfo(float).tiny
+    assert mussv(np.diag([tiny, 0.0]), [(1, 1), (1, 1)]).upper >= tiny
+    assert mussv(np.zeros((2, 2)), [(1, 1), (1, 1)]).upper == 0.0
     with pytest.raises(UncertainTypeError, match="non-integer"):
         mussv(np.eye(2), [(1.5, 1)])
