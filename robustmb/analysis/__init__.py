@@ -9,10 +9,11 @@ from .freqresp import freqresp, sigma_max_over_frequency
 from .mu_upper import expand_scalings, verify_upper_bound
 from .mussv import MussvResult, mussv, verify_lower_bound
 from .norms import h2norm, hinfnorm
+from .robust_gain import RobgainResult, robgain
 from .robust_stability import RobstabResult, robstab
 from .sweep import SweepResult, load_sweep, sweep
 from .worst_case_disk_margin import wcdiskmargin
-from .worst_case_gain import RobgainResult, WcgainResult, robgain, wcgain
+from .worst_case_gain import WcgainResult, wcgain
 
 __all__ = [
     "SweepResult",

@@ -1,6 +1,6 @@
 """Branch and bound over the parameter box for the worst-case gain and its margin.
 
-:func:`.worst_case_gain.wcgain` and :func:`.worst_case_gain.robgain` first bound the
+:func:`.worst_case_gain.wcgain` and :func:`.robust_gain.robgain` first bound the
 whole box at once (one D,G upper bound of mu), which can be loose, or even certify no
 finite level, for real parameters.  When every element is a real parameter, the helpers
 here split the box (:func:`.branch_and_bound.certify_scaled_box`): a level of peak gain
