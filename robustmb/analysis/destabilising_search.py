@@ -1,0 +1,210 @@
+"""The direct search for a destabilising parameter set, verified by substitution.
+
+:func:`.robust_stability.robstab`'s upper bound on the stability margin needs an actual
+perturbation that destabilises the loop.  Besides the mu lower bound's, candidates come
+from scanning directions in the box of the scalar (real and complex) parameters: along
+each direction the smallest scaling at which a closed-loop pole reaches the stability
+boundary (:mod:`.boundary_crossing`), over the box corners, random directions and a
+local refinement of the best.  A candidate counts only once the substituted loop has a
+pole beyond the boundary by more than the rounding error of its eigenvalues (or is
+ill-posed there: the crossing at infinite frequency).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .boundary_crossing import _MIN_STATES, crossing_search, is_ill_posed, scan_crossings
+from .uncertain_problem import box_vertices
+
+
+def _scalar_blocks(problem):
+    return [bi for bi in problem.blocks if bi.kind in ("real", "complex")]
+
+
+def _diag_from(problem, normalized):
+    """Delta's diagonal for normalised scalar values (LTI blocks at zero)."""
+    diag = np.zeros(problem.nw, dtype=complex)
+    for bi in problem.blocks:
+        if bi.name in normalized:
+            diag[bi.w] = normalized[bi.name]
+    return diag if np.any(diag.imag) else diag.real
+
+
+def _crossing_scale(problem, direction, alpha_max, n_scan=24):
+    """Smallest ``alpha <= alpha_max`` with a pole on/over the boundary along ``direction``.
+
+    Large models search ``M11`` on the boundary (:func:`.boundary_crossing.crossing_search`);
+    small ones scan the closed-loop poles at the ``n_scan`` scalings in one batch and
+    bisect the first crossing (:func:`.boundary_crossing.scan_crossings`).
+    """
+    diag = _diag_from(problem, direction)
+    fast = crossing_search(problem)  # large models: from M11 on the boundary
+    if fast is not None:
+        return fast.scale(diag, alpha_max)
+    got = scan_crossings(problem.m11, problem.dt, diag[None, :], alpha_max, n_scan)[0]
+    return None if np.isnan(got) else float(got)
+
+
+# Box corners are enumerated up to this many scalar elements (4096 corners), where a
+# direction is cheap: a scan of a small closed loop, or ``crossing_search``'s k x k
+# problems on a large one.  A large model without that search (a non-square Delta)
+# scans its full closed loop per direction and stops at 6 (64 corners).
+_MAX_CORNERS = 12
+_MAX_CORNERS_LARGE = 6
+# Directions scanned in one batch of eigenvalue problems (small models); the cap of
+# every batch is the best crossing found before it.
+_CHUNK = 8
+
+
+def _crossing_scales(problem, directions, alpha_max):
+    """:func:`_crossing_scale` of each direction (``nan``: none up to ``alpha_max``).
+
+    Small models scan all directions in one batch (:func:`.boundary_crossing.scan_crossings`);
+    models searched on the boundary go one direction at a time.
+    """
+    diags = np.array([_diag_from(problem, d) for d in directions])
+    fast = crossing_search(problem)
+    if fast is None:
+        return scan_crossings(problem.m11, problem.dt, diags, alpha_max)
+    out = [fast.scale(diag, alpha_max) for diag in diags]
+    return np.array([np.nan if a is None else float(a) for a in out])
+
+
+def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=()):
+    """Smallest boundary-crossing scaling over directions in the scalar-parameter box.
+
+    The directions are ``extra_directions``, the box corners (up to ``_MAX_CORNERS``
+    elements), ``n_random`` random ones and a local refinement around the best; they
+    are scanned in batches of ``_CHUNK``, each capped at the best crossing so far.
+    """
+    scal = _scalar_blocks(problem)
+    if not scal:
+        return None
+    rng = np.random.default_rng(seed)
+    k = len(scal)
+    dirs = [dict(d) for d in extra_directions]
+    cheap = crossing_search(problem) is not None or problem.m11[0].shape[0] < _MIN_STATES
+    corners = _MAX_CORNERS if cheap else _MAX_CORNERS_LARGE
+    if k <= corners:
+        for signs in box_vertices(k):
+            dirs.append({bi.name: s for bi, s in zip(scal, signs, strict=True)})
+    for _ in range(n_random):
+        v = rng.uniform(-1, 1, k)
+        v /= np.max(np.abs(v))
+        dirs.append({bi.name: x for bi, x in zip(scal, v, strict=True)})
+    best = None
+
+    def scan(group):
+        nonlocal best
+        for i in range(0, len(group), _CHUNK):
+            chunk = group[i : i + _CHUNK]
+            got = _crossing_scales(problem, chunk, alpha_max if best is None else best[0])
+            if np.all(np.isnan(got)):
+                continue
+            j = int(np.nanargmin(got))
+            if best is None or got[j] < best[0]:
+                best = (float(got[j]), chunk[j])
+
+    scan(dirs)
+    if best is None:
+        return None
+    # Local refinement: random perturbations of the best direction.
+    for step in (0.3, 0.1, 0.03):
+        group = []
+        for _ in range(10):
+            v = np.array([best[1][bi.name] for bi in scal]) + step * rng.standard_normal(k)
+            v = np.clip(v, -1, 1)
+            if not np.any(v):
+                continue
+            v /= np.max(np.abs(v))
+            group.append({bi.name: x for bi, x in zip(scal, v, strict=True)})
+        scan(group)
+    return best
+
+
+# Pushes beyond a bisected crossing, tried in turn until the substituted loop is
+# verifiably unstable (the crossing itself is only known to rounding accuracy).
+_PUSHES = (0.0, 1e-9, 1e-7, 1e-5, 1e-3)
+# A pole this many times beyond the centre loop's spectral radius escapes to infinity.
+_ESCAPE = 1e6
+
+
+def _substituted_poles(problem, values):
+    """Closed-loop poles at ``values``; None when the substitution is not well-posed."""
+    from ..errors import RobustMBError
+
+    try:
+        sys = problem.model.usubs(values)
+    except (RobustMBError, ValueError, np.linalg.LinAlgError):
+        return None
+    a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
+    if a.shape[0] == 0 or not np.all(np.isfinite(a)):
+        return None
+    return np.linalg.eigvals(a), float(np.linalg.norm(a, 1))
+
+
+def _boundary_distance(ev, dt):
+    """Signed distance of the worst pole beyond the boundary, and that pole."""
+    k = int(np.argmax(np.abs(ev))) if dt else int(np.argmax(ev.real))
+    return (float(np.abs(ev[k]) - 1.0) if dt else float(ev[k].real)), ev[k]
+
+
+def _pole_frequency(problem, pole):
+    """Frequency of a boundary pole: signed for complex coefficients (no conjugate twin)."""
+    freq = float(np.angle(pole) / problem.dt) if problem.dt else float(pole.imag)
+    return freq if problem.is_complex else abs(freq)
+
+
+def _verified_crossing(problem, alpha, values_at):
+    """Check a candidate destabilising perturbation by the poles of the substituted loop.
+
+    ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
+    (``t = 1``: scaling ``alpha``).  The candidate is accepted at the smallest
+    push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
+    the stability boundary by more than the rounding error of its eigenvalues
+    (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
+    failing that, a pole on the boundary at ``t = 1`` within that error and
+    within rounding of the pole's own size (a tangential crossing).  A candidate
+    at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
+    :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
+    frequency ``inf`` when no push is unstable: loss of well-posedness is the
+    boundary crossing at infinite frequency (``mu(Dzw) >= 1 / alpha``), whether
+    or not a pole comes back unstable beyond it.  Never raises.
+
+    Returns
+    -------
+    None, or ``(scaling, values, frequency, ill_posed)``; ``frequency`` is ``inf`` when
+    the destabilising pole comes from infinity (a pole escaping as the scaling
+    approaches the crossing) or the loop is ill-posed there (``ill_posed`` True).
+    """
+    ref = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(1)
+    radius = float(np.max(np.abs(ref), initial=0.0))
+    tangential = ill = None
+    for eta in _PUSHES:
+        try:
+            vals = values_at(1.0 + eta)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            continue
+        if eta == 0.0 and is_ill_posed(problem, vals):
+            # its poles are rounding noise: the pushes say whether a pole comes back
+            # unstable beyond it; if none does, the ill-posed point is the witness
+            ill = (alpha, vals, np.inf, True)
+            continue
+        got = _substituted_poles(problem, vals)
+        if got is None:
+            continue
+        ev, norm = got
+        noise = 16 * np.finfo(float).eps * max(norm, 1.0 if problem.dt else 0.0)
+        dist, pole = _boundary_distance(ev, problem.dt)
+        if dist > noise:
+            if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
+                freq = np.inf
+            else:
+                freq = _pole_frequency(problem, pole)
+            return alpha * (1.0 + eta), vals, freq, False
+        # on the boundary: within rounding of both the matrix and the pole itself (a
+        # matrix tolerance alone would pass slow stable poles of a stiff loop)
+        if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
+            tangential = (alpha, vals, _pole_frequency(problem, pole), False)
+    return tangential or ill
