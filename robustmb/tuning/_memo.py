@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["last_call"]
+__all__ = ["last_call", "recent_calls"]
 
 
 def last_call(fn):
@@ -28,9 +28,39 @@ def last_call(fn):
     >>> total(np.ones(3))  # the same bytes: the memo
     3.0
     """
-    # One (key, result) tuple, replaced by a single assignment, so that a thread never
-    # reads one call's key with another call's result.
-    last = [None]
+    return recent_calls(1)(fn)
+
+
+def recent_calls(size):
+    """Memo of ``fn``'s last ``size`` distinct calls (see :func:`last_call`).
+
+    With several models (multi-model tuning) the objective's stability test asks for the
+    poles of every loop before the inner evaluations ask for them again, one loop at a
+    time: a memo of one call would miss all but the last.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> @recent_calls(2)
+    ... def total(x):
+    ...     print("computed")
+    ...     return float(x.sum())
+    >>> total(np.ones(3)), total(np.zeros(3))
+    computed
+    computed
+    (3.0, 0.0)
+    >>> total(np.ones(3))  # still held
+    3.0
+    """
+    if not (isinstance(size, int) and size >= 1):
+        raise ValueError(f"recent_calls: size must be an integer >= 1, got {size!r}")
+    return lambda fn: _memo(fn, size)
+
+
+def _memo(fn, size):
+    # One tuple of (key, result) pairs, replaced by a single assignment, so that a thread
+    # never reads one call's key with another call's result.
+    held = [()]
 
     def key(args):
         out = []
@@ -48,11 +78,13 @@ def last_call(fn):
 
     def wrapper(*args):
         k = key(args)
-        memo = last[0]
-        if memo is None or memo[0] != k:
-            memo = (k, fn(*args))
-            last[0] = memo
-        return copied(memo[1])
+        entries = held[0]
+        for memo_key, result in entries:
+            if memo_key == k:
+                return copied(result)
+        result = fn(*args)
+        held[0] = ((k, result),) + entries[: size - 1]
+        return copied(result)
 
     wrapper.__doc__, wrapper.__name__, wrapper.__wrapped__ = fn.__doc__, fn.__name__, fn
     return wrapper

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..analysis.balancing import balance_realization
 from ._memo import last_call as _last_call
+from ._memo import recent_calls as _recent_calls
 
 
 def _sigma_max(g):
@@ -241,11 +242,13 @@ def _polish(sig, lower, wpeak, bracket=None, rounds=8):
     return lower, wpeak
 
 
-@_last_call
+# The objective's stability test asks for the poles of every model's loop before the
+# inner evaluations ask again, one model at a time.
+@_recent_calls(64)
 def poles(a):
-    """Eigenvalues of ``A`` (``numpy.linalg.eigvals``), with a memo of the last call: the
-    objective's stability test and the inner evaluation's band verdict ask for the
-    poles of the same closed loop.
+    """Eigenvalues of ``A`` (``numpy.linalg.eigvals``), with a memo of the last 64 distinct
+    calls: the objective's stability test and the inner evaluation's band verdict ask for
+    the poles of the same closed loops.
 
     Examples
     --------

@@ -16,7 +16,7 @@ import robustmb as rmb
 import robustmb.tuning.tuning_problem as tp
 import robustmb.tuning.tuning_term as tt
 from robustmb.tuning import gradients
-from robustmb.tuning._memo import last_call
+from robustmb.tuning._memo import last_call, recent_calls
 from robustmb.tuning.gradients import Above, hinf_gradient, peak_gradient
 from robustmb.tuning.tuning_problem import REJECT_MARGIN
 
@@ -124,6 +124,30 @@ def test_memo_returns_the_unmemoised_result_as_copies():
     assert (shape(np.ones((1, 2))), shape(np.ones(2))) == ((1, 2), (2,))
     with pytest.raises(TypeError, match="list"):
         shape([1.0, 2.0])
+
+
+def test_a_memo_of_several_calls_holds_each_model_and_forgets_the_oldest():
+    """Several models: the stability test asks for every loop's poles before the inner
+    evaluations ask again; each loop is computed once while the memo holds it."""
+    calls = []
+
+    @recent_calls(3)
+    def poles(a):
+        calls.append(a[0, 0])
+        return np.linalg.eigvals(a)
+
+    loops = [_stable_model(seed, 4, False)[0] for seed in range(3)]
+    first = [poles(a) for a in loops]
+    again = [poles(a) for a in loops]
+    assert len(calls) == 3
+    for x, y, a in zip(first, again, loops, strict=True):
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(x, np.linalg.eigvals(a))
+    poles(_stable_model(9, 4, False)[0])  # a fourth loop pushes out the oldest
+    poles(loops[0])
+    assert len(calls) == 5
+    with pytest.raises(ValueError, match="size"):
+        recent_calls(0)
 
 
 @pytest.mark.parametrize("seed", [0, 4, 6, 18, 22, 27, 29])
