@@ -218,8 +218,9 @@ def _dynamic_substitute(model, norm, dyn):
                 ad[:, xs, xs], bd[:, xs, zr], cd[:, wr, xs], dd[:, wr, zr] = sa, sb, sc, sd
                 ix += k
         else:
-            idx = np.arange(ws.start, ws.stop)
-            dd[:, idx, idx] = norm[name][:, None]
+            # a scalar's w and z channels are paired in order; their indices differ
+            # after a non-square block
+            dd[:, np.arange(ws.start, ws.stop), np.arange(zs.start, zs.stop)] = norm[name][:, None]
     bw, bu = real.b[:, :nw], real.b[:, nw:]
     cz, cy = real.c[:nz], real.c[nz:]
     dzw, dzu, dyw, dyu = real.d[:nz, :nw], real.d[:nz, nw:], real.d[nz:, :nw], real.d[nz:, nw:]

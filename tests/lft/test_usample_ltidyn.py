@@ -54,3 +54,24 @@ def test_ltidyn_samples_are_stable_within_bound(dt):
         assert max(gains) <= 0.3 * (1 + 1e-12)
         assert np.ptp(gains) <= 1e-10
         np.testing.assert_allclose(np.asarray(smp(pts[0])), np.asarray(d(pts[0])), atol=1e-13)
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (2, 1)])
+def test_a_scalar_after_a_non_square_block_is_sampled_on_its_own_channels(shape):
+    # After a non-square ultidyn the scalar's w and z channel indices differ; the
+    # reference is the closed form E(s) [G; 2] + k G (or 2 + E k), built by hand.
+    E = rmb.ultidyn("E", shape, bound=0.5)
+    k = rmb.ureal("k", 3.0, range=(2.0, 4.0))
+    G = control.tf(1, [1, 1])
+    X = E @ rmb.vstack(G, 2.0) + k * G if shape == (1, 2) else 2.0 + E * k
+    assert list(X.blocks) == ["E", "k"]
+    samples, values = rmb.usample(X, 3, seed=0)
+    for smp, val in zip(samples, values, strict=True):
+        for w in (0.0, 1.0, 5.0):
+            s = 1j * w
+            e = np.asarray(val["E"](s)).reshape(shape)
+            if shape == (1, 2):
+                hand = e @ np.array([[1 / (s + 1)], [2.0]]) + val["k"] / (s + 1)
+            else:
+                hand = 2.0 + e * val["k"]
+            np.testing.assert_allclose(np.asarray(smp(s)).reshape(hand.shape), hand, rtol=1e-12)
