@@ -230,15 +230,18 @@ def connect(
         for sp in specs:
             idx, g = cat.find(sp, "input", allow_many=True)
             used_in[idx] = True
+            # one external channel per signal name: 'r' matching r[0], r[1] in two
+            # systems is two channels, each driving both systems
+            names = list(dict.fromkeys(cat.inputs[i][1] for i in idx))
             if cols is None:
-                width = len(idx) if len({cat.inputs[i][0] for i in idx}) == 1 else 1
-                cols = np.zeros((nu, width))
-                base = _parse(sp)[1]
-                in_names += [cat.inputs[i][1] for i in idx] if width > 1 else [base]
-            if cols.shape[1] == 1:
-                cols[idx, 0] += g
-            else:
-                cols[idx, np.arange(len(idx))] += g
+                cols = np.zeros((nu, len(names)))
+                in_names += names if len(names) > 1 else [_parse(sp)[1]]
+            elif len(names) != cols.shape[1]:
+                raise SignalError(
+                    f"connect: summed inputs {specs} have different widths "
+                    f"({cols.shape[1]} and {len(names)} channels)"
+                )
+            cols[idx, [names.index(cat.inputs[i][1]) for i in idx]] += g
         in_cols.append(cols)
     rin = np.hstack(in_cols) if in_cols else np.zeros((nu, 0))
     out_rows, out_names = [], []

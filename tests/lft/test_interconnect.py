@@ -131,3 +131,29 @@ def test_discrete_systems_keep_their_sampling_time():
     H = rmb.uss(control.ss(0.3, 1.0, 1.0, 0.0, 0.2))
     with pytest.raises(DimensionError, match="sampling times"):
         G + H
+
+
+def test_a_vector_input_shared_by_two_systems_stays_a_vector():
+    # 'r' of width 2 feeds a summing junction and a feedforward block: two external
+    # channels, each driving both systems (python-control's interconnect as reference)
+    k = rmb.ureal("k", 4.0, range=(3.0, 5.0))
+    S = rmb.sumblk("e = r - y", 2)
+    F = rmb.uss(rmb.umat([[k, 0.0], [0.0, 2.0]]))
+    F.name, F.input_names, F.output_names = "F", ["r[0]", "r[1]"], ["f[0]", "f[1]"]
+    T = rmb.connect([S, F], inputs=["r"], outputs=["e", "f"], ignore_inputs=["y"])
+    assert T.input_names == ["r[0]", "r[1]"]
+    Sn = control.summing_junction(inputs=["r", "-y"], output="e", dimension=2, name="S")
+    Fn = control.ss(
+        [], [], [], [[4.0, 0.0], [0.0, 2.0]], inputs=["r[0]", "r[1]"], outputs=["f[0]", "f[1]"]
+    )
+    Tn = control.interconnect([Sn, Fn], inputs=["r"], outputs=["e", "f"])
+    np.testing.assert_array_equal(np.asarray(rmb.usubs(T, {"k": 4.0}).D), Tn.D)
+
+
+def test_summed_inputs_of_different_widths_name_both():
+    G = rmb.uss(control.ss(-np.eye(2), np.eye(2), np.eye(2), 0))
+    G.name, G.input_names, G.output_names = "G", ["u[0]", "u[1]"], ["y[0]", "y[1]"]
+    K = rmb.uss(control.ss(-np.eye(3), np.eye(3), np.eye(3), 0))
+    K.name, K.input_names, K.output_names = "K", ["e[0]", "e[1]", "e[2]"], ["v[0]", "v[1]", "v[2]"]
+    with pytest.raises(SignalError, match=r"summed inputs.*2 and 3 channels"):
+        rmb.connect([G, K], inputs=[["G.u", "K.e"]], outputs=["G.y"], check_unused=False)
