@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import hashlib
 import os
 import pickle
 import sqlite3
 import time
 import traceback
+import types
 import warnings
 from dataclasses import dataclass, field
 
@@ -39,7 +41,8 @@ from ..errors import ArgumentError, SweepItemWarning
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);"
     "CREATE TABLE IF NOT EXISTS results ("
-    " key BLOB PRIMARY KEY, chunk INTEGER, ok INTEGER, value BLOB, error TEXT, seconds REAL)"
+    " key BLOB PRIMARY KEY, chunk INTEGER, ok INTEGER, value BLOB, error TEXT, seconds REAL,"
+    " item TEXT)"
 )
 
 
@@ -115,13 +118,49 @@ def _normalise_items(items, key):
     return pairs
 
 
+def _digest(obj):
+    """SHA-256 of ``obj``'s pickle (first 24 hex digits), or None when it cannot be
+    pickled."""
+    try:
+        return hashlib.sha256(pickle.dumps(obj, protocol=4)).hexdigest()[:24]
+    except Exception:  # noqa: BLE001 - an unpicklable object is not fingerprinted
+        return None
+
+
+def _code_fingerprint(code):
+    # The compiled body, its constants and names: not the line numbers, so editing a
+    # script elsewhere does not disown its stored results.  Frozensets (``x in {...}``)
+    # are sorted: their pickle order follows the per-process string hash.
+    consts = []
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            c = _code_fingerprint(c)
+        elif isinstance(c, frozenset):
+            c = ("frozenset", tuple(sorted(map(repr, c))))
+        consts.append(c)
+    return (code.co_code, tuple(consts), code.co_names)
+
+
 def _fn_name(fn):
-    # Stable across processes (no memory addresses): a resumed sweep must recognise its function.
+    """Identity of ``fn`` for a store: its name, and digests of what decides its results.
+
+    Stable across processes (no memory addresses), so that a resumed sweep recognises
+    its function: a ``functools.partial`` adds its arguments, a Python function its
+    compiled code and default arguments (``lambda x: x**2`` and ``lambda x: x**3`` are
+    different functions).  The values of its closure and global variables are not
+    part of it (a closure often holds mutable state, such as a log).  Parts that cannot
+    be pickled are marked ``?`` and are not compared.
+    """
     if isinstance(fn, functools.partial):
-        return f"partial({_fn_name(fn.func)})"
+        return f"partial({_fn_name(fn.func)}, {_digest((fn.args, fn.keywords)) or '?'})"
+    code = getattr(fn, "__code__", None)
     if not hasattr(fn, "__qualname__"):
         fn = type(fn)
-    return f"{getattr(fn, '__module__', '?')}.{fn.__qualname__}"
+    name = f"{getattr(fn, '__module__', '?')}.{fn.__qualname__}"
+    if not isinstance(code, types.CodeType):
+        return name
+    parts = (_code_fingerprint(code), fn.__defaults__, fn.__kwdefaults__)
+    return f"{name} [{_digest(parts) or '?'}]"
 
 
 class _Store:
@@ -131,6 +170,14 @@ class _Store:
         self.path = os.fspath(path)
         self.db = sqlite3.connect(self.path)
         self.db.executescript(_SCHEMA)
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+        if fn_name is not None and "item" not in columns:
+            self.db.close()
+            raise ArgumentError(
+                f"sweep: store {self.path!r} has no item fingerprints (an older format), so "
+                "a resumed sweep could not check its items; read it with load_sweep, or "
+                "use another store path"
+            )
         row = self.db.execute("SELECT value FROM meta WHERE name='function'").fetchone()
         if row is None:
             with self.db:
@@ -142,13 +189,22 @@ class _Store:
                 "use another store path"
             )
 
-    def done_keys(self):
-        return {pickle.loads(k) for (k,) in self.db.execute("SELECT key FROM results")}
+    def check_items(self, digests):
+        """Raise if a stored key was computed from another item than the one given now."""
+        for k, stored in self.db.execute("SELECT key, item FROM results"):
+            key = pickle.loads(k)
+            now = digests.get(key)
+            if stored is not None and now is not None and stored != now:
+                raise ArgumentError(
+                    f"sweep: store {self.path!r} holds a result for key {key!r} computed "
+                    "from a different item; use another store path, or key the items by "
+                    "their content (key=)"
+                )
 
-    def write_chunk(self, index, rows):
+    def write_chunk(self, index, rows, digests):
         with self.db:  # one atomic transaction
             self.db.executemany(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         pickle.dumps(k),
@@ -157,6 +213,7 @@ class _Store:
                         pickle.dumps(v) if ok else None,
                         err,
                         sec,
+                        digests.get(k),
                     )
                     for k, ok, v, err, sec in rows
                 ],
@@ -217,7 +274,12 @@ def sweep(
         Where chunks run; ``None`` runs them in the calling process.
     store : str or path-like, optional
         SQLite file of finished results.  Existing keys are not recomputed, so
-        rerunning an interrupted sweep with the same store resumes it.
+        rerunning an interrupted sweep with the same store resumes it.  The store
+        records the function (name, code, default arguments, arguments of a
+        ``partial``) and a digest of every item's pickle; resuming with another function, or with a
+        different item under a stored key, raises :class:`~robustmb.errors.ArgumentError`
+        instead of returning results that belong to something else (items that cannot
+        be pickled are not checked).
     progress : bool, optional
         Draw a progress bar on stderr.
     chunk_size : int, optional
@@ -234,6 +296,8 @@ def sweep(
 
     Raises
     ------
+    ArgumentError
+        Bad arguments, or a store that holds results of another function or items.
     concurrent.futures.BrokenExecutor, distributed errors
         When the executor itself fails (e.g. a worker process is killed):
         every chunk that finished before is already in the store, so a rerun
@@ -267,7 +331,10 @@ def sweep(
     try:
         todo = pairs
         stored_values, stored_errors = {}, {}
+        digests = {}
         if st is not None:
+            digests = {k: _digest(it) for k, it in pairs}
+            st.check_items(digests)
             keys = {k for k, _ in pairs}
             stored_values, stored_errors = st.read(keys)
             skip = set(stored_values) | (set() if retry_failed else set(stored_errors))
@@ -281,7 +348,7 @@ def sweep(
 
         def collect(rows, index):
             if st is not None:
-                st.write_chunk(index, rows)
+                st.write_chunk(index, rows, digests)
             for k, ok, v, err, _ in rows:
                 if ok:
                     values[k] = v

@@ -5,8 +5,10 @@ shares nothing with the sweep machinery.
 """
 
 import concurrent.futures as cf
+import functools
 import multiprocessing
 import os
+import pickle
 import sqlite3
 import subprocess
 import sys
@@ -301,3 +303,50 @@ def test_dask_scheduler_address_in_subprocesses_equals_in_process(tmp_path):
     assert list(bad.errors) == [1] and "negative stiffness" in bad.errors[1]
     assert (tmp_path / "died").exists()  # a worker process did exit mid-sweep
     assert died.values == REFERENCE and died.ok
+
+
+def _scaled(x, factor):
+    return factor * x
+
+
+def test_a_store_refuses_results_of_another_function_or_other_items(tmp_path):
+    """Resuming must not hand back results computed by something else: a partial with
+    other arguments, a lambda with another body, or other items under the same keys."""
+    path = tmp_path / "p.sqlite"
+    first = rmb.sweep(
+        functools.partial(_scaled, factor=2.0), [1.0, 2.0], store=path, progress=False
+    )
+    assert first.values == {0: 2.0, 1: 4.0}
+    with pytest.raises(ArgumentError, match="holds results of"):
+        rmb.sweep(functools.partial(_scaled, factor=10.0), [1.0, 2.0], store=path, progress=False)
+    same = rmb.sweep(functools.partial(_scaled, factor=2.0), [1.0, 2.0], store=path, progress=False)
+    assert same.computed == 0 and same.values == first.values
+    path = tmp_path / "l.sqlite"
+    rmb.sweep(lambda x: x**2, [1, 2, 3], store=path, progress=False)
+    with pytest.raises(ArgumentError, match="holds results of"):
+        rmb.sweep(lambda x: x**3, [1, 2, 3], store=path, progress=False)
+    path = tmp_path / "i.sqlite"
+    rmb.sweep(abs, [-1, -2, -3], store=path, progress=False)
+    with pytest.raises(ArgumentError, match="key 0 computed from a different item"):
+        rmb.sweep(abs, [-10, -20, -30, -40], store=path, progress=False)
+    grown = rmb.sweep(abs, [-1, -2, -3, -4], store=path, progress=False)  # same items, one more
+    assert grown.computed == 1 and grown.values == {0: 1, 1: 2, 2: 3, 3: 4}
+
+
+def test_a_store_of_the_older_format_is_read_but_not_resumed(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
+        "CREATE TABLE results (key BLOB PRIMARY KEY, chunk INTEGER, ok INTEGER, value BLOB,"
+        " error TEXT, seconds REAL)"
+    )
+    with db:
+        db.execute("INSERT INTO meta VALUES ('function', 'builtins.abs')")
+        db.execute(
+            "INSERT INTO results VALUES (?, 0, 1, ?, NULL, 0.0)", (pickle.dumps(0), pickle.dumps(1))
+        )
+    db.close()
+    assert load_sweep(path).values == {0: 1}
+    with pytest.raises(ArgumentError, match="older format"):
+        rmb.sweep(abs, [-1], store=path, progress=False)
