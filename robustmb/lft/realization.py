@@ -212,8 +212,19 @@ def singular_loop(gain, components=None):
     """Indices of the signals of a singular algebraic loop ``I - gain``, or ``None``.
 
     The test is structural and scale-aware: only the strongly connected parts of
-    the signal graph (actual loops) are tested, each after a diagonal balancing,
-    with a 1-norm condition number of ``I - B`` against ``1e3 n eps``.
+    the signal graph (actual loops) are tested, each after a diagonal balancing, by
+    ``(1 + ||B||) ||(I - B)^-1||`` (1-norms) against ``1 / (1e3 n eps)``: the
+    cancellation of ``I - B`` relative to the size of its terms (the condition number
+    of ``I - B`` alone is 1 for a scalar loop ``1 - b`` whatever ``b``, and would pass
+    ``b = 1 - 1e-16``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> singular_loop(np.array([[0.5]])) is None
+    True
+    >>> singular_loop(np.array([[1.0 - 1e-16]])).tolist()  # singular to rounding
+    [0]
     """
     if components is None:
         components = _cyclic_components(gain)
@@ -222,7 +233,7 @@ def singular_loop(gain, components=None):
         k = len(idx)
         m = np.eye(k) - sub
         try:
-            cond = np.linalg.norm(m, 1) * np.linalg.norm(np.linalg.inv(m), 1)
+            cond = (1.0 + np.linalg.norm(sub, 1)) * np.linalg.norm(np.linalg.inv(m), 1)
         except np.linalg.LinAlgError:
             cond = np.inf
         if not np.isfinite(cond) or cond * 1e3 * k * np.finfo(float).eps >= 1.0:

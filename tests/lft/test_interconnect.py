@@ -70,6 +70,16 @@ def test_ill_posed_loop_names_its_signals():
     assert "A.v" in str(exc.value) and "B.e" in str(exc.value)
 
 
+def test_a_scalar_loop_singular_to_rounding_at_the_nominal_is_ill_posed():
+    # k / (1 - k/3) at the nominal k = 3: 1 - 3 * (1/3) is 1.1e-16, not 0, and the
+    # condition number of a 1 x 1 loop is 1 whatever it is; the cancellation is measured
+    k = rmb.ureal("k", 3.0, plusminus=(-0.5, 2.0))
+    with pytest.raises(IllPosedError, match="nominal"):
+        rmb.feedback(rmb.umat([[k]]), 1 / 3.0, sign=1)
+    F = rmb.feedback(rmb.umat([[k]]), 1 / 3.5, sign=1)  # singular at 3.5, inside the range
+    assert np.isclose(float(np.asarray(F.nominal())[0, 0]), 3.0 / (1 - 3.0 / 3.5), rtol=1e-12)
+
+
 def test_unknown_and_ambiguous_signals():
     G, C, S = _loop()
     with pytest.raises(SignalError, match="'nope'"):
