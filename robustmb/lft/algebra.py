@@ -200,6 +200,11 @@ def inv(x):
     nw, nz = r.nw, r.nz
     dyu = r.d[nz:, nw:]
     if nu and _singular_up_to_scaling(dyu):
+        if not np.any(dyu) and not (np.any(r.d[nz:, :nw]) and np.any(r.d[:nz, nw:])):
+            raise DimensionError(
+                f"cannot invert {m.name!r}: its feedthrough is zero for every value of its "
+                "elements (strictly proper), so its inverse is improper"
+            )
         names = ", ".join(m.blocks) or "no uncertain elements"
         raise DimensionError(
             f"cannot invert {m.name!r}: its value (feedthrough) at the centre of the ranges of "

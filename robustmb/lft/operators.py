@@ -11,10 +11,17 @@ classes here, at the top, so that no module imports one above it.
 ``*`` and ``@`` are both the matrix product (series connection), as in
 python-control; a 1x1 operand multiplies every entry of the other.  numpy
 arrays and python-control systems on the left defer to these methods
-(``__array_ufunc__ = None`` on the classes).
+(``__array_ufunc__ = None`` on the classes).  python-control's
+``TransferFunction.__truediv__`` raises on an operand it cannot convert instead of
+returning ``NotImplemented``; it is wrapped so that ``G / a`` with an uncertain ``a``
+reaches ``a.__rtruediv__`` (every other operand goes to the original unchanged).
 """
 
 from __future__ import annotations
+
+import functools
+
+import control
 
 from ..errors import DimensionError
 from . import algebra, arithmetic, substitution
@@ -201,8 +208,28 @@ MODEL_METHODS = {
 }
 
 
+_UNCERTAIN = (UncertainElement, UncertainModel, UncertainRational)
+
+
+def _defer_division(original):
+    """``TransferFunction.__truediv__`` that leaves uncertain divisors to their
+    ``__rtruediv__`` (python-control raises ``TypeError`` on them)."""
+    if getattr(original, "defers_to_uncertain", False):
+        return original
+
+    @functools.wraps(original)
+    def __truediv__(self, other):
+        if isinstance(other, _UNCERTAIN):
+            return NotImplemented
+        return original(self, other)
+
+    __truediv__.defers_to_uncertain = True
+    return __truediv__
+
+
 def _attach():
-    for cls in (UncertainElement, UncertainModel, UncertainRational):
+    control.TransferFunction.__truediv__ = _defer_division(control.TransferFunction.__truediv__)
+    for cls in _UNCERTAIN:
         for name, value in OPERATORS.items():
             setattr(cls, name, value)
     for name, func in MODEL_METHODS.items():

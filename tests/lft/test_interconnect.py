@@ -167,3 +167,28 @@ def test_summed_inputs_of_different_widths_name_both():
     K.name, K.input_names, K.output_names = "K", ["e[0]", "e[1]", "e[2]"], ["v[0]", "v[1]", "v[2]"]
     with pytest.raises(SignalError, match=r"summed inputs.*2 and 3 channels"):
         rmb.connect([G, K], inputs=[["G.u", "K.e"]], outputs=["G.y"], check_unused=False)
+
+
+def _response(x, s):
+    """Value at ``s`` of a substituted object (a matrix when static)."""
+    return complex(np.asarray(x(s) if callable(x) else x).item())
+
+
+def test_a_transfer_function_divided_by_an_uncertain_object():
+    # python-control's TransferFunction.__truediv__ raises on operands it cannot convert;
+    # robustmb's wrapper leaves them to the uncertain divisor (reference: G(s) / y(s)
+    # evaluated pointwise after substitution)
+    a = rmb.ureal("a", 2.0, range=(1.0, 3.0))
+    G = control.tf(1, [1, 1])
+    divisors = ((a, 2.5), (rmb.umat([[a]]), 1.5), (rmb.uss(control.tf([1, 3], [1, 2])) * a, 3.0))
+    for divisor, at in divisors:
+        got, y = rmb.usubs(G / divisor, {"a": at}), rmb.usubs(divisor, {"a": at})
+        for w in (0.1, 1.0, 7.0):
+            s = 1j * w
+            expect = (1 / (s + 1)) / _response(y, s)
+            np.testing.assert_allclose(_response(got, s), expect, rtol=1e-12)
+    half = G / 2.0  # numbers still go to python-control
+    assert isinstance(half, control.TransferFunction)
+    assert np.isclose(_response(half, 1j), 0.5 / (1j + 1), rtol=1e-14)
+    with pytest.raises(DimensionError, match="strictly proper"):
+        G / (rmb.uss(control.tf(1, [1, 2])) * a)
