@@ -231,15 +231,24 @@ def index_positions(key, n, what, names):
     """Turn an index (int, slice, list, name or names) into a list of positions."""
     if isinstance(key, slice):
         return list(range(n))[key]
+    if isinstance(key, bool | np.bool_):
+        raise DimensionError(f"invalid {what} index {key!r}: a boolean is not a position")
     if isinstance(key, str | numbers.Integral):
         key = [key]
+    arr = np.asarray(key)
+    if arr.dtype == bool:  # a mask, as in numpy: the positions where it is True
+        if arr.shape != (n,):
+            raise DimensionError(
+                f"a boolean {what} mask must have one entry per {what} ({n}), got shape {arr.shape}"
+            )
+        return np.flatnonzero(arr).tolist()
     out = []
     for k in np.atleast_1d(np.asarray(key, dtype=object)):
         if isinstance(k, str):
             if k not in names:
                 raise SignalError(f"unknown {what} signal '{k}'; known: {names}")
             out.append(names.index(k))
-        elif isinstance(k, numbers.Integral):
+        elif isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_):
             kk = int(k)
             if not -n <= kk < n:
                 raise DimensionError(f"{what} index {kk} is out of range for {n} {what}s")

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robustmb as rmb
+from robustmb.errors import DimensionError
 from robustmb.lft.model import UncertainSystem
 from robustmb.lft.realization import make_realization
 from robustmb.lft.structural import sminreal
@@ -130,3 +131,19 @@ def test_simplify_keeps_the_structure_indexing_relies_on():
     np.testing.assert_array_equal(simple._real.b, stack._real.b)
     sub = simple["e", "r"]
     assert sub.nstates == sens.nstates and sub.blocks == sens.blocks
+
+
+def test_a_boolean_index_is_a_mask_as_in_numpy():
+    a = rmb.ureal("a", 1.0, range=(0.0, 2.0))
+    G = rmb.uss(control.ss(-np.diag([1.0, 2.0, 3.0]), np.eye(3), np.eye(3), 0)) * a
+    for mask in ([True, False, True], np.array([True, False, True])):
+        picked = G[mask, :]
+        assert picked.shape == (2, 3)
+        ref = G[[0, 2], :]
+        np.testing.assert_array_equal(
+            np.asarray(picked.usubs({"a": 0.5})(1j)), np.asarray(ref.usubs({"a": 0.5})(1j))
+        )
+    with pytest.raises(DimensionError, match="one entry per output"):
+        G[[True, False], :]
+    with pytest.raises(DimensionError, match="boolean is not a position"):
+        G[True, :]
