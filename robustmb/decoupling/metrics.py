@@ -70,9 +70,12 @@ def gershgorin_ratios(G, *, omega=None, axis="rows"):
         A = np.swapaxes(A, -1, -2)
     k = min(A.shape[-2], A.shape[-1])
     diag = np.diagonal(A, axis1=-2, axis2=-1)[..., :k]
-    off = A[..., :k, :].sum(axis=-1) - diag
-    # exact zero off-diagonal sums must stay zero despite the subtraction above
-    off = np.maximum(off, 0.0)
+    # the off-diagonal entries summed on their own: the row sum minus the diagonal
+    # would lose a small coupling beside a large diagonal entry to cancellation
+    rows = A[..., :k, :].copy()
+    idx = np.arange(k)
+    rows[..., idx, idx] = 0.0
+    off = rows.sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = off / diag
     return _unstack(ratio, single)

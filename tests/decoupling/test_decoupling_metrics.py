@@ -126,6 +126,16 @@ def test_gershgorin_ratios_of_a_tall_plant_use_its_first_rows():
     np.testing.assert_allclose(gershgorin_ratios(G), [2.0, 0.75])
 
 
+def test_gershgorin_small_coupling_beside_a_large_diagonal_is_not_cancelled():
+    # (1 + 1e-17) - 1 is 0 in double precision; the coupling itself is not
+    np.testing.assert_array_equal(
+        gershgorin_ratios(np.array([[1.0, 1e-17], [0.0, 1.0]])), [1e-17, 0]
+    )
+    np.testing.assert_allclose(
+        gershgorin_ratios(np.array([[1e20, 1.0], [1.0, 1.0]])), [1e-20, 1.0], rtol=1e-15
+    )
+
+
 def test_gershgorin_zero_diagonal_is_infinite_and_diagonal_plant_is_zero():
     with np.errstate(divide="ignore"):
         r = gershgorin_ratios(np.array([[0.0, 1.0], [0.0, 1.0]]))
