@@ -225,7 +225,10 @@ class ureal(UncertainElement):
         value = np.real(value).astype(float)
         if not np.all(np.isfinite(value)):
             raise UncertainElementError(f"value of ureal '{self.name}' must be finite")
-        return (value - self.center) / self.half_width
+        # from the lower end, not the centre: exactly -1 and 1 at the ends (x / x = 1),
+        # and no rounding of the centre on a narrow range far from zero
+        lo, hi = self.range
+        return 2.0 * ((value - lo) / (hi - lo)) - 1.0
 
     def denormalize(self, delta):
         """Map normalised ``delta`` to physical value(s)."""

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robustmb as rmb
 from robustmb.errors import NameConflictError, UncertainElementError
@@ -80,3 +82,16 @@ def test_complex_parameter_value_and_sampling():
     for smp, v in zip(samples, values, strict=True):
         assert abs(v["c"] - (1 + 1j)) <= 0.5 + 1e-12
         assert np.allclose(smp, [[v["c"], 2 * v["c"]]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lo=st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+    log_width=st.floats(-6, 6),
+)
+def test_range_ends_normalise_to_exactly_minus_one_and_one(lo, log_width):
+    hi = lo + 10.0**log_width
+    if not hi > lo:
+        return
+    k = rmb.ureal("k", lo, range=(lo, hi))
+    np.testing.assert_array_equal(k.normalize(np.array([lo, hi])), [-1.0, 1.0])
