@@ -14,10 +14,11 @@ This file holds the description itself: building, topology, and the LFT entry po
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import DimensionError, IllPosedError, NameConflictError, SignalError
+from ..errors import ArgumentError, DimensionError, IllPosedError, NameConflictError, SignalError
 from . import nonlinear_models, nonlinear_setup, pointwise_linearization
 from .bodies import RigidBody
 from .joints import GROUND, Joint, WeldJoint
@@ -27,6 +28,17 @@ from .signals import POSE_COMPONENTS
 from .spatial import check_rotation
 
 __all__ = ["GROUND", "Mechanism", "MechanismTrim"]
+
+
+def _point(x, what):
+    """3 finite numbers as a float array, else an error naming the argument."""
+    try:
+        p = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        p = None
+    if p is None or p.size != 3 or not np.all(np.isfinite(p)):
+        raise ArgumentError(f"{what} must be 3 finite numbers, got {x!r}")
+    return p
 
 
 class Mechanism:
@@ -87,10 +99,15 @@ class Mechanism:
             if base_orientation is None
             else check_rotation(base_orientation, "base_orientation")
         )
-        self.base_position = np.asarray(base_position, dtype=float).reshape(3, 1)
+        self.base_position = _point(base_position, "base_position").reshape(3, 1)
         self.ground_ports = {"O": (0.0, 0.0, 0.0)}
+        if ground_ports is not None and not isinstance(ground_ports, Mapping):
+            raise ArgumentError(
+                "ground_ports must be a mapping {port name: 3 numbers}, "
+                f"got {type(ground_ports).__name__}"
+            )
         for name, pos in (ground_ports or {}).items():
-            self.ground_ports[name] = tuple(np.asarray(pos, dtype=float).reshape(3))
+            self.ground_ports[name] = tuple(_point(pos, f"ground_ports[{name!r}]"))
         self.bodies: dict[str, RigidBody] = {}
         self.joints: dict[str, Joint] = {}
         self.wrench_inputs: dict[str, tuple[str, str]] = {}
@@ -239,18 +256,27 @@ class Mechanism:
         return fixed
 
     def coordinates(self):
-        """Names of the generalised coordinates (base first, then joints base to leaves).
+        """Names of the generalised coordinates: the base first, then the joints
+        breadth-first from the base (not in the order of ``add_joint``).
+
+        Every ``q``, ``v``, effort and linearised state of the mechanism follows this
+        order (a floating base: 6 tangent coordinates here and in :meth:`linearize`;
+        position and quaternion in the nonlinear models' ``q``).
 
         Examples
         --------
+        A second pendulum hung from the ground comes before the link that hangs
+        from the first one, although it was added last.
+
         >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
         >>> mech = Mechanism()
-        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
-        >>> mech.add_joint(
-        ...     RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], output_name="th")
-        ... )
+        >>> for k in ("a", "b", "c"):
+        ...     mech.add_body(RigidBody(k, mass=1.0, ports={"P": [0, 0, 0], "T": [0, 0, -1]}))
+        >>> mech.add_joint(RevoluteJoint("J1", ("ground", "O"), ("a", "P"), [1, 0, 0]))
+        >>> mech.add_joint(RevoluteJoint("J2", ("a", "T"), ("b", "P"), [1, 0, 0]))
+        >>> mech.add_joint(RevoluteJoint("J3", ("ground", "O"), ("c", "P"), [1, 0, 0]))
         >>> mech.coordinates()
-        ['th']
+        ['J1_q', 'J3_q', 'J2_q']
         """
         parent_joint, _, order = self._topology()
         names = []
@@ -269,6 +295,12 @@ class Mechanism:
         -------
         MechanismTrim
 
+        Raises
+        ------
+        IllPosedError
+            If the mechanism has applied wrenches, loop closures or constraints, or
+            joint laws: the trim does not model them (use :meth:`linearize_at`).
+
         Examples
         --------
         >>> import numpy as np
@@ -279,8 +311,33 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
+        self._check_lft_scope("trim")
         parent_joint, children, order = self._topology()
         return trim_equilibrium(self, parent_joint, children, order)
+
+    def _check_lft_scope(self, method):
+        """Refuse what the LFT of seed 000 does not model, rather than drop it silently.
+
+        The trim and the LFT know gravity, joint springs, dampers and rotor
+        inertias and the declared wrench inputs; an applied wrench, a loop
+        closure or constraint, or a joint law would change the equilibrium and
+        its stiffness, so the nonlinear models (:meth:`linearize_at`) must be used.
+        """
+        items = []
+        for attr, what in (
+            ("applied_wrenches", "applied wrench"),
+            ("loop_closures", "loop closure"),
+            ("loop_constraints", "loop constraint"),
+            ("joint_laws", "joint law on"),
+        ):
+            items += [f"{what} {name!r}" for name in getattr(self, attr, {})]
+        if items:
+            raise IllPosedError(
+                f"{method}: the LFT of the mechanism does not model {', '.join(items)}; "
+                "its equilibrium and linearised plant would be wrong -- use "
+                "linearize_at(q0, v0, ...) (the exact linearisation of the nonlinear model, "
+                "uncertain=True keeps inertial parameters) instead"
+            )
 
     # ------------------------------------------------------------------ step 3
     def linearize(self, *, rates=False, ports=(), simplify=True):
@@ -302,8 +359,17 @@ class Mechanism:
         UncertainSystem
             States ``[q; q_dot]``; inputs: the joint efforts (their ``input_name``)
             then 6 per wrench input; outputs: the coordinates (joint
-            ``output_name``; a floating base gives ``base_dx ... base_rz``), then
+            ``output_name``; a floating base gives ``base_dx ... base_rz``) in the
+            order of :meth:`coordinates` (breadth-first from the base), then
             the rates and port outputs that were asked for.
+
+        Raises
+        ------
+        IllPosedError
+            If the mechanism has applied wrenches (:meth:`add_applied_wrench`), loop
+            closures or constraints, or joint laws (:meth:`add_joint_law`): the LFT
+            does not model them; :meth:`linearize_at` linearises the nonlinear model
+            that does.
 
         Examples
         --------
@@ -327,6 +393,7 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
+        self._check_lft_scope("linearize")
         parent_joint, children, order = self._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:

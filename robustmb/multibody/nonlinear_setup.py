@@ -22,6 +22,8 @@ def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
     ``frame="inertial"``: components fixed in the inertial frame (e.g. a
     buoyancy force), the application point moving with the body;
     ``frame="body"``: components turning with the body.  Entries may be ureals.
+    The LFT of :meth:`linearize` and :meth:`trim` does not model it and raise;
+    :meth:`linearize_at` linearises the nonlinear model that does.
 
     Examples
     --------
@@ -67,6 +69,8 @@ def add_loop_closure(
     the opposite on ``b``, and optionally a rotational spring-damper on the
     relative attitude of the two bodies (rotation vector).  Used by the
     nonlinear models; a stiff closure makes the ODE stiff (``method="Radau"``).
+    :meth:`linearize` and :meth:`trim` (the LFT) do not model it and raise; use
+    :meth:`linearize_at`.
 
     Examples
     --------
@@ -125,8 +129,9 @@ def add_loop_constraint(
     :meth:`simulate` follow the constraint exactly (index reduced to
     accelerations, optional Baumgarte stabilisation ``(alpha, beta)``:
     ``g'' + 2 alpha g' + beta^2 g = 0``) and :meth:`linearize_at` returns the
-    linearisation on the constraint manifold.  Start from consistent
-    coordinates (:meth:`assemble`).
+    linearisation on the constraint manifold (:meth:`linearize` and :meth:`trim`,
+    the LFT of the tree, raise).  Start from consistent coordinates
+    (:meth:`assemble`).
 
     Parameters
     ----------
@@ -240,7 +245,8 @@ def add_joint_law(self, joint, law):
     Used by the nonlinear models (``forward_dynamics``, ``simulate``,
     ``linearize_at`` -- which differentiates it by a complex step when the
     callable accepts complex numbers, by central differences otherwise); the
-    LFT of :meth:`linearize` only knows the joint's stiffness and damping.
+    LFT of :meth:`linearize` only knows the joint's stiffness and damping, so it
+    and :meth:`trim` raise for a mechanism with a joint law.
 
     Examples
     --------
