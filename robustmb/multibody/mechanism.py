@@ -13,15 +13,17 @@ This file holds the description itself: building, topology, and the LFT entry po
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Mapping
 
 import numpy as np
 
 from ..errors import ArgumentError, DimensionError, IllPosedError, NameConflictError, SignalError
+from . import _generic as g
 from . import nonlinear_models, nonlinear_setup, pointwise_linearization
 from .bodies import RigidBody
-from .joints import GROUND, Joint, WeldJoint
+from .joints import GROUND, Joint, PrismaticJoint, WeldJoint
 from .lft_assembly import LinearAssembly
 from .mechanism_trim import MechanismTrim, trim_equilibrium
 from .signals import POSE_COMPONENTS
@@ -39,6 +41,27 @@ def _point(x, what):
     if p is None or p.size != 3 or not np.all(np.isfinite(p)):
         raise ArgumentError(f"{what} must be 3 finite numbers, got {x!r}")
     return p
+
+
+def _numeric_equilibrium(joint):
+    """The equilibrium angle or displacement of a 1-dof joint as a float, or None if uncertain."""
+    if isinstance(joint, PrismaticJoint):
+        x = joint.displacement
+    else:
+        x = joint.tan_half if joint.tan_half is not None else joint.tan_quarter
+        if x is None:
+            return float(joint.angle)
+        if not g.is_number(x):
+            return None
+        return float((2.0 if joint.tan_half is not None else 4.0) * np.arctan(float(x)))
+    return float(x) if g.is_number(x) else None
+
+
+def _shifted(x, c):
+    """``x + c`` for a number or an uncertain scalar (kept as it is when ``c`` is zero)."""
+    if c == 0.0:
+        return x
+    return float(x) + c if g.is_number(x) else x + c
 
 
 class Mechanism:
@@ -294,12 +317,15 @@ class Mechanism:
         Returns
         -------
         MechanismTrim
+            A joint law (:meth:`add_joint_law`) takes its share of the load: the
+            trim effort is the one the actuator adds to ``law(q_eq, 0)``.
 
         Raises
         ------
         IllPosedError
             If the mechanism has applied wrenches, loop closures or constraints, or
-            joint laws: the trim does not model them (use :meth:`linearize_at`).
+            a joint law at an uncertain equilibrium coordinate: the trim does not
+            model them (use :meth:`linearize_at`).
 
         Examples
         --------
@@ -311,26 +337,38 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
-        self._check_lft_scope("trim")
-        parent_joint, children, order = self._topology()
-        return trim_equilibrium(self, parent_joint, children, order)
+        mech, law_efforts = self._lft_mechanism("trim")
+        parent_joint, children, order = mech._topology()
+        tr = trim_equilibrium(mech, parent_joint, children, order)
+        for name, e0 in law_efforts.items():  # the law holds part of the load
+            tr.effort[name] = g.simplified(tr.effort[name] - e0)
+        return tr
 
-    def _check_lft_scope(self, method):
-        """Refuse what the LFT of seed 000 does not model, rather than drop it silently.
+    def _lft_mechanism(self, method):
+        """The mechanism the LFT is built from, and the joint laws' efforts at equilibrium.
 
-        The trim and the LFT know gravity, joint springs, dampers and rotor
-        inertias and the declared wrench inputs; an applied wrench, a loop
-        closure or constraint, or a joint law would change the equilibrium and
-        its stiffness, so the nonlinear models (:meth:`linearize_at`) must be used.
+        A joint law ``law(q, q_dot)`` enters the linearised plant as a spring
+        ``-d law / dq`` and a damper ``-d law / d q_dot`` at the equilibrium
+        ``(q_eq, 0)``, added to the joint's own, and its effort ``law(q_eq, 0)``
+        relieves the trim effort.  This needs a numeric ``q_eq``: a law at an
+        uncertain equilibrium angle is not an LFT of the ureals.  Everything else
+        the LFT does not model -- applied wrenches, loop closures and constraints
+        -- raises rather than being dropped: their equilibrium and stiffness need
+        the nonlinear models (:meth:`linearize_at`).
         """
+        from .dynamics import law_derivatives
+
         items = []
         for attr, what in (
             ("applied_wrenches", "applied wrench"),
             ("loop_closures", "loop closure"),
             ("loop_constraints", "loop constraint"),
-            ("joint_laws", "joint law on"),
         ):
             items += [f"{what} {name!r}" for name in getattr(self, attr, {})]
+        laws = getattr(self, "joint_laws", {})
+        for name in laws:
+            if _numeric_equilibrium(self.joints[name]) is None:
+                items.append(f"joint law on {name!r} (its equilibrium coordinate is uncertain)")
         if items:
             raise IllPosedError(
                 f"{method}: the LFT of the mechanism does not model {', '.join(items)}; "
@@ -338,6 +376,32 @@ class Mechanism:
                 "linearize_at(q0, v0, ...) (the exact linearisation of the nonlinear model, "
                 "uncertain=True keeps inertial parameters) instead"
             )
+        if not laws:
+            return self, {}
+        mech = copy.copy(self)
+        mech.joints = dict(self.joints)
+        mech.__dict__["joint_laws"] = {}
+        mech.__dict__.pop("_tree_cache", None)
+        efforts = {}
+        for name, law in laws.items():
+            j = self.joints[name]
+            qe = _numeric_equilibrium(j)
+            e0 = law(qe, 0.0)
+            dq, dv = law_derivatives(law, qe, 0.0)
+            values = np.array([e0, dq, dv]).astype(complex).ravel()
+            if values.size != 3 or not np.all(np.isfinite(values)) or np.any(values.imag):
+                raise IllPosedError(
+                    f"{method}: the joint law on {name!r} gives at its equilibrium "
+                    f"q = {qe} an effort {e0!r} and derivatives {dq!r}, {dv!r}; "
+                    "they must be finite real numbers"
+                )
+            e0, dq, dv = values.real
+            jc = copy.copy(j)
+            jc.stiffness = _shifted(j.stiffness, -dq)
+            jc.damping = _shifted(j.damping, -dv)
+            mech.joints[name] = jc
+            efforts[name] = e0
+        return mech, efforts
 
     # ------------------------------------------------------------------ step 3
     def linearize(self, *, rates=False, ports=(), simplify=True):
@@ -363,13 +427,20 @@ class Mechanism:
             order of :meth:`coordinates` (breadth-first from the base), then
             the rates and port outputs that were asked for.
 
+        Notes
+        -----
+        A joint law ``law(q, q_dot)`` (:meth:`add_joint_law`) enters as the spring
+        ``-d law / dq`` and the damper ``-d law / d q_dot`` at ``(q_eq, 0)``, added
+        to the joint's (complex step when the law accepts complex numbers, central
+        differences otherwise, as in :meth:`linearize_at`).
+
         Raises
         ------
         IllPosedError
             If the mechanism has applied wrenches (:meth:`add_applied_wrench`), loop
-            closures or constraints, or joint laws (:meth:`add_joint_law`): the LFT
-            does not model them; :meth:`linearize_at` linearises the nonlinear model
-            that does.
+            closures or constraints, or a joint law (:meth:`add_joint_law`) at an
+            uncertain equilibrium coordinate: the LFT does not model them;
+            :meth:`linearize_at` linearises the nonlinear model that does.
 
         Examples
         --------
@@ -393,14 +464,14 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
-        self._check_lft_scope("linearize")
-        parent_joint, children, order = self._topology()
+        mech, _ = self._lft_mechanism("linearize")
+        parent_joint, children, order = mech._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")
             self.bodies[b].port(p)
-        tr = trim_equilibrium(self, parent_joint, children, order)
-        asm = LinearAssembly(self, parent_joint, children, order, tr, list(ports))
+        tr = trim_equilibrium(mech, parent_joint, children, order)
+        asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
         return asm.build(rates=rates, simplify=simplify)
 
     # ------------------------------------------------------------------ nonlinear models

@@ -244,9 +244,10 @@ def add_joint_law(self, joint, law):
 
     Used by the nonlinear models (``forward_dynamics``, ``simulate``,
     ``linearize_at`` -- which differentiates it by a complex step when the
-    callable accepts complex numbers, by central differences otherwise); the
-    LFT of :meth:`linearize` only knows the joint's stiffness and damping, so it
-    and :meth:`trim` raise for a mechanism with a joint law.
+    callable accepts complex numbers, by central differences otherwise) and by
+    the LFT of :meth:`linearize` as a spring and damper at the equilibrium
+    ``(q_eq, 0)`` (:meth:`trim` subtracts ``law(q_eq, 0)`` from the trim effort);
+    a law at an uncertain equilibrium coordinate makes them raise.
 
     Examples
     --------

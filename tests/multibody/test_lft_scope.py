@@ -9,6 +9,8 @@ must give it, and ``linearize``/``trim`` must raise naming the item.
 import numpy as np
 import pytest
 
+from mechanism_specs import frequency_response
+
 import robustmb as rmb
 from robustmb.errors import IllPosedError
 from robustmb.multibody import Mechanism, RevoluteJoint, RigidBody, gravity
@@ -42,6 +44,11 @@ def _bar(**ground_ports):
 
 def _poles(lin):
     return np.sort_complex(np.linalg.eigvals(np.asarray(lin.A)))
+
+
+def _at(x, vals):
+    """A 1x1 trim quantity (numbers or uncertain) at parameter values."""
+    return float(np.asarray(x.usubs(vals) if hasattr(x, "usubs") else x)[0, 0])
 
 
 def _refused(mech, *names):
@@ -85,23 +92,82 @@ def test_loop_constraint_is_refused():
     assert mech.forward_dynamics([0.0], [0.0], [1.0]) == pytest.approx([0.0], abs=1e-12)
 
 
-def test_joint_law_is_refused_and_linearize_at_models_it():
+def test_joint_law_enters_the_lft_as_a_spring_and_damper():
     mech = _bob()
     mech.add_joint_law("J", lambda q, qd: -100.0 * q)
-    _refused(mech, "joint law on 'J'")
-    poles = _poles(mech.linearize_at([0.0], [0.0], a0=[0.0]))
+    poles = _poles(mech.linearize().nominal())
     # m l^2 q'' = -(k + m g l) q
     w = np.sqrt((100.0 + 2.0 * G) / 2.0)
     assert np.allclose(poles, [-1j * w, 1j * w], rtol=1e-12, atol=1e-12)
+    assert np.allclose(_poles(mech.linearize_at([0.0], [0.0], a0=[0.0])), poles, rtol=1e-12)
+
+
+def _chain(angle2, law2):
+    """Two uncertain links in 3-D, a nonlinear law on the second joint (tilted)."""
+    m1 = rmb.ureal("m1", 2.0, percent=20)
+    mech = Mechanism(acceleration=gravity(G))
+    mech.add_body(
+        RigidBody(
+            "A",
+            mass=m1,
+            inertia=[0.1, 0.2, 0.15],
+            cog=[0, 0.2, -0.5],
+            ports={"P": [0, 0, 0], "T": [0, 0.3, -1]},
+        )
+    )
+    mech.add_body(RigidBody("B", mass=1.5, inertia=0.05, cog=[0.1, 0, -0.4], ports={"P": [0] * 3}))
+    mech.add_joint(RevoluteJoint("J1", ("ground", "O"), ("A", "P"), [1, 0, 0], angle=0.3))
+    mech.add_joint(
+        RevoluteJoint(
+            "J2", ("A", "T"), ("B", "P"), [1, 0.5, 0], angle=angle2, stiffness=2.0, damping=0.3
+        )
+    )
+    mech.add_joint_law("J2", law2)
+    return mech
+
+
+@pytest.mark.parametrize(
+    "law",
+    [
+        lambda q, qd: -3.0 * q**3 - 0.4 * qd - 2.0 * np.sin(q) * qd**2,  # complex step
+        lambda q, qd: -3.0 * q * abs(q) - 0.4 * qd * abs(qd) - 0.7 * qd,  # central differences
+    ],
+)
+def test_joint_law_lft_matches_linearize_at_and_inverse_dynamics(law):
+    mech = _chain(0.6, law)
+    G_lft = mech.linearize()
+    tr = mech.trim()
+    for m1 in (1.6, 2.0, 2.4):
+        vals = {"m1": m1}
+        q0 = mech.equilibrium_coordinates(values=vals)
+        # the trim efforts hold the equilibrium with the law's share: the nonlinear
+        # inverse dynamics at rest (which adds the law) gives the same efforts
+        tau = mech.inverse_dynamics(q0, np.zeros(2), np.zeros(2), values=vals)
+        got = [_at(tr.effort[j], vals) for j in ("J1", "J2")]
+        assert np.allclose(got, tau, rtol=1e-12, atol=1e-12)
+        ref = mech.linearize_at(q0, np.zeros(2), a0=np.zeros(2), values=vals).ss
+        g_vals = G_lft.usubs(vals)
+        for s in (0.5j, 2.0 + 3.0j):
+            r = frequency_response(ref, s)[:2, :]  # linearize_at outputs [q; v]
+            # central differences of a non-analytic law: ~1e-9 relative, as in linearize_at
+            err = np.abs(frequency_response(g_vals, s) - r).max()
+            assert err <= 1e-9 * np.abs(r).max()
+
+
+def test_joint_law_at_an_uncertain_angle_is_refused():
+    t = rmb.ureal("t", np.tan(0.3), percent=10)
+    mech = _bob()
+    mech.joints["J"] = RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], tan_half=t)
+    mech.add_joint_law("J", lambda q, qd: -q)
+    _refused(mech, "joint law on 'J' (its equilibrium coordinate is uncertain)")
 
 
 def test_every_item_is_named():
     mech = _bob(top=[0, 0, 1.0])
     mech.add_applied_wrench("lift", "bob", "c", [0, 0, 1.0, 0, 0, 0])
     mech.add_applied_wrench("drag", "bob", "c", [0, 1.0, 0, 0, 0, 0], frame="body")
-    mech.add_joint_law("J", lambda q, qd: -q)
     mech.add_loop_closure("tether", ("bob", "top"), ("ground", "O"), stiffness=1.0)
-    _refused(mech, "'lift'", "'drag'", "joint law on 'J'", "loop closure 'tether'")
+    _refused(mech, "'lift'", "'drag'", "loop closure 'tether'")
 
 
 def test_balloon_gondola_is_refused_and_its_buoyancy_balances_the_weight():
