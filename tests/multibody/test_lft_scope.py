@@ -8,7 +8,6 @@ must give it, and ``linearize``/``trim`` must raise naming the item.
 
 import numpy as np
 import pytest
-
 from mechanism_specs import frequency_response
 
 import robustmb as rmb
