@@ -48,10 +48,9 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     -------
     (Mechanism, q0, v0)
         The mechanism (its equilibrium is the hanging one,
-        ``p = theta1 = theta2 = 0``, :meth:`~Mechanism.equilibrium_coordinates`;
-        linearise it with :meth:`~Mechanism.linearize_at` -- the LFT of
-        :meth:`~Mechanism.linearize` does not model the buoyancy and raises),
-        and Table 1's initial state: balloon at
+        ``p = theta1 = theta2 = 0``, :meth:`~Mechanism.equilibrium_coordinates`,
+        where :meth:`~Mechanism.linearize` and :meth:`~Mechanism.linearize_at`
+        agree), and Table 1's initial state: balloon at
         the origin at rest, ``p = 0``, ``theta1 = 170 deg``, ``theta2 = -170 deg``
         (relative angles; at zero both pendulums hang along ``-y``).
         Coordinates: balloon position and quaternion ``(x, y, z, w)``, then

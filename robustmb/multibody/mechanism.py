@@ -19,13 +19,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .. import lft
 from ..errors import ArgumentError, DimensionError, IllPosedError, NameConflictError, SignalError
 from . import _generic as g
 from . import nonlinear_models, nonlinear_setup, pointwise_linearization
 from .bodies import RigidBody
 from .joints import GROUND, Joint, PrismaticJoint, WeldJoint
 from .lft_assembly import LinearAssembly
-from .mechanism_trim import MechanismTrim, trim_equilibrium
+from .mechanism_trim import MechanismTrim, applied_in_body_axes, trim_equilibrium
 from .signals import POSE_COMPONENTS
 from .spatial import check_rotation
 
@@ -62,6 +63,55 @@ def _shifted(x, c):
     if c == 0.0:
         return x
     return float(x) + c if g.is_number(x) else x + c
+
+
+def _skew_column(c):
+    """Skew matrix of a 3x1 column (numbers or uncertain)."""
+    if g.is_number(c):
+        return g.skew(np.asarray(c, dtype=float).reshape(3))
+    return g.skew([c[i, 0] for i in range(3)])
+
+
+def _with_applied_wrenches(
+    mech, parent_joint, children, order, tr, applied, ports, rates, simplify
+):
+    """The LFT of a mechanism with constant applied wrenches (seed 000 extended).
+
+    A wrench with constant inertial components ``[F; T]`` is ``[Fb; Tb] = P^T [F; T]``
+    in the axes of its body; a small rotation ``r`` of the body (its equilibrium
+    axes) turns them to ``(I - skew(r)) [Fb; Tb]`` to first order: besides the
+    equilibrium load (in the trim), a wrench ``[skew(Fb) r; skew(Tb) r]`` at the
+    port, fed back from the port's rotation through internal wrench inputs.  A
+    wrench in body axes has no such term.
+    """
+    inner = copy.copy(mech)
+    inner.wrench_inputs = dict(mech.wrench_inputs)
+    loops, extra_ports = [], []
+    for b, port, w, frame in applied:
+        if frame != "inertial" or b in mech._grounded(parent_joint, order):
+            continue
+        name = f"applied{len(loops)}"
+        while name in inner.wrench_inputs:
+            name = "_" + name
+        inner.wrench_inputs[name] = (b, port)
+        fb, tb = applied_in_body_axes(tr.dcm[b], w, frame)
+        loops.append((fb, tb))
+        extra_ports.append((b, port))
+    asm = LinearAssembly(inner, parent_joint, children, order, tr, ports + extra_ports)
+    sys = asm.build(rates=rates, simplify=False)
+    if loops:
+        # each added port gives 18 outputs: pose (dx..rz), twist, accelerations
+        gain = [[None] * len(loops) for _ in loops]
+        for i, (fb, tb) in enumerate(loops):
+            rot = np.zeros((3, 18))
+            rot[:, 3:6] = np.eye(3)
+            gain[i][i] = g.mm(g.vcat(_skew_column(fb), _skew_column(tb)), rot)
+        k = g.block(gain, [6] * len(loops), [18] * len(loops))
+        names_in, names_out = sys.input_names, sys.output_names
+        n_in, n_out = len(names_in) - 6 * len(loops), len(names_out) - 18 * len(loops)
+        sys = lft.lft_lower(sys, k)
+        sys.input_names, sys.output_names = names_in[:n_in], names_out[:n_out]
+    return lft.simplify(sys) if simplify else sys
 
 
 class Mechanism:
@@ -337,30 +387,30 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
-        mech, law_efforts = self._lft_mechanism("trim")
+        mech, law_efforts, applied = self._lft_mechanism("trim")
         parent_joint, children, order = mech._topology()
-        tr = trim_equilibrium(mech, parent_joint, children, order)
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied)
         for name, e0 in law_efforts.items():  # the law holds part of the load
             tr.effort[name] = g.simplified(tr.effort[name] - e0)
         return tr
 
     def _lft_mechanism(self, method):
-        """The mechanism the LFT is built from, and the joint laws' efforts at equilibrium.
+        """The mechanism the LFT is built from, the joint laws' efforts at equilibrium
+        and the applied wrenches ``(body, port, wrench, frame)``.
 
         A joint law ``law(q, q_dot)`` enters the linearised plant as a spring
         ``-d law / dq`` and a damper ``-d law / d q_dot`` at the equilibrium
         ``(q_eq, 0)``, added to the joint's own, and its effort ``law(q_eq, 0)``
         relieves the trim effort.  This needs a numeric ``q_eq``: a law at an
-        uncertain equilibrium angle is not an LFT of the ureals.  Everything else
-        the LFT does not model -- applied wrenches, loop closures and constraints
-        -- raises rather than being dropped: their equilibrium and stiffness need
-        the nonlinear models (:meth:`linearize_at`).
+        uncertain equilibrium angle is not an LFT of the ureals.  Applied wrenches
+        enter the trim and :meth:`linearize`.  What else the LFT does not model --
+        loop closures and constraints -- raises rather than being dropped: their
+        equilibrium and stiffness need the nonlinear models (:meth:`linearize_at`).
         """
         from .dynamics import law_derivatives
 
         items = []
         for attr, what in (
-            ("applied_wrenches", "applied wrench"),
             ("loop_closures", "loop closure"),
             ("loop_constraints", "loop constraint"),
         ):
@@ -376,8 +426,9 @@ class Mechanism:
                 "linearize_at(q0, v0, ...) (the exact linearisation of the nonlinear model, "
                 "uncertain=True keeps inertial parameters) instead"
             )
+        applied = list(getattr(self, "applied_wrenches", {}).values())
         if not laws:
-            return self, {}
+            return self, {}, applied
         mech = copy.copy(self)
         mech.joints = dict(self.joints)
         mech.__dict__["joint_laws"] = {}
@@ -401,7 +452,7 @@ class Mechanism:
             jc.damping = _shifted(j.damping, -dv)
             mech.joints[name] = jc
             efforts[name] = e0
-        return mech, efforts
+        return mech, efforts, applied
 
     # ------------------------------------------------------------------ step 3
     def linearize(self, *, rates=False, ports=(), simplify=True):
@@ -464,15 +515,19 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
-        mech, _ = self._lft_mechanism("linearize")
+        mech, _, applied = self._lft_mechanism("linearize")
         parent_joint, children, order = mech._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")
             self.bodies[b].port(p)
-        tr = trim_equilibrium(mech, parent_joint, children, order)
-        asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
-        return asm.build(rates=rates, simplify=simplify)
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied)
+        if not applied:
+            asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
+            return asm.build(rates=rates, simplify=simplify)
+        return _with_applied_wrenches(
+            mech, parent_joint, children, order, tr, applied, list(ports), rates, simplify
+        )
 
     # ------------------------------------------------------------------ nonlinear models
     # Defined with their documentation one file per concept and bound here:

@@ -54,7 +54,7 @@ class MechanismTrim:
     base_wrench: object = None
 
 
-def trim_equilibrium(mech, parent_joint, children, order):
+def trim_equilibrium(mech, parent_joint, children, order, applied=()):
     """Steps 1 and 2 of seed 000: geometry base to leaves, then wrenches leaves to base.
 
     Parameters
@@ -63,6 +63,10 @@ def trim_equilibrium(mech, parent_joint, children, order):
     parent_joint, children, order
         The mechanism's topology (``mech._topology()``): the joint above each body, the
         joints below it, and the bodies from the base to the leaves.
+    applied : sequence of (body, port, wrench, frame)
+        Constant wrenches ``[F; T]`` (6 entries, numbers or ureals) on a body at a
+        port, in inertial axes (``frame="inertial"``) or body axes (``"body"``):
+        part of each body's equilibrium load.
 
     Returns
     -------
@@ -105,6 +109,11 @@ def trim_equilibrium(mech, parent_joint, children, order):
         j = parent_joint.get(k)
         ref = body.port(j.child[1]) if j is not None else (0.0, 0.0, 0.0)
         loads = [(body.port(cj.parent[1]), *wrench_up[cj.name]) for cj in children[k]]
+        loads += [
+            (body.port(port), *applied_in_body_axes(tr.dcm[k], w, frame))
+            for b, port, w, frame in applied
+            if b == k
+        ]
         force, torque = trim_wrench_pair(body, ref, tr.frame_acceleration[k], loads)
         if j is None:
             tr.base_wrench = g.simplified(-g.vcat(force, torque))
@@ -116,3 +125,21 @@ def trim_equilibrium(mech, parent_joint, children, order):
         wrench_up[j.name] = (f_b, t_b)
         tr.parent_wrench[j.name] = g.vcat(f_b, t_b)
     return tr
+
+
+def applied_in_body_axes(dcm, wrench, frame):
+    """Force and torque (3x1 each) of a constant wrench in the axes of a body of DCM ``dcm``.
+
+    Examples
+    --------
+    A force along inertial ``z`` seen from a body whose ``y`` axis points along ``z``.
+
+    >>> dcm = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+    >>> f, t = applied_in_body_axes(dcm, [0, 0, 1.0, 0, 0, 0], "inertial")
+    >>> f.ravel(), applied_in_body_axes(dcm, [0, 0, 1.0, 0, 0, 0], "body")[0].ravel()
+    (array([0., 1., 0.]), array([0., 0., 1.]))
+    """
+    force, torque = g.column(wrench[:3]), g.column(wrench[3:])
+    if frame == "body":
+        return force, torque
+    return g.simplified(g.mm(g.tr(dcm), force)), g.simplified(g.mm(g.tr(dcm), torque))

@@ -17,13 +17,15 @@ from .spatial import check_rotation
 
 
 def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
-    """A constant wrench ``[F; T]`` applied on ``body`` at ``port`` in the nonlinear models.
+    """A constant wrench ``[F; T]`` applied on ``body`` at ``port``.
 
     ``frame="inertial"``: components fixed in the inertial frame (e.g. a
     buoyancy force), the application point moving with the body;
     ``frame="body"``: components turning with the body.  Entries may be ureals.
-    The LFT of :meth:`linearize` and :meth:`trim` does not model it and raise;
-    :meth:`linearize_at` linearises the nonlinear model that does.
+    :meth:`trim` includes it in the equilibrium loads and :meth:`linearize` in
+    the LFT: with inertial components, a small rotation ``r`` of the body turns
+    its body-axes components ``Wb`` by ``-skew(r) Wb``, a stiffness fed back
+    from the body's rotation (body components have no such term).
 
     Examples
     --------

@@ -8,7 +8,7 @@ must give it, and ``linearize``/``trim`` must raise naming the item.
 
 import numpy as np
 import pytest
-from mechanism_specs import frequency_response
+from mechanism_specs import build_mechanism, frequency_response, random_chain, sample_values
 
 import robustmb as rmb
 from robustmb.errors import IllPosedError
@@ -45,9 +45,16 @@ def _poles(lin):
     return np.sort_complex(np.linalg.eigvals(np.asarray(lin.A)))
 
 
+def _value(x, vals):
+    """A trim quantity (numbers or uncertain) at parameter values, as a float array."""
+    if hasattr(x, "usubs"):
+        x = x.usubs({k: v for k, v in vals.items() if k in x.blocks})
+    return np.asarray(x, dtype=float)
+
+
 def _at(x, vals):
-    """A 1x1 trim quantity (numbers or uncertain) at parameter values."""
-    return float(np.asarray(x.usubs(vals) if hasattr(x, "usubs") else x)[0, 0])
+    """A 1x1 trim quantity at parameter values."""
+    return float(_value(x, vals)[0, 0])
 
 
 def _refused(mech, *names):
@@ -58,14 +65,24 @@ def _refused(mech, *names):
             assert name in str(info.value)
 
 
-def test_applied_wrench_is_refused_and_linearize_at_models_it():
+def test_applied_wrench_enters_the_trim_and_the_lft():
     mech = _bob()
     # 3 times the weight upwards at the bob: net 2 m g up, an inverted pendulum
     mech.add_applied_wrench("lift", "bob", "c", [0, 0, 3 * 2.0 * G, 0, 0, 0])
-    _refused(mech, "applied wrench 'lift'")
-    poles = _poles(mech.linearize_at([0.0], [0.0], a0=[0.0]))
     # closed form: m l^2 q'' = (3 m g - m g) l q  ->  poles +- sqrt(2 g / l)
-    assert np.allclose(poles, [-np.sqrt(2 * G), np.sqrt(2 * G)], rtol=1e-12, atol=1e-12)
+    ref = [-np.sqrt(2 * G), np.sqrt(2 * G)]
+    assert np.allclose(_poles(mech.linearize().nominal()), ref, rtol=1e-12, atol=1e-12)
+    assert np.allclose(_poles(mech.linearize_at([0.0], [0.0], a0=[0.0])), ref, rtol=1e-12)
+    assert _at(mech.trim().effort["J"], {}) == pytest.approx(0.0, abs=1e-12)
+    # off the vertical (angle 0.4): the lift is still vertical, the holding torque is
+    # -(3 m g - m g) l sin(0.4) and the stiffness -2 m g l cos(0.4)
+    tilted = _bob()
+    tilted.joints["J"] = RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], angle=0.4)
+    tilted.add_applied_wrench("lift", "bob", "c", [0, 0, 3 * 2.0 * G, 0, 0, 0])
+    hold = _at(tilted.trim().effort["J"], {})
+    assert abs(hold) == pytest.approx(2 * 2.0 * G * np.sin(0.4), rel=1e-12)
+    w = np.sqrt(2 * G * np.cos(0.4))
+    assert np.allclose(_poles(tilted.linearize().nominal()), [-w, w], rtol=1e-12)
 
 
 def test_a_plain_pendulum_still_linearises_to_its_closed_form():
@@ -162,16 +179,15 @@ def test_joint_law_at_an_uncertain_angle_is_refused():
 
 
 def test_every_item_is_named():
-    mech = _bob(top=[0, 0, 1.0])
-    mech.add_applied_wrench("lift", "bob", "c", [0, 0, 1.0, 0, 0, 0])
-    mech.add_applied_wrench("drag", "bob", "c", [0, 1.0, 0, 0, 0, 0], frame="body")
-    mech.add_loop_closure("tether", ("bob", "top"), ("ground", "O"), stiffness=1.0)
-    _refused(mech, "'lift'", "'drag'", "loop closure 'tether'")
+    mech = _bar(E=[1.0, 0, 0])
+    mech.add_applied_wrench("lift", "bar", "tip", [0, 0, 1.0, 0, 0, 0])
+    mech.add_loop_closure("tether", ("bar", "tip"), ("ground", "E"), stiffness=1.0)
+    mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "E"), components="z")
+    _refused(mech, "loop closure 'tether'", "loop constraint 'pin'")
 
 
-def test_balloon_gondola_is_refused_and_its_buoyancy_balances_the_weight():
+def test_balloon_gondola_trim_against_inverse_dynamics():
     mech, _, _ = rmb.examples.balloon_gondola()
-    _refused(mech, "applied wrench 'buoyancy'")
     # at the hanging equilibrium the buoyancy (16 kg x g) holds everything: no base wrench
     qe = mech.equilibrium_coordinates()
     tau = mech.inverse_dynamics(qe, np.zeros(9), np.zeros(9))
@@ -184,3 +200,62 @@ def test_balloon_gondola_is_refused_and_its_buoyancy_balances_the_weight():
     assert np.allclose(tau, weight + [0.0] * 3, rtol=1e-12, atol=1e-10)
     trim_wrench = np.asarray(mech.trim().base_wrench, dtype=float).ravel()
     assert np.allclose(trim_wrench, weight, rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["revolute", "prismatic", "floating_weld"])
+def test_applied_wrenches_enter_the_lft_exactly(name):
+    """Random 3-D chains (uncertain masses, port, angle) with applied wrenches, one of them
+    uncertain, in inertial and body axes: the LFT at sampled parameter values equals the
+    exact linearisation of the nonlinear model, and the trim equals inverse dynamics."""
+    chains = {
+        "revolute": dict(n_joints=3),
+        "prismatic": dict(n_joints=3, prismatic=(1,)),
+        "floating_weld": dict(n_joints=2, floating=True, weld_tip=True),
+    }
+    rng = np.random.default_rng(11)
+    spec = random_chain(rng, **chains[name])
+    mech = build_mechanism(spec)
+    fz = rmb.ureal("fz", 3.0, range=(1.0, 5.0))
+    loads = [("B1", "C", "inertial"), ("B0", "P", "body"), ("B0", "C", "inertial")]
+    if name == "floating_weld":
+        loads += [("base", "side", "inertial"), ("tip", "tool", "inertial")]
+    for k, (body, port, frame) in enumerate(loads):
+        w = list(rng.normal(scale=4.0, size=6))
+        if k == 0:
+            w[2] = fz
+        mech.add_applied_wrench(f"L{k}", body, port, w, frame=frame)
+    lft_model = mech.linearize()
+    tr = mech.trim()
+    for _ in range(2):
+        vals = {**sample_values(spec, rng), "fz": float(rng.uniform(1.0, 5.0))}
+        q0 = mech.equilibrium_coordinates(values=vals)
+        tree = mech.rigid_tree(vals)
+        zero = np.zeros(tree.nv)
+        tau = mech.inverse_dynamics(q0, zero, zero, values=vals)
+        n_base = 6 if tree.floating else 0
+        efforts = [_at(tr.effort[j["name"]], vals) for j in spec["joints"] if j["type"] != "weld"]
+        # inverse dynamics lists the joints breadth-first: a chain keeps the spec's order
+        assert np.allclose(efforts, tau[n_base:], rtol=1e-10, atol=1e-10)
+        if n_base:
+            assert np.allclose(_value(tr.base_wrench, vals).ravel(), tau[:6], atol=1e-10)
+        lin = mech.linearize_at(q0, zero, a0=zero, values=vals)
+        g_lin = lft_model.usubs(vals)
+        inputs = [lin.input_names.index(u) for u in lft_model.input_names]
+        outputs = [lin.coordinate_names.index(y) for y in lft_model.output_names]
+        for s in (0.3j, 1.7j, 4.0 + 9.0j):
+            ref = frequency_response(g_lin, s)
+            got = frequency_response(lin.ss, s)[np.ix_(outputs, inputs)]
+            assert np.abs(got - ref).max() <= 1e-9 * max(1.0, np.abs(ref).max())
+
+
+def test_balloon_gondola_lft_has_the_reference_modes():
+    """Digest 001 Sec. 4.3/4.4 reference (checked there against Pinocchio): with the
+    buoyancy in the LFT, 8 rigid-body eigenvalues and 5 oscillations."""
+    mech, _, _ = rmb.examples.balloon_gondola()
+    ev = np.linalg.eigvals(np.asarray(mech.linearize().nominal().A))
+    assert np.sum(np.abs(ev) < 1e-6) == 8
+    freqs = np.sort(np.abs(ev.imag[ev.imag > 1e-6]))
+    assert np.allclose(freqs, [1.8195, 1.8348, 3.5712, 5.6056, 9.2056], atol=6e-5)
+    assert np.abs(ev.real).max() < 1e-10
+    # the buoyancy balances the weight: nothing holds the base at equilibrium
+    assert np.abs(np.asarray(mech.trim().base_wrench, dtype=float)).max() <= 1e-12
