@@ -72,45 +72,109 @@ def _skew_column(c):
     return g.skew([c[i, 0] for i in range(3)])
 
 
-def _with_applied_wrenches(
-    mech, parent_joint, children, order, tr, applied, ports, rates, simplify
-):
-    """The LFT of a mechanism with constant applied wrenches (seed 000 extended).
+def _add(x, y):
+    """``x + y`` for numeric or uncertain matrices (``None``: zero)."""
+    if x is None:
+        return y
+    if g.is_number(x) and not g.is_number(y):
+        return y + x
+    return x + y
 
-    A wrench with constant inertial components ``[F; T]`` is ``[Fb; Tb] = P^T [F; T]``
-    in the axes of its body; a small rotation ``r`` of the body (its equilibrium
-    axes) turns them to ``(I - skew(r)) [Fb; Tb]`` to first order: besides the
-    equilibrium load (in the trim), a wrench ``[skew(Fb) r; skew(Tb) r]`` at the
-    port, fed back from the port's rotation through internal wrench inputs.  A
-    wrench in body axes has no such term.
+
+def _selector(offset):
+    """3x18 selection of a port output triple (pose: d 0, r 3; twist: v 6, w 9)."""
+    s = np.zeros((3, 18))
+    s[:, offset : offset + 3] = np.eye(3)
+    return s
+
+
+def _closure_rotations(tr, closures, method):
+    """A rotational closure spring must be at rest at equilibrium, numerically, for the LFT."""
+    for name, a, b, (_, _, kr, _) in closures:
+        if g.is_number(kr) and float(kr) == 0.0:
+            continue
+        ra, rb = (np.eye(3) if end[0] == GROUND else tr.dcm[end[0]] for end in (a, b))
+        if not (
+            g.is_number(ra)
+            and g.is_number(rb)
+            and np.allclose(np.asarray(ra).T @ np.asarray(rb), np.eye(3), rtol=0, atol=1e-12)
+        ):
+            raise IllPosedError(
+                f"{method}: loop closure {name!r}: the LFT models a rotational spring only at "
+                "rest at the equilibrium (the two bodies' axes aligned, with no uncertain "
+                "angle between them); use linearize_at(q0, v0, ...) instead"
+            )
+
+
+def _with_loads(mech, topology, tr, applied, closures, ports, rates, simplify):
+    """The LFT of a mechanism with constant applied wrenches and compliant closures.
+
+    Both enter the trim as loads; around it, to first order, with ``P`` a body's
+    equilibrium DCM and ``r`` its small rotation (equilibrium axes):
+
+    - a wrench of constant inertial components, ``Wb = P^T W`` in body axes, turns
+      to ``(I - skew(r)) Wb``: the wrench ``[skew(Fb) r; skew(Tb) r]`` at its port
+      (a wrench in body axes has no such term);
+    - a closure's force on its end ``a``, ``F = k (p_b - p_a) + d (v_b - v_a)``
+      (inertial axes), moves by ``k (P_b d_b - P_a d_a) + d (P_b v_b - P_a v_a)``
+      (``d``, ``v``: port displacement and velocity in body axes) and turns with
+      the body like an applied force; a rotational spring at rest at equilibrium
+      gives ``kr P_a (r_b - r_a) + dr (P_b w_b - P_a w_a)``; the opposite acts on ``b``.
+
+    Each moving end gets an internal wrench input and port output, closed by the
+    static feedback of these terms and removed from the result.
     """
+    parent_joint, children, order = topology
+    grounded = mech._grounded(parent_joint, order)
     inner = copy.copy(mech)
     inner.wrench_inputs = dict(mech.wrench_inputs)
-    loops, extra_ports = [], []
-    for b, port, w, frame in applied:
-        if frame != "inertial" or b in mech._grounded(parent_joint, order):
-            continue
-        name = f"applied{len(loops)}"
+    ends, terms = [], []  # terms: (wrench input end, port output end, 6x18 gain)
+    d_sel, r_sel, v_sel, w_sel = (_selector(o) for o in (0, 3, 6, 9))
+    zero = np.zeros((3, 18))
+
+    def end(body, port):
+        if body == GROUND or body in grounded:
+            return None
+        name = f"load{len(ends)}"
         while name in inner.wrench_inputs:
             name = "_" + name
-        inner.wrench_inputs[name] = (b, port)
-        fb, tb = applied_in_body_axes(tr.dcm[b], w, frame)
-        loops.append((fb, tb))
-        extra_ports.append((b, port))
-    asm = LinearAssembly(inner, parent_joint, children, order, tr, ports + extra_ports)
+        inner.wrench_inputs[name] = (body, port)
+        ends.append((body, port))
+        return len(ends) - 1
+
+    for body, port, w, frame in applied:
+        i = end(body, port) if frame == "inertial" else None
+        if i is not None:
+            fb, tb = applied_in_body_axes(tr.dcm[body], w, frame)
+            terms.append((i, i, g.mm(g.vcat(_skew_column(fb), _skew_column(tb)), r_sel)))
+    for name, a, b, (k, d, kr, dr) in closures:
+        idx = {"a": end(*a), "b": end(*b)}
+        dcm = {x: np.eye(3) if e[0] == GROUND else tr.dcm[e[0]] for x, e in (("a", a), ("b", b))}
+        for x, sx in (("a", 1.0), ("b", -1.0)):  # the wrench on end x
+            i = idx[x]
+            if i is None:
+                continue
+            pt = g.tr(dcm[x])
+            f_x = g.smul(sx, g.mm(pt, tr.closure_force[name]))
+            terms.append((i, i, g.vcat(g.mm(_skew_column(f_x), r_sel), zero)))
+            for y, sy in (("a", -1.0), ("b", 1.0)):
+                j = idx[y]
+                if j is None:
+                    continue
+                df = _add(g.smul(k, g.mm(dcm[y], d_sel)), g.smul(d, g.mm(dcm[y], v_sel)))
+                dt = _add(g.smul(kr, g.mm(dcm["a"], r_sel)), g.smul(dr, g.mm(dcm[y], w_sel)))
+                terms.append((i, j, g.smul(sx * sy, g.vcat(g.mm(pt, df), g.mm(pt, dt)))))
+    asm = LinearAssembly(inner, parent_joint, children, order, tr, ports + ends)
     sys = asm.build(rates=rates, simplify=False)
-    if loops:
-        # each added port gives 18 outputs: pose (dx..rz), twist, accelerations
-        gain = [[None] * len(loops) for _ in loops]
-        for i, (fb, tb) in enumerate(loops):
-            rot = np.zeros((3, 18))
-            rot[:, 3:6] = np.eye(3)
-            gain[i][i] = g.mm(g.vcat(_skew_column(fb), _skew_column(tb)), rot)
-        k = g.block(gain, [6] * len(loops), [18] * len(loops))
+    if ends:
+        n = len(ends)
+        gain = [[None] * n for _ in range(n)]
+        for i, j, block in terms:
+            gain[i][j] = _add(gain[i][j], block)
         names_in, names_out = sys.input_names, sys.output_names
-        n_in, n_out = len(names_in) - 6 * len(loops), len(names_out) - 18 * len(loops)
-        sys = lft.lft_lower(sys, k)
-        sys.input_names, sys.output_names = names_in[:n_in], names_out[:n_out]
+        sys = lft.lft_lower(sys, g.block(gain, [6] * n, [18] * n))
+        sys.input_names = names_in[: len(names_in) - 6 * n]
+        sys.output_names = names_out[: len(names_out) - 18 * n]
     return lft.simplify(sys) if simplify else sys
 
 
@@ -367,15 +431,16 @@ class Mechanism:
         Returns
         -------
         MechanismTrim
-            A joint law (:meth:`add_joint_law`) takes its share of the load: the
-            trim effort is the one the actuator adds to ``law(q_eq, 0)``.
+            Applied wrenches and compliant closures are part of the loads; a joint
+            law (:meth:`add_joint_law`) takes its share of the load: the trim effort
+            is the one the actuator adds to ``law(q_eq, 0)``.
 
         Raises
         ------
         IllPosedError
-            If the mechanism has applied wrenches, loop closures or constraints, or
-            a joint law at an uncertain equilibrium coordinate: the trim does not
-            model them (use :meth:`linearize_at`).
+            If the mechanism has exact loop constraints, a rotational closure spring
+            not at rest at equilibrium, or a joint law at an uncertain equilibrium
+            coordinate: the trim does not model them (use :meth:`linearize_at`).
 
         Examples
         --------
@@ -387,34 +452,32 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
-        mech, law_efforts, applied = self._lft_mechanism("trim")
+        mech, law_efforts, applied, closures = self._lft_mechanism("trim")
         parent_joint, children, order = mech._topology()
-        tr = trim_equilibrium(mech, parent_joint, children, order, applied)
+        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
+        _closure_rotations(tr, closures, "trim")
         for name, e0 in law_efforts.items():  # the law holds part of the load
             tr.effort[name] = g.simplified(tr.effort[name] - e0)
         return tr
 
     def _lft_mechanism(self, method):
-        """The mechanism the LFT is built from, the joint laws' efforts at equilibrium
-        and the applied wrenches ``(body, port, wrench, frame)``.
+        """The mechanism the LFT is built from, the joint laws' efforts at equilibrium,
+        the applied wrenches ``(body, port, wrench, frame)`` and the compliant
+        closures ``(name, a, b, gains)``.
 
         A joint law ``law(q, q_dot)`` enters the linearised plant as a spring
         ``-d law / dq`` and a damper ``-d law / d q_dot`` at the equilibrium
         ``(q_eq, 0)``, added to the joint's own, and its effort ``law(q_eq, 0)``
         relieves the trim effort.  This needs a numeric ``q_eq``: a law at an
         uncertain equilibrium angle is not an LFT of the ureals.  Applied wrenches
-        enter the trim and :meth:`linearize`.  What else the LFT does not model --
-        loop closures and constraints -- raises rather than being dropped: their
-        equilibrium and stiffness need the nonlinear models (:meth:`linearize_at`).
+        and compliant closures enter the trim and :meth:`linearize`
+        (:func:`_with_loads`).  Exact loop constraints raise rather than being
+        dropped: they need the nonlinear models (:meth:`linearize_at`).
         """
         from .dynamics import law_derivatives
 
-        items = []
-        for attr, what in (
-            ("loop_closures", "loop closure"),
-            ("loop_constraints", "loop constraint"),
-        ):
-            items += [f"{what} {name!r}" for name in getattr(self, attr, {})]
+        items = [f"loop constraint {name!r}" for name in getattr(self, "loop_constraints", {})]
         laws = getattr(self, "joint_laws", {})
         for name in laws:
             if _numeric_equilibrium(self.joints[name]) is None:
@@ -427,8 +490,11 @@ class Mechanism:
                 "uncertain=True keeps inertial parameters) instead"
             )
         applied = list(getattr(self, "applied_wrenches", {}).values())
+        closures = [
+            (n, a, b, gains) for n, (a, b, gains) in getattr(self, "loop_closures", {}).items()
+        ]
         if not laws:
-            return self, {}, applied
+            return self, {}, applied, closures
         mech = copy.copy(self)
         mech.joints = dict(self.joints)
         mech.__dict__["joint_laws"] = {}
@@ -452,7 +518,7 @@ class Mechanism:
             jc.damping = _shifted(j.damping, -dv)
             mech.joints[name] = jc
             efforts[name] = e0
-        return mech, efforts, applied
+        return mech, efforts, applied, closures
 
     # ------------------------------------------------------------------ step 3
     def linearize(self, *, rates=False, ports=(), simplify=True):
@@ -480,6 +546,9 @@ class Mechanism:
 
         Notes
         -----
+        Constant applied wrenches (:meth:`add_applied_wrench`) and compliant loop
+        closures (:meth:`add_loop_closure`) enter the trim as loads and the LFT by
+        their first-order terms, closed as a feedback on internal port signals.
         A joint law ``law(q, q_dot)`` (:meth:`add_joint_law`) enters as the spring
         ``-d law / dq`` and the damper ``-d law / d q_dot`` at ``(q_eq, 0)``, added
         to the joint's (complex step when the law accepts complex numbers, central
@@ -488,10 +557,11 @@ class Mechanism:
         Raises
         ------
         IllPosedError
-            If the mechanism has applied wrenches (:meth:`add_applied_wrench`), loop
-            closures or constraints, or a joint law (:meth:`add_joint_law`) at an
-            uncertain equilibrium coordinate: the LFT does not model them;
-            :meth:`linearize_at` linearises the nonlinear model that does.
+            If the mechanism has exact loop constraints (:meth:`add_loop_constraint`),
+            a rotational closure spring not at rest at equilibrium, or a joint law
+            (:meth:`add_joint_law`) at an uncertain equilibrium coordinate: the LFT
+            does not model them; :meth:`linearize_at` linearises the nonlinear model
+            that does.
 
         Examples
         --------
@@ -515,19 +585,20 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
-        mech, _, applied = self._lft_mechanism("linearize")
+        mech, _, applied, closures = self._lft_mechanism("linearize")
         parent_joint, children, order = mech._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")
             self.bodies[b].port(p)
-        tr = trim_equilibrium(mech, parent_joint, children, order, applied)
-        if not applied:
+        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
+        _closure_rotations(tr, closures, "linearize")
+        if not applied and not closures:
             asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
             return asm.build(rates=rates, simplify=simplify)
-        return _with_applied_wrenches(
-            mech, parent_joint, children, order, tr, applied, list(ports), rates, simplify
-        )
+        topology = (parent_joint, children, order)
+        return _with_loads(mech, topology, tr, applied, closures, list(ports), rates, simplify)
 
     # ------------------------------------------------------------------ nonlinear models
     # Defined with their documentation one file per concept and bound here:

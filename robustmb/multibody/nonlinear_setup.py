@@ -71,8 +71,9 @@ def add_loop_closure(
     the opposite on ``b``, and optionally a rotational spring-damper on the
     relative attitude of the two bodies (rotation vector).  Used by the
     nonlinear models; a stiff closure makes the ODE stiff (``method="Radau"``).
-    :meth:`linearize` and :meth:`trim` (the LFT) do not model it and raise; use
-    :meth:`linearize_at`.
+    :meth:`trim` includes its preload and :meth:`linearize` its linearisation
+    (a rotational spring only at rest at equilibrium, the bodies' axes aligned
+    there; otherwise they raise and :meth:`linearize_at` is the way).
 
     Examples
     --------
