@@ -68,3 +68,7 @@ class ArgumentError(RobustMBError, ValueError):
 
 class WorkerPoolError(RobustMBError, RuntimeError):
     """A worker process of a parallel check stopped before returning its result."""
+
+
+class IntegrationError(RobustMBError, RuntimeError):
+    """A numerical integration stopped before its end (names the time reached and why)."""

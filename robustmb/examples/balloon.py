@@ -47,8 +47,10 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     Returns
     -------
     (Mechanism, q0, v0)
-        The mechanism (its linear-model equilibrium is the hanging one,
-        ``p = theta1 = theta2 = 0``), and Table 1's initial state: balloon at
+        The mechanism (its equilibrium is the hanging one,
+        ``p = theta1 = theta2 = 0``, :meth:`~Mechanism.equilibrium_coordinates`,
+        where :meth:`~Mechanism.linearize` and :meth:`~Mechanism.linearize_at`
+        agree), and Table 1's initial state: balloon at
         the origin at rest, ``p = 0``, ``theta1 = 170 deg``, ``theta2 = -170 deg``
         (relative angles; at zero both pendulums hang along ``-y``).
         Coordinates: balloon position and quaternion ``(x, y, z, w)``, then

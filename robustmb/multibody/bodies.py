@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .. import lft
 from ..errors import DimensionError, SignalError
 from . import _generic as g
 
@@ -74,8 +75,9 @@ class RigidBody:
             raise SignalError(f"a body needs a non-empty name, got {name!r}")
         self.name = name
         self.mass = g.check_scalar(mass, f"body {name!r}: mass")
-        if g.is_number(self.mass) and self.mass < 0:
-            raise DimensionError(f"body {name!r}: mass must be non-negative, got {self.mass}")
+        for where, m in _corners(self.mass):
+            if m < 0:
+                raise DimensionError(f"body {name!r}: mass must be non-negative, got {m}{where}")
         self.inertia = _inertia_entries(inertia, name)
         self.cog = g.vector3(cog, f"body {name!r}: cog")
         self.ports = {}
@@ -121,10 +123,22 @@ def _inertia_entries(inertia, name):
     what = f"body {name!r}: inertia"
     arr = np.asarray(inertia, dtype=object)
     if arr.ndim == 0:
-        j = g.check_scalar(inertia, what)
-        return [[j if i == k else 0.0 for k in range(3)] for i in range(3)]
-    if arr.shape == (3,):
+        d = [g.check_scalar(inertia, what)] * 3
+        labels = [what] * 3
+    elif arr.shape == (3,):
         d = [g.check_scalar(e, f"{what}[{i}]") for i, e in enumerate(arr)]
+        labels = [f"{what}[{i}]" for i in range(3)]
+    else:
+        d = None
+    if d is not None:
+        # a diagonal inertia is semidefinite iff each entry is >= 0: exact at the range ends
+        for label, e in zip(labels, d, strict=True):
+            for where, v in _corners(e):
+                if v < 0:
+                    raise DimensionError(
+                        f"{label} must be non-negative (positive semidefinite inertia), "
+                        f"got {v}{where}"
+                    )
         return [[d[i] if i == k else 0.0 for k in range(3)] for i in range(3)]
     if arr.shape != (3, 3):
         raise DimensionError(f"{what} must be a scalar, 3 entries or 3x3, got shape {arr.shape}")
@@ -132,4 +146,43 @@ def _inertia_entries(inertia, name):
     num = np.array([[float(g.nominal(e)[0, 0]) for e in row] for row in out])
     if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
         raise DimensionError(f"{what} must be symmetric")
+    check_inertia(num, what, "" if all(g.is_number(e) for r in out for e in r) else " (nominal)")
+    return out
+
+
+def check_inertia(num, what, where=""):
+    """Raise unless the numeric 3x3 inertia ``num`` is positive semidefinite.
+
+    Only a negative eigenvalue is refused: principal moments that break the
+    triangle inequality are kept (some published data sets do so).
+
+    Examples
+    --------
+    >>> check_inertia(np.diag([5.0, 3.0, 17.0]), "inertia")     # no triangle check
+    >>> try:
+    ...     check_inertia(np.diag([1.0, 1.0, -1.0]), "body 'b': inertia")
+    ... except DimensionError as err:
+    ...     print(str(err).split(",")[0])
+    body 'b': inertia must be positive semidefinite
+    """
+    eig = np.linalg.eigvalsh(0.5 * (num + num.T))
+    # rounding of a semidefinite matrix leaves eigenvalues of order eps * |J|
+    if eig[0] < -1e-12 * max(1.0, float(np.abs(eig).max())):
+        raise DimensionError(
+            f"{what} must be positive semidefinite{where}, its eigenvalues are {eig}"
+        )
+
+
+def _corners(x):
+    """Values of a scalar parameter at which its sign can be checked exactly.
+
+    A number: itself; a ureal: its nominal and its range ends; an expression
+    of ureals: its nominal only (its extreme values need not be at the ends).
+    """
+    if g.is_number(x):
+        return [("", float(x))]
+    out = [(" (nominal)", float(g.nominal(x)[0, 0]))]
+    if isinstance(x, lft.UncertainElement):
+        lo, hi = x.range
+        out += [(f" (ureal {x.name!r} at the end of its range)", v) for v in (lo, hi)]
     return out

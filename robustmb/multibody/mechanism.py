@@ -13,20 +13,169 @@ This file holds the description itself: building, topology, and the LFT entry po
 
 from __future__ import annotations
 
+import copy
 from collections import deque
+from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import DimensionError, IllPosedError, NameConflictError, SignalError
+from .. import lft
+from ..errors import ArgumentError, DimensionError, IllPosedError, NameConflictError, SignalError
+from . import _generic as g
 from . import nonlinear_models, nonlinear_setup, pointwise_linearization
 from .bodies import RigidBody
-from .joints import GROUND, Joint, WeldJoint
+from .joints import GROUND, Joint, PrismaticJoint, WeldJoint
 from .lft_assembly import LinearAssembly
-from .mechanism_trim import MechanismTrim, trim_equilibrium
+from .mechanism_trim import MechanismTrim, applied_in_body_axes, trim_equilibrium
 from .signals import POSE_COMPONENTS
 from .spatial import check_rotation
 
 __all__ = ["GROUND", "Mechanism", "MechanismTrim"]
+
+
+def _point(x, what):
+    """3 finite numbers as a float array, else an error naming the argument."""
+    try:
+        p = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        p = None
+    if p is None or p.size != 3 or not np.all(np.isfinite(p)):
+        raise ArgumentError(f"{what} must be 3 finite numbers, got {x!r}")
+    return p
+
+
+def _numeric_equilibrium(joint):
+    """The equilibrium angle or displacement of a 1-dof joint as a float, or None if uncertain."""
+    if isinstance(joint, PrismaticJoint):
+        x = joint.displacement
+    else:
+        x = joint.tan_half if joint.tan_half is not None else joint.tan_quarter
+        if x is None:
+            return float(joint.angle)
+        if not g.is_number(x):
+            return None
+        return float((2.0 if joint.tan_half is not None else 4.0) * np.arctan(float(x)))
+    return float(x) if g.is_number(x) else None
+
+
+def _shifted(x, c):
+    """``x + c`` for a number or an uncertain scalar (kept as it is when ``c`` is zero)."""
+    if c == 0.0:
+        return x
+    return float(x) + c if g.is_number(x) else x + c
+
+
+def _skew_column(c):
+    """Skew matrix of a 3x1 column (numbers or uncertain)."""
+    if g.is_number(c):
+        return g.skew(np.asarray(c, dtype=float).reshape(3))
+    return g.skew([c[i, 0] for i in range(3)])
+
+
+def _add(x, y):
+    """``x + y`` for numeric or uncertain matrices (``None``: zero)."""
+    if x is None:
+        return y
+    if g.is_number(x) and not g.is_number(y):
+        return y + x
+    return x + y
+
+
+def _selector(offset):
+    """3x18 selection of a port output triple (pose: d 0, r 3; twist: v 6, w 9)."""
+    s = np.zeros((3, 18))
+    s[:, offset : offset + 3] = np.eye(3)
+    return s
+
+
+def _closure_rotations(tr, closures, method):
+    """A rotational closure spring must be at rest at equilibrium, numerically, for the LFT."""
+    for name, a, b, (_, _, kr, _) in closures:
+        if g.is_number(kr) and float(kr) == 0.0:
+            continue
+        ra, rb = (np.eye(3) if end[0] == GROUND else tr.dcm[end[0]] for end in (a, b))
+        if not (
+            g.is_number(ra)
+            and g.is_number(rb)
+            and np.allclose(np.asarray(ra).T @ np.asarray(rb), np.eye(3), rtol=0, atol=1e-12)
+        ):
+            raise IllPosedError(
+                f"{method}: loop closure {name!r}: the LFT models a rotational spring only at "
+                "rest at the equilibrium (the two bodies' axes aligned, with no uncertain "
+                "angle between them); use linearize_at(q0, v0, ...) instead"
+            )
+
+
+def _with_loads(mech, topology, tr, applied, closures, ports, rates, simplify):
+    """The LFT of a mechanism with constant applied wrenches and compliant closures.
+
+    Both enter the trim as loads; around it, to first order, with ``P`` a body's
+    equilibrium DCM and ``r`` its small rotation (equilibrium axes):
+
+    - a wrench of constant inertial components, ``Wb = P^T W`` in body axes, turns
+      to ``(I - skew(r)) Wb``: the wrench ``[skew(Fb) r; skew(Tb) r]`` at its port
+      (a wrench in body axes has no such term);
+    - a closure's force on its end ``a``, ``F = k (p_b - p_a) + d (v_b - v_a)``
+      (inertial axes), moves by ``k (P_b d_b - P_a d_a) + d (P_b v_b - P_a v_a)``
+      (``d``, ``v``: port displacement and velocity in body axes) and turns with
+      the body like an applied force; a rotational spring at rest at equilibrium
+      gives ``kr P_a (r_b - r_a) + dr (P_b w_b - P_a w_a)``; the opposite acts on ``b``.
+
+    Each moving end gets an internal wrench input and port output, closed by the
+    static feedback of these terms and removed from the result.
+    """
+    parent_joint, children, order = topology
+    grounded = mech._grounded(parent_joint, order)
+    inner = copy.copy(mech)
+    inner.wrench_inputs = dict(mech.wrench_inputs)
+    ends, terms = [], []  # terms: (wrench input end, port output end, 6x18 gain)
+    d_sel, r_sel, v_sel, w_sel = (_selector(o) for o in (0, 3, 6, 9))
+    zero = np.zeros((3, 18))
+
+    def end(body, port):
+        if body == GROUND or body in grounded:
+            return None
+        name = f"load{len(ends)}"
+        while name in inner.wrench_inputs:
+            name = "_" + name
+        inner.wrench_inputs[name] = (body, port)
+        ends.append((body, port))
+        return len(ends) - 1
+
+    for body, port, w, frame in applied:
+        i = end(body, port) if frame == "inertial" else None
+        if i is not None:
+            fb, tb = applied_in_body_axes(tr.dcm[body], w, frame)
+            terms.append((i, i, g.mm(g.vcat(_skew_column(fb), _skew_column(tb)), r_sel)))
+    for name, a, b, (k, d, kr, dr) in closures:
+        idx = {"a": end(*a), "b": end(*b)}
+        dcm = {x: np.eye(3) if e[0] == GROUND else tr.dcm[e[0]] for x, e in (("a", a), ("b", b))}
+        for x, sx in (("a", 1.0), ("b", -1.0)):  # the wrench on end x
+            i = idx[x]
+            if i is None:
+                continue
+            pt = g.tr(dcm[x])
+            f_x = g.smul(sx, g.mm(pt, tr.closure_force[name]))
+            terms.append((i, i, g.vcat(g.mm(_skew_column(f_x), r_sel), zero)))
+            for y, sy in (("a", -1.0), ("b", 1.0)):
+                j = idx[y]
+                if j is None:
+                    continue
+                df = _add(g.smul(k, g.mm(dcm[y], d_sel)), g.smul(d, g.mm(dcm[y], v_sel)))
+                dt = _add(g.smul(kr, g.mm(dcm["a"], r_sel)), g.smul(dr, g.mm(dcm[y], w_sel)))
+                terms.append((i, j, g.smul(sx * sy, g.vcat(g.mm(pt, df), g.mm(pt, dt)))))
+    asm = LinearAssembly(inner, parent_joint, children, order, tr, ports + ends)
+    sys = asm.build(rates=rates, simplify=False)
+    if ends:
+        n = len(ends)
+        gain = [[None] * n for _ in range(n)]
+        for i, j, block in terms:
+            gain[i][j] = _add(gain[i][j], block)
+        names_in, names_out = sys.input_names, sys.output_names
+        sys = lft.lft_lower(sys, g.block(gain, [6] * n, [18] * n))
+        sys.input_names = names_in[: len(names_in) - 6 * n]
+        sys.output_names = names_out[: len(names_out) - 18 * n]
+    return lft.simplify(sys) if simplify else sys
 
 
 class Mechanism:
@@ -87,10 +236,15 @@ class Mechanism:
             if base_orientation is None
             else check_rotation(base_orientation, "base_orientation")
         )
-        self.base_position = np.asarray(base_position, dtype=float).reshape(3, 1)
+        self.base_position = _point(base_position, "base_position").reshape(3, 1)
         self.ground_ports = {"O": (0.0, 0.0, 0.0)}
+        if ground_ports is not None and not isinstance(ground_ports, Mapping):
+            raise ArgumentError(
+                "ground_ports must be a mapping {port name: 3 numbers}, "
+                f"got {type(ground_ports).__name__}"
+            )
         for name, pos in (ground_ports or {}).items():
-            self.ground_ports[name] = tuple(np.asarray(pos, dtype=float).reshape(3))
+            self.ground_ports[name] = tuple(_point(pos, f"ground_ports[{name!r}]"))
         self.bodies: dict[str, RigidBody] = {}
         self.joints: dict[str, Joint] = {}
         self.wrench_inputs: dict[str, tuple[str, str]] = {}
@@ -239,18 +393,27 @@ class Mechanism:
         return fixed
 
     def coordinates(self):
-        """Names of the generalised coordinates (base first, then joints base to leaves).
+        """Names of the generalised coordinates: the base first, then the joints
+        breadth-first from the base (not in the order of ``add_joint``).
+
+        Every ``q``, ``v``, effort and linearised state of the mechanism follows this
+        order (a floating base: 6 tangent coordinates here and in :meth:`linearize`;
+        position and quaternion in the nonlinear models' ``q``).
 
         Examples
         --------
+        A second pendulum hung from the ground comes before the link that hangs
+        from the first one, although it was added last.
+
         >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
         >>> mech = Mechanism()
-        >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0]}))
-        >>> mech.add_joint(
-        ...     RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], output_name="th")
-        ... )
+        >>> for k in ("a", "b", "c"):
+        ...     mech.add_body(RigidBody(k, mass=1.0, ports={"P": [0, 0, 0], "T": [0, 0, -1]}))
+        >>> mech.add_joint(RevoluteJoint("J1", ("ground", "O"), ("a", "P"), [1, 0, 0]))
+        >>> mech.add_joint(RevoluteJoint("J2", ("a", "T"), ("b", "P"), [1, 0, 0]))
+        >>> mech.add_joint(RevoluteJoint("J3", ("ground", "O"), ("c", "P"), [1, 0, 0]))
         >>> mech.coordinates()
-        ['th']
+        ['J1_q', 'J3_q', 'J2_q']
         """
         parent_joint, _, order = self._topology()
         names = []
@@ -268,6 +431,16 @@ class Mechanism:
         Returns
         -------
         MechanismTrim
+            Applied wrenches and compliant closures are part of the loads; a joint
+            law (:meth:`add_joint_law`) takes its share of the load: the trim effort
+            is the one the actuator adds to ``law(q_eq, 0)``.
+
+        Raises
+        ------
+        IllPosedError
+            If the mechanism has exact loop constraints, a rotational closure spring
+            not at rest at equilibrium, or a joint law at an uncertain equilibrium
+            coordinate: the trim does not model them (use :meth:`linearize_at`).
 
         Examples
         --------
@@ -279,8 +452,73 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
-        parent_joint, children, order = self._topology()
-        return trim_equilibrium(self, parent_joint, children, order)
+        mech, law_efforts, applied, closures = self._lft_mechanism("trim")
+        parent_joint, children, order = mech._topology()
+        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
+        _closure_rotations(tr, closures, "trim")
+        for name, e0 in law_efforts.items():  # the law holds part of the load
+            tr.effort[name] = g.simplified(tr.effort[name] - e0)
+        return tr
+
+    def _lft_mechanism(self, method):
+        """The mechanism the LFT is built from, the joint laws' efforts at equilibrium,
+        the applied wrenches ``(body, port, wrench, frame)`` and the compliant
+        closures ``(name, a, b, gains)``.
+
+        A joint law ``law(q, q_dot)`` enters the linearised plant as a spring
+        ``-d law / dq`` and a damper ``-d law / d q_dot`` at the equilibrium
+        ``(q_eq, 0)``, added to the joint's own, and its effort ``law(q_eq, 0)``
+        relieves the trim effort.  This needs a numeric ``q_eq``: a law at an
+        uncertain equilibrium angle is not an LFT of the ureals.  Applied wrenches
+        and compliant closures enter the trim and :meth:`linearize`
+        (:func:`_with_loads`).  Exact loop constraints raise rather than being
+        dropped: they need the nonlinear models (:meth:`linearize_at`).
+        """
+        from .dynamics import law_derivatives
+
+        items = [f"loop constraint {name!r}" for name in getattr(self, "loop_constraints", {})]
+        laws = getattr(self, "joint_laws", {})
+        for name in laws:
+            if _numeric_equilibrium(self.joints[name]) is None:
+                items.append(f"joint law on {name!r} (its equilibrium coordinate is uncertain)")
+        if items:
+            raise IllPosedError(
+                f"{method}: the LFT of the mechanism does not model {', '.join(items)}; "
+                "its equilibrium and linearised plant would be wrong -- use "
+                "linearize_at(q0, v0, ...) (the exact linearisation of the nonlinear model, "
+                "uncertain=True keeps inertial parameters) instead"
+            )
+        applied = list(getattr(self, "applied_wrenches", {}).values())
+        closures = [
+            (n, a, b, gains) for n, (a, b, gains) in getattr(self, "loop_closures", {}).items()
+        ]
+        if not laws:
+            return self, {}, applied, closures
+        mech = copy.copy(self)
+        mech.joints = dict(self.joints)
+        mech.__dict__["joint_laws"] = {}
+        mech.__dict__.pop("_tree_cache", None)
+        efforts = {}
+        for name, law in laws.items():
+            j = self.joints[name]
+            qe = _numeric_equilibrium(j)
+            e0 = law(qe, 0.0)
+            dq, dv = law_derivatives(law, qe, 0.0)
+            values = np.array([e0, dq, dv]).astype(complex).ravel()
+            if values.size != 3 or not np.all(np.isfinite(values)) or np.any(values.imag):
+                raise IllPosedError(
+                    f"{method}: the joint law on {name!r} gives at its equilibrium "
+                    f"q = {qe} an effort {e0!r} and derivatives {dq!r}, {dv!r}; "
+                    "they must be finite real numbers"
+                )
+            e0, dq, dv = values.real
+            jc = copy.copy(j)
+            jc.stiffness = _shifted(j.stiffness, -dq)
+            jc.damping = _shifted(j.damping, -dv)
+            mech.joints[name] = jc
+            efforts[name] = e0
+        return mech, efforts, applied, closures
 
     # ------------------------------------------------------------------ step 3
     def linearize(self, *, rates=False, ports=(), simplify=True):
@@ -302,8 +540,28 @@ class Mechanism:
         UncertainSystem
             States ``[q; q_dot]``; inputs: the joint efforts (their ``input_name``)
             then 6 per wrench input; outputs: the coordinates (joint
-            ``output_name``; a floating base gives ``base_dx ... base_rz``), then
+            ``output_name``; a floating base gives ``base_dx ... base_rz``) in the
+            order of :meth:`coordinates` (breadth-first from the base), then
             the rates and port outputs that were asked for.
+
+        Notes
+        -----
+        Constant applied wrenches (:meth:`add_applied_wrench`) and compliant loop
+        closures (:meth:`add_loop_closure`) enter the trim as loads and the LFT by
+        their first-order terms, closed as a feedback on internal port signals.
+        A joint law ``law(q, q_dot)`` (:meth:`add_joint_law`) enters as the spring
+        ``-d law / dq`` and the damper ``-d law / d q_dot`` at ``(q_eq, 0)``, added
+        to the joint's (complex step when the law accepts complex numbers, central
+        differences otherwise, as in :meth:`linearize_at`).
+
+        Raises
+        ------
+        IllPosedError
+            If the mechanism has exact loop constraints (:meth:`add_loop_constraint`),
+            a rotational closure spring not at rest at equilibrium, or a joint law
+            (:meth:`add_joint_law`) at an uncertain equilibrium coordinate: the LFT
+            does not model them; :meth:`linearize_at` linearises the nonlinear model
+            that does.
 
         Examples
         --------
@@ -327,14 +585,20 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
-        parent_joint, children, order = self._topology()
+        mech, _, applied, closures = self._lft_mechanism("linearize")
+        parent_joint, children, order = mech._topology()
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")
             self.bodies[b].port(p)
-        tr = trim_equilibrium(self, parent_joint, children, order)
-        asm = LinearAssembly(self, parent_joint, children, order, tr, list(ports))
-        return asm.build(rates=rates, simplify=simplify)
+        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
+        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
+        _closure_rotations(tr, closures, "linearize")
+        if not applied and not closures:
+            asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
+            return asm.build(rates=rates, simplify=simplify)
+        topology = (parent_joint, children, order)
+        return _with_loads(mech, topology, tr, applied, closures, list(ports), rates, simplify)
 
     # ------------------------------------------------------------------ nonlinear models
     # Defined with their documentation one file per concept and bound here:

@@ -43,6 +43,9 @@ class MechanismTrim:
         Trim torque or force (1x1) of each actuated joint.
     base_wrench : matrix or None
         Wrench (6x1, base axes, at the base origin) that holds a floating base.
+    closure_force : dict[str, matrix]
+        Force (3x1, inertial axes) of each compliant loop closure on its end ``a``
+        at equilibrium, ``k (p_b - p_a)`` (the opposite acts on ``b``).
     """
 
     dcm: dict = field(default_factory=dict)
@@ -52,9 +55,10 @@ class MechanismTrim:
     parent_wrench: dict = field(default_factory=dict)
     effort: dict = field(default_factory=dict)
     base_wrench: object = None
+    closure_force: dict = field(default_factory=dict)
 
 
-def trim_equilibrium(mech, parent_joint, children, order):
+def trim_equilibrium(mech, parent_joint, children, order, applied=(), closures=()):
     """Steps 1 and 2 of seed 000: geometry base to leaves, then wrenches leaves to base.
 
     Parameters
@@ -63,6 +67,13 @@ def trim_equilibrium(mech, parent_joint, children, order):
     parent_joint, children, order
         The mechanism's topology (``mech._topology()``): the joint above each body, the
         joints below it, and the bodies from the base to the leaves.
+    applied : sequence of (body, port, wrench, frame)
+        Constant wrenches ``[F; T]`` (6 entries, numbers or ureals) on a body at a
+        port, in inertial axes (``frame="inertial"``) or body axes (``"body"``):
+        part of each body's equilibrium load.
+    closures : sequence of (name, (body_a, port_a), (body_b, port_b), stiffness)
+        Compliant loop closures: the spring force ``k (p_b - p_a)`` acts on ``a``
+        and its opposite on ``b`` (either may be the ground).
 
     Returns
     -------
@@ -99,12 +110,27 @@ def trim_equilibrium(mech, parent_joint, children, order):
             c = c + g.smul(j.displacement, j.axis.reshape(3, 1))
         point = tr.origin[pb] + g.mm(tr.dcm[pb], c)
         tr.origin[k] = g.simplified(point - g.mm(tr.dcm[k], g.column(mech._port(*j.child))))
+    loads_on = {}
+    for name, a, b, stiffness in closures:  # spring preloads, from the geometry of step 1
+        ends = [port_position(mech, tr, *a), port_position(mech, tr, *b)]
+        force = g.simplified(g.smul(stiffness, ends[1] - ends[0]))
+        tr.closure_force[name] = force
+        for (body, port), sign in ((a, 1.0), (b, -1.0)):
+            if body != GROUND:
+                f_b = g.simplified(g.smul(sign, g.mm(g.tr(tr.dcm[body]), force)))
+                loads_on.setdefault(body, []).append((port, f_b, np.zeros((3, 1))))
     wrench_up = {}
     for k in reversed(order):  # step 2: backward recurrence
         body = mech.bodies[k]
         j = parent_joint.get(k)
         ref = body.port(j.child[1]) if j is not None else (0.0, 0.0, 0.0)
         loads = [(body.port(cj.parent[1]), *wrench_up[cj.name]) for cj in children[k]]
+        loads += [
+            (body.port(port), *applied_in_body_axes(tr.dcm[k], w, frame))
+            for b, port, w, frame in applied
+            if b == k
+        ]
+        loads += [(body.port(port), f_b, t_b) for port, f_b, t_b in loads_on.get(k, [])]
         force, torque = trim_wrench_pair(body, ref, tr.frame_acceleration[k], loads)
         if j is None:
             tr.base_wrench = g.simplified(-g.vcat(force, torque))
@@ -116,3 +142,42 @@ def trim_equilibrium(mech, parent_joint, children, order):
         wrench_up[j.name] = (f_b, t_b)
         tr.parent_wrench[j.name] = g.vcat(f_b, t_b)
     return tr
+
+
+def applied_in_body_axes(dcm, wrench, frame):
+    """Force and torque (3x1 each) of a constant wrench in the axes of a body of DCM ``dcm``.
+
+    Examples
+    --------
+    A force along inertial ``z`` seen from a body whose ``y`` axis points along ``z``.
+
+    >>> dcm = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+    >>> f, t = applied_in_body_axes(dcm, [0, 0, 1.0, 0, 0, 0], "inertial")
+    >>> f.ravel(), applied_in_body_axes(dcm, [0, 0, 1.0, 0, 0, 0], "body")[0].ravel()
+    (array([0., 1., 0.]), array([0., 0., 1.]))
+    """
+    force, torque = g.column(wrench[:3]), g.column(wrench[3:])
+    if frame == "body":
+        return force, torque
+    return g.simplified(g.mm(g.tr(dcm), force)), g.simplified(g.mm(g.tr(dcm), torque))
+
+
+def port_position(mech, tr, body, port):
+    """Inertial position (3x1) of a port at equilibrium (the ground's ports included).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bar", mass=1.0, ports={"P": [0, 0, 0], "tip": [1.0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bar", "P"), [0, 0, 1],
+    ...                              angle=np.pi / 2))
+    >>> tr = trim_equilibrium(mech, *mech._topology())
+    >>> np.round(port_position(mech, tr, "bar", "tip").ravel(), 12) + 0.0
+    array([0., 1., 0.])
+    """
+    if body == GROUND:
+        return np.asarray(mech.ground_ports[port], dtype=float).reshape(3, 1)
+    return g.simplified(
+        tr.origin[body] + g.mm(tr.dcm[body], g.column(mech.bodies[body].port(port)))
+    )

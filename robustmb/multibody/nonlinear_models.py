@@ -10,11 +10,73 @@ recursions live in :mod:`.tree`, :mod:`.dynamics`, :mod:`.articulated`,
 from __future__ import annotations
 
 from collections.abc import Mapping
+from numbers import Real
 
 import numpy as np
 
 from ..errors import ArgumentError, DimensionError, SignalError
 from .signals import WRENCH_COMPONENTS
+
+
+def check_values(self, values, what="values"):
+    """``values`` as a dict ``{element name: float}``, checked against the mechanism.
+
+    A misspelt name would silently leave its parameter at the nominal value, so
+    every name must be an uncertain element of the mechanism.
+
+    Raises
+    ------
+    ArgumentError
+        If ``values`` is not a mapping, or a value is not a finite real number.
+    SignalError
+        If a name is not an uncertain element of the mechanism (lists the known ones).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.multibody import Mechanism, RigidBody
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=rmb.ureal("m", 2.0, percent=20)))
+    >>> check_values(mech, {"m": 2.2})
+    {'m': 2.2}
+    >>> try:
+    ...     check_values(mech, {"M": 2.2})
+    ... except SignalError as err:
+    ...     print(err)
+    values: 'M' is not an uncertain element of the mechanism (its elements: ['m'])
+    """
+    from .inertial_lft import affine_parameters
+
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise ArgumentError(
+            f"{what} must be a mapping {{element name: number}}, got {type(values).__name__}"
+        )
+    # the elements only change when parts are added: keep them per structure
+    key = (
+        len(self.bodies),
+        len(self.joints),
+        len(getattr(self, "applied_wrenches", {})),
+        len(getattr(self, "loop_closures", {})),
+    )
+    cached = self.__dict__.get("_element_names")
+    if cached is None or cached[0] != key:
+        allowed, other = affine_parameters(self)
+        cached = (key, sorted(set(allowed) | set(other)))
+        self.__dict__["_element_names"] = cached
+    known = cached[1]
+    out = {}
+    for name, x in values.items():
+        if name not in known:
+            raise SignalError(
+                f"{what}: {name!r} is not an uncertain element of the mechanism "
+                + (f"(its elements: {known})" if known else "(it has none)")
+            )
+        if isinstance(x, bool) or not isinstance(x, Real | np.generic) or not np.isfinite(x):
+            raise ArgumentError(f"{what}[{name!r}] must be a finite real number, got {x!r}")
+        out[name] = float(x)
+    return out
 
 
 def rigid_tree(self, values=None):
@@ -32,6 +94,7 @@ def rigid_tree(self, values=None):
     """
     from .tree import compile_tree
 
+    values = check_values(self, values)
     # bodies and joints are only ever added, so counts identify the structure
     key = (
         len(self.bodies),
@@ -43,7 +106,7 @@ def rigid_tree(self, values=None):
         len(getattr(self, "loop_constraints", {})),
         self.floating_base,
         self.acceleration.tobytes(),
-        tuple(sorted((values or {}).items())),
+        tuple(sorted(values.items())),
     )
     cache = self.__dict__.setdefault("_tree_cache", {})
     if key not in cache:  # compiling evaluates every parameter: keep the last few trees
@@ -85,7 +148,8 @@ def equilibrium_coordinates(self, *, values=None):
 
 
 def effort_names(self, tree):
-    """Names of the efforts in tree order (a floating base: its 6 wrench components).
+    """Names of the efforts in the order of :meth:`Mechanism.coordinates` (breadth-first
+    from the base; a floating base: its 6 wrench components).
 
     Examples
     --------
@@ -112,10 +176,12 @@ def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
     ----------
     q, v, a : arrays
         Coordinates, rates and accelerations in the order of
-        :meth:`rigid_tree` (floating base first: position, quaternion
-        ``(x, y, z, w)``; twist in body axes; then the joints base to leaves).
+        :meth:`coordinates` (breadth-first from the base, not the order of
+        ``add_joint``): a floating base first (position, quaternion
+        ``(x, y, z, w)``; twist in body axes), then the joints.
     values : dict, optional
-        ``{ureal name: value}``; omitted parameters take their nominal.
+        ``{ureal name: value}``; omitted parameters take their nominal; a name
+        that is not an uncertain element of the mechanism raises ``SignalError``.
     wrenches : dict, optional
         Values (6, body axes) of the wrench inputs declared with
         :meth:`add_wrench_input`.
@@ -309,6 +375,17 @@ def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, *
         A floating base adds its inertial position and Euler angles 3-2-1 to
         the outputs; a trajectory through pitch +-90 deg raises
         ``IllPosedError`` there (use the quaternion in ``.q`` instead).
+
+    Raises
+    ------
+    IntegrationError
+        If ``solve_ivp`` stops before the end of ``t_span`` (the message gives
+        the time reached and the solver's reason), e.g. at a finite escape time.
+    ArgumentError
+        If an input or wrench is not finite (names the effort and the time), or
+        ``t_span`` is not two finite numbers.
+    DimensionError
+        If ``q0`` holds a zero quaternion (names its coordinates).
 
     Examples
     --------

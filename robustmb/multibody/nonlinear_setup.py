@@ -17,11 +17,15 @@ from .spatial import check_rotation
 
 
 def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
-    """A constant wrench ``[F; T]`` applied on ``body`` at ``port`` in the nonlinear models.
+    """A constant wrench ``[F; T]`` applied on ``body`` at ``port``.
 
     ``frame="inertial"``: components fixed in the inertial frame (e.g. a
     buoyancy force), the application point moving with the body;
     ``frame="body"``: components turning with the body.  Entries may be ureals.
+    :meth:`trim` includes it in the equilibrium loads and :meth:`linearize` in
+    the LFT: with inertial components, a small rotation ``r`` of the body turns
+    its body-axes components ``Wb`` by ``-skew(r) Wb``, a stiffness fed back
+    from the body's rotation (body components have no such term).
 
     Examples
     --------
@@ -67,6 +71,9 @@ def add_loop_closure(
     the opposite on ``b``, and optionally a rotational spring-damper on the
     relative attitude of the two bodies (rotation vector).  Used by the
     nonlinear models; a stiff closure makes the ODE stiff (``method="Radau"``).
+    :meth:`trim` includes its preload and :meth:`linearize` its linearisation
+    (a rotational spring only at rest at equilibrium, the bodies' axes aligned
+    there; otherwise they raise and :meth:`linearize_at` is the way).
 
     Examples
     --------
@@ -125,8 +132,9 @@ def add_loop_constraint(
     :meth:`simulate` follow the constraint exactly (index reduced to
     accelerations, optional Baumgarte stabilisation ``(alpha, beta)``:
     ``g'' + 2 alpha g' + beta^2 g = 0``) and :meth:`linearize_at` returns the
-    linearisation on the constraint manifold.  Start from consistent
-    coordinates (:meth:`assemble`).
+    linearisation on the constraint manifold (:meth:`linearize` and :meth:`trim`,
+    the LFT of the tree, raise).  Start from consistent coordinates
+    (:meth:`assemble`).
 
     Parameters
     ----------
@@ -239,8 +247,10 @@ def add_joint_law(self, joint, law):
 
     Used by the nonlinear models (``forward_dynamics``, ``simulate``,
     ``linearize_at`` -- which differentiates it by a complex step when the
-    callable accepts complex numbers, by central differences otherwise); the
-    LFT of :meth:`linearize` only knows the joint's stiffness and damping.
+    callable accepts complex numbers, by central differences otherwise) and by
+    the LFT of :meth:`linearize` as a spring and damper at the equilibrium
+    ``(q_eq, 0)`` (:meth:`trim` subtracts ``law(q_eq, 0)`` from the trim effort);
+    a law at an uncertain equilibrium coordinate makes them raise.
 
     Examples
     --------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import IllPosedError
-from .nonlinear_models import effort_names
+from .nonlinear_models import check_values, effort_names
 
 
 def linearize_at(
@@ -75,6 +75,7 @@ def linearize_at(
     """
     from .linearization import linearize_tree
 
+    values = check_values(self, values)
     if uncertain:
         from .inertial_lft import uncertain_linearization
 

@@ -169,7 +169,8 @@ def simulate_scheduled_loop(
     """Simulate a mechanism in closed loop with a gain-scheduled controller.
 
     The controller takes the coordinate errors ``e = reference - q`` and returns
-    efforts (one per coordinate, in joint order); it is frozen at
+    efforts (one per coordinate, in the order of ``mech.coordinates()``,
+    breadth-first from the base); it is frozen at
     ``schedule(q)`` of the measured ``q`` at every instant.  The mechanism starts
     at rest at ``q0`` with zero controller state.
 

@@ -9,12 +9,13 @@ forward dynamics of :mod:`.dynamics`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import DimensionError, SignalError
+from ..errors import ArgumentError, DimensionError, IntegrationError, SignalError
 from .attitude import euler321_from_dcm, quaternion_rate
 from .constraints import check_consistent, constrained_accelerations, constraint_terms
 from .dynamics import (
@@ -27,6 +28,7 @@ from .dynamics import (
     system_com,
 )
 from .rnea_derivatives import mass_matrix
+from .signals import WRENCH_COMPONENTS
 from .tree import FREE, quat_to_dcm
 
 
@@ -85,6 +87,25 @@ def state_derivative(tree, q, v, vdot):
     return qd
 
 
+def _efforts(x, what, size, names, t=None):
+    """A finite float vector of ``size`` entries, else an error naming the entry (and time).
+
+    A non-finite effort would make the integrator shrink its step for ever.
+    """
+    at = "" if t is None else f" at t = {t:.6g}"
+    try:
+        u = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must give real numbers{at}, got {x!r}") from None
+    if u.size != size:
+        raise DimensionError(f"{what} gave {u.size} efforts{at}, need {size}")
+    bad = np.flatnonzero(~np.isfinite(u))
+    if bad.size:
+        k = bad[0]
+        raise ArgumentError(f"{what}[{k}] ({names()[k]}) is not finite{at}: {u[k]}")
+    return u
+
+
 def _input_function(tree, inputs):
     if inputs is None:
         zero = np.zeros(tree.nv)
@@ -92,29 +113,56 @@ def _input_function(tree, inputs):
     if callable(inputs):
 
         def fn(t, q, v):
-            u = np.asarray(inputs(t, q, v), dtype=float).reshape(-1)
-            if u.size != tree.nv:
-                raise DimensionError(f"inputs(t, q, v) returned {u.size} efforts, need {tree.nv}")
-            return u
+            return _efforts(inputs(t, q, v), "inputs(t, q, v)", tree.nv, tree.rate_names, t)
 
         return fn
-    u = np.asarray(inputs, dtype=float).reshape(-1)
-    if u.size != tree.nv:
-        raise DimensionError(f"inputs has {u.size} efforts, the mechanism has {tree.nv} rates")
+    u = _efforts(inputs, "inputs", tree.nv, tree.rate_names)
     return lambda t, q, v: u
 
 
 def _wrench_function(tree, wrenches):
+    if wrenches is not None and not isinstance(wrenches, Mapping):
+        raise ArgumentError(
+            f"wrenches must be a mapping {{wrench input: 6 numbers or f(t, q, v)}}, "
+            f"got {type(wrenches).__name__}"
+        )
     wrenches = dict(wrenches or {})
     known = {name for name, *_ in tree.inputs}
     for name in wrenches:
         if name not in known:
             raise SignalError(f"unknown wrench input {name!r} (declared: {sorted(known)})")
 
+    def components(n):
+        return lambda: [f"{n}_{c}" for c in WRENCH_COMPONENTS]
+
+    fixed = {
+        n: _efforts(w, f"wrenches[{n!r}]", 6, components(n))
+        for n, w in wrenches.items()
+        if not callable(w)
+    }
+
     def fn(t, q, v):
-        return {n: (w(t, q, v) if callable(w) else w) for n, w in wrenches.items()}
+        return {
+            n: (
+                _efforts(w(t, q, v), f"wrenches[{n!r}](t, q, v)", 6, components(n), t)
+                if callable(w)
+                else fixed[n]
+            )
+            for n, w in wrenches.items()
+        }
 
     return fn
+
+
+def _time_span(t_span):
+    """``(t0, tf)`` as two finite floats, else an error naming ``t_span``."""
+    try:
+        t0, tf = (float(x) for x in t_span)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"t_span must be (t0, tf), two numbers, got {t_span!r}") from None
+    if not (np.isfinite(t0) and np.isfinite(tf)):
+        raise ArgumentError(f"t_span must be two finite numbers, got {t_span!r}")
+    return t0, tf
 
 
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
@@ -133,6 +181,7 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     >>> bool(abs(res.q[-1, 0] + 0.01) < 1e-6)
     True
     """
+    t_span = _time_span(t_span)
     q0, v0 = tree.check_state(q0, v0, "v0")
     check_consistent(tree, q0, v0)
     u_fn = _input_function(tree, inputs)
@@ -154,6 +203,11 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     options.setdefault("atol", 1e-10)
     options.setdefault("dense_output", True)
     sol = solve_ivp(rhs, t_span, np.concatenate([q0, v0]), **options)
+    if sol.status < 0:  # a trajectory that stops short must not pass for a whole one
+        raise IntegrationError(
+            f"simulate: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g} stopped "
+            f"at t = {sol.t[-1]:.6g}: {sol.message}"
+        )
     q, v = sol.y[:nq].T.copy(), sol.y[nq:].T.copy()
     for i in range(tree.n):  # report unit quaternions
         if tree.kind[i] == FREE:

@@ -4,8 +4,10 @@
 or ``ureal`` parameters, substituted by ``values`` or taken at their nominal)
 into a :class:`RigidTree`: one *node* per degree-of-freedom group -- the
 floating base (6 dof) and each revolute or prismatic joint (1 dof) -- in the
-base-to-leaves order of the linear model.  Welded bodies are merged into the
-node that carries them, rotor inertias into the child of their joint.
+order of the linear model, :meth:`~robustmb.multibody.Mechanism.coordinates`
+(breadth-first from the base, not the order of ``add_joint``).  Welded bodies
+are merged into the node that carries them, rotor inertias into the child of
+their joint.
 
 Conventions (those of the linear TITOP blocks, so the three models agree):
 
@@ -23,13 +25,15 @@ Conventions (those of the linear TITOP blocks, so the three models agree):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import lft
-from ..errors import DimensionError, IllPosedError, SignalError
+from ..errors import ArgumentError, DimensionError, IllPosedError
 from . import _generic as g
+from .bodies import check_inertia
 from .joints import GROUND, RevoluteJoint, WeldJoint
 
 FREE, REVOLUTE, PRISMATIC = 0, 1, 2
@@ -196,7 +200,7 @@ class RigidTree:
 
     def check_rates(self, v, what="v"):
         """A float array of ``nv`` finite entries, else an error naming the entry."""
-        v = np.asarray(v, dtype=float).reshape(-1)
+        v = _floats(v, what)
         if v.size != self.nv:
             raise DimensionError(
                 f"{what} has {v.size} entries, the mechanism has {self.nv} rates "
@@ -207,13 +211,25 @@ class RigidTree:
 
     def check_state(self, q, v=None, what_v="v"):
         """Float arrays of the right length and finite, else an error naming the entry."""
-        q = np.asarray(q, dtype=float).reshape(-1)
+        q = _floats(q, "q")
         if q.size != self.nq:
             raise DimensionError(
                 f"q has {q.size} entries, the mechanism has {self.nq} coordinates "
                 f"({', '.join(self.coordinate_names())})"
             )
         _finite(q, "q", self.coordinate_names)
+        for i in range(self.n):
+            if self.kind[i] != FREE:
+                continue
+            k = self.qi[i]
+            # the attitude is the quaternion's direction: it needs a non-zero length
+            # (as computed where it is normalised)
+            if not np.sqrt(np.sum(q[k + 3 : k + 7] ** 2)) > 0.0:
+                names = self.coordinate_names()[k + 3 : k + 7]
+                raise DimensionError(
+                    f"q[{k + 3}:{k + 7}] ({', '.join(names)}): the quaternion of the floating "
+                    f"base {self.names[i]!r} is zero, it has no attitude"
+                )
         if v is None:
             return q
         return q, self.check_rates(v, what_v)
@@ -312,6 +328,14 @@ class RigidTree:
         return rw[node] @ rb, pw[node] + rw[node] @ pb
 
 
+def _floats(x, what):
+    """``x`` as a flat float array, else an error naming the argument."""
+    try:
+        return np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be an array of real numbers, got {x!r}") from None
+
+
 def _finite(x, what, names):
     """``names``: a callable giving the entry names, only called on failure."""
     if np.isfinite(x).all():
@@ -336,9 +360,11 @@ def compile_tree(mech, values=None):
     >>> t.nq, t.nv, t.S[0].tolist()
     (1, 1, [0.0, 1.0, 0.0, 1.0, 0.0, 0.0])
     """
+    if values is not None and not isinstance(values, Mapping):
+        raise ArgumentError(
+            f"values must be a mapping {{element name: number}}, got {type(values).__name__}"
+        )
     values = dict(values or {})
-    if not isinstance(values, dict):
-        raise SignalError("values must be a dict {ureal name: number}")
     parent_joint, children, order = mech._topology()
     tree = RigidTree()
     tree.gravity = -mech.acceleration.reshape(3).astype(float)
@@ -351,6 +377,12 @@ def compile_tree(mech, values=None):
         m = value_of(b.mass, values)
         jc = np.array([[value_of(e, values) for e in row] for row in b.inertia])
         com = _vec(b.cog, values)
+        if values and (m < 0 or not np.isfinite(m)):
+            raise DimensionError(
+                f"body {k!r}: mass is {m} with values {values}; a mass must be non-negative"
+            )
+        if values:
+            check_inertia(jc, f"body {k!r}: inertia", f" (with values {values})")
         tree.masses[k], tree.coms[k], tree.body_inertia[k] = m, com, jc
         return spatial_inertia_at_origin(m, jc, com)
 

@@ -17,6 +17,8 @@ def _uncertain_tree(seed, floating):
     spec["params"] = {"mA": (2.0, 0.5, 4.0), "JA": (1.0, 0.5, 2.0), "kS": (0.5, 0.1, 1.0)}
     spec["bodies"][names[1]]["mass"] = "mA"
     inertia = np.asarray(spec["bodies"][names[2]]["inertia"], dtype=object)
+    # JA replaces J_yy: without y-couplings the inertia stays semidefinite over JA's range
+    inertia[0, 1] = inertia[1, 0] = inertia[1, 2] = inertia[2, 1] = 0.0
     inertia[1, 1] = "JA"
     spec["bodies"][names[2]]["inertia"] = inertia
     next(j for j in spec["joints"] if j["type"] != "weld")["stiffness"] = "kS"
