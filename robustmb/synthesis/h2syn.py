@@ -311,8 +311,14 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     Raises
     ------
     IllPosedError
-        Plant not stabilisable / detectable, no controller makes the loop strictly proper,
-        or (discrete time) the Riccati equations have no stabilising solution.
+        Plant not stabilisable / detectable, no controller makes the loop strictly proper
+        (for a plant without states: ``D11 + D12 Q D21 = 0`` has no solution), or
+        (discrete time) the Riccati equations have no stabilising solution.
+    ArgumentError
+        For a ``method`` not listed, or ``nmeas`` / ``ncon`` neither a count nor signal
+        names.
+    DimensionError, SignalError
+        For a wrong partition.
 
     Examples
     --------

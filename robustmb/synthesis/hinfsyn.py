@@ -4,7 +4,8 @@ Algorithm
     1. Partition the plant and check that it is stabilisable through ``u`` and detectable
        through ``y``.  A discrete-time plant is replaced by its bilinear continuous-time
        equivalent (same H-infinity norm for every controller); ``D22`` is removed by loop
-       shifting.
+       shifting.  A plant without states is a matrix problem, solved exactly by
+       :func:`.static.static_hinf` (Parrott's bound, a static controller).
     2. Regular problem (``D12`` full column rank, ``D21`` full row rank): bisection on
        ``gamma`` with the two-Riccati existence test (:mod:`.hinf_riccati`) to a relative
        width ``gtol``.  The controller is the central one at a level slightly above the
@@ -700,7 +701,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         For a wrong partition.
     ArgumentError
         For a ``method`` not listed, ``rtol`` outside (0, 1), ``gtol`` outside
-        (0, ``rtol``) or ``cond_max`` below 1.
+        (0, ``rtol``), ``cond_max`` below 1, or ``nmeas`` / ``ncon`` neither a count nor
+        signal names.
 
     Examples
     --------
