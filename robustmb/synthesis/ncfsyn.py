@@ -212,12 +212,8 @@ def _result(Ks, gmin, achieved, W1, W2):
     return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)
 
 
-def _design(A, B, C, D, tol):
-    """Continuous-time design: ``gamma_min``, verified level and controller matrices."""
-    p, m = D.shape
-    R = np.eye(p) + D @ D.T
-    S = np.eye(m) + D.T @ D
-    Ar = A - B @ np.linalg.solve(S, D.T @ C)
+def _riccati(Ar, B, C, S, R):
+    """``(Z, X, gamma_min)`` from the two Riccati equations of the shaped plant."""
     try:
         Z = scipy.linalg.solve_continuous_are(Ar.T, C.T, B @ np.linalg.solve(S, B.T), R)
         X = scipy.linalg.solve_continuous_are(Ar, B, C.T @ np.linalg.solve(R, C), S)
@@ -226,7 +222,22 @@ def _design(A, B, C, D, tol):
             "the shaped plant W2 G W1 has no normalised coprime factorisation: it is not "
             "stabilisable and detectable"
         ) from exc
-    gmin = float(np.sqrt(1.0 + np.max(np.abs(np.linalg.eigvals(X @ Z)))))
+    return Z, X, float(np.sqrt(1.0 + np.max(np.abs(np.linalg.eigvals(X @ Z)))))
+
+
+def _design(A, B, C, D, tol):
+    """Continuous-time design: ``gamma_min``, verified level and controller matrices."""
+    p, m = D.shape
+    R = np.eye(p) + D @ D.T
+    S = np.eye(m) + D.T @ D
+    Ar = A - B @ np.linalg.solve(S, D.T @ C)
+    if A.shape[0] == 0:
+        # a static shaped plant: X = Z = [] and gamma_min = 1 (its Hankel norm is 0); the
+        # formula's K = -D' gives [I; K] (I - D K)^-1 [I, D] of norm exactly 1
+        Z = X = np.zeros((0, 0))
+        gmin = 1.0
+    else:
+        Z, X, gmin = _riccati(Ar, B, C, S, R)
     g = gmin * (1.0 + tol)
     F = -np.linalg.solve(S, D.T @ C + B.T @ X)
     L = (1 - g**2) * np.eye(A.shape[0]) + X @ Z

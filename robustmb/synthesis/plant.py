@@ -479,7 +479,7 @@ def to_continuous(plant: Plant) -> Plant:
     A = plant.A
     n = A.shape[0]
     ipa = np.eye(n) + A
-    if np.linalg.cond(ipa) > 1e12:
+    if n and np.linalg.cond(ipa) > 1e12:
         raise IllPosedError(
             "the discrete plant has a pole at z = -1; the bilinear map to continuous time "
             "does not exist (shift the sampling or use method='lmi')"

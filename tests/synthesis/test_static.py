@@ -108,3 +108,17 @@ def test_h2syn_static_discrete_least_squares(seed):
     assert np.linalg.norm(fl(D, res.controller.D, p2, m2)) <= res.norm * (1 + 1e-12) + 1e-15
     assert rmb.h2norm(res.closed_loop) == pytest.approx(ref, rel=1e-10, abs=1e-12)
     assert scipy.linalg.norm(res.controller.D) < 1e6
+
+
+@pytest.mark.parametrize("dt", [0, 0.1, True])
+def test_ncfsyn_static_plant(dt):
+    # a static G has Hankel norm 0: gamma_min = 1, attained by K = -G' (positive feedback),
+    # whose [I; K] (I - G K)^-1 [I, G] has every singular value 0 or 1
+    D = np.array([[2.0, 1.0], [0.0, -3.0], [1.0, 1.0]])
+    res = rmb.ncfsyn(static(D, dt))
+    K = res.controller.D
+    assert res.gamma == 1.0 and np.allclose(K, -D.T, rtol=0, atol=1e-14)
+    T = np.vstack([np.eye(3), K]) @ np.linalg.solve(np.eye(3) - D @ K, np.hstack([np.eye(3), D]))
+    assert np.linalg.norm(T, 2) == pytest.approx(1.0, abs=1e-12)
+    assert res.gamma_achieved == pytest.approx(1.0, abs=1e-9)
+    assert not res.controller.dt if dt == 0 else res.controller.dt is dt or res.controller.dt == dt
