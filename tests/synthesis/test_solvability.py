@@ -72,3 +72,23 @@ def test_unstabilisable_and_undetectable_in_any_units(k):
     )
     with pytest.raises(IllPosedError, match="not detectable"):
         check_solvable(partition_plant(P, 1, 1))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_plants_stay_solvable_with_states_spread_over_eight_decades(seed):
+    # a random plant is stabilisable and detectable; so is every change of its units
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(3, 8))
+    A, B, C = (rng.standard_normal(s) for s in ((n, n), (n, 3), (3, n)))
+    D = np.zeros((3, 3))
+    D[:2, 2:], D[2:, :2] = rng.standard_normal((2, 1)), rng.standard_normal((1, 2))
+    for spread in (0, 3, 6, 8):
+        T = np.diag(np.logspace(-spread / 2, spread / 2, n))
+        Ti = np.diag(1 / np.diag(T))
+        su = 10.0 ** (spread / 2)
+        Bs, Cs, Ds = T @ B, C @ Ti, D.copy()
+        Bs[:, 2:] *= su
+        Ds[:, 2:] *= su
+        Cs[2:] /= su
+        Ds[2:] /= su
+        check_solvable(partition_plant(control.ss(T @ A @ Ti, Bs, Cs, Ds), 1, 1))
