@@ -93,7 +93,14 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     W1, W2 : LTI, number, array_like or None
         Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``, so
         ``W1`` has as many outputs as ``G`` has inputs and ``W2`` as many inputs as ``G``
-        has outputs (a number is a 1 x 1 gain).
+        has outputs (a number ``c`` is the gain ``c I`` of that size).
+    tol : float
+        Relative backoff of the controller level from ``gamma_min`` (S&P's
+        ``gammarel = 1 + tol``), a positive number.
+
+    Returns
+    -------
+    NcfsynResult
 
     Raises
     ------
@@ -104,13 +111,6 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     IllPosedError
         When the shaped plant is not stabilisable and detectable, or the controller fails
         its verification.
-    tol : float
-        Relative backoff of the controller level from ``gamma_min`` (S&P's
-        ``gammarel = 1 + tol``), a positive number.
-
-    Returns
-    -------
-    NcfsynResult
 
     Examples
     --------
@@ -140,7 +140,7 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     Gs = _as_lti(G, "G")
     p, m = Gs.noutputs, Gs.ninputs
     if W1 is not None:
-        W1 = _as_lti(W1, "W1")
+        W1 = _as_lti(W1, "W1", m)
         if W1.noutputs != m:
             raise DimensionError(
                 f"ncfsyn: W1 is the input weight of G W1 and must have G's {m} input(s) as "
@@ -148,7 +148,7 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
             )
         Gs = Gs * W1
     if W2 is not None:
-        W2 = _as_lti(W2, "W2")
+        W2 = _as_lti(W2, "W2", p)
         if W2.ninputs != p:
             raise DimensionError(
                 f"ncfsyn: W2 is the output weight of W2 G and must have G's {p} output(s) as "
@@ -166,8 +166,11 @@ def _is_real(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
-def _as_lti(W, name):
-    """``W`` as a ``control.StateSpace``: an LTI system, or a number / matrix (a gain)."""
+def _as_lti(W, name, size=1):
+    """``W`` as a ``control.StateSpace``: an LTI system, a matrix (a gain) or a number
+    (that number times the identity of ``size``)."""
+    if _is_real(W):
+        W = W * np.eye(size)
     if isinstance(W, control.StateSpace):
         return W
     if isinstance(W, control.LTI):

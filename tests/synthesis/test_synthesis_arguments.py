@@ -28,10 +28,14 @@ def test_ncfsyn_weight_sizes():
         rmb.ncfsyn(G2, W1=control.tf([1.0, 2.0], [1.0, 1e-6]))  # 1x1 for two inputs
     with pytest.raises(ArgumentError, match="W1"):
         rmb.ncfsyn(G, W1="gain")
-    # a number is a 1x1 gain, an identity weight of the right size changes nothing
+    # an identity weight of the right size changes nothing, and a number c is c I
     ref = rmb.ncfsyn(G2).gamma
     assert rmb.ncfsyn(G2, W1=np.eye(2), W2=np.eye(2)).gamma == pytest.approx(ref, rel=1e-12)
+    assert rmb.ncfsyn(G2, W1=1.0, W2=1).gamma == pytest.approx(ref, rel=1e-12)
     assert rmb.ncfsyn(G, W1=1.0).gamma == pytest.approx(rmb.ncfsyn(G).gamma, rel=1e-12)
+    two = rmb.ncfsyn(G2, W1=2.0)
+    assert two.gamma == pytest.approx(rmb.ncfsyn(G2, W1=2 * np.eye(2)).gamma, rel=1e-12)
+    assert two.controller.ninputs == two.controller.noutputs == 2
 
 
 @pytest.mark.parametrize("tol", [-0.5, 0, 0.0, "a", np.nan, np.inf, True])
