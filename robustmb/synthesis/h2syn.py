@@ -50,7 +50,7 @@ except ImportError:  # pragma: no cover
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import h2norm
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, IllPosedError
 
 from .hinf_riccati import regularity
 from .lmi import _balancing, lmi_h2, lmi_h2_discrete
@@ -62,6 +62,7 @@ from .plant import (
     regularise,
     shift_back,
 )
+from .static import static_h2
 
 __all__ = ["H2synResult", "h2syn"]
 
@@ -83,7 +84,8 @@ class H2synResult:
         ``Fl(P, K)`` from ``w`` to ``z`` (the loop the norm was verified on); built on first
         access when the synthesis kept only its matrices.
     method : str
-        ``"riccati"`` or ``"lmi"``.
+        ``"riccati"`` or ``"lmi"``; ``"static"`` for a plant without states (see
+        :func:`.static.static_h2`).
     """
 
     controller: control.StateSpace
@@ -309,8 +311,14 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     Raises
     ------
     IllPosedError
-        Plant not stabilisable / detectable, no controller makes the loop strictly proper,
-        or (discrete time) the Riccati equations have no stabilising solution.
+        Plant not stabilisable / detectable, no controller makes the loop strictly proper
+        (for a plant without states: ``D11 + D12 Q D21 = 0`` has no solution), or
+        (discrete time) the Riccati equations have no stabilising solution.
+    ArgumentError
+        For a ``method`` not listed, or ``nmeas`` / ``ncon`` neither a count nor signal
+        names.
+    DimensionError, SignalError
+        For a wrong partition.
 
     Examples
     --------
@@ -332,8 +340,13 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     True
     """
     if method not in ("auto", "riccati", "lmi"):
-        raise DimensionError(f"method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
+        raise ArgumentError(f"h2syn: method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
     plant = partition_plant(P, nmeas, ncon)
+    if plant.A.shape[0] == 0:
+        K, cl, norm, opt = static_h2(plant)
+        return H2synResult(
+            as_controller(K, plant.controller_dt), norm, norm, (opt, norm), cl, "static"
+        )
     P0 = plant.with_d22_zero()
     regular, r_ok = regularity(P0)
     riccati = plant.dt > 0 or (regular and not P0.D11.any())
@@ -473,7 +486,7 @@ def _lmi_discrete(plant, P0, rtol=0.01):
     if found:
         K, cl, norm = found[-1]
         bracket = (min(opt, norm), norm)
-        return H2synResult(as_controller(K, plant.dt), norm, norm, bracket, cl, "lmi")
+        return H2synResult(as_controller(K, plant.controller_dt), norm, norm, bracket, cl, "lmi")
     raise IllPosedError(
         f"no discrete H2 LMI controller came within {rtol:.0%} of the LMI optimum {opt:.6g} "
         "in the closed-loop verification (SDP solution too inaccurate)"
@@ -488,5 +501,5 @@ def _discrete(plant, P0):
     if not np.isfinite(norm):
         raise IllPosedError("the discrete H2 controller failed the closed-loop verification")
     return H2synResult(
-        as_controller(K, plant.dt), norm, norm, (min(opt, norm), norm), cl, "riccati"
+        as_controller(K, plant.controller_dt), norm, norm, (min(opt, norm), norm), cl, "riccati"
     )

@@ -4,7 +4,8 @@ Algorithm
     1. Partition the plant and check that it is stabilisable through ``u`` and detectable
        through ``y``.  A discrete-time plant is replaced by its bilinear continuous-time
        equivalent (same H-infinity norm for every controller); ``D22`` is removed by loop
-       shifting.
+       shifting.  A plant without states is a matrix problem, solved exactly by
+       :func:`.static.static_hinf` (Parrott's bound, a static controller).
     2. Regular problem (``D12`` full column rank, ``D21`` full row rank): bisection on
        ``gamma`` with the two-Riccati existence test (:mod:`.hinf_riccati`) to a relative
        width ``gtol``.  The controller is the central one at a level slightly above the
@@ -69,6 +70,7 @@ from .plant import (
     shift_back,
     to_continuous,
 )
+from .static import static_hinf
 
 __all__ = ["HinfsynResult", "hinfsyn"]
 
@@ -124,7 +126,8 @@ class HinfsynResult:
         ``Fl(P, K)`` from ``w`` to ``z``.
     method : str
         ``"riccati"``, ``"lmi"`` or ``"regularised"`` (the Riccati controller of the
-        regularised plant, see ``regularised``).
+        regularised plant, see ``regularised``); ``"static"`` for a plant without states
+        (the optimal static controller of Parrott's matrix problem, whatever ``method``).
     gamma_design : float
         Level at which the controller was computed.
     gamma_opt : float
@@ -600,7 +603,15 @@ def _riccati_result(plant, cplant, cand, lo, hi, history):
         lo = ric.d_bound(ric.normalise(cplant.with_d22_zero()).plant)
     lo, certified = _certified_lower(plant, norm, peak, lo)
     return HinfsynResult(
-        as_controller(K, plant.dt), norm, (lo, norm), cl, "riccati", g, hi, history, certified
+        as_controller(K, plant.controller_dt),
+        norm,
+        (lo, norm),
+        cl,
+        "riccati",
+        g,
+        hi,
+        history,
+        certified,
     )
 
 
@@ -627,6 +638,15 @@ def _zeros_note(plant):
         "need not be attained by a stabilising controller; move the zero off the boundary, "
         "e.g. with a weight on the channel)"
     )
+
+
+def _static_result(plant):
+    """A plant without states: the matrix problem of :func:`.static.static_hinf`, solved
+    exactly (Parrott's bound is the optimum, also over dynamic controllers)."""
+    K, cl, norm, bound = static_hinf(plant)
+    K = as_controller(K, plant.controller_dt)
+    bracket = (min(bound, norm), norm)
+    return HinfsynResult(K, norm, bracket, cl, "static", norm, bound, [], True)
 
 
 def _is_real(x):
@@ -681,7 +701,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         For a wrong partition.
     ArgumentError
         For a ``method`` not listed, ``rtol`` outside (0, 1), ``gtol`` outside
-        (0, ``rtol``) or ``cond_max`` below 1.
+        (0, ``rtol``), ``cond_max`` below 1, or ``nmeas`` / ``ncon`` neither a count nor
+        signal names.
 
     Examples
     --------
@@ -708,6 +729,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     if not _is_real(cond_max) or not cond_max >= 1:
         raise ArgumentError(f"hinfsyn: cond_max must be a number >= 1; got {cond_max!r}")
     plant = partition_plant(P, nmeas, ncon)
+    if plant.A.shape[0] == 0:
+        return _static_result(plant)
     check_solvable(plant)
     cplant = to_continuous(plant) if plant.dt > 0 else plant
     history: list = []
@@ -779,6 +802,6 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     certified = bound >= min(gopt * (1 - 1e-6), gopt_estimate, norm)
     lower = min(bound, norm)  # clamp: a bound above the verified norm can only be rounding
     return HinfsynResult(
-        as_controller(K, plant.dt), norm, (lower, norm), cl, chosen, g, gopt_estimate,
+        as_controller(K, plant.controller_dt), norm, (lower, norm), cl, chosen, g, gopt_estimate,
         history, certified, runs,
     )  # fmt: skip

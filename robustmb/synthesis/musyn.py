@@ -49,7 +49,7 @@ from robustmb.analysis._separation import separated_blocks
 from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
 
 from .hinfsyn import hinfsyn
@@ -329,6 +329,42 @@ def reduce_controller(K, order):
     return control.ss(Ar[:nr, :nr], Br[:nr], Cr[:, :nr], K.D)
 
 
+def _is_count(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk):
+    """Argument errors found before any synthesis runs."""
+    if not _is_count(max_iter) or max_iter < 1:
+        raise ArgumentError(f"musyn: max_iter must be an integer >= 1; got {max_iter!r}")
+    if not _is_count(max_order) or max_order < 0:
+        raise ArgumentError(f"musyn: max_order must be an integer >= 0; got {max_order!r}")
+    for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
+        if not _is_count(value):
+            raise ArgumentError(f"musyn: {name} must be an integer count; got {value!r}")
+    uncertain = hasattr(P, "nominal") and hasattr(P, "blocks")
+    if blk is None and not uncertain:
+        raise ArgumentError(
+            f"musyn: P is a {type(P).__name__} without uncertain elements: give an "
+            "uncertain system, or the Delta channels' structure with blk"
+        )
+
+
+def _check_omega(omega):
+    """The D-step grid as a 1-D array of finite frequencies >= 0."""
+    try:
+        w = np.asarray(omega, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"musyn: omega must be real frequencies in rad/s; got {omega!r}"
+        ) from None
+    if w.ndim != 1 or w.size == 0:
+        raise ArgumentError(f"musyn: omega must be a nonempty 1-D grid; got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ArgumentError("musyn: omega must hold finite frequencies >= 0 (rad/s)")
+    return w
+
+
 def musyn(
     P,
     nmeas,
@@ -355,11 +391,12 @@ def musyn(
         scalar, ``(r, c)`` full block).
     nmeas, ncon : int
     omega : array_like, optional
-        Frequency grid of the D-step (default: 60 points around the plant's poles).
+        Frequency grid of the D-step, finite and >= 0 (default: 60 points around the
+        plant's poles).
     max_iter : int
-        Number of D-K iterations.
+        Number of D-K iterations, at least 1.
     max_order : int
-        Largest order of each fitted scaling.
+        Largest order of each fitted scaling, at least 0.
     blk : list, optional
         Uncertainty structure when ``P`` is a plain state-space model.
     progress : bool
@@ -391,6 +428,15 @@ def musyn(
     -------
     MusynResult
 
+    Raises
+    ------
+    ArgumentError
+        For ``max_iter`` below 1, ``max_order`` below 0, non-integer ``nmeas`` / ``ncon``,
+        an ``omega`` that is not a grid of finite frequencies >= 0, or a plain system
+        without ``blk`` (checked before any synthesis).
+    DimensionError
+        For channel counts or ``blk`` that do not fit the plant.
+
     Examples
     --------
     >>> import control
@@ -405,9 +451,15 @@ def musyn(
     >>> bool(res.history[1]["mu_peak"] < res.history[0]["mu_peak"] and res.mu < 1)
     True
     """
+    _check_arguments(P, nmeas, ncon, max_iter, max_order, blk)
     uncertain = blk is None
     if uncertain:
         M, blocks = lftdata(simplify(P))
+        if not blocks:
+            raise ArgumentError(
+                "musyn: P has no uncertain elements: nothing to make robust (use hinfsyn "
+                "for a nominal design)"
+            )
     else:
         M = P
         blocks = []
@@ -435,7 +487,7 @@ def musyn(
         poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
         poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
         omega = np.logspace(np.log10(poles.min()) - 2, np.log10(poles.max()) + 2, 60)
-    omega = np.asarray(omega, float)
+    omega = _check_omega(omega)
     full = partition_plant(M, nmeas, ncon)
     if controller_order is not None and (
         not isinstance(controller_order, (int, np.integer)) or controller_order < 0

@@ -33,7 +33,7 @@ import scipy.linalg
 
 from robustmb.analysis import hinfnorm
 from robustmb.analysis._statespace import as_statespace_data
-from robustmb.errors import IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 from .plant import Plant, closed_loop, controller_from_continuous, to_continuous
 
@@ -90,15 +90,27 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     ----------
     G : control.StateSpace or control.TransferFunction
         Plant, continuous or discrete time (the weights in the same time domain).
-    W1, W2 : LTI or None
-        Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``.
+    W1, W2 : LTI, number, array_like or None
+        Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``, so
+        ``W1`` has as many outputs as ``G`` has inputs and ``W2`` as many inputs as ``G``
+        has outputs (a number ``c`` is the gain ``c I`` of that size).
     tol : float
         Relative backoff of the controller level from ``gamma_min`` (S&P's
-        ``gammarel = 1 + tol``).
+        ``gammarel = 1 + tol``), a positive number.
 
     Returns
     -------
     NcfsynResult
+
+    Raises
+    ------
+    ArgumentError
+        For ``tol`` not a positive number, or a weight that is neither a system nor a gain.
+    DimensionError
+        For a weight whose size does not fit ``G``.
+    IllPosedError
+        When the shaped plant is not stabilisable and detectable, or the controller fails
+        its verification.
 
     Examples
     --------
@@ -121,20 +133,62 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     >>> round(res.gamma_achieved, 4)
     1.9903
     """
-    Gs = control.ss(G)
+    if not _is_real(tol) or not (0 < tol < np.inf):
+        # tol = 0 asks for the level gamma_min itself, where the controller formula is
+        # singular (L = (1 - gamma^2) I + X Z loses rank)
+        raise ArgumentError(f"ncfsyn: tol must be a positive finite number; got {tol!r}")
+    Gs = _as_lti(G, "G")
+    p, m = Gs.noutputs, Gs.ninputs
     if W1 is not None:
-        Gs = Gs * control.ss(W1)
+        W1 = _as_lti(W1, "W1", m)
+        if W1.noutputs != m:
+            raise DimensionError(
+                f"ncfsyn: W1 is the input weight of G W1 and must have G's {m} input(s) as "
+                f"outputs; it is {W1.noutputs}x{W1.ninputs}"
+            )
+        Gs = Gs * W1
     if W2 is not None:
-        Gs = control.ss(W2) * Gs
+        W2 = _as_lti(W2, "W2", p)
+        if W2.ninputs != p:
+            raise DimensionError(
+                f"ncfsyn: W2 is the output weight of W2 G and must have G's {p} output(s) as "
+                f"inputs; it is {W2.noutputs}x{W2.ninputs}"
+            )
+        Gs = W2 * Gs
     A, B, C, D, dt = as_statespace_data(Gs, argname="G")
     if dt:
-        return _discrete(A, B, C, D, dt, W1, W2, tol)
+        return _discrete(A, B, C, D, Gs.dt, W1, W2, tol)
     gmin, achieved, K = _design(A, B, C, D, tol)
     return _result(control.ss(*K), gmin, achieved, W1, W2)
 
 
-def _discrete(A, B, C, D, dt, W1, W2, tol):
+def _is_real(x):
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _as_lti(W, name, size=1):
+    """``W`` as a ``control.StateSpace``: an LTI system, a matrix (a gain) or a number
+    (that number times the identity of ``size``)."""
+    if _is_real(W):
+        W = W * np.eye(size)
+    if isinstance(W, control.StateSpace):
+        return W
+    if isinstance(W, control.LTI):
+        return control.ss(W)
+    try:
+        M = np.atleast_2d(np.asarray(W, dtype=float))
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"ncfsyn: {name} must be an LTI system or a real gain matrix; got {type(W).__name__}"
+        ) from None
+    if M.ndim != 2 or M.size == 0:
+        raise DimensionError(f"ncfsyn: {name} must be a nonempty 2-D gain; got shape {M.shape}")
+    return control.ss([], [], [], M)
+
+
+def _discrete(A, B, C, D, sys_dt, W1, W2, tol):
     n, (p, m) = A.shape[0], D.shape
+    dt = 1.0 if sys_dt is True else float(sys_dt)
     z = np.zeros
     pd = Plant(A, B, z((n, 0)), C, z((0, n)), D, z((p, 0)), z((0, m)), z((0, 0)), dt)
     pc = to_continuous(pd)
@@ -144,7 +198,7 @@ def _discrete(A, B, C, D, dt, W1, W2, tol):
     g = gmin * (1.0 + tol)
     if not achieved <= g * (1 + 1e-6):
         raise IllPosedError(f"loop-shaping controller failed verification ({achieved} > {g})")
-    return _result(control.ss(*K, dt), gmin, achieved, W1, W2)
+    return _result(control.ss(*K, sys_dt), gmin, achieved, W1, W2)
 
 
 def _closed_loop_matrices(plant, K):
@@ -161,12 +215,8 @@ def _result(Ks, gmin, achieved, W1, W2):
     return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)
 
 
-def _design(A, B, C, D, tol):
-    """Continuous-time design: ``gamma_min``, verified level and controller matrices."""
-    p, m = D.shape
-    R = np.eye(p) + D @ D.T
-    S = np.eye(m) + D.T @ D
-    Ar = A - B @ np.linalg.solve(S, D.T @ C)
+def _riccati(Ar, B, C, S, R):
+    """``(Z, X, gamma_min)`` from the two Riccati equations of the shaped plant."""
     try:
         Z = scipy.linalg.solve_continuous_are(Ar.T, C.T, B @ np.linalg.solve(S, B.T), R)
         X = scipy.linalg.solve_continuous_are(Ar, B, C.T @ np.linalg.solve(R, C), S)
@@ -175,7 +225,22 @@ def _design(A, B, C, D, tol):
             "the shaped plant W2 G W1 has no normalised coprime factorisation: it is not "
             "stabilisable and detectable"
         ) from exc
-    gmin = float(np.sqrt(1.0 + np.max(np.abs(np.linalg.eigvals(X @ Z)))))
+    return Z, X, float(np.sqrt(1.0 + np.max(np.abs(np.linalg.eigvals(X @ Z)))))
+
+
+def _design(A, B, C, D, tol):
+    """Continuous-time design: ``gamma_min``, verified level and controller matrices."""
+    p, m = D.shape
+    R = np.eye(p) + D @ D.T
+    S = np.eye(m) + D.T @ D
+    Ar = A - B @ np.linalg.solve(S, D.T @ C)
+    if A.shape[0] == 0:
+        # a static shaped plant: X = Z = [] and gamma_min = 1 (its Hankel norm is 0); the
+        # formula's K = -D' gives [I; K] (I - D K)^-1 [I, D] of norm exactly 1
+        Z = X = np.zeros((0, 0))
+        gmin = 1.0
+    else:
+        Z, X, gmin = _riccati(Ar, B, C, S, R)
     g = gmin * (1.0 + tol)
     F = -np.linalg.solve(S, D.T @ C + B.T @ X)
     L = (1 - g**2) * np.eye(A.shape[0]) + X @ Z

@@ -22,6 +22,7 @@ and provides the three exact changes of problem every synthesis method uses:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import control
@@ -29,7 +30,7 @@ import numpy as np
 import scipy.linalg
 
 from robustmb.analysis._statespace import _sampling_time, as_statespace_data
-from robustmb.errors import DimensionError, IllPosedError, SignalError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError
 
 __all__ = [
     "Plant",
@@ -61,6 +62,14 @@ class Plant:
     dt: float = 0.0
     input_names: tuple = ()
     output_names: tuple = ()
+    # the sampling time as the user gave it (python-control's ``True``, unspecified, kept
+    # for the controller); ``dt`` is its numeric value for the computations
+    dt_given: object = None
+
+    @property
+    def controller_dt(self):
+        """Sampling time for the controller: the plant's own, ``True`` included."""
+        return self.dt if self.dt_given is None else self.dt_given
 
     @property
     def dims(self):
@@ -100,6 +109,17 @@ def _signal_indices(names, labels, count_name, kind):
     if len(set(idx)) != len(idx):
         raise SignalError(f"{count_name}: repeated {kind} signal in {list(names)}")
     return idx
+
+
+def _count_or_names(value):
+    """Whether ``value`` is an integer (not a bool), a string or a sequence of strings;
+    the strings themselves are checked against the plant's signals later."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (numbers.Integral, str)):
+        return True
+    # a sequence of names (each checked to be a string by _signal_indices)
+    return isinstance(value, Iterable)
 
 
 def _nominal_and_labels(P, argname):
@@ -147,6 +167,8 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
 
     Raises
     ------
+    ArgumentError
+        For ``nmeas`` / ``ncon`` neither an integer nor signal names (a float, a bool).
     DimensionError
         For counts that do not fit the plant's size.
     SignalError
@@ -160,12 +182,16 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     (1, 1, 1, 1, 1)
     """
     sys, in_labels, out_labels = _nominal_and_labels(P, argname)
+    sys_dt = getattr(sys, "dt", None)
     data = _real_statespace_data(sys, argname)
     A, B, C, D, dt = data if data is not None else as_statespace_data(sys, argname=argname)
     if np.iscomplexobj(A) or np.iscomplexobj(B) or np.iscomplexobj(C) or np.iscomplexobj(D):
         raise DimensionError(f"{argname}: synthesis needs a real plant")
     p, m = D.shape
     in_order, out_order = list(range(m)), list(range(p))
+    for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
+        if not _count_or_names(value):
+            raise ArgumentError(f"{name} must be an integer count or signal name(s); got {value!r}")
     if isinstance(ncon, numbers.Integral) and not isinstance(ncon, bool):
         ncon = int(ncon)
     else:
@@ -184,11 +210,15 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
         idx = _signal_indices(names, out_labels, "nmeas", "output")
         out_order = [i for i in range(p) if i not in idx] + idx
         nmeas = len(idx)
-    if not 1 <= ncon < m:
+    if ncon < 1:
+        raise DimensionError(f"ncon = {ncon}: the controller needs at least one control input")
+    if ncon >= m:
         raise DimensionError(
             f"ncon = {ncon} must leave at least one disturbance input: the plant has {m} inputs"
         )
-    if not 1 <= nmeas < p:
+    if nmeas < 1:
+        raise DimensionError(f"nmeas = {nmeas}: the controller needs at least one measurement")
+    if nmeas >= p:
         raise DimensionError(
             f"nmeas = {nmeas} must leave at least one error output: the plant has {p} outputs"
         )
@@ -203,15 +233,44 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     )
     return Plant(
         A, B[:, :m1], B[:, m1:], C[:p1], C[p1:], D[:p1, :m1], D[:p1, m1:], D[p1:, :m1],
-        D[p1:, m1:], dt, labels_in, labels_out,
+        D[p1:, m1:], dt, labels_in, labels_out, True if dt and sys_dt is True else None,
     )  # fmt: skip
 
 
+def _balanced_pair(A, B):
+    """``(A, B)`` with ``B`` scaled to the norm of ``A`` (the units of the inputs), then
+    the diagonal similarity (powers of two, exact) that balances the rows of ``[A, B]``
+    against the columns of ``A`` (LAPACK gebal on ``[[A, B], [0, 0]]``, no permutation,
+    the units of the states).  Neither change moves the controllable subspace."""
+    n, m = B.shape
+    if n == 0 or not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        return A, B
+    na, nb = np.linalg.norm(A), np.linalg.norm(B)
+    if na > 0 and nb > 0:
+        B = B * (na / nb)
+    M = np.zeros((n + m, n + m))
+    M[:n, :n], M[:n, n:] = A, B
+    _, (scale, _) = scipy.linalg.matrix_balance(M, permute=False, separate=True)
+    d = scale[:n]
+    return A / d[:, None] * d[None, :], B / d[:, None]
+
+
 def _uncontrollable_modes(A, B, dt, tol=1e-9):
-    """Eigenvalues of ``A`` on or outside the stability boundary that ``B`` cannot move."""
+    """Eigenvalues of ``A`` on or outside the stability boundary that ``B`` cannot move.
+
+    PBH test on the balanced pair (:func:`_balanced_pair`): a mode ``lam`` is reported
+    when the smallest singular value of ``[A - lam I, B]`` is at most ``tol`` times the
+    norm of the balanced ``[A, B]``.  Balancing first makes the verdict independent of
+    the units of the states: with ``x -> diag(k, 1 / k) x`` the unbalanced test called a
+    stabilisable plant unstabilisable from ``k = 1000`` on (its ``[A, B]`` carried
+    ``k^2`` next to ``1 / k``).
+    """
     n = A.shape[0]
+    if n == 0:
+        return []
+    A, B = _balanced_pair(np.asarray(A, float), np.asarray(B, float))
     bad = []
-    scale = max(np.linalg.norm(A, 1), np.linalg.norm(B, 1), 1.0)
+    scale = max(np.linalg.norm(np.hstack([A, B]), 2), np.finfo(float).tiny)
     for lam in np.linalg.eigvals(A):
         unstable = abs(lam) >= 1 - 1e-12 if dt else lam.real >= -1e-12 * scale
         if not unstable:
@@ -420,7 +479,7 @@ def to_continuous(plant: Plant) -> Plant:
     A = plant.A
     n = A.shape[0]
     ipa = np.eye(n) + A
-    if np.linalg.cond(ipa) > 1e12:
+    if n and np.linalg.cond(ipa) > 1e12:
         raise IllPosedError(
             "the discrete plant has a pole at z = -1; the bilinear map to continuous time "
             "does not exist (shift the sampling or use method='lmi')"

@@ -1,0 +1,103 @@
+"""Bad arguments of the synthesis functions raise robustmb errors naming the argument."""
+
+import control
+import numpy as np
+import pytest
+
+import robustmb as rmb
+from robustmb.errors import ArgumentError, DimensionError
+
+P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
+G = control.tf(1, [1, 1])
+
+
+def uncertain_plant():
+    d = rmb.ultidyn("d", (1, 1), bound=0.5)
+    Gu = rmb.uss(control.tf([1.0], [1.0, 1.0])) * (1 + d)
+    W = rmb.uss(control.tf([0.5, 0.5], [1.0, 0.01]))
+    return rmb.vstack(W, 1.0) * rmb.hstack(1.0, -Gu)
+
+
+def test_ncfsyn_weight_sizes():
+    with pytest.raises(DimensionError, match="W1 .* 2x2"):
+        rmb.ncfsyn(G, W1=control.ss([], [], [], np.eye(2)))
+    with pytest.raises(DimensionError, match="W2 .* 1x2"):
+        rmb.ncfsyn(G, W2=control.ss([], [], [], np.ones((1, 2))))
+    G2 = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with pytest.raises(DimensionError, match="W1"):
+        rmb.ncfsyn(G2, W1=control.tf([1.0, 2.0], [1.0, 1e-6]))  # 1x1 for two inputs
+    with pytest.raises(ArgumentError, match="W1"):
+        rmb.ncfsyn(G, W1="gain")
+    # an identity weight of the right size changes nothing, and a number c is c I
+    ref = rmb.ncfsyn(G2).gamma
+    assert rmb.ncfsyn(G2, W1=np.eye(2), W2=np.eye(2)).gamma == pytest.approx(ref, rel=1e-12)
+    assert rmb.ncfsyn(G2, W1=1.0, W2=1).gamma == pytest.approx(ref, rel=1e-12)
+    assert rmb.ncfsyn(G, W1=1.0).gamma == pytest.approx(rmb.ncfsyn(G).gamma, rel=1e-12)
+    two = rmb.ncfsyn(G2, W1=2.0)
+    assert two.gamma == pytest.approx(rmb.ncfsyn(G2, W1=2 * np.eye(2)).gamma, rel=1e-12)
+    assert two.controller.ninputs == two.controller.noutputs == 2
+
+
+@pytest.mark.parametrize("tol", [-0.5, 0, 0.0, "a", np.nan, np.inf, True])
+def test_ncfsyn_tol(tol):
+    with pytest.raises(ArgumentError, match="tol"):
+        rmb.ncfsyn(G, tol=tol)
+
+
+def test_partition_messages():
+    with pytest.raises(DimensionError, match="nmeas = 0: the controller needs at least one meas"):
+        rmb.hinfsyn(P, 0, 1)
+    with pytest.raises(DimensionError, match="ncon = 0: the controller needs at least one cont"):
+        rmb.h2syn(P, 1, 0)
+    with pytest.raises(DimensionError, match="nmeas = 2 must leave at least one error output"):
+        rmb.hinfsyn(P, 2, 1)
+    for bad in (1.5, True, None):
+        with pytest.raises(ArgumentError, match="ncon must be an integer"):
+            rmb.hinfsyn(P, 1, bad)
+        with pytest.raises(ArgumentError, match="nmeas must be an integer"):
+            rmb.h2syn(P, bad, 1)
+
+
+def test_h2syn_method():
+    with pytest.raises(ArgumentError, match="method"):
+        rmb.h2syn(P, 1, 1, method="foo")
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": 1.5}, "max_iter"),
+        ({"max_order": -1}, "max_order"),
+        ({"omega": [-1.0, 1.0]}, "omega"),
+        ({"omega": [1.0, np.nan]}, "omega"),
+        ({"omega": []}, "omega"),
+        ({"omega": np.ones((2, 2))}, "omega"),
+    ],
+)
+def test_musyn_arguments(kwargs, name):
+    with pytest.raises(ArgumentError, match=name):
+        rmb.musyn(uncertain_plant(), 1, 1, **kwargs)
+
+
+def test_musyn_needs_uncertainty():
+    M = control.ss(-np.eye(2), np.ones((2, 3)), np.ones((3, 2)), np.zeros((3, 3)))
+    with pytest.raises(ArgumentError, match="blk"):
+        rmb.musyn(M, 1, 1)
+    with pytest.raises(ArgumentError, match="no uncertain elements"):
+        rmb.musyn(rmb.uss(control.ss(M)), 1, 1)
+    with pytest.raises(ArgumentError, match="nmeas"):
+        rmb.musyn(uncertain_plant(), 1.0, 1)
+
+
+def test_discrete_true_sampling_time_is_kept():
+    Pd = control.c2d(P, 0.1)
+    Pt = control.ss(Pd.A, Pd.B, Pd.C, Pd.D, True)
+    for syn in (rmb.hinfsyn, rmb.h2syn):
+        K1, Kt = syn(Pd, 1, 1).controller, syn(Pt, 1, 1).controller
+        assert K1.dt == 0.1 and Kt.dt is True
+        # the same controller: dt = True is a sampling time of 1, the design is dt-free
+        assert np.allclose(control.ss(Kt).A, K1.A) and np.allclose(Kt.D, K1.D)
+    Gt = control.ss(control.c2d(control.ss(G), 0.1).A, [[1.0]], [[1.0]], [[0.0]], True)
+    assert rmb.ncfsyn(Gt).controller.dt is True
+    assert rmb.hinfsyn(control.ss([], [], [], [[1.0, 1.0], [1.0, 0.0]], True), 1, 1).controller.dt
