@@ -25,12 +25,19 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import _BOUNDARY_FACTOR, defective_radius, pole_bands
+from robustmb.analysis.balancing import (
+    _BOUNDARY_FACTOR,
+    defective_radius,
+    eigenvectors,
+    pole_bands,
+)
 
 __all__ = [
     "STABLE",
     "UNDECIDED",
     "UNSTABLE",
+    "cluster_rounding",
+    "eigenvalue_rounding",
     "pole_discs",
     "stability_verdict",
     "verified_stable",
@@ -258,12 +265,99 @@ def _beyond_widest_band(poles, A, dt, raw=None):
     return bool(np.all(poles.real < -widest))
 
 
+def cluster_rounding(values, scale):
+    """A cheap screen for eigenvalues that rounding may have moved far: clusters.
+
+    A simple eigenvalue moves by about ``eps scale``; a defective one of multiplicity
+    ``m`` splits into ``m`` computed eigenvalues spread over about
+    ``r_m = eps^(1/m) scale`` (the Hoelder perturbation bound of a Jordan block).  The
+    radius of an eigenvalue is the largest ``r_m`` such that ``m`` computed eigenvalues,
+    itself included, lie within ``2 r_m`` of it: a cluster that rounding could have
+    produced from one multiple eigenvalue.  Close but distinct eigenvalues get the wide
+    radius too, so this over-estimates (a screen; :func:`eigenvalue_rounding` is the
+    estimate from eigenvectors).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Computed eigenvalues (1-D, complex).
+    scale : float
+        Norm of the matrix they came from.
+
+    Returns
+    -------
+    numpy.ndarray
+        One radius per eigenvalue, at least ``eps scale``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = -1e-5 * np.eye(3) + np.diag(np.ones(2), 1)  # a 3x3 Jordan block at -1e-5
+    >>> r = cluster_rounding(np.linalg.eigvals(J), 1.0)
+    >>> bool(np.all(r > 1e-6)), bool(np.all(cluster_rounding(np.array([-1.0, -2.0]), 2.0) < 1e-15))
+    (True, True)
+    """
+    values = np.asarray(values, dtype=complex).ravel()
+    floor = np.full(values.size, _EPS * scale)
+    if values.size < 2 or not np.all(np.isfinite(values)):
+        return floor
+    distances = np.abs(values[:, None] - values[None, :])
+    distances.sort(axis=1)  # column 0: the eigenvalue itself
+    radii = scale * _EPS ** (1.0 / np.arange(2, values.size + 1))
+    # column m - 1 is the distance to the (m - 1)-th nearest other eigenvalue
+    within = distances[:, 1:] <= 2.0 * radii[None, :]
+    return np.maximum(floor, np.where(within, radii[None, :], 0.0).max(axis=1))
+
+
+def eigenvalue_rounding(A, scale=None):
+    """Eigenvalues of ``A`` and how far rounding may have moved each: ``(w, radius)``.
+
+    ``radius = 10 eps ||A|| kappa_i`` with ``kappa_i = 1 / |y_i^H x_i|`` (unit left and
+    right eigenvectors), the first-order perturbation bound with a margin.  For the
+    computed members of a defective cluster of size ``m``, ``kappa_i`` is about
+    ``eps^(-(m-1)/m)`` and the bound is about the Hoelder radius ``eps^(1/m) ||A||``
+    they actually scatter over (within a factor of a few, which the margin covers);
+    semi-simple multiple eigenvalues keep small ``kappa`` and a small radius.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Square matrix.
+    scale : float, optional
+        ``||A||`` (the largest absolute column sum by default).
+
+    Returns
+    -------
+    w, radius : numpy.ndarray
+        Eigenvalues and their radii (``inf`` where the eigenvectors are not finite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = -1e-5 * np.eye(3) + np.diag(np.ones(2), 1)  # a 3x3 Jordan block at -1e-5
+    >>> w, radius = eigenvalue_rounding(J)
+    >>> bool(np.all(radius > np.abs(w + 1e-5)))             # covers the actual scatter
+    True
+    """
+    if scale is None:
+        scale = float(np.abs(A).sum(axis=0).max()) if A.size else 0.0
+    w, vl, vr = eigenvectors(A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))
+    radius = 10.0 * _EPS * scale * np.maximum(kappa, 1.0)
+    return w, np.where(np.isfinite(radius), radius, np.inf)
+
+
 def _resonance_sensitive(A, dt, tol, poles=None):
     """True when evaluations from computed poles may miss the relative accuracy ``tol``.
 
     Near a pole ``p`` the response is about ``r / (j w - p)``; rounding moves ``p`` by at
     least ``eps ||A||``, a relative change of ``eps ||A|| / dist(p, boundary)`` in the
-    response at the resonance.  ``poles``: the eigenvalues of ``A`` if already known.
+    response at the resonance.  A nearly defective pole moves by far more (about
+    ``eps^(1/m) ||A||`` for ``m`` coalescing poles): when the cluster screen
+    :func:`cluster_rounding` finds a cluster that could matter, the eigenvectors'
+    estimate :func:`eigenvalue_rounding` decides.  ``poles``: the eigenvalues of ``A`` if
+    already known.
     """
     if A.shape[0] == 0:
         return False
@@ -271,4 +365,13 @@ def _resonance_sensitive(A, dt, tol, poles=None):
         poles = _eigenvalues(A)
     distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
     size = float(np.abs(A).sum(axis=0).max())
-    return bool(_EPS * size > tol * float(np.min(distance)))
+    if _EPS * size > tol * float(np.min(distance)):
+        return True
+    if not np.any(cluster_rounding(poles, size) > tol * distance):
+        return False
+    try:
+        poles, radius = eigenvalue_rounding(A, size)
+    except (np.linalg.LinAlgError, ValueError):
+        return True
+    distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
+    return bool(np.any(radius > tol * distance))
