@@ -265,7 +265,7 @@ def _beyond_widest_band(poles, A, dt, raw=None):
     return bool(np.all(poles.real < -widest))
 
 
-def cluster_rounding(values, scale):
+def cluster_rounding(values, scale, largest=8):
     """A cheap screen for eigenvalues that rounding may have moved far: clusters.
 
     A simple eigenvalue moves by about ``eps scale``; a defective one of multiplicity
@@ -275,7 +275,14 @@ def cluster_rounding(values, scale):
     itself included, lie within ``2 r_m`` of it: a cluster that rounding could have
     produced from one multiple eigenvalue.  Close but distinct eigenvalues get the wide
     radius too, so this over-estimates (a screen; :func:`eigenvalue_rounding` is the
-    estimate from eigenvectors).
+    estimate from eigenvectors).  The cluster must be set apart (the next eigenvalue at
+    least four times farther than its farthest member) and scattered beyond
+    ``100 eps scale`` (the computed copies of a semi-simple multiple eigenvalue stay
+    within a few ``eps scale``; a matrix whose defective eigenvalue is computed
+    without rounding, such as a triangular Jordan block, is not detected: its poles
+    are exact), and sizes up to ``largest``
+    count: ``r_m`` grows towards ``scale`` with ``m`` (``eps^(1/8)`` is about 1e-2),
+    and larger "clusters" would be any dense part of a spectrum.
 
     Parameters
     ----------
@@ -283,6 +290,8 @@ def cluster_rounding(values, scale):
         Computed eigenvalues (1-D, complex).
     scale : float
         Norm of the matrix they came from.
+    largest : int, optional
+        Largest cluster size considered.
 
     Returns
     -------
@@ -293,7 +302,8 @@ def cluster_rounding(values, scale):
     --------
     >>> import numpy as np
     >>> J = -1e-5 * np.eye(3) + np.diag(np.ones(2), 1)  # a 3x3 Jordan block at -1e-5
-    >>> r = cluster_rounding(np.linalg.eigvals(J), 1.0)
+    >>> Q = np.linalg.qr(np.arange(9.0).reshape(3, 3) + np.eye(3))[0]
+    >>> r = cluster_rounding(np.linalg.eigvals(Q @ J @ Q.T), 1.0)  # rounded: scattered
     >>> bool(np.all(r > 1e-6)), bool(np.all(cluster_rounding(np.array([-1.0, -2.0]), 2.0) < 1e-15))
     (True, True)
     """
@@ -301,12 +311,33 @@ def cluster_rounding(values, scale):
     floor = np.full(values.size, _EPS * scale)
     if values.size < 2 or not np.all(np.isfinite(values)):
         return floor
+    top = min(values.size, largest)
+    sizes = np.arange(2, top + 1)
+    radii = scale * _EPS ** (1.0 / sizes)
     distances = np.abs(values[:, None] - values[None, :])
-    distances.sort(axis=1)  # column 0: the eigenvalue itself
-    radii = scale * _EPS ** (1.0 / np.arange(2, values.size + 1))
-    # column m - 1 is the distance to the (m - 1)-th nearest other eigenvalue
-    within = distances[:, 1:] <= 2.0 * radii[None, :]
-    return np.maximum(floor, np.where(within, radii[None, :], 0.0).max(axis=1))
+    # quick exit: no eigenvalue has a scattered neighbour within the widest radius
+    near = (distances <= 2.0 * radii[-1]) & (distances > 100.0 * _EPS * scale)
+    rows = np.flatnonzero(near.any(axis=1))
+    if rows.size == 0:
+        return floor
+    distances = distances[rows]
+    # the top + 1 smallest distances of each row, sorted (column 0: the eigenvalue itself)
+    if top + 1 < values.size:
+        distances = np.partition(distances, top, axis=1)[:, : top + 1]
+    distances.sort(axis=1)
+    # column m - 1 is the distance to the (m - 1)-th nearest other eigenvalue; the cluster
+    # must be tight (within 2 r_m) and set apart: the next eigenvalue at least four times
+    # as far (a dense stretch of a spectrum is no cluster)
+    inner = distances[:, 1:top]
+    outer = np.full(inner.shape, np.inf)
+    available = min(distances.shape[1] - 2, inner.shape[1])
+    outer[:, :available] = distances[:, 2 : 2 + available]
+    # ... and scattered beyond what rounding does to a semi-simple multiple eigenvalue
+    # (computed copies within a few eps scale of each other: no Hoelder scatter)
+    scattered = inner > 100.0 * _EPS * scale
+    within = (inner <= 2.0 * radii[None, :]) & (outer >= 4.0 * inner) & scattered
+    floor[rows] = np.maximum(floor[rows], np.where(within, radii[None, :], 0.0).max(axis=1))
+    return floor
 
 
 def eigenvalue_rounding(A, scale=None):
