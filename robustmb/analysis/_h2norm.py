@@ -155,7 +155,9 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         modal = _h2_modal(A, B, C, discrete, eig=eig)
         if modal is not None:
             return float(np.sqrt(max(modal, 0.0) + feedthrough))
-    elif not discrete:
+    # a sensitive model, or eigenvectors too ill-conditioned for the modal sum (a
+    # defective pole, even one computed exactly as in a triangular Jordan block)
+    if not discrete:
         refined = _h2_refined(A, B, C)
         if refined is not None:
             return float(np.sqrt(max(refined, 0.0)))
