@@ -719,6 +719,9 @@ class _LevelSetSearch:
         if eigenvalues.size < 3:
             return []
         distance = self._boundary_distance(eigenvalues)
+        # the screen's radius is at most eps^(1/8) scale: farther eigenvalues are clear
+        if not np.any(distance <= 2.0 * _EPS**0.125 * scale):
+            return []
         screen = cluster_rounding(eigenvalues, scale)
         suspect = (screen > 1.001 * np.sqrt(_EPS) * scale) & (distance <= 2.0 * screen)
         if not suspect.any():
