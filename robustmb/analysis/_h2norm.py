@@ -88,9 +88,9 @@ def h2norm(sys) -> float:
     Warns
     -----
     RuntimeWarning
-        When the value comes from a Gramian whose estimated relative error exceeds
-        ``1e-8`` and that refinement could not bring to rounding level (see Notes); the
-        message gives the estimate.
+        When refinement could not bring the Gramian to rounding level and the better of
+        the plain Gramian and the modal sum has an estimated relative error above
+        ``1e-8`` (see Notes); the message gives the estimate.
 
     Notes
     -----
@@ -100,8 +100,9 @@ def h2norm(sys) -> float:
     ``eps^(1/m) ||A||`` for ``m`` coalescing poles: repeated, defective poles such as
     identical modes in series).  Otherwise a continuous-time Gramian is solved and
     refined in double-double until the correction is at rounding level; if that fails
-    (and in discrete time) a plain Bartels-Stewart Gramian is used, with a warning
-    when its error estimate ``eps ||A|| ||P|| / ||B B^H||`` is large.
+    (and in discrete time) a plain Bartels-Stewart Gramian is used, or the modal sum
+    when its error estimate is the smaller one (the Gramian's:
+    ``eps ||A|| ||P|| / ||B B^H||``), with a warning when even that is large.
 
     Examples
     --------
@@ -162,16 +163,17 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         if refined is not None:
             return float(np.sqrt(max(refined, 0.0)))
     value, error = _h2_gramian(A, B, C, discrete)
+    if error > _H2_MODAL_ACCURACY:
+        # the modal sum keeps each computed pole's relative accuracy (stiff models): the
+        # smaller of the two error estimates decides
+        modal = _h2_modal(A, B, C, discrete, eig=eig, accuracy=error)
+        if modal is not None:
+            value, error = modal, _h2_modal_error(A, eig)
     if error > _H2_WARN_ACCURACY:
-        if sensitive:
-            # the modal sum keeps each computed pole's relative accuracy (stiff models)
-            modal = _h2_modal(A, B, C, discrete, eig=eig)
-            if modal is not None:
-                value = modal
         warnings.warn(
-            "h2norm: an ill-conditioned Gramian (a lightly damped, stiff or repeated pole) "
-            "that refinement could not bring to rounding level; the value may be off by "
-            f"about {error:.0e} relative",
+            "h2norm: neither the modal sum nor a Gramian refined to rounding level is "
+            "available (a lightly damped, stiff or repeated pole); the value may be off by "
+            f"about {error:.0e} relative (estimate)",
             RuntimeWarning,
             stacklevel=3,
         )
@@ -200,9 +202,19 @@ def _h2_gramian(A, B, C, discrete):
     return value, error
 
 
-def _h2_modal(A, B, C, discrete, eig=None):
+def _h2_modal_error(A, eig):
+    """The modal sum's estimated relative error ``eps ||V|| ||V^-1||^2``."""
+    try:
+        V_inv = np.linalg.inv(eig[2])
+    except np.linalg.LinAlgError:
+        return np.inf
+    return float(_EPS * np.sqrt(A.shape[0]) * np.linalg.norm(V_inv) ** 2)
+
+
+def _h2_modal(A, B, C, discrete, eig=None, accuracy=_H2_MODAL_ACCURACY):
     """``||G||_2^2 - ||D||^2`` from the modal form, or None if ``A``'s eigenvectors are
-    too ill-conditioned for it (:func:`._norm_common._h2_modal_accurate`).
+    too ill-conditioned for it: an estimated relative error ``eps ||V|| ||V^-1||^2``
+    above ``accuracy`` (:func:`._norm_common._h2_modal_accurate`).
 
     With ``A = V diag(l) V^-1``, ``W = V^-1 B`` and ``U = C V`` the Gramian is
     ``V X V^H`` with ``X_ij = -(W W^H)_ij / (l_i + conj(l_j))`` (discrete:
@@ -218,7 +230,9 @@ def _h2_modal(A, B, C, discrete, eig=None):
         V_inv = np.linalg.inv(V)
     except np.linalg.LinAlgError:
         return None
-    if not np.isfinite(V_inv).all() or not _h2_modal_accurate(np.linalg.norm(V_inv), A.shape[0]):
+    if not np.isfinite(V_inv).all() or not _h2_modal_accurate(
+        np.linalg.norm(V_inv), A.shape[0], accuracy
+    ):
         return None
     W = V_inv @ B
     U = C @ V

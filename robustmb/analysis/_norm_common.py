@@ -36,15 +36,17 @@ _MAX_ITERATIONS = 100
 _H2_MODAL_ACCURACY = 1e-10
 
 
-def _h2_modal_accurate(condition, n):
+def _h2_modal_accurate(condition, n, accuracy=None):
     """Whether a modal H2 sum with ``||V^-1||_F = condition`` (unit eigenvectors, ``n``
-    states) keeps a relative error below ``_H2_MODAL_ACCURACY``.
+    states) keeps a relative error below ``accuracy`` (``_H2_MODAL_ACCURACY`` by
+    default).
 
     The sum is formed from ``V^-1 B`` twice and ``C V``: its rounding error is about
     ``eps ||V|| ||V^-1||^2`` relative, with ``||V||_F = sqrt(n)``; a nearly defective
     pole makes ``||V^-1||`` about ``eps^(-(m-1)/m)`` and the sum useless.
     """
-    return _EPS * np.sqrt(max(n, 1)) * np.square(condition) <= _H2_MODAL_ACCURACY
+    limit = _H2_MODAL_ACCURACY if accuracy is None else accuracy
+    return _EPS * np.sqrt(max(n, 1)) * np.square(condition) <= limit
 
 
 def _check_tol(tol) -> float:
