@@ -29,11 +29,24 @@ _AXIS_SQRT_FACTOR = 10.0
 # Use the Hamiltonian matrix while 1 / (1 - sigma_max(D)^2 / gamma^2) stays below this.
 _HAMILTONIAN_AMPLIFICATION_LIMIT = 100.0
 _MAX_ITERATIONS = 100
-# ||V^-1||_F of unit eigenvectors up to which the modal H2 sum is used
-_H2_CONDITION_LIMIT = 1e6
+# The modal H2 sum is used while its estimated relative error is below
+# _H2_MODAL_ACCURACY (below): see _h2_modal_accurate.
 # Continuous-time modal H2 sums whose estimated relative error eps ||A|| / min |Re p|
 # exceeds this go to the refined Gramian of the single-model routine.
 _H2_MODAL_ACCURACY = 1e-10
+
+
+def _h2_modal_accurate(condition, n, accuracy=None):
+    """Whether a modal H2 sum with ``||V^-1||_F = condition`` (unit eigenvectors, ``n``
+    states) keeps a relative error below ``accuracy`` (``_H2_MODAL_ACCURACY`` by
+    default).
+
+    The sum is formed from ``V^-1 B`` twice and ``C V``: its rounding error is about
+    ``eps ||V|| ||V^-1||^2`` relative, with ``||V||_F = sqrt(n)``; a nearly defective
+    pole makes ``||V^-1||`` about ``eps^(-(m-1)/m)`` and the sum useless.
+    """
+    limit = _H2_MODAL_ACCURACY if accuracy is None else accuracy
+    return _EPS * np.sqrt(max(n, 1)) * np.square(condition) <= limit
 
 
 def _check_tol(tol) -> float:

@@ -32,11 +32,11 @@ from robustmb.analysis._norm_common import (
     _AXIS_SQRT_FACTOR,
     _BOUNDARY_FACTOR,
     _EPS,
-    _H2_CONDITION_LIMIT,
     _H2_MODAL_ACCURACY,
     _HAMILTONIAN_AMPLIFICATION_LIMIT,
     _MAX_ITERATIONS,
     _check_tol,
+    _h2_modal_accurate,
 )
 from robustmb.analysis._norm_common import _unit_scaled_stack as _unit_scaled
 from robustmb.analysis.balancing import balance_realization
@@ -152,7 +152,12 @@ def h2norm_batch(models):
     # _H2_MODAL_ACCURACY; the single-model routine refines a Gramian instead
     size = np.abs(A).sum(axis=1).max(axis=1)
     sensitive = _EPS * size > _H2_MODAL_ACCURACY * np.min(-lam.real, axis=1)
-    k = np.flatnonzero(stable & (condition <= _H2_CONDITION_LIMIT) & ~sensitive)
+    # a nearly defective pole moves by about 10 eps ||A|| kappa_i (as in
+    # norms_stability.eigenvalue_rounding), far more than eps ||A||
+    kappa = np.linalg.norm(V_inv, axis=2) * np.linalg.norm(V, axis=1)
+    moved = 10.0 * _EPS * size[:, None] * np.maximum(kappa, 1.0)
+    sensitive |= ~np.all(moved <= _H2_MODAL_ACCURACY * -lam.real, axis=1)
+    k = np.flatnonzero(stable & _h2_modal_accurate(condition, n) & ~sensitive)
     W = V_inv[k] @ B[k]
     U = C[k] @ V[k]
     denom = lam[k][:, :, None] + lam[k].conj()[:, None, :]

@@ -42,7 +42,7 @@ from robustmb.analysis.disk_loops import (
 )
 from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
-from robustmb.analysis.norms import hinfnorm
+from robustmb.analysis.norms import _hinfnorm_proved
 from robustmb.errors import DimensionError
 
 __all__ = ["diskmargin"]
@@ -60,10 +60,12 @@ def _channel_margins(S, dt, skew, omega):
     alpha = np.empty(n)
     freq = np.empty(n)
     factors = np.empty(n, dtype=complex)
+    proved = True
     for j in range(n):
         sub = (As, Bs[:, [j]], Cs[[j]], Ds[[j]][:, [j]] - a)
         if omega is None:
-            gamma, w0 = hinfnorm(sub + (dt,))
+            gamma, w0, exact = _hinfnorm_proved(sub + (dt,))
+            proved = proved and exact
         else:
             values = np.abs(_response(sub, omega, dt)[:, 0, 0])
             k = int(np.argmax(values))
@@ -75,7 +77,7 @@ def _channel_margins(S, dt, skew, omega):
         s0 = _response(sub, [w0], dt)[0, 0, 0]
         delta0 = 1.0 / s0
         factors[j] = _factor(delta0, a, b)
-    return alpha, freq, factors
+    return alpha, freq, factors, proved
 
 
 def _unstable_margin(channels, skew, omega_boundary=np.nan) -> DiskMargin:
@@ -125,15 +127,17 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
     else:
         # mu <= sigma_max at every frequency, so ||M||_inf certifies the whole axis too;
         # when it is as good as the grid values, no interval covering is needed.
-        gamma, _ = hinfnorm(M + (dt,))
-        mu_upper, certified = gamma, True
-        needs_cover = peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma
+        gamma, _, proved = _hinfnorm_proved(M + (dt,))
+        mu_upper, certified = gamma, proved
+        # an unproved ||M||_inf (a repeated lightly damped mode) certifies nothing
+        needs_cover = not proved or (peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma)
         if needs_cover and not complex_data:
             # (Complex coefficients: the interval covering assumes a real model.)
             cover = _mu_peak_or_none(certified_mu_peak, M, blk, dt, rel_gap=_MU_REL_GAP)
             if cover is not None and cover.covered:
-                mu_upper = min(float(cover.upper), gamma)
-                if cover.lower > peak.lower:
+                mu_upper = min(float(cover.upper), gamma) if proved else float(cover.upper)
+                certified = True
+                if peak is None or cover.lower > peak.lower:
                     peak = cover
             else:
                 warnings.warn(
@@ -191,8 +195,8 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
             True,
         )
         return loops, _unstable_margin(channels, skew, w_b)
-    alpha, freq, factors = _channel_margins(S, dt, skew, omega)
-    certified = omega is None
+    alpha, freq, factors, proved = _channel_margins(S, dt, skew, omega)
+    certified = omega is None and proved
     loops = LoopMargins(tuple(channels), alpha, freq, factors, skew, True, certified)
     if n == 1:
         return loops, loops[0]

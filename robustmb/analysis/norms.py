@@ -61,6 +61,8 @@ from robustmb.analysis.norms_stability import (
     _eigenvalues,
     _resonance_sensitive,
     _stability,
+    cluster_rounding,
+    eigenvalue_rounding,
 )
 from robustmb.analysis.refined_response import refined_response
 
@@ -85,8 +87,9 @@ class PeakGain:
     upper : float
         Level tested free of crossings (``(1 + tol)`` times the attained value it was
         tested from), ``lower`` when the model is static or identically zero, ``inf``
-        when no tested level stayed above the polished ``lower`` (never a value that was
-        not tested).
+        when no tested level stayed above the polished ``lower``, or when the test at
+        that level was not conclusive (a cluster of Hamiltonian eigenvalues closer to
+        the axis than their rounding) -- never a value that was not proved.
     frequency : float
         Frequency of the peak in rad/s (``inf`` when the supremum is approached as
         ``omega -> inf`` in continuous time).
@@ -119,7 +122,8 @@ def hinfnorm(sys, *, tol: float = 1e-8):
         are then arrays.
     tol : float, optional
         Relative accuracy: the norm lies in ``[gamma, gamma * (1 + tol)]`` up to the
-        rounding of the level-set test (see Notes).
+        rounding of the level-set test (see Notes); where that test cannot be
+        conclusive a ``RuntimeWarning`` says so.
 
     Returns
     -------
@@ -164,6 +168,18 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     the refinement cannot reach ``tol``); that no higher peak exists elsewhere rests on
     the floating-point level-set test, as in every Hamiltonian method.
 
+    Repeated lightly damped modes (identical modes in series: a defective pole) defeat
+    that test: ``m`` coalescing eigenvalues of the Hamiltonian are scattered by rounding
+    over about ``eps^(1/m) ||H||``, and for ``k`` modes of damping ``zeta`` the level
+    enters ``H`` only through ``1 / gamma^2 ~ (2 zeta)^(2k)``, below ``eps ||H||`` for
+    ``k = 3``, ``zeta = 1e-5``, so "no crossing" at a level proves nothing there.  When
+    such a cluster (three or more eigenvalues within their rounding radius
+    ``10 eps ||H|| kappa_i``) lies within that radius of the axis, the response is
+    maximised locally (refined solves) on a grid over the cluster and around each
+    cluster of poles (their centroid is accurate), the level-set test is repeated
+    from any higher value, and if the cluster persists a ``RuntimeWarning`` says that
+    ``gamma`` is the largest value found, not a certified bound.
+
     Examples
     --------
     >>> import control
@@ -180,6 +196,15 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     tol = _check_tol(tol)
     if is_model_stack(sys):
         return _hinfnorm_family(sys, float(tol))
+    gamma, fpeak, _ = _hinfnorm_proved(sys, tol)
+    return gamma, fpeak
+
+
+def _hinfnorm_proved(sys, tol=1e-8):
+    """``hinfnorm`` of one model and whether its bracket ``[gamma, gamma (1 + tol)]`` is
+    certified: ``(gamma, fpeak, proved)``.  ``proved`` is False where ``hinfnorm`` warns
+    that no upper bound is certified; an unstable model (``gamma = inf``) counts as
+    proved (``inf`` is exact there or "not proved stable", never a finite claim)."""
     A, B, C, D, dt = as_statespace_data(sys)
     raw = A
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
@@ -189,14 +214,15 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     poles = _eigenvalues(A) if A.shape[0] else None  # one eigenvalue call for both tests
     stable, boundary_frequency, stiff = _stability(A, dt, with_stiffness=True, raw=raw, poles=poles)
     if not stable:
-        return np.inf, boundary_frequency
+        return np.inf, boundary_frequency, True
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
     result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
-    return _unscaled(result.lower, e, "H-infinity norm"), result.frequency
+    gamma = _unscaled(result.lower, e, "H-infinity norm")
+    return gamma, result.frequency, bool(np.isfinite(result.upper))
 
 
 def _hinfnorm_family(models, tol):
@@ -301,6 +327,8 @@ class _LevelSetSearch:
         self._sigma_D = None
         # direct evaluations: estimated relative error of the solve at each frequency
         self.accuracy = {}
+        # (level, kind, eigenvalues, scale) of the last level-set test
+        self._tested = None
 
     @property
     def sigma_D(self) -> float:
@@ -433,8 +461,25 @@ class _LevelSetSearch:
         return self._crossings_continuous_pencil(gamma)
 
     def _crossings_hamiltonian(self, gamma: float):
+        H = self._hamiltonian(gamma)
+        if H is None:
+            return None
         if self.real:
-            return self._crossings_hamiltonian_real(gamma)
+            wr, wi, _, _, info = scipy.linalg.lapack.dgeev(H, compute_vl=0, compute_vr=0)
+            if info != 0:
+                return None
+            eigenvalues = wr + 1j * wi
+        else:
+            eigenvalues = np.linalg.eigvals(H)
+        scale = float(np.abs(H).sum(axis=0).max())
+        self._tested = (gamma, "hamiltonian", eigenvalues, scale)
+        return self._on_imaginary_axis(eigenvalues, scale)
+
+    def _hamiltonian(self, gamma: float):
+        """``H(gamma)`` (module docstring), or None when ``R`` or ``S`` is not positive
+        definite in floating point."""
+        if self.real:
+            return self._hamiltonian_real(gamma)
         A, B, C, D = self.A, self.B, self.C, self.D
         m, p = B.shape[1], C.shape[0]
         R = gamma**2 * np.eye(m) - D.conj().T @ D
@@ -448,15 +493,12 @@ class _LevelSetSearch:
         # I + D R^-1 D^H = gamma^2 (gamma^2 I - D D^H)^-1 (push-through identity).
         S = gamma**2 * np.eye(p) - D @ D.conj().T
         Q = gamma**2 * C.conj().T @ np.linalg.solve(S, C)
-        H = np.block([[A_gamma, B @ R_inv_Bh], [-Q, -A_gamma.conj().T]])
-        eigenvalues = np.linalg.eigvals(H)
-        scale = np.linalg.norm(H, 1)
-        return self._on_imaginary_axis(eigenvalues, scale)
+        return np.block([[A_gamma, B @ R_inv_Bh], [-Q, -A_gamma.conj().T]])
 
-    def _crossings_hamiltonian_real(self, gamma: float):
-        """:meth:`_crossings_hamiltonian` for real data: the same matrix, assembled in
-        place, with LAPACK's Cholesky solver and eigenvalue routine called directly (on
-        small models the wrappers' checks cost more than the arithmetic)."""
+    def _hamiltonian_real(self, gamma: float):
+        """:meth:`_hamiltonian` for real data: the same matrix, assembled in place, with
+        LAPACK's Cholesky solver called directly (on small models the wrappers' checks
+        cost more than the arithmetic)."""
         A, B, C, D = self.A, self.B, self.C, self.D
         n, m, p = A.shape[0], B.shape[1], C.shape[0]
         g2 = gamma * gamma
@@ -482,20 +524,33 @@ class _LevelSetSearch:
             H[:n, n:] = B @ solved[:, n:]
             H[n:, :n] = -g2 * (C.T @ S_inv_C)
             H[n:, n:] = -A_gamma.T
-        wr, wi, _, _, info = scipy.linalg.lapack.dgeev(H, compute_vl=0, compute_vr=0)
-        if info != 0:
-            return None
-        scale = float(np.abs(H).sum(axis=0).max())
-        return self._on_imaginary_axis(wr + 1j * wi, scale)
+        return H
 
-    def _crossings_continuous_pencil(self, gamma: float) -> np.ndarray:
-        A, B, C, D = self.A, self.B, self.C, self.D
-        n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    def _continuous_pencil(self, gamma: float):
+        A, C = self.A, self.C
+        n, m = A.shape[0], self.B.shape[1]
         M, E = self._pencil(gamma)
         E[: 2 * n, : 2 * n] = np.eye(2 * n)
         M[:n, :n] = A
         M[n : 2 * n, n : 2 * n] = -A.conj().T
         M[n : 2 * n, 2 * n + m :] = -C.conj().T
+        return M, E
+
+    def _discrete_pencil(self, gamma: float):
+        A, C = self.A, self.C
+        n, m = A.shape[0], self.B.shape[1]
+        M, E = self._pencil(gamma)
+        E[:n, :n] = np.eye(n)
+        E[n : 2 * n, n : 2 * n] = A.conj().T
+        E[n : 2 * n, 2 * n + m :] = C.conj().T
+        M[:n, :n] = A
+        M[n : 2 * n, n : 2 * n] = np.eye(n)
+        return M, E
+
+    def _crossings_continuous_pencil(self, gamma: float) -> np.ndarray:
+        A, B, C, D = self.A, self.B, self.C, self.D
+        m, p = B.shape[1], C.shape[0]
+        M, E = self._continuous_pencil(gamma)
         alpha, beta = scipy.linalg.eigvals(M, E, homogeneous_eigvals=True, check_finite=False)
         # Exactly m + p eigenvalues are infinite (E has rank 2n and the (u, v) block is
         # invertible for gamma != sigma_i(D)): drop the m + p "most infinite" ones.
@@ -503,18 +558,11 @@ class _LevelSetSearch:
         keep = np.argsort(finiteness)[m + p :]
         eigenvalues = alpha[keep] / beta[keep]
         scale = np.linalg.norm(np.block([[A, B], [C, D]]), 1)
+        self._tested = (gamma, "pencil", eigenvalues, scale)
         return self._on_imaginary_axis(eigenvalues, scale)
 
     def _crossings_discrete_pencil(self, gamma: float) -> np.ndarray:
-        A, C = self.A, self.C
-        n = A.shape[0]
-        m = self.B.shape[1]
-        M, E = self._pencil(gamma)
-        E[:n, :n] = np.eye(n)
-        E[n : 2 * n, n : 2 * n] = A.conj().T
-        E[n : 2 * n, 2 * n + m :] = C.conj().T
-        M[:n, :n] = A
-        M[n : 2 * n, n : 2 * n] = np.eye(n)
+        M, E = self._discrete_pencil(gamma)
         alpha, beta = scipy.linalg.eigvals(M, E, homogeneous_eigvals=True, check_finite=False)
         size = np.maximum(np.abs(alpha), np.abs(beta))
         band = _AXIS_RTOL + _AXIS_SQRT_FACTOR * np.sqrt(_EPS) * (
@@ -522,6 +570,13 @@ class _LevelSetSearch:
         )
         on_circle = (size > 0) & (np.abs(np.abs(alpha) - np.abs(beta)) <= band * size)
         angles = np.angle(alpha[on_circle] * np.conj(beta[on_circle]))
+        finite = np.abs(beta) > _EPS * np.abs(alpha)
+        self._tested = (
+            gamma,
+            "discrete",
+            alpha[finite] / beta[finite],
+            np.linalg.norm(M, 1) + np.linalg.norm(E, 1),
+        )
         return self._fold(angles)
 
     def _pencil(self, gamma: float):
@@ -573,6 +628,8 @@ class _LevelSetSearch:
             if lower == 0.0:
                 return PeakGain(0.0, 0.0, 0.0, 0)
         iterations = 0
+        hidden = []
+        searched = False
         for _ in range(_RECERTIFICATIONS):
             state = self._level_set(tol, lower, frequency, points, values)
             upper, count, lower, frequency, points, values = state
@@ -587,13 +644,39 @@ class _LevelSetSearch:
                 # a seed certified at once is already within tol of the peak
                 lower, frequency = self._refine(points, values, lower, frequency)
             if lower <= upper:
-                break
+                hidden = self._hidden_crossings(upper) if np.isfinite(upper) else []
+                if not hidden or searched:
+                    break
+                # "no crossing" is no proof there: search near the suspect eigenvalues
+                # and near the clusters of poles, whose centroids are accurate
+                searched = True
+                found, where = self._search_windows(hidden + self._pole_cluster_windows(), tol)
+                if found > lower:
+                    lower, frequency = found, where
+                    points, values = np.array([where]), np.array([found])
+                if lower <= upper:
+                    break
             # polishing attained a value above the level found free of crossings: that
             # level was no upper bound after all; test again from the polished value
         else:
             warnings.warn(
                 f"hinfnorm: an attained value {lower!r} exceeds every level the level-set "
                 "test certified; no upper bound is certified (upper = inf)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            upper = np.inf
+        if hidden and np.isfinite(upper):
+            where = ", ".join(
+                f"[{self._external(c - h):.9g}, {self._external(c + h):.9g}]"
+                for c, h in _merged(hidden)[:4]
+            )
+            warnings.warn(
+                f"hinfnorm: in {where} rad/s the Hamiltonian has clustered eigenvalues "
+                "closer to the imaginary axis than their rounding (a repeated, nearly "
+                "defective lightly damped mode), so the level-set test cannot exclude a "
+                "higher peak there; the norm returned is the largest value a local search "
+                "found, not a certified bound (upper = inf)",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -610,6 +693,148 @@ class _LevelSetSearch:
         if self.discrete:
             frequency = frequency / self.dt
         return PeakGain(float(lower), float(upper), float(frequency), iterations)
+
+    def _external(self, frequency):
+        """An internal frequency in rad/s."""
+        return frequency / self.dt if self.discrete else frequency
+
+    # -- eigenvalue clusters that rounding may have moved off the axis ------------------
+    def _hidden_crossings(self, level):
+        """Windows ``(centre, half_width)`` (internal frequencies) where the test at
+        ``level`` may have missed a crossing; empty when it is conclusive.
+
+        A defective cluster of ``m`` eigenvalues is scattered by rounding over about
+        ``eps^(1/m) ||H||`` (for identical lightly damped modes in series the level
+        enters ``H`` below ``eps ||H||`` and the scatter swamps the crossings).  The cheap
+        screen :func:`.norms_stability.cluster_rounding` (clusters of three or more:
+        coalescing pairs are covered by the ``sqrt(eps)`` band) selects the cases where
+        the eigenvectors' estimate ``10 eps ||H|| kappa_i`` is computed; an eigenvalue
+        within that radius of the axis (unit circle) may be a crossing anywhere within
+        the radius.
+        """
+        if self._tested is None or self._tested[0] != level:
+            return []
+        _, kind, eigenvalues, scale = self._tested
+        eigenvalues = eigenvalues[np.isfinite(eigenvalues)]
+        if eigenvalues.size < 3:
+            return []
+        distance = self._boundary_distance(eigenvalues)
+        # the screen's radius is at most eps^(1/8) scale: farther eigenvalues are clear
+        if not np.any(distance <= 2.0 * _EPS**0.125 * scale):
+            return []
+        screen = cluster_rounding(eigenvalues, scale)
+        suspect = (screen > 1.001 * np.sqrt(_EPS) * scale) & (distance <= 2.0 * screen)
+        if not suspect.any():
+            return []
+        try:
+            eigenvalues, radius = self._eigenvalue_radii(kind, level, scale)
+        except (np.linalg.LinAlgError, ValueError):
+            return [
+                (float(c), float(2.0 * r)) for c, r in self._windows(eigenvalues, screen, suspect)
+            ]
+        distance = self._boundary_distance(eigenvalues)
+        # a cluster at its own rounding scale: three or more eigenvalues within twice the
+        # radius (an isolated ill-conditioned eigenvalue of a stiff model is not one), and
+        # a local one: a radius beyond a tenth of |lambda| (the slow eigenvalues of a
+        # stiff model, ||H|| >> |lambda|) locates nothing; there the test stays what it
+        # was, a floating-point test (see hinfnorm's Notes)
+        gaps = np.abs(eigenvalues[:, None] - eigenvalues[None, :])
+        clustered = np.sum(gaps <= 2.0 * radius[:, None], axis=1) >= 3
+        local = radius <= 0.1 * np.abs(eigenvalues)
+        return self._windows(eigenvalues, radius, clustered & local & (distance <= radius))
+
+    def _boundary_distance(self, eigenvalues):
+        if self.discrete:
+            return np.abs(np.abs(eigenvalues) - 1.0)
+        return np.abs(eigenvalues.real)
+
+    def _windows(self, eigenvalues, radius, selected):
+        """``(centre, half_width)`` frequency windows of the selected eigenvalues."""
+        if self.discrete:
+            centres = np.angle(eigenvalues[selected])
+            halves = radius[selected] / np.maximum(np.abs(eigenvalues[selected]), _EPS)
+        else:
+            centres, halves = eigenvalues[selected].imag, radius[selected]
+        if self.real:
+            centres = np.abs(centres)
+        return [(float(c), float(h)) for c, h in zip(centres, halves, strict=True)]
+
+    def _eigenvalue_radii(self, kind, level, scale):
+        """Eigenvalues of the tested matrix (pencil) at ``level`` and their rounding
+        radii ``10 eps (||M|| + |lambda| ||E||) kappa_i``, from left and right
+        eigenvectors."""
+        if kind == "hamiltonian":
+            H = self._hamiltonian(level)
+            if H is None:
+                raise np.linalg.LinAlgError("Hamiltonian not formed")
+            return eigenvalue_rounding(H, scale)
+        if kind == "pencil":
+            M, E = self._continuous_pencil(level)
+        else:
+            M, E = self._discrete_pencil(level)
+        (alpha, beta), vl, vr = scipy.linalg.eig(
+            M, E, left=True, right=True, check_finite=False, homogeneous_eigvals=True
+        )
+        # drop the infinite eigenvalues (m + p of them in continuous time, as in the
+        # crossing test; in discrete time those with beta at rounding level)
+        finiteness = np.abs(beta) / np.maximum(np.abs(alpha) + np.abs(beta), np.finfo(float).tiny)
+        if kind == "pencil":
+            keep = np.argsort(finiteness)[self.B.shape[1] + self.C.shape[0] :]
+        else:
+            keep = np.flatnonzero(finiteness > _EPS)
+        w = alpha[keep] / beta[keep]
+        vl, vr = vl[:, keep], vr[:, keep]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappa = (
+                np.linalg.norm(vl, axis=0)
+                * np.linalg.norm(vr, axis=0)
+                / np.abs(np.sum(vl.conj() * (E @ vr), axis=0))
+            )
+        size_m, size_e = np.linalg.norm(M, 1), np.linalg.norm(E, 1)
+        radius = 10.0 * _EPS * (size_m + np.abs(w) * size_e) * kappa
+        return w, np.where(np.isfinite(radius), radius, np.inf)
+
+    def _pole_cluster_windows(self):
+        """Windows around clusters of poles (two or more within their Hoelder radius):
+        the peak of identical lightly damped modes lies within a few damping widths of
+        the cluster, whose centroid is accurate even where the poles are not."""
+        poles = _eigenvalues(self.A)
+        size = float(np.abs(self.A).sum(axis=0).max())
+        radius = cluster_rounding(poles, size)
+        clustered = radius > 1.001 * _EPS * size
+        if not clustered.any():
+            return []
+        width = np.maximum(self._boundary_distance(poles), radius)
+        return self._windows(poles, 4.0 * width, clustered)
+
+    def _search_windows(self, windows, tol):
+        """Largest accurately evaluated ``sigma_max`` over the windows: a grid fine
+        enough for the window's features (at most 201 points) and then the parabolic
+        local maximisation from its best point.  Returns ``(value, frequency)``."""
+        best, where = -np.inf, np.nan
+        limit = np.pi if self.discrete else np.inf
+        for centre, half in _merged(windows):
+            count = 41 if half > 0 else 1
+            grid = np.linspace(centre - half, centre + half, count)
+            grid = self._fold(grid[np.abs(grid) <= limit])
+            if grid.size == 0:
+                continue
+            values = self._accurate_sigma(grid)
+            j = int(np.argmax(values))
+            value, frequency = parabolic_peak(
+                self._accurate_sigma, grid, values, float(values[j]), float(grid[j]), tol=tol
+            )
+            if value > best:
+                best, where = value, frequency
+        return best, where
+
+    def _accurate_sigma(self, frequencies):
+        """``sigma_max`` from solves refined in double-double, whatever the model."""
+        direct, self.direct = self.direct, True
+        try:
+            return self.sigma(np.asarray(frequencies, dtype=float))
+        finally:
+            self.direct = direct
 
     def _level_set(self, tol, lower, frequency, points, values):
         """Raise ``lower`` until the level ``lower (1 + tol)`` has no crossing.
@@ -684,6 +909,18 @@ class _LevelSetSearch:
         values = self.sigma(frequencies)
         best = int(np.argmax(values))
         return float(values[best]), float(frequencies[best])
+
+
+def _merged(windows):
+    """``(centre, half_width)`` windows with overlapping ones merged."""
+    spans = sorted((c - h, c + h) for c, h in windows if np.isfinite(c) and np.isfinite(h))
+    merged = []
+    for left, right in spans:
+        if merged and left <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], right)
+        else:
+            merged.append([left, right])
+    return [(0.5 * (a + b), 0.5 * (b - a)) for a, b in merged]
 
 
 def _largest_singular_values_small(response):

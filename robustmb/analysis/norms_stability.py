@@ -25,12 +25,19 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis.balancing import _BOUNDARY_FACTOR, defective_radius, pole_bands
+from robustmb.analysis.balancing import (
+    _BOUNDARY_FACTOR,
+    defective_radius,
+    eigenvectors,
+    pole_bands,
+)
 
 __all__ = [
     "STABLE",
     "UNDECIDED",
     "UNSTABLE",
+    "cluster_rounding",
+    "eigenvalue_rounding",
     "pole_discs",
     "stability_verdict",
     "verified_stable",
@@ -258,12 +265,130 @@ def _beyond_widest_band(poles, A, dt, raw=None):
     return bool(np.all(poles.real < -widest))
 
 
+def cluster_rounding(values, scale, largest=8):
+    """A cheap screen for eigenvalues that rounding may have moved far: clusters.
+
+    A simple eigenvalue moves by about ``eps scale``; a defective one of multiplicity
+    ``m`` splits into ``m`` computed eigenvalues spread over about
+    ``r_m = eps^(1/m) scale`` (the Hoelder perturbation bound of a Jordan block).  The
+    radius of an eigenvalue is the largest ``r_m`` such that ``m`` computed eigenvalues,
+    itself included, lie within ``2 r_m`` of it: a cluster that rounding could have
+    produced from one multiple eigenvalue.  Close but distinct eigenvalues get the wide
+    radius too, so this over-estimates (a screen; :func:`eigenvalue_rounding` is the
+    estimate from eigenvectors).  The cluster must be set apart (the next eigenvalue at
+    least four times farther than its farthest member) and scattered beyond
+    ``100 eps scale`` (the computed copies of a semi-simple multiple eigenvalue stay
+    within a few ``eps scale``; a matrix whose defective eigenvalue is computed
+    without rounding, such as a triangular Jordan block, is not detected: its poles
+    are exact), and sizes up to ``largest``
+    count: ``r_m`` grows towards ``scale`` with ``m`` (``eps^(1/8)`` is about 1e-2),
+    and larger "clusters" would be any dense part of a spectrum.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Computed eigenvalues (1-D, complex).
+    scale : float
+        Norm of the matrix they came from.
+    largest : int, optional
+        Largest cluster size considered.
+
+    Returns
+    -------
+    numpy.ndarray
+        One radius per eigenvalue, at least ``eps scale``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = -1e-5 * np.eye(3) + np.diag(np.ones(2), 1)  # a 3x3 Jordan block at -1e-5
+    >>> Q = np.linalg.qr(np.arange(9.0).reshape(3, 3) + np.eye(3))[0]
+    >>> r = cluster_rounding(np.linalg.eigvals(Q @ J @ Q.T), 1.0)  # rounded: scattered
+    >>> bool(np.all(r > 1e-6)), bool(np.all(cluster_rounding(np.array([-1.0, -2.0]), 2.0) < 1e-15))
+    (True, True)
+    """
+    values = np.asarray(values, dtype=complex).ravel()
+    floor = np.full(values.size, _EPS * scale)
+    if values.size < 2 or not np.all(np.isfinite(values)):
+        return floor
+    top = min(values.size, largest)
+    sizes = np.arange(2, top + 1)
+    radii = scale * _EPS ** (1.0 / sizes)
+    distances = np.abs(values[:, None] - values[None, :])
+    # quick exit: no eigenvalue has a scattered neighbour within the widest radius
+    near = (distances <= 2.0 * radii[-1]) & (distances > 100.0 * _EPS * scale)
+    rows = np.flatnonzero(near.any(axis=1))
+    if rows.size == 0:
+        return floor
+    distances = distances[rows]
+    # the top + 1 smallest distances of each row, sorted (column 0: the eigenvalue itself)
+    if top + 1 < values.size:
+        distances = np.partition(distances, top, axis=1)[:, : top + 1]
+    distances.sort(axis=1)
+    # column m - 1 is the distance to the (m - 1)-th nearest other eigenvalue; the cluster
+    # must be tight (within 2 r_m) and set apart: the next eigenvalue at least four times
+    # as far (a dense stretch of a spectrum is no cluster)
+    inner = distances[:, 1:top]
+    outer = np.full(inner.shape, np.inf)
+    available = min(distances.shape[1] - 2, inner.shape[1])
+    outer[:, :available] = distances[:, 2 : 2 + available]
+    # ... and scattered beyond what rounding does to a semi-simple multiple eigenvalue
+    # (computed copies within a few eps scale of each other: no Hoelder scatter)
+    scattered = inner > 100.0 * _EPS * scale
+    within = (inner <= 2.0 * radii[None, :]) & (outer >= 4.0 * inner) & scattered
+    floor[rows] = np.maximum(floor[rows], np.where(within, radii[None, :], 0.0).max(axis=1))
+    return floor
+
+
+def eigenvalue_rounding(A, scale=None):
+    """Eigenvalues of ``A`` and how far rounding may have moved each: ``(w, radius)``.
+
+    ``radius = 10 eps ||A|| kappa_i`` with ``kappa_i = 1 / |y_i^H x_i|`` (unit left and
+    right eigenvectors), the first-order perturbation bound with a margin.  For the
+    computed members of a defective cluster of size ``m``, ``kappa_i`` is about
+    ``eps^(-(m-1)/m)`` and the bound is about the Hoelder radius ``eps^(1/m) ||A||``
+    they actually scatter over (within a factor of a few, which the margin covers);
+    semi-simple multiple eigenvalues keep small ``kappa`` and a small radius.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Square matrix.
+    scale : float, optional
+        ``||A||`` (the largest absolute column sum by default).
+
+    Returns
+    -------
+    w, radius : numpy.ndarray
+        Eigenvalues and their radii (``inf`` where the eigenvectors are not finite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = -1e-5 * np.eye(3) + np.diag(np.ones(2), 1)  # a 3x3 Jordan block at -1e-5
+    >>> w, radius = eigenvalue_rounding(J)
+    >>> bool(np.all(radius > np.abs(w + 1e-5)))             # covers the actual scatter
+    True
+    """
+    if scale is None:
+        scale = float(np.abs(A).sum(axis=0).max()) if A.size else 0.0
+    w, vl, vr = eigenvectors(A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))
+    radius = 10.0 * _EPS * scale * np.maximum(kappa, 1.0)
+    return w, np.where(np.isfinite(radius), radius, np.inf)
+
+
 def _resonance_sensitive(A, dt, tol, poles=None):
     """True when evaluations from computed poles may miss the relative accuracy ``tol``.
 
     Near a pole ``p`` the response is about ``r / (j w - p)``; rounding moves ``p`` by at
     least ``eps ||A||``, a relative change of ``eps ||A|| / dist(p, boundary)`` in the
-    response at the resonance.  ``poles``: the eigenvalues of ``A`` if already known.
+    response at the resonance.  A nearly defective pole moves by far more (about
+    ``eps^(1/m) ||A||`` for ``m`` coalescing poles): when the cluster screen
+    :func:`cluster_rounding` finds a cluster that could matter, the eigenvectors'
+    estimate :func:`eigenvalue_rounding` decides.  ``poles``: the eigenvalues of ``A`` if
+    already known.
     """
     if A.shape[0] == 0:
         return False
@@ -271,4 +396,13 @@ def _resonance_sensitive(A, dt, tol, poles=None):
         poles = _eigenvalues(A)
     distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
     size = float(np.abs(A).sum(axis=0).max())
-    return bool(_EPS * size > tol * float(np.min(distance)))
+    if _EPS * size > tol * float(np.min(distance)):
+        return True
+    if not np.any(cluster_rounding(poles, size) > tol * distance):
+        return False
+    try:
+        poles, radius = eigenvalue_rounding(A, size)
+    except (np.linalg.LinAlgError, ValueError):
+        return True
+    distance = 1.0 - np.abs(poles) if dt > 0 else -poles.real
+    return bool(np.any(radius > tol * distance))

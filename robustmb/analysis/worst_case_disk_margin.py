@@ -197,7 +197,7 @@ def _margin_estimate(loop, channels, skew, grid):
         return 0.0
     idx = list(channels)
     Ssub = (S[0], S[1][:, idx], S[2][idx], S[3][np.ix_(idx, idx)])
-    alpha, _, _ = _channel_margins(Ssub, dt, skew, None)
+    alpha = _channel_margins(Ssub, dt, skew, None)[0]
     best = float(np.min(alpha))
     if len(idx) > 1:
         a, _ = _skew_coefficients(skew)
