@@ -56,13 +56,12 @@ from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
+from robustmb.analysis.hidden_crossings import ClusterScreen, merged_windows
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     _eigenvalues,
     _resonance_sensitive,
     _stability,
-    cluster_rounding,
-    eigenvalue_rounding,
 )
 from robustmb.analysis.refined_response import refined_response
 
@@ -313,7 +312,7 @@ def peak_gain(
     return search.run(tol, seed=seed)
 
 
-class _LevelSetSearch:
+class _LevelSetSearch(ClusterScreen):
     """Bruinsma-Steinbuch iteration; frequencies are ``omega`` (continuous) or
     ``theta = omega * dt`` (discrete, rad/sample) internally."""
 
@@ -669,7 +668,7 @@ class _LevelSetSearch:
         if hidden and np.isfinite(upper):
             where = ", ".join(
                 f"[{self._external(c - h):.9g}, {self._external(c + h):.9g}]"
-                for c, h in _merged(hidden)[:4]
+                for c, h in merged_windows(hidden)[:4]
             )
             warnings.warn(
                 f"hinfnorm: in {where} rad/s the Hamiltonian has clustered eigenvalues "
@@ -697,144 +696,6 @@ class _LevelSetSearch:
     def _external(self, frequency):
         """An internal frequency in rad/s."""
         return frequency / self.dt if self.discrete else frequency
-
-    # -- eigenvalue clusters that rounding may have moved off the axis ------------------
-    def _hidden_crossings(self, level):
-        """Windows ``(centre, half_width)`` (internal frequencies) where the test at
-        ``level`` may have missed a crossing; empty when it is conclusive.
-
-        A defective cluster of ``m`` eigenvalues is scattered by rounding over about
-        ``eps^(1/m) ||H||`` (for identical lightly damped modes in series the level
-        enters ``H`` below ``eps ||H||`` and the scatter swamps the crossings).  The cheap
-        screen :func:`.norms_stability.cluster_rounding` (clusters of three or more:
-        coalescing pairs are covered by the ``sqrt(eps)`` band) selects the cases where
-        the eigenvectors' estimate ``10 eps ||H|| kappa_i`` is computed; an eigenvalue
-        within that radius of the axis (unit circle) may be a crossing anywhere within
-        the radius.
-        """
-        if self._tested is None or self._tested[0] != level:
-            return []
-        _, kind, eigenvalues, scale = self._tested
-        eigenvalues = eigenvalues[np.isfinite(eigenvalues)]
-        if eigenvalues.size < 3:
-            return []
-        distance = self._boundary_distance(eigenvalues)
-        # the screen's radius is at most eps^(1/8) scale: farther eigenvalues are clear
-        if not np.any(distance <= 2.0 * _EPS**0.125 * scale):
-            return []
-        screen = cluster_rounding(eigenvalues, scale)
-        suspect = (screen > 1.001 * np.sqrt(_EPS) * scale) & (distance <= 2.0 * screen)
-        if not suspect.any():
-            return []
-        try:
-            eigenvalues, radius = self._eigenvalue_radii(kind, level, scale)
-        except (np.linalg.LinAlgError, ValueError):
-            return [
-                (float(c), float(2.0 * r)) for c, r in self._windows(eigenvalues, screen, suspect)
-            ]
-        distance = self._boundary_distance(eigenvalues)
-        # a cluster at its own rounding scale: three or more eigenvalues within twice the
-        # radius (an isolated ill-conditioned eigenvalue of a stiff model is not one), and
-        # a local one: a radius beyond a tenth of |lambda| (the slow eigenvalues of a
-        # stiff model, ||H|| >> |lambda|) locates nothing; there the test stays what it
-        # was, a floating-point test (see hinfnorm's Notes)
-        gaps = np.abs(eigenvalues[:, None] - eigenvalues[None, :])
-        clustered = np.sum(gaps <= 2.0 * radius[:, None], axis=1) >= 3
-        local = radius <= 0.1 * np.abs(eigenvalues)
-        return self._windows(eigenvalues, radius, clustered & local & (distance <= radius))
-
-    def _boundary_distance(self, eigenvalues):
-        if self.discrete:
-            return np.abs(np.abs(eigenvalues) - 1.0)
-        return np.abs(eigenvalues.real)
-
-    def _windows(self, eigenvalues, radius, selected):
-        """``(centre, half_width)`` frequency windows of the selected eigenvalues."""
-        if self.discrete:
-            centres = np.angle(eigenvalues[selected])
-            halves = radius[selected] / np.maximum(np.abs(eigenvalues[selected]), _EPS)
-        else:
-            centres, halves = eigenvalues[selected].imag, radius[selected]
-        if self.real:
-            centres = np.abs(centres)
-        return [(float(c), float(h)) for c, h in zip(centres, halves, strict=True)]
-
-    def _eigenvalue_radii(self, kind, level, scale):
-        """Eigenvalues of the tested matrix (pencil) at ``level`` and their rounding
-        radii ``10 eps (||M|| + |lambda| ||E||) kappa_i``, from left and right
-        eigenvectors."""
-        if kind == "hamiltonian":
-            H = self._hamiltonian(level)
-            if H is None:
-                raise np.linalg.LinAlgError("Hamiltonian not formed")
-            return eigenvalue_rounding(H, scale)
-        if kind == "pencil":
-            M, E = self._continuous_pencil(level)
-        else:
-            M, E = self._discrete_pencil(level)
-        (alpha, beta), vl, vr = scipy.linalg.eig(
-            M, E, left=True, right=True, check_finite=False, homogeneous_eigvals=True
-        )
-        # drop the infinite eigenvalues (m + p of them in continuous time, as in the
-        # crossing test; in discrete time those with beta at rounding level)
-        finiteness = np.abs(beta) / np.maximum(np.abs(alpha) + np.abs(beta), np.finfo(float).tiny)
-        if kind == "pencil":
-            keep = np.argsort(finiteness)[self.B.shape[1] + self.C.shape[0] :]
-        else:
-            keep = np.flatnonzero(finiteness > _EPS)
-        w = alpha[keep] / beta[keep]
-        vl, vr = vl[:, keep], vr[:, keep]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappa = (
-                np.linalg.norm(vl, axis=0)
-                * np.linalg.norm(vr, axis=0)
-                / np.abs(np.sum(vl.conj() * (E @ vr), axis=0))
-            )
-        size_m, size_e = np.linalg.norm(M, 1), np.linalg.norm(E, 1)
-        radius = 10.0 * _EPS * (size_m + np.abs(w) * size_e) * kappa
-        return w, np.where(np.isfinite(radius), radius, np.inf)
-
-    def _pole_cluster_windows(self):
-        """Windows around clusters of poles (two or more within their Hoelder radius):
-        the peak of identical lightly damped modes lies within a few damping widths of
-        the cluster, whose centroid is accurate even where the poles are not."""
-        poles = _eigenvalues(self.A)
-        size = float(np.abs(self.A).sum(axis=0).max())
-        radius = cluster_rounding(poles, size)
-        clustered = radius > 1.001 * _EPS * size
-        if not clustered.any():
-            return []
-        width = np.maximum(self._boundary_distance(poles), radius)
-        return self._windows(poles, 4.0 * width, clustered)
-
-    def _search_windows(self, windows, tol):
-        """Largest accurately evaluated ``sigma_max`` over the windows: a grid fine
-        enough for the window's features (at most 201 points) and then the parabolic
-        local maximisation from its best point.  Returns ``(value, frequency)``."""
-        best, where = -np.inf, np.nan
-        limit = np.pi if self.discrete else np.inf
-        for centre, half in _merged(windows):
-            count = 41 if half > 0 else 1
-            grid = np.linspace(centre - half, centre + half, count)
-            grid = self._fold(grid[np.abs(grid) <= limit])
-            if grid.size == 0:
-                continue
-            values = self._accurate_sigma(grid)
-            j = int(np.argmax(values))
-            value, frequency = parabolic_peak(
-                self._accurate_sigma, grid, values, float(values[j]), float(grid[j]), tol=tol
-            )
-            if value > best:
-                best, where = value, frequency
-        return best, where
-
-    def _accurate_sigma(self, frequencies):
-        """``sigma_max`` from solves refined in double-double, whatever the model."""
-        direct, self.direct = self.direct, True
-        try:
-            return self.sigma(np.asarray(frequencies, dtype=float))
-        finally:
-            self.direct = direct
 
     def _level_set(self, tol, lower, frequency, points, values):
         """Raise ``lower`` until the level ``lower (1 + tol)`` has no crossing.
@@ -909,18 +770,6 @@ class _LevelSetSearch:
         values = self.sigma(frequencies)
         best = int(np.argmax(values))
         return float(values[best]), float(frequencies[best])
-
-
-def _merged(windows):
-    """``(centre, half_width)`` windows with overlapping ones merged."""
-    spans = sorted((c - h, c + h) for c, h in windows if np.isfinite(c) and np.isfinite(h))
-    merged = []
-    for left, right in spans:
-        if merged and left <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], right)
-        else:
-            merged.append([left, right])
-    return [(0.5 * (a + b), 0.5 * (b - a)) for a, b in merged]
 
 
 def _largest_singular_values_small(response):
