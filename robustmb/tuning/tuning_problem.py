@@ -85,6 +85,10 @@ class RunRecord:
     zero_level: float = -np.inf  # run(zero_tol=) absolute level
     zero_done: bool = False  # the value met the zero_tol rule (zero_met): nothing to polish
     polished: bool = False  # the polish (_polish) was run where BFGS stopped
+    # The terms' evaluation state (peak-frequency hints, last multi-peak set) where the
+    # run stopped: a polish made later (solve's "deferred") starts from it, as one made
+    # at once would.
+    terms_state: list | None = field(default=None, repr=False)
 
 
 class TuningProblem:
@@ -326,25 +330,19 @@ class TuningProblem:
         keep = vals >= (1.0 - rel) * vals.max() if vals.max() > 0 else np.ones(vals.size, bool)
         return vals[keep], grads[keep], keys[keep]
 
-    def _polish(self, r, ftol, hist, rounds=3, zero=-np.inf, join=None):
+    def _polish(self, r, ftol, hist, rounds=3, zero=-np.inf):
         """Gradient sampling where BFGS stopped, then BFGS again, while either gains.
 
         BFGS stalls on the kinks of a max function (several peak frequencies or goals
         active at once); sampled gradients around the point see every active piece.
         ``zero``: the absolute level of :meth:`run`'s ``zero_tol``; the BFGS runs stop,
         and no further round starts, once the value meets its rule (:func:`zero_met`,
-        with the first value below the level taken from ``hist``).  ``join = (v,
-        rtol)``: the polish stops (message ending ``"joined"``) as soon as its value is
-        within ``[v, v (1 + rtol)]``, level with another run's value ``v`` (bfgs
-        ``join``), where the last rounds would only gain the last digits of a tie.
+        with the first value below the level taken from ``hist``).
         """
         if not np.isfinite(r.f) or r.g is None or not self.soft:
             return r
         for k in range(rounds):
             if zero_met(r.f, _first_below(hist, zero), zero):
-                break
-            if join is not None and join[0] <= r.f <= join[0] * (1 + join[1]):
-                r.message = f"{r.message}; joined"
                 break
             x, f, g = gradient_sampling(
                 self.objective, r.x, r.f, r.g, radius=1e-2, maxiter=20, seed=k, screen=self
@@ -362,15 +360,13 @@ class TuningProblem:
                 pieces=self.pieces if self.multipeak else None,
                 screen=self,
                 zero=(zero, ZERO_FALL, _first_below(hist, zero)) if np.isfinite(zero) else None,
-                join=join,
             )
-            joined = r2.message == "joined"
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
             hist += [("soft", v) for v in r2.history]
-            r2.message = f"{r.message}; sampling and BFGS" + ("; joined" if joined else "")
+            r2.message = f"{r.message}; sampling and BFGS"
             r = r2
-            if last or joined:
+            if last:
                 break
         return r
 
@@ -524,8 +520,9 @@ class TuningProblem:
         dt = time.perf_counter() - t0
         # The rule is checked again on the verified value, which decides the other starts.
         met = zero_met(f, _first_below(hist, zero), zero)
+        state = [(t._state, t._last, t._peaks) for t in self.soft + self.hard]
         return RunRecord(
-            start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met, polished
+            start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met, polished, state
         )
 
     def random_point(self, rng, x0, relative=1.0):
@@ -538,18 +535,23 @@ class TuningProblem:
         span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         return np.where(inside == x, x, np.clip(x, lo + 1e-3 * span, hi - 1e-3 * span))
 
-    def polish_run(self, rec: RunRecord, ftol=1e-7, join=None) -> RunRecord:
+    def polish_run(self, rec: RunRecord, ftol=1e-7) -> RunRecord:
         """Gradient sampling and BFGS (:meth:`_polish`) where the run ``rec`` stopped.
 
         For a run made with ``polish=False``; returns it updated (history, value, time,
-        ``polished``).  ``join = (v, rtol)``: the polish stops once its value is within
-        ``[v, v (1 + rtol)]``, level with another run's ``v`` (:meth:`_polish`).  A run
-        already polished, that ended on a high-frequency limit (:meth:`_below_limit`) or
-        that met the ``zero_tol`` rule is returned as is.
+        ``polished``).  The terms' evaluation state (peak-frequency hints) is first put
+        back to where the run stopped (``rec.terms_state``), so that a polish made after
+        other runs is the one made at once.  A run already polished, that ended on a
+        high-frequency limit (:meth:`_below_limit`) or that met the ``zero_tol`` rule is
+        returned as is.
         """
         if rec.polished or not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
             return rec
         t0 = time.perf_counter()
+        terms = self.soft + self.hard
+        if rec.terms_state is not None and len(rec.terms_state) == len(terms):
+            for t, (state, last, peaks) in zip(terms, rec.terms_state, strict=True):
+                t._state, t._last, t._peaks = state, last, peaks
         # The subgradient the run ended with (at a kink a new evaluation may pick another
         # active peak, and gradient sampling would start elsewhere than in run()).
         g = rec.gradient if rec.gradient is not None else self.objective(rec.x)[1]
@@ -558,7 +560,6 @@ class TuningProblem:
             ftol,
             rec.history,
             zero=rec.zero_level,
-            join=join,
         )
         rec.polished = True
         f = max(r.f, max(t.verified(r.x) for t in self.soft)) if np.isfinite(r.f) else r.f
@@ -568,15 +569,15 @@ class TuningProblem:
         rec.time += time.perf_counter() - t0
         return rec
 
-    def _polish_best(self, runs, near, join):
+    def _polish_best(self, runs, near):
         """The deferred polish of :meth:`solve` (``polish="deferred"``).
 
-        The runs whose polish has not stopped (:meth:`polish_run`), in increasing order
-        of their value: the lowest one always, each other only when its value is within
-        ``near`` (relative) of the lowest value of the other runs at that point (the
-        polished ones included), and then with ``join``: its polish stops once it is
-        level with that value (:meth:`_polish`).  Joined and abandoned runs are not
-        polished (as in :meth:`run`); a run left unpolished says so in its message.
+        The unpolished runs, in increasing order of their value: the lowest one always,
+        each other only when its value is within ``near`` (relative) of the lowest value
+        of the other runs at that point (the polished ones included), each from the
+        evaluation state it stopped in (:meth:`polish_run`).  Joined and abandoned runs
+        are not polished (as in :meth:`run`); a run left unpolished says so in its
+        message.
         """
         todo = [
             r
@@ -591,8 +592,7 @@ class TuningProblem:
             if r.value > best + near * abs(best):
                 r.message += _unpolished(near, best)
                 continue
-            level = (best, join) if join > 0 and r.value >= best else None
-            self.polish_run(r, join=level)
+            self.polish_run(r)
 
     def solve(
         self,
@@ -620,13 +620,13 @@ class TuningProblem:
         random start then runs its BFGS phase only, and once all have run, the
         unpolished runs are polished in increasing order of their value, each only when
         it is within ``near`` of the lowest value of the other runs at that point (the
-        lowest run always, :meth:`_polish_best`).  A random start's polish then waits
-        for the starts after it, and a run whose value is by then outside the window of
-        a lower (polished) one is not polished at all.  A run polished from above the
-        lowest value stops once level with it (``join``, as a random start's BFGS
-        does): it could still end below it, but the window is what lets it try (on
-        COMPleib a run polished from above the lowest BFGS value ended up to 1.3e-4
-        below that run's polished value, REA2).  The random starts drawn around the
+        lowest run always, :meth:`_polish_best`), each from the evaluation state it
+        stopped in, so that it is the polish ``"near"`` would have made.  A random
+        start's polish then waits for the starts after it, and a run whose value is by
+        then outside the window of a lower (polished) one is not polished at all.  (A
+        polish that stops once level with the lowest value was tried: on COMPleib HE4
+        and DIS1, seed 2, the run it stopped would have ended below it.)  The random
+        starts drawn around the
         best point may start from an unpolished point, so the starts differ from
         ``"near"``'s after the first random start whose polish would have made it the
         best.  A random start joins (``join``) only the value of a polished run: an
@@ -743,6 +743,6 @@ class TuningProblem:
                 if min(runs, key=lambda q: q.value).zero_done:
                     break  # within the absolute tolerance of any minimum
         if polish == "deferred":
-            self._polish_best(runs, near, join)
+            self._polish_best(runs, near)
         order = sorted(range(len(runs)), key=lambda i: (runs[i].value, runs[i].below_limit))
         return runs, order[0]

@@ -2,10 +2,10 @@
 
 The first run is polished at once; the random starts run their BFGS phase only, and once
 all have run, the unpolished runs are polished in increasing order of their value, each
-only within the polish window of the lowest value of the other runs, and only until
-level with it (``join``).  Checked on COMPleib static output feedback: which runs are
-polished and what the others record, the best value against ``hinfnorm`` of the
-textbook loop, and the polish's ``join`` stop against the same polish without it.
+only within the polish window of the lowest value of the other runs.  Checked on
+COMPleib static output feedback: which runs are polished and what the others record,
+the best value against ``hinfnorm`` of the textbook loop, and a deferred polish against
+the same run polished at once.
 """
 
 import numpy as np
@@ -65,16 +65,20 @@ def test_deferred_polish_polishes_the_lowest_run_and_says_which_runs_it_left():
     assert low.value == pytest.approx(rmb.hinfnorm(static_loop(P, k), tol=1e-10)[0], rel=1e-9)
 
 
-def test_deferred_polish_of_a_tie_stops_level_with_the_best():
-    """HE1, seed 0: the third run (a perturbation of the first run's point) ends its BFGS
-    phase above the first run's polished value, inside the window: it is polished, and
-    its polish stops once level with that value (``join``), never below it."""
-    runs, _, _, _ = _solve("HE1")
-    tied = [r for r in runs[1:] if r.polished and r.message.endswith("joined")]
-    assert tied
-    for r in tied:
-        top = min(q.value for q in runs if q is not r)
-        assert top <= r.value <= top * (1 + 2 * JOIN)
+def test_a_deferred_polish_is_the_polish_made_at_once():
+    """HE1, seed 0, every run polished (``near=inf``): the second run (a perturbation of
+    the first run's point, the same start in both modes) is polished after the third
+    and fourth runs in the deferred mode and at once with ``polish="near"``; from the
+    evaluation state it stopped in, the polish is the same, to the last digit."""
+    problem, _, _ = _static_problem("HE1")
+    near, _ = problem.solve(random_start=3, seed=0, polish="near", near=np.inf, join=JOIN)
+    runs, _, _, _ = _solve("HE1", near=np.inf)
+    for a, b in zip(near[:2], runs[:2], strict=True):
+        np.testing.assert_array_equal(a.start, b.start)
+        assert a.polished and b.polished
+        np.testing.assert_array_equal(a.x, b.x)
+        assert a.value == b.value
+        assert a.history == b.history
 
 
 def test_random_starts_join_only_a_polished_value():
@@ -96,35 +100,6 @@ def test_an_infinite_window_polishes_every_run_that_ran_its_course():
     for r in runs:
         if r.feasible and r.message not in STOPPED and not r.zero_done:
             assert r.polished and "not polished" not in r.message
-
-
-def test_polish_join_stops_on_the_path_of_the_full_polish():
-    """``polish_run(join=(v, rtol))`` against the same polish without ``join`` (fresh
-    problems, so both follow the same path): with ``v`` the full polish's value, the
-    joined polish's value is within ``[v, v (1 + rtol)]``, its history is a prefix of the
-    full one's, and a run already in the band is not polished further at all."""
-    rec = {}
-    for key in ("full", "joined", "inside"):
-        problem, _, _ = _static_problem("AC15")
-        rec[key] = (problem, problem.run(problem.params.initial(), polish=False))
-    problem, full = rec["full"]
-    start = full.value
-    problem.polish_run(full)
-    v = full.value
-    assert v < start * (1 - 1e-3)  # the case under test: the polish gains
-    rtol = 1e-4
-    problem, joined = rec["joined"]
-    problem.polish_run(joined, join=(v, rtol))
-    assert v * (1 - 1e-9) <= joined.value <= v * (1 + rtol)
-    assert joined.message.endswith("joined")
-    assert joined.history == full.history[: len(joined.history)]
-    assert len(joined.history) < len(full.history)
-    problem, inside = rec["inside"]
-    before = list(inside.history)
-    problem.polish_run(inside, join=(v, start / v - 1 + 1e-12))
-    assert inside.value == start and inside.polished
-    assert inside.message.endswith("joined")
-    assert inside.history == before
 
 
 def test_near_mode_says_which_runs_it_left_unpolished():
