@@ -626,10 +626,9 @@ class TuningProblem:
         then outside the window of a lower (polished) one is not polished at all.  (A
         polish that stops once level with the lowest value was tried: on COMPleib HE4
         and DIS1, seed 2, the run it stopped would have ended below it.)  The random
-        starts drawn around the
-        best point may start from an unpolished point, so the starts differ from
-        ``"near"``'s after the first random start whose polish would have made it the
-        best.  A random start joins (``join``) only the value of a polished run: an
+        starts drawn around the best point may start from an unpolished point, so the
+        starts differ from ``"near"``'s after the first random start whose polish would
+        have made it the best.  A random start joins (``join``) only the value of a polished run: an
         unpolished value is not final, and a run level with it could still be
         polished below it.  A run left unpolished by ``"near"`` or ``"deferred"`` says
         so in its message.
