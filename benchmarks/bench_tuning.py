@@ -12,7 +12,7 @@ Measured in one run, per plant:
   point checked in exact arithmetic; ``-`` when not certified), which no static gain may
   beat.
 
-Printed: gamma and time of each, the ratios ``gamma_rmb / gamma_ref`` and
+Printed: gamma (10 significant digits) and time of each, the ratios ``gamma_rmb / gamma_ref`` and
 ``t_rmb / t_ref``, gamma_full, the load-independent counts ``ev_rmb`` (closed-loop
 objective evaluations of robustmb's optimiser, each an inner H-infinity value and
 subgradient), ``screen`` (line-search trials rejected by one response at the last peak
@@ -167,7 +167,7 @@ def main():
     ap.add_argument("--no-floor", action="store_true", help="skip the full-order LMI floor")
     args = ap.parse_args()
     head = (
-        f"{'plant':7s} {'nx':>3s} {'gamma_rmb':>11s} {'t_rmb[s]':>8s} {'gamma_NM':>11s} "
+        f"{'plant':7s} {'nx':>3s} {'gamma_rmb':>16s} {'t_rmb[s]':>8s} {'gamma_NM':>16s} "
         f"{'t_NM[s]':>8s} {'g ratio':>8s} {'t ratio':>8s} {'gamma_full':>11s} {'floor':>11s} "
         f"{'published':>10s} stable {'ev_rmb':>6s} {'screen':>6s} {'ev_NM':>6s} "
         f"{'ms/ev':>6s} {'ms/NM':>6s} load"
@@ -178,7 +178,7 @@ def main():
         pub = f"{r['published']:.6g}" if r["published"] else "-"
         ok = r["stable"] and abs(r["g_check"] / r["g"] - 1) < 1e-6
         print(
-            f"{r['plant']:7s} {r['nx']:3d} {r['g']:11.6g} {r['t']:8.2f} {r['g_ref']:11.6g} "
+            f"{r['plant']:7s} {r['nx']:3d} {r['g']:16.10g} {r['t']:8.2f} {r['g_ref']:16.10g} "
             f"{r['t_ref']:8.2f} {r['g'] / r['g_ref']:8.4f} {r['t'] / r['t_ref']:8.3f} "
             f"{r['g_full']:11.6g} {r['floor']:11.6g} {pub:>10s} {ok!s:6s} {r['ev']:6d} "
             f"{r['screened']:6d} {r['ev_ref']:6d} {1e3 * r['t'] / max(r['ev'], 1):6.2f} "

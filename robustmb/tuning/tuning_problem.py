@@ -47,6 +47,11 @@ ABANDON_WINDOW = 50
 ZERO_FALL = 1e3
 
 
+def _unpolished(near, best):
+    """The message a run left unpolished by :meth:`TuningProblem.solve` ends with."""
+    return f"; not polished (above the polish window {near:g} of the best value {best:.9g})"
+
+
 def _first_below(hist, level):
     """The first soft-phase value of a run's history below ``level`` (``inf``: none)."""
     return next((v for ph, v in hist if ph in ("soft", "sampling") and v < level), np.inf)
@@ -79,6 +84,11 @@ class RunRecord:
     gradient: np.ndarray | None = None  # the (sub)gradient the run ended with
     zero_level: float = -np.inf  # run(zero_tol=) absolute level
     zero_done: bool = False  # the value met the zero_tol rule (zero_met): nothing to polish
+    polished: bool = False  # the polish (_polish) was run where BFGS stopped
+    # The terms' evaluation state (peak-frequency hints, last multi-peak set) where the
+    # run stopped: a polish made later (solve's "deferred") starts from it, as one made
+    # at once would.
+    terms_state: list | None = field(default=None, repr=False)
 
 
 class TuningProblem:
@@ -494,7 +504,8 @@ class TuningProblem:
         joined = r.message in ("joined", "abandoned")
         # within zero_tol of any minimum and falling towards 0: nothing to polish
         done = zero_met(r.f, _first_below(hist, zero), zero)
-        if polish and not joined and not done:
+        polished = bool(polish and not joined and not done)
+        if polished:
             r = self._polish(r, ftol, hist, zero=zero)
         x, f, msg, below = r.x, r.f, r.message, np.inf
         r2 = None if joined else self._below_limit(r, ftol)
@@ -509,7 +520,10 @@ class TuningProblem:
         dt = time.perf_counter() - t0
         # The rule is checked again on the verified value, which decides the other starts.
         met = zero_met(f, _first_below(hist, zero), zero)
-        return RunRecord(start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met)
+        state = [(t._state, t._last, t._peaks) for t in self.soft + self.hard]
+        return RunRecord(
+            start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met, polished, state
+        )
 
     def random_point(self, rng, x0, relative=1.0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
@@ -524,12 +538,20 @@ class TuningProblem:
     def polish_run(self, rec: RunRecord, ftol=1e-7) -> RunRecord:
         """Gradient sampling and BFGS (:meth:`_polish`) where the run ``rec`` stopped.
 
-        For a run made with ``polish=False``; returns it updated (history, value, time).
-        A run that ended on a high-frequency limit (:meth:`_below_limit`) is returned as is.
+        For a run made with ``polish=False``; returns it updated (history, value, time,
+        ``polished``).  The terms' evaluation state (peak-frequency hints) is first put
+        back to where the run stopped (``rec.terms_state``), so that a polish made after
+        other runs is the one made at once.  A run already polished, that ended on a
+        high-frequency limit (:meth:`_below_limit`) or that met the ``zero_tol`` rule is
+        returned as is.
         """
-        if not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
+        if rec.polished or not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
             return rec
         t0 = time.perf_counter()
+        terms = self.soft + self.hard
+        if rec.terms_state is not None and len(rec.terms_state) == len(terms):
+            for t, (state, last, peaks) in zip(terms, rec.terms_state, strict=True):
+                t._state, t._last, t._peaks = state, last, peaks
         # The subgradient the run ended with (at a kink a new evaluation may pick another
         # active peak, and gradient sampling would start elsewhere than in run()).
         g = rec.gradient if rec.gradient is not None else self.objective(rec.x)[1]
@@ -539,12 +561,38 @@ class TuningProblem:
             rec.history,
             zero=rec.zero_level,
         )
+        rec.polished = True
         f = max(r.f, max(t.verified(r.x) for t in self.soft)) if np.isfinite(r.f) else r.f
         if f <= rec.value:
             rec.x, rec.value, rec.message, rec.gradient = r.x, f, r.message, r.g
             rec.zero_done = zero_met(f, _first_below(rec.history, rec.zero_level), rec.zero_level)
         rec.time += time.perf_counter() - t0
         return rec
+
+    def _polish_best(self, runs, near):
+        """The deferred polish of :meth:`solve` (``polish="deferred"``).
+
+        The unpolished runs, in increasing order of their value: the lowest one always,
+        each other only when its value is within ``near`` (relative) of the lowest value
+        of the other runs at that point (the polished ones included), each from the
+        evaluation state it stopped in (:meth:`polish_run`).  Joined and abandoned runs
+        are not polished (as in :meth:`run`); a run left unpolished says so in its
+        message.
+        """
+        todo = [
+            r
+            for r in runs
+            if r.feasible
+            and not r.polished
+            and not r.zero_done
+            and r.message not in ("joined", "abandoned")
+        ]
+        for r in sorted(todo, key=lambda q: q.value):
+            best = min((q.value for q in runs if q is not r), default=np.inf)
+            if r.value > best + near * abs(best):
+                r.message += _unpolished(near, best)
+                continue
+            self.polish_run(r)
 
     def solve(
         self,
@@ -568,6 +616,22 @@ class TuningProblem:
         third or more of a run's) are saved.
         Every run that could become the best is polished before the next start is drawn,
         so the starts are those of ``"each"`` until a skipped run would have won.
+        ``"deferred"``: the first run is polished at once (as with ``"near"``); every
+        random start then runs its BFGS phase only, and once all have run, the
+        unpolished runs are polished in increasing order of their value, each only when
+        it is within ``near`` of the lowest value of the other runs at that point (the
+        lowest run always, :meth:`_polish_best`), each from the evaluation state it
+        stopped in, so that it is the polish ``"near"`` would have made.  A random
+        start's polish then waits for the starts after it, and a run whose value is by
+        then outside the window of a lower (polished) one is not polished at all.  (A
+        polish that stops once level with the lowest value was tried: on COMPleib HE4
+        and DIS1, seed 2, the run it stopped would have ended below it.)  The random
+        starts drawn around the best point may start from an unpolished point, so the
+        starts differ from ``"near"``'s after the first random start whose polish would
+        have made it the best.  A random start joins (``join``) only the value of a polished run: an
+        unpolished value is not final, and a run level with it could still be
+        polished below it.  A run left unpolished by ``"near"`` or ``"deferred"`` says
+        so in its message.
         ``join > 0``: a run after the first stops, unpolished, as soon as its value is
         level with the best run's so far (within ``[best, best (1 + join)]``,
         :meth:`run`): it has reached a value already found, typically the same optimum
@@ -577,11 +641,11 @@ class TuningProblem:
         not only the effort: a skipped polish could have gained a few percent (1.7 % on
         COMPleib HE1), and a joined run stops without any stationarity test, possibly on
         its way to a lower optimum.
-        ``abandon = m`` (finite, with ``polish="near"``): a random start's BFGS stops,
-        unpolished, once its value minus ``m`` times its gain over the last
-        ``ABANDON_WINDOW`` iterations is still above the polish window ``best (1 +
-        near)`` (checked every 25 iterations, :meth:`run`): at that pace it would not
-        even be polished.  Also a heuristic (a run that speeds up after the check is
+        ``abandon = m`` (finite, with ``polish="near"`` or ``"deferred"``): a random
+        start's BFGS stops, unpolished, once its value minus ``m`` times its gain over
+        the last ``ABANDON_WINDOW`` iterations is still above the polish window ``best
+        (1 + near)`` (checked every 25 iterations, :meth:`run`): at that pace it would
+        not even be polished.  Also a heuristic (a run that speeds up after the check is
         cut); ``inf`` (default) never abandons a run.
         ``zero_tol > 0`` (soft terms never negative, such as H-infinity norms): an
         absolute tolerance, ``zero_tol`` times the objective where the first run's soft
@@ -596,8 +660,10 @@ class TuningProblem:
         """
         from .._progress import ProgressBar
 
-        if polish not in ("each", "near"):
-            raise ArgumentError(f"solve: polish must be 'each' or 'near', got {polish!r}")
+        if polish not in ("each", "near", "deferred"):
+            raise ArgumentError(
+                f"solve: polish must be 'each', 'near' or 'deferred', got {polish!r}"
+            )
         if (
             not isinstance(near, (int, float, np.integer, np.floating))
             or isinstance(near, bool)
@@ -642,9 +708,14 @@ class TuningProblem:
                 bar.start(f"run {i + 1}")
                 top = min((r.value for r in runs), default=np.inf)
                 level = (top, join) if join > 0 and np.isfinite(top) else None
+                if polish == "deferred":
+                    # only a polished value is final: a run level with an unpolished one
+                    # could still have been polished below it
+                    done = min((q.value for q in runs if q.polished), default=np.inf)
+                    level = (done, join) if join > 0 and np.isfinite(done) else None
                 window = top + near * abs(top)
                 cut = None
-                if polish == "near" and np.isfinite(abandon) and np.isfinite(window):
+                if polish != "each" and np.isfinite(abandon) and np.isfinite(window):
                     cut = (window, float(abandon))
                 # The first run fixes the absolute level (its own soft start's value);
                 # the others stop at that same level.
@@ -659,11 +730,18 @@ class TuningProblem:
                     zero_level=zero,
                 )
                 joined = r.message in ("joined", "abandoned")
-                if polish == "near" and not joined and not r.value > top + near * abs(top):
+                if polish == "near" and not joined and r.feasible:
+                    if r.value > top + near * abs(top):
+                        r.message += _unpolished(near, top)
+                    else:
+                        self.polish_run(r)
+                if polish == "deferred" and i == 0 and not joined:
                     self.polish_run(r)
                 runs.append(r)
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
                 if min(runs, key=lambda q: q.value).zero_done:
                     break  # within the absolute tolerance of any minimum
+        if polish == "deferred":
+            self._polish_best(runs, near)
         order = sorted(range(len(runs)), key=lambda i: (runs[i].value, runs[i].below_limit))
         return runs, order[0]

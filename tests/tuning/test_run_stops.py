@@ -94,8 +94,8 @@ def test_hinfstruct_abandon_off_and_on_verify():
 
 def test_hinfstruct_defaults_reach_the_search(monkeypatch):
     """The documented defaults (hinfstruct's Notes: ``abandon`` 10 on windows of 50
-    iterations, ``zero_tol`` 1e-6, ``join`` 1e-6, ``polish_window`` 1 %) are the ones
-    the multistart search receives."""
+    iterations, ``zero_tol`` 1e-6, ``join`` 1e-6, ``polish_window`` 1 %, the random
+    starts' polish deferred) are the ones the multistart search receives."""
     from robustmb.tuning import tuning_problem as tp
 
     seen = {}
@@ -109,4 +109,4 @@ def test_hinfstruct_defaults_reach_the_search(monkeypatch):
     rmb.hinfstruct(_plant(), rmb.tunable_gain("K", 1, 1))
     assert tp.ABANDON_WINDOW == 50
     assert seen["abandon"] == 10.0 and seen["zero_tol"] == 1e-6
-    assert seen["join"] == 1e-6 and seen["near"] == 0.01 and seen["polish"] == "near"
+    assert seen["join"] == 1e-6 and seen["near"] == 0.01 and seen["polish"] == "deferred"
