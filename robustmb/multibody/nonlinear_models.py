@@ -15,7 +15,6 @@ from numbers import Real
 import numpy as np
 
 from ..errors import ArgumentError, DimensionError, SignalError
-from .signals import WRENCH_COMPONENTS
 
 
 def check_values(self, values, what="values"):
@@ -160,13 +159,7 @@ def effort_names(self, tree):
     >>> effort_names(mech, mech.rigid_tree())
     ['J_effort']
     """
-    names = []
-    for i in range(tree.n):
-        if tree.kind[i] == 0:
-            names += [f"{tree.names[i]}_{c}" for c in WRENCH_COMPONENTS]
-        else:
-            names.append(self.joints[tree.names[i]].input_name)
-    return names
+    return tree.effort_names()
 
 
 def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
@@ -232,7 +225,7 @@ def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
-    tau = tree.check_rates(tau, "tau")
+    tau = tree.check_rates(tau, "tau", efforts=True)
     if tree.bare:  # no springs, dampers, laws or loads
         qdd = aba(tree, q, v, tau, None)
     else:
@@ -301,7 +294,7 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
-    tau = tree.check_rates(tau, "tau")
+    tau = tree.check_rates(tau, "tau", efforts=True)
     node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
     if not isinstance(imposed, Mapping):
         raise ArgumentError(

@@ -113,10 +113,10 @@ def _input_function(tree, inputs):
     if callable(inputs):
 
         def fn(t, q, v):
-            return _efforts(inputs(t, q, v), "inputs(t, q, v)", tree.nv, tree.rate_names, t)
+            return _efforts(inputs(t, q, v), "inputs(t, q, v)", tree.nv, tree.effort_names, t)
 
         return fn
-    u = _efforts(inputs, "inputs", tree.nv, tree.rate_names)
+    u = _efforts(inputs, "inputs", tree.nv, tree.effort_names)
     return lambda t, q, v: u
 
 

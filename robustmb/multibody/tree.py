@@ -35,6 +35,7 @@ from ..errors import ArgumentError, DimensionError, IllPosedError
 from . import _generic as g
 from .bodies import check_inertia
 from .joints import GROUND, RevoluteJoint, WeldJoint
+from .signals import WRENCH_COMPONENTS
 
 FREE, REVOLUTE, PRISMATIC = 0, 1, 2
 
@@ -160,6 +161,7 @@ class RigidTree:
     inertia : (n, 6, 6) spatial inertia of each node at its origin.
     qi, vi : first index of each node in ``q`` and ``v``.
     placement : body -> (node, R, p): the body frame in its node frame.
+    effort_inputs : 1-dof node -> the name of its joint's effort input.
     """
 
     kind: list = field(default_factory=list)
@@ -185,6 +187,7 @@ class RigidTree:
     coms: dict = field(default_factory=dict)
     body_inertia: dict = field(default_factory=dict)
     joint_names: list = field(default_factory=list)
+    effort_inputs: dict = field(default_factory=dict)
     children: list = field(default_factory=list)
     node_body: dict = field(default_factory=dict)
     inputs: list = field(default_factory=list)
@@ -198,15 +201,19 @@ class RigidTree:
     def n(self):
         return len(self.kind)
 
-    def check_rates(self, v, what="v"):
-        """A float array of ``nv`` finite entries, else an error naming the entry."""
+    def check_rates(self, v, what="v", efforts=False):
+        """A float array of ``nv`` finite entries, else an error naming the entry.
+
+        ``efforts``: ``v`` holds efforts (entries named by :meth:`effort_names`).
+        """
         v = _floats(v, what)
+        names = self.effort_names if efforts else self.rate_names
         if v.size != self.nv:
             raise DimensionError(
-                f"{what} has {v.size} entries, the mechanism has {self.nv} rates "
-                f"({', '.join(self.rate_names())})"
+                f"{what} has {v.size} entries, the mechanism has {self.nv} "
+                f"{'efforts' if efforts else 'rates'} ({', '.join(names())})"
             )
-        _finite(v, what, self.rate_names)
+        _finite(v, what, names)
         return v
 
     def check_state(self, q, v=None, what_v="v"):
@@ -252,6 +259,15 @@ class RigidTree:
                 out += [f"{b}_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
             else:
                 out.append(f"{self.joint_names[i]}_dot")
+        return out
+
+    def effort_names(self):
+        out = []
+        for i in range(self.n):
+            if self.kind[i] == FREE:
+                out += [f"{self.names[i]}_{c}" for c in WRENCH_COMPONENTS]
+            else:
+                out.append(self.effort_inputs.get(i, f"{self.names[i]}_effort"))
         return out
 
     def tangent_names(self):
@@ -444,6 +460,7 @@ def compile_tree(mech, values=None):
         kind = REVOLUTE if isinstance(j, RevoluteJoint) else PRISMATIC
         i = new_node(kind, pnode, k, j.output_name, c, axis, r0, pa)
         tree.joint_names[i] = j.output_name
+        tree.effort_inputs[i] = j.input_name
         place[k] = (i, np.eye(3), np.zeros(3))
         add_inertia(i, body_data(k), np.eye(3), np.zeros(3))
         a_local = r0.T @ axis

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robustmb.errors import ArgumentError, DimensionError, IntegrationError
-from robustmb.multibody import Mechanism, PrismaticJoint, RigidBody
+from robustmb.multibody import Mechanism, PrismaticJoint, RevoluteJoint, RigidBody
 
 Q0 = [0, 0, 0, 0, 0, 0, 1.0]
 
@@ -61,10 +61,10 @@ def test_non_finite_inputs_and_wrenches_name_the_effort_and_the_time():
         return np.full(6, np.nan) if t > 0.05 else np.zeros(6)
 
     with pytest.raises(
-        ArgumentError, match=r"inputs\(t, q, v\)\[0\] \(sat_vx\) is not finite at t"
+        ArgumentError, match=r"inputs\(t, q, v\)\[0\] \(sat_Fx\) is not finite at t"
     ):
         mech.simulate((0, 0.1), Q0, np.zeros(6), inputs=late_nan)
-    with pytest.raises(ArgumentError, match=r"inputs\[2\] \(sat_vz\) is not finite"):
+    with pytest.raises(ArgumentError, match=r"inputs\[2\] \(sat_Fz\) is not finite"):
         mech.simulate((0, 0.1), Q0, np.zeros(6), inputs=[0, 0, np.inf, 0, 0, 0])
     with pytest.raises(ArgumentError, match=r"wrenches\['push'\]\(t, q, v\)\[4\] \(push_Ty\)"):
         mech.simulate(
@@ -72,6 +72,23 @@ def test_non_finite_inputs_and_wrenches_name_the_effort_and_the_time():
         )
     with pytest.raises(ArgumentError, match=r"wrenches\['push'\]\[0\] \(push_Fx\)"):
         mech.simulate((0, 0.1), Q0, np.zeros(6), wrenches={"push": [np.nan, 0, 0, 0, 0, 0]})
+
+
+def test_non_finite_joint_efforts_are_named_by_their_input_names():
+    # the entries of inputs / tau are efforts: named by the joints' effort inputs, not rates
+    mech = Mechanism()
+    mech.add_body(RigidBody("a", mass=1.0, ports={"P": [0, 0, 0], "T": [0, 0, 1.0]}))
+    mech.add_body(RigidBody("b", mass=1.0, ports={"P": [0, 0, 0]}))
+    mech.add_joint(RevoluteJoint("J0", ("ground", "O"), ("a", "P"), [1, 0, 0]))
+    mech.add_joint(RevoluteJoint("J1", ("a", "T"), ("b", "P"), [1, 0, 0], input_name="motor"))
+    with pytest.raises(ArgumentError, match=r"inputs\[1\] \(motor\) is not finite: nan"):
+        mech.simulate((0, 0.1), [0.1, 0.0], [0.0, 0.0], inputs=[0.0, np.nan])
+    with pytest.raises(ArgumentError, match=r"inputs\(t, q, v\)\[0\] \(J0_effort\) is not"):
+        mech.simulate((0, 0.1), [0.1, 0.0], [0.0, 0.0], inputs=lambda t, q, v: [np.inf, 0.0])
+    with pytest.raises(DimensionError, match=r"tau\[1\] \(motor\) is not finite"):
+        mech.forward_dynamics([0.1, 0.0], [0.0, 0.0], [0.0, np.nan])
+    with pytest.raises(DimensionError, match=r"3 entries, the mechanism has 2 efforts"):
+        mech.forward_dynamics([0.1, 0.0], [0.0, 0.0], [0.0, 0.0, 0.0])
 
 
 def test_an_integration_that_stops_early_raises_with_the_time_reached():
