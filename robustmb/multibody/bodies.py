@@ -154,7 +154,10 @@ def check_inertia(num, what, where=""):
     """Raise unless the numeric 3x3 inertia ``num`` is positive semidefinite.
 
     Only a negative eigenvalue is refused: principal moments that break the
-    triangle inequality are kept (some published data sets do so).
+    triangle inequality are kept (some published data sets do so).  A diagonal
+    ``num`` is checked exactly; otherwise an eigenvalue down to ``-16 eps``
+    times the largest ``|eigenvalue|`` is taken for rounding.  A zero inertia
+    (point mass) is semidefinite.
 
     Examples
     --------
@@ -164,10 +167,16 @@ def check_inertia(num, what, where=""):
     ... except DimensionError as err:
     ...     print(str(err).split(",")[0])
     body 'b': inertia must be positive semidefinite
+    >>> check_inertia(np.zeros((3, 3)), "inertia")             # a point mass
     """
-    eig = np.linalg.eigvalsh(0.5 * (num + num.T))
-    # rounding of a semidefinite matrix leaves eigenvalues of order eps * |J|
-    if eig[0] < -1e-12 * max(1.0, float(np.abs(eig).max())):
+    num = 0.5 * (num + num.T)
+    eig = np.linalg.eigvalsh(num)
+    # a diagonal inertia is checked exactly, as its 3 entries are; otherwise the rounding
+    # of a semidefinite matrix (rotated, shifted) leaves eigenvalues of order eps * |J|,
+    # relative to the body's own scale (a small body's J is not compared with 1)
+    off = num - np.diag(np.diag(num))
+    tol = 0.0 if not off.any() else 16.0 * np.finfo(float).eps * float(np.abs(eig).max())
+    if eig[0] < -tol:
         raise DimensionError(
             f"{what} must be positive semidefinite{where}, its eigenvalues are {eig}"
         )

@@ -95,6 +95,32 @@ def test_semidefinite_and_triangle_breaking_inertias_are_kept():
     assert mech.mass_matrix(mech.equilibrium_coordinates()).shape == (9, 9)
 
 
+@pytest.mark.parametrize("diag", [[1e-13, 1e-13, -5e-13], [2e-7, 2e-7, -5e-13], [1.0, 1.0, -1e-17]])
+def test_small_negative_moments_are_refused_in_both_forms(diag):
+    # a diagonal inertia is checked exactly, as a list or as a 3x3 (no absolute floor)
+    with pytest.raises(DimensionError, match=r"inertia\[2\] must be non-negative"):
+        RigidBody("b", mass=1e-6, inertia=diag)
+    with pytest.raises(DimensionError, match="inertia must be positive semidefinite"):
+        RigidBody("b", mass=1e-6, inertia=np.diag(diag))
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1.0, 1e6])
+def test_rotated_inertia_tolerance_is_relative_to_the_body(scale):
+    # R diag(0, 1, 1) R^T rounds to eigenvalues ~ -eps |J|: kept at any scale; the same
+    # matrix shifted by -1e-6 |J| (clearly indefinite) is refused even for a tiny body
+    c, s_ = np.cos(0.7), np.sin(0.7)
+    rot = np.array([[1, 0, 0], [0, c, -s_], [0, s_, c]]) @ np.array(
+        [[c, 0, s_], [0, 1, 0], [-s_, 0, c]]
+    )
+    rod = scale * rot @ np.diag([0.0, 1.0, 1.0]) @ rot.T
+    RigidBody("rod", mass=1.0, inertia=rod)
+    RigidBody("point", mass=1.0, inertia=np.zeros((3, 3)))
+    bad = rod - 1e-6 * scale * rot @ np.diag([1.0, 0.0, 0.0]) @ rot.T
+    assert np.linalg.eigvalsh(bad)[0] < -0.5e-6 * scale  # independent: indefinite
+    with pytest.raises(DimensionError, match="inertia must be positive semidefinite"):
+        RigidBody("rod", mass=1.0, inertia=bad)
+
+
 def test_uncertain_mass_and_inertia_are_checked_where_exact():
     with pytest.raises(DimensionError, match="'b': mass must be non-negative.*'mneg'"):
         RigidBody("b", mass=rmb.ureal("mneg", 0.5, range=(-1.0, 1.0)))
