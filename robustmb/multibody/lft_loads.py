@@ -66,17 +66,60 @@ def _selector(offset):
     return s
 
 
-def _closure_rotations(tr, closures, method):
-    """A rotational closure spring must be at rest at equilibrium, numerically, for the LFT."""
+def _path_rotation(parent_joint, body):
+    """Up to the root of ``body``: the root, the bodies on the way and the joint DCMs.
+
+    ``rotations[i]`` is the child-in-parent rotation of the joint above ``path[i]``
+    (``P_k = P_parent rotations[i]``, the trim's recurrence), numeric or not.
+    """
+    path, rotations = [], []
+    while body in parent_joint:
+        j = parent_joint[body]
+        path.append(body)
+        rotations.append(g.tr(j.dcm()))
+        body = j.parent[0]
+    return body, path, rotations
+
+
+def _relative_rotation(tr, parent_joint, a, b):
+    """``P_a^T P_b`` along the tree path between bodies ``a`` and ``b``, or None.
+
+    Only the joints below the common ancestor enter (what lies above it turns
+    both bodies alike); None if one of them has an uncertain rotation.  Two
+    roots (the ground and a floating base) take their own numeric DCMs.
+    """
+    root_a, path_a, rot_a = _path_rotation(parent_joint, a)
+    root_b, path_b, rot_b = _path_rotation(parent_joint, b)
+    if root_a == root_b:
+        chain_a, chain_b = [*path_a, root_a], [*path_b, root_b]
+        common = next(k for k in chain_a if k in chain_b)
+        rot_a, rot_b = rot_a[: chain_a.index(common)], rot_b[: chain_b.index(common)]
+        top_a = top_b = np.eye(3)
+    else:
+        top_a, top_b = tr.dcm[root_a], tr.dcm[root_b]
+    out = []
+    for top, rots in ((top_a, rot_a), (top_b, rot_b)):
+        if not (g.is_number(top) and all(g.is_number(r) for r in rots)):
+            return None
+        m = np.asarray(top, dtype=float)
+        for r in reversed(rots):  # from the common ancestor (or root) down
+            m = m @ np.asarray(r, dtype=float)
+        out.append(m)
+    return out[0].T @ out[1]
+
+
+def _closure_rotations(tr, parent_joint, closures, method):
+    """A rotational closure spring must be at rest at equilibrium, numerically, for the LFT.
+
+    The relative rotation of its two bodies is taken along the tree path between
+    them: an uncertain angle above both turns them alike and is allowed, one on
+    the path is not (the spring's rest would depend on it).
+    """
     for name, a, b, (_, _, kr, _) in closures:
         if g.is_number(kr) and float(kr) == 0.0:
             continue
-        ra, rb = (np.eye(3) if end[0] == GROUND else tr.dcm[end[0]] for end in (a, b))
-        if not (
-            g.is_number(ra)
-            and g.is_number(rb)
-            and np.allclose(np.asarray(ra).T @ np.asarray(rb), np.eye(3), rtol=0, atol=1e-12)
-        ):
+        rel = _relative_rotation(tr, parent_joint, a[0], b[0])
+        if rel is None or not np.allclose(rel, np.eye(3), rtol=0, atol=1e-12):
             raise IllPosedError(
                 f"{method}: loop closure {name!r}: the LFT models a rotational spring only at "
                 "rest at the equilibrium (the two bodies' axes aligned, with no uncertain "

@@ -323,7 +323,7 @@ class Mechanism:
         parent_joint, children, order = mech._topology()
         springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
         tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
-        _closure_rotations(tr, closures, "trim")
+        _closure_rotations(tr, parent_joint, closures, "trim")
         for name, e0 in law_efforts.items():  # the law holds part of the load
             tr.effort[name] = g.simplified(tr.effort[name] - e0)
         return tr
@@ -460,7 +460,7 @@ class Mechanism:
             self.bodies[b].port(p)
         springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
         tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
-        _closure_rotations(tr, closures, "linearize")
+        _closure_rotations(tr, parent_joint, closures, "linearize")
         if not applied and not closures:
             asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
             return asm.build(rates=rates, simplify=simplify)

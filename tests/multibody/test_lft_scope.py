@@ -132,6 +132,68 @@ def test_rotational_closure_spring_not_at_rest_is_refused():
             method()
 
 
+def _three_links(t0, angle1=0.5, t2=None, **closure_ports):
+    """Three 3-D links, the first at an uncertain angle; a rotational closure spring
+    between the last two (``b2`` aligned with ``b1`` when the angle of J2 is 0)."""
+    inertia = [[0.2, 0.01, 0.02], [0.01, 0.3, 0.03], [0.02, 0.03, 0.25]]
+    mech = Mechanism(acceleration=gravity(G))
+    for i in range(3):
+        mech.add_body(
+            RigidBody(
+                f"b{i}",
+                mass=1.0 + 0.3 * i,
+                inertia=inertia,
+                cog=[0.1, 0.4, 0.05 * i],
+                ports={"P": [0, 0, 0], "T": [0, 1.0, 0.1]},
+            )
+        )
+    mech.add_joint(RevoluteJoint("J0", ("ground", "O"), ("b0", "P"), [1, 0, 0], tan_half=t0))
+    mech.add_joint(RevoluteJoint("J1", ("b0", "T"), ("b1", "P"), [0, 0, 1], angle=angle1))
+    j2 = {"tan_half": t2} if t2 is not None else {"angle": 0.0}
+    mech.add_joint(RevoluteJoint("J2", ("b1", "T"), ("b2", "P"), [0.6, 0, 0.8], **j2))
+    a, b = closure_ports.get("ends", (("b1", "T"), ("b2", "P")))
+    mech.add_loop_closure("c", a, b, stiffness=100.0, damping=0.5, rotational_stiffness=4.0)
+    return mech
+
+
+def test_rotational_closure_under_an_uncertain_angle_above_both_bodies():
+    # the uncertain J0 turns b1 and b2 alike: the spring stays at rest for every value,
+    # so the LFT models it; it must match linearize_at (the nonlinear model) everywhere
+    mech = _three_links(rmb.ureal("t0", 0.1, plusminus=0.02))
+    sys = mech.linearize()
+    tr = mech.trim()
+    for t0 in (0.08, 0.1, 0.11, 0.12):
+        vals = {"t0": t0}
+        q0 = mech.equilibrium_coordinates(values=vals)
+        assert q0[0] == pytest.approx(2.0 * np.arctan(t0), rel=1e-14)
+        tau = mech.inverse_dynamics(q0, np.zeros(3), np.zeros(3), values=vals)
+        got = [_at(tr.effort[j], vals) for j in ("J0", "J1", "J2")]
+        assert np.allclose(got, tau, rtol=1e-10, atol=1e-10)
+        ref = mech.linearize_at(q0, np.zeros(3), a0=np.zeros(3), values=vals).ss
+        lft_at = sys.usubs(vals)
+        for s in (0.5j, 1.0 + 2.0j):
+            r = frequency_response(ref, s)[:3, :]  # linearize_at outputs [q; v]
+            assert np.allclose(frequency_response(lft_at, s), r, rtol=1e-7, atol=1e-9)
+        a_ref = np.asarray(ref.A)  # the same states [q; v] in the same order
+        assert np.allclose(np.asarray(lft_at.A), a_ref, rtol=0, atol=1e-8 * np.abs(a_ref).max())
+
+
+def test_rotational_closure_with_an_uncertain_angle_between_its_bodies_is_refused():
+    # J2 is on the path from b1 to b2: the spring's rest would depend on t2
+    mech = _three_links(0.1, t2=rmb.ureal("t2", 0.0, plusminus=0.01))
+    _refused(mech, "loop closure 'c'")
+    # to the ground, the path from it to b2 passes the uncertain J0 (at rest at its nominal)
+    t0 = rmb.ureal("t0", 0.0, plusminus=0.01)
+    _refused(_three_links(t0, angle1=0.0, ends=(("ground", "O"), ("b2", "P"))), "'c'")
+    # numeric, b0 to b2: at rest with J1 and J2 at 0 (J0 above both), not with J1 at 0.5
+    at_rest = _three_links(t0, angle1=0.0, ends=(("b0", "T"), ("b2", "P")))
+    q0 = at_rest.equilibrium_coordinates(values={"t0": 0.01})
+    ref = at_rest.linearize_at(q0, np.zeros(3), a0=np.zeros(3), values={"t0": 0.01}).ss
+    got = np.asarray(at_rest.linearize().usubs({"t0": 0.01}).A)
+    assert np.allclose(got, ref.A, rtol=0, atol=1e-8 * np.abs(ref.A).max())
+    _refused(_three_links(t0, angle1=0.5, ends=(("b0", "T"), ("b2", "P"))), "'c'")
+
+
 def test_loop_constraint_is_refused():
     mech = _bar(B=[1.0, 0, 0])
     mech.add_loop_constraint("pin", ("bar", "tip"), ("ground", "B"), components="xy")
