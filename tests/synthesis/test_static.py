@@ -190,3 +190,22 @@ def test_static_optimum_when_the_first_q_is_unrealisable(seed):
     res2 = rmb.h2syn(static(D2, 1.0), p2, m2)
     assert res2.norm == pytest.approx(ref2, rel=1e-9, abs=1e-10)
     assert np.linalg.norm(fl(D2, res2.controller.D, p2, m2)) <= res2.norm * (1 + 1e-12) + 1e-15
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_noncentral_completions_stay_within_the_level(seed):
+    # every completion of the Davis-Kahan-Weinberger family has norm at most g, checked on
+    # the assembled matrix; at g = Parrott's bound they are optimal
+    from robustmb.synthesis.static import _noncentral_blocks
+
+    rng = np.random.default_rng(60 + seed)
+    r1, r2, q1, q2 = (int(v) for v in rng.integers(1, 4, size=4))
+    R12, R21, R22 = (rng.standard_normal(s) for s in ((r1, q2), (q1, r2), (q1, q2)))
+    bound = max(np.linalg.norm(np.vstack([R12, R22]), 2), np.linalg.norm(np.hstack([R21, R22]), 2))
+    for g in (bound, bound * 1.1):
+        blocks = _noncentral_blocks(R12, R21, R22, g, np.random.default_rng(0))
+        assert len(blocks) > 2
+        for X in blocks:
+            assert np.linalg.norm(np.block([[X, R12], [R21, R22]]), 2) <= g * (1 + 1e-9)
+    # above the bound the family is not just the central completion
+    assert max(np.abs(X - blocks[0]).max() for X in blocks) > 1e-3 * bound
