@@ -361,12 +361,20 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     try:
         with single_blas_thread():
             return _discrete(plant, P0) if plant.dt > 0 else _continuous(plant, P0, r_ok)
-    except (IllPosedError, np.linalg.LinAlgError, ValueError):
+    except (IllPosedError, np.linalg.LinAlgError, ValueError) as exc:
         check_solvable(plant)
         if plant.dt > 0 and method == "auto":
             # singular discrete problem (D12'D12 + B2'X B2 or D21 D21' + C2 Y C2' singular)
             return _lmi(plant, P0)
-        raise
+        if isinstance(exc, IllPosedError):
+            raise
+        # the solvability test passed, yet a Riccati solver failed: say which design step
+        raise IllPosedError(
+            "h2syn: the control or filter Riccati equation of the H2 design has no "
+            f"stabilising solution ({type(exc).__name__}: {exc}); the plant may have a "
+            "mode on or near the stability boundary that the control inputs cannot reach "
+            "or the measurements cannot see, or a u -> z / w -> y zero on that boundary"
+        ) from exc
 
 
 def _continuous(plant, P0, r_ok=(None, None)):

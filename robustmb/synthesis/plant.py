@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import control
 import numpy as np
 import scipy.linalg
+import slycot
 
 from robustmb.analysis._statespace import _sampling_time, as_statespace_data
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError
@@ -255,30 +256,54 @@ def _balanced_pair(A, B):
     return A / d[:, None] * d[None, :], B / d[:, None]
 
 
-def _uncontrollable_modes(A, B, dt, tol=1e-9):
+# rank tolerance of the staircase, relative to the norm of the balanced [A, B]; roundoff of
+# an ill-conditioned change of basis leaves B components far above n^2 eps in the directions
+# it cannot reach
+_STAIRCASE_TOL = 1e-10
+
+
+def _uncontrollable_modes(A, B, dt):
     """Eigenvalues of ``A`` on or outside the stability boundary that ``B`` cannot move.
 
-    PBH test on the balanced pair (:func:`_balanced_pair`): a mode ``lam`` is reported
-    when the smallest singular value of ``[A - lam I, B]`` is at most ``tol`` times the
-    norm of the balanced ``[A, B]``.  Balancing first makes the verdict independent of
-    the units of the states: with ``x -> diag(k, 1 / k) x`` the unbalanced test called a
-    stabilisable plant unstabilisable from ``k = 1000`` on (its ``[A, B]`` carried
-    ``k^2`` next to ``1 / k``).
+    The pair is first balanced (:func:`_balanced_pair`), which makes the verdict
+    independent of the units of the states and inputs, then reduced by orthogonal
+    similarities to the controllability staircase form (SLICOT AB01ND)::
+
+        Z' A Z = [Ac  *  ]     Z' B = [Bc]
+                 [0   Auc],           [0 ]
+
+    with ``(Ac, Bc)`` controllable.  The modes out of reach of ``B`` are exactly the
+    eigenvalues of ``Auc``; the rank decisions of the staircase are made on the
+    orthogonally transformed blocks with a tolerance relative to the norm of the
+    balanced ``[A, B]``, so they stay reliable where a pointwise PBH test at computed
+    eigenvalues does not: an unreachable mode sharing its eigenvalue with a reachable one
+    in a Jordan chain is computed ``sqrt(eps)`` away from it, where ``[A - lam I, B]`` is
+    far from rank deficient.  A mode of ``Auc`` counts as unstable when its real part
+    (its modulus less one, in discrete time) is at least ``-1e-12`` times the norm of the
+    balanced ``A`` (that norm but at least one, in discrete time): the rounding of the
+    computed eigenvalues grows with that norm.
     """
-    n = A.shape[0]
+    n, m = B.shape
     if n == 0:
         return []
     A, B = _balanced_pair(np.asarray(A, float), np.asarray(B, float))
-    bad = []
-    scale = max(np.linalg.norm(np.hstack([A, B]), 2), np.finfo(float).tiny)
-    for lam in np.linalg.eigvals(A):
-        unstable = abs(lam) >= 1 - 1e-12 if dt else lam.real >= -1e-12 * scale
-        if not unstable:
-            continue
-        s = np.linalg.svd(np.hstack([A - lam * np.eye(n), B]), compute_uv=False)
-        if s[-1] <= tol * scale:
-            bad.append(lam)
-    return bad
+    if m == 0 or not np.any(B):
+        Auc = A
+    else:
+        Ast, _, ncont, *_ = slycot.ab01nd(
+            n, m, A.copy(order="F"), B.copy(order="F"), tol=_STAIRCASE_TOL
+        )
+        Auc = Ast[ncont:, ncont:]
+    if Auc.shape[0] == 0:
+        return []
+    lams = np.linalg.eigvals(Auc)
+    norm_a = np.linalg.norm(A, 2)
+    if dt:
+        # modulus on the unit circle up to rounding relative to the size of A
+        unstable = np.abs(lams) >= 1 - 1e-12 * max(1.0, norm_a)
+    else:
+        unstable = lams.real >= -1e-12 * max(norm_a, np.finfo(float).tiny)
+    return [complex(lam) if lam.imag else float(lam.real) for lam in lams[unstable]]
 
 
 def check_solvable(plant: Plant) -> None:

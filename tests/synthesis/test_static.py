@@ -122,3 +122,90 @@ def test_ncfsyn_static_plant(dt):
     assert np.linalg.norm(T, 2) == pytest.approx(1.0, abs=1e-12)
     assert res.gamma_achieved == pytest.approx(1.0, abs=1e-9)
     assert not res.controller.dt if dt == 0 else res.controller.dt is dt or res.controller.dt == dt
+
+
+def test_hinfsyn_static_central_completion_unrealisable():
+    # z = [w1; 0.5 w2 + u], y = w2 + 2 u: every Q in [-1.5, 0.5] attains Parrott's bound 1,
+    # the central Q = -0.5 makes I + D22 Q = 0; K = Q / (1 + 2 Q) realises the others
+    D = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 1.0], [0.0, 1.0, 2.0]])
+    ref = sdp_optimum(D[:2, :2], D[:2, 2:], D[2:, :2])
+    assert ref == pytest.approx(1.0, rel=1e-7)
+    for dt in (0, 1.0):
+        res = rmb.hinfsyn(static(D, dt), 1, 1)
+        achieved = np.linalg.norm(fl(D, res.controller.D, 1, 1), 2)
+        assert achieved <= res.gamma and res.gamma == pytest.approx(1.0, rel=1e-12)
+        assert res.gamma_bracket[0] == pytest.approx(1.0, rel=1e-14)
+
+
+@pytest.mark.parametrize("dt", [0, 1.0])
+def test_h2syn_static_least_squares_q_unrealisable(dt):
+    # z = 0.5 w + u1 + u2, y = w + 4 u1: the minimum-norm Q = -[0.25; 0.25] gives
+    # I + D22 Q = 0, Q = [0; -0.5] (K = [0; -0.5]) cancels z as well
+    D = np.array([[0.5, 1.0, 1.0], [1.0, 4.0, 0.0]])
+    res = rmb.h2syn(static(D, dt), 1, 2)
+    assert res.norm == 0.0
+    assert np.abs(fl(D, res.controller.D, 1, 2)).max() < 1e-14
+    assert rmb.hinfsyn(static(D, dt), 1, 2).gamma < 1e-13
+
+
+def _singular_d22(rng, Q0, N1):
+    """``D22 = -x y'`` with ``y' Q0 x = 1``: ``I + D22 Q0`` maps ``x`` to zero; ``y`` has a
+    component along ``D12``'s null space ``N1`` (which the optimal ``Q`` may use), so that
+    ``1 - y' (Q0 + N1 Z) x`` does not vanish for every optimal ``Q``."""
+    x = rng.standard_normal(Q0.shape[1])
+    q = Q0 @ x
+    z = N1 @ rng.standard_normal(N1.shape[1])
+    z -= q * (q @ z) / (q @ q)
+    return -np.outer(x, q / (q @ q) + z)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_static_optimum_when_the_first_q_is_unrealisable(seed):
+    # random plants whose D22 is built to make the Q chosen without D22 unrealisable; the
+    # optimum (an SDP for H-infinity, least squares for H2) does not depend on D22
+    rng = np.random.default_rng(40 + seed)
+    m1, p2 = (int(v) for v in rng.integers(1, 4, size=2))
+    p1, m2 = 1 + seed % 2, 3  # D12 has a null space: many optimal Q
+    D = rng.standard_normal((p1 + p2, m1 + m2))
+    D[p1:, m1:] = 0.0
+    Q0 = rmb.hinfsyn(static(D), p2, m2).controller.D  # with D22 = 0, K = Q
+    Dh = D.copy()
+    N1 = scipy.linalg.null_space(D[:p1, m1:])
+    Dh[p1:, m1:] = _singular_d22(rng, Q0, N1)
+    assert np.linalg.svd(np.eye(p2) + Dh[p1:, m1:] @ Q0, compute_uv=False)[-1] < 1e-12
+    res = rmb.hinfsyn(static(Dh), p2, m2)
+    achieved = np.linalg.norm(fl(Dh, res.controller.D, p2, m2), 2)
+    assert achieved <= res.gamma * (1 + 1e-12)
+    ref = sdp_optimum(D[:p1, :m1], D[:p1, m1:], D[p1:, :m1])
+    assert res.gamma == pytest.approx(ref, rel=1e-6, abs=1e-7)
+    # discrete H2: min ||D11 + (D21' kron D12) vec(Q)||
+    Q0 = rmb.h2syn(static(D, 1.0), p2, m2).controller.D
+    D2 = D.copy()
+    D2[p1:, m1:] = _singular_d22(rng, Q0, N1)
+    assert np.linalg.svd(np.eye(p2) + D2[p1:, m1:] @ Q0, compute_uv=False)[-1] < 1e-12
+    D11, D12, D21 = D[:p1, :m1], D[:p1, m1:], D[p1:, :m1]
+    A = np.kron(D21.T, D12)
+    q = np.linalg.lstsq(A, -D11.ravel(order="F"), rcond=None)[0]
+    ref2 = np.linalg.norm(D11.ravel(order="F") + A @ q)
+    res2 = rmb.h2syn(static(D2, 1.0), p2, m2)
+    assert res2.norm == pytest.approx(ref2, rel=1e-9, abs=1e-10)
+    assert np.linalg.norm(fl(D2, res2.controller.D, p2, m2)) <= res2.norm * (1 + 1e-12) + 1e-15
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_noncentral_completions_stay_within_the_level(seed):
+    # every completion of the Davis-Kahan-Weinberger family has norm at most g, checked on
+    # the assembled matrix; at g = Parrott's bound they are optimal
+    from robustmb.synthesis.static import _noncentral_blocks
+
+    rng = np.random.default_rng(60 + seed)
+    r1, r2, q1, q2 = (int(v) for v in rng.integers(1, 4, size=4))
+    R12, R21, R22 = (rng.standard_normal(s) for s in ((r1, q2), (q1, r2), (q1, q2)))
+    bound = max(np.linalg.norm(np.vstack([R12, R22]), 2), np.linalg.norm(np.hstack([R21, R22]), 2))
+    for g in (bound, bound * 1.1):
+        blocks = _noncentral_blocks(R12, R21, R22, g, np.random.default_rng(0))
+        assert len(blocks) > 2
+        for X in blocks:
+            assert np.linalg.norm(np.block([[X, R12], [R21, R22]]), 2) <= g * (1 + 1e-9)
+    # above the bound the family is not just the central completion
+    assert max(np.abs(X - blocks[0]).max() for X in blocks) > 1e-3 * bound
