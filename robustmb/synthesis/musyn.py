@@ -51,6 +51,7 @@ from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
+from robustmb.lft.arguments import frequencies
 
 from .hinfsyn import hinfsyn
 from .plant import closed_loop, partition_plant
@@ -350,21 +351,6 @@ def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk):
         )
 
 
-def _check_omega(omega):
-    """The D-step grid as a 1-D array of finite frequencies >= 0."""
-    try:
-        w = np.asarray(omega, dtype=float)
-    except (TypeError, ValueError):
-        raise ArgumentError(
-            f"musyn: omega must be real frequencies in rad/s; got {omega!r}"
-        ) from None
-    if w.ndim != 1 or w.size == 0:
-        raise ArgumentError(f"musyn: omega must be a nonempty 1-D grid; got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ArgumentError("musyn: omega must hold finite frequencies >= 0 (rad/s)")
-    return w
-
-
 def musyn(
     P,
     nmeas,
@@ -487,7 +473,7 @@ def musyn(
         poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
         poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
         omega = np.logspace(np.log10(poles.min()) - 2, np.log10(poles.max()) + 2, 60)
-    omega = _check_omega(omega)
+    omega = frequencies(omega, "musyn")
     full = partition_plant(M, nmeas, ncon)
     if controller_order is not None and (
         not isinstance(controller_order, (int, np.integer)) or controller_order < 0

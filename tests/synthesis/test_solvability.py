@@ -137,19 +137,25 @@ def test_unreachable_mode_sharing_its_eigenvalue_with_a_reachable_one(dt):
             check_solvable(partition_plant(Pd, 1, n))
 
 
-def test_jordan_unreachable_mode_stops_the_syntheses():
+def _jordan_unreachable_plant():
+    """The unstable mode at 1 of a Jordan block in a rotated basis, unreachable from u
+    (disturbances: two on the states, two on the measurements; errors x and u)."""
     Q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((2, 2)))
     A = Q @ np.array([[1.0, 1.0], [0.0, 1.0]]) @ Q.T
     B = Q @ np.array([[1.0], [0.0]])
     D = np.zeros((5, 5))
     D[2, 4] = 1.0
     D[3:, 2:4] = np.eye(2)
-    P = control.ss(
+    return control.ss(
         A,
         np.hstack([np.eye(2), np.zeros((2, 2)), B]),
         np.vstack([np.eye(2), [[0, 0]], np.eye(2)]),
         D,
     )
+
+
+def test_jordan_unreachable_mode_stops_the_syntheses():
+    P = _jordan_unreachable_plant()
     for synth in (rmb.hinfsyn, rmb.h2syn):
         with pytest.raises(IllPosedError, match="not stabilisable"):
             synth(P, 2, 1)
@@ -161,18 +167,7 @@ def test_h2syn_riccati_failure_is_an_ill_posed_error(monkeypatch):
     import robustmb.synthesis.plant as plant_mod
 
     monkeypatch.setattr(plant_mod, "_uncontrollable_modes", lambda *args: [])
-    Q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((2, 2)))
-    A = Q @ np.array([[1.0, 1.0], [0.0, 1.0]]) @ Q.T
-    B = Q @ np.array([[1.0], [0.0]])
-    D = np.zeros((5, 5))
-    D[2, 4] = 1.0
-    D[3:, 2:4] = np.eye(2)
-    P = control.ss(
-        A,
-        np.hstack([np.eye(2), np.zeros((2, 2)), B]),
-        np.vstack([np.eye(2), [[0, 0]], np.eye(2)]),
-        D,
-    )
+    P = _jordan_unreachable_plant()
     with pytest.raises(IllPosedError, match="Riccati"):
         rmb.h2syn(P, 2, 1)
 
