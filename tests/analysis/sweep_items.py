@@ -1,6 +1,7 @@
 """Module-level (picklable) item functions for the sweep tests."""
 
 import os
+import signal
 
 import numpy as np
 
@@ -19,7 +20,10 @@ def closed_loop_peak(item):
 
 
 def logged(item):
-    """``closed_loop_peak`` that appends its key to the file named by SWEEP_LOG."""
+    """``closed_loop_peak`` that appends its key to the file named by SWEEP_LOG, and kills
+    its own process on the item whose repr is SWEEP_KILL_AT (a crash mid-sweep)."""
+    if os.environ.get("SWEEP_KILL_AT") == repr(item):
+        os.kill(os.getpid(), signal.SIGKILL)
     with open(os.environ["SWEEP_LOG"], "a") as f:
         f.write(f"{item[0]!r} {item[1]!r}\n")
     return closed_loop_peak(item)

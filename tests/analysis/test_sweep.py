@@ -104,19 +104,15 @@ def test_process_killed_mid_sweep_resumes_without_recomputing(tmp_path):
     log = tmp_path / "calls.log"
     script = textwrap.dedent(
         f"""
-        import os, signal, sys
+        import sys
         sys.path.insert(0, {HERE!r})
         import robustmb as rmb
         import sweep_items as si
-        def fn(item):
-            if item == si.grid(5)[13]:
-                os.kill(os.getpid(), signal.SIGKILL)   # the process stops mid-chunk
-            return si.logged(item)
-        fn.__module__, fn.__qualname__ = "sweep_items", "logged"
-        rmb.sweep(fn, si.grid(5), store={str(store)!r}, chunk_size=4, progress=False)
+        # the same function as the resumed run: it kills the process on item 13
+        rmb.sweep(si.logged, si.grid(5), store={str(store)!r}, chunk_size=4, progress=False)
         """
     )
-    env = dict(os.environ, SWEEP_LOG=str(log), PYTHONPATH=ROOT)
+    env = dict(os.environ, SWEEP_LOG=str(log), SWEEP_KILL_AT=repr(GRID[13]), PYTHONPATH=ROOT)
     proc = subprocess.run([sys.executable, "-c", script], env=env, timeout=120)
     assert proc.returncode == -9
     # Only whole chunks were written: items 0..11 (chunks 0-2); item 12 was computed but lost.
