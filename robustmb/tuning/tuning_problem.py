@@ -158,6 +158,26 @@ class TuningProblem:
                 return False
         return True
 
+    def _saved_terms(self, peaks=False):
+        """The soft and hard terms' evaluation state: ``(state, last)`` per term (the
+        peak-frequency hint and the last gradient), with the last multi-peak set too
+        when ``peaks``; :meth:`_restore_terms` puts it back."""
+        terms = self.soft + self.hard
+        if peaks:
+            return [(t._state, t._last, t._peaks) for t in terms]
+        return [(t._state, t._last) for t in terms]
+
+    def _restore_terms(self, saved):
+        """Put back what :meth:`_saved_terms` saved (nothing when ``saved`` is None or
+        belongs to another set of terms)."""
+        terms = self.soft + self.hard
+        if saved is None or len(saved) != len(terms):
+            return
+        for t, kept in zip(terms, saved, strict=True):
+            t._state, t._last = kept[0], kept[1]
+            if len(kept) == 3:
+                t._peaks = kept[2]
+
     def values(self, x):
         """Soft and hard term values at ``x`` (``inf`` when unstable)."""
         return [t.evaluate(x, gradient=False)[0] for t in self.soft], [
@@ -262,7 +282,7 @@ class TuningProblem:
         >>> problem.above(np.array([-3.0]), 0.3)  # 0.25 there: not decided
         False
         """
-        self._screened = [(t._state, t._last) for t in self.soft + self.hard]
+        self._screened = self._saved_terms()
         self._trial = None
         if not self._in_bounds(x):
             return True
@@ -301,11 +321,7 @@ class TuningProblem:
         >>> soft._state is before[0], hard._state is before[1]
         (True, True)
         """
-        terms = self.soft + self.hard
-        saved = self._screened
-        if saved is not None and len(saved) == len(terms):
-            for t, (state, last) in zip(terms, saved, strict=True):
-                t._state, t._last = state, last
+        self._restore_terms(self._screened)
         self._screened = None
 
     def pieces(self, x, *, rel=0.05):
@@ -460,10 +476,9 @@ class TuningProblem:
         if zero_level is None and zero_tol > 0 and self.soft:
             # The terms' evaluation state (peak-frequency hints) is put back, so that
             # this extra evaluation leaves the path of the run unchanged.
-            saved = [(t._state, t._last) for t in self.soft + self.hard]
+            saved = self._saved_terms()
             zero = zero_tol * abs(self.objective(x)[0])
-            for t, (state, last) in zip(self.soft + self.hard, saved, strict=True):
-                t._state, t._last = state, last
+            self._restore_terms(saved)
             zero = zero if np.isfinite(zero) else -np.inf
         pcs = self.pieces if self.multipeak else None
         opts = dict(
@@ -520,7 +535,7 @@ class TuningProblem:
         dt = time.perf_counter() - t0
         # The rule is checked again on the verified value, which decides the other starts.
         met = zero_met(f, _first_below(hist, zero), zero)
-        state = [(t._state, t._last, t._peaks) for t in self.soft + self.hard]
+        state = self._saved_terms(peaks=True)
         return RunRecord(
             start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met, polished, state
         )
@@ -548,10 +563,7 @@ class TuningProblem:
         if rec.polished or not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
             return rec
         t0 = time.perf_counter()
-        terms = self.soft + self.hard
-        if rec.terms_state is not None and len(rec.terms_state) == len(terms):
-            for t, (state, last, peaks) in zip(terms, rec.terms_state, strict=True):
-                t._state, t._last, t._peaks = state, last, peaks
+        self._restore_terms(rec.terms_state)
         # The subgradient the run ended with (at a kink a new evaluation may pick another
         # active peak, and gradient sampling would start elsewhere than in run()).
         g = rec.gradient if rec.gradient is not None else self.objective(rec.x)[1]
@@ -707,12 +719,14 @@ class TuningProblem:
                     s = self.random_point(rng, x0)
                 bar.start(f"run {i + 1}")
                 top = min((r.value for r in runs), default=np.inf)
-                level = (top, join) if join > 0 and np.isfinite(top) else None
-                if polish == "deferred":
-                    # only a polished value is final: a run level with an unpolished one
-                    # could still have been polished below it
-                    done = min((q.value for q in runs if q.polished), default=np.inf)
-                    level = (done, join) if join > 0 and np.isfinite(done) else None
+                # "deferred": only a polished value is final (a run level with an
+                # unpolished one could still have been polished below it)
+                final = (
+                    min((q.value for q in runs if q.polished), default=np.inf)
+                    if polish == "deferred"
+                    else top
+                )
+                level = (final, join) if join > 0 and np.isfinite(final) else None
                 window = top + near * abs(top)
                 cut = None
                 if polish != "each" and np.isfinite(abandon) and np.isfinite(window):
