@@ -319,14 +319,20 @@ class Mechanism:
         >>> float(mech.trim().effort["J"][0, 0])     # horizontal rod: m g l/2
         4.905
         """
-        mech, law_efforts, applied, closures = self._lft_mechanism("trim")
-        parent_joint, children, order = mech._topology()
-        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
-        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
-        _closure_rotations(tr, parent_joint, closures, "trim")
+        mech, law_efforts, applied, closures, _, tr = self._lft_trim("trim")
         for name, e0 in law_efforts.items():  # the law holds part of the load
             tr.effort[name] = g.simplified(tr.effort[name] - e0)
         return tr
+
+    def _lft_trim(self, method):
+        """:meth:`_lft_mechanism`, its topology and its trim with the applied wrenches and
+        the closures' springs: ``(mech, law_efforts, applied, closures, topology, trim)``."""
+        mech, law_efforts, applied, closures = self._lft_mechanism(method)
+        topology = mech._topology()
+        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
+        tr = trim_equilibrium(mech, *topology, applied, springs)
+        _closure_rotations(tr, topology[0], closures, method)
+        return mech, law_efforts, applied, closures, topology, tr
 
     def _lft_mechanism(self, method):
         """The mechanism the LFT is built from, the joint laws' efforts at equilibrium,
@@ -452,19 +458,14 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
-        mech, _, applied, closures = self._lft_mechanism("linearize")
-        parent_joint, children, order = mech._topology()
+        mech, _, applied, closures, topology, tr = self._lft_trim("linearize")
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")
             self.bodies[b].port(p)
-        springs = [(n, a, b, gains[0]) for n, a, b, gains in closures]
-        tr = trim_equilibrium(mech, parent_joint, children, order, applied, springs)
-        _closure_rotations(tr, parent_joint, closures, "linearize")
         if not applied and not closures:
-            asm = LinearAssembly(mech, parent_joint, children, order, tr, list(ports))
+            asm = LinearAssembly(mech, *topology, tr, list(ports))
             return asm.build(rates=rates, simplify=simplify)
-        topology = (parent_joint, children, order)
         return _with_loads(mech, topology, tr, applied, closures, list(ports), rates, simplify)
 
     # ------------------------------------------------------------------ nonlinear models

@@ -17,6 +17,22 @@ import numpy as np
 from ..errors import ArgumentError, DimensionError, SignalError
 
 
+def _structure_key(self):
+    """What identifies the mechanism's structure: parts are only ever added, so their
+    counts do (with the joint laws, the base and the acceleration field)."""
+    return (
+        len(self.bodies),
+        len(self.joints),
+        len(self.wrench_inputs),
+        len(getattr(self, "applied_wrenches", {})),
+        tuple(getattr(self, "joint_laws", {}).items()),
+        len(getattr(self, "loop_closures", {})),
+        len(getattr(self, "loop_constraints", {})),
+        self.floating_base,
+        self.acceleration.tobytes(),
+    )
+
+
 def check_values(self, values, what="values"):
     """``values`` as a dict ``{element name: float}``, checked against the mechanism.
 
@@ -53,12 +69,7 @@ def check_values(self, values, what="values"):
             f"{what} must be a mapping {{element name: number}}, got {type(values).__name__}"
         )
     # the elements only change when parts are added: keep them per structure
-    key = (
-        len(self.bodies),
-        len(self.joints),
-        len(getattr(self, "applied_wrenches", {})),
-        len(getattr(self, "loop_closures", {})),
-    )
+    key = _structure_key(self)
     cached = self.__dict__.get("_element_names")
     if cached is None or cached[0] != key:
         allowed, other = affine_parameters(self)
@@ -94,19 +105,7 @@ def rigid_tree(self, values=None):
     from .tree import compile_tree
 
     values = check_values(self, values)
-    # bodies and joints are only ever added, so counts identify the structure
-    key = (
-        len(self.bodies),
-        len(self.joints),
-        len(self.wrench_inputs),
-        len(getattr(self, "applied_wrenches", {})),
-        tuple(getattr(self, "joint_laws", {}).items()),
-        len(getattr(self, "loop_closures", {})),
-        len(getattr(self, "loop_constraints", {})),
-        self.floating_base,
-        self.acceleration.tobytes(),
-        tuple(sorted(values.items())),
-    )
+    key = (*_structure_key(self), tuple(sorted(values.items())))
     cache = self.__dict__.setdefault("_tree_cache", {})
     if key not in cache:  # compiling evaluates every parameter: keep the last few trees
         if len(cache) > 8:
