@@ -72,3 +72,32 @@ class WorkerPoolError(RobustMBError, RuntimeError):
 
 class IntegrationError(RobustMBError, RuntimeError):
     """A numerical integration stopped before its end (names the time reached and why)."""
+
+
+def warn(message: str, category: type[Warning] = RobustMBWarning) -> None:
+    """Issue a warning attributed to the first caller outside the robustmb package.
+
+    A fixed ``stacklevel`` points into the package whenever the warning is raised a
+    different number of calls below the public function (a helper, a method, a batch
+    path), so a user's filter by module or the line shown would name robustmb's code
+    instead of the script that made the call.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from robustmb.errors import RobustMBWarning, warn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("a message")
+    >>> caught[0].category is RobustMBWarning
+    True
+    """
+    import os
+    import sys
+    import warnings
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 2, sys._getframe(1)  # level 1 would be this function
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)

@@ -46,6 +46,7 @@ from robustmb.analysis.norms_stability import (
     verified_stable_any,
 )
 from robustmb.analysis.refined_response import _Accumulator, _dot2, _two_sum
+from robustmb.errors import warn
 
 __all__ = ["h2norm"]
 
@@ -170,12 +171,11 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         if modal is not None:
             value, error = modal, _h2_modal_error(A, eig)
     if error > _H2_WARN_ACCURACY:
-        warnings.warn(
+        warn(
             "h2norm: neither the modal sum nor a Gramian refined to rounding level is "
             "available (a lightly damped, stiff or repeated pole); the value may be off by "
             f"about {error:.0e} relative (estimate)",
             RuntimeWarning,
-            stacklevel=3,
         )
     return float(np.sqrt(max(value, 0.0) + feedthrough))
 

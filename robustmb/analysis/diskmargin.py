@@ -27,8 +27,6 @@ worst case over uncertainty: :mod:`.worst_case_disk_margin`.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from robustmb.analysis._statespace import as_statespace_data
@@ -43,7 +41,7 @@ from robustmb.analysis.disk_loops import (
 from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.norms import _hinfnorm_proved
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, warn
 
 __all__ = ["diskmargin"]
 
@@ -140,11 +138,10 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
                 if peak is None or cover.lower > peak.lower:
                     peak = cover
             else:
-                warnings.warn(
+                warn(
                     "diskmargin: the mu certificate did not cover the whole frequency axis; "
                     "the multiloop lower bound falls back to 1/||S + (skew-1)/2 I||_inf",
                     RuntimeWarning,
-                    stacklevel=3,
                 )
     lower = 0.0 if not np.isfinite(mu_upper) else (np.inf if mu_upper == 0 else 1.0 / mu_upper)
     # Upper bound: the mu lower bound, or a single-channel perturbation if that is smaller.

@@ -32,7 +32,7 @@ import scipy.linalg
 
 from robustmb.analysis._separation import SEPARATION_GAP, separated_blocks
 from robustmb.analysis._statespace import as_statespace_data
-from robustmb.errors import DimensionError, UncertainTypeError
+from robustmb.errors import DimensionError, UncertainTypeError, warn
 
 __all__ = [
     "ResponseEvaluator",
@@ -479,11 +479,10 @@ def _on_pole(points: np.ndarray, poles: np.ndarray, gap=None) -> np.ndarray:
 
 def _warn_on_pole(labels: np.ndarray) -> None:
     """Warn that the response at these points (labelled as the caller gave them) is inf."""
-    warnings.warn(
+    warn(
         f"evaluation at {labels.size} point(s) on a pole of the model "
         f"(first: {labels[0]!r}); the response there is returned as inf",
         RuntimeWarning,
-        stacklevel=4,
     )
 
 

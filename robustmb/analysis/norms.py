@@ -34,7 +34,6 @@ H2
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +63,7 @@ from robustmb.analysis.norms_stability import (
     _stability,
 )
 from robustmb.analysis.refined_response import refined_response
+from robustmb.errors import warn
 
 __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 
@@ -658,11 +658,10 @@ class _LevelSetSearch(ClusterScreen):
             # polishing attained a value above the level found free of crossings: that
             # level was no upper bound after all; test again from the polished value
         else:
-            warnings.warn(
+            warn(
                 f"hinfnorm: an attained value {lower!r} exceeds every level the level-set "
                 "test certified; no upper bound is certified (upper = inf)",
                 RuntimeWarning,
-                stacklevel=3,
             )
             upper = np.inf
         if hidden and np.isfinite(upper):
@@ -670,24 +669,22 @@ class _LevelSetSearch(ClusterScreen):
                 f"[{self._external(c - h):.9g}, {self._external(c + h):.9g}]"
                 for c, h in merged_windows(hidden)[:4]
             )
-            warnings.warn(
+            warn(
                 f"hinfnorm: in {where} rad/s the Hamiltonian has clustered eigenvalues "
                 "closer to the imaginary axis than their rounding (a repeated, nearly "
                 "defective lightly damped mode), so the level-set test cannot exclude a "
                 "higher peak there; the norm returned is the largest value a local search "
                 "found, not a certified bound (upper = inf)",
                 RuntimeWarning,
-                stacklevel=3,
             )
             upper = np.inf
         if self.direct:
             reached = self.accuracy.get(frequency, 0.0)
             if reached > tol:
-                warnings.warn(
+                warn(
                     f"hinfnorm: the response at the peak is ill-conditioned; its refined "
                     f"solve reached a relative accuracy of only about {reached:.1e} > tol",
                     RuntimeWarning,
-                    stacklevel=3,
                 )
         if self.discrete:
             frequency = frequency / self.dt
@@ -719,11 +716,10 @@ class _LevelSetSearch(ClusterScreen):
                 # crossings (eigenvalues near the axis) and ``level`` is an upper bound
                 # (``lower`` never exceeds it here).
                 return level, iteration, lower, frequency, points, values
-        warnings.warn(
+        warn(
             f"hinfnorm: level-set iteration did not converge in {_MAX_ITERATIONS} "
             f"iterations; returning the best lower bound {lower!r}",
             RuntimeWarning,
-            stacklevel=4,
         )
         return np.inf, _MAX_ITERATIONS, lower, frequency, points, values
 

@@ -32,11 +32,10 @@ import sqlite3
 import time
 import traceback
 import types
-import warnings
 from dataclasses import dataclass, field
 
 from .._progress import ProgressBar
-from ..errors import ArgumentError, SweepItemWarning
+from ..errors import ArgumentError, SweepItemWarning, warn
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);"
@@ -390,11 +389,10 @@ def sweep(
         shown = ", ".join(repr(k) for k in list(result.errors)[:5])
         more = "" if len(result.errors) <= 5 else f" (+{len(result.errors) - 5} more)"
         first = next(iter(result.errors.values())).splitlines()[0]
-        warnings.warn(
+        warn(
             f"sweep: {len(result.errors)} of {len(pairs)} items failed: {shown}{more}; "
             f"first error: {first}",
             SweepItemWarning,
-            stacklevel=2,
         )
     return result
 

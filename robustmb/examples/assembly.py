@@ -42,7 +42,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import ArgumentError, ResidualMassWarning
+from ..errors import ArgumentError, ResidualMassWarning, warn
 from ..lft import connect, ureal
 from ..lft.model import UncertainSystem
 from ..multibody import FlexibleBody, frame_change_block, rigid_nport
@@ -314,11 +314,10 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True, angles=None):
         )
     lam = np.linalg.eigvalsh(fn.residual_mass)[0]
     if lam <= 0:
-        warnings.warn(
+        warn(
             f"spacecraft: structure F_{n} at C_{tile} has an indefinite residual mass "
             f"(smallest eigenvalue {lam:.3g}); modal data as printed in the paper",
             ResidualMassWarning,
-            stacklevel=2,
         )
     blocks.append(fn.titop())
     conns += [[f"fn.fn_P_{c}", f"hub.hub_P2_{c}"] for c in ACC]

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import difflib
 import re
-import warnings
 
 import numpy as np
 
-from ..errors import SignalError, UnusedSignalWarning
+from ..errors import SignalError, UnusedSignalWarning, warn
 from . import realization as rz
 from .delta import check_nominal_well_posed
 from .model import as_model, common_dt
@@ -131,11 +130,10 @@ def _warn_unused(cat, used_in, used_out, ignore_inputs, ignore_outputs):
             other = "an output" if side == "input" else "an input"
             names = " or ".join(map(repr, close))
             items.append(f"{sn}.{n}" + (f" ({other} is named {names}: misspelt?)" if close else ""))
-        warnings.warn(
+        warn(
             f"connect: unused {side}(s) ({effect}): {'; '.join(items)}. Pass them in "
             f"ignore_{side}s=[...] if this is intended.",
             UnusedSignalWarning,
-            stacklevel=3,
         )
 
 

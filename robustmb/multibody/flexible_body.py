@@ -22,11 +22,9 @@ the structure used in the paper for the solar-array mode.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, ResidualMassWarning
+from ..errors import ArgumentError, DimensionError, ResidualMassWarning, warn
 from ..lft.elements import UncertainElement
 from ..lft.model import UncertainSystem
 from ..lft.realization import make_realization
@@ -181,12 +179,11 @@ class FlexibleBody:
         r = self.residual_mass
         lam = np.linalg.eigvalsh(0.5 * (r + r.T))
         if lam[0] <= 0.0:
-            warnings.warn(
+            warn(
                 f"FlexibleBody {name!r}: the residual mass D_P - L^T L is not positive "
                 f"definite (smallest eigenvalue {lam[0]:.4g}); the modal data are "
                 "inconsistent with the rigid data",
                 ResidualMassWarning,
-                stacklevel=2,
             )
 
     # ----------------------------------------------------------------- data

@@ -42,13 +42,11 @@ Algorithm
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
-from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning
+from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning, warn
 
 from . import hinf_riccati as ric
 from .gamma_bracket import bisect as _bisect
@@ -531,13 +529,12 @@ def _riccati_result(plant, cplant, cand, lo, hi, history):
 
 def _warn_beyond(result, rtol):
     hi = result.gamma_opt
-    warnings.warn(
+    warn(
         f"hinfsyn: no controller within rtol={rtol:g} of the bracket top {hi:.6g} passed "
         f"the closed-loop verification; returning one designed at {result.gamma_design:.6g} "
         f"(backoff {result.gamma_design / hi - 1:.3g}) with verified norm {result.gamma:.6g}, "
         f"bracket {result.gamma_bracket[0]:.6g} to {result.gamma:.6g}",
         RobustMBWarning,
-        stacklevel=3,
     )
 
 

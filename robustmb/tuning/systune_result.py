@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..analysis import h2norm, hinfnorm
-from ..errors import RobustMBWarning
+from ..errors import RobustMBWarning, warn
 from ..lft.model import UncertainModel, as_model
 from .stability import proved_stable
 from .tuning_term import pole_requirement
@@ -57,10 +56,9 @@ def certify_goals(tuned, goals, certifier):
                     cert = certifier(model * scale if scale != 1.0 else model)
                 except ValueError as exc:
                     # Keep the tuning result; the stored exception says why.
-                    warnings.warn(
+                    warn(
                         f"certificate of goal {i} ({g!r}) failed: {exc}",
                         RobustMBWarning,
-                        stacklevel=3,
                     )
                     cert = exc
         out.append(cert)
