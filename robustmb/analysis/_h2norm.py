@@ -38,11 +38,13 @@ from robustmb.analysis._norm_common import (
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization, pole_bands
 from robustmb.analysis.batched_norms import h2norm_batch
+from robustmb.analysis.exact_stability import exact_stable
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     _beyond_widest_band,
     _resonance_sensitive,
     _similar_forms,
+    _warn_not_proved,
     verified_stable_any,
 )
 from robustmb.analysis.refined_response import _Accumulator, _dot2, _two_sum
@@ -74,12 +76,12 @@ def h2norm(sys) -> float:
     float
         ``sqrt(trace(C P C^H))`` from the controllability Gramian ``P``; in discrete
         time ``D D^H`` is added inside the trace and no sampling-time factor is applied.
-        ``inf`` when a continuous-time model has ``D != 0``, or when stability cannot be
-        proved in double precision: an eigenvalue of ``A`` on or beyond the stability
-        boundary, but also an exactly stable model whose poles lie closer to the boundary
-        than their rounding error (stiff, strongly non-normal ``A``) and whose verified
-        inclusion fails, as in :func:`~robustmb.analysis.hinfnorm`.  ``inf`` is thus
-        "not proved stable", not a proof of instability.
+        ``inf`` when a continuous-time model has ``D != 0``, or for an eigenvalue of
+        ``A`` on or beyond the stability boundary; poles within their rounding error
+        of the boundary are decided as in :func:`~robustmb.analysis.hinfnorm` (a
+        verified inclusion, then, up to 24 states, an exact integer test of the stored
+        ``A``), and a model that neither decides gives ``inf`` with a
+        ``RuntimeWarning`` that stability could not be proved.
 
     Raises
     ------
@@ -91,7 +93,8 @@ def h2norm(sys) -> float:
     RuntimeWarning
         When refinement could not bring the Gramian to rounding level and the better of
         the plain Gramian and the modal sum has an estimated relative error above
-        ``1e-8`` (see Notes); the message gives the estimate.
+        ``1e-8`` (see Notes); the message gives the estimate.  Also with ``inf`` when
+        stability could be neither proved nor disproved (see Returns).
 
     Notes
     -----
@@ -145,10 +148,16 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
     poles, vr = np.linalg.eig(A)
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
-        if not np.all(distance < -band) and (
-            np.any(distance > band) or not verified_stable_any(_similar_forms(A, raw), dt)
-        ):
-            return np.inf
+        if not np.all(distance < -band):
+            if np.any(distance > band):
+                return np.inf
+            if not verified_stable_any(_similar_forms(A, raw), dt):
+                # the exact test of the stored matrix, as in hinfnorm's verdict
+                exact = exact_stable(A if raw is None else raw, dt)
+                if exact is None:
+                    _warn_not_proved("h2norm", n)
+                if not exact:
+                    return np.inf
     # the poles' rounding (eps ||A||, or about eps^(1/m) ||A|| for m coalescing poles)
     # against their distance to the boundary: the modal sum's relative error
     sensitive = _resonance_sensitive(A, dt if discrete else 0.0, _H2_MODAL_ACCURACY, poles=poles)

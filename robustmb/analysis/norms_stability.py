@@ -31,6 +31,8 @@ from robustmb.analysis.balancing import (
     eigenvectors,
     pole_bands,
 )
+from robustmb.analysis.exact_stability import EXACT_MAX_BITS, EXACT_MAX_ORDER, exact_stable
+from robustmb.errors import warn
 
 __all__ = [
     "STABLE",
@@ -180,16 +182,23 @@ def stability_verdict(A, dt=0.0, *, raw=None, poles=None, verify=True):
 
     ``verdict`` is ``STABLE`` (1) when every pole is proved inside the stability region
     (continuous: open left half-plane; ``dt > 0``: open unit disc), ``UNSTABLE`` (-1)
-    when some pole is beyond the boundary by more than its rounding band, ``UNDECIDED``
-    (0) otherwise.  Only ``STABLE`` is a claim; ``UNSTABLE`` and ``UNDECIDED`` both mean
-    "not proved stable" (the band estimates the rounding, it does not bound it).  The
-    steps: a quick accept without eigenvectors (every pole beyond the widest band), the
-    poles' bands (:func:`.balancing.pole_bands`), then, unless ``verify`` is false or a
-    pole is beyond its band, the verified inclusion :func:`verified_stable_any` on
-    ``A``, ``raw`` (the matrix before balancing) and their transposes.  ``frequency``:
-    the smallest frequency of a pole inside its band (``nan`` if none); ``stiff``: the
-    verified inclusion was needed.  ``poles``: the eigenvalues of ``A`` or of ``raw``
-    when already computed (the quick accept allows for the rounding of either).
+    when some pole is beyond the boundary by more than its rounding band or the exact
+    test proves a pole on or beyond the boundary, ``UNDECIDED`` (0) otherwise.
+    ``STABLE`` is a proof; ``UNSTABLE`` from the band is an estimate (the band
+    estimates the rounding, it does not bound it), from the exact test a proof;
+    ``UNDECIDED`` means "not proved either way".  The steps: a quick accept without
+    eigenvectors (every pole beyond the widest band), the poles' bands
+    (:func:`.balancing.pole_bands`), then, unless ``verify`` is false or a pole is
+    beyond its band, the verified inclusion :func:`verified_stable_any` on ``A``,
+    ``raw`` (the matrix before balancing) and their transposes, and if that fails the
+    exact test :func:`.exact_stability.exact_stable` of ``raw`` (or ``A``) in integer
+    arithmetic, for orders up to :data:`.exact_stability.EXACT_MAX_ORDER` (24; a
+    complex matrix counts twice) and scaled entries of at most
+    :data:`.exact_stability.EXACT_MAX_BITS` bits.  ``frequency``: the smallest
+    frequency of a pole inside its band (``nan`` if none); ``stiff``: the verified
+    inclusion or the exact test was needed (the computed poles are then too inaccurate
+    for modal evaluations).  ``poles``: the eigenvalues of ``A`` or of ``raw`` when
+    already computed (the quick accept allows for the rounding of either).
 
     Examples
     --------
@@ -198,9 +207,13 @@ def stability_verdict(A, dt=0.0, *, raw=None, poles=None, verify=True):
     1
     >>> stability_verdict(np.array([[1.0, 5.0], [0.0, -2.0]]))[0]
     -1
-    >>> v, w, _ = stability_verdict(np.array([[0.0, 1.0], [-1.0, -1e-17]]))  # damping
-    >>> v, w                                                                 # below rounding
+    >>> A = np.array([[0.0, 1.0], [-1.0, -1e-17]])  # damping below rounding:
+    >>> stability_verdict(A, verify=False)[:2]      # the bands cannot tell,
     (0, 1.0)
+    >>> stability_verdict(A)[0]                     # the exact test can
+    1
+    >>> stability_verdict(np.array([[0.0, 1.0], [-1.0, 0.0]]))[0]  # on the axis
+    -1
     """
     A = np.asarray(A)
     if A.shape[0] == 0:
@@ -216,8 +229,15 @@ def stability_verdict(A, dt=0.0, *, raw=None, poles=None, verify=True):
     # the band is a first-order estimate, too wide for the slow poles of a stiff model
     # (one fast pole sets ||A||): a verified inclusion of all poles may still decide,
     # unless a pole is beyond the boundary by more than its band
-    if verify and not beyond and verified_stable_any(_similar_forms(A, raw), dt):
-        return STABLE, np.nan, True
+    if verify and not beyond:
+        if verified_stable_any(_similar_forms(A, raw), dt):
+            return STABLE, np.nan, True
+        # still undecided: an exact test of the stored matrix (``raw``; balancing is an
+        # exact similarity, by a permutation and powers of 2), when small enough
+        exact = exact_stable(A if raw is None else raw, dt)
+        if exact:
+            return STABLE, np.nan, True
+        beyond = exact is False
     if dt > 0:
         boundary_frequencies = np.abs(np.angle(poles)) / dt
     else:
@@ -225,6 +245,19 @@ def stability_verdict(A, dt=0.0, *, raw=None, poles=None, verify=True):
     on_boundary = np.abs(distance) <= band
     frequency = float(np.min(boundary_frequencies[on_boundary])) if np.any(on_boundary) else np.nan
     return (UNSTABLE if beyond else UNDECIDED), frequency, False
+
+
+def _warn_not_proved(function, n):
+    """The ``RuntimeWarning`` of a norm that is ``inf`` because stability could be
+    neither proved nor disproved: "not proved stable" rather than "unstable"."""
+    warn(
+        f"{function}: stability of the {n}-state realisation could not be proved in double "
+        "precision (a pole within its rounding error of the stability boundary) and the "
+        f"exact integer test is limited to {EXACT_MAX_ORDER} real states and "
+        f"{EXACT_MAX_BITS}-bit scaled entries; inf here means not proved stable, not "
+        "proved unstable",
+        RuntimeWarning,
+    )
 
 
 def _stability_verdict(A, dt, raw=None, poles=None):

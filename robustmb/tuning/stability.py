@@ -7,7 +7,9 @@ take :func:`robustmb.hinfnorm`'s decision instead, the one verdict function
 :func:`~robustmb.analysis.norms_stability.stability_verdict`: the poles of the balanced
 ``A`` with their rounding bands (:func:`~robustmb.analysis.balancing.pole_bands`;
 Elsner's bound for defective poles), and, for a pole inside its band, the verified
-inclusion of :func:`~robustmb.analysis.norms_stability.verified_stable_any`.
+inclusion of :func:`~robustmb.analysis.norms_stability.verified_stable_any` and then,
+up to 24 states, the exact integer test of
+:func:`~robustmb.analysis.exact_stability.exact_stable`.
 """
 
 from __future__ import annotations
@@ -61,16 +63,19 @@ def proved_stable(a, dt=0.0):
 
     The bands of :func:`band_verdict` on the balanced ``A`` and, for a pole inside its
     band, the verified Gershgorin inclusion on the balanced and the given coordinates
-    (and their transposes), exactly the two steps ``hinfnorm`` takes before computing a
-    finite norm.  ``False`` means "not proved": unstable, or too close to the boundary
-    for double precision.
+    (and their transposes), then the exact integer test of the given ``A`` (up to 24
+    states), exactly the steps ``hinfnorm`` takes before computing a finite norm.
+    ``False`` means "not proved": unstable, or too close to the boundary for double
+    precision and too large for the exact test.
 
     Examples
     --------
     >>> import numpy as np
     >>> proved_stable(np.array([[-2.3e9, 1e9, 0.0], [0.0, -3.0, 1e4], [0.0, -1e-4, -3.0]]))
     True
-    >>> proved_stable(np.array([[0.0, 1.0], [-1.0, -1e-17]]))
+    >>> proved_stable(np.array([[0.0, 1.0], [-1.0, -1e-17]]))  # exact test: stable
+    True
+    >>> proved_stable(np.array([[0.0, 1.0], [-1.0, 0.0]]))  # poles on the axis
     False
     >>> proved_stable(np.array([[0.5]]), dt=1.0), proved_stable(np.array([[1.5]]), dt=1.0)
     (True, False)
