@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._h2_exact import EXACT_H2_MAX_ORDER, exact_h2_squared
 from robustmb.analysis._norm_common import (
     _EPS,
     _H2_MODAL_ACCURACY,
@@ -91,9 +92,10 @@ def h2norm(sys) -> float:
     Warns
     -----
     RuntimeWarning
-        When refinement could not bring the Gramian to rounding level and the better of
+        When refinement could not bring the Gramian to rounding level, the better of
         the plain Gramian and the modal sum has an estimated relative error above
-        ``1e-8`` (see Notes); the message gives the estimate.  Also with ``inf`` when
+        ``1e-8`` and the model is too large for the exact Gramian (see Notes); the
+        message gives the estimate.  Also with ``inf`` when
         stability could be neither proved nor disproved (see Returns).
 
     Notes
@@ -106,7 +108,11 @@ def h2norm(sys) -> float:
     refined in double-double until the correction is at rounding level; if that fails
     (and in discrete time) a plain Bartels-Stewart Gramian is used, or the modal sum
     when its error estimate is the smaller one (the Gramian's:
-    ``eps ||A|| ||P|| / ||B B^H||``), with a warning when even that is large.
+    ``eps ||A|| ||P|| / ||B B^H||``).  When even that estimate exceeds ``1e-8``
+    (identical lightly damped modes in series), a real model of up to 8 states gets
+    the Gramian of its stored matrices in exact rational arithmetic
+    (:func:`~robustmb.analysis._h2_exact.exact_h2_squared`); larger ones get the
+    better estimate with a warning.
 
     Examples
     --------
@@ -179,6 +185,11 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         modal = _h2_modal(A, B, C, discrete, eig=eig, accuracy=error)
         if modal is not None:
             value, error = modal, _h2_modal_error(A, eig)
+    if error > _H2_WARN_ACCURACY and n <= EXACT_H2_MAX_ORDER and not _complex(A, B, C):
+        # a few states: the Gramian of the stored matrices in exact arithmetic
+        exact = exact_h2_squared(A, B, C, discrete)
+        if exact is not None:
+            return float(np.sqrt(max(float(exact), 0.0) + feedthrough))
     if error > _H2_WARN_ACCURACY:
         warn(
             "h2norm: neither the modal sum nor a Gramian refined to rounding level is "
@@ -187,6 +198,10 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
             RuntimeWarning,
         )
     return float(np.sqrt(max(value, 0.0) + feedthrough))
+
+
+def _complex(*matrices):
+    return any(np.iscomplexobj(M) for M in matrices)
 
 
 def _h2_gramian(A, B, C, discrete):
