@@ -17,7 +17,9 @@ the test for
 
 and, in the same run, the time of ``hinfnorm`` on a random stable model of that order
 (``rss``, 2 inputs and outputs) for scale: the column ``ratio`` is
-``t(exact, dense) / t(hinfnorm)``.
+``t(exact, dense) / t(hinfnorm)``.  A second table gives the time of the exact H2
+Gramian (:func:`robustmb.analysis._h2_exact.exact_h2_squared`, ``h2norm``'s last resort
+up to 8 states) on ``n / 2`` modes in series and on random dense models.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ try:
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from robustmb.analysis._h2_exact import exact_h2_squared  # noqa: E402
 from robustmb.analysis.exact_stability import exact_stable, integer_matrix  # noqa: E402
 from robustmb.analysis.norms import hinfnorm  # noqa: E402
 
 ORDERS = (4, 8, 12, 16, 20, 24, 28, 32, 40)
+H2_ORDERS = (2, 4, 6, 8, 10)
 REPEATS = 3
 
 
@@ -96,5 +100,18 @@ def main():
         )
 
 
+def main_h2():
+    rng = np.random.default_rng(1)
+    print("n  | chain H2 [s] | dense H2 [s]")
+    for n in H2_ORDERS:
+        G = chain(n, 1e-5)
+        A = dense(n, rng)
+        B, C = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
+        t_chain = median_time(lambda G=G: exact_h2_squared(G.A, G.B, G.C))
+        t_dense = median_time(lambda A=A, B=B, C=C: exact_h2_squared(A, B, C))
+        print(f"{n:3d}|{t_chain:13.4f} |{t_dense:13.4f}")
+
+
 if __name__ == "__main__":
     main()
+    main_h2()

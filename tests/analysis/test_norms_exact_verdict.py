@@ -55,13 +55,15 @@ def _companion(zeta, k=2):
 
 
 def _mp_gain(G, w):
-    """``|G(j w)|`` of the stored matrices in 60-digit arithmetic."""
+    """``|G(j w)|`` (discrete: ``|G(exp(j w dt))|``) of the stored matrices in 60-digit
+    arithmetic."""
     with mpmath.workdps(60):
         n = G.A.shape[0]
+        point = mpmath.expj(mpmath.mpf(w) * G.dt) if G.dt else 1j * mpmath.mpf(w)
         M = mpmath.matrix(n, n)
         for i in range(n):
             for j in range(n):
-                M[i, j] = (1j * mpmath.mpf(w) if i == j else 0) - mpmath.mpf(float(G.A[i, j]))
+                M[i, j] = (point if i == j else 0) - mpmath.mpf(float(G.A[i, j]))
         X = mpmath.lu_solve(M, mpmath.matrix([mpmath.mpf(float(b)) for b in G.B[:, 0]]))
         value = sum(mpmath.mpf(float(G.C[0, i])) * X[i] for i in range(n))
         return float(abs(value + mpmath.mpf(float(G.D[0, 0]))))
@@ -86,7 +88,8 @@ def _mp_peak(G, lo, hi, samples=300):
 
 
 def _exact_h2(G):
-    """``sqrt(C P C^T)``, ``A P + P A^T + B B^T = 0`` solved in fractions."""
+    """``sqrt(C P C^T)``, ``A P + P A^T + B B^T = 0`` (discrete: ``A P A^T - P + B B^T
+    = 0``) solved in fractions."""
     n = G.A.shape[0]
     A = [[Fraction(float(x)) for x in row] for row in G.A]
     B = [Fraction(float(x)) for x in G.B[:, 0]]
@@ -101,9 +104,15 @@ def _exact_h2(G):
     rows = []
     for i, j in unknowns:
         row = [Fraction(0)] * (m + 1)
-        for k in range(n):
-            row[at(k, j)] += A[i][k]
-            row[at(i, k)] += A[j][k]
+        if G.dt:
+            for k in range(n):
+                for q in range(n):
+                    row[at(k, q)] += A[i][k] * A[j][q]
+            row[at(i, j)] -= 1
+        else:
+            for k in range(n):
+                row[at(k, j)] += A[i][k]
+                row[at(i, k)] += A[j][k]
         row[m] = -B[i] * B[j]
         rows.append(row)
     for c in range(m):  # Gauss-Jordan
@@ -150,6 +159,22 @@ def test_double_pole_from_a_transfer_function_matches_high_precision(zeta):
     # the value is attained at fpeak (60 digits), and no higher peak exists nearby
     assert gamma == pytest.approx(_mp_gain(G, fpeak), rel=1e-9)
     assert gamma == pytest.approx(_mp_peak(G, 1.0 - 30 * zeta, 1.0 + 30 * zeta), rel=1e-8)
+    assert h2 == pytest.approx(_exact_h2(G), rel=1e-10)
+    np.testing.assert_allclose(gammas, gamma, rtol=1e-8)
+    np.testing.assert_allclose(h2s, h2, rtol=1e-12)
+    assert not any(NOT_PROVED in m for m in messages)
+
+
+@pytest.mark.parametrize("method", ["zoh", "tustin"])
+def test_discretised_double_pole_matches_high_precision(method):
+    zeta, dt = 1e-6, 0.1
+    G = control.c2d(_from_tf(zeta), dt, method=method)
+    gamma, fpeak, h2, gammas, h2s, messages = _norms(G)
+    # within tol = 1e-8, not to rounding: the point exp(j w dt) is itself rounded, by
+    # eps, against a double pole about 1e-7 from the circle (1.1e-9 measured)
+    assert gamma == pytest.approx(_mp_gain(G, fpeak), rel=1e-8)
+    # the resonance, mapped to the circle (ZOH: exp(p dt); Tustin: warped)
+    assert gamma == pytest.approx(_mp_peak(G, fpeak - 60 * zeta, fpeak + 60 * zeta), rel=1e-8)
     assert h2 == pytest.approx(_exact_h2(G), rel=1e-10)
     np.testing.assert_allclose(gammas, gamma, rtol=1e-8)
     np.testing.assert_allclose(h2s, h2, rtol=1e-12)
