@@ -170,7 +170,7 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     1e-6``: the computed poles scatter by ``sqrt(eps)``), by the Routh test of the
     exact characteristic polynomial of the stored ``A``
     (:func:`~robustmb.analysis.exact_stability.exact_stable`), for up to 24 states (a
-    complex ``A`` counts twice) and 256-bit scaled entries (cost ``n^4``: 0.1 s at 24).
+    complex ``A`` counts twice) and 256-bit scaled entries (cost ``n^4``, < 1 s at 24).
 
     When computed poles would limit the accuracy of the response (``eps ||A|| > tol``
     times the smallest pole distance to the boundary, as for stiff or very lightly
@@ -414,7 +414,9 @@ class _LevelSetSearch(ClusterScreen):
         all_points = np.zeros(frequencies.size, dtype=complex)
         all_points[finite] = points
         try:
-            refined, accuracy = refined_response(self.A, self.B, self.C, self.D, all_points[top])
+            refined, accuracy = refined_response(
+                self.A, self.B, self.C, self.D, all_points[top], on_circle=self.discrete
+            )
         except np.linalg.LinAlgError:
             return
         response[top] = refined
