@@ -44,8 +44,9 @@ __all__ = [
     "integer_matrix",
 ]
 
-# Largest order tested exactly (the real form of a complex matrix counts twice): the
-# test takes about 0.1 s at n = 24 with 90-bit scaled entries (RESULTS.md, exact test).
+# Largest order tested exactly (the real form of a complex matrix counts twice): at
+# n = 24 the test took 0.05 s (companion form) to 0.4-0.7 s (dense, 90-bit entries) on a
+# loaded machine, growing like n^4 (benchmarks/bench_exact_stability.py).
 EXACT_MAX_ORDER = 24
 # Largest bit length of the scaled integer entries: entries spread over many binades
 # (1e-30 next to 1e3, say) make ``M`` large; beyond this the test is not attempted.
