@@ -31,6 +31,7 @@ bits of ``M``'s entries); :data:`EXACT_MAX_ORDER` and :data:`EXACT_MAX_BITS` bou
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -254,12 +255,22 @@ def exact_stable(A, dt: float = 0.0, *, max_order=None, max_bits=None):
         return True
     if n > (EXACT_MAX_ORDER if max_order is None else max_order):
         return None
+    A = np.ascontiguousarray(A)
+    limit = EXACT_MAX_BITS if max_bits is None else max_bits
+    return _decide(A.tobytes(), n, bool(dt > 0), limit)
+
+
+@functools.lru_cache(maxsize=32)
+def _decide(data, n, discrete, max_bits):
+    """:func:`exact_stable` of the matrix whose float64 bytes are ``data``, cached: the
+    norms and the tuning's stability test often ask about the same matrix again."""
+    A = np.frombuffer(data, dtype=float).reshape(n, n)
     M, k = integer_matrix(A)
     bits = max(abs(x).bit_length() for row in M for x in row)
-    if bits > (EXACT_MAX_BITS if max_bits is None else max_bits):
+    if bits > max_bits:
         return None
     c = characteristic_polynomial(M)
-    if dt > 0:
+    if discrete:
         # det(z I - A) = 2^(-k n) sum_j c_j (2^k z)^j: coefficient of z^j is c_j 2^(k j)
         p = [c[i] << (k * (n - i)) for i in range(n + 1)]
         q = _bilinear(p)
