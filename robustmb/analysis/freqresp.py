@@ -16,9 +16,26 @@
   pole at ``-1e-6``, the controller's copy of it and poles near ``-3e4`` was 2.4e-5
   relative off at ``omega = 0``).
 
-With ``method="auto"`` the modal sum is checked point by point for cancellation: where
-``eps * ||V^{-1}||_F * sum_i |terms_i|`` exceeds 1e-10 times the largest entry of the
-result, that point is re-evaluated on the (separated) Schur path.
+With ``method="auto"`` every point carries an estimate of the sum's rounding error,
+``10 eps`` times the sum of the magnitudes of its terms (modal: ``sum_i |r_i| /
+|s - lambda_i| + |D|``; Schur: ``|C Z| |(sI - T)^{-1} Z^H B|``), plus for the modal form
+below a modulus gap the terms' sensitivity to the eigenvalue errors.  Where it exceeds
+``1e-12`` times the largest entry of the result, the point is solved again by LU with
+partial pivoting of ``(sI - A) x = B`` in the balanced coordinates (:func:`_direct_response`).
+That happens where the response is much smaller than its terms: far above the bandwidth
+of a model of high relative degree (a 6th-order Butterworth filter has ``|G| = 1e-24``
+at 1e4 rad/s, where its modal terms add up to ``9e-4``), or between close poles with large
+opposite residues.  The LU solve keeps the zeros of the realisation and stays accurate
+to rounding there when the realisation is sparse (companion, chain, block forms).
+
+Accuracy.  Every point is accurate to about ``1e-12`` relative to its largest entry
+*up to the conditioning of the realisation*: no evaluation from the floating-point
+``A, B, C`` does better than the perturbation of ``G`` by relative changes of ``eps`` in
+their entries.  That floor is far below ``1e-12`` for the structured models above (the
+Butterworth filter is within 1e-13 of an 80-digit solve from 0.1 to 1e6 rad/s) but not for
+a dense realisation with a large ``||A||`` near a slow pole: a random dense 60-state model
+with ``||A||_1 = 5e3`` is 2e-11 off near ``omega = 0`` here (modal, Schur and LU alike)
+and 1e-10 in python-control.  The floor is not estimated.
 
 Continuous time uses ``s = j omega``; discrete time ``z = exp(j omega dt)``.
 """
@@ -70,14 +87,19 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     method : {"auto", "modal", "schur"}, optional
         Decomposition of ``A``.  ``"auto"`` uses the modal form when the inverse of the
         (unit-column) eigenvector matrix has Frobenius norm at most 1e4, the Schur form
-        otherwise, and re-evaluates on the Schur path the points where the modal sum
-        cancels beyond its accuracy.  The Schur path decouples eigenvalue clusters
-        separated by a modulus ratio of 1e3 or more before evaluating.
+        otherwise, and solves by LU the points where the sum's estimated rounding error
+        exceeds ``1e-12`` of the response (see the module notes).  The Schur path
+        decouples eigenvalue clusters separated by a modulus ratio of 1e3 or more before
+        evaluating.  ``"modal"`` and ``"schur"`` evaluate every point by that
+        decomposition only: their error is absolute, about ``eps`` times the size of the
+        terms, and a response far below its terms loses its relative accuracy.
 
     Returns
     -------
     numpy.ndarray
-        Complex array of shape ``(len(omega), ny, nu)``.  At a frequency that coincides
+        Complex array of shape ``(len(omega), ny, nu)``, with ``method="auto"`` accurate
+        to about ``1e-12`` relative to the largest entry at each frequency, up to the
+        realisation's own conditioning (module notes).  At a frequency that coincides
         (to rounding) with a pole of the realisation every entry is ``inf`` and a
         ``RuntimeWarning`` names the frequency.
 

@@ -3,7 +3,9 @@
 A gridded or Monte-Carlo family is one stack ``A (N, n, n), B (N, n, m), C (N, p, n),
 D (N, p, m)`` (:mod:`~robustmb.analysis.model_stack`) and every step is a batched numpy
 operation over the models (:mod:`~robustmb.analysis.batched_norms` for the norms, the
-modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D`` for the responses).
+modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D`` for the responses, with
+the points where that sum cancels solved by LU as in
+:func:`~robustmb.analysis.freqresp.freqresp`).
 
 Models the batched path does not cover (discrete or complex families, ill-conditioned
 eigenvectors, ``gamma`` near ``sigma_max(D)``, a response zero at every start point) are
@@ -140,16 +142,18 @@ def freqresp_stack(models, omega):
         hit[k[:, None], finite[None, :]] = hit_k
     if np.any(hit):
         out[hit] = np.inf
-        first = int(np.flatnonzero(np.any(hit, axis=1))[0])
-        _warn_on_pole(omega[np.nonzero(hit)[1]], model=f"member {first} of the family")
+        named = np.flatnonzero(np.any(hit, axis=1))
+        names = ", ".join(str(k) for k in named[:5]) + (", ..." if named.size > 5 else "")
+        plural = "s" if named.size > 1 else ""
+        _warn_on_pole(omega[np.nonzero(hit)[1]], model=f"member{plural} {names} of the family")
     for j in np.flatnonzero(~modal):
         out[j] = freqresp((A[j], B[j], C[j], D[j]), omega)
     return out
 
 
 def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
-    """Responses ``(N, K, p, m)`` of balanced members by their modal sums, the cancelling
-    (member, point) pairs solved by LU; and the ``(N, K)`` mask of points on a pole.
+    """Responses ``(N, K, p, m)`` of members by their modal sums, the cancelling (member,
+    point) pairs solved by LU; and the ``(N, K)`` mask of points on a pole.
 
     The rounding estimate is :class:`~robustmb.analysis.freqresp.ResponseEvaluator`'s:
     ``10 eps (sum_i |r_i| / |s - lambda_i| + |D|)`` (largest entry), plus the eigenvalue
