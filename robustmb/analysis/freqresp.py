@@ -19,7 +19,9 @@
 With ``method="auto"`` every point carries an estimate of the sum's rounding error,
 ``10 eps`` times the sum of the magnitudes of its terms (modal: ``sum_i |r_i| /
 |s - lambda_i| + |D|``; Schur: ``|C Z| |(sI - T)^{-1} Z^H B|``), plus for the modal form
-below a modulus gap the terms' sensitivity to the eigenvalue errors.  Where it exceeds
+the terms' sensitivity to the eigenvalues' rounding, ``eps ||A|| ||V^{-1}|| sum_i |r_i| /
+|s - lambda_i|^2``, where an LU solve can do better: below a modulus gap, and for a sparse
+``A`` (at least half zeros below 40 states, a narrow band from 40 on).  Where it exceeds
 ``1e-12`` times the largest entry of the result, the point is solved again by LU with
 partial pivoting of ``(sI - A) x = B`` in the balanced coordinates (:func:`_direct_response`).
 That happens where the response is much smaller than its terms: far above the bandwidth
@@ -32,16 +34,17 @@ permutation (:func:`_band_plan`), at ``O(n w^2)`` per point for a band of width 
 
 Accuracy.  With ``"auto"`` the rounding of the sum is kept below about ``1e-12`` of the
 largest entry at each point (an entry far smaller than the largest one is accurate only
-relative to the largest).  Two errors are not checked.  The eigenvalues' rounding in the
-modal form moves the response near a lightly damped pole by about
-``eps ||A|| kappa_i / |s - lambda_i|`` relative: 2.4e-12 at the first mode of a chain of
-30 masses (damping ratio ~0.2 %), where an LU solve of the sparse realisation gives
-1.5e-13.  And no evaluation from the floating-point ``A, B, C`` does better than the
-realisation's own conditioning, which is not always small: a random dense 60-state model
-with ``||A||_1 = 5e3`` is 2e-11 off near ``omega = 0`` here (modal, Schur and LU alike)
-and 1e-10 in python-control.  On the rolled-off models above the error stays near
-rounding: the Butterworth filter is within 1e-13 of an 80-digit solve from 0.1 to 1e6
-rad/s, where ``"modal"`` or ``"schur"`` alone lose every digit from about 1e3 rad/s on.
+relative to the largest).  Not checked for a dense ``A``: the eigenvalues' rounding in the
+modal form, ``eps ||A|| kappa_i / |s - lambda_i|`` relative near a lightly damped pole,
+which every method that sees ``A`` only in norm shares; and no evaluation from the
+floating-point ``A, B, C`` does better than the realisation's own conditioning, which is
+not always small: a random dense 60-state model with ``||A||_1 = 5e3`` is 2e-11 off near
+``omega = 0`` here (modal, Schur and LU alike) and 1e-10 in python-control.  For a sparse
+``A`` the LU solves near the poles remove most of the first error: 1.4e-13 at the first
+mode of a chain of 30 masses (damping ratio ~0.2 %), against 2.4e-12 for the modal sum.
+On the rolled-off models above the error stays near rounding: the Butterworth filter is
+within 2e-15 of an 80-digit solve from 0.1 to 1e6 rad/s, where ``"modal"`` or
+``"schur"`` alone lose every digit from about 1e3 rad/s on.
 
 Continuous time uses ``s = j omega``; discrete time ``z = exp(j omega dt)``.
 """
@@ -108,11 +111,11 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     -------
     numpy.ndarray
         Complex array of shape ``(len(omega), ny, nu)``; with ``method="auto"`` its sums
-        are rounded to about ``1e-12`` of the largest entry at each frequency (the
-        eigenvalues' rounding near a lightly damped pole and the realisation's own
-        conditioning come on top: module notes).  At a frequency that coincides
-        (to rounding) with a pole of the realisation every entry is ``inf`` and a
-        ``RuntimeWarning`` names the frequency.
+        are rounded to about ``1e-12`` of the largest entry at each frequency (for a dense
+        ``A`` the eigenvalues' rounding near a lightly damped pole and, always, the
+        realisation's own conditioning come on top: module notes).  At a frequency that
+        coincides (to rounding) with a pole of the realisation every entry is ``inf`` and
+        a ``RuntimeWarning`` names the frequency.
 
     Raises
     ------
@@ -316,10 +319,13 @@ class ResponseEvaluator:
                     self._abs_D = np.abs(self.D).reshape(1, -1)
                     self._eigenvalue_error = _EPS * max(float(condition), 1.0)
                     # The eigenvalue-sensitivity term is the realisation's own conditioning
-                    # in norm, shared by every backward-stable method: it is checked only
-                    # where an LU solve has something better, below a modulus gap between
-                    # eigenvalue clusters (it does not mix the clusters' state scales).
-                    if _has_gap(self.poles):
+                    # in norm, shared by every normwise backward-stable method: it is
+                    # checked only where an LU solve has something better, below a modulus
+                    # gap between eigenvalue clusters (LU does not mix the clusters' state
+                    # scales) and for a sparse A (LU keeps its zeros: its error is then
+                    # componentwise, 1.5e-13 against the modal sum's 2.4e-12 at the first
+                    # mode of a 30-mass chain).
+                    if _has_gap(self.poles) or self._sparse(A, B, C):
                         self._eigenvalue_error *= float(np.linalg.norm(A, 1))
                     else:
                         self._eigenvalue_error = 0.0
@@ -458,6 +464,13 @@ class ResponseEvaluator:
                 error[rows] += bound
         return hit
 
+    def _sparse(self, A, B, C) -> bool:
+        """:func:`_sparse_for_lu`, keeping the band plan it builds for the LU solves."""
+        sparse, plan = _sparse_for_lu(A, B, C)
+        if plan is not None:
+            self._band = plan
+        return sparse
+
     def _solve(self, points: np.ndarray) -> np.ndarray:
         """``C (sI - A)^{-1} B`` by LU at each point: banded after a bandwidth-reducing
         permutation when ``A`` is sparse enough (chains of bodies), dense otherwise."""
@@ -568,6 +581,24 @@ def _direct_response(A, B, C, points: np.ndarray) -> np.ndarray:
         # a point on a pole is inf outright (C @ inf would give nan where C has zeros)
         out[start + np.asarray(on_pole, dtype=int)] = np.inf
     return out
+
+
+def _sparse_for_lu(A, B, C):
+    """Whether ``A`` has the zeros that make an LU solve beat the modal sum near its poles,
+    and the band plan of :func:`_band_plan` when one was built.
+
+    At least half of the entries zero below ``_BANDED_MIN_STATES`` states (dense LU of
+    every point costs little there); from there on, a band narrower than ``n / 4`` after
+    the permutation of :func:`_band_plan` (banded LU costs little).
+    """
+    n = A.shape[0]
+    nonzero = np.count_nonzero(A)
+    if n < _BANDED_MIN_STATES:
+        return 2 * nonzero <= n * n, None
+    if 4 * nonzero > n * n:  # no band of width n / 4 holds them
+        return False, None
+    plan = _band_plan(A, B, C)
+    return plan is not None, plan
 
 
 def _band_plan(A, B, C):

@@ -26,10 +26,12 @@ from robustmb.analysis.batched_norms import (  # noqa: F401  (_balanced: used by
 )
 from robustmb.analysis.freqresp import (
     _ACCURACY_TOLERANCE,
+    _BANDED_MIN_STATES,
     _BLOCK_ELEMENTS,
     _EPS,
     _ROUNDING_FACTOR,
     _direct_response,
+    _sparse_for_lu,
     _warn_on_pole,
     freqresp,
 )
@@ -128,6 +130,9 @@ def freqresp_stack(models, omega):
         return out
     lam, V, V_inv, condition = _modal(A)
     modal = condition <= _MODAL_CONDITION_LIMIT
+    if n >= _BANDED_MIN_STATES:
+        # sparse members are solved in band form by freqresp
+        modal &= ~np.array([_sparse_for_lu(A[k], B[k], C[k])[0] for k in range(N)])
     members = np.flatnonzero(modal)
     # blocks of members: about _BLOCK_ELEMENTS complex numbers per array
     width = max(n, D.shape[1] * D.shape[2])
@@ -158,8 +163,8 @@ def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
     The rounding estimate is :class:`~robustmb.analysis.freqresp.ResponseEvaluator`'s:
     ``10 eps (sum_i |r_i| / |s - lambda_i| + |D|)`` (largest entry), plus the eigenvalue
     term ``eps ||A||_1 ||V^-1||_F sum_i |r_i| / |s - lambda_i|^2`` for members whose
-    eigenvalue moduli have a gap of ``SEPARATION_GAP``; a pair is solved again where it
-    exceeds ``1e-12`` times the largest entry.
+    eigenvalue moduli have a gap of ``SEPARATION_GAP`` or whose ``A`` is at least half
+    zeros; a pair is solved again where it exceeds ``1e-12`` times the largest entry.
     """
     N, n = lam.shape
     p, m = D.shape[1:]
@@ -183,12 +188,16 @@ def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
     abs_residues = np.abs(residues)
     error = _ROUNDING_FACTOR * _EPS * (magnitude @ abs_residues + np.abs(D).reshape(N, 1, p * m))
     moduli = np.sort(np.abs(lam), axis=1)
-    gapped = np.flatnonzero(np.any(moduli[:, 1:] >= SEPARATION_GAP * moduli[:, :-1], axis=1))
-    if gapped.size:
-        factor = (
-            _EPS * np.maximum(condition[gapped], 1.0) * np.linalg.norm(A[gapped], 1, axis=(1, 2))
-        )
-        error[gapped] += factor[:, None, None] * (magnitude[gapped] ** 2 @ abs_residues[gapped])
+    # as freqresp: below a modulus gap, and for a sparse A (members of fewer than
+    # _BANDED_MIN_STATES states here, the others are not in the batch: at least half of
+    # the entries of A zero)
+    sparse = (2 * np.count_nonzero(A, axis=(1, 2)) <= n * n) & (n < _BANDED_MIN_STATES)
+    gapped = np.any(moduli[:, 1:] >= SEPARATION_GAP * moduli[:, :-1], axis=1)
+    checked = np.flatnonzero(gapped | sparse)
+    if checked.size:
+        norm_A = np.linalg.norm(A[checked], 1, axis=(1, 2))
+        factor = _EPS * np.maximum(condition[checked], 1.0) * norm_A
+        error[checked] += factor[:, None, None] * (magnitude[checked] ** 2 @ abs_residues[checked])
     scale = np.max(np.abs(values), axis=2)
     inaccurate = (np.max(error, axis=2) > _ACCURACY_TOLERANCE * scale) & ~hit
     values = values.reshape(N, K, p, m)
