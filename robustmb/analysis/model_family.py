@@ -3,7 +3,9 @@
 A gridded or Monte-Carlo family is one stack ``A (N, n, n), B (N, n, m), C (N, p, n),
 D (N, p, m)`` (:mod:`~robustmb.analysis.model_stack`) and every step is a batched numpy
 operation over the models (:mod:`~robustmb.analysis.batched_norms` for the norms, the
-modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D`` for the responses).
+modal form ``G(s) = (C V) diag(1 / (s - lambda)) (V^-1 B) + D`` for the responses, with
+the points where that sum cancels solved by LU as in
+:func:`~robustmb.analysis.freqresp.freqresp`).
 
 Models the batched path does not cover (discrete or complex families, ill-conditioned
 eigenvectors, ``gamma`` near ``sigma_max(D)``, a response zero at every start point) are
@@ -16,13 +18,24 @@ from __future__ import annotations
 import numpy as np
 
 from robustmb.analysis._norm_common import _check_tol
+from robustmb.analysis._separation import SEPARATION_GAP
 from robustmb.analysis.batched_norms import (  # noqa: F401  (_balanced: used by tests)
     _MODAL_CONDITION_LIMIT,
     _balanced,
     _modal,
-    _modal_response,
 )
-from robustmb.analysis.freqresp import freqresp
+from robustmb.analysis.freqresp import (
+    _ACCURACY_TOLERANCE,
+    _BANDED_MIN_STATES,
+    _BLOCK_ELEMENTS,
+    _EPS,
+    _ROUNDING_FACTOR,
+    _direct_response,
+    _sparse_for_lu,
+    _warn_on_pole,
+    freqresp,
+)
+from robustmb.analysis.freqresp import _balanced as _freqresp_balanced
 from robustmb.analysis.model_stack import _models, as_statespace_stack, is_model_stack
 from robustmb.errors import DimensionError
 
@@ -75,7 +88,23 @@ def freqresp_stack(models, omega):
     -------
     numpy.ndarray
         Complex array ``(N, len(omega), p, m)``: entry ``k`` is ``freqresp(models[k],
-        omega)``.
+        omega)`` to rounding, with the same accuracy and the same ``inf`` entries and
+        ``RuntimeWarning`` at a frequency on a pole of a member.
+
+    Raises
+    ------
+    DimensionError
+        For an empty family or members of different sizes (see
+        :func:`as_statespace_stack`) and for bad frequencies (see
+        :func:`~robustmb.analysis.freqresp.freqresp`).
+
+    Notes
+    -----
+    Continuous members with well-conditioned eigenvectors are evaluated together by their
+    modal sums, with the point-by-point rounding estimate of ``freqresp``; the (member,
+    frequency) pairs where the sum cancels beyond ``1e-12`` of the response are solved
+    again by LU in the balanced coordinates of ``freqresp``, all in one batched call.  The
+    other members go to ``freqresp`` one by one.
 
     Examples
     --------
@@ -92,16 +121,94 @@ def freqresp_stack(models, omega):
     A, B, C, D, dt = as_statespace_stack(models)
     omega = _validated_frequencies(omega, discrete=dt > 0)
     N, n = A.shape[0], A.shape[1]
-    if dt > 0 or n == 0 or N == 0 or not np.all(np.isfinite(omega)):
+    if dt > 0 or n == 0:
         return np.array([freqresp(model, omega) for model in _models(A, B, C, D, dt)])
+    out = np.empty((N, omega.size) + D.shape[1:], dtype=complex)
+    out[:] = D[:, None]
+    finite = np.flatnonzero(np.isfinite(omega))  # G(+-j inf) = D
+    if finite.size == 0 or D.shape[1] == 0 or D.shape[2] == 0:
+        return out
     lam, V, V_inv, condition = _modal(A)
     modal = condition <= _MODAL_CONDITION_LIMIT
-    out = np.empty((N, omega.size) + D.shape[1:], dtype=complex)
-    k = np.flatnonzero(modal)
-    out[k] = _modal_response(lam[k], C[k] @ V[k], V_inv[k] @ B[k], D[k], 1j * omega)
+    if n >= _BANDED_MIN_STATES:
+        # sparse members are solved in band form by freqresp
+        modal &= ~np.array([_sparse_for_lu(A[k], B[k], C[k])[0] for k in range(N)])
+    members = np.flatnonzero(modal)
+    # blocks of members: about _BLOCK_ELEMENTS complex numbers per array
+    width = max(n, D.shape[1] * D.shape[2])
+    block = max(1, _BLOCK_ELEMENTS // (finite.size * width))
+    hit = np.zeros((N, omega.size), dtype=bool)
+    for start in range(0, members.size, block):
+        k = members[start : start + block]
+        values, hit_k = _modal_stack(
+            A[k], B[k], C[k], D[k], lam[k], V[k], V_inv[k], condition[k], 1j * omega[finite]
+        )
+        out[k[:, None], finite[None, :]] = values
+        hit[k[:, None], finite[None, :]] = hit_k
+    if np.any(hit):
+        out[hit] = np.inf
+        named = np.flatnonzero(np.any(hit, axis=1))
+        names = ", ".join(str(k) for k in named[:5]) + (", ..." if named.size > 5 else "")
+        plural = "s" if named.size > 1 else ""
+        _warn_on_pole(omega[np.nonzero(hit)[1]], model=f"member{plural} {names} of the family")
     for j in np.flatnonzero(~modal):
         out[j] = freqresp((A[j], B[j], C[j], D[j]), omega)
     return out
+
+
+def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
+    """Responses ``(N, K, p, m)`` of members by their modal sums, the cancelling (member,
+    point) pairs solved by LU; and the ``(N, K)`` mask of points on a pole.
+
+    The rounding estimate is :class:`~robustmb.analysis.freqresp.ResponseEvaluator`'s:
+    ``10 eps (sum_i |r_i| / |s - lambda_i| + |D|)`` (largest entry), plus the eigenvalue
+    term ``eps ||A||_1 ||V^-1||_F sum_i |r_i| / |s - lambda_i|^2`` for members whose
+    eigenvalue moduli have a gap of ``SEPARATION_GAP`` or whose ``A`` is at least half
+    zeros; a pair is solved again where it exceeds ``1e-12`` times the largest entry.
+    """
+    N, n = lam.shape
+    p, m = D.shape[1:]
+    K = points.size
+    gap = points[None, :, None] - lam[:, None, :]  # (N, K, n)
+    distance = np.abs(gap)
+    # on a pole: the test of freqresp._on_pole
+    on_pole = distance <= 4 * _EPS * np.maximum(
+        np.abs(points)[None, :, None], np.abs(lam)[:, None, :]
+    )
+    hit = np.any(on_pole, axis=2)
+    if np.any(hit):
+        gap[on_pole] = distance[on_pole] = 1.0
+    inverse = 1.0 / gap
+    magnitude = 1.0 / distance
+    CV = C @ V
+    WB = V_inv @ B
+    # residue of pole i of member k, flattened: outer(C v_i, w_i^T B)
+    residues = (CV.transpose(0, 2, 1)[:, :, :, None] * WB[:, :, None, :]).reshape(N, n, p * m)
+    values = inverse @ residues + D.reshape(N, 1, p * m)
+    abs_residues = np.abs(residues)
+    error = _ROUNDING_FACTOR * _EPS * (magnitude @ abs_residues + np.abs(D).reshape(N, 1, p * m))
+    moduli = np.sort(np.abs(lam), axis=1)
+    # as freqresp: below a modulus gap, and for a sparse A (members of fewer than
+    # _BANDED_MIN_STATES states here, the others are not in the batch: at least half of
+    # the entries of A zero)
+    sparse = (2 * np.count_nonzero(A, axis=(1, 2)) <= n * n) & (n < _BANDED_MIN_STATES)
+    gapped = np.any(moduli[:, 1:] >= SEPARATION_GAP * moduli[:, :-1], axis=1)
+    checked = np.flatnonzero(gapped | sparse)
+    if checked.size:
+        norm_A = np.linalg.norm(A[checked], 1, axis=(1, 2))
+        factor = _EPS * np.maximum(condition[checked], 1.0) * norm_A
+        error[checked] += factor[:, None, None] * (magnitude[checked] ** 2 @ abs_residues[checked])
+    scale = np.max(np.abs(values), axis=2)
+    inaccurate = (np.max(error, axis=2) > _ACCURACY_TOLERANCE * scale) & ~hit
+    values = values.reshape(N, K, p, m)
+    rows, cols = np.nonzero(inaccurate)
+    if rows.size:
+        # LU in the balanced coordinates that freqresp solves in (see _direct_response)
+        members, where = np.unique(rows, return_inverse=True)
+        balanced = [_freqresp_balanced(A[k], B[k], C[k]) for k in members]
+        Ab, Bb, Cb = (np.array([part[i] for part in balanced])[where] for i in range(3))
+        values[rows, cols] = D[rows] + _direct_response(Ab, Bb, Cb, points[cols])
+    return values, hit
 
 
 def hinfnorm_stack(models, *, tol: float = 1e-8):

@@ -86,12 +86,14 @@ def as_statespace_stack(models, *, argname: str = "sys"):
                 f"got {len(models)} entries"
             )
         arrays = [np.asarray(x) for x in models[:4]]
-        N = arrays[0].shape[0]
-        if any(x.ndim != 3 or x.shape[0] != N for x in arrays):
+        if any(x.ndim != 3 or x.shape[0] != arrays[0].shape[0] for x in arrays):
             raise DimensionError(
                 f"{argname} as a stacked tuple needs A, B, C, D of 3 dimensions with the same "
                 f"leading size; got shapes {[x.shape for x in arrays]}"
             )
+        N = arrays[0].shape[0]
+        if N == 0:
+            raise DimensionError(f"{argname} is an empty family: give at least one model")
         dt_in = models[4] if len(models) == 5 else 0.0
         items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
     else:
