@@ -14,7 +14,7 @@ from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak
+from .tuning_term import Term, check_multipeak, check_run_options
 
 
 @dataclass
@@ -269,6 +269,7 @@ def hinfstruct(
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
     if km.uncertainty:
         raise UncertainTypeError(f"hinfstruct: K has uncertain elements {sorted(km.uncertainty)}")
+    check_run_options("hinfstruct", random_start, maxiter, ParameterVector(km.tunables))
     nu, ny = km.shape
     plants = _models(P, samples, seed)
     loops = []

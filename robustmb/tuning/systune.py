@@ -10,7 +10,7 @@ from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import robust_systune
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak
+from .tuning_term import Term, check_multipeak, check_run_options
 
 
 def _sample_points(CL, samples, seed):
@@ -87,7 +87,9 @@ def systune(
     Returns
     -------
     SystuneResult
-        A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
+        ``active_set`` lists the models tuned jointly (``[{}]`` without uncertainty;
+        the nominal values, then ``samples``), ``active_goals`` the goals at the worst
+        value.  A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
         tuning: ``active_set`` (the samples), ``worst_found``, ``certified_values``,
         ``drivers``, ``history``.
 
@@ -114,6 +116,7 @@ def systune(
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
+    check_run_options("systune", random_start, maxiter, ParameterVector(cl.tunables))
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
@@ -174,5 +177,14 @@ def systune(
         certify_goals(tuned, soft + hard, wcgain) if certify else [None] * (len(soft) + len(hard))
     )
     return SystuneResult(
-        tuned, values, soft_v, hard_v, certified, active, runs, points, (tuple(soft), tuple(hard))
+        tuned,
+        values,
+        soft_v,
+        hard_v,
+        certified,
+        [dict(p) for p in points],
+        runs,
+        points,
+        (tuple(soft), tuple(hard)),
+        active,
     )

@@ -91,8 +91,14 @@ class SystuneResult:
         Per goal (soft then hard): the ``wcgain`` result over the whole uncertainty box
         for H-infinity goals of an uncertain loop (``None`` otherwise; the exception when
         the analysis failed).
-    active_set : list of str
-        Goals within 0.1 % of the worst soft value, and hard goals within 0.1 % of 1.
+    active_set : list of dict
+        The samples that drove the design: the uncertain values of the models tuned
+        jointly (``models``; ``[{}]``, the single nominal model, for a loop without
+        uncertainty).  Robust tuning's active set has the same meaning.
+    active_goals : list of str
+        Soft goals within 0.1 % of the worst soft value and hard goals within 0.1 % of 1
+        (their ``repr``; empty for robust tuning, whose ``drivers`` name the sample per
+        goal).
     runs : list of RunRecord
         Every optimisation run, the best first.
     models : list of dict
@@ -108,6 +114,7 @@ class SystuneResult:
     runs: list = field(default_factory=list)
     models: list = field(default_factory=list)
     goals: tuple = ((), ())
+    active_goals: list = field(default_factory=list)
 
     def verify(self):
         """Recompute every goal value from the tuned closed loop with the analysis layer.
@@ -129,13 +136,16 @@ class SystuneResult:
             # computed eigenvalues: "stable" is True only when proved
             if not proved_stable(np.asarray(m.A, float), m.dt or 0.0):
                 out["stable"] = False
+        base = as_model(cl)
         for key, goals in zip(("soft", "hard"), self.goals, strict=True):
             for g in goals:
-                worst = 0.0
+                model, measure, scale, poles = g.model(base)
+                # The worst over the models: a goal value may be negative (a pole
+                # requirement met with room), and a NaN must not read as met.
+                worst = -np.inf
                 for pt in self.models:
-                    base = as_model(cl)
-                    model, measure, scale, poles = g.model(base)
                     sub = model.usubs(pt) if pt else model.nominal()
-                    worst = max(worst, _goal_value(sub, measure, scale, poles))
+                    v = float(_goal_value(sub, measure, scale, poles))
+                    worst = v if np.isnan(v) or np.isnan(worst) else max(worst, v)
                 out[key].append(worst)
         return out
