@@ -150,6 +150,7 @@ class Goal:
     measure = "hinf"
     poles = None
     band = None
+    dscaled = False  # measured with the optimal static diagonal scaling (multi-channel)
 
     def model(self, CL):
         raise NotImplementedError  # pragma: no cover - abstract
@@ -352,13 +353,14 @@ class Margins(Goal):
     value ``alpha_required * ||S - I/2||_inf``.
 
     ``location``: a location name (all channels of ``analysis_point(name, n)``) or a
-    list of channel names.  At a multi-channel location the value uses the *unscaled*
-    ``||S - I/2||_inf``: a sufficient condition for the multiloop disk margin
-    (``1/||S - I/2|| <= 1/mu(S - I/2)``, the margin of :func:`robustmb.diskmargin`),
-    which depends on the channels' units: it can be far above
-    ``alpha_required / multiloop margin`` when the channels are badly scaled (no
-    D-scaling as in MATLAB's ``TuningGoal.Margins``).  Scale the channels to comparable
-    units.
+    list of channel names.  At a multi-channel location the value is D-scaled:
+    ``alpha_required * min_D ||D (S - I/2) D^-1||_inf`` over static positive diagonal
+    ``D`` (:mod:`robustmb.tuning.dscaling`, as MATLAB's ``TuningGoal.Margins`` with
+    static scalings), independent of the channels' units and a sufficient condition
+    for the multiloop disk margin of :func:`robustmb.diskmargin`
+    (``mu(S - I/2) <= ||D (S - I/2) D^-1||``).  Robust tuning of an uncertain loop
+    (its worst-case search and certificate) measures the unscaled
+    ``alpha_required * ||S - I/2||_inf``, an upper bound of that value.
 
     Examples
     --------
@@ -366,6 +368,8 @@ class Margins(Goal):
     >>> round(Margins("u", 6, 45).alpha, 4)
     0.8284
     """
+
+    dscaled = True
 
     def __init__(self, location, gain_margin=6.0, phase_margin=45.0):
         self.location = location

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
+from .dscaling import goal_lft
 from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import robust_systune
@@ -153,7 +154,7 @@ def systune(
         for i, g in enumerate(goals):
             model, measure, scale, poles = g.model(cl)
             for pt in points:
-                lft = TunableLFT(at(model, pt), params)
+                lft = goal_lft(g, model, TunableLFT(at(model, pt), params))
                 out.append(Term(lft, measure, scale, poles, f"{i}", band=g.band))
         return out
 

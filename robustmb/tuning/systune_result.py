@@ -65,14 +65,40 @@ def certify_goals(tuned, goals, certifier):
     return out
 
 
-def _goal_value(model, measure, scale, poles):
+def _goal_value(model, measure, scale, poles, dscaled=False):
     """A goal's value on a fully substituted model, by the analysis layer (no optimiser code)."""
     if measure == "poles":
         a = np.asarray(model.A)
         return pole_requirement(a, *poles)[0] if a.size else 0.0
     if measure == "h2":
         return h2norm(model) * scale
+    if dscaled and model.noutputs > 1:
+        return _dscaled_hinfnorm(model) * scale
     return hinfnorm(model)[0] * scale
+
+
+def _dscaled_hinfnorm(sys):
+    """``min_D ||D M D^-1||_inf`` by direct minimisation of the norm over ``log D``.
+
+    A second algorithm beside :func:`robustmb.tuning.dscaling.optimal_scaling` (which
+    iterates on a frequency set): Brent (two channels) or Nelder-Mead on the full
+    H-infinity norm, a convex function of ``log D``.
+    """
+    from scipy.optimize import minimize, minimize_scalar
+
+    a, b, c, d = (np.asarray(m, float) for m in (sys.A, sys.B, sys.C, sys.D))
+    dt = sys.dt or 0.0
+
+    def norm(z):
+        dd = np.exp(np.concatenate(([0.0], np.atleast_1d(z))))
+        g = hinfnorm((a, b / dd, dd[:, None] * c, dd[:, None] * d / dd, dt), tol=1e-10)[0]
+        return np.log(g)
+
+    p = c.shape[0]
+    if p == 2:
+        return float(np.exp(minimize_scalar(norm, bracket=(-1.0, 1.0), tol=1e-10).fun))
+    opts = {"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000 * p}
+    return float(np.exp(minimize(norm, np.zeros(p - 1), method="Nelder-Mead", options=opts).fun))
 
 
 @dataclass
@@ -99,6 +125,9 @@ class SystuneResult:
         Soft goals within 0.1 % of the worst soft value and hard goals within 0.1 % of 1
         (their ``repr``; empty for robust tuning, whose ``drivers`` name the sample per
         goal).
+    dscaled : bool
+        Whether multi-channel ``Margins`` goals were measured D-scaled (``False`` for
+        robust tuning, which measures the unscaled bound); :meth:`verify` follows it.
     runs : list of RunRecord
         Every optimisation run, the best first.
     models : list of dict
@@ -115,6 +144,7 @@ class SystuneResult:
     models: list = field(default_factory=list)
     goals: tuple = ((), ())
     active_goals: list = field(default_factory=list)
+    dscaled: bool = True
 
     def verify(self):
         """Recompute every goal value from the tuned closed loop with the analysis layer.
@@ -145,7 +175,7 @@ class SystuneResult:
                 worst = -np.inf
                 for pt in self.models:
                     sub = model.usubs(pt) if pt else model.nominal()
-                    v = float(_goal_value(sub, measure, scale, poles))
+                    v = float(_goal_value(sub, measure, scale, poles, self.dscaled and g.dscaled))
                     worst = v if np.isnan(v) or np.isnan(worst) else max(worst, v)
                 out[key].append(worst)
         return out

@@ -279,3 +279,90 @@ def test_locations_resolve_bus_names_and_lists():
         Margins("v").model(as_model(CL))
     with pytest.raises(ArgumentError, match="Margins: location lists a channel twice"):
         Margins(["u", "u[0]"]).model(as_model(CL))
+
+
+# -- D-scaled multiloop margins ---------------------------------------------------------
+
+GT = control.tf(
+    [[[2.0], [0.5]], [[0.6], [1.0]]],
+    [[[0.2, 1.2, 1.0], [1.0, 2.0]], [[1.0, 1.0], [0.1, 1.1, 1.0]]],
+)
+KT = np.array([[6.0, 1.0], [-2.0, 5.0]])
+
+
+def _scaled_loop(unit):
+    """The 2x2 loop with the second input in other units (u2 -> unit * u2)."""
+    Gp = control.ss(GT) * control.ss([], [], [], np.diag([1.0, unit]))
+    G = control.ss(Gp.A, Gp.B, Gp.C, Gp.D, inputs=["u[0]", "u[1]"], outputs=["y[0]", "y[1]"])
+    K = rmb.tunable_gain("K", 2, 2)
+    K.input_names, K.output_names = ["e[0]", "e[1]"], ["u_in[0]", "u_in[1]"]
+    sin, sout = ["r[0]", "r[1]", "y[0]", "y[1]"], ["e[0]", "e[1]"]
+    S = control.ss([], [], [], np.hstack([np.eye(2), -np.eye(2)]), inputs=sin, outputs=sout)
+    ins = ["r[0]", "r[1]", "d_u[0]", "d_u[1]"]
+    outs = ["y[0]", "y[1]", "u[0]", "u[1]"]
+    CL = rmb.connect([G, K, S, analysis_point("u", 2)], None, ins, outs)
+    Kv = np.diag([1.0, 1.0 / unit]) @ KT  # the same controller in the new units
+    return CL, Gp, Kv
+
+
+def _brute_force_dscaled(M):
+    """min over d of the dense-grid peak of sigma_max(D M(jw) D^-1), D = diag(1, d)."""
+    w = np.concatenate(([0.0], np.logspace(-3, 3, 6001)))
+    F = np.moveaxis(M(1j * w), -1, 0)
+
+    def peak(z):
+        dd = np.array([1.0, np.exp(z)])
+        return np.linalg.svd(dd[None, :, None] * F / dd[None, None, :], compute_uv=False)[
+            :, 0
+        ].max()
+
+    r = minimize_scalar(peak, bounds=(-12.0, 12.0), method="bounded", options={"xatol": 1e-10})
+    return r.fun
+
+
+@pytest.mark.parametrize("unit", [1.0, 10.0, 100.0])
+def test_multiloop_margins_are_d_scaled_and_unit_independent(unit):
+    from robustmb.tuning.dscaling import goal_lft
+    from robustmb.tuning.systune_result import _dscaled_hinfnorm
+
+    CL, Gp, Kv = _scaled_loop(unit)
+    goal = Margins("u", 6, 45)
+    cl = as_model(CL)
+    params = ParameterVector(cl.tunables)
+    model, measure, scale, poles = goal.model(cl)
+    term = Term(goal_lft(goal, model, TunableLFT(model, params)), measure, scale, poles)
+    value, grad = term.evaluate(Kv.ravel())
+    # independent: the loop L = K G by python-control, S - I/2, brute-force D and grid
+    L = control.ss([], [], [], Kv) * Gp
+    M = control.feedback(control.ss([], [], [], np.eye(2)), L) - control.ss(
+        [], [], [], 0.5 * np.eye(2)
+    )
+    ref = goal.alpha * _brute_force_dscaled(M)
+    assert value == pytest.approx(ref, rel=1e-5)
+    # the second algorithm of verify(): direct minimisation of the full norm
+    assert value == pytest.approx(_dscaled_hinfnorm(model.usubs({"K": Kv})) * scale, rel=1e-8)
+    # a sufficient condition: never below alpha / (the multiloop disk margin's upper bound)
+    ml = rmb.diskmargin(L).multiloop
+    assert value >= goal.alpha / ml.upper * (1 - 1e-9)
+    # the gradient at the optimal D against central differences of the D-scaled value
+    h = 1e-6
+    fd = []
+    for i in range(Kv.size):
+        e = np.zeros(Kv.size)
+        e[i] = h
+        fd.append((term.evaluate(Kv.ravel() + e)[0] - term.evaluate(Kv.ravel() - e)[0]) / (2 * h))
+    np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-6)
+
+
+def test_systune_multiloop_margins_verified():
+    CL, Gp, _ = _scaled_loop(10.0)
+    res = rmb.systune(CL, [WeightedGain(["r[0]", "r[1]"], ["u[0]", "u[1]"])],
+                      [Margins("u", 6, 45)], seed=0, maxiter=100)  # fmt: skip
+    chk = res.verify()
+    assert chk["stable"]
+    np.testing.assert_allclose(chk["hard"], res.hard, rtol=1e-6)
+    np.testing.assert_allclose(chk["soft"], res.soft, rtol=1e-6)
+    assert res.hard[0] < 1
+    # independent: the multiloop disk margin of the tuned loop guarantees the requirement
+    L = control.ss([], [], [], np.asarray(res.values["K"])) * Gp
+    assert rmb.diskmargin(L).multiloop.lower >= Margins("u", 6, 45).alpha * (1 - 1e-6)
