@@ -70,7 +70,16 @@ def _minimise_on(ms, z0):
 
 
 def scaled_data(a, b, c, d, z):
-    """``(A, B D^-1, D C, D Dm D^-1)`` for ``D = diag(1, exp(z))``."""
+    """``(A, B D^-1, D C, D Dm D^-1)`` for ``D = diag(1, exp(z))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = np.zeros((0, 0))
+    >>> scaled_data(e, np.zeros((0, 2)), np.zeros((2, 0)), np.ones((2, 2)), [np.log(2.0)])[3]
+    array([[1. , 0.5],
+           [2. , 1. ]])
+    """
     dd = np.exp(np.concatenate(([0.0], z)))
     return a, b / dd[None, :], dd[:, None] * c, dd[:, None] * d / dd[None, :]
 
@@ -180,7 +189,18 @@ class DScaledLFT:
 
 
 def goal_lft(goal, model, lft):
-    """The LFT a goal's term measures: D-scaled for a multi-channel D-scaled goal."""
+    """The LFT a goal's term measures: D-scaled for a multi-channel D-scaled goal.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning import Margins
+    >>> from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+    >>> M = rmb.umat(rmb.realp("K", [[1.0, 2.0], [0.0, 1.0]]))
+    >>> lft = TunableLFT(M, ParameterVector(M.tunables))
+    >>> type(goal_lft(Margins("u"), M, lft)).__name__
+    'DScaledLFT'
+    """
     if getattr(goal, "dscaled", False) and model.shape[0] > 1:
         return DScaledLFT(lft)
     return lft

@@ -35,7 +35,14 @@ AXIS_TOL = 1e-10
 
 
 def loop_dt(CL) -> float:
-    """The sample time of a closed loop, ``0.0`` for a continuous one."""
+    """The sample time of a closed loop, ``0.0`` for a continuous one.
+
+    Examples
+    --------
+    >>> import control
+    >>> loop_dt(control.ss([[0.5]], [[1.0]], [[1.0]], [[0.0]], 0.1)), loop_dt(control.tf(1, [1, 1]))
+    (0.1, 0.0)
+    """
     return 0.0 if CL.dt in (None, 0) else float(CL.dt)
 
 
