@@ -165,6 +165,9 @@ class DScaledLFT:
         self._key = None
 
     def __getattr__(self, name):
+        # only for attributes not found on the wrapper; none before __init__ (copy, pickle)
+        if name.startswith("__") or "lft" not in self.__dict__:
+            raise AttributeError(name)
         return getattr(self.__dict__["lft"], name)
 
     def scaling(self, x):
