@@ -28,6 +28,7 @@ from scipy.optimize import minimize, minimize_scalar
 from ..analysis import hinfnorm
 
 _MAX_FREQS = 30
+Z_MAX = 30.0  # bound on |log D|
 
 
 def _response(a, b, c, d, dt, w):
@@ -54,19 +55,19 @@ def _minimise_on(ms, z0):
     """``log D`` minimising :func:`_level` (convex in ``z``), from ``z0``."""
 
     def f(z):
-        return np.log(max(_level(ms, np.atleast_1d(z)), 1e-300))
+        # |log D| <= Z_MAX: a decoupled channel makes the level flat towards infinity
+        z = np.clip(np.atleast_1d(z), -Z_MAX, Z_MAX)
+        return np.log(max(_level(ms, z), 1e-300))
 
     if z0.size == 1:
-        r = minimize_scalar(
-            lambda t: f(np.array([t])), bracket=(z0[0] - 1.0, z0[0] + 1.0), tol=1e-10
-        )
+        opts = {"xatol": 1e-10}
+        r = minimize_scalar(f, bounds=(-Z_MAX, Z_MAX), method="bounded", options=opts)
         z = np.array([r.x])
     else:
         opts = {"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000 * z0.size}
         r = minimize(f, z0, method="Nelder-Mead", options=opts)
         z = np.asarray(r.x, float)
-    # a diverging scaling (a decoupled channel) is kept finite: the level is flat there
-    return np.clip(z, -50.0, 50.0)
+    return np.clip(z, -Z_MAX, Z_MAX)
 
 
 def scaled_data(a, b, c, d, z):

@@ -90,13 +90,15 @@ def _dscaled_hinfnorm(sys):
     dt = sys.dt or 0.0
 
     def norm(z):
-        dd = np.exp(np.concatenate(([0.0], np.atleast_1d(z))))
+        z = np.clip(np.atleast_1d(z), -30.0, 30.0)  # a decoupled channel: flat towards inf
+        dd = np.exp(np.concatenate(([0.0], z)))
         g = hinfnorm((a, b / dd, dd[:, None] * c, dd[:, None] * d / dd, dt), tol=1e-10)[0]
         return np.log(g)
 
     p = c.shape[0]
     if p == 2:
-        return float(np.exp(minimize_scalar(norm, bracket=(-1.0, 1.0), tol=1e-10).fun))
+        r = minimize_scalar(norm, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-10})
+        return float(np.exp(r.fun))
     opts = {"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000 * p}
     return float(np.exp(minimize(norm, np.zeros(p - 1), method="Nelder-Mead", options=opts).fun))
 
@@ -174,7 +176,10 @@ class SystuneResult:
                 # requirement met with room), and a NaN must not read as met.
                 worst = -np.inf
                 for pt in self.models:
-                    sub = model.usubs(pt) if pt else model.nominal()
+                    # a goal's transfer may not involve every uncertain element (or
+                    # lose one once the tuned values are substituted)
+                    own = {n: v for n, v in pt.items() if n in model.uncertainty}
+                    sub = model.usubs(own) if own else model.nominal()
                     v = float(_goal_value(sub, measure, scale, poles, self.dscaled and g.dscaled))
                     worst = v if np.isnan(v) or np.isnan(worst) else max(worst, v)
                 out[key].append(worst)

@@ -366,3 +366,29 @@ def test_systune_multiloop_margins_verified():
     # independent: the multiloop disk margin of the tuned loop guarantees the requirement
     L = control.ss([], [], [], np.asarray(res.values["K"])) * Gp
     assert rmb.diskmargin(L).multiloop.lower >= Margins("u", 6, 45).alpha * (1 - 1e-6)
+
+
+def test_dscaling_of_a_decoupled_transfer_and_sampled_tuning():
+    from robustmb.tuning.dscaling import optimal_scaling
+
+    # diagonal M: every D gives the same norm (a flat level); the norm is max |M_ii|
+    e = np.zeros((0, 0))
+    z, g = optimal_scaling(e, np.zeros((0, 2)), np.zeros((2, 0)), np.diag([0.5, -2.0]))
+    assert g == pytest.approx(2.0, rel=1e-12) and np.all(np.abs(z) <= 30)
+    # sampled tuning of a 2x2 loop with an uncertain gain: K = 0 is optimal (S = I,
+    # value alpha/2, where the margin goal's transfer no longer involves the gain)
+    a = rmb.ureal("a", 1.0, range=(0.8, 1.2))
+    G = rmb.uss(control.ss(A2, B2, np.eye(2), np.zeros((2, 2)))) * a
+    G.input_names, G.output_names = ["u[0]", "u[1]"], ["y[0]", "y[1]"]
+    K = rmb.tunable_gain("K", 2, 2)
+    K.input_names, K.output_names = ["e[0]", "e[1]"], ["u_in[0]", "u_in[1]"]
+    sin, sout = ["r[0]", "r[1]", "y[0]", "y[1]"], ["e[0]", "e[1]"]
+    S = control.ss([], [], [], np.hstack([np.eye(2), -np.eye(2)]), inputs=sin, outputs=sout)
+    ins = ["r[0]", "r[1]", "d_u[0]", "d_u[1]"]
+    outs = ["y[0]", "y[1]", "u[0]", "u[1]"]
+    CL = rmb.connect([G, K, S, analysis_point("u", 2)], None, ins, outs)
+    goal = Margins("u", 6, 45)
+    res = rmb.systune(CL, [goal], seed=0, samples=2, maxiter=50)
+    assert len(res.active_set) == 3 and res.active_set[0] == {"a": 1.0}
+    assert res.soft[0] == pytest.approx(goal.alpha / 2, rel=1e-9)
+    assert res.verify()["soft"][0] == pytest.approx(goal.alpha / 2, rel=1e-9)
