@@ -123,17 +123,17 @@ def _real(value, what, *, low=None, high=None, low_open=False, high_open=False):
     return v
 
 
-def _times(w, T, side):
+def _times(w, T, side, what="weight"):
     if w is None:
         return T
     if side == "left":
-        return (w @ T) if w.shape[1] == T.shape[0] else _scalar(w, T.shape[0]) @ T
-    return (T @ w) if w.shape[0] == T.shape[1] else T @ _scalar(w, T.shape[1])
+        return (w @ T) if w.shape[1] == T.shape[0] else _scalar(w, T.shape[0], what) @ T
+    return (T @ w) if w.shape[0] == T.shape[1] else T @ _scalar(w, T.shape[1], what)
 
 
-def _scalar(w, n):
+def _scalar(w, n, what="weight"):
     if w.shape != (1, 1):
-        raise DimensionError(f"weight of shape {w.shape} does not fit a transfer of size {n}")
+        raise DimensionError(f"{what} of shape {w.shape} does not fit a transfer of size {n}")
     from ..lft.algebra import block_diag
 
     return block_diag(*([w] * n)) if n > 1 else w
@@ -185,8 +185,8 @@ class WeightedGain(Goal):
     def model(self, CL):
         T = _select(CL, self.outputs, self.inputs, "WeightedGain")
         dt = loop_dt(CL)
-        T = _times(goal_weight(self.wl, dt, "WeightedGain: wl"), T, "left")
-        T = _times(goal_weight(self.wr, dt, "WeightedGain: wr"), T, "right")
+        T = _times(goal_weight(self.wl, dt, "WeightedGain: wl"), T, "left", "WeightedGain: wl")
+        T = _times(goal_weight(self.wr, dt, "WeightedGain: wr"), T, "right", "WeightedGain: wr")
         return T, "hinf", 1.0, None
 
 

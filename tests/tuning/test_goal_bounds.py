@@ -144,6 +144,8 @@ def test_bound_types():
         Gain("d_u", "y", control.ss(-np.eye(2), np.eye(2), np.eye(2), np.eye(2)))
     with pytest.raises(ArgumentError, match="Rejection: attenuation"):
         Rejection("d_u", "y", -3.0)
+    with pytest.raises(DimensionError, match="WeightedGain: wl of shape"):
+        WeightedGain("r", "y", wl=np.ones((2, 2))).model(CL)
 
 
 # -- discrete loops ---------------------------------------------------------------------
