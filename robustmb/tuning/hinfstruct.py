@@ -146,7 +146,7 @@ def hinfstruct(
     K : UncertainSystem
         A tunable block or any model built from tunable parameters (``K.tunables``).
     random_start : int
-        Number of extra runs from random points (the first run starts from the
+        Number of extra runs from random points (>= 0; the first run starts from the
         parameters' current values).
     seed : int, optional
         Seed of the random starts.
@@ -156,7 +156,8 @@ def hinfstruct(
     progress : bool
         Show a progress bar over the runs.
     maxiter : int
-        BFGS iterations per run.
+        BFGS iterations per run (>= 1).  ``K`` needs a free entry (``realp(...,
+        free=False)`` entries keep their value).
     multipeak : bool
         Take the multi-peak step of Apkarian and Noll (2006) where several peak
         frequencies (or models) are active at once

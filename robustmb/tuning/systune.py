@@ -56,7 +56,7 @@ def systune(
         Goals from :mod:`robustmb.tuning` (``WeightedGain``, ``Gain``, ``Tracking``,
         ``Rejection``, ``Sensitivity``, ``Margins``, ``Poles``, ``Variance``).
     random_start : int
-        Extra runs from random points.
+        Extra runs from random points (>= 0).
     seed : int, optional
         Seed of the random starts and of the uncertainty samples.
     samples : int or list of dict, optional
@@ -65,7 +65,7 @@ def systune(
     progress : bool
         Show a progress bar.
     maxiter : int
-        BFGS iterations per run and phase.
+        BFGS iterations per run and phase (>= 1).
     certify : bool
         For an uncertain loop, compute ``wcgain`` of each H-infinity goal over the
         whole uncertainty box (``result.certified``).
