@@ -15,8 +15,9 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import DimensionError, SignalError
+from ..errors import ArgumentError, DimensionError, SignalError
 from ..lft.model import UncertainSystem, as_model, umat, uss
+from .goal_weights import goal_weight, loop_dt, positive_number, siso_weight
 
 
 def analysis_point(name, n=1) -> UncertainSystem:
@@ -53,42 +54,86 @@ def _select(CL, outputs, inputs, what):
         raise SignalError(f"{what}: {exc}") from None
 
 
-def _weight(w, what):
-    """A weight as an uncertain system (numbers, arrays, python-control systems)."""
-    if w is None:
-        return None
-    if isinstance(w, control.TransferFunction):
-        w = control.ss(w)
-    return as_model(w)
+def _location(CL, location, what):
+    """Output and ``d_`` input channels of a location (a name, a bus name or a list).
+
+    A name that is not an output itself but whose channels ``name[0]``, ``name[1]``,
+    ... are (``analysis_point(name, n)``) stands for all of them.
+    """
+    names = _names(location)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise ArgumentError(f"{what}: location must be a signal name or a list of them")
+    outs = []
+    for n in names:
+        if n in CL.output_names:
+            outs.append(n)
+            continue
+        bus = []
+        while f"{n}[{len(bus)}]" in CL.output_names:
+            bus.append(f"{n}[{len(bus)}]")
+        if not bus:
+            raise SignalError(f"{what}: location {n!r} is not an output of {CL.name!r}")
+        outs += bus
+    if len(set(outs)) != len(outs):
+        raise ArgumentError(f"{what}: location lists a channel twice ({outs})")
+    ins = [f"d_{o}" for o in outs]
+    missing = [i for i in ins if i not in CL.input_names]
+    if missing:
+        raise SignalError(
+            f"{what}: the loop-opening inputs {missing} of location {location!r} are not "
+            f"inputs of {CL.name!r} (list them among connect's inputs)"
+        )
+    return outs, ins
 
 
-def _inverse_weight(bound, what):
-    """``1 / bound`` for a number or a biproper SISO python-control system."""
-    if isinstance(bound, numbers.Real):
-        if not bound > 0:
-            raise DimensionError(f"{what}: the bound must be > 0, got {bound!r}")
-        return None, 1.0 / float(bound)
-    tf = control.tf(bound)
-    if tf.ninputs != 1 or tf.noutputs != 1:
-        raise DimensionError(f"{what}: a frequency-dependent bound must be SISO")
-    inv = 1 / tf
-    try:
-        return as_model(control.ss(inv)), 1.0
-    except Exception as exc:  # noqa: BLE001 - python-control raises various errors
-        raise DimensionError(f"{what}: the bound must be biproper to be inverted ({exc})") from None
+def _inverse_weight(bound, CL, what):
+    """``1 / bound`` as ``(weight, scale)``: a number gives ``(None, 1/bound)``."""
+    v = positive_number(bound, what)
+    if v is not None:
+        return None, 1.0 / v
+    return siso_weight(bound, loop_dt(CL), what, invert=True), 1.0
 
 
-def _times(w, T, side):
+def _check_bound(bound, what):
+    """Early check of a bound (number or SISO system) before the loop is known."""
+    if positive_number(bound, what) is None:
+        siso_weight(bound, None, what, invert=True)
+
+
+def _check_weight(w, what):
+    if w is not None and positive_number(w, what) is None:
+        siso_weight(w, None, what, invert=False)
+
+
+def _real(value, what, *, low=None, high=None, low_open=False, high_open=False):
+    """A finite real argument within its range, else :class:`ArgumentError`."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise ArgumentError(f"{what} must be a real number, got {value!r}")
+    v = float(value)
+    ok = np.isfinite(v)
+    if ok and low is not None:
+        ok = v > low if low_open else v >= low
+    if ok and high is not None:
+        ok = v < high if high_open else v <= high
+    if not ok:
+        lo = "(-inf" if low is None else f"{'(' if low_open else '['}{low}"
+        hi = "inf)" if high is None else f"{high}{')' if high_open else ']'}"
+        rng = f"{lo}, {hi}"
+        raise ArgumentError(f"{what} must be finite and in {rng}, got {value!r}")
+    return v
+
+
+def _times(w, T, side, what="weight"):
     if w is None:
         return T
     if side == "left":
-        return (w @ T) if w.shape[1] == T.shape[0] else _scalar(w, T.shape[0]) @ T
-    return (T @ w) if w.shape[0] == T.shape[1] else T @ _scalar(w, T.shape[1])
+        return (w @ T) if w.shape[1] == T.shape[0] else _scalar(w, T.shape[0], what) @ T
+    return (T @ w) if w.shape[0] == T.shape[1] else T @ _scalar(w, T.shape[1], what)
 
 
-def _scalar(w, n):
+def _scalar(w, n, what="weight"):
     if w.shape != (1, 1):
-        raise DimensionError(f"weight of shape {w.shape} does not fit a transfer of size {n}")
+        raise DimensionError(f"{what} of shape {w.shape} does not fit a transfer of size {n}")
     from ..lft.algebra import block_diag
 
     return block_diag(*([w] * n)) if n > 1 else w
@@ -105,6 +150,7 @@ class Goal:
     measure = "hinf"
     poles = None
     band = None
+    dscaled = False  # measured with the optimal static diagonal scaling (multi-channel)
 
     def model(self, CL):
         raise NotImplementedError  # pragma: no cover - abstract
@@ -116,6 +162,11 @@ class Goal:
 
 class WeightedGain(Goal):
     """``||W_L T W_R||_inf <= 1`` for the transfer ``T`` from ``inputs`` to ``outputs``.
+
+    A SISO weight acts through its magnitude: one with unstable poles or zeros is
+    replaced by its stable minimum-phase equivalent (:mod:`robustmb.tuning.goal_weights`);
+    a pole on the imaginary axis is refused, a MIMO weight must be stable.  On a
+    discrete loop, a system weight must be discrete with the loop's sample time.
 
     Examples
     --------
@@ -133,13 +184,19 @@ class WeightedGain(Goal):
 
     def model(self, CL):
         T = _select(CL, self.outputs, self.inputs, "WeightedGain")
-        T = _times(_weight(self.wl, "wl"), T, "left")
-        T = _times(_weight(self.wr, "wr"), T, "right")
+        dt = loop_dt(CL)
+        T = _times(goal_weight(self.wl, dt, "WeightedGain: wl"), T, "left", "WeightedGain: wl")
+        T = _times(goal_weight(self.wr, dt, "WeightedGain: wr"), T, "right", "WeightedGain: wr")
         return T, "hinf", 1.0, None
 
 
 class Gain(Goal):
     """``|T(jw)| <= max_gain(w)``: a number, or a biproper SISO bound (value ``||T/max_gain||``).
+
+    The bound acts through its magnitude (right-half-plane zeros and poles are
+    reflected, :mod:`robustmb.tuning.goal_weights`); a bound with a zero on the
+    imaginary axis (unit circle) is refused: the value would rest on an exact
+    cancellation.
 
     Examples
     --------
@@ -149,11 +206,12 @@ class Gain(Goal):
     """
 
     def __init__(self, inputs, outputs, max_gain):
+        _check_bound(max_gain, "Gain: max_gain")
         self.inputs, self.outputs, self.max_gain = inputs, outputs, max_gain
 
     def model(self, CL):
         T = _select(CL, self.outputs, self.inputs, "Gain")
-        w, scale = _inverse_weight(self.max_gain, "Gain")
+        w, scale = _inverse_weight(self.max_gain, CL, "Gain: max_gain")
         return _times(w, T, "left"), "hinf", scale, None
 
 
@@ -168,6 +226,10 @@ class Tracking(Goal):
     the tuning keeps lowering the relative error over the tracking band ``w <= 1/tau``
     (the goal's value stays ``1/peak_error``).
 
+    On a discrete loop (sample time ``dt``) the profile is discretised by the Tustin
+    transform prewarped at ``1/tau`` (exact magnitude there); ``1/tau`` must lie below
+    the Nyquist frequency ``pi/dt``.
+
     Examples
     --------
     >>> from robustmb.tuning import Tracking
@@ -176,8 +238,13 @@ class Tracking(Goal):
     """
 
     def __init__(self, reference, output, response_time, *, dc_error=1e-3, peak_error=2.0):
-        if not response_time > 0 or not 0 < dc_error < peak_error:
-            raise DimensionError("Tracking: need response_time > 0 and 0 < dc_error < peak_error")
+        _real(response_time, "Tracking: response_time", low=0, low_open=True)
+        _real(dc_error, "Tracking: dc_error", low=0, low_open=True)
+        _real(peak_error, "Tracking: peak_error", low=0, low_open=True)
+        if not dc_error < peak_error:
+            raise ArgumentError(
+                f"Tracking: dc_error ({dc_error}) must be below peak_error ({peak_error})"
+            )
         self.reference, self.output = reference, output
         self.response_time, self.dc_error, self.peak_error = response_time, dc_error, peak_error
         self.band = 1.0 / response_time
@@ -188,15 +255,25 @@ class Tracking(Goal):
             raise DimensionError(f"Tracking: {T.shape[0]} outputs for {T.shape[1]} references")
         wc = 1.0 / self.response_time
         err = np.eye(T.shape[0]) - T
-        winv = control.tf([1.0, wc], [self.peak_error, wc * self.dc_error])
-        return _times(as_model(control.ss(winv)), err, "left"), "hinf", 1.0, None
+        winv = control.ss(control.tf([1.0, wc], [self.peak_error, wc * self.dc_error]))
+        dt = loop_dt(CL)
+        if dt:
+            if not wc < np.pi / dt:
+                raise ArgumentError(
+                    f"Tracking: response_time {self.response_time} is too short for the "
+                    f"loop's sample time {dt} (1/response_time must be below pi/dt = "
+                    f"{np.pi / dt:.6g})"
+                )
+            winv = control.c2d(winv, dt, method="tustin", prewarp_frequency=wc)
+        return _times(as_model(winv), err, "left"), "hinf", 1.0, None
 
 
 class Rejection(Goal):
     """Disturbance rejection: ``||attenuation * T_{d->y}||_inf <= 1``.
 
-    ``attenuation`` is a number or a SISO python-control system (the minimum
-    attenuation per frequency).
+    ``attenuation`` is a number > 0 or a SISO python-control system (the minimum
+    attenuation per frequency; it acts through its magnitude, a pole on the imaginary
+    axis is refused, see :class:`Gain`).
 
     Examples
     --------
@@ -206,15 +283,25 @@ class Rejection(Goal):
     """
 
     def __init__(self, disturbance, output, attenuation):
+        _check_weight(attenuation, "Rejection: attenuation")
+        if attenuation is None:
+            raise ArgumentError("Rejection: attenuation must be a number > 0 or a SISO system")
         self.disturbance, self.output, self.attenuation = disturbance, output, attenuation
 
     def model(self, CL):
         T = _select(CL, self.output, self.disturbance, "Rejection")
-        return _times(_weight(self.attenuation, "attenuation"), T, "left"), "hinf", 1.0, None
+        v = positive_number(self.attenuation, "Rejection: attenuation")
+        if v is not None:
+            return T, "hinf", v, None
+        w = siso_weight(self.attenuation, loop_dt(CL), "Rejection: attenuation", invert=False)
+        return _times(w, T, "left"), "hinf", 1.0, None
 
 
 class Sensitivity(Goal):
     """Sensitivity at a loop-opening location: ``|S(jw)| <= max_sensitivity(w)``.
+
+    ``location``: a location name (all channels of ``analysis_point(name, n)``) or a
+    list of channel names.  ``max_sensitivity`` as the bound of :class:`Gain`.
 
     Examples
     --------
@@ -224,11 +311,13 @@ class Sensitivity(Goal):
     """
 
     def __init__(self, location, max_sensitivity):
+        _check_bound(max_sensitivity, "Sensitivity: max_sensitivity")
         self.location, self.max_sensitivity = location, max_sensitivity
 
     def model(self, CL):
-        S = _select(CL, self.location, f"d_{self.location}", "Sensitivity")
-        w, scale = _inverse_weight(self.max_sensitivity, "Sensitivity")
+        outs, ins = _location(CL, self.location, "Sensitivity")
+        S = _select(CL, outs, ins, "Sensitivity")
+        w, scale = _inverse_weight(self.max_sensitivity, CL, "Sensitivity: max_sensitivity")
         return _times(w, S, "left"), "hinf", scale, None
 
 
@@ -240,9 +329,18 @@ def disk_alpha(gain_margin_db, phase_margin_deg):
 
     Examples
     --------
-    >>> round(disk_alpha(6.0, 0.0), 4)
+    >>> round(disk_alpha(6.0, 10.0), 4)
     0.6646
     """
+    _real(gain_margin_db, "Margins: gain_margin (dB)", low=0, low_open=True)
+    _real(
+        phase_margin_deg,
+        "Margins: phase_margin (deg)",
+        low=0,
+        high=180,
+        low_open=True,
+        high_open=True,
+    )
     gm = 10 ** (gain_margin_db / 20)
     return float(max(2 * (gm - 1) / (gm + 1), 2 * np.tan(np.radians(phase_margin_deg) / 2)))
 
@@ -251,8 +349,18 @@ class Margins(Goal):
     """Disk-based gain and phase margins at a location (multiloop, balanced disk).
 
     Met when the disk margin ``1 / ||S - I/2||_inf`` reaches the disk size that
-    guarantees ``gain_margin`` (dB) and ``phase_margin`` (degrees); value
-    ``alpha_required * ||S - I/2||_inf``.
+    guarantees ``gain_margin`` (dB, > 0) and ``phase_margin`` (degrees, in (0, 180));
+    value ``alpha_required * ||S - I/2||_inf``.
+
+    ``location``: a location name (all channels of ``analysis_point(name, n)``) or a
+    list of channel names.  At a multi-channel location the value is D-scaled:
+    ``alpha_required * min_D ||D (S - I/2) D^-1||_inf`` over static positive diagonal
+    ``D`` (:mod:`robustmb.tuning.dscaling`, as MATLAB's ``TuningGoal.Margins`` with
+    static scalings), independent of the channels' units and a sufficient condition
+    for the multiloop disk margin of :func:`robustmb.diskmargin`
+    (``mu(S - I/2) <= ||D (S - I/2) D^-1||``).  Robust tuning of an uncertain loop
+    (its worst-case search and certificate) measures the unscaled
+    ``alpha_required * ||S - I/2||_inf``, an upper bound of that value.
 
     Examples
     --------
@@ -261,13 +369,16 @@ class Margins(Goal):
     0.8284
     """
 
+    dscaled = True
+
     def __init__(self, location, gain_margin=6.0, phase_margin=45.0):
         self.location = location
         self.gain_margin, self.phase_margin = gain_margin, phase_margin
         self.alpha = disk_alpha(gain_margin, phase_margin)
 
     def model(self, CL):
-        S = _select(CL, self.location, f"d_{self.location}", "Margins")
+        outs, ins = _location(CL, self.location, "Margins")
+        S = _select(CL, outs, ins, "Margins")
         return S - 0.5 * np.eye(S.shape[0]), "hinf", self.alpha, None
 
 
@@ -284,6 +395,10 @@ class Poles(Goal):
     measure = "poles"
 
     def __init__(self, min_decay=0.0, min_damping=0.0, max_frequency=np.inf):
+        _real(min_decay, "Poles: min_decay", low=0)
+        _real(min_damping, "Poles: min_damping", low=0, high=1)
+        if not (isinstance(max_frequency, numbers.Real) and max_frequency == np.inf):
+            _real(max_frequency, "Poles: max_frequency", low=0, low_open=True)
         self.min_decay, self.min_damping, self.max_frequency = min_decay, min_damping, max_frequency
 
     def model(self, CL):
@@ -306,6 +421,7 @@ class Variance(Goal):
     """
 
     def __init__(self, inputs, outputs, max_amplitude=1.0):
+        _real(max_amplitude, "Variance: max_amplitude", low=0, low_open=True)
         self.inputs, self.outputs, self.max_amplitude = inputs, outputs, max_amplitude
 
     def model(self, CL):

@@ -14,7 +14,7 @@ from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak
+from .tuning_term import Term, check_multipeak, check_run_options
 
 
 @dataclass
@@ -146,7 +146,7 @@ def hinfstruct(
     K : UncertainSystem
         A tunable block or any model built from tunable parameters (``K.tunables``).
     random_start : int
-        Number of extra runs from random points (the first run starts from the
+        Number of extra runs from random points (>= 0; the first run starts from the
         parameters' current values).
     seed : int, optional
         Seed of the random starts.
@@ -156,7 +156,8 @@ def hinfstruct(
     progress : bool
         Show a progress bar over the runs.
     maxiter : int
-        BFGS iterations per run.
+        BFGS iterations per run (>= 1).  ``K`` needs a free entry (``realp(...,
+        free=False)`` entries keep their value).
     multipeak : bool
         Take the multi-peak step of Apkarian and Noll (2006) where several peak
         frequencies (or models) are active at once
@@ -269,6 +270,7 @@ def hinfstruct(
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
     if km.uncertainty:
         raise UncertainTypeError(f"hinfstruct: K has uncertain elements {sorted(km.uncertainty)}")
+    check_run_options("hinfstruct", random_start, maxiter, ParameterVector(km.tunables))
     nu, ny = km.shape
     plants = _models(P, samples, seed)
     loops = []

@@ -40,6 +40,9 @@ class ParameterVector:
     (3, [0.0, 0.0, 3.0])
     >>> pv.values(np.array([1.0, 2.0, 4.0]))["K"].tolist()
     [[1.0, 2.0]]
+    >>> fixed = ParameterVector({"k": rmb.realp("k", 1.0, free=False), "m": rmb.realp("m", 2.0)})
+    >>> fixed.size, fixed.values(fixed.initial())
+    (1, {'k': 1.0, 'm': 2.0})
     """
 
     def __init__(self, tunables: dict):
@@ -50,19 +53,16 @@ class ParameterVector:
             self.offsets[name] = k
             k += el.nfree
         self.size = k
-        lo, hi = [], []
-        for el in self.tunables.values():
-            lo.append(el.minimum[el.free].ravel() if el.value.ndim else [float(el.minimum)])
-            hi.append(el.maximum[el.free].ravel() if el.value.ndim else [float(el.maximum)])
-        self.lower = np.concatenate(lo) if lo else np.zeros(0)
-        self.upper = np.concatenate(hi) if hi else np.zeros(0)
+        # A boolean mask on a 0-d array selects its entry (or nothing when fixed), as
+        # for a matrix: scalar and matrix parameters share one rule.
+        lo = [np.asarray(el.minimum)[el.free].ravel() for el in self.tunables.values()]
+        hi = [np.asarray(el.maximum)[el.free].ravel() for el in self.tunables.values()]
+        self.lower = np.concatenate(lo).astype(float) if lo else np.zeros(0)
+        self.upper = np.concatenate(hi).astype(float) if hi else np.zeros(0)
 
     def initial(self) -> np.ndarray:
-        """The parameters' current values as a vector."""
-        parts = [
-            el.value[el.free].ravel() if el.value.ndim else [float(el.value)]
-            for el in self.tunables.values()
-        ]
+        """The parameters' current values (their free entries) as a vector."""
+        parts = [el.value[el.free].ravel() for el in self.tunables.values()]
         return np.concatenate(parts).astype(float) if parts else np.zeros(0)
 
     def values(self, theta) -> dict:
@@ -71,7 +71,7 @@ class ParameterVector:
         for name, el in self.tunables.items():
             k = self.offsets[name]
             if el.value.ndim == 0:
-                out[name] = float(theta[k])
+                out[name] = float(theta[k]) if el.nfree else float(el.value)
             else:
                 v = el.value.copy()
                 v[el.free] = theta[k : k + el.nfree]

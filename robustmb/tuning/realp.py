@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UncertainElementError
+from ..errors import ArgumentError, DimensionError, UncertainElementError
 from ..lft.elements import UncertainElement
 from ..lft.model import UncertainMatrix
 from ..lft.realization import make_realization
@@ -33,7 +33,10 @@ def _check_tunable_name(name) -> str:
 def _bound(name, what, bound, shape, default):
     if bound is None:
         return np.full(shape, default)
-    b = np.asarray(bound, dtype=float)
+    try:
+        b = np.asarray(bound, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"realp '{name}': {what} must be numeric, got {bound!r}") from None
     try:
         b = np.broadcast_to(b, shape).copy()
     except ValueError:
@@ -43,6 +46,20 @@ def _bound(name, what, bound, shape, default):
     if np.any(np.isnan(b)):
         raise UncertainElementError(f"realp '{name}': {what} must not be NaN")
     return b
+
+
+def _free_mask(name, free, shape):
+    f = np.asarray(free)
+    if f.dtype != bool:
+        raise ArgumentError(
+            f"realp '{name}': free must be a bool or an array of bools, got {free!r}"
+        )
+    try:
+        return np.broadcast_to(f, shape).copy()
+    except ValueError:
+        raise DimensionError(
+            f"realp '{name}': free of shape {f.shape} does not match the value's shape {shape}"
+        ) from None
 
 
 class realp(UncertainElement):
@@ -99,7 +116,7 @@ class realp(UncertainElement):
             raise UncertainElementError(
                 f"realp '{name}': value {val.tolist()} lies outside its bounds"
             )
-        self.free = np.broadcast_to(np.asarray(free, dtype=bool), val.shape).copy()
+        self.free = _free_mask(name, free, val.shape)
         self.center = float(val) if val.ndim == 0 else 0.0
         if val.ndim == 0:
             self.kind = "real"

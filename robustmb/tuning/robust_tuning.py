@@ -497,6 +497,7 @@ def robust_systune(
         history=history,
         time=t_end - t_start,
         certify_time=t_end - t_cert,
+        dscaled=False,
     )
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
+from .dscaling import goal_lft
 from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import robust_systune
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak
+from .tuning_term import Term, check_multipeak, check_run_options
 
 
 def _sample_points(CL, samples, seed):
@@ -55,7 +56,7 @@ def systune(
         Goals from :mod:`robustmb.tuning` (``WeightedGain``, ``Gain``, ``Tracking``,
         ``Rejection``, ``Sensitivity``, ``Margins``, ``Poles``, ``Variance``).
     random_start : int
-        Extra runs from random points.
+        Extra runs from random points (>= 0).
     seed : int, optional
         Seed of the random starts and of the uncertainty samples.
     samples : int or list of dict, optional
@@ -64,7 +65,7 @@ def systune(
     progress : bool
         Show a progress bar.
     maxiter : int
-        BFGS iterations per run and phase.
+        BFGS iterations per run and phase (>= 1).
     certify : bool
         For an uncertain loop, compute ``wcgain`` of each H-infinity goal over the
         whole uncertainty box (``result.certified``).
@@ -87,7 +88,9 @@ def systune(
     Returns
     -------
     SystuneResult
-        A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
+        ``active_set`` lists the models tuned jointly (``[{}]`` without uncertainty;
+        the nominal values, then ``samples``), ``active_goals`` the goals at the worst
+        value.  A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
         tuning: ``active_set`` (the samples), ``worst_found``, ``certified_values``,
         ``drivers``, ``history``.
 
@@ -114,6 +117,7 @@ def systune(
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
+    check_run_options("systune", random_start, maxiter, ParameterVector(cl.tunables))
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
@@ -150,7 +154,7 @@ def systune(
         for i, g in enumerate(goals):
             model, measure, scale, poles = g.model(cl)
             for pt in points:
-                lft = TunableLFT(at(model, pt), params)
+                lft = goal_lft(g, model, TunableLFT(at(model, pt), params))
                 out.append(Term(lft, measure, scale, poles, f"{i}", band=g.band))
         return out
 
@@ -174,5 +178,14 @@ def systune(
         certify_goals(tuned, soft + hard, wcgain) if certify else [None] * (len(soft) + len(hard))
     )
     return SystuneResult(
-        tuned, values, soft_v, hard_v, certified, active, runs, points, (tuple(soft), tuple(hard))
+        tuned,
+        values,
+        soft_v,
+        hard_v,
+        certified,
+        [dict(p) for p in points],
+        runs,
+        points,
+        (tuple(soft), tuple(hard)),
+        active,
     )

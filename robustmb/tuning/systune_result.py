@@ -65,14 +65,42 @@ def certify_goals(tuned, goals, certifier):
     return out
 
 
-def _goal_value(model, measure, scale, poles):
+def _goal_value(model, measure, scale, poles, dscaled=False):
     """A goal's value on a fully substituted model, by the analysis layer (no optimiser code)."""
     if measure == "poles":
         a = np.asarray(model.A)
         return pole_requirement(a, *poles)[0] if a.size else 0.0
     if measure == "h2":
         return h2norm(model) * scale
+    if dscaled and model.noutputs > 1:
+        return _dscaled_hinfnorm(model) * scale
     return hinfnorm(model)[0] * scale
+
+
+def _dscaled_hinfnorm(sys):
+    """``min_D ||D M D^-1||_inf`` by direct minimisation of the norm over ``log D``.
+
+    A second algorithm beside :func:`robustmb.tuning.dscaling.optimal_scaling` (which
+    iterates on a frequency set): Brent (two channels) or Nelder-Mead on the full
+    H-infinity norm, a convex function of ``log D``.
+    """
+    from scipy.optimize import minimize, minimize_scalar
+
+    a, b, c, d = (np.asarray(m, float) for m in (sys.A, sys.B, sys.C, sys.D))
+    dt = sys.dt or 0.0
+
+    def norm(z):
+        z = np.clip(np.atleast_1d(z), -30.0, 30.0)  # a decoupled channel: flat towards inf
+        dd = np.exp(np.concatenate(([0.0], z)))
+        g = hinfnorm((a, b / dd, dd[:, None] * c, dd[:, None] * d / dd, dt), tol=1e-10)[0]
+        return np.log(g)
+
+    p = c.shape[0]
+    if p == 2:
+        r = minimize_scalar(norm, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-10})
+        return float(np.exp(r.fun))
+    opts = {"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000 * p}
+    return float(np.exp(minimize(norm, np.zeros(p - 1), method="Nelder-Mead", options=opts).fun))
 
 
 @dataclass
@@ -91,8 +119,17 @@ class SystuneResult:
         Per goal (soft then hard): the ``wcgain`` result over the whole uncertainty box
         for H-infinity goals of an uncertain loop (``None`` otherwise; the exception when
         the analysis failed).
-    active_set : list of str
-        Goals within 0.1 % of the worst soft value, and hard goals within 0.1 % of 1.
+    active_set : list of dict
+        The samples that drove the design: the uncertain values of the models tuned
+        jointly (``models``; ``[{}]``, the single nominal model, for a loop without
+        uncertainty).  Robust tuning's active set has the same meaning.
+    active_goals : list of str
+        Soft goals within 0.1 % of the worst soft value and hard goals within 0.1 % of 1
+        (their ``repr``; empty for robust tuning, whose ``drivers`` name the sample per
+        goal).
+    dscaled : bool
+        Whether multi-channel ``Margins`` goals were measured D-scaled (``False`` for
+        robust tuning, which measures the unscaled bound); :meth:`verify` follows it.
     runs : list of RunRecord
         Every optimisation run, the best first.
     models : list of dict
@@ -108,6 +145,8 @@ class SystuneResult:
     runs: list = field(default_factory=list)
     models: list = field(default_factory=list)
     goals: tuple = ((), ())
+    active_goals: list = field(default_factory=list)
+    dscaled: bool = True
 
     def verify(self):
         """Recompute every goal value from the tuned closed loop with the analysis layer.
@@ -129,13 +168,19 @@ class SystuneResult:
             # computed eigenvalues: "stable" is True only when proved
             if not proved_stable(np.asarray(m.A, float), m.dt or 0.0):
                 out["stable"] = False
+        base = as_model(cl)
         for key, goals in zip(("soft", "hard"), self.goals, strict=True):
             for g in goals:
-                worst = 0.0
+                model, measure, scale, poles = g.model(base)
+                # The worst over the models: a goal value may be negative (a pole
+                # requirement met with room), and a NaN must not read as met.
+                worst = -np.inf
                 for pt in self.models:
-                    base = as_model(cl)
-                    model, measure, scale, poles = g.model(base)
-                    sub = model.usubs(pt) if pt else model.nominal()
-                    worst = max(worst, _goal_value(sub, measure, scale, poles))
+                    # a goal's transfer may not involve every uncertain element (or
+                    # lose one once the tuned values are substituted)
+                    own = {n: v for n, v in pt.items() if n in model.uncertainty}
+                    sub = model.usubs(own) if own else model.nominal()
+                    v = float(_goal_value(sub, measure, scale, poles, self.dscaled and g.dscaled))
+                    worst = v if np.isnan(v) or np.isnan(worst) else max(worst, v)
                 out[key].append(worst)
         return out

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import DimensionError
+from ..errors import ArgumentError, DimensionError
 from ..lft.model import UncertainSystem, uss
 from .realp import realp
 
@@ -45,7 +45,12 @@ def tunable_gain(name, ny, nu, *, value=None) -> UncertainSystem:
     """
     ny = _positive(name, "ny", ny)
     nu = _positive(name, "nu", nu)
-    v = np.zeros((ny, nu)) if value is None else np.asarray(value, dtype=float)
+    try:
+        v = np.zeros((ny, nu)) if value is None else np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"tunable_gain '{name}': value must be numeric, got {value!r}"
+        ) from None
     if v.shape != (ny, nu):
         raise DimensionError(
             f"tunable_gain '{name}': value has shape {v.shape}, expected {(ny, nu)}"

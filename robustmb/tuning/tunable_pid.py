@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-from ..errors import DimensionError
+from ..errors import ArgumentError, DimensionError
 from ..lft.algebra import inv
 from ..lft.model import UncertainSystem, umat, uss
 from .realp import realp
@@ -23,14 +25,16 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     form : {"p", "i", "pi", "pd", "pid"}
         Which terms are present.
     tf : float, optional
-        A fixed derivative-filter time constant; ``None`` tunes it
-        (``Tf > 0``, initial value 0.1).
+        A fixed derivative-filter time constant (> 0) of the forms with a D term
+        (``"pd"``, ``"pid"``); ``None`` tunes it (``Tf > 0``, initial value 0.1).
+        The forms without a D term refuse it.
 
     Returns
     -------
     UncertainSystem
         SISO, input ``"e"``, output ``"u"``.  The initial values are ``Kp = 1``,
-        ``Ki = Kd = 0``.
+        ``Ki = 0`` and ``Kd = 0``, except for the form ``"i"`` (no ``Kp``), where
+        ``Ki = 1``.
 
     Examples
     --------
@@ -48,6 +52,11 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     if form not in PID_FORMS:
         raise DimensionError(f"tunable_pid '{name}': form must be one of {PID_FORMS}, got {form!r}")
     has_p, has_i, has_d = "p" in form, "i" in form, "d" in form
+    if tf is not None and not has_d:
+        raise ArgumentError(
+            f"tunable_pid '{name}': tf (the derivative filter) applies to the forms with a D "
+            f"term ('pd', 'pid'), not to form={form!r}"
+        )
     kp = realp(f"{name}.Kp", 1.0) if has_p else 0.0
     ki = realp(f"{name}.Ki", 0.0 if has_p else 1.0) if has_i else 0.0
     # The derivative term Kd/Tf (1 - 1/(Tf s + 1)) in state space with itf = 1/Tf:
@@ -62,9 +71,11 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
         if tf is None:
             itf = inv(umat(realp(f"{name}.Tf", 0.1, minimum=1e-8)))
         else:
+            if isinstance(tf, bool | np.bool_) or not isinstance(tf, numbers.Real):
+                raise ArgumentError(f"tunable_pid '{name}': tf must be a number > 0, got {tf!r}")
             tf = float(tf)
             if not np.isfinite(tf) or tf <= 0:
-                raise DimensionError(f"tunable_pid '{name}': tf must be > 0, got {tf!r}")
+                raise ArgumentError(f"tunable_pid '{name}': tf must be finite and > 0, got {tf!r}")
             itf = 1.0 / tf
         a.append(-1.0 * itf)
         b.append(itf)

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.elements import UncertainElement
 from ..lft.model import umat, uss
 from ..lft.simplify import simplify
@@ -51,7 +51,7 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
         ``0``: a static gain; ``> 0``: the surface is ``[[A, B], [C, D]]`` of a
         state-space controller of that order.
     degree : int
-        Total degree of the polynomial basis.
+        Total degree of the polynomial basis (>= 1; only used by ``"polynomial"``).
 
     Returns
     -------
@@ -72,7 +72,17 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     >>> float(G.D[0, 0])  # 1 + 2 * (15 - 10) / 5
     3.0
     """
-    sched = [scheduling] if isinstance(scheduling, UncertainElement) else list(scheduling)
+    if isinstance(scheduling, UncertainElement):
+        sched = [scheduling]
+    elif isinstance(scheduling, list | tuple):
+        sched = list(scheduling)
+    else:
+        raise ArgumentError(
+            f"tunable_surface '{name}': scheduling must be a ureal or a list of them, got "
+            f"{scheduling!r}"
+        )
+    if not sched:
+        raise ArgumentError(f"tunable_surface '{name}': scheduling lists no element")
     for s in sched:
         if not (isinstance(s, UncertainElement) and s.kind == "real" and not s.tunable):
             raise UncertainTypeError(
@@ -81,9 +91,20 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     if basis not in BASES:
         raise DimensionError(f"tunable_surface '{name}': basis must be one of {BASES}")
     try:
-        ny, nu = (int(v) for v in shape)
+        ny, nu = shape
     except (TypeError, ValueError):
         raise DimensionError(f"tunable_surface '{name}': shape must be (ny, nu)") from None
+    for what, v in (("ny", ny), ("nu", nu)):
+        if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Integral) or v < 1:
+            raise DimensionError(
+                f"tunable_surface '{name}': shape {shape!r}: {what} must be an integer >= 1"
+            )
+    ny, nu = int(ny), int(nu)
+    integer = isinstance(degree, numbers.Integral) and not isinstance(degree, bool | np.bool_)
+    if basis == "polynomial" and not (integer and degree >= 1):
+        raise ArgumentError(
+            f"tunable_surface '{name}': degree must be an integer >= 1, got {degree!r}"
+        )
     if isinstance(states, bool) or not isinstance(states, numbers.Integral) or states < 0:
         raise DimensionError(f"tunable_surface '{name}': states must be an integer >= 0")
     rows, cols = ny + states, nu + states

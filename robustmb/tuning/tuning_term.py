@@ -8,6 +8,7 @@ bound for the line search's screen; :func:`pole_requirement` is the pole measure
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -188,6 +189,33 @@ def check_multipeak(multipeak, where):
     if not isinstance(multipeak, bool | np.bool_):
         raise ArgumentError(f"{where}: multipeak must be True or False, got {multipeak!r}")
     return bool(multipeak)
+
+
+def check_run_options(where, random_start, maxiter, params=None):
+    """The run options shared by ``hinfstruct`` and ``systune``, and a free parameter.
+
+    ``random_start`` must be an integer >= 0, ``maxiter`` an integer >= 1, and the
+    parameter vector ``params`` (when given) must have a free entry; else
+    :class:`~robustmb.errors.ArgumentError` naming the function and the argument.
+
+    Examples
+    --------
+    >>> check_run_options("systune", 2, 100)
+    >>> check_run_options("systune", -1, 100)
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: systune: random_start must be an integer >= 0, got -1
+    """
+    for name, value, low in (("random_start", random_start, 0), ("maxiter", maxiter, 1)):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+            raise ArgumentError(f"{where}: {name} must be an integer >= {low}, got {value!r}")
+        if value < low:
+            raise ArgumentError(f"{where}: {name} must be an integer >= {low}, got {value!r}")
+    if params is not None and params.size == 0:
+        names = sorted(params.tunables)
+        raise ArgumentError(
+            f"{where}: the tunable parameters {names} have no free entry (all free=False)"
+        )
 
 
 def pole_requirement(a, decay, damping, max_frequency):
