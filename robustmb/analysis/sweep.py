@@ -274,10 +274,13 @@ class _StateDigest:
             for k, a in (fn.keywords or {}).items():
                 self.value(f"partial arg {k}", a)
         elif isinstance(fn, types.MethodType):
-            self.function(_qualname(fn.__func__), fn.__func__)
+            # library code is identified by its name and compiled code (_fn_name) only
+            if _is_user_module(fn.__func__.__module__):
+                self.function(_qualname(fn.__func__), fn.__func__)
             self.value(f"{_qualname(fn.__func__)} self", fn.__self__)
         elif isinstance(fn, types.FunctionType):
-            self.function(_qualname(fn), fn)
+            if _is_user_module(fn.__module__):
+                self.function(_qualname(fn), fn)
         elif not isinstance(fn, (types.BuiltinFunctionType, type)):
             # a callable object: its attributes and its class
             self.value(f"{_qualname(type(fn))} instance", fn)
