@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from robustmb.decoupling.plant_data import _check_omega, as_matrix_stack, evaluate
-from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
+from robustmb.decoupling.second_order import Measurement, SecondOrderSystem, _check_frame
 from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["transmissibility"]
@@ -64,6 +64,8 @@ def transmissibility(
         if sensors is None:
             raise ArgumentError("sensors are required to close the loop with a controller")
         meas = [sensors] if isinstance(sensors, Measurement) else list(sensors)
+        for ms in meas:
+            _check_frame(ms, getattr(model, "frame", None))
         Sq = np.concatenate(
             [np.broadcast_to(s**ms.order, (w.size, 1, 1)) * ms.matrix for ms in meas], axis=1
         )
