@@ -259,7 +259,7 @@ class _StateDigest:
       robustmb) are not followed: they are identified by their names in the code.
 
     A value that cannot be pickled is digested attribute by attribute when it has a
-    ``__dict__``, and marked ``?`` (not compared) otherwise.
+    ``__dict__`` (two levels deep), and marked ``?`` (not compared) otherwise.
     """
 
     def __init__(self):
@@ -329,7 +329,7 @@ class _StateDigest:
                     if isinstance(a, types.FunctionType):
                         self.function(f"{_qualname(k)}.{name}", a)
 
-    def value(self, label, v):
+    def value(self, label, v, depth=0):
         if isinstance(v, types.ModuleType):
             return
         if isinstance(v, (types.FunctionType, type)):
@@ -344,13 +344,14 @@ class _StateDigest:
                 self._seen.add(id(v))
                 self.callable(v)
             return
-        if id(v) in self._seen:
+        # values are keyed by label, not identity: equal constants may share one object
+        if label in self.parts:
             return
-        self._seen.add(id(v))
         d = _digest(v)
-        if d is None and isinstance(getattr(v, "__dict__", None), dict):
+        # an unpicklable object: its attributes, two levels deep (not a whole object graph)
+        if d is None and depth < 2 and isinstance(getattr(v, "__dict__", None), dict):
             for k, a in sorted(vars(v).items()):
-                self.value(f"{label}.{k}", a)
+                self.value(f"{label}.{k}", a, depth + 1)
         else:
             self.parts[label] = d or "?"
         if _is_user_module(type(v).__module__):
