@@ -55,8 +55,8 @@ class ModalDecoupling(Decoupling):
         ``exp(w_i t)``.
     modal_stiffnesses : numpy.ndarray ``(n,)``
         ``lambda_i = (Phi^T K Phi)_ii / mu_i``, signed (``w_i^2`` for an oscillating
-        mode, negative for a divergent one, 0 for a rigid-body mode: ``|lambda_i|`` below
-        ``1e-10 max |lambda|`` is rounded to 0).
+        mode, negative for a divergent one, 0 for a rigid-body mode: ``|lambda_i|`` at the
+        roundoff level, below ``1e3 eps max |lambda|``, is rounded to 0).
     damping_ratios : numpy.ndarray ``(n,)``
         ``xi_i = (Phi^T C Phi)_ii / (2 mu_i w_i)`` (``nan`` for a rigid-body mode).
     damping_coupling : float
@@ -122,20 +122,25 @@ def _second_order_channels(stiffness, damping, derivative_order):
 
 
 def _rotate_repeated_modes(lam, Phi, Cd, rtol):
-    """Within every cluster of equal eigenvalues (to ``rtol`` of the largest), rotate the
-    mass-normalised mode shapes by the eigenvectors of ``Phi_c^T C Phi_c``.
+    """Within every cluster of equal eigenvalues (to ``rtol`` of their size, or at the
+    roundoff level of the largest), rotate the mass-normalised mode shapes by the
+    eigenvectors of ``Phi_c^T C Phi_c``.
 
     The rotation is orthogonal, so ``Phi^T M Phi = I`` and ``Phi^T K Phi`` (``lambda I``
     on the cluster) are kept, and ``Phi^T C Phi`` becomes diagonal on the cluster when
     the damping is classical.
     """
     n = lam.size
-    scale = max(float(np.abs(lam).max(initial=0.0)), np.finfo(float).tiny)
+    # relative to each pair, so that widely spread frequencies (1e-3 to 1e3 rad/s) are
+    # not merged; the absolute term is the roundoff of eigh on the largest eigenvalue
+    floor = 1e3 * np.finfo(float).eps * float(np.abs(lam).max(initial=0.0))
     start = 0
     Phi = Phi.copy()
     while start < n:
         stop = start + 1
-        while stop < n and lam[stop] - lam[start] <= rtol * scale:
+        while stop < n and lam[stop] - lam[start] <= (
+            rtol * max(abs(lam[start]), abs(lam[stop])) + floor
+        ):
             stop += 1
         if stop - start > 1:
             blk = Phi[:, start:stop]
@@ -242,7 +247,8 @@ def modal_decouple(
     # signed modal stiffness: negative for a divergent mode; roundoff-level values of a
     # rigid-body mode are set to exactly 0
     lam = np.diag(Phi.T @ K @ Phi) / mu
-    lam = np.where(np.abs(lam) <= 1e-10 * np.abs(lam).max(initial=0.0), 0.0, lam)
+    roundoff = 1e3 * np.finfo(float).eps * np.abs(lam).max(initial=0.0)
+    lam = np.where(np.abs(lam) <= roundoff, 0.0, lam)
     w = np.sqrt(np.abs(lam))
     Cm_modal = Phi.T @ Cd @ Phi
     with np.errstate(divide="ignore", invalid="ignore"):

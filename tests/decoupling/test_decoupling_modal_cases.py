@@ -109,3 +109,17 @@ def test_damped_rigid_body_mode_keeps_its_damping():
     H = frequency_response(d.diagonal_plant, W)
     np.testing.assert_allclose(H[:, 0, 0], 1 / (s**2 + 0.1 * s), rtol=1e-12)
     np.testing.assert_allclose(frequency_response(d.plant, W), H, rtol=1e-10, atol=1e-14)
+
+
+def test_widely_spread_distinct_frequencies_are_not_merged():
+    # distinct modes over 12 decades of stiffness, with non-classical damping: each mode
+    # shape stays an eigenvector of (K, M), whatever C is
+    K = np.diag([1e-4, 0.5, 2.0, 1e8])
+    M = np.eye(4)
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((4, 4))
+    C = 0.01 * (X @ X.T)
+    d = modal_decouple(M, K, C, input_matrix=np.eye(4), output_matrix=np.eye(4))
+    np.testing.assert_allclose(d.modal_stiffnesses, np.diag(K), rtol=1e-12)
+    Phi = d.mode_shapes
+    np.testing.assert_allclose(np.abs(Phi), np.eye(4), atol=1e-15)
