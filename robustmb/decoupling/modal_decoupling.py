@@ -56,7 +56,8 @@ class ModalDecoupling(Decoupling):
     modal_stiffnesses : numpy.ndarray ``(n,)``
         ``lambda_i = (Phi^T K Phi)_ii / mu_i``, signed (``w_i^2`` for an oscillating
         mode, negative for a divergent one, 0 for a rigid-body mode: ``|lambda_i|`` at the
-        roundoff level, below ``1e3 eps max |lambda|``, is rounded to 0).
+        roundoff level of ``eigh(K, M)``, below ``1e3 eps ||K||_2 / lambda_min(M)``, is
+        rounded to 0).
     damping_ratios : numpy.ndarray ``(n,)``
         ``xi_i = (Phi^T C Phi)_ii / (2 mu_i w_i)`` (``nan`` for a rigid-body mode).
     damping_coupling : float
@@ -121,9 +122,9 @@ def _second_order_channels(stiffness, damping, derivative_order):
     return control.ss(A, B, C, D)
 
 
-def _rotate_repeated_modes(lam, Phi, Cd, rtol):
-    """Within every cluster of equal eigenvalues (to ``rtol`` of their size, or at the
-    roundoff level of the largest), rotate the mass-normalised mode shapes by the
+def _rotate_repeated_modes(lam, Phi, Cd, rtol, floor):
+    """Within every cluster of equal eigenvalues (to ``rtol`` of their size, or to the
+    absolute roundoff ``floor``), rotate the mass-normalised mode shapes by the
     eigenvectors of ``Phi_c^T C Phi_c``.
 
     The rotation is orthogonal, so ``Phi^T M Phi = I`` and ``Phi^T K Phi`` (``lambda I``
@@ -132,8 +133,7 @@ def _rotate_repeated_modes(lam, Phi, Cd, rtol):
     """
     n = lam.size
     # relative to each pair, so that widely spread frequencies (1e-3 to 1e3 rad/s) are
-    # not merged; the absolute term is the roundoff of eigh on the largest eigenvalue
-    floor = 1e3 * np.finfo(float).eps * float(np.abs(lam).max(initial=0.0))
+    # not merged
     start = 0
     Phi = Phi.copy()
     while start < n:
@@ -236,7 +236,10 @@ def modal_decouple(
     lam, Phi = scipy.linalg.eigh(K, M)
     # a repeated frequency leaves the basis of its eigenspace arbitrary: pick the one
     # that also diagonalises C (exists under classical damping)
-    Phi = _rotate_repeated_modes(lam, Phi, Cd, rtol=1e-8)
+    # absolute roundoff of the eigenvalues of (K, M) through the Cholesky factor of M:
+    # eps ||L^-1 K L^-T|| <= eps ||K|| / lambda_min(M), with a safety factor
+    roundoff = 1e3 * np.finfo(float).eps * np.linalg.norm(K, 2) / np.linalg.eigvalsh(M)[0]
+    Phi = _rotate_repeated_modes(lam, Phi, Cd, rtol=1e-8, floor=roundoff)
     if normalization == "unit":
         Phi = Phi / np.linalg.norm(Phi, axis=0)
     # reproducible signs: the largest-magnitude entry of each mode shape is positive
@@ -247,7 +250,6 @@ def modal_decouple(
     # signed modal stiffness: negative for a divergent mode; roundoff-level values of a
     # rigid-body mode are set to exactly 0
     lam = np.diag(Phi.T @ K @ Phi) / mu
-    roundoff = 1e3 * np.finfo(float).eps * np.abs(lam).max(initial=0.0)
     lam = np.where(np.abs(lam) <= roundoff, 0.0, lam)
     w = np.sqrt(np.abs(lam))
     Cm_modal = Phi.T @ Cd @ Phi

@@ -123,3 +123,23 @@ def test_widely_spread_distinct_frequencies_are_not_merged():
     np.testing.assert_allclose(d.modal_stiffnesses, np.diag(K), rtol=1e-12)
     Phi = d.mode_shapes
     np.testing.assert_allclose(np.abs(Phi), np.eye(4), atol=1e-15)
+
+
+def test_rigid_body_mode_is_recognised_with_an_ill_conditioned_mass_matrix():
+    # free-free spring chains (one exact rigid-body mode) with masses over 6 decades,
+    # written in rotated coordinates: the rigid mode is 0, the elastic ones are not
+    rng = np.random.default_rng(4)
+    n = 4
+    for _ in range(30):
+        m = 10 ** rng.uniform(-3, 3, n)
+        k = 10 ** rng.uniform(-2, 5, n - 1)
+        K = np.zeros((n, n))
+        for i in range(n - 1):
+            K[i : i + 2, i : i + 2] += k[i] * np.array([[1.0, -1.0], [-1.0, 1.0]])
+        Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+        Mq, Kq = Q.T @ np.diag(m) @ Q, Q.T @ K @ Q
+        Mq, Kq = (Mq + Mq.T) / 2, (Kq + Kq.T) / 2
+        d = modal_decouple(Mq, Kq, 0.01 * Mq, input_matrix=np.eye(n), output_matrix=np.eye(n))
+        assert d.modal_stiffnesses[0] == 0.0
+        elastic = scipy.linalg.eigvalsh(K, np.diag(m))[1:]
+        np.testing.assert_allclose(d.modal_stiffnesses[1:], elastic, rtol=1e-6)
