@@ -253,7 +253,8 @@ class _StateDigest:
     * closure cells and the bound instance (``__self__``, or the callable object
       itself): their canonical pickle;
     * globals named by the code: a value by its canonical pickle; a function or class
-      of the user's modules by its code, recursively; an attribute ``mod.name`` of a
+      of the user's modules by its code (a class: its methods and class attributes),
+      recursively; an attribute ``mod.name`` of a
       user module imported as ``mod`` likewise;
     * functions, classes and modules of libraries (standard library, site-packages,
       robustmb) are not followed: they are identified by their names in the code.
@@ -323,11 +324,18 @@ class _StateDigest:
                     attr = attr.__func__
                 if isinstance(attr, property):
                     attrs = [a for a in (attr.fget, attr.fset) if a is not None]
-                else:
+                elif isinstance(attr, types.FunctionType):
                     attrs = [attr]
+                else:
+                    # a class attribute (a constant, a nested class); not the slots and
+                    # the interpreter's own entries
+                    if not (name.startswith("__") and name.endswith("__")) and not isinstance(
+                        attr, types.MemberDescriptorType | types.GetSetDescriptorType
+                    ):
+                        self.value(f"{_qualname(k)}.{name}", attr)
+                    attrs = []
                 for a in attrs:
-                    if isinstance(a, types.FunctionType):
-                        self.function(f"{_qualname(k)}.{name}", a)
+                    self.function(f"{_qualname(k)}.{name}", a)
 
     def value(self, label, v, depth=0):
         if isinstance(v, types.ModuleType):
@@ -535,7 +543,8 @@ def sweep(
         of the globals the code names, digested by their pickle (sets in sorted order,
         so digests agree between processes); functions and classes of the user's own
         modules (``__main__`` and modules outside the standard library,
-        site-packages and robustmb) are followed through their code, recursively.
+        site-packages and robustmb) are followed through their code (methods and class attributes of a class),
+        recursively.
         Not tracked: library code (a new version of numpy or robustmb), values
         reached in other ways (files, environment variables, attributes of library
         modules), and values that cannot be pickled (items included).

@@ -44,6 +44,25 @@ class Gain:
         return self.k + x
 
 
+class Scaled:
+    factor = 2.0
+
+    def __call__(self, x):
+        return self.factor * x
+
+
+def test_a_changed_class_attribute_is_refused(tmp_path):
+    path = tmp_path / "k.sqlite"
+    assert rmb.sweep(Scaled(), ITEMS, store=path, progress=False).values[2] == 6.0
+    try:
+        Scaled.factor = 3.0
+        with pytest.raises(ArgumentError, match=r"Scaled\.factor"):
+            rmb.sweep(Scaled(), ITEMS, store=path, progress=False)
+    finally:
+        Scaled.factor = 2.0
+    assert rmb.sweep(Scaled(), ITEMS, store=path, progress=False).computed == 0
+
+
 def _make(k):
     return lambda x: k * x
 
