@@ -543,9 +543,8 @@ def sweep(
         of the globals the code names, digested by their pickle (sets in sorted order,
         so digests agree between processes); functions and classes of the user's own
         modules (``__main__`` and modules outside the standard library,
-        site-packages and robustmb) are followed through their code (methods and class attributes of a class),
-        recursively.
-        Not tracked: library code (a new version of numpy or robustmb), values
+        site-packages and robustmb) are followed through their code (a class through
+        its methods and class attributes), recursively.  Not tracked: library code (a new version of numpy or robustmb), values
         reached in other ways (files, environment variables, attributes of library
         modules), and values that cannot be pickled (items included).
     version : str, optional
