@@ -544,9 +544,10 @@ def sweep(
         so digests agree between processes); functions and classes of the user's own
         modules (``__main__`` and modules outside the standard library,
         site-packages and robustmb) are followed through their code (a class through
-        its methods and class attributes), recursively.  Not tracked: library code (a new version of numpy or robustmb), values
-        reached in other ways (files, environment variables, attributes of library
-        modules), and values that cannot be pickled (items included).
+        its methods and class attributes), recursively.  Not tracked: library code (a
+        new version of numpy or robustmb), values reached in other ways (files,
+        environment variables, attributes of library modules), and values that cannot
+        be pickled (items included).
     version : str, optional
         Tracks the function's state by hand: the store records ``version`` instead
         of the state digests, and resuming with another ``version`` raises.  Use it
