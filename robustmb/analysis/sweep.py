@@ -14,7 +14,10 @@ with the same store computes only the chunks that are missing.  Values are
 pickled, so any picklable result (arrays, dataclasses, dicts) can be kept; a
 finished store reopens with :func:`load_sweep` without recomputation.  Only
 the calling process writes (workers return their chunk), so there is a single
-writer whatever the executor.
+writer whatever the executor.  A store also records what decides the results --
+the function's code, the state it reads (closure, instance, globals, the code of
+the user's helper functions) and a digest of every item -- and refuses to resume
+a sweep of anything else (see :func:`sweep` for what is and is not tracked).
 
 An item whose evaluation raises is recorded with its key and the error text;
 the other items carry on, and the failures are listed in the result and in one
@@ -26,9 +29,14 @@ from __future__ import annotations
 import concurrent.futures as cf
 import functools
 import hashlib
+import io
+import json
 import os
 import pickle
+import site
 import sqlite3
+import sys
+import sysconfig
 import time
 import traceback
 import types
@@ -100,10 +108,21 @@ def _run_chunk(fn, chunk):
 
 
 def _normalise_items(items, key):
+    if items is None:
+        raise ArgumentError(
+            f"sweep: items must be an iterable or a dict of items, got {type(items).__name__}"
+        )
+    if key is not None and not callable(key):
+        raise ArgumentError(f"sweep: key must be callable, got {type(key).__name__}")
     if isinstance(items, dict):
         pairs = list(items.items())
     else:
-        seq = list(items)
+        try:
+            seq = list(items)
+        except TypeError:
+            raise ArgumentError(
+                f"sweep: items must be an iterable or a dict of items, got {type(items).__name__}"
+            ) from None
         if key is None:
             pairs = list(enumerate(seq))
         else:
@@ -117,12 +136,39 @@ def _normalise_items(items, key):
     return pairs
 
 
+class _CanonicalPickler(pickle.Pickler):
+    """Pickler whose output does not depend on the per-process string hash: a set or
+    frozenset is written as its elements' canonical pickles in sorted order (their
+    iteration order follows ``PYTHONHASHSEED``).  Anything without a set pickles to the
+    same bytes as ``pickle.dumps(obj, protocol=4)``."""
+
+    def persistent_id(self, obj):
+        if isinstance(obj, (set, frozenset)):
+            cls = type(obj)
+            return ("set", cls.__module__, cls.__qualname__, tuple(sorted(map(_canonical, obj))))
+        return None
+
+
+def _canonical(obj):
+    buf = io.BytesIO()
+    _CanonicalPickler(buf, protocol=4).dump(obj)
+    return buf.getvalue()
+
+
 def _digest(obj):
-    """SHA-256 of ``obj``'s pickle (first 24 hex digits), or None when it cannot be
-    pickled."""
+    """SHA-256 of ``obj``'s canonical pickle (first 24 hex digits), or None when it
+    cannot be pickled."""
+    try:
+        return hashlib.sha256(_canonical(obj)).hexdigest()[:24]
+    except Exception:  # noqa: BLE001 - an unpicklable object is not fingerprinted
+        return None
+
+
+def _legacy_digest(obj):
+    """The digest of stores written before sets were canonicalised."""
     try:
         return hashlib.sha256(pickle.dumps(obj, protocol=4)).hexdigest()[:24]
-    except Exception:  # noqa: BLE001 - an unpicklable object is not fingerprinted
+    except Exception:  # noqa: BLE001
         return None
 
 
@@ -146,9 +192,9 @@ def _fn_name(fn):
     Stable across processes (no memory addresses), so that a resumed sweep recognises
     its function: a ``functools.partial`` adds its arguments, a Python function its
     compiled code and default arguments (``lambda x: x**2`` and ``lambda x: x**3`` are
-    different functions).  The values of its closure and global variables are not
-    part of it (a closure often holds mutable state, such as a log).  Parts that cannot
-    be pickled are marked ``?`` and are not compared.
+    different functions).  The values it reads (closure, instance, globals) are
+    recorded separately by :func:`_fn_state`.  Parts that cannot be pickled are marked
+    ``?`` and are not compared.
     """
     if isinstance(fn, functools.partial):
         return f"partial({_fn_name(fn.func)}, {_digest((fn.args, fn.keywords)) or '?'})"
@@ -162,10 +208,195 @@ def _fn_name(fn):
     return f"{name} [{_digest(parts) or '?'}]"
 
 
+def _library_dirs():
+    paths = sysconfig.get_paths()
+    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    try:
+        dirs.update(site.getsitepackages())
+        dirs.add(site.getusersitepackages())
+    except AttributeError:  # a virtualenv's site module without these functions
+        pass
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs if d)
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_user_module(name):
+    """True for the user's own code: ``__main__`` and modules imported from outside the
+    standard library, site-packages and robustmb (whose code is not tracked)."""
+    if not name:
+        return False
+    if name == "__main__":
+        return True
+    top = name.split(".")[0]
+    if top == "robustmb" or top in sys.stdlib_module_names:
+        return False
+    path = getattr(sys.modules.get(name), "__file__", None)
+    if not path:
+        return False
+    return not os.path.realpath(path).startswith(_LIBRARY_DIRS)
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+class _StateDigest:
+    """Digests of everything a callable reads besides its arguments, one per label.
+
+    * closure cells and the bound instance (``__self__``, or the callable object
+      itself): their canonical pickle;
+    * globals named by the code: a value by its canonical pickle; a function or class
+      of the user's modules by its code (a class: its methods and class attributes),
+      recursively; an attribute ``mod.name`` of a
+      user module imported as ``mod`` likewise;
+    * functions, classes and modules of libraries (standard library, site-packages,
+      robustmb) are not followed: they are identified by their names in the code.
+
+    A value that cannot be pickled is digested attribute by attribute when it has a
+    ``__dict__`` (two levels deep), and marked ``?`` (not compared) otherwise.
+    """
+
+    def __init__(self):
+        self.parts = {}
+        self._seen = set()
+
+    def callable(self, fn):
+        if isinstance(fn, functools.partial):
+            self.callable(fn.func)
+            for i, a in enumerate(fn.args):
+                self.value(f"partial arg {i}", a)
+            for k, a in (fn.keywords or {}).items():
+                self.value(f"partial arg {k}", a)
+        elif isinstance(fn, types.MethodType):
+            # library code is identified by its name and compiled code (_fn_name) only
+            if _is_user_module(fn.__func__.__module__):
+                self.function(_qualname(fn.__func__), fn.__func__)
+            self.value(f"{_qualname(fn.__func__)} self", fn.__self__)
+        elif isinstance(fn, types.FunctionType):
+            if _is_user_module(fn.__module__):
+                self.function(_qualname(fn), fn)
+        elif not isinstance(fn, (types.BuiltinFunctionType, type)):
+            # a callable object: its attributes and its class
+            self.value(f"{_qualname(type(fn))} instance", fn)
+
+    def function(self, label, f):
+        if id(f) in self._seen:
+            return
+        self._seen.add(id(f))
+        self.parts[f"code {label}"] = (
+            _digest((_code_fingerprint(f.__code__), f.__defaults__, f.__kwdefaults__)) or "?"
+        )
+        code = f.__code__
+        for name, cell in zip(code.co_freevars, f.__closure__ or (), strict=True):
+            try:
+                v = cell.cell_contents
+            except ValueError:  # a cell not yet assigned
+                continue
+            self.value(f"{label} closure {name}", v)
+        names = _code_names(code)
+        g = f.__globals__
+        modname = g.get("__name__", "?")
+        for name in sorted(names):
+            if name not in g:
+                continue
+            v = g[name]
+            if isinstance(v, types.ModuleType):
+                if _is_user_module(v.__name__):
+                    for attr in sorted(names & set(vars(v))):
+                        self.value(f"{v.__name__}.{attr}", getattr(v, attr))
+            else:
+                self.value(f"{modname}.{name}", v)
+
+    def cls(self, c):
+        for k in c.__mro__:
+            if id(k) in self._seen or not _is_user_module(getattr(k, "__module__", None)):
+                continue
+            self._seen.add(id(k))
+            for name, attr in sorted(vars(k).items()):
+                if isinstance(attr, (staticmethod, classmethod)):
+                    attr = attr.__func__
+                if isinstance(attr, property):
+                    attrs = [a for a in (attr.fget, attr.fset) if a is not None]
+                elif isinstance(attr, types.FunctionType):
+                    attrs = [attr]
+                else:
+                    # a class attribute (a constant, a nested class); not the slots and
+                    # the interpreter's own entries
+                    if not (name.startswith("__") and name.endswith("__")) and not isinstance(
+                        attr, types.MemberDescriptorType | types.GetSetDescriptorType
+                    ):
+                        self.value(f"{_qualname(k)}.{name}", attr)
+                    attrs = []
+                for a in attrs:
+                    self.function(f"{_qualname(k)}.{name}", a)
+
+    def value(self, label, v, depth=0):
+        if isinstance(v, types.ModuleType):
+            return
+        if isinstance(v, (types.FunctionType, type)):
+            if _is_user_module(getattr(v, "__module__", None)):
+                if isinstance(v, type):
+                    self.cls(v)
+                else:
+                    self.function(_qualname(v), v)
+            return  # library code: named in the caller's code, not followed
+        if isinstance(v, (types.BuiltinFunctionType, types.MethodType, functools.partial)):
+            if id(v) not in self._seen:
+                self._seen.add(id(v))
+                self.callable(v)
+            return
+        # values are keyed by label, not identity: equal constants may share one object
+        if label in self.parts:
+            return
+        d = _digest(v)
+        # an unpicklable object: its attributes, two levels deep (not a whole object graph)
+        if d is None and depth < 2 and isinstance(getattr(v, "__dict__", None), dict):
+            for k, a in sorted(vars(v).items()):
+                self.value(f"{label}.{k}", a, depth + 1)
+        else:
+            self.parts[label] = d or "?"
+        if _is_user_module(type(v).__module__):
+            self.cls(type(v))
+
+
+def _qualname(obj):
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+
+
+def _fn_state(fn, version):
+    """What ``fn``'s results depend on besides its code: ``{"version": version}`` when
+    given (it overrides the digests), otherwise the :class:`_StateDigest` parts."""
+    if version is not None:
+        return {"version": str(version)}
+    st = _StateDigest()
+    st.callable(fn)
+    return st.parts
+
+
+def _state_differences(stored, now):
+    if ("version" in stored) != ("version" in now):
+        given = "the store" if "version" in stored else "this call"
+        return [f"version= was given only to {given}"]
+    diff = []
+    for label in sorted(set(stored) | set(now)):
+        a, b = stored.get(label), now.get(label)
+        if a == b or "?" in (a, b):
+            continue
+        diff.append(label if label != "version" else f"version {a!r} -> {b!r}")
+    return diff
+
+
 class _Store:
     """SQLite result file; one transaction per finished chunk."""
 
-    def __init__(self, path, fn_name):
+    def __init__(self, path, fn_name, state=None):
         self.path = os.fspath(path)
         self.db = sqlite3.connect(self.path)
         self.db.executescript(_SCHEMA)
@@ -187,13 +418,39 @@ class _Store:
                 f"sweep: store {self.path!r} holds results of {row[0]!r}, not {fn_name!r}; "
                 "use another store path"
             )
+        if state is not None:
+            self._check_state(state)
 
-    def check_items(self, digests):
+    def _check_state(self, state):
+        """Compare the function's state with the stored one; a store written before
+        states were recorded takes this one."""
+        row = self.db.execute("SELECT value FROM meta WHERE name='state'").fetchone()
+        if row is None:
+            with self.db:
+                self.db.execute("INSERT INTO meta VALUES ('state', ?)", (json.dumps(state),))
+            return
+        diff = _state_differences(json.loads(row[0]), state)
+        if diff:
+            self.db.close()
+            shown = ", ".join(diff[:6]) + ("" if len(diff) <= 6 else f" (+{len(diff) - 6} more)")
+            raise ArgumentError(
+                f"sweep: store {self.path!r} holds results of the same function with other "
+                f"values or code of: {shown}; use another store path, or pass version= to "
+                "track the function's state by hand (a log or cache that changes between "
+                "runs)"
+            )
+
+    def check_items(self, digests, items):
         """Raise if a stored key was computed from another item than the one given now."""
         for k, stored in self.db.execute("SELECT key, item FROM results"):
             key = pickle.loads(k)
             now = digests.get(key)
-            if stored is not None and now is not None and stored != now:
+            if (
+                stored is not None
+                and now is not None
+                and stored != now
+                and stored != _legacy_digest(items[key])  # written before sets were sorted
+            ):
                 raise ArgumentError(
                     f"sweep: store {self.path!r} holds a result for key {key!r} computed "
                     "from a different item; use another store path, or key the items by "
@@ -258,6 +515,7 @@ def sweep(
     chunk_size=16,
     key=None,
     retry_failed=False,
+    version=None,
 ):
     """Evaluate ``fn`` on every item, in-process or on an executor, resumably.
 
@@ -275,10 +533,27 @@ def sweep(
         SQLite file of finished results.  Existing keys are not recomputed, so
         rerunning an interrupted sweep with the same store resumes it.  The store
         records the function (name, code, default arguments, arguments of a
-        ``partial``) and a digest of every item's pickle; resuming with another function, or with a
-        different item under a stored key, raises :class:`~robustmb.errors.ArgumentError`
-        instead of returning results that belong to something else (items that cannot
-        be pickled are not checked).
+        ``partial``), the state it reads and a digest of every item's pickle; resuming
+        with another function, another state, or a different item under a stored key,
+        raises :class:`~robustmb.errors.ArgumentError` instead of returning results that
+        belong to something else.
+
+        The state is what the results depend on besides the item: the values of the
+        closure variables, of the instance of a bound method or callable object, and
+        of the globals the code names, digested by their pickle (sets in sorted order,
+        so digests agree between processes); functions and classes of the user's own
+        modules (``__main__`` and modules outside the standard library,
+        site-packages and robustmb) are followed through their code (a class through
+        its methods and class attributes), recursively.  Not tracked: library code (a
+        new version of numpy or robustmb), values reached in other ways (files,
+        environment variables, attributes of library modules), and values that cannot
+        be pickled (items included).
+    version : str, optional
+        Tracks the function's state by hand: the store records ``version`` instead
+        of the state digests, and resuming with another ``version`` raises.  Use it
+        when the function holds something that changes between runs without changing
+        its results (a call log, a cache), and change it when a change that the
+        digests cannot see alters the results.
     progress : bool, optional
         Draw a progress bar on stderr.
     chunk_size : int, optional
@@ -326,14 +601,16 @@ def sweep(
             f"got {type(executor).__name__}"
         )
     pairs = _normalise_items(items, key)
-    st = _Store(store, _fn_name(fn)) if store is not None else None
+    st = None
+    if store is not None:
+        st = _Store(store, _fn_name(fn), _fn_state(fn, version))
     try:
         todo = pairs
         stored_values, stored_errors = {}, {}
         digests = {}
         if st is not None:
             digests = {k: _digest(it) for k, it in pairs}
-            st.check_items(digests)
+            st.check_items(digests, dict(pairs))
             keys = {k for k, _ in pairs}
             stored_values, stored_errors = st.read(keys)
             skip = set(stored_values) | (set() if retry_failed else set(stored_errors))

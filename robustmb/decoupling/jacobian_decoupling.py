@@ -15,7 +15,7 @@ import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.plant_data import _plant_shape
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["JacobianDecoupling", "jacobian_decouple"]
 
@@ -35,6 +35,14 @@ class JacobianDecoupling(Decoupling):
 
     actuator_jacobian: np.ndarray | None = None
     sensor_jacobian: np.ndarray | None = None
+
+
+def _check_finite(J, name):
+    if J.ndim != 2:
+        raise DimensionError(f"{name} must be a 2-D matrix, got shape {J.shape}")
+    if not np.all(np.isfinite(J)):
+        i, j = np.argwhere(~np.isfinite(J))[0]
+        raise ArgumentError(f"{name} has a non-finite entry {float(J[i, j])!r} at ({i}, {j})")
 
 
 def jacobian_decouple(
@@ -71,6 +79,8 @@ def jacobian_decouple(
     ------
     DimensionError
         When a Jacobian does not match the plant's inputs or outputs.
+    ArgumentError
+        When a Jacobian has a non-finite entry.
 
     Examples
     --------
@@ -87,6 +97,7 @@ def jacobian_decouple(
     Ja = Js = None
     if actuator_jacobian is not None:
         Ja = np.atleast_2d(np.asarray(actuator_jacobian, dtype=float))
+        _check_finite(Ja, "actuator_jacobian")
         if Ja.shape[0] != m:
             raise DimensionError(
                 f"actuator_jacobian has {Ja.shape[0]} rows but the plant has {m} inputs"
@@ -94,6 +105,7 @@ def jacobian_decouple(
         T_in = np.linalg.pinv(Ja.T)
     if sensor_jacobian is not None:
         Js = np.atleast_2d(np.asarray(sensor_jacobian, dtype=float))
+        _check_finite(Js, "sensor_jacobian")
         if Js.shape[0] != p:
             raise DimensionError(
                 f"sensor_jacobian has {Js.shape[0]} rows but the plant has {p} outputs"

@@ -8,6 +8,20 @@ With mode shapes ``Phi`` (``K Phi = M Phi Omega^2``), modal masses
 ``B_m = mu^{-1} Phi^T F``, ``C_m = S Phi``
 
 so ``C_m^{-1} G B_m^{-1}`` is exactly diagonal (seed 004, section 3.3).
+
+Two cases need more than ``eigh(K, M)``:
+
+* Repeated natural frequencies.  Any ``M``-orthonormal basis of a repeated
+  eigenspace diagonalises ``M`` and ``K``; only some of them diagonalise ``C``.
+  Under classical damping ``Phi_c^T C Phi_c`` is symmetric on the cluster
+  ``Phi_c`` (mass-normalised), and rotating the cluster by its eigenvectors
+  makes ``Phi^T C Phi`` diagonal while keeping ``M`` and ``K`` diagonal.
+* Negative stiffness (an unstable equilibrium, e.g. gravity on an inverted
+  pendulum or a negative-stiffness suspension).  A mode with
+  ``lambda_i = (Phi^T K Phi)_ii / mu_i < 0`` is divergent: its channel is
+  ``s^k / (s^2 + c_i s + lambda_i)`` with a real pole in the right half-plane, and
+  it is kept as such (a controller must stabilise it), not clamped to a rigid-body
+  mode.
 """
 
 from __future__ import annotations
@@ -36,23 +50,33 @@ class ModalDecoupling(Decoupling):
     modal_masses : numpy.ndarray ``(n,)``
         Diagonal of ``Phi^T M Phi`` (all ones with ``normalization="mass"``).
     natural_frequencies : numpy.ndarray ``(n,)``
-        ``w_i`` in rad/s.
+        ``w_i = sqrt(|lambda_i|)`` in rad/s.  For a divergent mode (``lambda_i < 0``,
+        see ``modal_stiffnesses``) this is the rate of its undamped divergence
+        ``exp(w_i t)``.
+    modal_stiffnesses : numpy.ndarray ``(n,)``
+        ``lambda_i = (Phi^T K Phi)_ii / mu_i``, signed (``w_i^2`` for an oscillating
+        mode, negative for a divergent one, 0 for a rigid-body mode: ``|lambda_i|`` at the
+        roundoff level of ``eigh(K, M)``, below ``1e3 eps ||K||_2 / lambda_min(M)``, is
+        rounded to 0).
     damping_ratios : numpy.ndarray ``(n,)``
-        ``xi_i`` from the diagonal of ``Phi^T C Phi`` (``nan`` for a rigid-body mode).
+        ``xi_i = (Phi^T C Phi)_ii / (2 mu_i w_i)`` (``nan`` for a rigid-body mode).
     damping_coupling : float
         Largest ``|(Phi^T C Phi)_ij| / sqrt((Phi^T C Phi)_ii (Phi^T C Phi)_jj)`` over
         ``i != j``: zero for classical damping, when the decoupling is exact.
     modal_input_matrix, modal_output_matrix : numpy.ndarray
         ``B_m`` and ``C_m``.
     diagonal_plant : control.StateSpace
-        ``diag(s^k / (s^2 + 2 xi_i w_i s + w_i^2))``, the exact decoupled plant under
-        classical damping.
+        ``diag(s^k / (s^2 + c_i s + lambda_i))`` with ``c_i = (Phi^T C Phi)_ii / mu_i``
+        (``2 xi_i w_i`` for an oscillating mode), the exact decoupled plant under
+        classical damping; divergent modes keep their unstable pole
+        ``(-c_i + sqrt(c_i^2 - 4 lambda_i)) / 2``.
     """
 
     mode_shapes: np.ndarray | None = None
     modal_masses: np.ndarray | None = None
     natural_frequencies: np.ndarray | None = None
     damping_ratios: np.ndarray | None = None
+    modal_stiffnesses: np.ndarray | None = None
     damping_coupling: float = 0.0
     modal_input_matrix: np.ndarray | None = None
     modal_output_matrix: np.ndarray | None = None
@@ -77,8 +101,15 @@ def modal_plant(natural_frequencies, damping_ratios, derivative_order=0) -> cont
     """
     w = np.asarray(natural_frequencies, dtype=float)
     z = np.nan_to_num(np.asarray(damping_ratios, dtype=float), nan=0.0)
-    n = w.size
-    A = np.block([[np.zeros((n, n)), np.eye(n)], [-np.diag(w**2), -np.diag(2 * z * w)]])
+    return _second_order_channels(w**2, 2 * z * w, derivative_order)
+
+
+def _second_order_channels(stiffness, damping, derivative_order):
+    """``diag(s^k / (s^2 + damping_i s + stiffness_i))`` (any sign of ``stiffness``)."""
+    lam = np.asarray(stiffness, dtype=float)
+    c = np.asarray(damping, dtype=float)
+    n = lam.size
+    A = np.block([[np.zeros((n, n)), np.eye(n)], [-np.diag(lam), -np.diag(c)]])
     B = np.vstack([np.zeros((n, n)), np.eye(n)])
     if derivative_order == 0:
         C, D = np.hstack([np.eye(n), np.zeros((n, n))]), np.zeros((n, n))
@@ -87,8 +118,37 @@ def modal_plant(natural_frequencies, damping_ratios, derivative_order=0) -> cont
     elif derivative_order == 2:
         C, D = A[n:], np.eye(n)
     else:
-        raise ValueError(f"derivative_order must be 0, 1 or 2, got {derivative_order}")
+        raise ArgumentError(f"derivative_order must be 0, 1 or 2, got {derivative_order}")
     return control.ss(A, B, C, D)
+
+
+def _rotate_repeated_modes(lam, Phi, Cd, rtol, floor):
+    """Within every cluster of equal eigenvalues (to ``rtol`` of their size, or to the
+    absolute roundoff ``floor``), rotate the mass-normalised mode shapes by the
+    eigenvectors of ``Phi_c^T C Phi_c``.
+
+    The rotation is orthogonal, so ``Phi^T M Phi = I`` and ``Phi^T K Phi`` (``lambda I``
+    on the cluster) are kept, and ``Phi^T C Phi`` becomes diagonal on the cluster when
+    the damping is classical.
+    """
+    n = lam.size
+    # relative to each pair, so that widely spread frequencies (1e-3 to 1e3 rad/s) are
+    # not merged
+    start = 0
+    Phi = Phi.copy()
+    while start < n:
+        stop = start + 1
+        while stop < n and lam[stop] - lam[start] <= (
+            rtol * max(abs(lam[start]), abs(lam[stop])) + floor
+        ):
+            stop += 1
+        if stop - start > 1:
+            blk = Phi[:, start:stop]
+            cc = blk.T @ Cd @ blk
+            _, R = np.linalg.eigh(0.5 * (cc + cc.T))
+            Phi[:, start:stop] = blk @ R
+        start = stop
+    return Phi
 
 
 def modal_decouple(
@@ -107,7 +167,9 @@ def modal_decouple(
     Parameters
     ----------
     M, K : array_like ``(n, n)``
-        Symmetric mass (positive definite) and stiffness matrices.
+        Symmetric mass (positive definite) and stiffness matrices.  ``K`` may be
+        indefinite: a negative eigenvalue of ``(K, M)`` gives a divergent mode, kept with
+        its unstable pole in ``diagonal_plant`` (see ``modal_stiffnesses``).
     C : array_like ``(n, n)``, optional
         Damping matrix.
     input_matrix : array_like ``(n, m)``
@@ -169,9 +231,15 @@ def modal_decouple(
             f"modal_decouple: the mass matrix M must be positive definite; its smallest "
             f"eigenvalue is {ev:.3g} (a massless coordinate? remove it or add its inertia)"
         ) from None
-    # symmetric-definite generalised problem: real modes, ascending frequencies
+    # symmetric-definite generalised problem: real modes, ascending eigenvalues, Phi
+    # mass-normalised (Phi^T M Phi = I)
     lam, Phi = scipy.linalg.eigh(K, M)
-    lam = np.maximum(lam, 0.0)
+    # a repeated frequency leaves the basis of its eigenspace arbitrary: pick the one
+    # that also diagonalises C (exists under classical damping)
+    # absolute roundoff of the eigenvalues of (K, M) through the Cholesky factor of M:
+    # eps ||L^-1 K L^-T|| <= eps ||K|| / lambda_min(M), with a safety factor
+    roundoff = 1e3 * np.finfo(float).eps * np.linalg.norm(K, 2) / np.linalg.eigvalsh(M)[0]
+    Phi = _rotate_repeated_modes(lam, Phi, Cd, rtol=1e-8, floor=roundoff)
     if normalization == "unit":
         Phi = Phi / np.linalg.norm(Phi, axis=0)
     # reproducible signs: the largest-magnitude entry of each mode shape is positive
@@ -179,7 +247,11 @@ def modal_decouple(
     Phi = Phi * np.sign(Phi[idx, np.arange(n)])
     mu_mat = Phi.T @ M @ Phi
     mu = np.diag(mu_mat).copy()
-    w = np.sqrt(lam)
+    # signed modal stiffness: negative for a divergent mode; roundoff-level values of a
+    # rigid-body mode are set to exactly 0
+    lam = np.diag(Phi.T @ K @ Phi) / mu
+    lam = np.where(np.abs(lam) <= roundoff, 0.0, lam)
+    w = np.sqrt(np.abs(lam))
     Cm_modal = Phi.T @ Cd @ Phi
     with np.errstate(divide="ignore", invalid="ignore"):
         zeta = np.where(w > 0, np.diag(Cm_modal) / (2 * mu * w), np.nan)
@@ -200,10 +272,11 @@ def modal_decouple(
         modal_masses=mu,
         natural_frequencies=w,
         damping_ratios=zeta,
+        modal_stiffnesses=lam,
         damping_coupling=coupling,
         modal_input_matrix=B_m,
         modal_output_matrix=C_m,
-        diagonal_plant=modal_plant(w, zeta, order),
+        diagonal_plant=_second_order_channels(lam, np.diag(Cm_modal) / mu, order),
     )
     if plant is None:
         model = SecondOrderSystem(M, K, Cd, input_matrix=F)

@@ -304,7 +304,10 @@ class ParallelManipulator:
         """Second-order model in the coordinates of the frame at ``origin`` (default {M}).
 
         Inputs: the actuator forces (named as the actuators); ground inputs: support
-        translations and rotations ``D<coord>`` (for example ``Dx, Dy, DRz``).
+        translations and rotations ``D<coord>`` (for example ``Dx, Dy, DRz``).  The
+        model records ``origin`` as its ``frame``: measurements must be built with the
+        same ``origin`` (:meth:`accelerometers`, :meth:`elongation_sensors`), and one
+        built for another frame is refused, because its matrix reads other coordinates.
 
         Examples
         --------
@@ -313,6 +316,7 @@ class ParallelManipulator:
         >>> float(pm.model().K[0, 0])
         8.0
         """
+        origin = self._origin(origin)
         J = self.spring_jacobian(origin)
         Ja = self.support_jacobian(origin)
         kJ = self.stiffness[:, None] * J
@@ -327,10 +331,18 @@ class ParallelManipulator:
             ground_damping=J.T @ (self.damping[:, None] * Ja),
             ground_names=[f"D{c}" for c in self.coordinate_names],
             coordinate_names=self.coordinate_names,
+            frame=origin,
         )
 
-    def accelerometers(self, points, axes=None, names=None) -> Measurement:
+    def _origin(self, origin):
+        return np.zeros(self.dim) if origin is None else self.frame_origin(origin)
+
+    def accelerometers(self, points, axes=None, names=None, origin=None) -> Measurement:
         """Absolute point accelerometers (rows of :meth:`sensor_jacobian`).
+
+        ``points`` are in {M}; ``origin`` is the frame of the model the measurement is
+        combined with (``model(origin)``; default {M}).  The sensed signals do not
+        depend on it, only the coordinates they are written in.
 
         Examples
         --------
@@ -339,7 +351,8 @@ class ParallelManipulator:
         >>> pm.accelerometers([[0.0, 1.0]]).names
         ['a1x', 'a1y']
         """
-        S = self.sensor_jacobian(points, axes)
+        o = self._origin(origin)
+        S = self.sensor_jacobian(points, axes, o)
         if names is None:
             npts = np.atleast_2d(points).shape[0]
             if axes is None:
@@ -347,10 +360,13 @@ class ParallelManipulator:
                 names = [f"a{i + 1}{c}" for i in range(npts) for c in labels]
             else:
                 names = [f"a{i + 1}" for i in range(S.shape[0])]
-        return Measurement(S, "acceleration", names)
+        return Measurement(S, "acceleration", names, frame=o)
 
-    def elongation_sensors(self, names=None) -> Measurement:
+    def elongation_sensors(self, names=None, origin=None) -> Measurement:
         """Relative displacement sensors in every spring (collocated with in-spring actuators).
+
+        ``origin`` is the frame of the model the measurement is combined with
+        (``model(origin)``; default {M}); the elongations themselves do not depend on it.
 
         Examples
         --------
@@ -359,13 +375,17 @@ class ParallelManipulator:
         >>> pm.elongation_sensors().names
         ['L1', 'L2']
         """
-        J = self.spring_jacobian()
+        o = self._origin(origin)
+        J = self.spring_jacobian(o)
         if names is None:
             names = [f"L{i + 1}" for i in range(J.shape[0])]
-        return Measurement(J, "position", names, ground_matrix=self.support_jacobian())
+        return Measurement(J, "position", names, ground_matrix=self.support_jacobian(o), frame=o)
 
-    def plant(self, outputs, *, ground=False):
+    def plant(self, outputs, *, ground=False, origin=None):
         """python-control state space from ``[support motion (if ground), tau]`` to outputs.
+
+        The states are the coordinates of the frame at ``origin`` (default {M}); the
+        measurements must be built for the same frame.
 
         Elongation sensors measure the spring deformation ``J q - J_a w``, i.e. relative to
         the support; other measurements are absolute.
@@ -379,4 +399,4 @@ class ParallelManipulator:
         >>> G.ninputs, G.noutputs, G.nstates
         (1, 1, 6)
         """
-        return self.model().state_space(outputs, ground=ground)
+        return self.model(origin).state_space(outputs, ground=ground)

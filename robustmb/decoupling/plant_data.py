@@ -65,7 +65,8 @@ def _check_omega(omega) -> np.ndarray:
     if w.ndim != 1:
         raise DimensionError(f"omega must be a 1-D array of frequencies, got shape {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise ValueError("omega contains non-finite frequencies")
+        bad = int(np.flatnonzero(~np.isfinite(w))[0])
+        raise ArgumentError(f"omega has a non-finite frequency {float(w[bad])!r} at index {bad}")
     return w
 
 

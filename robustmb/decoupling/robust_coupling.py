@@ -30,6 +30,7 @@ of the result and should be dense around the resonances.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,8 +39,9 @@ from scipy.optimize import minimize
 from robustmb.analysis.mussv import mussv
 from robustmb.decoupling.metrics import gershgorin_ratios
 from robustmb.decoupling.plant_data import frequency_response, is_uncertain
-from robustmb.errors import DimensionError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 from robustmb.lft import lftdata
+from robustmb.lft.arguments import frequencies
 
 __all__ = [
     "WorstCaseGershgorin",
@@ -312,6 +314,24 @@ def _refine(data, row, k, d0):
     return x.astype(complex), v
 
 
+def _check_rows(rows, n):
+    """Row indices ``0 <= r < n`` (the diagonal entries of a ``p x m`` plant)."""
+    try:
+        out = list(rows)
+    except TypeError:
+        raise ArgumentError(
+            f"worst_case_gershgorin: rows must be a list of int, got {rows!r}"
+        ) from None
+    if not out:
+        raise ArgumentError("worst_case_gershgorin: rows is empty")
+    for r in out:
+        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or not 0 <= r < n:
+            raise ArgumentError(
+                f"worst_case_gershgorin: rows has {r!r}; the plant has diagonal rows 0..{n - 1}"
+            )
+    return [int(r) for r in out]
+
+
 def worst_case_gershgorin(
     usys, omega, *, rows=None, upper=True, samples=64, seed=0, rtol=1e-3, max_iter=60
 ):
@@ -350,7 +370,9 @@ def worst_case_gershgorin(
     (0.6, {'a': 0.6})
     """
 
-    w = np.atleast_1d(np.asarray(omega, dtype=float))
+    w = frequencies(omega, "worst_case_gershgorin")
+    if w is None:
+        raise ArgumentError("worst_case_gershgorin: omega (rad/s) is required")
     data = _lft_on_grid(usys, w)
     kinds = {s[1] for s in data.slices}
     if not kinds <= {"real", "complex"}:
@@ -359,7 +381,7 @@ def worst_case_gershgorin(
             f"blocks of kind {sorted(kinds - {'real', 'complex'})}"
         )
     p, m = data.H.shape[1] - data.nz, data.H.shape[2] - data.nwd
-    rows = list(range(min(p, m))) if rows is None else [int(r) for r in rows]
+    rows = list(range(min(p, m))) if rows is None else _check_rows(rows, min(p, m))
     rng = np.random.default_rng(seed)
     cands = _candidates(data, samples, rng)
     uncertainty = usys.uncertainty

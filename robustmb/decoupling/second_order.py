@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
-from robustmb.errors import DimensionError, SignalError
+from robustmb.errors import ArgumentError, DimensionError, SignalError
 
 __all__ = ["Measurement", "SecondOrderSystem"]
 
@@ -37,6 +37,10 @@ class Measurement:
     ground_matrix : numpy.ndarray ``(p, r)``, optional
         For relative sensors (for example strut elongations): the measurement is
         ``matrix @ q - ground_matrix @ w`` (differentiated ``k`` times).
+    frame : tuple of float, optional
+        Origin of the frame whose coordinates ``q`` the matrix reads (set by
+        :class:`~robustmb.decoupling.ParallelManipulator`).  A model built in another
+        frame refuses the measurement; ``None`` is not checked.
 
     Examples
     --------
@@ -49,6 +53,7 @@ class Measurement:
     kind: str
     names: list = field(default_factory=list)
     ground_matrix: np.ndarray | None = None
+    frame: tuple | None = None
 
     def __post_init__(self):
         S = np.atleast_2d(np.asarray(self.matrix, dtype=float))
@@ -63,6 +68,7 @@ class Measurement:
             )
         object.__setattr__(self, "matrix", S)
         object.__setattr__(self, "names", names)
+        object.__setattr__(self, "frame", _frame(self.frame, "frame"))
         if self.ground_matrix is not None:
             Sw = np.atleast_2d(np.asarray(self.ground_matrix, dtype=float))
             if Sw.shape[0] != S.shape[0]:
@@ -104,6 +110,10 @@ class SecondOrderSystem:
     ground_names : list of str, optional
     coordinate_names : list of str, optional
         Names of the generalised coordinates (used for body-motion outputs).
+    frame : array_like, optional
+        Origin of the frame of the coordinates (set by
+        :class:`~robustmb.decoupling.ParallelManipulator`): a measurement tagged with
+        another frame is refused, because its matrix reads other coordinates.
 
     Examples
     --------
@@ -125,6 +135,7 @@ class SecondOrderSystem:
         ground_damping=None,
         ground_names=None,
         coordinate_names=None,
+        frame=None,
     ):
         M = np.atleast_2d(np.asarray(M, dtype=float))
         n = M.shape[0]
@@ -161,6 +172,7 @@ class SecondOrderSystem:
                 )
         self.ground_names = _names(ground_names, self.K_w.shape[1], "w", "ground")
         self.coordinate_names = _names(coordinate_names, n, "q", "coordinate")
+        self.frame = _frame(frame, "frame")
 
     @property
     def ndof(self) -> int:
@@ -179,7 +191,7 @@ class SecondOrderSystem:
         prefix = {"position": "", "velocity": "d", "acceleration": "dd"}.get(kind, "")
         if names is None:
             names = [f"{prefix}{c}" for c in self.coordinate_names]
-        return Measurement(np.eye(self.ndof), kind, names)
+        return Measurement(np.eye(self.ndof), kind, names, frame=self.frame)
 
     def poles(self) -> np.ndarray:
         """Eigenvalues of the state matrix, sorted by imaginary part then real part.
@@ -243,7 +255,7 @@ class SecondOrderSystem:
         )
         Cs, Ds, names = [], [], []
         for ms in meas:
-            S = _check_meas(ms, n)
+            S = _check_meas(ms, n, self.frame)
             if ms.order == 0:
                 Cq, Cv = S, np.zeros_like(S)
                 D = np.zeros((S.shape[0], B.shape[1]))
@@ -312,7 +324,7 @@ class SecondOrderSystem:
         blocks = []
         nr = self.K_w.shape[1] if ground else 0
         for ms in meas:
-            S = _check_meas(ms, n)
+            S = _check_meas(ms, n, self.frame)
             Y = S @ Q
             if ground and ms.ground_matrix is not None:
                 Y[:, :, :nr] -= _check_ground(ms, nr)
@@ -320,7 +332,28 @@ class SecondOrderSystem:
         return np.concatenate(blocks, axis=1)
 
 
-def _check_meas(ms, n):
+def _frame(origin, name):
+    if origin is None:
+        return None
+    o = np.atleast_1d(np.asarray(origin, dtype=float))
+    if o.ndim != 1 or not np.all(np.isfinite(o)):
+        raise ArgumentError(f"{name} must be a finite point, got {origin!r}")
+    return tuple(float(x) for x in o)
+
+
+def _check_frame(ms, frame):
+    """Refuse a measurement whose matrix reads the coordinates of another frame."""
+    if ms.frame is None or frame is None:
+        return
+    if len(ms.frame) != len(frame) or not np.allclose(ms.frame, frame, rtol=0, atol=1e-12):
+        raise ArgumentError(
+            f"measurement {ms.names} reads the coordinates of the frame at {list(ms.frame)}, "
+            f"but the model's coordinates are those of the frame at {list(frame)}; build "
+            "the sensors with the same origin as the model"
+        )
+
+
+def _check_meas(ms, n, frame=None):
     if not isinstance(ms, Measurement):
         raise TypeError(f"outputs must be Measurement objects, got {type(ms).__name__}")
     if ms.matrix.shape[1] != n:
@@ -328,6 +361,7 @@ def _check_meas(ms, n):
             f"measurement {ms.names} has {ms.matrix.shape[1]} columns but the model has "
             f"{n} coordinates"
         )
+    _check_frame(ms, frame)
     return ms.matrix
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.plant_data import evaluate, frequency_response, is_lti, is_uncertain
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "real_approximation",
@@ -134,22 +134,33 @@ def _response_at(G, w0, omega=None):
     """The complex response used for the decomposition and the frequency it was taken at."""
     if is_uncertain(G):
         return _response_at(G.nominal(), w0)
+    if w0 is not None:
+        try:
+            w0 = float(w0)
+        except (TypeError, ValueError):
+            raise ArgumentError(f"w0 must be a frequency in rad/s, got {w0!r}") from None
+        if not np.isfinite(w0) or w0 < 0:
+            raise ArgumentError(f"w0 must be a finite frequency >= 0 rad/s, got {w0!r}")
     if is_lti(G):
         if w0 is None:
-            raise ValueError("w0 (rad/s) is required to decouple an LTI system by SVD")
-        return frequency_response(G, [float(w0)])[0], float(w0)
+            raise ArgumentError("w0 (rad/s) is required to decouple an LTI system by SVD")
+        return frequency_response(G, [w0])[0], w0
     H = evaluate(G)
     if H.ndim == 3:
         # measured frequency-response data: take the grid point nearest to w0
         if w0 is None or omega is None:
-            raise ValueError("a frequency-response stack needs w0 and its grid omega (rad/s)")
+            missing = "w0" if w0 is None else "omega"
+            raise ArgumentError(
+                f"{missing} is missing: a frequency-response stack needs w0 and its grid "
+                "omega (rad/s)"
+            )
         w = np.asarray(omega, dtype=float)
         if w.shape != (H.shape[0],):
             raise DimensionError(f"omega has {w.size} points but the stack has {H.shape[0]}")
         k = int(np.argmin(np.abs(w - float(w0))))
         return H[k], float(w[k])
     if w0 is not None:
-        raise ValueError(
+        raise ArgumentError(
             "w0 must not be given with a matrix: pass the response G(j w0) itself, "
             "or an LTI system or frequency-response stack with w0"
         )

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from robustmb.decoupling.plant_data import as_matrix_stack, evaluate
-from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
-from robustmb.errors import DimensionError
+from robustmb.decoupling.plant_data import _check_omega, as_matrix_stack, evaluate
+from robustmb.decoupling.second_order import Measurement, SecondOrderSystem, _check_frame
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["transmissibility"]
 
@@ -52,18 +52,20 @@ def transmissibility(
     >>> np.allclose(transmissibility(m, [0.0, 2.0])[:, 0, 0], [1.0, -1 / 3])
     True
     """
-    w = np.atleast_1d(np.asarray(omega, dtype=float))
+    w = _check_omega(omega)
     n = model.ndof
     r = model.K_w.shape[1]
     if r == 0:
-        raise ValueError("the model has no ground (support) inputs")
+        raise ArgumentError("model has no ground (support) inputs")
     s = 1j * w[:, None, None]
     Z = s**2 * model.M + s * model.C + model.K
     rhs = model.K_w + s * model.C_w
     if controller is not None:
         if sensors is None:
-            raise ValueError("sensors are required to close the loop with a controller")
+            raise ArgumentError("sensors are required to close the loop with a controller")
         meas = [sensors] if isinstance(sensors, Measurement) else list(sensors)
+        for ms in meas:
+            _check_frame(ms, getattr(model, "frame", None))
         Sq = np.concatenate(
             [np.broadcast_to(s**ms.order, (w.size, 1, 1)) * ms.matrix for ms in meas], axis=1
         )

@@ -1,0 +1,85 @@
+"""Bad input to the decoupling tools: a robustmb error naming the argument at fault,
+raised before numpy (SVD, argmax, indexing) sees the bad value."""
+
+import math
+
+import control
+import numpy as np
+import pytest
+
+import robustmb as rmb
+from robustmb import decoupling as dc
+from robustmb.errors import ArgumentError
+
+G = control.ss(control.tf([[[1], [1]], [[2], [1]]], [[[1, 1], [1, 2]], [[1, 3], [1, 4]]]))
+
+
+def _uplant():
+    a = rmb.ureal("a", 0.0, plusminus=0.5)
+    return rmb.umat([[1.0 + a, 0.3], [0.5, 2.0]])
+
+
+def _ground_model():
+    return dc.SecondOrderSystem(
+        np.eye(1), np.eye(1), input_matrix=[[1.0]], ground_stiffness=np.eye(1)
+    )
+
+
+CASES = [
+    ("wcg-empty-omega", lambda: dc.worst_case_gershgorin(_uplant(), [], upper=False), "omega"),
+    ("wcg-nan-omega", lambda: dc.worst_case_gershgorin(_uplant(), [math.nan]), "omega"),
+    ("wcg-no-omega", lambda: dc.worst_case_gershgorin(_uplant(), None), "omega"),
+    (
+        "wcg-row-out-of-range",
+        lambda: dc.worst_case_gershgorin(_uplant(), [1.0], rows=[5], upper=False),
+        "rows has 5",
+    ),
+    (
+        "wcg-row-negative",
+        lambda: dc.worst_case_gershgorin(_uplant(), [1.0], rows=[-1], upper=False),
+        "rows has -1",
+    ),
+    (
+        "wcg-row-float",
+        lambda: dc.worst_case_gershgorin(_uplant(), [1.0], rows=[0.5], upper=False),
+        "rows has 0.5",
+    ),
+    (
+        "jacobian-nan",
+        lambda: dc.jacobian_decouple(G, actuator_jacobian=np.array([[1, math.nan], [0, 1]])),
+        r"actuator_jacobian.*nan.*\(0, 1\)",
+    ),
+    (
+        "jacobian-sensor-inf",
+        lambda: dc.jacobian_decouple(G, sensor_jacobian=np.array([[1, 0], [math.inf, 1]])),
+        r"sensor_jacobian.*inf.*\(1, 0\)",
+    ),
+    ("transmissibility-nan", lambda: dc.transmissibility(_ground_model(), [math.nan]), "omega"),
+    (
+        "transmissibility-no-sensors",
+        lambda: dc.transmissibility(_ground_model(), [1.0], controller=np.eye(1)),
+        "sensors",
+    ),
+    (
+        "transmissibility-no-ground",
+        lambda: dc.transmissibility(
+            dc.SecondOrderSystem(np.eye(1), np.eye(1), input_matrix=[[1.0]]), [1.0]
+        ),
+        "model has no ground",
+    ),
+    ("svd-negative-w0", lambda: dc.svd_decouple(G, -1.0), "w0.*-1.0"),
+    ("svd-nan-w0", lambda: dc.svd_decouple(G, math.nan), "w0.*nan"),
+    ("svd-no-w0", lambda: dc.svd_decouple(G), "w0"),
+    ("svd-text-w0", lambda: dc.svd_decouple(G, "1 Hz"), "w0.*'1 Hz'"),
+    ("svd-stack-no-omega", lambda: dc.svd_decouple(np.ones((3, 2, 2)), 1.0), "omega is missing"),
+    ("svd-stack-no-w0", lambda: dc.svd_decouple(np.ones((3, 2, 2)), omega=[1, 2, 3]), "w0"),
+    ("svd-matrix-w0", lambda: dc.svd_decouple(np.eye(2), 1.0), "w0 must not be given"),
+    ("rga-nan-omega", lambda: dc.rga(G, omega=[math.nan]), "omega.*index 0"),
+    ("gershgorin-inf-omega", lambda: dc.gershgorin_ratios(G, omega=[1.0, math.inf]), "omega"),
+]
+
+
+@pytest.mark.parametrize("call, pattern", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_decoupling_input(call, pattern):
+    with pytest.raises(ArgumentError, match=pattern):
+        call()
