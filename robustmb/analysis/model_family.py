@@ -37,7 +37,7 @@ from robustmb.analysis.freqresp import (
 )
 from robustmb.analysis.freqresp import _balanced as _freqresp_balanced
 from robustmb.analysis.model_stack import _models, as_statespace_stack, is_model_stack
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, IllPosedError
 
 __all__ = [
     "as_statespace_stack",
@@ -300,6 +300,13 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
     N, nw = R.shape[:2]
     struct = BlockStructure(blk)
     struct.check_shape(R.shape[1:])
+    bad = ~np.all(np.isfinite(R), axis=(1, 2, 3))
+    if np.any(bad):
+        # as mussv: mu of a non-finite matrix is undefined (an evaluation at a pole)
+        raise IllPosedError(
+            f"mu_peak_stack: responses of model(s) {np.flatnonzero(bad)[:8].tolist()} have "
+            "non-finite entries (evaluated at a pole of the model?)"
+        )
     flat = R.reshape((N * nw,) + R.shape[2:])
     # ranking and a first certified bound: sigma_max after Osborne balancing of the blocks
     param = scaling_parametrization(struct)

@@ -245,3 +245,14 @@ def test_shared_unit_scaling_is_exact_and_of_unit_size(scale):
     assert np.array_equal(stack[0][1], Bs) and int(stack[3][1]) == e
     # 2^e D' is D exactly
     assert np.array_equal(np.ldexp(Ds, e), D)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_mu_peak_stack_names_the_models_with_non_finite_responses(bad):
+    from robustmb.analysis.model_family import mu_peak_stack
+    from robustmb.errors import IllPosedError
+
+    R = np.ones((3, 2, 2, 2), dtype=complex)
+    R[1, 0, 0, 1] = bad
+    with pytest.raises(IllPosedError, match=r"model\(s\) \[1\]"):
+        mu_peak_stack(R, [(1, 0), (1, 0)])
