@@ -33,6 +33,7 @@ and the optimal cost ``||Tzw||_2^2 = trace(D11'D11 + B1'XB1) + trace(M (F Y F' -
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ from robustmb.analysis import h2norm
 from robustmb.errors import ArgumentError, IllPosedError
 
 from .hinf_riccati import regularity
-from .lmi import _balancing, lmi_h2, lmi_h2_discrete
+from .lmi import _balancing, lmi_h2
 from .plant import (
     as_controller,
     check_solvable,
@@ -301,7 +302,7 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     method : {"auto", "riccati", "lmi"}
         ``"auto"``: Riccati formulae for a regular plant with ``D11 = 0``, else the LMI.
         Discrete time: the discrete Riccati equations, and the discrete H2 LMI
-        (:func:`.lmi.lmi_h2_discrete`) when they have no stabilising solution or for
+        (:func:`.lmi.lmi_h2`) when they have no stabilising solution or for
         ``method="lmi"``.
 
     Returns
@@ -411,78 +412,115 @@ def _continuous(plant, P0, r_ok=(None, None)):
     return H2synResult(K, norm, norm, (min(opt, norm), norm), cl, "riccati")
 
 
-def _lmi(plant, P0):
-    if plant.dt > 0:
-        return _lmi_discrete(plant, P0)
-    opt, K0 = lmi_h2(P0)
-    K = shift_back(K0, plant.D22)
-    cl = closed_loop(plant, K)
-    # A feedthrough at rounding level (LMI path) is not a real one: drop it.
-    scale = max(np.abs(cl.C).max(initial=0.0) * np.abs(cl.B).max(initial=0.0), 1.0)
-    if np.abs(cl.D).max(initial=0.0) <= 1e-9 * scale:
-        cl = control.ss(cl.A, cl.B, cl.C, np.zeros_like(cl.D))
-    norm = h2norm(cl)
-    if not np.isfinite(norm):
-        raise IllPosedError("the lmi H2 controller failed the closed-loop verification")
-    return H2synResult(as_controller(K, 0.0), norm, norm, (min(opt, norm), norm), cl, "lmi")
+# Bound on X and Y of the H2 LMI in the balanced coordinates (both ~1 to 1e3 there; the
+# plant's own coordinates need 1e8): on a random 6-state plant a bound of 1e8 left the
+# level 5e-5 above the optimum, 1e5 8e-6 (the bound's multiplier degrades the scaling)
+_BALANCED_BOUND = 1e5
 
 
-def _discrete_lmi_scaling(P0):
-    """State similarity ``T`` and output scale for the discrete H2 LMI, or ``(None, 1.0)``.
+def _lmi_scalings(P0):
+    """Rescalings of the H2 LMI, best first: ``[(dual, T, scale), ...]`` (maybe empty).
 
-    From a Riccati design of the plant, or of its regularised version (``eps u`` in ``z``,
-    ``eps v`` in ``y``) when the plant is singular: with that controller's closed-loop
-    Gramian ``W``, the LMI's ``Y`` is near ``W[:n, :n]`` and ``X`` near ``inv(W)[:n, :n]``;
-    ``T`` makes both equal and diagonal (:func:`.lmi._balancing`), and the scale is the
-    design's H2 norm, so that ``trace W`` of the SDP is near 1.
+    From a Riccati design of the plant, or of its regularised version (``eps u`` and
+    ``eps x`` in ``z``, ``eps v`` in ``y`` and ``eps`` noise on ``x``: :func:`.plant.regularise`
+    with ``states=True``) when the plant is singular: with that controller's closed-loop
+    controllability Gramian ``Wc``, the LMI's ``Y`` is near ``Wc[:n, :n]`` and ``X`` near
+    ``inv(Wc)[:n, :n]``; ``T`` makes both equal and diagonal (:func:`.lmi._balancing`),
+    and the scale is the design's H2 norm, so that ``trace W`` of the SDP is near 1.  The
+    LMI of the transposed plant (``dual``) has the observability Gramian ``Wo`` in that
+    role.  A Gramian singular at the optimum (the estimation error, or the part of the
+    state ``z`` does not see, vanishes) means an unbounded ``X``, where the solver stops
+    early (0.1 % above the optimum and more on random plants with ``D21`` square), so the
+    form with the better conditioned Gramian goes first.  Both Gramians are regularised by
+    1e-6 of their norm before the balancing: the exact estimate is infinite there.  In
+    continuous time a ``D11`` is left out of the design (the Gramians do not depend on it).
     """
     n = P0.A.shape[0]
+    discrete = P0.dt > 0
     for eps in (0.0, 1e-6, 1e-4):
-        Pr = regularise(P0, eps) if eps else P0
+        Pr = regularise(P0, eps, states=True) if eps else P0
         try:
-            opt, K = _riccati_h2_discrete(Pr)
+            if discrete:
+                opt, K = _riccati_h2_discrete(Pr)
+            else:
+                Pr = dataclasses.replace(Pr, D11=np.zeros_like(Pr.D11))
+                opt, K = _riccati_h2(Pr)
             cl = closed_loop(Pr, K)
-            if n == 0 or np.max(np.abs(np.linalg.eigvals(cl.A))) >= 1:
+            eig = np.linalg.eigvals(cl.A)
+            if (np.abs(eig).max() >= 1) if discrete else (eig.real.max() >= 0):
                 continue
-            W = scipy.linalg.solve_discrete_lyapunov(cl.A, cl.B @ cl.B.T)
-            W = 0.5 * (W + W.T) + 1e-12 * np.linalg.norm(W, 2) * np.eye(W.shape[0])
-            T = _balancing(W[:n, :n], np.linalg.inv(W)[:n, :n])
+            lyap = scipy.linalg.solve_discrete_lyapunov if discrete else _clyap
+            forms = []
+            for dual, W in (
+                (False, lyap(cl.A, cl.B @ cl.B.T)),
+                (True, lyap(cl.A.T, cl.C.T @ cl.C)),
+            ):
+                W = 0.5 * (W + W.T)
+                cond = np.linalg.cond(W)
+                W = W + 1e-6 * np.linalg.norm(W, 2) * np.eye(W.shape[0])
+                T = _balancing(W[:n, :n], np.linalg.inv(W)[:n, :n])
+                if T is not None and np.all(np.isfinite(T)) and np.linalg.cond(T) < 1e8:
+                    forms.append((cond, dual, T))
         except (IllPosedError, np.linalg.LinAlgError, ValueError):
             continue
-        if T is not None and np.isfinite(opt) and opt > 0 and np.linalg.cond(T) < 1e12:
-            return T, opt
-    return None, 1.0
+        if forms and np.isfinite(opt) and opt > 0:
+            return [(dual, T, opt) for _, dual, T in sorted(forms, key=lambda f: f[0])]
+    return []
 
 
-def _lmi_discrete(plant, P0, rtol=0.01):
-    """Discrete H2 LMI: the first controller whose verified norm is within ``rtol``."""
+def _clyap(A, Q):
+    """Continuous Gramian: ``A W + W A' + Q = 0``."""
+    return scipy.linalg.solve_continuous_lyapunov(A, -Q)
+
+
+def _verified(plant, K0):
+    """``(K, closed loop, H2 norm)`` of an LMI controller on the user's plant.
+
+    A continuous closed-loop feedthrough at rounding level (the LMI's equality holds to
+    rounding) is not a real one and is dropped; a larger one makes the norm infinite.
+    """
+    K = shift_back(K0, plant.D22)
+    cl = closed_loop(plant, K)
+    if not plant.dt:
+        size = max(np.abs(cl.C).max(initial=0.0) * np.abs(cl.B).max(initial=0.0), 1.0)
+        if np.abs(cl.D).max(initial=0.0) <= 1e-9 * size:
+            cl = control.ss(cl.A, cl.B, cl.C, np.zeros_like(cl.D))
+    return K, cl, _lyap_h2(cl.A, cl.B, cl.C, cl.D, cl.dt)
+
+
+def _lmi(plant, P0, rtol=0.01):
+    """H2 LMI (either time domain): the best verified controller within ``rtol``.
+
+    Each candidate of :func:`.lmi.lmi_h2` (the optimum's own point, then backed-off
+    levels) is verified on the user's plant as it comes: closed-loop stability and its H2
+    norm from the Gramian.  The first within ``rtol`` of the LMI optimum stops the
+    search; the bracket is ``(LMI optimum, verified norm)``.
+    """
     found = []
 
     def accept(K0, opt):
         try:
-            K = shift_back(K0, plant.D22)
-            cl = closed_loop(plant, K)
-        except (IllPosedError, np.linalg.LinAlgError):
+            K, cl, norm = _verified(plant, K0)
+        except (IllPosedError, np.linalg.LinAlgError, ValueError):
             return False
-        norm = _lyap_h2(cl.A, cl.B, cl.C, cl.D, cl.dt)
         ok = bool(np.isfinite(norm) and norm <= opt * (1 + rtol))
         if ok:
-            found.append((K, cl, norm))
+            found.append((norm, K, cl))
         return ok
 
-    # candidates are verified as they come: the level problems are solved only when the
-    # controller of the optimum's own point fails
-    # Rescaled plant first, then the plant's own scaling, each with Clarabel alone before
+    # Rescaled plant first (both forms when both balance), then the plant's own scaling,
+    # each with Clarabel alone before
     # SCS is allowed (SCS takes tens of seconds): the rescaling rescues the SB10DD plant,
     # but on a plant whose control cannot reach z it turns Clarabel's 0.4 s into a failure
-    T, scale = _discrete_lmi_scaling(P0)
-    attempts = [(T, scale, False), (None, 1.0, False), (T, scale, True), (None, 1.0, True)]
-    if T is None:
-        attempts = attempts[1::2]
+    scalings = _lmi_scalings(P0) + [(False, None, 1.0)]
+    attempts = [(*f, fb) for fb in (False, True) for f in scalings]
     opt, error = np.inf, None
-    for Ta, sa, fallback in attempts:
+    for dual, Ta, sa, fallback in attempts:
         try:
-            level, _ = lmi_h2_discrete(P0, accept=accept, T=Ta, scale=sa, fallback=fallback)
+            bound = 1e8 if Ta is None else _BALANCED_BOUND
+            level, _ = lmi_h2(
+                P0, accept=accept, T=Ta, scale=sa, fallback=fallback, dual=dual, bound=bound
+            )
         except IllPosedError as exc:
             error = exc
             continue
@@ -492,11 +530,11 @@ def _lmi_discrete(plant, P0, rtol=0.01):
     if not found and not np.isfinite(opt) and error is not None:
         raise error
     if found:
-        K, cl, norm = found[-1]
+        norm, K, cl = min(found, key=lambda f: f[0])
         bracket = (min(opt, norm), norm)
         return H2synResult(as_controller(K, plant.controller_dt), norm, norm, bracket, cl, "lmi")
     raise IllPosedError(
-        f"no discrete H2 LMI controller came within {rtol:.0%} of the LMI optimum {opt:.6g} "
+        f"no H2 LMI controller came within {rtol:.0%} of the LMI optimum {opt:.6g} "
         "in the closed-loop verification (SDP solution too inaccurate)"
     )
 

@@ -545,14 +545,17 @@ def as_controller(K, dt) -> control.StateSpace:
     return control.ss(Ak, Bk, Ck, Dk, dt)
 
 
-def regularise(plant, eps):
+def regularise(plant, eps, *, states=False):
     """The plant with ``eps u`` added to ``z`` and ``eps v`` to ``y`` (``v`` a new input).
 
     ``eps`` is relative: the added feedthroughs are ``eps`` times the scales that
     :func:`.hinf_riccati.is_regular` measures ranks against, so the result is regular for
-    every ``eps`` above that test's tolerance.  For every controller the closed loop of
-    ``plant`` is the sub-block ``(z, w)`` of the regularised closed loop, so a level
-    achieved on the regularised plant is achieved on ``plant``.
+    every ``eps`` above that test's tolerance.  ``states=True`` also adds ``eps x`` to
+    ``z`` and ``eps`` times a new input to ``dx/dt`` (scaled by ``max(||A||, 1)``): this
+    removes the invariant zeros of ``(A, B2, C1, D12)`` and ``(A, B1, C2, D21)`` on the
+    stability boundary too.  For every controller the closed loop of ``plant`` is the
+    sub-block ``(z, w)`` of the regularised closed loop, so a level achieved on the
+    regularised plant is achieved on ``plant``.
 
     Examples
     --------
@@ -563,21 +566,25 @@ def regularise(plant, eps):
     >>> R = regularise(P, 1e-3)
     >>> R.dims, float(R.D12[1, 0]), float(R.D21[0, 1])
     ((1, 2, 1, 2, 1), 0.001, 0.001)
+    >>> regularise(P, 1e-3, states=True).dims
+    (1, 3, 1, 3, 1)
     """
     n, m1, m2, p1, p2 = plant.dims
     e12 = eps * max(np.linalg.norm(plant.C1), np.linalg.norm(plant.B2), 1.0)
     e21 = eps * max(np.linalg.norm(plant.B1), np.linalg.norm(plant.C2), 1.0)
-    D11 = np.zeros((p1 + m2, m1 + p2))
+    nx = n if states else 0
+    ex = eps * max(np.linalg.norm(plant.A), 1.0)
+    D11 = np.zeros((p1 + m2 + nx, m1 + p2 + nx))
     D11[:p1, :m1] = plant.D11
     return Plant(
         plant.A,
-        np.hstack([plant.B1, np.zeros((n, p2))]),
+        np.hstack([plant.B1, np.zeros((n, p2)), ex * np.eye(n)[:, :nx]]),
         plant.B2,
-        np.vstack([plant.C1, np.zeros((m2, n))]),
+        np.vstack([plant.C1, np.zeros((m2, n)), ex * np.eye(n)[:nx]]),
         plant.C2,
         D11,
-        np.vstack([plant.D12, e12 * np.eye(m2)]),
-        np.hstack([plant.D21, e21 * np.eye(p2)]),
+        np.vstack([plant.D12, e12 * np.eye(m2), np.zeros((nx, m2))]),
+        np.hstack([plant.D21, e21 * np.eye(p2), np.zeros((p2, nx))]),
         plant.D22,
         plant.dt,
     )
