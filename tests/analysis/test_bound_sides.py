@@ -187,3 +187,22 @@ def test_static_gain_margins_are_exact():
     assert res.lower <= 0.5 <= res.upper * (1 + 1e-6) and res.lower >= 0.49
     wc = rmb.wcgain(rmb.umat([[k]]))
     assert wc.lower == pytest.approx(1.5, rel=1e-12) and wc.lower <= wc.upper <= 1.51
+
+
+def test_robgain_without_a_whole_axis_certificate_returns_lower_zero(monkeypatch):
+    # every whole-axis sweep fails (no interval, no point): the grid's scaling is no
+    # bound, so lower is 0 and says why; upper stays realised (k = 1.25 reaches 1.25)
+    from robustmb.analysis import robust_gain
+    from robustmb.analysis.mu_sweep import MuPeak
+
+    def failing(*args, **kwargs):
+        empty = np.zeros(0)
+        return MuPeak(np.inf, 0.0, np.nan, None, [], False, empty, empty, empty)
+
+    monkeypatch.setattr(robust_gain, "_certify_level", failing)
+    k = rmb.ureal("k", 1.0, range=(0.5, 1.5))
+    s = control.tf("s")
+    res = rmb.robgain(k / (s + 1), 1.25)
+    assert res.lower == 0.0 and not res.certified
+    assert "no positive scaling is certified" in res.reason
+    assert 0.5 <= res.upper <= 0.5 * (1 + 1e-5)
