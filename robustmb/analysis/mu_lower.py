@@ -407,6 +407,9 @@ def certified_lower(M, blk, delta):
 
 # relative deflation of a search's value that no check covers (see _mixed_lower)
 _UNCHECKED_DEFLATION = 1e-8
+# ``sigma_min(I - M delta) <= _SINGULAR_ROUNDING n eps (1 + ||M|| ||delta||)``: the
+# rounding-level singularity test of a perturbation that no exact check covers
+_SINGULAR_ROUNDING = 16
 
 
 def _mixed_lower(M, struct, delta, real_part):
@@ -420,10 +423,12 @@ def _mixed_lower(M, struct, delta, real_part):
     ``delta_R + z delta_C`` is in the structure with block norm at most
     ``max(||delta_R||, (|z_hat| + rho) ||delta_C||)``.  A triangular pair gives its exact
     eigenvalues (:func:`_triangular_modulus`).  Otherwise (no complex block active,
-    ``n > 10``, or ``p'(z_hat) = 0``) nothing is certified: the search's value is
-    reduced by ``1e-8`` relative, ten times the search's singularity tolerance
-    ``|lambda - 1| <= 1e-9`` (measured errors of the raw value are below ``1e-15``;
-    real ``mu`` is discontinuous in ``M``, so no bound from a residual exists).
+    ``n > 10``, or ``p'(z_hat) = 0``) nothing is certified: the search's perturbation
+    counts only when ``I - M delta`` is singular to rounding (``sigma_min <= 16 n eps
+    (1 + ||M|| ||delta||)``; real ``mu`` is discontinuous in ``M``, so a larger residual,
+    such as the search's tolerance ``|lambda - 1| <= 1e-9``, proves nothing: a real
+    ``delta`` on a complex ``M`` needs the determinant's imaginary part to vanish too),
+    and its value is then reduced by ``1e-8`` relative; else the bound is 0.
     """
     n = struct.n_z
     if np.any(delta[real_part].imag):
@@ -460,7 +465,15 @@ def _mixed_lower(M, struct, delta, real_part):
                 nrm = max(struct.block_norm(dR), zr * struct.block_norm(dC)) * grow
                 if np.isfinite(nrm) and nrm > 0:
                     return float(1.0 / nrm * (1.0 - 4 * _EPS)), dR + z_hat * dC
+    # Unchecked: the search's perturbation counts only if ``I - M delta`` is singular to
+    # the rounding of the data.  With no complex block active, ``delta`` is real and the
+    # determinant's real and imaginary parts must vanish together, which a complex ``M``
+    # generally rules out (``mu = 0``): a residual of the search's tolerance is no root.
     nrm = struct.block_norm(delta)
+    scale = 1.0 + float(np.linalg.norm(M, 2)) * float(np.linalg.norm(delta, 2))
+    resid = float(np.linalg.svd(np.eye(n) - M @ delta, compute_uv=False)[-1])
+    if not resid <= _SINGULAR_ROUNDING * n * _EPS * scale:
+        return 0.0, None
     return float(1.0 / nrm * (1.0 - _UNCHECKED_DEFLATION)), delta
 
 

@@ -455,6 +455,9 @@ def _mussv(
                         lower_v[idx[k]], deltas[idx[k]] = certified_lower(
                             Ms[idx[k]], struct, dl[j] / s[k]
                         )
+                        if lower_v[idx[k]] > upper[idx[k]]:
+                            # above the certified upper bound: the lower one is wrong
+                            lower_v[idx[k]], deltas[idx[k]] = 0.0, None
     blk_list = [b.blk for b in struct.blocks]
     if single:
         return MussvResult(

@@ -16,6 +16,7 @@ import numpy as np
 from .._progress import ProgressBar
 from ..lft.arguments import frequencies, real_number
 from .branch_and_bound import BoxCover
+from .destabilising_search import _parameter_search, _scalar_blocks, _verified_crossing
 from .gain_boxes import (
     _box_options,
     _margin_boxes,
@@ -147,15 +148,22 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
     Returns
     -------
     RobgainResult
-        ``lower`` is certified (whole frequency axis when ``certified``);
-        ``upper`` is realised by parameter values (``worst``) whose actual
-        peak gain reaches ``gamma``.
+        ``upper`` is realised by parameter values (``worst``) whose actual peak gain
+        reaches ``gamma`` (an unstable member counts, with infinite gain: the robust
+        stability crossing bounds the margin too).  ``lower`` is certified on the whole
+        frequency axis when ``certified``: the scaling found on the frequency grid is
+        certified by a whole-axis sweep, refined at the frequencies where the sweep
+        fails; when no scaling is certified, ``lower`` is 0 and ``reason`` says so.
+        With ``omega``, ``lower`` holds on those frequencies only.  Always
+        ``lower <= upper``.
 
     Notes
     -----
     A loop unstable with every element at the centre of its range has margin 0
     (``lower = upper = 0``, no critical frequency), and ``reason`` says so and
-    lists the unstable poles.
+    lists the unstable poles.  So has a loop whose peak gain at the centre already
+    reaches ``gamma`` (``certified``, ``worst`` the centre values, the critical
+    frequency that of the centre's peak).
 
     Examples
     --------
@@ -176,8 +184,95 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
         return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason)
+    centre = _centre_values(problem)
+    g0, f0 = _peak_of(problem, centre)
+    if g0 >= gamma:
+        # the margin is 0 exactly: the centre itself (scaling 0) reaches gamma
+        reason = (
+            f"robgain: the peak gain at the centre of the ranges, {g0:.6g} at {f0:.6g} "
+            f"rad/s, already reaches gamma = {gamma:.6g}; the margin is 0"
+        )
+        return RobgainResult(0.0, 0.0, f0, float(gamma), True, centre, reason)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
         return _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor)
+
+
+# Largest scaling searched for a destabilising crossing when no gain witness is known.
+_SEARCH_CAP = 20.0
+# Rounds of the whole-axis certificate: each failure adds the frequencies the sweep failed
+# at to the grid and bisects the scaling again there.
+_CERTIFY_ROUNDS = 8
+
+
+def _centre_values(problem):
+    """Physical values with every element at the centre of its range (``Delta = 0``)."""
+    return {
+        bi.name: (
+            bi.element.denormalize(0.0).item()
+            if bi.kind == "real"
+            else bi.element.nominal
+            if bi.kind == "complex"
+            else np.zeros(bi.element.shape)
+        )
+        for bi in problem.blocks
+    }
+
+
+def _direction_values(problem, direction):
+    """Physical values at ``t`` times a normalised direction of the scalar parameters."""
+
+    def values_at(t):
+        out = {
+            bi.name: bi.element.denormalize(t * direction[bi.name]).item()
+            for bi in _scalar_blocks(problem)
+        }
+        for bi in problem.blocks:
+            out.setdefault(bi.name, np.zeros(bi.element.shape))
+        return out
+
+    return values_at
+
+
+def _stability_witness(problem, gamma, cap, iters=40):
+    """Smallest scaling found with peak gain ``>= gamma`` along the direction of the
+    smallest destabilising crossing of the scalar parameters (robstab's direct search).
+
+    An unstable member has infinite gain, so the robust stability margin bounds the
+    performance margin from above; the gain usually reaches ``gamma`` earlier along the
+    same direction (bisection on the actual peak gain).  Returns ``(t, frequency,
+    values)`` or None.
+    """
+    found = _parameter_search(problem, cap)
+    if found is None:
+        return None
+    alpha, direction = found
+    values_at = _direction_values(problem, direction)
+    got = _verified_crossing(problem, alpha, lambda t: values_at(t * alpha))
+    if got is None:
+        return None
+
+    def peak(t):
+        try:
+            return _peak_of(problem, values_at(t))
+        except ValueError:  # an ill-posed substitution: not a member of the set
+            return -np.inf, np.nan
+
+    t_hi = got[0]
+    g_hi, f_hi = peak(t_hi)
+    if not g_hi >= gamma:
+        return None
+    t_hi, f_hi = first_reaching_scale(peak, gamma, t_hi, f_hi, iters)
+    return t_hi, f_hi, values_at(t_hi)
+
+
+def _bisect_scaling(ok, lo, hi):
+    """Largest scaling ``lo`` with ``ok(lo)`` (``hi`` fails) to 1e-4 relative."""
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+        if hi - lo <= 1e-4 * hi:
+            break
+    return lo, hi
 
 
 def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
@@ -190,35 +285,46 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     resp = _responses(problem, grid)
     blk = _augmented_blk(problem)
 
-    # each level's D,G optimisation starts where the previous level's ended
-    xw = np.full((len(grid), n_scaling_parameters(blk)), np.nan)
-    every = np.arange(len(grid))
+    def checker(resp):
+        # each level's D,G optimisation starts where the previous level's ended
+        xw = np.full((len(resp), n_scaling_parameters(blk)), np.nan)
+        every = np.arange(len(resp))
+        return lambda alpha: bool(
+            np.all(_below_one(_scaled(resp, problem, gamma, alpha), blk, xw, every))
+        )
 
-    def ok(alpha):
-        return bool(np.all(_below_one(_scaled(resp, problem, gamma, alpha), blk, xw, every)))
-
+    ok = checker(resp)
     lo, hi = 0.0, 1.0
     while ok(hi) and hi < 1e6:
         lo, hi = hi, hi * 2
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-        if hi - lo <= 1e-4 * hi:
-            break
+    lo, hi = _bisect_scaling(ok, lo, hi)
     bar.advance(label="whole-axis certificate")
-    certified = False
+    # The grid's scaling is no bound: the whole-axis sweep certifies it, or names the
+    # frequencies where it fails, at which the scaling is bisected again.
+    certified, tried = False, lo
     if omega is None and lo > 0:
-        lo /= 1.001
-        for _ in range(6):
-            peak = _certify_level(problem, gamma, alpha=lo, progress=bar.start)
+        for _ in range(_CERTIFY_ROUNDS):
+            alpha = lo / 1.001
+            tried = alpha
+            peak = _certify_level(problem, gamma, alpha=alpha, progress=bar.start)
             if peak.covered:
-                certified = True
+                lo, certified = alpha, True
                 break
-            lo /= 1.01
+            new = np.setdiff1d(peak.omega[~(peak.mu_upper <= 1.0)], grid)
+            ok_new = checker(_responses(problem, new)) if new.size else None
+            if ok_new is None or ok_new(alpha):
+                lo = alpha / 1.01  # no new failing frequency: a smaller scaling
+                continue
+            grid = np.union1d(grid, new)
+            resp = _responses(problem, grid)
+            lo, hi = _bisect_scaling(ok_new, 0.0, alpha)
+        if not certified:
+            lo = 0.0
     bar.advance(label="parameter values reaching gamma")
-    # Upper bound: smallest scaling at which an actual parameter set reaches gamma.
+    # Upper bound: smallest scaling at which an actual parameter set reaches gamma (no
+    # point below a certified scaling can; below an uncertified one any may).
     upper, crit, worst = np.inf, np.nan, {}
-    a_lo, a_hi = lo, max(hi, lo) * 4
+    a_lo, a_hi = (lo if certified else 0.0), max(hi, lo) * 4
     g, f, vals, k = _worst_case_search(problem, alpha=a_hi)
     if g >= gamma:
         for _ in range(40):
@@ -238,6 +344,11 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     witness = _mu_gain_witness(problem, gamma, max(hi, lo), grid, resp, upper)
     if witness is not None:
         upper, crit, worst = witness
+    # An unstable member has infinite gain: the destabilising crossing of the scalar
+    # parameters bounds the margin too, and the gain reaches gamma before it.
+    witness = _stability_witness(problem, gamma, upper if np.isfinite(upper) else _SEARCH_CAP)
+    if witness is not None and witness[0] < upper:
+        upper, crit, worst = witness
     scal = _real_blocks(problem)
     cover, lo_source = None, None
     if (
@@ -254,21 +365,30 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
         if cover.certified and cover.target > lo:
             lo, lo_source = cover.target, "from the branch and bound over the parameter box"
     bar.advance(label="done")
-    where = (
-        "on the whole frequency axis"
-        if certified
-        else "on the given frequencies only"
-        if omega is not None
-        else "on a frequency grid only (not certified)"
-    )
-    reason = f"robgain: lower bound {lo:.6g} {lo_source or 'from mu ' + where}; " + (
+    # ``upper`` is realised by parameter values: a lower bound above it is no bound (on
+    # given frequencies only, the grid's scaling may be)
+    lo = min(lo, upper)
+    if certified or omega is not None:
+        where = (
+            "mu on the whole frequency axis" if certified else "mu on the given frequencies only"
+        )
+        low = f"lower bound {lo:.6g} {lo_source or 'from ' + where}"
+    else:
+        low = (
+            f"lower bound 0: the whole-axis certificate of mu failed at every scaling "
+            f"tried (down to {tried:.6g}, after {_CERTIFY_ROUNDS} rounds of refinement at "
+            "the failing frequencies), so no positive scaling is certified"
+        )
+    reason = f"robgain: {low}; " + (
         f"upper bound {upper:.6g} realised by worst, whose peak gain reaches gamma"
         if np.isfinite(upper)
         else "no perturbation reaching gamma was found, so upper = inf"
     )
     if cover is not None:
         reason += cover.margin_note()
-    return RobgainResult(lo, max(upper, lo), crit, float(gamma), certified, worst, reason, cover)
+    return RobgainResult(
+        float(lo), float(upper), crit, float(gamma), certified, worst, reason, cover
+    )
 
 
 __all__ = ["robgain", "RobgainResult"]

@@ -154,6 +154,12 @@ def robstab(
     -------
     RobstabResult
 
+    Raises
+    ------
+    ArgumentError
+        When ``usys`` has no states (a ``umat`` or a static system): it has no poles to
+        destabilise.
+
     Notes
     -----
     A loop that is already unstable with every element at the centre of its range
@@ -179,6 +185,14 @@ def robstab(
     if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
         raise ArgumentError(f"robstab: max_boxes must be an integer >= 0, got {max_boxes!r}")
     problem = uncertain_problem(usys, what="robstab")
+    if problem.a.shape[0] == 0:
+        # a static loop has no poles to destabilise: only its well-posedness can be
+        # lost, which is mu of the LFT coefficient itself, not a stability margin
+        raise ArgumentError(
+            "robstab: usys has no states (a static uncertain matrix or system); robust "
+            "stability concerns the poles of a dynamic loop: for the well-posedness of a "
+            "static one use mussv on its LFT coefficient (lftdata)"
+        )
     if not problem.centre_stable:
         values = {
             bi.name: (
@@ -322,8 +336,11 @@ def _robstab(
                 cover, peak, lower, upper, crit, destab, ill = boxes.run(
                     lower, upper, crit, destab, ill
                 )
-    lower = float(lower)
-    upper = float(max(upper, lower) if np.isfinite(upper) else upper)
+    # ``upper`` is realised by a verified destabilising point, whatever frequencies the
+    # sweep was restricted to: a grid-only ``lower`` above it is no bound, and the
+    # verified point wins (a certified ``lower`` above it would be a contradiction).
+    lower = float(min(lower, upper))
+    upper = float(upper)
     bar.advance(label="sensitivities")
     sens = _sensitivity(problem, upper, destab, crit) if sensitivity and np.isfinite(upper) else {}
     bar.advance(label="done")

@@ -235,11 +235,38 @@ def test_mixed_pencil_root_certifies_a_coupled_perturbation():
 
 
 def test_unchecked_real_structure_on_complex_matrix_is_deflated():
-    # a real repeated scalar on a dense complex M: no real multiple of delta can be shown
-    # singular from floating-point data, so the search's value is reduced by 1e-8
-    M = np.array([[1.0, 2.0 + 1e-3j], [0.5, -1.0]])
+    # a real repeated scalar on a dense complex M with exact real eigenvalues +-1
+    # (M^2 = I): det(I - M delta) = 1 - (2j)(-0.5j) = 0 exactly for delta = I, which the
+    # rounding-level test accepts; the unchecked value is reduced by 1e-8
+    M = np.array([[0.0, 2.0j], [-0.5j, 0.0]])
     struct = BlockStructure([(-2, 0)])
-    delta = 0.7 * np.eye(2)
-    lower, d = certified_lower(M, struct, delta)
-    assert lower == pytest.approx((1 - 1e-8) / 0.7, rel=1e-15)
-    assert lower < 1 / 0.7
+    lower, d = certified_lower(M, struct, np.eye(2))
+    assert lower == pytest.approx(1 - 1e-8, rel=1e-15)
+    assert lower < 1.0
+
+
+def test_unchecked_real_structure_needs_a_singular_perturbation():
+    # M = [[1, 2 + 1e-3j], [0.5, -1]] has eigenvalues +-sqrt(2 + 5e-4 j), none real: no
+    # real delta I makes I - M delta singular (mu = 0), and 0.7 I, far from it
+    # (sigma_min(I - 0.7 M) is of order 1), gives no bound
+    M = np.array([[1.0, 2.0 + 1e-3j], [0.5, -1.0]])
+    assert np.all(np.abs(np.linalg.eigvals(M).imag) > 1e-5)
+    lower, d = certified_lower(M, BlockStructure([(-2, 0)]), 0.7 * np.eye(2))
+    assert lower == 0.0 and d is None
+
+
+@pytest.mark.parametrize(
+    "M",
+    [
+        np.array([[-2 + 1e-10j]]),
+        np.array([[-2 + 1e-10j, 0.0], [0.0, 1.0 + 1e-10j]]),
+    ],
+)
+def test_real_scalars_on_a_complex_diagonal_give_mu_zero(M):
+    # det(I - M diag(d)) = prod(1 - m_i d_i) with every m_i non-real: |1 - m_i d_i| >=
+    # |Im(m_i) d_i| > 0 for d_i != 0 and = 1 at d_i = 0, so no real d makes it 0 and
+    # mu = 0 exactly; the lower bound must not exceed it (nor the upper bound)
+    blk = [(-1, 0)] * len(M)
+    r = rmb.mussv(M, blk)
+    assert r.lower == 0.0 and r.delta is None
+    assert r.lower <= r.upper
