@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
@@ -21,9 +23,28 @@ def _sample_points(CL, samples, seed):
     points = [{n: el.nominal for n, el in CL.uncertainty.items()}]
     if samples is None:
         return points
-    if isinstance(samples, int):
-        return points + CL.usample(samples, seed=seed)[1]
-    return points + [dict(s) for s in samples]
+    if isinstance(samples, (int, np.integer)) and not isinstance(samples, bool):
+        if samples < 0:
+            raise ArgumentError(f"systune: samples must be >= 0 or a list of dict; got {samples}")
+        return points + (CL.usample(int(samples), seed=seed)[1] if samples else [])
+    try:
+        given = [dict(s) for s in samples]
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"systune: samples must be an int or a list of {{name: value}} dicts; got {samples!r}"
+        ) from None
+    for k, point in enumerate(given):
+        for name, value in point.items():
+            el = CL.uncertainty.get(name)
+            lo, hi = getattr(el, "range", (None, None)) if el is not None else (None, None)
+            # a tuned model outside the box is not a model of the uncertain loop (and the
+            # certificates over the box would not cover it)
+            if lo is not None and np.isreal(value) and not lo <= float(np.real(value)) <= hi:
+                raise ArgumentError(
+                    f"systune: samples[{k}] gives {name} = {value!r}, outside its range "
+                    f"[{lo:g}, {hi:g}]"
+                )
+    return points + given
 
 
 def systune(

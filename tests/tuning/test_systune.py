@@ -218,3 +218,25 @@ def test_systune_multipeak_option(monkeypatch, multipeak):
     Gu.input_names, Gu.output_names, Gu.name = ["u"], ["y"], "G"
     with pytest.raises(ArgumentError, match="robust tuning"):
         rmb.systune(_pid_loop(Gu), *goals, multipeak=False)
+
+
+def test_systune_checks_its_samples():
+    import control
+
+    from robustmb.errors import ArgumentError, SignalError
+    from robustmb.tuning.goals import WeightedGain
+
+    a = rmb.ureal("a", 2.0, range=(1, 4))
+    CL = rmb.feedback(control.tf([1], [1, 1]) * a * rmb.tunable_pid("C", form="pi"), 1)
+    goal = WeightedGain(CL.input_names[0], CL.output_names[0])
+    for bad, error, text in [
+        ([{"a": 40.0}], ArgumentError, r"samples\[0\] gives a = 40.0, outside its range \[1, 4\]"),
+        (-2, ArgumentError, "samples must be >= 0"),
+        (2.5, ArgumentError, "samples must be an int or a list"),
+        ([{"b": 1.0}], SignalError, "'b'"),
+    ]:
+        with pytest.raises(error, match=text):
+            rmb.systune(CL, [goal], samples=bad, robust=False, certify=False, maxiter=5)
+    # samples=0: the nominal model alone, as samples=None
+    res = rmb.systune(CL, [goal], samples=0, robust=False, certify=False, maxiter=5)
+    assert res.active_set == [{"a": 2.0}]
