@@ -135,6 +135,13 @@ def systune(
     for g in soft + hard:
         if not isinstance(g, Goal):
             raise UncertainTypeError(f"systune: goals must be robustmb.tuning goals, got {g!r}")
+    if not soft and not hard:
+        raise ArgumentError("systune: no goal given (soft and hard are both empty)")
+    if isinstance(CL, (list, tuple)):
+        raise UncertainTypeError(
+            "systune: CL is one closed loop; to tune several models jointly, give one "
+            "uncertain loop and samples= (or a list of plants to hinfstruct)"
+        )
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")

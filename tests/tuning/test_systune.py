@@ -237,6 +237,10 @@ def test_systune_checks_its_samples():
     ]:
         with pytest.raises(error, match=text):
             rmb.systune(CL, [goal], samples=bad, robust=False, certify=False, maxiter=5)
+    with pytest.raises(ArgumentError, match="no goal given"):
+        rmb.systune(CL, [])
+    with pytest.raises(rmb.errors.UncertainTypeError, match="one closed loop"):
+        rmb.systune([CL, CL], [goal])
     # samples=0: the nominal model alone, as samples=None
     res = rmb.systune(CL, [goal], samples=0, robust=False, certify=False, maxiter=5)
     assert res.active_set == [{"a": 2.0}]
