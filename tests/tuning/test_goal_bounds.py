@@ -292,17 +292,23 @@ GT = control.tf(
 KT = np.array([[6.0, 1.0], [-2.0, 5.0]])
 
 
-def _scaled_loop(unit):
-    """The 2x2 loop with the second input in other units (u2 -> unit * u2)."""
-    Gp = control.ss(GT) * control.ss([], [], [], np.diag([1.0, unit]))
-    G = control.ss(Gp.A, Gp.B, Gp.C, Gp.D, inputs=["u[0]", "u[1]"], outputs=["y[0]", "y[1]"])
+def _loop_2x2(G):
+    """Error feedback of the 2x2 plant ``G`` (inputs u[i], outputs y[i]) through a tunable
+    gain, with a two-channel analysis point at u."""
     K = rmb.tunable_gain("K", 2, 2)
     K.input_names, K.output_names = ["e[0]", "e[1]"], ["u_in[0]", "u_in[1]"]
     sin, sout = ["r[0]", "r[1]", "y[0]", "y[1]"], ["e[0]", "e[1]"]
     S = control.ss([], [], [], np.hstack([np.eye(2), -np.eye(2)]), inputs=sin, outputs=sout)
     ins = ["r[0]", "r[1]", "d_u[0]", "d_u[1]"]
     outs = ["y[0]", "y[1]", "u[0]", "u[1]"]
-    CL = rmb.connect([G, K, S, analysis_point("u", 2)], None, ins, outs)
+    return rmb.connect([G, K, S, analysis_point("u", 2)], None, ins, outs)
+
+
+def _scaled_loop(unit):
+    """The 2x2 loop with the second input in other units (u2 -> unit * u2)."""
+    Gp = control.ss(GT) * control.ss([], [], [], np.diag([1.0, unit]))
+    G = control.ss(Gp.A, Gp.B, Gp.C, Gp.D, inputs=["u[0]", "u[1]"], outputs=["y[0]", "y[1]"])
+    CL = _loop_2x2(G)
     Kv = np.diag([1.0, 1.0 / unit]) @ KT  # the same controller in the new units
     return CL, Gp, Kv
 
@@ -382,13 +388,7 @@ def test_dscaling_of_a_decoupled_transfer_and_sampled_tuning():
     a = rmb.ureal("a", 1.0, range=(0.8, 1.2))
     G = rmb.uss(control.ss(A2, B2, np.eye(2), np.zeros((2, 2)))) * a
     G.input_names, G.output_names = ["u[0]", "u[1]"], ["y[0]", "y[1]"]
-    K = rmb.tunable_gain("K", 2, 2)
-    K.input_names, K.output_names = ["e[0]", "e[1]"], ["u_in[0]", "u_in[1]"]
-    sin, sout = ["r[0]", "r[1]", "y[0]", "y[1]"], ["e[0]", "e[1]"]
-    S = control.ss([], [], [], np.hstack([np.eye(2), -np.eye(2)]), inputs=sin, outputs=sout)
-    ins = ["r[0]", "r[1]", "d_u[0]", "d_u[1]"]
-    outs = ["y[0]", "y[1]", "u[0]", "u[1]"]
-    CL = rmb.connect([G, K, S, analysis_point("u", 2)], None, ins, outs)
+    CL = _loop_2x2(G)
     goal = Margins("u", 6, 45)
     res = rmb.systune(CL, [goal], seed=0, samples=2, maxiter=50)
     assert len(res.active_set) == 3 and res.active_set[0] == {"a": 1.0}
