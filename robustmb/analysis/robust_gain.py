@@ -227,7 +227,8 @@ def _direction_values(problem, direction):
             for bi in _scalar_blocks(problem)
         }
         for bi in problem.blocks:
-            out.setdefault(bi.name, np.zeros(bi.element.shape))
+            if bi.name not in out:  # dynamic blocks at zero (scalars have no .shape)
+                out[bi.name] = np.zeros(bi.element.shape)
         return out
 
     return values_at

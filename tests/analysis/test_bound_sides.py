@@ -206,3 +206,21 @@ def test_robgain_without_a_whole_axis_certificate_returns_lower_zero(monkeypatch
     assert res.lower == 0.0 and not res.certified
     assert "no positive scaling is certified" in res.reason
     assert 0.5 <= res.upper <= 0.5 * (1 + 1e-5)
+
+
+@pytest.mark.parametrize("kind", ["ureal", "ucomplex"])
+def test_robgain_at_a_large_gamma_uses_the_stability_witness(kind):
+    # G = 1 / (s + c): gain 1 / |c| at s = 0 only when c is real; the margin is where c
+    # reaches 1 / gamma, i.e. the robust stability margin for gamma = 1e12 (c = 1 - 0.5 t
+    # for the ureal: t = 2 (1 - 1e-12)).  The witness along robstab's destabilising
+    # direction used to fail on scalar elements (AttributeError: no .shape).
+    s = control.tf("s")
+    if kind == "ureal":
+        c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+        exact = 2.0 * (1.0 - 1e-12)
+    else:
+        c = rmb.ucomplex("c", 1.0, radius=0.5)
+        exact = 2.0 * (1.0 - 1e-12)  # the nearest point to 1/gamma in the disc is real
+    res = rmb.robgain(1 / (s + c), 1e12)
+    assert res.lower <= exact <= res.upper * (1 + 1e-12)
+    assert res.upper <= exact * (1 + 1e-6)
