@@ -469,12 +469,50 @@ def _mixed_lower(M, struct, delta, real_part):
     # the rounding of the data.  With no complex block active, ``delta`` is real and the
     # determinant's real and imaginary parts must vanish together, which a complex ``M``
     # generally rules out (``mu = 0``): a residual of the search's tolerance is no root.
+    # The test runs on a balanced ``D M D^-1`` (scalings of the structure's units, which
+    # commute with ``delta``, so ``I - M delta`` is similar to ``I - D M D^-1 delta``): a
+    # normwise test on a badly scaled ``M`` passes for any residual its small entries
+    # carry (a triangular ``M`` with a 1e12 coupling accepted a ``delta`` with
+    # ``det = 1e-9 j``, where ``mu = 0``).
+    Ms = _unit_balanced(M, struct)
     nrm = struct.block_norm(delta)
-    scale = 1.0 + float(np.linalg.norm(M, 2)) * float(np.linalg.norm(delta, 2))
-    resid = float(np.linalg.svd(np.eye(n) - M @ delta, compute_uv=False)[-1])
+    scale = 1.0 + float(np.linalg.norm(Ms, 2)) * float(np.linalg.norm(delta, 2))
+    resid = float(np.linalg.svd(np.eye(n) - Ms @ delta, compute_uv=False)[-1])
     if not resid <= _SINGULAR_ROUNDING * n * _EPS * scale:
         return 0.0, None
     return float(1.0 / nrm * (1.0 - _UNCHECKED_DEFLATION)), delta
+
+
+def _unit_balanced(M, struct, sweeps=60, cap=200.0):
+    """``D M D^-1`` with Osborne's balancing of the block norms between the structure's
+    units carried to convergence (no floor): a zero block coupling drives its scaling
+    to ``exp(+-cap)``, so a block-triangular ``M`` becomes block diagonal to rounding."""
+    from .mu_upper_start import _balancing_units
+
+    units = _balancing_units(struct)
+    absM2 = np.abs(M) ** 2
+    N2 = np.array([[absM2[zi, wj].sum() for (_, wj) in units] for (zi, _) in units])
+    np.fill_diagonal(N2, 0.0)
+    logd = np.zeros(len(units))
+    for _ in range(sweeps):
+        before = logd.copy()
+        for u in range(len(units)):
+            d2 = np.exp(2 * logd)
+            into = float(N2[:, u] @ d2)  # sum_i d_i^2 ||M_iu||^2
+            out = float(N2[u, :] @ (1.0 / d2))  # sum_j ||M_uj||^2 / d_j^2
+            if into == 0.0 and out == 0.0:
+                continue
+            if into == 0.0 or out == 0.0:
+                logd[u] = -cap if into == 0.0 else cap
+            else:
+                logd[u] = np.clip(0.25 * (np.log(into) - np.log(out)), -cap, cap)
+        if np.max(np.abs(logd - before)) < 1e-6:
+            break
+    dz, dw = np.ones(M.shape[0]), np.ones(M.shape[1])
+    for (zu, wu), ld in zip(units, logd, strict=True):
+        dz[zu] = np.exp(ld)
+        dw[wu] = np.exp(ld)
+    return M * dz[:, None] / dw[None, :]
 
 
 def _rmatmul(Ar, Br):

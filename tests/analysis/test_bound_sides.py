@@ -224,3 +224,19 @@ def test_robgain_at_a_large_gamma_uses_the_stability_witness(kind):
     res = rmb.robgain(1 / (s + c), 1e12)
     assert res.lower <= exact <= res.upper * (1 + 1e-12)
     assert res.upper <= exact * (1 + 1e-6)
+
+
+def test_mussv_real_blocks_on_a_badly_scaled_complex_matrix():
+    # det(I - M diag(d1, d2)) = (1 - d1 m11)(1 - d2 m22) has no real root when m11, m22
+    # are not real: real mu = 0 exactly.  A normwise singularity test accepted the
+    # search's delta here (sigma_min 1.5e-20 against ||M|| = 1e12) and gave lower
+    # 0.99999999 above the certified upper bound 0.498 of the balanced D M D^-1.
+    M = np.array([[1 + 1e-9j, 1e12], [0, 0.5 + 1e-9j]])
+    D = np.diag([1.0, 1e12])
+    for A in (M, D @ M @ np.linalg.inv(D)):
+        res = rmb.mussv(A, [(-1, 0), (-1, 0)])
+        assert res.lower == 0.0 and res.upper >= 0.0
+    # an exactly singular real perturbation still counts: M real in its first column
+    # block-triangular with m11 = 2 exactly (delta = diag(0.5, 0))
+    res = rmb.mussv(np.array([[2.0 + 0j, 1e12], [0, 0.5 + 1e-9j]]), [(-1, 0), (-1, 0)])
+    assert res.lower == pytest.approx(2.0, rel=1e-12) and res.lower <= res.upper
