@@ -82,7 +82,9 @@ def h2norm(sys) -> float:
         of the boundary are decided as in :func:`~robustmb.analysis.hinfnorm` (a
         verified inclusion, then, up to 24 states, an exact integer test of the stored
         ``A``), and a model that neither decides gives ``inf`` with a
-        ``RuntimeWarning`` that stability could not be proved.
+        ``RuntimeWarning`` that stability could not be proved.  A model proved stable
+        that way whose norm is not computed to accuracy also gives ``inf`` with a
+        ``RuntimeWarning`` (see Notes).
 
     Raises
     ------
@@ -112,7 +114,13 @@ def h2norm(sys) -> float:
     (identical lightly damped modes in series), a real model of up to 8 states gets
     the Gramian of its stored matrices in exact rational arithmetic
     (:func:`~robustmb.analysis._h2_exact.exact_h2_squared`); larger ones get the
-    better estimate with a warning.
+    better estimate with a warning.  A model whose stability needed the verified
+    inclusion or the exact test (a pole within rounding of the boundary) does not trust
+    those estimates alone: the relative error is also taken to be at least
+    ``eps ||L|| / (2 min |Re lambda|)`` (discrete: ``/ (1 - max |lambda|^2)``) over the
+    computed poles, a bound of the Lyapunov operator ``L``'s conditioning; above
+    ``1e-8`` such a model gets the exact Gramian (up to 8 real states) or, when that is
+    not available, ``inf`` with a warning that the norm was not computed to accuracy.
 
     Examples
     --------
@@ -152,9 +160,14 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
     # one eigen-decomposition of the (already balanced) A serves the stability test and
     # the modal sum; the per-pole bands (left vectors too) only for poles near the boundary
     poles, vr = np.linalg.eig(A)
+    # stiff: a pole within its rounding band of the boundary, so that stability needed
+    # the verified inclusion or the exact test; there the Gramian's own error estimate
+    # is computed from a solution that may be garbage and is not trusted
+    stiff = False
     if not _beyond_widest_band(poles, A, dt):
         _, distance, band = pole_bands(A, dt, balanced=True)
         if not np.all(distance < -band):
+            stiff = True
             if np.any(distance > band):
                 return np.inf
             if not verified_stable_any(_similar_forms(A, raw), dt):
@@ -185,11 +198,29 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         modal = _h2_modal(A, B, C, discrete, eig=eig, accuracy=error)
         if modal is not None:
             value, error = modal, _h2_modal_error(A, eig)
+    if stiff:
+        # neither estimate sees the Lyapunov operator's conditioning when a pole sits
+        # within rounding of the boundary: bound it from the computed poles
+        error = max(error, _lyapunov_conditioning_error(A, poles, discrete))
     if error > _H2_WARN_ACCURACY and n <= EXACT_H2_MAX_ORDER and not _complex(A, B, C):
         # a few states: the Gramian of the stored matrices in exact arithmetic
         exact = exact_h2_squared(A, B, C, discrete)
         if exact is not None:
             return float(np.sqrt(max(float(exact), 0.0) + feedthrough))
+    if error > _H2_WARN_ACCURACY and stiff:
+        bound = (
+            f"reach {error:.0e}"
+            if np.isfinite(error)
+            else "be unbounded (a computed pole is on it)"
+        )
+        warn(
+            "h2norm: not computed to accuracy: a pole lies within rounding of the "
+            "stability boundary, the Lyapunov equation's relative error may "
+            f"{bound} and the exact Gramian is limited to {EXACT_H2_MAX_ORDER} real "
+            "states; returning inf",
+            RuntimeWarning,
+        )
+        return np.inf
     if error > _H2_WARN_ACCURACY:
         warn(
             "h2norm: neither the modal sum nor a Gramian refined to rounding level is "
@@ -224,6 +255,22 @@ def _h2_gramian(A, B, C, discrete):
     q = float(np.linalg.norm(Q))
     error = _EPS * factor * float(np.linalg.norm(gram)) / q if q > 0 else 0.0
     return value, error
+
+
+def _lyapunov_conditioning_error(A, poles, discrete):
+    """Relative error to expect from any double-precision Lyapunov solve of ``A``:
+    ``eps`` times the operator's size over its smallest singular value, which is at most
+    ``2 min |Re lambda|`` (continuous; ``1 - max |lambda|^2`` discrete) for the computed
+    poles (equal for normal ``A``); ``inf`` when a computed pole is on or beyond the
+    boundary."""
+    size = float(np.linalg.norm(A, 2)) if A.size else 0.0
+    if discrete:
+        gap = 1.0 - float(np.max(np.abs(poles))) ** 2
+        factor = 1.0 + size * size
+    else:
+        gap = -2.0 * float(np.max(poles.real))
+        factor = 2.0 * size
+    return _EPS * factor / gap if gap > 0 else np.inf
 
 
 def _h2_modal_error(A, eig):

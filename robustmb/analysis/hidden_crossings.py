@@ -9,6 +9,11 @@ crossing can hide off the axis.  :class:`ClusterScreen` finds such clusters (a c
 then eigenvector-based rounding radii), returns the frequency windows where the test is
 inconclusive, and maximises the response there with refined solves, also around clusters
 of poles.  It is a mixin of the level-set search, whose matrices and responses it uses.
+
+In discrete time a second blind spot is the float grid of angles: a pole closer to the
+unit circle than about ``spacing(theta) / sqrt(tol)`` has a peak narrower than the gap
+between evaluable points (:func:`unresolved_circle_poles`); no upper bound is certified
+there.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ import scipy.linalg
 
 from robustmb.analysis._norm_common import _EPS
 from robustmb.analysis._peak_polish import parabolic_peak
+from robustmb.analysis.balancing import pole_bands
 from robustmb.analysis.norms_stability import _eigenvalues, cluster_rounding, eigenvalue_rounding
+from robustmb.errors import warn
 
-__all__ = ["ClusterScreen", "merged_windows"]
+__all__ = ["ClusterScreen", "merged_windows", "unresolved_circle_poles"]
 
 
 class ClusterScreen:
@@ -160,6 +167,27 @@ class ClusterScreen:
                 best, where = value, frequency
         return best, where
 
+    def _circle_resolved(self, upper, tol):
+        """``upper``, or ``inf`` with a ``RuntimeWarning`` when a discrete-time pole is
+        closer to the unit circle than the evaluable angles can resolve
+        (:func:`unresolved_circle_poles`): the peak between two of them may exceed every
+        value the level-set test compared the level with."""
+        if not (self.discrete and np.isfinite(upper)):
+            return upper
+        poles, gap = unresolved_circle_poles(self.A, tol)
+        if poles.size == 0:
+            return upper
+        k = int(np.argmin(gap))
+        warn(
+            f"hinfnorm: a pole at {self._external(abs(float(np.angle(poles[k])))):.9g} "
+            f"rad/s is within {max(float(gap[k]), 0.0):.1e} (less its rounding) of the unit "
+            "circle, closer than the spacing of the angles a response can be evaluated at "
+            "allows for tol; the peak between two such angles is not bounded, so no upper "
+            "bound is certified (upper = inf)",
+            RuntimeWarning,
+        )
+        return np.inf
+
     def _accurate_sigma(self, frequencies):
         """``sigma_max`` from solves refined in double-double, whatever the model."""
         direct, self.direct = self.direct, True
@@ -185,3 +213,47 @@ def merged_windows(windows):
         else:
             merged.append([left, right])
     return [(0.5 * (a + b), 0.5 * (b - a)) for a, b in merged]
+
+
+def unresolved_circle_poles(A, tol):
+    """Poles of a discrete-time ``A`` whose peak on the unit circle the floating-point
+    angles cannot resolve to ``tol``.
+
+    Responses are evaluated at ``exp(j theta)`` for floats ``theta``: consecutive such
+    points are ``u = spacing(theta) + 2 eps`` apart on the circle (the float grid plus the
+    rounding of ``exp``; ``z = 1`` is exact).  Near a pole at distance ``d`` from the
+    circle the response varies like ``1 / |z - p|``, so between two evaluable points
+    it may exceed the larger sampled value by a relative ``(u / d)^2 / 2``, beyond
+    ``tol`` once ``u / d > sqrt(tol)``.  ``d`` is taken as ``1 - |p|`` less the pole's
+    rounding band (:func:`.balancing.pole_bands`), zero if that is negative.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Square state matrix of a stable discrete-time model.
+    tol : float
+        Relative accuracy sought for the peak.
+
+    Returns
+    -------
+    poles, gap : numpy.ndarray
+        The unresolved poles and their distances ``d`` (empty when all are resolved).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = 1 - 2.0**-45
+    >>> poles, gap = unresolved_circle_poles(r * np.array([[0.0, -1.0], [1.0, 0.0]]), 1e-8)
+    >>> poles.size
+    2
+    >>> unresolved_circle_poles(np.array([[0.0, -0.5], [0.5, 0.0]]), 1e-8)[0].size
+    0
+    """
+    if A.shape[0] == 0:
+        return np.zeros(0, dtype=complex), np.zeros(0)
+    poles, distance, band = pole_bands(A, 1.0)
+    gap = np.maximum(-distance - band, 0.0)
+    exact_point = (poles.imag == 0) & (poles.real > 0)  # peak at z = 1, evaluated exactly
+    spacing = np.where(exact_point, 0.0, np.spacing(np.abs(np.angle(poles))) + 2 * _EPS)
+    unresolved = spacing > np.sqrt(tol) * gap
+    return poles[unresolved], gap[unresolved]

@@ -706,8 +706,8 @@ class _LevelSetSearch(ClusterScreen):
                     f"solve reached a relative accuracy of only about {reached:.1e} > tol",
                     RuntimeWarning,
                 )
-        if self.discrete:
-            frequency = frequency / self.dt
+        upper = self._circle_resolved(upper, tol)  # inf, with a warning, if not
+        frequency = self._external(frequency)
         return PeakGain(float(lower), float(upper), float(frequency), iterations)
 
     def _external(self, frequency):
