@@ -168,22 +168,24 @@ class ClusterScreen:
         return best, where
 
     def _circle_resolved(self, upper, tol):
-        """``upper``, or ``inf`` with a ``RuntimeWarning`` when a discrete-time pole is
-        closer to the unit circle than the evaluable angles can resolve
+        """``upper``, or ``inf`` with a ``RuntimeWarning`` when a pole is closer to the
+        stability boundary than the evaluable frequencies (angles) can resolve
         (:func:`unresolved_circle_poles`): the peak between two of them may exceed every
         value the level-set test compared the level with."""
-        if not (self.discrete and np.isfinite(upper)):
+        if not np.isfinite(upper):
             return upper
-        poles, gap = unresolved_circle_poles(self.A, tol)
+        poles, gap = unresolved_circle_poles(self.A, tol, discrete=self.discrete)
         if poles.size == 0:
             return upper
         k = int(np.argmin(gap))
+        at = abs(float(np.angle(poles[k]))) if self.discrete else abs(float(poles[k].imag))
+        boundary = "unit circle" if self.discrete else "imaginary axis"
         warn(
-            f"hinfnorm: a pole at {self._external(abs(float(np.angle(poles[k])))):.9g} "
-            f"rad/s is within {max(float(gap[k]), 0.0):.1e} (less its rounding) of the unit "
-            "circle, closer than the spacing of the angles a response can be evaluated at "
-            "allows for tol; the peak between two such angles is not bounded, so no upper "
-            "bound is certified (upper = inf)",
+            f"hinfnorm: a pole at {self._external(at):.9g} rad/s is within "
+            f"{max(float(gap[k]), 0.0):.1e} (less its rounding) of the {boundary}, closer "
+            "than the spacing of the frequencies a response can be evaluated at allows for "
+            "tol; the peak between two of them is not bounded, so no upper bound is "
+            "certified (upper = inf)",
             RuntimeWarning,
         )
         return np.inf
@@ -215,9 +217,11 @@ def merged_windows(windows):
     return [(0.5 * (a + b), 0.5 * (b - a)) for a, b in merged]
 
 
-def unresolved_circle_poles(A, tol):
+def unresolved_circle_poles(A, tol, discrete=True):
     """Poles of a discrete-time ``A`` whose peak on the unit circle the floating-point
-    angles cannot resolve to ``tol``.
+    angles cannot resolve to ``tol`` (with ``discrete=False``: poles of a continuous-time
+    ``A`` whose peak on the imaginary axis the floating-point frequencies cannot resolve,
+    ``u = spacing(|Im p|)``, ``d = -Re p`` less the band; a real pole peaks at 0).
 
     Responses are evaluated at ``exp(j theta)`` for floats ``theta``: consecutive such
     points are ``u = spacing(theta) + 2 eps`` apart on the circle (the float grid plus the
@@ -251,9 +255,13 @@ def unresolved_circle_poles(A, tol):
     """
     if A.shape[0] == 0:
         return np.zeros(0, dtype=complex), np.zeros(0)
-    poles, distance, band = pole_bands(A, 1.0)
+    poles, distance, band = pole_bands(A, 1.0 if discrete else 0.0)
     gap = np.maximum(-distance - band, 0.0)
-    exact_point = (poles.imag == 0) & (poles.real > 0)  # peak at z = 1, evaluated exactly
-    spacing = np.where(exact_point, 0.0, np.spacing(np.abs(np.angle(poles))) + 2 * _EPS)
+    if discrete:
+        exact_point = (poles.imag == 0) & (poles.real > 0)  # peak at z = 1, exact
+        spacing = np.where(exact_point, 0.0, np.spacing(np.abs(np.angle(poles))) + 2 * _EPS)
+    else:
+        # s = j w for float w: a real pole peaks at w = 0, evaluated exactly
+        spacing = np.where(poles.imag == 0, 0.0, np.spacing(np.abs(poles.imag)))
     unresolved = spacing > np.sqrt(tol) * gap
     return poles[unresolved], gap[unresolved]

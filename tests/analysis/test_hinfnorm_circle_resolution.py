@@ -80,3 +80,28 @@ def test_real_pole_next_to_z_equal_one_is_resolved():
     exact = 1 / (1 - Fraction(r))
     assert Fraction(gamma) <= exact * (1 + Fraction(1e-12))
     assert exact <= Fraction(gamma) * (1 + Fraction(TOL))
+
+
+@pytest.mark.parametrize(("w2", "c"), [(1.21, 1e-13), (1.21, 1e-15), (3.0, 1e-17)])
+def test_continuous_peak_between_float_frequencies_is_not_proved(w2, c):
+    # 1 / (s^2 + c s + w2) peaks at sqrt(w2 - c^2 / 2), not a float, where the response
+    # falls off over a width c: the floats next to it (2.2e-16 apart) fall short of the
+    # exact peak 1 / sqrt(c^2 w2 - c^4 / 4) by 2.2e-6, 2 % and 95 %.  Each used to be
+    # certified to 1e-8.
+    A = np.array([[0.0, 1.0], [-w2, -c]])
+    model = (A, np.array([[0.0], [1.0]]), np.array([[1.0, 0.0]]), D)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gamma, _, proved = _hinfnorm_proved(model, TOL)
+    exact = 1.0 / np.sqrt(c * c * w2 - c**4 / 4)
+    assert not proved and gamma <= exact * (1 + TOL)
+    assert any("imaginary axis" in str(w.message) for w in caught)
+
+
+def test_continuous_peak_resolved_by_the_floats_stays_proved():
+    # damping 1e-10 at 1.1 rad/s: the floats resolve the peak (short by 2e-12)
+    A = np.array([[0.0, 1.0], [-1.21, -1e-10]])
+    model = (A, np.array([[0.0], [1.0]]), np.array([[1.0, 0.0]]), D)
+    gamma, _, proved = _hinfnorm_proved(model, TOL)
+    exact = 1.0 / np.sqrt(1e-20 * 1.21 - 1e-40 / 4)
+    assert proved and gamma <= exact <= gamma * (1 + TOL)
