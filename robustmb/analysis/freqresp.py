@@ -459,7 +459,15 @@ class ResponseEvaluator:
             low = index[np.abs(points[index]) < self._direct_below]
             if low.size:
                 hit[low] = np.any(_on_pole(points[low, None], self.poles[None, :]), axis=1)
-                response[low] += self._solve(points[low])
+                if error is None:
+                    response[low] += self._solve(points[low])
+                else:
+                    # the LU solve's x is accurate here, the final sum D + C x may cancel:
+                    # its rounding estimate sends such points on to the refinement
+                    solved, terms = self._solve(points[low], terms=True)
+                    response[low] += solved
+                    size = terms + np.max(self._abs_D_entries, initial=0.0)
+                    error[low] += _ROUNDING_FACTOR * _EPS * size
             fast = np.setdiff1d(index, low)
             for part in self._parts:
                 hit |= part._accumulate(points, fast, response, error)

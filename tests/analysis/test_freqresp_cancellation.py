@@ -12,9 +12,10 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.signal
 
-from robustmb.analysis.freqresp import freqresp
+from robustmb.analysis.freqresp import ResponseEvaluator, freqresp
 
 
 def _mp_response(A, B, C, D, omega, dt=0.0):
@@ -96,3 +97,20 @@ def test_warns_where_refinement_does_not_converge(monkeypatch):
     A, B, C, D = scipy.signal.tf2ss(b, a)
     with pytest.warns(RuntimeWarning, match=r"first: 0\.001\).*double-double"):
         freqresp((A, B, C, D), [1e-3, 1.0])
+
+
+def test_highpass_beside_a_separated_fast_cluster():
+    # a triple pole at -1e4 (no modal form, Schur path with separated clusters): the slow
+    # points are solved by LU in the balanced coordinates, and D + C x still cancels there
+    b, a = scipy.signal.butter(6, 1.0, btype="high", analog=True)
+    A1, B1, C1, D = scipy.signal.tf2ss(b, a)
+    A2, B2, C2, _ = scipy.signal.tf2ss([1.0], np.poly([-1e4] * 3))
+    A = scipy.linalg.block_diag(A1, A2)
+    B = np.vstack([B1, B2])
+    C = np.hstack([C1, 1e-9 * C2])
+    evaluator = ResponseEvaluator(A, B, C, D)
+    assert evaluator.method == "schur" and evaluator._parts is not None
+    omega = np.array([1e-3, 1e-2, 0.1])
+    errors, sizes = _relative_errors(A, B, C, D, omega)
+    assert sizes[0] < 1e-17
+    assert np.all(errors < 1e-12), errors
