@@ -37,6 +37,7 @@ from robustmb.analysis.freqresp import (
 )
 from robustmb.analysis.freqresp import _balanced as _freqresp_balanced
 from robustmb.analysis.model_stack import _models, as_statespace_stack, is_model_stack
+from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import DimensionError, IllPosedError
 
 __all__ = [
@@ -207,7 +208,20 @@ def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
         members, where = np.unique(rows, return_inverse=True)
         balanced = [_freqresp_balanced(A[k], B[k], C[k]) for k in members]
         Ab, Bb, Cb = (np.array([part[i] for part in balanced])[where] for i in range(3))
-        values[rows, cols] = D[rows] + _direct_response(Ab, Bb, Cb, points[cols])
+        solved, terms = _direct_response(Ab, Bb, Cb, points[cols], terms=True)
+        values[rows, cols] = D[rows] + solved
+        # LU keeps x accurate, not the sum D + C x (a high-pass far below its cut-off):
+        # where that sum cancels, refine in double-double as freqresp does
+        size = terms + np.max(np.abs(D[rows]), axis=(1, 2), initial=0.0)
+        scale = np.max(np.abs(values[rows, cols]), axis=(1, 2))
+        cancels = np.isfinite(scale) & (
+            _ROUNDING_FACTOR * _EPS * size > _ACCURACY_TOLERANCE * scale
+        )
+        for i in np.flatnonzero(cancels):
+            member = int(np.searchsorted(members, rows[i]))
+            Am, Bm, Cm = balanced[member]
+            refined, _ = refined_response(Am, Bm, Cm, D[rows[i]], points[cols[i] : cols[i] + 1])
+            values[rows[i], cols[i]] = refined[0]
     return values, hit
 
 

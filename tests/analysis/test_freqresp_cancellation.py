@@ -114,3 +114,19 @@ def test_highpass_beside_a_separated_fast_cluster():
     errors, sizes = _relative_errors(A, B, C, D, omega)
     assert sizes[0] < 1e-17
     assert np.all(errors < 1e-12), errors
+
+
+def test_stack_of_highpass_filters_matches_mpmath():
+    # freqresp_stack solves the same cancelling points by LU and refines them as freqresp
+    from robustmb.analysis.model_family import freqresp_stack
+
+    stack = []
+    for cutoff in (1.0, 2.0, 0.5):
+        b, a = scipy.signal.butter(6, cutoff, btype="high", analog=True)
+        stack.append(scipy.signal.tf2ss(b, a))
+    A, B, C, D = (np.array([m[i] for m in stack]) for i in range(4))
+    omega = np.array([1e-3, 1e-2, 0.1, 1.0, 10.0])
+    H = freqresp_stack((A, B, C, D), omega)[:, :, 0, 0]
+    for k, (Ak, Bk, Ck, Dk) in enumerate(stack):
+        exact = np.array([_mp_response(Ak, Bk, Ck, Dk, w) for w in omega])
+        assert np.all(np.abs(H[k] - exact) <= 1e-12 * np.abs(exact)), (k, H[k], exact)
