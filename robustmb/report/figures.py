@@ -292,7 +292,12 @@ def histogram_figure(analysis):
             )
         if np.isfinite(wc.upper):
             ax.axvline(
-                wc.upper, color=WORST_COLOR, lw=1, ls=":", label=f"certified bound {_fmt(wc.upper)}"
+                wc.upper,
+                color=WORST_COLOR,
+                lw=1,
+                ls=":",
+                label=f"{'certified' if wc.certified else 'upper (not certified)'} bound "
+                f"{_fmt(wc.upper)}",
             )
         ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
         ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)
