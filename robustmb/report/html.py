@@ -421,6 +421,8 @@ def render_html(
         )
     if "singular_values" in pngs:
         parts.append("<h2>Performance channels</h2>")
+        every = all(ch.wcgain.certified for ch in analysis.channels)
+        bound = "certified" if every else "upper (certified where the table says so)"
         parts.append(
             _figure(
                 charts,
@@ -428,9 +430,9 @@ def render_html(
                 pngs["singular_values"],
                 "singular values",
                 "Largest singular value: nominal, random samples and the worst "
-                "case found; the dotted line is the certified worst-case bound.",
+                f"case found; the dotted line is the {bound} worst-case bound.",
                 "Largest singular value: nominal, the envelope (largest and smallest) of "
-                "the stable random samples and the worst case found; dotted: the certified "
+                f"the stable random samples and the worst case found; dotted: the {bound} "
                 "worst-case bound; dashed green: the specification.",
             )
         )

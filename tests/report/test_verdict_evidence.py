@@ -18,7 +18,9 @@ from report_loops import resonance_peak
 import robustmb as rmb
 from robustmb.errors import ArgumentError
 from robustmb.report import worst_case_analysis, worst_case_report
+from robustmb.report.figures import mu_caption
 from robustmb.report.html import render_html
+from robustmb.report.interactive import channel_chart
 
 NOMINAL = resonance_peak(1.0)[0]
 WORST = resonance_peak(0.5)[0]
@@ -67,6 +69,11 @@ def test_grid_analysis_is_never_called_certified(on_grid):
     assert "Given frequencies only." in page
     assert "Lower bounds are certified over the whole frequency axis" not in page
     assert "(given frequencies only, not certified)" in page
+    assert "not certified over the axis" in mu_caption(on_grid)
+    assert "peak certified over the whole frequency axis" not in mu_caption(on_grid)
+    labels = [c["label"] for c in channel_chart(on_grid, on_grid.channels[0])["series"]]
+    assert any(lb.startswith("upper bound (not certified)") for lb in labels)
+    assert not any(lb.startswith("worst-case bound") for lb in labels)
     data = on_grid.summary()
     assert data["analysis_frequencies"] == GRID
     assert data["channels"][0]["worst_case"]["certified"] is False
