@@ -112,10 +112,17 @@ def test_sampled_and_unstable_peaks_count_as_failures(on_grid):
     assert "(a Monte Carlo sample)" in " ".join(res.conclusions())
 
 
-def test_certificate_of_another_system_is_refused():
+def test_certificate_of_another_system_is_refused(monkeypatch):
+    from robustmb.report import worst_case
+
     loop = _loop()
     other = rmb.wcgain(0.1 * loop)
     assert other.lower == pytest.approx(0.1 * WORST, rel=1e-6)
+
+    def robstab_must_not_run(*args, **kwargs):  # refused before the long analyses
+        raise AssertionError("robstab ran")
+
+    monkeypatch.setattr(worst_case, "robstab", robstab_must_not_run)
     with pytest.raises(ArgumentError, match=r"certificates\['g'\]: not a wcgain result"):
         worst_case_analysis(loop, {"g": ("y", "u", 1.0)}, n_samples=0, certificates={"g": other})
 
