@@ -234,6 +234,9 @@ def test_unknown_channel_signal_is_named(user_module, capsys):
         (["demo", "--samples", "5", "--seed", "1"], "--samples and --seed apply to"),
         (["nonsense"], "invalid choice"),
         (["report"], "MODULE:FUNCTION"),
+        (["report", "m:f", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
+        (["report", "m:f", "--seed", "x"], "argument --seed: expected an integer, got 'x'"),
+        (["demo", "--frozen", "--seed", "-3"], "argument --seed: must be >= 0, got -3"),
     ],
 )
 def test_bad_arguments_exit_with_usage_errors(capsys, argv, message):
@@ -514,3 +517,27 @@ def test_default_demo_proven_sub_boxes_hold_at_sampled_loops(default_demo):
             sys = model.usubs(pt)
             assert np.all(np.linalg.eigvals(sys.A).real < 0)
             assert control.norm(sys, "inf") < meta["gamma"]  # SLICOT AB13DD
+
+
+def test_ctrl_c_before_the_job_is_one_line_and_130(monkeypatch, capsys):
+    """Ctrl-C while the parser is built (start-up imports): no traceback, status 130."""
+    import robustmb.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["report", "m:f"]) == 130
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines == ["robustmb: interrupted"] and "Traceback" not in err
+
+
+def test_out_that_is_a_file_fails_before_the_analysis(user_module, capsys):
+    (user_module / "taken").write_text("a file")
+    code = main(["report", "user_loops:loop", "--out", "taken", "--quiet", "--samples", "2"])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "error: --out 'taken' exists and is not a folder" in captured.err
+    assert "robustmb report:" not in captured.out  # the target was not even loaded
+    assert sorted(p.name for p in user_module.iterdir()) == ["taken", "user_loops.py"]

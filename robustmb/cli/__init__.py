@@ -273,7 +273,9 @@ def report_job(
     the loop transfer (see :func:`load_loop`); both optional.
     """
     from ..report import worst_case_report
+    from ..report.writer import check_out_dir
 
+    check_out_dir(out_dir, "--out")  # before the model is built and analysed
     system, fn_channels = load_target(target)
     loop_transfer = load_loop(loop) if loop else None
     if channels:
@@ -338,7 +340,7 @@ def _add_common(p, default_out, samples_default=100, samples_note=""):
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=_non_negative_int,
         default=None if samples_default is None else 0,
         help="seed of the samples (default: 0)" + samples_note,
     )
@@ -494,11 +496,23 @@ def _check_demo_flags(parser, args):
 def main(argv=None) -> int:
     """Entry point of the ``robustmb`` command; returns the exit status.
 
+    Ctrl-C at any point, from parsing the arguments on, ends with one line and
+    :data:`EXIT_INTERRUPTED`.
+
     Examples
     --------
     >>> main(["report", "no_such_module_xyz:build"])
     1
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # outside a job (start-up, argument parsing): nothing was written
+        print("\nrobustmb: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv) -> int:
     from ..errors import RobustMBError
 
     parser = build_parser()

@@ -39,8 +39,13 @@ def print_summary(report, stream=None):
         wc = ch.wcgain
         print(
             f"  {ch.name}: worst-case peak gain [{_fmt(wc.lower)}, {_fmt(wc.upper)}] at "
-            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)}); "
-            f"spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
+            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)})"
+            + (
+                f"; largest gain realised {_fmt(ch.worst_found)} ({ch.worst_found_source})"
+                if ch.worst_found > wc.lower
+                else ""
+            )
+            + f"; spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
             file=stream,
         )
     if a.margins is not None:

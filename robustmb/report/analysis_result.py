@@ -58,6 +58,10 @@ class WorstCaseAnalysis:
         Where the loop is broken (shown with the margins).
     step : StepAnalysis or None
         Step responses, when a step selection was given.
+    frequencies : numpy.ndarray or None
+        The frequencies ``robstab`` and ``wcgain`` were restricted to (``omega=``), or
+        ``None`` for the whole frequency axis.  On a grid the bounds hold at those
+        frequencies only: nothing is certified over the axis.
     """
 
     title: str
@@ -79,6 +83,7 @@ class WorstCaseAnalysis:
     margins: WorstCaseDiskMargin | None = None
     loop_description: str = ""
     step: StepAnalysis | None = None
+    frequencies: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def verdict(self) -> str:
@@ -175,8 +180,21 @@ class WorstCaseAnalysis:
                 f"Robust stability is not decided: the margin lies in [{_fmt(rs.lower)}, "
                 f"{_fmt(rs.upper)}]."
             )
+        if self.frequencies is not None:
+            out.append(
+                f"The analysis was restricted to {self.frequencies.size} given frequencies: "
+                "its bounds hold at those frequencies only, so nothing is certified over the "
+                "frequency axis."
+            )
+        source = {
+            "worst case": "the worst case found",
+            "nominal": "the nominal values",
+            "sample": "a Monte Carlo sample",
+            "unstable sample": "an unstable Monte Carlo sample",
+        }
         for ch in self.channels:
             wc = ch.wcgain
+            top = ch.worst_found
             if ch.verdict == "pass":
                 out.append(
                     f"{ch.name}: the worst-case peak gain is at most {_fmt(wc.upper)}, within "
@@ -188,16 +206,28 @@ class WorstCaseAnalysis:
                     if ch.nominal_verdict == "fail"
                     else "met nominally"
                 )
+                where = (
+                    f" at {_fmt(wc.critical_frequency)} rad/s"
+                    if ch.worst_found_source == "worst case"
+                    else ""
+                )
                 out.append(
                     f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
                     f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
-                    f"gain at least {_fmt(wc.lower)} at {_fmt(wc.critical_frequency)} rad/s, "
-                    f"{_fmt(wc.lower / ch.spec, 3)} times the specification."
+                    f"gain at least {_fmt(top)}{where} ({source[ch.worst_found_source]}), "
+                    f"{_fmt(top / ch.spec, 3)} times the specification."
+                )
+            elif wc.certified:
+                out.append(
+                    f"{ch.name}: the worst-case peak gain lies in [{_fmt(top)}, "
+                    f"{_fmt(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
                 )
             else:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain lies in [{_fmt(wc.lower)}, "
-                    f"{_fmt(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                    f"{ch.name}: the worst-case peak gain is at least {_fmt(top)} "
+                    f"({source[ch.worst_found_source]}), within the specification "
+                    f"{_fmt(ch.spec)}, but no upper bound is certified over the frequency "
+                    "axis: not decided."
                 )
         if self.margins is not None and self.margins.nominal is not None:
             wm, nom = self.margins, self.margins.nominal.multiloop
@@ -374,6 +404,11 @@ class WorstCaseAnalysis:
                     "nominal_verdict": ch.nominal_verdict,
                     "nominal_peak": ch.nominal_peak,
                     "nominal_peak_frequency": ch.nominal_peak_frequency,
+                    # the largest gain realised by admissible parameter values
+                    "largest_gain_found": {
+                        "value": ch.worst_found,
+                        "source": ch.worst_found_source,
+                    },
                     "worst_case": {
                         "lower": ch.wcgain.lower,
                         "upper": ch.wcgain.upper,
@@ -388,6 +423,8 @@ class WorstCaseAnalysis:
                 for ch in self.channels
             ],
             "omega": self.omega,
+            # the frequencies robstab and wcgain were restricted to ("whole axis" if none)
+            "analysis_frequencies": "whole axis" if self.frequencies is None else self.frequencies,
             "conclusions": self.conclusions(),
             "monte_carlo": {
                 "how": self.sampling_description(),

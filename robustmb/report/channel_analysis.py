@@ -52,13 +52,43 @@ class ChannelAnalysis:
     spec: float = DEFAULT_SPEC
 
     @property
+    def worst_found(self) -> float:
+        """Largest peak gain realised by parameter values inside the declared set.
+
+        The maximum of the worst case found by ``wcgain`` (``wcgain.lower``), the
+        nominal peak gain and every sampled peak gain (``inf`` if a sample is
+        unstable): each is the exact peak gain of one admissible parameter value,
+        so the worst-case gain is at least this much.
+        """
+        found = [self.wcgain.lower, self.nominal_peak]
+        if self.sampled_peaks.size:
+            found.append(float(np.max(self.sampled_peaks)))
+        return float(np.nanmax(found)) if np.any(~np.isnan(found)) else np.nan
+
+    @property
+    def worst_found_source(self) -> str:
+        """Which evidence realises :attr:`worst_found` (``"worst case"``, ``"nominal"``,
+        ``"sample"`` or ``"unstable sample"``)."""
+        top = self.worst_found
+        if np.isinf(top) and self.sampled_peaks.size and np.isinf(np.max(self.sampled_peaks)):
+            return "unstable sample" if not np.isinf(self.wcgain.lower) else "worst case"
+        if self.wcgain.lower >= top:
+            return "worst case"
+        if self.nominal_peak >= top:
+            return "nominal"
+        return "sample"
+
+    @property
     def verdict(self) -> str:
         """``"pass"``, ``"fail"`` or ``"inconclusive"``: the worst case against ``spec``.
 
-        See :func:`gain_verdict`.
+        ``"fail"`` when any realised peak gain (:attr:`worst_found`: the worst case
+        found, the nominal peak or a Monte Carlo sample, an unstable sample counting as
+        infinite) exceeds ``spec``; ``"pass"`` when the certified upper bound meets it;
+        see :func:`gain_verdict`.
         """
         wc = self.wcgain
-        return gain_verdict(wc.lower, wc.upper, wc.certified, self.spec)
+        return gain_verdict(self.worst_found, wc.upper, wc.certified, self.spec)
 
     @property
     def nominal_verdict(self) -> str:
@@ -110,11 +140,11 @@ def normalize_channels(system, channels):
         if (
             isinstance(bound, bool)
             or not isinstance(bound, int | float | np.integer | np.floating)
-            or not bound > 0
+            or not 0 < bound < np.inf
         ):
             raise ArgumentError(
                 f"channel {name!r}: the specification (largest admissible peak gain) must be "
-                f"a positive number, got {bound!r}"
+                f"a positive finite number, got {bound!r}"
             )
 
         def names(sel, all_names, what, cname=name):

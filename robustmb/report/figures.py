@@ -110,7 +110,11 @@ def draw_mu_bounds(ax, analysis):
             color=WORST_COLOR,
             lw=0.9,
             ls=":",
-            label=f"certified peak {_fmt(mu.upper)} (margin ≥ {_fmt(rs.lower)})",
+            label=(
+                f"certified peak {_fmt(mu.upper)} (margin ≥ {_fmt(rs.lower)})"
+                if mu.covered
+                else f"peak on the frequencies evaluated {_fmt(mu.upper)} (not certified)"
+            ),
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         # The verified destabilising values are a lower bound of mu at that frequency.
@@ -163,7 +167,12 @@ def mu_caption(analysis):
     if n_lo:
         parts.append(f"pointwise μ lower bound at the {n_lo} of them where one was computed")
     if np.isfinite(mu.upper):
-        parts.append("dotted: the peak certified over the whole frequency axis")
+        parts.append(
+            "dotted: the peak certified over the whole frequency axis"
+            if mu.covered
+            else "dotted: the peak over the frequencies evaluated only (not certified over "
+            "the axis)"
+        )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         parts.append(
             f"star: μ ≥ {_fmt(1.0 / rs.upper)} from the verified destabilising values at "
@@ -217,7 +226,8 @@ def draw_channel(ax, ch, w):
             color=WORST_COLOR,
             lw=0.9,
             ls=":",
-            label=f"worst-case bound {_fmt(wc.upper)}",
+            label=f"{'worst-case bound' if wc.certified else 'upper bound (not certified)'} "
+            f"{_fmt(wc.upper)}",
         )
     if np.isfinite(wc.critical_frequency) and wc.critical_frequency > 0:
         ax.plot([wc.critical_frequency], [wc.lower], "o", color=WORST_COLOR, ms=5)
@@ -292,7 +302,12 @@ def histogram_figure(analysis):
             )
         if np.isfinite(wc.upper):
             ax.axvline(
-                wc.upper, color=WORST_COLOR, lw=1, ls=":", label=f"certified bound {_fmt(wc.upper)}"
+                wc.upper,
+                color=WORST_COLOR,
+                lw=1,
+                ls=":",
+                label=f"{'certified' if wc.certified else 'upper (not certified)'} bound "
+                f"{_fmt(wc.upper)}",
             )
         ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
         ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)

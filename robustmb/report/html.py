@@ -107,6 +107,24 @@ _CLASS = {"pass": "ok", "fail": "bad", "inconclusive": "unknown"}
 _WORD = {"pass": "PASS", "fail": "FAIL", "inconclusive": "inconclusive"}
 
 
+def _not_certified(certified, analysis) -> str:
+    """What a bound's certificate does not cover: nothing, the axis, or all but the grid."""
+    if certified:
+        return ""
+    if analysis.frequencies is not None:
+        return " (given frequencies only, not certified)"
+    return " (not certified)"
+
+
+def _realised_above(ch) -> str:
+    """The largest realised gain when the nominal values or a sample exceed the worst case
+    found (it then decides the verdict)."""
+    if not ch.worst_found > ch.wcgain.lower:
+        return ""
+    what = {"nominal": "nominal", "sample": "sampled", "unstable sample": "unstable sample"}
+    return f"; realised {_fmt(ch.worst_found)} ({what[ch.worst_found_source]})"
+
+
 def _headline_html(analysis) -> str:
     """The robust-performance verdict: never greener than the worst channel."""
     v = analysis.performance_verdict
@@ -136,7 +154,8 @@ def channel_rows(analysis):
                 _fmt(ch.nominal_peak),
                 _WORD[ch.nominal_verdict],
                 f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}]"
-                + ("" if wc.certified else " (not certified)"),
+                + _not_certified(wc.certified, analysis)
+                + _realised_above(ch),
                 _fmt(wc.critical_frequency),
                 _WORD[ch.verdict],
             ]
@@ -331,6 +350,14 @@ def render_html(
         _headline_html(analysis),
         _verdict_html(analysis),
     ]
+    if analysis.frequencies is not None:
+        parts.append(
+            '<div class="part unknown" id="frequencies"><b>Given frequencies only.</b> '
+            "robstab and wcgain "
+            f"were restricted to {analysis.frequencies.size} given frequencies: their bounds "
+            "hold at those frequencies only, and nothing is certified over the frequency "
+            "axis.</div>"
+        )
     for flag in analysis.flags():
         parts.append(f'<div class="verdict unknown"><b>Bound gap.</b> {_e(flag)}</div>')
     if analysis.notes:
@@ -344,16 +371,24 @@ def render_html(
         parts.append(
             "<p>PASS: the certified worst-case upper bound meets the specification for every "
             "parameter value in the declared ranges. FAIL: parameter values inside the ranges "
-            "were found (lower bound, verified by substitution) that violate it. "
+            "were found that violate it (the worst case found, verified by substitution, the "
+            "nominal values or a Monte Carlo sample; an unstable sample violates every "
+            "specification). "
             "Inconclusive: the specification lies between the bounds.</p>"
         )
     parts.append("<h2>Margins</h2>")
     parts.append(_table(["quantity", "value"], margin_rows(analysis)))
     parts.append(
         "<p>The robust stability margin is in normalised units: 1 is the declared ranges, "
-        "2 would be ranges twice as wide about their centres. Lower bounds are certified "
-        "over the whole frequency axis (μ upper bounds with frequency-interval "
-        "certificates); upper bounds are realised by the parameter values below, verified "
+        "2 would be ranges twice as wide about their centres. "
+        + (
+            "Lower bounds are certified over the whole frequency axis (μ upper bounds with "
+            "frequency-interval certificates) when marked certified"
+            if analysis.frequencies is None
+            else "Lower bounds hold at the given frequencies only (not certified over the "
+            "frequency axis)"
+        )
+        + "; upper bounds are realised by the parameter values below, verified "
         "by substitution.</p>"
     )
     if analysis.margins is not None:
@@ -386,6 +421,8 @@ def render_html(
         )
     if "singular_values" in pngs:
         parts.append("<h2>Performance channels</h2>")
+        every = all(ch.wcgain.certified for ch in analysis.channels)
+        bound = "certified" if every else "upper (certified where the table says so)"
         parts.append(
             _figure(
                 charts,
@@ -393,9 +430,9 @@ def render_html(
                 pngs["singular_values"],
                 "singular values",
                 "Largest singular value: nominal, random samples and the worst "
-                "case found; the dotted line is the certified worst-case bound.",
+                f"case found; the dotted line is the {bound} worst-case bound.",
                 "Largest singular value: nominal, the envelope (largest and smallest) of "
-                "the stable random samples and the worst case found; dotted: the certified "
+                f"the stable random samples and the worst case found; dotted: the {bound} "
                 "worst-case bound; dashed green: the specification.",
             )
         )

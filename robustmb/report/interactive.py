@@ -114,7 +114,8 @@ def mu_chart(analysis):
                 _points("μ lower bound at ω = 0", [x_zero], [lo[k0]], NOMINAL, at_zero=True)
             )
     if np.isfinite(mu.upper):
-        series.append(_hline(f"certified peak {_fmt(mu.upper)}", mu.upper, WORST))
+        what = "certified peak" if mu.covered else "peak on the frequencies evaluated"
+        series.append(_hline(f"{what} {_fmt(mu.upper)}", mu.upper, WORST))
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         at_zero = not rs.critical_frequency > 0
         series.append(
@@ -167,7 +168,8 @@ def channel_chart(analysis, ch):
     if np.all(np.isfinite(ch.sigma_worst)):
         series.append(_line("worst case found", w, ch.sigma_worst, WORST))
     if np.isfinite(wc.upper):
-        series.append(_hline(f"worst-case bound {_fmt(wc.upper)}", wc.upper, WORST))
+        what = "worst-case bound" if wc.certified else "upper bound (not certified)"
+        series.append(_hline(f"{what} {_fmt(wc.upper)}", wc.upper, WORST))
     if np.isfinite(ch.spec):
         series.append(_hline(f"specification {_fmt(ch.spec)}", ch.spec, "#2e7d32", "8 4"))
     return {

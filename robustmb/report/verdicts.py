@@ -26,9 +26,12 @@ def worst_verdict(verdicts) -> str:
 def gain_verdict(lower, upper, certified, spec) -> str:
     """Pass/fail verdict of a worst-case peak gain against its specification ``gain <= spec``.
 
-    ``"pass"`` when the certified upper bound meets the specification (true for
-    every parameter value), ``"fail"`` when the verified lower bound exceeds it
-    (parameter values that violate it were found), ``"inconclusive"`` otherwise.
+    ``lower`` is the largest peak gain realised by verified parameter values (the
+    worst case found, the nominal values, Monte Carlo samples), ``upper`` a bound
+    over the whole set, valid when ``certified``.  ``"pass"`` when the certified upper
+    bound meets the specification (true for every parameter value), ``"fail"`` when
+    ``lower`` exceeds it (parameter values that violate it were found),
+    ``"inconclusive"`` otherwise.
 
     Examples
     --------

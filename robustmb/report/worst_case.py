@@ -31,8 +31,8 @@ from ..analysis.model_family import freqresp_stack
 from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import robstab
 from ..analysis.worst_case_disk_margin import wcdiskmargin
-from ..analysis.worst_case_gain import wcgain
-from ..errors import DimensionError, UncertainTypeError, UnstableNominalError
+from ..analysis.worst_case_gain import WcgainResult, wcgain
+from ..errors import ArgumentError, DimensionError, UncertainTypeError, UnstableNominalError
 from ..lft.model import UncertainSystem
 from .analysis_result import WorstCaseAnalysis
 from .channel_analysis import ChannelAnalysis, normalize_channels
@@ -44,6 +44,104 @@ def _abscissa(poles, dt):
     if poles.size == 0:
         return -np.inf
     return float(np.max(np.abs(poles)) - 1.0) if dt else float(np.max(poles.real))
+
+
+# Relative agreement required between a given certificate's lower bound and the peak
+# gain of the channel at its worst values: two realisations of one transfer agree to
+# the H-infinity norm's accuracy (1e-8); another system's result is far off.
+CERTIFICATE_RTOL = 1e-5
+
+
+def check_seed(seed):
+    """``seed`` as an int, or :class:`ArgumentError` unless it is a non-negative integer.
+
+    Examples
+    --------
+    >>> check_seed(3)
+    3
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ArgumentError(
+            f"seed (of the Monte Carlo samples) must be a non-negative integer, got {seed!r}"
+        )
+    return int(seed)
+
+
+def check_certificate_names(certificates, names):
+    """Refuse certificates that are not ``{channel name: WcgainResult}`` of known channels.
+
+    Examples
+    --------
+    >>> check_certificate_names(None, ["g"])
+    >>> check_certificate_names({"typo": None}, ["g"])
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: certificates: unknown channel 'typo'; the channels are ['g']
+    """
+    if certificates is None:
+        return
+    if not isinstance(certificates, dict):
+        raise ArgumentError(
+            "certificates must be a dict {channel name: wcgain result}, got "
+            f"{type(certificates).__name__}"
+        )
+    unknown = [k for k in certificates if k not in names]
+    if unknown:
+        what = "channel" if len(unknown) == 1 else "channels"
+        listed = ", ".join(repr(k) for k in unknown)
+        raise ArgumentError(f"certificates: unknown {what} {listed}; the channels are {names}")
+    for k, cert in certificates.items():
+        if cert is not None and not isinstance(cert, WcgainResult):
+            raise ArgumentError(
+                f"certificates[{k!r}] must be a wcgain result, got {type(cert).__name__}"
+            )
+
+
+def check_certificate(name, cert, sub):
+    """Refuse a given ``wcgain`` result that cannot belong to the channel ``sub``.
+
+    Its lower bound is a realised gain: the peak gain of ``sub`` at its worst values
+    (over the whole axis; at most that when it was computed on a frequency grid),
+    never below the nominal peak gain when certified on the whole axis, and never
+    above its upper bound.  The upper bound itself is taken as given.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> G = rmb.uss(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
+    >>> check_certificate("g", rmb.wcgain(G), G)
+    >>> check_certificate("g", rmb.wcgain(0.1 * G), G)
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: certificates['g']: ...
+    """
+    lower, upper = float(cert.lower), float(cert.upper)
+    at_worst = sub.usubs(dict(cert.worst)) if cert.worst else sub.nominal()
+    peak = float(hinfnorm(at_worst)[0])
+    nominal = float(hinfnorm(sub.nominal())[0])
+    tol = CERTIFICATE_RTOL
+    problems = []
+    if not lower <= upper * (1 + tol):
+        problems.append(f"its lower bound {lower:.6g} exceeds its upper bound {upper:.6g}")
+    if cert.certified and not lower >= nominal * (1 - tol):
+        problems.append(
+            f"its lower bound {lower:.6g} is below the channel's nominal peak gain {nominal:.6g}"
+        )
+    if cert.certified:
+        reproduced = lower == peak or abs(lower - peak) <= tol * max(abs(peak), 1e-300)
+    else:  # a bound over given frequencies is at most the peak over the axis
+        reproduced = lower <= peak * (1 + tol)
+    if not reproduced:
+        problems.append(
+            f"substituting its worst values gives the peak gain {peak:.6g}, not its lower "
+            f"bound {lower:.6g}"
+        )
+    if problems:
+        raise ArgumentError(
+            f"certificates[{name!r}]: not a wcgain result of this channel: " + "; ".join(problems)
+        )
 
 
 def worst_case_analysis(
@@ -77,11 +175,12 @@ def worst_case_analysis(
     n_samples : int
         Monte Carlo samples (0 for none).
     seed : int
-        Seed of the samples.
+        Seed of the samples (a non-negative integer).
     omega : array_like, optional
         Passed to ``robstab`` and ``wcgain``: restrict the analysis to these
         frequencies.  By default the whole frequency axis is covered and the
-        bounds are certified.
+        bounds are certified; on a grid they hold at its frequencies only, so
+        nothing is certified (no channel passes).
     title : str, optional
     notes : str
         Free text shown in the report.
@@ -102,7 +201,8 @@ def worst_case_analysis(
     certificates : dict, optional
         ``{channel name: wcgain result}`` already computed on exactly
         ``system[outputs, inputs]`` of that channel (e.g. by a robust tuning
-        that certified its goals): used as is instead of a new ``wcgain`` call.
+        that certified its goals): used instead of a new ``wcgain`` call, once
+        checked against the channel (:func:`check_certificate`).
 
     Returns
     -------
@@ -112,6 +212,9 @@ def worst_case_analysis(
     ------
     UncertainTypeError
         ``system`` is not an uncertain system with uncertain elements.
+    ArgumentError
+        A bad ``seed``, specification or certificate (an unknown channel name, or a
+        result that is not one of its channel).
     SignalError
         Unknown signal in ``channels``.
     UnstableNominalError
@@ -146,7 +249,9 @@ def worst_case_analysis(
         )
     if not isinstance(n_samples, int | np.integer) or n_samples < 0:
         raise DimensionError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    seed = check_seed(seed)
     chans = normalize_channels(system, channels)
+    check_certificate_names(certificates, [c[0] for c in chans])
     timings = {}
     n_steps = 3 + len(chans)
     bar = (
@@ -170,6 +275,10 @@ def worst_case_analysis(
         )
     timings["nominal"] = time.perf_counter() - t0
     bar.advance()
+    # Given certificates, checked before the long analyses: a wrong one fails at once.
+    for name, outs, ins, _ in chans:
+        if (certificates or {}).get(name) is not None:
+            check_certificate(name, certificates[name], system[outs, ins])
 
     # 2. Robust stability (direct call, default options).
     bar.start("robust stability margin (robstab)")
@@ -298,7 +407,8 @@ def worst_case_analysis(
         omega=grid,
         sample_values=values,
         sample_abscissa=abscissa,
-        seed=int(seed),
+        seed=seed,
+        frequencies=None if omega is None else np.asarray(omega, float).ravel(),
         timings=timings,
         notes=notes,
         margins=margins,

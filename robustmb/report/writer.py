@@ -70,6 +70,8 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
 
     A missing ``out``, or one holding only such entries, is swapped whole (two
     renames); otherwise the entries are replaced one by one and other files are kept.
+    A symbolic link ``out`` is followed: the folder it points to is replaced and the
+    link kept.  The new folder gets the usual permissions (``0o777`` less the umask).
     Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.  Used by
     :func:`worst_case_report` (its page, summary and figures) and by the arm replay
     (:func:`robustmb.report.arm_certificate.certified_demo`).
@@ -84,25 +86,58 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
     >>> (root / "out" / "a.txt").read_text()
     'run 2'
     """
+    # A symlinked out is installed at its target: the link stays and points at the new run.
+    full = Path(out).resolve()
+    check_out_dir(full, "out_dir")
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp made it private (0700)
     with _interrupts_deferred():
-        if not out.exists():
-            os.replace(tmp, out)
+        if not full.exists():
+            os.replace(tmp, full)
             return
-        full = out.resolve()
         old = full.parent / f".{full.name}.old-{run_id}"
-        whole = full != Path.cwd().resolve() and out.is_dir()
-        if whole and {p.name for p in out.iterdir()} <= set(names):
-            os.replace(out, old)
-            os.replace(tmp, out)
-        else:
-            old.mkdir()
-            for name in sorted(names):
-                if (out / name).exists():
-                    os.replace(out / name, old / name)
-            for name in sorted(names):
-                os.replace(tmp / name, out / name)
-            tmp.rmdir()
-        shutil.rmtree(old, ignore_errors=True)
+        whole = full != Path.cwd().resolve()
+        try:
+            if whole and {p.name for p in full.iterdir()} <= set(names):
+                os.replace(full, old)
+                os.replace(tmp, full)
+            else:
+                old.mkdir()
+                for name in sorted(names):
+                    if (full / name).exists():
+                        os.replace(full / name, old / name)
+                for name in sorted(names):
+                    os.replace(tmp / name, full / name)
+                tmp.rmdir()
+            shutil.rmtree(old, ignore_errors=True)
+        finally:
+            # a failure before anything moved leaves an empty folder: never a stray one
+            with contextlib.suppress(OSError):
+                old.rmdir()
+
+
+def _umask() -> int:
+    """The process's file-creation mask."""
+    # Linux states it; elsewhere it is read by setting it and restoring it at once
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_out_dir(out, name="out_dir"):
+    """Refuse an output path that exists but is not a folder (a file, say).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_out_dir(Path(tempfile.mkdtemp()) / "new-report")
+    """
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ArgumentError(f"{name} {str(out)!r} exists and is not a folder")
 
 
 def worst_case_report(
@@ -173,6 +208,9 @@ def worst_case_report(
     ------
     UncertainTypeError, SignalError, UnstableNominalError
         See :func:`~robustmb.report.worst_case.worst_case_analysis`.
+    ArgumentError
+        ``out_dir`` is not a path, or exists and is not a folder; a bad ``seed``,
+        specification or certificate.
 
     Examples
     --------
@@ -193,6 +231,7 @@ def worst_case_report(
     if not isinstance(out_dir, str | os.PathLike):
         raise ArgumentError(f"worst_case_report: out_dir must be a path, got {out_dir!r}")
     out = Path(out_dir)
+    check_out_dir(out)  # before the analysis: a file there would only fail at the end
     n_channels = len(normalize_channels(system, channels)) if hasattr(system, "input_names") else 1
     bar = ProgressBar(3 + n_channels + 2, "robustmb report", enabled=bool(progress))
     try:

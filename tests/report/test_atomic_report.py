@@ -5,12 +5,14 @@ import io
 import json
 import os
 import signal
+import stat
 
 import control
 import pytest
 
 import robustmb as rmb
 from robustmb.cli import main
+from robustmb.errors import ArgumentError
 from robustmb.report import writer
 from robustmb.report.writer import worst_case_report
 
@@ -119,3 +121,56 @@ def test_cli_exits_130_on_ctrl_c_without_traceback(tmp_path, monkeypatch):
     lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
     assert len(lines) == 1 and "interrupted" in lines[0] and "Traceback" not in err.getvalue()
     assert not (tmp_path / "r").exists() and not _leftovers(tmp_path / "r")
+
+
+def test_symlinked_out_dir_replaces_the_linked_folder(tmp_path, monkeypatch):
+    """The report goes to the folder the link points at; the link stays a link."""
+    published = tmp_path / "shared" / "run1"
+    first = _write(published)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    os.symlink("../shared/run1", "robustmb-report")
+    second = worst_case_report(_loop(), {}, out_dir="robustmb-report", n_samples=2)
+    link = tmp_path / "work" / "robustmb-report"
+    assert link.is_symlink() and os.readlink(link) == "../shared/run1"
+    run = json.loads((published / "summary.json").read_text())["run"]["id"]
+    assert run == second.run_id != first.run_id
+    assert not _leftovers(published) and not _leftovers(link)
+    # a folder holding other files too: the entries are replaced inside the target
+    (published / "notes.txt").write_text("mine")
+    third = worst_case_report(_loop(), {}, out_dir="robustmb-report", n_samples=2)
+    assert json.loads((published / "summary.json").read_text())["run"]["id"] == third.run_id
+    assert (published / "notes.txt").read_text() == "mine" and link.is_symlink()
+    assert not _leftovers(published) and not _leftovers(link)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
+def test_new_report_folder_follows_the_umask(tmp_path, mask):
+    old = os.umask(mask)
+    try:
+        out = tmp_path / f"report-{mask:o}"
+        _write(out)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask
+    # the files were created by open(): the same mask
+    assert stat.S_IMODE((out / "summary.json").stat().st_mode) == 0o666 & ~mask
+
+
+def test_out_dir_that_is_a_file_is_refused_up_front(tmp_path, monkeypatch):
+    target = tmp_path / "report.txt"
+    target.write_text("not a folder")
+
+    def analysis_must_not_run(*args, **kwargs):  # the check comes first
+        raise AssertionError("the analysis ran")
+
+    monkeypatch.setattr(writer, "worst_case_analysis", analysis_must_not_run)
+    with pytest.raises(ArgumentError, match="out_dir .*report.txt' exists and is not a folder"):
+        worst_case_report(_loop(), {}, out_dir=target, n_samples=2)
+    assert target.read_text() == "not a folder" and not _leftovers(target)
+    # install_files itself refuses it too (other callers), leaving nothing behind
+    tmp = tmp_path / ".report.txt.tmp-x"
+    tmp.mkdir()
+    with pytest.raises(ArgumentError, match="exists and is not a folder"):
+        writer.install_files(tmp, target, "abc")
+    assert [p.name for p in tmp_path.iterdir() if ".old-" in p.name] == []
