@@ -521,11 +521,7 @@ class ResponseEvaluator:
         digit there.  :func:`~robustmb.analysis.refined_response.refined_response` forms
         the residuals and the final sum with error-free transformations.
         """
-        size = terms + np.max(self._abs_D_entries, initial=0.0)
-        value = response[rows].reshape(rows.size, -1)
-        scale = np.max(np.abs(value), axis=1)
-        finite = np.all(np.isfinite(value), axis=1)
-        cancels = finite & (_ROUNDING_FACTOR * _EPS * size > _ACCURACY_TOLERANCE * scale)
+        cancels = _cancelling(response[rows], terms + np.max(self._abs_D_entries, initial=0.0))
         if not np.any(cancels):
             return
         chosen = rows[cancels]
@@ -603,6 +599,16 @@ class ResponseEvaluator:
             return values, None
         terms = np.tensordot(np.abs(Y), self._abs_ZhB, axes=(0, 0))
         return values, _ROUNDING_FACTOR * _EPS * terms.max(axis=(1, 2))
+
+
+def _cancelling(values: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Mask of the finite LU-solved responses ``values`` (one per point) whose final sum
+    ``D + C x``, of terms as large as ``size`` (``max |C| |x| + max |D|``), rounds beyond
+    the accuracy tolerance of their largest entry."""
+    flat = values.reshape(values.shape[0], -1)
+    scale = np.max(np.abs(flat), axis=1)
+    finite = np.all(np.isfinite(flat), axis=1)
+    return finite & (_ROUNDING_FACTOR * _EPS * size > _ACCURACY_TOLERANCE * scale)
 
 
 def _on_pole(points: np.ndarray, poles: np.ndarray, gap=None) -> np.ndarray:

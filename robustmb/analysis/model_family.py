@@ -30,6 +30,7 @@ from robustmb.analysis.freqresp import (
     _BLOCK_ELEMENTS,
     _EPS,
     _ROUNDING_FACTOR,
+    _cancelling,
     _direct_response,
     _sparse_for_lu,
     _warn_on_pole,
@@ -213,11 +214,7 @@ def _modal_stack(A, B, C, D, lam, V, V_inv, condition, points):
         # LU keeps x accurate, not the sum D + C x (a high-pass far below its cut-off):
         # where that sum cancels, refine in double-double as freqresp does
         size = terms + np.max(np.abs(D[rows]), axis=(1, 2), initial=0.0)
-        scale = np.max(np.abs(values[rows, cols]), axis=(1, 2))
-        cancels = np.isfinite(scale) & (
-            _ROUNDING_FACTOR * _EPS * size > _ACCURACY_TOLERANCE * scale
-        )
-        for i in np.flatnonzero(cancels):
+        for i in np.flatnonzero(_cancelling(values[rows, cols], size)):
             member = int(np.searchsorted(members, rows[i]))
             Am, Bm, Cm = balanced[member]
             refined, _ = refined_response(Am, Bm, Cm, D[rows[i]], points[cols[i] : cols[i] + 1])
