@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -35,20 +34,22 @@ try:
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_freqresp import best_time  # noqa: E402  (this folder is on sys.path)
+
 from robustmb.analysis.freqresp import freqresp  # noqa: E402
 from robustmb.analysis.model_family import freqresp_stack  # noqa: E402
 
-REPEATS = 7
 
-
-def best_time(function, repeats=REPEATS):
-    """Best wall time over ``repeats`` runs and the last result."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+def against_python_control(title, model, omega, repeats=7):
+    """Print the best times of ``freqresp`` and python-control's ``frequency_response``
+    on ``model = (A, B, C, D)`` and their ratio."""
+    G = control.ss(*model)
+    t_single, _ = best_time(lambda: freqresp(model, omega), repeats)
+    t_pc, _ = best_time(lambda: control.frequency_response(G, omega), repeats)
+    print(title)
+    print(f"  freqresp                          : {1e3 * t_single:8.3f} ms")
+    print(f"  python-control frequency_response : {1e3 * t_pc:8.3f} ms")
+    print(f"  ratio python-control / freqresp   : {t_pc / t_single:8.2f}")
 
 
 def random_stable(rng, n, p, m):
@@ -90,13 +91,7 @@ def main():
     rng = np.random.default_rng(0)
     A, B, C, D = random_stable(rng, 20, 2, 2)
     omega = np.logspace(-2, 3, 200)
-    G = control.ss(A, B, C, D)
-    t_single, _ = best_time(lambda: freqresp((A, B, C, D), omega))
-    t_pc, _ = best_time(lambda: control.frequency_response(G, omega))
-    print("20 states, 2x2, 200 frequencies")
-    print(f"  freqresp                          : {1e3 * t_single:8.3f} ms")
-    print(f"  python-control frequency_response : {1e3 * t_pc:8.3f} ms")
-    print(f"  ratio python-control / freqresp   : {t_pc / t_single:8.2f}")
+    against_python_control("20 states, 2x2, 200 frequencies", (A, B, C, D), omega)
 
     # pairs of eigenvalues 1e-6 apart with unit coupling: ||V^-1|| > 1e4, the Schur path
     J = np.diag(-rng.uniform(0.2, 3.0, 20))
@@ -105,13 +100,8 @@ def main():
         J[k, k + 1] = 1.0
     S = rng.standard_normal((20, 20))
     A = S @ J @ np.linalg.inv(S)
-    G = control.ss(A, B, C, D)
-    t_single, _ = best_time(lambda: freqresp((A, B, C, D), omega))
-    t_pc, _ = best_time(lambda: control.frequency_response(G, omega))
-    print("20 states, nearly defective (Schur path), 2x2, 200 frequencies")
-    print(f"  freqresp                          : {1e3 * t_single:8.3f} ms")
-    print(f"  python-control frequency_response : {1e3 * t_pc:8.3f} ms")
-    print(f"  ratio python-control / freqresp   : {t_pc / t_single:8.2f}")
+    title = "20 states, nearly defective (Schur path), 2x2, 200 frequencies"
+    against_python_control(title, (A, B, C, D), omega)
 
     family = [random_stable(rng, 6, 1, 1) for _ in range(1000)]
     stack = tuple(np.array([model[i] for model in family]) for i in range(4))
@@ -126,14 +116,8 @@ def main():
     # is solved by LU
     omega = np.logspace(-1, 4, 1000)
     for q in (10, 30, 100):
-        chain = (*mass_chain(q), np.zeros((1, 1)))
-        G = control.ss(*chain)
-        t_single, _ = best_time(lambda chain=chain: freqresp(chain, omega), repeats=3)
-        t_pc, _ = best_time(lambda G=G: control.frequency_response(G, omega), repeats=3)
-        print(f"chain of {q} masses ({2 * q} states), 1000 frequencies 0.1 to 1e4 rad/s")
-        print(f"  freqresp                          : {1e3 * t_single:8.1f} ms")
-        print(f"  python-control frequency_response : {1e3 * t_pc:8.1f} ms")
-        print(f"  ratio python-control / freqresp   : {t_pc / t_single:8.2f}")
+        title = f"chain of {q} masses ({2 * q} states), 1000 frequencies 0.1 to 1e4 rad/s"
+        against_python_control(title, (*mass_chain(q), np.zeros((1, 1))), omega, repeats=3)
 
     omega = np.logspace(0, 6, 25)
     for name, (A, B, C) in rolled_off_models().items():
