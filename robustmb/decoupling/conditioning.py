@@ -48,8 +48,9 @@ def condition_number(G, *, omega=None):
         where = bad[1:] if single else bad
         raise ArgumentError(f"condition_number: G has a non-finite entry at {where}")
     s = np.linalg.svd(S, compute_uv=False)
-    with np.errstate(divide="ignore"):
-        c = s[..., 0] / s[..., -1]
+    # a zero smallest singular value (the zero matrix included) is rank deficiency: inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(s[..., -1] > 0, s[..., 0] / s[..., -1], np.inf)
     return float(c[0]) if single else c
 
 

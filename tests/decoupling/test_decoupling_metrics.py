@@ -3,6 +3,8 @@
 Checked against identities, closed forms and the Skogestad & Postlethwaite oracle file.
 """
 
+import warnings
+
 import control
 import numpy as np
 import pytest
@@ -219,3 +221,14 @@ def test_minimized_condition_number_output_side_and_complex():
     assert max(outp.value, inp.value) <= c0 * (1 + 1e-9)
     assert condition_number(outp.D_out @ H) == pytest.approx(outp.value, rel=1e-12)
     np.testing.assert_array_equal(outp.D_in, np.eye(3))
+
+
+def test_condition_number_of_rank_deficient_matrices_is_inf():
+    # numpy.linalg.cond's convention: a singular matrix, the zero matrix included, has an
+    # infinite condition number (0 / 0 is not a condition number)
+    stack = np.stack([np.zeros((2, 2)), np.diag([3.0, 0.0]), np.eye(2)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = condition_number(stack)
+    assert c[0] == np.inf and c[1] == np.inf and c[2] == 1.0
+    assert np.linalg.cond(np.zeros((2, 2))) == np.inf
