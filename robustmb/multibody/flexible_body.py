@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError, ResidualMassWarning, warn
 from ..lft.elements import UncertainElement
-from ..lft.model import UncertainSystem
+from ..lft.model import UncertainModel, UncertainSystem
 from ..lft.realization import make_realization
 from .signals import WRENCH_COMPONENTS, check_name
 from .spatial import kinematic_model, spatial_inertia
@@ -35,8 +35,83 @@ from .spatial import kinematic_model, spatial_inertia
 ACCELERATION_COMPONENTS = ("ax", "ay", "az", "alphax", "alphay", "alphaz")
 
 
+#: What may be uncertain in the TITOP blocks, for the error raised on any other uncertain data.
+_UNCERTAIN_HINT = (
+    "only the modal frequencies of a FlexibleBody and the joint parameter tau of a "
+    "revolute_frame_block may be uncertain (ureal)"
+)
+
+
+def _is_uncertain(x) -> bool:
+    return isinstance(x, UncertainElement | UncertainModel)
+
+
+def _holds_uncertain(x) -> bool:
+    """Whether ``x`` or an entry of its nested lists / tuples / object arrays is uncertain."""
+    if _is_uncertain(x):
+        return True
+    if isinstance(x, list | tuple):
+        return any(_holds_uncertain(e) for e in x)
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return any(_holds_uncertain(e) for e in x.ravel())
+    return False
+
+
+def numeric_array(x, what) -> np.ndarray:
+    """``x`` as a float array; an uncertain entry or a non-number raises naming ``what``.
+
+    The TITOP blocks take masses, inertias, vectors and damping as plain
+    numbers; the builtin ``float()`` error on a ``ureal`` would name neither
+    the argument nor what may be uncertain instead.
+
+    Examples
+    --------
+    >>> from robustmb.multibody.flexible_body import numeric_array
+    >>> numeric_array([1, 2], "com")
+    array([1., 2.])
+    """
+    if _holds_uncertain(x):
+        raise ArgumentError(f"{what} must be numeric: {_UNCERTAIN_HINT}")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be numeric, got {x!r}") from None
+
+
+def check_titop_inertia(inertia, what, *, definite=False) -> np.ndarray:
+    """A finite, symmetric, positive (semi)definite 3x3 inertia as a float array.
+
+    A non-symmetric matrix is refused rather than replaced by its symmetric
+    part (which matrix the user meant is unknown).  The eigenvalue tolerance
+    is that of :func:`robustmb.multibody.bodies.check_inertia`: exact for a
+    diagonal matrix, ``16 eps`` times the largest eigenvalue otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.multibody.flexible_body import check_titop_inertia
+    >>> check_titop_inertia(np.diag([1.0, 2.0, 2.5]), "inertia").diagonal()
+    array([1. , 2. , 2.5])
+    """
+    j = numeric_array(inertia, what)
+    if j.shape != (3, 3):
+        raise DimensionError(f"{what} must be 3x3, got shape {j.shape}")
+    if not np.all(np.isfinite(j)):
+        raise ArgumentError(f"{what} must be finite, got {j.tolist()}")
+    scale = np.abs(j).max()
+    if np.abs(j - j.T).max() > 1e-12 * scale:
+        raise ArgumentError(f"{what} must be symmetric, got {j.tolist()}")
+    eig = np.linalg.eigvalsh(j)
+    off = j - np.diag(np.diag(j))
+    tol = 0.0 if not off.any() else 16.0 * np.finfo(float).eps * float(np.abs(eig).max())
+    if (eig[0] <= tol) if definite else (eig[0] < -tol):
+        kind = "definite" if definite else "semidefinite"
+        raise ArgumentError(f"{what} must be positive {kind}, its eigenvalues are {eig}")
+    return j
+
+
 def _vector3(v, what):
-    a = np.asarray(v, dtype=float)
+    a = numeric_array(v, what)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
         raise DimensionError(f"{what} must be 3 finite numbers, got shape {a.shape}")
     return a
@@ -67,6 +142,28 @@ def _frequency(w, j):
     return x, 0.0, None
 
 
+def _mode_shapes(mode_shapes, n, what):
+    """``Phi`` as a (6, n) array; any other layout is refused, never reshaped.
+
+    A transposed (n x 6) array has the 6n entries a reshape would accept but
+    scrambles the components and modes, so only (6, n) is taken (and a 1-D
+    vector of 6 entries for a single mode).
+    """
+    phi = numeric_array(mode_shapes, f"{what}: mode_shapes")
+    if n == 1 and phi.shape == (6,):
+        phi = phi.reshape(6, 1)
+    if n == 0 and phi.size == 0:
+        phi = np.zeros((6, 0))
+    if phi.shape != (6, n):
+        raise DimensionError(
+            f"{what}: mode_shapes must be 6 x {n} (6 components, one column per mode), "
+            f"got shape {phi.shape}"
+        )
+    if not np.all(np.isfinite(phi)):
+        raise ArgumentError(f"{what}: mode_shapes must be finite")
+    return phi
+
+
 class FlexibleBody:
     """A flexible body as a TITOP model built from clamped-free modal data.
 
@@ -75,9 +172,10 @@ class FlexibleBody:
     name : str
         Body name, used in the signal names.
     mass : float
-        Mass (kg).
+        Mass (kg), a positive number.
     inertia : (3, 3) array_like
-        Inertia tensor at the centre of mass G, body axes (kg m^2).
+        Inertia tensor at the centre of mass G, body axes (kg m^2): symmetric
+        positive semidefinite (a non-symmetric matrix is refused).
     com : 3 numbers
         Vector from the parent port P to G (body axes, m).
     participation : (n, 6) array_like
@@ -88,12 +186,18 @@ class FlexibleBody:
     damping : float or sequence of n floats
         Modal damping ratios, each in [0, 1).
     mode_shapes : (6, n) array_like, optional
-        Mode shapes ``Phi`` at the child port C.  Omit for a one-port body.
+        Mode shapes ``Phi`` at the child port C, one column per mode (a
+        vector of 6 entries when n = 1; the n x 6 layout of
+        ``participation`` is refused).  Omit for a one-port body.
     child : 3 numbers, optional
         Vector from P to C; required with ``mode_shapes``.
 
     Notes
     -----
+    Only the modal frequencies may be uncertain (``ureal``); the mass,
+    inertia, vectors, participation factors, mode shapes and damping are
+    numbers, and an uncertain one raises :class:`ArgumentError`.
+
     The rigid mass at P is the fully coupled ``D_P = tau_GP^T D_G tau_GP``
     (not ``diag(m I3, J_P)``, which is only right when P is the centre of
     mass).  The residual mass ``R_P = D_P - L^T L`` is the mass seen at P at
@@ -128,21 +232,19 @@ class FlexibleBody:
         child=None,
     ):
         self.name = check_name(name, "body name")
-        m = float(mass)
-        if not np.isfinite(m) or m <= 0.0:
-            raise ArgumentError(f"FlexibleBody {name!r}: mass must be positive, got {mass}")
-        j = np.asarray(inertia, dtype=float)
-        if j.shape != (3, 3):
-            raise DimensionError(f"FlexibleBody {name!r}: inertia must be 3x3, got {j.shape}")
-        if not np.allclose(j, j.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(j).max())):
-            raise ArgumentError(f"FlexibleBody {name!r}: inertia must be symmetric")
+        what = f"FlexibleBody {name!r}"
+        m = numeric_array(mass, f"{what}: mass")
+        if m.shape != () or not np.isfinite(m) or m <= 0.0:
+            raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
+        m = float(m)
+        j = check_titop_inertia(inertia, f"{what}: inertia")
         self.mass, self.inertia = m, j
-        self.com = _vector3(com, f"FlexibleBody {name!r}: com")
-        lmat = np.atleast_2d(np.asarray(participation, dtype=float))
+        self.com = _vector3(com, f"{what}: com")
+        lmat = np.atleast_2d(numeric_array(participation, f"{what}: participation"))
         if lmat.ndim != 2 or lmat.shape[1] != 6:
-            raise DimensionError(
-                f"FlexibleBody {name!r}: participation must be n x 6, got shape {lmat.shape}"
-            )
+            raise DimensionError(f"{what}: participation must be n x 6, got shape {lmat.shape}")
+        if not np.all(np.isfinite(lmat)):
+            raise ArgumentError(f"{what}: participation must be finite")
         n = lmat.shape[0]
         freqs = (
             list(frequencies)
@@ -151,28 +253,25 @@ class FlexibleBody:
         )
         if len(freqs) != n:
             raise DimensionError(
-                f"FlexibleBody {name!r}: {len(freqs)} frequencies for {n} modes "
-                f"(rows of participation)"
+                f"{what}: {len(freqs)} frequencies for {n} modes (rows of participation)"
             )
-        xi = np.broadcast_to(np.asarray(damping, dtype=float), (n,)).copy()
+        xi = numeric_array(damping, f"{what}: damping")
+        if xi.ndim > 1 or (xi.ndim == 1 and xi.size != n):
+            raise DimensionError(
+                f"{what}: damping must be one ratio or {n} (one per mode), got shape {xi.shape}"
+            )
+        xi = np.broadcast_to(xi, (n,)).copy()
         if np.any(~np.isfinite(xi)) or np.any(xi < 0) or np.any(xi >= 1):
-            raise ArgumentError(f"FlexibleBody {name!r}: damping ratios must lie in [0, 1)")
+            raise ArgumentError(f"{what}: damping ratios must lie in [0, 1)")
         self.participation = lmat
         self.frequencies = freqs
         self._freq = [_frequency(w, i) for i, w in enumerate(freqs)]
         self.damping = xi
         if (mode_shapes is None) != (child is None):
-            raise ArgumentError(
-                f"FlexibleBody {name!r}: mode_shapes and child must be given together"
-            )
+            raise ArgumentError(f"{what}: mode_shapes and child must be given together")
         if mode_shapes is not None:
-            phi = np.asarray(mode_shapes, dtype=float).reshape(6, -1) if n else np.zeros((6, 0))
-            if phi.shape != (6, n):
-                raise DimensionError(
-                    f"FlexibleBody {name!r}: mode_shapes must be 6 x {n}, got {phi.shape}"
-                )
-            self.mode_shapes = phi
-            self.child = _vector3(child, f"FlexibleBody {name!r}: child")
+            self.mode_shapes = _mode_shapes(mode_shapes, n, what)
+            self.child = _vector3(child, f"{what}: child")
         else:
             self.mode_shapes = None
             self.child = None
@@ -208,8 +307,22 @@ class FlexibleBody:
         return self.rigid_mass - self.participation.T @ self.participation
 
     def nominal_frequencies(self) -> np.ndarray:
-        """Centre value of each modal frequency (rad/s)."""
-        return np.array([c for c, _, _ in self._freq])
+        """Nominal value of each modal frequency (rad/s).
+
+        For a ``ureal`` frequency this is its ``nominal``, which need not be
+        the centre of its range.
+
+        Examples
+        --------
+        >>> import robustmb as rmb
+        >>> from robustmb.multibody import FlexibleBody
+        >>> w = rmb.ureal("w1", 2.0, range=(1.0, 5.0))
+        >>> body = FlexibleBody("a", 1.0, 0.1 * np.eye(3), [0.5, 0, 0],
+        ...                     [[0, 0, 0.5, 0, 0, 0]], [w], 0.02)
+        >>> body.nominal_frequencies()
+        array([2.])
+        """
+        return np.array([c if el is None else float(el.nominal) for c, _, el in self._freq])
 
     # ----------------------------------------------------------------- model
     def signal_names(self):

@@ -19,24 +19,26 @@ import numpy as np
 from ..errors import ArgumentError, DimensionError, SignalError
 from ..lft.model import UncertainMatrix
 from ..lft.realization import make_realization
-from .flexible_body import ACCELERATION_COMPONENTS
+from .flexible_body import ACCELERATION_COMPONENTS, check_titop_inertia, numeric_array
 from .signals import WRENCH_COMPONENTS, check_name
 from .spatial import kinematic_model
 
 
 def _rigid_mass_at_com(mass, inertia, what):
-    m = float(mass)
-    j = np.asarray(inertia, dtype=float)
-    if not np.isfinite(m) or m <= 0:
-        raise ArgumentError(f"{what}: mass must be positive, got {mass}")
-    if j.shape != (3, 3):
-        raise DimensionError(f"{what}: inertia must be 3x3, got {j.shape}")
-    if np.any(np.linalg.eigvalsh(0.5 * (j + j.T)) <= 0):
-        raise ArgumentError(f"{what}: inertia must be symmetric positive definite")
+    m = numeric_array(mass, f"{what}: mass")
+    if m.shape != () or not np.isfinite(m) or m <= 0:
+        raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
+    # the inverse model solves with D_G: the inertia must be definite, and the matrix
+    # used is the one given (a non-symmetric one is refused, not symmetrised)
+    j = check_titop_inertia(inertia, f"{what}: inertia", definite=True)
     d = np.zeros((6, 6))
-    d[:3, :3] = m * np.eye(3)
+    d[:3, :3] = float(m) * np.eye(3)
     d[3:, 3:] = j
     return d
+
+
+#: Port names taken by the centre-of-mass signals (``{name}_G_*``, ``{name}_G_ext_*``).
+_RESERVED_PORTS = ("G", "G_ext")
 
 
 def rigid_nport(name, mass, inertia, ports, *, parent=None):
@@ -47,12 +49,16 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
     name : str
         Body name, used in the signal names.
     mass : float
+        A positive number (the block is numeric: only the modal frequencies of
+        a FlexibleBody and the tau of a revolute_frame_block may be uncertain).
     inertia : (3, 3) array_like
-        Inertia at the centre of mass G (body axes).
+        Inertia at the centre of mass G (body axes), symmetric positive
+        definite.
     ports : dict
         Port name -> vector from G to the port (3 numbers, body axes).  The
         external wrench is applied at G (signal names ``{name}_G_ext_*``,
-        accelerations ``{name}_G_*``).
+        accelerations ``{name}_G_*``), so ``"G"`` and ``"G_ext"`` are not
+        port names.
     parent : str, optional
         Port through which the body hangs on its parent (Eq. 10).
 
@@ -84,6 +90,12 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
     taus = []
     for p in names:
         check_name(p, "port name")
+        if p in _RESERVED_PORTS:
+            raise SignalError(
+                f"{what}: port {p!r} would share its signal names with the centre of mass "
+                f"({name}_G_* accelerations, {name}_G_ext_* wrench); the names "
+                f"{list(_RESERVED_PORTS)} are reserved, rename the port"
+            )
         v = np.asarray(ports[p], dtype=float)
         if v.shape != (3,) or not np.all(np.isfinite(v)):
             raise DimensionError(f"{what}: port {p!r} must be 3 finite numbers, got {v.shape}")
@@ -122,7 +134,9 @@ def rigid_titop(name, mass, inertia, com, child):
 
     Inputs ``[W_C; x''_P]``, outputs ``[x''_C; W_P]`` with
     ``D = [[0, tau_CP], [tau_CP^T, -D_P]]`` (signal names as
-    :meth:`FlexibleBody.titop`).
+    :meth:`FlexibleBody.titop`).  ``mass`` is a positive number and
+    ``inertia`` (at the centre of mass) a symmetric positive semidefinite
+    3x3 matrix; ``com`` and ``child`` are vectors from the parent port P.
 
     Examples
     --------
@@ -134,6 +148,11 @@ def rigid_titop(name, mass, inertia, com, child):
     """
     from .flexible_body import FlexibleBody
 
+    what = f"rigid_titop {name!r}"
+    m = numeric_array(mass, f"{what}: mass")
+    if m.shape != () or not np.isfinite(m) or m <= 0:
+        raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
+    check_titop_inertia(inertia, f"{what}: inertia")
     body = FlexibleBody(
         name,
         mass,

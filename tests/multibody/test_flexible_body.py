@@ -432,3 +432,71 @@ def test_frame_change_block_is_the_dcm_on_both_halves_and_keeps_power():
         frame_change_block("d", np.eye(2), names, names)
     with pytest.raises(DimensionError, match="6 input and 6 output names"):
         frame_change_block("n", np.eye(3), names[:5], names)
+
+
+def _tip_compliance(body, w=1e-3):
+    """``x_C / W_C`` at low frequency, ``-H(jw) / w^2`` of the TITOP's C-to-C block."""
+    s = body.titop().nominal()
+    a, b, c, d = (np.asarray(x) for x in (s.A, s.B, s.C, s.D))
+    h = c @ np.linalg.solve(1j * w * np.eye(a.shape[0]) - a, b) + d
+    return (h[:6, :6] / (1j * w) ** 2).real
+
+
+def test_mode_shapes_are_taken_as_6_by_n_only_and_give_the_cantilever_tip_compliance():
+    """All modes of a Hermite-cubic cantilever: the static tip compliance is the closed
+    form (L^3/3EI, L^2/2EI, L/EI); the transposed (n x 6) layout, which a reshape would
+    scramble into a wrong compliance, is refused."""
+    from robustmb.errors import DimensionError
+    from robustmb.multibody.beam_modes import beam_modal_data
+
+    length, mass, ei = 2.0, 4.0, 50.0
+    d = beam_modal_data(length, mass, ei, n_elements=4, n_modes=16)
+    phi, lmat, w = d["mode_shapes"], d["participation"], d["frequencies"]
+    jg = np.diag([1e-3, mass * length**2 / 12, mass * length**2 / 12])
+
+    def body(shapes, participation=lmat, freqs=w):
+        return FlexibleBody(
+            "beam",
+            mass,
+            jg,
+            [length / 2, 0, 0],
+            participation,
+            list(freqs),
+            0.0,
+            mode_shapes=shapes,
+            child=[length, 0, 0],
+        )
+
+    comp = _tip_compliance(body(phi))
+    ref = np.zeros((6, 6))
+    ref[1, 1] = ref[2, 2] = length**3 / (3 * ei)
+    ref[1, 5] = ref[5, 1] = length**2 / (2 * ei)
+    ref[2, 4] = ref[4, 2] = -(length**2) / (2 * ei)
+    ref[4, 4] = ref[5, 5] = length / ei
+    np.testing.assert_allclose(comp, ref, atol=1e-6 * np.abs(ref).max())
+    with pytest.raises(DimensionError, match=r"mode_shapes must be 6 x 16 .*got shape \(16, 6\)"):
+        body(phi.T)
+    # one mode: a vector of 6 is its column; a 3 x 2 array (6 entries) is refused
+    one = body(phi[:, 0], lmat[:1], w[:1])
+    np.testing.assert_array_equal(one.mode_shapes, phi[:, :1])
+    with pytest.raises(DimensionError, match=r"mode_shapes must be 6 x 1 .*got shape \(3, 2\)"):
+        body(phi[:, 0].reshape(3, 2), lmat[:1], w[:1])
+    with pytest.raises(DimensionError, match=r"mode_shapes must be 6 x 1 .*got shape \(1, 6\)"):
+        body(phi[:, :1].T, lmat[:1], w[:1])
+
+
+def test_nominal_frequencies_are_the_elements_nominal_values_not_their_range_centres():
+    w1 = rmb.ureal("w1", 3.0, range=(2.0, 8.0))  # centre 5
+    body = FlexibleBody(
+        "a",
+        1.0,
+        0.1 * np.eye(3),
+        [0.5, 0, 0],
+        [[0, 0, 0.5, 0, 0, 0], [0, 0.3, 0, 0, 0, 0.2]],
+        [w1, 12.0],
+        0.02,
+    )
+    np.testing.assert_array_equal(body.nominal_frequencies(), [3.0, 12.0])
+    # and the nominal TITOP model has its poles at those frequencies (|p| = w, xi = 0.02)
+    poles = np.linalg.eigvals(np.asarray(body.titop().nominal().A))
+    np.testing.assert_allclose(np.sort(np.abs(poles))[::2], [3.0, 12.0], rtol=1e-12)
