@@ -11,6 +11,8 @@ P) and mode shapes at the free end C.  Axial and torsional motion are rigid.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -46,6 +48,23 @@ def _element_matrices(le, rho_a, ei):
     return m, k
 
 
+def _positive(x, what):
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}") from None
+    if not np.isfinite(v) or v <= 0:
+        raise ArgumentError(f"beam_modal_data: {what} must be finite and positive, got {x!r}")
+    return v
+
+
+def _count(x, what):
+    ok = isinstance(x, numbers.Integral) or (isinstance(x, numbers.Real) and float(x).is_integer())
+    if isinstance(x, bool) or not ok or int(x) < 1:
+        raise ArgumentError(f"beam_modal_data: {what} must be a positive integer, got {x!r}")
+    return int(x)
+
+
 def beam_modal_data(length, mass, ei, *, n_elements=20, n_modes=4):
     """Clamped-free modes of a uniform beam along +x, clamped at the origin P.
 
@@ -56,9 +75,20 @@ def beam_modal_data(length, mass, ei, *, n_elements=20, n_modes=4):
     ei : float or (float, float)
         Bending stiffness (N m^2) in the x-y and x-z planes.
     n_elements : int
-        Number of beam elements.
+        Number of beam elements (a positive integer).
     n_modes : int
-        Number of lowest modes returned (over both planes).
+        Number of lowest modes returned over both planes (a positive integer;
+        at most the ``4 n_elements`` modes of the mesh are returned).
+
+    Notes
+    -----
+    The two bending planes are uncoupled, so each mode bends in one plane:
+    its participation and tip shape have ``y, alpha_z`` entries (x-y plane)
+    or ``z, alpha_y`` entries (x-z plane) only.  With equal stiffnesses the
+    modes come in pairs of equal frequency, one per plane, listed x-y first;
+    an odd ``n_modes`` therefore keeps the x-y mode of the last pair and
+    drops its x-z twin, which leaves the two planes with different numbers
+    of modes (ask for an even count to model both planes alike).
 
     Returns
     -------
@@ -76,15 +106,18 @@ def beam_modal_data(length, mass, ei, *, n_elements=20, n_modes=4):
     >>> bool(abs(d["frequencies"][0] / w_exact - 1) < 1e-6)
     True
     """
-    length, mass = float(length), float(mass)
-    if length <= 0 or mass <= 0:
-        raise ArgumentError("beam_modal_data: length and mass must be positive")
-    eiy, eiz = (float(ei), float(ei)) if np.ndim(ei) == 0 else (float(ei[0]), float(ei[1]))
-    if eiy <= 0 or eiz <= 0:
-        raise ArgumentError("beam_modal_data: ei must be positive")
-    ne = int(n_elements)
-    if ne < 1:
-        raise ArgumentError("beam_modal_data: n_elements must be >= 1")
+    length = _positive(length, "length")
+    mass = _positive(mass, "mass")
+    ei_arr = np.asarray(ei, dtype=object)
+    if ei_arr.shape not in ((), (2,)):
+        raise ArgumentError(
+            "beam_modal_data: ei must be one bending stiffness or two (x-y and x-z planes), "
+            f"got shape {ei_arr.shape}"
+        )
+    eiy, eiz = (ei, ei) if ei_arr.shape == () else tuple(ei_arr)
+    eiy, eiz = _positive(eiy, "ei"), _positive(eiz, "ei")
+    ne = _count(n_elements, "n_elements")
+    n_modes = _count(n_modes, "n_modes")
     le, rho_a = length / ne, mass / length
     nn = ne + 1
     # DOF per node: v, dv/dx (x-y plane), w, dw/dx (x-z plane)
@@ -106,10 +139,20 @@ def beam_modal_data(length, mass, ei, *, n_elements=20, n_modes=4):
         r[4 * i + 2, [2, 4]] = [1.0, -x]
         r[4 * i + 3, 4] = -1.0
     free = np.arange(4, ndof)  # node 0 clamped
-    mf, kf = mg[np.ix_(free, free)], kg[np.ix_(free, free)]
-    lam, vec = sla.eigh(kf, mf)  # M-orthonormal: vec^T M vec = I
-    nm = min(int(n_modes), len(lam))
-    lam, vec = lam[:nm], vec[:, :nm]
+    # The planes are uncoupled: solving each on its own gives modes that bend in one plane
+    # (with equal stiffnesses a joint solve would return arbitrary mixtures of a pair).
+    lams, vecs = [], []
+    for plane in (0, 2):
+        dofs = np.array([4 * i + plane + k for i in range(1, nn) for k in (0, 1)])
+        lp, vp = sla.eigh(kg[np.ix_(dofs, dofs)], mg[np.ix_(dofs, dofs)])  # M-orthonormal
+        full = np.zeros((ndof, lp.size))
+        full[dofs] = vp
+        lams.append(lp)
+        vecs.append(full[free])
+    lam, vec = np.concatenate(lams), np.hstack(vecs)
+    order = np.argsort(lam, kind="stable")  # equal frequencies: the x-y mode first
+    nm = min(n_modes, len(lam))
+    lam, vec = lam[order[:nm]], vec[:, order[:nm]]
     # sign: tip displacement positive, for reproducible data
     tip = vec[-4, :] + vec[-2, :]
     vec = vec * np.where(tip < 0, -1.0, 1.0)
