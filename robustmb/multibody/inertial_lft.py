@@ -7,9 +7,10 @@ rotor inertias and the joint springs and dampers::
 
     M(p) = M0 + sum_k (p_k - p_k0) M_k,  and likewise P1, P2.
 
-The coefficients come from the recursive linearisation itself (one call per
-parameter; exact, since the dependence is affine -- checked, with the
-absence of products between parameters).  Writing ``[M_k, -P2_k, -P1_k] =
+The coefficients come from the recursive linearisation itself, evaluated at
+the ends and the centre of each element's range (exact, since the dependence
+is affine -- checked, with the absence of products between parameters); the
+model is only evaluated where the parameters are legal.  Writing ``[M_k, -P2_k, -P1_k] =
 U_k V_k^T`` (rank ``r_k``), the descriptor equations
 
     M0 dq'' + sum_k U_k (p_k - p_k0) V_k^T [dq''; dq; dv] = P2_0 dq + P1_0 dv + P3 du
@@ -146,21 +147,37 @@ def uncertain_linearization(mech, q0, v0, a0, tau0, values, wrenches):
         return {"M": lin.M, "P1": lin.P1, "P2": lin.P2, "tau0": lin.tau0}
 
     ref = {"M": lin0.M, "P1": lin0.P1, "P2": lin0.P2, "tau0": lin0.tau0}
-    coef = {}
-    for k in free:
-        one = at({**base, k: base[k] + 1.0})
-        two = at({**base, k: base[k] + 2.0})
-        coef[k] = {f: one[f] - ref[f] for f in ref}
-        for f in ref:  # affine in this parameter?
-            if np.abs(two[f] - ref[f] - 2 * coef[k][f]).max() > 1e-9 * _scale(ref, coef[k]):
-                raise UncertainTypeError(
-                    f"linearize_at(uncertain=True): {f} is not affine in parameter {k!r}"
-                )
-    if len(free) > 1:  # no products between parameters
-        every = at({**base, **{k: base[k] + 1.0 for k in free}})
+    # The coefficients are read from models at points of each element's own range (its ends
+    # and its centre): the model is legal there, whatever the parameter's units or size (a
+    # fixed step of +1 could make a small inertia indefinite, or be lost in a large stiffness).
+    coef, steps = {}, {}
+    for k, el in free.items():
+        lo, hi = (float(x) for x in el.range)
+        if hi <= lo:  # a range of zero width: the parameter is fixed
+            coef[k] = {f: np.zeros_like(ref[f]) for f in ref}
+            steps[k] = 0.0
+            continue
+        nom, mid = float(base[k]), 0.5 * (lo + hi)
+        ends = at({**base, k: lo}), at({**base, k: hi})
+        coef[k] = {f: (ends[1][f] - ends[0][f]) / (hi - lo) for f in ref}
+        steps[k] = hi - nom if hi - nom >= nom - lo else lo - nom
+        centre = at({**base, k: mid})
+        for f in ref:  # affine in this parameter? (three distinct points, and the nominal)
+            for x, val in ((mid, centre[f]), (lo, ends[0][f])):
+                pred = ref[f] + coef[k][f] * (x - nom)
+                if np.abs(val - pred).max() > 1e-9 * _scale(ref, ends[0], ends[1]):
+                    raise UncertainTypeError(
+                        f"linearize_at(uncertain=True): {f} is not affine in parameter {k!r}"
+                    )
+    moved = [k for k in free if steps[k] != 0.0]
+    if len(moved) > 1:  # no products between parameters
+        # the mean of the one-parameter points above: inside the legal set (a mass matrix or
+        # an inertia is affine in the parameters, and positive (semi)definiteness is convex)
+        frac = 1.0 / len(moved)
+        every = at({**base, **{k: base[k] + frac * steps[k] for k in moved}})
         for f in ref:
-            summed = ref[f] + sum(c[f] for c in coef.values())
-            if np.abs(every[f] - summed).max() > 1e-9 * _scale(ref, *coef.values()):
+            summed = ref[f] + sum(frac * steps[k] * coef[k][f] for k in moved)
+            if np.abs(every[f] - summed).max() > 1e-9 * _scale(ref, every):
                 raise UncertainTypeError(
                     "linearize_at(uncertain=True): parameters multiply each other in " + f
                 )

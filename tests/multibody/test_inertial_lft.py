@@ -60,3 +60,60 @@ def test_non_affine_parameters_are_refused_by_name():
     sq.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
     with pytest.raises(UncertainTypeError, match="not affine in parameter 'm'"):
         sq.linearize_at([0.3], [0.0], uncertain=True)
+
+
+def _tilted_link(ixy, k=0.0):
+    """One link on a revolute joint about (1, 1, 0)/sqrt(2), gravity along -z."""
+    mech = Mechanism(acceleration=[0, 0, 9.81])
+    mech.add_body(
+        RigidBody(
+            "link",
+            mass=1.0,
+            inertia=[[0.2, ixy, 0], [ixy, 0.3, 0], [0, 0, 0.25]],
+            cog=[0, 0, 0.4],
+            ports={"P": [0, 0, 0]},
+        )
+    )
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("link", "P"), [1, 1, 0], stiffness=k))
+    return mech
+
+
+def test_a_small_uncertain_product_of_inertia_is_linearised_over_its_own_range():
+    """Ixy in (-0.02, 0.02) keeps the inertia definite; stepping it by +1 would not.
+    Closed form: M = n^T (J + m (|c|^2 I - c c^T)) n = 0.41 + Ixy for n = (1, 1, 0)/sqrt 2."""
+    ixy = lft.ureal("Ixy", 0.01, range=(-0.02, 0.02))
+    q0, v0 = [0.3], [0.7]
+    ul = _tilted_link(ixy).linearize_at(q0, v0, uncertain=True)
+    assert ul.ss.blocks == {"Ixy": 1}
+    rng = np.random.default_rng(5)
+    for v in (-0.02, 0.02, 0.01, *rng.uniform(-0.02, 0.02, 3)):
+        np.testing.assert_allclose(ul.M.usubs({"Ixy": v}), [[0.41 + v]], rtol=1e-13)
+        ref = _tilted_link(v).linearize_at(q0, v0, a0=ul.a0)
+        for f in ("M", "P1", "P2"):
+            um = getattr(ul, f)
+            got = um.usubs({"Ixy": v}) if um.blocks else um.nominal()
+            want = getattr(ref, f)
+            assert np.abs(got - want).max() <= 1e-12 * max(1.0, np.abs(want).max())
+        r = frequency_response(ref.ss, 2.0j)
+        assert (
+            np.abs(frequency_response(ul.ss.usubs({"Ixy": v}), 2.0j) - r).max()
+            <= 1e-12 * np.abs(r).max()
+        )
+
+
+def test_a_large_stiffness_and_a_product_of_parameters_are_handled():
+    """k = 3e12 +- 10 %: the coefficient read over k's own range is exact at its ends; a mass
+    m1 * m2 (each affine alone) is refused as a product."""
+    k = lft.ureal("k", 3e12, percent=10)
+    mech = _tilted_link(0.0, k=k)
+    ul = mech.linearize_at([0.2], [0.0], uncertain=True)
+    for kv in (2.7e12, 3.3e12):
+        ref = _tilted_link(0.0, k=kv).linearize_at([0.2], [0.0], a0=ul.a0)
+        # the spring enters P2 as -k: exact to rounding of k itself
+        np.testing.assert_allclose(ul.P2.usubs({"k": kv}), ref.P2, rtol=1e-15, atol=0)
+    m1, m2 = lft.ureal("m1", 1.0, percent=10), lft.ureal("m2", 2.0, percent=10)
+    prod = Mechanism(acceleration=[0, 0, 9.81])
+    prod.add_body(RigidBody("bob", mass=m1 * m2, ports={"P": [0, 0, 1.0]}))
+    prod.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    with pytest.raises(UncertainTypeError, match="parameters multiply each other"):
+        prod.linearize_at([0.3], [0.0], uncertain=True)
