@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DimensionError, IllPosedError
+from ..errors import ArgumentError, DimensionError, IllPosedError
 from .tree import quat_to_dcm
 
 
@@ -54,8 +54,25 @@ def dcm_from_quaternion(quat):
     return quat_to_dcm(q / np.linalg.norm(q))
 
 
-def quaternion_from_dcm(dcm):
+#: Default tolerance of :func:`quaternion_from_dcm` on ``|R^T R - I|`` and ``|det R - 1|``:
+#: rounding of a rotation computed in double precision, with room for long products.
+ROTATION_ROUNDING = 4096 * np.finfo(float).eps
+
+
+def quaternion_from_dcm(dcm, *, what="dcm", tol=ROTATION_ROUNDING):
     """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` of a rotation matrix.
+
+    Parameters
+    ----------
+    dcm : (3, 3) array_like
+        A proper rotation: orthonormal (``max |R^T R - I| <= tol``) with
+        determinant +1 (``|det R - 1| <= tol``).  Anything else (a reflection,
+        a scaled or rounded matrix) has no unit quaternion and raises.
+    what : str
+        Name of the argument, for the error message.
+    tol : float
+        Tolerance of the two tests, by default about 1e-12 (``4096 eps``):
+        the rounding of computed rotations, not that of typed-in tables.
 
     Examples
     --------
@@ -65,7 +82,21 @@ def quaternion_from_dcm(dcm):
     >>> bool(np.allclose(dcm_from_quaternion(quaternion_from_dcm(R)), R))
     True
     """
-    r = np.asarray(dcm, dtype=float)
+    try:
+        r = np.asarray(dcm, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be a 3x3 numeric rotation matrix") from None
+    if r.shape != (3, 3):
+        raise DimensionError(f"{what} must be a 3x3 rotation matrix, got shape {r.shape}")
+    if not np.all(np.isfinite(r)):
+        raise ArgumentError(f"{what} must be finite")
+    dev = float(np.abs(r.T @ r - np.eye(3)).max())
+    det = float(np.linalg.det(r))
+    if dev > tol or abs(det - 1.0) > tol:
+        raise ArgumentError(
+            f"{what} must be a proper rotation (orthonormal, det +1, to {tol:.1e}): "
+            f"max |R^T R - I| = {dev:.3g}, det = {det:.6g}"
+        )
     tr = np.trace(r)
     cands = np.array([1 + 2 * r[0, 0] - tr, 1 + 2 * r[1, 1] - tr, 1 + 2 * r[2, 2] - tr, 1 + tr])
     k = int(np.argmax(cands))  # the largest component gives a well-conditioned division
@@ -79,6 +110,7 @@ def quaternion_from_dcm(dcm):
     else:
         q = [(r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, s / 4, (r[1, 0] - r[0, 1]) / s]
     q = np.array(q)
+    q /= np.linalg.norm(q)  # a unit quaternion for a matrix orthonormal only to tol
     return q if q[3] >= 0 else -q
 
 

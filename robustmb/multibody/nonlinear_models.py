@@ -139,7 +139,10 @@ def equilibrium_coordinates(self, *, values=None):
         k = tree.qi[i]
         if tree.kind[i] == 0:
             q[k : k + 3] = self.base_position.reshape(3)
-            q[k + 3 : k + 7] = quaternion_from_dcm(self.base_orientation)
+            # base_orientation was checked as a rotation to 1e-9 when the mechanism was made
+            q[k + 3 : k + 7] = quaternion_from_dcm(
+                self.base_orientation, what="base_orientation", tol=1e-9
+            )
         else:
             q[k] = tree.q_eq[i]
     return q
