@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "skew",
@@ -86,7 +86,7 @@ def _points_and_directions(points, directions, what="element"):
             f"{what} coordinates must be 2-D (planar) or 3-D (spatial), got {b.shape[1]}"
         )
     if not (np.all(np.isfinite(b)) and np.all(np.isfinite(s))):
-        raise ValueError(f"{what} geometry contains non-finite numbers")
+        raise ArgumentError(f"{what} geometry contains non-finite numbers")
     return b, normalize_directions(s, what=what)
 
 
@@ -107,7 +107,7 @@ def normalize_directions(directions, *, what="element") -> np.ndarray:
     n = np.linalg.norm(s, axis=1)
     bad = np.flatnonzero(n <= 1e-300)
     if bad.size:
-        raise ValueError(f"{what} direction(s) {bad.tolist()} have zero length")
+        raise ArgumentError(f"{what} direction(s) {bad.tolist()} have zero length")
     return s / n[:, None]
 
 

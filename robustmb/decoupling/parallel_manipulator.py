@@ -26,7 +26,7 @@ from robustmb.decoupling.geometry import (
     point_sensor_jacobian,
 )
 from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["ParallelManipulator"]
 
@@ -35,9 +35,14 @@ _SPATIAL_COORDS = ["x", "y", "z", "Rx", "Ry", "Rz"]
 
 
 def _vector(x, n, name):
-    v = np.broadcast_to(np.asarray(x, dtype=float), (n,)).copy()
+    a = np.asarray(x, dtype=float)
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n):
+        raise DimensionError(
+            f"{name} must be one value or {n} (one per spring), got shape {a.shape}"
+        )
+    v = np.broadcast_to(a, (n,)).copy()
     if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains non-finite values")
+        raise ArgumentError(f"{name} contains non-finite values")
     return v
 
 
@@ -105,7 +110,7 @@ class ParallelManipulator:
         self.stiffness = _vector(stiffness, ns, "stiffness")
         self.damping = _vector(damping, ns, "damping")
         if np.any(self.stiffness < 0) or np.any(self.damping < 0):
-            raise ValueError("spring stiffness and damping must be non-negative")
+            raise ArgumentError("stiffness and damping of the springs must be non-negative")
         self.support_points = (
             None if support_points is None else np.atleast_2d(np.asarray(support_points, float))
         )
@@ -117,10 +122,15 @@ class ParallelManipulator:
             self.actuator_points = b.copy()
             self.actuator_directions = self.spring_directions.copy()
         elif actuator_points is None or actuator_directions is None:
-            raise ValueError("give both actuator_points and actuator_directions, or neither")
+            raise ArgumentError("give both actuator_points and actuator_directions, or neither")
         else:
             self.actuator_points = np.atleast_2d(np.asarray(actuator_points, float))
             self.actuator_directions = normalize_directions(actuator_directions, what="actuator")
+            if self.actuator_points.shape[0] != self.actuator_directions.shape[0]:
+                raise DimensionError(
+                    f"{self.actuator_points.shape[0]} actuator_points for "
+                    f"{self.actuator_directions.shape[0]} actuator_directions"
+                )
             if self.actuator_points.shape[1] != self.dim:
                 raise DimensionError(
                     f"actuator points have {self.actuator_points.shape[1]} coordinates, "
@@ -133,10 +143,15 @@ class ParallelManipulator:
         if len(self.actuator_names) != na:
             raise DimensionError(f"{na} actuator names expected, got {len(self.actuator_names)}")
         self.mass = float(mass)
-        if self.mass <= 0:
-            raise ValueError(f"mass must be positive, got {mass}")
+        if not np.isfinite(self.mass) or self.mass <= 0:
+            raise ArgumentError(f"mass must be positive, got {mass}")
         if self.dim == 2:
-            self.inertia = float(np.asarray(inertia, dtype=float).reshape(()))
+            In = np.asarray(inertia, dtype=float)
+            if In.size != 1:
+                raise DimensionError(f"a planar inertia is one number, got shape {In.shape}")
+            self.inertia = float(In.reshape(()))
+            if not np.isfinite(self.inertia) or self.inertia <= 0:
+                raise ArgumentError(f"inertia must be positive, got {inertia}")
             self._M = np.diag([self.mass, self.mass, self.inertia])
         else:
             In = np.asarray(inertia, dtype=float)
@@ -144,6 +159,12 @@ class ParallelManipulator:
                 In = np.diag(In)
             if In.shape != (3, 3):
                 raise DimensionError(f"spatial inertia must be 3x3 or a 3-vector, got {In.shape}")
+            # the mass matrix is inverted: the inertia must be symmetric positive definite
+            if not np.all(np.isfinite(In)) or np.abs(In - In.T).max() > 1e-12 * np.abs(In).max():
+                raise ArgumentError(f"inertia must be finite and symmetric, got {In.tolist()}")
+            eig = np.linalg.eigvalsh(In)
+            if eig[0] <= 0:
+                raise ArgumentError(f"inertia must be positive definite, its eigenvalues are {eig}")
             self.inertia = In
             self._M = np.block([[self.mass * np.eye(3), np.zeros((3, 3))], [np.zeros((3, 3)), In]])
 
@@ -225,7 +246,7 @@ class ParallelManipulator:
                 return np.zeros(self.dim)
             if frame == "stiffness":
                 return self.center_of_stiffness()
-            raise ValueError(f"frame must be 'com', 'stiffness' or a point, got {frame!r}")
+            raise ArgumentError(f"frame must be 'com', 'stiffness' or a point, got {frame!r}")
         o = np.asarray(frame, dtype=float)
         if o.shape != (self.dim,):
             raise DimensionError(

@@ -60,7 +60,9 @@ class Measurement:
         if S.ndim != 2:
             raise DimensionError(f"measurement matrix must be 2-D, got shape {S.shape}")
         if self.kind not in _KINDS:
-            raise ValueError(f"measurement kind must be one of {sorted(_KINDS)}, got {self.kind!r}")
+            raise ArgumentError(
+                f"measurement kind must be one of {sorted(_KINDS)}, got {self.kind!r}"
+            )
         names = list(self.names) if self.names else [f"y{i + 1}" for i in range(S.shape[0])]
         if len(names) != S.shape[0]:
             raise DimensionError(
@@ -88,7 +90,7 @@ def _sym_square(X, n, name):
     if X.shape != (n, n):
         raise DimensionError(f"{name} must be {n}x{n}, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains non-finite entries")
+        raise ArgumentError(f"{name} contains non-finite entries")
     return X
 
 
@@ -143,7 +145,7 @@ class SecondOrderSystem:
         self.K = _sym_square(K, n, "K")
         self.C = np.zeros((n, n)) if C is None else _sym_square(C, n, "C")
         if np.linalg.matrix_rank(self.M) < n:
-            raise ValueError("the mass matrix M is singular")
+            raise ArgumentError("the mass matrix M is singular")
         F = np.atleast_2d(np.asarray(input_matrix, dtype=float))
         if F.shape[0] != n:
             raise DimensionError(

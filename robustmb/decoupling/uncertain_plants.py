@@ -110,8 +110,11 @@ def uncertain_line_jacobian(points, directions, origin=None):
     return _matrix(rows)
 
 
-def _diag(values, n):
-    vals = list(np.broadcast_to(np.asarray(values, dtype=object), (n,)))
+def _diag(values, n, name="values"):
+    arr = np.asarray(values, dtype=object)
+    if arr.shape not in ((), (n,)):
+        raise DimensionError(f"{name} must be one value or {n}, got shape {arr.shape}")
+    vals = list(np.broadcast_to(arr, (n,)))
     if all(_is_number(v) for v in vals):
         return np.diag(np.asarray(vals, dtype=float))
     rows = [[vals[i] if i == j else 0.0 for j in range(n)] for i in range(n)]
@@ -179,7 +182,7 @@ def uncertain_mechanical_plant(
     M = np.atleast_2d(np.asarray(M, dtype=float))
     n = M.shape[0]
     if M.shape != (n, n) or np.linalg.matrix_rank(M) < n:
-        raise ValueError(f"M must be a nonsingular square matrix, got shape {M.shape}")
+        raise ArgumentError(f"M must be a nonsingular square matrix, got shape {M.shape}")
     Kx = _as_model_or_array(K, "K")
     Cx = _as_model_or_array(C, "C") if C is not None else np.zeros((n, n))
     Fx = _as_model_or_array(input_matrix, "input_matrix")

@@ -38,6 +38,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import numbers
 import warnings
 
 import numpy as np
@@ -251,10 +252,7 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True, angles=None):
     >>> H.shape, H.blocks
     ((6, 12), {'w_sa1': 2})
     """
-    if not 1 <= int(n) <= N_TILES:
-        raise ArgumentError(f"spacecraft: n must be in 1..{N_TILES}, got {n}")
-    if not 1 <= int(tile) <= n:
-        raise ArgumentError(f"spacecraft: tile must be in 1..{n}, got {tile}")
+    n, tile = _structure(n, tile, "spacecraft")
     if leg not in (1, 2):
         raise ArgumentError(f"spacecraft: leg must be 1 or 2, got {leg}")
     sa = SOLAR_ARRAY
@@ -344,8 +342,23 @@ def spacecraft(n, tile, *, carrying=False, leg=1, uncertain=True, angles=None):
     return sys
 
 
+def _structure(n, tile, fn):
+    """``(n, tile)`` as ints: whole numbers with ``1 <= n <= N_TILES`` and ``1 <= tile <= n``."""
+    out = []
+    for what, x, hi in (("n", n, N_TILES), ("tile", tile, None)):
+        whole = isinstance(x, numbers.Integral) and not isinstance(x, bool)
+        if not whole and isinstance(x, numbers.Real) and float(x).is_integer():
+            whole = True
+        top = hi if hi is not None else out[0]
+        if not whole or not 1 <= int(x) <= top:
+            raise ArgumentError(f"{fn}: {what} must be a whole number in 1..{top}, got {x!r}")
+        out.append(int(x))
+    return tuple(out)
+
+
 def rigid_inertia_at_g(n, tile, *, carrying=False, angles=None, leg=1):
     """``D_G^tot`` (6x6) by direct summation of the rigid bodies (no TITOP algebra)."""
+    n, tile = _structure(n, tile, "rigid_inertia_at_g")
 
     def at_g(m, jc, c):
         s = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
@@ -649,6 +662,14 @@ def closed_loop(plant, gains=None):
     Inputs ``ext_C_Fx..Tz`` then ``d_tx, d_ty, d_tz`` (torque disturbance);
     outputs ``G_alphax..z`` (angular acceleration), ``Theta_x..z`` and
     ``e_tx..z = d_t + u`` (input sensitivity channel).
+
+    The Eq. 15 gains use the inertia ``J_G`` about the hub's centre of mass G
+    (:func:`tuning_inertia`), while the free-floating plant turns about the
+    system's centre of mass (its angular response to a torque at G is the
+    angular block of ``D_G^-1``, not ``J_G^-1``), so the slow closed-loop
+    poles are not all at ``-omega_att`` (-0.0628 rad/s): for the tuning
+    configuration itself (F27, tile 22, carrying) they are near -0.039,
+    -0.063 and -0.165 rad/s.
 
     Examples
     --------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError, DimensionError
 from ..multibody import Mechanism, RevoluteJoint, RigidBody
 
 #: Balloon and gondola of the nonlinear TITOP paper (seed 001, Table 1).
@@ -21,6 +22,16 @@ BALLOON_GONDOLA_TABLE1 = {
     "theta1_0_deg": 170.0,
     "theta2_0_deg": -170.0,
 }
+
+
+def _number(x, what):
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"balloon_gondola: {what} must be a number, got {x!r}") from None
+    if not np.isfinite(v):
+        raise ArgumentError(f"balloon_gondola: {what} must be finite, got {x!r}")
+    return v
 
 
 def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
@@ -76,9 +87,26 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     """
     from ..multibody import PrismaticJoint
     from ..multibody.attitude import quaternion_from_dcm
+    from ..multibody.spatial import check_rotation
 
     p = BALLOON_GONDOLA_TABLE1
-    rot = np.eye(3) if world_rotation is None else np.asarray(world_rotation, dtype=float)
+    k = _number(k, "k")
+    if k < 0:
+        raise ArgumentError(f"balloon_gondola: k must be non-negative, got {k}")
+    d = np.asarray(damping, dtype=object)
+    if d.shape != (3,):
+        raise DimensionError(
+            "balloon_gondola: damping must be 3 numbers (slider, pendulum 1, pendulum 2), "
+            f"got shape {d.shape}"
+        )
+    damping = [_number(x, f"damping[{i}]") for i, x in enumerate(d)]
+    if min(damping) < 0:
+        raise ArgumentError(f"balloon_gondola: damping must be non-negative, got {damping}")
+    rot = (
+        np.eye(3)
+        if world_rotation is None
+        else check_rotation(world_rotation, "balloon_gondola: world_rotation")
+    )
     g_i = rot @ np.array([0.0, -p["g"], 0.0])
     mech = Mechanism(acceleration=-g_i, floating_base="balloon", base_orientation=rot)
     cb = np.asarray(p["CB"])
@@ -137,7 +165,7 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     total = p["m_balloon"] + p["m_slider"] + p["m_p1"] + p["m_p2"]
     mech.add_applied_wrench("buoyancy", "balloon", "B", list(-total * g_i) + [0.0, 0.0, 0.0])
     q0 = np.zeros(10)
-    q0[3:7] = quaternion_from_dcm(rot)
+    q0[3:7] = quaternion_from_dcm(rot, what="world_rotation", tol=1e-9)
     q0[8] = np.radians(p["theta1_0_deg"])
     q0[9] = np.radians(p["theta2_0_deg"])
     return mech, q0, np.zeros(9)

@@ -10,6 +10,8 @@ stiffnesses, as an exact LFT.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from robustmb.decoupling.geometry import point_sensor_jacobian
@@ -22,6 +24,7 @@ from robustmb.decoupling.uncertain_plants import (
     uncertain_line_jacobian,
     uncertain_mechanical_plant,
 )
+from robustmb.errors import ArgumentError
 
 __all__ = [
     "collocated_manipulator",
@@ -29,6 +32,13 @@ __all__ = [
     "suspended_mass_variant",
     "uncertain_gravimeter",
 ]
+
+
+def _check_positive(fn, **values):
+    """Raise naming the argument unless each numeric value is finite and positive."""
+    for name, v in values.items():
+        if isinstance(v, numbers.Real) and not (np.isfinite(v) and v > 0):
+            raise ArgumentError(f"{fn}: {name} must be positive, got {v!r}")
 
 
 def _three_struts(l, h, la, ha, m, I, k, c):
@@ -74,6 +84,7 @@ def gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20
     >>> np.allclose(sorted(p.imag[p.imag > 0]), [3.6493, 8.6601, 13.551], rtol=1e-4)
     True
     """
+    _check_positive("gravimeter", l=l, h=h, m=m, I=I)
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
     pm = _three_struts(l, h, la, ha, m, I, k, c)
@@ -96,6 +107,7 @@ def collocated_manipulator(*, l=1.0, h=3.4, la=0.5, ha=1.7, m=400.0, I=115.0, k=
            [ 0. ,  1. , -0.5],
            [ 0. ,  1. ,  0.5]])
     """
+    _check_positive("collocated_manipulator", l=l, h=h, m=m, I=I)
     pm = _three_struts(l, h, la, ha, m, I, k, c)
     return InstrumentedManipulator(pm, pm.elongation_sensors(["L1", "L2", "L3"]))
 
@@ -182,13 +194,14 @@ def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=
     >>> G.shape, G.nstates, G.blocks
     ((4, 3), 6, {'ha': 2})
     """
+    _check_positive("uncertain_gravimeter", l=l, h=h, m=m, I=I)
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
     pts = [[-l / 2, _scaled(-1.0, ha)], [_scaled(-1.0, la), -h / 2], [la, -h / 2]]
     J = uncertain_line_jacobian(pts, [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     JT = J.T
-    K = JT @ _diag(k, 3) @ J
-    C = JT @ _diag(c, 3) @ J
+    K = JT @ _diag(k, 3, "uncertain_gravimeter: k") @ J
+    C = JT @ _diag(c, 3, "uncertain_gravimeter: c") @ J
     S = point_sensor_jacobian([[-l / 2, -h / 2], [0.0, h / 2]])
     return uncertain_mechanical_plant(
         np.diag([m, m, I]),

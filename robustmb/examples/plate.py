@@ -22,6 +22,8 @@ check.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .._blas import single_blas_thread
@@ -130,6 +132,9 @@ def plate_frequencies(a, b, h, E, nu, rho, *, nx=12, ny=12, support="ssss", coun
     """Lowest natural frequencies (rad/s) of the plate with simply supported (``"ssss"``)
     or cantilevered (``"cfff"``: clamped along ``x = 0``) edges.
 
+    ``count`` (a positive integer, at most the mesh's free degrees of freedom)
+    is the number of frequencies returned.
+
     Examples
     --------
     >>> D = 70e9 * 0.01**3 / (12 * (1 - 0.3**2))
@@ -139,6 +144,8 @@ def plate_frequencies(a, b, h, E, nu, rho, *, nx=12, ny=12, support="ssss", coun
     """
     import scipy.linalg
 
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+        raise ArgumentError(f"plate_frequencies: count must be a positive integer, got {count!r}")
     K, M, nodes = plate_model(a, b, h, E, nu, rho, nx, ny)
     x, y = nodes[:, 0], nodes[:, 1]
     tol = 1e-9 * max(a, b)
@@ -154,6 +161,11 @@ def plate_frequencies(a, b, h, E, nu, rho, *, nx=12, ny=12, support="ssss", coun
     else:
         raise ArgumentError(f"plate_frequencies: support must be 'ssss' or 'cfff', got {support!r}")
     free = np.setdiff1d(np.arange(K.shape[0]), fixed)
+    if count > free.size:
+        raise ArgumentError(
+            f"plate_frequencies: count must be at most {free.size} (the free degrees of "
+            f"freedom of the {nx} x {ny} mesh), got {count}"
+        )
     with single_blas_thread():
         lam = scipy.linalg.eigh(
             K[np.ix_(free, free)],

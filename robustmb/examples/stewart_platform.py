@@ -10,6 +10,7 @@ import numpy as np
 
 from robustmb.decoupling.instrumented_manipulator import InstrumentedManipulator
 from robustmb.decoupling.parallel_manipulator import ParallelManipulator
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["STEWART_BOTTOM_JOINTS", "STEWART_TOP_JOINTS", "stewart_platform"]
 
@@ -67,6 +68,19 @@ def stewart_platform(
     """
     top = STEWART_TOP_JOINTS if top_joints is None else np.asarray(top_joints, float)
     bot = STEWART_BOTTOM_JOINTS if bottom_joints is None else np.asarray(bottom_joints, float)
+    for what, x in (("top_joints", top), ("bottom_joints", bot)):
+        if x.shape != (6, 3) or not np.all(np.isfinite(x)):
+            raise DimensionError(
+                f"stewart_platform: {what} must be 6 x 3 finite numbers (one row per leg), "
+                f"got shape {x.shape}"
+            )
+    if not (np.isfinite(float(mass)) and float(mass) > 0):
+        raise ArgumentError(f"stewart_platform: mass must be positive, got {mass!r}")
+    if np.shape(inertia) != (3,):
+        raise DimensionError(
+            "stewart_platform: inertia must be the 3 principal moments, "
+            f"got shape {np.shape(inertia)}"
+        )
     legs = top - bot
     ang = np.deg2rad([60.0, 180.0, 300.0])
     pts = np.column_stack(

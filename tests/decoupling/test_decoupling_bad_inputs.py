@@ -9,7 +9,7 @@ import pytest
 
 import robustmb as rmb
 from robustmb import decoupling as dc
-from robustmb.errors import ArgumentError
+from robustmb.errors import ArgumentError, DimensionError
 
 G = control.ss(control.tf([[[1], [1]], [[2], [1]]], [[[1, 1], [1, 2]], [[1, 3], [1, 4]]]))
 
@@ -83,3 +83,94 @@ CASES = [
 def test_bad_decoupling_input(call, pattern):
     with pytest.raises(ArgumentError, match=pattern):
         call()
+
+
+EXAMPLE_CASES = [
+    ("gravimeter-m", lambda: rmb.examples.gravimeter(m=-1.0), ArgumentError, "gravimeter: m must"),
+    ("gravimeter-I", lambda: rmb.examples.gravimeter(I=0.0), ArgumentError, "gravimeter: I must"),
+    (
+        "uncertain-gravimeter-k",
+        lambda: rmb.examples.uncertain_gravimeter(k=[1e4, 2e4]),
+        DimensionError,
+        r"uncertain_gravimeter: k must be one value or 3, got shape \(2,\)",
+    ),
+    (
+        "uncertain-gravimeter-m",
+        lambda: rmb.examples.uncertain_gravimeter(m=-400.0),
+        ArgumentError,
+        "uncertain_gravimeter: m must be positive",
+    ),
+    (
+        "stewart-mass",
+        lambda: rmb.examples.stewart_platform(mass=-1.0),
+        ArgumentError,
+        "stewart_platform: mass must be positive",
+    ),
+    (
+        "stewart-top-joints",
+        lambda: rmb.examples.stewart_platform(top_joints=np.zeros((5, 3))),
+        DimensionError,
+        r"stewart_platform: top_joints must be 6 x 3 .*\(5, 3\)",
+    ),
+    (
+        "stewart-bottom-joints",
+        lambda: rmb.examples.stewart_platform(bottom_joints=np.zeros((6, 2))),
+        DimensionError,
+        r"stewart_platform: bottom_joints must be 6 x 3 .*\(6, 2\)",
+    ),
+    (
+        "stewart-inertia",
+        lambda: rmb.examples.stewart_platform(inertia=(1e-4, 1e-4)),
+        DimensionError,
+        r"stewart_platform: inertia must be the 3 principal moments",
+    ),
+    (
+        "manipulator-indefinite-inertia",
+        lambda: dc.ParallelManipulator(
+            mass=1.0,
+            inertia=[[1.0, 2.0, 0], [2.0, 1.0, 0], [0, 0, 1.0]],  # eigenvalues -1, 1, 3
+            spring_points=np.eye(3),
+            spring_directions=np.eye(3),
+            stiffness=1.0,
+        ),
+        ArgumentError,
+        "inertia must be positive definite",
+    ),
+    (
+        "manipulator-stiffness-length",
+        lambda: dc.ParallelManipulator(
+            mass=1.0,
+            inertia=1.0,
+            spring_points=[[0, -1], [1, 0]],
+            spring_directions=[[1, 0], [0, 1]],
+            stiffness=[1.0, 2.0, 3.0],
+        ),
+        DimensionError,
+        r"stiffness must be one value or 2 \(one per spring\)",
+    ),
+    (
+        "manipulator-actuator-rows",
+        lambda: dc.ParallelManipulator(
+            mass=1.0,
+            inertia=1.0,
+            spring_points=[[0, -1], [1, 0]],
+            spring_directions=[[1, 0], [0, 1]],
+            stiffness=1.0,
+            actuator_points=[[0, 0]],
+            actuator_directions=[[1, 0], [0, 1]],
+        ),
+        DimensionError,
+        "1 actuator_points for 2 actuator_directions",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "call, error, pattern", [c[1:] for c in EXAMPLE_CASES], ids=[c[0] for c in EXAMPLE_CASES]
+)
+def test_bad_example_model_input_is_named(call, error, pattern):
+    """The example constructors and the manipulator they build on: a robustmb error (still a
+    ValueError, as the builtin one raised before) naming the argument."""
+    with pytest.raises(error, match=pattern) as info:
+        call()
+    assert isinstance(info.value, ValueError)
