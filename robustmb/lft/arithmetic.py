@@ -45,10 +45,27 @@ def _check_proper(op, *xs):
 
 
 def negate(x):
-    """``-x``."""
+    """``-x``.
+
+    A python-control transfer function is negated by python-control: ``a - s``
+    is ``a + (-s)``, and the improper ``-s`` has no state-space realization
+    until it meets ``a``.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> s = control.tf("s")
+    >>> a = rmb.ureal("a", 2.0)
+    >>> G = (a - s) / (s + a)
+    >>> complex(G.nominal()(0.0))
+    (1+0j)
+    """
     rat = maybe_rational("neg", x, None)
     if rat is not None:
         return rat
+    if isinstance(x, control.TransferFunction):
+        return -x
     return algebra.negate(x)
 
 
