@@ -129,34 +129,34 @@ def _nominal(self):
 def _usubs(self, values):
     """Substitute values for uncertain elements.
 
-        Parameters
-        ----------
-        values : dict
-            ``{name: value}`` in physical units: a number for ``ureal`` and
-            ``ucomplex``; a matrix or python-control system for ``ultidyn``;
-            or an uncertain object, which is substituted as an LFT.  As in
-            MATLAB, values outside an element's range (or an ``ultidyn`` value
-            beyond its bound) are accepted and evaluated exactly; a boolean is
-            refused (``ArgumentError``).
+    Parameters
+    ----------
+    values : dict
+        ``{name: value}`` in physical units: a number for ``ureal`` and
+        ``ucomplex``; a matrix or python-control system for ``ultidyn``;
+        or an uncertain object, which is substituted as an LFT.  As in
+        MATLAB, values outside an element's range (or an ``ultidyn`` value
+        beyond its bound) are accepted and evaluated exactly; a boolean is
+        refused (``ArgumentError``).
 
-        Returns
-        -------
-        numpy.ndarray, control.StateSpace or UncertainModel
-            The same types as :meth:`nominal` when every element is
-            substituted, otherwise an uncertain object of the rest.
+    Returns
+    -------
+    numpy.ndarray, control.StateSpace or UncertainModel
+        The same types as :meth:`nominal` when every element is
+        substituted, otherwise an uncertain object of the rest.
 
-        Examples
-        --------
-        >>> import robustmb as rmb
-        >>> a = rmb.ureal("a", 1.0)
-        >>> b = rmb.ureal("b", 2.0)
-        >>> X = rmb.umat([[a + b]])
-        >>> X.usubs({"a": 0.5, "b": 1.5})
-        array([[2.]])
-        >>> X.usubs({"a": 0.0}).blocks
-        {'b': 1}
-    X
-        array([[11.5]])
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 1.0)
+    >>> b = rmb.ureal("b", 2.0)
+    >>> X = rmb.umat([[a + b]])
+    >>> X.usubs({"a": 0.5, "b": 1.5})
+    array([[2.]])
+    >>> X.usubs({"a": 0.0}).blocks
+    {'b': 1}
+    >>> X.usubs({"a": 10.0, "b": 1.5})  # outside a's default range [0, 2]: still exact
+    array([[11.5]])
     """
     return substitution.usubs(self, values)
 
