@@ -106,10 +106,32 @@ def test_negated_improper_intermediates(expr):
         _assert_matches(expr, values)
 
 
-# A term c * s**k of a numerator: c is a number, an element or a number times one.
+SCALINGS = {
+    "((a s) 3.4)/s": lambda e, s: ((e["a"] * s) * 3.4) / s,
+    "3.4 (a s)/(s+1)": lambda e, s: 3.4 * (e["a"] * s) / (s + 1),
+    "(a s)/2/(s+1)": lambda e, s: (e["a"] * s) / 2.0 / (s + 1),
+    "((a s) @ 2)/(s+1)": lambda e, s: _at(e["a"] * s, 2.0) / (s + 1),
+    "(a s) np.float64(2)/(s+b)": lambda e, s: (e["a"] * s) * np.float64(2.0) / (s + e["b"]),
+    "(a s) 0-d array/(s+b)": lambda e, s: (e["a"] * s) * np.array(2.0) / (s + e["b"]),
+}
+
+
+def _at(x, y):
+    """``x @ y``, or ``x * y`` for Python numbers (the reference)."""
+    return x * y if isinstance(x, complex | float) else x @ y
+
+
+@pytest.mark.parametrize("expr", SCALINGS.values(), ids=SCALINGS.keys())
+def test_numbers_scale_improper_intermediates(expr):
+    for values in ({"a": 2.0, "b": 1.5}, {"a": 0.6, "b": 2.9}):
+        _assert_matches(expr, values)
+
+
+# A term c * s**k of a numerator: c is a number, an element or a number times one
+# (before or after the power of s).
 _term = st.tuples(
     st.sampled_from(["+", "-"]),
-    st.sampled_from(["a", "b", "num", "num*a"]),
+    st.sampled_from(["a", "b", "num", "num*a", "a*num"]),
     st.floats(0.5, 3.0).map(lambda x: round(x, 2)),
     st.integers(0, 2),
 )
@@ -118,8 +140,11 @@ _term = st.tuples(
 def _numerator(terms, e, s):
     acc = None
     for sign, kind, c, k in terms:
-        coef = {"a": e["a"], "b": e["b"], "num": c, "num*a": c * e["a"]}[kind]
-        t = coef if k == 0 else coef * s**k
+        if kind == "a*num":
+            t = e["a"] * s**k * c if k else e["a"] * c
+        else:
+            coef = {"a": e["a"], "b": e["b"], "num": c, "num*a": c * e["a"]}[kind]
+            t = coef if k == 0 else coef * s**k
         if acc is None:
             acc = -t if sign == "-" else t
         else:
