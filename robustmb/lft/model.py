@@ -21,8 +21,16 @@ from .elements import UncertainElement
 from .realization import Realization, make_realization
 
 _counter = itertools.count()
-# ``uss(sys)`` without ``dt``: keep the system's sampling time.
-_KEEP = object()
+
+
+class _KeepSampleTime:
+    """Default ``dt`` of :func:`uss`: one system's own sampling time, 0 for ``(A, B, C, D)``."""
+
+    def __repr__(self):
+        return "<the system's own>"
+
+
+_KEEP = _KeepSampleTime()
 
 # Attributes python-control reads from a system: looked up on an uncertain one, they
 # raise an AttributeError saying what to pass instead.
@@ -476,7 +484,7 @@ def _dynamic_entry(what, where, x):
 
 def _static_entry(e, what, i, j):
     """The model of entry ``(i, j)`` of a matrix, refusing non-finite and dynamic entries."""
-    if isinstance(e, numbers.Number) and not np.isfinite(e):
+    if isinstance(e, float | complex | np.inexact) and not np.isfinite(e):
         raise DimensionError(f"{what}: entry ({i}, {j}) is {e!r}, not a finite number")
     m = as_model(e)
     if m.is_system:
