@@ -161,6 +161,19 @@ CONSTRUCTORS = [
     _case("umat-3d", lambda: rmb.umat(np.zeros((2, 2, 2))), DE, "2 dimensions.*shape"),
     _case("umat-system", lambda: rmb.umat(_G()), TE, "umat.*system"),
     _case("umat-ultidyn", lambda: rmb.umat(rmb.ultidyn("D", 1)), TE, "'D'.*dynamic"),
+    _case("umat-nan-entry", lambda: rmb.umat([[_a(), math.nan]]), DE, r"entry \(0, 1\) is nan"),
+    _case(
+        "uss-ultidyn-in-A",
+        lambda: rmb.uss([[rmb.ultidyn("D", 1)]], [[1]], [[1]], [[0]]),
+        TE,
+        r"matrix A: the ultidyn 'D' in entry \(0, 0\)",
+    ),
+    _case(
+        "uss-dt-mismatch",
+        lambda: rmb.uss(control.tf([1.0], [1.0, 1.0]), dt=0.1),
+        AE,
+        r"uss: dt=0\.1 differs from the sampling time 0",
+    ),
     _case("umat-str-entry", lambda: rmb.umat([[1, "x"]]), TE, "str"),
     _case(
         "uss-A-not-square", lambda: rmb.uss([[1, 2]], [[1]], [[1]], [[0]]), DE, "A must be square"
@@ -355,6 +368,7 @@ SUBSTITUTION = [
     _case("usubs-none-value", lambda: _G().usubs({"a": None}), UE, "'a'.*number"),
     _case("usubs-vector-value", lambda: _G().usubs({"a": [1.0, 2.0]}), UE, "'a'"),
     _case("usubs-nan", lambda: _G().usubs({"a": math.nan}), UE, "'a'.*finite"),
+    _case("usubs-bool", lambda: _G().usubs({"a": True}), AE, "'a'.*boolean"),
     _case("usubs-complex-real", lambda: _G().usubs({"a": 1 + 1j}), UE, "ureal 'a'.*complex"),
     _case(
         "usubs-unknown", lambda: _G().usubs({"b": 1.0}), SE, r"no uncertain element named \['b'\]"

@@ -15,9 +15,17 @@ import numpy as np
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import realization as rz
 from .arguments import integer
-from .canonical_basis import canonical_basis
+from .canonical_basis import canonical_basis, unit_basis
 from .delta import check_nominal_well_posed
-from .model import UncertainModel, as_model, interconnect, stack, static_model, unique_names
+from .model import (
+    UncertainModel,
+    as_model,
+    common_dt,
+    interconnect,
+    stack,
+    static_model,
+    unique_names,
+)
 
 
 def _models(*xs):
@@ -121,21 +129,83 @@ def matmul(x, y):
     )
 
 
+def _geometric_scaling(d, sweeps=10):
+    """Powers of two ``(rows, cols)`` with ``d / rows / cols`` of entries near 1 in magnitude.
+
+    ``log2 |d_ij| ~ r_i + c_j`` is fitted over the nonzero entries by alternating
+    means (a least-squares fit), so a matrix ``D1 C D2`` with diagonal ``D1, D2`` of
+    any magnitudes becomes about ``C``.  Dividing by powers of two is exact.
+    """
+    nz = d != 0
+    logs = np.log2(np.abs(np.where(nz, d, 1.0)))
+    per_row = np.maximum(nz.sum(axis=1), 1)
+    per_col = np.maximum(nz.sum(axis=0), 1)
+    r = np.zeros(d.shape[0])
+    c = np.zeros(d.shape[1])
+    for _ in range(sweeps):
+        r = np.where(nz, logs - c[None, :], 0.0).sum(axis=1) / per_row
+        c = np.where(nz, logs - r[:, None], 0.0).sum(axis=0) / per_col
+    return np.exp2(np.round(r)), np.exp2(np.round(c))
+
+
+def _rank_factors(d):
+    """``(left, right)`` with ``d = left @ right`` in every entry and the fewest columns.
+
+    The rank is decided on ``d`` equilibrated by power-of-two row and column
+    scalings (:func:`_geometric_scaling`), which are exact and make the decision
+    free of units: ``diag(1e8, 1e-8)`` has rank 2, not 1.  The factors are
+    accepted only if they reproduce every entry of ``d`` to rounding relative to
+    that entry (a zero exactly); otherwise, or when the rank is full, ``None``:
+    the caller repeats the scalar along the shorter side, which is exact for
+    every entry.
+    """
+    p, q = d.shape
+    with np.errstate(over="ignore", under="ignore"):
+        rows, cols = _geometric_scaling(d)
+        e = d / rows[:, None] / cols[None, :]
+    if not (np.all(np.isfinite(e)) and np.all(np.isfinite(rows)) and np.all(np.isfinite(cols))):
+        return None
+    u, sv, _ = np.linalg.svd(e)
+    tol = max(p, q) * np.finfo(float).eps * sv[0]
+    k = int(np.sum(sv > tol))
+    if k >= min(p, q):
+        return None
+    # Two factorisations that depend on the range of e only (not on the signs LAPACK
+    # gives the singular vectors); the first exact in every entry is used.  e = Q (Q^H e)
+    # with Q the canonical orthonormal basis; d = b' d[piv] with b' the basis equal to I
+    # on pivot rows, which copies those rows of d (their zeros included) exactly.
+    basis = canonical_basis(u[:, :k])
+    piv, b = unit_basis(u[:, :k])
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for left, right in (
+            (rows[:, None] * basis, (basis.conj().T @ e) * cols[None, :]),
+            (rows[:, None] * b / rows[piv][None, :], d[piv]),
+        ):
+            err = np.abs(left @ right - d)
+            if np.all(err <= 16 * max(p, q) * np.finfo(float).eps * np.abs(d)):
+                return left, right
+    return None
+
+
 def _scalar_times(s: UncertainModel, m: UncertainModel):
     """``s * m`` for an uncertain 1x1 ``s``: the fewest repetitions of ``s``'s blocks."""
     p, q = m.shape
+    factors = None
     if not m._real.blocks and m.nstates == 0:
         # A constant matrix: factor it by rank so s enters rank(D) times.
         d = m._real.d
-        u, sv, vh = np.linalg.svd(d)
-        tol = max(d.shape) * np.finfo(float).eps * (sv[0] if sv.size else 0.0)
-        k = int(np.sum(sv > tol))
-        if k == 0:
-            return static_model(np.zeros((p, q)), dt=s.dt, is_system=s.is_system)
-        # d = Q (Q^H d) with Q the canonical basis of its range: the k channels of s do
-        # not depend on the signs LAPACK gives the singular vectors
-        q = canonical_basis(u[:, :k])
-        out = matmul(matmul(q, block_diag(*([s] * k))), q.conj().T @ d)
+        if not np.any(d):
+            return static_model(
+                np.zeros((p, q)),
+                dt=common_dt([s.dt, m.dt]),
+                is_system=s.is_system or m.is_system,
+            )
+        factors = _rank_factors(d) if d.size else None
+    if factors is not None:
+        left, right = factors
+        out = matmul(matmul(left, block_diag(*([s] * left.shape[1]))), right)
+        # the numpy factors carry neither m's sampling time nor its kind (a static system)
+        out = out._like(out._real, is_system=s.is_system or m.is_system, dt=common_dt([s.dt, m.dt]))
     elif p <= q:
         out = matmul(block_diag(*([s] * p)), m)
     else:

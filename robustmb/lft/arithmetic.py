@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 
 import control
+import numpy as np
 
 from ..errors import UncertainTypeError
 from . import algebra
@@ -45,10 +46,27 @@ def _check_proper(op, *xs):
 
 
 def negate(x):
-    """``-x``."""
+    """``-x``.
+
+    A python-control transfer function is negated by python-control: ``a - s``
+    is ``a + (-s)``, and the improper ``-s`` has no state-space realization
+    until it meets ``a``.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> s = control.tf("s")
+    >>> a = rmb.ureal("a", 2.0)
+    >>> G = (a - s) / (s + a)
+    >>> complex(G.nominal()(0.0))
+    (1+0j)
+    """
     rat = maybe_rational("neg", x, None)
     if rat is not None:
         return rat
+    if isinstance(x, control.TransferFunction):
+        return -x
     return algebra.negate(x)
 
 
@@ -73,11 +91,23 @@ def add(x, y):
     return algebra.add(x, y)
 
 
+def _is_rational(*xs):
+    """An uncertain rational among the operands: a number scales it in rational
+    arithmetic (``(c s) * 2 / s``), since the improper ``c s`` has no LFT yet."""
+    return any(isinstance(x, UncertainRational) for x in xs)
+
+
+def _number(x):
+    """A 0-d numpy array or scalar as a Python number (rational coefficients are numbers)."""
+    return x.item() if isinstance(x, np.ndarray | np.generic) and np.ndim(x) == 0 else x
+
+
 def matmul(x, y):
     """Matrix product / series connection ``x @ y`` (``y`` acts first)."""
-    if algebra.is_scalar_number(x) or algebra.is_scalar_number(y):
+    scalar = algebra.is_scalar_number(x) or algebra.is_scalar_number(y)
+    if scalar and not _is_rational(x, y):
         return algebra.matmul(x, y)
-    rat = maybe_rational("mul", x, y)
+    rat = maybe_rational("mul", _number(x), _number(y))
     if rat is not None:
         return rat
     _check_proper("matmul", x, y)
@@ -86,9 +116,10 @@ def matmul(x, y):
 
 def multiply(x, y):
     """``x * y``: matrix product, or entrywise scaling when one operand is 1x1."""
-    if algebra.is_scalar_number(x) or algebra.is_scalar_number(y):
+    scalar = algebra.is_scalar_number(x) or algebra.is_scalar_number(y)
+    if scalar and not _is_rational(x, y):
         return algebra.matmul(x, y)
-    rat = maybe_rational("mul", x, y)
+    rat = maybe_rational("mul", _number(x), _number(y))
     if rat is not None:
         return rat
     _check_proper("mul", x, y)
@@ -97,9 +128,9 @@ def multiply(x, y):
 
 def divide(x, y):
     """``x / y`` for a scalar or square ``y`` (``x @ inv(y)``; scalar ``y`` scales)."""
-    if algebra.is_scalar_number(y):
+    if algebra.is_scalar_number(y) and not (_is_rational(x) and y != 0):
         return algebra.divide(x, y)
-    rat = maybe_rational("div", x, y)
+    rat = maybe_rational("div", x, _number(y))
     if rat is not None:
         return rat
     if isinstance(y, control.TransferFunction):

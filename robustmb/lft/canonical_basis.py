@@ -50,6 +50,42 @@ def _pivot_rows(u):
     return np.array(chosen)
 
 
+def unit_basis(u):
+    """The basis of the range of ``u`` equal to the identity on ``r`` pivot rows.
+
+    Parameters
+    ----------
+    u : ndarray, shape (n, r)
+        Orthonormal columns (e.g. leading left singular vectors), ``0 < r <= n``.
+
+    Returns
+    -------
+    rows : ndarray of int, shape (r,)
+        The pivot rows, increasing.
+    b : ndarray, shape (n, r)
+        Columns spanning the range of ``u`` with ``b[rows] = I`` exactly; any
+        matrix ``d`` whose range it is then satisfies ``d = b @ d[rows]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 0.0]])
+    >>> u = np.linalg.svd(d)[0][:, :1]
+    >>> rows, b = unit_basis(u)
+    >>> rows.tolist(), b.ravel().tolist()
+    ([1], [0.5, 1.0, 0.0])
+    """
+    r = u.shape[1]
+    rows = np.sort(_pivot_rows(u))
+    b = np.linalg.solve(u[rows].T, u.T).T
+    # exact where it is exact in theory: the identity rows, and zeros for rounding noise
+    # (a noise column later normalised by the reduction's rank test would pass for a
+    # direction)
+    b[np.abs(b) <= _NOISE * np.abs(b).max()] = 0.0
+    b[rows] = np.eye(r)
+    return rows, b
+
+
 def canonical_basis(u):
     """The canonical orthonormal basis of the range of ``u`` (orthonormal columns).
 
@@ -77,14 +113,8 @@ def canonical_basis(u):
     n, r = u.shape
     if r == 0 or n == 0:
         return u
-    rows = np.sort(_pivot_rows(u))
-    # 2. the basis equal to the identity on those rows
-    b = np.linalg.solve(u[rows].T, u.T).T
-    # exact where it is exact in theory: the identity rows, and zeros for rounding noise
-    # (a noise column later normalised by the reduction's rank test would pass for a
-    # direction)
-    b[np.abs(b) <= _NOISE * np.abs(b).max()] = 0.0
-    b[rows] = np.eye(r)
+    # 1.-2. the basis equal to the identity on the pivot rows
+    _, b = unit_basis(u)
     # 3. its QR factor with a real positive diagonal of R
     q, rr = np.linalg.qr(b)
     d = np.diag(rr)

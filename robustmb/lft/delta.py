@@ -13,12 +13,20 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import IllPosedError, SignalError, UncertainElementError
+from ..errors import ArgumentError, IllPosedError, SignalError, UncertainElementError
 from . import realization as rz
 
 
 def normalized_block(el, reps, value):
     """``I_reps kron delta`` for a static physical value of ``el``."""
+    if isinstance(value, bool | np.bool_) or (
+        isinstance(value, np.ndarray) and value.dtype == bool
+    ):
+        # True would pass for 1.0: a flag given for a value is a mistake, not a number.
+        raise ArgumentError(
+            f"usubs: the value for uncertain element '{el.name}' is the boolean {value!r}, "
+            "not a number"
+        )
     if el.kind in ("real", "complex"):
         if isinstance(value, str | bytes) or (
             not isinstance(value, numbers.Number)

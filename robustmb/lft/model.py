@@ -14,13 +14,23 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import DimensionError, SignalError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, SignalError, UncertainTypeError
 from . import realization as rz
 from .arguments import sample_time
 from .elements import UncertainElement
 from .realization import Realization, make_realization
 
 _counter = itertools.count()
+
+
+class _KeepSampleTime:
+    """Default ``dt`` of :func:`uss`: one system's own sampling time, 0 for ``(A, B, C, D)``."""
+
+    def __repr__(self):
+        return "<the system's own>"
+
+
+_KEEP = _KeepSampleTime()
 
 # Attributes python-control reads from a system: looked up on an uncertain one, they
 # raise an AttributeError saying what to pass instead.
@@ -440,6 +450,8 @@ def umat(data) -> UncertainMatrix:
     data : array_like
         A 2-D nested list (or a scalar / 1-D row) whose entries are numbers,
         uncertain elements or uncertain 1x1 (or conformable block) objects.
+        An uncertain matrix gives a new object sharing its data (renaming it
+        leaves ``data`` unchanged).
 
     Returns
     -------
@@ -454,13 +466,48 @@ def umat(data) -> UncertainMatrix:
     >>> X.shape, X.blocks
     ((2, 2), {'a': 2, 'b': 4})
     """
+    return _umat(data, "umat()")
+
+
+def _dynamic_entry(what, where, x):
+    """The error for a dynamic object (an ultidyn, a system) given where a matrix goes."""
+    if isinstance(x, UncertainElement):
+        desc = f"the ultidyn '{x.name}'"
+    else:
+        desc = f"the {type(x).__name__} {getattr(x, 'name', '')!r}".replace(" ''", "")
+    return UncertainTypeError(
+        f"{what}: {desc}{where} is a dynamic system, and matrix entries must be static. "
+        "Dynamic elements enter a model through arithmetic (e.g. G * (1 + W * d)) or through "
+        "the input/output connections of an interconnection (connect, feedback, lft_upper)"
+    )
+
+
+def _static_entry(e, what, i, j):
+    """The model of entry ``(i, j)`` of a matrix, refusing non-finite and dynamic entries."""
+    if isinstance(e, float | complex | np.inexact) and not np.isfinite(e):
+        raise DimensionError(f"{what}: entry ({i}, {j}) is {e!r}, not a finite number")
+    m = as_model(e)
+    if m.is_system:
+        raise _dynamic_entry(what, f" in entry ({i}, {j})", e)
+    return m
+
+
+def _umat(data, what):
+    """:func:`umat`, with errors that name the matrix as ``what``."""
     if isinstance(data, UncertainModel):
         if data.is_system:
-            raise UncertainTypeError("umat() takes a static object; this one is a system")
-        return data
+            raise UncertainTypeError(f"{what} takes a static object; this one is a system")
+        # A new object sharing the (immutable) realization: renaming it leaves data alone.
+        return UncertainMatrix(
+            data._real,
+            dt=data.dt,
+            input_names=data.input_names,
+            output_names=data.output_names,
+            name=data.name,
+        )
     if isinstance(data, UncertainElement):
         if data.kind == "ltidyn":
-            raise UncertainTypeError(f"ultidyn '{data.name}' is dynamic; use uss()")
+            raise _dynamic_entry(what, "", data)
         return as_model(data)
     if isinstance(data, np.ndarray) and data.dtype != object:
         return static_model(data)
@@ -468,48 +515,58 @@ def umat(data) -> UncertainMatrix:
         return static_model(data)
     rows = list(data) if isinstance(data, list | tuple | np.ndarray) else None
     if rows is None:
-        raise UncertainTypeError(f"umat() cannot convert {type(data).__name__}")
+        raise UncertainTypeError(f"{what} cannot convert {type(data).__name__}")
     if not rows:
-        raise DimensionError("umat() needs at least one row")
+        raise DimensionError(f"{what} needs at least one row")
     if not isinstance(rows[0], list | tuple | np.ndarray):
         rows = [rows]
-    _check_rectangular(rows)
+    _check_rectangular(rows, what)
     if all(isinstance(e, numbers.Number) for r in rows for e in r):
         return static_model(np.array(rows))
-    out = stack([stack([as_model(e) for e in r], "h") for r in rows], "v")
-    if out.is_system:
-        raise UncertainTypeError("umat() entries must be static; use uss() for systems")
-    return out
+    return stack(
+        [
+            stack([_static_entry(e, what, i, j) for j, e in enumerate(r)], "h")
+            for i, r in enumerate(rows)
+        ],
+        "v",
+    )
 
 
-def _check_rectangular(rows):
+def _check_rectangular(rows, what="umat()"):
     """Refuse ragged nested lists with the row at fault (numpy's message names none)."""
     lengths = [len(r) if isinstance(r, list | tuple | np.ndarray) else None for r in rows]
     if None in lengths:
         i = lengths.index(None)
         raise DimensionError(
-            f"umat(): row {i} is {rows[i]!r}, not a list; give a 2-D nested list of entries"
+            f"{what}: row {i} is {rows[i]!r}, not a list; give a 2-D nested list of entries"
         )
     for i, n in enumerate(lengths):
         if n != lengths[0]:
             raise DimensionError(
-                f"umat(): ragged rows, row {i} has {n} entries but row 0 has {lengths[0]}"
+                f"{what}: ragged rows, row {i} has {n} entries but row 0 has {lengths[0]}"
             )
 
 
-def uss(*args, dt=0):
+def uss(*args, dt=_KEEP):
     """Uncertain state-space system.
 
     ``uss(A, B, C, D)`` with entries that may be uncertain, or ``uss(sys)`` from
-    a python-control ``StateSpace``/``TransferFunction`` or an uncertain matrix
-    (a static system).
+    a python-control ``StateSpace``/``TransferFunction``, an uncertain matrix
+    (a static system) or an uncertain system.  ``uss(sys)`` of an uncertain
+    object returns a new object sharing its data (as MATLAB's ``uss`` and
+    ``control.ss`` do): renaming it or its signals leaves ``sys`` unchanged.
 
     Parameters
     ----------
     A, B, C, D : array_like
         State-space matrices; entries may be numbers, elements or expressions.
     dt : float, optional
-        Sampling time (0 = continuous), used with four matrices.
+        Sampling time (0 = continuous, ``None`` = unspecified).  With four
+        matrices it defaults to 0.  With one system it defaults to the
+        system's own sampling time; a given ``dt`` is applied to an object
+        without one (a matrix, a constant) and must equal the sampling time of
+        a system that has one (a system is not resampled: use
+        ``control.sample_system`` first), otherwise ``ArgumentError``.
 
     Returns
     -------
@@ -528,20 +585,31 @@ def uss(*args, dt=0):
     >>> (k / (s + a)).blocks
     {'k': 1, 'a': 1}
     """
-    dt = sample_time(dt, "uss")
     if len(args) == 1:
-        x = args[0]
-        if isinstance(x, UncertainSystem):
-            return x
-        m = as_model(x)
-        if m.is_system:
-            return m
+        m = as_model(args[0])
+        if dt is not _KEEP:
+            dt = sample_time(dt, "uss")
+            if not (m.dt is None or dt is None or m.dt == dt):
+                raise ArgumentError(
+                    f"uss: dt={dt!r} differs from the sampling time {m.dt!r} of {m.name!r}; "
+                    "a system is not resampled (discretise it with control.sample_system first)"
+                )
+        new_dt = m.dt if dt is _KEEP or dt is None else dt
+        # A new object sharing the (immutable) realization: renaming it leaves the input alone.
         return UncertainSystem(
-            m._real, dt=None, input_names=m.input_names, output_names=m.output_names, name=m.name
+            m._real,
+            dt=new_dt,
+            input_names=m.input_names,
+            output_names=m.output_names,
+            name=m.name,
         )
+    dt = 0 if dt is _KEEP else sample_time(dt, "uss")
     if len(args) != 4:
         raise UncertainTypeError("uss() takes (A, B, C, D) or a single system")
-    mats = [umat(m) if not _is_empty(m) else None for m in args]
+    mats = [
+        _umat(m, f"uss(): matrix {nm}") if not _is_empty(m) else None
+        for nm, m in zip("ABCD", args, strict=True)
+    ]
     nx = _state_count(args, mats)
     sizes = {}
     for nm, m, (r_exp, c_exp) in zip(

@@ -134,7 +134,10 @@ def _usubs(self, values):
     values : dict
         ``{name: value}`` in physical units: a number for ``ureal`` and
         ``ucomplex``; a matrix or python-control system for ``ultidyn``;
-        or an uncertain object, which is substituted as an LFT.
+        or an uncertain object, which is substituted as an LFT.  As in
+        MATLAB, values outside an element's range (or an ``ultidyn`` value
+        beyond its bound) are accepted and evaluated exactly; a boolean is
+        refused (``ArgumentError``).
 
     Returns
     -------
@@ -152,6 +155,8 @@ def _usubs(self, values):
     array([[2.]])
     >>> X.usubs({"a": 0.0}).blocks
     {'b': 1}
+    >>> X.usubs({"a": 10.0, "b": 1.5})  # outside a's default range [0, 2]: still exact
+    array([[11.5]])
     """
     return substitution.usubs(self, values)
 

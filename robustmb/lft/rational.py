@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import UncertainTypeError
 from .algebra import inv
 from .elements import UncertainElement
-from .model import UncertainModel, as_model, static_model, uss
+from .model import UncertainModel, as_model, common_dt, static_model, uss
 from .simplify import simplify
 
 
@@ -118,10 +118,11 @@ class UncertainRational:
             n1, n2, gain = self.num, other.num, self.gain
         else:
             n1, n2, gain = self._expanded_num(), other._expanded_num(), 1.0
+        dt = common_dt([self.dt, other.dt])
         if _numeric(self.den) and _numeric(other.den) and np.array_equal(self.den, other.den):
-            return UncertainRational(_padd(n1, n2), self.den, self.dt, gain)
+            return UncertainRational(_padd(n1, n2), self.den, dt, gain)
         num = _padd(_pmul(n1, other.den), _pmul(n2, self.den))
-        return UncertainRational(num, _pmul(self.den, other.den), self.dt, gain)
+        return UncertainRational(num, _pmul(self.den, other.den), dt, gain)
 
     def _mul(self, other):
         if self._unit_gain:
@@ -130,9 +131,8 @@ class UncertainRational:
             gain = self.gain
         else:
             gain = self.gain * other.gain
-        return UncertainRational(
-            _pmul(self.num, other.num), _pmul(self.den, other.den), self.dt, gain
-        )
+        dt = common_dt([self.dt, other.dt])
+        return UncertainRational(_pmul(self.num, other.num), _pmul(self.den, other.den), dt, gain)
 
     def _inv(self):
         gain = self.gain if self._unit_gain else 1.0 / self.gain
@@ -157,7 +157,8 @@ class UncertainRational:
         bn = b[n]
         if n == 0:
             m = static_model([[bn]]) if isinstance(bn, numbers.Number) else bn
-            return uss(m if self._unit_gain else self.gain * m)
+            # A constant: the sampling time of the transfer functions it came from is kept.
+            return uss(m if self._unit_gain else self.gain * m, dt=self.dt)
         amat = [[0.0] * n for _ in range(n)]
         for i in range(n):
             amat[i][0] = -a[n - 1 - i]
@@ -218,8 +219,9 @@ def maybe_rational(op, x, y):
         return None
     if not ({kx, ky} & {"rat", "unc"}):
         return None
-    dts = [v.dt for v in (x, y) if isinstance(v, UncertainRational | control.TransferFunction)]
-    dt = dts[0]
+    # Every operand's sampling time, the uncertain scalar's included: a mismatch raises
+    # as python-control does, rather than one operand's dt silently taking over.
+    dt = common_dt([getattr(v, "dt", None) for v in (x, y)])
     rx, ry = UncertainRational.from_operand(x, dt), UncertainRational.from_operand(y, dt)
     if op == "add":
         return _settle(rx._add(ry))

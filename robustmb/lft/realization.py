@@ -244,8 +244,35 @@ def singular_loop(gain, components=None):
     return None
 
 
-def loop_inverse(gain, names, what="interconnection"):
-    """Inverse of the loop matrix ``I - gain``, with an error naming the loop's signals."""
+def centre_values(blocks, limit=6):
+    """``"k = 1.0, d = 0"``: the value of each element at which an LFT's Delta is zero.
+
+    An LFT is built about these values, so its interconnections must be well posed there.
+
+    Examples
+    --------
+    >>> from robustmb.lft.elements import ureal
+    >>> centre_values({"k": (ureal("k", 0.5, range=(0.0, 2.0)), 1)})
+    'k = 1.0'
+    """
+    parts = []
+    for name, (el, _) in list(blocks.items())[:limit]:
+        if el.kind == "real":
+            value = el.center
+        elif el.kind == "complex":
+            value = el.nominal
+        else:
+            value = 0  # a full block (ultidyn, matrix realp) is zero at its centre
+        parts.append(f"{name} = {value!r}")
+    more = len(blocks) - limit
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
+def loop_inverse(gain, names, what="interconnection", where=""):
+    """Inverse of the loop matrix ``I - gain``, with an error naming the loop's signals.
+
+    ``where`` completes the error's "is ill-posed" (e.g. at which element values).
+    """
     n = gain.shape[0]
     if n == 0:
         return np.eye(0, dtype=gain.dtype)
@@ -257,7 +284,7 @@ def loop_inverse(gain, names, what="interconnection"):
     if bad is not None:
         signals = [names[i] for i in bad] if names is not None else []
         raise IllPosedError(
-            f"the {what} is ill-posed: its algebraic loop through "
+            f"the {what} is ill-posed{where}: its algebraic loop through "
             f"{', '.join(map(str, signals)) or 'the connected signals'} has no unique solution"
         )
     # Invert the balanced loop and undo the similarity: accurate for badly scaled loops.
@@ -290,7 +317,11 @@ def close(real: Realization, rin, fb, lout, dvo=None, *, loop_names=None) -> Rea
         ycx, ydw, ydv = cy, dyw, dyu @ rin
     else:
         fb = np.asarray(fb)
-        q = loop_inverse(dyu @ fb, loop_names)
+        # The loop is that of the LFT at Delta = 0, i.e. at the centres of the ranges.
+        where = ""
+        if real.blocks:
+            where = f" at the centre of the ranges ({centre_values(real.blocks)})"
+        q = loop_inverse(dyu @ fb, loop_names, where=where)
         # y = q (Cy x + Dyw w + Dyu rin v)
         ycx, ydw, ydv = q @ cy, q @ dyw, q @ (dyu @ rin)
         cu, dwu, dvu = fb @ ycx, fb @ ydw, rin + fb @ ydv

@@ -86,3 +86,26 @@ def test_rescaling_a_loop_changes_nothing(e, g, loop):
     out = rmb.feedback(rmb.umat([[10.0**e * g]]), rmb.umat([[10.0**-e * k]]), sign=+1)
     ref = 10.0**e * g / (1.0 - g * k)
     assert float(out.nominal()[0, 0]) == pytest.approx(ref, rel=1e-12)
+
+
+def test_loop_singular_at_the_centre_of_the_ranges_says_so():
+    # k in [0, 2] (nominal 0.5): the LFT is built about the centre k = 1, where the
+    # positive loop 1 - k is singular; the message names that value
+    k = rmb.ureal("k", 0.5, range=(0.0, 2.0))
+    with pytest.raises(IllPosedError, match=r"at the centre of the ranges \(k = 1\.0\)"):
+        rmb.feedback(k, 1.0, sign=+1)
+    m = rmb.ureal("m", 3.0, range=(2.0, 4.0))
+    with pytest.raises(IllPosedError, match=r"centre of the ranges \(k = 1\.0, m = 3\.0\)"):
+        rmb.feedback(k * rmb.umat([[1.0]]) + 0 * m, 1.0, sign=+1)
+    # without uncertain elements the loop is singular everywhere: no centre to name
+    with pytest.raises(IllPosedError) as info:
+        rmb.feedback(rmb.umat([[1.0]]), 1.0, sign=+1)
+    assert "centre" not in str(info.value)
+
+
+def test_loop_with_a_regular_centre_is_built_and_exact():
+    # k in [0, 1.5]: centre 0.75, loop 1 - k regular there; y = k / (1 - k) u
+    k = rmb.ureal("k", 0.5, range=(0.0, 1.5))
+    out = rmb.feedback(k, 1.0, sign=+1)
+    for v in (0.0, 0.5, 0.9, 1.5):
+        assert float(out.usubs({"k": v})[0, 0]) == pytest.approx(v / (1.0 - v), rel=1e-12)
