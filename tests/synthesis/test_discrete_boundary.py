@@ -93,6 +93,28 @@ def test_musyn_discrete_plant_certificate_bounds_the_unit_circle_mu():
     assert res.certificate.upper >= gains.max() * (1 - 1e-9)
 
 
+def test_musyn_discrete_plant_with_a_pole_at_minus_one():
+    # designed on P(-z) (the bilinear map is singular at z = -1), certified on P itself
+    dt = 0.1
+    G0 = control.ss([[-1.0, 0.0], [0.0, 0.9]], [[1.0], [1.0]], [[0.3, 0.5]], [[0.0]], dt)
+    W0 = control.sample_system(control.ss(control.tf([0.5, 0.5], [1.0, 0.01])), dt)
+    d = rmb.ultidyn("d", (1, 1), bound=0.3)
+    P = rmb.vstack(rmb.uss(W0), 1.0) * rmb.hstack(1.0, -rmb.uss(G0) * (1 + d))
+    res = rmb.musyn(P, 1, 1, max_iter=1)
+    K = res.controller
+    assert K.dt == dt
+    assert np.max(np.abs(control.poles(control.feedback(G0 * K, 1)))) < 1
+    _, z = _circle()
+    g, wgt, k = (_response(s, z)[:, 0, 0] for s in (G0, W0, K))
+    S = 1.0 / (1.0 + g * k)
+    N = np.stack(
+        [np.stack([-0.3 * k * S * g, 0.3 * k * S], -1), np.stack([-wgt * S * g, wgt * S], -1)],
+        axis=1,
+    )
+    mu_peak = _mu_peak_two_scalar_blocks(N)
+    assert mu_peak * (1 - 1e-9) <= res.mu <= mu_peak * 1.02
+
+
 def _zm_plant(pole):
     A = np.array([[pole, 0.0], [0.0, 0.5]])
     B = np.array([[1.0, 1.0], [1.0, 0.5]])
