@@ -7,28 +7,13 @@ The generalised plant is python-control's ``augw`` (``z = [W1 e; W2 u; W3 G u]``
 from __future__ import annotations
 
 import control
-import numpy as np
 
 from robustmb.errors import DimensionError
 
+from .arguments import as_system, common_sampling_time
 from .hinfsyn import hinfsyn
 
 __all__ = ["mixsyn"]
-
-
-def _weight(W, name):
-    if W is None:
-        return None
-    if isinstance(W, control.TransferFunction):
-        for i in range(W.noutputs):
-            for j in range(W.ninputs):
-                num, den = np.trim_zeros(W.num[i][j], "f"), np.trim_zeros(W.den[i][j], "f")
-                if len(num) > len(den):
-                    raise DimensionError(f"weight {name} is not proper (entry {i},{j})")
-        return control.ss(W)
-    if isinstance(W, control.StateSpace):
-        return W
-    return control.ss([], [], [], np.atleast_2d(np.asarray(W, float)))
 
 
 def mixsyn(G, W1=None, W2=None, W3=None, **options):
@@ -36,10 +21,15 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
 
     Parameters
     ----------
-    G : control.StateSpace or control.TransferFunction
-        Plant.
-    W1, W2, W3 : LTI, array_like or None
-        Weights on the sensitivity ``S``, on ``K S`` and on ``T``; each must be proper.
+    G : control.StateSpace, control.TransferFunction or array_like
+        Plant (a matrix is a static gain), continuous or discrete time.  An uncertain
+        system is refused: use :func:`robustmb.musyn` for a robust design, or
+        ``G.nominal()`` for a nominal one.
+    W1, W2, W3 : LTI, number, array_like or None
+        Weights on the sensitivity ``S``, on ``K S`` and on ``T``; each must be proper and
+        have ``G``'s sampling time (a static gain fits any).  ``W1`` and ``W3`` take
+        ``G``'s outputs as inputs, ``W2`` its inputs; a number or a single-input
+        single-output weight is applied to every channel (``W I``).
     **options
         Passed to :func:`hinfsyn` (``method``, ``rtol``, ...).
 
@@ -47,6 +37,16 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
     -------
     HinfsynResult
         As :func:`hinfsyn`; ``.closed_loop`` maps ``w`` to ``[W1 S; W2 K S; W3 T] w``.
+
+    Raises
+    ------
+    UncertainTypeError
+        For an uncertain ``G`` or weight.
+    DimensionError
+        For no weight, an improper weight, or a weight whose inputs do not fit ``G``.
+    ArgumentError
+        For a weight with another sampling time than ``G``, or an argument that is
+        neither a system nor a gain.
 
     Examples
     --------
@@ -58,10 +58,23 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
     >>> round(float(res.gamma_opt), 3)
     0.923
     """
-    if isinstance(G, control.TransferFunction):
-        G = control.ss(G)
-    w = [_weight(W, nm) for W, nm in ((W1, "W1"), (W2, "W2"), (W3, "W3"))]
-    if all(x is None for x in w):
+    G = as_system(G, "G", "mixsyn")
+    sizes = {"W1": G.noutputs, "W2": G.ninputs, "W3": G.noutputs}
+    w = {}
+    for name, W in (("W1", W1), ("W2", W2), ("W3", W3)):
+        if W is None:
+            w[name] = None
+            continue
+        W = as_system(W, name, "mixsyn", size=sizes[name])
+        if W.ninputs != sizes[name] and (W.ninputs, W.noutputs) != (1, 1):
+            what = "outputs" if name != "W2" else "inputs"
+            raise DimensionError(
+                f"mixsyn: {name} must have G's {sizes[name]} {what} as inputs (or be a "
+                f"single-input single-output weight); it is {W.noutputs}x{W.ninputs}"
+            )
+        w[name] = W
+    if all(x is None for x in w.values()):
         raise DimensionError("mixsyn needs at least one of the weights W1, W2, W3")
-    P = control.augw(G, *w)
+    common_sampling_time("mixsyn", G, **w)
+    P = control.augw(G, w["W1"], w["W2"], w["W3"])
     return hinfsyn(P, G.noutputs, G.ninputs, **options)

@@ -30,6 +30,10 @@ reduced one is what is selected and certified.  The returned controller is the o
 the smallest grid peak; its ``.mu`` is the certified peak over the whole frequency axis
 (:func:`robustmb.analysis.mu_sweep.certified_mu_peak`), and ``.certificate`` the
 :func:`robustmb.wcgain` result of the uncertain closed loop.
+
+A discrete-time plant is designed on its bilinear continuous-time equivalent (mu is kept
+pointwise under the frequency map ``nu = tan(w dt / 2)``), and the discrete closed loop
+with the mapped-back controller is what is certified, over the unit circle.
 """
 
 from __future__ import annotations
@@ -54,7 +58,16 @@ from robustmb.lft import lft_lower, lftdata, simplify
 from robustmb.lft.arguments import frequencies
 
 from .hinfsyn import hinfsyn
-from .plant import closed_loop, partition_plant
+from .plant import (
+    as_controller,
+    closed_loop,
+    controller_from_continuous,
+    flip_controller,
+    flip_plant,
+    nyquist_flip,
+    partition_plant,
+    to_continuous,
+)
 from .scaling_fit import (
     _balanced,
     _inverse,
@@ -334,8 +347,11 @@ def _is_count(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk):
+def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk, mixed_mu, full_dg):
     """Argument errors found before any synthesis runs."""
+    for value, name in ((mixed_mu, "mixed_mu"), (full_dg, "full_dg")):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ArgumentError(f"musyn: {name} must be True or False; got {value!r}")
     if not _is_count(max_iter) or max_iter < 1:
         raise ArgumentError(f"musyn: max_iter must be an integer >= 1; got {max_iter!r}")
     if not _is_count(max_order) or max_order < 0:
@@ -349,6 +365,42 @@ def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk):
             f"musyn: P is a {type(P).__name__} without uncertain elements: give an "
             "uncertain system, or the Delta channels' structure with blk"
         )
+    if blk is not None and uncertain:
+        raise ArgumentError(
+            "musyn: blk is given with an uncertain P, whose uncertain elements already "
+            "define the structure: drop blk, or pass the Delta-channel model M of "
+            "rmb.lftdata(P) with blk"
+        )
+    if blk is not None:
+        ok = isinstance(blk, (list, tuple)) and len(blk) > 0
+        for b in blk if ok else ():
+            if not (
+                isinstance(b, (list, tuple))
+                and len(b) == 2
+                and all(_is_count(x) for x in b)
+                and b[0] != 0
+                and (b[1] >= 0 if b[0] > 0 else b[1] == 0)
+            ):
+                ok = False
+        if not ok:
+            raise ArgumentError(
+                "musyn: blk must be a nonempty list of integer pairs (-r, 0) real, (r, 0) "
+                f"complex repeated scalar or (r, c) full block; got {blk!r}"
+            )
+
+
+def _discrete_grid(omega, dt, flip):
+    """Frequencies (rad/s) of a discrete plant mapped to its bilinear equivalent:
+    ``nu = |tan(theta / 2)|`` with ``theta = w dt`` (plus ``pi`` for the flipped plant
+    ``P(-z)``); points mapped to infinity are dropped."""
+    if np.any(omega > np.pi / dt * (1 + 1e-12)):
+        raise ArgumentError(
+            f"musyn: omega has a frequency above the Nyquist frequency pi/dt = {np.pi / dt:g} "
+            "rad/s of the discrete plant"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nu = np.abs(np.tan((omega * dt + (np.pi if flip else 0.0)) / 2))
+    return np.unique(nu[np.isfinite(nu) & (nu < 1e12)])
 
 
 def musyn(
@@ -370,15 +422,16 @@ def musyn(
     Parameters
     ----------
     P : uncertain system
-        Plant with uncertain elements; its last ``nmeas`` outputs are measurements and
-        last ``ncon`` inputs are controls.  Alternatively a ``control.StateSpace`` ``M``
-        with the Delta channels first, together with ``blk`` (uncertainty blocks only,
-        MATLAB ``mussv`` convention: ``(-r, 0)`` real, ``(r, 0)`` complex repeated
-        scalar, ``(r, c)`` full block).
+        Plant with uncertain elements, continuous or discrete time; its last ``nmeas``
+        outputs are measurements and last ``ncon`` inputs are controls.  Alternatively a
+        ``control.StateSpace`` ``M`` with the Delta channels first, together with ``blk``
+        (uncertainty blocks only, MATLAB ``mussv`` convention: ``(-r, 0)`` real,
+        ``(r, 0)`` complex repeated scalar, ``(r, c)`` full block).
     nmeas, ncon : int
     omega : array_like, optional
-        Frequency grid of the D-step, finite and >= 0 (default: 60 points around the
-        plant's poles).
+        Frequency grid of the D-step in rad/s, finite and >= 0, in discrete time at most
+        the Nyquist frequency ``pi / dt`` (default: 60 points around the poles of the
+        plant, of its bilinear equivalent in discrete time).
     max_iter : int
         Number of D-K iterations, at least 1.
     max_order : int
@@ -394,10 +447,11 @@ def musyn(
         reduced controller of each iteration is evaluated on the uncertain loop, the best
         one is returned, and ``.mu`` / ``.certificate`` certify that reduced controller.
     mixed_mu : bool
-        Treat real parameters as real (MATLAB's ``MixedMU``): the mu-step computes the
-        mixed mu upper bound with D and G scalings, and both are fitted and absorbed in
-        the K-step (D,G-K iteration).  With ``False`` real parameters are complexified
-        (plain D-K; valid but conservative, and so is the returned ``.mu``).
+        (``True`` or ``False``.)  Treat real parameters as real (MATLAB's ``MixedMU``):
+        the mu-step computes the mixed mu upper bound with D and G scalings, and both are
+        fitted and absorbed in the K-step (D,G-K iteration).  With ``False`` real
+        parameters are complexified (plain D-K; valid but conservative, and so is the
+        returned ``.mu``).
     full_dg : bool
         Full (``r x r``) D scalings for repeated scalar blocks (MATLAB's ``FullDG``);
         with ``False`` one scalar per block.
@@ -410,6 +464,14 @@ def musyn(
     ``sigma_max((D N D^-1 / beta - j G)(I + G^2)^(-1/2))``, the mixed-mu certificate.
     Every reported mu (``history``, ``.mu``) is computed afresh on the closed loop.
 
+    A discrete-time plant is designed on its bilinear continuous-time equivalent
+    (``z = (1 + s) / (1 - s)``, which keeps mu at corresponding frequencies, so the D-K
+    iteration's grid peaks and norms are the discrete ones), on ``P(-z)`` when it has a
+    pole at or near ``z = -1`` (:func:`.plant.flip_plant`); the controller is mapped back
+    to the plant's sampling time, and ``.mu`` and ``.certificate`` certify the discrete
+    closed loop over the unit circle.  The grid peaks in ``history`` are at the mapped
+    frequencies.
+
     Returns
     -------
     MusynResult
@@ -418,8 +480,10 @@ def musyn(
     ------
     ArgumentError
         For ``max_iter`` below 1, ``max_order`` below 0, non-integer ``nmeas`` / ``ncon``,
-        an ``omega`` that is not a grid of finite frequencies >= 0, or a plain system
-        without ``blk`` (checked before any synthesis).
+        an ``omega`` that is not a grid of finite frequencies >= 0 (at most ``pi / dt`` in
+        discrete time), ``mixed_mu`` or ``full_dg`` not a bool, a plain system without
+        ``blk``, an uncertain ``P`` with ``blk``, or a ``blk`` that is not a list of
+        integer pairs (checked before any synthesis).
     DimensionError
         For channel counts or ``blk`` that do not fit the plant.
 
@@ -437,7 +501,7 @@ def musyn(
     >>> bool(res.history[1]["mu_peak"] < res.history[0]["mu_peak"] and res.mu < 1)
     True
     """
-    _check_arguments(P, nmeas, ncon, max_iter, max_order, blk)
+    _check_arguments(P, nmeas, ncon, max_iter, max_order, blk, mixed_mu, full_dg)
     uncertain = blk is None
     if uncertain:
         M, blocks = lftdata(simplify(P))
@@ -469,12 +533,25 @@ def musyn(
     rp_blk, info = _rp_structure(blocks, nw, nz, mixed_mu)
     mixed = any(kind == "real" for kind, _, _ in info)
     step = "DG-K" if mixed else "D-K"
+    full = partition_plant(M, nmeas, ncon)
+    # A discrete plant: the D-K iteration runs on its bilinear continuous equivalent
+    # (z = (1 + s) / (1 - s); mu is kept pointwise under the frequency map, every
+    # H-infinity norm too), on P(-z) for a pole at or near z = -1; the controller is mapped
+    # back and the discrete loop certified.
+    discrete = full.dt > 0
+    flip = discrete and full.A.shape[0] > 0 and nyquist_flip(full)
+    if discrete:
+        M = (to_continuous(flip_plant(full) if flip else full)).statespace()
+    work = partition_plant(M, nmeas, ncon) if discrete else full
+    omega = frequencies(omega, "musyn")
+    if omega is not None and discrete:
+        omega = _discrete_grid(omega, full.dt, flip)
+        if omega.size == 0:
+            omega = None
     if omega is None:
         poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
         poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
         omega = np.logspace(np.log10(poles.min()) - 2, np.log10(poles.max()) + 2, 60)
-    omega = frequencies(omega, "musyn")
-    full = partition_plant(M, nmeas, ncon)
     if controller_order is not None and (
         not isinstance(controller_order, (int, np.integer)) or controller_order < 0
     ):
@@ -500,7 +577,7 @@ def musyn(
         K = syn.controller
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
-        N = _separated(closed_loop(full, (K.A, K.B, K.C, K.D)))
+        N = _separated(closed_loop(work, (K.A, K.B, K.C, K.D)))
         Nw = freqresp(N, omega)
         res = mussv(Nw, rp_blk, lower=False)
         peak = float(np.max(res.upper))
@@ -518,7 +595,7 @@ def musyn(
         cand, cand_peak, cand_N = K, peak, N
         if controller_order is not None:
             cand = reduce_controller(K, controller_order)
-            cand_N = _separated(closed_loop(full, (cand.A, cand.B, cand.C, cand.D)))
+            cand_N = _separated(closed_loop(work, (cand.A, cand.B, cand.C, cand.D)))
             stable = cand_N.nstates == 0 or np.max(np.linalg.eigvals(cand_N.A).real) < 0
             cand_peak = (
                 float(np.max(mussv(freqresp(cand_N, omega), rp_blk, lower=False).upper))
@@ -586,10 +663,16 @@ def musyn(
             f"{max_iter} iterations stabilises the nominal loop (raise the order)"
         )
     peak, K, N = best
+    if discrete:
+        Kd = controller_from_continuous((K.A, K.B, K.C, K.D))
+        Kd = flip_controller(Kd) if flip else Kd
+        K = as_controller(Kd, full.controller_dt)
+        N = closed_loop(full, Kd)  # the discrete loop with the plant as given
     bar.start("certification")
-    # Whole-axis certificate; a level 1 % above the grid peak keeps the interval cover
-    # short.  When the cover cannot be closed, .mu is inf (the grid peaks stay in history).
-    cert_mu = certified_mu_peak((N.A, N.B, N.C, N.D), rp_blk, lower=False, rel_gap=1e-2)
+    # Whole-axis certificate (the unit circle in discrete time); a level 1 % above the grid
+    # peak keeps the interval cover short.  When the cover cannot be closed, .mu is inf
+    # (the grid peaks stay in history).
+    cert_mu = certified_mu_peak((N.A, N.B, N.C, N.D), rp_blk, dt=full.dt, lower=False, rel_gap=1e-2)
     certificate = None
     if uncertain:
         certificate = wcgain(lft_lower(P, K))

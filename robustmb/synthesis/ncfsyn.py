@@ -20,7 +20,12 @@ A discrete-time shaped plant is mapped to continuous time by the bilinear map
 ``z = (1 + s) / (1 - s)`` (:func:`.plant.to_continuous`), which preserves the frequency
 response up to a frequency warping, hence every H-infinity norm and so ``gamma_min`` and
 the level of any controller; the controller is mapped back and re-verified in discrete
-time.
+time.  A pole at (or near) ``z = -1``, where that map is singular, is handled by designing
+on ``Gs(-z)`` and flipping the controller back (:func:`.plant.flip_plant`).
+
+``gamma`` and ``margin`` are the optimal levels of the shaped plant; the returned
+controller, designed at ``gamma (1 + tol)``, achieves ``gamma_achieved`` and
+``margin_achieved = 1 / gamma_achieved``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,16 @@ from robustmb.analysis import hinfnorm
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
-from .plant import Plant, closed_loop, controller_from_continuous, to_continuous
+from .arguments import as_system, common_sampling_time
+from .plant import (
+    Plant,
+    closed_loop,
+    controller_from_continuous,
+    flip_controller,
+    flip_plant,
+    nyquist_flip,
+    to_continuous,
+)
 
 __all__ = ["NcfsynResult", "ncfsyn"]
 
@@ -51,11 +65,17 @@ class NcfsynResult:
     gamma : float
         ``gamma_min`` of the shaped plant.
     margin : float
-        ``1 / gamma``: the normalised coprime-factor stability margin.
+        ``1 / gamma``: the OPTIMAL normalised coprime-factor stability margin of the
+        shaped plant (the best any controller achieves), not the returned controller's;
+        see ``margin_achieved``.
     gamma_achieved : float
-        Verified norm of ``[I; Ks] (I - Gs Ks)^-1 [I, Gs]`` with the returned ``Ks``.
+        Verified norm of ``[I; Ks] (I - Gs Ks)^-1 [I, Gs]`` with the returned ``Ks``
+        (at most ``gamma (1 + tol)``).
     shaped_controller : control.StateSpace
         ``Ks`` for the shaped plant.
+    margin_achieved : float
+        ``1 / gamma_achieved``: the stability margin the returned controller achieves
+        (below ``margin`` by the backoff ``tol``).
     """
 
     controller: control.StateSpace
@@ -63,6 +83,7 @@ class NcfsynResult:
     margin: float
     gamma_achieved: float
     shaped_controller: control.StateSpace
+    margin_achieved: float = float("nan")
 
 
 def four_block_plant(A, B, C, D) -> Plant:
@@ -89,7 +110,10 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     Parameters
     ----------
     G : control.StateSpace or control.TransferFunction
-        Plant, continuous or discrete time (the weights in the same time domain).
+        Plant, continuous or discrete time (the weights with the same sampling time; a
+        static gain fits any).  A discrete plant may have poles on the unit circle,
+        ``z = -1`` included (designed on ``G(-z)``), but not at both ``z = 1`` and
+        ``z = -1``.
     W1, W2 : LTI, number, array_like or None
         Input (pre-) and output (post-) compensators; the shaped plant is ``W2 G W1``, so
         ``W1`` has as many outputs as ``G`` has inputs and ``W2`` as many inputs as ``G``
@@ -105,12 +129,16 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     Raises
     ------
     ArgumentError
-        For ``tol`` not a positive number, or a weight that is neither a system nor a gain.
+        For ``tol`` not a positive number, a ``G`` or weight that is neither a system nor
+        a gain, or a weight with another sampling time than ``G``.
+    UncertainTypeError
+        For an uncertain ``G`` or weight (use :func:`robustmb.musyn`, or ``G.nominal()``).
     DimensionError
-        For a weight whose size does not fit ``G``.
+        For a weight whose size does not fit ``G``, or an improper ``G`` or weight.
     IllPosedError
         When the shaped plant is not stabilisable and detectable, or the controller fails
-        its verification.
+        its verification; for a discrete shaped plant with poles at both ``z = 1`` and
+        ``z = -1`` (see :func:`.plant.to_continuous`).
 
     Examples
     --------
@@ -137,23 +165,26 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
         # tol = 0 asks for the level gamma_min itself, where the controller formula is
         # singular (L = (1 - gamma^2) I + X Z loses rank)
         raise ArgumentError(f"ncfsyn: tol must be a positive finite number; got {tol!r}")
-    Gs = _as_lti(G, "G")
+    Gs = as_system(G, "G", "ncfsyn")
     p, m = Gs.noutputs, Gs.ninputs
     if W1 is not None:
-        W1 = _as_lti(W1, "W1", m)
+        W1 = as_system(W1, "W1", "ncfsyn", m)
         if W1.noutputs != m:
             raise DimensionError(
                 f"ncfsyn: W1 is the input weight of G W1 and must have G's {m} input(s) as "
                 f"outputs; it is {W1.noutputs}x{W1.ninputs}"
             )
-        Gs = Gs * W1
     if W2 is not None:
-        W2 = _as_lti(W2, "W2", p)
+        W2 = as_system(W2, "W2", "ncfsyn", p)
         if W2.ninputs != p:
             raise DimensionError(
                 f"ncfsyn: W2 is the output weight of W2 G and must have G's {p} output(s) as "
                 f"inputs; it is {W2.noutputs}x{W2.ninputs}"
             )
+    common_sampling_time("ncfsyn", Gs, W1=W1, W2=W2)
+    if W1 is not None:
+        Gs = Gs * W1
+    if W2 is not None:
         Gs = W2 * Gs
     A, B, C, D, dt = as_statespace_data(Gs, argname="G")
     if dt:
@@ -166,34 +197,21 @@ def _is_real(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
-def _as_lti(W, name, size=1):
-    """``W`` as a ``control.StateSpace``: an LTI system, a matrix (a gain) or a number
-    (that number times the identity of ``size``)."""
-    if _is_real(W):
-        W = W * np.eye(size)
-    if isinstance(W, control.StateSpace):
-        return W
-    if isinstance(W, control.LTI):
-        return control.ss(W)
-    try:
-        M = np.atleast_2d(np.asarray(W, dtype=float))
-    except (TypeError, ValueError):
-        raise ArgumentError(
-            f"ncfsyn: {name} must be an LTI system or a real gain matrix; got {type(W).__name__}"
-        ) from None
-    if M.ndim != 2 or M.size == 0:
-        raise DimensionError(f"ncfsyn: {name} must be a nonempty 2-D gain; got shape {M.shape}")
-    return control.ss([], [], [], M)
-
-
 def _discrete(A, B, C, D, sys_dt, W1, W2, tol):
     n, (p, m) = A.shape[0], D.shape
     dt = 1.0 if sys_dt is True else float(sys_dt)
     z = np.zeros
     pd = Plant(A, B, z((n, 0)), C, z((0, n)), D, z((p, 0)), z((0, m)), z((0, 0)), dt)
+    flip = nyquist_flip(pd)
+    if flip:
+        # a pole at (or near) z = -1: design on Gs(-z), whose four-block loop is the
+        # original's rotated by pi (same gamma_min, same achieved level), K(z) = K'(-z)
+        pd = flip_plant(pd)
     pc = to_continuous(pd)
     gmin, _, Kc = _design(pc.A, pc.B1, pc.C1, pc.D11, tol)
     K = controller_from_continuous(Kc)
+    if flip:
+        K = flip_controller(K)
     achieved, _ = hinfnorm(control.ss(*_closed_loop_matrices(four_block_plant(A, B, C, D), K), dt))
     g = gmin * (1.0 + tol)
     if not achieved <= g * (1 + 1e-6):
@@ -212,7 +230,7 @@ def _result(Ks, gmin, achieved, W1, W2):
         Kfull = Kfull * control.ss(W2)
     if W1 is not None:
         Kfull = control.ss(W1) * Kfull
-    return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks)
+    return NcfsynResult(Kfull, float(gmin), 1.0 / gmin, float(achieved), Ks, 1.0 / float(achieved))
 
 
 def _riccati(Ar, B, C, S, R):

@@ -39,10 +39,13 @@ __all__ = [
     "boundary_zeros",
     "closed_loop",
     "controller_from_continuous",
+    "flip_controller",
+    "flip_plant",
     "lft_response",
     "partition_plant",
     "shift_back",
     "regularise",
+    "nyquist_flip",
     "to_continuous",
 ]
 
@@ -495,19 +498,124 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     return F
 
 
+# ``(1 + ||A||) / sigma_min(I + A)`` above which a discrete plant is designed on
+# ``P(-z)`` (a pole within about 1e-6 of z = -1): at -1 + 1e-7 the bilinear equivalent of
+# a test plant had no verifiable controller, at -1 + 1e-4 it was fine.
+_FLIP_COND = 1e6
+# The same ratio above which the bilinear map is refused (a pole at z = -1 to rounding).
+_SINGULAR_COND = 1e12
+
+
+def _boundary_cond(A, sign):
+    """``(1 + ||A||) / sigma_min(I + sign A)``: how close ``A`` is to an eigenvalue
+    ``-sign`` relative to its size (``cond(I + A)`` is scale invariant and 1 for any
+    1 x 1 matrix, so it cannot see a scalar pole at ``-1 + 1e-10``)."""
+    n = A.shape[0]
+    smin = np.linalg.svd(np.eye(n) + sign * A, compute_uv=False)[-1]
+    scale = 1.0 + np.linalg.norm(A, 2)
+    return np.inf if smin == 0 else float(scale / smin)
+
+
+def nyquist_flip(plant: Plant) -> bool:
+    """Whether a discrete plant is better designed on ``P(-z)`` (see :func:`flip_plant`).
+
+    True when ``I + A`` is close to singular relative to ``1 + ||A||`` (a pole at or
+    near ``z = -1``, where the bilinear map of :func:`to_continuous` is singular) and
+    ``I - A`` is less so (no pole as close to ``z = 1``, which the flip moves to ``z = -1``).
+    With poles at both ``z = 1`` and ``z = -1`` no real map helps (see
+    :func:`to_continuous`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, nyquist_flip
+    >>> o = np.ones((1, 1))
+    >>> nyquist_flip(Plant(-o, o, o, o, o, 0 * o, o, o, 0 * o, 1.0))
+    True
+    >>> nyquist_flip(Plant(0.5 * o, o, o, o, o, 0 * o, o, o, 0 * o, 1.0))
+    False
+    """
+    n = plant.A.shape[0]
+    if not plant.dt or n == 0:
+        return False
+    c_plus = _boundary_cond(plant.A, 1.0)
+    return bool(c_plus > _FLIP_COND and _boundary_cond(plant.A, -1.0) < c_plus)
+
+
+def flip_plant(plant: Plant) -> Plant:
+    """``P(-z)`` of a discrete plant, realised as ``(-A, B, -C, D)``.
+
+    ``P(-z) = D + C (-z I - A)^-1 B = D - C (z I + A)^-1 B``.  On the unit circle
+    ``-exp(j theta) = exp(j (theta + pi))``: the frequency response is rotated by ``pi``,
+    so every H-infinity and H2 norm and the stability of every closed loop carry over.  A
+    controller ``K'`` designed for ``P(-z)`` gives ``K(z) = K'(-z)`` for ``P``
+    (:func:`flip_controller`), with ``Fl(P, K)(z) = Fl(P(-z), K')(-z)``.  It moves a pole
+    at ``z = -1`` to ``z = 1``, where the bilinear map is regular.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, flip_plant
+    >>> o = np.ones((1, 1))
+    >>> F = flip_plant(Plant(-o, o, o, o, o, 0 * o, o, o, 0 * o, 1.0))
+    >>> float(F.A[0, 0]), float(F.C1[0, 0]), float(F.B1[0, 0])
+    (1.0, -1.0, 1.0)
+    """
+    return Plant(
+        -plant.A, plant.B1, plant.B2, -plant.C1, -plant.C2, plant.D11, plant.D12,
+        plant.D21, plant.D22, plant.dt, plant.input_names, plant.output_names, plant.dt_given,
+    )  # fmt: skip
+
+
+def flip_controller(K):
+    """``K(-z)`` of discrete controller matrices: ``(-Ak, Bk, -Ck, Dk)`` (see
+    :func:`flip_plant`)."""
+    Ak, Bk, Ck, Dk = (np.asarray(M, float) for M in K)
+    return -Ak, Bk, -Ck, Dk
+
+
 def to_continuous(plant: Plant) -> Plant:
     """Bilinear equivalent (``z = (1 + s) / (1 - s)``) of a discrete-time plant.
 
     ``Pc(j nu) = Pd(exp(j theta))`` with ``nu = tan(theta / 2)``, so every H-infinity norm
-    and stability property carries over exactly.
+    and stability property carries over exactly.  The map is singular at ``z = -1``: a
+    plant with a pole there is designed on ``P(-z)`` instead (:func:`nyquist_flip`,
+    :func:`flip_plant`).  A plant with poles at both ``z = 1`` and ``z = -1`` is refused:
+    the flip moves the pole at ``z = 1`` to ``z = -1``, and no real-coefficient map of
+    the disc onto a half-plane avoids both (it maps the circle's real points ``1`` and
+    ``-1`` onto the imaginary axis or infinity, and one of them must go to infinity), so
+    one of the modes has to be moved off the unit circle.
+
+    Raises
+    ------
+    IllPosedError
+        For a pole at ``z = -1`` (to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, to_continuous
+    >>> o = np.ones((1, 1))
+    >>> Pc = to_continuous(Plant(0.5 * o, o, o, o, o, 0 * o, o, o, 0 * o, 1.0))
+    >>> float(Pc.A[0, 0])  # z = 0.5 is s = (z - 1) / (z + 1) = -1/3
+    -0.3333333333333333
     """
     A = plant.A
     n = A.shape[0]
     ipa = np.eye(n) + A
-    if n and np.linalg.cond(ipa) > 1e12:
+    if n and _boundary_cond(A, 1.0) > _SINGULAR_COND:
+        if _boundary_cond(A, -1.0) > _SINGULAR_COND:
+            raise IllPosedError(
+                "the discrete plant has poles at both z = 1 and z = -1 (modes at zero and "
+                "at the Nyquist frequency): the bilinear map to continuous time is singular "
+                "at z = -1, designing on P(-z) moves the pole at z = 1 there, and no real "
+                "map of the disc avoids both; move one of these modes off the unit circle "
+                "(e.g. a weight's integrator 1/(z - 1) to 1/(z - 1 + 1e-6))"
+            )
         raise IllPosedError(
-            "the discrete plant has a pole at z = -1; the bilinear map to continuous time "
-            "does not exist (shift the sampling or use method='lmi')"
+            "the discrete plant has a pole at z = -1, where the bilinear map to continuous "
+            "time is singular: design on P(-z) (plant.flip_plant) and flip the controller "
+            "back (plant.flip_controller)"
         )
     B = np.hstack([plant.B1, plant.B2])
     C = np.vstack([plant.C1, plant.C2])

@@ -93,12 +93,14 @@ def test_mixsyn_example_verifies_once_and_is_confirmed_independently(monkeypatch
     real = hs.hinfnorm
 
     def counted(*args, **kwargs):
-        calls.append(1)
+        calls.append(type(args[0]).__name__)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(hs, "hinfnorm", counted)
     res = rmb.hinfsyn(P, 1, 1)
-    assert len(calls) == 1
+    # one candidate's closed loop (a StateSpace); its hinfnorm warns about that
+    # realisation, so the norm is certified again in the separated one (matrices)
+    assert calls == ["StateSpace", "tuple"]
     assert res.method == "riccati"
     achieved = independent_hinf(P, res.controller)  # python-control lft + AB13DD
     assert np.max(P.lft(res.controller).poles().real) < 0

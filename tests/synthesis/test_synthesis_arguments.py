@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import robustmb as rmb
-from robustmb.errors import ArgumentError, DimensionError
+from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 
 P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
 G = control.tf(1, [1, 1])
@@ -101,3 +101,81 @@ def test_discrete_true_sampling_time_is_kept():
     Gt = control.ss(control.c2d(control.ss(G), 0.1).A, [[1.0]], [[1.0]], [[0.0]], True)
     assert rmb.ncfsyn(Gt).controller.dt is True
     assert rmb.hinfsyn(control.ss([], [], [], [[1.0, 1.0], [1.0, 0.0]], True), 1, 1).controller.dt
+
+
+def test_loopshaping_sampling_times_must_agree():
+    W = control.tf([0.5, 1.0], [1.0, 0.01])
+    Wd = control.sample_system(control.ss(W), 0.1)
+    Gd = control.sample_system(control.ss(G), 0.1)
+    Wd2 = control.sample_system(control.ss(W), 0.2)
+    for call in (
+        lambda: rmb.mixsyn(G, Wd, 0.1),
+        lambda: rmb.mixsyn(Gd, W, 0.1),
+        lambda: rmb.mixsyn(Gd, Wd2, 0.1),
+        lambda: rmb.ncfsyn(G, Wd),
+        lambda: rmb.ncfsyn(Gd, Wd2),
+    ):
+        with pytest.raises(ArgumentError, match="W1 is .* but G is"):
+            call()
+    with pytest.raises(ArgumentError, match="W2 is dt = 0.1 but G is continuous"):
+        rmb.ncfsyn(G, None, Wd)
+    # a static gain fits any sampling time
+    assert rmb.mixsyn(Gd, Wd, 0.1).controller.dt == 0.1
+
+
+def test_mixsyn_weight_sizes_and_plant():
+    W = control.tf([0.5, 1.0], [1.0, 0.01])
+    with pytest.raises(DimensionError, match="W1 must have G's 1 outputs"):
+        rmb.mixsyn(G, control.append(control.ss(W), control.ss(W)), 0.1)
+    G2 = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with pytest.raises(DimensionError, match="W2 must have G's 2 inputs"):
+        rmb.mixsyn(G2, 1.0, np.ones((3, 3)))
+    with pytest.raises(ArgumentError, match="G must be an LTI system"):
+        rmb.mixsyn("G", W, 0.1)
+    # a list is a static gain plant: with G = 1, W1 = 1, W2 = 0.1 and a gain k,
+    # ||[S; 0.1 K S]|| = sqrt(1 + 0.01 k^2) / (1 + k) >= 1 / sqrt(101) (Cauchy-Schwarz:
+    # 1 + k <= sqrt(1 + 0.01 k^2) sqrt(1 + 100)), attained at k = 100
+    res = rmb.mixsyn([[1.0]], 1.0, 0.1)
+    assert res.gamma == pytest.approx(1 / np.sqrt(101.0), rel=1e-5)
+
+
+def test_loopshaping_refuses_uncertain_and_improper_systems():
+    k = rmb.ureal("k", 2.0, percent=20)
+    Gu = rmb.uss(control.tf([1.0], [1.0, 1.0])) * k
+    W1 = control.tf([0.5, 1.0], [1.0, 0.01])
+    with pytest.raises(UncertainTypeError, match="G is an uncertain system.*musyn.*nominal"):
+        rmb.mixsyn(Gu, W1, 0.1)
+    with pytest.raises(UncertainTypeError, match="G is an uncertain system"):
+        rmb.ncfsyn(Gu, W1)
+    with pytest.raises(DimensionError, match="W1 is not proper"):
+        rmb.ncfsyn(G, control.tf([1.0, 1.0], [1.0]))
+    with pytest.raises(DimensionError, match="W2 is not proper"):
+        rmb.ncfsyn(G, None, control.tf([1.0, 0.0, 1.0], [1.0, 1.0]))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"mixed_mu": "no"}, "mixed_mu must be True or False"),
+        ({"full_dg": 1}, "full_dg must be True or False"),
+        ({"blk": [(1, 1)]}, "blk is given with an uncertain P"),
+    ],
+)
+def test_musyn_flag_and_structure_arguments(kwargs, match):
+    with pytest.raises(ArgumentError, match=match):
+        rmb.musyn(uncertain_plant(), 1, 1, max_iter=1, **kwargs)
+
+
+@pytest.mark.parametrize("blk", ["full", [], [(1,)], [(0, 0)], [(-1, 1)], [(1.5, 0)]])
+def test_musyn_blk_must_be_integer_pairs(blk):
+    M = control.ss(-np.eye(2), np.ones((2, 3)), np.ones((3, 2)), np.zeros((3, 3)))
+    with pytest.raises(ArgumentError, match="blk must be a nonempty list"):
+        rmb.musyn(M, 1, 1, blk=blk, max_iter=1)
+
+
+def test_musyn_discrete_omega_below_nyquist():
+    d = rmb.ultidyn("d", (1, 1), bound=0.5)
+    Gd = rmb.uss(control.sample_system(control.ss(G), 0.1)) * (1 + d)
+    P = rmb.vstack(0.5, 1.0) * rmb.hstack(1.0, -Gd)
+    with pytest.raises(ArgumentError, match="Nyquist"):
+        rmb.musyn(P, 1, 1, max_iter=1, omega=[1.0, 40.0])
