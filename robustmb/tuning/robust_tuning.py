@@ -634,7 +634,8 @@ def _certified_values(goals, certified, worst):
             continue
         found = worst[i].value if i < len(worst) else -np.inf
         upper = float(c.upper)
-        if not found <= upper * (1 + CONTRADICTION_RTOL):
+        # (a nan search value bounds nothing: the certificate stands on its own)
+        if not (np.isnan(found) or found <= upper * (1 + CONTRADICTION_RTOL)):
             why = (
                 f"contradiction: the certified upper bound {upper:.10g} is below the worst "
                 f"case found {found:.10g} at {worst[i].point}; no certificate"
@@ -646,7 +647,7 @@ def _certified_values(goals, certified, worst):
             values.append(np.nan)
             continue
         out.append(c)
-        values.append(max(upper, float(found)))
+        values.append(upper if np.isnan(found) else max(upper, float(found)))
     return out, values
 
 
