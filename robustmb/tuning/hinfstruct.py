@@ -13,6 +13,7 @@ from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
+from .sample_points import check_samples
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options
 
@@ -106,15 +107,20 @@ def _balanced(p):
 
 def _models(P, samples, seed):
     plants = list(P) if isinstance(P, list | tuple) else [P]
+    # samples name elements of any of the plants, inside their ranges (systune's checks)
+    elements = {}
+    for p in plants:
+        if isinstance(p, UncertainModel):
+            elements.update(p.uncertainty)
+    given = check_samples(elements, samples, "hinfstruct", "the plants")
     out = []
     for p in plants:
         if isinstance(p, UncertainModel) and p.uncertainty:
             out.append(p.nominal())
-            if samples is not None:
-                if isinstance(samples, int):
-                    out += p.usample(samples, seed=seed)[0]
-                else:
-                    out += [p.usubs(v) for v in samples]
+            if isinstance(given, int):
+                out += p.usample(given, seed=seed)[0] if given else []
+            else:
+                out += [p.usubs({n: v[n] for n in p.uncertainty}) for v in given]
         else:
             out.append(p)
     return out
@@ -152,7 +158,9 @@ def hinfstruct(
         Seed of the random starts.
     samples : int or list of dict, optional
         For an uncertain ``P``: besides the nominal model, ``samples`` random samples
-        (or the given ``{name: value}`` points) are tuned jointly.
+        (or the given ``{name: value}`` points) are tuned jointly.  A point names
+        uncertain elements of the plants, with values inside their ranges (an
+        ``ArgumentError`` otherwise); the elements it leaves out take their nominal.
     progress : bool
         Show a progress bar over the runs.
     maxiter : int

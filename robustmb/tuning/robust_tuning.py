@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import hinfnorm, wcgain
-from ..errors import ArgumentError, DimensionError
+from ..errors import ArgumentError, DimensionError, warn
 from ..lft.elements import ureal
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
-from .systune_result import SystuneResult, certify_goals
+from .sample_points import check_samples
+from .systune_result import NOT_ROBUSTLY_STABLE, SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, pole_requirement
 from .worst_case_search import WorstCase, search_worst_case
@@ -53,6 +54,27 @@ __all__ = [
     "search_worst_case",
 ]
 
+
+#: Keyword options of :func:`robust_systune` beyond those of ``systune`` itself.
+ROBUST_OPTIONS = (
+    "max_rounds",
+    "n_random",
+    "n_local",
+    "rtol",
+    "certify_splits",
+    "initial",
+    "max_add",
+    "hard_margin",
+    "scan_levels",
+    "certify_budget",
+    "polish",
+    "start",
+    "checkpoint",
+)
+
+#: A certified value below the worst case found by more than this relative amount is a
+#: contradiction (within it, rounding: the certified value is raised to the value found).
+CONTRADICTION_RTOL = 1e-9
 
 #: ``start="hard"``: the worst hard goal (relative to its tuning level) is minimised
 #: until it falls below this value.
@@ -69,6 +91,25 @@ def _split_elements(elements, splits):
     edges = {n: np.linspace(*elements[n].range, int(splits[n]) + 1) for n in names}
     for idx in itertools.product(*[range(int(splits[n])) for n in names]):
         yield {n: (edges[n][i], edges[n][i + 1]) for n, i in zip(names, idx, strict=True)}
+
+
+def _check_splits(splits, real):
+    """``certify_splits``: ``{name of a real parameter of the loop: integer >= 1}``."""
+    if splits is None:
+        return
+    if not isinstance(splits, dict):
+        raise ArgumentError(
+            f"certify_splits must be a dict {{parameter name: pieces}}, got {splits!r}"
+        )
+    for n, k in splits.items():
+        if n not in real:
+            raise ArgumentError(
+                f"certify_splits: {n!r} is not a real parameter of the loop (it has {sorted(real)})"
+            )
+        if isinstance(k, bool | np.bool_) or not isinstance(k, int | np.integer) or k < 1:
+            raise ArgumentError(
+                f"certify_splits: the pieces of {n!r} must be an integer >= 1, got {k!r}"
+            )
 
 
 def certify_goal(model, *, splits=None, progress=False, budget=None):
@@ -106,6 +147,7 @@ def certify_goal(model, *, splits=None, progress=False, budget=None):
         )
     if not splits:
         return wcgain(model, progress=progress)
+    _check_splits(splits, {n: el for n, el in model.uncertainty.items() if el.kind == "real"})
     best = None
     worst_lower = None
     all_certified = True
@@ -172,7 +214,13 @@ class RobustSystuneResult(SystuneResult):
         box (a lower bound of the goal's worst value).
     certified_values : list of float
         Per goal: the certified upper bound of its worst value over the box and the
-        frequency axis (``wcgain``), ``nan`` for goals without a certificate.
+        frequency axis (``wcgain``), ``nan`` for goals without a certificate.  A bound
+        needs the whole closed loop proved robustly stable over the box
+        (``robust_stability``, ``robstab`` on every state of the loop, including modes
+        no goal's transfer sees): otherwise every value is ``inf`` and each
+        ``certified`` entry is uncertified with its ``reason``.  A bound is never below
+        the worst case found: one below it by more than rounding contradicts the search
+        and is reported (``nan``, uncertified, with a warning), not certified.
     drivers : list of int
         Per goal: the index in ``active_set`` of the sample where the goal is largest
         for the tuned design (the sample that drove it).
@@ -180,6 +228,16 @@ class RobustSystuneResult(SystuneResult):
         Per round: active-set size, active-set goal values, worst cases found, time.
     time : float
         Wall time (seconds), ``certify_time`` the part spent certifying.
+    converged : bool
+        Whether the last worst-case search found no violation: every goal's worst case
+        found is below its limit (a hard goal: below 1; a soft goal: within ``rtol`` of
+        the active-set objective).  ``False`` when ``max_rounds`` ran out, or when the
+        violating points were already in the active set (a ``ucomplex`` or ``ultidyn``
+        worst case, held at its nominal there), with a ``RuntimeWarning`` naming the
+        goals: ``soft`` and ``hard`` (active-set values) then understate those goals'
+        worst values over the box, read ``worst_found`` and ``certified_values``.
+    violated : list of int
+        The goals (soft then hard indices) whose worst case found violates at the end.
     """
 
     worst_found: list = field(default_factory=list)
@@ -188,6 +246,8 @@ class RobustSystuneResult(SystuneResult):
     history: list = field(default_factory=list)
     time: float = 0.0
     certify_time: float = 0.0
+    converged: bool = True
+    violated: list = field(default_factory=list)
 
 
 def _normalised(point, names, elements):
@@ -225,14 +285,17 @@ def robust_systune(
     elements; the arguments are those of ``systune``, and
 
     max_rounds : int
-        Tune-and-search rounds at most.
+        Tune-and-search rounds at most.  When they run out with a violation (or the
+        violating points are already in the active set), the result says so
+        (``converged`` False, ``violated``) and a ``RuntimeWarning`` names the goals.
     n_random, n_local : int
-        Random points and local ascents of each worst-case search.
+        Random points and local ascents of each worst-case search (integers >= 0).
     rtol : float
         A soft goal violates when its worst case exceeds the active-set objective by
-        this relative amount.
+        this relative amount (> 0).
     certify_splits : dict, optional
-        ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`).
+        ``{name: pieces}``: certify on sub-boxes (see :func:`certify_goal`); names of
+        real parameters of the loop, pieces integers >= 1.
     certify_budget : float, optional
         Seconds per goal for the sub-box certificates (checked between sub-boxes).
     polish : {"final", True, False}
@@ -249,8 +312,9 @@ def robust_systune(
     checkpoint : str or path-like, optional
         A JSON file rewritten after every round with the design (``values``), the
         active set it was tuned on and the history so far: a stopped run resumes with
-        ``initial=ck["values"], samples=ck["active_set"][1:]``
-        (:func:`read_checkpoint`).
+        ``systune(CL, soft, hard, initial=ck["values"], samples=ck["active_set"][1:],
+        robust=True)`` (:func:`read_checkpoint`; ``robust=True`` is needed because
+        ``samples=`` alone selects sampled, not robust, tuning).
     max_add : int
         Samples added per goal and round at most: the worst case found, then the most
         unstable points (the loop is unstable somewhere) or further points violating
@@ -297,8 +361,17 @@ def robust_systune(
         isinstance(hard_margin, int | float) and 0 < hard_margin <= 1
     ):
         raise ArgumentError(f"systune: hard_margin must be in (0, 1], got {hard_margin!r}")
-    for name, value, least in (("scan_levels", scan_levels, 2), ("max_add", max_add, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+    for name, value, least in (
+        ("scan_levels", scan_levels, 2),
+        ("max_add", max_add, 1),
+        ("n_random", n_random, 0),
+        ("n_local", n_local, 0),
+    ):
+        if (
+            isinstance(value, bool | np.bool_)
+            or not isinstance(value, int | np.integer)
+            or (value < least)
+        ):
             raise ArgumentError(f"systune: {name} must be an integer >= {least}, got {value!r}")
     if certify_budget is not None and (
         isinstance(certify_budget, bool)
@@ -307,10 +380,15 @@ def robust_systune(
         raise ArgumentError(
             f"systune: certify_budget must be a positive number of seconds, got {certify_budget!r}"
         )
+    if isinstance(rtol, bool | np.bool_) or not (
+        isinstance(rtol, int | float | np.integer | np.floating) and 0 < rtol < np.inf
+    ):
+        raise ArgumentError(f"systune: rtol must be a finite number > 0, got {rtol!r}")
     t_start = time.perf_counter()
     cl = as_model(cl)
     elements = dict(cl.uncertainty)
     real = {n: el for n, el in elements.items() if el.kind == "real"}
+    _check_splits(certify_splits, real)
     other = {n: el for n, el in elements.items() if el.kind != "real"}
     names = list(real)
     goals = list(soft) + list(hard)
@@ -320,7 +398,9 @@ def robust_systune(
 
     points = [{n: el.nominal for n, el in elements.items()}]
     nominal_other = {n: el.nominal for n, el in other.items()}
-    if samples is not None:
+    # the sampled path's checks: names of the loop, values inside the box
+    samples = check_samples(elements, samples, "systune")
+    if samples:
         drawn = cl.usample(samples, seed=seed)[1] if isinstance(samples, int) else samples
         # ucomplex / ultidyn elements stay at their nominal in the active set (their worst
         # cases enter the search and the certificate only): the optimiser works on real models.
@@ -335,7 +415,9 @@ def robust_systune(
             # Hard goals are tuned below hard_margin (slack between the samples).
             sc = scale if i < nsoft else scale / hard_margin
             for pt in pts:
-                lft = TunableLFT(_real(m.usubs(pt)), params)
+                # a goal's transfer may not involve every uncertain element
+                own = {n: v for n, v in pt.items() if n in m.uncertainty}
+                lft = TunableLFT(_real(m.usubs(own) if own else m), params)
                 t = Term(lft, measure, sc, poles, f"{i}", band=goal.band)
                 (sterms if i < nsoft else hterms).append(t)
         loops = [TunableLFT(_real(cl.usubs(pt)), params) for pt in pts]
@@ -415,7 +497,9 @@ def robust_systune(
         )  # fmt: skip
         violated = []
         for i, wc in enumerate(worst):
-            if not wc.value < limits[i]:
+            # a hard goal is not met at 1; a soft goal violates above its limit (a
+            # worst case equal to an objective of 0 is not above it); nan violates
+            if not (wc.value < limits[i] if i >= nsoft else wc.value <= limits[i]):
                 violated.append(i)
         history.append(
             {
@@ -473,13 +557,17 @@ def robust_systune(
     t_cert = time.perf_counter()
 
     def certifier(m):
-        return certify_goal(m, splits=certify_splits, progress=progress, budget=certify_budget)
+        # split only the parameters this goal's transfer has
+        splits = {n: k for n, k in (certify_splits or {}).items() if n in m.uncertainty}
+        return certify_goal(m, splits=splits, progress=progress, budget=certify_budget)
 
-    certified = certify_goals(tuned, goals, certifier) if certify else [None] * len(goals)
-    cvals = [
-        float(c.upper) if c is not None and not isinstance(c, Exception) and c.certified else np.nan
-        for c in certified
-    ]
+    violated = history[-1]["violated"] if history else []
+    if violated:
+        _warn_not_converged(goals, nsoft, violated, worst, act, limits)
+    certified, stability = (
+        certify_goals(tuned, goals, certifier) if certify else ([None] * len(goals), None)
+    )
+    certified, cvals = _certified_values(goals, certified, worst)
     t_end = time.perf_counter()
     return RobustSystuneResult(
         tuned,
@@ -498,7 +586,69 @@ def robust_systune(
         time=t_end - t_start,
         certify_time=t_end - t_cert,
         dscaled=False,
+        robust_stability=stability,
+        converged=not violated,
+        violated=list(violated),
     )
+
+
+def _warn_not_converged(goals, nsoft, violated, worst, act, limits):
+    """RuntimeWarning: the design ends with goals whose worst case found violates."""
+    parts = []
+    for i in violated:
+        kind, j = ("soft", i) if i < nsoft else ("hard", i - nsoft)
+        what = (
+            f"worst case found {worst[i].value:.6g} >= 1: NOT met over the box"
+            if i >= nsoft
+            else f"worst case found {worst[i].value:.6g} above the active-set objective "
+            f"{limits[i]:.6g} (with rtol)"
+        )
+        parts.append(
+            f"{kind} goal {j} ({goals[i]!r}): active-set value {act[i]:.6g}, {what} "
+            f"at {worst[i].point}"
+        )
+    warn(
+        "robust tuning did not converge (max_rounds ran out, or the violating points were "
+        "already in the active set): " + "; ".join(parts),
+        RuntimeWarning,
+    )
+
+
+def _certified_values(goals, certified, worst):
+    """Per goal: the certified bound, never below the worst case found.
+
+    A bound below the search's own lower bound by more than rounding is a contradiction
+    between two computations: it is reported (a warning, the entry replaced by an
+    uncertified result naming both values), not certified.
+    """
+    from ..analysis.worst_case_gain import WcgainResult
+
+    out, values = [], []
+    for i, c in enumerate(certified):
+        if c is None or isinstance(c, Exception) or not c.certified:
+            out.append(c)
+            # inf: the whole loop is not proved robustly stable (a goal's worst value
+            # may be unbounded); nan: no certificate for this goal
+            unstable = getattr(c, "reason", "").startswith(NOT_ROBUSTLY_STABLE)
+            values.append(np.inf if unstable else np.nan)
+            continue
+        found = worst[i].value if i < len(worst) else -np.inf
+        upper = float(c.upper)
+        # (a nan search value bounds nothing: the certificate stands on its own)
+        if not (np.isnan(found) or found <= upper * (1 + CONTRADICTION_RTOL)):
+            why = (
+                f"contradiction: the certified upper bound {upper:.10g} is below the worst "
+                f"case found {found:.10g} at {worst[i].point}; no certificate"
+            )
+            warn(f"goal {i} ({goals[i]!r}): {why}", RuntimeWarning)
+            out.append(
+                WcgainResult(c.lower, np.inf, c.critical_frequency, c.worst, False, None, why)
+            )
+            values.append(np.nan)
+            continue
+        out.append(c)
+        values.append(upper if np.isnan(found) else max(upper, float(found)))
+    return out, values
 
 
 def _jsonable(v):

@@ -2,49 +2,35 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .dscaling import goal_lft
 from .goals import Goal
 from .parametrization import ParameterVector, TunableLFT
-from .robust_tuning import robust_systune
+from .robust_tuning import ROBUST_OPTIONS, robust_systune
+from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options
 
 
 def _sample_points(CL, samples, seed):
-    """``{name: value}`` per model: the nominal values first, then the samples."""
+    """``{name: value}`` per model: the nominal values first, then the samples (checked)."""
     if not CL.uncertainty:
         return [{}]
     points = [{n: el.nominal for n, el in CL.uncertainty.items()}]
-    if samples is None:
-        return points
-    if isinstance(samples, (int, np.integer)) and not isinstance(samples, bool):
-        if samples < 0:
-            raise ArgumentError(f"systune: samples must be >= 0 or a list of dict; got {samples}")
-        return points + (CL.usample(int(samples), seed=seed)[1] if samples else [])
-    try:
-        given = [dict(s) for s in samples]
-    except (TypeError, ValueError):
-        raise ArgumentError(
-            f"systune: samples must be an int or a list of {{name: value}} dicts; got {samples!r}"
-        ) from None
-    for k, point in enumerate(given):
-        for name, value in point.items():
-            el = CL.uncertainty.get(name)
-            lo, hi = getattr(el, "range", (None, None)) if el is not None else (None, None)
-            # a tuned model outside the box is not a model of the uncertain loop (and the
-            # certificates over the box would not cover it)
-            if lo is not None and np.isreal(value) and not lo <= float(np.real(value)) <= hi:
-                raise ArgumentError(
-                    f"systune: samples[{k}] gives {name} = {value!r}, outside its range "
-                    f"[{lo:g}, {hi:g}]"
-                )
+    given = check_samples(CL.uncertainty, samples, "systune")
+    if isinstance(given, int):
+        return points + (CL.usample(given, seed=seed)[1] if given else [])
     return points + given
+
+
+def _own(model, point):
+    """The model at ``point``'s values of the elements it has (a goal's transfer may not
+    involve every uncertain element of the loop)."""
+    own = {n: v for n, v in point.items() if n in model.uncertainty}
+    return model.usubs(own) if own else model
 
 
 def systune(
@@ -82,14 +68,18 @@ def systune(
         Seed of the random starts and of the uncertainty samples.
     samples : int or list of dict, optional
         For an uncertain loop: the nominal model plus ``samples`` random samples (or
-        the given points) are tuned jointly.
+        the given points) are tuned jointly.  A given point names uncertain elements of
+        the loop with values inside their ranges (an ``ArgumentError`` otherwise); the
+        elements it leaves out take their nominal value.
     progress : bool
         Show a progress bar.
     maxiter : int
         BFGS iterations per run and phase (>= 1).
     certify : bool
         For an uncertain loop, compute ``wcgain`` of each H-infinity goal over the
-        whole uncertainty box (``result.certified``).
+        whole uncertainty box (``result.certified``), after ``robstab`` of the whole
+        tuned loop (``result.robust_stability``): a loop not proved robustly stable over
+        the box certifies no goal.
     robust : bool, optional
         Active-set robust tuning (:func:`robustmb.tuning.robust_tuning.robust_systune`):
         tune on an active set of samples, add the worst case found over the box until
@@ -103,8 +93,11 @@ def systune(
         the multi-peak step (``multipeak=False`` is refused there).
     **robust_options
         Options of the robust engine: ``max_rounds``, ``n_random``, ``n_local``,
-        ``rtol``, ``certify_splits``, ``initial``, ``max_add`` (see
-        :func:`robustmb.tuning.robust_tuning.robust_systune`).
+        ``rtol``, ``certify_splits``, ``initial``, ``max_add``, ``hard_margin``,
+        ``scan_levels``, ``certify_budget``, ``polish``, ``start``, ``checkpoint`` (see
+        :func:`robustmb.tuning.robust_tuning.robust_systune`); they need robust tuning
+        (to resume from a checkpoint with ``samples=``, pass ``robust=True``).  Any
+        other keyword raises ``UncertainTypeError``.
 
     Returns
     -------
@@ -113,7 +106,7 @@ def systune(
         the nominal values, then ``samples``), ``active_goals`` the goals at the worst
         value.  A :class:`~robustmb.tuning.robust_tuning.RobustSystuneResult` for robust
         tuning: ``active_set`` (the samples), ``worst_found``, ``certified_values``,
-        ``drivers``, ``history``.
+        ``drivers``, ``history``, ``converged``.
 
     Examples
     --------
@@ -146,6 +139,13 @@ def systune(
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
     check_run_options("systune", random_start, maxiter, ParameterVector(cl.tunables))
+    unknown = sorted(set(robust_options) - set(ROBUST_OPTIONS))
+    if unknown:
+        # the same error on every path, as Python's for an unexpected keyword
+        raise UncertainTypeError(
+            f"systune: unexpected keyword argument(s) {unknown}; the robust engine's options "
+            f"are {list(ROBUST_OPTIONS)}"
+        )
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
@@ -168,25 +168,27 @@ def systune(
             **robust_options,
         )
     if robust_options:
+        hint = (
+            " (pass robust=True to resume robust tuning from a checkpoint)"
+            if "initial" in robust_options and cl.uncertainty
+            else ""
+        )
         raise UncertainTypeError(
-            f"systune: {sorted(robust_options)} apply to robust tuning of an uncertain loop"
+            f"systune: {sorted(robust_options)} apply to robust tuning of an uncertain loop{hint}"
         )
     params = ParameterVector(cl.tunables)
     points = _sample_points(cl, samples, seed)
-
-    def at(model, pt):
-        return model.usubs(pt) if pt else model
 
     def terms(goals):
         out = []
         for i, g in enumerate(goals):
             model, measure, scale, poles = g.model(cl)
             for pt in points:
-                lft = goal_lft(g, model, TunableLFT(at(model, pt), params))
+                lft = goal_lft(g, model, TunableLFT(_own(model, pt), params))
                 out.append(Term(lft, measure, scale, poles, f"{i}", band=g.band))
         return out
 
-    loops = [TunableLFT(at(cl, pt), params) for pt in points]
+    loops = [TunableLFT(_own(cl, pt), params) for pt in points]
     problem = TuningProblem(params, terms(soft), terms(hard), loops, multipeak=multipeak)
     runs, best = problem.solve(
         random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
@@ -202,8 +204,10 @@ def systune(
     worst = max(soft_v, default=0.0)
     active = [repr(g) for g, v in zip(soft, soft_v, strict=True) if v >= worst * (1 - 1e-3)]
     active += [repr(g) for g, v in zip(hard, hard_v, strict=True) if v >= 1 - 1e-3]
-    certified = (
-        certify_goals(tuned, soft + hard, wcgain) if certify else [None] * (len(soft) + len(hard))
+    certified, stability = (
+        certify_goals(tuned, soft + hard, wcgain)
+        if certify
+        else ([None] * (len(soft) + len(hard)), None)
     )
     return SystuneResult(
         tuned,
@@ -216,4 +220,5 @@ def systune(
         points,
         (tuple(soft), tuple(hard)),
         active,
+        robust_stability=stability,
     )

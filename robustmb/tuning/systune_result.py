@@ -13,8 +13,64 @@ from .stability import proved_stable
 from .tuning_term import pole_requirement
 
 
+def loop_stability(tuned):
+    """Robust stability of the WHOLE tuned closed loop over the uncertainty box.
+
+    A goal's transfer sees only the modes it observes and excites: a mode that no goal
+    sees (a second loop with a fixed gain, an unobservable pole) can be unstable over
+    part of the box while every goal's ``wcgain`` is finite.  ``robstab`` of the loop's
+    own LFT (all its states) covers them.
+
+    Returns
+    -------
+    (RobstabResult or Exception or None, bool)
+        The analysis (``None`` for a loop without states or uncertainty, the exception
+        when it failed) and whether it proved the loop stable for every value in the
+        box (``certified`` on the whole frequency axis and a margin ``lower > 1``).
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 3.0))
+    >>> s = control.tf("s")
+    >>> res, proved = loop_stability(rmb.uss(1 / (s + 2 - c)))  # pole c - 2: unstable for c > 2
+    >>> proved, round(res.destabilizing["c"], 6)
+    (False, 2.0)
+    """
+    from ..analysis import robstab
+
+    if not (isinstance(tuned, UncertainModel) and tuned.uncertainty):
+        return None, True
+    if not tuned.nstates:
+        return None, True  # a static loop has no poles to destabilise
+    try:
+        res = robstab(tuned, sensitivity=False)
+    except ValueError as exc:
+        warn(f"robust stability of the tuned closed loop failed: {exc}", RobustMBWarning)
+        return exc, False
+    return res, bool(res.certified and res.lower > 1.0)
+
+
+#: Start of the ``reason`` of a goal left uncertified because the whole loop is not
+#: proved robustly stable over the box.
+NOT_ROBUSTLY_STABLE = "no certificate: the tuned closed loop is not proved robustly stable"
+
+
+def _not_certified(reason):
+    from ..analysis.worst_case_gain import WcgainResult
+
+    return WcgainResult(np.nan, np.inf, np.nan, {}, False, None, reason)
+
+
 def certify_goals(tuned, goals, certifier):
     """Certificate of each H-infinity goal of an uncertain tuned loop, by ``certifier``.
+
+    A goal's certificate needs two proofs: the whole closed loop is robustly stable
+    over the box (:func:`loop_stability`, ``robstab`` on every state of the loop, not
+    only those the goal's transfer sees), and ``certifier`` bounds the goal's
+    transfer.  When the first fails, no goal is certified: each gets a result with
+    ``upper = inf``, ``certified = False`` and a ``reason`` giving the margin found.
 
     Parameters
     ----------
@@ -28,10 +84,11 @@ def certify_goals(tuned, goals, certifier):
 
     Returns
     -------
-    list
+    (list, RobstabResult or Exception or None)
         Per goal: the certifier's result, ``None`` for a goal that is not an
         H-infinity goal of an uncertain loop, or the exception when the analysis
-        failed (also issued as a warning, so no failure goes unnoticed).
+        failed (also issued as a warning, so no failure goes unnoticed); then the
+        robust stability analysis of the whole loop (``None`` when not needed).
 
     Examples
     --------
@@ -42,16 +99,34 @@ def certify_goals(tuned, goals, certifier):
     >>> G = rmb.uss(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]], inputs="r", outputs="y"))
     >>> T = a * G  # gain a after a first-order lag: worst case 2 at a = 2, w = 0
     >>> goal = rmb.tuning.WeightedGain("r", T.output_names[0])
-    >>> cert = certify_goals(T, [goal], rmb.wcgain)[0]
-    >>> bool(cert.certified), round(float(cert.lower), 6)
-    (True, 2.0)
+    >>> certs, stab = certify_goals(T, [goal], rmb.wcgain)
+    >>> bool(certs[0].certified), round(float(certs[0].lower), 6), bool(stab.lower > 1)
+    (True, 2.0, True)
     """
-    out = []
+    out, stab, proved = [], None, None
     for i, g in enumerate(goals):
         cert = None
         if isinstance(tuned, UncertainModel) and tuned.uncertainty:
             model, measure, scale, _ = g.model(tuned)
             if measure == "hinf" and isinstance(model, UncertainModel) and model.uncertainty:
+                if proved is None:
+                    stab, proved = loop_stability(tuned)
+                if not proved:
+                    why = (
+                        f"robust stability of the whole closed loop: {stab}"
+                        if isinstance(stab, Exception)
+                        else f"the robust stability margin of the whole closed loop is in "
+                        f"[{stab.lower:.6g}, {stab.upper:.6g}]"
+                        + ("" if stab.certified else " (not certified on the whole axis)")
+                        + f", destabilizing {stab.destabilizing}"
+                    )
+                    out.append(
+                        _not_certified(
+                            f"{NOT_ROBUSTLY_STABLE} over the box ({why}); its goals' "
+                            "transfers do not see every mode"
+                        )
+                    )
+                    continue
                 try:
                     cert = certifier(model * scale if scale != 1.0 else model)
                 except ValueError as exc:
@@ -62,7 +137,7 @@ def certify_goals(tuned, goals, certifier):
                     )
                     cert = exc
         out.append(cert)
-    return out
+    return out, stab
 
 
 def _goal_value(model, measure, scale, poles, dscaled=False):
@@ -118,7 +193,9 @@ class SystuneResult:
     certified : list
         Per goal (soft then hard): the ``wcgain`` result over the whole uncertainty box
         for H-infinity goals of an uncertain loop (``None`` otherwise; the exception when
-        the analysis failed).
+        the analysis failed).  Certified only when the whole closed loop is also proved
+        robustly stable over the box (``robust_stability``); otherwise ``upper`` is
+        ``inf``, ``certified`` False and ``reason`` says why.
     active_set : list of dict
         The samples that drove the design: the uncertain values of the models tuned
         jointly (``models``; ``[{}]``, the single nominal model, for a loop without
@@ -134,6 +211,10 @@ class SystuneResult:
         Every optimisation run, the best first.
     models : list of dict
         The uncertain values of the models tuned jointly.
+    robust_stability : RobstabResult, optional
+        ``robstab`` of the whole tuned closed loop (every state, not only those a
+        goal's transfer sees) when an H-infinity goal was certified; ``None`` otherwise
+        (the exception when the analysis failed).
     """
 
     closed_loop: object
@@ -147,6 +228,7 @@ class SystuneResult:
     goals: tuple = ((), ())
     active_goals: list = field(default_factory=list)
     dscaled: bool = True
+    robust_stability: object = None
 
     def verify(self):
         """Recompute every goal value from the tuned closed loop with the analysis layer.

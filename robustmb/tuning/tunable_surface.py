@@ -17,15 +17,19 @@ BASES = ("affine", "polynomial")
 
 
 def _basis_terms(scheduling, basis, degree):
-    """Monomials of the normalised scheduling variables (the constant excluded)."""
+    """Monomials of the normalised scheduling variables (the constant excluded), as
+    tuples of powers: by total degree, and within one degree in decreasing powers of
+    the first element, then the second, ... (degree 1: ``s_1, s_2, ...``, the order
+    of ``"affine"``)."""
     k = len(scheduling)
     if basis == "affine":
         return [tuple(int(i == j) for i in range(k)) for j in range(k)]
     out = []
     for total in range(1, degree + 1):
-        for powers in itertools.product(range(total + 1), repeat=k):
-            if sum(powers) == total:
-                out.append(powers)
+        out += sorted(
+            (p for p in itertools.product(range(total + 1), repeat=k) if sum(p) == total),
+            reverse=True,
+        )
     return out
 
 
@@ -38,6 +42,12 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     ``s = (sigma - centre) / half_width`` (in [-1, 1] over the range): ``s_j`` for
     ``basis="affine"``, all monomials up to ``degree`` for ``basis="polynomial"``.
 
+    Coefficient order: ``M1, M2, ...`` multiply the monomials by increasing total
+    degree, and within one degree in decreasing powers of the first scheduling element,
+    then the second, and so on.  For ``[v, w]`` and degree 2: ``M1 s_v``, ``M2 s_w``,
+    ``M3 s_v^2``, ``M4 s_v s_w``, ``M5 s_w^2``; the degree-1 coefficients are those of
+    ``"affine"`` (``Mj`` multiplies the j-th element).
+
     Parameters
     ----------
     name : str
@@ -45,7 +55,7 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     shape : (int, int)
         ``(ny, nu)`` of the gain, or with ``states > 0`` the controller's ``(ny, nu)``.
     scheduling : ureal or list of ureal
-        Scheduling elements.
+        Scheduling elements, each named once.
     basis : {"affine", "polynomial"}
     states : int
         ``0``: a static gain; ``> 0``: the surface is ``[[A, B], [C, D]]`` of a
@@ -88,6 +98,15 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
             raise UncertainTypeError(
                 f"tunable_surface '{name}': scheduling elements must be ureal, got {s!r}"
             )
+    seen = set()
+    for s in sched:
+        if s.name in seen:
+            # [v, v] would be one Delta channel with two coefficients per monomial
+            raise ArgumentError(
+                f"tunable_surface '{name}': scheduling lists {s.name!r} twice; give each "
+                "element once (use basis='polynomial' for powers of it)"
+            )
+        seen.add(s.name)
     if basis not in BASES:
         raise DimensionError(f"tunable_surface '{name}': basis must be one of {BASES}")
     try:

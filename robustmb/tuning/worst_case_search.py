@@ -130,6 +130,48 @@ def _unstable_by_ascent(lm, pts, n_local, maxiter):
 
 
 # ------------------------------------------------------------------------- search
+def _check_elements(elements, model, what):
+    """Every real parameter of ``model`` is in ``elements``, with the same range."""
+    for name, el in as_model(model).uncertainty.items():
+        if name not in elements:
+            raise ArgumentError(
+                f"search_worst_case: elements lacks {name!r}, an uncertain element of the "
+                f"{what} (elements has {sorted(elements)})"
+            )
+        given = elements[name]
+        if el.kind == "real" and getattr(given, "kind", None) == "real":
+            if tuple(map(float, given.range)) != tuple(map(float, el.range)):
+                # the box would be normalised on one range and reported on another
+                raise ArgumentError(
+                    f"search_worst_case: elements[{name!r}] has the range {given.range}, the "
+                    f"{what}'s {name!r} has {el.range}"
+                )
+
+
+def _check_extra(extra, names):
+    """``extra`` as an ``(m, k)`` array of normalised points inside ``[-1, 1]^k``."""
+    try:
+        pts = np.atleast_2d(np.asarray(extra, float))
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"search_worst_case: extra must be normalised points (numbers), got {extra!r}"
+        ) from None
+    if pts.ndim != 2 or pts.shape[1] != len(names):
+        raise ArgumentError(
+            f"search_worst_case: extra points must have {len(names)} coordinates (one per "
+            f"element of {names}), got shape {pts.shape}"
+        )
+    # a normalised point computed from a value in range may be one rounding step out
+    out = ~(np.abs(pts) <= 1.0 + 1e-9)
+    if out.any():
+        i, j = np.argwhere(out)[0]
+        raise ArgumentError(
+            f"search_worst_case: extra[{i}] has {names[j]} at normalised {float(pts[i, j]):g}, "
+            "outside the box [-1, 1] (the search covers the box only)"
+        )
+    return np.clip(pts, -1.0, 1.0)
+
+
 @dataclass
 class WorstCase:
     """Worst case of one goal found by the search (a lower bound of its worst value)."""
@@ -215,7 +257,9 @@ def search_worst_case(
         The goal's transfer with every tunable substituted; its uncertain elements must
         be real parameters listed in ``elements``.
     elements : dict
-        ``{name: ureal}``: the box is the product of their ranges.
+        ``{name: ureal}``: the box is the product of their ranges.  Every uncertain
+        element of ``model`` (and ``loop``) must be there with the same range; further
+        elements (which the transfer does not involve) are allowed.
     measure, scale, poles :
         The goal's measure (``"hinf"``, ``"h2"``, ``"poles"``) as returned by
         ``goal.model``.
@@ -223,13 +267,15 @@ def search_worst_case(
         The whole closed loop: a point where it is unstable has the value ``inf``.
     n_random : int
         Random points besides the centre and the vertices (all ``2^k`` when at most
-        ``max_vertices``).
+        ``max_vertices``), ``>= 0``.
     n_local : int
         Local ascents from the best points; with ``loop``, when the loop is stable at
         every point scanned, as many ascents of its spectral abscissa from the least
         stable ones (an instability between the scanned points).
     extra : sequence of array_like
-        Further normalised points to evaluate (for instance the active set).
+        Further normalised points to evaluate (for instance the active set): one
+        coordinate per element, in ``[-1, 1]`` (a point outside the box raises
+        ``ArgumentError`` naming the element).
     levels : int
         Points per axis of the grid scanned before the local ascents (``2``: the
         vertices; ``3`` adds the centres of the edges and faces), when the grid has at
@@ -254,17 +300,27 @@ def search_worst_case(
     >>> round(wc.value, 9), round(wc.point["a"], 9)
     (2.0, 0.5)
     """
-    if isinstance(levels, bool) or not isinstance(levels, int) or levels < 2:
-        raise ArgumentError(f"search_worst_case: levels must be an integer >= 2, got {levels!r}")
+    for name, v, least in (
+        ("levels", levels, 2),
+        ("n_random", n_random, 0),
+        ("n_local", n_local, 0),
+    ):
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer) or v < least:
+            raise ArgumentError(
+                f"search_worst_case: {name} must be an integer >= {least}, got {v!r}"
+            )
     names = list(elements)
     els = [elements[n] for n in names]
+    _check_elements(elements, model, "model")
+    if loop is not None:
+        _check_elements(elements, loop, "loop")
     rng = np.random.default_rng(seed)
     k = len(names)
     dm = _DeltaMap(model, names)
     lm = _DeltaMap(loop, names) if loop is not None else None
     pts = _box_points(k, n_random, rng, max_vertices, levels)
     if len(extra):
-        pts = np.vstack([pts, np.atleast_2d(np.asarray(extra, float))])
+        pts = np.vstack([pts, _check_extra(extra, names)])
     count = 0
     others, above = [], []
 

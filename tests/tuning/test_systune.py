@@ -223,7 +223,7 @@ def test_systune_multipeak_option(monkeypatch, multipeak):
 def test_systune_checks_its_samples():
     import control
 
-    from robustmb.errors import ArgumentError, SignalError
+    from robustmb.errors import ArgumentError
     from robustmb.tuning.goals import WeightedGain
 
     a = rmb.ureal("a", 2.0, range=(1, 4))
@@ -233,7 +233,8 @@ def test_systune_checks_its_samples():
         ([{"a": 40.0}], ArgumentError, r"samples\[0\] gives a = 40.0, outside its range \[1, 4\]"),
         (-2, ArgumentError, "samples must be >= 0"),
         (2.5, ArgumentError, "samples must be an int or a list"),
-        ([{"b": 1.0}], SignalError, "'b'"),
+        ([{"b": 1.0}], ArgumentError, r"samples\[0\] names 'b'"),
+        ([1.0], ArgumentError, "samples must be an int or a list"),
     ]:
         with pytest.raises(error, match=text):
             rmb.systune(CL, [goal], samples=bad, robust=False, certify=False, maxiter=5)

@@ -156,7 +156,7 @@ def test_tunable_surface_values_and_shared_scheduling():
     v = rmb.ureal("v", 10.0, range=(5.0, 15.0))
     w = rmb.ureal("w", 0.0, range=(-2.0, 2.0))
     K = rmb.tunable_surface("K", (1, 1), [v, w], basis="polynomial", degree=2)
-    # Monomials of degree 1 then 2: s_w, s_v, then s_w^2, s_v s_w, s_v^2 in product order.
+    # Monomials of degree 1 then 2: s_v, s_w, then s_v^2, s_v s_w, s_w^2 (as affine first).
     assert sorted(K.tunables) == [f"K.M{i}" for i in range(6)]
     rng = np.random.default_rng(3)
     coef = {f"K.M{i}": rng.standard_normal((1, 1)) for i in range(6)}
