@@ -129,6 +129,11 @@ def matmul(x, y):
     )
 
 
+# A nonzero entry of a * M may be a sum of terms up to this many times larger than
+# the entry: its rounding is then at most a few multiples of this times eps.
+_CANCEL = 16.0
+
+
 def _geometric_scaling(d, sweeps=10):
     """Powers of two ``(rows, cols)`` with ``d / rows / cols`` of entries near 1 in magnitude.
 
@@ -154,16 +159,25 @@ def _rank_factors(d):
     The rank is decided on ``d`` equilibrated by power-of-two row and column
     scalings (:func:`_geometric_scaling`), which are exact and make the decision
     free of units: ``diag(1e8, 1e-8)`` has rank 2, not 1.  The factors are
-    accepted only if they reproduce every entry of ``d`` to rounding relative to
-    that entry (a zero exactly); otherwise, or when the rank is full, ``None``:
-    the caller repeats the scalar along the shorter side, which is exact for
-    every entry.
+    accepted only if every entry of ``left @ right`` is free of cancellation,
+    whatever order it is summed in (an LFT evaluation sums it differently from
+    numpy): a zero of ``d`` has no nonzero term ``left[i, k] * right[k, j]``, so
+    it stays an exact zero for every value of the scalar; a nonzero entry has
+    ``(|left| @ |right|)[i, j] <= _CANCEL * |d[i, j]|``, so its rounding stays
+    relative to itself; and ``left @ right`` reproduces ``d`` to rounding.
+    Otherwise, or when the rank is full, ``None``: the caller repeats the scalar
+    along the shorter side, which is exact for every entry.
     """
     p, q = d.shape
     with np.errstate(over="ignore", under="ignore"):
         rows, cols = _geometric_scaling(d)
+    # scalings beyond the float range (entries spread over more than ~600 decades)
+    # would divide by 0 or inf: no factorisation then
+    if not all(np.all(np.isfinite(x) & (x > 0)) for x in (rows, cols)):
+        return None
+    with np.errstate(over="ignore", under="ignore"):
         e = d / rows[:, None] / cols[None, :]
-    if not (np.all(np.isfinite(e)) and np.all(np.isfinite(rows)) and np.all(np.isfinite(cols))):
+    if not np.all(np.isfinite(e)):
         return None
     u, sv, _ = np.linalg.svd(e)
     tol = max(p, q) * np.finfo(float).eps * sv[0]
@@ -171,18 +185,28 @@ def _rank_factors(d):
     if k >= min(p, q):
         return None
     # Two factorisations that depend on the range of e only (not on the signs LAPACK
-    # gives the singular vectors); the first exact in every entry is used.  e = Q (Q^H e)
+    # gives the singular vectors); the first acceptable one is used.  e = Q (Q^H e)
     # with Q the canonical orthonormal basis; d = b' d[piv] with b' the basis equal to I
     # on pivot rows, which copies those rows of d (their zeros included) exactly.
     basis = canonical_basis(u[:, :k])
     piv, b = unit_basis(u[:, :k])
+    zero = d == 0
+    mag = np.abs(d)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for left, right in (
             (rows[:, None] * basis, (basis.conj().T @ e) * cols[None, :]),
             (rows[:, None] * b / rows[piv][None, :], d[piv]),
         ):
+            if not (np.all(np.isfinite(left)) and np.all(np.isfinite(right))):
+                continue
+            # structural: the zeros of d are zeros of every term, not sums cancelling
+            terms = (left != 0).astype(int) @ (right != 0).astype(int)
+            if np.any(terms[zero]):
+                continue
+            if np.any((np.abs(left) @ np.abs(right))[~zero] > _CANCEL * mag[~zero]):
+                continue
             err = np.abs(left @ right - d)
-            if np.all(err <= 16 * max(p, q) * np.finfo(float).eps * np.abs(d)):
+            if np.all(err <= 16 * max(p, q) * np.finfo(float).eps * mag):
                 return left, right
     return None
 
