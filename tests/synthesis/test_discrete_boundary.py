@@ -196,3 +196,48 @@ def test_ncfsyn_pole_at_minus_one(eps):
     # gamma_achieved is hinfnorm's attained value: equal to the peak up to rounding
     assert res.gamma <= peak <= res.gamma_achieved * (1 + 1e-9)
     assert res.gamma_achieved <= 1.1 * res.gamma * (1 + 1e-6)
+
+
+# A plant with poles -1 and 0.5 in a non-diagonal realisation: sigma_min(-I - A) is
+# rounding noise (3e-17), not zero, so solving (-I - A) x = b raises no error.
+_PM1 = (
+    [[-0.9894049168340682, -0.0572263738798551], [-0.27575343135902924, 0.4894049168340682]],
+    [[-0.535669373161111, 0.36159505490948474], [1.3040000451301372, 0.9470809631292422]],
+    [[-0.7037352358069926, -1.2654214710460525], [-0.6232744625373522, 0.0413259793472436]],
+    [[-0.23250307746388343, 1.0], [1.0, 0.0]],
+)
+
+
+def _similar(poles, dt):
+    """The plant ``_PM1``'s B, C, D with ``A = T diag(poles) T^-1`` (T not orthogonal)."""
+    T = np.array([[1.0, 0.4], [-0.3, 1.2]])
+    A = T @ np.diag(poles) @ np.linalg.inv(T)
+    return control.ss(A, *(np.array(M) for M in _PM1[1:]), dt)
+
+
+@pytest.mark.parametrize(
+    "P",
+    [
+        control.ss(*(np.array(M) for M in _PM1), 1.0),  # pole at z = -1
+        _similar([1.0, 0.5], 1.0),  # pole at z = 1
+        _similar([0.0, -2.0], 0.0),  # an integrator
+    ],
+    ids=["z=-1", "z=1", "s=0"],
+)
+def test_hinfsyn_gamma_is_tight_with_a_boundary_pole_in_a_non_diagonal_realisation(P):
+    # the frequency-wise check once evaluated P and K separately on the pole itself and
+    # reported rounding noise there as gamma (4.000004 for a loop of norm 1.48467)
+    res = rmb.hinfsyn(P, 1, 1)
+    cl = P.lft(res.controller)  # python-control's lower LFT
+    if P.dt:
+        assert np.max(np.abs(control.poles(cl))) < 1
+        _, pts = _circle()
+    else:
+        assert np.max(control.poles(cl).real) < 0
+        w = np.r_[0.0, np.logspace(-6, 4, 20001)]
+        pts = 1j * w
+    peak = np.linalg.norm(_response(cl, pts), 2, axis=(1, 2)).max()
+    ref = float(rmb.hinfnorm(cl)[0])
+    # an upper bound of the dense-grid peak and of hinfnorm's value, within its ~1e-6
+    assert peak <= res.gamma and ref <= res.gamma
+    assert res.gamma <= max(peak, ref) * (1 + 3e-6)
