@@ -740,8 +740,9 @@ def both_ends_note(plant: Plant) -> str:
         f"; the discrete plant has poles near both z = 1 (distance {d1:.2g}) and z = -1 "
         f"(distance {d2:.2g}): every real bilinear map of the unit disc onto the half-plane "
         "sends z = 1 and z = -1 to s = 0 and s = infinity, so the continuous-time "
-        f"equivalent the design is made on has poles spread over {spread}, too stiff for "
-        "double precision; move one of these modes further from the unit circle (e.g. a "
+        f"equivalent the design is made on has poles spread over {spread}, more than "
+        "double precision may resolve; move one of these modes further from the unit "
+        "circle (e.g. a "
         "weight's integrator 1/(z - 1) to 1/(z - 1 + 1e-3))"
     )
 
