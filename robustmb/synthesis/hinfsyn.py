@@ -66,6 +66,7 @@ from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
     balanced_controller,
+    both_ends_note,
     boundary_zeros,
     check_solvable,
     closed_loop,
@@ -211,7 +212,8 @@ def _fl_peak(plant, K, peak):
     the controller; the bracket between the best grid point's neighbours (between ``-w1``
     and ``w1`` when the best point is 0: real data give an even ``sigma``) is refined by
     rounds of 17-point grids, each cutting it 8-fold, down to a relative width of 1e-10
-    or until the 17 values agree to 1e-13.
+    (around 0, of 1e-10 times the reference frequency) or until the 17 values agree to
+    1e-13.
     Discrete time: frequencies above the Nyquist frequency are dropped.
     """
     ref = peak if np.isfinite(peak) and peak > 0 else 1.0
@@ -233,8 +235,14 @@ def _fl_peak(plant, K, peak):
         lo = -hi
     # zoom: 17 points between the best point's neighbours per round, the bracket cut to
     # the best one's neighbours (8-fold); a batch of 17 costs about one point
+    # around w = 0 the width is also measured against ``ref``: sigma is even and smooth
+    # there, and zooming on to 1e-15 rad/s only probed the rounding of a plant pole at
+    # s = 0 (an integrator in a non-diagonal realisation: 5.270250 for a loop of norm
+    # 5.270216, 1e-14 rad/s from the pole)
+    floor = ref if k == 0 and wbest == 0.0 else 0.0
     for _ in range(_ZOOM_ROUNDS):
-        if not (hi > lo and np.isfinite(best)) or hi - lo <= 1e-10 * max(abs(lo), abs(hi)):
+        width = max(abs(lo), abs(hi), floor)
+        if not (hi > lo and np.isfinite(best)) or hi - lo <= 1e-10 * width:
             break
         grid = np.linspace(lo, hi, 17)
         vals = _sigma(plant, K, grid)
@@ -698,6 +706,17 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     if plant.A.shape[0] == 0:
         return _static_result(plant)
     check_solvable(plant)
+    try:
+        return _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max)
+    except IllPosedError as exc:
+        note = both_ends_note(plant)
+        if not note or "both z = 1 and z = -1" in str(exc):
+            raise
+        raise IllPosedError(str(exc) + note) from exc
+
+
+def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max):
+    """:func:`_solve`, on ``P(-z)`` for a discrete plant with a pole near ``z = -1``."""
     if nyquist_flip(plant):
         # a pole at (or near) z = -1, where the bilinear map is singular: design on
         # P(-z) (frequency response rotated by pi, every norm kept), K(z) = K'(-z)

@@ -43,6 +43,7 @@ from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 from .arguments import as_system, common_sampling_time
 from .plant import (
     Plant,
+    both_ends_note,
     closed_loop,
     controller_from_continuous,
     flip_controller,
@@ -202,20 +203,28 @@ def _discrete(A, B, C, D, sys_dt, W1, W2, tol):
     dt = 1.0 if sys_dt is True else float(sys_dt)
     z = np.zeros
     pd = Plant(A, B, z((n, 0)), C, z((0, n)), D, z((p, 0)), z((0, m)), z((0, 0)), dt)
+    note = both_ends_note(pd)
     flip = nyquist_flip(pd)
     if flip:
         # a pole at (or near) z = -1: design on Gs(-z), whose four-block loop is the
         # original's rotated by pi (same gamma_min, same achieved level), K(z) = K'(-z)
         pd = flip_plant(pd)
-    pc = to_continuous(pd)
-    gmin, _, Kc = _design(pc.A, pc.B1, pc.C1, pc.D11, tol)
-    K = controller_from_continuous(Kc)
+    try:
+        pc = to_continuous(pd)
+        gmin, _, Kc = _design(pc.A, pc.B1, pc.C1, pc.D11, tol)
+        K = controller_from_continuous(Kc)
+    except IllPosedError as exc:
+        if not note or "both z = 1 and z = -1" in str(exc):
+            raise
+        raise IllPosedError(str(exc) + note) from exc
     if flip:
         K = flip_controller(K)
     achieved, _ = hinfnorm(control.ss(*_closed_loop_matrices(four_block_plant(A, B, C, D), K), dt))
     g = gmin * (1.0 + tol)
     if not achieved <= g * (1 + 1e-6):
-        raise IllPosedError(f"loop-shaping controller failed verification ({achieved} > {g})")
+        raise IllPosedError(
+            f"loop-shaping controller failed verification ({achieved} > {g})" + note
+        )
     return _result(control.ss(*K, sys_dt), gmin, achieved, W1, W2)
 
 

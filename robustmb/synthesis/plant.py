@@ -36,6 +36,7 @@ from robustmb.errors import ArgumentError, DimensionError, IllPosedError, Signal
 __all__ = [
     "Plant",
     "balanced_controller",
+    "both_ends_note",
     "boundary_zeros",
     "closed_loop",
     "controller_from_continuous",
@@ -445,8 +446,11 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     frequency, so a stiff controller (poles far apart from the plant's) does not make the
     evaluation ill conditioned the way the closed-loop realisation of :func:`closed_loop`
     can be.  ``s = j w`` (continuous) or ``exp(j w dt)`` (discrete).  Returns an array of
-    shape ``(len(w), p1, m1)``; frequencies on a pole of ``P`` or ``K``, or where
-    ``I - P22 K`` is singular, give ``nan``.
+    shape ``(len(w), p1, m1)``.  On a pole of ``P`` or ``K`` to rounding (within
+    ``10 n eps ||A||_F kappa`` of an eigenvalue, ``kappa`` its condition number, so in
+    any realisation) the closed loop's realisation (:func:`closed_loop`) is evaluated
+    instead; a frequency on a pole of that realisation, or where ``I - P22 K`` is
+    singular, gives ``nan``.
 
     Examples
     --------
@@ -464,26 +468,23 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
     n, m1, m2, p1, p2 = plant.dims
 
     def resp(A, B, C, D):
+        """Frequency response and the mask of frequencies near a pole of ``A``."""
         G = np.broadcast_to(D.astype(complex), (len(s),) + D.shape).copy()
+        near = np.zeros(len(s), bool)
         if A.shape[0]:
             M = s[:, None, None] * np.eye(A.shape[0]) - A
-            try:
-                G = C @ np.linalg.solve(M, B) + D  # batched
-            except np.linalg.LinAlgError:  # a frequency on a pole: one at a time
-                out = np.full_like(G, np.nan)
-                for i in range(len(s)):
-                    try:
-                        out[i] = C @ np.linalg.solve(M[i], B) + D
-                    except np.linalg.LinAlgError:
-                        pass
-                G = out
-        return G
+            near = _near_pole(A, s)
+            far = ~near
+            if np.any(far):
+                G[far] = C @ np.linalg.solve(M[far], B) + D  # batched
+            G[near] = np.nan
+        return G, near
 
     B = np.hstack([plant.B1, plant.B2])
     C = np.vstack([plant.C1, plant.C2])
     D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
-    G = resp(plant.A, B, C, D)
-    Kr = resp(Ak, Bk, Ck, Dk)
+    G, near_p = resp(plant.A, B, C, D)
+    Kr, near_k = resp(Ak, Bk, Ck, Dk)
     P11, P12, P21, P22 = G[:, :p1, :m1], G[:, :p1, m1:], G[:, p1:, :m1], G[:, p1:, m1:]
     F = np.full((len(s), p1, m1), np.nan, complex)
     good = np.all(np.isfinite(G), axis=(1, 2)) & np.all(np.isfinite(Kr), axis=(1, 2))
@@ -495,25 +496,86 @@ def lft_response(plant: Plant, K, w) -> np.ndarray:
         idx, E = idx[keep], E[keep]
         if idx.size:
             F[idx] = P11[idx] + P12[idx] @ Kr[idx] @ np.linalg.solve(E, P21[idx])
+    near = near_p | near_k
+    if np.any(near):
+        # Near a pole of P or K on the boundary the separate evaluation subtracts large
+        # terms computed from a nearly singular sI - A (a pole at z = -1 in a non-diagonal
+        # realisation gave |Fl| = 2.0156 at w = pi for a loop of norm 1.48467): there the
+        # closed loop's own realisation, regular where the loop is stable, is used.
+        try:
+            cl = closed_loop(plant, (Ak, Bk, Ck, Dk))
+        except IllPosedError:
+            return F
+        H, on_cl = resp(cl.A, cl.B, cl.C, cl.D)
+        F[near] = np.where(on_cl[near, None, None], np.nan, H[near])
     return F
 
 
-# ``(1 + ||A||) / sigma_min(I + A)`` above which a discrete plant is designed on
-# ``P(-z)`` (a pole within about 1e-6 of z = -1): at -1 + 1e-7 the bilinear equivalent of
-# a test plant had no verifiable controller, at -1 + 1e-4 it was fine.
+# Multiple of ``n eps ||A||_F kappa_i`` (the first-order rounding of the eigenvalue
+# ``lam_i``, ``kappa_i`` its condition number) within which ``lft_response`` takes a
+# point as on the pole ``lam_i``.  Not wider: a stiff controller (poles -2.4e6 and
+# -2e-7) is evaluated accurately at w = 0, sigma_min(-Ak) = 8e-14 ||Ak||, where its
+# closed loop's realisation is not (a band of 1e-8 ||A|| made a verified norm 0.5 % low).
+_POLE_BAND = 10.0
+
+
+def _near_pole(A, s):
+    """Mask of the points ``s`` within the rounding band of an eigenvalue of ``A``:
+    there ``s I - A`` is singular to rounding and ``(s I - A)^-1 B`` is noise (at a pole
+    ``z = -1`` in a non-diagonal realisation, ``sigma_min(-I - A) = 3e-17``)."""
+    n = A.shape[0]
+    scale = _POLE_BAND * n * np.finfo(float).eps * np.linalg.norm(A)
+    try:
+        lam, vl, vr = scipy.linalg.eig(A, left=True, right=True)
+        with np.errstate(divide="ignore"):
+            kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))  # unit-norm vectors
+    except (np.linalg.LinAlgError, ValueError):
+        lam, kappa = np.linalg.eigvals(A), np.ones(n)
+    band = scale * kappa
+    return np.any(np.abs(s[:, None] - lam[None, :]) <= band[None, :], axis=1)
+
+
+# Closeness of ``A`` to an eigenvalue ``-1`` (:func:`_boundary_cond`, about ``2 / d`` for a
+# pole at ``-1 + d``) above which a discrete plant is designed on ``P(-z)`` (a pole within
+# about 2e-6 of z = -1): at -1 + 1e-7 the bilinear equivalent of a test plant had no
+# verifiable controller, at -1 + 1e-4 it was fine.
 _FLIP_COND = 1e6
-# The same ratio above which the bilinear map is refused (a pole at z = -1 to rounding).
+# The same measure above which the bilinear map is refused (a pole at z = -1 to rounding).
 _SINGULAR_COND = 1e12
 
 
 def _boundary_cond(A, sign):
-    """``(1 + ||A||) / sigma_min(I + sign A)``: how close ``A`` is to an eigenvalue
-    ``-sign`` relative to its size (``cond(I + A)`` is scale invariant and 1 for any
-    1 x 1 matrix, so it cannot see a scalar pole at ``-1 + 1e-10``)."""
+    """How close ``A`` is to an eigenvalue ``-sign``, in the state coordinates' stead.
+
+    ``min(r_sigma, r_eig)`` on ``A`` balanced by a diagonal similarity of powers of two
+    (LAPACK gebal, exact): ``r_sigma = (1 + ||A||) / sigma_min(I + sign A)`` and
+    ``r_eig = (1 + rho(A)) / min_i (|lam_i + sign| - band_i)`` (``inf`` when a distance is
+    within its band), with ``band_i = eps ||A||_F kappa_i`` the first-order rounding of
+    the eigenvalue ``lam_i`` (``kappa_i`` its condition number).  ``sigma_min`` alone
+    depends on the coordinates: a stable plant (poles 0.5 and 0.6) whose second state
+    is scaled by 1e7 has ``sigma_min(I + A) = 2.4e-7`` against ``||A|| = 1e7`` and was
+    taken as having a pole at ``z = -1``; its eigenvalues, exact to 0.2 there, are 1.5
+    away.  Both measures are about ``2 / d`` for a scalar pole at ``-sign + d``; the
+    eigenvalue one cannot miss a pole at ``-sign`` that rounding hides (a Jordan block
+    there has a huge ``kappa``, its band covers the distance and ``r_sigma`` decides).
+    ``cond(I + A)`` would not do: it is scale invariant and 1 for any 1 x 1 matrix, so it
+    cannot see a scalar pole at ``-1 + 1e-10``."""
     n = A.shape[0]
-    smin = np.linalg.svd(np.eye(n) + sign * A, compute_uv=False)[-1]
-    scale = 1.0 + np.linalg.norm(A, 2)
-    return np.inf if smin == 0 else float(scale / smin)
+    A = scipy.linalg.matrix_balance(A, permute=False)[0]
+    M = np.eye(n) + sign * A
+    smin = np.linalg.svd(M, compute_uv=False)[-1]
+    r_sigma = np.inf if smin == 0 else float((1.0 + np.linalg.norm(A, 2)) / smin)
+    try:
+        lam, vl, vr = scipy.linalg.eig(A, left=True, right=True)
+    except (np.linalg.LinAlgError, ValueError):
+        return r_sigma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))  # unit-norm vectors
+    band = np.finfo(float).eps * np.linalg.norm(A) * kappa
+    dist = np.min(np.abs(lam + sign) - band)
+    if not np.isfinite(dist) or dist <= 0:
+        return r_sigma
+    return min(r_sigma, float((1.0 + np.max(np.abs(lam))) / dist))
 
 
 def nyquist_flip(plant: Plant) -> bool:
@@ -584,7 +646,16 @@ def to_continuous(plant: Plant) -> Plant:
     the flip moves the pole at ``z = 1`` to ``z = -1``, and no real-coefficient map of
     the disc onto a half-plane avoids both (it maps the circle's real points ``1`` and
     ``-1`` onto the imaginary axis or infinity, and one of them must go to infinity), so
-    one of the modes has to be moved off the unit circle.
+    one of the modes has to be moved off the unit circle.  Poles near both ends without
+    being on them (``1 - d1`` and ``-1 + d2``) are not refused but give a continuous
+    equivalent with poles near ``s = 0`` and near infinity, spread over about
+    ``4 / (d1 d2)``, on which a design may fail (:func:`both_ends_note` explains such a
+    failure).  No other choice of map avoids this: a prewarped map
+    ``z = (1 + s T / 2) / (1 - s T / 2)``, or any real Moebius map of the disc onto the
+    half-plane, maps the real points ``1`` and ``-1`` of the circle to the real points
+    of the imaginary axis and infinity, that is to ``0`` and ``infinity``, and only
+    rescales ``s``, which leaves the spread unchanged.  The state coordinates are
+    balanced first (a diagonal similarity by powers of two, exact).
 
     Raises
     ------
@@ -602,7 +673,6 @@ def to_continuous(plant: Plant) -> Plant:
     """
     A = plant.A
     n = A.shape[0]
-    ipa = np.eye(n) + A
     if n and _boundary_cond(A, 1.0) > _SINGULAR_COND:
         if _boundary_cond(A, -1.0) > _SINGULAR_COND:
             raise IllPosedError(
@@ -620,6 +690,8 @@ def to_continuous(plant: Plant) -> Plant:
     B = np.hstack([plant.B1, plant.B2])
     C = np.vstack([plant.C1, plant.C2])
     D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
+    A, B, C = _balanced_states(A, B, C)
+    ipa = np.eye(n) + A
     k = np.linalg.solve(ipa, np.hstack([A - np.eye(n), B]))
     ac, bc = k[:, :n], np.sqrt(2.0) * k[:, n:]
     cc = np.sqrt(2.0) * np.linalg.solve(ipa.T, C.T).T
@@ -629,6 +701,69 @@ def to_continuous(plant: Plant) -> Plant:
         ac, bc[:, :m1], bc[:, m1:], cc[:p1], cc[p1:], dc[:p1, :m1], dc[:p1, m1:],
         dc[p1:, :m1], dc[p1:, m1:], 0.0, plant.input_names, plant.output_names,
     )  # fmt: skip
+
+
+# Distance of poles to both z = 1 and z = -1 below which a failed discrete design is
+# explained by the stiffness of every bilinear equivalent (see ``both_ends_note``).
+_BOTH_ENDS = 1e-3
+
+
+def both_ends_note(plant: Plant) -> str:
+    """Why a discrete design may fail: poles near both ``z = 1`` and ``z = -1``.
+
+    Returns ``""`` unless the balanced ``A`` has eigenvalues within ``1e-3`` of both ends
+    of the real axis; then a sentence (to append to an error) with the two distances
+    ``d1``, ``d2``, the spread ``4 / (d1 d2)`` of the poles of the continuous-time
+    equivalent the design is made on (see :func:`to_continuous`) and what to do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.synthesis.plant import Plant, both_ends_note
+    >>> o = np.ones((2, 1))
+    >>> A = np.diag([-1 + 1e-9, 1 - 1e-7])
+    >>> note = both_ends_note(Plant(A, o, o, o.T, o.T, o[:1], o[:1], o[:1], 0 * o[:1], 1.0))
+    >>> "z = 1 (distance 1e-07) and z = -1 (distance 1e-09)" in note
+    True
+    >>> both_ends_note(Plant(np.diag([-1.0, 0.5]), o, o, o.T, o.T, o[:1], o[:1], o[:1],
+    ...                      0 * o[:1], 1.0))
+    ''
+    """
+    if not plant.dt or plant.A.shape[0] == 0:
+        return ""
+    lam = np.linalg.eigvals(scipy.linalg.matrix_balance(plant.A, permute=False)[0])
+    d1, d2 = float(np.min(np.abs(lam - 1.0))), float(np.min(np.abs(lam + 1.0)))
+    if not (d1 <= _BOTH_ENDS and d2 <= _BOTH_ENDS):
+        return ""
+    spread = "an unbounded ratio" if d1 * d2 == 0 else f"about {4.0 / (d1 * d2):.2g}"
+    return (
+        f"; the discrete plant has poles near both z = 1 (distance {d1:.2g}) and z = -1 "
+        f"(distance {d2:.2g}): every real bilinear map of the unit disc onto the half-plane "
+        "sends z = 1 and z = -1 to s = 0 and s = infinity, so the continuous-time "
+        f"equivalent the design is made on has poles spread over {spread}, more than "
+        "double precision may resolve; move one of these modes further from the unit "
+        "circle (e.g. a "
+        "weight's integrator 1/(z - 1) to 1/(z - 1 + 1e-3))"
+    )
+
+
+def _balanced_states(A, B, C):
+    """``(A, B, C)`` in state coordinates balanced by a diagonal similarity of powers of
+    two (LAPACK gebal on ``[[A, B], [C, 0]]``, no permutation; exact, the transfer
+    function is unchanged).  A plant with its second state in units 1e6 times smaller
+    (poles 0.5 and 0.6) gave a bilinear equivalent with entries up to 1e6 on which no
+    controller passed verification."""
+    n = A.shape[0]
+    if n == 0 or not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))
+                      and np.all(np.isfinite(C))):  # fmt: skip
+        return A, B, C
+    p, m = C.shape[0], B.shape[1]
+    size = n + max(m, p)
+    M = np.zeros((size, size))
+    M[:n, :n], M[:n, n : n + m], M[n : n + p, :n] = A, B, C
+    _, (scale, _) = scipy.linalg.matrix_balance(M, permute=False, separate=True)
+    d = scale[:n]
+    return A / d[:, None] * d[None, :], B / d[:, None], C * d[None, :]
 
 
 def controller_from_continuous(K):

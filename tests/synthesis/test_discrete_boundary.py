@@ -7,6 +7,8 @@ structured singular value of a two-block problem by an explicit search over the 
 scaling, and normalised coprime factors from SciPy's Riccati solver.
 """
 
+import re
+
 import control
 import numpy as np
 import pytest
@@ -196,3 +198,112 @@ def test_ncfsyn_pole_at_minus_one(eps):
     # gamma_achieved is hinfnorm's attained value: equal to the peak up to rounding
     assert res.gamma <= peak <= res.gamma_achieved * (1 + 1e-9)
     assert res.gamma_achieved <= 1.1 * res.gamma * (1 + 1e-6)
+
+
+# A plant with poles -1 and 0.5 in a non-diagonal realisation: sigma_min(-I - A) is
+# rounding noise (3e-17), not zero, so solving (-I - A) x = b raises no error.
+_PM1 = (
+    [[-0.9894049168340682, -0.0572263738798551], [-0.27575343135902924, 0.4894049168340682]],
+    [[-0.535669373161111, 0.36159505490948474], [1.3040000451301372, 0.9470809631292422]],
+    [[-0.7037352358069926, -1.2654214710460525], [-0.6232744625373522, 0.0413259793472436]],
+    [[-0.23250307746388343, 1.0], [1.0, 0.0]],
+)
+
+
+def _similar(poles, dt):
+    """The plant ``_PM1``'s B, C, D with ``A = T diag(poles) T^-1`` (T not orthogonal)."""
+    T = np.array([[1.0, 0.4], [-0.3, 1.2]])
+    A = T @ np.diag(poles) @ np.linalg.inv(T)
+    return control.ss(A, *(np.array(M) for M in _PM1[1:]), dt)
+
+
+@pytest.mark.parametrize(
+    "P",
+    [
+        control.ss(*(np.array(M) for M in _PM1), 1.0),  # pole at z = -1
+        _similar([1.0, 0.5], 1.0),  # pole at z = 1
+        _similar([0.0, -2.0], 0.0),  # an integrator
+    ],
+    ids=["z=-1", "z=1", "s=0"],
+)
+def test_hinfsyn_gamma_is_tight_with_a_boundary_pole_in_a_non_diagonal_realisation(P):
+    # the frequency-wise check once evaluated P and K separately on the pole itself and
+    # reported rounding noise there as gamma (4.000004 for a loop of norm 1.48467)
+    res = rmb.hinfsyn(P, 1, 1)
+    cl = P.lft(res.controller)  # python-control's lower LFT
+    if P.dt:
+        assert np.max(np.abs(control.poles(cl))) < 1
+        _, pts = _circle()
+    else:
+        assert np.max(control.poles(cl).real) < 0
+        w = np.r_[0.0, np.logspace(-6, 4, 20001)]
+        pts = 1j * w
+    peak = np.linalg.norm(_response(cl, pts), 2, axis=(1, 2)).max()
+    ref = float(rmb.hinfnorm(cl)[0])
+    # an upper bound of the dense-grid peak and of hinfnorm's value, within its ~1e-6
+    assert peak <= res.gamma and ref <= res.gamma
+    assert res.gamma <= max(peak, ref) * (1 + 3e-6)
+
+
+def _scaled_states(s):
+    """A stable plant (poles 0.5 and 0.6) with its second state in units ``s`` times
+    smaller: ``A`` upper triangular with ``s`` above the diagonal, badly non-normal."""
+    A0 = np.array([[0.5, 1.0], [0.0, 0.6]])
+    B0 = np.array([[1.0, 1.0], [1.0, 0.5]])
+    C0 = np.array([[1.0, 1.0], [1.0, -1.0]])
+    Ti = np.diag([1.0, 1.0 / s])
+    return Ti @ A0 @ np.diag([1.0, s]), Ti @ B0, C0 @ np.diag([1.0, s])
+
+
+def _bilinear(A, B, C, D):
+    """``z = (1 + s) / (1 - s)`` of a discrete system, by hand."""
+    n = A.shape[0]
+    E = np.linalg.inv(np.eye(n) + A)
+    return E @ (A - np.eye(n)), np.sqrt(2) * E @ B, np.sqrt(2) * C @ E, D - C @ E @ B
+
+
+@pytest.mark.parametrize("s", [1e6, 1e7])
+def test_synthesis_does_not_take_badly_scaled_states_for_a_pole_at_minus_one(s):
+    # sigma_min(I + A) = 2.4e-7 against ||A|| = 1e7: once refused as "poles at both
+    # z = 1 and z = -1" (1e7) or left without a verified controller (1e6)
+    A, B, C = _scaled_states(s)
+    D = np.array([[0.0, 1.0], [1.0, 0.0]])
+    P = control.ss(A, B, C, D, 1.0)
+    res = rmb.hinfsyn(P, 1, 1)
+    cl = P.lft(res.controller)
+    assert np.max(np.abs(control.poles(cl))) < 1
+    _, z = _circle()
+    peak = np.abs(_lower_lft_response(P, res.controller, z)).max()
+    assert peak <= res.gamma <= peak * (1 + 1e-5)
+    # the optimum does not depend on the state coordinates: the well-scaled realisation
+    ref = rmb.hinfsyn(control.ss(*_scaled_states(1.0), D, 1.0), 1, 1).gamma
+    assert res.gamma == pytest.approx(ref, rel=1e-5)
+    # ncfsyn: gamma_min from the normalised coprime factors of the well-scaled bilinear
+    # equivalent, by hand
+    G = control.ss(A, B[:, :1], C[:1], [[0.0]], 1.0)
+    A0, B0, C0 = _scaled_states(1.0)
+    gref = _ncf_gamma_min_continuous(*_bilinear(A0, B0[:, :1], C0[:1], np.zeros((1, 1))))
+    r = rmb.ncfsyn(G)
+    assert r.gamma == pytest.approx(gref, rel=1e-8)
+    assert np.max(np.abs(control.poles(control.feedback(G, r.controller, sign=1)))) < 1
+
+
+def test_poles_near_both_ends_fail_with_the_distances_and_the_reason():
+    # -1 + 1e-9 and 1 - 1e-7: not on the circle, but every real bilinear map sends one
+    # end to infinity; the design failed with "failed verification (2.894 > 2.874)" alone
+    A = np.diag([-1.0 + 1e-9, 1.0 - 1e-7])
+    B, C, D = _zm_plant(0.0).B, _zm_plant(0.0).C, _zm_plant(0.0).D
+    msg = r"near both z = 1 \(distance 1e-07\) and z = -1 \(distance 1e-09\).*4e\+16"
+    G = control.ss(A, [[1.0], [1.0]], [[1.0, 1.0]], [[0.0]], 1.0)
+    with pytest.raises(IllPosedError, match=msg):
+        rmb.ncfsyn(G)
+    P = control.ss(A, B, C, D, 1.0)
+    try:
+        res = rmb.hinfsyn(P, 1, 1, method="lmi")
+    except IllPosedError as exc:
+        assert re.search(msg, str(exc))
+    else:  # a controller, when one is returned, is verified: a dense-grid check
+        _, z = _circle()
+        peak = np.abs(_lower_lft_response(P, res.controller, z)).max()
+        assert np.max(np.abs(control.poles(P.lft(res.controller)))) < 1
+        assert peak <= res.gamma
