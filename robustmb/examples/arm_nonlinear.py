@@ -10,10 +10,11 @@ predictions of the LFT model at the start and at the target configuration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..errors import DimensionError
+from ..errors import ArgumentError, DimensionError
 from .arm import TWO_LINK_ARM_ANGLE_RANGES, two_link_arm, two_link_arm_mechanism
 
 
@@ -103,6 +104,25 @@ def _linear_step(theta, controller, schedule_of, step, t, values, feedforward):
     return np.asarray(resp.outputs).T
 
 
+def _horizon(t_final, n):
+    """``t_final`` a finite positive float and ``n`` an integer >= 2, else an error naming it.
+
+    Examples
+    --------
+    >>> _horizon(4, 41)
+    (4.0, 41)
+    """
+    if isinstance(t_final, bool) or not isinstance(t_final, Real | np.generic):
+        raise ArgumentError(f"arm_step_check: t_final must be a number, got {t_final!r}")
+    if not (np.isfinite(t_final) and t_final > 0):
+        raise ArgumentError(f"arm_step_check: t_final must be finite and > 0, got {t_final!r}")
+    if isinstance(n, bool) or not isinstance(n, Integral | np.integer) or n < 2:
+        raise ArgumentError(
+            f"arm_step_check: n (the number of output times) must be an integer >= 2, got {n!r}"
+        )
+    return float(t_final), int(n)
+
+
 def arm_step_check(
     controller,
     start_deg,
@@ -130,8 +150,9 @@ def arm_step_check(
     start_deg, target_deg : (float, float)
         Configurations in degrees, inside the scheduling ranges.
     t_final : float
+        End of the run (s), finite and > 0.
     n : int
-        Number of output times.
+        Number of output times (at least 2, from 0 to ``t_final``).
     values : dict, optional
         Physical parameters (m1, J1, rho1, L2, m3); default nominal.
     feedforward : {"reference", "initial"}
@@ -154,10 +175,11 @@ def arm_step_check(
 
     start = _in_range(start_deg, "start_deg")
     target = _in_range(target_deg, "target_deg")
+    t_final, n = _horizon(t_final, n)
     values = dict(values or {})
     mech = two_link_arm_mechanism(*start)
     ctrl = ScheduledController(controller)
-    t = np.linspace(0.0, float(t_final), int(n))
+    t = np.linspace(0.0, t_final, n)
     sim = simulate_scheduled_loop(
         mech,
         ctrl,

@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import IllPosedError
 from .articulated import _jump_compose, _tree_layout, cross_motion_rows
 from .rnea_derivatives import mass_matrix, rate_layout
-from .tree import FREE, batch_placements, quat_to_dcm, skew3
+from .tree import FREE, REVOLUTE, batch_placements, quat_to_dcm, skew3
 
 AXES = {"x": 0, "y": 1, "z": 2}
 _I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
@@ -345,10 +345,15 @@ def constrained_hybrid(tree, q, v, tau, imposed, bias, mass, names=None):
 
 
 def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
-    """Project ``q`` (and ``v``) onto the constraint manifold, minimum-norm steps.
+    """Project ``q`` (and ``v``) onto the constraint manifold from the guess ``q``.
 
-    ``fixed``: indices (in the tangent coordinates, i.e. the rates) of coordinates
-    held at their given values (e.g. the crank).
+    Gauss-Newton with minimum-norm steps in the tangent coordinates, each step
+    halved until the residual norm decreases (an undamped step can jump to a
+    far branch or several turns away); revolute angles are returned within
+    ``pi`` of the guess (the same configuration, the nearest turn).  The result
+    is a solution near the guess: the nearest one when the guess lies in its
+    Newton basin.  ``fixed``: indices (in the tangent coordinates, i.e. the
+    rates) of coordinates held at their given values (e.g. the crank).
     Used by :meth:`Mechanism.assemble <robustmb.multibody.Mechanism.assemble>`.
 
     Examples
@@ -365,25 +370,44 @@ def assemble(tree, q, v=None, *, fixed=(), tol=1e-12, max_iter=50):
     >>> bool(np.isclose(q[0], np.pi / 2)), v      # tip on B; a pinned bar cannot turn
     (True, array([0.]))
     """
-    q = np.array(q, dtype=float)
+    guess = np.array(q, dtype=float)
+    q = guess.copy()
     free = np.setdiff1d(np.arange(tree.nv), np.asarray(fixed, dtype=int))
     zero = np.zeros(tree.nv)
     quats = [tree.qi[i] + np.arange(3, 7) for i in range(tree.n) if tree.kind[i] == FREE]
-    for _ in range(max_iter):
-        g, jac, _ = constraint_terms(tree, q, zero)
-        if np.abs(g).max(initial=0.0) <= tol:
-            break
+
+    def moved(q, step):
+        out = retract(tree, q, step)  # a tangent step (first order), then unit quaternions
+        for k in quats:
+            out[k] /= np.linalg.norm(out[k])
+        return out
+
+    g, jac, _ = constraint_terms(tree, q, zero)
+    steps = 0
+    while np.abs(g).max(initial=0.0) > tol and steps < max_iter:
+        steps += 1
         jf = jac[:, free]
         step = np.zeros(tree.nv)
         step[free] = -jf.T @ _pinv_solve(jf @ jf.T, g)
-        q = retract(tree, q, step)  # a tangent step (first order), then unit quaternions
-        for k in quats:
-            q[k] /= np.linalg.norm(q[k])
-    else:
+        norm, alpha = np.linalg.norm(g), 1.0
+        while True:  # backtrack: accept the first step that reduces the residual norm
+            trial = moved(q, alpha * step)
+            g_trial, jac_trial, _ = constraint_terms(tree, trial, zero)
+            if np.linalg.norm(g_trial) < (1.0 - 1e-4 * alpha) * norm or alpha < 1e-10:
+                break
+            alpha /= 2.0
+        if alpha < 1e-10:  # no descent along the Gauss-Newton direction: a stationary point
+            break
+        q, g, jac = trial, g_trial, jac_trial
+    if not np.abs(g).max(initial=0.0) <= tol:
         raise IllPosedError(
             f"assemble: the loop constraints cannot be closed from this guess "
-            f"(residual {np.abs(g).max():.3g} after {max_iter} steps)"
+            f"(residual {np.abs(g).max():.3g} after {steps} damped Gauss-Newton steps)"
         )
+    rev = np.array([tree.qi[i] for i in range(tree.n) if tree.kind[i] == REVOLUTE], dtype=int)
+    # the same configuration, nearest the guess (whole turns change nothing but the
+    # value of q, which a joint spring or a later linearisation would see)
+    q[rev] = guess[rev] + (q[rev] - guess[rev] + np.pi) % (2.0 * np.pi) - np.pi
     _check_branch(tree, q)
     if v is None:
         return q

@@ -24,8 +24,11 @@ dampers act about the equilibrium coordinate of the linear model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
+from ..errors import ArgumentError, DimensionError, SignalError
 from .articulated import forward_world
 from .loop_closure import closure_energy, closure_forces
 from .tree import FREE, generalized_forces, joint_transforms
@@ -70,10 +73,114 @@ def cross_force(v, f):
     )
 
 
+def finite_entries(x, what, size, names, t=None, noun="entries"):
+    """``x`` as ``size`` finite floats, else an error naming the entry (and the time ``t``).
+
+    ``names``: a callable giving the entries' names, only called on failure.  A
+    non-finite effort would spread NaN through the dynamics (or make an
+    integrator shrink its step for ever).
+
+    Raises
+    ------
+    ArgumentError
+        If an entry is not a real number or not finite.
+    DimensionError
+        If ``x`` does not hold ``size`` entries.
+
+    Examples
+    --------
+    >>> finite_entries([1, 2], "tau", 2, lambda: ["a", "b"])
+    array([1., 2.])
+    >>> try:
+    ...     finite_entries([1, float("nan")], "tau", 2, lambda: ["a", "b"])
+    ... except ArgumentError as err:
+    ...     print(err)
+    tau[1] (b) is not finite: nan
+    """
+    at = "" if t is None else f" at t = {t:.6g}"
+    try:
+        u = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must give real numbers{at}, got {x!r}") from None
+    if u.size != size:
+        raise DimensionError(f"{what} gave {u.size} {noun}{at}, need {size}")
+    bad = np.flatnonzero(~np.isfinite(u))
+    if bad.size:
+        k = bad[0]
+        raise ArgumentError(f"{what}[{k}] ({names()[k]}) is not finite{at}: {u[k]}")
+    return u
+
+
+def wrench_components(name):
+    """Names of the 6 components of the wrench input ``name`` (a callable, for messages).
+
+    Examples
+    --------
+    >>> wrench_components("push")()[3:]
+    ['push_Tx', 'push_Ty', 'push_Tz']
+    """
+    return lambda: [f"{name}_{c}" for c in ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")]
+
+
+def check_wrenches(tree, wrenches, *, callables=False):
+    """Values of the wrench inputs as ``{declared name: 6 finite floats}``.
+
+    A misspelt name would silently leave its wrench at zero, so every name
+    must be a wrench input of the mechanism (:meth:`Mechanism.add_wrench_input`);
+    ``callables=True`` (simulation) passes callables ``f(t, q, v)`` through,
+    to be checked at each call.
+
+    Raises
+    ------
+    ArgumentError
+        If ``wrenches`` is not a mapping, or a component is not a finite real number
+        (names the input and the component).
+    SignalError
+        If a name is not a declared wrench input (lists the declared ones).
+    DimensionError
+        If a wrench does not have 6 components.
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, RevoluteJoint
+    >>> mech = Mechanism()
+    >>> mech.add_body(RigidBody("bob", mass=2.0, ports={"P": [0, 0, 1.0], "c": [0, 0, 0]}))
+    >>> mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+    >>> mech.add_wrench_input("push", "bob", "c")
+    >>> check_wrenches(mech.rigid_tree(), {"push": [0, 1, 0, 0, 0, 0]})["push"]
+    array([0., 1., 0., 0., 0., 0.])
+    >>> try:
+    ...     check_wrenches(mech.rigid_tree(), {"Push": [0, 1, 0, 0, 0, 0]})
+    ... except SignalError as err:
+    ...     print(err)
+    wrenches: unknown wrench input 'Push' (declared: ['push'])
+    """
+    if wrenches is None:
+        return {}
+    if not isinstance(wrenches, Mapping):
+        kind = "6 numbers or f(t, q, v)" if callables else "6 numbers"
+        raise ArgumentError(
+            f"wrenches must be a mapping {{wrench input: {kind}}}, got {type(wrenches).__name__}"
+        )
+    known = [name for name, *_ in tree.inputs]
+    out = {}
+    for name, w in wrenches.items():
+        if name not in known:
+            raise SignalError(
+                f"wrenches: unknown wrench input {name!r} (declared: {sorted(known)})"
+            )
+        if callables and callable(w):
+            out[name] = w
+        else:
+            out[name] = finite_entries(w, f"wrenches[{name!r}]", 6, wrench_components(name))
+    return out
+
+
 def external_forces(tree, q, rw, wrenches=None, v=None, xs=None):
     """Applied wrenches at each node origin, node axes: (n, 6).
 
-    ``wrenches`` maps wrench-input names to 6 numbers (body axes, at the port);
+    ``wrenches`` maps wrench-input names to 6 numbers (body axes, at the port),
+    as checked by :func:`check_wrenches`;
     the mechanism's applied wrenches (e.g. buoyancy) are added, and with the rates
     ``v`` (and transforms ``xs``) the loop-closure spring-dampers.
     """
@@ -111,7 +218,20 @@ def joint_law(tree, q, v):
     qi, vi = b["law_q"], b["law_v"]
     out[vi] = -b["law_k"] * (q[qi] - b["law_q_eq"]) - b["law_d"] * v[vi]
     for k, m, fn in tree.laws:  # user laws (Mechanism.add_joint_law)
-        out[m] += fn(q[k], v[m])
+        effort = fn(q[k], v[m])
+        try:
+            ok = np.size(effort) == 1 and bool(np.isfinite(effort).all())
+        except TypeError:
+            ok = False
+        if not ok:  # NaN would spread silently, or pass for a body without inertia
+            i = next(i for i in range(tree.n) if tree.kind[i] != FREE and tree.vi[i] == m)
+            coord = tree.joint_names[i]
+            shown = np.asarray(effort).tolist() if not callable(effort) else effort
+            raise ArgumentError(
+                f"the joint law of {tree.names[i]!r} returned {shown!r} at {coord} = "
+                f"{q[k].item()!r}, {coord}_dot = {v[m].item()!r}: it must return one finite number"
+            )
+        out[m] += effort
     return out
 
 

@@ -178,8 +178,8 @@ def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
         ``{ureal name: value}``; omitted parameters take their nominal; a name
         that is not an uncertain element of the mechanism raises ``SignalError``.
     wrenches : dict, optional
-        Values (6, body axes) of the wrench inputs declared with
-        :meth:`add_wrench_input`.
+        Values (6 finite numbers, body axes) of the wrench inputs declared with
+        :meth:`add_wrench_input`; a name not declared raises ``SignalError``.
 
     Returns
     -------
@@ -198,11 +198,12 @@ def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
     >>> mech.inverse_dynamics([0.0], [0.0], [0.0]).round(6)   # horizontal rod: m g l/2
     array([4.905])
     """
-    from .dynamics import external_forces, joint_law, joint_transforms, rnea
+    from .dynamics import check_wrenches, external_forces, joint_law, joint_transforms, rnea
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
     a = tree.check_rates(a, "a")
+    wrenches = check_wrenches(tree, wrenches)
     xs, rw = joint_transforms(tree, q)
     fext = external_forces(tree, q, rw, wrenches, v, xs)
     return rnea(tree, q, v, a, fext, xs, rw) - joint_law(tree, q, v)
@@ -223,11 +224,12 @@ def forward_dynamics(self, q, v, tau, *, values=None, wrenches=None):
     >>> mech.forward_dynamics([0.3], [0.0], [0.0]).round(6)   # -g sin(q) / l
     array([-2.899053])
     """
-    from .dynamics import aba, external_forces, joint_law, joint_transforms
+    from .dynamics import aba, check_wrenches, external_forces, joint_law, joint_transforms
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
     tau = tree.check_rates(tau, "tau", efforts=True)
+    wrenches = check_wrenches(tree, wrenches)
     if tree.bare:  # no springs, dampers, laws or loads
         qdd = aba(tree, q, v, tau, None)
     else:
@@ -292,11 +294,12 @@ def hybrid_dynamics(self, q, v, tau, imposed, *, values=None, wrenches=None):
     >>> tau.round(6)        # holding torque m g l sin(q)
     array([4.703165])
     """
-    from .dynamics import external_forces, hybrid, joint_law, joint_transforms
+    from .dynamics import check_wrenches, external_forces, hybrid, joint_law, joint_transforms
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
     tau = tree.check_rates(tau, "tau", efforts=True)
+    wrenches = check_wrenches(tree, wrenches)
     node_of = {tree.names[i]: i for i in range(tree.n) if tree.kind[i] != 0}
     if not isinstance(imposed, Mapping):
         raise ArgumentError(
@@ -354,11 +357,13 @@ def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, *
     Parameters
     ----------
     t_span : (t0, tf)
+        Two finite numbers with ``tf > t0``.
     q0, v0 : initial coordinates and rates (see :meth:`inverse_dynamics`)
     inputs : None, array or callable ``f(t, q, v) -> efforts``
     values : dict, optional
     wrenches : dict, optional
-        Wrench inputs: 6 numbers or a callable ``f(t, q, v)`` each.
+        Wrench inputs declared with :meth:`add_wrench_input`: 6 numbers or a
+        callable ``f(t, q, v)`` each.
     **options
         Passed to ``solve_ivp`` (defaults: DOP853, rtol = atol = 1e-10,
         dense output); ``events``, ``t_eval``, ``max_step`` work as there.
@@ -367,20 +372,27 @@ def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, *
     -------
     SimulationResult
         ``.t, .q, .v, .outputs`` (named), ``.energy``, ``.com``, ``.sol``.
-        A floating base adds its inertial position and Euler angles 3-2-1 to
-        the outputs; a trajectory through pitch +-90 deg raises
-        ``IllPosedError`` there (use the quaternion in ``.q`` instead).
+        A floating base adds its inertial position and Euler angles 3-2-1
+        (unwrapped) to the outputs; they are undefined at pitch +-90 deg, so
+        samples there are NaN, with one ``RuntimeWarning`` naming their times
+        (the quaternion in ``.q`` stays valid).
 
     Raises
     ------
     IntegrationError
         If ``solve_ivp`` stops before the end of ``t_span`` (the message gives
-        the time reached and the solver's reason), e.g. at a finite escape time.
+        the time reached and the solver's reason), e.g. at a finite escape time
+        or where the state stops being finite.
     ArgumentError
-        If an input or wrench is not finite (names the effort and the time), or
-        ``t_span`` is not two finite numbers.
+        If ``q0`` or ``v0`` is not finite (names the entry), an input, a wrench
+        or a joint law (:meth:`add_joint_law`) is not finite (names the effort
+        or the joint, and the time), or ``t_span`` is not two finite numbers
+        with ``tf > t0``.
+    SignalError
+        If a name of ``wrenches`` is not a declared wrench input.
     DimensionError
-        If ``q0`` holds a zero quaternion (names its coordinates).
+        If ``q0``, ``v0``, an input or a wrench has the wrong length, or ``q0``
+        holds a zero quaternion (names its coordinates).
 
     Examples
     --------

@@ -209,11 +209,22 @@ def add_loop_constraint(
 
 
 def assemble(self, q, v=None, *, fixed=(), values=None):
-    """Coordinates (and rates) on the loop constraints, nearest to the given ones.
+    """Coordinates (and rates) on the loop constraints, found from the guess ``q``.
 
-    Gauss-Newton with minimum-norm steps in the tangent coordinates; ``fixed``
+    Gauss-Newton with minimum-norm steps in the tangent coordinates, each step
+    halved until the residual norm decreases; revolute angles are returned
+    within ``pi`` of the guess (the same configuration, the nearest turn).  The
+    result is a solution near the guess, the nearest one only when the guess
+    lies in its Newton basin (give a guess near the intended branch).  The rates
+    ``v`` are projected onto the constraints (minimum-norm change).  ``fixed``
     names coordinates held at their given values (e.g. a crank angle; for a
     floating base its tangent names ``{base}_dx ... {base}_rz``).
+
+    Raises
+    ------
+    IllPosedError
+        If the steps stop reducing the residual before the constraints close
+        (e.g. links too short to meet), or the closure lands on a flipped branch.
 
     Examples
     --------

@@ -73,9 +73,11 @@ def linearize_at(
     >>> lin.M, lin.P2                      # m l^2 and -m g l
     (array([[2.]]), array([[-19.62]]))
     """
+    from .dynamics import check_wrenches
     from .linearization import linearize_tree
 
     values = check_values(self, values)
+    wrenches = check_wrenches(self.rigid_tree(values), wrenches)
     if uncertain:
         from .inertial_lft import uncertain_linearization
 
@@ -86,13 +88,13 @@ def linearize_at(
 
         return uncertain_linearization(self, q0, v0, a0, tau0, values, wrenches)
     tree = self.rigid_tree(values)
-    q0, v0 = tree.check_state(q0, v0, "v0")
+    q0, v0 = tree.check_state(q0, v0, "v0", what_q="q0")
     if tree.constraints:
         return _linearize_constrained(self, tree, q0, v0, a0, tau0, wrenches, independent)
     if a0 is not None:
-        a0 = tree.check_state(q0, a0, "a0")[1]
+        a0 = tree.check_rates(a0, "a0")
     if tau0 is not None:
-        tau0 = tree.check_state(q0, tau0, "tau0")[1]
+        tau0 = tree.check_rates(tau0, "tau0", efforts=True)
 
     def forward(q, v, tau):
         return self.forward_dynamics(q, v, tau, values=values, wrenches=wrenches)
@@ -115,7 +117,7 @@ def _linearize_constrained(self, tree, q0, v0, a0, tau0, wrenches, independent):
             "linearize_at: with exact loop constraints give tau0 (the accelerations "
             "follow from the constraints)"
         )
-    tau0 = np.zeros(tree.nv) if tau0 is None else tree.check_rates(tau0, "tau0")
+    tau0 = np.zeros(tree.nv) if tau0 is None else tree.check_rates(tau0, "tau0", efforts=True)
 
     def forward(q, v, tau):
         xs, rw = joint_transforms(tree, q)

@@ -18,12 +18,22 @@ design ``delta tau = K delta e`` around the initial equilibrium).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import DimensionError, FreeTunableError, SignalError
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    FreeTunableError,
+    IntegrationError,
+    SignalError,
+)
+from .dynamics import finite_entries
+from .simulation import _Diverged, _time_span
 
 FEEDFORWARDS = ("reference", "initial")
 
@@ -204,6 +214,19 @@ def simulate_scheduled_loop(
     -------
     ScheduledLoopResult
 
+    Raises
+    ------
+    ArgumentError
+        If ``t_span`` is not two finite numbers with ``tf > t0``, or ``q0``, the
+        reference or a scheduling value returned by ``schedule`` is not finite
+        (names it, and the time).
+    DimensionError
+        If ``q0`` or the reference has the wrong length, or the controller the
+        wrong size.
+    IntegrationError
+        If the integration stops before ``tf`` (gives the time reached and why,
+        e.g. a closed loop whose state escapes to infinity).
+
     Examples
     --------
     A pendulum under a PD gain scheduled by its angle, moved from 0.2 to 0.4 rad:
@@ -238,22 +261,34 @@ def simulate_scheduled_loop(
         )
     if not callable(schedule):
         raise DimensionError("schedule must be a callable q -> {name: value}")
+    t_span = _time_span(t_span)
     q_start = (
         mech.equilibrium_coordinates(values=values)
         if q0 is None
-        else np.asarray(q0, dtype=float).reshape(-1)
+        else tree.check_state(q0, what_q="q0")
     )
-    if q_start.shape != (n,):
-        raise DimensionError(f"q0: expected {n} coordinates, got shape {q_start.shape}")
+    coordinates = tree.coordinate_names
     if callable(reference):
-        ref = reference
+
+        def ref(t):
+            return finite_entries(reference(t), "reference(t)", n, coordinates, t)
+
     else:
-        r_const = np.asarray(reference, dtype=float).reshape(-1)
-        if r_const.shape != (n,):
-            raise DimensionError(f"reference: expected {n} coordinates, got {r_const.shape}")
+        r_const = finite_entries(reference, "reference", n, coordinates)
 
         def ref(t):
             return r_const
+
+    def scheduled(t, q):
+        sigma = schedule(q)
+        for name in ctrl.names:  # a NaN would reach the efforts unnamed
+            x = sigma.get(name) if isinstance(sigma, Mapping) else None
+            if x is not None and not (isinstance(x, Real | np.generic) and np.isfinite(x)):
+                raise ArgumentError(
+                    f"schedule(q)[{name!r}] = {x!r} is not a finite real number at "
+                    f"t = {t:.6g} (q = {np.asarray(q).tolist()})"
+                )
+        return sigma
 
     zero = np.zeros(n)
 
@@ -264,13 +299,15 @@ def simulate_scheduled_loop(
     nk = ctrl.nx
 
     def efforts(t, q, xk):
-        r = np.asarray(ref(t), dtype=float)
-        a, b, c, d = ctrl.matrices(schedule(q), clip=clip)
+        r = ref(t)
+        a, b, c, d = ctrl.matrices(scheduled(t, q), clip=clip)
         e = r - q
         ff = holding(r) if feedforward == "reference" else tau_initial
         return ff + c @ xk + d @ e, a @ xk + b @ e, r, e
 
     def rhs(t, y):
+        if not np.isfinite(y).all():  # escaped: the dynamics of NaN would blame an argument
+            raise _Diverged(t)
         q, v, xk = y[:n], y[n : 2 * n], y[2 * n :]
         tau, dxk, _, _ = efforts(t, q, xk)
         return np.concatenate([v, mech.forward_dynamics(q, v, tau, values=values), dxk])
@@ -278,13 +315,20 @@ def simulate_scheduled_loop(
     opts = {"method": "LSODA", "rtol": 1e-8, "atol": 1e-10}
     opts.update(options)
     y0 = np.concatenate([q_start, zero, np.zeros(nk)])
-    sol = solve_ivp(rhs, t_span, y0, t_eval=t_eval, **opts)
-    if not sol.success:
-        raise DimensionError(f"simulate_scheduled_loop: the integrator failed: {sol.message}")
+    where = f"simulate_scheduled_loop: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g}"
+    try:
+        sol = solve_ivp(rhs, t_span, y0, t_eval=t_eval, **opts)
+    except _Diverged as stop:
+        raise IntegrationError(
+            f"{where} stopped at t = {stop.t:.6g}: the state is not finite there "
+            "(the closed loop escapes)"
+        ) from None
+    if not sol.success:  # a trajectory that stops short must not pass for a whole one
+        raise IntegrationError(f"{where} stopped at t = {sol.t[-1]:.6g}: {sol.message}")
     y = sol.y.T
     q, v, xk = y[:, :n], y[:, n : 2 * n], y[:, 2 * n :]
     parts = [efforts(t, qi, xi) for t, qi, xi in zip(sol.t, q, xk, strict=True)]
-    sched = [schedule(qi) for qi in q]
+    sched = [scheduled(t, qi) for t, qi in zip(sol.t, q, strict=True)]
     return ScheduledLoopResult(
         t=sol.t,
         q=q,

@@ -9,27 +9,36 @@ forward dynamics of :mod:`.dynamics`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import ArgumentError, DimensionError, IntegrationError, SignalError
+from ..errors import ArgumentError, IllPosedError, IntegrationError, warn
 from .attitude import euler321_from_dcm, quaternion_rate
 from .constraints import check_consistent, constrained_accelerations, constraint_terms
 from .dynamics import (
     aba,
+    check_wrenches,
     external_forces,
+    finite_entries,
     joint_law,
     joint_transforms,
     kinetic_energy,
     potential_energy,
     system_com,
+    wrench_components,
 )
 from .rnea_derivatives import mass_matrix
-from .signals import WRENCH_COMPONENTS
 from .tree import FREE, quat_to_dcm
+
+
+class _Diverged(Exception):
+    """The integrator handed the dynamics a non-finite state (at time ``t``)."""
+
+    def __init__(self, t):
+        super().__init__(t)
+        self.t = t
 
 
 @dataclass
@@ -92,18 +101,7 @@ def _efforts(x, what, size, names, t=None):
 
     A non-finite effort would make the integrator shrink its step for ever.
     """
-    at = "" if t is None else f" at t = {t:.6g}"
-    try:
-        u = np.asarray(x, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"{what} must give real numbers{at}, got {x!r}") from None
-    if u.size != size:
-        raise DimensionError(f"{what} gave {u.size} efforts{at}, need {size}")
-    bad = np.flatnonzero(~np.isfinite(u))
-    if bad.size:
-        k = bad[0]
-        raise ArgumentError(f"{what}[{k}] ({names()[k]}) is not finite{at}: {u[k]}")
-    return u
+    return finite_entries(x, what, size, names, t, noun="efforts")
 
 
 def _input_function(tree, inputs):
@@ -121,32 +119,14 @@ def _input_function(tree, inputs):
 
 
 def _wrench_function(tree, wrenches):
-    if wrenches is not None and not isinstance(wrenches, Mapping):
-        raise ArgumentError(
-            f"wrenches must be a mapping {{wrench input: 6 numbers or f(t, q, v)}}, "
-            f"got {type(wrenches).__name__}"
-        )
-    wrenches = dict(wrenches or {})
-    known = {name for name, *_ in tree.inputs}
-    for name in wrenches:
-        if name not in known:
-            raise SignalError(f"unknown wrench input {name!r} (declared: {sorted(known)})")
-
-    def components(n):
-        return lambda: [f"{n}_{c}" for c in WRENCH_COMPONENTS]
-
-    fixed = {
-        n: _efforts(w, f"wrenches[{n!r}]", 6, components(n))
-        for n, w in wrenches.items()
-        if not callable(w)
-    }
+    wrenches = check_wrenches(tree, wrenches, callables=True)
 
     def fn(t, q, v):
         return {
             n: (
-                _efforts(w(t, q, v), f"wrenches[{n!r}](t, q, v)", 6, components(n), t)
+                _efforts(w(t, q, v), f"wrenches[{n!r}](t, q, v)", 6, wrench_components(n), t)
                 if callable(w)
-                else fixed[n]
+                else w
             )
             for n, w in wrenches.items()
         }
@@ -154,15 +134,56 @@ def _wrench_function(tree, wrenches):
     return fn
 
 
-def _time_span(t_span):
-    """``(t0, tf)`` as two finite floats, else an error naming ``t_span``."""
+def _time_span(t_span, what="t_span"):
+    """``(t0, tf)`` as two finite floats with ``tf > t0``, else an error naming ``t_span``.
+
+    Examples
+    --------
+    >>> _time_span((0, 2))
+    (0.0, 2.0)
+    >>> try:
+    ...     _time_span((0, -1))
+    ... except ArgumentError as err:
+    ...     print(err)
+    t_span must be (t0, tf) with tf > t0 (forward in time), got (0, -1)
+    """
     try:
         t0, tf = (float(x) for x in t_span)
     except (TypeError, ValueError):
-        raise ArgumentError(f"t_span must be (t0, tf), two numbers, got {t_span!r}") from None
+        raise ArgumentError(f"{what} must be (t0, tf), two numbers, got {t_span!r}") from None
     if not (np.isfinite(t0) and np.isfinite(tf)):
-        raise ArgumentError(f"t_span must be two finite numbers, got {t_span!r}")
+        raise ArgumentError(f"{what} must be two finite numbers, got {t_span!r}")
+    if not tf > t0:  # an empty span gives one sample; a reversed one integrates backwards
+        raise ArgumentError(
+            f"{what} must be (t0, tf) with tf > t0 (forward in time), got {t_span!r}"
+        )
     return t0, tf
+
+
+def _euler_histories(q, t, name):
+    """Euler angles 3-2-1 of the unit quaternions ``q`` (nt, 4) at the times ``t``.
+
+    They are undefined at pitch +-90 deg: those samples are NaN, with one warning
+    naming their times; the others are unwrapped across the gaps.
+    """
+    eul = np.full((len(t), 3), np.nan)
+    singular = []
+    for s, (qq, ts) in enumerate(zip(q, t, strict=True)):
+        try:
+            eul[s] = euler321_from_dcm(quat_to_dcm(qq), what=name)
+        except IllPosedError:
+            singular.append(ts)
+    if singular:
+        shown = ", ".join(f"{x:.6g}" for x in singular[:10])
+        shown += ", ..." if len(singular) > 10 else ""
+        warn(
+            f"simulate: the Euler angles 3-2-1 of {name} are singular (pitch +-90 deg) at "
+            f"t = {shown}: those samples are NaN (the quaternion in .q is valid)",
+            RuntimeWarning,
+        )
+    ok = np.isfinite(eul[:, 0])
+    eul[ok] = np.unwrap(eul[ok], axis=0)
+    return eul
 
 
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
@@ -182,16 +203,22 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     True
     """
     t_span = _time_span(t_span)
-    q0, v0 = tree.check_state(q0, v0, "v0")
+    q0, v0 = tree.check_state(q0, v0, "v0", what_q="q0")
     check_consistent(tree, q0, v0)
     u_fn = _input_function(tree, inputs)
     w_fn = _wrench_function(tree, wrenches)
     nq = tree.nq
 
     def rhs(t, y):
+        if not np.isfinite(y).all():  # escaped: the dynamics of NaN would blame a body
+            raise _Diverged(t)
         q, v = y[:nq], y[nq:]
         xs, rw = joint_transforms(tree, q)
-        tau = u_fn(t, q, v) + joint_law(tree, q, v)
+        try:
+            law = joint_law(tree, q, v)
+        except ArgumentError as err:
+            raise ArgumentError(f"{err} (at t = {t:.6g})") from None
+        tau = u_fn(t, q, v) + law
         fext = external_forces(tree, q, rw, w_fn(t, q, v), v, xs)
         a = aba(tree, q, v, tau, fext, xs, rw)
         if tree.constraints:
@@ -202,7 +229,13 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     options.setdefault("rtol", 1e-10)
     options.setdefault("atol", 1e-10)
     options.setdefault("dense_output", True)
-    sol = solve_ivp(rhs, t_span, np.concatenate([q0, v0]), **options)
+    try:
+        sol = solve_ivp(rhs, t_span, np.concatenate([q0, v0]), **options)
+    except _Diverged as stop:
+        raise IntegrationError(
+            f"simulate: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g} stopped "
+            f"at t = {stop.t:.6g}: the state is not finite there (the solution escapes)"
+        ) from None
     if sol.status < 0:  # a trajectory that stops short must not pass for a whole one
         raise IntegrationError(
             f"simulate: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g} stopped "
@@ -223,14 +256,9 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
             b, k = tree.names[i], tree.qi[i]
             for c, ax in enumerate("xyz"):
                 res.outputs[f"{b}_{ax}"] = q[:, k + c]
-            eul = np.array(
-                [
-                    euler321_from_dcm(quat_to_dcm(qq), what=f"floating base {b!r} at t={t:.4g}")
-                    for qq, t in zip(q[:, k + 3 : k + 7], sol.t, strict=True)
-                ]
-            ).reshape(-1, 3)
+            eul = _euler_histories(q[:, k + 3 : k + 7], sol.t, f"floating base {b!r}")
             for c, ax in enumerate(("phi", "theta", "psi")):
-                res.outputs[f"{b}_{ax}"] = np.unwrap(eul[:, c])
+                res.outputs[f"{b}_{ax}"] = eul[:, c]
     res.energy = np.array(
         [
             kinetic_energy(tree, qq, vv) + potential_energy(tree, qq)

@@ -216,15 +216,15 @@ class RigidTree:
         _finite(v, what, names)
         return v
 
-    def check_state(self, q, v=None, what_v="v"):
+    def check_state(self, q, v=None, what_v="v", what_q="q"):
         """Float arrays of the right length and finite, else an error naming the entry."""
-        q = _floats(q, "q")
+        q = _floats(q, what_q)
         if q.size != self.nq:
             raise DimensionError(
-                f"q has {q.size} entries, the mechanism has {self.nq} coordinates "
+                f"{what_q} has {q.size} entries, the mechanism has {self.nq} coordinates "
                 f"({', '.join(self.coordinate_names())})"
             )
-        _finite(q, "q", self.coordinate_names)
+        _finite(q, what_q, self.coordinate_names)
         for i in range(self.n):
             if self.kind[i] != FREE:
                 continue
@@ -234,8 +234,8 @@ class RigidTree:
             if not np.sqrt(np.sum(q[k + 3 : k + 7] ** 2)) > 0.0:
                 names = self.coordinate_names()[k + 3 : k + 7]
                 raise DimensionError(
-                    f"q[{k + 3}:{k + 7}] ({', '.join(names)}): the quaternion of the floating "
-                    f"base {self.names[i]!r} is zero, it has no attitude"
+                    f"{what_q}[{k + 3}:{k + 7}] ({', '.join(names)}): the quaternion of the "
+                    f"floating base {self.names[i]!r} is zero, it has no attitude"
                 )
         if v is None:
             return q
@@ -353,13 +353,15 @@ def _floats(x, what):
 
 
 def _finite(x, what, names):
-    """``names``: a callable giving the entry names, only called on failure."""
+    """``names``: a callable giving the entry names, only called on failure.
+
+    A non-finite entry is a bad value of the right shape: ``ArgumentError``."""
     if np.isfinite(x).all():
         return
     bad = np.flatnonzero(~np.isfinite(x))
     names = names()
     if bad.size:
-        raise DimensionError(f"{what}[{bad[0]}] ({names[bad[0]]}) is not finite: {x[bad[0]]}")
+        raise ArgumentError(f"{what}[{bad[0]}] ({names[bad[0]]}) is not finite: {x[bad[0]]}")
 
 
 def compile_tree(mech, values=None):
