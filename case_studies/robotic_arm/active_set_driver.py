@@ -192,7 +192,7 @@ def save(tag, x, points, info):
         "values": {k: np.asarray(v).tolist() for k, v in vals.items()},
         "x": np.asarray(x).tolist(),
         "points": points,
-        "active_set": points,  # robustmb.tuning.robust_tuning.read_checkpoint format
+        "active_set": points,  # robustmb.tuning.checkpoint.read_checkpoint format
         "history": [info],
         "info": info,
     }

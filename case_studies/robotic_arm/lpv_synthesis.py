@@ -201,7 +201,7 @@ def load_design(path):
     """
     from robustmb.examples import arm_lpv_tuning_problem
     from robustmb.report.arm_certificate import design_sha256, load_shipped_design
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
 
     t0 = time.perf_counter()
     record = read_checkpoint(path)

@@ -310,7 +310,7 @@ def initial_samples(n_vertices):
 
 
 def stage_tune(args):
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
     from robustmb.tuning.systune import systune
 
     start = read_checkpoint(args.start)
@@ -368,8 +368,9 @@ def stage_minmax(args):
     """Both goals from the start as one min-max: ``max(||W_e S|| / margin, ||W_T K S|| / t)``
     over the active set with every sample's loop stable (``TuningProblem`` with all terms
     soft), then a screen of the box adds the worst points (unstable first)."""
+    from robustmb.tuning.checkpoint import read_checkpoint
     from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-    from robustmb.tuning.robust_tuning import _initial_vector, _real, read_checkpoint
+    from robustmb.tuning.robust_tuning import _initial_vector, _real
     from robustmb.tuning.tuning_problem import TuningProblem
     from robustmb.tuning.tuning_term import Term
 
@@ -467,7 +468,7 @@ def stage_minmax(args):
 
 
 def stage_check(args):
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
 
     values = read_checkpoint(args.start)["values"]
     rng = np.random.default_rng(args.seed + 12345)
@@ -510,7 +511,7 @@ def stage_check(args):
 
 def stage_store(args):
     """Copy a checkpoint to ``--out`` with a ``provenance`` text (``--provenance``)."""
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
 
     data = read_checkpoint(args.start)
     data["values"] = {k: np.asarray(v).tolist() for k, v in data["values"].items()}

@@ -234,7 +234,7 @@ def arm_lpv_synthesis(
         grid of ``(t1, t2)`` (:func:`scheduling_grid`; 2: the four corners).
     design : path-like, optional
         Start from a stored design instead of random starts: a JSON checkpoint written
-        by ``systune(checkpoint=)`` (:func:`robustmb.tuning.robust_tuning.read_checkpoint`);
+        by ``systune(checkpoint=)`` (:func:`robustmb.tuning.checkpoint.read_checkpoint`);
         its values are the initial design and its active set the initial samples.
         The active-set loop, the worst-case searches and the certificates then run
         as usual from it.  Not together with ``initial=`` (``ArgumentError``).
@@ -273,7 +273,7 @@ def arm_lpv_synthesis(
     prob = arm_lpv_tuning_problem()
     samples = scheduling_grid(prob, schedule_levels)
     if design is not None:
-        from ..tuning.robust_tuning import read_checkpoint
+        from ..tuning.checkpoint import read_checkpoint
 
         stored = read_checkpoint(design)
         options["initial"] = stored["values"]

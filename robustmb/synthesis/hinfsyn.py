@@ -6,8 +6,8 @@ Algorithm
        equivalent (same H-infinity norm for every controller); with a pole at or near
        ``z = -1``, where that map is singular, the design is made on ``P(-z)`` (frequency
        response rotated by ``pi``, every norm kept) and the controller flipped back,
-       ``K(z) = K'(-z)`` (:func:`.plant.flip_plant`; a plant with poles at both ``z = 1``
-       and ``z = -1`` is refused, see :func:`.plant.to_continuous`).  ``D22`` is removed
+       ``K(z) = K'(-z)`` (:func:`.bilinear_map.flip_plant`; a plant with poles at both ``z = 1``
+       and ``z = -1`` is refused, see :func:`.bilinear_map.to_continuous`).  ``D22`` is removed
        by loop shifting.  A plant without states is a matrix problem, solved exactly by
        :func:`.static.static_hinf` (Parrott's bound, a static controller).
     2. Regular problem (``D12`` full column rank, ``D21`` full row rank): bisection on
@@ -58,27 +58,29 @@ from robustmb.analysis._separation import separated_blocks
 from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning, warn
 
 from . import hinf_riccati as ric
+from .bilinear_map import (
+    both_ends_note,
+    controller_from_continuous,
+    flip_controller,
+    flip_plant,
+    nyquist_flip,
+    to_continuous,
+)
 from .gamma_bracket import bisect as _bisect
 from .gamma_bracket import data_scale as _data_scale
 from .gamma_bracket import transfer_scale as _transfer_scale
 from .hinfsyn_result import HinfsynResult
+from .lft_peak import fl_peak, fl_sigma
 from .lmi import hinf_level_lmi, lmi_hinf
 from .plant import (
     as_controller,
     balanced_controller,
-    both_ends_note,
     boundary_zeros,
     check_solvable,
     closed_loop,
-    controller_from_continuous,
-    flip_controller,
-    flip_plant,
-    lft_response,
-    nyquist_flip,
     partition_plant,
     regularise,
     shift_back,
-    to_continuous,
 )
 from .static import static_hinf
 
@@ -106,9 +108,6 @@ _SPREAD_MAX = 1e6
 _ROUNDING = 1e-6
 
 
-# Rounds of the zoom refining the frequency-wise peak in ``_fl_peak`` (8-fold each:
-# 12 rounds take a bracket from the grid spacing to below 1e-10 relative).
-_ZOOM_ROUNDS = 12
 # Relative accuracy asked of hinfnorm in the verification (its attained value h and the
 # certified bound h (1 + tol)); the reported norm includes the factor.  1e-7 rather than
 # 1e-9: on stiff loops the peak polish of the tighter tolerance costs about three times
@@ -132,7 +131,7 @@ def _verify(plant, K, gamma_design, slack=_SLACK, cl=None):
     (an attained value ``h``, the norm certified at most ``h (1 + _HINF_TOL)``) with the
     design level.  The norm returned is the larger of ``h (1 + _HINF_TOL)`` and the peak
     of ``sigma_max(Fl(P(jw), K(jw)))`` near the reported peak (``P`` and ``K`` evaluated
-    separately, see :func:`_fl_peak`), times ``1 + _ROUNDING``: on a stiff loop the
+    separately, see :func:`.lft_peak.fl_peak`), times ``1 + _ROUNDING``: on a stiff loop the
     realisation's norm can fall below the true one (a regularised controller with poles at
     3.2e8: 1.3e-5 below the 60-digit peak).  Warnings of :func:`robustmb.hinfnorm` are
     dropped for a rejected controller; for an accepted one they are re-issued unless the
@@ -164,7 +163,7 @@ def _verify(plant, K, gamma_design, slack=_SLACK, cl=None):
     if ok:
         # the frequency-wise evaluation only for a controller that passed: every caller
         # discards the others
-        fl, wpk = _fl_peak(plant, K, peak)
+        fl, wpk = fl_peak(plant, K, peak)
         evals = (norm, fl)
         if fl > norm:
             peak = wpk
@@ -193,68 +192,6 @@ def _second_realisation_norm(cl):
         norm, _ = hinfnorm((A, B, C, cl.D), tol=_HINF_TOL)
     norm = float(norm)
     return norm if np.isfinite(norm) and not caught else None
-
-
-def _sigma(plant, K, w):
-    F = lft_response(plant, K, np.atleast_1d(w))
-    out = np.full(len(F), -np.inf)
-    good = np.all(np.isfinite(F), axis=(1, 2))
-    if np.any(good):
-        out[good] = np.linalg.norm(F[good], 2, axis=(1, 2)) if F.shape[1] * F.shape[2] else 0
-    return out
-
-
-def _fl_peak(plant, K, peak):
-    """``(value, frequency)`` of the largest ``sigma_max(Fl(P, K))`` near ``peak``.
-
-    Grid: ``peak`` times 161 log-spaced factors over four decades either side (1 rad/s
-    when ``peak`` is 0 or infinite), 0, and the natural frequencies of the plant and of
-    the controller; the bracket between the best grid point's neighbours (between ``-w1``
-    and ``w1`` when the best point is 0: real data give an even ``sigma``) is refined by
-    rounds of 17-point grids, each cutting it 8-fold, down to a relative width of 1e-10
-    (around 0, of 1e-10 times the reference frequency) or until the 17 values agree to
-    1e-13.
-    Discrete time: frequencies above the Nyquist frequency are dropped.
-    """
-    ref = peak if np.isfinite(peak) and peak > 0 else 1.0
-    lam = np.r_[np.linalg.eigvals(plant.A), np.linalg.eigvals(np.asarray(K[0], float))]
-    if plant.dt:
-        lam = np.abs(np.angle(lam[lam != 0])) / plant.dt
-    w = np.r_[0.0, ref * np.logspace(-4, 4, 161), np.abs(lam)]
-    if np.isfinite(peak):
-        w = np.r_[w, peak]
-    if plant.dt:
-        w = np.r_[w[w <= np.pi / plant.dt], np.pi / plant.dt]
-    w = np.unique(w[np.isfinite(w)])
-    vals = _sigma(plant, K, w)
-    k = int(np.argmax(vals))
-    best, wbest = float(vals[k]), float(w[k])
-    lo, hi = w[max(k - 1, 0)], w[min(k + 1, len(w) - 1)]
-    if k == 0 and wbest == 0.0:
-        # real data: sigma is even in w, so a peak at 0 is interior to [-hi, hi]
-        lo = -hi
-    # zoom: 17 points between the best point's neighbours per round, the bracket cut to
-    # the best one's neighbours (8-fold); a batch of 17 costs about one point
-    # around w = 0 the width is also measured against ``ref``: sigma is even and smooth
-    # there, and zooming on to 1e-15 rad/s only probed the rounding of a plant pole at
-    # s = 0 (an integrator in a non-diagonal realisation: 5.270250 for a loop of norm
-    # 5.270216, 1e-14 rad/s from the pole)
-    floor = ref if k == 0 and wbest == 0.0 else 0.0
-    for _ in range(_ZOOM_ROUNDS):
-        width = max(abs(lo), abs(hi), floor)
-        if not (hi > lo and np.isfinite(best)) or hi - lo <= 1e-10 * width:
-            break
-        grid = np.linspace(lo, hi, 17)
-        vals = _sigma(plant, K, grid)
-        j = int(np.argmax(vals))
-        if not np.isfinite(vals[j]):
-            break
-        if vals[j] > best:
-            best, wbest = float(vals[j]), float(abs(grid[j]))
-        if np.all(np.isfinite(vals)) and vals[j] - vals.min() <= 1e-13 * vals[j]:
-            break  # flat to rounding across the bracket: the peak value is found
-        lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, 16)]
-    return best, wbest
 
 
 def _too_stiff(plant, cand):
@@ -484,7 +421,7 @@ def _exceeds(plant, K, cl, level, seen):
     w = w[np.isfinite(w)]
     if plant.dt:
         w = w[w <= np.pi / plant.dt]
-    return bool(np.max(_sigma(plant, K, w), initial=-np.inf) > level)
+    return bool(np.max(fl_sigma(plant, K, w), initial=-np.inf) > level)
 
 
 def _lmi(plant, cplant, rtol):

@@ -57,17 +57,15 @@ from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 from robustmb.lft import lft_lower, lftdata, simplify
 from robustmb.lft.arguments import frequencies
 
-from .hinfsyn import hinfsyn
-from .plant import (
-    as_controller,
-    closed_loop,
+from .bilinear_map import (
     controller_from_continuous,
     flip_controller,
     flip_plant,
     nyquist_flip,
-    partition_plant,
     to_continuous,
 )
+from .hinfsyn import hinfsyn
+from .plant import as_controller, closed_loop, partition_plant
 from .scaling_fit import (
     _balanced,
     _inverse,
@@ -467,7 +465,7 @@ def musyn(
     A discrete-time plant is designed on its bilinear continuous-time equivalent
     (``z = (1 + s) / (1 - s)``, which keeps mu at corresponding frequencies, so the D-K
     iteration's grid peaks and norms are the discrete ones), on ``P(-z)`` when it has a
-    pole at or near ``z = -1`` (:func:`.plant.flip_plant`); the controller is mapped back
+    pole at or near ``z = -1`` (:func:`.bilinear_map.flip_plant`); the controller is mapped back
     to the plant's sampling time, and ``.mu`` and ``.certificate`` certify the discrete
     closed loop over the unit circle.  The grid peaks in ``history`` are at the mapped
     frequencies.

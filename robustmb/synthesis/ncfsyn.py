@@ -17,11 +17,11 @@ The returned controller is ``W1 K W2``; the achieved level is re-verified as the
 ``[I; K] (I - Gs K)^-1 [I, Gs]`` computed with :func:`robustmb.hinfnorm`.
 
 A discrete-time shaped plant is mapped to continuous time by the bilinear map
-``z = (1 + s) / (1 - s)`` (:func:`.plant.to_continuous`), which preserves the frequency
+``z = (1 + s) / (1 - s)`` (:func:`.bilinear_map.to_continuous`), which preserves the frequency
 response up to a frequency warping, hence every H-infinity norm and so ``gamma_min`` and
 the level of any controller; the controller is mapped back and re-verified in discrete
 time.  A pole at (or near) ``z = -1``, where that map is singular, is handled by designing
-on ``Gs(-z)`` and flipping the controller back (:func:`.plant.flip_plant`).
+on ``Gs(-z)`` and flipping the controller back (:func:`.bilinear_map.flip_plant`).
 
 ``gamma`` and ``margin`` are the optimal levels of the shaped plant; the returned
 controller, designed at ``gamma (1 + tol)``, achieves ``gamma_achieved`` and
@@ -41,16 +41,15 @@ from robustmb.analysis._statespace import as_statespace_data
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 from .arguments import as_system, common_sampling_time
-from .plant import (
-    Plant,
+from .bilinear_map import (
     both_ends_note,
-    closed_loop,
     controller_from_continuous,
     flip_controller,
     flip_plant,
     nyquist_flip,
     to_continuous,
 )
+from .plant import Plant, closed_loop
 
 __all__ = ["NcfsynResult", "ncfsyn"]
 
@@ -139,7 +138,7 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     IllPosedError
         When the shaped plant is not stabilisable and detectable, or the controller fails
         its verification; for a discrete shaped plant with poles at both ``z = 1`` and
-        ``z = -1`` (see :func:`.plant.to_continuous`).
+        ``z = -1`` (see :func:`.bilinear_map.to_continuous`).
 
     Examples
     --------

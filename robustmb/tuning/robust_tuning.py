@@ -27,7 +27,6 @@ parameters in their ranges (no bound on their rates of variation).
 
 from __future__ import annotations
 
-import itertools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -36,8 +35,9 @@ import numpy as np
 
 from ..analysis import hinfnorm, wcgain
 from ..errors import ArgumentError, DimensionError, warn
-from ..lft.elements import ureal
 from ..lft.model import UncertainModel, as_model
+from .checkpoint import read_checkpoint, write_checkpoint
+from .goal_certificate import certify_goal, check_splits
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
 from .systune_result import NOT_ROBUSTLY_STABLE, SystuneResult, certify_goals
@@ -79,122 +79,6 @@ CONTRADICTION_RTOL = 1e-9
 #: ``start="hard"``: the worst hard goal (relative to its tuning level) is minimised
 #: until it falls below this value.
 HARD_START_LEVEL = 0.9
-
-
-# ------------------------------------------------------------------------ certificate
-def _split_elements(elements, splits):
-    """Sub-boxes: ``{name: (lo, hi)}`` for every combination of the split ranges."""
-    names = [n for n in splits if splits[n] > 1]
-    for n in names:
-        if n not in elements or elements[n].kind != "real":
-            raise DimensionError(f"certify_splits: '{n}' is not a real parameter of the loop")
-    edges = {n: np.linspace(*elements[n].range, int(splits[n]) + 1) for n in names}
-    for idx in itertools.product(*[range(int(splits[n])) for n in names]):
-        yield {n: (edges[n][i], edges[n][i + 1]) for n, i in zip(names, idx, strict=True)}
-
-
-def _check_splits(splits, real):
-    """``certify_splits``: ``{name of a real parameter of the loop: integer >= 1}``."""
-    if splits is None:
-        return
-    if not isinstance(splits, dict):
-        raise ArgumentError(
-            f"certify_splits must be a dict {{parameter name: pieces}}, got {splits!r}"
-        )
-    for n, k in splits.items():
-        if n not in real:
-            raise ArgumentError(
-                f"certify_splits: {n!r} is not a real parameter of the loop (it has {sorted(real)})"
-            )
-        if isinstance(k, bool | np.bool_) or not isinstance(k, int | np.integer) or k < 1:
-            raise ArgumentError(
-                f"certify_splits: the pieces of {n!r} must be an integer >= 1, got {k!r}"
-            )
-
-
-def certify_goal(model, *, splits=None, progress=False, budget=None):
-    """``wcgain`` upper bound of a goal's transfer over the whole box.
-
-    With ``splits`` (``{name: pieces}``), each range is cut into equal pieces and every
-    sub-box is certified separately (the element is replaced by a ``ureal`` of the
-    sub-range); the result's ``upper`` is the largest sub-box bound, ``lower`` the
-    largest realised worst case, and ``certified`` holds only if every sub-box is.
-
-    Sub-boxes stop at the first one without a certificate (the whole box then has
-    none), or once ``budget`` seconds have been spent (checked between sub-boxes);
-    ``upper`` is then ``inf`` and ``reason`` says how far it got.
-
-    Returns
-    -------
-    WcgainResult
-
-    Examples
-    --------
-    >>> import control
-    >>> import robustmb as rmb
-    >>> a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
-    >>> s = control.tf("s")
-    >>> res = certify_goal(rmb.uss(1 / (s + a)), splits={"a": 2})
-    >>> res.certified and res.lower <= res.upper and abs(res.lower - 2.0) < 1e-9
-    True
-    """
-    model = as_model(model)
-    if budget is not None and (
-        isinstance(budget, bool) or not (isinstance(budget, int | float) and budget > 0)
-    ):
-        raise ArgumentError(
-            f"certify_goal: budget must be a positive number of seconds, got {budget!r}"
-        )
-    if not splits:
-        return wcgain(model, progress=progress)
-    _check_splits(splits, {n: el for n, el in model.uncertainty.items() if el.kind == "real"})
-    best = None
-    worst_lower = None
-    all_certified = True
-    boxes = list(_split_elements(model.uncertainty, splits))
-    t0 = time.perf_counter()
-    done, stop = 0, ""
-    for box in boxes:
-        if budget is not None and done and time.perf_counter() - t0 > budget:
-            all_certified, stop = False, f"the budget of {budget} s was spent"
-            break
-        sub = {n: ureal(n, 0.5 * (lo + hi), range=(lo, hi)) for n, (lo, hi) in box.items()}
-        res = wcgain(model.usubs(sub))
-        done += 1
-        if progress:
-            print(
-                f"certificate: sub-box {done}/{len(boxes)} {box}: [{res.lower:.6g}, "
-                f"{res.upper:.6g}] {'certified' if res.certified else 'NOT certified'} "
-                f"({time.perf_counter() - t0:.1f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
-        all_certified &= bool(res.certified)
-        if best is None or res.upper > best.upper:
-            best = res
-        if worst_lower is None or res.lower > worst_lower.lower:
-            worst_lower = res
-        if not res.certified and done < len(boxes):
-            # One sub-box without a certificate: the whole box has none.
-            stop = f"sub-box {box} has no certificate"
-            break
-    from ..analysis.worst_case_gain import WcgainResult
-
-    reason = (
-        f"wcgain over {done} of {len(boxes)} sub-boxes of {sorted(splits)}: upper is the "
-        "largest certified sub-box bound"
-    )
-    if stop:
-        reason += f"; stopped: {stop}, so no certificate for the whole box"
-    return WcgainResult(
-        worst_lower.lower,
-        best.upper if all_certified else np.inf,
-        worst_lower.critical_frequency,
-        worst_lower.worst,
-        all_certified,
-        None,
-        reason,
-    )
 
 
 # ---------------------------------------------------------------------------- engine
@@ -388,7 +272,7 @@ def robust_systune(
     cl = as_model(cl)
     elements = dict(cl.uncertainty)
     real = {n: el for n, el in elements.items() if el.kind == "real"}
-    _check_splits(certify_splits, real)
+    check_splits(certify_splits, real)
     other = {n: el for n, el in elements.items() if el.kind != "real"}
     names = list(real)
     goals = list(soft) + list(hard)
@@ -513,7 +397,7 @@ def robust_systune(
             }
         )
         if checkpoint is not None:
-            _write_checkpoint(checkpoint, params.values(x), tuned_points, history)
+            write_checkpoint(checkpoint, params.values(x), tuned_points, history)
         if progress:
             h = history[-1]
             print(
@@ -649,97 +533,6 @@ def _certified_values(goals, certified, worst):
         out.append(c)
         values.append(upper if np.isnan(found) else max(upper, float(found)))
     return out, values
-
-
-def _jsonable(v):
-    if isinstance(v, dict):
-        return {str(k): _jsonable(w) for k, w in v.items()}
-    if isinstance(v, list | tuple):
-        return [_jsonable(w) for w in v]
-    if isinstance(v, np.ndarray):
-        return _jsonable(v.tolist())
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
-
-
-def _write_checkpoint(path, values, points, history):
-    """Write the round's design, active set and history (JSON, replaced atomically)."""
-    import json
-    import os
-
-    data = {"values": values, "active_set": points, "history": history}
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w") as fh:
-        json.dump(_jsonable(data), fh)
-    os.replace(tmp, path)
-
-
-def read_checkpoint(path):
-    """A checkpoint of :func:`robust_systune` (or a stored design in that format).
-
-    Returns
-    -------
-    dict
-        ``values`` (``{tunable name: ndarray}``), ``active_set`` (list of
-        ``{parameter name: value}``, the nominal first) and ``history``, plus any further
-        keys of the file.
-
-    Raises
-    ------
-    ArgumentError
-        When ``values`` or ``active_set`` is missing or of the wrong type (names the key
-        and the file).
-
-    Examples
-    --------
-    >>> import control, tempfile, os
-    >>> import robustmb as rmb
-    >>> from robustmb.tuning import WeightedGain
-    >>> a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
-    >>> s = control.tf("s")
-    >>> G = rmb.uss(1 / (s - a)); G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    >>> K = rmb.tunable_gain("K", 1, 1); K.input_names, K.output_names = ["e"], ["u"]
-    >>> S = control.ss([], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S",
-    ...                inputs=["r", "y", "u", "d"], outputs=["e", "v"])
-    >>> CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
-    >>> goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
-    >>> path = os.path.join(tempfile.mkdtemp(), "ck.json")
-    >>> res = rmb.systune(CL, goals, seed=0, certify=False, checkpoint=path)
-    >>> ck = read_checkpoint(path)
-    >>> round(float(ck["values"]["K"][0, 0]), 3), len(ck["active_set"])
-    (4.0, 2)
-    """
-    import json
-
-    with open(path) as fh:
-        data = json.load(fh)
-    if not isinstance(data, dict):
-        raise ArgumentError(f"read_checkpoint: '{path}' does not hold a JSON object")
-    for key in ("values", "active_set"):
-        if key not in data:
-            raise ArgumentError(f"read_checkpoint: '{path}' has no '{key}'")
-    if not isinstance(data["values"], dict):
-        raise ArgumentError(
-            f"read_checkpoint: 'values' in '{path}' must be an object "
-            "{tunable name: array}; got " + type(data["values"]).__name__
-        )
-    values = {}
-    for k, v in data["values"].items():
-        try:
-            values[k] = np.asarray(v, float)
-        except (TypeError, ValueError):
-            raise ArgumentError(
-                f"read_checkpoint: 'values' entry {k!r} in '{path}' is not numeric"
-            ) from None
-    data["values"] = values
-    active = data["active_set"]
-    if not isinstance(active, list) or not all(isinstance(a, dict) for a in active):
-        raise ArgumentError(
-            f"read_checkpoint: 'active_set' in '{path}' must be a list of objects "
-            "{parameter name: value}"
-        )
-    return data
 
 
 def _run(problem, x0, maxiter, target, polish=True):

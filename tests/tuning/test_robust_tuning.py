@@ -277,7 +277,7 @@ def test_checkpoint_holds_the_design_and_resumes_it(tmp_path):
     # Every round rewrites the checkpoint: the last one holds the final design (k = 4,
     # the analytic optimum of the test above) and the active set {1, 1.5}; a run
     # resumed from it starts on that set and stays at the optimum.
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
 
     CL = _unstable_pole_loop()
     goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
@@ -309,7 +309,7 @@ def test_checkpoint_holds_the_design_and_resumes_it(tmp_path):
     ],
 )
 def test_read_checkpoint_rejects_malformed_files(tmp_path, text, key):
-    from robustmb.tuning.robust_tuning import read_checkpoint
+    from robustmb.tuning.checkpoint import read_checkpoint
 
     bad = tmp_path / "bad.json"
     bad.write_text(text)
