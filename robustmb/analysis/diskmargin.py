@@ -40,7 +40,7 @@ from robustmb.analysis.disk_loops import (
 )
 from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
-from robustmb.analysis.norms import _hinfnorm_proved
+from robustmb.analysis.norms import _hinfnorm_bracket, _hinfnorm_proved
 from robustmb.errors import DimensionError, warn
 
 __all__ = ["diskmargin"]
@@ -124,16 +124,21 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
         certified = False
     else:
         # mu <= sigma_max at every frequency, so ||M||_inf certifies the whole axis too;
-        # when it is as good as the grid values, no interval covering is needed.
-        gamma, _, proved = _hinfnorm_proved(M + (dt,))
-        mu_upper, certified = gamma, proved
+        # when it is as good as the grid values, no interval covering is needed.  The
+        # bound is the upper end of hinfnorm's bracket (its value is attained: a lower
+        # end, possibly below the norm by the relative tolerance).
+        _, _, gamma_upper = _hinfnorm_bracket(M + (dt,))
+        proved = bool(np.isfinite(gamma_upper))
+        mu_upper, certified = gamma_upper, proved
         # an unproved ||M||_inf (a repeated lightly damped mode) certifies nothing
-        needs_cover = not proved or (peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma)
+        needs_cover = not proved or (
+            peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma_upper
+        )
         if needs_cover and not complex_data:
             # (Complex coefficients: the interval covering assumes a real model.)
             cover = _mu_peak_or_none(certified_mu_peak, M, blk, dt, rel_gap=_MU_REL_GAP)
             if cover is not None and cover.covered:
-                mu_upper = min(float(cover.upper), gamma) if proved else float(cover.upper)
+                mu_upper = min(float(cover.upper), gamma_upper)
                 certified = True
                 if peak is None or cover.lower > peak.lower:
                     peak = cover

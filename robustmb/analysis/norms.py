@@ -34,6 +34,7 @@ H2
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -219,7 +220,18 @@ def _hinfnorm_proved(sys, tol=1e-8):
     """``hinfnorm`` of one model and whether its bracket ``[gamma, gamma (1 + tol)]`` is
     certified: ``(gamma, fpeak, proved)``.  ``proved`` is False where ``hinfnorm`` warns
     that no upper bound is certified; an unstable model (``gamma = inf``) counts as
-    proved (``inf`` is exact there or "not proved stable", never a finite claim)."""
+    proved (``inf`` is exact there or "not proved stable", never a finite claim).
+
+    ``gamma`` is attained, the LOWER end of the bracket: a caller that needs an upper
+    bound of the norm takes it from :func:`_hinfnorm_bracket`."""
+    gamma, fpeak, upper = _hinfnorm_bracket(sys, tol)
+    return gamma, fpeak, bool(np.isinf(gamma) or np.isfinite(upper))
+
+
+def _hinfnorm_bracket(sys, tol=1e-8):
+    """``(gamma, fpeak, upper)``: ``hinfnorm`` of one model with the certified upper end
+    of its bracket (the level tested free of crossings, ``inf`` where nothing was proved
+    or the model is not proved stable)."""
     A, B, C, D, dt = as_statespace_data(sys)
     raw = A
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
@@ -231,7 +243,7 @@ def _hinfnorm_proved(sys, tol=1e-8):
     if verdict != STABLE:
         if verdict == UNDECIDED:
             _warn_not_proved("hinfnorm", A.shape[0])
-        return np.inf, boundary_frequency, True
+        return np.inf, boundary_frequency, np.inf
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
@@ -239,7 +251,17 @@ def _hinfnorm_proved(sys, tol=1e-8):
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
     result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
     gamma = _unscaled(result.lower, e, "H-infinity norm")
-    return gamma, result.frequency, bool(np.isfinite(result.upper))
+    return gamma, result.frequency, _unscaled_upper(result.upper, e)
+
+
+def _unscaled_upper(value, e):
+    """``value * 2^e`` for an upper bound: ``inf`` beyond the float range (still a bound)."""
+    if value == 0.0 or not np.isfinite(value):
+        return float(value)
+    try:
+        return math.ldexp(float(value), int(e))
+    except OverflowError:
+        return np.inf
 
 
 def _hinfnorm_family(models, tol):
