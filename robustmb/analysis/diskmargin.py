@@ -27,6 +27,8 @@ worst case over uncertainty: :mod:`.worst_case_disk_margin`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from robustmb.analysis._statespace import as_statespace_data
@@ -127,7 +129,11 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
         # when it is as good as the grid values, no interval covering is needed.  The
         # bound is the upper end of hinfnorm's bracket (its value is attained: a lower
         # end, possibly below the norm by the relative tolerance).
-        _, _, gamma_upper = _hinfnorm_bracket(M + (dt,))
+        # hinfnorm's warnings about M are internal: they matter only if the interval
+        # covering cannot certify the bound either (then they are re-issued)
+        with warnings.catch_warnings(record=True) as internal:
+            warnings.simplefilter("always")
+            _, _, gamma_upper = _hinfnorm_bracket(M + (dt,))
         proved = bool(np.isfinite(gamma_upper))
         mu_upper, certified = gamma_upper, proved
         # an unproved ||M||_inf (a repeated lightly damped mode) certifies nothing
@@ -142,12 +148,15 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
                 certified = True
                 if peak is None or cover.lower > peak.lower:
                     peak = cover
+                internal = []
             else:
                 warn(
                     "diskmargin: the mu certificate did not cover the whole frequency axis; "
                     "the multiloop lower bound falls back to 1/||S + (skew-1)/2 I||_inf",
                     RuntimeWarning,
                 )
+        for caught in internal:
+            warn(str(caught.message), caught.category)
     lower = 0.0 if not np.isfinite(mu_upper) else (np.inf if mu_upper == 0 else 1.0 / mu_upper)
     # Upper bound: the mu lower bound, or a single-channel perturbation if that is smaller.
     j = int(np.argmin(loop_alpha))

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._exact_response import EXACT_RESPONSE_MAX_ORDER, exact_response
 from robustmb.analysis._h2norm import h2norm
 from robustmb.analysis._norm_common import (
     _AXIS_RTOL,
@@ -74,6 +75,9 @@ __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
+# A refined response at the peak with an estimated relative error above this is not
+# resolved: a pole lies within rounding of the boundary next to the peak.
+_UNRESOLVED_ACCURACY = 1e-2
 # Level-set runs after which a polished value still above the certified level gives up
 # the certificate (upper = inf).
 _RECERTIFICATIONS = 3
@@ -98,6 +102,10 @@ class PeakGain:
         ``omega -> inf`` in continuous time).
     iterations : int
         Number of level-set tests performed.
+    accuracy : float
+        Estimated relative error of ``lower`` where the response was evaluated by
+        refined solves (0 otherwise).  Above ``1e-2`` the peak lies within rounding of
+        a pole and ``lower`` is not a reliable value (``upper`` is then ``inf``).
 
     Examples
     --------
@@ -110,6 +118,7 @@ class PeakGain:
     upper: float
     frequency: float
     iterations: int
+    accuracy: float = 0.0
 
 
 def hinfnorm(sys, *, tol: float = 1e-8):
@@ -234,6 +243,7 @@ def _hinfnorm_bracket(sys, tol=1e-8):
     or the model is not proved stable)."""
     A, B, C, D, dt = as_statespace_data(sys)
     raw = A
+    stored = (A, B, C, D)
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
@@ -249,9 +259,41 @@ def _hinfnorm_bracket(sys, tol=1e-8):
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
+    result = _peak_gain(A, B, C, D, dt, float(tol), None, seed, direct)
+    if result.accuracy > _UNRESOLVED_ACCURACY:
+        return _unresolved_peak(stored, dt, result)
     gamma = _unscaled(result.lower, e, "H-infinity norm")
     return gamma, result.frequency, _unscaled_upper(result.upper, e)
+
+
+def _unresolved_peak(stored, dt, result):
+    """``(gamma, fpeak, inf)`` when even refined solves could not resolve the response at
+    the peak (a pole within rounding of the boundary): the response of the stored
+    matrices at ``fpeak`` in exact arithmetic for a few real states, else ``inf``."""
+    A, B, C, D = stored
+    frequency = result.frequency
+    gamma = np.inf
+    small = A.shape[0] <= EXACT_RESPONSE_MAX_ORDER and not any(np.iscomplexobj(M) for M in stored)
+    if small and np.isfinite(frequency):
+        point = np.exp(1j * frequency * dt) if dt else 1j * frequency
+        response = exact_response(A, B, C, D, point)
+        if response is not None and np.all(np.isfinite(response)):
+            gamma = float(np.linalg.norm(response, 2))
+    what = (
+        "the value is the response of the stored matrices at that frequency in exact "
+        "arithmetic, not a certified peak"
+        if np.isfinite(gamma)
+        else "returning inf"
+    )
+    boundary = "unit circle" if dt else "imaginary axis"
+    warn(
+        f"hinfnorm: a pole lies within rounding distance of the {boundary} next "
+        f"to the peak (about {frequency:.6g} rad/s; the refined response there is accurate "
+        f"to only about {result.accuracy:.1e}), so the norm is set by the rounding of the "
+        f"realisation; {what} (upper = inf)",
+        RuntimeWarning,
+    )
+    return gamma, frequency, np.inf
 
 
 def _unscaled_upper(value, e):
@@ -342,6 +384,19 @@ def peak_gain(
     >>> float(r.lower), float(r.frequency)
     (1.0, 0.0)
     """
+    result = _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct)
+    if result.accuracy > _UNRESOLVED_ACCURACY:
+        warn(
+            "peak_gain: the response at the peak could not be resolved (refined solve "
+            f"accurate to only about {result.accuracy:.1e}): a pole lies within rounding "
+            "of the stability boundary; lower is not reliable (upper = inf)",
+            RuntimeWarning,
+        )
+    return result
+
+
+def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct):
+    """:func:`peak_gain` without its warning on an unresolved peak."""
     n, m, p = A.shape[0], B.shape[1], C.shape[0]
     if m == 0 or p == 0:
         return PeakGain(0.0, 0.0, 0.0, 0)
@@ -720,17 +775,20 @@ class _LevelSetSearch(ClusterScreen):
                 RuntimeWarning,
             )
             upper = np.inf
-        if self.direct:
-            reached = self.accuracy.get(frequency, 0.0)
-            if reached > tol:
-                warn(
-                    f"hinfnorm: the response at the peak is ill-conditioned; its refined "
-                    f"solve reached a relative accuracy of only about {reached:.1e} > tol",
-                    RuntimeWarning,
-                )
+        reached = self.accuracy.get(frequency, 0.0) if self.direct else 0.0
+        if reached > _UNRESOLVED_ACCURACY:
+            # the caller says why (a pole within rounding of the boundary) and what it
+            # returns instead of an unresolved value
+            upper = np.inf
+        elif reached > tol:
+            warn(
+                f"hinfnorm: the response at the peak is ill-conditioned; its refined "
+                f"solve reached a relative accuracy of only about {reached:.1e} > tol",
+                RuntimeWarning,
+            )
         upper = self._circle_resolved(upper, tol)  # inf, with a warning, if not
         frequency = self._external(frequency)
-        return PeakGain(float(lower), float(upper), float(frequency), iterations)
+        return PeakGain(float(lower), float(upper), float(frequency), iterations, reached)
 
     def _external(self, frequency):
         """An internal frequency in rad/s."""
