@@ -37,8 +37,10 @@ class DiskMargin:
         single loop (exact computation).
     frequency : float
         Critical frequency in rad/s: where ``worst_perturbation`` puts a closed-loop pole on
-        the stability boundary (``nan`` when the nominal loop is unstable and no boundary
-        pole exists, ``inf`` for the limit ``w -> inf``).
+        the stability boundary (``inf`` for the limit ``w -> inf``).  When the nominal
+        loop is unstable: ``|Im p|`` of the closed-loop pole ``p`` nearest the imaginary
+        axis (discrete time: ``|angle(p)| / dt`` of the pole nearest the unit circle),
+        where the instability is closest to being removed.
     gain_margin : tuple of float
         Disk-based gain margin ``(gmin, gmax)`` of the disk of size ``alpha``.
     phase_margin : float

@@ -219,10 +219,15 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
 def _check_omega(omega):
     if omega is None:
         return None
-    omega = np.atleast_1d(np.asarray(omega, dtype=float))
-    if omega.ndim != 1 or omega.size == 0 or np.any(np.isnan(omega)) or np.any(omega < 0):
+    omega = np.atleast_1d(np.asarray(omega))
+    if omega.dtype.kind not in "iuf":
         raise DimensionError(
-            f"omega must be a non-empty 1-D array of frequencies >= 0; got {omega}"
+            f"omega must hold real frequencies in rad/s; got an array of dtype {omega.dtype}"
+        )
+    omega = omega.astype(float)
+    if omega.ndim != 1 or omega.size == 0 or not np.all(np.isfinite(omega)) or np.any(omega < 0):
+        raise DimensionError(
+            f"omega must be a non-empty 1-D array of finite frequencies >= 0; got {omega}"
         )
     return omega
 
@@ -243,8 +248,11 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
         Skew ``sigma`` of the disk (0: balanced gain increase/decrease; > 0 biased towards
         gain increase; 1 gives ``1/||S||_inf``, -1 gives ``1/||T||_inf``).
     omega : array_like, optional
-        Analyse only these frequencies (rad/s) instead of the whole axis: the margins are
-        then upper bounds of the true ones (the minimum over the given frequencies).
+        Analyse only these finite frequencies >= 0 (rad/s) instead of the whole axis: the
+        margins are then upper bounds of the true ones (the minimum over the given
+        frequencies).  In discrete time a frequency above ``pi / dt`` is evaluated as
+        given (``exp(j omega dt)`` equals that of its alias below ``pi / dt``), as in
+        :func:`.freqresp.freqresp`.
 
     Returns
     -------

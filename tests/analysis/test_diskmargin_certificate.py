@@ -7,6 +7,7 @@ and checked in 50-digit arithmetic (mpmath) from the loop matrices, ``M = S - a 
 import control
 import mpmath as mp
 import numpy as np
+import pytest
 
 import robustmb as rmb
 from robustmb.analysis.norms import _hinfnorm_bracket, hinfnorm
@@ -109,3 +110,12 @@ def test_stewart_multiloop_certified_without_internal_warning():
     rho = np.max(np.abs(np.linalg.eigvals(M)), axis=1)
     assert dm.lower <= np.min(1.0 / rho)
     assert dm.lower <= dm.upper
+
+
+def test_unstable_loop_frequency_is_that_of_the_pole_nearest_the_axis():
+    # L = (s^2 - 3 s) / (s^2 + 4): 1 + L = (2 s^2 - 3 s + 4) / (s^2 + 4), closed-loop poles
+    # (3 +- j sqrt(23)) / 4, so |Im p| = sqrt(23) / 4 (documented for unstable loops)
+    dm = rmb.diskmargin(control.ss(control.tf([1, -3, 0], [1, 0, 4])))
+    assert not dm.stable and dm.alpha == 0.0
+    assert dm.frequency == pytest.approx(np.sqrt(23) / 4, rel=1e-12)
+    assert dm.loop_at_a_time.frequency[0] == pytest.approx(np.sqrt(23) / 4, rel=1e-12)
