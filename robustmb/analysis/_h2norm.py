@@ -98,7 +98,8 @@ def h2norm(sys) -> float:
         the plain Gramian and the modal sum has an estimated relative error above
         ``1e-8`` and the model is too large for the exact Gramian (see Notes); the
         message gives the estimate.  Also with ``inf`` when
-        stability could be neither proved nor disproved (see Returns).
+        stability could be neither proved nor disproved (see Returns), and with a
+        value set by the rounding of a pole within ``16 eps ||A||_1`` of the boundary.
 
     Notes
     -----
@@ -121,6 +122,11 @@ def h2norm(sys) -> float:
     computed poles, a bound of the Lyapunov operator ``L``'s conditioning; above
     ``1e-8`` such a model gets the exact Gramian (up to 8 real states) or, when that is
     not available, ``inf`` with a warning that the norm was not computed to accuracy.
+    A finite value for a pole closer to the boundary than ``16 eps ||A||_1`` (a
+    rounding-level change of ``A`` can make the model marginal) comes with a
+    ``RuntimeWarning`` that the norm is set by the rounding of the realisation: it is
+    the norm of the stored matrices, and differently rounded realisations of the same
+    model give very different values, or ``inf``.
 
     Examples
     --------

@@ -191,7 +191,13 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     crossings then carry errors of order ``eps ||H||``.  ``gamma`` is then the response
     at ``fpeak`` to a few ``eps`` (a ``RuntimeWarning`` gives the reached accuracy if
     the refinement cannot reach ``tol``); that no higher peak exists elsewhere rests on
-    the floating-point level-set test, as in every Hamiltonian method.
+    the floating-point level-set test, as in every Hamiltonian method.  When even the
+    refined response at the peak is accurate to worse than ``1e-2`` (a pole within
+    rounding of the boundary, as for an integrator whose stored pole is ``-5e-16``), the
+    value is not reported as attained: for up to 12 real states ``gamma`` is the
+    response of the stored matrices at ``fpeak`` evaluated in exact rational arithmetic
+    (:func:`~robustmb.analysis._exact_response.exact_response`), otherwise ``inf``; a
+    ``RuntimeWarning`` says that the norm is set by the rounding of the realisation.
 
     Repeated lightly damped modes (identical modes in series: a defective pole) defeat
     that test: ``m`` coalescing eigenvalues of the Hamiltonian are scattered by rounding
