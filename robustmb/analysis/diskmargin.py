@@ -42,42 +42,54 @@ from robustmb.analysis.disk_loops import (
 )
 from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
-from robustmb.analysis.norms import _hinfnorm_bracket, _hinfnorm_proved
+from robustmb.analysis.norms import _hinfnorm_bracket
 from robustmb.errors import DimensionError, warn
 
 __all__ = ["diskmargin"]
 
+# Relative width of the bracket of each single-channel ||S_jj - a||_inf: the certified
+# margin (one over its upper end) and the realised one (one over the attained gain) agree
+# to this.
+_CHANNEL_TOL = 1e-12
 # Relative slack of the whole-axis mu certificate: the certified level is this much above
 # the largest pointwise upper bound.
 _MU_REL_GAP = 1e-3
 
 
 def _channel_margins(S, dt, skew, omega):
-    """Loop-at-a-time margins ``1 / ||S_jj - a||`` and their critical data per channel."""
+    """Loop-at-a-time margins ``1 / ||S_jj - a||`` and their critical data per channel:
+    ``(alpha, freq, factors, proved, guaranteed)``.  ``alpha`` is realised by ``factors``
+    (one over an attained gain: an upper bound of the margin); ``guaranteed`` is one over
+    the certified upper end of hinfnorm's bracket where that was proved (else ``alpha``)."""
     As, Bs, Cs, Ds = S
     n = Ds.shape[0]
     a, b = _skew_coefficients(skew)
     alpha = np.empty(n)
+    guaranteed = np.empty(n)
     freq = np.empty(n)
     factors = np.empty(n, dtype=complex)
     proved = True
     for j in range(n):
         sub = (As, Bs[:, [j]], Cs[[j]], Ds[[j]][:, [j]] - a)
+        gamma_upper = np.nan
         if omega is None:
-            gamma, w0, exact = _hinfnorm_proved(sub + (dt,))
-            proved = proved and exact
+            gamma, w0, gamma_upper = _hinfnorm_bracket(sub + (dt,), _CHANNEL_TOL)
+            proved = proved and bool(np.isfinite(gamma_upper))
         else:
             values = np.abs(_response(sub, omega, dt)[:, 0, 0])
             k = int(np.argmax(values))
             gamma, w0 = float(values[k]), float(omega[k])
         if gamma == 0.0:
             alpha[j], freq[j], factors[j] = np.inf, np.nan, np.nan
+            guaranteed[j] = np.inf
             continue
         alpha[j], freq[j] = 1.0 / gamma, w0
+        finite_bound = np.isfinite(gamma_upper) and gamma_upper > 0
+        guaranteed[j] = 1.0 / gamma_upper if finite_bound else alpha[j]
         s0 = _response(sub, [w0], dt)[0, 0, 0]
         delta0 = 1.0 / s0
         factors[j] = _factor(delta0, a, b)
-    return alpha, freq, factors, proved
+    return alpha, freq, factors, proved, guaranteed
 
 
 def _unstable_margin(channels, skew, omega_boundary=np.nan) -> DiskMargin:
@@ -206,9 +218,11 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
             True,
         )
         return loops, _unstable_margin(channels, skew, w_b)
-    alpha, freq, factors, proved = _channel_margins(S, dt, skew, omega)
+    alpha, freq, factors, proved, guaranteed = _channel_margins(S, dt, skew, omega)
     certified = omega is None and proved
-    loops = LoopMargins(tuple(channels), alpha, freq, factors, skew, True, certified)
+    loops = LoopMargins(
+        tuple(channels), guaranteed, freq, factors, skew, True, certified, upper=alpha
+    )
     if n == 1:
         return loops, loops[0]
     if not multiloop:
@@ -273,10 +287,12 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
     Notes
     -----
     When the nominal closed loop is unstable every margin is 0 (``stable`` is False).
-    Loop-at-a-time and single-loop margins are exact to the relative tolerance of
-    :func:`.norms.hinfnorm`.  The multiloop ``lower`` bound is certified on every frequency;
-    ``upper`` is the size of an actual destabilising perturbation (never above the smallest
-    loop-at-a-time margin).
+    Loop-at-a-time and single-loop margins are exact to a relative ``1e-12``: ``lower``
+    (``LoopMargins.alpha``) is one over the certified upper end of
+    :func:`.norms.hinfnorm`'s bracket of ``||S_jj + (skew - 1)/2||_inf`` at that tolerance,
+    ``upper`` one over the attained gain (the size of ``worst_perturbation``).  The
+    multiloop ``lower`` bound is certified on every frequency; ``upper`` is the size of an
+    actual destabilising perturbation (never above the smallest loop-at-a-time margin).
 
     Examples
     --------

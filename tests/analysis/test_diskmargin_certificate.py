@@ -119,3 +119,20 @@ def test_unstable_loop_frequency_is_that_of_the_pole_nearest_the_axis():
     assert not dm.stable and dm.alpha == 0.0
     assert dm.frequency == pytest.approx(np.sqrt(23) / 4, rel=1e-12)
     assert dm.loop_at_a_time.frequency[0] == pytest.approx(np.sqrt(23) / 4, rel=1e-12)
+
+
+def test_single_loop_bounds_bracket_the_exact_margin():
+    # L = 25 / (s^3 + 10 s^2 + 10 s + 10), skew 0: margin 1 / max_w |S(jw) - 1/2|, the
+    # maximum located in 50-digit mpmath (S = p / (p + 25), p the denominator)
+    mp.mp.dps = 50
+
+    def mag(w):
+        s = mp.mpc(0, w)
+        p = s**3 + 10 * s**2 + 10 * s + 10
+        return abs(p / (p + 25) - mp.mpf(1) / 2)
+
+    w0 = mp.findroot(lambda w: mp.diff(mag, w), mp.mpf("1.955"))
+    exact = 1 / mag(w0)
+    dm = rmb.diskmargin(control.tf(25, [1, 10, 10, 10]))
+    assert dm.multiloop.certified
+    assert dm.lower <= float(exact) <= dm.upper * (1 + 1e-13)  # upper: rounded gain
