@@ -265,7 +265,7 @@ def _hinfnorm_bracket(sys, tol=1e-8):
     seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
-    result = _peak_gain(A, B, C, D, dt, float(tol), None, seed, direct)
+    result = _peak_gain(A, B, C, D, dt, float(tol), None, seed, direct, similar=(raw,))
     if result.accuracy > _UNRESOLVED_ACCURACY:
         return _unresolved_peak(stored, dt, result)
     gamma = _unscaled(result.lower, e, "H-infinity norm")
@@ -401,8 +401,10 @@ def peak_gain(
     return result
 
 
-def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct):
-    """:func:`peak_gain` without its warning on an unresolved peak."""
+def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct, similar=()):
+    """:func:`peak_gain` without its warning on an unresolved peak.  ``similar``:
+    matrices with exactly the eigenvalues of ``A`` (the realisation before balancing),
+    tried too by the verified pole-resolution test."""
     n, m, p = A.shape[0], B.shape[1], C.shape[0]
     if m == 0 or p == 0:
         return PeakGain(0.0, 0.0, 0.0, 0)
@@ -410,6 +412,7 @@ def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct):
         value = float(largest_singular_values(D[None])[0])
         return PeakGain(value, value, 0.0, 0)
     search = _LevelSetSearch(A, B, C, D, float(dt), evaluator, direct=direct)
+    search.similar = tuple(M for M in similar if M is not None and M.shape == A.shape)
     return search.run(tol, seed=seed)
 
 
@@ -425,6 +428,8 @@ class _LevelSetSearch(ClusterScreen):
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
         self._evaluator = evaluator
         self._sigma_D = None
+        # matrices with exactly the eigenvalues of A (the realisation before balancing)
+        self.similar = ()
         # direct evaluations: estimated relative error of the solve at each frequency
         self.accuracy = {}
         # (level, kind, eigenvalues, scale) of the last level-set test
