@@ -19,7 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["EXACT_RESPONSE_MAX_ORDER", "exact_response"]
+from robustmb.errors import warn
+
+__all__ = ["EXACT_RESPONSE_MAX_ORDER", "exact_response", "unresolved_peak"]
 
 # Largest order evaluated exactly (a real system of twice that size).
 EXACT_RESPONSE_MAX_ORDER = 12
@@ -90,6 +92,51 @@ def exact_response(A, B, C, D, point):
             im = sum((q(C[i, j]) * rows[n + j][size + k] for j in range(n)), Fraction(0))
             out[i, k] = complex(_to_float(re), _to_float(im))
     return out
+
+
+def unresolved_peak(stored, dt, frequency, accuracy):
+    """``hinfnorm``'s ``(gamma, fpeak, inf)`` when even refined solves could not resolve
+    the response at the peak ``frequency`` (rad/s; their estimated relative error is
+    ``accuracy``): a pole within rounding of the boundary.  ``gamma`` is the response of
+    the ``stored`` matrices ``(A, B, C, D)`` there in exact arithmetic for up to
+    :data:`EXACT_RESPONSE_MAX_ORDER` real states, else ``inf``; a ``RuntimeWarning``
+    says that the norm is set by the rounding of the realisation.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> A = np.array([[-(2.0**-60)]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gamma, fpeak, upper = unresolved_peak((A, np.eye(1), np.eye(1), np.zeros((1, 1))),
+    ...                                           0.0, 0.0, 1.0)
+    >>> gamma == 2.0**60, upper
+    (True, inf)
+    """
+    A, B, C, D = stored
+    gamma = np.inf
+    small = A.shape[0] <= EXACT_RESPONSE_MAX_ORDER and not any(np.iscomplexobj(M) for M in stored)
+    if small and np.isfinite(frequency):
+        point = np.exp(1j * frequency * dt) if dt else 1j * frequency
+        response = exact_response(A, B, C, D, point)
+        if response is not None and np.all(np.isfinite(response)):
+            gamma = float(np.linalg.norm(response, 2))
+    what = (
+        "the value is the response of the stored matrices at that frequency in exact "
+        "arithmetic, not a certified peak"
+        if np.isfinite(gamma)
+        else "returning inf"
+    )
+    boundary = "unit circle" if dt else "imaginary axis"
+    warn(
+        f"hinfnorm: a pole lies within rounding distance of the {boundary} next "
+        f"to the peak (about {frequency:.6g} rad/s; the refined response there is accurate "
+        f"to only about {accuracy:.1e}), so the norm is set by the rounding of the "
+        f"realisation; {what} (upper = inf)",
+        RuntimeWarning,
+    )
+    return gamma, frequency, np.inf
 
 
 def _to_float(value: Fraction) -> float:

@@ -34,13 +34,10 @@ H2
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis._exact_response import EXACT_RESPONSE_MAX_ORDER, exact_response
+from robustmb.analysis._exact_response import unresolved_peak
 from robustmb.analysis._h2norm import h2norm
 from robustmb.analysis._norm_common import (
     _AXIS_RTOL,
@@ -51,8 +48,10 @@ from robustmb.analysis._norm_common import (
     _check_tol,
     _unit_scaled,
     _unscaled,
+    _unscaled_upper,
 )
 from robustmb.analysis._peak_polish import parabolic_peak
+from robustmb.analysis._slicot_seed import slicot_peak_frequency
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
@@ -67,6 +66,7 @@ from robustmb.analysis.norms_stability import (
     _warn_not_proved,
     stability_verdict,
 )
+from robustmb.analysis.peak_gain_result import PeakGain
 from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import warn
 
@@ -81,44 +81,6 @@ _UNRESOLVED_ACCURACY = 1e-2
 # Level-set runs after which a polished value still above the certified level gives up
 # the certificate (upper = inf).
 _RECERTIFICATIONS = 3
-
-
-@dataclass(frozen=True)
-class PeakGain:
-    """Result of the level-set iteration on a stable model.
-
-    Attributes
-    ----------
-    lower : float
-        ``sigma_max`` of the response at ``frequency`` (an attained value).
-    upper : float
-        Level tested free of crossings (``(1 + tol)`` times the attained value it was
-        tested from), ``lower`` when the model is static or identically zero, ``inf``
-        when no tested level stayed above the polished ``lower``, or when the test at
-        that level was not conclusive (a cluster of Hamiltonian eigenvalues closer to
-        the axis than their rounding) -- never a value that was not proved.
-    frequency : float
-        Frequency of the peak in rad/s (``inf`` when the supremum is approached as
-        ``omega -> inf`` in continuous time).
-    iterations : int
-        Number of level-set tests performed.
-    accuracy : float
-        Estimated relative error of ``lower`` where the response was evaluated by
-        refined solves (0 otherwise).  Above ``1e-2`` the peak lies within rounding of
-        a pole and ``lower`` is not a reliable value (``upper`` is then ``inf``).
-
-    Examples
-    --------
-    >>> r = PeakGain(lower=2.0, upper=2.0 * (1 + 1e-8), frequency=0.5, iterations=2)
-    >>> r.upper >= r.lower
-    True
-    """
-
-    lower: float
-    upper: float
-    frequency: float
-    iterations: int
-    accuracy: float = 0.0
 
 
 def hinfnorm(sys, *, tol: float = 1e-8):
@@ -262,54 +224,14 @@ def _hinfnorm_bracket(sys, tol=1e-8):
         return np.inf, boundary_frequency, np.inf
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
-    seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
+    seed = slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
     result = _peak_gain(A, B, C, D, dt, float(tol), None, seed, direct, similar=(raw,))
     if result.accuracy > _UNRESOLVED_ACCURACY:
-        return _unresolved_peak(stored, dt, result)
+        return unresolved_peak(stored, dt, result.frequency, result.accuracy)
     gamma = _unscaled(result.lower, e, "H-infinity norm")
     return gamma, result.frequency, _unscaled_upper(result.upper, e)
-
-
-def _unresolved_peak(stored, dt, result):
-    """``(gamma, fpeak, inf)`` when even refined solves could not resolve the response at
-    the peak (a pole within rounding of the boundary): the response of the stored
-    matrices at ``fpeak`` in exact arithmetic for a few real states, else ``inf``."""
-    A, B, C, D = stored
-    frequency = result.frequency
-    gamma = np.inf
-    small = A.shape[0] <= EXACT_RESPONSE_MAX_ORDER and not any(np.iscomplexobj(M) for M in stored)
-    if small and np.isfinite(frequency):
-        point = np.exp(1j * frequency * dt) if dt else 1j * frequency
-        response = exact_response(A, B, C, D, point)
-        if response is not None and np.all(np.isfinite(response)):
-            gamma = float(np.linalg.norm(response, 2))
-    what = (
-        "the value is the response of the stored matrices at that frequency in exact "
-        "arithmetic, not a certified peak"
-        if np.isfinite(gamma)
-        else "returning inf"
-    )
-    boundary = "unit circle" if dt else "imaginary axis"
-    warn(
-        f"hinfnorm: a pole lies within rounding distance of the {boundary} next "
-        f"to the peak (about {frequency:.6g} rad/s; the refined response there is accurate "
-        f"to only about {result.accuracy:.1e}), so the norm is set by the rounding of the "
-        f"realisation; {what} (upper = inf)",
-        RuntimeWarning,
-    )
-    return gamma, frequency, np.inf
-
-
-def _unscaled_upper(value, e):
-    """``value * 2^e`` for an upper bound: ``inf`` beyond the float range (still a bound)."""
-    if value == 0.0 or not np.isfinite(value):
-        return float(value)
-    try:
-        return math.ldexp(float(value), int(e))
-    except OverflowError:
-        return np.inf
 
 
 def _hinfnorm_family(models, tol):
@@ -319,37 +241,6 @@ def _hinfnorm_family(models, tol):
     for k in np.flatnonzero(np.isnan(gamma)):
         gamma[k], fpeak[k] = hinfnorm(_model_tuple(models, k), tol=tol)
     return gamma, fpeak
-
-
-def _slicot_peak_frequency(A, B, C, D, dt, tol):
-    """AB13DD's peak frequency (internal units: rad/s, or rad/sample), or None."""
-    n, m, p = A.shape[0], B.shape[1], C.shape[0]
-    if n == 0 or m == 0 or p == 0 or any(np.iscomplexobj(M) for M in (A, B, C, D)):
-        return None
-    try:
-        import slycot
-
-        _, fpeak = slycot.ab13dd(
-            "D" if dt else "C",
-            "I",
-            "N",
-            "D" if np.any(D) else "Z",
-            n,
-            m,
-            p,
-            A.copy(),
-            np.eye(n),
-            B.copy(),
-            C.copy(),
-            D.copy(),
-            tol,
-        )
-    except Exception:  # noqa: BLE001  (any failure only means no seed)
-        return None
-    fpeak = float(fpeak)
-    if np.isnan(fpeak) or fpeak < 0:
-        return None
-    return fpeak
 
 
 def peak_gain(
