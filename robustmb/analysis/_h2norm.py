@@ -98,7 +98,8 @@ def h2norm(sys) -> float:
         the plain Gramian and the modal sum has an estimated relative error above
         ``1e-8`` and the model is too large for the exact Gramian (see Notes); the
         message gives the estimate.  Also with ``inf`` when
-        stability could be neither proved nor disproved (see Returns).
+        stability could be neither proved nor disproved (see Returns), and with a
+        value set by the rounding of a pole within ``16 eps ||A||_1`` of the boundary.
 
     Notes
     -----
@@ -121,6 +122,11 @@ def h2norm(sys) -> float:
     computed poles, a bound of the Lyapunov operator ``L``'s conditioning; above
     ``1e-8`` such a model gets the exact Gramian (up to 8 real states) or, when that is
     not available, ``inf`` with a warning that the norm was not computed to accuracy.
+    A finite value for a pole closer to the boundary than ``16 eps ||A||_1`` (a
+    rounding-level change of ``A`` can make the model marginal) comes with a
+    ``RuntimeWarning`` that the norm is set by the rounding of the realisation: it is
+    the norm of the stored matrices, and differently rounded realisations of the same
+    model give very different values, or ``inf``.
 
     Examples
     --------
@@ -154,9 +160,34 @@ def _h2norm_family(models):
 
 
 def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
+    value, stiff = _h2_value(A, B, C, D, n, discrete, dt, raw)
+    if stiff and np.isfinite(value) and _within_rounding_of_boundary(A, discrete):
+        warn(
+            "h2norm: a pole lies within rounding distance of the stability boundary "
+            "(closer than eps ||A||, so stability rests on an exact or verified test of "
+            "the stored matrices) and the norm is set by the rounding of the realisation: "
+            "realisations of the same model that differ by rounding can give very "
+            "different values, or inf",
+            RuntimeWarning,
+        )
+    return value
+
+
+def _within_rounding_of_boundary(A, discrete):
+    """Whether a computed pole is closer to the boundary than ``16 eps ||A||_1``: a
+    perturbation of ``A`` of that size (``-Re(lambda) I``, say) can put it on the boundary,
+    whatever the conditioning of the eigenvalues."""
+    poles = np.linalg.eigvals(A)
+    distance = np.abs(1.0 - np.abs(poles)) if discrete else np.abs(poles.real)
+    return bool(np.min(distance) <= 16.0 * np.finfo(float).eps * np.linalg.norm(A, 1))
+
+
+def _h2_value(A, B, C, D, n, discrete, dt, raw=None):
+    """``(value, stiff)``: the norm and whether a pole lies within its rounding band of
+    the boundary (stability then rested on the verified inclusion or the exact test)."""
     feedthrough = float(np.sum(np.abs(D) ** 2)) if discrete else 0.0
     if n == 0:
-        return float(np.sqrt(feedthrough))
+        return float(np.sqrt(feedthrough)), False
     # one eigen-decomposition of the (already balanced) A serves the stability test and
     # the modal sum; the per-pole bands (left vectors too) only for poles near the boundary
     poles, vr = np.linalg.eig(A)
@@ -169,14 +200,14 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         if not np.all(distance < -band):
             stiff = True
             if np.any(distance > band):
-                return np.inf
+                return np.inf, stiff
             if not verified_stable_any(_similar_forms(A, raw), dt):
                 # the exact test of the stored matrix, as in hinfnorm's verdict
                 exact = exact_stable(A if raw is None else raw, dt)
                 if exact is None:
                     _warn_not_proved("h2norm", n)
                 if not exact:
-                    return np.inf
+                    return np.inf, stiff
     # the poles' rounding (eps ||A||, or about eps^(1/m) ||A|| for m coalescing poles)
     # against their distance to the boundary: the modal sum's relative error
     sensitive = _resonance_sensitive(A, dt if discrete else 0.0, _H2_MODAL_ACCURACY, poles=poles)
@@ -184,13 +215,13 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
     if not sensitive:
         modal = _h2_modal(A, B, C, discrete, eig=eig)
         if modal is not None:
-            return float(np.sqrt(max(modal, 0.0) + feedthrough))
+            return float(np.sqrt(max(modal, 0.0) + feedthrough)), stiff
     # a sensitive model, or eigenvectors too ill-conditioned for the modal sum (a
     # defective pole, even one computed exactly as in a triangular Jordan block)
     if not discrete:
         refined = _h2_refined(A, B, C)
         if refined is not None:
-            return float(np.sqrt(max(refined, 0.0)))
+            return float(np.sqrt(max(refined, 0.0))), stiff
     value, error = _h2_gramian(A, B, C, discrete)
     if error > _H2_MODAL_ACCURACY:
         # the modal sum keeps each computed pole's relative accuracy (stiff models): the
@@ -206,7 +237,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
         # a few states: the Gramian of the stored matrices in exact arithmetic
         exact = exact_h2_squared(A, B, C, discrete)
         if exact is not None:
-            return float(np.sqrt(max(float(exact), 0.0) + feedthrough))
+            return float(np.sqrt(max(float(exact), 0.0) + feedthrough)), stiff
     if error > _H2_WARN_ACCURACY and stiff:
         bound = (
             f"reach {error:.0e}"
@@ -220,7 +251,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
             "states; returning inf",
             RuntimeWarning,
         )
-        return np.inf
+        return np.inf, stiff
     if error > _H2_WARN_ACCURACY:
         warn(
             "h2norm: neither the modal sum nor a Gramian refined to rounding level is "
@@ -228,7 +259,7 @@ def _h2_scaled(A, B, C, D, n, discrete, dt, raw=None):
             f"about {error:.0e} relative (estimate)",
             RuntimeWarning,
         )
-    return float(np.sqrt(max(value, 0.0) + feedthrough))
+    return float(np.sqrt(max(value, 0.0) + feedthrough)), stiff
 
 
 def _complex(*matrices):

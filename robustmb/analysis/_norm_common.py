@@ -140,3 +140,13 @@ def _unscaled(value, e, what):
             f"the {what} of sys is about 1e{decimal:.0f}, beyond the range of double "
             "precision floats (about 1.8e308); rescale the model's inputs or outputs"
         ) from None
+
+
+def _unscaled_upper(value, e):
+    """``value * 2^e`` for an upper bound: ``inf`` beyond the float range (still a bound)."""
+    if value == 0.0 or not np.isfinite(value):
+        return float(value)
+    try:
+        return math.ldexp(float(value), int(e))
+    except OverflowError:
+        return np.inf

@@ -33,12 +33,15 @@ class DiskMargin:
         Guaranteed disk margin (equal to ``lower``, as MATLAB's ``DiskMargin``).
     lower, upper : float
         Bounds of the margin.  ``lower`` holds on the whole frequency axis (when
-        ``certified``); ``upper`` is realised by ``worst_perturbation``.  Equal for a
-        single loop (exact computation).
+        ``certified``); ``upper`` is realised by ``worst_perturbation``.  For a single
+        loop they are one over the ends of :func:`~robustmb.hinfnorm`'s bracket (a
+        relative gap of at most ``1e-12``).
     frequency : float
         Critical frequency in rad/s: where ``worst_perturbation`` puts a closed-loop pole on
-        the stability boundary (``nan`` when the nominal loop is unstable and no boundary
-        pole exists, ``inf`` for the limit ``w -> inf``).
+        the stability boundary (``inf`` for the limit ``w -> inf``).  When the nominal
+        loop is unstable: ``|Im p|`` of the closed-loop pole ``p`` nearest the imaginary
+        axis (discrete time: ``|angle(p)| / dt`` of the pole nearest the unit circle),
+        where the instability is closest to being removed.
     gain_margin : tuple of float
         Disk-based gain margin ``(gmin, gmax)`` of the disk of size ``alpha``.
     phase_margin : float
@@ -113,7 +116,7 @@ class DiskMargin:
         gmin, gmax = self.gain_margin
         bounds = (
             ""
-            if self.lower == self.upper
+            if _fmt(self.lower) == _fmt(self.upper)
             else f" (bounds [{_fmt(self.lower)}, {_fmt(self.upper)}])"
         )
         note = "" if self.certified else ", not certified on the whole axis"
@@ -136,12 +139,19 @@ class LoopMargins:
     channels : tuple of str
         Channel names.
     alpha, frequency : numpy.ndarray
-        Disk margin and critical frequency (rad/s) per channel, shape ``(n,)``.
+        Guaranteed disk margin (when ``certified``) and critical frequency (rad/s) per
+        channel, shape ``(n,)``.
     worst_perturbation : numpy.ndarray
-        Destabilising factor ``f_j`` per channel, shape ``(n,)``.
+        Destabilising factor ``f_j`` per channel, shape ``(n,)``, of disk size ``upper``.
     skew : float
     stable : bool
         Whether the nominal closed loop is stable.
+    certified : bool
+        Whether ``alpha`` was certified on the whole frequency axis.
+    upper : numpy.ndarray
+        Size of ``worst_perturbation`` per channel: the margin lies in ``[alpha, upper]``
+        (a relative gap of at most ``1e-12`` from :func:`~robustmb.hinfnorm`'s bracket;
+        equal to ``alpha`` when not given).
 
     Examples
     --------
@@ -162,6 +172,11 @@ class LoopMargins:
     skew: float
     stable: bool = True
     certified: bool = True
+    upper: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.upper is None:
+            object.__setattr__(self, "upper", np.asarray(self.alpha))
 
     def __len__(self) -> int:
         return len(self.channels)
@@ -174,7 +189,7 @@ class LoopMargins:
         return DiskMargin(
             float(self.alpha[j]),
             float(self.alpha[j]),
-            float(self.alpha[j]),
+            float(self.upper[j]),
             float(self.frequency[j]),
             self.skew,
             (self.channels[j],),

@@ -27,6 +27,8 @@ worst case over uncertainty: :mod:`.worst_case_disk_margin`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from robustmb.analysis._statespace import as_statespace_data
@@ -40,42 +42,54 @@ from robustmb.analysis.disk_loops import (
 )
 from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
-from robustmb.analysis.norms import _hinfnorm_proved
+from robustmb.analysis.norms import _hinfnorm_bracket
 from robustmb.errors import DimensionError, warn
 
 __all__ = ["diskmargin"]
 
+# Relative width of the bracket of each single-channel ||S_jj - a||_inf: the certified
+# margin (one over its upper end) and the realised one (one over the attained gain) agree
+# to this.
+_CHANNEL_TOL = 1e-12
 # Relative slack of the whole-axis mu certificate: the certified level is this much above
 # the largest pointwise upper bound.
 _MU_REL_GAP = 1e-3
 
 
 def _channel_margins(S, dt, skew, omega):
-    """Loop-at-a-time margins ``1 / ||S_jj - a||`` and their critical data per channel."""
+    """Loop-at-a-time margins ``1 / ||S_jj - a||`` and their critical data per channel:
+    ``(alpha, freq, factors, proved, guaranteed)``.  ``alpha`` is realised by ``factors``
+    (one over an attained gain: an upper bound of the margin); ``guaranteed`` is one over
+    the certified upper end of hinfnorm's bracket where that was proved (else ``alpha``)."""
     As, Bs, Cs, Ds = S
     n = Ds.shape[0]
     a, b = _skew_coefficients(skew)
     alpha = np.empty(n)
+    guaranteed = np.empty(n)
     freq = np.empty(n)
     factors = np.empty(n, dtype=complex)
     proved = True
     for j in range(n):
         sub = (As, Bs[:, [j]], Cs[[j]], Ds[[j]][:, [j]] - a)
+        gamma_upper = np.nan
         if omega is None:
-            gamma, w0, exact = _hinfnorm_proved(sub + (dt,))
-            proved = proved and exact
+            gamma, w0, gamma_upper = _hinfnorm_bracket(sub + (dt,), _CHANNEL_TOL)
+            proved = proved and bool(np.isfinite(gamma_upper))
         else:
             values = np.abs(_response(sub, omega, dt)[:, 0, 0])
             k = int(np.argmax(values))
             gamma, w0 = float(values[k]), float(omega[k])
         if gamma == 0.0:
             alpha[j], freq[j], factors[j] = np.inf, np.nan, np.nan
+            guaranteed[j] = np.inf
             continue
         alpha[j], freq[j] = 1.0 / gamma, w0
+        finite_bound = np.isfinite(gamma_upper) and gamma_upper > 0
+        guaranteed[j] = 1.0 / gamma_upper if finite_bound else alpha[j]
         s0 = _response(sub, [w0], dt)[0, 0, 0]
         delta0 = 1.0 / s0
         factors[j] = _factor(delta0, a, b)
-    return alpha, freq, factors, proved
+    return alpha, freq, factors, proved, guaranteed
 
 
 def _unstable_margin(channels, skew, omega_boundary=np.nan) -> DiskMargin:
@@ -124,25 +138,37 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
         certified = False
     else:
         # mu <= sigma_max at every frequency, so ||M||_inf certifies the whole axis too;
-        # when it is as good as the grid values, no interval covering is needed.
-        gamma, _, proved = _hinfnorm_proved(M + (dt,))
-        mu_upper, certified = gamma, proved
+        # when it is as good as the grid values, no interval covering is needed.  The
+        # bound is the upper end of hinfnorm's bracket (its value is attained: a lower
+        # end, possibly below the norm by the relative tolerance).
+        # hinfnorm's warnings about M are internal: they matter only if the interval
+        # covering cannot certify the bound either (then they are re-issued)
+        with warnings.catch_warnings(record=True) as internal:
+            warnings.simplefilter("always")
+            _, _, gamma_upper = _hinfnorm_bracket(M + (dt,))
+        proved = bool(np.isfinite(gamma_upper))
+        mu_upper, certified = gamma_upper, proved
         # an unproved ||M||_inf (a repeated lightly damped mode) certifies nothing
-        needs_cover = not proved or (peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma)
+        needs_cover = not proved or (
+            peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma_upper
+        )
         if needs_cover and not complex_data:
             # (Complex coefficients: the interval covering assumes a real model.)
             cover = _mu_peak_or_none(certified_mu_peak, M, blk, dt, rel_gap=_MU_REL_GAP)
             if cover is not None and cover.covered:
-                mu_upper = min(float(cover.upper), gamma) if proved else float(cover.upper)
+                mu_upper = min(float(cover.upper), gamma_upper)
                 certified = True
                 if peak is None or cover.lower > peak.lower:
                     peak = cover
+                internal = []
             else:
                 warn(
                     "diskmargin: the mu certificate did not cover the whole frequency axis; "
                     "the multiloop lower bound falls back to 1/||S + (skew-1)/2 I||_inf",
                     RuntimeWarning,
                 )
+        for caught in internal:
+            warn(str(caught.message), caught.category)
     lower = 0.0 if not np.isfinite(mu_upper) else (np.inf if mu_upper == 0 else 1.0 / mu_upper)
     # Upper bound: the mu lower bound, or a single-channel perturbation if that is smaller.
     j = int(np.argmin(loop_alpha))
@@ -192,9 +218,11 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
             True,
         )
         return loops, _unstable_margin(channels, skew, w_b)
-    alpha, freq, factors, proved = _channel_margins(S, dt, skew, omega)
+    alpha, freq, factors, proved, guaranteed = _channel_margins(S, dt, skew, omega)
     certified = omega is None and proved
-    loops = LoopMargins(tuple(channels), alpha, freq, factors, skew, True, certified)
+    loops = LoopMargins(
+        tuple(channels), guaranteed, freq, factors, skew, True, certified, upper=alpha
+    )
     if n == 1:
         return loops, loops[0]
     if not multiloop:
@@ -205,10 +233,15 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
 def _check_omega(omega):
     if omega is None:
         return None
-    omega = np.atleast_1d(np.asarray(omega, dtype=float))
-    if omega.ndim != 1 or omega.size == 0 or np.any(np.isnan(omega)) or np.any(omega < 0):
+    omega = np.atleast_1d(np.asarray(omega))
+    if omega.dtype.kind not in "iuf":
         raise DimensionError(
-            f"omega must be a non-empty 1-D array of frequencies >= 0; got {omega}"
+            f"omega must hold real frequencies in rad/s; got an array of dtype {omega.dtype}"
+        )
+    omega = omega.astype(float)
+    if omega.ndim != 1 or omega.size == 0 or not np.all(np.isfinite(omega)) or np.any(omega < 0):
+        raise DimensionError(
+            f"omega must be a non-empty 1-D array of finite frequencies >= 0; got {omega}"
         )
     return omega
 
@@ -229,8 +262,11 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
         Skew ``sigma`` of the disk (0: balanced gain increase/decrease; > 0 biased towards
         gain increase; 1 gives ``1/||S||_inf``, -1 gives ``1/||T||_inf``).
     omega : array_like, optional
-        Analyse only these frequencies (rad/s) instead of the whole axis: the margins are
-        then upper bounds of the true ones (the minimum over the given frequencies).
+        Analyse only these finite frequencies >= 0 (rad/s) instead of the whole axis: the
+        margins are then upper bounds of the true ones (the minimum over the given
+        frequencies).  In discrete time a frequency above ``pi / dt`` is evaluated as
+        given (``exp(j omega dt)`` equals that of its alias below ``pi / dt``), as in
+        :func:`.freqresp.freqresp`.
 
     Returns
     -------
@@ -251,10 +287,12 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
     Notes
     -----
     When the nominal closed loop is unstable every margin is 0 (``stable`` is False).
-    Loop-at-a-time and single-loop margins are exact to the relative tolerance of
-    :func:`.norms.hinfnorm`.  The multiloop ``lower`` bound is certified on every frequency;
-    ``upper`` is the size of an actual destabilising perturbation (never above the smallest
-    loop-at-a-time margin).
+    Loop-at-a-time and single-loop margins are exact to a relative ``1e-12``: ``lower``
+    (``LoopMargins.alpha``) is one over the certified upper end of
+    :func:`.norms.hinfnorm`'s bracket of ``||S_jj + (skew - 1)/2||_inf`` at that tolerance,
+    ``upper`` one over the attained gain (the size of ``worst_perturbation``).  The
+    multiloop ``lower`` bound is certified on every frequency; ``upper`` is the size of an
+    actual destabilising perturbation (never above the smallest loop-at-a-time margin).
 
     Examples
     --------

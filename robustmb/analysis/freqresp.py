@@ -127,7 +127,11 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
         ``A`` the eigenvalues' rounding near a lightly damped pole and, always, the
         realisation's own conditioning come on top: module notes).  At a frequency that
         coincides (to rounding) with a pole of the realisation every entry is ``inf`` and
-        a ``RuntimeWarning`` names the frequency.
+        a ``RuntimeWarning`` names the frequency; a finite response within
+        ``16 eps ||A||_1`` of a computed pole also gets one (its value is set by the
+        rounding of the realisation).  In discrete time ``G(exp(j omega dt))`` is
+        periodic in ``omega`` with period ``2 pi / dt``: a frequency above the Nyquist
+        frequency ``pi / dt`` is evaluated as given, which equals its alias below it.
 
     Raises
     ------
@@ -151,7 +155,31 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     A, B, C, D, dt = as_statespace_data(sys)
     omega = _validated_frequencies(omega, discrete=dt > 0)
     evaluator = ResponseEvaluator(A, B, C, D, method=method)
-    return evaluator.at_frequencies(omega, dt)
+    response = evaluator.at_frequencies(omega, dt)
+    _warn_near_pole(A, evaluator.poles, omega, dt, response)
+    return response
+
+
+def _warn_near_pole(A, poles, omega, dt, response):
+    """Warn at finite responses whose point is within ``16 eps ||A||_1`` of a computed pole:
+    a rounding-level change of ``A`` can put the pole on the point, so the value there is
+    set by the rounding of the realisation (points exactly on a pole already warned)."""
+    if poles is None or poles.size == 0 or omega.size == 0:
+        return
+    finite = np.isfinite(omega)
+    points = np.exp(1j * omega[finite] * dt) if dt else 1j * omega[finite]
+    radius = 16.0 * _EPS * np.linalg.norm(A, 1)
+    distance = np.min(np.abs(points[:, None] - poles[None, :]), axis=1)
+    near = distance <= radius
+    near &= np.all(np.isfinite(response[finite]), axis=(1, 2))
+    if np.any(near):
+        first = omega[finite][near][0]
+        warn(
+            f"omega = {first!r} (and {int(np.sum(near)) - 1} more) lies within rounding "
+            "distance of a pole of the realisation; the response there is set by the "
+            "rounding of the matrices and may be off by any factor",
+            RuntimeWarning,
+        )
 
 
 def response_function(sys, *, method: str = "auto"):

@@ -24,17 +24,23 @@ import scipy.linalg
 from robustmb.analysis._norm_common import _EPS
 from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis.balancing import pole_bands
-from robustmb.analysis.norms_stability import _eigenvalues, cluster_rounding, eigenvalue_rounding
+from robustmb.analysis.norms_stability import (
+    _eigenvalues,
+    cluster_rounding,
+    eigenvalue_rounding,
+    pole_discs,
+)
 from robustmb.errors import warn
 
-__all__ = ["ClusterScreen", "merged_windows", "unresolved_circle_poles"]
+__all__ = ["ClusterScreen", "discs_resolve_peaks", "merged_windows", "unresolved_circle_poles"]
 
 
 class ClusterScreen:
     """Windows where a level-set test may have missed a crossing, and a search there.
 
     Uses the host's ``_tested`` (the last test: level, kind, eigenvalues, scale),
-    ``discrete``, ``real``, ``dt``, ``A``, ``B``, ``C``, ``direct``, ``sigma``, ``_fold``,
+    ``discrete``, ``real``, ``dt``, ``A``, ``similar`` (matrices with the eigenvalues of
+    ``A``), ``B``, ``C``, ``direct``, ``sigma``, ``_fold``,
     ``_hamiltonian``, ``_continuous_pencil`` and ``_discrete_pencil``.
     """
 
@@ -177,6 +183,13 @@ class ClusterScreen:
         poles, gap = unresolved_circle_poles(self.A, tol, discrete=self.discrete)
         if poles.size == 0:
             return upper
+        # the first-order bands are wide for a nearly defective pair of a stiff model;
+        # verified discs, in any of the similar coordinates, may still prove every pole
+        # resolved (the raw matrix often gives far tighter discs than the balanced one)
+        candidates = [self.A, *self.similar]
+        candidates += [M.T for M in candidates]
+        if any(discs_resolve_peaks(M, tol, self.discrete) for M in candidates):
+            return upper
         k = int(np.argmin(gap))
         at = abs(float(np.angle(poles[k]))) if self.discrete else abs(float(poles[k].imag))
         boundary = "unit circle" if self.discrete else "imaginary axis"
@@ -265,3 +278,67 @@ def unresolved_circle_poles(A, tol, discrete=True):
         spacing = np.where(poles.imag == 0, 0.0, np.spacing(np.abs(poles.imag)))
     unresolved = spacing > np.sqrt(tol) * gap
     return poles[unresolved], gap[unresolved]
+
+
+def discs_resolve_peaks(A, tol, discrete=True):
+    """Whether verified discs around the poles prove every peak resolved by the floats.
+
+    :func:`.norms_stability.pole_discs` gives discs whose union holds every eigenvalue
+    of ``A`` exactly (Gershgorin discs of a similar matrix, rounding bounded).  Each
+    connected component of the union is tested as a whole: ``d`` the smallest distance
+    of its points to the boundary (``-max(Re c + r)``; discrete: ``1 - max(|c| + r)``)
+    and ``u`` the largest spacing of the evaluable frequencies over it
+    (``spacing(max(|Im c| + r))``; discrete: ``spacing(pi) + 2 eps``, any angle).  Every
+    eigenvalue lies in some component, so when each has ``u <= sqrt(tol) d``, no peak
+    can exceed the sampled values by more than ``tol`` (the criterion of
+    :func:`unresolved_circle_poles`, with a proved ``d`` instead of a first-order one).
+    False where the discs are not available (an ill-conditioned eigenvector matrix).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Square state matrix of a stable model.
+    tol : float
+        Relative accuracy sought for the peak.
+    discrete : bool, optional
+        Unit circle (True) or imaginary axis (False).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[-20.0, 1e-3], [-10.0, -20.0]])     # poles -20 +- 0.1j
+    >>> discs_resolve_peaks(A, 1e-8, discrete=False)
+    True
+    >>> discs_resolve_peaks(np.array([[-1e-20, 1.0], [-1.0, -1e-20]]), 1e-8, discrete=False)
+    False
+    """
+    discs = pole_discs(np.asarray(A))
+    if discs is None:
+        return False
+    centres, radii = discs
+    n = centres.size
+    # connected components of the union of discs (overlap: |c_i - c_j| <= r_i + r_j)
+    label = np.arange(n)
+    touching = np.abs(centres[:, None] - centres[None, :]) <= (radii[:, None] + radii[None, :])
+    for _ in range(n):
+        merged = np.array([label[touching[i]].min() for i in range(n)])
+        if np.array_equal(merged, label):
+            break
+        label = merged
+    slack = 1.0 + 8 * _EPS  # the rounding of the sums below
+    for component in np.unique(label):
+        members = label == component
+        if discrete:
+            gap = 1.0 - float(np.max(np.abs(centres[members]) + radii[members])) * slack
+            spacing = float(np.spacing(np.pi)) + 2 * _EPS
+        else:
+            gap = -float(np.max(centres[members].real + radii[members])) * slack
+            reach = float(np.max(np.abs(centres[members].imag) + radii[members])) * slack
+            spacing = float(np.spacing(reach))
+        if not (gap > 0 and spacing <= np.sqrt(tol) * gap):
+            return False
+    return True

@@ -34,11 +34,10 @@ H2
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.linalg
 
+from robustmb.analysis._exact_response import unresolved_peak
 from robustmb.analysis._h2norm import h2norm
 from robustmb.analysis._norm_common import (
     _AXIS_RTOL,
@@ -49,8 +48,10 @@ from robustmb.analysis._norm_common import (
     _check_tol,
     _unit_scaled,
     _unscaled,
+    _unscaled_upper,
 )
 from robustmb.analysis._peak_polish import parabolic_peak
+from robustmb.analysis._slicot_seed import slicot_peak_frequency
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
@@ -65,6 +66,7 @@ from robustmb.analysis.norms_stability import (
     _warn_not_proved,
     stability_verdict,
 )
+from robustmb.analysis.peak_gain_result import PeakGain
 from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import warn
 
@@ -73,42 +75,12 @@ __all__ = ["PeakGain", "h2norm", "hinfnorm", "peak_gain"]
 # Up to this many frequencies are evaluated by linear solves instead of a decomposition
 # (a batched LU per point costs less than an eigendecomposition plus residues until then).
 _DIRECT_POINTS = 16
+# A refined response at the peak with an estimated relative error above this is not
+# resolved: a pole lies within rounding of the boundary next to the peak.
+_UNRESOLVED_ACCURACY = 1e-2
 # Level-set runs after which a polished value still above the certified level gives up
 # the certificate (upper = inf).
 _RECERTIFICATIONS = 3
-
-
-@dataclass(frozen=True)
-class PeakGain:
-    """Result of the level-set iteration on a stable model.
-
-    Attributes
-    ----------
-    lower : float
-        ``sigma_max`` of the response at ``frequency`` (an attained value).
-    upper : float
-        Level tested free of crossings (``(1 + tol)`` times the attained value it was
-        tested from), ``lower`` when the model is static or identically zero, ``inf``
-        when no tested level stayed above the polished ``lower``, or when the test at
-        that level was not conclusive (a cluster of Hamiltonian eigenvalues closer to
-        the axis than their rounding) -- never a value that was not proved.
-    frequency : float
-        Frequency of the peak in rad/s (``inf`` when the supremum is approached as
-        ``omega -> inf`` in continuous time).
-    iterations : int
-        Number of level-set tests performed.
-
-    Examples
-    --------
-    >>> r = PeakGain(lower=2.0, upper=2.0 * (1 + 1e-8), frequency=0.5, iterations=2)
-    >>> r.upper >= r.lower
-    True
-    """
-
-    lower: float
-    upper: float
-    frequency: float
-    iterations: int
 
 
 def hinfnorm(sys, *, tol: float = 1e-8):
@@ -181,7 +153,13 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     crossings then carry errors of order ``eps ||H||``.  ``gamma`` is then the response
     at ``fpeak`` to a few ``eps`` (a ``RuntimeWarning`` gives the reached accuracy if
     the refinement cannot reach ``tol``); that no higher peak exists elsewhere rests on
-    the floating-point level-set test, as in every Hamiltonian method.
+    the floating-point level-set test, as in every Hamiltonian method.  When even the
+    refined response at the peak is accurate to worse than ``1e-2`` (a pole within
+    rounding of the boundary, as for an integrator whose stored pole is ``-5e-16``), the
+    value is not reported as attained: for up to 12 real states ``gamma`` is the
+    response of the stored matrices at ``fpeak`` evaluated in exact rational arithmetic
+    (:func:`~robustmb.analysis._exact_response.exact_response`), otherwise ``inf``; a
+    ``RuntimeWarning`` says that the norm is set by the rounding of the realisation.
 
     Repeated lightly damped modes (identical modes in series: a defective pole) defeat
     that test: ``m`` coalescing eigenvalues of the Hamiltonian are scattered by rounding
@@ -219,9 +197,21 @@ def _hinfnorm_proved(sys, tol=1e-8):
     """``hinfnorm`` of one model and whether its bracket ``[gamma, gamma (1 + tol)]`` is
     certified: ``(gamma, fpeak, proved)``.  ``proved`` is False where ``hinfnorm`` warns
     that no upper bound is certified; an unstable model (``gamma = inf``) counts as
-    proved (``inf`` is exact there or "not proved stable", never a finite claim)."""
+    proved (``inf`` is exact there or "not proved stable", never a finite claim).
+
+    ``gamma`` is attained, the LOWER end of the bracket: a caller that needs an upper
+    bound of the norm takes it from :func:`_hinfnorm_bracket`."""
+    gamma, fpeak, upper = _hinfnorm_bracket(sys, tol)
+    return gamma, fpeak, bool(np.isinf(gamma) or np.isfinite(upper))
+
+
+def _hinfnorm_bracket(sys, tol=1e-8):
+    """``(gamma, fpeak, upper)``: ``hinfnorm`` of one model with the certified upper end
+    of its bracket (the level tested free of crossings, ``inf`` where nothing was proved
+    or the model is not proved stable)."""
     A, B, C, D, dt = as_statespace_data(sys)
     raw = A
+    stored = (A, B, C, D)
     # a balanced realisation: same G, eigenvalues and level sets far better conditioned
     A, B, C = balance_realization(A, B, C)
     # G = 2^e G' with B', C', D' of unit size: no overflow or underflow inside
@@ -231,15 +221,17 @@ def _hinfnorm_proved(sys, tol=1e-8):
     if verdict != STABLE:
         if verdict == UNDECIDED:
             _warn_not_proved("hinfnorm", A.shape[0])
-        return np.inf, boundary_frequency, True
+        return np.inf, boundary_frequency, np.inf
     # SLICOT's AB13DD (one Fortran call) proposes the peak frequency; the level-set
     # test below certifies the value or, if it is not within tol, carries on from it
-    seed = _slicot_peak_frequency(A, B, C, D, dt, float(tol))
+    seed = slicot_peak_frequency(A, B, C, D, dt, float(tol))
     # solves refined in double-double where modal evaluations would miss tol
     direct = stiff or _resonance_sensitive(A, dt, tol, poles=poles)
-    result = peak_gain(A, B, C, D, dt, tol=float(tol), seed=seed, direct=direct)
+    result = _peak_gain(A, B, C, D, dt, float(tol), None, seed, direct, similar=(raw,))
+    if result.accuracy > _UNRESOLVED_ACCURACY:
+        return unresolved_peak(stored, dt, result.frequency, result.accuracy)
     gamma = _unscaled(result.lower, e, "H-infinity norm")
-    return gamma, result.frequency, bool(np.isfinite(result.upper))
+    return gamma, result.frequency, _unscaled_upper(result.upper, e)
 
 
 def _hinfnorm_family(models, tol):
@@ -249,37 +241,6 @@ def _hinfnorm_family(models, tol):
     for k in np.flatnonzero(np.isnan(gamma)):
         gamma[k], fpeak[k] = hinfnorm(_model_tuple(models, k), tol=tol)
     return gamma, fpeak
-
-
-def _slicot_peak_frequency(A, B, C, D, dt, tol):
-    """AB13DD's peak frequency (internal units: rad/s, or rad/sample), or None."""
-    n, m, p = A.shape[0], B.shape[1], C.shape[0]
-    if n == 0 or m == 0 or p == 0 or any(np.iscomplexobj(M) for M in (A, B, C, D)):
-        return None
-    try:
-        import slycot
-
-        _, fpeak = slycot.ab13dd(
-            "D" if dt else "C",
-            "I",
-            "N",
-            "D" if np.any(D) else "Z",
-            n,
-            m,
-            p,
-            A.copy(),
-            np.eye(n),
-            B.copy(),
-            C.copy(),
-            D.copy(),
-            tol,
-        )
-    except Exception:  # noqa: BLE001  (any failure only means no seed)
-        return None
-    fpeak = float(fpeak)
-    if np.isnan(fpeak) or fpeak < 0:
-        return None
-    return fpeak
 
 
 def peak_gain(
@@ -320,6 +281,21 @@ def peak_gain(
     >>> float(r.lower), float(r.frequency)
     (1.0, 0.0)
     """
+    result = _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct)
+    if result.accuracy > _UNRESOLVED_ACCURACY:
+        warn(
+            "peak_gain: the response at the peak could not be resolved (refined solve "
+            f"accurate to only about {result.accuracy:.1e}): a pole lies within rounding "
+            "of the stability boundary; lower is not reliable (upper = inf)",
+            RuntimeWarning,
+        )
+    return result
+
+
+def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct, similar=()):
+    """:func:`peak_gain` without its warning on an unresolved peak.  ``similar``:
+    matrices with exactly the eigenvalues of ``A`` (the realisation before balancing),
+    tried too by the verified pole-resolution test."""
     n, m, p = A.shape[0], B.shape[1], C.shape[0]
     if m == 0 or p == 0:
         return PeakGain(0.0, 0.0, 0.0, 0)
@@ -327,6 +303,7 @@ def peak_gain(
         value = float(largest_singular_values(D[None])[0])
         return PeakGain(value, value, 0.0, 0)
     search = _LevelSetSearch(A, B, C, D, float(dt), evaluator, direct=direct)
+    search.similar = tuple(M for M in similar if M is not None and M.shape == A.shape)
     return search.run(tol, seed=seed)
 
 
@@ -342,6 +319,8 @@ class _LevelSetSearch(ClusterScreen):
         self.real = not any(np.iscomplexobj(M) for M in (A, B, C, D))
         self._evaluator = evaluator
         self._sigma_D = None
+        # matrices with exactly the eigenvalues of A (the realisation before balancing)
+        self.similar = ()
         # direct evaluations: estimated relative error of the solve at each frequency
         self.accuracy = {}
         # (level, kind, eigenvalues, scale) of the last level-set test
@@ -698,17 +677,20 @@ class _LevelSetSearch(ClusterScreen):
                 RuntimeWarning,
             )
             upper = np.inf
-        if self.direct:
-            reached = self.accuracy.get(frequency, 0.0)
-            if reached > tol:
-                warn(
-                    f"hinfnorm: the response at the peak is ill-conditioned; its refined "
-                    f"solve reached a relative accuracy of only about {reached:.1e} > tol",
-                    RuntimeWarning,
-                )
+        reached = self.accuracy.get(frequency, 0.0) if self.direct else 0.0
+        if reached > _UNRESOLVED_ACCURACY:
+            # the caller says why (a pole within rounding of the boundary) and what it
+            # returns instead of an unresolved value
+            upper = np.inf
+        elif reached > tol:
+            warn(
+                f"hinfnorm: the response at the peak is ill-conditioned; its refined "
+                f"solve reached a relative accuracy of only about {reached:.1e} > tol",
+                RuntimeWarning,
+            )
         upper = self._circle_resolved(upper, tol)  # inf, with a warning, if not
         frequency = self._external(frequency)
-        return PeakGain(float(lower), float(upper), float(frequency), iterations)
+        return PeakGain(float(lower), float(upper), float(frequency), iterations, reached)
 
     def _external(self, frequency):
         """An internal frequency in rad/s."""

@@ -137,7 +137,9 @@ def sigma(
     Returns
     -------
     UncertainPlot
-        ``.lines[...]`` hold, per system, the list of lines (one per singular value).
+        ``.lines[...]`` hold, per system, the list of lines (one per singular value);
+        with a wcgain result also ``"bound"`` (the dotted line, when the bound is finite)
+        and ``"peak"`` (the dot at ``worst.critical_frequency``, height ``worst.lower``).
 
     Examples
     --------
@@ -153,6 +155,11 @@ def sigma(
     """
     fam = family(usys, n=n, worst=worst, seed=seed, grid=grid)
     w = _omega(fam, omega)
+    gain_result = isinstance(worst, WcgainResult)
+    wc = float(worst.critical_frequency) if gain_result else np.nan
+    if np.isfinite(wc) and wc > 0 and omega is None:
+        # the worst case's curve passes through its marker
+        w = np.unique(np.append(w, wc))
     fig, axs = axes_grid(ax, (1, 1))
     a = axs[0, 0]
     x = w / (2 * np.pi) if Hz else w
@@ -180,6 +187,16 @@ def sigma(
                 label=f"certified worst-case gain ≤ {up:.4g}",
             )
         ]
+    if gain_result and np.isfinite(wc) and np.isfinite(worst.lower):
+        xc = wc / (2 * np.pi) if Hz else wc
+        out.lines["peak"] = a.plot(
+            [xc],
+            [_db(worst.lower) if dB else worst.lower],
+            "o",
+            color="C3",
+            ms=6,
+            label=f"worst case found {worst.lower:.4g} at {wc:.4g} rad/s",
+        )
     a.set_ylabel("singular values (dB)" if dB else "singular values")
     _finish(axs, "frequency (Hz)" if Hz else "frequency (rad/s)")
     return out

@@ -117,7 +117,7 @@ def test_upper_end_is_never_below_a_dense_grid(model):
 def test_diskmargin_does_not_certify_on_an_unproved_norm(monkeypatch):
     def unproved(sys, tol=1e-8):
         gamma, fpeak = rmb.hinfnorm(sys, tol=tol)
-        return gamma, fpeak, False
+        return gamma, fpeak, np.inf  # no certified upper end of the bracket
 
     L = control.ss(
         control.tf(
@@ -128,7 +128,7 @@ def test_diskmargin_does_not_certify_on_an_unproved_norm(monkeypatch):
     reference = rmb.diskmargin(L)
     assert reference.loop_at_a_time.certified
     module = importlib.import_module("robustmb.analysis.diskmargin")
-    monkeypatch.setattr(module, "_hinfnorm_proved", unproved)
+    monkeypatch.setattr(module, "_hinfnorm_bracket", unproved)
     result = rmb.diskmargin(L)
     assert not result.loop_at_a_time.certified
     # the multiloop bound then rests on the mu interval cover alone; still a lower bound
