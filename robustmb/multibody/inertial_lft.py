@@ -28,7 +28,7 @@ import control
 import numpy as np
 
 from .. import lft
-from ..errors import UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import _generic as g
 
 
@@ -242,9 +242,21 @@ def _check_no_products(at, base, ref, coef, steps, half, share):
     is convex.
     """
     moved = [k for k in steps if steps[k] != 0.0]
+
+    def legal(vals, names):
+        # illegal (an indefinite inertia) at an average of legal points: not affine
+        try:
+            return at(vals)
+        except (ArgumentError, DimensionError) as exc:
+            raise UncertainTypeError(
+                f"linearize_at(uncertain=True): parameters {names} multiply each other (the "
+                f"model is illegal at an average of legal points: {exc})"
+            ) from None
+
     for n, i in enumerate(moved):
         for j in moved[n + 1 :]:
-            both = at({**base, i: base[i] + 0.5 * steps[i], j: base[j] + 0.5 * steps[j]})
+            pair = {i: base[i] + 0.5 * steps[i], j: base[j] + 0.5 * steps[j]}
+            both = legal({**base, **pair}, f"{i!r} and {j!r}")
             for f in ref:
                 mixed = both[f] - half[i][f] - half[j][f] + ref[f]
                 if _departs(mixed, share[f], both[f], half[i][f], half[j][f]):
@@ -256,16 +268,17 @@ def _check_no_products(at, base, ref, coef, steps, half, share):
         # weights summing to one: a convex combination of the one-parameter range ends
         w = np.random.default_rng(len(moved)).uniform(0.5, 1.5, len(moved))
         w /= w.sum()
-        some = at({**base, **{k: base[k] + wk * steps[k] for k, wk in zip(moved, w, strict=True)}})
+        names = ", ".join(repr(k) for k in moved)
+        some = {k: base[k] + wk * steps[k] for k, wk in zip(moved, w, strict=True)}
+        some = legal({**base, **some}, names)
         for f in ref:
             summed = ref[f] + sum(
                 wk * steps[k] * coef[k][f] for k, wk in zip(moved, w, strict=True)
             )
             if _departs(some[f] - summed, share[f], some[f]):
                 raise UncertainTypeError(
-                    "linearize_at(uncertain=True): parameters "
-                    + ", ".join(repr(k) for k in moved)
-                    + f" multiply each other in {f}; only an affine dependence can stay uncertain"
+                    f"linearize_at(uncertain=True): parameters {names} multiply each other in "
+                    f"{f}; only an affine dependence can stay uncertain"
                 )
 
 

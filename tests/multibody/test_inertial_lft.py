@@ -186,3 +186,17 @@ def test_an_affine_combination_of_several_parameters_stays_exact():
             got = np.ravel(um.usubs({n: vals[n] for n in um.blocks}) if um.blocks else um.nominal())
             want = np.ravel(getattr(ref, f))
             assert np.abs(got - want).max() <= 1e-12 * max(1.0, np.abs(want).max())
+
+
+def test_a_product_that_leaves_the_legal_set_between_legal_points_is_refused_by_name():
+    """Ixy = 10 (p - 1)(q - 1) is zero whenever p or q is nominal (every one-parameter point is
+    legal) but 0.625 at their average, where the inertia is indefinite: an affine inertia
+    could not leave the (convex) legal set there, so the pair is named as a product."""
+    p, q = lft.ureal("p", 1.0, percent=50), lft.ureal("q", 1.0, percent=50)
+    ixy = 10 * (p - 1.0) * (q - 1.0)
+    mech = Mechanism(acceleration=[0, 0, 9.81])
+    inertia = [[0.5, ixy, 0], [ixy, 0.5, 0], [0, 0, 1.0]]
+    mech.add_body(RigidBody("link", mass=1.0, inertia=inertia, ports={"P": [0, 0, 0.4]}))
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("link", "P"), [1, 1, 0]))
+    with pytest.raises(UncertainTypeError, match="'p' and 'q' multiply each other.*illegal"):
+        mech.linearize_at([0.3], [0.7], uncertain=True)
