@@ -72,6 +72,14 @@ def numeric_array(x, what) -> np.ndarray:
     """
     if _holds_uncertain(x):
         raise ArgumentError(f"{what} must be numeric: {_UNCERTAIN_HINT}")
+    # float() would take True as 1 and drop an imaginary part with only a warning
+    try:
+        entries = np.asarray(x, dtype=object).ravel()
+    except (TypeError, ValueError):
+        entries = ()  # ragged: refused by the conversion below
+    for e in entries:
+        if isinstance(e, bool | np.bool_) or np.iscomplexobj(e):
+            raise ArgumentError(f"{what} must be real numbers, got {type(e).__name__} {e!r}")
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -132,6 +140,8 @@ def _frequency(w, j):
             )
         return w.center, w.half_width, w
     try:
+        if isinstance(w, bool | np.bool_):  # float(True) would be a frequency of 1 rad/s
+            raise TypeError
         x = float(w)
     except (TypeError, ValueError):
         raise ArgumentError(

@@ -28,7 +28,7 @@ import control
 import numpy as np
 
 from .. import lft
-from ..errors import UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from . import _generic as g
 
 
@@ -150,7 +150,7 @@ def uncertain_linearization(mech, q0, v0, a0, tau0, values, wrenches):
     # The coefficients are read from models at points of each element's own range (its ends
     # and its centre): the model is legal there, whatever the parameter's units or size (a
     # fixed step of +1 could make a small inertia indefinite, or be lost in a large stiffness).
-    coef, steps = {}, {}
+    coef, steps, half, seen = {}, {}, {}, {}
     for k, el in free.items():
         lo, hi = (float(x) for x in el.range)
         if hi <= lo:  # a range of zero width: the parameter is fixed
@@ -160,27 +160,38 @@ def uncertain_linearization(mech, q0, v0, a0, tau0, values, wrenches):
         nom, mid = float(base[k]), 0.5 * (lo + hi)
         ends = at({**base, k: lo}), at({**base, k: hi})
         coef[k] = {f: (ends[1][f] - ends[0][f]) / (hi - lo) for f in ref}
+        # toward the farther end, so that the step is never zero
         steps[k] = hi - nom if hi - nom >= nom - lo else lo - nom
-        centre = at({**base, k: mid})
-        for f in ref:  # affine in this parameter? (three distinct points, and the nominal)
-            for x, val in ((mid, centre[f]), (lo, ends[0][f])):
-                pred = ref[f] + coef[k][f] * (x - nom)
-                if np.abs(val - pred).max() > 1e-9 * _scale(ref, ends[0], ends[1]):
+        # halfway from the nominal to that end: the mean of two legal points (see below)
+        half[k] = at({**base, k: nom + 0.5 * steps[k]})
+        seen[k] = ((lo, ends[0]), (mid, at({**base, k: mid})), (nom + 0.5 * steps[k], half[k]))
+    # rounding is relative to the terms an entry sums: each parameter's whole share p_k c_k
+    # (a zero entry such as tau0 at a balanced reference is a sum of large opposite shares)
+    share = {
+        f: sum(
+            (max(abs(float(x)) for x in free[k].range) * np.abs(coef[k][f]) for k in seen),
+            np.abs(ref[f]),
+        )
+        for f in ref
+    }
+    # tau0 at a free-motion reference is zero for every mass: its rounding follows M a0
+    share["tau0"] = share["tau0"] + np.abs(lin0.M) @ np.abs(a0)
+    # an entry zero by structure (the velocity terms of one revolute joint) is computed from
+    # inertia times velocities, accelerations or gravity: it keeps rounding 1e-13 of those
+    v, g = np.abs(lin0.v0).max(initial=0.0), np.abs(mech.acceleration).max()
+    acc = np.abs(a0).max(initial=0.0) + v * v + g
+    unit = 1e-4 * np.abs(lin0.M).max(initial=0.0)
+    floor = {"M": unit, "P1": unit * (1 + v), "P2": unit * (1 + acc), "tau0": unit * (1 + acc)}
+    share = {f: np.maximum(x, floor[f]) for f, x in share.items()}
+    for k, pts in seen.items():
+        for f in ref:  # affine in this parameter? (four distinct points, and the nominal)
+            for x, val in pts:
+                pred = ref[f] + coef[k][f] * (x - float(base[k]))
+                if _departs(val[f] - pred, share[f], val[f]):
                     raise UncertainTypeError(
                         f"linearize_at(uncertain=True): {f} is not affine in parameter {k!r}"
                     )
-    moved = [k for k in free if steps[k] != 0.0]
-    if len(moved) > 1:  # no products between parameters
-        # the mean of the one-parameter points above: inside the legal set (a mass matrix or
-        # an inertia is affine in the parameters, and positive (semi)definiteness is convex)
-        frac = 1.0 / len(moved)
-        every = at({**base, **{k: base[k] + frac * steps[k] for k in moved}})
-        for f in ref:
-            summed = ref[f] + sum(frac * steps[k] * coef[k][f] for k in moved)
-            if np.abs(every[f] - summed).max() > 1e-9 * _scale(ref, every):
-                raise UncertainTypeError(
-                    "linearize_at(uncertain=True): parameters multiply each other in " + f
-                )
+    _check_no_products(at, base, ref, coef, steps, half, share)
     nv = lin0.M.shape[0]
     us, vs, deltas = [], [], []
     for k, el in free.items():
@@ -218,8 +229,73 @@ def uncertain_linearization(mech, q0, v0, a0, tau0, values, wrenches):
     )
 
 
-def _scale(ref, *coefs):
-    return max([1.0] + [np.abs(x[f]).max() for x in (ref, *coefs) for f in x])
+def _check_no_products(at, base, ref, coef, steps, half, share):
+    """Refuse a product between parameters, each of which enters affinely on its own.
+
+    With ``a_i = steps_i / 2`` the model is jointly affine only if every mixed difference
+    ``f(x + a_i e_i + a_j e_j) - f(x + a_i e_i) - f(x + a_j e_j) + f(x)`` vanishes: each pair
+    is checked at its own corner, so no sum of cross terms can cancel.  One more point with
+    distinct random fractions of every step catches terms of higher order (``d_1 d_2 d_3``
+    vanishes on every pair through the nominal).  All these points are legal: each is an
+    average of the nominal and of range-end points with the other parameters nominal, and a
+    mass matrix or an inertia is affine in the parameters while positive (semi)definiteness
+    is convex.
+    """
+    moved = [k for k in steps if steps[k] != 0.0]
+
+    def legal(vals, names):
+        # illegal (an indefinite inertia) at an average of legal points: not affine
+        try:
+            return at(vals)
+        except (ArgumentError, DimensionError) as exc:
+            raise UncertainTypeError(
+                f"linearize_at(uncertain=True): parameters {names} multiply each other (the "
+                f"model is illegal at an average of legal points: {exc})"
+            ) from None
+
+    for n, i in enumerate(moved):
+        for j in moved[n + 1 :]:
+            pair = {i: base[i] + 0.5 * steps[i], j: base[j] + 0.5 * steps[j]}
+            both = legal({**base, **pair}, f"{i!r} and {j!r}")
+            for f in ref:
+                mixed = both[f] - half[i][f] - half[j][f] + ref[f]
+                if _departs(mixed, share[f], both[f], half[i][f], half[j][f]):
+                    raise UncertainTypeError(
+                        f"linearize_at(uncertain=True): parameters {i!r} and {j!r} multiply "
+                        f"each other in {f}; only an affine dependence can stay uncertain"
+                    )
+    if len(moved) > 1:
+        # weights summing to one: a convex combination of the one-parameter range ends
+        w = np.random.default_rng(len(moved)).uniform(0.5, 1.5, len(moved))
+        w /= w.sum()
+        names = ", ".join(repr(k) for k in moved)
+        some = {k: base[k] + wk * steps[k] for k, wk in zip(moved, w, strict=True)}
+        some = legal({**base, **some}, names)
+        for f in ref:
+            summed = ref[f] + sum(
+                wk * steps[k] * coef[k][f] for k, wk in zip(moved, w, strict=True)
+            )
+            if _departs(some[f] - summed, share[f], some[f]):
+                raise UncertainTypeError(
+                    f"linearize_at(uncertain=True): parameters {names} multiply each other in "
+                    f"{f}; only an affine dependence can stay uncertain"
+                )
+
+
+def _departs(diff, *vals, rtol=1e-9):
+    """Whether a residual exceeds rounding, entry by entry.
+
+    Entry ``(i, j)`` is compared with ``rtol * sqrt(R_i C_j)``, ``R_i`` and ``C_j`` the
+    largest magnitudes in row ``i`` and column ``j`` over the evaluated models: a large
+    stiffness in one entry does not hide a product of masses in another, and an entry
+    summed from larger terms of its row and column keeps room for their rounding.
+    """
+    diff = np.atleast_1d(np.abs(diff))
+    size = np.max([np.abs(np.atleast_1d(v)) for v in vals], axis=0)
+    if diff.ndim == 1:  # a vector: its own largest entry is the row/column scale
+        diff, size = diff[:, None], size[:, None]
+    rows, cols = size.max(axis=1), size.max(axis=0)
+    return bool(np.any(diff > rtol * np.sqrt(np.outer(rows, cols))))
 
 
 def _lft_system(lin0, us, vs, deltas, nv):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import robustmb as rmb
-from robustmb.errors import IllPosedError, ResidualMassWarning
+from robustmb.errors import ArgumentError, IllPosedError, ResidualMassWarning
 from robustmb.multibody import FlexibleBody, invert_channels, rigid_nport, rigid_titop
 
 HZ = 2 * np.pi
@@ -500,3 +500,31 @@ def test_nominal_frequencies_are_the_elements_nominal_values_not_their_range_cen
     # and the nominal TITOP model has its poles at those frequencies (|p| = w, xi = 0.02)
     poles = np.linalg.eigvals(np.asarray(body.titop().nominal().A))
     np.testing.assert_allclose(np.sort(np.abs(poles))[::2], [3.0, 12.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("mass", True),
+        ("mass", np.bool_(True)),
+        ("mass", 1.0 + 0.5j),
+        ("inertia", 0.1 * np.eye(3) * (1 + 1j)),
+        ("com", [0.5, 0, 0j + 1e-3j]),
+        ("damping", 0.02j),
+        ("frequencies", [True]),
+        ("frequencies", [10.0 + 1j]),
+    ],
+)
+def test_booleans_and_complex_numbers_are_refused_naming_the_argument(field, value):
+    """As for RigidBody: True is not a mass of 1 and an imaginary part is not dropped."""
+    args = {
+        "mass": 1.0,
+        "inertia": 0.1 * np.eye(3),
+        "com": [0.5, 0, 0],
+        "participation": [[0, 0, 0.5, 0, 0, 0]],
+        "frequencies": [10.0],
+        "damping": 0.02,
+    }
+    FlexibleBody("a", **args)  # the data before the change are accepted
+    with pytest.raises(ArgumentError, match=f"{field}.*(bool|complex)"):
+        FlexibleBody("a", **{**args, field: value})

@@ -115,5 +115,88 @@ def test_a_large_stiffness_and_a_product_of_parameters_are_handled():
     prod = Mechanism(acceleration=[0, 0, 9.81])
     prod.add_body(RigidBody("bob", mass=m1 * m2, ports={"P": [0, 0, 1.0]}))
     prod.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
-    with pytest.raises(UncertainTypeError, match="parameters multiply each other"):
+    with pytest.raises(UncertainTypeError, match="'m1' and 'm2' multiply each other in M"):
         prod.linearize_at([0.3], [0.0], uncertain=True)
+
+
+def _bob(mass, k=0.0):
+    """A point mass at distance 1 on a revolute joint about x: M = mass, closed form."""
+    mech = Mechanism(acceleration=[0, 0, 9.81])
+    mech.add_body(RigidBody("bob", mass=mass, ports={"P": [0, 0, 1.0]}))
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0], stiffness=k))
+    return mech
+
+
+@pytest.mark.parametrize("v0", [0.0, 0.7])
+def test_products_whose_cross_terms_cancel_are_refused(v0):
+    """Each mass below is affine in every parameter alone; a single check point stepping all
+    parameters at once sees the cross terms cancel (rho L1 + rho L2 with opposite steps,
+    m1 m2 - m1 m3, and d1 d2 d3 which vanishes on every pair through the nominal)."""
+    m1 = lft.ureal("m1", 1.0, percent=10)
+    m2, m3 = lft.ureal("m2", 2.0, percent=10), lft.ureal("m3", 2.0, percent=10)
+    rho = lft.ureal("rho", 2.0, range=(1.8, 2.3))
+    l1, l2 = lft.ureal("L1", 1.0, range=(0.95, 1.10)), lft.ureal("L2", 1.0, range=(0.90, 1.05))
+    cases = [
+        (rho * (l1 + l2), "'rho' and 'L1' multiply each other in M"),
+        (5 + m1 * m2 - m1 * m3, "'m1' and 'm2' multiply each other in M"),
+        (5 + (m1 - 1.0) * (m2 - 2.0) * (m3 - 2.0), "'m1', 'm2', 'm3' multiply each other in M"),
+    ]
+    for mass, message in cases:
+        with pytest.raises(UncertainTypeError, match=message):
+            _bob(mass).linearize_at([0.3], [v0], uncertain=True)
+    # the first one is genuinely not affine: at the upper corner the true mass is 4.945, the
+    # sum of the one-parameter changes 4.9
+    corner = _bob(2.3 * (1.10 + 1.05)).linearize_at([0.3], [v0])
+    np.testing.assert_allclose(corner.M, [[4.945]], rtol=1e-14)
+
+
+def test_a_product_of_masses_is_not_hidden_by_a_large_stiffness():
+    """The residuals are compared entry by entry, each with its own size: a stiffness of 3e12
+    in P2 does not hide m1 m2 in M."""
+    m1, m2 = lft.ureal("m1", 1.0, percent=10), lft.ureal("m2", 2.0, percent=10)
+    k = lft.ureal("k", 3e12, percent=10)
+    with pytest.raises(UncertainTypeError, match="'m1' and 'm2' multiply each other in M"):
+        _bob(m1 * m2, k=k).linearize_at([0.0], [0.0], uncertain=True)
+
+
+def test_an_affine_combination_of_several_parameters_stays_exact():
+    """mass m1 + 2 m2 - m3 with a spring k: accepted, and equal to the numerical linearisation
+    at every corner of the box and at random points (closed form M = m1 + 2 m2 - m3)."""
+    els = {
+        "m1": lft.ureal("m1", 1.0, percent=10),
+        "m2": lft.ureal("m2", 2.0, range=(1.7, 2.1)),
+        "m3": lft.ureal("m3", 2.0, percent=10),
+        "k": lft.ureal("k", 50.0, range=(40.0, 55.0)),
+    }
+    mech = _bob(els["m1"] + 2 * els["m2"] - els["m3"], k=els["k"])
+    ul = mech.linearize_at([0.3], [0.7], uncertain=True)
+    rng = np.random.default_rng(7)
+    ranges = {n: tuple(float(x) for x in el.range) for n, el in els.items()}
+    points = [
+        dict(zip(ranges, c, strict=True))
+        for c in np.array(np.meshgrid(*ranges.values())).reshape(4, -1).T
+    ]
+    points += [{n: rng.uniform(*r) for n, r in ranges.items()} for _ in range(3)]
+    for vals in points:
+        mass = vals["m1"] + 2 * vals["m2"] - vals["m3"]
+        ref = _bob(mass, k=vals["k"]).linearize_at([0.3], [0.7], a0=ul.a0)
+        np.testing.assert_allclose(ref.M, [[mass]], rtol=1e-14)
+        for f in ("M", "P1", "P2", "tau0"):
+            um = getattr(ul, f)
+            got = np.ravel(um.usubs({n: vals[n] for n in um.blocks}) if um.blocks else um.nominal())
+            want = np.ravel(getattr(ref, f))
+            assert np.abs(got - want).max() <= 1e-12 * max(1.0, np.abs(want).max())
+
+
+def test_a_product_that_leaves_the_legal_set_between_legal_points_is_refused_by_name():
+    """Ixy = 10 (p - 1)(q - 1) is zero whenever p or q is nominal (every one-parameter point is
+    legal) but 0.625 at their average, where the inertia is indefinite: an affine inertia
+    could not leave the (convex) legal set there, so the pair is named as a product."""
+    p, q = lft.ureal("p", 1.0, percent=50), lft.ureal("q", 1.0, percent=50)
+    ixy = 10 * (p - 1.0) * (q - 1.0)
+    mech = Mechanism(acceleration=[0, 0, 9.81])
+    inertia = [[0.5, ixy, 0], [ixy, 0.5, 0], [0, 0, 1.0]]
+    mech.add_body(RigidBody("link", mass=1.0, inertia=inertia, ports={"P": [0, 0, 0.4]}))
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("link", "P"), [1, 1, 0]))
+    with pytest.raises(UncertainTypeError, match="'p' and 'q' multiply each other.*illegal"):
+        mech.linearize_at([0.3], [0.7], uncertain=True)
