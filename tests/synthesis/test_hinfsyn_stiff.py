@@ -147,12 +147,12 @@ def test_lmi_lower_end_is_the_parrott_bound():
 
 
 def test_too_stiff_decides_from_the_evaluations_verify_made(monkeypatch):
-    # _too_stiff must not evaluate the norm again: hinfnorm and _fl_peak are disabled
+    # _too_stiff must not evaluate the norm again: hinfnorm and fl_peak are disabled
     def boom(*a, **k):
         raise AssertionError("evaluated again")
 
     monkeypatch.setattr(hs, "hinfnorm", boom)
-    monkeypatch.setattr(hs, "_fl_peak", boom)
+    monkeypatch.setattr(hs, "fl_peak", boom)
     stiff = (np.diag([-1.0, -1e7]),)  # pole spread 1e7 > 1e6
     mild = (np.diag([-1.0, -10.0]),)
 
