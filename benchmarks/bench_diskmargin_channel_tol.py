@@ -11,24 +11,15 @@ Run: PYTHONPATH=$PWD python benchmarks/bench_diskmargin_channel_tol.py
 """
 
 import importlib
-import time
 import warnings
 
 import control
 import numpy as np
+from _timing import median_time
 
 import robustmb as rmb
 
 dm_module = importlib.import_module("robustmb.analysis.diskmargin")
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 def loops():

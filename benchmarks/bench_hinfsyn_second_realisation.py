@@ -11,24 +11,14 @@ Run: PYTHONPATH=$PWD python benchmarks/bench_hinfsyn_second_realisation.py
 """
 
 import importlib
-import time
 import warnings
 
 import control
-import numpy as np
+from _timing import median_time
 
 import robustmb as rmb
 
 hs = importlib.import_module("robustmb.synthesis.hinfsyn")
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 def main():

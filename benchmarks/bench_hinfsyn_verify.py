@@ -11,7 +11,6 @@ Run: PYTHONPATH=$PWD python benchmarks/bench_hinfsyn_verify.py
 
 import importlib
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -20,20 +19,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "synthesis"))
 from _plants import compleib_plant, slicot_plant  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 import robustmb as rmb  # noqa: E402
 
 hs = importlib.import_module("robustmb.synthesis.hinfsyn")
 warnings.filterwarnings("ignore")
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 def main():

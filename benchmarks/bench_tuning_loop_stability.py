@@ -12,9 +12,8 @@ Usage: ``python benchmarks/bench_tuning_loop_stability.py``
 
 from __future__ import annotations
 
-import time
-
 import control
+from _timing import best_time
 
 import robustmb as rmb
 from robustmb.tuning import WeightedGain
@@ -51,15 +50,6 @@ def _loop(c_hi=None):
         outputs=["e", "v", "v2"],
     )
     return rmb.connect([G, G2, K, S], None, ["r", "d", "r2"], ["y", "u", "y2"])
-
-
-def best_time(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():
