@@ -102,3 +102,24 @@ def test_static_ureal_loop_well_posed_on_the_box_keeps_its_certificate():
     assert certs[0].certified
     assert certs[0].lower <= 1.15 + 1e-9 <= certs[0].upper + 2e-9
     assert certs[0].upper == pytest.approx(1.15, rel=1e-2)
+
+
+def test_static_loop_margin_scales_with_the_ultidyn_bound():
+    # 1 + 2 D = 0 at |D| = 0.5; with ||D|| <= 0.4 the normalised margin is 0.5 / 0.4
+    T = rmb.feedback(_one(), 2 * rmb.ultidyn("D", (1, 1), bound=0.4))
+    res, proved = loop_stability(T)
+    assert proved
+    assert res.lower <= 1.25 <= res.upper
+    assert res.lower == pytest.approx(1.25, rel=1e-6)
+
+
+def test_static_loop_with_a_full_ultidyn_block_has_the_small_gain_margin():
+    # I + M D singular for a full 2x2 D first at ||D|| = 1 / sigma_max(M)
+    m = np.array([[0.3, 0.2], [0.1, 0.4]])
+    eye = rmb.uss(control.ss([], [], [], np.eye(2)))
+    T = rmb.feedback(eye, rmb.uss(control.ss([], [], [], m)) * rmb.ultidyn("D", (2, 2)))
+    res, proved = loop_stability(T)
+    margin = 1.0 / np.linalg.svd(m, compute_uv=False)[0]
+    assert proved
+    assert res.lower <= margin * (1 + 1e-12) and margin <= res.upper * (1 + 1e-12)
+    assert res.lower == pytest.approx(margin, rel=1e-6)
