@@ -101,7 +101,9 @@ class RobustSystuneResult(SystuneResult):
         frequency axis (``wcgain``), ``nan`` for goals without a certificate.  A bound
         needs the whole closed loop proved robustly stable over the box
         (``robust_stability``, ``robstab`` on every state of the loop, including modes
-        no goal's transfer sees): otherwise every value is ``inf`` and each
+        no goal's transfer sees; for a loop without states, mu of its constant LFT
+        coefficient proves well-posedness and the stability of dynamic elements closed
+        through it): otherwise every value is ``inf`` and each
         ``certified`` entry is uncertified with its ``reason``.  A bound is never below
         the worst case found: one below it by more than rounding contradicts the search
         and is reported (``nan``, uncertified, with a warning), not certified.

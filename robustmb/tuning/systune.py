@@ -78,8 +78,9 @@ def systune(
     certify : bool
         For an uncertain loop, compute ``wcgain`` of each H-infinity goal over the
         whole uncertainty box (``result.certified``), after ``robstab`` of the whole
-        tuned loop (``result.robust_stability``): a loop not proved robustly stable over
-        the box certifies no goal.
+        tuned loop (``result.robust_stability``; a loop without states: mu of its
+        constant LFT coefficient, for well-posedness and dynamic elements): a loop not
+        proved robustly stable over the box certifies no goal.
     robust : bool, optional
         Active-set robust tuning (:func:`robustmb.tuning.robust_tuning.robust_systune`):
         tune on an active set of samples, add the worst case found over the box until

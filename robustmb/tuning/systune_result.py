@@ -19,12 +19,14 @@ def loop_stability(tuned):
     A goal's transfer sees only the modes it observes and excites: a mode that no goal
     sees (a second loop with a fixed gain, an unobservable pole) can be unstable over
     part of the box while every goal's ``wcgain`` is finite.  ``robstab`` of the loop's
-    own LFT (all its states) covers them.
+    own LFT (all its states) covers them.  A loop without states goes to
+    :func:`static_loop_stability` (mu of its constant LFT coefficient): it can still
+    be ill-posed over the box, or unstable through a dynamic element it closes.
 
     Returns
     -------
     (RobstabResult or Exception or None, bool)
-        The analysis (``None`` for a loop without states or uncertainty, the exception
+        The analysis (``None`` for a loop without uncertainty, the exception
         when it failed) and whether it proved the loop stable for every value in the
         box (``certified`` on the whole frequency axis and a margin ``lower > 1``).
 
@@ -42,14 +44,68 @@ def loop_stability(tuned):
 
     if not (isinstance(tuned, UncertainModel) and tuned.uncertainty):
         return None, True
-    if not tuned.nstates:
-        return None, True  # a static loop has no poles to destabilise
     try:
+        if not tuned.nstates:
+            # no poles of its own, but well-posedness (and the poles of dynamic
+            # elements closed through it) still need a proof
+            return static_loop_stability(tuned)
         res = robstab(tuned, sensitivity=False)
     except ValueError as exc:
         warn(f"robust stability of the tuned closed loop failed: {exc}", RobustMBWarning)
         return exc, False
     return res, bool(res.certified and res.lower > 1.0)
+
+
+def static_loop_stability(tuned):
+    """Robust stability and well-posedness of a tuned loop without states.
+
+    A static coefficient ``M`` closed by ``Delta`` still loses well-posedness where
+    ``det(I - M11 Delta) = 0``, and with dynamic elements (``ultidyn``) the closed loop
+    has the poles of ``Delta(s)`` and the zeros of ``det(I - M11 Delta(s))``.  Any
+    stable ``Delta(s)`` with ``||Delta||_inf <= 1`` takes, on the closed right
+    half-plane (infinity included), values of norm ``<= 1`` in the complex full
+    structure, and the real parameters stay real: so ``mu(M11) < 1`` for the mixed
+    structure of the constant ``M11`` proves well-posedness and stability for every
+    value in the box at every frequency at once.  ``mussv``'s upper bound (a D,G
+    scaling certificate) gives ``mu(M11) <= upper``; the loop is proved when
+    ``upper < 1``, that is the margin ``lower = 1 / upper > 1``.
+
+    Returns
+    -------
+    (RobstabResult, bool)
+        Margin bounds ``1 / mu_upper <= margin <= 1 / mu_lower`` (``certified`` True:
+        the bound holds at every frequency), with the destabilising values of the
+        ``mussv`` lower bound; and whether the loop is proved well-posed and stable.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 0.5, range=(0.0, 1.0))
+    >>> loop = rmb.feedback(rmb.uss(1.0), a)  # 1 / (1 + a): well-posed for a > -1
+    >>> res, proved = static_loop_stability(rmb.uss(loop))
+    >>> proved, round(res.lower, 6)
+    (True, 3.0)
+    """
+    from ..analysis.mussv import mussv
+    from ..analysis.robust_stability import RobstabResult
+    from ..analysis.uncertain_problem import uncertain_problem, values_from_delta
+
+    problem = uncertain_problem(tuned, what="robust stability of the tuned closed loop")
+    m11 = problem.d[: problem.nz, : problem.nw]
+    dynamic = sorted(bi.name for bi in problem.blocks if bi.kind not in ("real", "complex"))
+    res = mussv(m11, problem.blk, seed=0)
+    mu_up, mu_lo = float(res.upper), float(res.lower)
+    lower = np.inf if mu_up == 0.0 else 1.0 / mu_up
+    upper = np.inf if mu_lo == 0.0 else 1.0 / mu_lo
+    destab = {} if res.delta is None else values_from_delta(problem, np.asarray(res.delta), 1.0)
+    what = "well-posedness and stability" if dynamic else "well-posedness"
+    reason = (
+        f"static loop: {what} from mu of the constant LFT coefficient M11 "
+        f"(mussv bounds [{mu_lo:.6g}, {mu_up:.6g}], the same at every frequency)"
+        + (f"; dynamic elements {dynamic}" if dynamic else "")
+    )
+    out = RobstabResult(lower, upper, np.nan, destab, {}, True, None, reason)
+    return out, bool(lower > 1.0)
 
 
 #: Start of the ``reason`` of a goal left uncertified because the whole loop is not
