@@ -6,6 +6,7 @@ import warnings
 import control
 import numpy as np
 import pytest
+from test_robust_tuning import _unstable_pole_loop
 
 import robustmb as rmb
 from robustmb.tuning import WeightedGain
@@ -118,25 +119,6 @@ def test_goals_on_part_of_the_uncertainty(kw, k_ref):
     assert set(CL.uncertainty) == {"a", "c"}
     res = rmb.systune(CL, _goals(), seed=0, certify=False, **kw)
     assert float(res.values["K"][0, 0]) == pytest.approx(k_ref, abs=1e-3)
-
-
-def _unstable_pole_loop():
-    s = control.tf("s")
-    a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
-    G = rmb.uss(1 / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    return rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
 
 
 def test_a_run_that_stops_with_a_violation_says_so():

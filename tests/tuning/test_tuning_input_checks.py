@@ -4,6 +4,7 @@ tunable surfaces: bad input raises an error naming the argument, nothing is drop
 import control
 import numpy as np
 import pytest
+from test_robust_tuning import _unstable_pole_loop
 
 import robustmb as rmb
 from robustmb.errors import ArgumentError, UncertainTypeError
@@ -11,25 +12,6 @@ from robustmb.tuning import WeightedGain
 from robustmb.tuning.robust_tuning import certify_goal, search_worst_case
 
 S_ = control.tf("s")
-
-
-def _loop():
-    # y = (u + d) / (s - a), u = K (r - y), a in [0.5, 1.5]
-    a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
-    G = rmb.uss(1 / (S_ - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    return rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
 
 
 GOALS = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
@@ -50,13 +32,15 @@ FAST = {"seed": 0, "max_rounds": 1, "n_random": 2, "certify": False}
 )
 def test_robust_tuning_checks_its_samples(samples, match):
     with pytest.raises(ArgumentError, match=match):
-        rmb.systune(_loop(), GOALS, samples=samples, robust=True, **FAST)
+        rmb.systune(_unstable_pole_loop(), GOALS, samples=samples, robust=True, **FAST)
 
 
 def test_robust_samples_at_the_range_ends_are_tuned_on():
     # A value one rounding step outside (a normalised point of 1 mapped back) is the
     # range end; a partial point is completed with the nominal values.
-    res = rmb.systune(_loop(), GOALS, samples=[{"a": 1.5 * (1 + 1e-15)}], robust=True, **FAST)
+    res = rmb.systune(
+        _unstable_pole_loop(), GOALS, samples=[{"a": 1.5 * (1 + 1e-15)}], robust=True, **FAST
+    )
     assert [p["a"] for p in res.active_set] == pytest.approx([1.0, 1.5])
 
 
@@ -78,18 +62,18 @@ def test_robust_samples_at_the_range_ends_are_tuned_on():
 )
 def test_robust_options_are_checked_at_entry(options, match):
     with pytest.raises(ArgumentError, match=match):
-        rmb.systune(_loop(), GOALS, **{**FAST, **options})
+        rmb.systune(_unstable_pole_loop(), GOALS, **{**FAST, **options})
 
 
 def test_an_unknown_keyword_is_the_same_error_on_every_path():
     for path in ({"robust": True}, {"robust": False}):
         with pytest.raises(UncertainTypeError, match="unexpected keyword.*'foo'"):
-            rmb.systune(_loop(), GOALS, foo=1, **path)
+            rmb.systune(_unstable_pole_loop(), GOALS, foo=1, **path)
 
 
 def test_resuming_without_robust_tuning_suggests_it():
     with pytest.raises(UncertainTypeError, match="robust=True"):
-        rmb.systune(_loop(), GOALS, initial={"K": [[4.0]]}, samples=[{"a": 1.5}])
+        rmb.systune(_unstable_pole_loop(), GOALS, initial={"K": [[4.0]]}, samples=[{"a": 1.5}])
 
 
 def _hinf_plant():
