@@ -257,7 +257,7 @@ def nominal_unstable_note(problem: UncertainProblem, what: str) -> str:
     The analyses normalise every range about its centre: their margins are scalings of
     the box about the centre model.  MATLAB's ``robstab`` scales about the nominal model
     instead, so when the nominal model is unstable the two disagree, and the user must
-    be told that the nominal point lies inside the set found to be unstable.
+    be told that the nominal point lies inside the box, where the model is unstable.
 
     Examples
     --------
