@@ -57,8 +57,13 @@ from .mu_rounding import certificate_excess
 from .mu_structure import FULL, REAL, BlockStructure, as_matrix_stack, dagger
 from .mu_upper_blocknewton import polish_block_newton
 from .mu_upper_diagonal import _objective_diagonal
-from .mu_upper_newton import newton_stages
-from .mu_upper_start import _x_from_logd, osborne_scaling
+from .mu_upper_newton import _MAX_SPREAD, newton_stages
+from .mu_upper_start import _x_from_logd, exact_similarity, osborne_scaling
+
+# Largest spread of log P of the exact prescaling (P M P^-1 with P a power of two per
+# unit): e^80 = 5.5e34, the largest and smallest scale factors within double range of
+# the entries of a normalised M.
+_PRESCALE_SPREAD = 80.0
 
 __all__ = [
     "verify_upper_bound",
@@ -327,6 +332,7 @@ def upper_bound_fast(
     block_newton=tuple(3.0 * 2.0**k for k in range(12)),
     block_newton_from=200,
     polish_stop=None,
+    prescale=True,
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -361,10 +367,26 @@ def upper_bound_fast(
     polish alone, flags the problems whose BFGS bound is already good enough for the
     caller: they are not polished (a sweep certifying a fixed level polishes only the
     bounds still above it).
+
+    With ``prescale`` the optimisation runs on ``P M P^-1``, ``P`` the Osborne balancing
+    of the block norms rounded to powers of two (an exact similarity), and the returned
+    parameters are those of ``M`` (``D P``: a shift of the ``exp`` parameters, see
+    :class:`ScalingParametrization`).  The optimiser keeps the spread of its log-D
+    parameters below ``_MAX_SPREAD`` (the rounding allowance of the certificate), which
+    is then measured from the balanced matrix: a matrix whose entries span many decades
+    (1e-13 .. 1e10: a lightly damped mode seen at high frequency through a stiff
+    controller) needs a larger spread in its own coordinates.
     """
     param = scaling_parametrization(struct)
+    shift = None
+    if prescale:
+        logd0 = osborne_scaling(Ms, struct, max_spread=_PRESCALE_SPREAD)
+        Ms, logd0 = exact_similarity(Ms, struct, logd0)
+        shift = _x_from_logd(logd0, struct, param)
+        if x0 is not None:
+            x0 = np.asarray(x0, dtype=float) - shift
     if x0 is None:
-        x0 = _x_from_logd(osborne_scaling(Ms, struct), struct, param)
+        x0 = _x_from_logd(osborne_scaling(Ms, struct, max_spread=_MAX_SPREAD - 1.0), struct, param)
     # Work on M / c with c = sigma_max of the starting scaled matrix, so that the values,
     # gradients and G parameters are of order one: BFGS starts from the identity and
     # its stopping rule is relative, both of which assume that.  (G scales with M.)
@@ -405,11 +427,13 @@ def upper_bound_fast(
             sub_stop = None if stop is None else _sub_stop(stop, best_f, rows)
             kw = dict(smoothing=smoothing, maxiter=maxiter, polish=polish, jitter=0.0)
             f_b, x_b, _ = upper_bound_fast(
-                Ms[rows], struct, x0=x[rows], stop=sub_stop, newton=(), **kw
+                Ms[rows], struct, x0=x[rows], stop=sub_stop, newton=(), prescale=False, **kw
             )
             better = f_b < best_f[rows]
             best_f[rows[better]], best_x[rows[better]] = f_b[better], x_b[better]
         best_x[:, param.n_d :] *= c[:, None]
+        if shift is not None:
+            best_x += shift
         return best_f * c**2, best_x, param
     best_f = lam_max(x, everything)[0]
     best_x = x.copy()
@@ -430,6 +454,8 @@ def upper_bound_fast(
 
         polish_block_newton(Ms, best_f, best_x, param, block_newton, fstop, enough, lam_max)
     best_x[:, param.n_d :] *= c[:, None]
+    if shift is not None:
+        best_x += shift
     return best_f * c**2, best_x, param
 
 

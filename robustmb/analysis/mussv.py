@@ -145,6 +145,10 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
 
     Raises
     ------
+    ArgumentError
+        ``method`` is not one of ``"fast"``, ``"lmi"``.
+    UncertainTypeError
+        ``options`` is not a string.
     DimensionError
         ``blk`` is malformed or does not fit the shape of ``M`` (the message lists what
         every block reads and drives).
@@ -196,9 +200,9 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
     struct.check_shape(Ms.shape)
     _check_normal_range(Ms, single)
     if method not in _METHODS:
-        raise UncertainTypeError(f"method must be one of {_METHODS}, got {method!r}")
+        raise ArgumentError(f"mussv: method must be one of {_METHODS}, got {method!r}")
     if not isinstance(options, str):
-        raise UncertainTypeError(f"options must be a string of letters, got {options!r}")
+        raise UncertainTypeError(f"mussv: options must be a string of letters, got {options!r}")
     for letter in options:
         if letter == "a":
             method = "lmi"

@@ -27,7 +27,12 @@ from .gain_boxes import (
 from .mu_sweep import default_grid
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack
-from .uncertain_problem import uncertain_problem, unstable_centre_reason, values_from_delta
+from .uncertain_problem import (
+    nominal_unstable_note,
+    uncertain_problem,
+    unstable_centre_reason,
+    values_from_delta,
+)
 from .worst_case_gain import (
     _augmented_blk,
     _below_one,
@@ -128,6 +133,8 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
         Required bound on the peak gain (positive).
     omega : array_like, optional
         Restrict to these frequencies (no whole-axis certificate).
+        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
+        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
     progress : bool
         Show a progress bar on standard error.
     gap_tol : float
@@ -163,7 +170,9 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
     (``lower = upper = 0``, no critical frequency), and ``reason`` says so and
     lists the unstable poles.  So has a loop whose peak gain at the centre already
     reaches ``gamma`` (``certified``, ``worst`` the centre values, the critical
-    frequency that of the centre's peak).
+    frequency that of the centre's peak).  The margin scales every range about its
+    centre; when the model is unstable at the nominal values of an asymmetric range
+    (but not at the centres) ``reason`` ends with a note saying so.
 
     Examples
     --------
@@ -194,7 +203,9 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
         )
         return RobgainResult(0.0, 0.0, f0, float(gamma), True, centre, reason)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
-        return _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor)
+        res = _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor)
+    res.reason += nominal_unstable_note(problem, "robgain")
+    return res
 
 
 # Largest scaling searched for a destabilising crossing when no gain witness is known.

@@ -42,6 +42,7 @@ from .mussv import mussv_stack
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import relaxation_note, robstab_reason
 from .uncertain_problem import (
+    nominal_unstable_note,
     uncertain_problem,
     unstable_centre_reason,
     values_from_delta,
@@ -67,7 +68,8 @@ class RobstabResult:
         stable systems); substituting them puts a pole on the stability boundary.
     sensitivity : dict
         ``{name: s}``: the margin decreases by about ``s`` percent when that
-        element's range grows by one percent about its centre.
+        element's range grows by one percent about its centre.  A fraction (the values
+        sum to 1); MATLAB's ``robstab`` reports ``100 s`` (percent).
     certified : bool
         Whether the frequency intervals cover the whole axis.
     mu : MuPeak
@@ -123,6 +125,8 @@ def robstab(
     omega : array_like, optional
         Restrict the analysis to these frequencies (no whole-axis certificate).
         By default the whole frequency axis is covered.
+        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
+        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         frequency sweep).
@@ -169,6 +173,11 @@ def robstab(
     gives (for instance a signal left unconnected in :func:`~robustmb.connect`);
     read ``reason`` whenever a bound is 0, ``inf`` or ``nan``.
 
+    The margin scales every range about its centre (MATLAB's ``robstab`` scales about
+    the nominal value).  When a range is asymmetric and the model is unstable at the
+    nominal values but stable at the centres, the bounds (about the centre) are still
+    correct, and ``reason`` ends with a note that the nominal model is unstable.
+
     Examples
     --------
     >>> import control
@@ -207,7 +216,9 @@ def robstab(
         reason = unstable_centre_reason(problem, "robstab")
         return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        return _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
+        res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
+    res.reason += nominal_unstable_note(problem, "robstab")
+    return res
 
 
 # Relative room of the fixed level certified above a crossing found by the direct search

@@ -248,3 +248,61 @@ def unstable_centre_reason(problem: UncertainProblem, what: str) -> str:
         f"{shown}{more}; no margin or critical frequency exists (check the loop is closed: "
         "an unconnected signal leaves it open)"
     )
+
+
+def nominal_unstable_note(problem: UncertainProblem, what: str) -> str:
+    """A sentence for ``reason`` when the model is stable at the centre of the ranges but
+    unstable at the nominal values (asymmetric ranges), else ``""``.
+
+    The analyses normalise every range about its centre: their margins are scalings of
+    the box about the centre model.  MATLAB's ``robstab`` scales about the nominal model
+    instead, so when the nominal model is unstable the two disagree, and the user must
+    be told that the nominal point lies inside the box, where the model is unstable.
+
+    Examples
+    --------
+    >>> import control, robustmb as rmb
+    >>> b = rmb.ureal("b", -0.1, range=(-0.2, 3.0))
+    >>> s = control.tf("s")
+    >>> problem = uncertain_problem(1 / (s + b))
+    >>> nominal_unstable_note(problem, "robstab")[:53]
+    '; note: the nominal model (every element at its nomin'
+    """
+    off = [
+        bi
+        for bi in problem.blocks
+        if bi.kind == "real" and not np.isclose(bi.element.center, bi.element.nominal)
+    ]
+    if not off or problem.a.shape[0] == 0:
+        return ""
+    delta = np.zeros((problem.nw, problem.nz))
+    for bi in off:
+        value = float(bi.element.normalize(bi.element.nominal))
+        delta[bi.w, bi.z] = value * np.eye(bi.w.stop - bi.w.start, bi.z.stop - bi.z.start)
+    a, bw, cz, dzw = problem.m11
+    lhs = np.eye(problem.nz) - dzw @ delta
+    if np.linalg.cond(lhs) > 1e14:
+        return (
+            f"; note: the nominal model (every element at its nominal value) is not "
+            f"well-posed; {what} measures about the centre of the ranges"
+        )
+    a_nom = a + bw @ delta @ np.linalg.solve(lhs, cz)
+    if is_stable(a_nom, problem.dt):
+        return ""
+    ev = np.linalg.eigvals(a_nom)
+    bad = ev[np.abs(ev) >= 1.0] if problem.dt else ev[ev.real >= 0]
+    shown = ", ".join(f"{z:.4g}" for z in sorted(bad, key=lambda z: -z.real)[:4])
+    centres = ", ".join(
+        f"{bi.name}: nominal {bi.element.nominal:.6g}, centre {bi.element.center:.6g}" for bi in off
+    )
+    head = (
+        f"; note: the nominal model (every element at its nominal value) is unstable, with "
+        f"pole(s) {shown}; {what} normalises every range about its centre ({centres}), "
+        "where the model is stable"
+    )
+    if what == "wcgain":
+        return head + ", and the nominal point lies in the box analysed"
+    return head + (
+        ", so its margin is a scaling of the box about the centre model (MATLAB's robstab "
+        "scales about the nominal model, which here is unstable: a margin of 0)"
+    )

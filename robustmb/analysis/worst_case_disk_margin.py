@@ -231,14 +231,21 @@ def _candidate_values(problem, deltas, frequencies):
 
 
 def _vertex_values(problem, limit=16):
-    """Vertices of the real-parameter box (other elements at nominal) when few enough."""
+    """Vertices of the real-parameter box (other elements at nominal) when few enough.
+
+    Every element is given a value: a loop with any element left out stays uncertain.
+    """
     reals = [bi for bi in problem.blocks if bi.kind == "real"]
     k = len(reals)
     if k == 0 or 2**k > limit:
         return []
     corners = box_vertices(k)
+    nominal = _nominal_values(problem)
     return [
-        {bi.name: float(bi.element.denormalize(x)) for bi, x in zip(reals, c, strict=True)}
+        {
+            **nominal,
+            **{bi.name: float(bi.element.denormalize(x)) for bi, x in zip(reals, c, strict=True)},
+        }
         for c in corners
     ]
 

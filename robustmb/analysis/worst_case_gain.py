@@ -36,6 +36,7 @@ from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack, warm_upper_bounds
 from .uncertain_problem import (
     box_vertices,
+    nominal_unstable_note,
     uncertain_problem,
     unstable_centre_reason,
     values_from_delta,
@@ -291,6 +292,8 @@ def wcgain(
     omega : array_like, optional
         Restrict to these frequencies: both bounds then refer to the largest gain over
         them (no whole-axis certificate).
+        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
+        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         whole-axis certificate).
@@ -334,7 +337,8 @@ def wcgain(
     and robust stability was neither proved nor disproved; ``reason`` says why.  When
     the single-box mu bound certifies no finite level (it can reach 1 for a robustly
     stable loop of real parameters), the branch and bound still runs from the level
-    ``lower * (1 + gap_tol)``.
+    ``lower * (1 + gap_tol)``.  When the model is unstable at the nominal values of
+    an asymmetric range (but not at the centres) ``reason`` ends with a note saying so.
 
     Examples
     --------
@@ -354,7 +358,9 @@ def wcgain(
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
         return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
-        return _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split)
+        res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split)
+    res.reason += nominal_unstable_note(problem, "wcgain")
+    return res
 
 
 def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split=None):
@@ -429,6 +435,7 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
     # no level below a realised gain can be certified
     level = max(float(np.max(gam)), g_lo) * 1.001
     peak = None
+    growth = 0.01
     for _ in range(6):
         # the grid's certificates hold at every larger level: the sweep starts there
         start = (grid, x_grid) if np.all(np.isfinite(x_grid)) and not problem.is_complex else None
@@ -472,7 +479,12 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
                 problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor,
                 bar, hint, split,
             )  # fmt: skip
-        level = max(level, float(np.max(extra, initial=0.0))) * 1.001
+        # The pointwise bounds at the failed frequencies can all sit below the level
+        # (the sweep's interval certificates then cover only slivers of a band where mu
+        # is within a few per mille of it): raise the level geometrically too, so that a
+        # finite level is certified (1 %, 4 %, 16 %, 64 %, ... above the last).
+        level = max(level * (1.0 + growth), float(np.max(extra, initial=0.0)) * 1.001)
+        growth *= 4.0
     why = "the single-box whole-axis certificate of a finite level failed"
     return _unbounded(
         problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None,

@@ -9,7 +9,13 @@ from _oracles import ORACLES, load_oracle
 from robustmb.analysis.mu_lower import verify_lower_bound
 from robustmb.analysis.mu_upper import expand_scalings, upper_bound_margin, verify_upper_bound
 from robustmb.analysis.mussv import mussv
-from robustmb.errors import DimensionError, FloatRangeError, IllPosedError, UncertainTypeError
+from robustmb.errors import (
+    ArgumentError,
+    DimensionError,
+    FloatRangeError,
+    IllPosedError,
+    UncertainTypeError,
+)
 
 
 def as_matrix(data):
@@ -240,8 +246,11 @@ def test_bad_input_raises_named_errors():
         mussv(np.ones((2, 2, 2, 2)), [(2, 2)])
     with pytest.raises(IllPosedError, match=r"M\[1\]"):
         mussv(np.array([np.eye(2), np.full((2, 2), np.nan)]), [(2, 2)])
-    with pytest.raises(UncertainTypeError, match="method"):
+    # a bad value of a known argument, not an operand of a wrong type
+    with pytest.raises(ArgumentError, match="mussv: method"):
         mussv(np.eye(2), [(2, 2)], method="exact")
+    with pytest.raises(ArgumentError, match="bogus"):
+        mussv(np.eye(2), [(2, 2)], method="bogus")
     # all entries subnormal: named, not a LAPACK non-convergence; the smallest normal
     # scale and the zero matrix are still answered
     with pytest.raises(FloatRangeError, match=r"M\[1\].*1e-310"):
