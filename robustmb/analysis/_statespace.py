@@ -116,6 +116,70 @@ def as_statespace_data(sys, *, argname: str = "sys"):
 
 
 def _realise_scaled(tf: control.TransferFunction):
+    """A realisation of ``tf``: the companion form for a single-input single-output
+    ``tf`` that python-control realises at full order (:func:`_companion`), otherwise
+    ``control.ss(tf)`` with the numerators scaled to unit size first.
+
+    python-control computes its realisation in floating point (``ss(tf([2], [1, 2e-7,
+    1]))`` stores the damping as ``-2.0000000011677344e-07``); the companion form copies
+    the coefficients.  Where python-control returns fewer states than the degree it
+    removed a cancellation, and its minimal realisation is kept.
+    """
+    if tf.ninputs == 1 and tf.noutputs == 1:
+        num = np.atleast_1d(np.asarray(tf.num[0][0], dtype=float))
+        den = np.atleast_1d(np.asarray(tf.den[0][0], dtype=float))
+        companion = _companion(num, den)
+        if companion is not None:
+            reference = control.ss(tf) if companion[0].shape[0] else None
+            if reference is None or reference.nstates == companion[0].shape[0]:
+                return companion
+    return _realise_scaled_pc(tf)
+
+
+def _companion(num, den):
+    """Controllable companion form of ``num(s) / den(s)``: ``(A, B, C, D)``, or ``None``.
+
+    With ``a = den / den[0]`` and ``b = num / den[0]`` (``num`` padded to the degree
+    ``n``): ``A`` has first row ``-a[1:]`` and ones on its subdiagonal, ``B = e_1``,
+    ``D = b[0]`` and ``C = b[1:] - b[0] a[1:]``.  This is exact when ``den[0]`` is a
+    power of 2 and the model strictly proper (monic: no operation at all); otherwise each
+    coefficient carries one rounding of the division (and of ``b[0] a_k`` and the
+    subtraction, biproper models), a relative ``eps`` per coefficient of ``tf``.
+    ``None`` for non-finite coefficients or an improper ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A, B, C, D = _companion(np.array([2.0]), np.array([1.0, 2e-7, 1.0]))
+    >>> A.tolist(), B.ravel().tolist(), C.ravel().tolist(), float(D[0, 0])
+    ([[-2e-07, -1.0], [1.0, 0.0]], [1.0, 0.0], [0.0, 2.0], 0.0)
+    """
+    den = np.trim_zeros(den, "f")
+    num = np.trim_zeros(num, "f")
+    if den.size == 0 or num.size > den.size:
+        return None
+    if not (np.all(np.isfinite(num)) and np.all(np.isfinite(den))):
+        return None
+    n = den.size - 1
+    lead = den[0]
+    a = den[1:] / lead
+    b = np.concatenate([np.zeros(n + 1 - num.size), num]) / lead
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return None
+    A = np.zeros((n, n))
+    if n:
+        A[0, :] = -a
+        A[1:, :-1] = np.eye(n - 1)
+    B = np.zeros((n, 1))
+    if n:
+        B[0, 0] = 1.0
+    # b[0] = 0 for a strictly proper model: C is then b[1:], untouched
+    C = (b[1:] - b[0] * a if b[0] != 0 else b[1:]).reshape(1, n)
+    D = np.array([[b[0]]])
+    return A, B, C, D
+
+
+def _realise_scaled_pc(tf: control.TransferFunction):
     """``control.ss(tf)`` with the numerators scaled to unit size first.
 
     python-control treats numerator coefficients below an absolute threshold as zero
