@@ -116,24 +116,67 @@ def as_statespace_data(sys, *, argname: str = "sys"):
 
 
 def _realise_scaled(tf: control.TransferFunction):
-    """A realisation of ``tf``: the companion form for a single-input single-output
-    ``tf`` that python-control realises at full order (:func:`_companion`), otherwise
-    ``control.ss(tf)`` with the numerators scaled to unit size first.
+    """A realisation of ``tf``: companion forms of its entries, block diagonal
+    (:func:`_companion`, :func:`_entry_companions`), where python-control realises each
+    entry at full order; otherwise ``control.ss(tf)`` with the numerators scaled to unit
+    size first.
 
     python-control computes its realisation in floating point (``ss(tf([2], [1, 2e-7,
     1]))`` stores the damping as ``-2.0000000011677344e-07``); the companion form copies
     the coefficients.  Where python-control returns fewer states than the degree it
     removed a cancellation, and its minimal realisation is kept.
     """
-    if tf.ninputs == 1 and tf.noutputs == 1:
-        num = np.atleast_1d(np.asarray(tf.num[0][0], dtype=float))
-        den = np.atleast_1d(np.asarray(tf.den[0][0], dtype=float))
-        companion = _companion(num, den)
-        if companion is not None:
-            reference = control.ss(tf) if companion[0].shape[0] else None
-            if reference is None or reference.nstates == companion[0].shape[0]:
-                return companion
-    return _realise_scaled_pc(tf)
+    blocks = _entry_companions(tf)
+    if blocks is None:
+        return _realise_scaled_pc(tf)
+    p, m = tf.noutputs, tf.ninputs
+    n = sum(block[0].shape[0] for _, _, block in blocks)
+    A, B, C, D = np.zeros((n, n)), np.zeros((n, m)), np.zeros((p, n)), np.zeros((p, m))
+    k = 0
+    for i, j, (Ae, Be, Ce, De) in blocks:
+        size = Ae.shape[0]
+        A[k : k + size, k : k + size] = Ae
+        B[k : k + size, j : j + 1] = Be
+        C[i : i + 1, k : k + size] = Ce
+        D[i, j] = De[0, 0]
+        k += size
+    return A, B, C, D
+
+
+def _entry_companions(tf: control.TransferFunction):
+    """``[(i, j, companion of entry (i, j))]``, or ``None`` where an entry has no exact
+    companion form or python-control realises it with fewer states (a cancellation).
+
+    A multi-input or multi-output ``tf`` is realised entry by entry, block diagonal: not
+    minimal, but the same transfer function, and every mode is a pole of some entry,
+    hence of ``tf`` (stability is unchanged).  python-control's own realisation of such
+    a model (common denominators, a minimal realisation in floating point) moves lightly
+    damped poles far more than one rounding.
+    """
+    blocks = []
+    for i in range(tf.noutputs):
+        for j in range(tf.ninputs):
+            num = np.atleast_1d(np.asarray(tf.num[i][j], dtype=float))
+            den = np.atleast_1d(np.asarray(tf.den[i][j], dtype=float))
+            companion = _companion(num, den)
+            if companion is None:
+                return None
+            if not np.any(num):
+                # a zero entry adds no states
+                blocks.append((i, j, _zero_entry()))
+                continue
+            size = companion[0].shape[0]
+            # numerator at unit size: python-control drops tiny coefficients
+            unit = num * 2.0 ** -int(np.frexp(np.max(np.abs(num)))[1])
+            if size and control.ss(control.tf(unit, den)).nstates != size:
+                return None
+            blocks.append((i, j, companion))
+    return blocks
+
+
+def _zero_entry():
+    """The realisation of a zero entry: no states."""
+    return np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), np.zeros((1, 1))
 
 
 def _companion(num, den):

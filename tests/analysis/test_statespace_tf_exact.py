@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 
 from robustmb.analysis._statespace import as_statespace_data
+from robustmb.analysis.norms import _hinfnorm_bracket
 
 
 def _exact_response(A, B, C, D, s):
-    """``C (s I - A)^{-1} B + D`` in Fractions (Gauss-Jordan on the exact matrices)."""
+    """``C (s I - A)^{-1} B + D`` of one input and output in Fractions (Gauss-Jordan on
+    the exact matrices)."""
     n = A.shape[0]
     M = [[(s if i == j else 0) - Fraction(A[i, j]) for j in range(n)] for i in range(n)]
     x = [Fraction(B[i, 0]) for i in range(n)]
@@ -72,19 +74,46 @@ def test_cancellation_keeps_the_minimal_realisation():
     assert A[0, 0] == pytest.approx(-1.0, rel=1e-15)
 
 
-def test_mimo_realisation_reproduces_each_entry():
-    G = control.tf(
-        [[[1.0], [2.0, 1.0]], [[1.0, 0.5], [3.0]]],
-        [[[1.0, 0.2, 4.0], [1.0, 3.0]], [[1.0, 1.0], [2.0, 0.1, 1.0]]],
-    )
-    A, B, C, D, _ = as_statespace_data(G)
-    for w in (0.3, 2.0, 11.0):
-        s = 1j * w
-        H = C @ np.linalg.solve(s * np.eye(A.shape[0]) - A, B) + D
+def test_mimo_realisation_is_exact_entry_by_entry():
+    num = [[[1.0], [2.0, 1.0]], [[1.0, 0.5], [3.0]]]
+    den = [[[1.0, 0.2, 4.0], [1.0, 3.0]], [[1.0, 1.0], [2.0, 0.1, 1.0]]]
+    A, B, C, D, _ = as_statespace_data(control.tf(num, den))
+    for s in (Fraction(1, 3), Fraction(-7, 2)):
         for i in range(2):
             for j in range(2):
-                ref = np.polyval(G.num[i][j], s) / np.polyval(G.den[i][j], s)
-                assert abs(H[i, j] - ref) <= 1e-12 * abs(ref)
+                entry = _exact_response(
+                    A, B[:, j : j + 1], C[i : i + 1], D[i : i + 1, j : j + 1], s
+                )
+                assert entry == _exact_ratio(num[i][j], den[i][j], s)
+
+
+def test_mimo_lightly_damped_peak_is_bracketed():
+    # [2 / (s^2 + 2e-7 s + 1); 1 / (s^2 + 3e-7 s + 1)]: python-control's realisation
+    # moves these dampings to 1.46e-7 and 1.04e-7
+    G = control.tf([[[2.0]], [[1.0]]], [[[1.0, 2e-7, 1.0]], [[1.0, 3e-7, 1.0]]])
+    A, *_ = as_statespace_data(G)
+    with mp.workdps(50):
+        z1, z2 = mp.mpf(2e-7), mp.mpf(3e-7)
+
+        def gain(w):
+            s = mp.mpc(0, w)
+            return mp.sqrt(abs(2 / (s**2 + z1 * s + 1)) ** 2 + abs(1 / (s**2 + z2 * s + 1)) ** 2)
+
+        lo, hi = mp.mpf(1) - mp.mpf(1e-6), mp.mpf(1) + mp.mpf(1e-6)
+        for _ in range(220):
+            m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+            if gain(m1) < gain(m2):
+                lo = m1
+            else:
+                hi = m2
+        true = gain((lo + hi) / 2)
+    gamma, _, upper = _hinfnorm_bracket(G, 1e-8)
+    assert np.isfinite(upper)
+    assert mp.mpf(gamma) <= true * (1 + mp.mpf(1e-12))
+    assert true <= mp.mpf(upper)
+    assert sorted(np.linalg.eigvals(A).real.tolist()) == pytest.approx(
+        [-1.5e-7] * 2 + [-1e-7] * 2, rel=1e-9
+    )
 
 
 def test_disk_margin_of_a_lightly_damped_loop_is_not_above_the_true_one():
