@@ -116,6 +116,113 @@ def as_statespace_data(sys, *, argname: str = "sys"):
 
 
 def _realise_scaled(tf: control.TransferFunction):
+    """A realisation of ``tf``: companion forms of its entries, block diagonal
+    (:func:`_companion`, :func:`_entry_companions`), where python-control realises each
+    entry at full order; otherwise ``control.ss(tf)`` with the numerators scaled to unit
+    size first.
+
+    python-control computes its realisation in floating point (``ss(tf([2], [1, 2e-7,
+    1]))`` stores the damping as ``-2.0000000011677344e-07``); the companion form copies
+    the coefficients.  Where python-control returns fewer states than the degree it
+    removed a cancellation, and its minimal realisation is kept.
+    """
+    blocks = _entry_companions(tf)
+    if blocks is None:
+        return _realise_scaled_pc(tf)
+    p, m = tf.noutputs, tf.ninputs
+    n = sum(block[0].shape[0] for _, _, block in blocks)
+    A, B, C, D = np.zeros((n, n)), np.zeros((n, m)), np.zeros((p, n)), np.zeros((p, m))
+    k = 0
+    for i, j, (Ae, Be, Ce, De) in blocks:
+        size = Ae.shape[0]
+        A[k : k + size, k : k + size] = Ae
+        B[k : k + size, j : j + 1] = Be
+        C[i : i + 1, k : k + size] = Ce
+        D[i, j] = De[0, 0]
+        k += size
+    return A, B, C, D
+
+
+def _entry_companions(tf: control.TransferFunction):
+    """``[(i, j, companion of entry (i, j))]``, or ``None`` where an entry has no exact
+    companion form or python-control realises it with fewer states (a cancellation).
+
+    A multi-input or multi-output ``tf`` is realised entry by entry, block diagonal: not
+    minimal, but the same transfer function, and every mode is a pole of some entry,
+    hence of ``tf`` (stability is unchanged).  python-control's own realisation of such
+    a model (common denominators, a minimal realisation in floating point) moves lightly
+    damped poles far more than one rounding.
+    """
+    blocks = []
+    for i in range(tf.noutputs):
+        for j in range(tf.ninputs):
+            num = np.atleast_1d(np.asarray(tf.num[i][j], dtype=float))
+            den = np.atleast_1d(np.asarray(tf.den[i][j], dtype=float))
+            companion = _companion(num, den)
+            if companion is None:
+                return None
+            if not np.any(num):
+                # a zero entry adds no states
+                blocks.append((i, j, _zero_entry()))
+                continue
+            size = companion[0].shape[0]
+            # numerator at unit size: python-control drops tiny coefficients
+            unit = num * 2.0 ** -int(np.frexp(np.max(np.abs(num)))[1])
+            if size and control.ss(control.tf(unit, den)).nstates != size:
+                return None
+            blocks.append((i, j, companion))
+    return blocks
+
+
+def _zero_entry():
+    """The realisation of a zero entry: no states."""
+    return np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), np.zeros((1, 1))
+
+
+def _companion(num, den):
+    """Controllable companion form of ``num(s) / den(s)``: ``(A, B, C, D)``, or ``None``.
+
+    With ``a = den / den[0]`` and ``b = num / den[0]`` (``num`` padded to the degree
+    ``n``): ``A`` has first row ``-a[1:]`` and ones on its subdiagonal, ``B = e_1``,
+    ``D = b[0]`` and ``C = b[1:] - b[0] a[1:]``.  This is exact when ``den[0]`` is a
+    power of 2 and the model strictly proper (monic: no operation at all); otherwise each
+    coefficient carries one rounding of the division (and of ``b[0] a_k`` and the
+    subtraction, biproper models), a relative ``eps`` per coefficient of ``tf``.
+    ``None`` for non-finite coefficients or an improper ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A, B, C, D = _companion(np.array([2.0]), np.array([1.0, 2e-7, 1.0]))
+    >>> A.tolist(), B.ravel().tolist(), C.ravel().tolist(), float(D[0, 0])
+    ([[-2e-07, -1.0], [1.0, 0.0]], [1.0, 0.0], [0.0, 2.0], 0.0)
+    """
+    den = np.trim_zeros(den, "f")
+    num = np.trim_zeros(num, "f")
+    if den.size == 0 or num.size > den.size:
+        return None
+    if not (np.all(np.isfinite(num)) and np.all(np.isfinite(den))):
+        return None
+    n = den.size - 1
+    lead = den[0]
+    a = den[1:] / lead
+    b = np.concatenate([np.zeros(n + 1 - num.size), num]) / lead
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return None
+    A = np.zeros((n, n))
+    if n:
+        A[0, :] = -a
+        A[1:, :-1] = np.eye(n - 1)
+    B = np.zeros((n, 1))
+    if n:
+        B[0, 0] = 1.0
+    # b[0] = 0 for a strictly proper model: C is then b[1:], untouched
+    C = (b[1:] - b[0] * a if b[0] != 0 else b[1:]).reshape(1, n)
+    D = np.array([[b[0]]])
+    return A, B, C, D
+
+
+def _realise_scaled_pc(tf: control.TransferFunction):
     """``control.ss(tf)`` with the numerators scaled to unit size first.
 
     python-control treats numerator coefficients below an absolute threshold as zero

@@ -10,10 +10,10 @@ then eigenvector-based rounding radii), returns the frequency windows where the 
 inconclusive, and maximises the response there with refined solves, also around clusters
 of poles.  It is a mixin of the level-set search, whose matrices and responses it uses.
 
-In discrete time a second blind spot is the float grid of angles: a pole closer to the
-unit circle than about ``spacing(theta) / sqrt(tol)`` has a peak narrower than the gap
-between evaluable points (:func:`unresolved_circle_poles`); no upper bound is certified
-there.
+A second blind spot is the float grid of frequencies (angles): poles closer to the
+imaginary axis (unit circle) than about ``sqrt(m / tol) spacing(w) / 3`` for ``m`` of them
+curve the response so much that its peak between evaluable points may exceed every sample
+by more than ``tol`` (:func:`unresolved_circle_poles`); no upper bound is certified there.
 """
 
 from __future__ import annotations
@@ -230,31 +230,92 @@ def merged_windows(windows):
     return [(0.5 * (a + b), 0.5 * (b - a)) for a, b in merged]
 
 
+def _sampling_loss(poles, distance, discrete):
+    """Per-pole terms ``w_k`` whose sum bounds the relative sampling loss of a peak.
+
+    See :func:`unresolved_circle_poles` for the derivation.  ``distance`` is each
+    pole's proved (or first-order) distance to the boundary; zero gives ``inf``.
+    """
+    distance = np.asarray(distance, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if discrete:
+            # u(theta) <= spacing(pi) + 2 eps for every angle in [0, pi]
+            step = float(np.spacing(np.pi)) + 2 * _EPS
+            w = (step / distance) ** 2 / 8.0
+            # a real pole 0 < p < 1 curves the response only near z = 1, where the
+            # angles are spaced eps * theta (z = 1 exact): |e^{j t} - p|^2 >=
+            # 4 p (t / pi)^2 gives the term <= (2 eps)^2 pi^2 / (32 p)
+            real = (poles.imag == 0) & (poles.real >= 0.5)
+            near_one = (2 * _EPS) ** 2 * np.pi**2 / (32.0 * np.abs(poles.real))
+            w = np.where(real, np.minimum(w, near_one), w)
+        else:
+            # u(w) <= eps |w| + tiny (spacing of a float, subnormals included) and
+            # max_w u(w)^2 / (d^2 + (w - b)^2) <= (eps |p|)^2 / d^2 + (tiny / d)^2
+            size = np.abs(poles) * (1.0 + 4 * _EPS)
+            w = ((_EPS * size / distance) ** 2 + (_TINY_STEP / distance) ** 2) / 8.0
+    w = np.where(distance > 0, w, np.inf)
+    return np.where(np.isnan(w), np.inf, w)
+
+
+_TINY_STEP = 2.0**-1074  # the spacing of the smallest floats
+
+
+def _loss_budget(tol):
+    """Largest loss in ``log sigma_max`` for which ``(1 + tol)`` times the sampled
+    value still bounds the peak: ``log(1 + tol)``, less the rounding of the sums."""
+    return float(np.log1p(tol)) * (1.0 - 1e-6)
+
+
 def unresolved_circle_poles(A, tol, discrete=True):
     """Poles of a discrete-time ``A`` whose peak on the unit circle the floating-point
     angles cannot resolve to ``tol`` (with ``discrete=False``: poles of a continuous-time
-    ``A`` whose peak on the imaginary axis the floating-point frequencies cannot resolve,
-    ``u = spacing(|Im p|)``, ``d = -Re p`` less the band; a real pole peaks at 0).
+    ``A`` whose peak on the imaginary axis the floating-point frequencies cannot
+    resolve).
 
-    Responses are evaluated at ``exp(j theta)`` for floats ``theta``: consecutive such
-    points are ``u = spacing(theta) + 2 eps`` apart on the circle (the float grid plus the
-    rounding of ``exp``; ``z = 1`` is exact).  Near a pole at distance ``d`` from the
-    circle the response varies like ``1 / |z - p|``, so between two evaluable points
-    it may exceed the larger sampled value by a relative ``(u / d)^2 / 2``, beyond
-    ``tol`` once ``u / d > sqrt(tol)``.  ``d`` is taken as ``1 - |p|`` less the pole's
-    rounding band (:func:`.balancing.pole_bands`), zero if that is negative.
+    The loss bound counts every pole, not each one alone.  On the boundary, with
+    ``s = j w`` (discrete: ``z = exp(j w)``), ``sigma_max(G) = max_{|x|=|y|=1} |y^* G x|``
+    and ``G = N / a`` with ``a(s) = det(s I - A) = prod (s - p_k)``.  Fix the unit
+    vectors ``x, y`` attaining ``sigma_max`` at the peak ``w*`` and let
+    ``h(w) = log|y^* N x| - sum_k log|j w - p_k|``: ``h <= log sigma_max`` everywhere,
+    with equality and hence ``h'(w*) = 0`` at the peak.  A sample within ``u / 2`` of
+    ``w*`` (``u`` the spacing of the evaluable frequencies there) then loses at most
+    ``(u / 2)^2 / 2 * max(-h'')`` in ``log sigma_max`` (relative loss below that).  Each
+    pole adds to ``-h''`` the term ``(d^2 - x^2) / (d^2 + x^2)^2 <= 1 / (d^2 + x^2)``
+    (``d`` its distance to the axis, ``x = w - Im p``; discrete:
+    ``|p| cos t / |e^{jt} - p|^2 <= 1 / d^2``), so the loss is at most
+    ``sum_k w_k`` with
+
+    * continuous: ``w_k = (eps |p_k| / d_k)^2 / 8`` (``u(w) <= eps |w|`` and
+      ``w^2 / (d^2 + (w - b)^2) <= |p|^2 / d^2``, plus a term for subnormal spacings);
+    * discrete: ``w_k = (u / d_k)^2 / 8`` with ``u = spacing(pi) + 2 eps`` (the float
+      angles plus the rounding of ``exp``); a real pole in ``[1/2, 1)`` only acts near
+      ``z = 1``, which is exact, and contributes ``(2 eps)^2 pi^2 / (32 p)`` at most.
+
+    A cluster of ``m`` poles at one distance ``d`` thus loses ``m`` times one pole's
+    share, and the peak is resolved when ``sum_k w_k <= log(1 + tol)`` (then
+    ``(1 + tol)`` times the best sample bounds it).  The zeros of ``y^* N x``
+    are left out: a zero of it near the axis lowers ``h`` only in a dip whose slope
+    ``1 / |x|`` the poles cannot balance at a maximum unless some ``d_k`` is of the
+    order of ``u`` (``sum_k 1 / (2 d_k) >= 2 / u``), which the rule excludes with a
+    margin of ``1 / sqrt(tol)``.  ``d`` is ``-Re p`` (discrete: ``1 - |p|``) less the
+    pole's first-order rounding band (:func:`.balancing.pole_bands`), zero if that is
+    negative.
 
     Parameters
     ----------
     A : numpy.ndarray
-        Square state matrix of a stable discrete-time model.
+        Square state matrix of a stable model.
     tol : float
         Relative accuracy sought for the peak.
+    discrete : bool, optional
+        Unit circle (True) or imaginary axis (False).
 
     Returns
     -------
     poles, gap : numpy.ndarray
-        The unresolved poles and their distances ``d`` (empty when all are resolved).
+        When the total loss exceeds ``tol``: the poles whose share exceeds ``tol / n``
+        (the largest contributors; at least one) and their distances ``d``, largest
+        share first; empty when the peak is resolved.
 
     Examples
     --------
@@ -270,14 +331,13 @@ def unresolved_circle_poles(A, tol, discrete=True):
         return np.zeros(0, dtype=complex), np.zeros(0)
     poles, distance, band = pole_bands(A, 1.0 if discrete else 0.0)
     gap = np.maximum(-distance - band, 0.0)
-    if discrete:
-        exact_point = (poles.imag == 0) & (poles.real > 0)  # peak at z = 1, exact
-        spacing = np.where(exact_point, 0.0, np.spacing(np.abs(np.angle(poles))) + 2 * _EPS)
-    else:
-        # s = j w for float w: a real pole peaks at w = 0, evaluated exactly
-        spacing = np.where(poles.imag == 0, 0.0, np.spacing(np.abs(poles.imag)))
-    unresolved = spacing > np.sqrt(tol) * gap
-    return poles[unresolved], gap[unresolved]
+    share = _sampling_loss(poles, gap, discrete)
+    if float(np.sum(share)) <= _loss_budget(tol):
+        return np.zeros(0, dtype=complex), np.zeros(0)
+    order = np.argsort(-share, kind="stable")
+    keep = order[share[order] > tol / share.size]
+    keep = keep if keep.size else order[:1]
+    return poles[keep], gap[keep]
 
 
 def discs_resolve_peaks(A, tol, discrete=True):
@@ -285,14 +345,14 @@ def discs_resolve_peaks(A, tol, discrete=True):
 
     :func:`.norms_stability.pole_discs` gives discs whose union holds every eigenvalue
     of ``A`` exactly (Gershgorin discs of a similar matrix, rounding bounded).  Each
-    connected component of the union is tested as a whole: ``d`` the smallest distance
-    of its points to the boundary (``-max(Re c + r)``; discrete: ``1 - max(|c| + r)``)
-    and ``u`` the largest spacing of the evaluable frequencies over it
-    (``spacing(max(|Im c| + r))``; discrete: ``spacing(pi) + 2 eps``, any angle).  Every
-    eigenvalue lies in some component, so when each has ``u <= sqrt(tol) d``, no peak
-    can exceed the sampled values by more than ``tol`` (the criterion of
-    :func:`unresolved_circle_poles`, with a proved ``d`` instead of a first-order one).
-    False where the discs are not available (an ill-conditioned eigenvector matrix).
+    connected component of the union is bounded as a whole: ``d`` the smallest distance
+    of its points to the boundary (``-max(Re c + r)``; discrete: ``1 - max(|c| + r)``,
+    both rounded down) and ``|p| <= max(|c| + r)``.  The loss bound of
+    :func:`unresolved_circle_poles` sums a term per pole; how many eigenvalues each
+    component holds is not counted here, so every one of the ``n`` eigenvalues is
+    charged the largest term of any component: ``n * max_c w_c <= tol`` proves every
+    peak resolved.  False where the discs are not available (an ill-conditioned
+    eigenvector matrix).
 
     Parameters
     ----------
@@ -329,16 +389,20 @@ def discs_resolve_peaks(A, tol, discrete=True):
         if np.array_equal(merged, label):
             break
         label = merged
-    slack = 1.0 + 8 * _EPS  # the rounding of the sums below
+    rounding = 8 * _EPS  # relative rounding of the sums below
+    worst = 0.0
     for component in np.unique(label):
         members = label == component
+        reach = float(np.max(np.abs(centres[members]) + radii[members])) * (1.0 + rounding)
         if discrete:
-            gap = 1.0 - float(np.max(np.abs(centres[members]) + radii[members])) * slack
-            spacing = float(np.spacing(np.pi)) + 2 * _EPS
+            gap = (1.0 - reach) * (1.0 - 2 * _EPS)
+            pole = np.array([complex(0.0, 1.0)])  # not real: the general term
         else:
-            gap = -float(np.max(centres[members].real + radii[members])) * slack
-            reach = float(np.max(np.abs(centres[members].imag) + radii[members])) * slack
-            spacing = float(np.spacing(reach))
-        if not (gap > 0 and spacing <= np.sqrt(tol) * gap):
+            edge = float(np.max(centres[members].real + radii[members]))
+            # edge < 0: its rounding is removed from the gap, never added to it
+            gap = (-edge - abs(edge) * rounding) * (1.0 - 2 * _EPS)
+            pole = np.array([complex(0.0, reach)])
+        if not gap > 0:
             return False
-    return True
+        worst = max(worst, float(_sampling_loss(pole, np.array([gap]), discrete)[0]))
+    return n * worst <= _loss_budget(tol)
