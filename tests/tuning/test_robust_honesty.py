@@ -6,7 +6,7 @@ import warnings
 import control
 import numpy as np
 import pytest
-from test_robust_tuning import _unstable_pole_loop
+from test_robust_tuning import _static_gain_loop, _unstable_pole_loop
 
 import robustmb as rmb
 from robustmb.tuning import WeightedGain
@@ -85,22 +85,9 @@ def _partial_loop():
     s = control.tf("s")
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
     c = rmb.ureal("c", 1.0, range=(0.5, 2.0))
-    G = rmb.uss(1 / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
     Z = rmb.uss(c * control.ss([], [], [], [[1.0]]))
     Z.input_names, Z.output_names, Z.name = ["y"], ["z"], "Z"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    return rmb.connect([G, Z, K, S], None, ["r", "d"], ["y", "u", "z"])
+    return _static_gain_loop(rmb.uss(1 / (s - a)), Z, outputs=("y", "u", "z"))
 
 
 @pytest.mark.parametrize(
@@ -170,20 +157,7 @@ def test_a_complex_worst_case_already_in_the_active_set_is_not_met():
     s = control.tf("s")
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
     c = rmb.ucomplex("c", 0.0, radius=1.0)
-    G = rmb.uss((1 + 0.3 * c) / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    CL = _static_gain_loop(rmb.uss((1 + 0.3 * c) / (s - a)))
     with pytest.warns(RuntimeWarning, match="NOT met over the box"):
         res = rmb.systune(
             CL,

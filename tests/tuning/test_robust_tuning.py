@@ -15,11 +15,9 @@ from robustmb.tuning.robust_tuning import (
 A_RANGE = (0.5, 1.5)
 
 
-def _unstable_pole_loop():
-    # y = (u + d) / (s - a), u = k (r - y), a in [0.5, 1.5] (an uncertain unstable pole)
-    a = rmb.ureal("a", 1.0, range=A_RANGE)
-    s = control.tf("s")
-    G = rmb.uss(1 / (s - a))
+def _static_gain_loop(G, *others, outputs=("y", "u")):
+    """``u = K (r - y)`` around the plant ``G`` (input ``v = u + d``, output ``y``), with
+    further named systems ``others``; inputs ``r, d``."""
     G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
     K = rmb.tunable_gain("K", 1, 1)
     K.input_names, K.output_names = ["e"], ["u"]
@@ -32,7 +30,14 @@ def _unstable_pole_loop():
         inputs=["r", "y", "u", "d"],
         outputs=["e", "v"],
     )
-    return rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    return rmb.connect([G, *others, K, S], None, ["r", "d"], list(outputs))
+
+
+def _unstable_pole_loop():
+    # y = (u + d) / (s - a), u = k (r - y), a in [0.5, 1.5] (an uncertain unstable pole)
+    a = rmb.ureal("a", 1.0, range=A_RANGE)
+    s = control.tf("s")
+    return _static_gain_loop(rmb.uss(1 / (s - a)))
 
 
 def _brute_force(k, c1=2.5, c2=0.25):
@@ -117,20 +122,7 @@ def test_complex_element_held_nominal_in_the_active_set_and_certified():
     a = rmb.ureal("a", 1.0, range=A_RANGE)
     c = rmb.ucomplex("c", 1.0, radius=0.2)
     s = control.tf("s")
-    G = rmb.uss(1 / (s - a)) * c
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    CL = _static_gain_loop(rmb.uss(1 / (s - a)) * c)
     res = rmb.systune(CL, [WeightedGain("d", "y", wl=2.5)], seed=0, max_rounds=3)
     assert all(p["c"] == 1.0 for p in res.active_set)
     k = float(res.values["K"][0, 0])
