@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 # One BLAS thread for every routine timed, so that the ratio is not skewed by thread
@@ -28,19 +27,11 @@ try:
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import best_time  # noqa: E402
+
 from robustmb.analysis.freqresp import freqresp  # noqa: E402
 
 N_STATES, N_OUT, N_IN, N_FREQ, REPEATS = 100, 4, 4, 1000, 7
-
-
-def best_time(function, repeats=REPEATS):
-    """Best wall time over ``repeats`` runs and the last result."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def relative_difference(H, ref):
@@ -52,10 +43,10 @@ def main():
     G = control.rss(N_STATES, N_OUT, N_IN, strictly_proper=False)
     omega = np.logspace(-2, 3, N_FREQ)
 
-    t_auto, H_auto = best_time(lambda: freqresp(G, omega))
-    t_schur, H_schur = best_time(lambda: freqresp(G, omega, method="schur"))
-    t_pc_fr, fr = best_time(lambda: control.frequency_response(G, omega))
-    t_pc_call, H_call = best_time(lambda: G(1j * omega))
+    t_auto, H_auto = best_time(lambda: freqresp(G, omega), REPEATS)
+    t_schur, H_schur = best_time(lambda: freqresp(G, omega, method="schur"), REPEATS)
+    t_pc_fr, fr = best_time(lambda: control.frequency_response(G, omega), REPEATS)
+    t_pc_call, H_call = best_time(lambda: G(1j * omega), REPEATS)
     H_pc = np.moveaxis(np.asarray(fr.complex), -1, 0)
     H_call = np.moveaxis(H_call, -1, 0)
 

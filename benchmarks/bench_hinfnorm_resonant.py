@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -27,6 +26,8 @@ try:
     import robustmb  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _timing import best_time  # noqa: E402
 
 from robustmb.analysis.norms import hinfnorm  # noqa: E402
 
@@ -57,15 +58,6 @@ def mp_sigma(A, B, C, w):
                 X[i, j] = col[i]
         G = mp.matrix(C.tolist()) * X
         return float(max(mp.svd_c(G, compute_uv=False)))
-
-
-def best_time(f):
-    times = []
-    for _ in range(3):
-        t = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 CASES = [(10, 1e-5, 1e3, 0.0), (20, 1e-4, 1e4, 0.0), (5, 1e-3, 10.0, 1e9), (40, 1e-6, 1e2, 0.0)]

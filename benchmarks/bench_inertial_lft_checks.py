@@ -7,9 +7,8 @@ parameter, one per pair of parameters and one random point) and its time beside 
 numerical linearisation measured in the same run (a ratio).
 """
 
-import time
-
 import numpy as np
+from _timing import best_time
 
 from robustmb import lft
 from robustmb.multibody import Mechanism, RevoluteJoint, RigidBody
@@ -37,21 +36,12 @@ def chain(n):
     return mech
 
 
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
 def measure(n):
     """``(evaluations, uncertain seconds, numeric seconds)`` for a chain of ``n`` links."""
     mech = chain(n)
     q, v = 0.2 * np.ones(n), 0.1 * np.ones(n)
     nominal = {k: el.nominal for k, el in affine_parameters(mech)[0].items()}
-    t_num, _ = best_of(lambda: mech.linearize_at(q, v, values=nominal))
+    t_num, _ = best_time(lambda: mech.linearize_at(q, v, values=nominal))
     plain, calls = mech.linearize_at, []
 
     def counted(*a, **kw):
@@ -61,7 +51,7 @@ def measure(n):
     mech.linearize_at = counted
     mech.linearize_at(q, v, uncertain=True)
     mech.linearize_at = plain
-    t_unc, _ = best_of(lambda: mech.linearize_at(q, v, uncertain=True))
+    t_unc, _ = best_time(lambda: mech.linearize_at(q, v, uncertain=True))
     return len(calls) - 1, t_unc, t_num  # less the outer call itself
 
 

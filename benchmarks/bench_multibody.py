@@ -9,22 +9,12 @@ about 20 s for the two-link arm (seed 000, Sec. 6.2).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from _timing import best_time
 
 import robustmb.lft as lft
 from robustmb import examples
 from robustmb.multibody import Mechanism, RevoluteJoint, RigidBody, gravity
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def six_joint_chain(uncertain=True):
@@ -74,15 +64,15 @@ def six_joint_chain(uncertain=True):
 
 def main():
     rows = []
-    t_num, _ = best_of(
+    t_num, _ = best_time(
         lambda: examples.two_link_arm(np.radians(70), np.radians(30), uncertain=False)
     )
-    t_lft, arm = best_of(lambda: examples.two_link_arm())
+    t_lft, arm = best_time(lambda: examples.two_link_arm())
     rows.append(("two-link arm: build + simplify", t_lft, t_num, sum(arm.blocks.values())))
     chain_num = six_joint_chain(uncertain=False)
-    t_num6, _ = best_of(chain_num.linearize, repeat=2)
+    t_num6, _ = best_time(chain_num.linearize, 2)
     chain = six_joint_chain()
-    t_lft6, c6 = best_of(chain.linearize, repeat=2)
+    t_lft6, c6 = best_time(chain.linearize, 2)
     rows.append(("6-joint 3-D chain: build + simplify", t_lft6, t_num6, sum(c6.blocks.values())))
     print(f"{'case':38s} {'LFT (s)':>8s} {'numeric (s)':>12s} {'ratio':>7s} {'occurrences':>12s}")
     for name, t1, t0, occ in rows:
