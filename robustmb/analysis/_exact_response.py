@@ -6,7 +6,8 @@ Every finite double is a dyadic rational, so ``G(p) = C (p I - A)^-1 B + D`` at 
 
     [[x I - A, -y I], [y I, x I - A]] [U; V] = [B; 0],
 
-solved here by Gaussian elimination over :class:`fractions.Fraction` (no rounding), and
+solved here by fraction-free (Bareiss) elimination on integers (:func:`._h2_exact.bareiss_solve`;
+each row scaled by a power of 2, no rounding), and
 ``G`` is rounded once to floats.  This gives the response of the matrices exactly as
 stored when a pole lies so close to ``p`` that every floating-point solve, even one
 refined in double-double, loses all accuracy.  The cost grows like ``n^3`` operations
@@ -19,6 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from robustmb.analysis._h2_exact import bareiss_solve
 from robustmb.errors import warn
 
 __all__ = ["EXACT_RESPONSE_MAX_ORDER", "exact_response", "unresolved_peak"]
@@ -71,25 +73,18 @@ def exact_response(A, B, C, D, point):
         row[(1 - block) * n + r] = -y if block == 0 else y
         for k in range(m):
             row[size + k] = q(B[r, k]) if block == 0 else Fraction(0)
-        rows.append(row)
-    for col in range(size):
-        pivot = next((i for i in range(col, size) if rows[i][col] != 0), None)
-        if pivot is None:
-            return None
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        top = rows[col]
-        inv = 1 / top[col]
-        top[:] = [v * inv for v in top]
-        for i in range(size):
-            if i != col and rows[i][col] != 0:
-                f = rows[i][col]
-                rows[i] = [v - f * t for v, t in zip(rows[i], top, strict=True)]
+        # every entry is dyadic: one power of 2 makes the row integer
+        scale = max(v.denominator for v in row)
+        rows.append([int(v * scale) for v in row])
+    solutions = bareiss_solve(rows, size, m)
+    if solutions is None:
+        return None
     p = C.shape[0]
     out = np.empty((p, m), dtype=complex)
     for i in range(p):
         for k in range(m):
-            re = sum((q(C[i, j]) * rows[j][size + k] for j in range(n)), q(D[i, k]))
-            im = sum((q(C[i, j]) * rows[n + j][size + k] for j in range(n)), Fraction(0))
+            re = sum((q(C[i, j]) * solutions[k][j] for j in range(n)), q(D[i, k]))
+            im = sum((q(C[i, j]) * solutions[k][n + j] for j in range(n)), Fraction(0))
             out[i, k] = complex(_to_float(re), _to_float(im))
     return out
 

@@ -84,9 +84,10 @@ def exact_h2_squared(A, B, C, discrete=False):
                 row[at(i, p)] += M[j][p]
         row[unknowns] = -sum(x * y for x, y in zip(Bi[i], Bi[j], strict=True))
         rows.append(row)
-    X = _bareiss_solve(rows, unknowns)
-    if X is None:
+    solutions = bareiss_solve(rows, unknowns)
+    if solutions is None:
         return None
+    X = solutions[0]
     weights = {}
     for r in range(len(Ci)):
         for i in range(n):
@@ -98,10 +99,12 @@ def exact_h2_squared(A, B, C, discrete=False):
     return total * scale
 
 
-def _bareiss_solve(rows, size):
-    """Solution of the integer system ``rows`` (augmented ``size x (size + 1)``) as
-    fractions, or None if singular: fraction-free elimination (every division exact),
-    then back substitution."""
+def bareiss_solve(rows, size, nrhs=1):
+    """Solutions of the integer system ``rows`` (augmented ``size x (size + nrhs)``, one
+    column per right-hand side) as fractions, ``[x_1, ..., x_nrhs]``, or None if
+    singular: fraction-free elimination (every division exact), then back substitution.
+    """
+    width = size + nrhs
     previous = 1
     for col in range(size):
         pivot = next((r for r in range(col, size) if rows[r][col] != 0), None)
@@ -115,14 +118,17 @@ def _bareiss_solve(rows, size):
             f = row[col]
             # Bareiss step: the division by the previous pivot is exact
             rows[r] = [
-                (p * row[j] - f * top[j]) // previous if j > col else 0 for j in range(size + 1)
+                (p * row[j] - f * top[j]) // previous if j > col else 0 for j in range(width)
             ]
         previous = p
-    x = [Fraction(0)] * size
-    for r in range(size - 1, -1, -1):
-        row = rows[r]
-        s = Fraction(row[size]) - sum(
-            (row[j] * x[j] for j in range(r + 1, size) if row[j]), Fraction(0)
-        )
-        x[r] = s / row[r]
-    return x
+    solutions = []
+    for k in range(size, width):
+        x = [Fraction(0)] * size
+        for r in range(size - 1, -1, -1):
+            row = rows[r]
+            s = Fraction(row[k]) - sum(
+                (row[j] * x[j] for j in range(r + 1, size) if row[j]), Fraction(0)
+            )
+            x[r] = s / row[r]
+        solutions.append(x)
+    return solutions
