@@ -36,6 +36,7 @@ from .mu_structure import REAL, BlockStructure, as_matrix_stack
 __all__ = ["verify_lower_bound", "lower_bound_residual", "certified_lower"]
 
 _EPS = np.finfo(float).eps
+_BIG = 1e300
 # matrices up to this size get the exact (rational) root check when the floating-point
 # eigenvalue bound is too loose (a defective or nearly defective eigenvalue)
 _EXACT_MAX_N = 10
@@ -148,7 +149,13 @@ def _lower_bound_balanced(
             Ms[owner], struct, par.from_matrix(Q0), iters=20, p_range=(4.0, 32.0), equalize=0
         )
         nu = _block_sizes(x, groups).max(axis=1)
-        merit = -nu * (1.0 + 10.0 * np.abs(lam - 1.0))
+        viol = np.abs(lam - 1.0)
+        # a start that has not reached the singular set is ranked below every one that
+        # has, whatever its size: a tracked eigenvalue stuck at 0 (a channel M does not
+        # reach) shrinks Delta towards 0 and would otherwise look like the best start
+        merit = np.where(
+            viol <= 0.1, -nu * (1.0 + 10.0 * viol), -_BIG * (1.0 + np.minimum(viol, 1.0))
+        )
         keep = _best_per_owner(merit, owner, keep_starts)
         owner = owner[keep]
         x, lam = boundary_search(

@@ -169,6 +169,48 @@ def test_repeated_real_scalar_ignores_larger_complex_eigenvalues():
     assert np.isrealobj(res.delta) or np.abs(res.delta.imag).max() == 0.0
 
 
+def _real_scalar_mu_on_a_grid(M, n):
+    """mu of k real scalars from a dense grid: det(I - M diag(d)) is affine in each d_i,
+    so with all but one on the grid the last follows exactly; the smallest max |d_i| found
+    is that of an actual singular point, hence 1/min <= mu (to grid resolution)."""
+    k = M.shape[0]
+    r = 4.0 / np.abs(M).max()
+    grid = np.stack(
+        [x.ravel() for x in np.meshgrid(*[np.linspace(-r, r, n)] * (k - 1), indexing="ij")], 1
+    )
+    best = np.inf
+    for last in range(k):
+        d = np.zeros((len(grid), k))
+        d[:, [i for i in range(k) if i != last]] = grid
+        f0 = np.linalg.det(np.eye(k) - M * d[:, None, :])
+        d[:, last] = 1.0
+        slope = np.linalg.det(np.eye(k) - M * d[:, None, :]) - f0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d_last = np.where(np.abs(slope) > 1e-14, -f0 / slope, np.inf)
+        best = min(best, np.maximum(np.abs(grid).max(axis=1), np.abs(d_last)).min())
+    return 1.0 / best
+
+
+def test_real_scalar_lower_bound_found_when_a_channel_is_not_reached():
+    # diag(0, -2): the first scalar is not reached by M, the second is destabilising at
+    # d2 = -1/2, so mu = 2 exactly; random sparse real matrices against a dense grid
+    # (a start stuck at the eigenvalue 0 of the unreached channel used to be ranked first
+    # and the lower bound came out 0 on a fifth of these)
+    res = mussv(np.diag([0.0, -2.0]), [(-1, 0), (-1, 0)])
+    assert res.lower == pytest.approx(2.0, rel=1e-12)
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        k = 2 if trial < 50 else 3
+        M = rng.standard_normal((k, k))
+        M[rng.random((k, k)) < 0.3] = 0.0
+        blk = [(-1, 0)] * k
+        res = mussv(M, blk)
+        mu_grid = _real_scalar_mu_on_a_grid(M, 2001 if k == 2 else 301)
+        assert res.upper >= mu_grid * (1 - 1e-9)
+        assert res.lower >= 0.98 * mu_grid
+        assert_certified(M, blk, res)
+
+
 @pytest.mark.parametrize(
     "blk",
     [[(2, 0), (1, 1)], [(1, 1), (1, 1), (1, 1)], [(2, 3), (1, 2)], [(3, 0)], [(1, 0), (2, 2)]],
