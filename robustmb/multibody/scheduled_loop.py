@@ -33,7 +33,7 @@ from ..errors import (
     SignalError,
 )
 from .dynamics import finite_entries
-from .simulation import _Diverged, _time_span
+from .simulation import _Diverged, _time_points, _time_span
 
 FEEDFORWARDS = ("reference", "initial")
 
@@ -262,6 +262,7 @@ def simulate_scheduled_loop(
     if not callable(schedule):
         raise DimensionError("schedule must be a callable q -> {name: value}")
     t_span = _time_span(t_span)
+    t_eval = _time_points(t_eval, t_span)
     q_start = (
         mech.equilibrium_coordinates(values=values)
         if q0 is None

@@ -186,6 +186,48 @@ def _euler_histories(q, t, name):
     return eul
 
 
+def _time_points(t_eval, t_span):
+    """``t_eval`` as a sorted 1-D float array inside ``t_span``, else an error naming it.
+
+    ``None`` stays ``None`` (the solver's own steps).  scipy rejects the same inputs with
+    a ``ValueError`` of its own, and lets NaN times through to a NaN sample.
+
+    Examples
+    --------
+    >>> _time_points([0, 0.5, 2], (0.0, 2.0))
+    array([0. , 0.5, 2. ])
+    >>> try:
+    ...     _time_points([0, 3], (0.0, 2.0))
+    ... except ArgumentError as err:
+    ...     print(err)
+    t_eval must lie within t_span = (0, 2); t_eval[1] = 3
+    """
+    if t_eval is None:
+        return None
+    try:
+        t = np.asarray(t_eval, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"t_eval must be an array of times, got {t_eval!r}") from None
+    if t.ndim != 1:
+        raise ArgumentError(f"t_eval must be 1-D, got shape {t.shape}")
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise ArgumentError(f"t_eval must be finite; t_eval[{bad[0]}] = {t[bad[0]]}")
+    out = np.flatnonzero((t < t_span[0]) | (t > t_span[1]))
+    if out.size:
+        raise ArgumentError(
+            f"t_eval must lie within t_span = ({t_span[0]:g}, {t_span[1]:g}); "
+            f"t_eval[{out[0]}] = {t[out[0]]:g}"
+        )
+    down = np.flatnonzero(np.diff(t) < 0)
+    if down.size:
+        raise ArgumentError(
+            f"t_eval must be increasing; t_eval[{down[0] + 1}] = {t[down[0] + 1]:g} follows "
+            f"{t[down[0]]:g}"
+        )
+    return t
+
+
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
     """Integrate the tree (see :meth:`Mechanism.simulate`).
 
@@ -203,6 +245,8 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     True
     """
     t_span = _time_span(t_span)
+    if "t_eval" in options:
+        options["t_eval"] = _time_points(options["t_eval"], t_span)
     q0, v0 = tree.check_state(q0, v0, "v0", what_q="q0")
     check_consistent(tree, q0, v0)
     u_fn = _input_function(tree, inputs)

@@ -75,6 +75,27 @@ def test_simulations_need_a_forward_time_span(span):
         simulate_scheduled_loop(mech, gain, lambda q: {"c": np.cos(q[0])}, [0.4], span)
 
 
+@pytest.mark.parametrize(
+    ("t_eval", "message"),
+    [
+        ([0.0, 1.0, 3.0], r"within t_span = \(0, 2\); t_eval\[2\] = 3"),
+        ([np.nan, 1.0], r"finite; t_eval\[0\] = nan"),  # scipy returned a NaN sample
+        ([[0.0, 1.0]], "1-D"),
+        ([1.0, 0.5], r"increasing; t_eval\[1\] = 0.5 follows 1"),
+    ],
+)
+def test_simulations_name_bad_output_times_t_eval(t_eval, message):
+    mech = _pendulum()
+    with pytest.raises(ArgumentError, match=message):
+        mech.simulate((0, 2), [0.1], [0.0], t_eval=t_eval)
+    c = rmb.ureal("c", 0.5, range=(0.0, 1.0))
+    gain = rmb.uss([[-10.0]], [[10.0]], [[-40.0 * (1 + c)]], [[60.0 + 50.0 * c]])
+    with pytest.raises(ArgumentError, match=message):
+        simulate_scheduled_loop(
+            mech, gain, lambda q: {"c": np.cos(q[0])}, [0.4], (0, 2), t_eval=t_eval
+        )
+
+
 def test_simulate_names_a_non_finite_initial_state_q0():
     mech = _pendulum()
     with pytest.raises(ArgumentError, match=r"q0\[0\] \(J_q\) is not finite"):
