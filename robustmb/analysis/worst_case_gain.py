@@ -12,6 +12,7 @@ peak gain of a substituted system (the worst case found).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -493,7 +494,15 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
 
 
 def _values_text(values):
-    return ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+    """``name = value`` pairs; a dynamic (``ultidyn``) value is a system, named by its size."""
+
+    def text(v):
+        if isinstance(v, numbers.Number):
+            return f"{v:.6g}"
+        states = getattr(v, "nstates", None)
+        return f"an LTI system with {states} states" if states is not None else repr(v)
+
+    return ", ".join(f"{k} = {text(v)}" for k, v in values.items())
 
 
 def _unbounded(
