@@ -19,6 +19,7 @@ D-scaling bound equals ``mu`` (Packard & Doyle 1993), and the two bounds meet.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,9 +134,10 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
         blocks).  When False, ``lower`` is 0 and ``delta`` is None.
     options : str
         MATLAB-style letters, applied after ``method``/``lower``: ``"a"`` LMI upper bound,
-        ``"f"`` fast upper bound, ``"U"`` upper bound only.
+        ``"f"`` fast upper bound, ``"U"`` upper bound only, ``"s"`` silent (nothing is
+        printed in any case).  MATLAB's other letters are refused.
     seed : int
-        Seed of the random starting points (results are reproducible).
+        Seed of the random starting points (results are reproducible); non-negative.
 
     Returns
     -------
@@ -146,7 +148,8 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
     Raises
     ------
     ArgumentError
-        ``method`` is not one of ``"fast"``, ``"lmi"``.
+        ``method`` is not one of ``"fast"``, ``"lmi"``; an ``options`` letter is not one
+        of the above; ``lower`` is not a bool; ``seed`` is not a non-negative integer.
     UncertainTypeError
         ``options`` is not a string.
     DimensionError
@@ -210,6 +213,16 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
             method = "fast"
         elif letter == "U":
             lower = False
+        elif letter != "s":  # "s" (silent): nothing is printed anyway
+            raise ArgumentError(
+                f"mussv: options letter {letter!r} is not supported; the letters are 'a' "
+                "(LMI upper bound), 'f' (fast upper bound), 'U' (upper bound only) and 's' "
+                "(silent)"
+            )
+    if not isinstance(lower, bool | np.bool_):
+        raise ArgumentError(f"mussv: lower must be True or False, got {lower!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"mussv: seed must be a non-negative integer, got {seed!r}")
     with single_blas_thread():
         return _mussv(Ms, single, struct, method, lower, seed)
 

@@ -293,6 +293,16 @@ def test_bad_input_raises_named_errors():
         mussv(np.eye(2), [(2, 2)], method="exact")
     with pytest.raises(ArgumentError, match="bogus"):
         mussv(np.eye(2), [(2, 2)], method="bogus")
+    # an unknown options letter, a non-bool lower and a bad seed were ignored, taken as
+    # True, or failed inside numpy
+    with pytest.raises(ArgumentError, match="options letter 'z'"):
+        mussv(np.eye(2), [(2, 2)], options="z")
+    assert mussv(np.eye(2), [(2, 2)], options="sU").lower == 0.0
+    with pytest.raises(ArgumentError, match="lower must be True or False"):
+        mussv(np.eye(2), [(2, 2)], lower="no")
+    for seed in ("x", -1, 1.5, True):
+        with pytest.raises(ArgumentError, match="seed must be a non-negative integer"):
+            mussv(np.eye(2), [(2, 2)], seed=seed)
     # all entries subnormal: named, not a LAPACK non-convergence; the smallest normal
     # scale and the zero matrix are still answered
     with pytest.raises(FloatRangeError, match=r"M\[1\].*1e-310"):
