@@ -1,4 +1,4 @@
-"""Recursive linearisation of Lin & Yae (seed 002): two-link arm, Eq. 33 and Figs. 6-9.
+"""Recursive linearisation of Lin & Yae (seed 002): two-link arm, Eq. 33 and Figs. 10-13.
 
 Run from the repository root::
 
@@ -10,8 +10,10 @@ regulator (paper Eqs. 34-38 with consistent signs) on it, and simulates the
 *nonlinear* arm under that regulator from 0.05 rad and 1.0 rad initial deviations
 against the linear prediction.  Writes
 
-- ``small_deviation.png`` (0.05 rad, paper Figs. 6/8) and ``large_deviation.png``
-  (1.0 rad, Figs. 7/9): nonlinear and linear joint angles;
+- ``small_deviation.png`` (0.05 rad) and ``large_deviation.png`` (1.0 rad): nonlinear
+  and linear joint angles under the decoupling PD regulator, the runs the paper's text
+  puts in Figs. 10-13 (its Figs. 6-7 and 8-9 are the pole-placement regulator at 0.05
+  and 1.0 rad);
 - ``linearisation_cost.png``: time of the analytic linearisation against finite
   differences of the forward dynamics on chains of 2 to 20 links.
 """

@@ -61,6 +61,10 @@ HUB = {
     "ports": {"P1": [0.0, -0.5, 0.0], "P2": [-0.5, 0.5, 0.7125], "P3": [0.5, 0.0, 0.7125]},
 }
 #: Table 2, solar array A (frame R_a, origin P1); P_{a/b} = diag(-1, -1, 1).
+#: Table 2 prints 6 rows of the participation factors but only the first 2 frequencies
+#: (modes 3-6 have none anywhere in the paper, digest Sec. 7), so only the rows of modes
+#: 1 and 2 are kept.  The rigid mass at P1 is unchanged: what the 4 dropped modes carried
+#: stays in the residual mass D - L^T L, which only grows (stays positive definite).
 SOLAR_ARRAY = {
     "mass": 88.93,
     "inertia": np.array([[33.0918, 0, 0], [0, 7.3819, -0.0002], [0, -0.0002, 40.4578]]),

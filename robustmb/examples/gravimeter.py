@@ -24,7 +24,7 @@ from robustmb.decoupling.uncertain_plants import (
     uncertain_line_jacobian,
     uncertain_mechanical_plant,
 )
-from robustmb.errors import ArgumentError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "collocated_manipulator",
@@ -34,11 +34,56 @@ __all__ = [
 ]
 
 
+_SIGNS = {
+    "positive": (lambda v: v > 0, "positive"),
+    "non-negative": (lambda v: v >= 0, "non-negative"),
+    "finite": (lambda v: True, "finite"),
+}
+
+
+def _check_value(fn, name, v, sign, *, uncertain=False):
+    """Raise naming ``name`` unless ``v`` is a finite real number of the sign ``sign``
+    ("positive", "non-negative" or "finite"), or, with ``uncertain=True``, a ``ureal``
+    whose whole range has that sign (other uncertain expressions are taken as given)."""
+    from robustmb.decoupling.plant_data import is_uncertain
+    from robustmb.lft import ureal
+
+    ok, words = _SIGNS[sign]
+    if uncertain and isinstance(v, ureal):
+        lo, hi = v.range
+        if not (ok(lo) and ok(hi)):
+            raise ArgumentError(
+                f"{fn}: {name} must be {words} over its whole range, got ureal "
+                f"{v.name!r} with range [{lo!r}, {hi!r}]"
+            )
+        return
+    if uncertain and is_uncertain(v):
+        return
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        kind = "a number or a ureal" if uncertain else "a number"
+        raise ArgumentError(f"{fn}: {name} must be {kind}, got {v!r}")
+    if not (np.isfinite(v) and ok(v)):
+        words = "finite" if sign == "finite" else f"{words} and finite"
+        raise ArgumentError(f"{fn}: {name} must be {words}, got {v!r}")
+
+
 def _check_positive(fn, **values):
-    """Raise naming the argument unless each numeric value is finite and positive."""
+    """Raise naming the argument unless each value is a finite positive number."""
     for name, v in values.items():
-        if isinstance(v, numbers.Real) and not (np.isfinite(v) and v > 0):
-            raise ArgumentError(f"{fn}: {name} must be positive, got {v!r}")
+        _check_value(fn, name, v, "positive")
+
+
+def _check_struts(fn, la, ha, k, c, *, uncertain=False):
+    """Check the actuator positions and the strut stiffness and damping (one value, or
+    one per strut), naming the argument at fault."""
+    _check_value(fn, "la", la, "positive", uncertain=uncertain)
+    _check_value(fn, "ha", ha, "finite", uncertain=uncertain)
+    for name, v in (("k", k), ("c", c)):
+        arr = np.asarray(v, dtype=object)
+        if arr.shape not in ((), (3,)):
+            raise DimensionError(f"{fn}: {name} must be one value or 3, got shape {arr.shape}")
+        for x in arr.ravel():
+            _check_value(fn, name, x, "non-negative", uncertain=uncertain)
 
 
 def _three_struts(l, h, la, ha, m, I, k, c):
@@ -67,15 +112,23 @@ def gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20
     l, h : float
         Width and height of the payload (m).
     la, ha : float, optional
-        Actuator positions (default ``l/2`` and ``h/2``).
+        Actuator positions (m), default ``l/2`` and ``h/2``; ``la`` positive, ``ha``
+        finite (negative: strut 1 above the centre of mass).
     m, I : float
         Mass (kg) and moment of inertia (kg m^2).
-    k, c : float
-        Strut stiffness (N/m) and damping (N s/m).
+    k, c : float or sequence of 3 floats
+        Strut stiffness (N/m) and damping (N s/m), non-negative.
 
     Returns
     -------
     InstrumentedManipulator
+
+    Raises
+    ------
+    ArgumentError
+        For a value of the wrong sign or a non-finite one, naming the argument.
+    DimensionError
+        For ``k`` or ``c`` that is neither one value nor 3.
 
     Examples
     --------
@@ -87,17 +140,44 @@ def gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20
     _check_positive("gravimeter", l=l, h=h, m=m, I=I)
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
+    _check_struts("gravimeter", la, ha, k, c)
     pm = _three_struts(l, h, la, ha, m, I, k, c)
     pts = np.array([[-l / 2, -h / 2], [0.0, h / 2]])
     sensors = pm.accelerometers(pts, names=["Ax1", "Ay1", "Ax2", "Ay2"])
     return InstrumentedManipulator(pm, sensors, pts)
 
 
-def collocated_manipulator(*, l=1.0, h=3.4, la=0.5, ha=1.7, m=400.0, I=115.0, k=15e3, c=20.0):
+def collocated_manipulator(*, l=1.0, h=3.4, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20.0):
     """Planar 3-strut manipulator with collocated force actuators and elongation sensors.
 
-    The test model of the seed's sections 2-3 (``h = 3.4``, ``ha = 1.7``); the plant
-    maps ``tau`` to the strut elongations ``L = J q``.
+    The test model of the seed's sections 2-3: the gravimeter's layout (:func:`gravimeter`)
+    with ``h = 2 x 1.7 = 3.4`` m, and the strut elongations ``L = J q`` as outputs
+    (collocated with the forces ``tau``).
+
+    Parameters
+    ----------
+    l, h : float
+        Width and height of the payload (m).
+    la, ha : float, optional
+        Actuator positions (m): struts 2 and 3 at ``x = -la, +la``, strut 1 at
+        ``y = -ha`` (negative: above the centre of mass).  Default ``l/2`` and ``h/2``,
+        relative as in the seed's script of this model (``la = l/2; ha = h/2;`` with
+        ``h = 2*1.7``), which gives ``la = 0.5``, ``ha = 1.7``.
+    m, I : float
+        Mass (kg) and moment of inertia about the centre of mass (kg m^2).
+    k, c : float or sequence of 3 floats
+        Strut stiffness (N/m) and damping (N s/m), one value or one per strut.
+
+    Returns
+    -------
+    InstrumentedManipulator
+        Inputs ``F1, F2, F3`` (N), outputs ``L1, L2, L3`` (m).
+
+    Raises
+    ------
+    ArgumentError
+        For a non-positive ``l``, ``h``, ``m``, ``I`` or ``la``, a non-finite ``ha`` or a
+        negative ``k`` or ``c``, naming it.
 
     Examples
     --------
@@ -108,6 +188,9 @@ def collocated_manipulator(*, l=1.0, h=3.4, la=0.5, ha=1.7, m=400.0, I=115.0, k=
            [ 0. ,  1. ,  0.5]])
     """
     _check_positive("collocated_manipulator", l=l, h=h, m=m, I=I)
+    la = l / 2 if la is None else la
+    ha = h / 2 if ha is None else ha
+    _check_struts("collocated_manipulator", la, ha, k, c)
     pm = _three_struts(l, h, la, ha, m, I, k, c)
     return InstrumentedManipulator(pm, pm.elongation_sensors(["L1", "L2", "L3"]))
 
@@ -127,11 +210,18 @@ def suspended_mass_variant(
     base : InstrumentedManipulator, optional
         Default :func:`collocated_manipulator` with ``m = 400``.
     mr : float
-        Suspended point mass (kg).
+        Suspended point mass (kg), ``0 < mr <`` the base payload's mass.
     fr : float
-        Natural frequency of the point mass on its springs (Hz): ``kr = (2 pi fr)^2 mr``.
+        Natural frequency of the point mass on its springs (Hz, positive):
+        ``kr = (2 pi fr)^2 mr``.
     cr : float
-        Damping of the point-mass springs (N s/m).
+        Damping of the point-mass springs (N s/m, non-negative).
+
+    Raises
+    ------
+    ArgumentError
+        For a ``base`` that is not an ``InstrumentedManipulator`` or a value out of the
+        ranges above, naming it.
 
     Examples
     --------
@@ -141,8 +231,19 @@ def suspended_mass_variant(
     >>> f.round(3)
     array([ 0.361,  1.378,  3.467, 10.064, 10.064])
     """
+    fn = "suspended_mass_variant"
     base = collocated_manipulator() if base is None else base
+    if not isinstance(base, InstrumentedManipulator):
+        raise ArgumentError(f"{fn}: base must be an InstrumentedManipulator, got {base!r}")
     pm = base.manipulator
+    _check_value(fn, "mr", mr, "positive")
+    if not mr < pm.mass:
+        # the payload keeps m - mr: it must stay a positive mass
+        raise ArgumentError(
+            f"{fn}: mr must be less than the base payload's mass {pm.mass!r}, got {mr!r}"
+        )
+    _check_value(fn, "fr", fr, "positive")
+    _check_value(fn, "cr", cr, "non-negative")
     main = ParallelManipulator(
         mass=pm.mass - mr,
         inertia=pm.inertia,
@@ -178,14 +279,34 @@ def suspended_mass_variant(
 def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=15e3, c=20.0):
     """Gravimeter plant ``tau -> a`` with uncertain actuator positions and/or stiffnesses.
 
-    Same model as :func:`gravimeter`; ``la``, ``ha`` and ``k`` (one
+    Same model as :func:`gravimeter`; ``la``, ``ha``, ``k`` and ``c`` (one
     value, or one per strut) may be :func:`robustmb.ureal` elements. The accelerometers
     stay at ``(-l/2, -h/2)`` and ``(0, h/2)``.
+
+    Parameters
+    ----------
+    l, h : float
+        Width and height of the payload (m).
+    la, ha : float or ureal, optional
+        Actuator positions (m), default ``l/2`` and ``h/2``; ``la`` positive (over the
+        whole range of a ``ureal``), ``ha`` finite.
+    m, I : float
+        Mass (kg) and moment of inertia (kg m^2).
+    k, c : float, ureal, or sequence of 3 of them
+        Strut stiffness (N/m) and damping (N s/m), non-negative over their ranges.
 
     Returns
     -------
     robustmb.UncertainSystem
         Inputs ``F1..F3``, outputs ``Ax1, Ay1, Ax2, Ay2``.
+
+    Raises
+    ------
+    ArgumentError
+        For a value (or a ``ureal`` range) of the wrong sign, a non-finite number or a
+        value that is neither a number nor an uncertain element, naming the argument.
+    DimensionError
+        For ``k`` or ``c`` that is neither one value nor 3.
 
     Examples
     --------
@@ -197,6 +318,7 @@ def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=
     _check_positive("uncertain_gravimeter", l=l, h=h, m=m, I=I)
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
+    _check_struts("uncertain_gravimeter", la, ha, k, c, uncertain=True)
     pts = [[-l / 2, _scaled(-1.0, ha)], [_scaled(-1.0, la), -h / 2], [la, -h / 2]]
     J = uncertain_line_jacobian(pts, [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     JT = J.T
