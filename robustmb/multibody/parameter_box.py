@@ -26,6 +26,7 @@ import itertools
 import numpy as np
 
 from .. import lft
+from ..errors import UncertainTypeError
 from ..lft.substitution import batched_substitute
 from . import _generic as g
 
@@ -73,6 +74,12 @@ def box_samples(x):
     model = _as_static_model(x)
     elements = model.uncertainty
     names = list(elements)
+    for n, el in elements.items():
+        if el.kind != "real":
+            raise UncertainTypeError(
+                f"a physical parameter depends only on real parameters (ureal), got the "
+                f"{el.kind} element {n!r}"
+            )
     if not names:
         return [("", np.asarray(model.nominal(), dtype=float))], True, ""
     lo = np.array([float(elements[n].range[0]) for n in names])
@@ -92,7 +99,8 @@ def box_samples(x):
         values = _evaluate(model, elements, names, points + probe_points)
         nv = len(points)
         vert_values = np.array(values[1:nv])
-        scale = max(1.0, max(float(np.abs(v).max()) for v in values))
+        # relative to the quantity's own size: a tiny body is not compared with 1
+        scale = max(float(np.abs(v).max()) for v in values) + np.finfo(float).tiny
         affine = True
         for t, val in zip(probes, values[nv:], strict=True):
             w = np.prod(np.where(corners == 1.0, t, 1.0 - t), axis=1)
