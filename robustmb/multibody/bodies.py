@@ -148,7 +148,7 @@ def _inertia_entries(inertia, name):
         d = None
     if d is not None:
         # a diagonal inertia is semidefinite iff each entry is >= 0 on the box
-        for label, e in zip(labels, d, strict=True):
+        for label, e in dict(zip(labels, d, strict=True)).items():  # a scalar: once
             check_nonnegative(e, label, "(positive semidefinite inertia)")
         return [[d[i] if i == k else 0.0 for k in range(3)] for i in range(3)]
     if not (len(tree) == 3 and all(isinstance(r, list) and len(r) == 3 for r in tree)):
