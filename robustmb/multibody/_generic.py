@@ -73,7 +73,7 @@ def matrix(entries):
     """A 2-D array-like of numbers and uncertain scalars as ndarray or umat."""
     if is_uncertain(entries):
         return lft.umat(entries) if not isinstance(entries, lft.UncertainModel) else entries
-    arr = np.asarray(entries, dtype=object)
+    arr = _object_array(entries)
     if arr.ndim == 0:
         arr = arr.reshape(1, 1)
     elif arr.ndim == 1:
@@ -81,6 +81,36 @@ def matrix(entries):
     if all(is_number(e) for e in arr.flat):
         return arr.astype(float)
     return lft.umat([[e for e in row] for row in arr])
+
+
+def _object_array(entries):
+    """``entries`` as an object array; uncertain scalars stay entries.
+
+    ``np.asarray(..., dtype=object)`` would try to iterate an uncertain matrix
+    entry (it has ``__len__``) and fail, so nested lists are filled by hand.
+    """
+    if isinstance(entries, np.ndarray):
+        return entries.astype(object) if entries.dtype != object else entries
+    if isinstance(entries, list | tuple) and any(
+        isinstance(e, list | tuple | np.ndarray) for e in entries
+    ):
+        rows = [list(r) if isinstance(r, list | tuple | np.ndarray) else [r] for r in entries]
+        ncols = {len(r) for r in rows}
+        if len(ncols) != 1:
+            raise DimensionError(f"rows of different lengths {sorted(ncols)}")
+        arr = np.empty((len(rows), ncols.pop()), dtype=object)
+        for i, r in enumerate(rows):
+            for k, e in enumerate(r):
+                arr[i, k] = e
+        return arr
+    if isinstance(entries, list | tuple):
+        arr = np.empty(len(entries), dtype=object)
+        for i, e in enumerate(entries):
+            arr[i] = e
+        return arr
+    arr = np.empty((), dtype=object)
+    arr[()] = entries
+    return arr
 
 
 def column(v):

@@ -3,18 +3,22 @@
 A body has a frame ``R_k`` with reference point (origin) ``O_k``; its centre
 of mass and its ports are given in ``R_k`` components relative to ``O_k``.
 Every physical parameter may be a number or a ``ureal`` (or an expression of
-ureals, e.g. ``rho * L``).
+ureals, e.g. ``rho * L``); an inertia may also be an uncertain matrix.  Masses
+and inertias are checked over the whole box of their ureals
+(:func:`check_nonnegative`, :func:`check_inertia` and :mod:`.parameter_box`).
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import lft
-from ..errors import DimensionError, SignalError
+from ..errors import DimensionError, SignalError, warn
 from . import _generic as g
+from .parameter_box import box_samples
 
 
 def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
@@ -49,10 +53,19 @@ class RigidBody:
     Parameters
     ----------
     name : str
-    mass : float or ureal
-    inertia : float, 3 entries or 3x3 entries
+    mass : float, ureal or expression of ureals
+        Non-negative at every point of the box of its ureals.
+    inertia : scalar, 3 entries or 3x3 entries
         Inertia tensor at the centre of mass in body axes: a scalar means
-        ``J * I3``, three entries the diagonal.
+        ``J * I3``, three entries the diagonal.  Each entry is a number, a ureal
+        or an expression (``m * L * L / 12``); an uncertain matrix (``umat``) of
+        shape 1x1, 3x1 or 3x3 is read entry by entry.  The tensor must be
+        positive semidefinite on the whole box of its ureals: checked at the
+        nominal and at every vertex of the box, which is exact when the entries
+        are affine in each ureal (e.g. ``Jxy`` off the diagonal, ``m * L``);
+        otherwise, or beyond 10 ureals, the box is also sampled and a
+        :class:`~robustmb.errors.RobustMBWarning` says that the check is not a
+        proof (:mod:`.parameter_box`).
     cog : 3 entries
         Centre of mass in body coordinates.
     ports : dict[str, 3 entries]
@@ -75,12 +88,15 @@ class RigidBody:
             raise SignalError(f"a body needs a non-empty name, got {name!r}")
         self.name = name
         self.mass = g.check_scalar(mass, f"body {name!r}: mass")
-        for where, m in _corners(self.mass):
-            if m < 0:
-                raise DimensionError(f"body {name!r}: mass must be non-negative, got {m}{where}")
+        check_nonnegative(self.mass, f"body {name!r}: mass")
         self.inertia = _inertia_entries(inertia, name)
         self.cog = g.vector3(cog, f"body {name!r}: cog")
         self.ports = {}
+        if ports is not None and not isinstance(ports, Mapping):
+            raise SignalError(
+                f"body {name!r}: ports must be a mapping {{port name: 3 entries}}, "
+                f"got {type(ports).__name__}"
+            )
         for pname, pos in (ports or {}).items():
             if not isinstance(pname, str) or not pname:
                 raise SignalError(f"body {name!r}: port names must be non-empty strings")
@@ -121,33 +137,97 @@ def _sub(a, b):
 
 def _inertia_entries(inertia, name):
     what = f"body {name!r}: inertia"
-    arr = np.asarray(inertia, dtype=object)
-    if arr.ndim == 0:
-        d = [g.check_scalar(inertia, what)] * 3
+    tree = _nested(inertia, what)
+    if not isinstance(tree, list):
+        d = [g.check_scalar(tree, what)] * 3
         labels = [what] * 3
-    elif arr.shape == (3,):
-        d = [g.check_scalar(e, f"{what}[{i}]") for i, e in enumerate(arr)]
+    elif len(tree) == 3 and not any(isinstance(e, list) for e in tree):
+        d = [g.check_scalar(e, f"{what}[{i}]") for i, e in enumerate(tree)]
         labels = [f"{what}[{i}]" for i in range(3)]
     else:
         d = None
     if d is not None:
-        # a diagonal inertia is semidefinite iff each entry is >= 0: exact at the range ends
-        for label, e in zip(labels, d, strict=True):
-            for where, v in _corners(e):
-                if v < 0:
-                    raise DimensionError(
-                        f"{label} must be non-negative (positive semidefinite inertia), "
-                        f"got {v}{where}"
-                    )
+        # a diagonal inertia is semidefinite iff each entry is >= 0 on the box
+        for label, e in dict(zip(labels, d, strict=True)).items():  # a scalar: once
+            check_nonnegative(e, label, "(positive semidefinite inertia)")
         return [[d[i] if i == k else 0.0 for k in range(3)] for i in range(3)]
-    if arr.shape != (3, 3):
-        raise DimensionError(f"{what} must be a scalar, 3 entries or 3x3, got shape {arr.shape}")
-    out = [[g.check_scalar(arr[i, k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
-    num = np.array([[float(g.nominal(e)[0, 0]) for e in row] for row in out])
-    if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
-        raise DimensionError(f"{what} must be symmetric")
-    check_inertia(num, what, "" if all(g.is_number(e) for r in out for e in r) else " (nominal)")
+    if not (len(tree) == 3 and all(isinstance(r, list) and len(r) == 3 for r in tree)):
+        raise DimensionError(
+            f"{what} must be a scalar, 3 entries or 3x3, got shape {_shape_of(tree)}"
+        )
+    if any(isinstance(e, list) for r in tree for e in r):
+        raise DimensionError(
+            f"{what} must be a scalar, 3 entries or 3x3, got shape {_shape_of(tree)}"
+        )
+    out = [[g.check_scalar(tree[i][k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
+    samples, exact, description = box_samples(out)
+    for where, num in samples:
+        if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
+            raise DimensionError(f"{what} must be symmetric{where}")
+        check_inertia(num, what, where)
+    if not exact:
+        warn(f"{what}: positive semidefiniteness is not proved on the box: {description}")
     return out
+
+
+def check_nonnegative(x, what, note=""):
+    """Raise unless the scalar ``x`` (number, ureal or expression) is ``>= 0`` on its box.
+
+    A number is checked as such; an uncertain ``x`` at its nominal and at every
+    vertex of the box of its ureals, which is exact when ``x`` is affine in each
+    ureal (see :mod:`.parameter_box`); otherwise also on a grid of the box, with a
+    :class:`~robustmb.errors.RobustMBWarning` saying what was checked.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 1.0, range=(-0.5, 3.0))
+    >>> check_nonnegative(k + 0.5, "body 'b': mass")
+    >>> try:
+    ...     check_nonnegative(2.0 * k, "body 'b': mass")
+    ... except DimensionError as err:
+    ...     print(str(err).replace(" of the box of its ureals", ""))
+    body 'b': mass must be non-negative, got -1.0 (at the vertex {'k': -0.5})
+    """
+    samples, exact, description = box_samples(x)
+    for where, v in samples:
+        val = float(v.reshape(-1)[0])
+        if val < 0:
+            sep = f" {note}" if note else ""
+            raise DimensionError(f"{what} must be non-negative{sep}, got {val}{where}")
+    if not exact:
+        warn(f"{what}: non-negativity is not proved on the box: {description}")
+
+
+def _nested(x, what):
+    """Nested lists of scalar entries (numbers or uncertain scalars) from any array-like."""
+    if isinstance(x, lft.UncertainModel):
+        if x.nstates or getattr(x, "is_system", False):
+            raise DimensionError(f"{what} must be static, got a system with {x.nstates} states")
+        rows, cols = x.shape
+        if (rows, cols) == (1, 1):
+            return x
+        if rows == 1 or cols == 1:
+            return [x[i, 0] if cols == 1 else x[0, i] for i in range(max(rows, cols))]
+        return [[x[i, k] for k in range(cols)] for i in range(rows)]
+    if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return x.item() if x.dtype == object else x[()]
+        return [_nested(e, what) for e in x]
+    if isinstance(x, list | tuple):
+        return [_nested(e, what) for e in x]
+    if isinstance(x, str | bytes | dict | set):
+        raise DimensionError(f"{what} must be numbers or ureal expressions, got {x!r}")
+    return x
+
+
+def _shape_of(tree):
+    if not isinstance(tree, list):
+        return ()
+    inner = {_shape_of(e) for e in tree}
+    if len(inner) == 1:
+        return (len(tree), *inner.pop())
+    return (len(tree), "ragged")
 
 
 def check_inertia(num, what, where=""):
@@ -180,18 +260,3 @@ def check_inertia(num, what, where=""):
         raise DimensionError(
             f"{what} must be positive semidefinite{where}, its eigenvalues are {eig}"
         )
-
-
-def _corners(x):
-    """Values of a scalar parameter at which its sign can be checked exactly.
-
-    A number: itself; a ureal: its nominal and its range ends; an expression
-    of ureals: its nominal only (its extreme values need not be at the ends).
-    """
-    if g.is_number(x):
-        return [("", float(x))]
-    out = [(" (nominal)", float(g.nominal(x)[0, 0]))]
-    if isinstance(x, lft.UncertainElement):
-        lo, hi = x.range
-        out += [(f" (ureal {x.name!r} at the end of its range)", v) for v in (lo, hi)]
-    return out

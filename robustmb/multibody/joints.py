@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DimensionError, SignalError, UncertainTypeError
+from ..errors import DimensionError, NameConflictError, SignalError, UncertainTypeError
 from . import _generic as g
+from .bodies import check_nonnegative
 from .dcm import rotation_lft
 from .spatial import check_rotation, rotation_matrix, unit_axis
 
@@ -93,6 +94,19 @@ class _ActuatedJoint(Joint):
         for s in (self.input_name, self.output_name):
             if not isinstance(s, str) or not s:
                 raise SignalError(f"joint {name!r}: signal names must be non-empty strings")
+        if self.input_name in (self.output_name, self.rate_name):
+            raise NameConflictError(
+                f"joint {name!r}: its input and one of its outputs are both named "
+                f"{self.input_name!r}"
+            )
+
+    def signal_names(self):
+        """``{signal name: role}`` of the joint's effort input, coordinate and rate outputs."""
+        return {
+            self.input_name: "input",
+            self.output_name: "output",
+            self.rate_name: "rate output",
+        }
 
     @property
     def rate_name(self):
@@ -120,10 +134,14 @@ class RevoluteJoint(_ActuatedJoint):
         ``P_{a/b}(0)``.
     stiffness, damping : float or ureal
         Linear spring (N m/rad) and damper (N m s/rad) about the equilibrium.
-    inertia : float or ureal
-        Rotor inertia about the axis, carried by the child; zero is allowed.
+    inertia : float, ureal or expression of ureals
+        Rotor inertia about the axis, carried by the child; zero is allowed, a
+        negative value anywhere on the box of its ureals is not (checked as a
+        body's mass, :func:`~robustmb.multibody.bodies.check_nonnegative`).
     input_name, output_name : str
-        Names of the torque input and angle output (rate: ``output_name + "_dot"``).
+        Names of the torque input and angle output (rate: ``output_name + "_dot"``);
+        they must differ from each other and from the signals of the other joints
+        of a mechanism (:class:`~robustmb.errors.NameConflictError`).
 
     Examples
     --------
@@ -173,6 +191,8 @@ class RevoluteJoint(_ActuatedJoint):
             if t is not None:
                 g.check_scalar(t, f"joint {name!r}: {what}")
         self.inertia = g.check_scalar(inertia, f"joint {name!r}: inertia")
+        # a rotor inertia adds to the mass matrix: it must be >= 0 on the whole box
+        check_nonnegative(self.inertia, f"joint {name!r}: inertia")
 
     def rotation(self):
         """``Rot(r_b, -theta)`` as a number matrix or an LFT of the tangent parameter."""
@@ -236,3 +256,41 @@ class PrismaticJoint(_ActuatedJoint):
         )
         self.displacement = g.check_scalar(displacement, f"joint {name!r}: displacement")
         self.inertia = 0.0
+
+
+def check_signal_names(joints, others=None):
+    """Raise :class:`~robustmb.errors.NameConflictError` if two signals share a name.
+
+    Inputs and outputs of a linearised mechanism are wired by name
+    (:func:`robustmb.connect`): two joints with the same output name would be
+    summed, two with the same input name driven together, silently.
+
+    Parameters
+    ----------
+    joints : iterable of Joint
+        Each actuated joint contributes its input, output and rate names.
+    others : dict[str, str], optional
+        Further signals ``{name: owner}`` (wrench inputs, base coordinates).
+
+    Examples
+    --------
+    >>> from robustmb.multibody import RevoluteJoint
+    >>> j1 = RevoluteJoint("J1", ("ground", "O"), ("a", "P"), [1, 0, 0], output_name="q")
+    >>> j2 = RevoluteJoint("J2", ("a", "T"), ("b", "P"), [1, 0, 0], output_name="q")
+    >>> try:
+    ...     check_signal_names([j1, j2])
+    ... except NameConflictError as err:
+    ...     print(err)
+    signal 'q' is the output of joint 'J1' and the output of joint 'J2'
+    """
+    owner = {}
+    for name, who in (others or {}).items():
+        owner[name] = who
+    for j in joints:
+        if not j.ndof:
+            continue
+        for name, role in j.signal_names().items():
+            here = f"the {role} of joint {j.name!r}"
+            if name in owner:
+                raise NameConflictError(f"signal {name!r} is {owner[name]} and {here}")
+            owner[name] = here

@@ -20,14 +20,21 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, IllPosedError, NameConflictError, SignalError
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    IllPosedError,
+    NameConflictError,
+    SignalError,
+    UncertainTypeError,
+)
 from . import _generic as g
 from . import nonlinear_models, nonlinear_setup, pointwise_linearization
 from .bodies import RigidBody
-from .joints import GROUND, Joint, WeldJoint
+from .joints import GROUND, Joint, WeldJoint, check_signal_names
 from .lft_assembly import LinearAssembly
 from .lft_loads import _closure_rotations, _numeric_equilibrium, _shifted, _with_loads
-from .mechanism_trim import MechanismTrim, trim_equilibrium
+from .mechanism_trim import MechanismTrim, check_base_balance, trim_equilibrium
 from .signals import POSE_COMPONENTS
 from .spatial import check_rotation
 
@@ -45,6 +52,27 @@ def _point(x, what):
     return p
 
 
+def _port_pairs(ports):
+    """``linearize``'s ports as a list of (body, port) string pairs, else ArgumentError."""
+    if isinstance(ports, str) or not isinstance(ports, list | tuple):
+        raise ArgumentError(
+            f"linearize: ports must be a sequence of (body name, port name) pairs, got {ports!r}"
+        )
+    out = []
+    for item in ports:
+        if not (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(s, str) for s in item)
+        ):
+            raise ArgumentError(
+                "linearize: each entry of ports must be a (body name, port name) pair, "
+                f"got {item!r} in ports={ports!r}"
+            )
+        out.append(tuple(item))
+    return out
+
+
 class Mechanism:
     """A tree of rigid bodies and joints under a uniform acceleration field.
 
@@ -56,7 +84,9 @@ class Mechanism:
     floating_base : str, optional
         Name of a body that floats freely (6 degrees of freedom, coordinates:
         small displacement of its origin and small rotation, in its own
-        equilibrium axes).  Without it the tree hangs from the ground.
+        equilibrium axes).  Without it the tree hangs from the ground.  Nothing
+        holds it: under an acceleration field its loads must be balanced by
+        applied wrenches for :meth:`linearize` (see its ``base_wrench``).
     base_orientation : 3x3, optional
         Equilibrium DCM of the floating base (its axes in inertial components).
     base_position : 3 numbers
@@ -93,7 +123,15 @@ class Mechanism:
         base_position=(0.0, 0.0, 0.0),
         ground_ports=None,
     ):
-        a = np.asarray(acceleration, dtype=float).reshape(-1)
+        if any(g.is_uncertain(e) for e in np.asarray(acceleration, dtype=object).reshape(-1)):
+            raise UncertainTypeError(
+                f"acceleration must be 3 finite numbers, got {acceleration!r}: an uncertain "
+                "acceleration field is not supported (the equilibrium geometry is numeric)"
+            )
+        try:
+            a = np.asarray(acceleration, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            a = np.array([np.nan])
         if a.size != 3 or not np.all(np.isfinite(a)):
             raise SignalError(f"acceleration must be 3 finite numbers, got {acceleration!r}")
         self.acceleration = a.reshape(3, 1)
@@ -150,6 +188,7 @@ class Mechanism:
             raise SignalError(f"add_joint expects a joint, got {type(joint).__name__}")
         if joint.name in self.joints:
             raise NameConflictError(f"a joint named {joint.name!r} already exists")
+        check_signal_names(list(self.joints.values()) + [joint])
         for other in self.joints.values():
             if other.child[0] == joint.child[0]:
                 raise IllPosedError(
@@ -394,7 +433,7 @@ class Mechanism:
         return mech, efforts, applied, closures
 
     # ------------------------------------------------------------------ step 3
-    def linearize(self, *, rates=False, ports=(), simplify=True):
+    def linearize(self, *, rates=False, ports=(), simplify=True, base_wrench=None):
         """Linearised plant around the (parameter-dependent) equilibrium, as one exact LFT.
 
         Parameters
@@ -407,6 +446,15 @@ class Mechanism:
             ``body_port_dx ... body_port_alphaz``).
         simplify : bool
             Apply :func:`robustmb.simplify` to the result.
+        base_wrench : {None, "body"}
+            How a floating base that is not balanced at equilibrium is held.
+            ``None`` (default): it must be balanced -- the weight and the applied
+            loads leave no residual base wrench (:attr:`MechanismTrim.base_wrench`
+            zero at the nominal and over the box of the ureals), else
+            :class:`~robustmb.errors.IllPosedError`.  ``"body"``: the residual is
+            provided by a wrench constant in the base's own axes, the choice of
+            ``linearize_at(q0, v0, a0=zeros)`` (a wrench fixed in inertial axes
+            instead is an :meth:`add_applied_wrench` with ``frame="inertial"``).
 
         Returns
         -------
@@ -434,7 +482,13 @@ class Mechanism:
             a rotational closure spring not at rest at equilibrium, or a joint law
             (:meth:`add_joint_law`) at an uncertain equilibrium coordinate: the LFT
             does not model them; :meth:`linearize_at` linearises the nonlinear model
-            that does.
+            that does.  Also if a floating base needs a holding wrench that
+            ``base_wrench`` does not specify (it names the residual wrench).
+        NameConflictError
+            If two signals (joint inputs, outputs, rates, wrench inputs, base
+            coordinates) share a name.
+        ArgumentError
+            If ``ports`` is not a sequence of (body name, port name) pairs.
 
         Examples
         --------
@@ -458,7 +512,17 @@ class Mechanism:
                 f"linearize: the mechanism has no joints (bodies: {list(self.bodies)}); add "
                 "joints with add_joint() or a floating base before linearising"
             )
+        ports = _port_pairs(ports)
+        others = {}
+        if self.floating_base:
+            for c in POSE_COMPONENTS:
+                others[f"{self.floating_base}_{c}"] = "a coordinate of the floating base"
+        for w in self.wrench_inputs:
+            for c in ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz"):
+                others[f"{w}_{c}"] = f"an input of the wrench input {w!r}"
+        check_signal_names(self.joints.values(), others)
         mech, _, applied, closures, topology, tr = self._lft_trim("linearize")
+        check_base_balance(mech, tr, "linearize", base_wrench)
         for b, p in ports:
             if b == GROUND or b not in self.bodies:
                 raise SignalError(f"port output: unknown body {b!r}")

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ArgumentError, IllPosedError
 from . import _generic as g
 from .body_blocks import trim_wrench_pair
 from .joint_blocks import frame_acceleration_in_child, joint_trim_pair
 from .joints import GROUND, PrismaticJoint
+from .parameter_box import box_samples
 
 
 @dataclass
@@ -181,3 +183,71 @@ def port_position(mech, tr, body, port):
     return g.simplified(
         tr.origin[body] + g.mm(tr.dcm[body], g.column(mech.bodies[body].port(port)))
     )
+
+
+def check_base_balance(mech, tr, method, base_wrench=None):
+    """Refuse a floating base that something unmodelled has to hold at equilibrium.
+
+    The trim's ``base_wrench`` is what must act on a floating base for it to stay
+    at rest: zero when the applied wrenches balance the loads (a buoyancy, a
+    thrust) or with no acceleration field.  A nonzero residual has no unique
+    linearisation: it depends on how that holding wrench turns when the base
+    rotates.  ``base_wrench="body"`` states the choice of a wrench constant in
+    the base's axes (as ``linearize_at(q0, v0, a0=zeros)`` does with its
+    inverse-dynamics effort); otherwise the residual raises.
+
+    The residual is checked at the nominal and over the box of its ureals
+    (:func:`~robustmb.multibody.parameter_box.box_samples`), relative to the
+    loads' scale ``(sum m |a| + sum |applied|) (1 + extent)``.
+
+    Examples
+    --------
+    >>> from robustmb.multibody import Mechanism, RigidBody, gravity
+    >>> mech = Mechanism(acceleration=gravity(9.81), floating_base="sat")
+    >>> mech.add_body(RigidBody("sat", mass=2.0, inertia=0.1))
+    >>> tr = trim_equilibrium(mech, *mech._topology())
+    >>> try:
+    ...     check_base_balance(mech, tr, "linearize")
+    ... except IllPosedError as err:
+    ...     print(str(err)[:86])
+    linearize: the floating base 'sat' is not at rest without a holding wrench: its weight
+    >>> check_base_balance(mech, tr, "linearize", base_wrench="body")   # explicit choice
+    """
+    if base_wrench not in (None, "body"):
+        raise ArgumentError(f"{method}: base_wrench must be None or 'body', got {base_wrench!r}")
+    if not mech.floating_base or tr.base_wrench is None or base_wrench == "body":
+        return
+    if g.is_number(tr.base_wrench) and not np.any(tr.base_wrench):
+        return
+    tol = 1e-9 * _load_scale(mech, tr)
+    for where, value in box_samples(tr.base_wrench)[0]:
+        if np.abs(value).max() > tol:
+            w = np.round(value.ravel(), 6) + 0.0
+            raise IllPosedError(
+                f"{method}: the floating base {mech.floating_base!r} is not at rest without a "
+                f"holding wrench: its weight and the applied loads leave the residual wrench "
+                f"[F; T] = {w.tolist()} (base axes, at its origin){where} that nothing in the "
+                "model provides.  Balance it with "
+                "add_applied_wrench (a buoyancy, a thrust), linearise a free base with zero "
+                "acceleration field, or pass base_wrench='body' to hold the base with this "
+                "wrench fixed in its own axes"
+            )
+
+
+def _load_scale(mech, tr):
+    """``(sum m |a| + sum |applied| + sum |closure forces|) (1 + extent)`` at the nominal."""
+    acc = float(np.linalg.norm(mech.acceleration))
+    load = sum(abs(float(g.nominal(b.mass)[0, 0])) for b in mech.bodies.values()) * acc
+    for *_, w, _frame in getattr(mech, "applied_wrenches", {}).values():
+        load += sum(abs(float(g.nominal(e)[0, 0])) for e in w)
+    for f in tr.closure_force.values():
+        load += float(np.abs(g.nominal(f)).sum())
+    extent = 0.0
+    for name, origin in tr.origin.items():
+        extent = max(extent, float(np.linalg.norm(g.nominal(origin))))
+        if name in mech.bodies:
+            body = mech.bodies[name]
+            for pos in [body.cog, *body.ports.values()]:
+                p = np.array([float(g.nominal(e)[0, 0]) for e in pos])
+                extent = max(extent, float(np.linalg.norm(p)))
+    return max(load, np.finfo(float).tiny) * (1.0 + extent)

@@ -128,8 +128,11 @@ def rotation_matrix(axis, angle):
 
 def unit_axis(axis, what: str):
     """A numeric axis normalised to unit length; a zero or non-finite axis is an error."""
-    r = np.asarray(axis, dtype=float).reshape(-1)
-    if r.size != 3 or not np.all(np.isfinite(r)):
+    try:
+        r = np.asarray(axis, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        r = None  # a string such as "x", or uncertain entries: not a numeric axis
+    if r is None or r.size != 3 or not np.all(np.isfinite(r)):
         raise DimensionError(f"{what} must be 3 finite numbers, got {axis!r}")
     n = np.linalg.norm(r)
     if n < 1e-12:

@@ -6,7 +6,7 @@ from mechanism_specs import build_mechanism, frequency_response
 from nonlinear_specs import random_state, random_tree
 
 from robustmb import lft
-from robustmb.errors import UncertainTypeError
+from robustmb.errors import DimensionError, UncertainTypeError
 from robustmb.multibody import Mechanism, RevoluteJoint, RigidBody
 
 
@@ -196,7 +196,13 @@ def test_a_product_that_leaves_the_legal_set_between_legal_points_is_refused_by_
     ixy = 10 * (p - 1.0) * (q - 1.0)
     mech = Mechanism(acceleration=[0, 0, 9.81])
     inertia = [[0.5, ixy, 0], [ixy, 0.5, 0], [0, 0, 1.0]]
-    mech.add_body(RigidBody("link", mass=1.0, inertia=inertia, ports={"P": [0, 0, 0.4]}))
+    # the body itself refuses it: indefinite at the vertex p = q = 0.5 (Ixy = 2.5) ...
+    with pytest.raises(DimensionError, match=r"inertia must be positive semidefinite \(at the"):
+        RigidBody("link", mass=1.0, inertia=inertia)
+    # ... so it is slipped into a legal body to reach the check of linearize_at
+    link = RigidBody("link", mass=1.0, inertia=[0.5, 0.5, 1.0], ports={"P": [0, 0, 0.4]})
+    link.inertia = inertia
+    mech.add_body(link)
     mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("link", "P"), [1, 1, 0]))
     with pytest.raises(UncertainTypeError, match="'p' and 'q' multiply each other.*illegal"):
         mech.linearize_at([0.3], [0.7], uncertain=True)
