@@ -447,9 +447,10 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
     # level that would need no branch and bound (the certified level is 1.001 times
     # the grid's largest bound).
     # On given frequencies the grid's bound is the answer: bisect it as tightly as before.
-    rtol = max(1e-4, 0.1 * gap_tol) if omega is None or band is not None else 1e-4
+    # (a band, which runs no branch and bound, sets ``omega`` to its dense grid)
+    rtol = max(1e-4, 0.1 * gap_tol) if omega is None else 1e-4
     settle = (1.0 + gap_tol) / 1.001 * (1.0 - 1e-12) - 1.0
-    settle = settle if settle >= 1e-4 and (omega is None or band is not None) else 1e-3
+    settle = settle if settle >= 1e-4 and omega is None else 1e-3
     x_grid = np.full((len(grid), n_scaling_parameters(_augmented_blk(problem))), np.nan)
     gam = pointwise_gain_bounds(
         problem, grid, floor=g_lo, rtol=rtol, settle=settle, scalings=x_grid
