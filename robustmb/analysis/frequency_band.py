@@ -262,14 +262,16 @@ def band_mu_peak(
                 at_level.pop(k, None)
 
     def certify(k):
+        """The interval of point ``k`` at the current level; an interval it had before
+        (from an earlier certificate, or a lower level: still valid) is kept if wider."""
         at_level[k] = level
         beta0, dmat, gmat = certs[k]
-        ivs.pop(k, None)
         if beta0 > level:
             return
         mult = multiplier_from_certificate(blk, beta0, dmat, gmat)
         iv = certified_interval(equiv, mult, level, pts[k], respond)
-        if iv is not None:
+        old = ivs.get(k)
+        if iv is not None and (old is None or iv[1] - iv[0] >= old[1] - old[0]):
             ivs[k] = iv
 
     def gaps():
@@ -291,9 +293,9 @@ def band_mu_peak(
         for k in sorted(range(len(pts)), key=lambda k: ubs[k]):
             if at_level.get(k) == level:
                 continue
-            if any(lo_ < pts[k] < hi_ for lo_, hi_ in ivs.values()):
+            if any(u < pts[k] < v for j, (u, v) in ivs.items() if j != k):
                 # inside a neighbour's interval: certified only if next to a gap
-                at_level[k], _ = -np.inf, ivs.pop(k, None)
+                at_level[k] = -np.inf
             else:
                 certify(k)
         open_ = gaps()
