@@ -317,7 +317,8 @@ def band_mu_peak(
             relax=rnd >= max_rounds // 2)  # fmt: skip
         tighten([k for k in range(n_before, len(pts)) if ubs[k] > level and k not in relaxed_at])
     covered = not open_ and max(ubs) <= level
-    w = np.array([_to_model(v, dt, top) for v in pts])
+    # (the round trip through nu = tan(w dt / 2) may move an end by an ulp: kept in the band)
+    w = np.clip([_to_model(v, dt, top) for v in pts], lo, hi)
     intervals = [(_to_model(u, dt, top), _to_model(v, dt, top)) for u, v in ivs.values()]
     peak = MuPeak(
         level if covered else np.inf,

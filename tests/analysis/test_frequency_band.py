@@ -215,3 +215,45 @@ def test_band_with_omega_or_above_nyquist_is_rejected(fn):
     dargs = (dsys, 2.0) if fn == "robgain" else (dsys,)
     with pytest.raises(ArgumentError, match="band.*Nyquist"):
         getattr(rmb, fn)(*dargs, band=(0.1, 40.0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_band_mu_peak_of_a_full_block_brackets_the_dense_sigma_max(seed):
+    # one full complex block: mu = sigma_max, computed by numpy on a dense grid of the band
+    rng = np.random.default_rng(seed)
+    n = 4
+    a = rng.standard_normal((n, n))
+    a -= (np.max(np.linalg.eigvals(a).real) + 0.3) * np.eye(n)
+    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
+    d = 0.1 * rng.standard_normal((2, 2))
+    lo = float(rng.uniform(0.0, 2.0))
+    band = (lo, lo + float(rng.uniform(0.2, 5.0)))
+    r = band_mu_peak((a, b, c, d), [(2, 2)], 0.0, band)
+    w = np.linspace(*band, 20001)
+    resp = c @ np.linalg.solve(1j * w[:, None, None] * np.eye(n) - a, b) + d
+    brute = float(np.max(np.linalg.norm(resp, 2, axis=(1, 2))))
+    assert r.covered
+    assert r.lower <= brute * (1 + 1e-9) and brute <= r.upper
+    assert r.upper <= brute * 1.01
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_discrete_band_mu_peak_of_a_full_block_brackets_the_dense_sigma_max(seed):
+    # the bilinear path: bands ending at or below the Nyquist frequency pi/dt
+    rng = np.random.default_rng(100 + seed)
+    n, dt = 4, 0.1
+    a = rng.standard_normal((n, n))
+    a *= 0.9 / np.max(np.abs(np.linalg.eigvals(a)))
+    b, c = rng.standard_normal((n, 2)), rng.standard_normal((2, n))
+    d = 0.1 * rng.standard_normal((2, 2))
+    lo = float(rng.uniform(0.0, 20.0))
+    band = (lo, np.pi / dt if seed % 2 else lo + float(rng.uniform(1.0, 10.0)))
+    r = band_mu_peak((a, b, c, d), [(2, 2)], dt, band)
+    w = np.linspace(*band, 20001)
+    z = np.exp(1j * w * dt)
+    resp = c @ np.linalg.solve(z[:, None, None] * np.eye(n) - a, b) + d
+    brute = float(np.max(np.linalg.norm(resp, 2, axis=(1, 2))))
+    assert r.covered
+    assert r.lower <= brute * (1 + 1e-9) and brute <= r.upper
+    assert r.upper <= brute * 1.01
+    assert np.all((r.omega >= band[0]) & (r.omega <= band[1] * (1 + 1e-12)))
