@@ -141,12 +141,13 @@ def robstab(
         ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time), with the
         guarantees of the whole-axis analysis on every frequency of it: ``lower`` is
         certified by frequency intervals covering the band, ends included, and
-        ``upper`` is realised by values whose boundary pole lies in the band.  A
+        ``upper`` is realised by values whose boundary pole lies in the band (to 1e-8
+        relative: the pole of a crossing at a band end is located to rounding).  A
         band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
-        ``omega``, nor for models with complex coefficients.  On a band the
-        direct parameter search, vertex polytopes and branch and bound (which
-        certify the whole axis) do not run, and ``sensitivity`` is not computed (the
-        crossings it follows may leave the band).
+        ``omega``, nor for models with complex coefficients.  On a band the vertex
+        polytopes and the branch and bound (which certify the whole axis) do not run,
+        the direct parameter search only proposes a candidate for ``upper``, and
+        ``sensitivity`` is not computed (the crossings it follows may leave the band).
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         frequency sweep).
@@ -298,10 +299,12 @@ def _band_robstab(problem, band, bar):
         found = _parameter_search(problem, cap)
         if found is not None:
             candidates.append((found[0], _search_values(problem, *found)))
+    # a witness for the band only if its boundary pole is in the band, to the rounding
+    # with which a pole is located (a mu lower bound at a band end gives a pole there)
+    inside = (band[0] * (1 - _BAND_RTOL), band[1] * (1 + _BAND_RTOL))
     for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
         got = _verified_crossing(problem, alpha, values_at)
-        # a witness for the band only if its boundary pole is in the band
-        if got is not None and got[0] < upper and band[0] <= got[2] <= band[1]:
+        if got is not None and got[0] < upper and inside[0] <= got[2] <= inside[1]:
             upper, destab, crit, ill = got
     lower = float(min(lower, upper))
     upper = float(upper)
@@ -329,6 +332,8 @@ _BOXES_FIRST = 0.2
 _SWEEP_REL_GAP = 1e-3
 # Relative room of the pointwise bound added at a verified crossing's frequency.
 _PLOT_ROOM = 1e-3
+# Relative distance from the band within which a verified pole counts as in the band.
+_BAND_RTOL = 1e-8
 
 
 def _robstab(

@@ -257,3 +257,20 @@ def test_discrete_band_mu_peak_of_a_full_block_brackets_the_dense_sigma_max(seed
     assert r.lower <= brute * (1 + 1e-9) and brute <= r.upper
     assert r.upper <= brute * 1.01
     assert np.all((r.omega >= band[0]) & (r.omega <= band[1] * (1 + 1e-12)))
+
+
+@pytest.mark.parametrize("band", [(0.5, 1.5), (3.0, 10.0)])
+def test_robstab_band_of_a_dynamic_uncertainty_against_the_small_gain_value(band):
+    # T = G (1 + D) / (1 + G (1 + D)), D a unit-ball ultidyn: the loop seen by D is
+    # -T0 = -G / (1 + G), so the band margin is 1 / max over the band of |T0(jw)|
+    D = rmb.ultidyn("D", (1, 1), bound=1.0)
+    g = 2 / (S * S + 0.4 * S + 1)
+    loop = g * (1 + D)
+    res = rmb.robstab(loop / (1 + loop), band=band)
+    w = np.linspace(*band, 200001)
+    g_j = 2 / (1 - w**2 + 0.4j * w)
+    brute = 1 / float(np.max(np.abs(g_j / (1 + g_j))))  # the peak is at 1.71 rad/s
+    assert res.certified
+    assert res.lower <= brute * (1 + 1e-9) and brute <= res.upper * (1 + 1e-9)
+    assert res.upper <= res.lower * 1.01
+    assert band[0] * (1 - 1e-8) <= res.critical_frequency <= band[1] * (1 + 1e-8)
