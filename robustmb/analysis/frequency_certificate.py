@@ -169,9 +169,9 @@ def bounds_at_scalings(M, blk, scalings):
     return beta, D, G
 
 
-def uncovered(intervals, top=np.inf):
-    """Parts of ``[0, top]`` not covered by ``intervals`` (gaps narrower than 1e-12
-    relative to their frequency are ignored, as in the sweeps).
+def uncovered(intervals, top=np.inf, *, bottom=0.0):
+    """Parts of ``[bottom, top]`` not covered by the closed ``intervals`` (gaps narrower
+    than 1e-12 relative to their frequency are ignored, as in the sweeps).
 
     Examples
     --------
@@ -179,11 +179,17 @@ def uncovered(intervals, top=np.inf):
     [(1.0, 2.0)]
     >>> uncovered([(0.0, 1.0), (1.0, np.inf)])
     []
+    >>> uncovered([(0.5, 1.0), (2.0, 4.0)], 3.0, bottom=0.7)  # a band [0.7, 3]
+    [(1.0, 2.0)]
+    >>> uncovered([(0.5, 1.0)], 3.0, bottom=0.2)
+    [(0.2, 0.5), (1.0, 3.0)]
     """
-    gaps, reach = [], 0.0
+    gaps, reach = [], bottom
     for lo, hi in sorted(iv for iv in intervals if iv is not None):
+        if reach >= top:
+            break
         if lo > reach:
-            gaps.append((reach, lo))
+            gaps.append((reach, min(lo, top)))
         reach = max(reach, hi)
     if reach < top:
         gaps.append((reach, top))

@@ -4,7 +4,9 @@
 bound ``gamma`` on the peak gain, bisection on the scaling ``alpha`` of the uncertainty
 box with the pointwise mu test of ``diag(alpha I, 1/gamma) M(jw)``, a whole-axis
 certificate of the final scaling, and an upper bound realised by parameter values whose
-actual peak gain reaches ``gamma`` (MATLAB's ``robgain``).
+actual peak gain reaches ``gamma`` (MATLAB's ``robgain``).  With a ``band`` the gain is
+that of the frequency response over ``wmin <= w <= wmax`` (MATLAB's
+``robgain(usys, gamma, {wmin, wmax})``), certified on every frequency of the band.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..errors import ArgumentError
 from ..lft.arguments import frequencies, real_number
 from .branch_and_bound import BoxCover
 from .destabilising_search import _parameter_search, _scalar_blocks, _verified_crossing
+from .frequency_band import band_grid, band_text, check_band
 from .gain_boxes import (
     _box_options,
     _margin_boxes,
@@ -40,6 +44,7 @@ from .worst_case_gain import (
     _responses,
     _scaled,
     _worst_case_search,
+    whole_axis,
 )
 
 
@@ -63,6 +68,8 @@ class RobgainResult:
         The branch and bound over the parameter box, when it ran: the scaling
         ``target`` it tried to certify with peak gain below ``gamma`` on every
         sub-box, whether it did, the sub-boxes certified and swept, the volume covered.
+    band : tuple or None
+        ``(wmin, wmax)`` in rad/s when the gain was restricted to that band.
     """
 
     lower: float
@@ -73,6 +80,7 @@ class RobgainResult:
     worst: dict = field(default_factory=dict)
     reason: str = ""
     boxes: BoxCover | None = field(default=None, repr=False)
+    band: tuple | None = None
 
 
 def _block_size(problem, delta):
@@ -80,13 +88,14 @@ def _block_size(problem, delta):
     return max((float(np.linalg.norm(delta[bi.w, bi.z], 2)) for bi in problem.blocks), default=0.0)
 
 
-def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=40):
+def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=40, omega=None):
     """Smallest scaling ``t`` found along a mu-lower-bound direction with peak gain >= gamma.
 
     At the frequencies where the robust-performance mu upper bound for scaling
     ``alpha`` is largest, the lower bound's perturbation (uncertainty part) is a
     direction; the scaling along it is bisected on the actual peak gain of the
-    substituted system (``inf`` when unstable, which also reaches ``gamma``).
+    substituted system (``inf`` when unstable, which also reaches ``gamma``; with
+    ``omega``, the largest gain over those frequencies).
     Returns ``(t, frequency, values)`` or None when nothing below ``below`` is found.
     """
     blk = _augmented_blk(problem)
@@ -108,7 +117,7 @@ def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=4
 
         def peak(t, direction=direction, w0=w0):
             try:
-                return _peak_of(problem, values_from_delta(problem, t * direction, w0))
+                return _peak_of(problem, values_from_delta(problem, t * direction, w0), omega)
             except ValueError:  # an ill-posed substitution: not a member of the set
                 return -np.inf, np.nan
 
@@ -123,7 +132,17 @@ def _mu_gain_witness(problem, gamma, alpha, grid, resp, below, n_freq=5, iters=4
     return best
 
 
-def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=16, executor=None):
+def robgain(
+    usys,
+    gamma,
+    *,
+    omega=None,
+    band=None,
+    progress=False,
+    gap_tol=5e-3,
+    max_boxes=16,
+    executor=None,
+):
     """Robust performance margin: largest uncertainty scaling with peak gain below ``gamma``.
 
     Parameters
@@ -133,8 +152,19 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
         Required bound on the peak gain (positive).
     omega : array_like, optional
         Restrict to these frequencies (no whole-axis certificate).
-        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
-        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
+        These are frequency points: ``omega=(wmin, wmax)`` analyses those two
+        frequencies alone; for MATLAB's interval ``{wmin, wmax}`` use ``band``.
+    band : tuple (wmin, wmax), optional
+        Restrict to the frequency interval ``wmin <= w <= wmax`` (rad/s;
+        ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time): the margin
+        keeps the gain of the frequency response below ``gamma`` on the band, ``lower``
+        certified on every frequency of it (ends included) as the whole-axis ``lower``
+        is on the axis, ``upper`` realised by ``worst``, whose gain reaches ``gamma`` at
+        ``critical_frequency`` (in the band).  Stability is not part of the claim (an
+        unstable member does not reach ``gamma`` on the band by being unstable).  A
+        band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
+        ``omega``, nor for models with complex coefficients; the branch and bound
+        does not run on a band.
     progress : bool
         Show a progress bar on standard error.
     gap_tol : float
@@ -185,25 +215,40 @@ def robgain(usys, gamma, *, omega=None, progress=False, gap_tol=5e-3, max_boxes=
     (0.5, 0.5)
     >>> res.lower <= 0.5 <= res.upper  # the exact margin: k = 1.25 reaches gamma
     True
+
+    On the band [1, 10] rad/s the gain ``k / sqrt(1 + w^2)`` is largest at 1 rad/s, so
+    ``k`` may reach ``1.25 sqrt(2)``: the margin is ``(1.25 sqrt(2) - 1) / 0.5 = 1.536``.
+
+    >>> res = rmb.robgain(k / (s + 1), 1.25, band=(1.0, 10.0))
+    >>> bool(1.53 < res.lower <= 1.5355 <= res.upper < 1.54), res.band
+    (True, (1.0, 10.0))
     """
     gamma = real_number(gamma, "gamma", "robgain", positive=True)
     omega = frequencies(omega, "robgain")
+    if band is not None and omega is not None:
+        raise ArgumentError("robgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "robgain")
     problem = uncertain_problem(usys, what="robgain")
+    band = check_band(band, problem.dt, "robgain")
+    if band is not None and problem.is_complex:
+        raise ArgumentError("robgain: band is not supported for models with complex coefficients")
+    inner = band if band is not None and not whole_axis(band, problem.dt) else None
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
-        return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason)
+        return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason, band=band)
     centre = _centre_values(problem)
-    g0, f0 = _peak_of(problem, centre)
+    dense = None if inner is None else band_grid(problem.a, problem.dt, inner, n=400)
+    g0, f0 = _peak_of(problem, centre, dense)
     if g0 >= gamma:
         # the margin is 0 exactly: the centre itself (scaling 0) reaches gamma
         reason = (
             f"robgain: the peak gain at the centre of the ranges, {g0:.6g} at {f0:.6g} "
             f"rad/s, already reaches gamma = {gamma:.6g}; the margin is 0"
         )
-        return RobgainResult(0.0, 0.0, f0, float(gamma), True, centre, reason)
+        return RobgainResult(0.0, 0.0, f0, float(gamma), True, centre, reason, band=band)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
-        res = _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor)
+        res = _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor, inner)
+    res.band = band
     res.reason += nominal_unstable_note(problem, "robgain")
     return res
 
@@ -287,13 +332,16 @@ def _bisect_scaling(ok, lo, hi):
     return lo, hi
 
 
-def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None):
+def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, band=None):
     bar.start("bisection on the uncertainty scaling")
-    grid = (
-        np.asarray(omega, float)
-        if omega is not None
-        else default_grid(problem.a, problem.dt, both_signs=problem.is_complex)
-    )
+    # on a band, gains are realised on its dense grid (ends, modes, 400 log points)
+    dense = None if band is None else band_grid(problem.a, problem.dt, band, n=400)
+    if band is not None:
+        grid = band_grid(problem.a, problem.dt, band)
+    elif omega is not None:
+        grid = np.asarray(omega, float)
+    else:
+        grid = default_grid(problem.a, problem.dt, both_signs=problem.is_complex)
     resp = _responses(problem, grid)
     blk = _augmented_blk(problem)
 
@@ -318,7 +366,7 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
         for _ in range(_CERTIFY_ROUNDS):
             alpha = lo / 1.001
             tried = alpha
-            peak = _certify_level(problem, gamma, alpha=alpha, progress=bar.start)
+            peak = _certify_level(problem, gamma, alpha=alpha, progress=bar.start, band=band)
             if peak.covered:
                 lo, certified = alpha, True
                 break
@@ -337,12 +385,14 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     # point below a certified scaling can; below an uncertified one any may).
     upper, crit, worst = np.inf, np.nan, {}
     a_lo, a_hi = (lo if certified else 0.0), max(hi, lo) * 4
-    g, f, vals, k = _worst_case_search(problem, alpha=a_hi)
+    g, f, vals, k = _worst_case_search(problem, alpha=a_hi, omega=dense)
     if g >= gamma:
         for _ in range(40):
             mid = 0.5 * (a_lo + a_hi)
             # Any point reaching gamma decides the step: start with the last witness.
-            gm, fm, vm, km = _worst_case_search(problem, alpha=mid, enough=gamma, first=k)
+            gm, fm, vm, km = _worst_case_search(
+                problem, alpha=mid, enough=gamma, first=k, omega=dense
+            )
             if gm >= gamma:
                 a_hi, f, vals, k = mid, fm, vm, km
             else:
@@ -353,18 +403,24 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     # The mu lower bound of the robust-performance problem just above the certified
     # scaling gives a witness for any block kind (ultidyn included), checked by the
     # actual peak gain of the substituted system.
-    witness = _mu_gain_witness(problem, gamma, max(hi, lo), grid, resp, upper)
+    witness = _mu_gain_witness(problem, gamma, max(hi, lo), grid, resp, upper, omega=dense)
     if witness is not None:
         upper, crit, worst = witness
     # An unstable member has infinite gain: the destabilising crossing of the scalar
     # parameters bounds the margin too, and the gain reaches gamma before it.
-    witness = _stability_witness(problem, gamma, upper if np.isfinite(upper) else _SEARCH_CAP)
+    # (not on a band: instability does not make the gain on the band reach gamma)
+    witness = (
+        None
+        if band is not None
+        else _stability_witness(problem, gamma, upper if np.isfinite(upper) else _SEARCH_CAP)
+    )
     if witness is not None and witness[0] < upper:
         upper, crit, worst = witness
     scal = _real_blocks(problem)
     cover, lo_source = None, None
     if (
         certified
+        and band is None
         and max_boxes > 0
         and scal is not None
         and np.isfinite(upper)
@@ -382,17 +438,23 @@ def _robgain(problem, gamma, omega, bar, gap_tol=5e-3, max_boxes=0, executor=Non
     lo = min(lo, upper)
     if certified or omega is not None:
         where = (
-            "mu on the whole frequency axis" if certified else "mu on the given frequencies only"
+            "mu on the given frequencies only"
+            if not certified
+            else "mu on the whole frequency axis"
+            if band is None
+            else f"mu on the band {band_text(band)}"
         )
         low = f"lower bound {lo:.6g} {lo_source or 'from ' + where}"
     else:
         low = (
-            f"lower bound 0: the whole-axis certificate of mu failed at every scaling "
+            f"lower bound 0: the {'band' if band else 'whole-axis'} certificate of mu failed "
+            f"at every scaling "
             f"tried (down to {tried:.6g}, after {_CERTIFY_ROUNDS} rounds of refinement at "
             "the failing frequencies), so no positive scaling is certified"
         )
     reason = f"robgain: {low}; " + (
         f"upper bound {upper:.6g} realised by worst, whose peak gain reaches gamma"
+        + ("" if band is None else " in the band")
         if np.isfinite(upper)
         else "no perturbation reaching gamma was found, so upper = inf"
     )

@@ -2,7 +2,9 @@
 
 The margin is ``1 / sup_w mu(M11(jw))`` in normalised units: ``1`` means
 stable for every parameter value in the declared ranges (scaled about the
-range centres, see :mod:`.uncertain_problem`).
+range centres, see :mod:`.uncertain_problem`).  With a ``band`` the supremum is
+taken over ``wmin <= w <= wmax`` only (MATLAB's ``robstab(usys, {wmin, wmax})``),
+certified on every frequency of it by :func:`.frequency_band.band_mu_peak`.
 
 - ``lower`` (guaranteed margin) comes from a certified upper bound of mu on
   every frequency (:func:`.mu_sweep.certified_mu_peak`), or, on small all-real
@@ -37,6 +39,7 @@ from .destabilising_search import (
     _verified_crossing,
 )
 from .freqresp import freqresp
+from .frequency_band import band_mu_peak, band_text, check_band
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
 from .polytope_certificate import PolytopeCover, polytope_margin
@@ -58,7 +61,7 @@ class RobstabResult:
     lower, upper : float
         Bounds of the robust stability margin (normalised units, 1 = the
         declared ranges).  ``lower`` is certified on the whole frequency axis
-        when ``certified`` is True.
+        (on every frequency of ``band`` when one is given) when ``certified`` is True.
     critical_frequency : float
         Frequency (rad/s) of the boundary pole of the destabilising perturbation; signed
         (possibly negative) for a model with complex coefficients, whose whole
@@ -71,7 +74,7 @@ class RobstabResult:
         element's range grows by one percent about its centre.  A fraction (the values
         sum to 1); MATLAB's ``robstab`` reports ``100 s`` (percent).
     certified : bool
-        Whether the frequency intervals cover the whole axis.
+        Whether the frequency intervals cover the whole axis (the whole ``band``).
     mu : MuPeak
         The evidence: certified intervals, pointwise mu bounds over frequency.  When the
         boxes closed the gap, this single-box sweep was certified to ``gap_tol`` only
@@ -87,7 +90,11 @@ class RobstabResult:
         a closed loop that is already unstable at the centre of the ranges (margin
         0, no critical frequency), no destabilising perturbation found (``upper =
         inf``), a pole escaping to infinity (``critical_frequency = inf``), or an
-        analysis restricted to a frequency grid.
+        analysis restricted to a frequency grid or band.
+    band : tuple or None
+        ``(wmin, wmax)`` in rad/s when the analysis was restricted to that band:
+        ``lower`` and ``upper`` then bound ``1 / sup mu`` over it, and the destabilising
+        perturbation puts its boundary pole at a frequency of the band.
     """
 
     lower: float
@@ -99,6 +106,7 @@ class RobstabResult:
     mu: MuPeak | None = field(default=None, repr=False)
     reason: str = ""
     boxes: BoxCover | None = field(default=None, repr=False)
+    band: tuple | None = None
 
     @property
     def is_robustly_stable(self):
@@ -110,6 +118,7 @@ def robstab(
     usys,
     *,
     omega=None,
+    band=None,
     progress=False,
     sensitivity=True,
     gap_tol=5e-3,
@@ -125,8 +134,20 @@ def robstab(
     omega : array_like, optional
         Restrict the analysis to these frequencies (no whole-axis certificate).
         By default the whole frequency axis is covered.
-        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
-        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
+        These are frequency points: ``omega=(wmin, wmax)`` analyses those two
+        frequencies alone; for MATLAB's interval ``{wmin, wmax}`` use ``band``.
+    band : tuple (wmin, wmax), optional
+        Restrict the analysis to the frequency interval ``wmin <= w <= wmax`` (rad/s;
+        ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time), with the
+        guarantees of the whole-axis analysis on every frequency of it: ``lower`` is
+        certified by frequency intervals covering the band, ends included, and
+        ``upper`` is realised by values whose boundary pole lies in the band (to 1e-8
+        relative: the pole of a crossing at a band end is located to rounding).  A
+        band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
+        ``omega``, nor for models with complex coefficients.  On a band the vertex
+        polytopes and the branch and bound (which certify the whole axis) do not run,
+        the direct parameter search only proposes a candidate for ``upper``, and
+        ``sensitivity`` is not computed (the crossings it follows may leave the band).
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         frequency sweep).
@@ -162,7 +183,8 @@ def robstab(
     ------
     ArgumentError
         When ``usys`` has no states (a ``umat`` or a static system): it has no poles to
-        destabilise.
+        destabilise; a bad ``band`` (NaN, ``wmin >= wmax``, negative, above ``pi/dt``),
+        or ``band`` with ``omega``.
 
     Notes
     -----
@@ -187,13 +209,26 @@ def robstab(
     >>> res = rmb.robstab(1 / (s * s + c * s + 1))
     >>> bool(0.99 < res.lower <= 1.0), round(res.upper, 6), round(res.critical_frequency, 4)
     (True, 1.0, 1.0)
+
+    On a band away from the mode (``c = 0`` puts the poles at +-j, outside it) the
+    margin is larger: the damping must change sign *and* the mode move into the band.
+
+    >>> w = rmb.ureal("w", 1.0, range=(0.8, 1.2))
+    >>> res = rmb.robstab(1 / (s * s + c * s + w * w), band=(2.0, 10.0))
+    >>> bool(1.0 < res.lower <= res.upper), res.band
+    (True, (2.0, 10.0))
     """
     omega = frequencies(omega, "robstab")
+    if band is not None and omega is not None:
+        raise ArgumentError("robstab: give band (an interval) or omega (points), not both")
     if not (isinstance(gap_tol, (int, float, np.number)) and np.isfinite(gap_tol) and gap_tol >= 0):
         raise ArgumentError(f"robstab: gap_tol must be a finite number >= 0, got {gap_tol!r}")
     if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
         raise ArgumentError(f"robstab: max_boxes must be an integer >= 0, got {max_boxes!r}")
     problem = uncertain_problem(usys, what="robstab")
+    band = check_band(band, problem.dt, "robstab")
+    if band is not None and problem.is_complex:
+        raise ArgumentError("robstab: band is not supported for models with complex coefficients")
     if problem.a.shape[0] == 0:
         # a static loop has no poles to destabilise: only its well-posedness can be
         # lost, which is mu of the LFT coefficient itself, not a stability margin
@@ -214,11 +249,72 @@ def robstab(
             for bi in problem.blocks
         }
         reason = unstable_centre_reason(problem, "robstab")
-        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason)
+        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason, band=band)
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
+        if band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
+            res = _band_robstab(problem, band, bar)
+        else:  # the whole axis
+            res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
+    res.band = band
     res.reason += nominal_unstable_note(problem, "robstab")
     return res
+
+
+def _top(dt):
+    """The top of the frequency axis: ``pi / dt`` in discrete time, else ``inf``."""
+    return np.pi / dt if dt else np.inf
+
+
+def _band_robstab(problem, band, bar):
+    """:func:`robstab` on a band: the band sweep for ``lower``, crossings in it for ``upper``.
+
+    ``lower`` is ``1 / sup mu`` certified over the band; a band sweep that leaves a gap
+    falls back on the whole-axis sweep (``sup`` over the axis bounds the one over the
+    band).  ``upper`` needs a verified crossing whose boundary pole lies in the band:
+    from the mu lower bound's perturbation (at a frequency of the band) and from the
+    direct parameter search of scalar elements, when its crossing is in the band.
+    """
+    bar.start("certified mu sweep over the band")
+    sysdata, blk, dt = problem.m11, problem.blk, problem.dt
+    peak = band_mu_peak(sysdata, blk, dt, band, lower=True, progress=bar.start)
+    whole = ""
+    if not peak.covered:
+        other = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
+        if other.covered:
+            peak = replace(other, lower=peak.lower, lower_frequency=peak.lower_frequency,
+                           lower_delta=peak.lower_delta)  # fmt: skip
+            whole = " (the band's sweep left gaps: lower is the whole-axis certificate's)"
+    bar.advance(label="destabilising parameter values")
+    lower = _lower_of(peak)
+    cap = _search_cap(lower)
+    upper, crit, destab, ill = np.inf, np.nan, {}, False
+    candidates = []
+    if peak.lower > 0 and peak.lower_delta is not None:
+
+        def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
+            return values_from_delta(problem, t * delta, w)
+
+        candidates.append((1.0 / peak.lower, from_mu))
+    if _scalar_blocks(problem) and all(bi.kind in ("real", "complex") for bi in problem.blocks):
+        found = _parameter_search(problem, cap)
+        if found is not None:
+            candidates.append((found[0], _search_values(problem, *found)))
+    # a witness for the band only if its boundary pole is in the band, to the rounding
+    # with which a pole is located (a mu lower bound at a band end gives a pole there)
+    inside = (band[0] * (1 - _BAND_RTOL), band[1] * (1 + _BAND_RTOL))
+    for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
+        got = _verified_crossing(problem, alpha, values_at)
+        if got is not None and got[0] < upper and inside[0] <= got[2] <= inside[1]:
+            upper, destab, crit, ill = got
+    lower = float(min(lower, upper))
+    upper = float(upper)
+    bar.advance(label="done")
+    reason = robstab_reason(lower, upper, crit, peak.covered, None, cap, False, bool(ill))
+    reason = reason.replace("on the whole frequency axis", f"on the band {band_text(band)}")
+    reason = reason.replace("part of the frequency axis", "part of the band")
+    reason = reason.replace("was found (", "with a boundary pole in the band was found (")
+    reason += whole + relaxation_note(peak)
+    return RobstabResult(lower, upper, crit, destab, {}, peak.covered, peak, reason)
 
 
 # Relative room of the fixed level certified above a crossing found by the direct search
@@ -236,6 +332,8 @@ _BOXES_FIRST = 0.2
 _SWEEP_REL_GAP = 1e-3
 # Relative room of the pointwise bound added at a verified crossing's frequency.
 _PLOT_ROOM = 1e-3
+# Relative distance from the band within which a verified pole counts as in the band.
+_BAND_RTOL = 1e-8
 
 
 def _robstab(

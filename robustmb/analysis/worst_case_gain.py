@@ -7,7 +7,10 @@ peak gain ``||Fu(M, Delta)||_inf`` is at most ``gamma`` for every ``Delta`` in
 the unit ball.  ``wcgain`` finds the smallest certified ``gamma`` (pointwise
 bisection on a grid, then a whole-axis certificate of the final level by
 :func:`.mu_sweep.certified_mu_peak`), and a lower bound that is the actual
-peak gain of a substituted system (the worst case found).
+peak gain of a substituted system (the worst case found).  With a ``band`` the gain is
+that of the frequency response over ``wmin <= w <= wmax`` only (MATLAB's
+``wcgain(usys, {wmin, wmax})``), the level certified on every frequency of the band by
+:func:`.frequency_band.band_mu_peak`.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import ProgressBar
+from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .branch_and_bound import BoxCover
 from .freqresp import freqresp
+from .frequency_band import band_grid, band_mu_peak, band_text, check_band
 from .gain_boxes import (
     _box_options,
     _gain_boxes,
@@ -57,7 +62,7 @@ class WcgainResult:
         is the peak gain of the substituted system ``worst``; ``upper`` is
         certified on the whole frequency axis when ``certified`` is True.
     critical_frequency : float
-        Frequency of the worst-case peak.
+        Frequency of the worst-case peak (in the band, when one is given).
     worst : dict
         ``{name: value}`` achieving ``lower``.
     reason : str
@@ -69,6 +74,8 @@ class WcgainResult:
         whose single-box bound left a gap above ``gap_tol``): the level ``gamma`` it
         tried to certify on every sub-box, whether it did (``certified``), the
         sub-boxes certified and swept, the volume covered.
+    band : tuple or None
+        ``(wmin, wmax)`` in rad/s when the gain was restricted to that band.
     """
 
     lower: float
@@ -79,6 +86,7 @@ class WcgainResult:
     mu: MuPeak | None = field(default=None, repr=False)
     reason: str = ""
     boxes: BoxCover | None = field(default=None, repr=False)
+    band: tuple | None = None
 
 
 def _augmented_blk(problem):
@@ -215,12 +223,17 @@ def pointwise_gain_bounds(
     return hi
 
 
-def _certify_level(problem, gamma, alpha=1.0, progress=None, start=None):
+def _certify_level(problem, gamma, alpha=1.0, progress=None, start=None, band=None):
     """Whole-axis certificate that the gain stays below ``gamma`` (scaling ``alpha``).
 
     ``start = (omega, x)``: D,G parameters certifying levels at most ``gamma`` at the
     frequencies ``omega`` (of the same scaling ``alpha``); the sweep starts from them.
+    With ``band``, the certificate covers that band only (``start`` unused).
     """
+    if band is not None:
+        data = problem.performance(gamma, alpha)
+        return band_mu_peak(data, _augmented_blk(problem), problem.dt, band, level=1.0,
+                            lower=False, progress=progress)  # fmt: skip
     return certified_mu_peak(
         problem.performance(gamma, alpha),
         _augmented_blk(problem),
@@ -279,6 +292,7 @@ def wcgain(
     usys,
     *,
     omega=None,
+    band=None,
     progress=False,
     gap_tol=5e-3,
     max_boxes=16,
@@ -293,8 +307,19 @@ def wcgain(
     omega : array_like, optional
         Restrict to these frequencies: both bounds then refer to the largest gain over
         them (no whole-axis certificate).
-        These are frequency points: MATLAB's interval ``{wmin, wmax}`` has no
-        equivalent, and ``omega=(wmin, wmax)`` analyses those two frequencies alone.
+        These are frequency points: ``omega=(wmin, wmax)`` analyses those two
+        frequencies alone; for MATLAB's interval ``{wmin, wmax}`` use ``band``.
+    band : tuple (wmin, wmax), optional
+        Restrict to the frequency interval ``wmin <= w <= wmax`` (rad/s;
+        ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time): both bounds
+        refer to ``sup`` over the set and the band of the gain of the frequency
+        response, ``upper`` certified on every frequency of the band (ends included)
+        as the whole-axis ``upper`` is on the axis, ``lower`` the gain of ``worst`` at
+        ``critical_frequency`` (in the band).  Stability is not part of the claim (a
+        member unstable elsewhere has a finite frequency response on the band).  A
+        band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
+        ``omega``, nor for models with complex coefficients; the branch and bound
+        does not run on a band.
     progress : bool
         Show a progress bar on standard error (stages and the rounds of the
         whole-axis certificate).
@@ -350,23 +375,55 @@ def wcgain(
     >>> res = rmb.wcgain(k / (s + 1))
     >>> round(res.lower, 4), res.upper >= res.lower, round(res.critical_frequency, 4)
     (2.0, True, 0.0)
+
+    Over the band [2, 10] rad/s the gain of ``k / (s + 1)`` is largest at 2 rad/s:
+    ``2 / sqrt(5)`` at ``k = 2``.
+
+    >>> res = rmb.wcgain(k / (s + 1), band=(2.0, 10.0))
+    >>> round(res.lower, 4), bool(res.lower <= res.upper <= 1.003 * res.lower), res.band
+    (0.8944, True, (2.0, 10.0))
     """
     omega = frequencies(omega, "wcgain")
+    if band is not None and omega is not None:
+        raise ArgumentError("wcgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")
     problem = uncertain_problem(usys, what="wcgain")
+    band = check_band(band, problem.dt, "wcgain")
+    if band is not None and problem.is_complex:
+        raise ArgumentError("wcgain: band is not supported for models with complex coefficients")
     split = _split_option(initial_split, problem, "wcgain", max_boxes)
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
-        return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason)
+        return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason, band=band)
+    inner = band if band is not None and not whole_axis(band, problem.dt) else None
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
-        res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split)
+        res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split, inner)
+    res.band = band
     res.reason += nominal_unstable_note(problem, "wcgain")
     return res
 
 
-def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split=None):
+def whole_axis(band, dt):
+    """Whether ``band`` is the whole frequency axis (``[0, inf]``, ``[0, pi/dt]``).
+
+    Examples
+    --------
+    >>> whole_axis((0.0, float("inf")), 0.0), whole_axis((0.0, 3.0), 0.0)
+    (True, False)
+    """
+    return band[0] == 0 and band[1] >= (np.pi / dt if dt else np.inf)
+
+
+def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split=None, band=None):
     bar.start("worst case over vertices and samples")
-    if omega is not None:
+    if band is not None:
+        # realised gains over the band: at its ends, its modes and a dense log grid
+        omega = band_grid(problem.a, problem.dt, band, n=400)
+        g_lo, f_lo, worst, _ = _worst_case_search(problem, omega=omega)
+        grid = band_grid(problem.a, problem.dt, band)
+        if np.isfinite(f_lo):
+            grid = np.union1d(grid, [f_lo])
+    elif omega is not None:
         # bounds of the largest gain over these frequencies (lower and upper alike)
         grid = np.asarray(omega, float)
         g_lo, f_lo, worst, _ = _worst_case_search(problem, omega=grid)
@@ -382,7 +439,7 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
         if np.isfinite(f_lo) and f_lo > 0:
             # the peak frequency of the worst case found so far is a likely peak of mu
             grid = np.union1d(grid, [f_lo])
-    if not np.isfinite(g_lo) and omega is None:
+    if not np.isfinite(g_lo) and omega is None and band is None:
         # a realised unstable point: the worst-case gain is infinite, nothing to bound
         return _unbounded(problem, (g_lo, f_lo, worst), "", None, omega, 0.0, 0, None, bar, None)
     bar.advance(label=f"pointwise bounds at {len(grid)} frequencies")
@@ -391,6 +448,7 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
     # level that would need no branch and bound (the certified level is 1.001 times
     # the grid's largest bound).
     # On given frequencies the grid's bound is the answer: bisect it as tightly as before.
+    # (a band, which runs no branch and bound, sets ``omega`` to its dense grid)
     rtol = max(1e-4, 0.1 * gap_tol) if omega is None else 1e-4
     settle = (1.0 + gap_tol) / 1.001 * (1.0 - 1e-12) - 1.0
     settle = settle if settle >= 1e-4 and omega is None else 1e-3
@@ -410,12 +468,14 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
             if np.linalg.norm(delta, 2) <= 1 + 1e-9:
                 vals = values_from_delta(problem, delta, grid[k])
                 try:
-                    g2, f2 = _peak_of(problem, vals, None if omega is None else grid)
+                    g2, f2 = _peak_of(problem, vals, omega)
                     if g2 > g_lo:
                         g_lo, f_lo, worst = g2, f2, vals
                 except ValueError:
                     # An ill-posed substitution is not a member of the set: no candidate.
                     pass
+    if band is not None:
+        return _band_result(problem, band, grid, gam, (g_lo, f_lo, worst), rtol, bar)
     if not np.all(np.isfinite(gam)):
         why = (
             "the single-box mu bound certifies no finite gain level at some frequencies "
@@ -491,6 +551,43 @@ def _wcgain(problem, omega, bar, gap_tol=5e-3, max_boxes=0, executor=None, split
         problem, (g_lo, f_lo, worst), why, peak, omega, gap_tol, max_boxes, executor, bar, None,
         split,
     )  # fmt: skip
+
+
+def _band_result(problem, band, grid, gam, lower, rtol, bar):
+    """wcgain on a band: the level of the band grid certified on the whole band by
+    :func:`_certify_level`, raised at the frequencies where the band sweep fails."""
+    g_lo, f_lo, worst = lower
+    where = band_text(band)
+    if not np.all(np.isfinite(gam)):
+        reason = (
+            f"wcgain: the single-box mu bound certifies no finite gain level at some "
+            f"frequencies of the band {where} (its bound for the uncertainty block alone "
+            "reaches 1 there), so upper = inf; lower is the gain of the substituted worst "
+            "case in the band"
+        )
+        return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, None, reason)
+    level = max(float(np.max(gam)), g_lo) * 1.001
+    growth, peak = 0.01, None
+    for _ in range(6):
+        peak = _certify_level(problem, level, progress=bar.start, band=band)
+        if peak.covered:
+            reason = (
+                f"wcgain: upper certified on the band {where} by mu; lower is the gain of "
+                "the substituted worst case at a frequency of the band"
+            )
+            bar.advance(label="done")
+            return WcgainResult(g_lo, level, f_lo, worst or {}, True, peak, reason)
+        failed = peak.omega[~(peak.mu_upper <= 1.0)]
+        extra = pointwise_gain_bounds(problem, failed, floor=g_lo, rtol=rtol)
+        if not np.all(np.isfinite(extra)):
+            break
+        level = max(level * (1.0 + growth), float(np.max(extra, initial=0.0)) * 1.001)
+        growth *= 4.0
+    reason = (
+        f"wcgain: the certificate of a finite level on the band {where} failed, so upper "
+        "= inf; lower is the gain of the substituted worst case in the band"
+    )
+    return WcgainResult(g_lo, np.inf, f_lo, worst or {}, False, peak, reason)
 
 
 def _values_text(values):

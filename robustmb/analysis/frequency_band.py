@@ -1,0 +1,383 @@
+"""Certified supremum of mu over a frequency band ``[wmin, wmax]`` (MATLAB's ``{wmin, wmax}``).
+
+The whole-axis sweep (:func:`~.mu_sweep.certified_mu_peak`) covers ``[0, inf]`` with
+frequency intervals, each proven by one D,G certificate through its Hamiltonian test
+(:func:`~.frequency_intervals.certified_interval`: the inertia of the frequency-domain
+inequality is constant between the imaginary eigenvalues of a pencil, so an interval is
+exact, not sampled).  Here the same intervals only need to cover the band: a bound at
+``wmin`` whose interval starts at or below ``wmin`` proves the lower end, one whose
+interval reaches ``wmax`` (or ``inf``) the upper end.  Nothing outside the band is
+claimed, so a peak of mu outside it does not raise the level.
+
+Discrete-time models go through their continuous equivalent (the bilinear map of
+:func:`~.frequency_intervals.continuous_equivalent`, ``nu = tan(w dt / 2)``; ``pi / dt``
+maps to ``inf``), as in the whole-axis sweep.  Real-coefficient models only (their
+``mu`` is even in frequency, so the band stands for ``|w|`` in it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ArgumentError
+from .frequency_certificate import uncovered
+from .frequency_intervals import (
+    certified_interval,
+    continuous_equivalent,
+    multiplier_from_certificate,
+    to_equivalent_frequency,
+    to_model_frequency,
+)
+from .mu_sweep import MuPeak, balanced_response_function, default_grid, peak_lower_search
+from .mu_upper import n_scaling_parameters
+from .mussv import mussv_stack, warm_certificates
+
+# A point placed to certify a known level stops below level / (1 + max(rel_gap, _ROOM)),
+# as in the whole-axis sweep (an early-stopped certificate covers a wider interval).
+_ROOM = 1e-3
+# Log-spaced points added inside the band to the modes of the default grid.
+_BAND_POINTS = 24
+# First bounds of a free level below this fraction of the largest are not tightened
+# further (they only certify intervals; the largest ones set the level), as in mu_sweep.
+_LOOSE = 0.5
+
+
+def check_band(band, dt, what):
+    """``(wmin, wmax)`` as floats, checked: ``0 <= wmin < wmax <= inf`` (``<= pi/dt``).
+
+    Parameters
+    ----------
+    band : tuple of two floats or None
+    dt : float
+        Sampling time (0: continuous).
+    what : str
+        The calling function, for the error message.
+
+    Returns
+    -------
+    tuple of float or None
+
+    Raises
+    ------
+    ArgumentError
+        Not a pair of numbers, NaN, negative, ``wmin >= wmax``, or above the Nyquist
+        frequency ``pi / dt`` of a discrete model.
+
+    Examples
+    --------
+    >>> check_band((0.5, 2), 0.0, "robstab")
+    (0.5, 2.0)
+    >>> check_band((0, float("inf")), 0.0, "robstab")
+    (0.0, inf)
+    >>> check_band((2.0, 1.0), 0.0, "robstab")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: robstab: band must satisfy wmin < wmax, got (2.0, 1.0)
+    """
+    if band is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in band)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"{what}: band must be a pair (wmin, wmax) of frequencies in rad/s, got {band!r}"
+        ) from None
+    if np.isnan(lo) or np.isnan(hi):
+        raise ArgumentError(f"{what}: band has a NaN end, got {band!r}")
+    if lo < 0 or not np.isfinite(lo):
+        raise ArgumentError(f"{what}: band must have a finite wmin >= 0 (rad/s), got {band!r}")
+    if not lo < hi:
+        raise ArgumentError(f"{what}: band must satisfy wmin < wmax, got {(lo, hi)!r}")
+    if dt and hi > np.pi / dt * (1 + 1e-12):
+        raise ArgumentError(
+            f"{what}: band ends at {hi!r} rad/s, above the Nyquist frequency pi/dt = "
+            f"{np.pi / dt!r} of the discrete model"
+        )
+    if dt:
+        hi = min(hi, np.pi / dt)
+    return lo, hi
+
+
+def band_text(band):
+    """The band as it is written in results and reasons.
+
+    Examples
+    --------
+    >>> band_text((0.5, float("inf")))
+    '[0.5, inf] rad/s'
+    """
+    return f"[{band[0]:.6g}, {band[1]:.6g}] rad/s"
+
+
+def band_grid(a, dt, band, n=_BAND_POINTS):
+    """Frequencies (rad/s) inside the band: its ends, the modes of the default grid in it
+    and ``n`` log-spaced points (the first decade above ``wmin`` when ``wmax = inf``).
+
+    Examples
+    --------
+    >>> g = band_grid(-np.eye(1), 0.0, (0.5, 2.0), n=3)
+    >>> float(g[0]), float(g[-1]), bool(np.all((g >= 0.5) & (g <= 2.0)))
+    (0.5, 2.0, True)
+    """
+    lo, hi = band
+    base = default_grid(a, dt)
+    inside = base[(base >= lo) & (base <= hi)]
+    top = hi if np.isfinite(hi) else max(10.0 * max(lo, 1.0), float(np.max(base, initial=1.0)))
+    bottom = lo if lo > 0 else min(top * 1e-4, float(np.min(base[base > 0], initial=top)))
+    spread = np.geomspace(bottom, top, n) if top > bottom else np.array([bottom])
+    ends = [lo] + ([hi] if np.isfinite(hi) else [])
+    grid = np.unique(np.concatenate([ends, inside, spread]))
+    return grid[(grid >= lo) & (grid <= hi)]
+
+
+def band_mu_peak(
+    sysdata, blk, dt, band, *, level=None, lower=True, rel_gap=1e-3, max_rounds=12, progress=None
+) -> MuPeak:
+    """Certified ``sup mu(M(jw))`` over ``wmin <= w <= wmax`` (see the module docstring).
+
+    Parameters
+    ----------
+    sysdata : tuple of ndarray
+        ``(A, B, C, D)`` of ``M`` (real coefficients).
+    blk : list of (r, c)
+        mu block structure (MATLAB ``mussv`` convention).
+    dt : float
+        Sampling time (0: continuous).
+    band : tuple of float
+        ``(wmin, wmax)``, checked by :func:`check_band`.
+    level : float, optional
+        Certify this level instead of the smallest one found (``covered`` False when a
+        frequency of the band exceeds it).
+    lower : bool
+        Also search mu lower bounds (with their perturbations) at the frequencies of the
+        largest upper bounds, all inside the band.
+    rel_gap : float
+        A free level is ``(1 + rel_gap)`` times the largest pointwise bound.
+    max_rounds : int
+        Refinement rounds for the parts of the band left uncovered; real blocks are
+        relaxed to complex ones at the points added in the second half of the rounds
+        (a looser certificate, continuous in frequency, still valid), as in the
+        whole-axis sweep.
+    progress : callable, optional
+        Called with a short message after each round.
+
+    Returns
+    -------
+    MuPeak
+        ``covered`` says the intervals cover the whole band (and only the band is
+        claimed): ``upper`` bounds ``mu`` at every frequency of it.  Every frequency
+        evaluated (``omega``) and the lower bound's frequency lie in the band.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b, c = np.array([[0.0, 1.0], [-1.0, -0.2]]), np.array([[0.0], [1.0]]), np.eye(1, 2)
+    >>> data = (a, b, c, np.zeros((1, 1)))  # M(jw) = 1 / (1 - w^2 + 0.2 jw)
+    >>> r = band_mu_peak(data, [(1, 1)], 0.0, (2.0, 10.0))
+    >>> bool(r.covered), round(r.lower, 4), r.lower_frequency  # the edge nearer the peak
+    (True, 0.3304, 2.0)
+    >>> bool(r.lower <= r.upper <= r.lower * 1.002)
+    True
+    """
+    a, b, c, d = (np.asarray(v) for v in sysdata)
+    if any(np.iscomplexobj(v) and np.any(np.imag(v) != 0) for v in (a, b, c, d)):
+        raise ArgumentError(
+            "band: models with complex coefficients are not supported (their mu is not "
+            "even in frequency); use omega=None or frequency points"
+        )
+    a, b, c, d = a.real, b.real, c.real, d.real
+    lo, hi = band
+    top = np.pi / dt if dt else np.inf
+    equiv = continuous_equivalent(a, b, c, d, dt)
+    respond = balanced_response_function(*equiv)  # of the continuous equivalent
+
+    def to_nu(w):
+        w = np.asarray(w, float)
+        return np.where(w >= top, np.inf, to_equivalent_frequency(w, dt)) if dt else w
+
+    nu_lo, nu_hi = float(to_nu(lo)), float(to_nu(hi))
+    # the Nyquist frequency itself is evaluated (nu = tan(pi/2) is finite in floating point)
+    grid = to_equivalent_frequency(band_grid(a, dt, band), dt) if dt else band_grid(a, dt, band)
+    p = n_scaling_parameters(blk)
+    relaxed_blk = [(abs(r), 0) if cc == 0 else (r, cc) for r, cc in blk]
+    pts, ubs, certs, xs, ivs, at_level = [], [], [], [], {}, {}
+    relaxed_at = []
+
+    def add(nus, target, relax=False, loose=False):
+        """Certified bounds at new frequencies, each started from its nearest point
+        (``loose``: cold, and tightened only near the largest, as mussv_stack does)."""
+        if loose:
+            res = mussv_stack(respond(nus), blk, lower=False, rel_target=_LOOSE)
+            up, D, x = res.upper, res.D, [None] * len(nus)
+            G = [None] * len(nus) if res.G is None else res.G
+        elif relax:
+            x0 = np.full((len(nus), n_scaling_parameters(relaxed_blk)), np.nan)
+            up, D, _, x = warm_certificates(respond(nus), relaxed_blk, x0, target,
+                                            with_scalings=True)  # fmt: skip
+            x = np.hstack([x, np.zeros((len(nus), p - x.shape[1]))])
+            G = [None] * len(nus)  # G = 0: a certificate of the real structure too
+        else:
+            up, D, G, x = warm_certificates(respond(nus), blk, _starts(nus), target,
+                                            with_scalings=True)  # fmt: skip
+        for i, w in enumerate(nus):
+            if relax:
+                relaxed_at.append(len(pts))
+            pts.append(float(w))
+            ubs.append(float(up[i]))
+            certs.append((float(up[i]), D[i], G[i]))
+            xs.append(x[i])
+
+    def _starts(nus):
+        out = np.full((len(nus), p), np.nan)
+        have = [k for k in range(len(pts)) if xs[k] is not None]
+        if have:
+            logw = np.log(np.minimum([pts[k] for k in have], 1e300) + 1e-12)
+            for i, w in enumerate(nus):
+                near = int(np.argmin(np.abs(logw - np.log(min(w, 1e300) + 1e-12))))
+                out[i] = xs[have[near]]
+        return out
+
+    def tighten(idx):
+        """Optimise the bounds of ``idx`` to the end (a poor start is not mu)."""
+        idx = [k for k in idx if k not in relaxed_at]
+        if not idx:
+            return
+        resp = respond(np.array([pts[k] for k in idx]))
+        goal = level / (1 + max(rel_gap, _ROOM))
+        x0 = np.array([np.full(p, np.nan) if xs[k] is None else xs[k] for k in idx])
+        up, D, G, x = warm_certificates(resp, blk, x0, None,
+                                        with_scalings=True, polish_target=goal)  # fmt: skip
+        again = np.flatnonzero(~(up <= goal) & np.all(np.isfinite(x0), axis=1))
+        if again.size:
+            # from a cold start (Osborne balancing), as mussv_stack: a warm start can be poor
+            cold = np.full((again.size, p), np.nan)
+            u2, d2, g2, x2 = warm_certificates(resp[again], blk, cold, None, with_scalings=True,
+                                               polish_target=goal)  # fmt: skip
+            better = u2 < up[again]
+            up[again[better]], D[again[better]] = u2[better], d2[better]
+            G[again[better]], x[again[better]] = g2[better], x2[better]
+        for j, k in enumerate(idx):
+            if up[j] < ubs[k]:
+                ubs[k], certs[k], xs[k] = float(up[j]), (float(up[j]), D[j], G[j]), x[j]
+                at_level.pop(k, None)
+
+    def certify(k):
+        """The interval of point ``k`` at the current level; an interval it had before
+        (from an earlier certificate, or a lower level: still valid) is kept if wider."""
+        at_level[k] = level
+        beta0, dmat, gmat = certs[k]
+        if beta0 > level:
+            return
+        mult = multiplier_from_certificate(blk, beta0, dmat, gmat)
+        iv = certified_interval(equiv, mult, level, pts[k], respond)
+        old = ivs.get(k)
+        if iv is not None and (old is None or iv[1] - iv[0] >= old[1] - old[0]):
+            ivs[k] = iv
+
+    def gaps():
+        return uncovered(ivs.values(), nu_hi, bottom=nu_lo)
+
+    fixed = level is not None
+    near = (lambda lev: lev / (1 + max(rel_gap, _ROOM))) if fixed else (lambda lev: None)
+    add(grid, near(level), loose=not fixed)
+    if fixed and max(ubs) > level:
+        tighten([k for k in range(len(pts)) if ubs[k] > level])
+    if not fixed:
+        level = max(ubs) * (1 + rel_gap) + 1e-12 * max(1.0, max(ubs))
+    open_ = [(nu_lo, nu_hi)]
+    for rnd in range(max_rounds + 1):
+        if max(ubs) > level:
+            if fixed:
+                break
+            level = max(ubs) * (1 + rel_gap) + 1e-12 * max(1.0, max(ubs))
+        for k in sorted(range(len(pts)), key=lambda k: ubs[k]):
+            if at_level.get(k) == level:
+                continue
+            if any(u < pts[k] < v for j, (u, v) in ivs.items() if j != k):
+                # inside a neighbour's interval: certified only if next to a gap
+                at_level[k] = -np.inf
+            else:
+                certify(k)
+        open_ = gaps()
+        if open_ and rnd >= 1:
+            # bounds next to a persisting gap, optimised to the end (more slack)
+            nxt = _next_to(open_, pts)
+            tighten(nxt)
+            for k in nxt:
+                if at_level.get(k) != level:
+                    certify(k)
+            open_ = gaps()
+        if progress is not None:
+            progress(f"round {rnd}: level {level:.6g}, {len(open_)} uncovered part(s) of the band")
+        if not open_ or rnd == max_rounds:
+            break
+        new = _gap_points(open_)
+        n_before = len(pts)
+        add(new, near(level) if fixed else level / (1 + max(rel_gap, _ROOM)),
+            relax=rnd >= max_rounds // 2)  # fmt: skip
+        tighten([k for k in range(n_before, len(pts)) if ubs[k] > level and k not in relaxed_at])
+    covered = not open_ and max(ubs) <= level
+    # (the round trip through nu = tan(w dt / 2) may move an end by an ulp: kept in the band)
+    w = np.clip([_to_model(v, dt, top) for v in pts], lo, hi)
+    intervals = [(_to_model(u, dt, top), _to_model(v, dt, top)) for u, v in ivs.values()]
+    peak = MuPeak(
+        level if covered else np.inf,
+        0.0,
+        float(w[int(np.argmax(ubs))]),
+        None,
+        _merge(intervals),
+        covered,
+        w,
+        np.array(ubs),
+        np.zeros(len(w)),
+        relaxed=[float(w[k]) for k in relaxed_at if k in ivs],
+    )
+    if lower:
+        peak = peak_lower_search((a, b, c, d), blk, dt, peak)
+    return peak
+
+
+def _to_model(nu, dt, top):
+    if not np.isfinite(nu):
+        return float(top)
+    return float(min(to_model_frequency(nu, dt), top)) if dt else float(nu)
+
+
+def _next_to(gaps, pts, per_side=2):
+    """The points nearest each gap on either side (the intervals that could close it)."""
+    w = np.asarray(pts)
+    pick = set()
+    for lo, hi in gaps:
+        left = np.flatnonzero(w <= lo)
+        right = np.flatnonzero(w >= hi)
+        pick.update(left[np.argsort(lo - w[left], kind="stable")][:per_side].tolist())
+        pick.update(right[np.argsort(w[right] - hi, kind="stable")][:per_side].tolist())
+    return sorted(pick)
+
+
+def _gap_points(gaps):
+    """Three points inside each gap (log-spaced away from 0), and one beyond a gap that
+    reaches ``inf``."""
+    out = []
+    for lo, hi in gaps:
+        hi_f = hi if np.isfinite(hi) else 10.0 * max(lo, 1.0)
+        if lo > 0 and hi_f > lo * 1.0001:
+            out.extend(np.geomspace(lo, hi_f, 5)[1:-1])
+        else:
+            out.extend(np.linspace(lo, hi_f, 5)[1:-1])
+        if not np.isfinite(hi):
+            out.append(hi_f)
+    return np.asarray(out, float)
+
+
+def _merge(intervals):
+    out = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+__all__ = ["band_mu_peak", "check_band", "band_grid", "band_text"]
