@@ -31,9 +31,9 @@ from .gain_boxes import (
 from .mu_sweep import default_grid
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack
+from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     nominal_unstable_note,
-    uncertain_problem,
     unstable_centre_reason,
     values_from_delta,
 )
@@ -228,7 +228,7 @@ def robgain(
     if band is not None and omega is not None:
         raise ArgumentError("robgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "robgain")
-    problem = uncertain_problem(usys, what="robgain")
+    problem, dropped = reduced_problem(usys, "robgain")
     band = check_band(band, problem.dt, "robgain")
     if band is not None and problem.is_complex:
         raise ArgumentError("robgain: band is not supported for models with complex coefficients")
@@ -245,11 +245,13 @@ def robgain(
             f"robgain: the peak gain at the centre of the ranges, {g0:.6g} at {f0:.6g} "
             f"rad/s, already reaches gamma = {gamma:.6g}; the margin is 0"
         )
+        centre = complete_values(centre, dropped)
         return RobgainResult(0.0, 0.0, f0, float(gamma), True, centre, reason, band=band)
     with ProgressBar(3, "robgain", enabled=bool(progress)) as bar:
         res = _robgain(problem, gamma, omega, bar, gap_tol, max_boxes, executor, inner)
     res.band = band
     res.reason += nominal_unstable_note(problem, "robgain")
+    res.worst = complete_values(res.worst, dropped)
     return res
 
 

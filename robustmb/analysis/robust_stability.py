@@ -42,11 +42,11 @@ from .freqresp import freqresp
 from .frequency_band import band_mu_peak, band_text, check_band
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
+from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import relaxation_note, robstab_reason
 from .uncertain_problem import (
     nominal_unstable_note,
-    uncertain_problem,
     unstable_centre_reason,
     values_from_delta,
 )
@@ -225,7 +225,7 @@ def robstab(
         raise ArgumentError(f"robstab: gap_tol must be a finite number >= 0, got {gap_tol!r}")
     if isinstance(max_boxes, bool) or not isinstance(max_boxes, (int, np.integer)) or max_boxes < 0:
         raise ArgumentError(f"robstab: max_boxes must be an integer >= 0, got {max_boxes!r}")
-    problem = uncertain_problem(usys, what="robstab")
+    problem, dropped = reduced_problem(usys, "robstab")
     band = check_band(band, problem.dt, "robstab")
     if band is not None and problem.is_complex:
         raise ArgumentError("robstab: band is not supported for models with complex coefficients")
@@ -249,7 +249,9 @@ def robstab(
             for bi in problem.blocks
         }
         reason = unstable_centre_reason(problem, "robstab")
-        return RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason, band=band)
+        res = RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason, band=band)
+        res.destabilizing = complete_values(res.destabilizing, dropped)
+        return res
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
         if band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
             res = _band_robstab(problem, band, bar)
@@ -257,6 +259,10 @@ def robstab(
             res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
     res.band = band
     res.reason += nominal_unstable_note(problem, "robstab")
+    # elements the loop does not depend on: nominal values, no influence on the margin
+    res.destabilizing = complete_values(res.destabilizing, dropped)
+    if res.sensitivity:
+        res.sensitivity = complete_values(res.sensitivity, dict.fromkeys(dropped, 0.0))
     return res
 
 

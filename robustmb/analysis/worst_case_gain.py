@@ -40,10 +40,10 @@ from .gain_levels import level_ratio_from_scalings
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack, warm_upper_bounds
+from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     box_vertices,
     nominal_unstable_note,
-    uncertain_problem,
     unstable_centre_reason,
     values_from_delta,
 )
@@ -387,7 +387,7 @@ def wcgain(
     if band is not None and omega is not None:
         raise ArgumentError("wcgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")
-    problem = uncertain_problem(usys, what="wcgain")
+    problem, dropped = reduced_problem(usys, "wcgain")
     band = check_band(band, problem.dt, "wcgain")
     if band is not None and problem.is_complex:
         raise ArgumentError("wcgain: band is not supported for models with complex coefficients")
@@ -400,6 +400,7 @@ def wcgain(
         res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split, inner)
     res.band = band
     res.reason += nominal_unstable_note(problem, "wcgain")
+    res.worst = complete_values(res.worst, dropped)
     return res
 
 
