@@ -11,17 +11,19 @@ finish.  Why SQLite: it ships with Python (no extra dependency), and one
 transaction per chunk makes every write atomic -- a sweep killed at any
 instant leaves only whole chunks in the file, never part of one, and a rerun
 with the same store computes only the chunks that are missing.  Values are
-pickled, so any picklable result (arrays, dataclasses, dicts) can be kept; a
-finished store reopens with :func:`load_sweep` without recomputation.  Only
+pickled, so any picklable result (arrays, dataclasses, dicts, and a
+``control.StateSpace``, which travels as its matrices) can be kept; a finished
+store reopens with :func:`load_sweep` without recomputation.  Only
 the calling process writes (workers return their chunk), so there is a single
 writer whatever the executor.  A store also records what decides the results --
 the function's code, the state it reads (closure, instance, globals, the code of
 the user's helper functions) and a digest of every item -- and refuses to resume
 a sweep of anything else (see :func:`sweep` for what is and is not tracked).
 
-An item whose evaluation raises is recorded with its key and the error text;
-the other items carry on, and the failures are listed in the result and in one
-:class:`~robustmb.errors.SweepItemWarning` at the end.
+An item whose evaluation raises, or whose result cannot be pickled where it must
+be, is recorded with its key and the error text; the other items carry on, and the
+failures are listed in the result and in one :class:`~robustmb.errors.SweepItemWarning`
+at the end.  The warnings an item raises are recorded with its key in every engine.
 """
 
 from __future__ import annotations
@@ -766,13 +768,13 @@ def _submit_all(executor, fn, chunks):
     return futs, cf.as_completed(futs)
 
 
-def _emit(result, stacklevel=3):
+def _emit(result):
     """Re-issue the warnings of the items once, in the calling process, each tagged with
     its item's key (the message keeps its start, so ``filterwarnings(message=...)``
-    still matches)."""
+    still matches) and attributed to the caller's line."""
     for key, found in result.warnings.items():
         for category, message in found:
-            warnings.warn(f"{message} [sweep item {key!r}]", category, stacklevel=stacklevel)
+            warn(f"{message} [sweep item {key!r}]", category)
 
 
 def sweep(
