@@ -12,13 +12,33 @@ from __future__ import annotations
 import numpy as np
 
 from robustmb.analysis._statespace import as_statespace_data
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, UncertainTypeError
 
 __all__ = ["as_statespace_stack", "is_model_stack"]
 
 
+def _lti_types():
+    import control
+
+    from robustmb.lft.complex_statespace import ComplexStateSpace
+
+    return (control.StateSpace, control.TransferFunction, ComplexStateSpace)
+
+
+def _is_uncertain(item) -> bool:
+    from robustmb.lft.model import UncertainModel
+
+    return isinstance(item, UncertainModel)
+
+
 def is_model_stack(sys) -> bool:
-    """True for a list of LTI models or a tuple ``(A, B, C, D[, dt])`` with 3-D ``A``.
+    """True for a family of models: a list (or a tuple) holding an LTI or uncertain
+    system, a list of ``(A, B, C, D[, dt])`` tuples, the empty list, or a tuple
+    ``(A, B, C, D[, dt])`` with 3-D ``A``.
+
+    A list or tuple with at least one LTI or uncertain system in it is a family whatever
+    its other elements are, so that :func:`as_statespace_stack` names the element that
+    is not a model (``sys[k]``) instead of the whole list failing as a static gain.
 
     Examples
     --------
@@ -28,24 +48,25 @@ def is_model_stack(sys) -> bool:
     True
     >>> is_model_stack([[1.0, 2.0]])      # a static gain, not a family
     False
+    >>> import control
+    >>> is_model_stack((control.tf([1.0], [1.0, 1.0]),) * 4)   # four models, not (A, B, C, D)
+    True
     """
-    if isinstance(sys, tuple) and len(sys) in (4, 5):
-        return np.ndim(sys[0]) == 3
-    if isinstance(sys, list) and sys:
-        import control
+    if isinstance(sys, list) and not sys:
+        return True  # hinfnorm([]) reports an empty family, not a gain of shape (0,)
+    if not isinstance(sys, (list, tuple)) or not sys:
+        return False
+    lti = _lti_types()
+    if any(isinstance(item, lti) or _is_uncertain(item) for item in sys):
+        return True
+    if isinstance(sys, tuple):
+        return len(sys) in (4, 5) and np.ndim(sys[0]) == 3
 
-        from robustmb.lft.complex_statespace import ComplexStateSpace
+    def is_model(item):
+        # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
+        return isinstance(item, tuple) and len(item) in (4, 5) and np.ndim(item[0]) == 2
 
-        lti = (control.StateSpace, control.TransferFunction, ComplexStateSpace)
-
-        def is_model(item):
-            # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
-            if isinstance(item, tuple):
-                return len(item) in (4, 5) and np.ndim(item[0]) == 2
-            return isinstance(item, lti)
-
-        return all(is_model(item) for item in sys)
-    return False
+    return all(is_model(item) for item in sys)
 
 
 def as_statespace_stack(models, *, argname: str = "sys"):
@@ -53,7 +74,7 @@ def as_statespace_stack(models, *, argname: str = "sys"):
 
     Parameters
     ----------
-    models : list of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
+    models : list or tuple of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
         Every model in a form accepted by
         :func:`~robustmb.analysis._statespace.as_statespace_data`; all with the same
         numbers of states, inputs and outputs and the same sampling time.
@@ -70,7 +91,9 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     ------
     DimensionError
         The family is empty, or an element differs in size or sampling time from the
-        first one (it is named).
+        first one, or is not a model (it is named: ``sys[k]``).
+    UncertainTypeError
+        An element is an uncertain system (use its ``.nominal()`` or ``.usample(n)``).
 
     Examples
     --------
@@ -79,7 +102,16 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     >>> A.shape, dt
     ((2, 1, 1), 0.0)
     """
-    if isinstance(models, tuple):
+    if isinstance(models, (list, tuple)):
+        for k, item in enumerate(models):
+            if _is_uncertain(item):
+                name = f"{argname}[{k}]"
+                raise UncertainTypeError(
+                    f"{name} is an uncertain system ({type(item).__name__}); a family takes "
+                    f"LTI models: give its nominal model ({name}.nominal()) or samples of it "
+                    f"({name}.usample(n))"
+                )
+    if _is_stacked_tuple(models):
         if len(models) not in (4, 5):
             raise DimensionError(
                 f"{argname} as a stacked tuple needs (A, B, C, D) or (A, B, C, D, dt); "
@@ -97,10 +129,10 @@ def as_statespace_stack(models, *, argname: str = "sys"):
         dt_in = models[4] if len(models) == 5 else 0.0
         items = [tuple(x[k] for x in arrays) + (dt_in,) for k in range(N)]
     else:
-        items = models
+        items = list(models)
         if len(items) == 0:
             raise DimensionError(f"{argname} is an empty family: give at least one model")
-        fast = _stack_of_statespace(models, argname)
+        fast = _stack_of_statespace(items, argname)
         if fast is not None:
             return fast
     parts = [as_statespace_data(item, argname=f"{argname}[{k}]") for k, item in enumerate(items)]
@@ -147,8 +179,13 @@ def _models(A, B, C, D, dt):
     return [(A[k], B[k], C[k], D[k], dt) for k in range(A.shape[0])]
 
 
+def _is_stacked_tuple(models):
+    """A tuple ``(A, B, C, D[, dt])`` of stacked arrays (not a tuple of models)."""
+    return isinstance(models, tuple) and not any(isinstance(m, _lti_types()) for m in models)
+
+
 def _model_tuple(models, k):
     """Model ``k`` of a family, in the form it was given (an LTI object or a tuple)."""
-    if isinstance(models, tuple):
+    if _is_stacked_tuple(models):
         return tuple(np.asarray(x)[k] for x in models[:4]) + tuple(models[4:])
     return models[k]

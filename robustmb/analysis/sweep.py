@@ -11,46 +11,51 @@ finish.  Why SQLite: it ships with Python (no extra dependency), and one
 transaction per chunk makes every write atomic -- a sweep killed at any
 instant leaves only whole chunks in the file, never part of one, and a rerun
 with the same store computes only the chunks that are missing.  Values are
-pickled, so any picklable result (arrays, dataclasses, dicts) can be kept; a
-finished store reopens with :func:`load_sweep` without recomputation.  Only
+pickled, so any picklable result (arrays, dataclasses, dicts, and a
+``control.StateSpace``, which travels as its matrices) can be kept; a finished
+store reopens with :func:`load_sweep` without recomputation.  Only
 the calling process writes (workers return their chunk), so there is a single
 writer whatever the executor.  A store also records what decides the results --
 the function's code, the state it reads (closure, instance, globals, the code of
 the user's helper functions) and a digest of every item -- and refuses to resume
 a sweep of anything else (see :func:`sweep` for what is and is not tracked).
 
-An item whose evaluation raises is recorded with its key and the error text;
-the other items carry on, and the failures are listed in the result and in one
-:class:`~robustmb.errors.SweepItemWarning` at the end.
+An item whose evaluation raises, or whose result cannot be pickled where it must
+be, is recorded with its key and the error text; the other items carry on, and the
+failures are listed in the result and in one :class:`~robustmb.errors.SweepItemWarning`
+at the end.  The warnings an item raises are recorded with its key in every engine.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import functools
-import hashlib
-import io
 import json
+import numbers
 import os
 import pickle
-import site
 import sqlite3
-import sys
-import sysconfig
 import time
-import traceback
-import types
 from dataclasses import dataclass, field
 
 from .._progress import ProgressBar
 from ..errors import ArgumentError, SweepItemWarning, warn
+from ._sweep_identity import (
+    _digest,
+    _fn_name,
+    _fn_state,
+    _key_bytes,
+    _legacy_digest,
+    _state_differences,
+)
+from ._sweep_transport import _category, _dumps, _error_text, _run_chunk
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);"
     "CREATE TABLE IF NOT EXISTS results ("
     " key BLOB PRIMARY KEY, chunk INTEGER, ok INTEGER, value BLOB, error TEXT, seconds REAL,"
-    " item TEXT)"
+    " item TEXT, warnings TEXT)"
 )
+_COLUMNS = "key, chunk, ok, value, error, seconds, item, warnings"
 
 
 @dataclass
@@ -71,6 +76,10 @@ class SweepResult:
         Wall-clock time of this call.
     store : str or None
         Path of the result store.
+    warnings : dict
+        ``key -> [(category, message), ...]``: the warnings raised while evaluating
+        the item (a value they qualify, e.g. a norm that is not certified), recorded
+        in every engine and kept in the store.
     """
 
     values: dict = field(default_factory=dict)
@@ -78,6 +87,7 @@ class SweepResult:
     computed: int = 0
     seconds: float = 0.0
     store: str | None = None
+    warnings: dict = field(default_factory=dict)
 
     def __getitem__(self, key):
         if key in self.errors:
@@ -91,20 +101,6 @@ class SweepResult:
     def ok(self) -> bool:
         """True when no item failed."""
         return not self.errors
-
-
-def _run_chunk(fn, chunk):
-    """Evaluate one chunk; every item's outcome is caught and returned."""
-    out = []
-    for key, item in chunk:
-        t0 = time.perf_counter()
-        try:
-            value = fn(item)
-            out.append((key, True, value, None, time.perf_counter() - t0))
-        except Exception as exc:  # recorded with the item's key, never aborts the chunk
-            text = f"{type(exc).__name__}: {exc}\n" + traceback.format_exc()
-            out.append((key, False, None, text, time.perf_counter() - t0))
-    return out
 
 
 def _normalise_items(items, key):
@@ -136,271 +132,36 @@ def _normalise_items(items, key):
     return pairs
 
 
-class _CanonicalPickler(pickle.Pickler):
-    """Pickler whose output does not depend on the per-process string hash: a set or
-    frozenset is written as its elements' canonical pickles in sorted order (their
-    iteration order follows ``PYTHONHASHSEED``).  Anything without a set pickles to the
-    same bytes as ``pickle.dumps(obj, protocol=4)``."""
-
-    def persistent_id(self, obj):
-        if isinstance(obj, (set, frozenset)):
-            cls = type(obj)
-            return ("set", cls.__module__, cls.__qualname__, tuple(sorted(map(_canonical, obj))))
-        return None
-
-
-def _canonical(obj):
-    buf = io.BytesIO()
-    _CanonicalPickler(buf, protocol=4).dump(obj)
-    return buf.getvalue()
-
-
-def _digest(obj):
-    """SHA-256 of ``obj``'s canonical pickle (first 24 hex digits), or None when it
-    cannot be pickled."""
-    try:
-        return hashlib.sha256(_canonical(obj)).hexdigest()[:24]
-    except Exception:  # noqa: BLE001 - an unpicklable object is not fingerprinted
-        return None
-
-
-def _legacy_digest(obj):
-    """The digest of stores written before sets were canonicalised."""
-    try:
-        return hashlib.sha256(pickle.dumps(obj, protocol=4)).hexdigest()[:24]
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def _code_fingerprint(code):
-    # The compiled body, its constants and names: not the line numbers, so editing a
-    # script elsewhere does not disown its stored results.  Frozensets (``x in {...}``)
-    # are sorted: their pickle order follows the per-process string hash.
-    consts = []
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            c = _code_fingerprint(c)
-        elif isinstance(c, frozenset):
-            c = ("frozenset", tuple(sorted(map(repr, c))))
-        consts.append(c)
-    return (code.co_code, tuple(consts), code.co_names)
-
-
-def _fn_name(fn):
-    """Identity of ``fn`` for a store: its name, and digests of what decides its results.
-
-    Stable across processes (no memory addresses), so that a resumed sweep recognises
-    its function: a ``functools.partial`` adds its arguments, a Python function its
-    compiled code and default arguments (``lambda x: x**2`` and ``lambda x: x**3`` are
-    different functions).  The values it reads (closure, instance, globals) are
-    recorded separately by :func:`_fn_state`.  Parts that cannot be pickled are marked
-    ``?`` and are not compared.
-    """
-    if isinstance(fn, functools.partial):
-        return f"partial({_fn_name(fn.func)}, {_digest((fn.args, fn.keywords)) or '?'})"
-    code = getattr(fn, "__code__", None)
-    if not hasattr(fn, "__qualname__"):
-        fn = type(fn)
-    name = f"{getattr(fn, '__module__', '?')}.{fn.__qualname__}"
-    if not isinstance(code, types.CodeType):
-        return name
-    parts = (_code_fingerprint(code), fn.__defaults__, fn.__kwdefaults__)
-    return f"{name} [{_digest(parts) or '?'}]"
-
-
-def _library_dirs():
-    paths = sysconfig.get_paths()
-    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    try:
-        dirs.update(site.getsitepackages())
-        dirs.add(site.getusersitepackages())
-    except AttributeError:  # a virtualenv's site module without these functions
-        pass
-    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs if d)
-
-
-_LIBRARY_DIRS = _library_dirs()
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_user_module(name):
-    """True for the user's own code: ``__main__`` and modules imported from outside the
-    standard library, site-packages and robustmb (whose code is not tracked)."""
-    if not name:
-        return False
-    if name == "__main__":
-        return True
-    top = name.split(".")[0]
-    if top == "robustmb" or top in sys.stdlib_module_names:
-        return False
-    path = getattr(sys.modules.get(name), "__file__", None)
-    if not path:
-        return False
-    return not os.path.realpath(path).startswith(_LIBRARY_DIRS)
-
-
-def _code_names(code):
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _code_names(c)
-    return names
-
-
-class _StateDigest:
-    """Digests of everything a callable reads besides its arguments, one per label.
-
-    * closure cells and the bound instance (``__self__``, or the callable object
-      itself): their canonical pickle;
-    * globals named by the code: a value by its canonical pickle; a function or class
-      of the user's modules by its code (a class: its methods and class attributes),
-      recursively; an attribute ``mod.name`` of a
-      user module imported as ``mod`` likewise;
-    * functions, classes and modules of libraries (standard library, site-packages,
-      robustmb) are not followed: they are identified by their names in the code.
-
-    A value that cannot be pickled is digested attribute by attribute when it has a
-    ``__dict__`` (two levels deep), and marked ``?`` (not compared) otherwise.
-    """
-
-    def __init__(self):
-        self.parts = {}
-        self._seen = set()
-
-    def callable(self, fn):
-        if isinstance(fn, functools.partial):
-            self.callable(fn.func)
-            for i, a in enumerate(fn.args):
-                self.value(f"partial arg {i}", a)
-            for k, a in (fn.keywords or {}).items():
-                self.value(f"partial arg {k}", a)
-        elif isinstance(fn, types.MethodType):
-            # library code is identified by its name and compiled code (_fn_name) only
-            if _is_user_module(fn.__func__.__module__):
-                self.function(_qualname(fn.__func__), fn.__func__)
-            self.value(f"{_qualname(fn.__func__)} self", fn.__self__)
-        elif isinstance(fn, types.FunctionType):
-            if _is_user_module(fn.__module__):
-                self.function(_qualname(fn), fn)
-        elif not isinstance(fn, (types.BuiltinFunctionType, type)):
-            # a callable object: its attributes and its class
-            self.value(f"{_qualname(type(fn))} instance", fn)
-
-    def function(self, label, f):
-        if id(f) in self._seen:
-            return
-        self._seen.add(id(f))
-        self.parts[f"code {label}"] = (
-            _digest((_code_fingerprint(f.__code__), f.__defaults__, f.__kwdefaults__)) or "?"
-        )
-        code = f.__code__
-        for name, cell in zip(code.co_freevars, f.__closure__ or (), strict=True):
-            try:
-                v = cell.cell_contents
-            except ValueError:  # a cell not yet assigned
-                continue
-            self.value(f"{label} closure {name}", v)
-        names = _code_names(code)
-        g = f.__globals__
-        modname = g.get("__name__", "?")
-        for name in sorted(names):
-            if name not in g:
-                continue
-            v = g[name]
-            if isinstance(v, types.ModuleType):
-                if _is_user_module(v.__name__):
-                    for attr in sorted(names & set(vars(v))):
-                        self.value(f"{v.__name__}.{attr}", getattr(v, attr))
-            else:
-                self.value(f"{modname}.{name}", v)
-
-    def cls(self, c):
-        for k in c.__mro__:
-            if id(k) in self._seen or not _is_user_module(getattr(k, "__module__", None)):
-                continue
-            self._seen.add(id(k))
-            for name, attr in sorted(vars(k).items()):
-                if isinstance(attr, (staticmethod, classmethod)):
-                    attr = attr.__func__
-                if isinstance(attr, property):
-                    attrs = [a for a in (attr.fget, attr.fset) if a is not None]
-                elif isinstance(attr, types.FunctionType):
-                    attrs = [attr]
-                else:
-                    # a class attribute (a constant, a nested class); not the slots and
-                    # the interpreter's own entries
-                    if not (name.startswith("__") and name.endswith("__")) and not isinstance(
-                        attr, types.MemberDescriptorType | types.GetSetDescriptorType
-                    ):
-                        self.value(f"{_qualname(k)}.{name}", attr)
-                    attrs = []
-                for a in attrs:
-                    self.function(f"{_qualname(k)}.{name}", a)
-
-    def value(self, label, v, depth=0):
-        if isinstance(v, types.ModuleType):
-            return
-        if isinstance(v, (types.FunctionType, type)):
-            if _is_user_module(getattr(v, "__module__", None)):
-                if isinstance(v, type):
-                    self.cls(v)
-                else:
-                    self.function(_qualname(v), v)
-            return  # library code: named in the caller's code, not followed
-        if isinstance(v, (types.BuiltinFunctionType, types.MethodType, functools.partial)):
-            if id(v) not in self._seen:
-                self._seen.add(id(v))
-                self.callable(v)
-            return
-        # values are keyed by label, not identity: equal constants may share one object
-        if label in self.parts:
-            return
-        d = _digest(v)
-        # an unpicklable object: its attributes, two levels deep (not a whole object graph)
-        if d is None and depth < 2 and isinstance(getattr(v, "__dict__", None), dict):
-            for k, a in sorted(vars(v).items()):
-                self.value(f"{label}.{k}", a, depth + 1)
-        else:
-            self.parts[label] = d or "?"
-        if _is_user_module(type(v).__module__):
-            self.cls(type(v))
-
-
-def _qualname(obj):
-    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
-
-
-def _fn_state(fn, version):
-    """What ``fn``'s results depend on besides its code: ``{"version": version}`` when
-    given (it overrides the digests), otherwise the :class:`_StateDigest` parts."""
-    if version is not None:
-        return {"version": str(version)}
-    st = _StateDigest()
-    st.callable(fn)
-    return st.parts
-
-
-def _state_differences(stored, now):
-    if ("version" in stored) != ("version" in now):
-        given = "the store" if "version" in stored else "this call"
-        return [f"version= was given only to {given}"]
-    diff = []
-    for label in sorted(set(stored) | set(now)):
-        a, b = stored.get(label), now.get(label)
-        if a == b or "?" in (a, b):
-            continue
-        diff.append(label if label != "version" else f"version {a!r} -> {b!r}")
-    return diff
-
-
 class _Store:
     """SQLite result file; one transaction per finished chunk."""
 
-    def __init__(self, path, fn_name, state=None):
+    def __init__(self, path, fn_name, state=None, caller="sweep"):
         self.path = os.fspath(path)
-        self.db = sqlite3.connect(self.path)
-        self.db.executescript(_SCHEMA)
-        columns = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+        if os.path.isdir(self.path):
+            raise ArgumentError(
+                f"{caller}: store {self.path!r} is a directory; give the path of a SQLite "
+                "file (e.g. a new file name in that directory)"
+            )
+        try:
+            self.db = sqlite3.connect(self.path)
+        except sqlite3.Error as exc:
+            raise ArgumentError(
+                f"{caller}: store {self.path!r} cannot be opened as a SQLite file ({exc})"
+            ) from None
+        try:
+            self.db.executescript(_SCHEMA)
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+            if "warnings" not in columns and fn_name is not None and "item" in columns:
+                with self.db:  # a store written before warnings were kept
+                    self.db.execute("ALTER TABLE results ADD COLUMN warnings TEXT")
+                columns.add("warnings")
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise ArgumentError(
+                f"{caller}: store {self.path!r} is not a sweep store ({exc}); give the path "
+                "of a new file or of a store written by sweep"
+            ) from None
+        self.has_warnings = "warnings" in columns
         if fn_name is not None and "item" not in columns:
             self.db.close()
             raise ArgumentError(
@@ -440,52 +201,82 @@ class _Store:
                 "runs)"
             )
 
-    def check_items(self, digests, items):
+    @staticmethod
+    def _match(blob, by_bytes, keys):
+        """``(key, given)``: the given key a stored key stands for, by its bytes first (a
+        NaN key is equal to nothing, not even itself), then by equality (a store written
+        with another pickle protocol); ``given`` is False when it is not among ``keys``."""
+        if blob in by_bytes:
+            return by_bytes[blob], True
+        key = pickle.loads(blob)
+        try:
+            return keys.get(key, key), key in keys
+        except TypeError:
+            return key, False
+
+    def check_items(self, digests, items, key_bytes):
         """Raise if a stored key was computed from another item than the one given now."""
-        for k, stored in self.db.execute("SELECT key, item FROM results"):
-            key = pickle.loads(k)
-            now = digests.get(key)
-            if (
-                stored is not None
-                and now is not None
-                and stored != now
-                and stored != _legacy_digest(items[key])  # written before sets were sorted
-            ):
+        keys = {k: k for k in items}
+        by_bytes = {b: k for k, b in key_bytes.items()}
+        for blob, stored in self.db.execute("SELECT key, item FROM results"):
+            key, given = self._match(blob, by_bytes, keys)
+            if not given:
+                continue
+            now = digests[key]
+            if stored is None:
+                raise ArgumentError(
+                    f"sweep: store {self.path!r} holds a result for key {key!r} whose item "
+                    "was not fingerprinted (it could not be pickled when stored), so it "
+                    "cannot be checked against this item; use another store path"
+                )
+            if stored != now and stored != _legacy_digest(items[key]):  # before sets sorted
                 raise ArgumentError(
                     f"sweep: store {self.path!r} holds a result for key {key!r} computed "
                     "from a different item; use another store path, or key the items by "
                     "their content (key=)"
                 )
 
-    def write_chunk(self, index, rows, digests):
+    def write_chunk(self, index, rows, digests, key_bytes):
+        """Write one chunk's rows ``(key, ok, pickled value, error, seconds, warnings)``."""
         with self.db:  # one atomic transaction
             self.db.executemany(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO results ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
-                        pickle.dumps(k),
+                        key_bytes[k],
                         index,
                         int(ok),
-                        pickle.dumps(v) if ok else None,
+                        blob if ok else None,
                         err,
                         sec,
                         digests.get(k),
+                        json.dumps(found) if found else None,
                     )
-                    for k, ok, v, err, sec in rows
+                    for k, ok, blob, err, sec, found in rows
                 ],
             )
 
-    def read(self, keys=None):
-        values, errors = {}, {}
-        for k, ok, v, err in self.db.execute("SELECT key, ok, value, error FROM results"):
-            key = pickle.loads(k)
-            if keys is not None and key not in keys:
-                continue
+    def read(self, key_bytes=None, keys=None):
+        """Stored ``values, errors, warnings``; only those of ``keys`` when given."""
+        values, errors, found = {}, {}, {}
+        column = "warnings" if self.has_warnings else "NULL"
+        query = f"SELECT key, ok, value, error, {column} FROM results"
+        index = {} if keys is None else {k: k for k in keys}
+        by_bytes = {b: k for k, b in (key_bytes or {}).items()}
+        for blob, ok, v, err, w in self.db.execute(query):
+            if keys is None:
+                key = pickle.loads(blob)
+            else:
+                key, given = self._match(blob, by_bytes, index)
+                if not given:
+                    continue
             if ok:
                 values[key] = pickle.loads(v)
             else:
                 errors[key] = err
-        return values, errors
+            if w:
+                found[key] = [(_category(c), m) for c, m in json.loads(w)]
+        return values, errors, found
 
     def close(self):
         self.db.close()
@@ -495,14 +286,43 @@ def _is_dask(executor):
     return type(executor).__module__.split(".")[0] == "distributed"
 
 
+def _check_executor(executor):
+    if executor is None or isinstance(executor, cf.Executor):
+        return
+    if _is_dask(executor):
+        import distributed
+
+        if isinstance(executor, distributed.Client):
+            return
+        raise ArgumentError(
+            f"sweep: executor must be a distributed.Client, got a {type(executor).__name__}; "
+            "connect a client to it: executor=distributed.Client(cluster)"
+        )
+    if not callable(getattr(executor, "submit", None)):
+        raise ArgumentError(
+            "sweep: executor must be a concurrent.futures.Executor, a distributed.Client "
+            "(distributed.Client(cluster) for a Dask cluster) or an object with a submit "
+            f"method, got {type(executor).__name__}"
+        )
+
+
 def _submit_all(executor, fn, chunks):
     if _is_dask(executor):
         import distributed
 
-        futs = {executor.submit(_run_chunk, fn, c, pure=False): i for i, c in chunks}
+        futs = {executor.submit(_run_chunk, fn, c, True, True, pure=False): i for i, c in chunks}
         return futs, distributed.as_completed(list(futs))
-    futs = {executor.submit(_run_chunk, fn, c): i for i, c in chunks}
+    futs = {executor.submit(_run_chunk, fn, c, True, True): i for i, c in chunks}
     return futs, cf.as_completed(futs)
+
+
+def _emit(result):
+    """Re-issue the warnings of the items once, in the calling process, each tagged with
+    its item's key (the message keeps its start, so ``filterwarnings(message=...)``
+    still matches) and attributed to the caller's line."""
+    for key, found in result.warnings.items():
+        for category, message in found:
+            warn(f"{message} [sweep item {key!r}]", category)
 
 
 def sweep(
@@ -528,7 +348,11 @@ def sweep(
         The items.  A dict maps keys to items; otherwise the key of an item
         is its position, or ``key(item)`` when ``key`` is given.
     executor : concurrent.futures.Executor or distributed.Client, optional
-        Where chunks run; ``None`` runs them in the calling process.
+        Where chunks run; ``None`` runs them in the calling process.  Items and results
+        travel as pickles, a ``control.StateSpace`` (which python-control cannot
+        pickle) as its matrices, sampling time and signal names, rebuilt equal on the
+        other side; an item or a result that still cannot be pickled (a generator) is
+        that item's failure, and the other items carry on.
     store : str or path-like, optional
         SQLite file of finished results.  Existing keys are not recomputed, so
         rerunning an interrupted sweep with the same store resumes it.  The store
@@ -544,10 +368,14 @@ def sweep(
         so digests agree between processes); functions and classes of the user's own
         modules (``__main__`` and modules outside the standard library,
         site-packages and robustmb) are followed through their code (a class through
-        its methods and class attributes), recursively.  Not tracked: library code (a
-        new version of numpy or robustmb), values reached in other ways (files,
-        environment variables, attributes of library modules), and values that cannot
-        be pickled (items included).
+        its methods and class attributes), recursively.  A python-control model is
+        digested by its structure (``A, B, C, D, dt`` or ``num, den, dt``; containers
+        element by element), anything else pickle cannot take by its cloudpickle when
+        cloudpickle is installed.  An item or a state value that still cannot be
+        fingerprinted raises :class:`~robustmb.errors.ArgumentError` naming it (pass
+        ``version=`` for the state).  Not tracked: library code (a new version of numpy
+        or robustmb) and values reached in other ways (files, environment variables,
+        attributes of library modules).
     version : str, optional
         Tracks the function's state by hand: the store records ``version`` instead
         of the state digests, and resuming with another ``version`` raises.  Use it
@@ -557,7 +385,7 @@ def sweep(
     progress : bool, optional
         Draw a progress bar on stderr.
     chunk_size : int, optional
-        Items per task (and per store transaction).
+        Items per task (and per store transaction); a positive integer.
     key : callable, optional
         ``key(item)`` for items given as a sequence.
     retry_failed : bool, optional
@@ -566,7 +394,10 @@ def sweep(
     Returns
     -------
     SweepResult
-        ``.values`` and ``.errors`` keyed by item key, ``.computed``.
+        ``.values``, ``.errors`` and ``.warnings`` keyed by item key, ``.computed``.
+        The warnings an item raises are recorded in every engine (and in the store)
+        and issued once more in the calling process at the end, tagged
+        ``[sweep item key]``.
 
     Raises
     ------
@@ -590,29 +421,52 @@ def sweep(
     t0 = time.perf_counter()
     if not callable(fn):
         raise ArgumentError(f"sweep: fn must be callable, got {type(fn).__name__}")
-    if int(chunk_size) < 1:
-        raise ArgumentError(f"sweep: chunk_size must be >= 1, got {chunk_size}")
-    chunk_size = int(chunk_size)
-    if executor is not None and not (
-        isinstance(executor, cf.Executor) or _is_dask(executor) or hasattr(executor, "submit")
+    if (
+        isinstance(chunk_size, bool)
+        or not isinstance(chunk_size, numbers.Integral)
+        or chunk_size < 1
     ):
-        raise ArgumentError(
-            f"sweep: executor must be a concurrent.futures.Executor or a Dask Client, "
-            f"got {type(executor).__name__}"
-        )
+        raise ArgumentError(f"sweep: chunk_size must be a positive integer, got {chunk_size!r}")
+    chunk_size = int(chunk_size)
+    _check_executor(executor)
     pairs = _normalise_items(items, key)
     st = None
     if store is not None:
-        st = _Store(store, _fn_name(fn), _fn_state(fn, version))
+        state = _fn_state(fn, version)
+        blind = [label for label, d in state.items() if d == "?"]
+        if blind:
+            raise ArgumentError(
+                f"sweep: with store= the state of fn is fingerprinted to refuse a resume "
+                f"with other values, but {', '.join(blind[:4])} cannot be pickled; pass "
+                "version='...' to track the state by hand (and change it when the results "
+                "would change)"
+            )
+        st = _Store(store, _fn_name(fn), state)
     try:
         todo = pairs
-        stored_values, stored_errors = {}, {}
-        digests = {}
+        stored_values, stored_errors, stored_warnings = {}, {}, {}
+        digests, key_bytes = {}, {}
         if st is not None:
-            digests = {k: _digest(it) for k, it in pairs}
-            st.check_items(digests, dict(pairs))
-            keys = {k for k, _ in pairs}
-            stored_values, stored_errors = st.read(keys)
+            for k, it in pairs:
+                try:
+                    key_bytes[k] = _key_bytes(k)
+                except Exception as exc:  # noqa: BLE001 - any pickling failure
+                    raise ArgumentError(
+                        f"sweep: with store= the item keys must be picklable; key {k!r} is "
+                        f"not ({type(exc).__name__}: {exc})"
+                    ) from None
+                digests[k] = _digest(it)
+                if digests[k] is None:
+                    raise ArgumentError(
+                        f"sweep: with store= every item is fingerprinted to refuse a resume "
+                        f"with other items, but item {k!r} ({type(it).__name__}) cannot be "
+                        "pickled; give the items as picklable data (numbers, arrays, tuples "
+                        "(A, B, C, D, dt), control models) and build anything else in fn"
+                    )
+            st.check_items(digests, dict(pairs), key_bytes)
+            stored_values, stored_errors, stored_warnings = st.read(
+                key_bytes, [k for k, _ in pairs]
+            )
             skip = set(stored_values) | (set() if retry_failed else set(stored_errors))
             todo = [(k, it) for k, it in pairs if k not in skip]
             if retry_failed:
@@ -620,37 +474,79 @@ def sweep(
         chunks = [
             (i, todo[s : s + chunk_size]) for i, s in enumerate(range(0, len(todo), chunk_size))
         ]
-        values, errors = {}, {}
+        values, errors, found = {}, {}, {}
+        # results travel (and are stored) as pickles: with an executor or a store
+        packed = executor is not None or st is not None
 
         def collect(rows, index):
             if st is not None:
-                st.write_chunk(index, rows, digests)
-            for k, ok, v, err, _ in rows:
+                st.write_chunk(index, rows, digests, key_bytes)
+            for k, ok, v, err, _, w in rows:
+                if ok and packed:
+                    try:
+                        v = pickle.loads(v)
+                    except Exception as exc:  # noqa: BLE001 - kept as this item's failure
+                        ok, err = (
+                            False,
+                            f"the result of item {k!r} cannot be unpickled: " + (_error_text(exc)),
+                        )
                 if ok:
                     values[k] = v
                     errors.pop(k, None)
                 else:
                     errors[k] = err
+                if w:
+                    found[k] = [(_category(c), m) for c, m in w]
+                else:
+                    found.pop(k, None)
+
+        def rows_of(chunk, out):
+            return [(k, *r) for (k, _), r in zip(chunk, out, strict=True)]
 
         with ProgressBar(len(todo), "sweep", enabled=progress and bool(todo)) as bar:
             if executor is None:
                 for i, c in chunks:
-                    collect(_run_chunk(fn, c), i)
+                    labelled = [(repr(k), it) for k, it in c]
+                    collect(rows_of(c, _run_chunk(fn, labelled, False, packed)), i)
                     bar.advance(len(c))
             else:
-                futs, completed = _submit_all(executor, fn, chunks)
-                sizes = dict((i, len(c)) for i, c in chunks)
+                sent = []
+                for i, c in chunks:
+                    # items travel as transport pickles (a control.StateSpace as its
+                    # matrices); one that cannot be pickled fails alone, here
+                    ok_items, labelled, failed = [], [], []
+                    for k, it in c:
+                        try:
+                            labelled.append((repr(k), _dumps(it)))
+                            ok_items.append((k, it))
+                        except Exception as exc:  # noqa: BLE001 - any pickling failure
+                            text = (
+                                f"PicklingError: item {k!r} cannot be pickled for the "
+                                f"executor ({type(exc).__name__}: {exc}); give it as (A, B, "
+                                "C, D, dt) or other picklable data\n"
+                            )
+                            failed.append((k, False, None, text, 0.0, []))
+                    if failed:
+                        collect(failed, i)
+                        bar.advance(len(failed))
+                    if labelled:
+                        sent.append((i, ok_items, labelled))
+                futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
+                parts = {i: c for i, c, _ in sent}
                 try:
                     for f in completed:
                         i = futs[f]
-                        collect(f.result(), i)
-                        bar.advance(sizes[i])
+                        collect(rows_of(parts[i], f.result()), i)
+                        bar.advance(len(parts[i]))
                 except BaseException:
                     for f in futs:
                         f.cancel()
                     raise
         all_values = {**stored_values, **values}
         all_errors = {k: e for k, e in {**stored_errors, **errors}.items() if k not in values}
+        recomputed = {k for k, _ in todo}
+        all_found = {k: w for k, w in stored_warnings.items() if k not in recomputed}
+        all_found.update(found)
         order = [k for k, _ in pairs]
         result = SweepResult(
             values={k: all_values[k] for k in order if k in all_values},
@@ -658,10 +554,12 @@ def sweep(
             computed=len(todo),
             seconds=time.perf_counter() - t0,
             store=None if st is None else st.path,
+            warnings={k: all_found[k] for k in order if k in all_found},
         )
     finally:
         if st is not None:
             st.close()
+    _emit(result)
     if result.errors:
         shown = ", ".join(repr(k) for k in list(result.errors)[:5])
         more = "" if len(result.errors) <= 5 else f" (+{len(result.errors) - 5} more)"
@@ -690,14 +588,17 @@ def load_sweep(store):
     path = os.fspath(store)
     if not os.path.exists(path):
         raise ArgumentError(f"load_sweep: no sweep store at {path!r}")
-    st = _Store(path, None)
+    st = _Store(path, None, caller="load_sweep")
     try:
-        values, errors = st.read()
+        values, errors, found = st.read()
     finally:
         st.close()
     try:
         values = dict(sorted(values.items()))
         errors = dict(sorted(errors.items()))
+        found = dict(sorted(found.items()))
     except TypeError:  # keys without an order: keep the store's order
         pass
-    return SweepResult(values=values, errors=errors, computed=0, store=path)
+    result = SweepResult(values=values, errors=errors, computed=0, store=path, warnings=found)
+    _emit(result)
+    return result
