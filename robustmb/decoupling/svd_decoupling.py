@@ -72,7 +72,7 @@ def real_approximation(H) -> np.ndarray:
     if not np.all(np.isfinite(H)):
         i, j = np.argwhere(~np.isfinite(H))[0]
         raise ArgumentError(
-            f"H (the response G(j w0)) has a non-finite entry {H[i, j]!r} at ({i}, {j})"
+            f"H (the response G(j w0)) has a non-finite entry {H[i, j].item()!r} at ({i}, {j})"
         )
     if not np.iscomplexobj(H) or not np.any(H.imag):
         # phi = 0 and X = pinv(H): the minimiser gives H back exactly
