@@ -37,7 +37,8 @@ def real_approximation(H) -> np.ndarray:
     ``H^H H`` is never formed: the real least-squares problem is the one of the stacked
     real matrix ``H_s = [Re H; Im H] = W S Z^T`` (thin SVD), so ``D = Z S^-2 Z^T``,
     ``H D H^T = (H Z S^-1)(H Z S^-1)^T`` and ``pinv(X) = pinv(W^T P) S Z^T`` with
-    ``P = [diag(cos phi); diag(sin phi)]``. The rounding error is of the order of
+    ``P = [diag(cos phi); diag(sin phi)]`` (when ``W^T P`` has full row rank; otherwise
+    ``pinv(X)`` is taken directly). The rounding error is of the order of
     ``eps cond(H) ||H||``, not ``eps cond(H)^2 ||H||`` as through the normal equations.
     A real ``H`` is returned as it is (``phi = 0`` and ``X = pinv(H)``: the minimiser
     gives ``H`` back exactly); a real matrix whose rows are rotated by phases is

@@ -86,3 +86,16 @@ def test_real_approximation_of_a_tall_and_a_wide_response():
         Hr = dc.real_approximation(np.exp(1j * theta)[:, None] * H)
         signs = np.sign(np.sum(Hr * H, axis=1))
         np.testing.assert_allclose(signs[:, None] * Hr, H, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (6, 6)])
+def test_real_approximation_agrees_with_the_normal_equations_when_well_conditioned(shape):
+    """Second algorithm: the normal-equation form pinv(D Re(H^H diag(e^{j phi}))) with
+    D = pinv(Re(H^H H)), accurate for a well-conditioned complex response."""
+    rng = np.random.default_rng(sum(shape))
+    H = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    D = np.linalg.pinv((H.conj().T @ H).real)
+    phi = 0.5 * np.angle(np.diag(H @ D @ H.T))
+    ref = np.linalg.pinv(D @ (H.conj().T * np.exp(1j * phi)[None, :]).real)
+    assert np.linalg.cond(H) < 1e3
+    np.testing.assert_allclose(dc.real_approximation(H), ref, atol=1e-11 * np.abs(ref).max())
