@@ -177,15 +177,21 @@ def minimized_condition_number(G, *, scaling="both", rtol=1e-6, max_iter=80):
     200
     """
     if scaling not in ("both", "input", "output"):
-        raise ValueError(f"scaling must be 'both', 'input' or 'output', got {scaling!r}")
+        raise ArgumentError(
+            f"minimized_condition_number: scaling must be 'both', 'input' or 'output', "
+            f"got {scaling!r}"
+        )
     H = np.asarray(evaluate(G))
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise DimensionError(f"minimized_condition_number needs a square matrix, got {H.shape}")
     if not np.all(np.isfinite(H)):
-        raise ValueError("the matrix contains non-finite entries")
+        raise ArgumentError("minimized_condition_number: G contains non-finite entries")
     n = H.shape[0]
     if np.linalg.matrix_rank(H) < n:
-        raise np.linalg.LinAlgError("the matrix is singular: its condition number is infinite")
+        raise ArgumentError(
+            f"minimized_condition_number: G is singular (rank {np.linalg.matrix_rank(H)} "
+            f"< {n}): its condition number is infinite for every scaling"
+        )
     work = H.conj().T if scaling == "output" else H
     side = "both" if scaling == "both" else "input"
 

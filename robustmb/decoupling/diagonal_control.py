@@ -15,7 +15,7 @@ import control
 import numpy as np
 
 from robustmb.decoupling.plant_data import as_matrix_stack, evaluate, frequency_response, is_lti
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "DiagonalController",
@@ -74,14 +74,17 @@ def diagonal_lowpass_controller(G_dec, wc, wp) -> DiagonalController:
     wc = float(wc)
     wp = float(wp)
     if not (wc > 0 and wp > 0):
-        raise ValueError(f"wc and wp must be positive, got wc={wc}, wp={wp}")
+        raise ArgumentError(
+            f"diagonal_lowpass_controller: wc and wp must be positive, got wc={wc}, wp={wp}"
+        )
     H = frequency_response(G_dec, [wc])[0] if is_lti(G_dec) else np.asarray(evaluate(G_dec))
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise DimensionError(f"the decoupled plant must be square, got {H.shape}")
     d = np.abs(np.diag(H))
     if np.any(d == 0):
-        raise ValueError(
-            f"decoupled channel(s) {np.flatnonzero(d == 0).tolist()} have zero gain at wc"
+        raise ArgumentError(
+            f"diagonal_lowpass_controller: G_dec: decoupled channel(s) "
+            f"{np.flatnonzero(d == 0).tolist()} have zero gain at wc = {wc}"
         )
     g = np.sqrt(1.0 + (wc / wp) ** 2) / d
     k = g.size
@@ -103,7 +106,7 @@ def diagonal_controller(*siso) -> control.StateSpace:
     if len(siso) == 1 and isinstance(siso[0], list | tuple):
         siso = tuple(siso[0])
     if not siso:
-        raise ValueError("diagonal_controller needs at least one SISO system")
+        raise ArgumentError("diagonal_controller: siso: give at least one SISO system")
     blocks = []
     for i, K in enumerate(siso):
         Ks = control.ss(K) if is_lti(K) else control.ss([], [], [], np.atleast_2d(float(K)))

@@ -55,8 +55,9 @@ def unskew(S, *, atol=1e-9) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        When ``S`` is not skew-symmetric within ``atol`` (relative to its size).
+    ArgumentError
+        When ``S`` is not skew-symmetric within ``atol`` (relative to its size) or has a
+        non-finite entry.
 
     Examples
     --------
@@ -66,10 +67,12 @@ def unskew(S, *, atol=1e-9) -> np.ndarray:
     S = np.asarray(S, dtype=float)
     if S.shape != (3, 3):
         raise DimensionError(f"unskew expects a 3x3 matrix, got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ArgumentError("unskew: S has a non-finite entry")
     scale = max(1.0, float(np.abs(S).max()))
     if np.abs(S + S.T).max() > atol * scale:
-        raise ValueError(
-            f"matrix is not skew-symmetric (max |S + S^T| = {np.abs(S + S.T).max():.3g})"
+        raise ArgumentError(
+            f"unskew: S is not skew-symmetric (max |S + S^T| = {np.abs(S + S.T).max():.3g})"
         )
     return np.array([S[2, 1], S[0, 2], S[1, 0]])
 
@@ -95,8 +98,8 @@ def normalize_directions(directions, *, what="element") -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        For a zero direction (names its index).
+    ArgumentError
+        For a zero or non-finite direction (names its index).
 
     Examples
     --------
@@ -104,6 +107,9 @@ def normalize_directions(directions, *, what="element") -> np.ndarray:
     array([[0.6, 0.8]])
     """
     s = np.atleast_2d(np.asarray(directions, dtype=float))
+    bad = np.flatnonzero(~np.all(np.isfinite(s), axis=1))
+    if bad.size:
+        raise ArgumentError(f"{what} direction(s) {bad.tolist()} have non-finite entries")
     n = np.linalg.norm(s, axis=1)
     bad = np.flatnonzero(n <= 1e-300)
     if bad.size:

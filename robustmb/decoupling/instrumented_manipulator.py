@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robustmb.decoupling.geometry import frame_translation
 from robustmb.decoupling.jacobian_decoupling import jacobian_decouple
 from robustmb.decoupling.parallel_manipulator import ParallelManipulator
 from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
@@ -80,7 +81,10 @@ class InstrumentedManipulator:
         Parameters
         ----------
         frame : str or array_like
-            Frame origin: the centre of mass, the centre of stiffness, or a point.
+            Frame origin: the centre of mass, the centre of stiffness, or a point. The
+            decoupled plant maps the wrench at the origin of that frame {O} to the motion
+            of {O}, on both sides (body-motion sensors included: their outputs, the
+            motion of {M}, are mapped back to the motion of {O}).
         plant : object, optional
             Plant to decouple (LTI, stack or uncertain); default :meth:`plant`.
 
@@ -98,22 +102,38 @@ class InstrumentedManipulator:
         True
         """
         o = self.manipulator.frame_origin(frame)
-        # a body-motion sensor (an IMU at the CoM) already measures the frame {M}
+        # a body-motion sensor (an IMU at the CoM) measures the motion of {M}: it needs no
+        # transformation at the centre of mass, and q_M = T q_O in any other frame
         body = self.sensor_points is None and self.sensors.ground_matrix is None
+        untransformed = body and not np.any(o)
         return jacobian_decouple(
             self.plant() if plant is None else plant,
             actuator_jacobian=self.actuator_jacobian(o),
-            sensor_jacobian=None if body else self.sensor_jacobian(o),
+            sensor_jacobian=None if untransformed else self.sensor_jacobian(o),
         )
 
     def sensor_jacobian(self, origin=None):
         """Jacobian of the feedback sensors in the frame at ``origin`` (default {M}).
 
         Accelerometers are re-expressed with the new origin; elongation sensors use the
-        strut Jacobian; body-motion sensors are returned as they are (they define {M}).
+        strut Jacobian; body-motion sensors read the coordinates of {M}, so in the frame
+        {O} at ``origin`` their Jacobian is ``S T`` with ``q_M = T q_O``
+        (:func:`~robustmb.decoupling.geometry.frame_translation`).
+
+        Examples
+        --------
+        >>> from robustmb.examples.stewart_platform import stewart_platform
+        >>> sp = stewart_platform()
+        >>> sp.sensor_jacobian([0.0, 0.0, -0.1])[:3, 3:]     # v_M = v_O + [o]x w
+        array([[ 0. ,  0.1,  0. ],
+               [-0.1,  0. ,  0. ],
+               [ 0. ,  0. ,  0. ]])
         """
         if self.sensor_points is not None:
             return self.manipulator.sensor_jacobian(self.sensor_points, origin=origin)
         if self.sensors.ground_matrix is not None:
             return self.manipulator.spring_jacobian(origin)
-        return self.sensors.matrix
+        if origin is None:
+            return self.sensors.matrix
+        o = self.manipulator.frame_origin(origin)
+        return self.sensors.matrix @ frame_translation(o)

@@ -15,7 +15,7 @@ import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.plant_data import _plant_shape
-from robustmb.errors import ArgumentError, DimensionError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 __all__ = ["JacobianDecoupling", "jacobian_decouple"]
 
@@ -43,6 +43,20 @@ def _check_finite(J, name):
     if not np.all(np.isfinite(J)):
         i, j = np.argwhere(~np.isfinite(J))[0]
         raise ArgumentError(f"{name} has a non-finite entry {float(J[i, j])!r} at ({i}, {j})")
+
+
+def _check_full_column_rank(J, name, side):
+    """A Jacobian of rank below its ``d`` frame coordinates leaves some direction of the
+    frame unactuated (or unmeasured): its pseudo-inverse then mixes the channels."""
+    d = J.shape[1]
+    rank = int(np.linalg.matrix_rank(J))
+    if rank < d:
+        raise IllPosedError(
+            f"{name} has rank {rank} < {d} (the number of frame coordinates): {d - rank} "
+            f"direction(s) of the frame are not {side}, so pinv({name}) mixes the channels "
+            "instead of decoupling them; add or move the elements, or decouple fewer "
+            "coordinates"
+        )
 
 
 def jacobian_decouple(
@@ -81,6 +95,11 @@ def jacobian_decouple(
         When a Jacobian does not match the plant's inputs or outputs.
     ArgumentError
         When a Jacobian has a non-finite entry.
+    IllPosedError
+        When a Jacobian ``(k, d)`` has rank below ``d`` (numerical rank, numpy's
+        ``matrix_rank`` tolerance): some direction of {O} is not actuated or not measured
+        and no frame decoupling exists (names the Jacobian and its rank). An
+        ill-conditioned Jacobian of full rank is accepted.
 
     Examples
     --------
@@ -102,6 +121,7 @@ def jacobian_decouple(
             raise DimensionError(
                 f"actuator_jacobian has {Ja.shape[0]} rows but the plant has {m} inputs"
             )
+        _check_full_column_rank(Ja, "actuator_jacobian", "actuated")
         T_in = np.linalg.pinv(Ja.T)
     if sensor_jacobian is not None:
         Js = np.atleast_2d(np.asarray(sensor_jacobian, dtype=float))
@@ -110,6 +130,7 @@ def jacobian_decouple(
             raise DimensionError(
                 f"sensor_jacobian has {Js.shape[0]} rows but the plant has {p} outputs"
             )
+        _check_full_column_rank(Js, "sensor_jacobian", "measured")
         T_out = np.linalg.pinv(Js)
     if input_names is None:
         input_names = _WRENCH_NAMES.get(T_in.shape[1], []) if Ja is not None else []

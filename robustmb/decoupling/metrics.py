@@ -111,7 +111,7 @@ def rga(G, *, omega=None, generalized=False):
     ------
     DimensionError
         Non-square plant without ``generalized=True``.
-    numpy.linalg.LinAlgError
+    ArgumentError
         A singular matrix (its index in the stack is named).
 
     Examples
@@ -136,8 +136,9 @@ def _checked_inverse(S):
         return np.linalg.inv(S)
     except np.linalg.LinAlgError:
         bad = [k for k in range(S.shape[0]) if np.linalg.matrix_rank(S[k]) < S.shape[-1]]
-        raise np.linalg.LinAlgError(
-            f"the plant is singular at stack index/indices {bad[:10]}; the RGA is undefined"
+        raise ArgumentError(
+            f"rga: the plant G is singular at stack index/indices {bad[:10]}; the RGA is "
+            "undefined there (generalized=True uses the pseudo-inverse)"
         ) from None
 
 

@@ -33,7 +33,13 @@ import numpy as np
 import scipy.linalg
 
 from robustmb.decoupling.decoupling_result import Decoupling
-from robustmb.decoupling.second_order import _KINDS, Measurement, SecondOrderSystem
+from robustmb.decoupling.second_order import (
+    _KINDS,
+    Measurement,
+    SecondOrderSystem,
+    _check_mechanical_matrices,
+    _finite,
+)
 from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = ["ModalDecoupling", "modal_decouple", "modal_plant"]
@@ -171,7 +177,7 @@ def modal_decouple(
         indefinite: a negative eigenvalue of ``(K, M)`` gives a divergent mode, kept with
         its unstable pole in ``diagonal_plant`` (see ``modal_stiffnesses``).
     C : array_like ``(n, n)``, optional
-        Damping matrix.
+        Damping matrix, symmetric positive semidefinite.
     input_matrix : array_like ``(n, m)``
         ``F`` with generalised forces ``F u`` (``J^T`` for struts).
     output_matrix : array_like ``(p, n)``
@@ -217,20 +223,11 @@ def modal_decouple(
         raise ArgumentError(f"output_kind must be one of {sorted(_KINDS)}, got {output_kind!r}")
     if normalization not in ("unit", "mass"):
         raise ArgumentError(f"normalization must be 'unit' or 'mass', got {normalization!r}")
-    for name, X in (("M", M), ("K", K), ("C", Cd)):
-        if not np.all(np.isfinite(X)):
-            raise ArgumentError(f"modal_decouple: {name} has a non-finite entry")
-    for name, X in (("M", M), ("K", K), ("C", Cd)):
-        if not np.allclose(X, X.T, rtol=1e-10, atol=1e-12 * max(np.abs(X).max(), 1.0)):
-            raise ArgumentError(f"modal_decouple: {name} must be symmetric")
-    try:
-        np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        ev = float(np.linalg.eigvalsh(M)[0])
-        raise ArgumentError(
-            f"modal_decouple: the mass matrix M must be positive definite; its smallest "
-            f"eigenvalue is {ev:.3g} (a massless coordinate? remove it or add its inertia)"
-        ) from None
+    for name, X in (("M", M), ("K", K), ("C", Cd), ("input_matrix", F), ("output_matrix", S)):
+        _finite(X, name, "modal_decouple: ")
+    # the same physical requirements as SecondOrderSystem (M SPD, K and C symmetric, C
+    # positive semidefinite); eigh(K, M) below needs the first two
+    _check_mechanical_matrices(M, K, Cd, where="modal_decouple: ")
     # symmetric-definite generalised problem: real modes, ascending eigenvalues, Phi
     # mass-normalised (Phi^T M Phi = I)
     lam, Phi = scipy.linalg.eigh(K, M)

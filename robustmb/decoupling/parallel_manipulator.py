@@ -46,6 +46,12 @@ def _vector(x, n, name):
     return v
 
 
+def _finite_points(b, name):
+    if not np.all(np.isfinite(b)):
+        i = int(np.flatnonzero(~np.all(np.isfinite(b), axis=1))[0])
+        raise ArgumentError(f"{name} has a non-finite coordinate in row {i}: {b[i].tolist()}")
+
+
 class ParallelManipulator:
     """Rigid payload suspended on axial springs and driven by axial force actuators.
 
@@ -99,6 +105,7 @@ class ParallelManipulator:
         if b.shape[1] not in (2, 3):
             raise DimensionError(f"points must be 2-D or 3-D, got {b.shape[1]} coordinates")
         self.dim = b.shape[1]
+        _finite_points(b, "spring_points")
         self.spring_points = b
         self.spring_directions = normalize_directions(spring_directions, what="spring")
         if self.spring_directions.shape != b.shape:
@@ -118,6 +125,8 @@ class ParallelManipulator:
             raise DimensionError(
                 f"support_points {self.support_points.shape} must match spring_points {b.shape}"
             )
+        if self.support_points is not None:
+            _finite_points(self.support_points, "support_points")
         if actuator_points is None and actuator_directions is None:
             self.actuator_points = b.copy()
             self.actuator_directions = self.spring_directions.copy()
@@ -136,6 +145,7 @@ class ParallelManipulator:
                     f"actuator points have {self.actuator_points.shape[1]} coordinates, "
                     f"springs have {self.dim}"
                 )
+            _finite_points(self.actuator_points, "actuator_points")
         na = self.actuator_points.shape[0]
         self.actuator_names = (
             [f"F{i + 1}" for i in range(na)] if actuator_names is None else list(actuator_names)

@@ -101,7 +101,10 @@ def frequency_response(G, omega) -> np.ndarray:
     w = _check_omega(omega)
     if isinstance(G, control.TransferFunction):
         if not G.isctime():
-            raise ValueError("frequency_response expects a continuous-time system")
+            raise ArgumentError(
+                "frequency_response: G must be a continuous-time system, got a discrete-time "
+                f"one (dt = {G.dt})"
+            )
         H = np.asarray(G(1j * w, squeeze=False))  # (p, m, nw)
         return np.moveaxis(H, -1, 0)
     if not isinstance(G, control.StateSpace):
@@ -110,7 +113,10 @@ def frequency_response(G, omega) -> np.ndarray:
             f"got {type(G).__name__}"
         )
     if not G.isctime():
-        raise ValueError("frequency_response expects a continuous-time system")
+        raise ArgumentError(
+            "frequency_response: G must be a continuous-time system, got a discrete-time "
+            f"one (dt = {G.dt})"
+        )
     A, B, C, D = (np.asarray(X) for X in (G.A, G.B, G.C, G.D))
     n = A.shape[0]
     if n == 0:
@@ -153,7 +159,10 @@ def evaluate(G, omega=None) -> np.ndarray:
             raise ArgumentError("omega (rad/s) is required to evaluate an LTI system")
         return frequency_response(G, omega)
     if omega is not None:
-        raise ValueError("omega must not be given with a frequency-response array")
+        raise ArgumentError(
+            "omega must not be given with a frequency-response array (it is only used to "
+            "evaluate an LTI system)"
+        )
     H = np.asarray(G)
     if H.dtype == object:
         raise UncertainTypeError(f"cannot interpret a {type(G).__name__} as a numeric matrix")
@@ -249,7 +258,10 @@ def transform(G, T_out=None, T_in=None, *, input_names=None, output_names=None):
         return out
     if is_lti(G):
         if np.iscomplexobj(To) or np.iscomplexobj(Ti):
-            raise TypeError("a real LTI system can only be transformed by real matrices")
+            raise UncertainTypeError(
+                "T_out, T_in: a real LTI system can only be transformed by real matrices, "
+                "got a complex one (decouple its frequency response instead)"
+            )
         ss = G if isinstance(G, control.StateSpace) else control.ss(G)
         out = _constant_ss_product(To, ss, Ti)
         k, r = out.noutputs, out.ninputs
@@ -283,9 +295,9 @@ def _left_multiply_uncertain(T, G):
 def _real_or_complex(T, name):
     T = np.asarray(T)
     if T.dtype == object or not np.issubdtype(T.dtype, np.number):
-        raise TypeError(f"{name} must be a numeric matrix, got dtype {T.dtype}")
+        raise UncertainTypeError(f"{name} must be a numeric matrix, got dtype {T.dtype}")
     if not np.all(np.isfinite(T)):
-        raise ValueError(f"{name} contains non-finite entries")
+        raise ArgumentError(f"{name} contains non-finite entries")
     return T.astype(complex) if np.iscomplexobj(T) else T.astype(float)
 
 

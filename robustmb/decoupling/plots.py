@@ -11,6 +11,7 @@ import numpy as np
 
 from robustmb.decoupling.metrics import gershgorin_ratios, rga_abs_sum_minus_n, rga_number
 from robustmb.decoupling.plant_data import as_matrix_stack, evaluate
+from robustmb.errors import ArgumentError
 
 __all__ = [
     "coupling_magnitude_plot",
@@ -128,7 +129,9 @@ def rga_number_plot(plants: dict, omega, *, variant="definition", ax=None, title
     """
     fn = {"definition": rga_number, "abs_sum_minus_n": rga_abs_sum_minus_n}.get(variant)
     if fn is None:
-        raise ValueError(f"variant must be 'definition' or 'abs_sum_minus_n', got {variant!r}")
+        raise ArgumentError(
+            f"rga_number_plot: variant must be 'definition' or 'abs_sum_minus_n', got {variant!r}"
+        )
     w = np.asarray(omega, dtype=float)
     ax = _axes(ax)
     for label, G in plants.items():

@@ -157,9 +157,10 @@ def _mu_matrices(data: _LFTData, row, beta):
     N22 = M22[:, row, row]
     if np.any(N22 == 0):
         bad = np.flatnonzero(N22 == 0)
-        raise ValueError(
-            f"the diagonal element {row} vanishes at the centre of the uncertainty at "
-            f"frequency index(es) {bad[:5].tolist()}: the ratio is unbounded there"
+        raise ArgumentError(
+            f"usys: its diagonal element ({row}, {row}) vanishes at the centre of the "
+            f"uncertainty at omega index(es) {bad[:5].tolist()}: the Gershgorin ratio of "
+            f"row {row} is unbounded there; leave those frequencies out of omega"
         )
     return N11 - N12 @ N21 / N22[:, None, None]
 
@@ -252,7 +253,10 @@ class WorstCaseGershgorin:
         from robustmb.analysis.mu_upper import verify_upper_bound
 
         if self.upper is None:
-            raise ValueError("no upper bound was computed (upper=False)")
+            raise ArgumentError(
+                "verify: no upper bound was computed (worst_case_gershgorin was called with "
+                "upper=False); there is nothing to verify"
+            )
         data = _lft_on_grid(usys, self.omega)
         out = np.zeros(self.upper.shape, dtype=bool)
         for c, cert in enumerate(self.certificates):
@@ -413,8 +417,10 @@ def worst_case_gershgorin(
         Hs = frequency_response(Gs, [w[k]])[0] if hasattr(Gs, "A") else np.asarray(Gs)
         verified[c] = gershgorin_ratios(Hs)[row]
         if not np.isclose(verified[c], lower[k, c], rtol=1e-6, atol=1e-12):
-            raise RuntimeError(
-                f"substitution check failed for row {row}: {verified[c]} vs {lower[k, c]}"
+            raise ArgumentError(
+                f"worst_case_gershgorin: usys: substituting the worst-case values {values} "
+                f"into usys gives the ratio {verified[c]} for row {row}, but its LFT data "
+                f"give {lower[k, c]}: usys.usubs and the LFT of usys disagree"
             )
         worst_values.append(values)
         worst_freq[c] = w[k]

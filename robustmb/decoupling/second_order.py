@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
-from robustmb.errors import ArgumentError, DimensionError, SignalError
+from robustmb.errors import ArgumentError, DimensionError, SignalError, UncertainTypeError
 
 __all__ = ["Measurement", "SecondOrderSystem"]
 
@@ -94,21 +94,92 @@ def _sym_square(X, n, name):
     return X
 
 
+# relative asymmetry max|X - X^T| / max|X| accepted as rounding (J^T diag(k) J is not
+# bitwise symmetric)
+_SYMMETRY_RTOL = 1e-10
+
+
+def _finite(X, name, where=""):
+    """``X`` as a float array, refused with an ArgumentError naming it when not finite."""
+    X = np.asarray(X, dtype=float)
+    if not np.all(np.isfinite(X)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(X))[0])
+        raise ArgumentError(f"{where}{name} has a non-finite entry {float(X[idx])!r} at {idx}")
+    return X
+
+
+def _check_symmetric(X, name, where=""):
+    scale = float(np.abs(X).max(initial=0.0))
+    gap = float(np.abs(X - X.T).max(initial=0.0))
+    if gap > _SYMMETRY_RTOL * scale:
+        raise ArgumentError(
+            f"{where}{name} must be symmetric: max |{name} - {name}^T| = {gap:.3g} for "
+            f"entries up to {scale:.3g}"
+        )
+
+
+def _check_mechanical_matrices(M, K=None, C=None, *, where="", allow_nonsymmetric=False):
+    """Refuse matrices that do not describe a passive mechanical system.
+
+    ``M`` must be symmetric positive definite, ``K`` and ``C`` symmetric (unless
+    ``allow_nonsymmetric``: circulatory and gyroscopic forces) and the symmetric part of
+    ``C`` positive semidefinite (no energy source in the dampers). ``K`` may be indefinite
+    (negative stiffness of an unstable equilibrium). Every error is an
+    :class:`~robustmb.errors.ArgumentError` naming the matrix; ``where`` prefixes the
+    message with the calling function.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _check_mechanical_matrices(np.eye(2), -np.eye(2), 0.1 * np.eye(2))
+    >>> try:
+    ...     _check_mechanical_matrices(-np.eye(2))
+    ... except ValueError as e:
+    ...     print(str(e)[:45])
+    M (mass matrix) must be symmetric positive de
+    """
+    M = np.asarray(M, dtype=float)
+    _check_symmetric(M, "M", where)
+    try:
+        np.linalg.cholesky(0.5 * (M + M.T))
+    except np.linalg.LinAlgError:
+        ev = float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
+        raise ArgumentError(
+            f"{where}M (mass matrix) must be symmetric positive definite; its smallest "
+            f"eigenvalue is {ev:.3g} (singular or negative: a massless coordinate?)"
+        ) from None
+    if K is not None and not allow_nonsymmetric:
+        _check_symmetric(np.asarray(K, dtype=float), "K", where)
+    if C is not None:
+        C = np.asarray(C, dtype=float)
+        if not allow_nonsymmetric:
+            _check_symmetric(C, "C", where)
+        ev = np.linalg.eigvalsh(0.5 * (C + C.T))
+        top = float(np.abs(ev).max(initial=0.0))
+        if ev.size and ev[0] < -_SYMMETRY_RTOL * top:
+            raise ArgumentError(
+                f"{where}C (damping matrix) must be positive semidefinite (no negative "
+                f"damping); its symmetric part has the eigenvalue {float(ev[0]):.3g}"
+            )
+
+
 class SecondOrderSystem:
     """Linear second-order mechanical model with actuator and ground-motion inputs.
 
     Parameters
     ----------
     M, K : array_like ``(n, n)``
-        Mass and stiffness matrices (``M`` nonsingular).
+        Mass matrix, symmetric positive definite, and stiffness matrix, symmetric (it
+        may be indefinite: negative stiffness).
     C : array_like ``(n, n)``, optional
-        Damping matrix (zero by default).
+        Damping matrix (zero by default), symmetric positive semidefinite.
     input_matrix : array_like ``(n, m)``
         ``F`` in ``M q'' + C q' + K q = F u``; for struts with Jacobian ``J`` this is
-        ``J^T``.
+        ``J^T``. Finite.
     input_names : list of str, optional
     ground_stiffness, ground_damping : array_like ``(n, r)``, optional
-        ``K_w`` and ``C_w`` coupling the support displacement ``w`` into the equations.
+        ``K_w`` and ``C_w`` coupling the support displacement ``w`` into the equations
+        (finite).
     ground_names : list of str, optional
     coordinate_names : list of str, optional
         Names of the generalised coordinates (used for body-motion outputs).
@@ -116,6 +187,20 @@ class SecondOrderSystem:
         Origin of the frame of the coordinates (set by
         :class:`~robustmb.decoupling.ParallelManipulator`): a measurement tagged with
         another frame is refused, because its matrix reads other coordinates.
+    allow_nonsymmetric : bool
+        ``False`` (default) requires symmetric ``K`` and ``C``. ``True`` accepts a
+        circulatory (skew) part in ``K`` and a gyroscopic (skew) part in ``C``, as in
+        rotating machinery; ``M`` must still be symmetric positive definite and the
+        symmetric part of ``C`` positive semidefinite.
+
+    Raises
+    ------
+    DimensionError
+        A matrix of the wrong shape.
+    ArgumentError
+        A non-finite entry, a mass matrix that is not symmetric positive definite, an
+        asymmetric ``K`` or ``C`` (without ``allow_nonsymmetric``), or negative damping
+        (names the matrix).
 
     Examples
     --------
@@ -138,20 +223,20 @@ class SecondOrderSystem:
         ground_names=None,
         coordinate_names=None,
         frame=None,
+        allow_nonsymmetric=False,
     ):
         M = np.atleast_2d(np.asarray(M, dtype=float))
         n = M.shape[0]
         self.M = _sym_square(M, n, "M")
         self.K = _sym_square(K, n, "K")
         self.C = np.zeros((n, n)) if C is None else _sym_square(C, n, "C")
-        if np.linalg.matrix_rank(self.M) < n:
-            raise ArgumentError("the mass matrix M is singular")
+        _check_mechanical_matrices(self.M, self.K, self.C, allow_nonsymmetric=allow_nonsymmetric)
         F = np.atleast_2d(np.asarray(input_matrix, dtype=float))
         if F.shape[0] != n:
             raise DimensionError(
                 f"input_matrix must have {n} rows (one per coordinate), got {F.shape}"
             )
-        self.F = F
+        self.F = _finite(F, "input_matrix")
         self.input_names = _names(input_names, F.shape[1], "u", "input")
         if ground_stiffness is None and ground_damping is None:
             self.K_w = np.zeros((n, 0))
@@ -172,6 +257,8 @@ class SecondOrderSystem:
                     f"ground_stiffness {self.K_w.shape} and ground_damping {self.C_w.shape} "
                     f"must both be ({n}, r)"
                 )
+            self.K_w = _finite(self.K_w, "ground_stiffness")
+            self.C_w = _finite(self.C_w, "ground_damping")
         self.ground_names = _names(ground_names, self.K_w.shape[1], "w", "ground")
         self.coordinate_names = _names(coordinate_names, n, "q", "coordinate")
         self.frame = _frame(frame, "frame")
@@ -232,9 +319,11 @@ class SecondOrderSystem:
 
         Raises
         ------
-        ValueError
+        ArgumentError
             An acceleration output with ground *displacement* inputs and support damping
             (the transfer is improper); measure position or velocity instead.
+        UncertainTypeError
+            An output that is not a :class:`Measurement`.
 
         Examples
         --------
@@ -266,19 +355,21 @@ class SecondOrderSystem:
                 D = np.hstack([S @ E, np.zeros((S.shape[0], self.F.shape[1]))])
             else:
                 if ground and np.abs(S @ E).max(initial=0.0) > 0:
-                    raise ValueError(
-                        f"acceleration outputs {ms.names} respond to the derivative of the "
-                        "ground displacement through the support damping: the transfer is "
-                        "improper; use position outputs (transmissibility) instead"
+                    raise ArgumentError(
+                        f"outputs: acceleration outputs {ms.names} respond to the derivative "
+                        "of the ground displacement through the support damping, so with "
+                        "ground=True the transfer is improper; use position outputs "
+                        "(transmissibility) instead"
                     )
                 Cq, Cv = -S @ MiK, -S @ MiC
                 D = S @ B[n:]
             if ground and ms.ground_matrix is not None:
                 Sw = _check_ground(ms, self.K_w.shape[1])
                 if ms.order != 0:
-                    raise ValueError(
-                        f"relative {ms.kind} outputs {ms.names} with ground displacement "
-                        "inputs are improper; use relative position outputs"
+                    raise ArgumentError(
+                        f"outputs: relative {ms.kind} outputs {ms.names} with ground "
+                        "displacement inputs (ground=True) are improper; use relative "
+                        "position outputs"
                     )
                 D = D.copy()
                 D[:, : Sw.shape[1]] -= Sw
@@ -357,7 +448,7 @@ def _check_frame(ms, frame):
 
 def _check_meas(ms, n, frame=None):
     if not isinstance(ms, Measurement):
-        raise TypeError(f"outputs must be Measurement objects, got {type(ms).__name__}")
+        raise UncertainTypeError(f"outputs must be Measurement objects, got {type(ms).__name__}")
     if ms.matrix.shape[1] != n:
         raise DimensionError(
             f"measurement {ms.names} has {ms.matrix.shape[1]} columns but the model has "

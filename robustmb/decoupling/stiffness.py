@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from robustmb.decoupling.geometry import line_jacobian, normalize_directions, skew
-from robustmb.errors import DimensionError
+from robustmb.decoupling.second_order import _check_mechanical_matrices, _finite
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "stiffness_matrix",
@@ -57,7 +58,14 @@ def stiffness_matrix(J, k) -> np.ndarray:
     J : array_like ``(n, d)``
         Strut Jacobian in the chosen frame.
     k : float or array_like ``(n,)``
-        Strut stiffnesses (or dampings, for the damping matrix).
+        Strut stiffnesses (or dampings, for the damping matrix): finite, non-negative.
+
+    Raises
+    ------
+    DimensionError
+        ``k`` has neither one value nor one per row of ``J``.
+    ArgumentError
+        A non-finite entry in ``J`` or ``k``, or a negative ``k``.
 
     Examples
     --------
@@ -68,18 +76,40 @@ def stiffness_matrix(J, k) -> np.ndarray:
            [25500.,     0., 50850.]])
     """
     J = np.atleast_2d(np.asarray(J, dtype=float))
-    kv = np.broadcast_to(np.asarray(k, dtype=float), (J.shape[0],))
+    if J.ndim != 2:
+        raise DimensionError(f"stiffness_matrix: J must be a 2-D matrix, got shape {J.shape}")
+    _finite(J, "J", "stiffness_matrix: ")
+    kv = _element_values(k, J.shape[0], "k", "stiffness_matrix")
     return J.T @ (kv[:, None] * J)
 
 
-def _geometry(points, directions, stiffness):
+def _element_values(k, n, name, where):
+    """One finite, non-negative value per strut (a scalar is repeated)."""
+    a = np.asarray(k, dtype=float)
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n):
+        raise DimensionError(
+            f"{where}: {name} must be one value or {n} (one per strut), got shape {a.shape}"
+        )
+    kv = np.broadcast_to(a, (n,)).copy()
+    _finite(kv, name, f"{where}: ")
+    if np.any(kv < 0):
+        bad = np.flatnonzero(kv < 0)
+        raise ArgumentError(
+            f"{where}: {name} must be non-negative (a strut cannot store negative energy), "
+            f"got {kv[bad].tolist()} at index(es) {bad.tolist()}"
+        )
+    return kv
+
+
+def _geometry(points, directions, stiffness, where, name="stiffness"):
     b = np.atleast_2d(np.asarray(points, dtype=float))
     s = normalize_directions(directions, what="strut")
     if b.shape != s.shape or b.shape[1] not in (2, 3):
         raise DimensionError(
-            f"points {b.shape} and directions {s.shape} must both be (n, 2) or (n, 3)"
+            f"{where}: points {b.shape} and directions {s.shape} must both be (n, 2) or (n, 3)"
         )
-    k = np.broadcast_to(np.asarray(stiffness, dtype=float), (b.shape[0],)).copy()
+    _finite(b, "points", f"{where}: ")
+    k = _element_values(stiffness, b.shape[0], name, where)
     return b, s, k
 
 
@@ -109,8 +139,9 @@ def center_of_stiffness(points, directions, stiffness, *, exact=True, rtol=1e-9)
 
     Raises
     ------
-    ValueError
-        ``exact=True`` and no unique centre of stiffness exists.
+    ArgumentError
+        ``exact=True`` and no unique centre of stiffness exists; a non-finite point or a
+        negative stiffness.
 
     Examples
     --------
@@ -119,7 +150,7 @@ def center_of_stiffness(points, directions, stiffness, *, exact=True, rtol=1e-9)
     ...                     [[1, 0], [0, 1], [-1, 0], [0, 1]], [1, 2, 1, 1]).round(6)
     array([-0.333333,  0.2     ])
     """
-    b, s, k = _geometry(points, directions, stiffness)
+    b, s, k = _geometry(points, directions, stiffness, "center_of_stiffness")
     if b.shape[1] == 2:
         A = np.column_stack([(k * s[:, 1]) @ s, -(k * s[:, 0]) @ s])
         arm = b[:, 0] * s[:, 1] - b[:, 1] * s[:, 0]
@@ -133,15 +164,17 @@ def center_of_stiffness(points, directions, stiffness, *, exact=True, rtol=1e-9)
     O, _, rank, _ = np.linalg.lstsq(A, rhs, rcond=None)
     if exact:
         if rank < A.shape[1]:
-            raise ValueError(
-                "the centre of stiffness is not unique (the struts' directions do not span "
-                "the plane/space); pass exact=False for the minimum-norm choice"
+            raise ArgumentError(
+                "center_of_stiffness: directions: the centre of stiffness is not unique (the "
+                "struts' directions, weighted by their stiffness, do not span the "
+                "plane/space); pass exact=False for the minimum-norm choice"
             )
         resid = np.linalg.norm(A @ O - rhs)
         scale = max(np.linalg.norm(rhs), np.linalg.norm(A) * np.linalg.norm(O), 1e-300)
         if resid > rtol * scale + 1e-300:
-            raise ValueError(
-                f"no frame cancels the force-rotation coupling (residual {resid:.3g}); "
+            raise ArgumentError(
+                f"center_of_stiffness: points, directions: no frame cancels the "
+                f"force-rotation coupling of this strut geometry (residual {resid:.3g}); "
                 "pass exact=False for the minimum-coupling origin"
             )
     return O
@@ -188,7 +221,7 @@ def diagonal_stiffness_conditions(points, directions, stiffness, origin=None, *,
     >>> c.diagonal, c.K.diagonal().round(4)
     (True, array([5.    , 3.    , 2.6667]))
     """
-    b, s, k = _geometry(points, directions, stiffness)
+    b, s, k = _geometry(points, directions, stiffness, "diagonal_stiffness_conditions")
     J = line_jacobian(b, s, origin)
     K = stiffness_matrix(J, k)
     d = b.shape[1]
@@ -238,7 +271,7 @@ def leg_mass_conditions(points, directions, leg_masses, mass_matrix, *, rtol=1e-
     >>> c.diagonal
     True
     """
-    b, s, mvec = _geometry(points, directions, leg_masses)
+    b, s, mvec = _geometry(points, directions, leg_masses, "leg_mass_conditions", "leg_masses")
     J = line_jacobian(b, s)
     X = stiffness_matrix(J, mvec)
     Mm = np.asarray(mass_matrix, dtype=float)
@@ -267,9 +300,11 @@ def legs_frame_matrices(J, M, K=None, C=None):
     Parameters
     ----------
     J : array_like ``(n, n)``
-        Square strut Jacobian at the frame where ``M``, ``K``, ``C`` are expressed.
+        Square, nonsingular strut Jacobian at the frame where ``M``, ``K``, ``C`` are
+        expressed.
     M, K, C : array_like ``(n, n)``
-        ``K`` and ``C`` are optional.
+        ``M`` symmetric positive definite; ``K`` and ``C`` (optional) symmetric, ``C``
+        positive semidefinite.
 
     Returns
     -------
@@ -291,12 +326,30 @@ def legs_frame_matrices(J, M, K=None, C=None):
     J = np.asarray(J, dtype=float)
     if J.ndim != 2 or J.shape[0] != J.shape[1]:
         raise DimensionError(f"legs_frame_matrices needs a square Jacobian, got {J.shape}")
+    where = "legs_frame_matrices: "
+    _finite(J, "J", where)
+    n = J.shape[0]
+    mats = {}
+    for name, X in (("M", M), ("K", K), ("C", C)):
+        if X is None:
+            continue
+        X = np.asarray(X, dtype=float)
+        if X.shape != (n, n):
+            raise DimensionError(f"{where}{name} must be {n}x{n}, got shape {X.shape}")
+        mats[name] = _finite(X, name, where)
+    _check_mechanical_matrices(mats["M"], mats.get("K"), mats.get("C"), where=where)
+    rank = int(np.linalg.matrix_rank(J))
+    if rank < n:
+        raise ArgumentError(
+            f"{where}J is singular (rank {rank} < {n}): the struts do not define coordinates "
+            "of the frame, so there is no legs' frame"
+        )
     Ji = np.linalg.inv(J)
 
     def tr(X):
-        return None if X is None else Ji.T @ np.asarray(X, dtype=float) @ Ji
+        return None if X is None else Ji.T @ X @ Ji
 
-    return tr(M), tr(K), tr(C)
+    return tr(mats["M"]), tr(mats.get("K")), tr(mats.get("C"))
 
 
 def frame_change(X, J_from, J_to) -> np.ndarray:
@@ -315,10 +368,11 @@ def frame_change(X, J_from, J_to) -> np.ndarray:
            [   0.,  400.,    0.],
            [-680.,    0., 1271.]])
     """
-    J_from = np.asarray(J_from, dtype=float)
-    J_to = np.asarray(J_to, dtype=float)
+    J_from = _finite(J_from, "J_from", "frame_change: ")
+    J_to = _finite(J_to, "J_to", "frame_change: ")
+    X = _finite(X, "X", "frame_change: ")
     if J_from.shape != J_to.shape:
         raise DimensionError(f"J_from {J_from.shape} and J_to {J_to.shape} differ")
     # J_from^{-1} J_to (least squares for redundant struts: the frame map is exact anyway)
     P = np.linalg.lstsq(J_from, J_to, rcond=None)[0]
-    return P.T @ np.asarray(X, dtype=float) @ P
+    return P.T @ X @ P

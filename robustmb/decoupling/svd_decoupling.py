@@ -28,9 +28,21 @@ __all__ = [
 def real_approximation(H) -> np.ndarray:
     """Real matrix approximating a complex matrix ``H`` up to a phase per row.
 
-    Computes ``D = pinv(Re(H^H H))``, ``phi = angle(diag(H D H^T)) / 2`` (plain transpose)
-    and returns ``pinv(D Re(H^H diag(exp(j phi))))``. For a square nonsingular ``H`` the
-    pseudo-inverses are ordinary inverses. The result is exact (``= H``) when ``H`` is real.
+    The ALIGN construction: with row phases ``phi``, the real ``X`` that minimises
+    ``||H X - diag(exp(j phi))||_F`` is ``X = D Re(H^H diag(exp(j phi)))`` with
+    ``D = Re(H^H H)^+``; the phases are ``phi = angle(diag(H D H^T)) / 2`` (plain
+    transpose) and the result is ``pinv(X)``. For a square nonsingular ``H`` the
+    pseudo-inverses are ordinary inverses.
+
+    ``H^H H`` is never formed: the real least-squares problem is the one of the stacked
+    real matrix ``H_s = [Re H; Im H] = W S Z^T`` (thin SVD), so ``D = Z S^-2 Z^T``,
+    ``H D H^T = (H Z S^-1)(H Z S^-1)^T`` and ``pinv(X) = pinv(W^T P) S Z^T`` with
+    ``P = [diag(cos phi); diag(sin phi)]`` (when ``W^T P`` has full row rank; otherwise
+    ``pinv(X)`` is taken directly). The rounding error is of the order of
+    ``eps cond(H) ||H||``, not ``eps cond(H)^2 ||H||`` as through the normal equations.
+    A real ``H`` is returned as it is (``phi = 0`` and ``X = pinv(H)``: the minimiser
+    gives ``H`` back exactly); a real matrix whose rows are rotated by phases is
+    recovered to rounding, up to the sign of each row.
 
     Parameters
     ----------
@@ -40,6 +52,11 @@ def real_approximation(H) -> np.ndarray:
     Returns
     -------
     numpy.ndarray ``(p, m)``, real
+
+    Raises
+    ------
+    ArgumentError
+        ``H`` has a non-finite entry.
 
     Examples
     --------
@@ -54,11 +71,31 @@ def real_approximation(H) -> np.ndarray:
     if H.ndim != 2:
         raise DimensionError(f"real_approximation expects one (p, m) matrix, got {H.shape}")
     if not np.all(np.isfinite(H)):
-        raise ValueError("H contains non-finite entries")
+        i, j = np.argwhere(~np.isfinite(H))[0]
+        raise ArgumentError(
+            f"H (the response G(j w0)) has a non-finite entry {H[i, j].item()!r} at ({i}, {j})"
+        )
+    if not np.iscomplexobj(H) or not np.any(H.imag):
+        # phi = 0 and X = pinv(H): the minimiser gives H back exactly
+        return np.array(H.real, dtype=float)
     H = H.astype(complex)
-    D = np.linalg.pinv((H.conj().T @ H).real)
-    phi = 0.5 * np.angle(np.diag(H @ D @ H.T))
-    return np.linalg.pinv(D @ (H.conj().T * np.exp(1j * phi)[None, :]).real)
+    p, m = H.shape
+    Hs = np.vstack([H.real, H.imag])
+    W, S, Zt = np.linalg.svd(Hs, full_matrices=False)
+    # numerical rank of the real least-squares problem (numpy's pinv tolerance)
+    tol = max(Hs.shape) * np.finfo(float).eps * (S[0] if S.size else 0.0)
+    r = int(np.count_nonzero(S > tol))
+    if r == 0:
+        return np.zeros((p, m))
+    W, S, Z = W[:, :r], S[:r], Zt[:r].T
+    HZ = (H @ Z) / S  # H Z S^-1
+    phi = 0.5 * np.angle(np.sum(HZ * HZ, axis=1))
+    P = np.vstack([np.diag(np.cos(phi)), np.diag(np.sin(phi))])
+    B = W.T @ P  # (r, p)
+    if r <= p and np.linalg.matrix_rank(B) == r:
+        # X = Z S^-1 B with Z S^-1 of full column rank and B of full row rank
+        return np.linalg.pinv(B) @ (S[:, None] * Z.T)
+    return np.linalg.pinv((Z / S) @ B)
 
 
 def _sign_normalize(U, V, k):
@@ -80,13 +117,20 @@ def _align_degenerate(U, sigma, V, rtol):
     (``U_c R``, ``V_c R`` leave ``H`` unchanged). Choose ``R`` by orthogonal Procrustes so
     that ``U_c R`` is closest to the output axes that the cluster's subspace contains
     most, making the decomposition reproducible.
+
+    Two singular values belong to one cluster when they differ by at most ``rtol``
+    times the larger of the two, or by the roundoff level ``max(p, m) eps sigma_max``
+    of the decomposition.
     """
     U, V = U.copy(), V.copy()
     k = sigma.size
+    floor = max(U.shape[0], V.shape[0]) * np.finfo(float).eps * (sigma[0] if k else 0.0)
     i = 0
     while i < k:
         j = i + 1
-        while j < k and abs(sigma[j] - sigma[i]) <= rtol * max(sigma[0], 1e-300):
+        # relative to the pair (and to the roundoff of the decomposition), not to
+        # sigma_max: 3e-6 and 2e-6 are distinct however small they are next to 1
+        while j < k and abs(sigma[j] - sigma[i]) <= rtol * max(sigma[i], sigma[j]) + floor:
             j += 1
         if j - i > 1:
             Uc = U[:, i:j]
@@ -199,7 +243,8 @@ def svd_decouple(
         Make singular vectors of repeated singular values reproducible (Procrustes onto
         the coordinate axes); see :func:`_align_degenerate`.
     degenerate_rtol : float
-        Singular values closer than this (relative to the largest) count as repeated.
+        Two singular values closer than this relative to the larger of the two count as
+        repeated (values within the roundoff ``max(p, m) eps sigma_max`` always do).
     plant : object, optional
         Plant to decouple when ``G`` is a matrix (for example the full LTI model or
         frequency-response stack); default ``G`` itself.
