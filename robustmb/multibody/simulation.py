@@ -204,12 +204,12 @@ def _time_points(t_eval, t_span):
     """
     if t_eval is None:
         return None
-    try:
-        t = np.asarray(t_eval, dtype=float)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"t_eval must be an array of times, got {t_eval!r}") from None
-    if t.ndim != 1:
-        raise ArgumentError(f"t_eval must be 1-D, got shape {t.shape}")
+    raw = np.asarray(t_eval)
+    if raw.dtype.kind not in "iuf":  # complex parts, booleans or text would be coerced
+        raise ArgumentError(f"t_eval must be an array of real times, got {t_eval!r}")
+    t = raw.astype(float)
+    if t.ndim != 1 or t.size == 0:
+        raise ArgumentError(f"t_eval must be a non-empty 1-D array, got shape {t.shape}")
     bad = np.flatnonzero(~np.isfinite(t))
     if bad.size:
         raise ArgumentError(f"t_eval must be finite; t_eval[{bad[0]}] = {t[bad[0]]}")
@@ -219,11 +219,11 @@ def _time_points(t_eval, t_span):
             f"t_eval must lie within t_span = ({t_span[0]:g}, {t_span[1]:g}); "
             f"t_eval[{out[0]}] = {t[out[0]]:g}"
         )
-    down = np.flatnonzero(np.diff(t) < 0)
+    down = np.flatnonzero(np.diff(t) <= 0)
     if down.size:
         raise ArgumentError(
-            f"t_eval must be increasing; t_eval[{down[0] + 1}] = {t[down[0] + 1]:g} follows "
-            f"{t[down[0]]:g}"
+            f"t_eval must be strictly increasing; t_eval[{down[0] + 1}] = {t[down[0] + 1]:g} "
+            f"follows {t[down[0]]:g}"
         )
     return t
 

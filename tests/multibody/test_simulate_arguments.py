@@ -80,8 +80,12 @@ def test_simulations_need_a_forward_time_span(span):
     [
         ([0.0, 1.0, 3.0], r"within t_span = \(0, 2\); t_eval\[2\] = 3"),
         ([np.nan, 1.0], r"finite; t_eval\[0\] = nan"),  # scipy returned a NaN sample
-        ([[0.0, 1.0]], "1-D"),
-        ([1.0, 0.5], r"increasing; t_eval\[1\] = 0.5 follows 1"),
+        ([[0.0, 1.0]], "non-empty 1-D"),
+        ([], "non-empty 1-D"),
+        ([1.0, 0.5], r"strictly increasing; t_eval\[1\] = 0.5 follows 1"),
+        ([0.1, 0.1, 0.2], r"strictly increasing; t_eval\[1\] = 0.1 follows 0.1"),
+        ([0.5 + 1j], "real times"),
+        ([True], "real times"),
     ],
 )
 def test_simulations_name_bad_output_times_t_eval(t_eval, message):
