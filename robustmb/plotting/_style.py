@@ -103,10 +103,11 @@ def axes_grid(ax, shape, *, sharex=True):
     return axs.flat[0].figure, axs
 
 
-LIGHT_DAMPING = 0.2  # modes below this damping ratio get a refined frequency band
+LIGHT_DAMPING = 0.2  # modes below this damping ratio get their exact peak frequency
 # offsets from the peak in half-bandwidths (zeta wn): dense at the peak, out to 40
 _BAND = np.sinh(np.linspace(-np.arcsinh(40.0), np.arcsinh(40.0), 31))
-MAX_REFINED_MODES = 400
+MAX_REFINED_MODES = 400  # modes given a band of points, the most lightly damped first
+MAX_PEAK_POINTS = 2000  # modes given their exact peak frequency
 
 
 def _modes(s):
@@ -125,17 +126,19 @@ def _modes(s):
 def default_omega(systems, npts=500):
     """Frequencies (rad/s) covering the poles and zeros of every system, refined at resonances.
 
-    ``npts`` log-spaced points span a decade below the smallest to a decade above
-    the largest pole or zero magnitude (up to the Nyquist frequency ``pi / dt`` in
-    discrete time).  Each lightly damped pole or zero (damping ratio
-    ``0 < |zeta| < 0.2``, natural frequency ``wn``) adds 31 points in
-    ``wn (1 +- 40 zeta)``, densest at the peak, and the exact peak (or notch)
-    frequency ``wn sqrt(1 - 2 zeta^2)`` of its second-order factor: a log grid
-    alone misses a resonance of relative width ``2 zeta`` (a peak of
-    ``1 / (2 zeta)`` drawn at 0.1 of its height when ``zeta = 1e-3``).  At most
-    ``MAX_REFINED_MODES`` (400) modes are refined, the most lightly damped first,
-    so the grid has at most ``npts + 32 * 400`` points; it is built without a
-    Python loop over the modes.
+    ``npts`` log-spaced points (ratio ``r`` between neighbours) span a decade below
+    the smallest to a decade above the largest pole or zero magnitude (up to the
+    Nyquist frequency ``pi / dt`` in discrete time).  Every lightly damped pole or
+    zero (damping ratio ``0 < |zeta| < 0.2``, natural frequency ``wn``) adds the
+    exact peak (or notch) frequency ``wn sqrt(1 - 2 zeta^2)`` of its second-order
+    factor, and when its relative half-bandwidth ``zeta`` is below ``2 (r - 1)``
+    (narrower than the log grid resolves) 31 points in ``wn (1 +- 40 zeta)``,
+    densest at the peak: a log grid alone misses a resonance of relative width
+    ``2 zeta`` (a peak of ``1 / (2 zeta)`` drawn at 0.1 of its height when
+    ``zeta = 1e-3``).  Bands go to at most ``MAX_REFINED_MODES`` (400) modes and
+    peak frequencies to at most ``MAX_PEAK_POINTS`` (2000), the most lightly damped
+    first, so the grid has at most ``npts + 31 * 400 + 2000`` points; it is built
+    without a Python loop over the modes.
 
     Examples
     --------
@@ -165,18 +168,20 @@ def default_omega(systems, npts=500):
     base = np.logspace(lo, hi, npts)
     light = np.isfinite(wn) & (wn > 1e-12) & (np.abs(zeta) > 0) & (np.abs(zeta) < LIGHT_DAMPING)
     wn, zeta = wn[light], np.abs(zeta[light])
-    if wn.size:
-        # one band per distinct mode (samples share many), the lightest damped first
-        key = np.unique(np.round(np.c_[np.log(wn), np.log(zeta)], 12), axis=0, return_index=True)[1]
-        wn, zeta = wn[key], zeta[key]
-        keep = np.argsort(zeta, kind="stable")[:MAX_REFINED_MODES]
-        wn, zeta = wn[keep], zeta[keep]
-        peak = wn * np.sqrt(1.0 - 2.0 * zeta**2)
-        band = peak[:, None] + (zeta * wn)[:, None] * _BAND[None, :]
-        extra = np.concatenate([band.ravel(), peak])
-        extra = extra[(extra > 0) & (extra <= (nyq if nyq is not None else np.inf))]
-        base = np.unique(np.concatenate([base, extra]))
-    return base
+    if not wn.size:
+        return base
+    # one entry per distinct mode (samples share many), the lightest damped first
+    key = np.unique(np.round(np.c_[np.log(wn), np.log(zeta)], 12), axis=0, return_index=True)[1]
+    wn, zeta = wn[key], zeta[key]
+    order = np.argsort(zeta, kind="stable")[:MAX_PEAK_POINTS]
+    wn, zeta = wn[order], zeta[order]
+    peak = wn * np.sqrt(1.0 - 2.0 * zeta**2)
+    ratio = 10 ** ((hi - lo) / max(npts - 1, 1)) - 1.0
+    narrow = np.flatnonzero(zeta < 2.0 * ratio)[:MAX_REFINED_MODES]
+    band = peak[narrow, None] + (zeta * wn)[narrow, None] * _BAND[None, :]
+    extra = np.concatenate([band.ravel(), peak])
+    extra = extra[(extra > 0) & (extra <= (nyq if nyq is not None else np.inf))]
+    return np.unique(np.concatenate([base, extra]))
 
 
 def with_frequencies(w, extra, nyq=None):

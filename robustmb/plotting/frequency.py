@@ -7,7 +7,7 @@ import numpy as np
 from ..analysis.freqresp import freqresp
 from ..analysis.robust_gain import RobgainResult
 from ..analysis.worst_case_gain import WcgainResult
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ._style import (
     UncertainPlot,
     axes_grid,
@@ -30,7 +30,10 @@ def _omega(fam, omega, result=None):
             dts = [s.dt for s in systems if s.isdtime(strict=True)]
             w = with_frequencies(w, [result.critical_frequency], np.pi / min(dts) if dts else None)
         return w
-    w = np.asarray(omega, dtype=float)
+    try:
+        w = np.asarray(omega, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ArgumentError(f"omega must hold real frequencies (rad/s): {err}") from None
     if w.ndim != 1:
         raise DimensionError(f"omega must be a 1-D array of frequencies, got shape {w.shape}")
     if w.size == 0 or np.any(w < 0) or not np.all(np.isfinite(w)):

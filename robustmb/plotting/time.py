@@ -7,7 +7,7 @@ import warnings
 import control
 import numpy as np
 
-from ..errors import DimensionError, RobustMBWarning
+from ..errors import ArgumentError, DimensionError, RobustMBWarning
 from ._style import UncertainPlot, axes_grid, kind_key, style
 from .family import family
 
@@ -68,7 +68,10 @@ def default_time(systems, npts=1000):
 def check_time(T):
     """``T`` as a 1-D float array of equally spaced times from 0 (the step or impulse is
     applied at t = 0, as in MATLAB's ``step(sys, 0:dt:Tf)``); raises naming ``T``."""
-    t = np.asarray(T, dtype=float)
+    try:
+        t = np.asarray(T, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ArgumentError(f"T must hold real times (s): {err}") from None
     if t.ndim != 1:
         raise DimensionError(f"T must be a 1-D array of times, got shape {t.shape}")
     if t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):

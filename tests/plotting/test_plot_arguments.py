@@ -44,6 +44,10 @@ def test_array_arguments():
         plotting.bode(G, omega=np.ones((3, 2)))
     with pytest.raises(DimensionError, match="omega must be a 1-D"):
         plotting.sigma(G, omega=np.ones((3, 2)))
+    with pytest.raises(ArgumentError, match="omega must hold real frequencies"):
+        plotting.bode(G, omega=["abc"])
+    with pytest.raises(ArgumentError, match="T must hold real times"):
+        plotting.step(G, T=[0.0, 1j])
     with pytest.raises(ArgumentError, match="grid: no values given for \\['k'\\]"):
         plotting.bode(G, grid={"k": []})
     for n in (float("nan"), float("inf"), 2.5, "3", True):

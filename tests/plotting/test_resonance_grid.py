@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import robustmb as rmb  # noqa: E402
 from robustmb import plotting  # noqa: E402
 from robustmb.plotting import _style  # noqa: E402
-from robustmb.plotting._style import MAX_REFINED_MODES, default_omega  # noqa: E402
+from robustmb.plotting._style import default_omega  # noqa: E402
 
 s = control.tf("s")
 ZETAS = [1e-2, 1e-3, 1e-4, 1e-5]
@@ -89,11 +89,12 @@ def test_bode_and_nyquist_draw_the_wcgain_worst_case_through_its_peak():
     assert bo.lines["worst"][0][0].get_ydata()[i] == pytest.approx(res.lower, rel=1e-6)
 
 
-def test_grid_size_is_bounded_and_keeps_the_lightest_modes(monkeypatch):
-    # 60 distinct lightly damped modes, 20 refined: the 20 most lightly damped
+def test_grid_size_is_bounded_and_refines_the_lightest_modes(monkeypatch):
+    # 60 distinct lightly damped modes; bands for at most 20, peaks for at most 50
     monkeypatch.setattr(_style, "MAX_REFINED_MODES", 20)
+    monkeypatch.setattr(_style, "MAX_PEAK_POINTS", 50)
     wn = np.linspace(1.0, 100.0, 60)
-    zeta = np.geomspace(1e-5, 0.1, 60)[::-1]
+    zeta = np.geomspace(1e-5, 0.15, 60)[::-1]
     A = np.zeros((120, 120))
     for i, (w, z) in enumerate(zip(wn, zeta, strict=True)):
         A[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[0.0, 1.0], [-(w**2), -2 * z * w]]
@@ -104,12 +105,34 @@ def test_grid_size_is_bounded_and_keeps_the_lightest_modes(monkeypatch):
     sys = control.ss(A, B, C, np.zeros((60, 60)))
     assert _style._zeros(sys).size == 0
     w = default_omega([sys])
-    assert w.size <= 500 + 32 * 20
+    assert w.size <= 500 + 31 * 20 + 50
     assert np.all(np.diff(w) > 0)
 
     def on_grid(k):
         return np.min(np.abs(w / (wn[k] * np.sqrt(1 - 2 * zeta[k] ** 2)) - 1)) < 1e-14
 
-    assert all(on_grid(k) for k in range(40, 60))  # the lightest 20 have their exact peak
-    assert not on_grid(0)  # zeta = 0.1 is dropped
-    assert MAX_REFINED_MODES == 400
+    def in_band(k):
+        return np.sum(np.abs(w / wn[k] - 1) < 2 * zeta[k])
+
+    assert all(on_grid(k) for k in range(10, 60))  # the lightest 50 have their exact peak
+    assert not any(on_grid(k) for k in range(10))
+    # the lightest 20 have a band (>= 8 points within two half-bandwidths); the next not
+    assert all(in_band(k) >= 8 for k in range(40, 60))
+    assert in_band(39) <= 2
+
+
+def test_many_moderately_damped_samples_add_peaks_not_bands():
+    # 300 samples with zeta in about [0.06, 0.3]: the log grid resolves their width
+    k = rmb.ureal("k", 2.0, percent=30)
+    m = rmb.ureal("m", 1.0, range=(0.7, 1.5))
+    c = rmb.ureal("c", 0.4, range=(0.2, 0.6))
+    G = k / (m * s**2 + c * s + 1)
+    out = plotting.bode(G, n=300, seed=0)
+    w = out.data["omega"]
+    assert w.size <= 500 + 2 * 302  # a peak per pole pair (and its conjugate's twin)
+    for v, (lm, _) in zip(out.family.values[:20], out.lines["samples"][:20], strict=True):
+        zeta = v["c"] / (2 * np.sqrt(v["m"]))
+        if zeta < 1 / np.sqrt(2):
+            # closed form peak of k / (m s^2 + c s + 1): k / (2 zeta sqrt(1 - zeta^2))
+            ref = v["k"] / (2 * zeta * np.sqrt(1 - zeta**2))
+            assert np.max(lm.get_ydata()) == pytest.approx(ref, rel=1e-3)
