@@ -57,9 +57,10 @@ def default_time(systems, npts=1000):
         warnings.warn(
             f"default time grid capped at MAX_TIME_POINTS = {MAX_TIME_POINTS} points: the "
             f"oscillation at {fastest:.4g} rad/s over {tfinal:.4g} s needs {need} for "
-            f"{POINTS_PER_PERIOD} points per period and is drawn aliased; pass T",
+            f"{POINTS_PER_PERIOD} points per period and gets "
+            f"{MAX_TIME_POINTS * 2 * np.pi / (tfinal * fastest):.3g} (aliased below 2); pass T",
             RobustMBWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of step / impulse
         )
         need = MAX_TIME_POINTS
     return np.linspace(0.0, tfinal, max(npts, need))
