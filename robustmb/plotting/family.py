@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
-from ..errors import SignalError, UncertainTypeError
+from ..analysis.robust_stability import RobstabResult
+from ..errors import ArgumentError, SignalError, UncertainTypeError
 from ..lft.model import UncertainModel, as_model
 
 
@@ -35,6 +36,10 @@ class Family:
     grid : tuple of str
         The names of the grid's parameters when ``samples`` are grid points (drawn
         with a colour map); empty for random samples.
+    worst_label : str
+        Legend label of the worst case: ``"worst case"``, or for a robstab result
+        ``"destabilising values (x % of ranges)"`` (``x = 100 result.upper``: they
+        lie outside the declared ranges when the margin exceeds 1).
     """
 
     nominal: control.StateSpace
@@ -43,6 +48,7 @@ class Family:
     worst: control.StateSpace | None = None
     worst_values: dict | None = None
     grid: tuple = ()
+    worst_label: str = "worst case"
 
     def systems(self):
         """``[(kind, index, system)]`` in drawing order: samples, nominal, worst."""
@@ -106,7 +112,10 @@ def grid_points(grid: dict) -> list[dict]:
     [{'a': 1.0, 'b': 0.5}, {'a': 2.0, 'b': 0.5}]
     """
     names = list(grid)
-    axes = [np.atleast_1d(np.asarray(grid[n], dtype=float)).tolist() for n in names]
+    axes = [np.atleast_1d(np.asarray(grid[n], dtype=float)).ravel().tolist() for n in names]
+    empty = [n for n, ax in zip(names, axes, strict=True) if not ax]
+    if empty:
+        raise ArgumentError(f"grid: no values given for {empty}")
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes)]
 
 
@@ -148,8 +157,10 @@ def family(usys, *, n=20, worst=None, seed=None, grid=None) -> Family:
             output_names=model.output_names,
             name=model.name,
         )
-    if int(n) != n or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
+        raise ArgumentError(f"n must be a non-negative integer, got {n!r}")
+    if not np.isfinite(n) or int(n) != n or n < 0:
+        raise ArgumentError(f"n must be a non-negative integer, got {n!r}")
     nominal = _certain(model.nominal(), "the nominal system")
     samples, values = [], []
     is_grid = grid is not None
@@ -162,7 +173,12 @@ def family(usys, *, n=20, worst=None, seed=None, grid=None) -> Family:
         samples, values = model.usample(int(n), seed=seed)
         samples = [_certain(s, "a sample") for s in samples]
     wsys = wvals = None
+    label = "worst case"
     if worst is not None:
         wvals = _complete(model, worst_values(worst), "worst")
         wsys = _certain(model.usubs(wvals), "the worst case")
-    return Family(nominal, samples, values, wsys, wvals, tuple(grid) if is_grid else ())
+        if isinstance(worst, RobstabResult):
+            label = f"destabilising values ({100 * worst.upper:.3g} % of ranges)"
+    return Family(
+        nominal, samples, values, wsys, wvals, tuple(grid) if is_grid else (), worst_label=label
+    )

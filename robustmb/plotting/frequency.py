@@ -5,16 +5,37 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.freqresp import freqresp
+from ..analysis.robust_gain import RobgainResult
 from ..analysis.worst_case_gain import WcgainResult
-from ..errors import DimensionError
-from ._style import UncertainPlot, axes_grid, default_omega, kind_key, style
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
+from ._style import (
+    UncertainPlot,
+    axes_grid,
+    default_omega,
+    kind_key,
+    log_x,
+    style,
+    with_frequencies,
+)
 from .family import family
 
 
-def _omega(fam, omega):
+def _omega(fam, omega, result=None):
+    """The frequencies drawn: ``omega`` checked, or the default grid with the critical
+    frequency of a gain result (the frequency of its worst case's peak) inserted."""
     if omega is None:
-        return default_omega([s for _, _, s in fam.systems()])
-    w = np.asarray(omega, dtype=float).ravel()
+        systems = [s for _, _, s in fam.systems()]
+        w = default_omega(systems)
+        if isinstance(result, (WcgainResult, RobgainResult)):
+            dts = [s.dt for s in systems if s.isdtime(strict=True)]
+            w = with_frequencies(w, [result.critical_frequency], np.pi / min(dts) if dts else None)
+        return w
+    try:
+        w = np.asarray(omega, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ArgumentError(f"omega must hold real frequencies (rad/s): {err}") from None
+    if w.ndim != 1:
+        raise DimensionError(f"omega must be a 1-D array of frequencies, got shape {w.shape}")
     if w.size == 0 or np.any(w < 0) or not np.all(np.isfinite(w)):
         raise DimensionError("omega must be a non-empty 1-D array of finite frequencies >= 0")
     return w
@@ -48,7 +69,11 @@ def bode(
     ax : array of matplotlib axes, optional
         ``2 ny x nu`` axes (magnitude above phase for each output); new ones by default.
     omega : array_like, optional
-        Frequencies (rad/s); by default they cover the poles and zeros of all systems.
+        1-D frequencies (rad/s).  By default they cover the poles and zeros of all
+        systems, refined around every lightly damped pole and zero with its exact
+        peak frequency (see :func:`~robustmb.plotting._style.default_omega`), and
+        include the critical frequency of a wcgain or robgain result given as
+        ``worst`` (where its worst case peaks).
     seed : int, optional
         Seed of the samples.
     grid : dict, optional
@@ -74,7 +99,7 @@ def bode(
     (5, (2, 1))
     """
     fam = family(usys, n=n, worst=worst, seed=seed, grid=grid)
-    w = _omega(fam, omega)
+    w = _omega(fam, omega, worst)
     ny, nu = fam.nominal.noutputs, fam.nominal.ninputs
     fig, axs = axes_grid(ax, (2 * ny, nu))
     x = w / (2 * np.pi) if Hz else w
@@ -154,12 +179,10 @@ def sigma(
     2
     """
     fam = family(usys, n=n, worst=worst, seed=seed, grid=grid)
-    w = _omega(fam, omega)
+    # the worst case's curve passes through its marker
+    w = _omega(fam, omega, worst)
     gain_result = isinstance(worst, WcgainResult)
     wc = float(worst.critical_frequency) if gain_result else np.nan
-    if np.isfinite(wc) and wc > 0 and omega is None:
-        # the worst case's curve passes through its marker
-        w = np.unique(np.append(w, wc))
     fig, axs = axes_grid(ax, (1, 1))
     a = axs[0, 0]
     x = w / (2 * np.pi) if Hz else w
@@ -188,11 +211,12 @@ def sigma(
             )
         ]
     if gain_result and np.isfinite(wc) and np.isfinite(worst.lower):
-        xc = wc / (2 * np.pi) if Hz else wc
+        # a peak at omega = 0 is drawn at the left edge of the log axis
+        xc, marker = log_x(wc / (2 * np.pi) if Hz else wc, x)
         out.lines["peak"] = a.plot(
             [xc],
             [_db(worst.lower) if dB else worst.lower],
-            "o",
+            marker,
             color="C3",
             ms=6,
             label=f"worst case found {worst.lower:.4g} at {wc:.4g} rad/s",
@@ -220,7 +244,14 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
     Returns
     -------
     UncertainPlot
-        ``.lines`` also has ``"bound"`` (upper bound) and ``"peak"`` (the marker).
+        ``.lines`` also has ``"bound"`` (upper bound) and ``"peak"`` (the marker; a
+        peak at ``omega = 0`` is drawn as "<" at the left edge of the log axis).
+
+    Raises
+    ------
+    UncertainTypeError
+        When ``result`` is not a wcgain result: the bounds of robgain and robstab
+        are margins, not gains.
 
     Examples
     --------
@@ -234,11 +265,15 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
     >>> sorted(out.lines)
     ['bound', 'nominal', 'peak', 'samples', 'worst']
     """
+    if not isinstance(result, WcgainResult):
+        # a robgain or robstab result bounds a margin, not the gain drawn here
+        raise UncertainTypeError(
+            "wcsigma: result must be a wcgain result (rmb.wcgain(usys)), got "
+            f"{type(result).__name__}"
+        )
     fam = family(usys, n=n, worst=result, seed=seed)
-    w = _omega(fam, omega)
+    w = _omega(fam, omega, result)
     wc = float(result.critical_frequency)
-    if np.isfinite(wc) and wc > 0 and omega is None:
-        w = np.unique(np.append(w, wc))
     fig, axs = axes_grid(ax, (1, 1))
     a = axs[0, 0]
     x = w / (2 * np.pi) if Hz else w
@@ -262,12 +297,12 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
             )
         )
     out.lines["peak"] = []
-    if np.isfinite(wc):
-        xc = wc / (2 * np.pi) if Hz else wc
+    if np.isfinite(wc) and np.isfinite(result.lower):
+        xc, marker = log_x(wc / (2 * np.pi) if Hz else wc, x)
         out.lines["peak"] += a.plot(
             [xc],
             [conv(result.lower)],
-            "o",
+            marker,
             color="C3",
             ms=6,
             label=f"worst case found {result.lower:.4g} at {wc:.4g} rad/s",
@@ -313,7 +348,7 @@ def nyquist(usys, *, n=20, worst=None, ax=None, omega=None, seed=None, grid=None
             f"nyquist takes a SISO system, got {fam.nominal.noutputs}x{fam.nominal.ninputs}; "
             "select a channel with usys[i, j]"
         )
-    w = _omega(fam, omega)
+    w = _omega(fam, omega, worst)
     fig, axs = axes_grid(ax, (1, 1))
     a = axs[0, 0]
     out = UncertainPlot(fig, axs, family=fam, data={"omega": w})

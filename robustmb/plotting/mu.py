@@ -8,8 +8,36 @@ from ..analysis.mu_sweep import MuPeak
 from ..analysis.mussv import MussvResult
 from ..analysis.robust_stability import RobstabResult
 from ..analysis.worst_case_gain import WcgainResult
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ._style import UncertainPlot, axes_grid
+
+
+def certified_peak(result):
+    """The certified peak of mu of a robstab or wcgain result (or a MuPeak), or None.
+
+    ``min(result.mu.upper, 1 / result.lower)`` for a robstab result with a positive
+    margin: the margin may be certified by another test (vertex polytope, branch and
+    bound) than the sweep, which is then evidence at a looser level; the sweep's
+    peak ``mu.upper`` otherwise (``None`` when infinite).
+
+    Examples
+    --------
+    >>> import control, robustmb as rmb
+    >>> c = rmb.ureal("c", 0.5, range=(0.2, 0.8))
+    >>> rs = rmb.robstab(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
+    >>> bool(abs(certified_peak(rs) - 1 / rs.lower) < 1e-12)  # closed form 3/5
+    True
+    """
+    mu = result if isinstance(result, MuPeak) else getattr(result, "mu", None)
+    if not isinstance(mu, MuPeak):
+        raise UncertainTypeError(
+            "mu_bounds takes a robstab or wcgain result (with its .mu evidence), a MuPeak "
+            f"or a mussv result over frequency, got {type(result).__name__}"
+        )
+    peak = mu.upper if np.isfinite(mu.upper) else None
+    if isinstance(result, RobstabResult) and result.lower > 0:
+        peak = min(peak if peak is not None else np.inf, 1.0 / result.lower)
+    return peak
 
 
 def _bounds(result, omega):
@@ -19,24 +47,22 @@ def _bounds(result, omega):
         lo = np.atleast_1d(np.asarray(result.lower, dtype=float))
         if omega is None:
             raise DimensionError("a mussv result carries no frequencies: pass omega=")
-        w = np.asarray(omega, dtype=float).ravel()
+        w = np.asarray(omega, dtype=float)
+        if w.ndim != 1:
+            raise DimensionError(f"omega must be a 1-D array of frequencies, got shape {w.shape}")
         if w.shape != up.shape:
             raise DimensionError(
                 f"omega has {w.size} frequencies but the mussv result has {up.size} bounds"
             )
         return w, up, lo, None
-    mu = result if isinstance(result, MuPeak) else getattr(result, "mu", None)
-    if not isinstance(mu, MuPeak):
-        raise UncertainTypeError(
-            "mu_bounds takes a robstab or wcgain result (with its .mu evidence), a MuPeak "
-            f"or a mussv result over frequency, got {type(result).__name__}"
+    peak = certified_peak(result)
+    if omega is not None:
+        raise ArgumentError(
+            "mu_bounds: omega is only for a mussv result; a robstab or wcgain result "
+            "(or a MuPeak) carries the frequencies it evaluated"
         )
+    mu = result if isinstance(result, MuPeak) else result.mu
     order = np.argsort(mu.omega)
-    peak = mu.upper if np.isfinite(mu.upper) else None
-    if isinstance(result, RobstabResult) and result.lower > 0:
-        # the margin may be certified by another test (vertex polytope, branch and
-        # bound) than the sweep, which is then evidence at a looser level
-        peak = min(peak if peak is not None else np.inf, 1.0 / result.lower)
     return mu.omega[order], mu.mu_upper[order], mu.mu_lower[order], peak
 
 
@@ -59,14 +85,16 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
         A mussv result needs its frequencies as ``omega``.
     ax : matplotlib axes, optional
     omega : array_like, optional
-        Frequencies (rad/s) of a mussv result over frequency.
+        Frequencies (rad/s) of a mussv result over frequency (only then: the other
+        results carry their own, and an ``omega`` given with them is an error).
     Hz : bool
         Frequency axis in Hz.
 
     Returns
     -------
     UncertainPlot
-        ``.lines`` has ``"upper"``, ``"lower"`` (or ``[]``) and ``"peak"`` (or ``[]``);
+        ``.lines`` has ``"upper"``, ``"lower"`` (or ``[]``), ``"peak"`` (or ``[]``) and
+        ``"zero"`` (the bound at ``omega = 0``, drawn at the left edge, or ``[]``);
         ``.data`` has ``"omega"``, ``"upper"``, ``"lower"``.
 
     Examples
@@ -96,6 +124,14 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
         if has.any()
         else []
     )
+    out.lines["zero"] = []
+    if np.any(~pos):
+        # omega = 0 has no place on a log axis: its bound is drawn at the left edge
+        k0 = int(np.flatnonzero(~pos)[0])
+        x0 = (x[pos].min() if pos.any() else 1.0) / 2.0
+        out.lines["zero"] = a.semilogx(
+            [x0], [up[k0]], marker="<", ms=8, ls="none", color="C3", label="μ upper bound at ω = 0"
+        )
     out.lines["peak"] = (
         [a.axhline(peak, color="C3", lw=0.9, ls=":", label=f"certified peak {peak:.4g}")]
         if peak is not None

@@ -104,16 +104,17 @@ def draw_mu_bounds(ax, analysis):
                 label=f"μ lower bound at ω = 0: {_fmt(lo[k0])}",
             )
         ax.set_xlim(left=x0 / 1.5)
-    if np.isfinite(mu.upper):
+    peak, certified = _peak(rs)
+    if peak is not None:
         ax.axhline(
-            mu.upper,
+            peak,
             color=WORST_COLOR,
             lw=0.9,
             ls=":",
             label=(
-                f"certified peak {_fmt(mu.upper)} (margin ≥ {_fmt(rs.lower)})"
-                if mu.covered
-                else f"peak on the frequencies evaluated {_fmt(mu.upper)} (not certified)"
+                f"certified peak {_fmt(peak)} (margin ≥ {_fmt(1.0 / peak)})"
+                if certified
+                else f"peak on the frequencies evaluated {_fmt(peak)} (not certified)"
             ),
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
@@ -145,6 +146,18 @@ def draw_mu_bounds(ax, analysis):
     ax.legend(fontsize=8, loc="best")
 
 
+def _peak(rs):
+    """``(peak, certified)``: the dotted line of the mu figure, as
+    :func:`robustmb.plotting.mu_bounds` draws it (``min(mu.upper, 1 / rs.lower)``)."""
+    from ..plotting.mu import certified_peak
+
+    peak = certified_peak(rs)
+    if peak is None:
+        return None, False
+    from_margin = rs.lower > 0 and peak == 1.0 / rs.lower
+    return peak, bool(rs.mu.covered or (from_margin and rs.certified))
+
+
 def mu_caption(analysis):
     """Caption of the mu figure naming exactly the curves and markers :func:`draw_mu_bounds` draws.
 
@@ -166,12 +179,22 @@ def mu_caption(analysis):
     parts = [f"Pointwise μ upper bound at the {mu.omega.size} frequencies evaluated"]
     if n_lo:
         parts.append(f"pointwise μ lower bound at the {n_lo} of them where one was computed")
-    if np.isfinite(mu.upper):
+    peak, certified = _peak(rs)
+    if peak is not None:
+        from_margin = rs.lower > 0 and peak == 1.0 / rs.lower and peak < mu.upper
         parts.append(
-            "dotted: the peak certified over the whole frequency axis"
-            if mu.covered
-            else "dotted: the peak over the frequencies evaluated only (not certified over "
-            "the axis)"
+            (
+                f"dotted: the peak {_fmt(peak)} certified over the whole frequency axis"
+                + (
+                    " (1 / the margin's lower bound, certified by a test other than this "
+                    "sweep, whose curve may lie above it)"
+                    if from_margin
+                    else ""
+                )
+            )
+            if certified
+            else f"dotted: the peak {_fmt(peak)} over the frequencies evaluated only (not "
+            "certified over the axis)"
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         parts.append(

@@ -6,8 +6,70 @@ from dataclasses import dataclass, field
 
 import control
 import numpy as np
+import scipy.linalg
 
 N_STEP_SAMPLES = 20  # random samples drawn in the step-response figure
+N_REFINE = 200  # exact samples between the neighbours of each candidate extremum
+
+
+def refined_step(sys, t, y, i, j, n_candidates=3):
+    """The step response ``y`` of ``sys`` (input ``j`` to output ``i``) on ``t`` with exact
+    samples added around its largest maxima and minima.
+
+    A uniform grid samples an oscillation's crest up to ``1 - cos(pi / N)`` of its
+    amplitude below the top (1.2 % at ``N = 20`` points per period); between the
+    neighbours of each of the ``n_candidates`` highest local maxima and lowest local
+    minima, ``N_REFINE`` (200) samples of the exact response
+    ``[x; 1](t) = expm([[A, b_j], [0, 0]] t) [0; 1]`` bring the extremes to within
+    ``(pi / 2000)^2 / 2 = 1.3e-6`` of the amplitude on a grid of 20 points per
+    period.  Discrete-time responses are exact at their samples and are returned
+    unchanged.
+
+    Returns
+    -------
+    t, y : numpy.ndarray
+        Sorted times and the response values there.
+
+    Examples
+    --------
+    >>> s = control.tf("s")
+    >>> G = control.ss(1 / (s**2 + 0.2 * s + 1))  # zeta = 0.1: overshoot exp(-pi 0.1 / sqrt(0.99))
+    >>> t = np.linspace(0, 20, 41)
+    >>> y = control.step_response(G, T=t).outputs
+    >>> _, yf = refined_step(G, t, y, 0, 0)
+    >>> bool(abs(yf.max() - 1 - np.exp(-np.pi * 0.1 / np.sqrt(0.99))) < 1e-5)
+    True
+    """
+    t, y = np.asarray(t, float), np.asarray(y, float)
+    if sys.isdtime(strict=True) or t.size < 3 or not np.all(np.isfinite(y)):
+        return t, y
+    A, B = np.asarray(sys.A), np.asarray(sys.B)
+    C, D = np.asarray(sys.C), np.asarray(sys.D)
+    n = A.shape[0]
+    inner = np.flatnonzero((y[1:-1] >= y[:-2]) & (y[1:-1] >= y[2:])) + 1
+    lows = np.flatnonzero((y[1:-1] <= y[:-2]) & (y[1:-1] <= y[2:])) + 1
+    cand = np.concatenate(
+        [inner[np.argsort(-y[inner])][:n_candidates], lows[np.argsort(y[lows])][:n_candidates]]
+    )
+    if n == 0 or cand.size == 0:
+        return t, y
+    M = np.zeros((n + 1, n + 1))
+    M[:n, :n], M[:n, n] = A, B[:, j]
+    ts, ys = [t], [y]
+    for k in np.unique(cand):
+        a, b = t[k - 1], t[k + 1]
+        h = (b - a) / N_REFINE
+        z = scipy.linalg.expm(M * a)[:, n]
+        step_h = scipy.linalg.expm(M * h)
+        zs = np.empty((N_REFINE + 1, n + 1))
+        for m in range(N_REFINE + 1):
+            zs[m] = z
+            z = step_h @ z
+        ts.append(a + h * np.arange(N_REFINE + 1))
+        ys.append(zs[:, :n] @ C[i] + D[i, j])
+    tt, yy = np.concatenate(ts), np.concatenate(ys)
+    order = np.argsort(tt, kind="stable")
+    return tt[order], yy[order]
 
 
 def overshoot(y, final):
@@ -54,9 +116,12 @@ class StepAnalysis:
         """``[{input, output, final, overshoot_nominal, overshoot_worst, ...}]`` per diagonal pair.
 
         Final values are the DC gains; overshoots in percent of them; peaks are
-        the largest response values.
+        the largest response values, refined between the samples of ``time`` by
+        :func:`refined_step` (to ``1.3e-6`` of an oscillation's amplitude
+        on the default grid).
         """
         nom_sys, worst_sys = self.system.nominal(), self.system.usubs(self.worst_values)
+        nom_ss, worst_ss = control.ss(nom_sys), control.ss(worst_sys)
         dc_nom = np.atleast_2d(np.asarray(control.dcgain(nom_sys), float))
         dc_worst = np.atleast_2d(np.asarray(control.dcgain(worst_sys), float))
         out = []
@@ -64,16 +129,18 @@ class StepAnalysis:
             for j, u in enumerate(self.inputs):
                 if len(self.outputs) == len(self.inputs) and i != j:
                     continue  # square selections: the diagonal (reference -> its output)
+                _, y_nom = refined_step(nom_ss, self.time, self.nominal[i, j], i, j)
+                _, y_worst = refined_step(worst_ss, self.time, self.worst[i, j], i, j)
                 out.append(
                     {
                         "input": u,
                         "output": o,
                         "final_nominal": float(dc_nom[i, j]),
                         "final_worst": float(dc_worst[i, j]),
-                        "peak_nominal": float(np.max(self.nominal[i, j])),
-                        "peak_worst": float(np.max(self.worst[i, j])),
-                        "overshoot_nominal": overshoot(self.nominal[i, j], dc_nom[i, j]),
-                        "overshoot_worst": overshoot(self.worst[i, j], dc_worst[i, j]),
+                        "peak_nominal": float(np.max(y_nom)),
+                        "peak_worst": float(np.max(y_worst)),
+                        "overshoot_nominal": overshoot(y_nom, dc_nom[i, j]),
+                        "overshoot_worst": overshoot(y_worst, dc_worst[i, j]),
                     }
                 )
         return out

@@ -19,7 +19,12 @@ import pytest  # noqa: E402
 
 import robustmb as rmb  # noqa: E402
 from robustmb import plotting  # noqa: E402
-from robustmb.errors import DimensionError, SignalError, UncertainTypeError  # noqa: E402
+from robustmb.errors import (  # noqa: E402
+    ArgumentError,
+    DimensionError,
+    SignalError,
+    UncertainTypeError,
+)
 
 s = control.tf("s")
 
@@ -183,7 +188,7 @@ def test_step_mimo_axes_and_given_time():
     # Output 1 (= x) to input 2: 2 (1 - e^-t) for every sample.
     for drawn in out.lines["samples"]:
         np.testing.assert_allclose(drawn[3].get_ydata(), 2 * (1 - np.exp(-T)), atol=1e-9)
-    with pytest.raises(DimensionError, match="2x2 axes"):
+    with pytest.raises(ArgumentError, match="ax: .*2x2 matplotlib Axes, got 2"):
         plotting.step(G, ax=axs[0])
 
 
