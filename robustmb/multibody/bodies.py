@@ -18,7 +18,7 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, SignalError, warn
 from . import _generic as g
-from .parameter_box import box_samples
+from .parameter_box import semidefinite_samples
 
 
 def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
@@ -160,7 +160,7 @@ def _inertia_entries(inertia, name):
             f"{what} must be a scalar, 3 entries or 3x3, got shape {_shape_of(tree)}"
         )
     out = [[g.check_scalar(tree[i][k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
-    samples, exact, description = box_samples(out)
+    samples, exact, description = semidefinite_samples(out)
     for where, num in samples:
         if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
             raise DimensionError(f"{what} must be symmetric{where}")
@@ -189,7 +189,7 @@ def check_nonnegative(x, what, note=""):
     ...     print(str(err).replace(" of the box of its ureals", ""))
     body 'b': mass must be non-negative, got -1.0 (at the vertex {'k': -0.5})
     """
-    samples, exact, description = box_samples(x)
+    samples, exact, description = semidefinite_samples(x)
     for where, v in samples:
         val = float(v.reshape(-1)[0])
         if val < 0:
