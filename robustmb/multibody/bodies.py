@@ -63,7 +63,9 @@ class RigidBody:
         positive semidefinite on the whole box of its ureals: checked at the
         nominal and at every vertex of the box, which is exact when the entries
         are affine in each ureal (e.g. ``Jxy`` off the diagonal, ``m * L``);
-        otherwise, or beyond 10 ureals, the box is also sampled and a
+        otherwise, or beyond 10 ureals, it is proved (or refuted at a point of
+        the box) with the structured singular value; only when that is
+        inconclusive is the box sampled, and a
         :class:`~robustmb.errors.RobustMBWarning` says that the check is not a
         proof (:mod:`.parameter_box`).
     cog : 3 entries
@@ -175,7 +177,9 @@ def check_nonnegative(x, what, note=""):
 
     A number is checked as such; an uncertain ``x`` at its nominal and at every
     vertex of the box of its ureals, which is exact when ``x`` is affine in each
-    ureal (see :mod:`.parameter_box`); otherwise also on a grid of the box, with a
+    ureal; otherwise it is proved positive on the box, or refuted at a point of
+    it, with the structured singular value (see :mod:`.parameter_box`), and only
+    when that is inconclusive is the box sampled, with a
     :class:`~robustmb.errors.RobustMBWarning` saying what was checked.
 
     Examples

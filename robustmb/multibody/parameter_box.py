@@ -14,9 +14,36 @@ that interpolation at its nominal and at two interior points (a rational
 function that agrees there is multi-affine but for a set of measure zero).
 
 Otherwise (``L * L``, a ratio) or when more than :data:`MAX_VERTEX_ELEMENTS`
-ureals are involved, the check is a sampling: the vertices (if enumerable),
-a grid of the box and random points; :func:`box_samples` then reports that the
-check is not exhaustive and the callers warn.
+ureals are involved, :func:`box_samples` samples the vertices (if enumerable), a grid
+of the box and random points, and reports that the check is not exhaustive.
+
+:func:`semidefinite_samples` decides such a quantity exactly with the structured
+singular value.  The quantity is a static LFT in the normalised parameters,
+``J(Delta) = D + C Delta (I - A Delta)^-1 B`` with ``Delta = diag(delta_i I_ri)``,
+``|delta_i| <= 1`` and ``D = J`` at the centre of the box; its symmetric part
+``(J + J^T) / 2`` is again one (``diag(A, A^T)`` closed by ``diag(Delta, Delta)``), and
+``x^T J x`` depends only on it.  Coordinates whose row of the symmetric part is zero for
+every ``Delta`` (a zero inertia component) are left out: the rest must be definite.  If
+
+(a) ``D`` is positive definite,
+(b) ``det(I - A Delta) != 0`` on the box (``mu(A) < 1`` for the real repeated scalars,
+    or the graph of ``A`` has no cycle, as for a product ``m L L``), and
+(c) ``det(I - (A - B D^-1 C) Delta) != 0`` on the box,
+
+then ``J`` is nonsingular on the box, as
+``det J = det D det(I - (A - B D^-1 C) Delta) / det(I - A Delta)``, and since the box is
+connected and no eigenvalue of the continuous symmetric ``J`` crosses 0, ``J`` stays
+positive definite on the whole box.  (c) is proved with the D,G upper bound of ``mu``
+(:func:`~robustmb.analysis.mussv.mussv`), its rounding included: the computed
+complement ``A - B D^-1 C`` carries an error ``E`` bounded entrywise, entered as an
+extra full block, and the determinant is split over the strongly connected components of
+the pattern of ``|A - B D^-1 C| + |E|``.  When a certified lower bound of
+``mu(A - B D^-1 C)`` exceeds 1, its perturbation makes ``J`` singular strictly inside
+the box; ``J`` is evaluated along that ray beyond the crossing and the first point where
+an eigenvalue is negative refutes the quantity (a singular but semidefinite crossing,
+``(k - 1)^2``, does not).  When neither holds (the bracket straddles 1; ``D`` singular,
+as for a range that reaches a zero mass, where only semidefiniteness holds) the
+sampling remains and the callers warn.  Symmetry itself is checked at the samples.
 """
 
 from __future__ import annotations
@@ -185,7 +212,7 @@ def _evaluate(model, elements, names, points):
 
 
 def semidefinite_samples(x):
-    """Points of the box where ``x`` is checked to be positive semidefinite, and whether that is exact.
+    """Points of the box where ``x`` is checked positive semidefinite; whether that is exact.
 
     As :func:`box_samples` (nominal and vertices, exact for a multi-affine ``x``), but a
     quantity that is not multi-affine, or involves more than :data:`MAX_VERTEX_ELEMENTS`
