@@ -56,7 +56,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .. import lft
 from ..analysis.mussv import mussv, mussv_stack, verify_upper_bound
-from ..errors import RobustMBWarning, UncertainTypeError
+from ..errors import FloatRangeError, RobustMBWarning, UncertainTypeError
 from ..lft.substitution import batched_substitute
 from . import _generic as g
 
@@ -261,7 +261,10 @@ def semidefinite_samples(x):
     if exact:
         return samples, True, ""
     scale = max(float(np.abs(v).max()) for _, v in samples)
-    verdict, point, why = _mu_verdict(_as_static_model(x), scale)
+    try:
+        verdict, point, why = _mu_verdict(_as_static_model(x), scale)
+    except FloatRangeError:  # entries below the normal range: mu is not computed
+        verdict, point, why = "undecided", None, "its LFT has subnormal entries"
     if verdict == "proved":
         return samples, True, ""
     if verdict == "refuted":
@@ -281,6 +284,8 @@ def _mu_verdict(model, scale):
     A, B, C, D = d[:nz, :nw], d[:nz, nw:], d[nz:, :nw], d[nz:, nw:]
     if D.shape[0] != D.shape[1]:
         return "undecided", None, "not a square quantity"
+    if len(reps) != len(names):
+        return "undecided", None, "it depends on tunable parameters"
     blk = [(-r, 0) for r in reps]
     A2, B2, C2, D2, blk2 = _symmetric_part(A, B, C, D, reps)
     # a coordinate whose row of the symmetric part is zero for every delta (a zero
@@ -391,7 +396,8 @@ def _nonsingular_on_box(schur, bound, blk):
         sub = schur[np.ix_(idx, idx)]
         sub_blk = [(-int(np.sum(owner[idx] == k)), 0) for k in np.unique(owner[idx])]
         n = idx.size
-        s = np.sqrt(float(np.linalg.norm(bound[np.ix_(idx, idx)], 2)))
+        # the Frobenius norm bounds the 2-norm; the factor covers the rounding of both
+        s = np.sqrt(float(np.linalg.norm(bound[np.ix_(idx, idx)]))) * (1.0 + 1e-12)
         # E enters as a full block: det(I - (sub + E) Delta) != 0 for all ||E|| <= s^2
         # iff mu < 1 for diag(Delta, E / s^2) around [[sub, s I], [s I, 0]]
         aug = np.block([[sub, s * np.eye(n)], [s * np.eye(n), np.zeros((n, n))]])

@@ -38,7 +38,7 @@ from robustmb.multibody import (
     gravity,
     rotation_matrix,
 )
-from robustmb.multibody.parameter_box import semidefinite_samples
+from robustmb.multibody.parameter_box import _symmetric_part, semidefinite_samples
 
 pin = pytest.importorskip("pinocchio")
 
@@ -340,6 +340,23 @@ def test_proofs_and_refutations_agree_with_the_closed_form():
             verdicts["proved"] += 1
             assert low > 0
     assert verdicts["proved"] >= 3 and verdicts["refuted"] >= 3, verdicts
+
+
+def test_symmetric_part_lft_against_numpy():
+    # the LFT of (J + J^T) / 2 built from that of a non-symmetric J, evaluated by numpy
+    rng = np.random.default_rng(3)
+    reps = [2, 1, 3]
+    n = sum(reps)
+    A, B, C, D = (rng.normal(size=s) * 0.3 for s in [(n, n), (n, 3), (3, n), (3, 3)])
+    A2, B2, C2, D2, blk2 = _symmetric_part(A, B, C, D, reps)
+    assert blk2 == [(-4, 0), (-2, 0), (-6, 0)]
+    for _ in range(5):
+        d = rng.uniform(-1, 1, size=3)
+        delta = np.diag(np.repeat(d, reps))
+        J = D + C @ delta @ np.linalg.solve(np.eye(n) - A @ delta, B)
+        delta2 = np.diag(np.repeat(d, [2 * r for r in reps]))
+        Js = D2 + C2 @ delta2 @ np.linalg.solve(np.eye(2 * n) - A2 @ delta2, B2)
+        assert np.allclose(Js, 0.5 * (J + J.T), rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------- 3. floating base
