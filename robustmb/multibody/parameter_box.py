@@ -55,7 +55,9 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from .. import lft
-from ..analysis.mussv import mussv, mussv_stack, verify_upper_bound
+from ..analysis.mu_lower import lower_bound
+from ..analysis.mu_structure import BlockStructure
+from ..analysis.mussv import mussv_stack, verify_upper_bound
 from ..errors import FloatRangeError, RobustMBWarning, UncertainTypeError
 from ..lft.substitution import batched_substitute
 from . import _generic as g
@@ -326,14 +328,17 @@ def _mu_verdict(model, scale):
     schur = A2 - Bn @ Dn_inv @ Cn
     if _nonsingular_on_box(schur, _rounding_bound(A2, B2, C2, D2, S, Dn_inv), blk2):
         return "proved", None, ""
+    # a refutation needs only a direction where the value turns singular (the evidence
+    # is the value evaluated there): the lower-bound search alone
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobustMBWarning)
-        res = mussv(schur, blk2)
+        lows, deltas = lower_bound(schur[None].astype(complex), BlockStructure(blk2))
+    low, delta = float(lows[0]), deltas[0]
     why = (
-        f"mu of the LFT that is singular where the value is, bracket [{res.lower:.4g}, "
-        f"{res.upper:.4g}], is not proved below 1"
+        "mu of the LFT that is singular where the value is is not proved below 1 (lower "
+        f"bound {low:.4g})"
     )
-    if res.lower > 1.0 and res.delta is not None:
+    if low > 1.0 and delta is not None:
         # delta makes the value singular at 1/lower of the box; the first crossing from
         # the (definite) centre along that ray: beyond it the value is indefinite
         starts = (
@@ -341,8 +346,8 @@ def _mu_verdict(model, scale):
             if D.shape[0] > 1
             else np.cumsum([0] + reps[:-1])
         )
-        dvec = np.array([float(np.real(res.delta[s, s])) for s in starts])
-        ts = 1.0 + (res.lower - 1.0) * np.array([1e-3, 1e-2, 0.1, 0.3, 0.6, 1.0])
+        dvec = np.array([float(np.real(delta[s, s])) for s in starts])
+        ts = 1.0 + (low - 1.0) * np.array([1e-3, 1e-2, 0.1, 0.3, 0.6, 1.0])
         points = [centre + half * np.clip(t * dvec, -1.0, 1.0) for t in ts]
         values = _evaluate(model, elements, names, points)
         mins = [np.linalg.eigvalsh(0.5 * (v + v.T))[0] for v in values]
