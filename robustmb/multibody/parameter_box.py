@@ -335,8 +335,8 @@ def _mu_verdict(model, scale):
         lows, deltas = lower_bound(schur[None].astype(complex), BlockStructure(blk2))
     low, delta = float(lows[0]), deltas[0]
     why = (
-        "mu of the LFT that is singular where the value is is not proved below 1 (lower "
-        f"bound {low:.4g})"
+        "mu of the loop that makes the value singular (A - B D^-1 C) is not proved below 1 "
+        f"(lower bound {low:.4g})"
     )
     if low > 1.0 and delta is not None:
         # delta makes the value singular at 1/lower of the box; the first crossing from
