@@ -18,7 +18,7 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, SignalError, warn
 from . import _generic as g
-from .parameter_box import box_samples
+from .parameter_box import semidefinite_samples
 
 
 def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
@@ -63,7 +63,9 @@ class RigidBody:
         positive semidefinite on the whole box of its ureals: checked at the
         nominal and at every vertex of the box, which is exact when the entries
         are affine in each ureal (e.g. ``Jxy`` off the diagonal, ``m * L``);
-        otherwise, or beyond 10 ureals, the box is also sampled and a
+        otherwise, or beyond 10 ureals, it is proved (or refuted at a point of
+        the box) with the structured singular value; only when that is
+        inconclusive is the box sampled, and a
         :class:`~robustmb.errors.RobustMBWarning` says that the check is not a
         proof (:mod:`.parameter_box`).
     cog : 3 entries
@@ -160,7 +162,7 @@ def _inertia_entries(inertia, name):
             f"{what} must be a scalar, 3 entries or 3x3, got shape {_shape_of(tree)}"
         )
     out = [[g.check_scalar(tree[i][k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
-    samples, exact, description = box_samples(out)
+    samples, exact, description = semidefinite_samples(out)
     for where, num in samples:
         if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
             raise DimensionError(f"{what} must be symmetric{where}")
@@ -175,7 +177,9 @@ def check_nonnegative(x, what, note=""):
 
     A number is checked as such; an uncertain ``x`` at its nominal and at every
     vertex of the box of its ureals, which is exact when ``x`` is affine in each
-    ureal (see :mod:`.parameter_box`); otherwise also on a grid of the box, with a
+    ureal; otherwise it is proved positive on the box, or refuted at a point of
+    it, with the structured singular value (see :mod:`.parameter_box`), and only
+    when that is inconclusive is the box sampled, with a
     :class:`~robustmb.errors.RobustMBWarning` saying what was checked.
 
     Examples
@@ -189,7 +193,7 @@ def check_nonnegative(x, what, note=""):
     ...     print(str(err).replace(" of the box of its ureals", ""))
     body 'b': mass must be non-negative, got -1.0 (at the vertex {'k': -0.5})
     """
-    samples, exact, description = box_samples(x)
+    samples, exact, description = semidefinite_samples(x)
     for where, v in samples:
         val = float(v.reshape(-1)[0])
         if val < 0:

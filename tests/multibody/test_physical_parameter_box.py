@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -37,6 +38,7 @@ from robustmb.multibody import (
     gravity,
     rotation_matrix,
 )
+from robustmb.multibody.parameter_box import _symmetric_part, semidefinite_samples
 
 pin = pytest.importorskip("pinocchio")
 
@@ -97,7 +99,8 @@ def _rod_inertias():
 @pytest.mark.parametrize("form", ["list", "nested", "ndarray", "umat"])
 def test_rod_inertia_expression_matches_pinocchio_at_the_corners(form):
     inertia = _rod_inertias()[form]
-    with pytest.warns(RobustMBWarning, match="not proved on the box"):  # L * L: not affine
+    with warnings.catch_warnings():  # L * L is not affine, but mu proves it positive
+        warnings.simplefilter("error")
         rod = RigidBody("rod", mass=M, inertia=inertia, cog=[0, 0, -0.5 * L], ports={"P": [0] * 3})
     mech = Mechanism(acceleration=gravity(G))
     mech.add_body(rod)
@@ -125,7 +128,8 @@ def test_rod_inertia_expression_matches_pinocchio_at_the_corners(form):
 
 def test_scalar_inertia_expression_is_isotropic():
     j = M * L * L / 12
-    with pytest.warns(RobustMBWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         body = RigidBody("b", mass=M, inertia=j)
     for m, length in itertools.product(M.range, L.range):
         d = body.spatial_inertia_at((0.0, 0.0, 0.0))
@@ -219,6 +223,140 @@ def test_rotor_inertia_must_be_non_negative_on_the_box():
     lin = mech.linearize()
     for v in jr.range:
         assert np.isclose(1.0 / lin.usubs({"Jr": v}).B[1, 0], 0.35 + v, rtol=1e-12)
+
+
+# ------------------------------------------------- 2b. non-affine quantities: the mu proof
+def _point_of(err, names):
+    """The parameter values of the point named in a refusal message."""
+    found = re.search(r"\{([^}]*)\} of the box", str(err))
+    assert found, str(err)
+    pairs = dict(re.findall(r"'(\w+)': ([-+0-9.e]+)", found.group(1)))
+    return [float(pairs[n]) for n in names]
+
+
+def test_rod_inertia_is_proved_without_a_warning():
+    # m L^2 / 12 > 0 on the box (closed form: m, L > 0 there), not affine in L
+    assert M.range[0] > 0 and L.range[0] > 0
+    samples, exact, _ = semidefinite_samples(M * L * L / 12)
+    assert exact and all(v[0, 0] > 0 for _, v in samples)
+    j = M * L * L / 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for inertia in (j, [j, j, 0.0], [[j, 0, 0], [0, j, 0], [0, 0, 0.0]]):
+            RigidBody("rod", mass=M * L, inertia=inertia)
+        RevoluteJoint("J", ("ground", "O"), ("rod", "P"), [1, 0, 0], inertia=0.01 * L * L)
+
+
+@pytest.mark.parametrize("rng, centre_fails", [((0.5, 1.5), True), ((0.6, 2.0), False)])
+def test_square_minus_constant_is_refused_inside_the_box(rng, centre_fails):
+    # (k - 1)^2 - 0.01 < 0 exactly for |k - 1| < 0.1; both ends of each range are > 0
+    k = rmb.ureal("k", rng[0] + 0.05, range=rng)  # positive at the nominal too
+    assert all((e - 1.0) ** 2 - 0.01 > 0 for e in (*rng, rng[0] + 0.05))
+    centre = 0.5 * sum(rng)
+    assert ((centre - 1.0) ** 2 - 0.01 < 0) == centre_fails
+    with pytest.raises(DimensionError, match=r"body 'b': mass must be non-negative") as err:
+        RigidBody("b", mass=(k - 1.0) * (k - 1.0) - 0.01)
+    (kk,) = _point_of(err.value, ["k"])
+    assert abs(kk - 1.0) <= 0.1 and (kk - 1.0) ** 2 - 0.01 <= 0
+    assert ("centre" in str(err.value)) == centre_fails
+
+
+def _product_tensor(jxy, m):
+    q = 4.0 * jxy * m * (1.0 - m)
+    return [[0.5, q, 0.0], [q, 0.5, 0.0], [0.0, 0.0, 1.0]]
+
+
+def _tensor_at(jxy, m):
+    return np.array(_product_tensor(jxy, m), dtype=float)
+
+
+def test_tensor_with_a_product_term_refused_only_inside_the_box():
+    # q = 4 Jxy m (1 - m): eigenvalues 0.5 -+ q and 1, so indefinite iff q > 0.5
+    jr, mr = (0.2, 0.6), (0.2, 0.9)
+    corners = list(itertools.product(jr, mr)) + [(0.4, 0.55)]  # the vertices and the centre
+    assert all(np.linalg.eigvalsh(_tensor_at(*p))[0] > 0 for p in corners)
+    assert _min_eig_on_grid(_tensor_at, [jr, mr]) < 0  # but not everywhere
+    jxy = rmb.ureal("Jxy", 0.4, range=jr)
+    m = rmb.ureal("m", 0.55, range=mr)
+    with pytest.raises(
+        DimensionError, match=r"body 'b': inertia must be positive semidefinite \(at the point"
+    ) as err:
+        RigidBody("b", mass=m, inertia=_product_tensor(jxy, m))
+    point = _point_of(err.value, ["Jxy", "m"])
+    assert jr[0] <= point[0] <= jr[1] and mr[0] <= point[1] <= mr[1]
+    assert np.linalg.eigvalsh(_tensor_at(*point))[0] < 0
+
+
+def test_tensors_definite_on_the_box_are_accepted_without_a_warning():
+    jr, mr = (0.2, 0.4), (0.1, 0.9)
+    assert _min_eig_on_grid(_tensor_at, [jr, mr]) > 0
+    jxy = rmb.ureal("Jxy", 0.3, range=jr)
+    m = rmb.ureal("m", 0.5, range=mr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RigidBody("b", mass=m, inertia=_product_tensor(jxy, m))
+
+    # a rod with an uncertain product of inertia Jxy m and a zero axial moment
+    def rod(mv, lv, jv):
+        t = mv * lv * lv / 12
+        return np.array([[t + 0.02, jv * mv, 0.0], [jv * mv, t + 0.02, 0.0], [0, 0, 0.0]])
+
+    jp = rmb.ureal("Jp", 0.0, range=(-0.04, 0.04))
+    assert _min_eig_on_grid(lambda a, b, c: rod(a, b, c)[:2, :2], [M.range, L.range, jp.range],
+                            n=17) > 0  # fmt: skip
+    t = M * L * L / 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RigidBody("rod", mass=M, inertia=[[t + 0.02, jp * M, 0], [jp * M, t + 0.02, 0], [0, 0, 0]])
+
+
+def test_a_tangent_zero_inside_the_box_is_accepted_with_a_warning():
+    # (k - 1)^2 >= 0 with equality at k = 1: singular inside the box (mu of the complement
+    # is above 1) but never negative, so it is neither proved definite nor refused
+    k = rmb.ureal("k", 0.6, range=(0.4, 1.5))
+    with pytest.warns(RobustMBWarning, match="not negative along the ray"):
+        RigidBody("b", mass=1.0, inertia=(k - 1.0) * (k - 1.0))
+
+
+def test_proofs_and_refutations_agree_with_the_closed_form():
+    # a + b k + c k^2 on random ranges: its minimum over the range in closed form
+    rng = np.random.default_rng(7)
+    verdicts = {"proved": 0, "refuted": 0, "undecided": 0}
+    for i in range(16):
+        a, b, c = rng.normal(size=3)
+        lo = rng.uniform(-2, 1)
+        hi = lo + rng.uniform(0.2, 2.0)
+        cands = [lo, hi] + ([-b / (2 * c)] if c != 0 and lo < -b / (2 * c) < hi else [])
+        low = min(a + b * x + c * x * x for x in cands)
+        k = rmb.ureal(f"k{i}", 0.5 * (lo + hi), range=(lo, hi))
+        samples, exact, _ = semidefinite_samples(a + b * k + c * k * k)
+        values = [float(v[0, 0]) for _, v in samples]
+        if not exact:
+            verdicts["undecided"] += 1
+        elif min(values) < 0:
+            verdicts["refuted"] += 1
+            assert low < 0
+        else:
+            verdicts["proved"] += 1
+            assert low > 0
+    assert verdicts["proved"] >= 3 and verdicts["refuted"] >= 3, verdicts
+
+
+def test_symmetric_part_lft_against_numpy():
+    # the LFT of (J + J^T) / 2 built from that of a non-symmetric J, evaluated by numpy
+    rng = np.random.default_rng(3)
+    reps = [2, 1, 3]
+    n = sum(reps)
+    A, B, C, D = (rng.normal(size=s) * 0.3 for s in [(n, n), (n, 3), (3, n), (3, 3)])
+    A2, B2, C2, D2, blk2 = _symmetric_part(A, B, C, D, reps)
+    assert blk2 == [(-4, 0), (-2, 0), (-6, 0)]
+    for _ in range(5):
+        d = rng.uniform(-1, 1, size=3)
+        delta = np.diag(np.repeat(d, reps))
+        J = D + C @ delta @ np.linalg.solve(np.eye(n) - A @ delta, B)
+        delta2 = np.diag(np.repeat(d, [2 * r for r in reps]))
+        Js = D2 + C2 @ delta2 @ np.linalg.solve(np.eye(2 * n) - A2 @ delta2, B2)
+        assert np.allclose(Js, 0.5 * (J + J.T), rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------- 3. floating base
