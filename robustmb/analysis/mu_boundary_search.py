@@ -117,6 +117,8 @@ def _eig_track(MQ, target):
     if bad.any():
         U, _, _ = np.linalg.svd(MQ[bad] - lam_k[bad, None, None] * np.eye(n))
         y[bad] = U[:, :, -1]
+    # largest entry first: the inverse-iteration step can be ~1e300, whose norm overflows
+    y /= np.maximum(np.abs(y).max(axis=1), _TINY)[:, None]
     y /= np.maximum(np.linalg.norm(y, axis=1), _TINY)[:, None]
     yx = np.einsum("bi,bi->b", y.conj(), x)
     good = np.abs(yx) > 1e-12
