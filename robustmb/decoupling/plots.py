@@ -11,7 +11,7 @@ import numpy as np
 
 from robustmb.decoupling.metrics import gershgorin_ratios, rga_abs_sum_minus_n, rga_number
 from robustmb.decoupling.plant_data import as_matrix_stack, evaluate
-from robustmb.errors import ArgumentError
+from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
     "coupling_magnitude_plot",
@@ -20,6 +20,26 @@ __all__ = [
     "rga_number_variants_figure",
     "magnitude_plot",
 ]
+
+
+def _frequencies(omega, what):
+    """``omega`` as a 1-D array of finite frequencies >= 0 (rad/s), else an error naming it."""
+    w = np.asarray(omega, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise DimensionError(f"{what}: omega must be a non-empty 1-D array, got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ArgumentError(f"{what}: omega must hold finite frequencies >= 0 (rad/s)")
+    return w
+
+
+def _on_grid(values, w, what, label):
+    """``values`` (one row per frequency), checked against ``len(omega)``."""
+    values = np.asarray(values)
+    if values.shape[0] != w.size:
+        raise DimensionError(
+            f"{what}: {label} has {values.shape[0]} frequency points but omega has {w.size}"
+        )
+    return values
 
 
 def _axes(ax):
@@ -58,8 +78,9 @@ def coupling_magnitude_plot(G, omega, *, ax=None, title=None, diagonal_labels=No
     >>> len(ax.lines)  # 2 off-diagonal, 2 diagonal, 1 legend entry
     5
     """
-    w = np.asarray(omega, dtype=float)
+    w = _frequencies(omega, "coupling_magnitude_plot")
     H, _ = as_matrix_stack(evaluate(G, w) if hasattr(G, "ninputs") else np.asarray(G))
+    H = _on_grid(H, w, "coupling_magnitude_plot", "G")
     ax = _axes(ax)
     f = w / (2 * np.pi)
     p, m = H.shape[1:]
@@ -93,12 +114,12 @@ def gershgorin_plot(plants: dict, omega, *, ax=None, title=None):
     >>> len(ax.lines)
     3
     """
-    w = np.asarray(omega, dtype=float)
+    w = _frequencies(omega, "gershgorin_plot")
     ax = _axes(ax)
     f = w / (2 * np.pi)
     for c, (label, G) in enumerate(plants.items()):
         R = gershgorin_ratios(G, omega=w) if hasattr(G, "ninputs") else gershgorin_ratios(G)
-        R = np.atleast_2d(R)
+        R = _on_grid(np.atleast_2d(R), w, "gershgorin_plot", f"plant {label!r}")
         for i in range(R.shape[1]):
             ax.plot(f, R[:, i], color=f"C{c}", lw=1.2, label=label if i == 0 else None)
     ax.axhline(1.0, color="k", ls="--", lw=0.8)
@@ -132,11 +153,12 @@ def rga_number_plot(plants: dict, omega, *, variant="definition", ax=None, title
         raise ArgumentError(
             f"rga_number_plot: variant must be 'definition' or 'abs_sum_minus_n', got {variant!r}"
         )
-    w = np.asarray(omega, dtype=float)
+    w = _frequencies(omega, "rga_number_plot")
     ax = _axes(ax)
     for label, G in plants.items():
         v = fn(G, omega=w) if hasattr(G, "ninputs") else fn(G)
-        ax.plot(w / (2 * np.pi), np.atleast_1d(v), lw=1.4, label=label)
+        v = _on_grid(np.atleast_1d(v), w, "rga_number_plot", f"plant {label!r}")
+        ax.plot(w / (2 * np.pi), v, lw=1.4, label=label)
     ax.legend(fontsize=8)
     ylabel = (
         "RGA-number $\\sum|\\Lambda - I|$" if variant == "definition" else "$\\sum|\\Lambda| - n$"
@@ -178,10 +200,11 @@ def magnitude_plot(curves: dict, omega, *, ax=None, ylabel="Magnitude", title=No
     >>> len(ax.lines)
     1
     """
-    w = np.asarray(omega, dtype=float)
+    w = _frequencies(omega, "magnitude_plot")
     ax = _axes(ax)
     for label, v in curves.items():
         kw = {} if styles is None else styles.get(label, {})
-        ax.plot(w / (2 * np.pi), np.abs(np.asarray(v)), label=label, **kw)
+        v = _on_grid(np.atleast_1d(v), w, "magnitude_plot", f"curve {label!r}")
+        ax.plot(w / (2 * np.pi), np.abs(v), label=label, **kw)
     ax.legend(fontsize=8)
     return _finish(ax, ylabel, title)
