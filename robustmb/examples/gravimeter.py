@@ -19,7 +19,7 @@ from robustmb.decoupling.instrumented_manipulator import InstrumentedManipulator
 from robustmb.decoupling.parallel_manipulator import ParallelManipulator
 from robustmb.decoupling.second_order import SecondOrderSystem
 from robustmb.decoupling.uncertain_plants import (
-    _diag,
+    _matrix,
     _scaled,
     uncertain_line_jacobian,
     uncertain_mechanical_plant,
@@ -41,12 +41,13 @@ _SIGNS = {
 }
 
 
-def _check_value(fn, name, v, sign, *, uncertain=False):
+def _check_value(fn, name, v, sign, *, uncertain=False, entry=""):
     """Raise naming ``name`` unless ``v`` is a finite real number of the sign ``sign``
     ("positive", "non-negative" or "finite"), or, with ``uncertain=True``, a ``ureal``
-    whose whole range has that sign (other uncertain expressions are taken as given)."""
-    from robustmb.decoupling.plant_data import is_uncertain
-    from robustmb.lft import ureal
+    whose whole range has that sign or a static scalar expression of ureals that has it
+    at every point of the box of its ureals (:func:`_check_expression`).  ``entry``
+    ends the messages (e.g. ``" (entry 1 of 3)"``)."""
+    from robustmb.lft import UncertainElement, UncertainModel, ureal
 
     ok, words = _SIGNS[sign]
     if uncertain and isinstance(v, ureal):
@@ -54,17 +55,70 @@ def _check_value(fn, name, v, sign, *, uncertain=False):
         if not (ok(lo) and ok(hi)):
             raise ArgumentError(
                 f"{fn}: {name} must be {words} over its whole range, got ureal "
-                f"{v.name!r} with range [{lo!r}, {hi!r}]"
+                f"{v.name!r} with range [{lo!r}, {hi!r}]{entry}"
             )
         return
-    if uncertain and is_uncertain(v):
+    if uncertain and isinstance(v, UncertainElement | UncertainModel):
+        _check_expression(fn, name, v, sign, entry)
         return
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         kind = "a number or a ureal" if uncertain else "a number"
-        raise ArgumentError(f"{fn}: {name} must be {kind}, got {v!r}")
+        raise ArgumentError(f"{fn}: {name} must be {kind}, got {v!r}{entry}")
     if not (np.isfinite(v) and ok(v)):
         words = "finite" if sign == "finite" else f"{words} and finite"
-        raise ArgumentError(f"{fn}: {name} must be {words}, got {v!r}")
+        raise ArgumentError(f"{fn}: {name} must be {words}, got {v!r}{entry}")
+
+
+def _check_expression(fn, name, v, sign, entry):
+    """Check an uncertain scalar that is not a plain ``ureal`` over the box of its ureals.
+
+    It must be static, 1x1 and depend on real parameters only.  Its values at the box
+    points of :func:`robustmb.multibody.parameter_box.box_samples` (the nominal and
+    every vertex, which decide the sign on the whole box when the expression is affine
+    in each ureal; a grid besides otherwise) must be finite and of the sign ``sign``;
+    ``"non-negative"`` is :func:`robustmb.multibody.bodies.check_nonnegative` itself.
+    When the samples do not decide the sign a :class:`~robustmb.errors.RobustMBWarning`
+    says what was checked.
+    """
+    from robustmb.errors import UncertainTypeError, warn
+    from robustmb.lft import UncertainElement
+    from robustmb.multibody.bodies import check_nonnegative
+    from robustmb.multibody.parameter_box import box_samples
+
+    what = f"{fn}: {name}"
+    if isinstance(v, UncertainElement) and v.kind != "real":
+        raise ArgumentError(
+            f"{what} must be real: a number, a ureal or a ureal expression, got the "
+            f"{v.kind} element {v.name!r}{entry}"
+        )
+    if not isinstance(v, UncertainElement):
+        if v.nstates or getattr(v, "is_system", False):
+            raise ArgumentError(
+                f"{what} must be a static value, got a system with {v.nstates} states{entry}"
+            )
+        if v.shape != (1, 1):
+            raise ArgumentError(f"{what} must be a scalar, got an object of shape {v.shape}{entry}")
+    try:
+        samples, exact, description = box_samples(v)
+    except UncertainTypeError as err:  # a ucomplex or ultidyn inside the expression
+        raise ArgumentError(f"{what}{entry}: {err}") from None
+    for where, val in samples:
+        x = float(val.reshape(-1)[0])
+        if not np.isfinite(x):
+            raise ArgumentError(f"{what} must be finite, got {x}{where}{entry}")
+    if sign == "non-negative":
+        try:
+            check_nonnegative(v, what, entry.strip())
+        except DimensionError as err:  # a wrong sign, not a wrong shape
+            raise ArgumentError(str(err)) from None
+        return
+    if sign == "positive":
+        for where, val in samples:
+            x = float(val.reshape(-1)[0])
+            if not x > 0:
+                raise ArgumentError(f"{what} must be positive, got {x}{where}{entry}")
+        if not exact:
+            warn(f"{what}: positivity is not proved on the box: {description}")
 
 
 def _check_positive(fn, **values):
@@ -73,17 +127,66 @@ def _check_positive(fn, **values):
         _check_value(fn, name, v, "positive")
 
 
+def _strut_entries(fn, name, v):
+    """The entries of ``k`` or ``c`` as a list: one value, or one per strut (3).
+
+    Built entry by entry: ``np.asarray(v, dtype=object)`` would try to iterate an
+    uncertain expression (it has a length) and fail.  A static 3x1 or 1x3 uncertain
+    matrix is read as its 3 entries."""
+    from robustmb.lft import UncertainModel
+
+    if isinstance(v, UncertainModel):
+        if v.nstates or getattr(v, "is_system", False) or v.shape == (1, 1):
+            return [v]  # a system or a scalar: checked as one value
+        if v.shape in ((3, 1), (1, 3)):
+            return [v[i, 0] if v.shape == (3, 1) else v[0, i] for i in range(3)]
+        raise DimensionError(f"{fn}: {name} must be one value or 3, got shape {v.shape}")
+    if isinstance(v, np.ndarray):
+        if v.ndim == 0:
+            return [v.item() if v.dtype == object else v[()]]
+        if v.shape != (3,):
+            raise DimensionError(f"{fn}: {name} must be one value or 3, got shape {v.shape}")
+        entries = [e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else e for e in v]
+    elif isinstance(v, list | tuple):
+        if len(v) != 3:
+            try:  # numbers: the full shape, e.g. (1, 3) for [[k1, k2, k3]]
+                shape = np.shape(v)
+            except (TypeError, ValueError):
+                shape = (len(v),)
+            raise DimensionError(f"{fn}: {name} must be one value or 3, got shape {shape}")
+        entries = list(v)
+    else:
+        return [v]
+    for i, e in enumerate(entries):
+        if isinstance(e, list | tuple | np.ndarray):
+            raise DimensionError(
+                f"{fn}: {name} must be one value or 3, got a nested sequence (entry {i} "
+                f"is a {type(e).__name__})"
+            )
+    return entries
+
+
 def _check_struts(fn, la, ha, k, c, *, uncertain=False):
     """Check the actuator positions and the strut stiffness and damping (one value, or
-    one per strut), naming the argument at fault."""
+    one per strut), naming the argument at fault; return ``k`` and ``c`` as lists of
+    entries (1 or 3)."""
     _check_value(fn, "la", la, "positive", uncertain=uncertain)
     _check_value(fn, "ha", ha, "finite", uncertain=uncertain)
+    out = []
     for name, v in (("k", k), ("c", c)):
-        arr = np.asarray(v, dtype=object)
-        if arr.shape not in ((), (3,)):
-            raise DimensionError(f"{fn}: {name} must be one value or 3, got shape {arr.shape}")
-        for x in arr.ravel():
-            _check_value(fn, name, x, "non-negative", uncertain=uncertain)
+        entries = _strut_entries(fn, name, v)
+        for i, x in enumerate(entries):
+            entry = f" (entry {i} of 3)" if len(entries) == 3 else ""
+            _check_value(fn, name, x, "non-negative", uncertain=uncertain, entry=entry)
+        out.append(entries)
+    return out
+
+
+def _strut_diag(entries):
+    """``diag(e1, e2, e3)`` of the strut entries (one value is every strut's): an array
+    when all are numbers, an uncertain matrix otherwise."""
+    vals = entries * 3 if len(entries) == 1 else entries
+    return _matrix([[vals[i] if i == j else 0.0 for j in range(3)] for i in range(3)])
 
 
 def _three_struts(l, h, la, ha, m, I, k, c):
@@ -280,20 +383,24 @@ def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=
     """Gravimeter plant ``tau -> a`` with uncertain actuator positions and/or stiffnesses.
 
     Same model as :func:`gravimeter`; ``la``, ``ha``, ``k`` and ``c`` (one
-    value, or one per strut) may be :func:`robustmb.ureal` elements. The accelerometers
-    stay at ``(-l/2, -h/2)`` and ``(0, h/2)``.
+    value, or one per strut) may be :func:`robustmb.ureal` elements or static scalar
+    expressions of them (``2 * k``, ``k0 - 5e3``). The accelerometers stay at
+    ``(-l/2, -h/2)`` and ``(0, h/2)``.
 
     Parameters
     ----------
     l, h : float
         Width and height of the payload (m).
-    la, ha : float or ureal, optional
+    la, ha : float, ureal or ureal expression, optional
         Actuator positions (m), default ``l/2`` and ``h/2``; ``la`` positive (over the
-        whole range of a ``ureal``), ``ha`` finite.
+        whole range of a ``ureal``, at every point of the box of an expression's
+        ureals), ``ha`` finite.
     m, I : float
         Mass (kg) and moment of inertia (kg m^2).
-    k, c : float, ureal, or sequence of 3 of them
-        Strut stiffness (N/m) and damping (N s/m), non-negative over their ranges.
+    k, c : float, ureal, ureal expression, or 3 of them
+        Strut stiffness (N/m) and damping (N s/m), non-negative over the box of their
+        ureals.  Three values are a sequence (list, tuple, 1-D array) or a static 3x1
+        or 1x3 uncertain matrix.
 
     Returns
     -------
@@ -303,10 +410,25 @@ def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=
     Raises
     ------
     ArgumentError
-        For a value (or a ``ureal`` range) of the wrong sign, a non-finite number or a
-        value that is neither a number nor an uncertain element, naming the argument.
+        For a value of the wrong sign (a number, a ``ureal`` range, or an expression at a
+        point of its box, which the message names), a non-finite number, or a value that
+        is neither a number nor a static real uncertain scalar, naming the argument (and
+        the entry of a sequence of 3).
     DimensionError
         For ``k`` or ``c`` that is neither one value nor 3.
+
+    Warns
+    -----
+    RobustMBWarning
+        For an expression that is not affine in each of its ureals: its sign is then
+        checked on a grid of the box (:func:`robustmb.multibody.bodies.check_nonnegative`),
+        not proved.
+
+    Notes
+    -----
+    An expression affine in each of its ureals (``a + b k``, ``k1 k2``) takes its
+    extreme values at the vertices of the box, so the sign checked at the nominal and
+    the vertices holds on the whole box.
 
     Examples
     --------
@@ -314,16 +436,22 @@ def uncertain_gravimeter(*, l=1.0, h=1.7, la=None, ha=None, m=400.0, I=115.0, k=
     >>> G = uncertain_gravimeter(ha=rmb.ureal("ha", 0.85, percent=30))
     >>> G.shape, G.nstates, G.blocks
     ((4, 3), 6, {'ha': 2})
+
+    Two struts of stiffness ``2 k``, the third ``15e3``:
+
+    >>> k = rmb.ureal("k", 7.5e3, range=(6e3, 9e3))
+    >>> uncertain_gravimeter(k=[15e3, 2 * k, 2 * k]).blocks
+    {'k': 2}
     """
     _check_positive("uncertain_gravimeter", l=l, h=h, m=m, I=I)
     la = l / 2 if la is None else la
     ha = h / 2 if ha is None else ha
-    _check_struts("uncertain_gravimeter", la, ha, k, c, uncertain=True)
+    k, c = _check_struts("uncertain_gravimeter", la, ha, k, c, uncertain=True)
     pts = [[-l / 2, _scaled(-1.0, ha)], [_scaled(-1.0, la), -h / 2], [la, -h / 2]]
     J = uncertain_line_jacobian(pts, [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     JT = J.T
-    K = JT @ _diag(k, 3, "uncertain_gravimeter: k") @ J
-    C = JT @ _diag(c, 3, "uncertain_gravimeter: c") @ J
+    K = JT @ _strut_diag(k) @ J
+    C = JT @ _strut_diag(c) @ J
     S = point_sensor_jacobian([[-l / 2, -h / 2], [0.0, h / 2]])
     return uncertain_mechanical_plant(
         np.diag([m, m, I]),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NameConflictError, SignalError
+from .. import lft
+from ..errors import DimensionError, NameConflictError, SignalError, UncertainTypeError
 from . import _generic as g
 from .spatial import check_rotation
 
@@ -21,11 +22,21 @@ def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
 
     ``frame="inertial"``: components fixed in the inertial frame (e.g. a
     buoyancy force), the application point moving with the body;
-    ``frame="body"``: components turning with the body.  Entries may be ureals.
+    ``frame="body"``: components turning with the body.  ``wrench`` is a
+    sequence of 6 entries (or a 6x1 / 1x6 array or static uncertain matrix);
+    each entry is a number, a ureal or a scalar expression of ureals (e.g.
+    ``m * a_z`` for a base balanced by its uncertain weight).
     :meth:`trim` includes it in the equilibrium loads and :meth:`linearize` in
     the LFT: with inertial components, a small rotation ``r`` of the body turns
     its body-axes components ``Wb`` by ``-skew(r) Wb``, a stiffness fed back
     from the body's rotation (body components have no such term).
+
+    Raises
+    ------
+    DimensionError
+        If ``wrench`` does not hold 6 scalar entries, or an entry is not finite.
+    UncertainTypeError
+        If an entry is neither a real number nor a real uncertain scalar.
 
     Examples
     --------
@@ -35,6 +46,17 @@ def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
     >>> mech.add_applied_wrench("lift", "b", "c", [0, 0, 9.81, 0, 0, 0])
     >>> sorted(mech.applied_wrenches)
     ['lift']
+
+    An uncertain mass held by a lift equal to its weight:
+
+    >>> import robustmb as rmb
+    >>> from robustmb.multibody import gravity
+    >>> m = rmb.ureal("m", 2.0, range=(1.0, 3.0))
+    >>> mech = Mechanism(acceleration=gravity(9.81), floating_base="b")
+    >>> mech.add_body(RigidBody("b", mass=m, inertia=0.1, ports={"c": [0, 0, 0]}))
+    >>> mech.add_applied_wrench("lift", "b", "c", [0, 0, 9.81 * m, 0, 0, 0])
+    >>> mech.linearize().nstates
+    12
     """
     if frame not in ("inertial", "body"):
         raise SignalError(f"applied wrench {name!r}: frame must be 'inertial' or 'body'")
@@ -43,13 +65,68 @@ def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
     if body not in self.bodies:
         raise SignalError(f"applied wrench {name!r}: unknown body {body!r}")
     self.bodies[body].port(port)
-    w = list(np.asarray(wrench, dtype=object).reshape(-1))
-    if len(w) != 6:
-        raise SignalError(f"applied wrench {name!r} needs 6 components, got {len(w)}")
-    w = [g.check_scalar(e, f"applied wrench {name!r}[{i}]") for i, e in enumerate(w)]
+    w = _wrench_entries(wrench, f"applied wrench {name!r}")
+    w = [_static_real_scalar(e, f"applied wrench {name!r}[{i}]") for i, e in enumerate(w)]
     if not hasattr(self, "applied_wrenches"):
         self.applied_wrenches = {}
     self.applied_wrenches[name] = (body, port, w, frame)
+
+
+def _wrench_entries(wrench, what):
+    """The 6 entries of a wrench, read one by one.
+
+    ``np.asarray(wrench, dtype=object)`` would try to iterate an uncertain
+    expression entry (it has a length) and fail with a bare ``TypeError``.
+    """
+    if isinstance(wrench, lft.UncertainModel):
+        if wrench.nstates or getattr(wrench, "is_system", False):
+            raise UncertainTypeError(
+                f"{what} must be static, got a system with {wrench.nstates} states"
+            )
+        if wrench.shape not in ((6, 1), (1, 6)):
+            raise DimensionError(
+                f"{what} needs 6 components, got an object of shape {wrench.shape}"
+            )
+        return [wrench[i, 0] if wrench.shape == (6, 1) else wrench[0, i] for i in range(6)]
+    if isinstance(wrench, np.ndarray):
+        if wrench.shape not in ((6,), (6, 1), (1, 6)):
+            raise DimensionError(f"{what} needs 6 components, got an array of shape {wrench.shape}")
+        return list(wrench.reshape(-1))
+    if not isinstance(wrench, list | tuple):
+        raise DimensionError(f"{what} needs 6 components, got {type(wrench).__name__}")
+
+    def nested(e):
+        return isinstance(e, list | tuple) or (isinstance(e, np.ndarray) and e.ndim > 0)
+
+    rows = list(wrench)
+    if len(rows) == 1 and nested(rows[0]):
+        rows = list(rows[0])  # a 1x6 row
+    elif rows and all(nested(r) and len(r) == 1 for r in rows):
+        rows = [r[0] for r in rows]  # a 6x1 column
+    if len(rows) != 6:
+        raise DimensionError(f"{what} needs 6 components, got {len(rows)}")
+    for i, e in enumerate(rows):
+        if nested(e):
+            raise DimensionError(f"{what}[{i}] must be a scalar, got {e!r}")
+    return [e.item() if isinstance(e, np.ndarray) else e for e in rows]
+
+
+def _static_real_scalar(x, what):
+    """A number or a static scalar of real parameters (:func:`_generic.check_scalar`
+    does not look inside an expression for its states or its elements' kinds)."""
+    if isinstance(x, lft.UncertainRational) or (
+        isinstance(x, lft.UncertainModel) and (x.nstates or getattr(x, "is_system", False))
+    ):
+        raise UncertainTypeError(f"{what} must be static: a number or a ureal expression")
+    x = g.check_scalar(x, what)
+    if isinstance(x, lft.UncertainModel):
+        for el in x.uncertainty.values():
+            if el.kind != "real":
+                raise UncertainTypeError(
+                    f"{what}: only real parameters (ureal) are allowed, "
+                    f"got the {el.kind} element {el.name!r}"
+                )
+    return x
 
 
 def add_loop_closure(
