@@ -91,8 +91,9 @@ def box_samples(x):
         its ureals)"``; ``value`` is a 2-D float array.  The nominal comes first.
     exact : bool
         True if the quantity's LFT is multi-affine in its ureals by structure
-        (:func:`multi_affine`) and every vertex is listed: then a property that is convex in the value (``>= 0``, positive
-        semidefinite) holds on the whole box iff it holds at these samples.
+        (:func:`multi_affine`) and every vertex is listed: then a property that is
+        convex in the value (``>= 0``, positive semidefinite) holds on the whole box
+        iff it holds at these samples.
     description : str
         What was checked, for a warning when ``exact`` is False.
 
