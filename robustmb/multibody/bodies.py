@@ -163,8 +163,11 @@ def _inertia_entries(inertia, name):
         )
     out = [[g.check_scalar(tree[i][k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
     samples, exact, description = semidefinite_samples(out)
-    # the tensor's size over the box: a point-mass vertex is compared with the rest
-    scale = max(float(np.abs(num).max()) for _, num in samples)
+    # values evaluated from an LFT carry rounding of the tensor's size over the box (a
+    # point-mass vertex is compared with the rest); numbers are checked exactly
+    scale = None
+    if not all(g.is_number(e) for r in out for e in r):
+        scale = max(float(np.abs(num).max()) for _, num in samples)
     for where, num in samples:
         check_inertia(num, what, where, scale=scale)
     if not exact:
