@@ -62,7 +62,8 @@ class RigidBody:
         shape 1x1, 3x1 or 3x3 is read entry by entry.  The tensor must be
         positive semidefinite on the whole box of its ureals: checked at the
         nominal and at every vertex of the box, which is exact when the entries
-        are affine in each ureal (e.g. ``Jxy`` off the diagonal, ``m * L``);
+        are affine in each ureal by the structure of their LFT (e.g. ``Jxy`` off
+        the diagonal, ``m * L``; :func:`~.parameter_box.multi_affine`);
         otherwise, or beyond 10 ureals, it is proved (or refuted at a point of
         the box) with the structured singular value; only when that is
         inconclusive is the box sampled, and a
