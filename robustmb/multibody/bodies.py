@@ -18,7 +18,7 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, SignalError, warn
 from . import _generic as g
-from .parameter_box import semidefinite_samples
+from .parameter_box import rounding_tolerance, semidefinite_samples
 
 
 def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
@@ -62,7 +62,8 @@ class RigidBody:
         shape 1x1, 3x1 or 3x3 is read entry by entry.  The tensor must be
         positive semidefinite on the whole box of its ureals: checked at the
         nominal and at every vertex of the box, which is exact when the entries
-        are affine in each ureal (e.g. ``Jxy`` off the diagonal, ``m * L``);
+        are affine in each ureal by the structure of their LFT (e.g. ``Jxy`` off
+        the diagonal, ``m * L``; :func:`~.parameter_box.multi_affine`);
         otherwise, or beyond 10 ureals, it is proved (or refuted at a point of
         the box) with the structured singular value; only when that is
         inconclusive is the box sampled, and a
@@ -163,10 +164,13 @@ def _inertia_entries(inertia, name):
         )
     out = [[g.check_scalar(tree[i][k], f"{what}[{i},{k}]") for k in range(3)] for i in range(3)]
     samples, exact, description = semidefinite_samples(out)
+    # values evaluated from an LFT carry rounding of the tensor's size over the box (a
+    # point-mass vertex is compared with the rest); numbers are checked exactly
+    scale = None
+    if not all(g.is_number(e) for r in out for e in r):
+        scale = max(float(np.abs(num).max()) for _, num in samples)
     for where, num in samples:
-        if np.abs(num - num.T).max() > 1e-9 * max(1.0, np.abs(num).max()):
-            raise DimensionError(f"{what} must be symmetric{where}")
-        check_inertia(num, what, where)
+        check_inertia(num, what, where, scale=scale)
     if not exact:
         warn(f"{what}: positive semidefiniteness is not proved on the box: {description}")
     return out
@@ -180,7 +184,10 @@ def check_nonnegative(x, what, note=""):
     ureal; otherwise it is proved positive on the box, or refuted at a point of
     it, with the structured singular value (see :mod:`.parameter_box`), and only
     when that is inconclusive is the box sampled, with a
-    :class:`~robustmb.errors.RobustMBWarning` saying what was checked.
+    :class:`~robustmb.errors.RobustMBWarning` saying what was checked.  A value is
+    negative when below ``-16 eps`` times the largest ``|x|`` met (its rounding,
+    :func:`~robustmb.multibody.parameter_box.rounding_tolerance`): ``m L^2 / 12`` with
+    a range of ``m`` reaching 0 is accepted, ``-1e-9`` times its size is not.
 
     Examples
     --------
@@ -194,9 +201,11 @@ def check_nonnegative(x, what, note=""):
     body 'b': mass must be non-negative, got -1.0 (at the vertex {'k': -0.5})
     """
     samples, exact, description = semidefinite_samples(x)
+    # an exact zero evaluated from the LFT comes out as rounding noise (-1e-18)
+    tol = rounding_tolerance(samples)
     for where, v in samples:
         val = float(v.reshape(-1)[0])
-        if val < 0:
+        if val < -tol:
             sep = f" {note}" if note else ""
             raise DimensionError(f"{what} must be non-negative{sep}, got {val}{where}")
     if not exact:
@@ -234,14 +243,26 @@ def _shape_of(tree):
     return (len(tree), "ragged")
 
 
-def check_inertia(num, what, where=""):
-    """Raise unless the numeric 3x3 inertia ``num`` is positive semidefinite.
+def check_inertia(num, what, where="", scale=None):
+    """Raise unless the numeric 3x3 inertia ``num`` is symmetric and positive semidefinite.
 
     Only a negative eigenvalue is refused: principal moments that break the
-    triangle inequality are kept (some published data sets do so).  A diagonal
-    ``num`` is checked exactly; otherwise an eigenvalue down to ``-16 eps``
-    times the largest ``|eigenvalue|`` is taken for rounding.  A zero inertia
-    (point mass) is semidefinite.
+    triangle inequality are kept (some published data sets do so).  Symmetry is
+    required up to ``1e-9`` times the tensor's size (``scale``, default the largest
+    ``|entry|`` of ``num``; no absolute floor, so a small body is held to the same
+    relative standard); the tensor is never symmetrised silently.  A diagonal
+    ``num`` is checked on its entries, each down to ``-16 eps`` times ``scale``
+    when one is given (the rounding of values evaluated over a box of ureals) and
+    exactly otherwise; a full one also allows an eigenvalue down to ``-16 eps``
+    times the largest ``|eigenvalue|``.  A zero inertia (point mass) is semidefinite.
+
+    Parameters
+    ----------
+    num : (3, 3) array
+    what, where : str
+        Name of the tensor and of the point where it was evaluated, for the error.
+    scale : float, optional
+        Size of the tensor over the box of its ureals (largest ``|entry|`` met).
 
     Examples
     --------
@@ -252,14 +273,29 @@ def check_inertia(num, what, where=""):
     ...     print(str(err).split(",")[0])
     body 'b': inertia must be positive semidefinite
     >>> check_inertia(np.zeros((3, 3)), "inertia")             # a point mass
+    >>> try:
+    ...     check_inertia(np.diag([1e-6] * 3) + np.diag([5e-10] * 2, 1), "inertia")
+    ... except DimensionError as err:
+    ...     print(str(err).split(" (")[0])
+    inertia must be symmetric
     """
-    num = 0.5 * (num + num.T)
+    num = np.asarray(num, dtype=float)
+    size = float(np.abs(num).max())
+    ref = size if scale is None else max(float(scale), size)
+    asym = float(np.abs(num - num.T).max())
+    if asym > 1e-9 * ref:
+        raise DimensionError(
+            f"{what} must be symmetric{where} (largest |J - J^T| = {asym:.3g}, "
+            f"largest |J| = {ref:.3g})"
+        )
     eig = np.linalg.eigvalsh(num)
-    # a diagonal inertia is checked exactly, as its 3 entries are; otherwise the rounding
-    # of a semidefinite matrix (rotated, shifted) leaves eigenvalues of order eps * |J|,
-    # relative to the body's own scale (a small body's J is not compared with 1)
+    # rounding: values evaluated over a box carry a few eps of the tensor's size, and a
+    # rotated or shifted semidefinite matrix eigenvalues of order eps * |J|, relative to
+    # the body's own scale (a small body's J is not compared with 1)
     off = num - np.diag(np.diag(num))
-    tol = 0.0 if not off.any() else 16.0 * np.finfo(float).eps * float(np.abs(eig).max())
+    tol = 0.0 if scale is None else 16.0 * np.finfo(float).eps * float(scale)
+    if off.any():
+        tol = max(tol, 16.0 * np.finfo(float).eps * float(np.abs(eig).max()))
     if eig[0] < -tol:
         raise DimensionError(
             f"{what} must be positive semidefinite{where}, its eigenvalues are {eig}"

@@ -8,14 +8,15 @@ When the quantity is affine in each ureal separately (multi-affine: ``a + b m``,
 ``m L``, a tensor entry ``Jxy``), the quadratic form ``x^T J(p) x`` is multi-affine
 in ``p`` for every fixed ``x``, so its minimum over the box is reached at a vertex:
 ``J(p) >= 0`` on the whole box iff it holds at the ``2^n`` vertices.  Multi-affinity
-is tested numerically: a multi-affine function equals the multilinear
-interpolation of its vertex values everywhere, so the quantity is compared with
-that interpolation at its nominal and at two interior points (a rational
-function that agrees there is multi-affine but for a set of measure zero).
+is decided from the structure of the quantity's LFT (:func:`multi_affine`: a loop with no
+cycle, and no path through two channels of one ureal), never by comparing values, which
+a quantity that is almost affine at some points would fool.
 
 Otherwise (``L * L``, a ratio) or when more than :data:`MAX_VERTEX_ELEMENTS`
 ureals are involved, :func:`box_samples` samples the vertices (if enumerable), a grid
-of the box and random points, and reports that the check is not exhaustive.
+of the box and random points (:data:`MAX_GRID_POINTS` in all), and reports that the
+check is not exhaustive.  Values are compared with zero up to their rounding
+(:func:`rounding_tolerance`).
 
 :func:`semidefinite_samples` decides such a quantity exactly with the structured
 singular value.  The quantity is a static LFT in the normalised parameters,
@@ -89,9 +90,10 @@ def box_samples(x):
         names the point, e.g. ``" (at the vertex {'m': 0.8, 'L': 1.1} of the box of
         its ureals)"``; ``value`` is a 2-D float array.  The nominal comes first.
     exact : bool
-        True if the quantity is multi-affine in its ureals and every vertex is
-        listed: then a property that is convex in the value (``>= 0``, positive
-        semidefinite) holds on the whole box iff it holds at these samples.
+        True if the quantity's LFT is multi-affine in its ureals by structure
+        (:func:`multi_affine`) and every vertex is listed: then a property that is
+        convex in the value (``>= 0``, positive semidefinite) holds on the whole box
+        iff it holds at these samples.
     description : str
         What was checked, for a warning when ``exact`` is False.
 
@@ -133,33 +135,20 @@ def _box_samples(x, dense):
         vertices = lo + corners * (hi - lo)
         points += list(vertices)
         labels += [_label("the vertex", names, v) for v in vertices]
-        # two interior points, fixed so that a check is reproducible
-        inner = np.random.default_rng(0).uniform(0.1, 0.9, size=(2, p))
-        probes = [_fraction(nom, lo, hi)] + list(inner)
-        probe_points = [lo + t * (hi - lo) for t in probes]
-        values = _evaluate(model, elements, names, points + probe_points)
-        nv = len(points)
-        vert_values = np.array(values[1:nv])
-        # relative to the quantity's own size: a tiny body is not compared with 1
-        scale = max(float(np.abs(v).max()) for v in values) + np.finfo(float).tiny
-        affine = True
-        for t, val in zip(probes, values[nv:], strict=True):
-            w = np.prod(np.where(corners == 1.0, t, 1.0 - t), axis=1)
-            interp = np.tensordot(w, vert_values, axes=1)
-            if np.abs(interp - val).max() > 1e-9 * scale:
-                affine = False
-        samples = list(zip(labels, values[:nv], strict=True))
+        # decided from the structure of the LFT, never from values (module notes)
+        affine = multi_affine(model)
         if affine or not dense:
-            return samples, affine, ""
-        levels = max(3, min(9, int(MAX_GRID_POINTS ** (1.0 / p))))
-        grid = [lo + np.array(t) * (hi - lo) for t in _grid(p, levels)]
-        extra = _evaluate(model, elements, names, grid)
-        samples += [(_label("the point", names, v), x) for v, x in zip(grid, extra, strict=True)]
+            values = _evaluate(model, elements, names, points)
+            return list(zip(labels, values, strict=True)), affine, ""
+        grid, what = _fill(p, lo, hi)
+        points += grid
+        labels += [_label("the point", names, v) for v in grid]
+        values = _evaluate(model, elements, names, points)
         what = (
-            f"it is not affine in each of its ureals {names}; checked at the nominal, the "
-            f"{2**p} vertices and a grid of {levels}^{p} points of the box, not everywhere"
+            f"its LFT is not multi-affine in its ureals {names}; checked at the nominal, "
+            f"the {2**p} vertices and {what} of the box, not everywhere"
         )
-        return samples, False, what
+        return list(zip(labels, values, strict=True)), False, what
     if not dense:
         return [(labels[0], _evaluate(model, elements, names, points)[0])], False, ""
     # too many vertices: each ureal at its range ends (others nominal), then random points
@@ -194,9 +183,96 @@ def _fraction(v, lo, hi):
     return np.clip((v - lo) / width, 0.0, 1.0)
 
 
-def _grid(p, levels):
-    ticks = np.linspace(0.0, 1.0, levels)
-    return itertools.product(ticks, repeat=p)
+def _grid_levels(p, budget):
+    """Largest ``l`` with ``l^p <= budget`` (integer arithmetic, no rounding of a root)."""
+    levels = max(1, int(round(budget ** (1.0 / p))))
+    while levels**p > budget:
+        levels -= 1
+    while (levels + 1) ** p <= budget:
+        levels += 1
+    return levels
+
+
+def _fill(p, lo, hi):
+    """:data:`MAX_GRID_POINTS` extra points of the box (grid, then random); and their description.
+
+    The largest regular grid of at most :data:`MAX_GRID_POINTS` points with 3 levels or
+    more (a 2-level grid is the vertices again), completed by random points (fixed seed,
+    reproducible) up to :data:`MAX_GRID_POINTS`.
+    """
+    levels = _grid_levels(p, MAX_GRID_POINTS)
+    frac = []
+    if levels >= 3:
+        ticks = np.linspace(0.0, 1.0, levels)
+        frac = [np.array(t) for t in itertools.product(ticks, repeat=p)]
+    nrand = MAX_GRID_POINTS - len(frac)
+    frac += list(np.random.default_rng(0).uniform(size=(nrand, p)))
+    what = f"{nrand} random points"
+    if levels >= 3:
+        grid = f"a grid of {levels}^{p} points"
+        what = f"{grid} and {what}" if nrand else grid
+    return [lo + t * (hi - lo) for t in frac], what
+
+
+def multi_affine(model):
+    """True if the LFT of a static ``model`` is multi-affine in its elements by structure.
+
+    With ``w = Delta z``, ``z = A w + B u`` and ``y = C w + D u``, the value is
+    ``D + C Delta (I - A Delta)^-1 B``.  When the graph of the nonzero entries of the
+    loop ``A`` (an edge ``j -> i`` for ``A[i, j] != 0``) has no cycle, ``A Delta`` is
+    nilpotent and the value is the finite sum over the paths ``j_0 -> ... -> j_k`` of
+    ``C[:, j_k] delta_(j_k) A[j_k, j_(k-1)] ... delta_(j_0) B[j_0, :]``: a product of the
+    parameters met along the path.  If moreover no path joins two channels of one
+    element, no parameter is met twice, so every term, hence the value, is affine in
+    each parameter separately.  The test reads only the sparsity pattern: it never
+    mistakes a non-affine quantity for an affine one (it may miss an affine one whose
+    LFT is not minimal, which is then decided otherwise).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> m = rmb.ureal("m", 2.0, percent=10)
+    >>> L = rmb.ureal("L", 1.0, percent=10)
+    >>> multi_affine(rmb.umat(m * L + 3.0 * m)), multi_affine(rmb.umat(m * L * L))
+    (True, False)
+    """
+    real = model._real
+    nw, nz = real.nw, real.nz
+    if nw != nz:  # not a loop of real scalars
+        return False
+    loop = np.asarray(real.d)[:nz, :nw] != 0
+    owner = np.empty(nw, dtype=int)
+    for k, (_, el, _, ws, _) in enumerate(real.block_slices()):
+        if el.block_shape != (1, 1):
+            return False
+        owner[ws] = k
+    # transitive closure by repeated squaring: reach[i, j] iff a path j -> ... -> i
+    reach = loop.copy()
+    while True:
+        nxt = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (nxt == reach).all():
+            break
+        reach = nxt
+    same = owner[:, None] == owner[None, :]  # includes i == j: a cycle
+    return not (reach & same).any()
+
+
+def rounding_tolerance(samples):
+    """Rounding allowance of the sampled values of one quantity: ``16 eps`` times its size.
+
+    The values are evaluated in floating point from the quantity's LFT, so an exact zero
+    (a mass whose range reaches 0, ``(k - 1)^2`` at ``k = 1``) comes out as a few units of
+    ``eps`` times the magnitude of the quantity over the box, here the largest ``|entry|``
+    of the samples.  A value below ``-16 eps`` times that is refused as negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bool(rounding_tolerance([("", np.array([[0.25]])), ("", np.array([[-1e-18]]))]) < 1e-15)
+    True
+    """
+    size = max((float(np.abs(v).max()) for _, v in samples if np.size(v)), default=0.0)
+    return 16.0 * _EPS * size
 
 
 def _label(kind, names, point):
@@ -298,13 +374,15 @@ def _mu_verdict(model, scale):
     B2, C2, D2 = B2[:, keep], C2[keep], D2[np.ix_(keep, keep)]
     lam, V = np.linalg.eigh(D2)
     tiny = 1e-9 * scale
+    # beyond the rounding of the centre value: clearly negative, or clearly not singular
+    noise = 64 * len(lam) * _EPS * float(np.abs(lam).max())
     lo = np.array([float(elements[n].range[0]) for n in names])
     hi = np.array([float(elements[n].range[1]) for n in names])
     centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-    if lam[0] < -tiny:
+    if lam[0] < -noise:
         value = _evaluate(model, elements, names, [centre])[0]
         return "refuted", (_label("the centre", names, centre), value), ""
-    if lam[0] <= 64 * len(lam) * _EPS * max(abs(lam[-1]), tiny):
+    if lam[0] <= noise:
         return "undecided", None, "the value at the centre of the box is singular"
     if _acyclic(A):
         well = 0.0
