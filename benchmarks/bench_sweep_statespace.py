@@ -12,22 +12,17 @@ Run: ``python benchmarks/bench_sweep_statespace.py``
 import os
 import pickle
 import tempfile
-import time
 
 import control
 import numpy as np
+from _timing import best_time
 
 import robustmb as rmb
 from robustmb.analysis.sweep import _digest, _dumps
 
 
 def best(f, repeat=5):
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        out.append(time.perf_counter() - t0)
-    return min(out)
+    return best_time(f, repeat)[0]
 
 
 def plant(k, c):

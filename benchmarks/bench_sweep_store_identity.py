@@ -11,21 +11,16 @@ Run: ``python benchmarks/bench_sweep_store_identity.py``
 
 import os
 import tempfile
-import time
 
 import numpy as np
+from _timing import best_time
 
 import robustmb as rmb
 from robustmb.analysis.sweep import _digest, _fn_state, _legacy_digest
 
 
 def best(f, repeat=5):
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        out.append(time.perf_counter() - t0)
-    return min(out)
+    return best_time(f, repeat)[0]
 
 
 class Gain:
