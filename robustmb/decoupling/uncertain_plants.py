@@ -110,17 +110,6 @@ def uncertain_line_jacobian(points, directions, origin=None):
     return _matrix(rows)
 
 
-def _diag(values, n, name="values"):
-    arr = np.asarray(values, dtype=object)
-    if arr.shape not in ((), (n,)):
-        raise DimensionError(f"{name} must be one value or {n}, got shape {arr.shape}")
-    vals = list(np.broadcast_to(arr, (n,)))
-    if all(_is_number(v) for v in vals):
-        return np.diag(np.asarray(vals, dtype=float))
-    rows = [[vals[i] if i == j else 0.0 for j in range(n)] for i in range(n)]
-    return _lft().umat(rows)
-
-
 def _as_model_or_array(X, name):
     if X is None:
         return None

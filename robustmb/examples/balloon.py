@@ -6,6 +6,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError
 from ..multibody import Mechanism, RevoluteJoint, RigidBody
+from ..multibody._generic import is_uncertain, sequence_entries
 
 #: Balloon and gondola of the nonlinear TITOP paper (seed 001, Table 1).
 BALLOON_GONDOLA_TABLE1 = {
@@ -25,6 +26,14 @@ BALLOON_GONDOLA_TABLE1 = {
 
 
 def _number(x, what):
+    """``x`` as a finite float, naming ``what``; the balloon is a numeric nonlinear model."""
+    if is_uncertain(x):
+        raise ArgumentError(
+            f"balloon_gondola: {what} must be a number, got {x!r}: the balloon and gondola "
+            "is a numeric nonlinear model (uncertain parameters are not supported)"
+        )
+    if isinstance(x, bool | np.bool_):
+        raise ArgumentError(f"balloon_gondola: {what} must be a number, got {x!r}")
     try:
         v = float(x)
     except (TypeError, ValueError):
@@ -93,13 +102,15 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
     k = _number(k, "k")
     if k < 0:
         raise ArgumentError(f"balloon_gondola: k must be non-negative, got {k}")
-    d = np.asarray(damping, dtype=object)
-    if d.shape != (3,):
+    # entry by entry: np.asarray(damping, dtype=object) iterates a 1x1 uncertain
+    # expression (it has a length) and fails with a bare TypeError
+    shape, entries = sequence_entries(damping, "balloon_gondola: damping")
+    if shape != (3,):
         raise DimensionError(
             "balloon_gondola: damping must be 3 numbers (slider, pendulum 1, pendulum 2), "
-            f"got shape {d.shape}"
+            f"got shape {shape}"
         )
-    damping = [_number(x, f"damping[{i}]") for i, x in enumerate(d)]
+    damping = [_number(x, f"damping[{i}]") for i, x in enumerate(entries)]
     if min(damping) < 0:
         raise ArgumentError(f"balloon_gondola: damping must be non-negative, got {damping}")
     rot = (

@@ -30,10 +30,14 @@ def is_uncertain(x) -> bool:
 
 
 def check_scalar(x, what: str):
-    """Accept a real number or an uncertain scalar; raise naming ``what`` otherwise."""
-    if isinstance(x, bool):
+    """Accept a real number or a static real uncertain scalar; raise naming ``what`` otherwise.
+
+    An uncertain scalar is a ``ureal`` or a 1x1 expression of ureals (``2 * k``,
+    ``rho * L``): it must have no states and contain real parameters only.
+    """
+    if isinstance(x, bool | np.bool_):
         raise UncertainTypeError(f"{what} must be a number or a ureal, got {x!r}")
-    if isinstance(x, numbers.Real | np.generic):
+    if isinstance(x, numbers.Real):
         if not np.isfinite(float(x)):
             raise DimensionError(f"{what} must be finite, got {x!r}")
         return float(x)
@@ -44,26 +48,95 @@ def check_scalar(x, what: str):
                 f"got the {x.kind} element {x.name!r}"
             )
         return x
-    if isinstance(x, lft.UncertainModel | lft.UncertainRational):
-        m = lft.umat(x) if isinstance(x, lft.UncertainModel) else x
-        shape = lft.umat(m).shape if isinstance(m, lft.UncertainRational) else m.shape
-        if shape != (1, 1):
-            raise DimensionError(f"{what} must be a scalar, got an object of shape {shape}")
+    if isinstance(x, lft.UncertainRational):
+        raise UncertainTypeError(
+            f"{what} must be static (a number, a ureal or an expression of ureals), "
+            "got a transfer function"
+        )
+    if isinstance(x, lft.UncertainModel):
+        if x.shape != (1, 1):
+            raise DimensionError(f"{what} must be a scalar, got an object of shape {x.shape}")
+        for el in x.uncertainty.values():
+            if el.kind != "real":
+                raise UncertainTypeError(
+                    f"{what}: only real parameters (ureal) are allowed, "
+                    f"got the {el.kind} element {el.name!r}"
+                )
+        if x.nstates or getattr(x, "is_system", False):
+            states = f"with {x.nstates} states" if x.nstates else "(a uss without states)"
+            raise UncertainTypeError(
+                f"{what} must be static (a number, a ureal or an expression of ureals), "
+                f"got a system {states}"
+            )
         return x
     raise UncertainTypeError(f"{what} must be a number or a ureal, got {type(x).__name__}")
 
 
+def sequence_entries(v, what: str):
+    """Shape and flat list of the entries of a (nested) sequence, read one by one.
+
+    Lists, tuples, ranges and arrays are sequences; anything else (a number, a
+    ureal, a 1x1 uncertain expression) is one entry.  ``np.asarray(v,
+    dtype=object)`` cannot be used: it iterates an uncertain expression (it has
+    a length) and fails, or splits it, depending on where it stands in ``v``.
+    Entries are not checked (see :func:`check_scalar`).
+
+    Raises
+    ------
+    DimensionError
+        For rows of different lengths (naming ``what``).
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 1.0)
+    >>> shape, entries = sequence_entries([2 * k, 0, 0], "cog")
+    >>> shape, len(entries)
+    ((3,), 3)
+    """
+    if isinstance(v, np.ndarray):
+        if v.dtype != object:
+            return v.shape, list(v.reshape(-1))
+        if v.ndim == 0:
+            return sequence_entries(v.item(), what)
+        items = list(v)
+    elif isinstance(v, list | tuple | range):
+        items = list(v)
+    else:
+        return (), [v]
+    shapes, flat = [], []
+    for e in items:
+        shape_e, entries_e = sequence_entries(e, what)
+        shapes.append(shape_e)
+        flat.extend(entries_e)
+    if len(set(shapes)) > 1:
+        raise DimensionError(
+            f"{what} must be a rectangular array of entries, got rows of shapes "
+            f"{sorted(set(shapes))}"
+        )
+    return (len(items), *(shapes[0] if shapes else ())), flat
+
+
 def vector3(v, what: str):
-    """Three scalar entries (numbers or uncertain scalars) as a tuple."""
-    if isinstance(v, lft.UncertainModel):
+    """Three scalar entries (numbers or uncertain scalars) as a tuple.
+
+    Each entry is a number, a ``ureal`` or a static 1x1 expression of ureals,
+    checked by :func:`check_scalar` under the name ``what[i]``.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 1.0)
+    >>> cog = vector3([2 * k, 0, 0], "cog")
+    >>> cog[1:], cog[0].shape
+    ((0.0, 0.0), (1, 1))
+    """
+    if isinstance(v, lft.UncertainModel | lft.UncertainRational):
         raise UncertainTypeError(
             f"{what}: give the three entries as a sequence "
             "(numbers or ureal expressions), not one uncertain matrix"
         )
-    try:
-        entries = list(np.asarray(v, dtype=object).reshape(-1))
-    except Exception as exc:  # pragma: no cover - numpy raises various errors
-        raise DimensionError(f"{what} must have 3 entries") from exc
+    _, entries = sequence_entries(v, what)
     if len(entries) != 3:
         raise DimensionError(f"{what} must have 3 entries, got {len(entries)}")
     return tuple(check_scalar(e, f"{what}[{i}]") for i, e in enumerate(entries))
@@ -248,15 +321,33 @@ def split_wrench(w):
 
 
 def column_of(x, n, what: str):
-    """An ``n``-entry column (n x 1): numbers, uncertain scalars or an uncertain matrix."""
+    """An ``n``-entry column (n x 1): numbers, uncertain scalars or an uncertain matrix.
+
+    A sequence is read entry by entry (:func:`sequence_entries`), each entry a
+    number, a ``ureal`` or a static 1x1 expression of ureals (:func:`check_scalar`,
+    named ``what[i]``); a static n x 1 or 1 x n uncertain matrix is taken whole.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a = rmb.ureal("a", 9.81, percent=1)
+    >>> column_of([0, 0, 2 * a], 3, "frame_acceleration").shape
+    (3, 1)
+    """
     if isinstance(x, lft.UncertainModel):
         if x.shape == (1, n):
             x = x.T
         if x.shape != (n, 1) or x.nstates:
             raise DimensionError(f"{what} must be {n}x1, got an object of shape {x.shape}")
+        for el in x.uncertainty.values():
+            if el.kind != "real":
+                raise UncertainTypeError(
+                    f"{what}: only real parameters (ureal) are allowed, "
+                    f"got the {el.kind} element {el.name!r}"
+                )
         return x
-    arr = np.asarray(x, dtype=object).reshape(-1)
-    if arr.size != n:
-        raise DimensionError(f"{what} must have {n} entries, got {arr.size}")
-    entries = [check_scalar(e, f"{what}[{i}]") for i, e in enumerate(arr)]
+    _, entries = sequence_entries(x, what)
+    if len(entries) != n:
+        raise DimensionError(f"{what} must have {n} entries, got {len(entries)}")
+    entries = [check_scalar(e, f"{what}[{i}]") for i, e in enumerate(entries)]
     return matrix([[e] for e in entries])

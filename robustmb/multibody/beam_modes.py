@@ -16,7 +16,8 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, DimensionError
+from ._generic import is_uncertain, sequence_entries
 
 
 def _element_matrices(le, rho_a, ei):
@@ -48,14 +49,51 @@ def _element_matrices(le, rho_a, ei):
     return m, k
 
 
-def _positive(x, what):
+def _positive(x, what, entry=""):
+    """``x`` as a positive finite float; ``entry`` ends the messages (e.g. ``" (entry 1)"``).
+
+    The modes are computed numerically, so ureals and their expressions are refused.
+    """
+    if is_uncertain(x):
+        raise ArgumentError(
+            f"beam_modal_data: {what} must be a number, got {x!r}{entry}: the modes are "
+            "computed numerically (uncertain parameters are not supported)"
+        )
+    if isinstance(x, bool | np.bool_):
+        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}{entry}")
     try:
         v = float(x)
     except (TypeError, ValueError):
-        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}") from None
+        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}{entry}") from None
     if not np.isfinite(v) or v <= 0:
-        raise ArgumentError(f"beam_modal_data: {what} must be finite and positive, got {x!r}")
+        raise ArgumentError(
+            f"beam_modal_data: {what} must be finite and positive, got {x!r}{entry}"
+        )
     return v
+
+
+def _bending_stiffnesses(ei):
+    """The x-y and x-z bending stiffnesses from one value or two.
+
+    Read entry by entry: ``np.asarray(ei, dtype=object)`` iterates an uncertain
+    expression (it has a length) and fails with a bare ``TypeError``.
+    """
+    try:
+        shape, entries = sequence_entries(ei, "beam_modal_data: ei")
+    except DimensionError as err:
+        raise ArgumentError(str(err)) from None
+    if shape not in ((), (2,)):
+        raise ArgumentError(
+            "beam_modal_data: ei must be one bending stiffness or two (x-y and x-z planes), "
+            f"got shape {shape}"
+        )
+    if shape == ():
+        v = _positive(entries[0], "ei")
+        return v, v
+    return tuple(
+        _positive(e, "ei", f" (entry {i}, the {plane} plane)")
+        for i, (e, plane) in enumerate(zip(entries, ("x-y", "x-z"), strict=True))
+    )
 
 
 def _count(x, what):
@@ -108,14 +146,7 @@ def beam_modal_data(length, mass, ei, *, n_elements=20, n_modes=4):
     """
     length = _positive(length, "length")
     mass = _positive(mass, "mass")
-    ei_arr = np.asarray(ei, dtype=object)
-    if ei_arr.shape not in ((), (2,)):
-        raise ArgumentError(
-            "beam_modal_data: ei must be one bending stiffness or two (x-y and x-z planes), "
-            f"got shape {ei_arr.shape}"
-        )
-    eiy, eiz = (ei, ei) if ei_arr.shape == () else tuple(ei_arr)
-    eiy, eiz = _positive(eiy, "ei"), _positive(eiz, "ei")
+    eiy, eiz = _bending_stiffnesses(ei)
     ne = _count(n_elements, "n_elements")
     n_modes = _count(n_modes, "n_modes")
     le, rho_a = length / ne, mass / length

@@ -52,6 +52,31 @@ def _point(x, what):
     return p
 
 
+def _check_numeric_acceleration(acceleration):
+    """Refuse uncertain entries of the acceleration field, naming the entry.
+
+    The entries are read one by one (``np.asarray(..., dtype=object)`` fails on a
+    1x1 uncertain expression such as ``2 * k`` standing first): the equilibrium
+    geometry of a mechanism is numeric, so the field must be too.
+    """
+    if g.is_uncertain(acceleration):
+        raise UncertainTypeError(
+            f"acceleration must be 3 finite numbers, got {acceleration!r}: an uncertain "
+            "acceleration field is not supported (the equilibrium geometry is numeric)"
+        )
+    try:
+        _, entries = g.sequence_entries(acceleration, "acceleration")
+    except DimensionError:
+        raise SignalError(f"acceleration must be 3 finite numbers, got {acceleration!r}") from None
+    for i, e in enumerate(entries):
+        if g.is_uncertain(e):
+            raise UncertainTypeError(
+                f"acceleration must be 3 finite numbers, got {acceleration!r}: acceleration[{i}] "
+                "is uncertain, and an uncertain acceleration field is not supported (the "
+                "equilibrium geometry is numeric)"
+            )
+
+
 def _port_pairs(ports):
     """``linearize``'s ports as a list of (body, port) string pairs, else ArgumentError."""
     if isinstance(ports, str) or not isinstance(ports, list | tuple):
@@ -123,11 +148,7 @@ class Mechanism:
         base_position=(0.0, 0.0, 0.0),
         ground_ports=None,
     ):
-        if any(g.is_uncertain(e) for e in np.asarray(acceleration, dtype=object).reshape(-1)):
-            raise UncertainTypeError(
-                f"acceleration must be 3 finite numbers, got {acceleration!r}: an uncertain "
-                "acceleration field is not supported (the equilibrium geometry is numeric)"
-            )
+        _check_numeric_acceleration(acceleration)
         try:
             a = np.asarray(acceleration, dtype=float).reshape(-1)
         except (TypeError, ValueError):
