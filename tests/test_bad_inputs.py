@@ -594,7 +594,7 @@ DECOUPLING = [
             np.diag([1.0, 0.0]), np.eye(2), input_matrix=np.eye(2), output_matrix=np.eye(2)
         ),
         AE,
-        "modal_decouple: the mass matrix M must be positive definite",
+        r"modal_decouple: M \(mass matrix\) must be symmetric positive definite",
     ),
     _case(
         "modal-nan-K",
