@@ -383,23 +383,36 @@ def _merge(intervals):
     return out
 
 
-def _in_band(problem, band, alpha, values_at, got):
-    """A verified crossing ``got`` as a witness for the band: ``(scaling, values, frequency,
-    ill)`` with its boundary pole in the closed band, or ``(scaling, frequency, None,
-    None)`` when it lies outside (a pole just beyond an end is moved to the end when the
-    unpushed values put a pole there to rounding)."""
-    freq = got[2]
-    if band[0] <= freq <= band[1]:
+def _in_band(problem, band, alpha, values_at, got, at=None):
+    """A candidate crossing as a witness for the band.
+
+    ``got`` is the verified crossing of the candidate (or None).  Returns ``(scaling,
+    values, frequency, ill)`` when its boundary pole is in the closed band, or when the
+    unpushed values (scaling ``alpha``) put a pole, to rounding, at a frequency of the
+    band: ``at`` (the frequency of a mu lower bound's perturbation: its loop may be
+    unstable by another pole too, the band only asks for ``det(I - M(jw) Delta) = 0`` at
+    one of its frequencies), or the end just inside which a pole lies beyond the band by at
+    most ``_BAND_RTOL`` (such a pole is located to rounding only).  Else ``(scaling,
+    frequency, None, None)`` of a crossing outside the band, or None without one.
+    """
+    if got is not None and band[0] <= got[2] <= band[1]:
         return got
-    for end in band:
-        if np.isfinite(end) and abs(freq - end) <= _BAND_RTOL * max(end, 1e-300):
-            try:
-                vals = values_at(1.0)
-            except (ValueError, TypeError, np.linalg.LinAlgError):
-                break
-            if _band_end_pole(problem, vals, end):
-                return alpha, vals, float(end), False
-    return got[0], freq, None, None
+    tests = [] if at is None or not band[0] <= at <= band[1] else [float(at)]
+    if got is not None:
+        tests += [
+            float(end)
+            for end in band
+            if np.isfinite(end) and abs(got[2] - end) <= _BAND_RTOL * max(end, 1e-300)
+        ]
+    if tests:
+        try:
+            vals = values_at(1.0)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            vals = None
+        for w in tests if vals is not None else ():
+            if _band_end_pole(problem, vals, w):
+                return alpha, vals, w, False
+    return None if got is None else (got[0], got[2], None, None)
 
 
 def _band_end_pole(problem, values, w):

@@ -295,11 +295,14 @@ def _band_robstab(problem, band, bar, gap_tol):
     best = {"upper": np.inf, "crit": np.nan, "destab": {}, "ill": False, "direction": None}
     outside = []  # verified crossings whose boundary pole is outside the band
 
-    def consider(alpha, values_at, direction=None):
-        got = _verified_crossing(problem, alpha, values_at)
-        if got is None or got[0] >= best["upper"]:
+    def consider(alpha, values_at, direction=None, at=None):
+        if alpha >= best["upper"]:
             return
-        got = _in_band(problem, band, alpha, values_at, got)
+        got = _in_band(
+            problem, band, alpha, values_at, _verified_crossing(problem, alpha, values_at), at
+        )
+        if got is None:
+            return
         if got[2] is None:
             outside.append(got)
         elif got[0] < best["upper"]:
@@ -340,7 +343,7 @@ def _band_robstab(problem, band, bar, gap_tol):
             def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
                 return values_from_delta(problem, t * delta, w)
 
-            consider(1.0 / peak.lower, from_mu)
+            consider(1.0 / peak.lower, from_mu, at=peak.lower_frequency)
         cap = _search_cap(max(lowers))
         if scalar and first is None and cap > _FIRST_CAP:
             again = _parameter_search(problem, cap)

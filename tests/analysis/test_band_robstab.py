@@ -80,6 +80,21 @@ def test_crossing_at_a_band_end_is_reported_at_the_end(two_masses):
     assert abs(abs(poles[k].imag) - 0.6) <= 1e-6
 
 
+def test_band_crossing_with_another_unstable_pole_is_a_witness(two_masses):
+    # over [1, 1.2] the margin is at W = 1.2 with k1 < 0: that loop also has a real
+    # unstable pole (k1 = 0 is the static crossing, outside the band); the band asks
+    # only for a pole at a frequency of it
+    band = (1.0, 1.2)
+    exact = _brute_margin(band)
+    res = rmb.robstab(two_masses, band=band)
+    assert res.lower <= exact * (1 + 1e-6)
+    assert exact * (1 - 1e-5) <= res.upper <= exact * (1 + 1e-3)
+    assert res.critical_frequency == pytest.approx(1.2, rel=1e-12)
+    a = np.asarray(two_masses.usubs(res.destabilizing).A)
+    smin = np.linalg.svd(1.2j * np.eye(4) - a, compute_uv=False)[-1]
+    assert smin <= 1e-12 * np.linalg.norm(a, 1)
+
+
 def test_band_away_from_the_only_axis_pole_has_no_witness():
     # 1 / (s^2 + c s + 1), c in [0, 2]: a pole on the axis only for c = 0, at w = 1;
     # bands missing w = 1 by 1e-9 have an infinite margin
