@@ -94,7 +94,7 @@ class RobstabResult:
     band : tuple or None
         ``(wmin, wmax)`` in rad/s when the analysis was restricted to that band:
         ``lower`` and ``upper`` then bound ``1 / sup mu`` over it, and the destabilising
-        perturbation puts its boundary pole at a frequency of the band.
+        perturbation puts a closed-loop pole at ``critical_frequency``, in the band.
     """
 
     lower: float
@@ -141,8 +141,10 @@ def robstab(
         ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time), with the
         guarantees of the whole-axis analysis on every frequency of it: ``lower`` is
         certified by frequency intervals covering the band, ends included, and
-        ``upper`` is realised by values whose boundary pole lies in the band (to 1e-8
-        relative: the pole of a crossing at a band end is located to rounding).  A
+        ``upper`` is realised by values that put a closed-loop pole at a frequency of the
+        closed band (a pole located beyond an end by at most 1e-8, relative, counts only
+        when the values put a pole at the end itself to rounding; other poles of that
+        loop may be unstable too, at frequencies outside the band).  A
         band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
         ``omega``, nor for models with complex coefficients.  On a band the vertex
         polytopes and the branch and bound (which certify the whole axis) do not run,
@@ -371,8 +373,8 @@ def _band_robstab(problem, band, bar, gap_tol):
     if not np.isfinite(upper) and outside:
         near = min(outside, key=lambda g: g[0])
         reason += (
-            f"; the closest verified crossing (scaling {near[0]:.6g}) has its boundary pole "
-            f"at {near[1]:.9g} rad/s, outside the band"
+            f"; the closest verified crossing (scaling {near[0]:.10g}) has its boundary pole "
+            f"at {near[1]!r} rad/s, outside the band ({band[0]!r}, {band[1]!r})"
         )
     reason += whole + relaxation_note(peak)
     return RobstabResult(lower, upper, crit, destab, {}, peak.covered, peak, reason)
