@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, RobustMBError
 from .frequency_certificate import uncovered
 from .frequency_intervals import (
     certified_interval,
@@ -35,6 +35,9 @@ from .mussv import mussv_stack, warm_certificates
 # A point placed to certify a known level stops below level / (1 + max(rel_gap, _ROOM)),
 # as in the whole-axis sweep (an early-stopped certificate covers a wider interval).
 _ROOM = 1e-3
+# Relative distance beyond a band end within which a verified boundary pole is tested at
+# the end itself (the pole of a crossing at a band end is located to rounding only).
+_BAND_RTOL = 1e-8
 # Log-spaced points added inside the band to the modes of the default grid.
 _BAND_POINTS = 24
 # First bounds of a free level below this fraction of the largest are not tightened
@@ -378,6 +381,69 @@ def _merge(intervals):
         else:
             out.append((lo, hi))
     return out
+
+
+def _in_band(problem, band, alpha, values_at, got, at=None):
+    """A candidate crossing as a witness for the band.
+
+    ``got`` is the verified crossing of the candidate (or None).  Returns ``(scaling,
+    values, frequency, ill)`` when its boundary pole is in the closed band, or when the
+    unpushed values (scaling ``alpha``) put a pole, to rounding, at a frequency of the
+    band: ``at`` (the frequency of a mu lower bound's perturbation: its loop may be
+    unstable by another pole too, the band only asks for ``det(I - M(jw) Delta) = 0`` at
+    one of its frequencies), or the end just inside which a pole lies beyond the band by at
+    most ``_BAND_RTOL`` (such a pole is located to rounding only).  Else ``(scaling,
+    frequency, None, None)`` of a crossing outside the band, or None without one.
+    """
+    if got is not None and band[0] <= got[2] <= band[1]:
+        return got
+    tests = [] if at is None or not band[0] <= at <= band[1] else [float(at)]
+    if got is not None:
+        tests += [
+            float(end)
+            for end in band
+            if np.isfinite(end) and abs(got[2] - end) <= _BAND_RTOL * max(end, 1e-300)
+        ]
+    if tests:
+        try:
+            vals = values_at(1.0)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            vals = None
+        for w in tests if vals is not None else ():
+            if _band_end_pole(problem, vals, w):
+                return alpha, vals, w, False
+    return None if got is None else (got[0], got[2], None, None)
+
+
+def _band_end_pole(problem, values, w):
+    """Whether the loop closed by ``values`` has a pole at frequency ``w`` to rounding:
+    ``sigma_min(e I - A_cl) <= 16 eps max(||A_cl||_1, |e|)`` with ``e = jw`` (``e^{jw dt}``
+    in discrete time), the eigenvalue test of the verified crossings at ``w`` itself:
+    ``det(I - M(jw) Delta) = 0`` to rounding for the substituted ``Delta``."""
+    try:
+        sys = problem.model.usubs(values)
+    except (RobustMBError, ValueError, np.linalg.LinAlgError):
+        return False
+    a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
+    if a.shape[0] == 0 or not np.all(np.isfinite(a)):
+        return False
+    e = np.exp(1j * w * problem.dt) if problem.dt else 1j * w
+    smin = np.linalg.svd(e * np.eye(a.shape[0]) - a, compute_uv=False)[-1]
+    return bool(smin <= 16 * np.finfo(float).eps * max(np.linalg.norm(a, 1), abs(e), 1e-300))
+
+
+def _band_level(problem, band, upper, rooms, progress=None):
+    """The band certified at a level just above the crossing ``upper`` (each relative
+    ``room`` of ``rooms`` in turn), as :func:`.robust_stability.robstab` does on the whole
+    axis; None when no level holds."""
+    for room in rooms:
+        peak = band_mu_peak(
+            problem.m11, problem.blk, problem.dt, band, level=(1.0 + room) / upper,
+            lower=False, progress=progress,
+        )  # fmt: skip
+        if peak.covered:
+            return peak
+    return None
 
 
 __all__ = ["band_mu_peak", "check_band", "band_grid", "band_text"]

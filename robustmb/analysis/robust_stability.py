@@ -39,7 +39,7 @@ from .destabilising_search import (
     _verified_crossing,
 )
 from .freqresp import freqresp
-from .frequency_band import band_mu_peak, band_text, check_band
+from .frequency_band import _band_level, _in_band, band_mu_peak, band_text, check_band
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
 from .occurrence_reduction import complete_values, reduced_problem
@@ -94,7 +94,7 @@ class RobstabResult:
     band : tuple or None
         ``(wmin, wmax)`` in rad/s when the analysis was restricted to that band:
         ``lower`` and ``upper`` then bound ``1 / sup mu`` over it, and the destabilising
-        perturbation puts its boundary pole at a frequency of the band.
+        perturbation puts a closed-loop pole at ``critical_frequency``, in the band.
     """
 
     lower: float
@@ -141,8 +141,10 @@ def robstab(
         ``0 <= wmin < wmax <= inf``, ``wmax <= pi/dt`` in discrete time), with the
         guarantees of the whole-axis analysis on every frequency of it: ``lower`` is
         certified by frequency intervals covering the band, ends included, and
-        ``upper`` is realised by values whose boundary pole lies in the band (to 1e-8
-        relative: the pole of a crossing at a band end is located to rounding).  A
+        ``upper`` is realised by values that put a closed-loop pole at a frequency of the
+        closed band (a pole located beyond an end by at most 1e-8, relative, counts only
+        when the values put a pole at the end itself to rounding; other poles of that
+        loop may be unstable too, at frequencies outside the band).  A
         band ``(0, inf)`` (``(0, pi/dt)``) is the whole-axis analysis.  Not with
         ``omega``, nor for models with complex coefficients.  On a band the vertex
         polytopes and the branch and bound (which certify the whole axis) do not run,
@@ -254,7 +256,7 @@ def robstab(
         return res
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
         if band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
-            res = _band_robstab(problem, band, bar)
+            res = _band_robstab(problem, band, bar, gap_tol)
         else:  # the whole axis
             res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
     res.band = band
@@ -271,54 +273,109 @@ def _top(dt):
     return np.pi / dt if dt else np.inf
 
 
-def _band_robstab(problem, band, bar):
-    """:func:`robstab` on a band: the band sweep for ``lower``, crossings in it for ``upper``.
+def _band_robstab(problem, band, bar, gap_tol):
+    """:func:`robstab` on a band: certified band sweeps for ``lower``, crossings in it for
+    ``upper``.
 
-    ``lower`` is ``1 / sup mu`` certified over the band; a band sweep that leaves a gap
-    falls back on the whole-axis sweep (``sup`` over the axis bounds the one over the
-    band).  ``upper`` needs a verified crossing whose boundary pole lies in the band:
-    from the mu lower bound's perturbation (at a frequency of the band) and from the
-    direct parameter search of scalar elements, when its crossing is in the band.
+    The direct search over the parameter box (scalar elements) runs first: its verified
+    crossing bounds the whole-axis margin, which is at most the band's, so a fixed level
+    just above it certified on the band (cheap: every bound stops once below the level)
+    bounds the band margin from below whether or not that crossing lies in the band.
+    When the crossing is in the band the gap is then closed; otherwise the free band
+    sweep (with mu lower bounds at frequencies of the band) runs, and a verified crossing
+    in the band fixes a level just above it, certified in turn.  A band sweep that leaves
+    a gap falls back on the whole-axis sweep (``sup`` over the axis bounds the one over
+    the band).  A crossing counts only if its boundary pole is in the closed band: one
+    just outside an end (to :data:`_BAND_RTOL`) counts only when its unpushed values put
+    a pole at the end frequency itself to rounding (:func:`.frequency_band._band_end_pole`).
     """
     bar.start("certified mu sweep over the band")
     sysdata, blk, dt = problem.m11, problem.blk, problem.dt
-    peak = band_mu_peak(sysdata, blk, dt, band, lower=True, progress=bar.start)
+    scalar = bool(_scalar_blocks(problem)) and all(
+        bi.kind in ("real", "complex") for bi in problem.blocks
+    )
+    best = {"upper": np.inf, "crit": np.nan, "destab": {}, "ill": False, "direction": None}
+    outside = []  # verified crossings whose boundary pole is outside the band
+
+    def consider(alpha, values_at, direction=None, at=None):
+        if alpha >= best["upper"]:
+            return
+        got = _in_band(
+            problem, band, alpha, values_at, _verified_crossing(problem, alpha, values_at), at
+        )
+        if got is None:
+            return
+        if got[2] is None:
+            outside.append(got)
+        elif got[0] < best["upper"]:
+            best.update(upper=got[0], destab=got[1], crit=got[2], ill=got[3])
+            best["direction"] = direction
+
+    lowers, peak, first = [0.0], None, None
+    if scalar:
+        first = _parameter_search(problem, _FIRST_CAP)
+        if first is not None:
+            consider(first[0], _search_values(problem, *first), first[1])
+            if not np.isfinite(best["upper"]) and outside:
+                # a crossing outside the band still bounds the whole-axis margin from above
+                peak = _band_level(problem, band, outside[-1][0], _rooms(gap_tol), bar.start)
+            elif np.isfinite(best["upper"]):
+                peak = _band_level(problem, band, best["upper"], _rooms(gap_tol), bar.start)
+            if peak is not None:
+                lowers.append(_lower_of(peak))
     whole = ""
-    if not peak.covered:
-        other = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
-        if other.covered:
-            peak = replace(other, lower=peak.lower, lower_frequency=peak.lower_frequency,
+    closed = peak is not None and np.isfinite(best["upper"])
+    if not closed:
+        level_peak = peak
+        peak = band_mu_peak(sysdata, blk, dt, band, lower=True, progress=bar.start)
+        if not peak.covered:
+            other = certified_mu_peak(sysdata, blk, dt, lower=False, progress=bar.start)
+            if other.covered:
+                peak = replace(other, lower=peak.lower, lower_frequency=peak.lower_frequency,
+                               lower_delta=peak.lower_delta)  # fmt: skip
+                whole = " (the band's sweep left gaps: lower is the whole-axis certificate's)"
+        lowers.append(_lower_of(peak))
+        if level_peak is not None and _lower_of(level_peak) > _lower_of(peak):
+            peak = replace(level_peak, lower=peak.lower, lower_frequency=peak.lower_frequency,
                            lower_delta=peak.lower_delta)  # fmt: skip
-            whole = " (the band's sweep left gaps: lower is the whole-axis certificate's)"
-    bar.advance(label="destabilising parameter values")
-    lower = _lower_of(peak)
-    cap = _search_cap(lower)
-    upper, crit, destab, ill = np.inf, np.nan, {}, False
-    candidates = []
-    if peak.lower > 0 and peak.lower_delta is not None:
+            whole = ""
+        bar.advance(label="destabilising parameter values")
+        if peak.lower > 0 and peak.lower_delta is not None:
 
-        def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
-            return values_from_delta(problem, t * delta, w)
+            def from_mu(t, delta=peak.lower_delta, w=peak.lower_frequency):
+                return values_from_delta(problem, t * delta, w)
 
-        candidates.append((1.0 / peak.lower, from_mu))
-    if _scalar_blocks(problem) and all(bi.kind in ("real", "complex") for bi in problem.blocks):
-        found = _parameter_search(problem, cap)
-        if found is not None:
-            candidates.append((found[0], _search_values(problem, *found)))
-    # a witness for the band only if its boundary pole is in the band, to the rounding
-    # with which a pole is located (a mu lower bound at a band end gives a pole there)
-    inside = (band[0] * (1 - _BAND_RTOL), band[1] * (1 + _BAND_RTOL))
-    for alpha, values_at in sorted(candidates, key=lambda c: c[0]):
-        got = _verified_crossing(problem, alpha, values_at)
-        if got is not None and got[0] < upper and inside[0] <= got[2] <= inside[1]:
-            upper, destab, crit, ill = got
-    lower = float(min(lower, upper))
+            consider(1.0 / peak.lower, from_mu, at=peak.lower_frequency)
+        cap = _search_cap(max(lowers))
+        if scalar and first is None and cap > _FIRST_CAP:
+            again = _parameter_search(problem, cap)
+            if again is not None:
+                consider(again[0], _search_values(problem, *again), again[1])
+        upper = best["upper"]
+        if np.isfinite(upper) and upper > max(lowers) * (1.0 + gap_tol):
+            fixed = _band_level(problem, band, upper, _rooms(gap_tol), bar.start)
+            if fixed is not None:
+                lowers.append(_lower_of(fixed))
+                peak = replace(fixed, lower=peak.lower, lower_frequency=peak.lower_frequency,
+                               lower_delta=peak.lower_delta)  # fmt: skip
+                whole = ""
+    cap = _search_cap(max(lowers))
+    upper, crit, destab, ill = best["upper"], best["crit"], best["destab"], best["ill"]
+    if best["direction"] is not None:
+        peak = _with_search_lower(problem, peak, upper, crit, best["direction"])
+    lower = float(min(max(lowers), upper))
     upper = float(upper)
     bar.advance(label="done")
     reason = robstab_reason(lower, upper, crit, peak.covered, None, cap, False, bool(ill))
     reason = reason.replace("on the whole frequency axis", f"on the band {band_text(band)}")
     reason = reason.replace("part of the frequency axis", "part of the band")
     reason = reason.replace("was found (", "with a boundary pole in the band was found (")
+    if not np.isfinite(upper) and outside:
+        near = min(outside, key=lambda g: g[0])
+        reason += (
+            f"; the closest verified crossing (scaling {near[0]:.10g}) has its boundary pole "
+            f"at {near[1]!r} rad/s, outside the band ({band[0]!r}, {band[1]!r})"
+        )
     reason += whole + relaxation_note(peak)
     return RobstabResult(lower, upper, crit, destab, {}, peak.covered, peak, reason)
 
@@ -338,8 +395,6 @@ _BOXES_FIRST = 0.2
 _SWEEP_REL_GAP = 1e-3
 # Relative room of the pointwise bound added at a verified crossing's frequency.
 _PLOT_ROOM = 1e-3
-# Relative distance from the band within which a verified pole counts as in the band.
-_BAND_RTOL = 1e-8
 
 
 def _robstab(
@@ -466,6 +521,11 @@ def _robstab(
     if cover is not None:
         reason += cover.margin_note()
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
+
+
+def _rooms(gap_tol):
+    """Relative rooms of a fixed level above a verified crossing: tight first."""
+    return sorted({min(_SEARCH_ROOM, gap_tol), gap_tol})
 
 
 def _search_cap(lower):
