@@ -68,7 +68,8 @@ class _CanonicalPickler(pickle.Pickler):
     is written as its elements' canonical pickles in sorted order (their iteration order
     follows ``PYTHONHASHSEED``); a python-control model as its structure -- ``(A, B, C,
     D, dt)`` or ``(num, den, dt)`` -- and its input, output and state labels, without the
-    lambdas that make a ``StateSpace`` unpicklable; a robustmb uncertain model as its
+    lambdas that make a ``StateSpace`` unpicklable (another python-control system: its
+    plain pickle); a robustmb uncertain model as its
     realisation, its elements (name, kind, nominal, range / radius / shape and bound),
     its signal names and ``dt``.  The name of a model is kept only when it was given:
     an automatic one is a per-process counter (``sys[12]``).  Anything else pickles to
@@ -112,6 +113,16 @@ class _CanonicalPickler(pickle.Pickler):
                     return _rebuild_transfer_function, (obj.num, obj.den, dt)
                 labels = (_given_name(obj.name), list(obj.input_labels), list(obj.output_labels))
                 return _rebuild_transfer_function, (obj.num, obj.den, dt, labels)
+            if self.v1:
+                return NotImplemented
+            # another python-control system (a FrequencyResponseData, say): its plain
+            # pickle, labels included, without an automatic name
+            rv = obj.__reduce_ex__(4)
+            if isinstance(rv, tuple) and len(rv) >= 3 and isinstance(rv[2], dict):
+                state = dict(rv[2])
+                if "name" in state:
+                    state["name"] = _given_name(state["name"])
+                    return (*rv[:2], state, *rv[3:])
             return NotImplemented
         if self.v1:
             return NotImplemented

@@ -16,6 +16,7 @@ import sys
 import textwrap
 
 import control
+import numpy as np
 import pytest
 
 import robustmb as rmb
@@ -71,6 +72,28 @@ def test_relabelled_transfer_functions_are_refused(tmp_path):
         other = [control.tf([1.0], [1.0, i + 1.0], **labels) for i in range(3)]
         with pytest.raises(ArgumentError, match=DIFFERENT):
             rmb.sweep(tf_labels, other, store=path, progress=False)
+
+
+def frd_summary(item):
+    return item.input_labels[0], float(abs(item.frdata[0, 0, 0]))
+
+
+def test_frequency_responses_resume_by_content_and_relabelled_ones_are_refused(tmp_path):
+    w = np.logspace(-1, 1, 5)
+    path = tmp_path / "frd.sqlite"
+
+    def family(**labels):
+        return [control.frd(control.tf([1.0], [1.0, i + 1.0]), w, **labels) for i in range(2)]
+
+    done = rmb.sweep(frd_summary, family(inputs="u"), store=path, progress=False)
+    # |1 / (j 0.1 + i + 1)| at the first frequency
+    assert [v[1] for v in done.values.values()] == pytest.approx(
+        [1 / abs(0.1j + 1), 1 / abs(0.1j + 2)], rel=1e-12
+    )
+    again = rmb.sweep(frd_summary, family(inputs="u"), store=path, progress=False)
+    assert again.computed == 0
+    with pytest.raises(ArgumentError, match=DIFFERENT):
+        rmb.sweep(frd_summary, family(inputs="f"), store=path, progress=False)
 
 
 def name_of(item):
