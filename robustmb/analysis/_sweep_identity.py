@@ -3,8 +3,8 @@
 A store records them (:mod:`robustmb.analysis.sweep`) and refuses to resume with other
 items or another state.  Items and state values are digested by a canonical pickle:
 sets in sorted order (their iteration order follows ``PYTHONHASHSEED``), python-control
-models by their structure, not their automatic names; cloudpickle is the fallback for
-objects pickle cannot take.
+and robustmb uncertain models by their content and signal names, not their automatic
+names; cloudpickle is the fallback for objects pickle cannot take.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import site
 import sys
 import sysconfig
 import types
 
+from ..lft.elements import UncertainElement
+from ..lft.model import UncertainMatrix, UncertainModel, UncertainSystem
 from ._sweep_transport import (
     _cloudpickle,
     _is_control_object,
@@ -27,19 +30,65 @@ from ._sweep_transport import (
 )
 
 
+def _automatic_name(name):
+    """True for a name the library made up: ``sys[12]`` (python-control's and robustmb's
+    per-process counter) with python-control's prefixes and suffixes (``sys[3]$indexed``,
+    ``sys[3]$sampled``: a subsystem, a discretisation, a conversion of an unnamed one)."""
+    if not isinstance(name, str):
+        return name is None
+    import control
+
+    fixes = control.config.defaults
+    pre = {v for k, v in fixes.items() if k.endswith("_system_name_prefix") and v}
+    suf = {v for k, v in fixes.items() if k.endswith("_system_name_suffix") and v}
+    alt = "|".join(map(re.escape, sorted(pre))) or "(?!)"
+    alt2 = "|".join(map(re.escape, sorted(suf))) or "(?!)"
+    return re.fullmatch(rf"(?:{alt})*sys\[\d+\](?:{alt2})*", name) is not None
+
+
+def _given_name(name):
+    """A model's name as fingerprinted: None for an automatic one (see above)."""
+    return None if _automatic_name(name) else name
+
+
+def _rebuild_uncertain(kind, realization, dt, inputs, outputs, name):
+    """An uncertain model from its content (the inverse of the canonical reduction)."""
+    cls = UncertainSystem if kind == "UncertainSystem" else UncertainMatrix
+    return cls(realization, dt=dt, input_names=inputs, output_names=outputs, name=name)
+
+
+def _rebuild_element(cls, state):
+    el = cls.__new__(cls)
+    el.__dict__.update(state)
+    return el
+
+
 class _CanonicalPickler(pickle.Pickler):
-    """Pickler whose output does not depend on the per-process string hash: a set or
-    frozenset is written as its elements' canonical pickles in sorted order (their
-    iteration order follows ``PYTHONHASHSEED``).  A python-control model is written as
-    its structure -- ``(A, B, C, D, dt)`` or ``(num, den, dt)`` -- without its name (a
-    per-process counter, ``sys[12]``) and without the lambdas that make a ``StateSpace``
-    unpicklable.  Anything else pickles to the same bytes as
-    ``pickle.dumps(obj, protocol=4)``."""
+    """Pickler whose output does not depend on the per-process state: a set or frozenset
+    is written as its elements' canonical pickles in sorted order (their iteration order
+    follows ``PYTHONHASHSEED``); a python-control model as its structure -- ``(A, B, C,
+    D, dt)`` or ``(num, den, dt)`` -- and its input, output and state labels, without the
+    lambdas that make a ``StateSpace`` unpicklable (another python-control system: its
+    plain pickle); a robustmb uncertain model as its
+    realisation, its elements (name, kind, nominal, range / radius / shape and bound),
+    its signal names and ``dt``.  The name of a model is kept only when it was given:
+    an automatic one is a per-process counter (``sys[12]``).  Anything else pickles to
+    the same bytes as ``pickle.dumps(obj, protocol=4)``.
+
+    ``v1=True`` writes the fingerprints of earlier stores (python-control models without
+    their labels, uncertain models as plain pickles); ``saw_control`` then tells whether
+    such a model was met (a digest that cannot tell labels apart)."""
+
+    def __init__(self, *args, v1=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.v1 = v1
+        self.saw_control = False
 
     def persistent_id(self, obj):
         if isinstance(obj, (set, frozenset)):
             cls = type(obj)
-            return ("set", cls.__module__, cls.__qualname__, tuple(sorted(map(_canonical, obj))))
+            canon = functools.partial(_canonical, v1=self.v1)
+            return ("set", cls.__module__, cls.__qualname__, tuple(sorted(map(canon, obj))))
         return None
 
     def reducer_override(self, obj):
@@ -48,15 +97,49 @@ class _CanonicalPickler(pickle.Pickler):
 
             dt = obj.dt if obj.dt is None or isinstance(obj.dt, bool) else float(obj.dt)
             if isinstance(obj, control.StateSpace):
-                return _rebuild_statespace, (obj.A, obj.B, obj.C, obj.D, dt)
+                if self.v1:
+                    self.saw_control = True
+                    return _rebuild_statespace, (obj.A, obj.B, obj.C, obj.D, dt)
+                labels = (
+                    _given_name(obj.name),
+                    list(obj.input_labels),
+                    list(obj.output_labels),
+                    list(obj.state_labels),
+                )
+                return _rebuild_statespace, (obj.A, obj.B, obj.C, obj.D, dt, labels)
             if isinstance(obj, control.TransferFunction):
-                return _rebuild_transfer_function, (obj.num, obj.den, dt)
+                if self.v1:
+                    self.saw_control = True
+                    return _rebuild_transfer_function, (obj.num, obj.den, dt)
+                labels = (_given_name(obj.name), list(obj.input_labels), list(obj.output_labels))
+                return _rebuild_transfer_function, (obj.num, obj.den, dt, labels)
+            if self.v1:
+                return NotImplemented
+            # another python-control system (a FrequencyResponseData, say): its plain
+            # pickle, labels included, without an automatic name
+            rv = obj.__reduce_ex__(4)
+            if isinstance(rv, tuple) and len(rv) >= 3 and isinstance(rv[2], dict):
+                state = dict(rv[2])
+                if "name" in state:
+                    state["name"] = _given_name(state["name"])
+                    return (*rv[:2], state, *rv[3:])
+            return NotImplemented
+        if self.v1:
+            return NotImplemented
+        if isinstance(obj, UncertainModel):
+            dt = obj.dt if obj.dt is None or isinstance(obj.dt, bool) else float(obj.dt)
+            kind = "UncertainSystem" if obj.is_system else "UncertainMatrix"
+            content = (kind, obj._real, dt, obj.input_names, obj.output_names)
+            return _rebuild_uncertain, (*content, _given_name(obj.name))
+        if isinstance(obj, UncertainElement):
+            # its attributes in sorted order: what defines it, whatever order they were set in
+            return _rebuild_element, (type(obj), dict(sorted(vars(obj).items())))
         return NotImplemented
 
 
-def _canonical(obj):
+def _canonical(obj, v1=False):
     buf = io.BytesIO()
-    _CanonicalPickler(buf, protocol=4).dump(obj)
+    _CanonicalPickler(buf, protocol=4, v1=v1).dump(obj)
     return buf.getvalue()
 
 
@@ -75,6 +158,19 @@ def _digest(obj):
             return None
         return hashlib.sha256(b"cloudpickle:" + data).hexdigest()[:24]
     return None
+
+
+def _v1_digest(obj):
+    """``(digest, saw_control)``: the digest of stores written before models were
+    fingerprinted with their labels (None when it fails), and whether ``obj`` holds a
+    python-control model (whose labels that digest leaves out)."""
+    buf = io.BytesIO()
+    pickler = _CanonicalPickler(buf, protocol=4, v1=True)
+    try:
+        pickler.dump(obj)
+    except Exception:  # noqa: BLE001 - the cloudpickle digests did not change
+        return None, False
+    return hashlib.sha256(buf.getvalue()).hexdigest()[:24], pickler.saw_control
 
 
 def _key_bytes(key):

@@ -93,10 +93,13 @@ def _rebuild_statespace(A, B, C, D, dt, labels=None):
     return control.ss(A, B, C, D, dt, name=name, inputs=inputs, outputs=outputs, states=states)
 
 
-def _rebuild_transfer_function(num, den, dt):
+def _rebuild_transfer_function(num, den, dt, labels=None):
     import control
 
-    return control.tf(num, den, dt)
+    if labels is None:
+        return control.tf(num, den, dt)
+    name, inputs, outputs = labels
+    return control.tf(num, den, dt, name=name, inputs=inputs, outputs=outputs)
 
 
 def _is_control_object(obj):

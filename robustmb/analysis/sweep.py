@@ -46,6 +46,7 @@ from ._sweep_identity import (
     _key_bytes,
     _legacy_digest,
     _state_differences,
+    _v1_digest,
 )
 from ._sweep_transport import _category, _dumps, _error_text, _run_chunk
 
@@ -229,12 +230,23 @@ class _Store:
                     "was not fingerprinted (it could not be pickled when stored), so it "
                     "cannot be checked against this item; use another store path"
                 )
-            if stored != now and stored != _legacy_digest(items[key]):  # before sets sorted
+            if stored == now or stored == _legacy_digest(items[key]):  # before sets sorted
+                continue
+            v1, has_control = _v1_digest(items[key])
+            if stored == v1:
+                if not has_control:  # an earlier digest, at least as strict as this one
+                    continue
                 raise ArgumentError(
-                    f"sweep: store {self.path!r} holds a result for key {key!r} computed "
-                    "from a different item; use another store path, or key the items by "
-                    "their content (key=)"
+                    f"sweep: store {self.path!r} holds a result for key {key!r} whose item "
+                    "was fingerprinted without its signal names (a store of an earlier "
+                    "version), so it cannot be checked against this item; use another "
+                    "store path"
                 )
+            raise ArgumentError(
+                f"sweep: store {self.path!r} holds a result for key {key!r} computed "
+                "from a different item; use another store path, or key the items by "
+                "their content (key=)"
+            )
 
     def write_chunk(self, index, rows, digests, key_bytes):
         """Write one chunk's rows ``(key, ok, pickled value, error, seconds, warnings)``."""
