@@ -28,7 +28,7 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
-from .mu_sweep import MuPeak, balanced_response_function, default_grid, peak_lower_search
+from .mu_sweep import MuPeak, _merge, balanced_response_function, default_grid, peak_lower_search
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
@@ -371,16 +371,6 @@ def _gap_points(gaps):
         if not np.isfinite(hi):
             out.append(hi_f)
     return np.asarray(out, float)
-
-
-def _merge(intervals):
-    out = []
-    for lo, hi in sorted(intervals):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
 
 
 def _in_band(problem, band, alpha, values_at, got, at=None):
