@@ -54,11 +54,19 @@ class StepAnalysis:
         """``[{input, output, final, overshoot_nominal, overshoot_worst, ...}]`` per diagonal pair.
 
         Final values are the DC gains; overshoots in percent of them; peaks are
-        the largest response values.
+        the largest response values.  An unstable system (nominal or worst case)
+        has no final value and no overshoot: both are NaN and ``stable_nominal`` /
+        ``stable_worst`` say so (its response diverges).
         """
         nom_sys, worst_sys = self.system.nominal(), self.system.usubs(self.worst_values)
-        dc_nom = np.atleast_2d(np.asarray(control.dcgain(nom_sys), float))
-        dc_worst = np.atleast_2d(np.asarray(control.dcgain(worst_sys), float))
+        stable = {"nominal": _is_stable(nom_sys), "worst": _is_stable(worst_sys)}
+        shape = (len(self.outputs), len(self.inputs))
+        dc = {
+            key: np.atleast_2d(np.asarray(control.dcgain(g), float))
+            if stable[key]
+            else np.full(shape, np.nan)
+            for key, g in (("nominal", nom_sys), ("worst", worst_sys))
+        }
         out = []
         for i, o in enumerate(self.outputs):
             for j, u in enumerate(self.inputs):
@@ -68,12 +76,24 @@ class StepAnalysis:
                     {
                         "input": u,
                         "output": o,
-                        "final_nominal": float(dc_nom[i, j]),
-                        "final_worst": float(dc_worst[i, j]),
+                        "stable_nominal": stable["nominal"],
+                        "stable_worst": stable["worst"],
+                        "final_nominal": float(dc["nominal"][i, j]),
+                        "final_worst": float(dc["worst"][i, j]),
                         "peak_nominal": float(np.max(self.nominal[i, j])),
                         "peak_worst": float(np.max(self.worst[i, j])),
-                        "overshoot_nominal": overshoot(self.nominal[i, j], dc_nom[i, j]),
-                        "overshoot_worst": overshoot(self.worst[i, j], dc_worst[i, j]),
+                        "overshoot_nominal": overshoot(self.nominal[i, j], dc["nominal"][i, j]),
+                        "overshoot_worst": overshoot(self.worst[i, j], dc["worst"][i, j]),
                     }
                 )
         return out
+
+
+def _is_stable(g):
+    """Whether every pole of ``g`` is strictly stable (a step response then settles)."""
+    if not g.nstates:
+        return True
+    poles = np.linalg.eigvals(np.asarray(g.A, float))
+    if g.dt:
+        return bool(np.all(np.abs(poles) < 1.0))
+    return bool(np.all(poles.real < 0.0))
