@@ -118,6 +118,7 @@ LAYER_RANK = {
     "report": 6,
     "plotting": 6,
     "cli": 6,
+    "__main__": 6,  # python -m robustmb: the command line
 }
 
 #: Import cycles that remain inside a layer (mutual recursion across two files);

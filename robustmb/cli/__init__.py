@@ -39,6 +39,10 @@ Every command has ``--help``.  Bad input (unknown module or function, a
 function that does not return an uncertain system, unknown signals, an
 unstable nominal loop) ends with a one-line message and a non-zero exit status;
 Ctrl-C ends with a one-line message and status 130, leaving no half-written report.
+The command starts by importing the package (NumPy, SciPy, python-control,
+matplotlib: a few seconds); Ctrl-C during that import, before any of the command's
+code runs, ends with Python's own ``KeyboardInterrupt`` traceback, and nothing has
+been read or written then.  ``python -m robustmb`` is the same command.
 """
 
 from __future__ import annotations
@@ -276,10 +280,16 @@ def report_job(
     from ..report.writer import check_out_dir
 
     check_out_dir(out_dir, "--out")  # before the model is built and analysed
+    from ..report.worst_case import normalize_channels, normalize_step
+
     system, fn_channels = load_target(target)
-    loop_transfer = load_loop(loop) if loop else None
     if channels:
         fn_channels = {name: (outs, ins, spec) for name, outs, ins, spec in channels}
+    # the signals named on the command line are checked before any analysis runs
+    normalize_channels(system, fn_channels)
+    if step is not None:
+        normalize_step(system, step, "--step")
+    loop_transfer = load_loop(loop) if loop else None
     print(f"robustmb report: {target} -> {system!r}")
     report = worst_case_report(
         system,

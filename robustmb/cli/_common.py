@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -12,6 +14,18 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 def _fmt(x):
     from ..report.figures import _fmt as fmt
+
+    return fmt(x)
+
+
+def fmt_lower(x):
+    from ..report.bound_format import fmt_lower as fmt
+
+    return fmt(x)
+
+
+def fmt_upper(x):
+    from ..report.bound_format import fmt_upper as fmt
 
     return fmt(x)
 
@@ -25,7 +39,7 @@ def print_summary(report, stream=None):
     # the overall verdict covers stability and every channel; stability is one part
     print(f"  verdict: {a.performance_verdict} (robust stability: {a.verdict})", file=stream)
     print(
-        f"  robust stability margin: [{_fmt(rs.lower)}, {_fmt(rs.upper)}] "
+        f"  robust stability margin: [{fmt_lower(rs.lower)}, {fmt_upper(rs.upper)}] "
         f"(1 = declared ranges), critical frequency {_fmt(rs.critical_frequency)} rad/s",
         file=stream,
     )
@@ -38,7 +52,7 @@ def print_summary(report, stream=None):
     for ch in a.channels:
         wc = ch.wcgain
         print(
-            f"  {ch.name}: worst-case peak gain [{_fmt(wc.lower)}, {_fmt(wc.upper)}] at "
+            f"  {ch.name}: worst-case peak gain [{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}] at "
             f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)})"
             + (
                 f"; largest gain realised {_fmt(ch.worst_found)} ({ch.worst_found_source})"
@@ -54,13 +68,27 @@ def print_summary(report, stream=None):
         print(
             f"  disk margin: nominal {_fmt(nom.alpha)} (gain [{_fmt(nom.gain_margin[0])}, "
             f"{_fmt(nom.gain_margin[1])}], phase +-{_fmt(nom.phase_margin)} deg); worst case "
-            f"[{_fmt(wm.lower)}, {_fmt(wm.upper)}] (gain [{_fmt(wm.gain_margin[0])}, "
-            f"{_fmt(wm.gain_margin[1])}], phase +-{_fmt(wm.phase_margin)} deg)",
+            f"[{fmt_lower(wm.lower)}, {fmt_upper(wm.upper)}]"
+            + (
+                f" (gain [{fmt_upper(wm.gain_margin[0])}, {fmt_lower(wm.gain_margin[1])}], "
+                f"phase +-{fmt_lower(wm.phase_margin)} deg)"
+                if wm.certified
+                else " NOT certified"
+            ),
             file=stream,
         )
     n = len(a.sample_values)
     if n:
         print(f"  Monte Carlo: {n - a.n_unstable_samples}/{n} samples stable", file=stream)
+        for ch in a.channels:
+            fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+            if fin.size:
+                print(
+                    f"  {ch.name}: sampled peak gain of the {fin.size} stable samples "
+                    f"(min / median / max) {_fmt(fin.min())} / {_fmt(np.median(fin))} / "
+                    f"{_fmt(fin.max())}",
+                    file=stream,
+                )
     for text in a.flags():
         print(f"  NOTE: {text}", file=stream)
     failed = [text for text, ok in a.checks() if not ok]

@@ -158,6 +158,7 @@ class WorstCaseAnalysis:
 
     def conclusions(self) -> list:
         """Short conclusions generated from the numbers, one sentence each."""
+        from .bound_format import fmt_bound, fmt_lower, fmt_upper
         from .figures import _fmt
 
         out = [self.headline()]
@@ -165,20 +166,21 @@ class WorstCaseAnalysis:
         if self.verdict == "robustly stable":
             top = sorted(rs.sensitivity, key=lambda k: -abs(rs.sensitivity[k]))[:2]
             out.append(
-                f"Stability holds for ranges up to {_fmt(100 * rs.lower, 3)} % of their "
-                f"declared size (margin {_fmt(rs.lower)}); it would be lost first at "
+                f"Stability holds for ranges up to {fmt_lower(rs.lower, 3, scale=100)} % of "
+                f"their declared size (margin {fmt_lower(rs.lower)}); it would be lost first at "
                 f"{_fmt(rs.critical_frequency)} rad/s"
                 + (f", driven mostly by {' and '.join(top)}." if top else ".")
             )
         elif self.verdict == "not robustly stable":
             out.append(
-                f"Stability is lost inside the declared ranges: at {_fmt(100 * rs.upper, 3)} % "
+                "Stability is lost inside the declared ranges: at "
+                f"{fmt_upper(rs.upper, 3, scale=100)} % "
                 "of their size the listed parameter values destabilise the loop."
             )
         else:
             out.append(
-                f"Robust stability is not decided: the margin lies in [{_fmt(rs.lower)}, "
-                f"{_fmt(rs.upper)}]."
+                f"Robust stability is not decided: the margin lies in [{fmt_lower(rs.lower)}, "
+                f"{fmt_upper(rs.upper)}]."
             )
         if self.frequencies is not None:
             out.append(
@@ -197,7 +199,7 @@ class WorstCaseAnalysis:
             top = ch.worst_found
             if ch.verdict == "pass":
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at most {_fmt(wc.upper)}, within "
+                    f"{ch.name}: the worst-case peak gain is at most {fmt_upper(wc.upper)}, within "
                     f"the specification {_fmt(ch.spec)} (nominal {_fmt(ch.nominal_peak)})."
                 )
             elif ch.verdict == "fail":
@@ -214,30 +216,42 @@ class WorstCaseAnalysis:
                 out.append(
                     f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
                     f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
-                    f"gain at least {_fmt(top)}{where} ({source[ch.worst_found_source]}), "
+                    f"gain at least {fmt_lower(top)}{where} ({source[ch.worst_found_source]}), "
                     f"{_fmt(top / ch.spec, 3)} times the specification."
                 )
             elif wc.certified:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain lies in [{_fmt(top)}, "
-                    f"{_fmt(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                    f"{ch.name}: the worst-case peak gain lies in [{fmt_lower(top)}, "
+                    f"{fmt_upper(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
                 )
             else:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at least {_fmt(top)} "
+                    f"{ch.name}: the worst-case peak gain is at least {fmt_lower(top)} "
                     f"({source[ch.worst_found_source]}), within the specification "
                     f"{_fmt(ch.spec)}, but no upper bound is certified over the frequency "
                     "axis: not decided."
                 )
         if self.margins is not None and self.margins.nominal is not None:
             wm, nom = self.margins, self.margins.nominal.multiloop
-            out.append(
-                f"Loop margins: the disk margin drops from {_fmt(nom.alpha)} nominally (gain "
+            nominal = (
+                f"Loop margins: the disk margin is {_fmt(nom.alpha)} nominally (gain "
                 f"[{_fmt(nom.gain_margin[0])}, {_fmt(nom.gain_margin[1])}], phase "
-                f"±{_fmt(nom.phase_margin, 3)}°) to at least {_fmt(wm.lower)} over the "
-                f"ranges (gain [{_fmt(wm.gain_margin[0])}, {_fmt(wm.gain_margin[1])}], "
-                f"phase ±{_fmt(wm.phase_margin, 3)}°)."
+                f"±{_fmt(nom.phase_margin, 3)}°)"
             )
+            if wm.certified:
+                # a guarantee: the disk and phase rounded down, the gain interval inwards
+                out.append(
+                    f"{nominal} and at least {fmt_lower(wm.lower)} over the ranges (gain "
+                    f"[{fmt_bound(wm.gain_margin[0], 'upper')}, "
+                    f"{fmt_bound(wm.gain_margin[1], 'lower')}], phase "
+                    f"±{fmt_lower(wm.phase_margin, 3)}°)."
+                )
+            else:
+                out.append(
+                    f"{nominal}; over the ranges no margin is certified (wcdiskmargin found "
+                    f"no certificate; lower bound {_fmt(wm.lower)}), and the parameter values "
+                    f"found bring it down to {fmt_upper(wm.upper)}."
+                )
         n = len(self.sample_values)
         if n:
             text = f"{n - self.n_unstable_samples} of {n} random samples are stable"
@@ -256,8 +270,11 @@ class WorstCaseAnalysis:
             out.append(text + ".")
         flags = self.flags()
         if flags:
-            some = "1 bound has" if len(flags) == 1 else f"{len(flags)} bounds have"
-            out.append(f"{some} a gap above {100 * GAP_FLAG:g} %: see the warnings.")
+            some = "1 bound is" if len(flags) == 1 else f"{len(flags)} bounds are"
+            out.append(
+                f"{some} not to be taken at face value (a gap above {100 * GAP_FLAG:g} %, no "
+                "upper bound, or no certificate): see the warnings."
+            )
         return out
 
     @property
@@ -279,10 +296,22 @@ class WorstCaseAnalysis:
             (f"{ch.name}: worst-case gain", ch.wcgain.lower, ch.wcgain.upper)
             for ch in self.channels
         ]
-        if self.margins is not None:
+        if self.margins is not None and self.margins.certified:
             pairs.append(("worst-case disk margin", self.margins.lower, self.margins.upper))
+        elif self.margins is not None:
+            lo = self.margins.lower
+            out.append(
+                "worst-case disk margin: not certified"
+                + ("; its lower bound 0 guarantees no margin at all" if lo == 0 else "")
+                + f"; the parameter values found give {self.margins.upper:.6g}"
+            )
         for what, lo, hi in pairs:
-            if np.isfinite(lo) and np.isinf(hi):
+            if lo == 0 and np.isfinite(hi) and hi > 0:
+                out.append(
+                    f"{what}: the bounds [0, {hi:.6g}] leave the worst case undecided "
+                    "(no positive lower bound)"
+                )
+            elif np.isfinite(lo) and np.isinf(hi):
                 out.append(
                     f"{what}: no upper bound was found (upper = inf); only {lo:.6g} is known"
                 )

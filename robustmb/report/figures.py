@@ -12,6 +12,8 @@ import io
 import numpy as np
 from matplotlib.figure import Figure
 
+from .bound_format import fmt_lower, fmt_upper
+
 NOMINAL_COLOR = "C0"
 WORST_COLOR = "C3"
 SAMPLE_COLOR = "0.78"
@@ -112,7 +114,7 @@ def draw_mu_bounds(ax, analysis):
             lw=0.9,
             ls=":",
             label=(
-                f"certified peak {_fmt(peak)} (margin ≥ {_fmt(1.0 / peak)})"
+                f"certified peak {fmt_upper(peak)} (margin ≥ {fmt_lower(1.0 / peak)})"
                 if certified
                 else f"peak on the frequencies evaluated {_fmt(peak)} (not certified)"
             ),
@@ -127,7 +129,7 @@ def draw_mu_bounds(ax, analysis):
             ms=11,
             ls="none",
             color=NOMINAL_COLOR,
-            label=f"destabilising values found: μ ≥ {_fmt(1.0 / rs.upper)}",
+            label=f"destabilising values found: μ ≥ {fmt_lower(1.0 / rs.upper)}",
         )
     ax.axhline(1.0, color="k", lw=0.9, label="μ = 1: declared ranges")
     if np.isfinite(rs.critical_frequency) and rs.critical_frequency > 0:
@@ -198,7 +200,7 @@ def mu_caption(analysis):
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         parts.append(
-            f"star: μ ≥ {_fmt(1.0 / rs.upper)} from the verified destabilising values at "
+            f"star: μ ≥ {fmt_lower(1.0 / rs.upper)} from the verified destabilising values at "
             f"{_fmt(rs.critical_frequency)} rad/s (the best lower bound)"
         )
     return "; ".join(parts) + ". The stability margin is 1 / peak μ."
@@ -250,7 +252,7 @@ def draw_channel(ax, ch, w):
             lw=0.9,
             ls=":",
             label=f"{'worst-case bound' if wc.certified else 'upper bound (not certified)'} "
-            f"{_fmt(wc.upper)}",
+            f"{fmt_upper(wc.upper)}",
         )
     if np.isfinite(wc.critical_frequency) and wc.critical_frequency > 0:
         ax.plot([wc.critical_frequency], [wc.lower], "o", color=WORST_COLOR, ms=5)
@@ -321,7 +323,7 @@ def histogram_figure(analysis):
         wc = ch.wcgain
         if np.isfinite(wc.lower):
             ax.axvline(
-                wc.lower, color=WORST_COLOR, lw=2, label=f"worst case found {_fmt(wc.lower)}"
+                wc.lower, color=WORST_COLOR, lw=2, label=f"worst case found {fmt_lower(wc.lower)}"
             )
         if np.isfinite(wc.upper):
             ax.axvline(
@@ -330,7 +332,7 @@ def histogram_figure(analysis):
                 lw=1,
                 ls=":",
                 label=f"{'certified' if wc.certified else 'upper (not certified)'} bound "
-                f"{_fmt(wc.upper)}",
+                f"{fmt_upper(wc.upper)}",
             )
         ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
         ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)
@@ -391,10 +393,10 @@ def margin_rows(analysis):
         nom = "stable (static)"
     rows = [
         ("Nominal closed loop", nom),
-        ("Robust stability margin", f"[{_fmt(rs.lower)}, {_fmt(rs.upper)}]"),
+        ("Robust stability margin", f"[{fmt_lower(rs.lower)}, {fmt_upper(rs.upper)}]"),
         (
             "Ranges guaranteed stable (% of the declared size)",
-            f"{_fmt(100 * rs.lower, 3)} %" + ("" if rs.certified else " (not certified)"),
+            f"{fmt_lower(rs.lower, 3, scale=100)} %" + ("" if rs.certified else " (not certified)"),
         ),
         ("Destabilising frequency", f"{_fmt(rs.critical_frequency)} rad/s"),
         ("Robust stability verdict", analysis.verdict),
@@ -411,7 +413,8 @@ def margin_rows(analysis):
         rows.append(
             (
                 f"{ch.name}: worst-case peak gain",
-                f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}] at {_fmt(wc.critical_frequency)} rad/s"
+                f"[{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}] at "
+                f"{_fmt(wc.critical_frequency)} rad/s"
                 + ("" if wc.certified else " (not certified)"),
             )
         )
@@ -422,7 +425,14 @@ def margin_rows(analysis):
             )
         )
         if ch.sampled_peaks.size:
-            rows.append((f"{ch.name}: largest sampled peak gain", _fmt(ch.worst_sample_peak)))
+            n_inf = int(np.sum(~np.isfinite(ch.sampled_peaks)))
+            fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+            value = _fmt(ch.worst_sample_peak)
+            if n_inf:  # an unstable sample's peak gain is infinite: say which and how many
+                value = f"inf ({n_inf} unstable samples)" + (
+                    f"; {_fmt(fin.max())} among the stable ones" if fin.size else ""
+                )
+            rows.append((f"{ch.name}: largest sampled peak gain", value))
     n = len(analysis.sample_values)
     if n:
         rows.append(("Monte Carlo samples stable", f"{n - analysis.n_unstable_samples} / {n}"))

@@ -13,6 +13,7 @@ import html
 import numpy as np
 
 from . import interactive
+from .bound_format import fmt_bound, fmt_lower, fmt_upper
 from .figures import _fmt, margin_rows, mu_caption
 from .step_analysis import N_STEP_SAMPLES
 
@@ -69,6 +70,13 @@ def _normalised(desc, v):
         return "-"
     lo, hi = desc["range"]
     return _fmt((float(v) - 0.5 * (lo + hi)) / (0.5 * (hi - lo)), 4)
+
+
+def _step_cells(m, which):
+    """Final value and overshoot cells of a step metric; an unstable system has neither."""
+    if not m[f"stable_{which}"]:
+        return ["unstable (diverges)", "n/a"]
+    return [_fmt(m[f"final_{which}"]), f"{_fmt(m[f'overshoot_{which}'], 3)} %"]
 
 
 def _table(header, rows, num_cols=()):
@@ -153,7 +161,7 @@ def channel_rows(analysis):
                 f"peak gain ≤ {_fmt(ch.spec)}",
                 _fmt(ch.nominal_peak),
                 _WORD[ch.nominal_verdict],
-                f"[{_fmt(wc.lower)}, {_fmt(wc.upper)}]"
+                f"[{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}]"
                 + _not_certified(wc.certified, analysis)
                 + _realised_above(ch),
                 _fmt(wc.critical_frequency),
@@ -195,14 +203,22 @@ def loop_margin_rows(analysis):
     ]
     cols = [(k, v) for k, v in cols if v is not None]
 
+    # The worst-case column is a guarantee: each number is rounded towards a smaller
+    # margin (the disk and the phase down, the gain interval inwards).
+    def inward(v, x, side, digits=4):
+        return fmt_bound(x, side, digits) if v is d["worst_case"] else _fmt(x, digits)
+
     def gm(v):
         (lo, hi), (dlo, dhi) = v["gain_margin"], v["gain_margin_db"]
-        return f"[{_fmt(lo)}, {_fmt(hi)}] ({_fmt(dlo, 3)} / +{_fmt(dhi, 3)} dB)"
+        return (
+            f"[{inward(v, lo, 'upper')}, {inward(v, hi, 'lower')}] "
+            f"({inward(v, dlo, 'upper', 3)} / +{inward(v, dhi, 'lower', 3)} dB)"
+        )
 
     rows = [
-        ["disk margin α"] + [_fmt(v["disk_margin"]) for _, v in cols],
+        ["disk margin α"] + [inward(v, v["disk_margin"], "lower") for _, v in cols],
         ["gain margin"] + [gm(v) for _, v in cols],
-        ["phase margin"] + [f"±{_fmt(v['phase_margin_deg'], 3)}°" for _, v in cols],
+        ["phase margin"] + [f"±{inward(v, v['phase_margin_deg'], 'lower', 3)}°" for _, v in cols],
         ["critical frequency (rad/s)"]
         + [_fmt(v["frequency"]) if "frequency" in v else "-" for _, v in cols],
     ]
@@ -216,15 +232,16 @@ def _verdict_html(analysis) -> str:
         cls = "ok"
         text = (
             f"<b>Robustly stable.</b> Stability is certified for every parameter value in "
-            f"the declared ranges; the margin is {_e(_fmt(rs.lower))} to "
-            f"{_e(_fmt(rs.upper))}: the ranges can grow to {_e(_fmt(100 * rs.lower, 3))} % "
+            f"the declared ranges; the margin is {_e(fmt_lower(rs.lower))} to "
+            f"{_e(fmt_upper(rs.upper))}: the ranges can grow to "
+            f"{_e(fmt_lower(rs.lower, 3, scale=100))} % "
             "of their declared size about their centres before stability can be lost."
         )
     elif v == "not robustly stable":
         cls = "bad"
         text = (
             f"<b>Not robustly stable.</b> The parameter values below lie within "
-            f"{_e(_fmt(100 * rs.upper, 3))} % of the declared ranges (scaled about their "
+            f"{_e(fmt_upper(rs.upper, 3, scale=100))} % of the declared ranges (scaled about their "
             f"centres) and "
             + (
                 "make a closed-loop pole escape to infinity and come back unstable."
@@ -236,8 +253,8 @@ def _verdict_html(analysis) -> str:
     else:
         cls = "unknown"
         text = (
-            f"<b>Inconclusive.</b> The stability margin lies in [{_e(_fmt(rs.lower))}, "
-            f"{_e(_fmt(rs.upper))}]"
+            f"<b>Inconclusive.</b> The stability margin lies in [{_e(fmt_lower(rs.lower))}, "
+            f"{_e(fmt_upper(rs.upper))}]"
             + ("" if rs.certified else " and the frequency axis is not fully certified")
             + "."
         )
@@ -401,8 +418,16 @@ def render_html(
             f"<p>Multiloop disk margins{where} (channels {_e(', '.join(wm.channels))} "
             "perturbed at once, symmetric disk): every gain in the interval and every phase "
             "in ±the phase margin, applied simultaneously in all channels, keeps the loop "
-            "stable. The worst-case column holds for every parameter value in the declared "
-            "ranges (certified lower bound of wcdiskmargin); the last column is the loop at "
+            + (
+                "stable. The worst-case column holds for every parameter value in the declared "
+                "ranges (certified lower bound of wcdiskmargin); "
+                if wm.certified
+                else "stable. The worst-case column is NOT certified (wcdiskmargin found no "
+                "certificate over the declared ranges"
+                + ("; a lower bound of 0 guarantees nothing" if wm.lower == 0 else "")
+                + "); "
+            )
+            + "the last column is the loop at "
             "the parameter values that came closest, an upper bound of the worst case.</p>"
         )
     header, rows = _parameter_rows(analysis)
@@ -457,13 +482,7 @@ def render_html(
                 )
             )
         rows = [
-            [
-                f"{m['input']} → {m['output']}",
-                _fmt(m["final_nominal"]),
-                f"{_fmt(m['overshoot_nominal'], 3)} %",
-                _fmt(m["final_worst"]),
-                f"{_fmt(m['overshoot_worst'], 3)} %",
-            ]
+            [f"{m['input']} → {m['output']}"] + _step_cells(m, "nominal") + _step_cells(m, "worst")
             for m in st.metrics()
         ]
         parts.append(
@@ -498,12 +517,21 @@ def render_html(
         ]
         for ch in analysis.channels:
             fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
+            # an unstable sample has an infinite peak gain: the statistics are of the
+            # stable ones, and the unstable ones are counted beside them
+            n_inf = int(ch.sampled_peaks.size - fin.size)
             if fin.size:
                 mc_rows.append(
                     [
-                        f"{ch.name}: sampled peak gain (min / median / max)",
-                        f"{_fmt(fin.min())} / {_fmt(np.median(fin))} / {_fmt(fin.max())}",
+                        f"{ch.name}: sampled peak gain of the {fin.size} stable samples "
+                        "(min / median / max)",
+                        f"{_fmt(fin.min())} / {_fmt(np.median(fin))} / {_fmt(fin.max())}"
+                        + (f"; {n_inf} unstable (peak gain inf)" if n_inf else ""),
                     ]
+                )
+            elif n_inf:
+                mc_rows.append(
+                    [f"{ch.name}: sampled peak gain", f"every sample unstable ({n_inf}, inf)"]
                 )
         parts.append(_table(["quantity", "value"], mc_rows))
         parts.append(f"<p>{_e(analysis.sampling_description())}</p>")
@@ -535,7 +563,7 @@ def render_html(
         parts.append(
             f"<li>μ evaluated at {mu.omega.size} frequencies; certified frequency "
             f"intervals: {len(mu.intervals)}; whole axis covered: {_e(mu.covered)}; certified peak "
-            f"μ ≤ {_e(_fmt(mu.upper, 6))}; best lower bound {_e(_fmt(mu.lower, 6))} at "
+            f"μ ≤ {_e(fmt_upper(mu.upper, 6))}; best lower bound {_e(fmt_lower(mu.lower, 6))} at "
             f"{_e(_fmt(mu.lower_frequency))} rad/s.</li>"
         )
     for ch in analysis.channels:

@@ -20,6 +20,7 @@ import control
 import numpy as np
 
 from ..plotting.family import family
+from .bound_format import fmt_upper
 from .figures import _fmt
 from .step_analysis import N_STEP_SAMPLES
 
@@ -115,7 +116,7 @@ def mu_chart(analysis):
             )
     if np.isfinite(mu.upper):
         what = "certified peak" if mu.covered else "peak on the frequencies evaluated"
-        series.append(_hline(f"{what} {_fmt(mu.upper)}", mu.upper, WORST))
+        series.append(_hline(f"{what} {fmt_upper(mu.upper)}", mu.upper, WORST))
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         at_zero = not rs.critical_frequency > 0
         series.append(
@@ -169,7 +170,7 @@ def channel_chart(analysis, ch):
         series.append(_line("worst case found", w, ch.sigma_worst, WORST))
     if np.isfinite(wc.upper):
         what = "worst-case bound" if wc.certified else "upper bound (not certified)"
-        series.append(_hline(f"{what} {_fmt(wc.upper)}", wc.upper, WORST))
+        series.append(_hline(f"{what} {fmt_upper(wc.upper)}", wc.upper, WORST))
     if np.isfinite(ch.spec):
         series.append(_hline(f"specification {_fmt(ch.spec)}", ch.spec, "#2e7d32", "8 4"))
     return {

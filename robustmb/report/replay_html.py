@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .bound_format import fmt_lower, fmt_upper
 from .html import STYLE
 
 _CLASS = {"pass": "ok", "fail": "bad", "not proven": "unknown"}
@@ -163,7 +164,7 @@ def _headline(name, ch):
         claim = "nothing re-checked as certified in this run"
     else:
         claim = (
-            f"peak gain certified &lt; {ch['certified_level']:g} on "
+            f"peak gain certified &lt; {fmt_upper(ch['certified_level'], 6)} on "
             f"{percent_down(share)} % of the (t1, t2) square (re-checked)"
         )
         if ch.get("certified_coverage_exact"):
@@ -181,20 +182,20 @@ def _headline(name, ch):
         rest = f"; not proven {where}"
         if ch["not_proven_sampled_worst"] is not None:
             rest += (
-                f", sampled worst {ch['not_proven_sampled_worst']:.4g} "
+                f", sampled worst {fmt_lower(ch['not_proven_sampled_worst'])} "
                 "(a sample: a lower bound, not a proof)"
             )
     if ch.get("whole_square_sampled_worst") is not None:
         rest += (
-            f"; sampled over the whole square: worst {ch['whole_square_sampled_worst']:.4g} "
+            f"; sampled over the whole square: worst {fmt_lower(ch['whole_square_sampled_worst'])} "
             f"({ch['whole_square_samples']} loops)"
         )
         lo, hi = ch.get("worst_case_bracket", [None, None])
         if lo is not None:
             rest += (
-                f", so the worst case lies in [{lo:.4g}, {hi:g}]"
+                f", so the worst case lies in [{fmt_lower(lo)}, {fmt_upper(hi, 6)}]"
                 if hi is not None
-                else f", so the worst case is at least {lo:.4g}"
+                else f", so the worst case is at least {fmt_lower(lo)}"
             )
     return (
         f'<div class="part {_CLASS.get(verdict, "unknown")}"><b>{_e(name)}</b> '

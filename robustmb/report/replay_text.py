@@ -53,6 +53,7 @@ def summary_text(summary):
     over the whole square: worst 0.93 (528 loops), so the worst case is >= 0.93; verdict:
     not proven
     """
+    from .bound_format import fmt_lower, fmt_upper
     from .replay_html import certified_share, percent_down
 
     lines = [f"design: {summary['design']}", f"guarantee: {summary['guarantee']}", "channels:"]
@@ -64,7 +65,7 @@ def summary_text(summary):
         else:
             extra = _evidence_text(ch)
             cert = (
-                f"certified < {ch['certified_level']:g} on "
+                f"certified < {fmt_upper(ch['certified_level'], 6)} on "
                 f"{percent_down(share)} % "
                 f"of the area of the (t1, t2) = (tan(theta1/2), tan(theta2/2)) square "
                 f"({ch['partition']}{'; ' + extra if extra else ''})"
@@ -77,21 +78,22 @@ def summary_text(summary):
                 loops += f", {ch['not_proven_unresolved_samples']} unresolved"
             where = "the whole square" if nothing else "the rest"
             rest = f"; not proven on {where}" + (
-                "" if worst is None else f" (sampled worst {worst:.4g}{loops})"
+                "" if worst is None else f" (sampled worst {fmt_lower(worst)}{loops})"
             )
         if ch.get("whole_square_sampled_worst") is not None:
             lo, hi = ch.get("worst_case_bracket", [None, None])
             unresolved = ch.get("whole_square_unresolved_samples")
             rest += (
-                f"; sampled over the whole square: worst {ch['whole_square_sampled_worst']:.4g} "
+                f"; sampled over the whole square: worst "
+                f"{fmt_lower(ch['whole_square_sampled_worst'])} "
                 f"({ch['whole_square_samples']} loops"
                 f"{f', {unresolved} unresolved' if unresolved else ''})"
             )
             if lo is not None:
                 rest += (
-                    f", so the worst case is in [{lo:.4g}, {hi:g}]"
+                    f", so the worst case is in [{fmt_lower(lo)}, {fmt_upper(hi, 6)}]"
                     if hi is not None
-                    else f", so the worst case is >= {lo:.4g}"
+                    else f", so the worst case is >= {fmt_lower(lo)}"
                 )
         lines.append(f"- {name} ({ch['specification']}): {cert}{rest}; verdict: {ch['verdict']}")
     if summary.get("design_sha256"):

@@ -118,12 +118,20 @@ class StepAnalysis:
         Final values are the DC gains; overshoots in percent of them; peaks are
         the largest response values, refined between the samples of ``time`` by
         :func:`refined_step` (to ``1.3e-6`` of an oscillation's amplitude
-        on the default grid).
+        on the default grid).  An unstable system (nominal or worst case) has no
+        final value and no overshoot: both are NaN and ``stable_nominal`` /
+        ``stable_worst`` say so (its response diverges).
         """
         nom_sys, worst_sys = self.system.nominal(), self.system.usubs(self.worst_values)
         nom_ss, worst_ss = control.ss(nom_sys), control.ss(worst_sys)
-        dc_nom = np.atleast_2d(np.asarray(control.dcgain(nom_sys), float))
-        dc_worst = np.atleast_2d(np.asarray(control.dcgain(worst_sys), float))
+        stable = {"nominal": _is_stable(nom_sys), "worst": _is_stable(worst_sys)}
+        shape = (len(self.outputs), len(self.inputs))
+        dc = {
+            key: np.atleast_2d(np.asarray(control.dcgain(g), float))
+            if stable[key]
+            else np.full(shape, np.nan)
+            for key, g in (("nominal", nom_sys), ("worst", worst_sys))
+        }
         out = []
         for i, o in enumerate(self.outputs):
             for j, u in enumerate(self.inputs):
@@ -135,12 +143,24 @@ class StepAnalysis:
                     {
                         "input": u,
                         "output": o,
-                        "final_nominal": float(dc_nom[i, j]),
-                        "final_worst": float(dc_worst[i, j]),
+                        "stable_nominal": stable["nominal"],
+                        "stable_worst": stable["worst"],
+                        "final_nominal": float(dc["nominal"][i, j]),
+                        "final_worst": float(dc["worst"][i, j]),
                         "peak_nominal": float(np.max(y_nom)),
                         "peak_worst": float(np.max(y_worst)),
-                        "overshoot_nominal": overshoot(y_nom, dc_nom[i, j]),
-                        "overshoot_worst": overshoot(y_worst, dc_worst[i, j]),
+                        "overshoot_nominal": overshoot(y_nom, dc["nominal"][i, j]),
+                        "overshoot_worst": overshoot(y_worst, dc["worst"][i, j]),
                     }
                 )
         return out
+
+
+def _is_stable(g):
+    """Whether every pole of ``g`` is strictly stable (a step response then settles)."""
+    if not g.nstates:
+        return True
+    poles = np.linalg.eigvals(np.asarray(g.A, float))
+    if g.dt:
+        return bool(np.all(np.abs(poles) < 1.0))
+    return bool(np.all(poles.real < 0.0))

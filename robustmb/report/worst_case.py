@@ -19,6 +19,7 @@ turns everything into plain JSON-ready data.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 
@@ -32,8 +33,14 @@ from ..analysis.norms import hinfnorm
 from ..analysis.robust_stability import robstab
 from ..analysis.worst_case_disk_margin import wcdiskmargin
 from ..analysis.worst_case_gain import WcgainResult, wcgain
-from ..errors import ArgumentError, DimensionError, UncertainTypeError, UnstableNominalError
-from ..lft.model import UncertainSystem
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    SignalError,
+    UncertainTypeError,
+    UnstableNominalError,
+)
+from ..lft.model import UncertainModel, UncertainSystem, as_model
 from .analysis_result import WorstCaseAnalysis
 from .channel_analysis import ChannelAnalysis, normalize_channels
 from .step_analysis import StepAnalysis
@@ -103,7 +110,19 @@ def check_certificate(name, cert, sub):
     Its lower bound is a realised gain: the peak gain of ``sub`` at its worst values
     (over the whole axis; at most that when it was computed on a frequency grid),
     never below the nominal peak gain when certified on the whole axis, and never
-    above its upper bound.  The upper bound itself is taken as given.
+    above its upper bound.  Its worst values name exactly the channel's uncertain
+    elements and lie in their ranges.  A certified finite upper bound is re-proved on
+    ``sub`` itself (:func:`reverified_upper`): the result's stored mu evidence (the
+    frequencies and D,G scalings of its whole-axis sweep) must show
+    ``sup ||sub||_inf <= upper`` for this channel's elements and ranges, so a result
+    of another transfer or of narrower ranges is refused.
+
+    Returns
+    -------
+    WcgainResult
+        ``cert`` itself, or (when its upper bound was lowered by a branch and bound
+        whose sub-box certificates are not kept) a copy whose upper bound is the
+        smallest level its mu evidence re-proves on ``sub``.
 
     Examples
     --------
@@ -111,18 +130,22 @@ def check_certificate(name, cert, sub):
     >>> import robustmb as rmb
     >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
     >>> G = rmb.uss(1 / (control.tf("s") ** 2 + c * control.tf("s") + 1))
-    >>> check_certificate("g", rmb.wcgain(G), G)
+    >>> res = rmb.wcgain(G)
+    >>> check_certificate("g", res, G) is res
+    True
     >>> check_certificate("g", rmb.wcgain(0.1 * G), G)
     Traceback (most recent call last):
     ...
     robustmb.errors.ArgumentError: certificates['g']: ...
     """
     lower, upper = float(cert.lower), float(cert.upper)
+    problems = _element_problems(cert, sub)
+    if problems:  # the worst values do not even substitute into this channel
+        _refuse(name, problems)
     at_worst = sub.usubs(dict(cert.worst)) if cert.worst else sub.nominal()
     peak = float(hinfnorm(at_worst)[0])
     nominal = float(hinfnorm(sub.nominal())[0])
     tol = CERTIFICATE_RTOL
-    problems = []
     if not lower <= upper * (1 + tol):
         problems.append(f"its lower bound {lower:.6g} exceeds its upper bound {upper:.6g}")
     if cert.certified and not lower >= nominal * (1 - tol):
@@ -139,9 +162,180 @@ def check_certificate(name, cert, sub):
             f"bound {lower:.6g}"
         )
     if problems:
-        raise ArgumentError(
-            f"certificates[{name!r}]: not a wcgain result of this channel: " + "; ".join(problems)
+        _refuse(name, problems)
+    if not (cert.certified and np.isfinite(upper)):
+        return cert  # nothing certified above the realised gain: nothing to re-prove
+    verified, why = reverified_upper(cert, sub)
+    if verified is None:
+        _refuse(name, [why])
+    if verified == upper:
+        return cert
+    note = (
+        f"; the sub-box bound {upper:.6g} of its branch and bound is not kept in the "
+        f"result: the report uses {verified:.6g}, re-proved on this channel by its mu "
+        "evidence"
+    )
+    return dataclasses.replace(cert, upper=verified, reason=cert.reason + note)
+
+
+def _refuse(name, problems):
+    raise ArgumentError(
+        f"certificates[{name!r}]: not a wcgain result of this channel: " + "; ".join(problems)
+    )
+
+
+def _element_problems(cert, sub):
+    """What differs between the certificate's worst values and the channel's elements."""
+    if not cert.worst:
+        return []
+    own = as_model(sub).uncertainty
+    names, given = sorted(own), sorted(cert.worst)
+    if names != given:
+        return [f"its worst values name the elements {given}, the channel has {names}"]
+    out = []
+    for n in names:
+        el, v = own[n], cert.worst[n]
+        if el.kind == "real" and np.ndim(v) == 0:
+            lo, hi = (float(x) for x in el.range)
+            x = float(np.real(v))
+            if not lo - 1e-9 * max(1.0, abs(lo)) <= x <= hi + 1e-9 * max(1.0, abs(hi)):
+                out.append(
+                    f"its worst value {n} = {x:.6g} lies outside the range [{lo:.6g}, {hi:.6g}]"
+                )
+    return out
+
+
+# A branch-and-bound upper bound is lower than the level of the whole-axis sweep whose
+# evidence the result keeps; that level is searched up to this factor above it.
+_LEVEL_SEARCH_FACTOR = 4.0
+
+
+def reverified_upper(cert, sub):
+    """The smallest level at which ``cert``'s mu evidence proves the gain bound on ``sub``.
+
+    The evidence of a certified :func:`~robustmb.analysis.worst_case_gain.wcgain` upper
+    bound ``gamma`` is a whole-axis sweep proving ``mu < 1`` for the performance problem
+    ``diag(I, 1/gamma) M`` (``M`` the channel's LFT, uncertainty channels first) with
+    the structure of the elements plus a full performance block: its frequencies and
+    D,G scalings.  They are re-checked here on ``sub``'s own ``M`` without any
+    optimisation (:func:`~robustmb.analysis.frequency_certificate.check_frequency_certificate`,
+    which trusts none of the stored numbers): at ``gamma = cert.upper`` first, and,
+    when the result's branch and bound lowered its upper bound below the sweep's level,
+    at the smallest level found by bisection up to four times that bound.
+
+    Returns
+    -------
+    (float or None, str)
+        The re-proved level (``cert.upper`` when it holds) and, when none holds, why.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> s = control.tf("s")
+    >>> c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    >>> res = rmb.wcgain(1 / (s * s + c * s + 1))
+    >>> reverified_upper(res, rmb.uss(1 / (s * s + c * s + 1)))[0] == res.upper
+    True
+    """
+    from ..analysis.frequency_certificate import check_frequency_certificate
+    from ..analysis.uncertain_problem import uncertain_problem
+
+    mu = cert.mu
+    if mu is None or mu.scalings is None or not mu.covered:
+        return None, (
+            "its upper bound carries no whole-axis mu evidence that can be re-checked on "
+            "this channel (a result assembled from sub-box bounds, say): pass no "
+            "certificate for it and the report computes its own"
         )
+    problem = uncertain_problem(sub, what=f"certificate of channel {sub.name!r}")
+    if problem.dt or problem.is_complex:
+        return None, (
+            "its mu evidence cannot be re-checked on a discrete-time or complex channel: "
+            "pass no certificate for it and the report computes its own"
+        )
+    ny, nu = problem.model.shape
+    blk = problem.blk + [(nu, ny)]
+
+    def holds(gamma):
+        try:
+            chk = check_frequency_certificate(
+                problem.performance(gamma), blk, 1.0, mu.omega, mu.scalings
+            )
+        except DimensionError:
+            return None  # another block structure: other element kinds or sizes
+        return chk.covered
+
+    upper = float(cert.upper)
+    first = holds(upper)
+    if first is None:
+        return None, (
+            f"its mu evidence is for another uncertainty structure (D,G scalings of "
+            f"{np.shape(mu.scalings)[1]} parameters per frequency) than the channel's "
+            f"elements {[b.name for b in problem.blocks]} (kinds "
+            f"{[b.kind for b in problem.blocks]})"
+        )
+    if first:
+        return upper, ""
+    fails = (
+        f"its mu evidence does not prove the upper bound {upper:.6g} on this channel "
+        "(another transfer or other element ranges)"
+    )
+    if cert.boxes is None or not cert.boxes.certified:
+        return None, fails
+    top = upper * _LEVEL_SEARCH_FACTOR
+    if not holds(top):
+        return None, fails + f", nor any level up to {top:.6g}"
+    lo, hi = upper, top
+    while hi > lo * (1 + 1e-4):
+        mid = np.sqrt(lo * hi)
+        lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+    return float(hi), ""
+
+
+def normalize_step(system, step, what="step"):
+    """``(outputs, inputs)`` of the step responses, checked against ``system``'s signals.
+
+    ``what`` names the argument in the messages (``"--step"`` on the command line).
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> k = rmb.ureal("k", 2.0, percent=10)
+    >>> G = rmb.uss(k * control.tf([1], [1, 1]))
+    >>> G.input_names, G.output_names = ["u"], ["y"]
+    >>> normalize_step(G, ("y", "u"))
+    (['y'], ['u'])
+    >>> normalize_step(G, ("x", "u"))
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.SignalError: step: unknown output 'x'; the system's outputs are ['y']
+    """
+    if not isinstance(step, list | tuple) or len(step) != 2:
+        raise SignalError(f"{what}: expected (outputs, inputs), got {step!r}")
+    try:
+        ((_, outs, ins, _),) = normalize_channels(system, {what: tuple(step)})
+    except SignalError as exc:
+        # normalize_channels speaks of a "channel": here the argument is named
+        raise SignalError(str(exc).replace(f"channel {what!r}: ", f"{what}: ", 1)) from None
+    return outs, ins
+
+
+def _check_loop(loop):
+    """Refuse a ``loop`` that is neither an uncertain system nor a ``(P, C)`` pair of systems."""
+    if loop is None:
+        return
+    parts = loop if isinstance(loop, tuple) else (loop,)
+    if not (1 <= len(parts) <= 2) or not all(
+        isinstance(p, UncertainModel | control.LTI | np.ndarray | int | float) for p in parts
+    ):
+        raise ArgumentError(
+            "loop must be the loop transfer L (an uncertain system, robustmb.uss) or a pair "
+            f"(P, C) of systems, got {loop!r:.80}"
+        )
+    if not any(isinstance(p, UncertainModel) and p.blocks for p in parts):
+        raise ArgumentError("loop: the loop transfer has no uncertain elements")
 
 
 def worst_case_analysis(
@@ -247,10 +441,13 @@ def worst_case_analysis(
         raise UncertainTypeError(
             f"worst_case_analysis: system {system.name!r} has no uncertain elements"
         )
-    if not isinstance(n_samples, int | np.integer) or n_samples < 0:
-        raise DimensionError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer) or n_samples < 0:
+        raise ArgumentError(f"n_samples must be a non-negative integer, got {n_samples!r}")
     seed = check_seed(seed)
     chans = normalize_channels(system, channels)
+    # the cheap arguments are checked before any analysis: a typo fails at once
+    step_signals = None if step is None else normalize_step(system, step)
+    _check_loop(loop)
     check_certificate_names(certificates, [c[0] for c in chans])
     timings = {}
     n_steps = 3 + len(chans)
@@ -276,9 +473,10 @@ def worst_case_analysis(
     timings["nominal"] = time.perf_counter() - t0
     bar.advance()
     # Given certificates, checked before the long analyses: a wrong one fails at once.
+    checked = {}
     for name, outs, ins, _ in chans:
         if (certificates or {}).get(name) is not None:
-            check_certificate(name, certificates[name], system[outs, ins])
+            checked[name] = check_certificate(name, certificates[name], system[outs, ins])
 
     # 2. Robust stability (direct call, default options).
     bar.start("robust stability margin (robstab)")
@@ -294,7 +492,7 @@ def worst_case_analysis(
         t0 = time.perf_counter()
         sub = system[outs, ins]
         subsystems.append(sub)
-        given = (certificates or {}).get(name)
+        given = checked.get(name)
         wcs.append(given if given is not None else wcgain(sub, omega=omega))
         timings[f"wcgain {name}"] = time.perf_counter() - t0
         bar.advance()
@@ -312,7 +510,7 @@ def worst_case_analysis(
     if step is not None:
         from ..plotting.time import default_time
 
-        (_, s_outs, s_ins, _), *_ = normalize_channels(system, {"step": tuple(step)[:2]})
+        s_outs, s_ins = step_signals
         ssys = system[s_outs, s_ins]
         if wcs and wcs[0].worst:
             wname, wvals = chans[0][0], dict(wcs[0].worst)

@@ -24,6 +24,12 @@ from .worst_case import WorstCaseAnalysis, normalize_channels, worst_case_analys
 HTML_NAME = "report.html"
 JSON_NAME = "summary.json"
 FIGURE_DIR = "figures"
+MD_NAME = "report.md"
+# Every entry any robustmb report writer puts in a report folder (the worst-case report:
+# page, summary, figures; the arm replay: page, summary, text report).  A new run into a
+# folder removes those of them it does not write itself, so that no folder mixes two
+# runs; any other file there is the user's and is kept.
+REPORT_NAMES = frozenset({HTML_NAME, JSON_NAME, FIGURE_DIR, MD_NAME})
 
 
 @dataclass
@@ -66,10 +72,13 @@ _OURS = {HTML_NAME, JSON_NAME, FIGURE_DIR}
 
 def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
     """Move the finished entries ``names`` of the folder ``tmp`` to ``out``, replacing
-    a previous set.
+    a previous run.
 
-    A missing ``out``, or one holding only such entries, is swapped whole (two
-    renames); otherwise the entries are replaced one by one and other files are kept.
+    The previous run is every entry of ``out`` named in :data:`REPORT_NAMES` or
+    ``names``: those the new run does not write are removed with the rest (a text
+    report of another writer, say), so ``out`` never mixes two runs.  A missing
+    ``out``, or one holding only such entries, is swapped whole (two renames);
+    otherwise the entries are replaced one by one and other files are kept.
     A symbolic link ``out`` is followed: the folder it points to is replaced and the
     link kept.  The new folder gets the usual permissions (``0o777`` less the umask).
     Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.  Used by
@@ -97,13 +106,14 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
         old = full.parent / f".{full.name}.old-{run_id}"
         whole = full != Path.cwd().resolve()
         try:
-            if whole and {p.name for p in full.iterdir()} <= set(names):
+            previous = REPORT_NAMES | set(names)
+            if whole and {p.name for p in full.iterdir()} <= previous:
                 os.replace(full, old)
                 os.replace(tmp, full)
             else:
                 old.mkdir()
-                for name in sorted(names):
-                    if (full / name).exists():
+                for name in sorted(previous):
+                    if os.path.lexists(full / name):
                         os.replace(full / name, old / name)
                 for name in sorted(names):
                     os.replace(tmp / name, full / name)

@@ -5,6 +5,7 @@ Closed forms for ``1 / (s^2 + c s + 1)``, ``c`` in ``[0.5, 1.5]``: stability mar
 """
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -31,12 +32,15 @@ def test_conclusions_state_the_closed_form_numbers(report):
     a = report.analysis
     c = a.conclusions()
     assert c[0] == a.headline() and c[0].startswith("Robust performance NOT met")
-    # stability: margin 2 -> ranges up to 200 %, lost at 1 rad/s
-    assert f"up to {_fmt(100 * a.robstab.lower, 3)} %" in c[1]
-    assert _fmt(100 * a.robstab.lower, 3) == "200" and f"at {_fmt(1.0)} rad/s" in c[1]
+    # stability: margin 2 -> ranges up to 200 %, lost at 1 rad/s; the certified lower
+    # bound is printed rounded down (never above the margin it guarantees)
+    shown = c[1].split("up to ")[1].split(" %")[0]
+    assert 199 <= Fraction(shown) <= 100 * Fraction(a.robstab.lower) <= 200
+    assert f"at {_fmt(1.0)} rad/s" in c[1]
     gain = next(t for t in c if t.startswith("gain:"))
     assert "met nominally" in gain and f"(peak {_fmt(NOMINAL)})" in gain
-    assert f"at least {_fmt(WORST)}" in gain
+    at_least = gain.split("at least ")[1].split(" ")[0]
+    assert Fraction(at_least) <= Fraction(WORST) and float(at_least) == pytest.approx(WORST, 1e-3)
     assert f"{_fmt(WORST / 1.5, 3)} times the specification" in gain
     # sampling: the largest sampled peak relative to the worst case, from the closed form
     ch = a.channels[0]

@@ -4,12 +4,14 @@ import base64
 import re
 import shutil
 import subprocess
+from fractions import Fraction
 
 import control
 import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from robustmb.report.bound_format import fmt_lower, fmt_upper
 from robustmb.report.figures import report_figures
 
 
@@ -82,9 +84,12 @@ def test_html_is_self_contained(mimo_report):
     on_disk = {p.read_bytes() for p in mimo_report.figure_paths.values()}
     assert len(embedded) == 4 and all(base64.b64decode(d) in on_disk for d in embedded)
     # the tables carry the analysis numbers
-    assert f"[{res.robstab.lower:.4g}, {res.robstab.upper:.4g}]" in page
+    # (bounds printed outwards: the interval shown contains the bounds)
     wc = res.channels[0].wcgain
-    assert f"[{wc.lower:.4g}, {wc.upper:.4g}]" in page
+    for lo, hi in ((res.robstab.lower, res.robstab.upper), (wc.lower, wc.upper)):
+        assert f"[{fmt_lower(lo)}, {fmt_upper(hi)}]" in page
+        assert Fraction(fmt_lower(lo)) <= Fraction(lo) and Fraction(fmt_upper(hi)) >= Fraction(hi)
+        assert float(fmt_lower(lo)) == pytest.approx(lo, rel=1e-3)
     for name, v in res.robstab.destabilizing.items():
         assert f"<td>{name}</td>" in page and f"{v:.6g}" in page
 

@@ -10,6 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from robustmb.report.bound_format import fmt_upper
 from robustmb.report.figures import figure_png, report_figures
 from robustmb.report.html import render_html
 
@@ -42,7 +43,7 @@ def test_charts_carry_exactly_the_analysis_numbers(mimo_report):
     upper = series(mu_chart, "μ upper bound")
     # bit for bit: JSON keeps the shortest round-trip representation of each float
     assert np.array_equal(upper["x"], w[w > 0]) and np.array_equal(upper["y"], up[w > 0])
-    assert series(mu_chart, f"certified peak {mu.upper:.4g}")["y"] == mu.upper
+    assert series(mu_chart, f"certified peak {fmt_upper(mu.upper)}")["y"] == mu.upper
     if np.any(w == 0):
         assert series(mu_chart, "μ upper bound at ω = 0")["y"] == [up[w == 0][0]]
     star = series(mu_chart, "destabilising values found")
@@ -54,7 +55,10 @@ def test_charts_carry_exactly_the_analysis_numbers(mimo_report):
     stable = ch.sigma_samples[np.isfinite(ch.sampled_peaks)]
     assert np.array_equal(series(sv_chart, "samples: largest")["y"], stable.max(axis=0))
     assert np.array_equal(series(sv_chart, "samples: smallest")["y"], stable.min(axis=0))
-    assert series(sv_chart, f"worst-case bound {ch.wcgain.upper:.4g}")["y"] == ch.wcgain.upper
+    # the label rounds the certified bound up (never below it); the data are exact
+    label = fmt_upper(ch.wcgain.upper)
+    assert float(label) >= ch.wcgain.upper and float(label) == pytest.approx(ch.wcgain.upper, 1e-3)
+    assert series(sv_chart, f"worst-case bound {label}")["y"] == ch.wcgain.upper
     assert series(sv_chart, f"specification {ch.spec:.4g}")["y"] == ch.spec
 
 
@@ -187,7 +191,7 @@ def test_hover_readout_and_zoom_in_headless_chromium(mimo_report, tmp_path):
         assert float(sv[label]["x"]) == w[k] and float(sv[label]["y"]) == curve[k]
         shown = float(re.search(r": (\S+) at", sv[label]["text"]).group(1))
         assert shown == pytest.approx(curve[k], rel=5e-4)  # 4 significant digits
-    assert f"worst-case bound {ch.wcgain.upper:.4g}" in sv
+    assert f"worst-case bound {fmt_upper(ch.wcgain.upper)}" in sv
     mu_read = {r["label"]: r for r in out["hover"][1]}["μ upper bound"]
     i = np.flatnonzero(mu.omega == wpos[j])[0]
     assert float(mu_read["x"]) == wpos[j] and float(mu_read["y"]) == mu.mu_upper[i]

@@ -1,0 +1,108 @@
+"""Bad arguments are named before any analysis runs; ``python -m robustmb`` is the command."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import control
+import pytest
+
+import robustmb as rmb
+from robustmb.cli import main
+from robustmb.errors import ArgumentError, SignalError
+from robustmb.report import worst_case
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODULE = textwrap.dedent(
+    """
+    import control
+    import robustmb as rmb
+
+    def closed():
+        c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+        s = control.tf("s")
+        T = rmb.uss(1 / (s * s + c * s + 1))
+        T.input_names, T.output_names = ["r"], ["x"]
+        return T
+    """
+)
+
+
+def _loop():
+    c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
+    s = control.tf("s")
+    T = rmb.uss(1 / (s * s + c * s + 1))
+    T.input_names, T.output_names = ["r"], ["x"]
+    return T
+
+
+@pytest.fixture
+def no_analysis(monkeypatch):
+    """Fail the test if the long analyses start."""
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("an analysis ran before the argument was checked")
+
+    for name in ("robstab", "wcgain", "wcdiskmargin"):
+        monkeypatch.setattr(worst_case, name, must_not_run)
+
+
+@pytest.mark.parametrize(
+    ("step", "match"),
+    [
+        ((["y"], ["r"]), r"^step: unknown output 'y'; the system's outputs are \['x'\]"),
+        ((["x"], ["u"]), r"^step: unknown input 'u'"),
+        ("y", r"^step: expected \(outputs, inputs\), got 'y'"),
+    ],
+)
+def test_bad_step_is_named_before_the_analysis(no_analysis, step, match):
+    with pytest.raises(SignalError, match=match):
+        worst_case.worst_case_analysis(_loop(), {}, n_samples=0, step=step)
+
+
+@pytest.mark.parametrize("loop", ["abc", (1, 2, 3), 3.0])
+def test_loop_that_is_not_a_system_is_named_before_the_analysis(no_analysis, loop):
+    with pytest.raises(ArgumentError, match="^loop"):
+        worst_case.worst_case_analysis(_loop(), {}, n_samples=0, loop=loop)
+
+
+@pytest.mark.parametrize("n", [True, False, -1, 2.0])
+def test_n_samples_must_be_an_integer(no_analysis, n):
+    with pytest.raises(ArgumentError, match="^n_samples"):
+        worst_case.worst_case_analysis(_loop(), {}, n_samples=n)
+
+
+def test_cli_step_typo_is_named_before_the_analysis(tmp_path, no_analysis, capsys):
+    path = tmp_path / "loops_early.py"
+    path.write_text(MODULE)
+    argv = ["report", f"{path}:closed", "--step", "y:r", "--samples", "0", "--quiet"]
+    assert main(argv + ["--out", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert "--step: unknown output 'y'; the system's outputs are ['x']" in err
+    assert not (tmp_path / "rep").exists()
+
+
+def test_python_dash_m_robustmb_runs_the_command(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-m", "robustmb", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage: robustmb")
+    bad = subprocess.run(
+        [sys.executable, "-m", "robustmb", "report", "no_such_module_xyz:f"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert bad.returncode == 1 and "no_such_module_xyz" in bad.stderr
