@@ -33,8 +33,10 @@ def test_report_mu_figure_draws_the_certified_peak_of_mu_bounds():
     assert 0.6 * (1 - 1e-9) <= peak <= 0.6 * 1.01
     assert peak == plotting.mu_bounds(rs).lines["peak"][0].get_ydata()[0]
     assert peak == min(rs.mu.upper, 1 / rs.lower)
-    # the label's margin is 1 / the line's height, and the caption names that height
-    assert f"margin ≥ {1 / peak:.4g}" in line.get_label()
+    # the label's margin is 1 / the line's height rounded down (a certified lower bound),
+    # and the caption names that height
+    step = 10.0 ** (np.floor(np.log10(1 / peak)) - 3)
+    assert f"margin ≥ {np.floor((1 / peak) / step) * step:.4g}" in line.get_label()
     assert f"the peak {peak:.4g} certified" in mu_caption(res)
 
 
