@@ -14,6 +14,8 @@ import decimal
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 __all__ = ["fmt_bound", "fmt_lower", "fmt_upper"]
 
 
@@ -38,7 +40,7 @@ def fmt_bound(x, side, digits=4, scale=1):
     ('0.2', 'inf')
     """
     if side not in ("lower", "upper"):
-        raise ValueError(f"side must be 'lower' or 'upper', got {side!r}")
+        raise ArgumentError(f"side must be 'lower' or 'upper', got {side!r}")
     if x is None:
         return "-"
     x = float(x)
