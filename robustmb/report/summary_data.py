@@ -121,32 +121,3 @@ def describe_parameters(system) -> dict:
             desc |= {"shape": list(el.shape), "bound": float(el.bound)}
         out[name] = desc
     return out
-
-
-def plotting_grid(poles, extra=(), n=400, dt=0.0):
-    """Log-spaced frequencies from a decade below to a decade above the poles' magnitudes.
-
-    In discrete time (``dt > 0``) the poles are mapped to ``|log z| / dt`` and
-    the grid stops at the Nyquist frequency ``pi / dt``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = plotting_grid(np.array([-1.0, -100.0]), extra=[3.3])
-    >>> float(w[0]), float(w[-1]), bool(3.3 in w)
-    (0.1, 1000.0, True)
-    >>> float(plotting_grid(np.array([0.5]), dt=0.1)[-1]) == np.pi / 0.1
-    True
-    """
-    poles = np.asarray(poles, complex)
-    if dt:
-        poles = np.log(poles[np.abs(poles) > 0]) / dt
-    mags = np.abs(poles[np.abs(poles) > 0])
-    lo = np.floor(np.log10(np.min(mags) / 10)) if mags.size else -2.0
-    hi = np.ceil(np.log10(np.max(mags) * 10)) if mags.size else 2.0
-    grid = np.logspace(lo, hi, n)
-    extra = [float(w) for w in extra if np.isfinite(w) and w > 0]
-    grid = np.unique(np.concatenate([grid, extra]))
-    if dt:
-        grid = np.concatenate([grid[grid < np.pi / dt], [np.pi / dt]])
-    return grid

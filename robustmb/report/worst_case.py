@@ -44,7 +44,19 @@ from ..lft.model import UncertainModel, UncertainSystem, as_model
 from .analysis_result import WorstCaseAnalysis
 from .channel_analysis import ChannelAnalysis, normalize_channels
 from .step_analysis import StepAnalysis
-from .summary_data import describe_parameters, plotting_grid
+from .summary_data import describe_parameters
+
+
+def _plotting_grid(systems, extra, dt):
+    """Frequencies of the report's curves: the plots' default grid of the nominal loop and
+    the samples (refined at every lightly damped pole and zero, so no resonance peak is
+    drawn low), with the critical frequencies and, in discrete time, the Nyquist frequency.
+    """
+    from ..plotting._style import default_omega, with_frequencies
+
+    nyq = np.pi / dt if dt else None
+    grid = with_frequencies(default_omega(systems, npts=400), extra, nyq)
+    return with_frequencies(grid, [nyq], nyq) if nyq else grid
 
 
 def _abscissa(poles, dt):
@@ -530,8 +542,8 @@ def worst_case_analysis(
     bar.start(f"Monte Carlo samples ({n_samples})")
     t0 = time.perf_counter()
     extra = [rs.critical_frequency] + [w.critical_frequency for w in wcs]
-    grid = plotting_grid(poles, extra, dt=dt)
     samples, values = system.usample(n_samples, seed=seed) if n_samples else ([], [])
+    grid = _plotting_grid([nominal, *samples], extra, dt)
     abscissa = np.array(
         [
             _abscissa(np.linalg.eigvals(np.asarray(smp.A)), dt) if smp.nstates else -np.inf
