@@ -679,13 +679,13 @@ REPORT = [
     _case(
         "report-n-samples",
         lambda: rmb.report.worst_case_analysis(_loop(), n_samples=-1),
-        DE,
+        AE,
         "n_samples.*-1",
     ),
     _case(
         "report-n-samples-float",
         lambda: rmb.report.worst_case_analysis(_loop(), n_samples=2.5),
-        DE,
+        AE,
         "n_samples.*2.5",
     ),
     _case(
