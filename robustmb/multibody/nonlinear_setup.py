@@ -66,7 +66,7 @@ def add_applied_wrench(self, name, body, port, wrench, *, frame="inertial"):
         raise SignalError(f"applied wrench {name!r}: unknown body {body!r}")
     self.bodies[body].port(port)
     w = _wrench_entries(wrench, f"applied wrench {name!r}")
-    w = [_static_real_scalar(e, f"applied wrench {name!r}[{i}]") for i, e in enumerate(w)]
+    w = [g.check_scalar(e, f"applied wrench {name!r}[{i}]") for i, e in enumerate(w)]
     if not hasattr(self, "applied_wrenches"):
         self.applied_wrenches = {}
     self.applied_wrenches[name] = (body, port, w, frame)
@@ -109,24 +109,6 @@ def _wrench_entries(wrench, what):
         if nested(e):
             raise DimensionError(f"{what}[{i}] must be a scalar, got {e!r}")
     return [e.item() if isinstance(e, np.ndarray) else e for e in rows]
-
-
-def _static_real_scalar(x, what):
-    """A number or a static scalar of real parameters (:func:`_generic.check_scalar`
-    does not look inside an expression for its states or its elements' kinds)."""
-    if isinstance(x, lft.UncertainRational) or (
-        isinstance(x, lft.UncertainModel) and (x.nstates or getattr(x, "is_system", False))
-    ):
-        raise UncertainTypeError(f"{what} must be static: a number or a ureal expression")
-    x = g.check_scalar(x, what)
-    if isinstance(x, lft.UncertainModel):
-        for el in x.uncertainty.values():
-            if el.kind != "real":
-                raise UncertainTypeError(
-                    f"{what}: only real parameters (ureal) are allowed, "
-                    f"got the {el.kind} element {el.name!r}"
-                )
-    return x
 
 
 def add_loop_closure(

@@ -16,7 +16,28 @@ import numpy as np
 
 from ..errors import ArgumentError
 
-__all__ = ["fmt_bound", "fmt_lower", "fmt_upper"]
+__all__ = ["fmt_bound", "fmt_lower", "fmt_upper", "special_text"]
+
+
+def special_text(x):
+    """The report's text for a value that is not an ordinary number, else None:
+    ``None`` -> ``"-"``, NaN -> ``"n/a"``, infinities -> ``"inf"`` / ``"-inf"``.
+
+    Examples
+    --------
+    >>> special_text(None), special_text(float("nan")), special_text(-float("inf"))
+    ('-', 'n/a', '-inf')
+    >>> special_text(1.5) is None
+    True
+    """
+    if x is None:
+        return "-"
+    x = float(x)
+    if np.isnan(x):
+        return "n/a"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return None
 
 
 def fmt_bound(x, side, digits=4, scale=1):
@@ -41,13 +62,10 @@ def fmt_bound(x, side, digits=4, scale=1):
     """
     if side not in ("lower", "upper"):
         raise ArgumentError(f"side must be 'lower' or 'upper', got {side!r}")
-    if x is None:
-        return "-"
+    special = special_text(x)
+    if special is not None:
+        return special
     x = float(x)
-    if np.isnan(x):
-        return "n/a"
-    if np.isinf(x):
-        return "inf" if x > 0 else "-inf"
     if x == 0:
         return "0"
     with decimal.localcontext() as ctx:

@@ -12,7 +12,7 @@ import io
 import numpy as np
 from matplotlib.figure import Figure
 
-from .bound_format import fmt_lower, fmt_upper
+from .bound_format import fmt_lower, fmt_upper, special_text
 
 NOMINAL_COLOR = "C0"
 WORST_COLOR = "C3"
@@ -21,14 +21,8 @@ SAMPLE_COLOR = "0.78"
 
 def _fmt(x, digits=4):
     """Short number for tables: ``inf``, ``nan`` and ``g`` format."""
-    if x is None:
-        return "-"
-    x = float(x)
-    if np.isnan(x):
-        return "n/a"
-    if np.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.{digits}g}"
+    special = special_text(x)
+    return special if special is not None else f"{float(x):.{digits}g}"
 
 
 def mu_bounds_figure(analysis):
