@@ -78,15 +78,7 @@ def _project(n, nd, sizes, bases):
     ne_out, ne_in = n.shape[0] - nd, n.shape[1] - nd
     left = block_diag(t.conj().T, np.eye(ne_out))
     right = block_diag(t, np.eye(ne_in))
-    out = left @ n @ right
-    # an entry within the rounding bound of the two products (Higham's gamma_k times the
-    # absolute products) is zero in exact arithmetic as far as it can be told: kept, it
-    # would count as a direction in the scale-free rank decisions of the next reduction
-    # (p - p keeps one occurrence on a residue of 2e-16 otherwise)
-    k = n.shape[0] + n.shape[1]
-    bound = (k + 2) * np.finfo(float).eps * (np.abs(left) @ np.abs(n) @ np.abs(right))
-    out[np.abs(out) <= bound] = 0.0
-    return out, [b.shape[1] for b in bases]
+    return left @ n @ right, [b.shape[1] for b in bases]
 
 
 def _reduce(n, nd, sizes, active, tol, dual):
