@@ -130,8 +130,9 @@ _PUSHES = (0.0, 1e-9, 1e-7, 1e-5, 1e-3)
 _ESCAPE = 1e6
 
 
-def _substituted_poles(problem, values):
-    """Closed-loop poles at ``values``; None when the substitution is not well-posed."""
+def _substituted_a(problem, values):
+    """Closed-loop state matrix at ``values``; None when the substitution is not
+    well-posed, has no states or is not finite."""
     from ..errors import RobustMBError
 
     try:
@@ -140,6 +141,14 @@ def _substituted_poles(problem, values):
         return None
     a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
     if a.shape[0] == 0 or not np.all(np.isfinite(a)):
+        return None
+    return a
+
+
+def _substituted_poles(problem, values):
+    """Closed-loop poles at ``values``; None when the substitution is not well-posed."""
+    a = _substituted_a(problem, values)
+    if a is None:
         return None
     return np.linalg.eigvals(a), float(np.linalg.norm(a, 1))
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError, RobustMBError
+from ..errors import ArgumentError
+from .destabilising_search import _substituted_a
 from .frequency_certificate import uncovered
 from .frequency_intervals import (
     certified_interval,
@@ -410,12 +411,8 @@ def _band_end_pole(problem, values, w):
     ``sigma_min(e I - A_cl) <= 16 eps max(||A_cl||_1, |e|)`` with ``e = jw`` (``e^{jw dt}``
     in discrete time), the eigenvalue test of the verified crossings at ``w`` itself:
     ``det(I - M(jw) Delta) = 0`` to rounding for the substituted ``Delta``."""
-    try:
-        sys = problem.model.usubs(values)
-    except (RobustMBError, ValueError, np.linalg.LinAlgError):
-        return False
-    a = np.asarray(sys.A) if hasattr(sys, "A") else np.zeros((0, 0))
-    if a.shape[0] == 0 or not np.all(np.isfinite(a)):
+    a = _substituted_a(problem, values)
+    if a is None:
         return False
     e = np.exp(1j * w * problem.dt) if problem.dt else 1j * w
     smin = np.linalg.svd(e * np.eye(a.shape[0]) - a, compute_uv=False)[-1]

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError
 from ..multibody import Mechanism, RevoluteJoint, RigidBody
-from ..multibody._generic import is_uncertain, sequence_entries
+from ..multibody._generic import numeric_value, sequence_entries
 
 #: Balloon and gondola of the nonlinear TITOP paper (seed 001, Table 1).
 BALLOON_GONDOLA_TABLE1 = {
@@ -27,17 +27,11 @@ BALLOON_GONDOLA_TABLE1 = {
 
 def _number(x, what):
     """``x`` as a finite float, naming ``what``; the balloon is a numeric nonlinear model."""
-    if is_uncertain(x):
-        raise ArgumentError(
-            f"balloon_gondola: {what} must be a number, got {x!r}: the balloon and gondola "
-            "is a numeric nonlinear model (uncertain parameters are not supported)"
-        )
-    if isinstance(x, bool | np.bool_):
-        raise ArgumentError(f"balloon_gondola: {what} must be a number, got {x!r}")
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"balloon_gondola: {what} must be a number, got {x!r}") from None
+    why = (
+        "the balloon and gondola is a numeric nonlinear model (uncertain parameters are "
+        "not supported)"
+    )
+    v = numeric_value(x, f"balloon_gondola: {what}", why=why)
     if not np.isfinite(v):
         raise ArgumentError(f"balloon_gondola: {what} must be finite, got {x!r}")
     return v

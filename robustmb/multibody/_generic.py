@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .. import lft
-from ..errors import DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, UncertainTypeError
 
 
 def is_number(x) -> bool:
@@ -27,6 +27,39 @@ def is_number(x) -> bool:
 def is_uncertain(x) -> bool:
     """True for uncertain elements and uncertain objects."""
     return isinstance(x, lft.UncertainElement | lft.UncertainModel | lft.UncertainRational)
+
+
+def _real_elements_only(elements, what):
+    """Refuse a complex or dynamic element among ``elements``, naming ``what``."""
+    for el in elements:
+        if el.kind != "real":
+            raise UncertainTypeError(
+                f"{what}: only real parameters (ureal) are allowed, "
+                f"got the {el.kind} element {el.name!r}"
+            )
+
+
+def numeric_value(x, what, *, why, suffix=""):
+    """``x`` as a float for a model computed numerically (finiteness left to the caller).
+
+    ``what`` starts the messages (e.g. ``"balloon_gondola: k"``), ``suffix`` follows the
+    value shown (e.g. ``" (entry 1)"``), ``why`` says why uncertain values are refused.
+    Raises :class:`~robustmb.errors.ArgumentError` for an uncertain value, a boolean or a
+    value that is not a number.
+
+    Examples
+    --------
+    >>> numeric_value(2, "f: a", why="numeric")
+    2.0
+    """
+    if is_uncertain(x):
+        raise ArgumentError(f"{what} must be a number, got {x!r}{suffix}: {why}")
+    if isinstance(x, bool | np.bool_):
+        raise ArgumentError(f"{what} must be a number, got {x!r}{suffix}")
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be a number, got {x!r}{suffix}") from None
 
 
 def check_scalar(x, what: str):
@@ -42,11 +75,7 @@ def check_scalar(x, what: str):
             raise DimensionError(f"{what} must be finite, got {x!r}")
         return float(x)
     if isinstance(x, lft.UncertainElement):
-        if x.kind != "real":
-            raise UncertainTypeError(
-                f"{what}: only real parameters (ureal) are allowed, "
-                f"got the {x.kind} element {x.name!r}"
-            )
+        _real_elements_only([x], what)
         return x
     if isinstance(x, lft.UncertainRational):
         raise UncertainTypeError(
@@ -56,12 +85,7 @@ def check_scalar(x, what: str):
     if isinstance(x, lft.UncertainModel):
         if x.shape != (1, 1):
             raise DimensionError(f"{what} must be a scalar, got an object of shape {x.shape}")
-        for el in x.uncertainty.values():
-            if el.kind != "real":
-                raise UncertainTypeError(
-                    f"{what}: only real parameters (ureal) are allowed, "
-                    f"got the {el.kind} element {el.name!r}"
-                )
+        _real_elements_only(x.uncertainty.values(), what)
         if x.nstates or getattr(x, "is_system", False):
             states = f"with {x.nstates} states" if x.nstates else "(a uss without states)"
             raise UncertainTypeError(
@@ -339,12 +363,7 @@ def column_of(x, n, what: str):
             x = x.T
         if x.shape != (n, 1) or x.nstates:
             raise DimensionError(f"{what} must be {n}x1, got an object of shape {x.shape}")
-        for el in x.uncertainty.values():
-            if el.kind != "real":
-                raise UncertainTypeError(
-                    f"{what}: only real parameters (ureal) are allowed, "
-                    f"got the {el.kind} element {el.name!r}"
-                )
+        _real_elements_only(x.uncertainty.values(), what)
         return x
     _, entries = sequence_entries(x, what)
     if len(entries) != n:

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import ArgumentError, DimensionError
-from ._generic import is_uncertain, sequence_entries
+from ._generic import numeric_value, sequence_entries
 
 
 def _element_matrices(le, rho_a, ei):
@@ -54,17 +54,8 @@ def _positive(x, what, entry=""):
 
     The modes are computed numerically, so ureals and their expressions are refused.
     """
-    if is_uncertain(x):
-        raise ArgumentError(
-            f"beam_modal_data: {what} must be a number, got {x!r}{entry}: the modes are "
-            "computed numerically (uncertain parameters are not supported)"
-        )
-    if isinstance(x, bool | np.bool_):
-        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}{entry}")
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"beam_modal_data: {what} must be a number, got {x!r}{entry}") from None
+    why = "the modes are computed numerically (uncertain parameters are not supported)"
+    v = numeric_value(x, f"beam_modal_data: {what}", why=why, suffix=entry)
     if not np.isfinite(v) or v <= 0:
         raise ArgumentError(
             f"beam_modal_data: {what} must be finite and positive, got {x!r}{entry}"
