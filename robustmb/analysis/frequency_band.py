@@ -29,7 +29,15 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
-from .mu_sweep import MuPeak, _merge, balanced_response_function, default_grid, peak_lower_search
+from .mu_sweep import (
+    MuPeak,
+    _gap_points,
+    _merge,
+    _next_to_gaps,
+    balanced_response_function,
+    default_grid,
+    peak_lower_search,
+)
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
@@ -305,7 +313,7 @@ def band_mu_peak(
         open_ = gaps()
         if open_ and rnd >= 1:
             # bounds next to a persisting gap, optimised to the end (more slack)
-            nxt = _next_to(open_, pts)
+            nxt = _next_to_gaps(open_, pts, list(range(len(pts))))
             tighten(nxt)
             for k in nxt:
                 if at_level.get(k) != level:
@@ -315,7 +323,7 @@ def band_mu_peak(
             progress(f"round {rnd}: level {level:.6g}, {len(open_)} uncovered part(s) of the band")
         if not open_ or rnd == max_rounds:
             break
-        new = _gap_points(open_)
+        new = _gap_points(open_, 0.0)
         n_before = len(pts)
         add(new, near(level) if fixed else level / (1 + max(rel_gap, _ROOM)),
             relax=rnd >= max_rounds // 2)  # fmt: skip
@@ -345,33 +353,6 @@ def _to_model(nu, dt, top):
     if not np.isfinite(nu):
         return float(top)
     return float(min(to_model_frequency(nu, dt), top)) if dt else float(nu)
-
-
-def _next_to(gaps, pts, per_side=2):
-    """The points nearest each gap on either side (the intervals that could close it)."""
-    w = np.asarray(pts)
-    pick = set()
-    for lo, hi in gaps:
-        left = np.flatnonzero(w <= lo)
-        right = np.flatnonzero(w >= hi)
-        pick.update(left[np.argsort(lo - w[left], kind="stable")][:per_side].tolist())
-        pick.update(right[np.argsort(w[right] - hi, kind="stable")][:per_side].tolist())
-    return sorted(pick)
-
-
-def _gap_points(gaps):
-    """Three points inside each gap (log-spaced away from 0), and one beyond a gap that
-    reaches ``inf``."""
-    out = []
-    for lo, hi in gaps:
-        hi_f = hi if np.isfinite(hi) else 10.0 * max(lo, 1.0)
-        if lo > 0 and hi_f > lo * 1.0001:
-            out.extend(np.geomspace(lo, hi_f, 5)[1:-1])
-        else:
-            out.extend(np.linspace(lo, hi_f, 5)[1:-1])
-        if not np.isfinite(hi):
-            out.append(hi_f)
-    return np.asarray(out, float)
 
 
 def _in_band(problem, band, alpha, values_at, got, at=None):
