@@ -549,15 +549,17 @@ def lft_lower(P, K):
     >>> float(rmb.lft_lower(P, 1.0).nominal()[0, 0])
     2.0
     """
-    return star(P, K, as_model(K).shape[1], as_model(K).shape[0])
+    return star(P, K, as_model(K).shape[0], as_model(K).shape[1])
 
 
 def star(P, Q, nu, ny):
-    """Redheffer star product (MATLAB ``lft(P, Q, nu, ny)``).
+    """Redheffer star product, with MATLAB's ``lft(P, Q, nu, ny)`` conventions.
 
-    The last ``nu`` outputs of ``P`` feed the first ``nu`` inputs of ``Q``;
-    the first ``ny`` outputs of ``Q`` feed the last ``ny`` inputs of ``P``.
-    Inputs: ``P``'s first ones then ``Q``'s remaining ones; likewise outputs.
+    The first ``nu`` outputs of ``Q`` feed the last ``nu`` inputs of ``P``
+    (the signals ``u``); the last ``ny`` outputs of ``P`` feed the first ``ny``
+    inputs of ``Q`` (the signals ``y``).  Inputs: ``P``'s first ones then
+    ``Q``'s remaining ones; likewise outputs.  A controller ``K`` with ``nu``
+    outputs and ``ny`` inputs closes ``P``'s loop as ``star(P, K, nu, ny)``.
 
     Examples
     --------
@@ -566,36 +568,40 @@ def star(P, Q, nu, ny):
     >>> P = np.array([[0.0, 1.0], [1.0, 0.5]])
     >>> float(rmb.star(P, 1.0, 1, 1).nominal()[0, 0])
     2.0
+    >>> K = np.array([[2.0], [3.0]])  # 2 controls from 1 measurement
+    >>> P3 = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
+    >>> float(rmb.star(P3, K, 2, 1).nominal()[0, 0])  # 1*2 + 1*3
+    5.0
     """
     nu, ny = integer(nu, "nu", "star"), integer(ny, "ny", "star")
     p, q = _models(P, Q)
     pny, pnu = p.shape
     qny, qnu = q.shape
-    if nu > pny or nu > qnu or ny > qny or ny > pnu:
+    if nu > qny or nu > pnu or ny > pny or ny > qnu:
         raise DimensionError(
-            f"star: cannot connect {nu} outputs of P {p.shape} to Q {q.shape} and "
-            f"{ny} outputs of Q back"
+            f"star: cannot connect the first nu={nu} outputs of Q {q.shape} to the last "
+            f"inputs of P {p.shape} and the last ny={ny} outputs of P to Q"
         )
-    m1, p1 = pnu - ny, pny - nu  # P's remaining inputs / outputs
-    m2, p2 = qnu - nu, qny - ny  # Q's remaining inputs / outputs
+    m1, p1 = pnu - nu, pny - ny  # P's remaining inputs / outputs
+    m2, p2 = qnu - ny, qny - nu  # Q's remaining inputs / outputs
     nin, nout = pnu + qnu, pny + qny
     rin = np.zeros((nin, m1 + m2))
     rin[:m1, :m1] = np.eye(m1)
-    rin[pnu + nu :, m1:] = np.eye(m2)
+    rin[pnu + ny :, m1:] = np.eye(m2)
     fb = np.zeros((nin, nout))
-    fb[m1:pnu, pny : pny + ny] = np.eye(ny)  # P's last inputs <- Q's first outputs
-    fb[pnu : pnu + nu, p1:pny] = np.eye(nu)  # Q's first inputs <- P's last outputs
+    fb[m1:pnu, pny : pny + nu] = np.eye(nu)  # u: P's last inputs <- Q's first outputs
+    fb[pnu : pnu + ny, p1:pny] = np.eye(ny)  # y: Q's first inputs <- P's last outputs
     lout = np.zeros((p1 + p2, nout))
     lout[:p1, :p1] = np.eye(p1)
-    lout[p1:, pny + ny :] = np.eye(p2)
+    lout[p1:, pny + nu :] = np.eye(p2)
     loop = [f"{p.name}.{n}" for n in p.output_names] + [f"{q.name}.{n}" for n in q.output_names]
     out = interconnect(
         [p, q],
         rin,
         fb,
         lout,
-        input_names=p.input_names[:m1] + q.input_names[nu:],
-        output_names=p.output_names[:p1] + q.output_names[ny:],
+        input_names=p.input_names[:m1] + q.input_names[ny:],
+        output_names=p.output_names[:p1] + q.output_names[nu:],
         loop_names=loop,
     )
     check_nominal_well_posed(out, "the star product")
