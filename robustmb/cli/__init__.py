@@ -59,7 +59,9 @@ from ._common import (  # noqa: F401  (the exit statuses and summary are public 
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    folder_state,
     print_summary,
+    report_replaced,
 )
 from .demo_jobs import demo  # noqa: F401
 
@@ -530,6 +532,7 @@ def _main(argv) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    before = folder_state(args.out)
     try:
         if args.command == "demo":
             _check_demo_flags(parser, args)
@@ -565,12 +568,13 @@ def _main(argv) -> int:
         print(f"robustmb {args.command}: error: cannot write the report: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
-        # the report is moved into place only once complete: nothing half-written remains
-        print(
-            f"\nrobustmb {args.command}: interrupted; no report written (a previous one in "
-            f"{args.out} is unchanged)",
-            file=sys.stderr,
-        )
+        # the report is moved into place only once complete: the folder holds either the
+        # previous report, unchanged, or the whole new one
+        if report_replaced(args.out, before):
+            message = f"interrupted after the report was written to {args.out}"
+        else:
+            message = f"interrupted; no report written (a previous one in {args.out} is unchanged)"
+        print(f"\nrobustmb {args.command}: {message}", file=sys.stderr)
         return EXIT_INTERRUPTED
     parser.error(f"unknown command {args.command}")  # pragma: no cover
     return EXIT_USAGE

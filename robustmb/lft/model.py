@@ -102,15 +102,34 @@ def _control_labels(sys, n, kind):
     return labels
 
 
-def _check_names(names, n, what):
+def _check_names(names, n, what, *, unique=False):
+    """``n`` signal names: strings, not blank, without surrounding spaces (and distinct).
+
+    ``connect`` strips a spec before matching it, so a name that is blank or has
+    surrounding spaces could never be referred to.  Operations (concatenation)
+    may repeat a name; a name list set by the user (``unique=True``) may not,
+    since ``connect`` would then drive or sum both channels under one name.
+    """
     if isinstance(names, str):
         names = [names] if n == 1 else _default_names(names, n)
+    if not isinstance(names, list | tuple):
+        raise ArgumentError(f"{what} must be a list of {n} signal names, got {names!r}")
     names = list(names)
     if len(names) != n:
         raise DimensionError(f"{what}: expected {n} names, got {len(names)} ({names})")
-    for nm in names:
+    for i, nm in enumerate(names):
         if not isinstance(nm, str):
-            raise SignalError(f"{what}: signal names must be strings, got {nm!r}")
+            raise SignalError(f"{what}: signal names must be strings, got {nm!r} at index {i}")
+        if not nm.strip():
+            raise SignalError(f"{what}: the signal name at index {i} is blank ({nm!r})")
+        if nm != nm.strip():
+            raise SignalError(f"{what}: the signal name {nm!r} at index {i} has surrounding spaces")
+    if unique:
+        dup = sorted({nm for nm in names if names.count(nm) > 1})
+        if dup:
+            raise SignalError(
+                f"{what}: repeated signal name(s) {dup}; each signal needs its own name"
+            )
     return names
 
 
@@ -187,7 +206,7 @@ class UncertainModel:
 
     @input_names.setter
     def input_names(self, names):
-        self._input_names = _check_names(names, self.shape[1], "input_names")
+        self._input_names = _check_names(names, self.shape[1], "input_names", unique=True)
 
     @property
     def output_names(self) -> list[str]:
@@ -195,7 +214,7 @@ class UncertainModel:
 
     @output_names.setter
     def output_names(self, names):
-        self._output_names = _check_names(names, self.shape[0], "output_names")
+        self._output_names = _check_names(names, self.shape[0], "output_names", unique=True)
 
     def _like(
         self,
