@@ -102,13 +102,12 @@ def _control_labels(sys, n, kind):
     return labels
 
 
-def _check_names(names, n, what, *, unique=False):
-    """``n`` signal names: strings, not blank, without surrounding spaces (and distinct).
+def _check_names(names, n, what):
+    """``n`` signal names: strings, not blank, without surrounding spaces.
 
     ``connect`` strips a spec before matching it, so a name that is blank or has
-    surrounding spaces could never be referred to.  Operations (concatenation)
-    may repeat a name; a name list set by the user (``unique=True``) may not,
-    since ``connect`` would then drive or sum both channels under one name.
+    surrounding spaces could never be referred to.  A repeated name is allowed
+    (concatenation makes them; :func:`unique_names` separates them for python-control).
     """
     if isinstance(names, str):
         names = [names] if n == 1 else _default_names(names, n)
@@ -124,12 +123,6 @@ def _check_names(names, n, what, *, unique=False):
             raise SignalError(f"{what}: the signal name at index {i} is blank ({nm!r})")
         if nm != nm.strip():
             raise SignalError(f"{what}: the signal name {nm!r} at index {i} has surrounding spaces")
-    if unique:
-        dup = sorted({nm for nm in names if names.count(nm) > 1})
-        if dup:
-            raise SignalError(
-                f"{what}: repeated signal name(s) {dup}; each signal needs its own name"
-            )
     return names
 
 
@@ -206,7 +199,7 @@ class UncertainModel:
 
     @input_names.setter
     def input_names(self, names):
-        self._input_names = _check_names(names, self.shape[1], "input_names", unique=True)
+        self._input_names = _check_names(names, self.shape[1], "input_names")
 
     @property
     def output_names(self) -> list[str]:
@@ -214,7 +207,7 @@ class UncertainModel:
 
     @output_names.setter
     def output_names(self, names):
-        self._output_names = _check_names(names, self.shape[0], "output_names", unique=True)
+        self._output_names = _check_names(names, self.shape[0], "output_names")
 
     def _like(
         self,

@@ -163,10 +163,10 @@ def test_concatenated_channels_round_trip_through_python_control():
         ref = expected * (np.eye(2) if X.shape == (2, 2) else np.ones(X.shape))
         np.testing.assert_allclose(got, ref, rtol=1e-12)
     assert rmb.hstack(G, G).input_names == ["u[0]", "u[1]"]
-    # Names set by hand may not repeat (connect would drive both channels as one signal).
+    # Names set by hand to repeat are also made unique on the way to python-control.
     H = rmb.hstack(G, G)
-    with pytest.raises(SignalError, match="repeated"):
-        H.input_names = ["v", "v"]
+    H.input_names = ["v", "v"]
+    assert H.nominal().input_labels == ["v[0]", "v[1]"]
     # A python-control system whose repeated names were merged is a clear error.
     merged = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0]], [[0.0, 0.0]], inputs=["w", "w"])
     with pytest.raises(SignalError, match="distinct input names"):
