@@ -38,7 +38,10 @@
 Every command has ``--help``.  Bad input (unknown module or function, a
 function that does not return an uncertain system, unknown signals, an
 unstable nominal loop) ends with a one-line message and a non-zero exit status;
-Ctrl-C ends with a one-line message and status 130, leaving no half-written report.
+Ctrl-C ends with a one-line message and status 130, leaving no half-written report:
+the message says whether the new report was already in place or the previous one is
+unchanged (a Ctrl-C while the finished report is being moved in waits for the move and
+the command then completes normally).
 The command starts by importing the package (NumPy, SciPy, python-control,
 matplotlib: a few seconds); Ctrl-C during that import, before any of the command's
 code runs, ends with Python's own ``KeyboardInterrupt`` traceback, and nothing has
