@@ -126,3 +126,16 @@ def test_sweep_store_must_be_a_path(store):
 def test_sweep_progress_is_a_bool(progress):
     with pytest.raises(ArgumentError, match="sweep: progress must be True or False"):
         rmb.sweep(abs, [1, 2], progress=progress)
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 2.5, True, [1, -2], []])
+def test_usample_seed(seed):
+    U = rmb.ureal("a", 1.0, percent=20) * rmb.umat([[1.0]])
+    with pytest.raises(ArgumentError, match="usample: seed"):
+        rmb.usample(U, 2, seed=seed)
+
+
+def test_usample_seed_forms_give_numpy_draws():
+    U = rmb.ureal("a", 1.0, percent=20) * rmb.umat([[1.0]])
+    same = [rmb.usample(U, 3, seed=s)[1] for s in (7, np.random.default_rng(7), [7])]
+    assert same[0] == same[1] == same[2]
