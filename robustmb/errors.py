@@ -66,6 +66,10 @@ class ArgumentError(RobustMBError, ValueError):
     """A function argument has an invalid value (names the argument and the function)."""
 
 
+class DivisionByZeroError(RobustMBError, ZeroDivisionError):
+    """An uncertain object is divided by zero (also a ``ZeroDivisionError``)."""
+
+
 class WorkerPoolError(RobustMBError, RuntimeError):
     """A worker process of a parallel check stopped before returning its result."""
 

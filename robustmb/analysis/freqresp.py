@@ -77,6 +77,7 @@ from robustmb.analysis._separation import SEPARATION_GAP, separated_blocks
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import DimensionError, UncertainTypeError, warn
+from robustmb.lft.arguments import below_nyquist
 
 __all__ = [
     "ResponseEvaluator",
@@ -153,7 +154,7 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     True
     """
     A, B, C, D, dt = as_statespace_data(sys)
-    omega = _validated_frequencies(omega, discrete=dt > 0)
+    omega = _validated_frequencies(omega, dt=dt, what="freqresp")
     evaluator = ResponseEvaluator(A, B, C, D, method=method)
     response = evaluator.at_frequencies(omega, dt)
     _warn_near_pole(A, evaluator.poles, omega, dt, response)
@@ -214,7 +215,8 @@ def response_function(sys, *, method: str = "auto"):
     evaluator = ResponseEvaluator(A, B, C, D, method=method)
 
     def respond(omega):
-        return evaluator.at_frequencies(_validated_frequencies(omega, discrete=dt > 0), dt)
+        checked = _validated_frequencies(omega, dt=dt, what="response_function")
+        return evaluator.at_frequencies(checked, dt)
 
     return respond
 
@@ -702,8 +704,10 @@ def _inverse_or_none(V: np.ndarray):
     return V_inv
 
 
-def _validated_frequencies(omega, *, discrete: bool) -> np.ndarray:
-    """Return ``omega`` as a 1-D float array, rejecting complex, NaN and bad shapes."""
+def _validated_frequencies(omega, *, dt, what) -> np.ndarray:
+    """Return ``omega`` as a 1-D float array, rejecting complex, NaN and bad shapes, and
+    (sampling time ``dt > 0``) frequencies above the Nyquist frequency ``pi / dt``."""
+    discrete = dt > 0
     array = np.asarray(omega)
     if array.dtype.kind == "c":
         raise UncertainTypeError("omega must hold real frequencies in rad/s; got a complex array")
@@ -719,4 +723,4 @@ def _validated_frequencies(omega, *, discrete: bool) -> np.ndarray:
             f"omega has an infinite entry at index {int(np.argmax(np.isinf(array)))}; "
             "a discrete-time response is defined for finite frequencies only"
         )
-    return array
+    return below_nyquist(array, dt, what)

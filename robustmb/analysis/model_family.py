@@ -121,7 +121,7 @@ def freqresp_stack(models, omega):
     from robustmb.analysis.freqresp import _validated_frequencies
 
     A, B, C, D, dt = as_statespace_stack(models)
-    omega = _validated_frequencies(omega, discrete=dt > 0)
+    omega = _validated_frequencies(omega, dt=dt, what="freqresp_stack")
     N, n = A.shape[0], A.shape[1]
     if dt > 0 or n == 0:
         return np.array([freqresp(model, omega) for model in _models(A, B, C, D, dt)])

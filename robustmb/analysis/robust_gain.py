@@ -224,7 +224,7 @@ def robgain(
     (True, (1.0, 10.0))
     """
     gamma = real_number(gamma, "gamma", "robgain", positive=True)
-    omega = frequencies(omega, "robgain")
+    omega = frequencies(omega, "robgain", dt=getattr(usys, "dt", None))
     if band is not None and omega is not None:
         raise ArgumentError("robgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "robgain")

@@ -220,7 +220,7 @@ def robstab(
     >>> bool(1.0 < res.lower <= res.upper), res.band
     (True, (2.0, 10.0))
     """
-    omega = frequencies(omega, "robstab")
+    omega = frequencies(omega, "robstab", dt=getattr(usys, "dt", None))
     if band is not None and omega is not None:
         raise ArgumentError("robstab: give band (an interval) or omega (points), not both")
     if not (isinstance(gap_tol, (int, float, np.number)) and np.isfinite(gap_tol) and gap_tol >= 0):

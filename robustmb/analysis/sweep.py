@@ -37,6 +37,8 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .._progress import ProgressBar
 from ..errors import ArgumentError, SweepItemWarning, warn
 from ._sweep_identity import (
@@ -131,6 +133,21 @@ def _normalise_items(items, key):
     except TypeError:
         raise ArgumentError("sweep: the item keys must be hashable") from None
     return pairs
+
+
+def _store_path(store, caller):
+    """The path of a store (``str`` or path-like), else an error naming ``store``.
+
+    Examples
+    --------
+    >>> _store_path("results.sqlite", "sweep")
+    'results.sqlite'
+    """
+    if not isinstance(store, str | bytes | os.PathLike):
+        raise ArgumentError(
+            f"{caller}: store must be the path of a SQLite file (str or path-like), got {store!r}"
+        )
+    return os.fspath(store)
 
 
 class _Store:
@@ -433,6 +450,10 @@ def sweep(
     t0 = time.perf_counter()
     if not callable(fn):
         raise ArgumentError(f"sweep: fn must be callable, got {type(fn).__name__}")
+    if not isinstance(progress, bool | np.bool_):
+        raise ArgumentError(f"sweep: progress must be True or False, got {progress!r}")
+    if store is not None:
+        store = _store_path(store, "sweep")
     if (
         isinstance(chunk_size, bool)
         or not isinstance(chunk_size, numbers.Integral)
@@ -597,7 +618,7 @@ def load_sweep(store):
     >>> load_sweep(path).values
     {0: 1, 1: 2}
     """
-    path = os.fspath(store)
+    path = _store_path(store, "load_sweep")
     if not os.path.exists(path):
         raise ArgumentError(f"load_sweep: no sweep store at {path!r}")
     st = _Store(path, None, caller="load_sweep")

@@ -383,7 +383,7 @@ def wcgain(
     >>> round(res.lower, 4), bool(res.lower <= res.upper <= 1.003 * res.lower), res.band
     (0.8944, True, (2.0, 10.0))
     """
-    omega = frequencies(omega, "wcgain")
+    omega = frequencies(omega, "wcgain", dt=getattr(usys, "dt", None))
     if band is not None and omega is not None:
         raise ArgumentError("wcgain: give band (an interval) or omega (points), not both")
     gap_tol, max_boxes = _box_options(gap_tol, max_boxes, "wcgain")

@@ -38,7 +38,10 @@
 Every command has ``--help``.  Bad input (unknown module or function, a
 function that does not return an uncertain system, unknown signals, an
 unstable nominal loop) ends with a one-line message and a non-zero exit status;
-Ctrl-C ends with a one-line message and status 130, leaving no half-written report.
+Ctrl-C ends with a one-line message and status 130, leaving no half-written report:
+the message says whether the new report was already in place or the previous one is
+unchanged (a Ctrl-C while the finished report is being moved in waits for the move and
+the command then completes normally).
 The command starts by importing the package (NumPy, SciPy, python-control,
 matplotlib: a few seconds); Ctrl-C during that import, before any of the command's
 code runs, ends with Python's own ``KeyboardInterrupt`` traceback, and nothing has
@@ -59,7 +62,9 @@ from ._common import (  # noqa: F401  (the exit statuses and summary are public 
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    folder_state,
     print_summary,
+    report_replaced,
 )
 from .demo_jobs import demo  # noqa: F401
 
@@ -530,6 +535,7 @@ def _main(argv) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    before = folder_state(args.out)
     try:
         if args.command == "demo":
             _check_demo_flags(parser, args)
@@ -565,12 +571,13 @@ def _main(argv) -> int:
         print(f"robustmb {args.command}: error: cannot write the report: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
-        # the report is moved into place only once complete: nothing half-written remains
-        print(
-            f"\nrobustmb {args.command}: interrupted; no report written (a previous one in "
-            f"{args.out} is unchanged)",
-            file=sys.stderr,
-        )
+        # the report is moved into place only once complete: the folder holds either the
+        # previous report, unchanged, or the whole new one
+        if report_replaced(args.out, before):
+            message = f"interrupted after the report was written to {args.out}"
+        else:
+            message = f"interrupted; no report written (a previous one in {args.out} is unchanged)"
+        print(f"\nrobustmb {args.command}: {message}", file=sys.stderr)
         return EXIT_INTERRUPTED
     parser.error(f"unknown command {args.command}")  # pragma: no cover
     return EXIT_USAGE

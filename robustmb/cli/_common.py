@@ -12,6 +12,43 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
+def folder_state(out) -> dict:
+    """``{entry name: (inode, modification time)}`` of the folder ``out`` (empty if absent).
+
+    A report is moved into place by renames, so each entry it replaces gets a new inode:
+    comparing two states tells whether a new report was installed in between.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder_state(tempfile.mkdtemp())
+    {}
+    """
+    import os
+
+    try:
+        with os.scandir(os.path.realpath(out)) as entries:
+            return {e.name: (e.inode(), e.stat(follow_symlinks=False).st_mtime_ns) for e in entries}
+    except OSError:
+        return {}
+
+
+def report_replaced(out, before) -> bool:
+    """Whether the report entries of ``out`` differ from the state ``before`` (a new run).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> report_replaced(folder, folder_state(folder))
+    False
+    """
+    from ..report.writer import REPORT_NAMES
+
+    after = folder_state(out)
+    return any(before.get(name) != after.get(name) for name in REPORT_NAMES)
+
+
 def _fmt(x):
     from ..report.figures import _fmt as fmt
 

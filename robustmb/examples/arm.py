@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ..lft import ureal
 from ..lft.arguments import real_number
 from ..multibody import Mechanism, RevoluteJoint, RigidBody, WeldJoint, gravity
@@ -46,6 +47,8 @@ def two_link_arm_mechanism(theta1=None, theta2=None, *, uncertain=True):
     for name, theta in (("theta1", theta1), ("theta2", theta2)):
         if theta is not None:
             real_number(theta, name, "two_link_arm")
+    if not isinstance(uncertain, bool | np.bool_):
+        raise ArgumentError(f"two_link_arm: uncertain must be True or False, got {uncertain!r}")
     p = TWO_LINK_ARM_TABLE1
     if uncertain:
         m1 = ureal("m1", p["m1"], percent=20, unit="kg", description="mass of link 1")

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, UncertainTypeError
+from ..errors import ArgumentError, DimensionError, DivisionByZeroError, UncertainTypeError
 from . import realization as rz
 from .arguments import integer
 from .canonical_basis import canonical_basis, unit_basis
@@ -322,7 +322,7 @@ def divide(x, y):
     """``x / y`` for a scalar or square ``y`` (``x @ inv(y)``; scalar ``y`` scales)."""
     if is_scalar_number(y):
         if y == 0:
-            raise ZeroDivisionError("division of an uncertain object by zero")
+            raise DivisionByZeroError(f"division of an uncertain object by zero (divisor {y!r})")
         return matmul(x, 1.0 / y)
     my = as_model(y)
     if is_scalar_number(x):

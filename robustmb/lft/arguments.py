@@ -52,13 +52,18 @@ def integer(x, name, what, *, minimum=0) -> int:
     return int(x)
 
 
-def frequencies(omega, what, name="omega"):
+def frequencies(omega, what, name="omega", *, dt=None):
     """A non-empty 1-D array of finite, non-negative frequencies (rad/s), or ``None``.
+
+    With the sampling time ``dt > 0`` of a discrete-time model, frequencies above the
+    Nyquist frequency ``pi / dt`` are refused (see :func:`below_nyquist`).
 
     Examples
     --------
     >>> frequencies([0.1, 1.0], "robstab")
     array([0.1, 1. ])
+    >>> frequencies([0.1, 31.4], "wcgain", dt=0.1)
+    array([ 0.1, 31.4])
     """
     if omega is None:
         return None
@@ -84,7 +89,40 @@ def frequencies(omega, what, name="omega"):
             f"{what}: {name} has a negative frequency {float(arr[arr < 0][0])!r} at index "
             f"{_first(arr < 0)}; frequencies are >= 0 rad/s"
         )
-    return arr
+    return below_nyquist(arr, dt, what, name)
+
+
+def below_nyquist(omega, dt, what, name="omega"):
+    """Refuse a frequency above the Nyquist frequency ``pi / dt`` of a discrete-time model.
+
+    The response of a sampled model at ``w`` and at ``w + 2 pi / dt`` is the same, so a
+    frequency above ``pi / dt`` names an alias of one below it, never a new point.
+    ``pi / dt`` itself is legal (a relative tolerance of ``1e-12`` admits it rounded up).
+    ``dt`` of ``None``, ``0`` (continuous) or ``True`` (unspecified) checks nothing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> below_nyquist(np.array([0.0, np.pi / 0.1]), 0.1, "freqresp")
+    array([ 0.        , 31.41592654])
+    >>> try:
+    ...     below_nyquist(np.array([40.0]), 0.1, "freqresp")
+    ... except ArgumentError as exc:
+    ...     print(str(exc)[:60])
+    freqresp: omega has 40.0 rad/s at index 0, above the Nyquist
+    """
+    if dt is None or isinstance(dt, bool) or not dt > 0:
+        return omega
+    nyquist = math.pi / dt
+    above = np.asarray(omega) > nyquist * (1 + 1e-12)
+    if np.any(above):
+        i = _first(above)
+        raise ArgumentError(
+            f"{what}: {name} has {float(np.ravel(omega)[i])!r} rad/s at index {i}, above the "
+            f"Nyquist frequency pi/dt = {nyquist:g} rad/s of the discrete-time model "
+            f"(dt = {dt:g})"
+        )
+    return omega
 
 
 def sample_time(dt, what, name="dt"):

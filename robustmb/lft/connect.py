@@ -12,12 +12,14 @@ from __future__ import annotations
 import difflib
 import re
 
+import control
 import numpy as np
 
-from ..errors import SignalError, UnusedSignalWarning, warn
+from ..errors import ArgumentError, SignalError, UnusedSignalWarning, warn
 from . import realization as rz
 from .delta import check_nominal_well_posed
-from .model import as_model, common_dt
+from .elements import UncertainElement
+from .model import UncertainModel, as_model, common_dt
 
 
 def _parse(spec):
@@ -99,10 +101,40 @@ def _near_names(name, candidates):
     return difflib.get_close_matches(base, uniq, n=2, cutoff=0.6)
 
 
+def _spec_list(specs, name):
+    """``specs`` as a list: one string is one signal name (as in ``control.interconnect``).
+
+    Iterating a string would split ``"ref"`` into the signals ``r``, ``e``, ``f``.
+    """
+    if specs is None:
+        return []
+    if isinstance(specs, str):
+        return [specs]
+    if not isinstance(specs, list | tuple):
+        raise ArgumentError(
+            f"connect: {name} must be a signal name or a list of signal names, got {specs!r}"
+        )
+    return list(specs)
+
+
+def _system_list(systems):
+    """The systems to connect as a list; a single system or a non-sequence is refused."""
+    if isinstance(systems, UncertainModel | UncertainElement | control.LTI):
+        raise ArgumentError(
+            "connect: systems must be a list of systems, got a single "
+            f"{type(systems).__name__}; write connect([sys], ...)"
+        )
+    if not isinstance(systems, list | tuple):
+        raise ArgumentError(f"connect: systems must be a list of systems, got {systems!r}")
+    if not systems:
+        raise ArgumentError("connect: systems is empty; give at least one system")
+    return list(systems)
+
+
 def _ignored(cat, specs, side):
     """Positions named by ``ignore_inputs`` / ``ignore_outputs`` (names or ``sys.sig``)."""
     out = set()
-    for spec in specs or []:
+    for spec in _spec_list(specs, f"ignore_{side}s"):
         idx, _ = cat.find(spec, side, allow_many=True)
         out.update(idx)
     return out
@@ -158,18 +190,20 @@ def connect(
         Each entry ``[input_spec, output_spec, ...]`` drives a system input by
         the sum of the listed outputs.  ``None`` connects every system input to
         the outputs of the same name (summed).
-    inputs : list
-        External inputs: a signal name (driving every system input of that
-        name), a spec, or a list of specs driven together.
-    outputs : list
-        External outputs: an output spec or a list of specs summed.
+    inputs : str or list
+        External inputs, each a signal name (driving every system input of
+        that name), a spec, or a list of specs driven together.  A single
+        string is one signal.
+    outputs : str or list
+        External outputs, each an output spec or a list of specs summed.  A
+        single string is one signal.
     check_unused : bool, optional
         Warn (:class:`~robustmb.errors.UnusedSignalWarning`) about system
         inputs driven by nothing (they are held at zero, so a misspelt signal
         name would silently open a loop) and system outputs that feed nothing,
         as ``control.interconnect`` does.  The warning suggests the signal a
         misspelt name probably meant.
-    ignore_inputs, ignore_outputs : list, optional
+    ignore_inputs, ignore_outputs : str or list, optional
         Signals known to be unused (names or ``"sys.sig"``): no warning for them.
 
     Returns
@@ -191,9 +225,10 @@ def connect(
     >>> T.shape, T.blocks
     ((1, 1), {'k': 1})
     """
-    models = [as_model(s) for s in systems]
+    models = [as_model(s) for s in _system_list(systems)]
     if inputs is None or outputs is None:
         raise SignalError("connect: give the external inputs and outputs by name")
+    inputs, outputs = _spec_list(inputs, "inputs"), _spec_list(outputs, "outputs")
     cat = _Catalogue(models)
     real, nus, nys = rz.append([m._real for m in models])
     nu, ny = sum(nus), sum(nys)

@@ -184,6 +184,10 @@ class ureal(UncertainElement):
         self.range = (lo, hi)
 
     def _pair(self, value, what):
+        if isinstance(value, str | bytes):  # unpacking "02" would read it as (0, 2)
+            raise UncertainElementError(
+                f"ureal '{self.name}': {what} must be a pair (lo, hi) of numbers, got {value!r}"
+            )
         try:
             lo, hi = value
         except (TypeError, ValueError):
@@ -194,6 +198,10 @@ class ureal(UncertainElement):
 
     def _deviation(self, value, what):
         """Return positive (down, up) deviations from a number or a (-down, up) pair."""
+        if isinstance(value, str | bytes):  # unpacking "20" would read it as (2, 0)
+            raise UncertainElementError(
+                f"ureal '{self.name}': {what} must be a number or a pair (-down, up), got {value!r}"
+            )
         if isinstance(value, numbers.Real):
             d = _finite_real(self.name, what, value)
             if d < 0:

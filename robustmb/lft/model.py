@@ -103,14 +103,26 @@ def _control_labels(sys, n, kind):
 
 
 def _check_names(names, n, what):
+    """``n`` signal names: strings, not blank, without surrounding spaces.
+
+    ``connect`` strips a spec before matching it, so a name that is blank or has
+    surrounding spaces could never be referred to.  A repeated name is allowed
+    (concatenation makes them; :func:`unique_names` separates them for python-control).
+    """
     if isinstance(names, str):
         names = [names] if n == 1 else _default_names(names, n)
+    if not isinstance(names, list | tuple):
+        raise ArgumentError(f"{what} must be a list of {n} signal names, got {names!r}")
     names = list(names)
     if len(names) != n:
         raise DimensionError(f"{what}: expected {n} names, got {len(names)} ({names})")
-    for nm in names:
+    for i, nm in enumerate(names):
         if not isinstance(nm, str):
-            raise SignalError(f"{what}: signal names must be strings, got {nm!r}")
+            raise SignalError(f"{what}: signal names must be strings, got {nm!r} at index {i}")
+        if not nm.strip():
+            raise SignalError(f"{what}: the signal name at index {i} is blank ({nm!r})")
+        if nm != nm.strip():
+            raise SignalError(f"{what}: the signal name {nm!r} at index {i} has surrounding spaces")
     return names
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from .arguments import real_number
 from .canonical_basis import canonical_basis
 from .model import UncertainModel, as_model
 from .realization import make_realization
@@ -258,6 +259,7 @@ def simplify(x, level="full", *, rtol=1e-10):
     """
     if level not in _LEVELS:
         raise ArgumentError(f"simplify: level must be one of {_LEVELS}, got {level!r}")
+    rtol = real_number(rtol, "rtol", "simplify", nonnegative=True)
     m = as_model(x)
     real = reduce_realization(m._real, level, rtol)
     out = m._like(

@@ -15,6 +15,7 @@ import control
 import numpy as np
 
 from ..errors import (
+    ArgumentError,
     DimensionError,
     IllPosedError,
     SignalError,
@@ -259,6 +260,33 @@ def _dynamic_substitute(model, norm, dyn):
     return [statespace(model, a[i], b[i], c[i], d[i]) for i in range(n)]
 
 
+def _checked_seed(seed):
+    """A seed ``numpy.random.default_rng`` takes, else an error naming ``seed``.
+
+    ``None``, a non-negative integer, a sequence of them, a ``Generator``,
+    ``BitGenerator`` or ``SeedSequence``.
+
+    Examples
+    --------
+    >>> _checked_seed(3)
+    3
+    """
+
+    def natural(x):
+        return not isinstance(x, bool) and isinstance(x, numbers.Integral) and x >= 0
+
+    if (
+        seed is None
+        or isinstance(seed, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence)
+        or natural(seed)
+        or (isinstance(seed, list | tuple) and seed and all(natural(x) for x in seed))
+    ):
+        return seed
+    raise ArgumentError(
+        f"usample: seed must be None, a non-negative integer or a numpy Generator, got {seed!r}"
+    )
+
+
 def usample(model: UncertainModel, n: int, *, seed=None):
     """Random samples substituted into ``model`` (see ``UncertainModel.usample``)."""
     model = as_model(model)
@@ -266,7 +294,7 @@ def usample(model: UncertainModel, n: int, *, seed=None):
         raise DimensionError(
             f"usample: the number of samples n must be a positive integer, got {n!r}"
         )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_checked_seed(seed))
     if not model._real.blocks:
         # Nothing uncertain: n copies of the certain value, as requested.
         value = output_of(model, model._real)

@@ -202,7 +202,7 @@ def inverse_dynamics(self, q, v, a, *, values=None, wrenches=None):
 
     tree = self.rigid_tree(values)
     q, v = tree.check_state(q, v)
-    a = tree.check_rates(a, "a")
+    a = tree.check_rates(a, "a", accelerations=True)
     wrenches = check_wrenches(tree, wrenches)
     xs, rw = joint_transforms(tree, q)
     fext = external_forces(tree, q, rw, wrenches, v, xs)

@@ -92,7 +92,7 @@ def linearize_at(
     if tree.constraints:
         return _linearize_constrained(self, tree, q0, v0, a0, tau0, wrenches, independent)
     if a0 is not None:
-        a0 = tree.check_rates(a0, "a0")
+        a0 = tree.check_rates(a0, "a0", accelerations=True)
     if tau0 is not None:
         tau0 = tree.check_rates(tau0, "tau0", efforts=True)
 

@@ -228,6 +228,60 @@ def _time_points(t_eval, t_span):
     return t
 
 
+# The integrators of scipy.integrate.solve_ivp, by name.
+_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
+
+def _solver_options(options):
+    """Check the integrator options ``simulate`` knows, so scipy's own messages never surface.
+
+    ``method``: a name in :data:`_METHODS` or an ``OdeSolver`` subclass; ``rtol``,
+    ``atol``, ``first_step``: positive and finite (``atol`` may be one per state);
+    ``max_step``: positive (``inf``, scipy's default, is allowed).
+
+    Examples
+    --------
+    >>> _solver_options({"method": "Radau", "rtol": 1e-8})
+    >>> try:
+    ...     _solver_options({"max_step": -1})
+    ... except ArgumentError as exc:
+    ...     print(exc)
+    simulate: max_step must be positive, got -1.0
+    """
+    from scipy.integrate import OdeSolver
+
+    from ..lft.arguments import real_number
+
+    method = options.get("method", "DOP853")
+    if not (
+        (isinstance(method, str) and method in _METHODS)
+        or (isinstance(method, type) and issubclass(method, OdeSolver))
+    ):
+        raise ArgumentError(
+            f"simulate: method must be one of {_METHODS} or an OdeSolver class, got {method!r}"
+        )
+    for name in ("rtol", "first_step"):
+        if options.get(name) is not None:
+            real_number(options[name], name, "simulate", positive=True)
+    if options.get("max_step") is not None:
+        real_number(options["max_step"], "max_step", "simulate", positive=True, finite=False)
+    if options.get("atol") is not None:
+        atol = options["atol"]
+        if np.ndim(atol) == 0:
+            real_number(atol, "atol", "simulate", positive=True)
+        else:
+            arr = _floats_of(atol, "atol")
+            if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
+                raise ArgumentError(f"simulate: atol must be positive and finite, got {atol!r}")
+
+
+def _floats_of(x, name):
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"simulate: {name} must be real numbers, got {x!r}") from None
+
+
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):
     """Integrate the tree (see :meth:`Mechanism.simulate`).
 
@@ -245,6 +299,7 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     True
     """
     t_span = _time_span(t_span)
+    _solver_options(options)
     if "t_eval" in options:
         options["t_eval"] = _time_points(options["t_eval"], t_span)
     q0, v0 = tree.check_state(q0, v0, "v0", what_q="q0")

@@ -201,20 +201,29 @@ class RigidTree:
     def n(self):
         return len(self.kind)
 
-    def check_rates(self, v, what="v", efforts=False):
+    def check_rates(self, v, what="v", efforts=False, accelerations=False):
         """A float array of ``nv`` finite entries, else an error naming the entry.
 
-        ``efforts``: ``v`` holds efforts (entries named by :meth:`effort_names`).
+        ``efforts``: ``v`` holds efforts (entries named by :meth:`effort_names`);
+        ``accelerations``: ``v`` holds the rates' derivatives (named ``d(rate)/dt``).
         """
         v = _floats(v, what)
-        names = self.effort_names if efforts else self.rate_names
+        if efforts:
+            names, kind = self.effort_names, "efforts"
+        elif accelerations:
+            names, kind = self._acceleration_names, "accelerations"
+        else:
+            names, kind = self.rate_names, "rates"
         if v.size != self.nv:
             raise DimensionError(
                 f"{what} has {v.size} entries, the mechanism has {self.nv} "
-                f"{'efforts' if efforts else 'rates'} ({', '.join(names())})"
+                f"{kind} ({', '.join(names())})"
             )
         _finite(v, what, names)
         return v
+
+    def _acceleration_names(self):
+        return [f"d({n})/dt" for n in self.rate_names()]
 
     def check_state(self, q, v=None, what_v="v", what_q="q"):
         """Float arrays of the right length and finite, else an error naming the entry."""
@@ -345,11 +354,22 @@ class RigidTree:
 
 
 def _floats(x, what):
-    """``x`` as a flat float array, else an error naming the argument."""
+    """``x`` as a 1-D float array (a scalar is one entry), else an error naming the argument.
+
+    Complex entries are refused, not cast (the imaginary part would be dropped), and so
+    are 2-D arrays (flattening a matrix would read it as a state vector).
+    """
     try:
-        return np.asarray(x, dtype=float).reshape(-1)
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "biufc":
+            arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         raise ArgumentError(f"{what} must be an array of real numbers, got {x!r}") from None
+    if arr.dtype.kind == "c":
+        raise ArgumentError(f"{what} must hold real numbers, got a complex array")
+    if arr.ndim > 1:
+        raise DimensionError(f"{what} must be a 1-D array, got shape {arr.shape}")
+    return arr.astype(float).reshape(-1)
 
 
 def _finite(x, what, names):

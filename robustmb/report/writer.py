@@ -51,19 +51,47 @@ class WorstCaseReport:
     run_id: str = ""
 
 
+class _Held:
+    """The signals caught while deferred, and whether the guarded work finished."""
+
+    def __init__(self):
+        self.caught = []
+        self.done = False
+
+
+# Ctrl-C and the polite stop request: both are held while report entries are renamed.
+_HELD_SIGNALS = tuple(
+    sig for sig in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if sig
+)
+
+
 @contextlib.contextmanager
 def _interrupts_deferred():
-    """Hold Ctrl-C (SIGINT) until the block ends, then raise it: renames are not cut."""
+    """Hold Ctrl-C (SIGINT) and SIGTERM until the block ends: renames are not cut.
+
+    The block sets ``done`` once its work is complete.  A held Ctrl-C is then
+    dropped (the caller gets the finished result, not a ``KeyboardInterrupt``
+    claiming nothing was written); without ``done`` and with no exception in
+    flight it is raised.  A held SIGTERM is delivered again once the handlers are
+    restored, so the process still stops, after the folder is consistent.
+    """
+    held = _Held()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield held
         return
-    caught = []
-    previous = signal.signal(signal.SIGINT, lambda sig, frame: caught.append(sig))
+    previous = {
+        sig: signal.signal(sig, lambda s, frame: held.caught.append(s)) for sig in _HELD_SIGNALS
+    }
+    failed = True
     try:
-        yield
+        yield held
+        failed = False
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if getattr(signal, "SIGTERM", None) in held.caught:
+            signal.raise_signal(signal.SIGTERM)
+        if signal.SIGINT in held.caught and not held.done and not failed:
             raise KeyboardInterrupt
 
 
@@ -81,7 +109,12 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
     otherwise the entries are replaced one by one and other files are kept.
     A symbolic link ``out`` is followed: the folder it points to is replaced and the
     link kept.  The new folder gets the usual permissions (``0o777`` less the umask).
-    Ctrl-C is deferred meanwhile, so ``out`` never mixes two runs.  Used by
+
+    If a rename fails, the entries already moved are moved back before the error
+    propagates, so ``out`` holds the whole previous run (and ``tmp`` the new one).
+    Ctrl-C and SIGTERM are held meanwhile: a Ctrl-C that arrives once the new run is
+    in place is dropped (the call returns normally), one that arrives otherwise is
+    raised at the end; SIGTERM is delivered again at the end.  Used by
     :func:`worst_case_report` (its page, summary and figures) and by the arm replay
     (:func:`robustmb.report.arm_certificate.certified_demo`).
 
@@ -99,30 +132,61 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
     full = Path(out).resolve()
     check_out_dir(full, "out_dir")
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp made it private (0700)
-    with _interrupts_deferred():
+    with _interrupts_deferred() as held:
         if not full.exists():
             os.replace(tmp, full)
+            held.done = True
             return
         old = full.parent / f".{full.name}.old-{run_id}"
         whole = full != Path.cwd().resolve()
         try:
             previous = REPORT_NAMES | set(names)
             if whole and {p.name for p in full.iterdir()} <= previous:
-                os.replace(full, old)
-                os.replace(tmp, full)
+                _swap_whole(tmp, full, old)
             else:
-                old.mkdir()
-                for name in sorted(previous):
-                    if os.path.lexists(full / name):
-                        os.replace(full / name, old / name)
-                for name in sorted(names):
-                    os.replace(tmp / name, full / name)
-                tmp.rmdir()
+                _swap_entries(tmp, full, old, previous, names)
+            held.done = True
             shutil.rmtree(old, ignore_errors=True)
         finally:
             # a failure before anything moved leaves an empty folder: never a stray one
             with contextlib.suppress(OSError):
                 old.rmdir()
+
+
+def _swap_whole(tmp, full, old):
+    """``full`` becomes ``old`` and ``tmp`` becomes ``full``; a failed second rename is undone."""
+    os.replace(full, old)
+    try:
+        os.replace(tmp, full)
+    except BaseException:
+        os.replace(old, full)
+        raise
+
+
+def _swap_entries(tmp, full, old, previous, names):
+    """Entries ``previous`` of ``full`` go to ``old``, entries ``names`` of ``tmp`` to ``full``.
+
+    Every rename done is recorded, so a failure moves the entries back (the new ones
+    to ``tmp``, then the old ones to ``full``) and ``full`` holds the previous run whole.
+    """
+    old.mkdir()
+    saved, placed = [], []
+    try:
+        for name in sorted(previous):
+            if os.path.lexists(full / name):
+                os.replace(full / name, old / name)
+                saved.append(name)
+        for name in sorted(names):
+            os.replace(tmp / name, full / name)
+            placed.append(name)
+    except BaseException:
+        for name in reversed(placed):
+            os.replace(full / name, tmp / name)
+        for name in reversed(saved):
+            os.replace(old / name, full / name)
+        raise
+    with contextlib.suppress(OSError):  # the run is in place; worst_case_report removes tmp
+        tmp.rmdir()
 
 
 def _umask() -> int:
@@ -282,9 +346,9 @@ def worst_case_report(
             page = render_html(analysis, pngs, json_name=JSON_NAME, run=run)
             (tmp / HTML_NAME).write_text(page, encoding="utf-8")
             install_files(tmp, out, run["id"])
-        except BaseException:
+        finally:
+            # gone once installed whole; otherwise what is left of the new run
             shutil.rmtree(tmp, ignore_errors=True)
-            raise
         figure_paths = {key: out / FIGURE_DIR / f"{key}.png" for key in pngs}
         json_path = out / JSON_NAME
         html_path = out / HTML_NAME

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import robustmb as rmb
-from robustmb.errors import DimensionError
+from robustmb.errors import ArgumentError, DimensionError
 
 L = control.tf(25, [1, 10, 10, 10])
 
@@ -16,16 +16,22 @@ def test_diskmargin_rejects_bad_omega(omega):
         rmb.diskmargin(L, omega=omega)
 
 
-def test_discrete_omega_above_nyquist_equals_its_alias():
-    # exp(j omega dt) has period 2 pi / dt: both functions evaluate the given frequency
+def test_discrete_omega_above_nyquist_is_refused_and_nyquist_is_legal():
+    # exp(j omega dt) has period 2 pi / dt: a frequency above pi/dt only names an alias
     Ld = control.c2d(control.ss(L), 0.1)
     w, alias = 3.0, 3.0 + 2 * np.pi / 0.1
-    z = np.exp(1j * w * 0.1)
-    expected = complex(control.evalfr(Ld, z))
-    np.testing.assert_allclose(rmb.freqresp(Ld, [alias])[0, 0, 0], expected, rtol=1e-9)
-    a = rmb.diskmargin(Ld, omega=[w]).alpha
-    b = rmb.diskmargin(Ld, omega=[alias]).alpha
-    assert a == pytest.approx(b, rel=1e-9)
+    expected = complex(control.evalfr(Ld, np.exp(1j * w * 0.1)))
+    np.testing.assert_allclose(rmb.freqresp(Ld, [w])[0, 0, 0], expected, rtol=1e-9)
+    for call in (lambda: rmb.freqresp(Ld, [alias]), lambda: rmb.diskmargin(Ld, omega=[alias])):
+        with pytest.raises(ArgumentError, match="omega .*Nyquist frequency pi/dt"):
+            call()
+    nyquist = np.pi / 0.1
+    at_nyquist = complex(control.evalfr(Ld, -1.0))
+    np.testing.assert_allclose(rmb.freqresp(Ld, [nyquist])[0, 0, 0], at_nyquist, rtol=1e-9)
+    # balanced disk margin (sigma = 0) at one frequency: 1 / |S - 1/2| with S = 1 / (1 + L),
+    # L from python-control's evalfr at z = -1
+    s_at = (1 - at_nyquist) / (2 * (1 + at_nyquist))
+    assert rmb.diskmargin(Ld, omega=[nyquist]).alpha == pytest.approx(1 / abs(s_at), rel=1e-9)
 
 
 def test_freqresp_warns_within_rounding_of_a_pole():
