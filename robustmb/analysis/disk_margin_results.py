@@ -219,6 +219,9 @@ class LoopMargins:
         return int(key) % n
 
     def __getitem__(self, key) -> DiskMargin:
+        """The margin of one channel, by name or index (``SignalError`` for an unknown
+        name, ``DimensionError`` for an index out of range, ``ArgumentError`` otherwise;
+        each message lists the channels)."""
         j = self._index(key)
         f = self.worst_perturbation[j]
         a, b = _skew_coefficients(self.skew)

@@ -407,17 +407,6 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
         blk = list(problem.blk) + [(1, 0)] * len(chans)
         resp = _response(M, grid, problem.dt)
         levels = _worst_case_levels(resp, problem.nz, problem.nw, blk)
-        certified = False
-        lower = 0.0
-        if np.all(np.isfinite(levels)):
-            if omega is not None:
-                # Margin over the pointwise levels (no whole-axis certificate).
-                beta = float(np.max(levels)) * (1.0 + 2.0 * _WC_REL_GAP)
-                lower = 1.0 / beta if beta > 0 else np.inf
-            else:
-                beta = _certified_level(M, problem, blk, grid, levels)
-                if beta is not None:
-                    lower, certified = (1.0 / beta if beta > 0 else np.inf), True
         # Candidates for the worst case: mu lower-bound perturbations at the peaks of the
         # pointwise levels and on a finer grid around the highest one.
         finite_levels = np.where(np.isfinite(levels), levels, 1e6)
@@ -454,6 +443,18 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
         else:
             single = worst_margin.loop_at_a_time[chans[0]]
             upper, frequency = single.upper, single.frequency
+        certified = False
+        lower = 0.0
+        # A realised margin of 0 (a loop in the set is unstable) leaves nothing to certify.
+        if np.all(np.isfinite(levels)) and upper > 0:
+            if omega is not None:
+                # Margin over the pointwise levels (no whole-axis certificate).
+                beta = float(np.max(levels)) * (1.0 + 2.0 * _WC_REL_GAP)
+                lower = 1.0 / beta if beta > 0 else np.inf
+            else:
+                beta = _certified_level(M, problem, blk, grid, levels)
+                if beta is not None:
+                    lower, certified = (1.0 / beta if beta > 0 else np.inf), True
         lower = min(lower, upper)
         if omega is None and not certified and upper > 0:
             warnings.warn(
