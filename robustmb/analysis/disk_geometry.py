@@ -57,6 +57,38 @@ def _intercepts(alpha, skew):
     return gmin, gmax
 
 
+# Relative width up to which a bracket ``[lower, upper]`` of a disk margin counts as exact
+# (hinfnorm's brackets are 1e-12 wide) when it contains the half-plane size ``1/b``.
+_HALF_PLANE_RTOL = 1e-9
+
+
+def _bracket_gain_margin(lower, upper, skew):
+    """Gain margins ``(gmin, gmax)`` of the disks of sizes ``lower`` (vectorised).
+
+    The intercepts jump at the half-plane size ``alpha = 1/b``: ``gmax`` (and for
+    ``sigma = 0`` ``gmin``) reaches ``inf`` (``0``) only there.  When the bracket
+    ``[lower, upper]`` of the margin contains ``1/b`` and is at most ``_HALF_PLANE_RTOL``
+    wide (relative), the intercepts of the half plane are returned, as MATLAB does
+    (``k/s`` has margin 2 and gain margin ``[0, inf]``); elsewhere those of ``lower``.
+    """
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    _, b = _skew_coefficients(skew)
+    alpha = lower
+    if b > 0:
+        edge = 1.0 / b
+        ulp = 4.0 * np.finfo(float).eps
+        with np.errstate(invalid="ignore"):
+            snap = (
+                np.isfinite(upper)
+                & (lower * (1.0 - ulp) <= edge)
+                & (edge <= upper * (1.0 + ulp))
+                & (upper - lower <= _HALF_PLANE_RTOL * upper)
+            )
+        alpha = np.where(snap, edge, lower)
+    return _intercepts(alpha, skew)
+
+
 def _phase_margin_deg(alpha, skew):
     """Largest ``phi`` (degrees) with ``exp(j phi')`` in the disk for every ``|phi'| < phi``."""
     alpha = np.asarray(alpha, dtype=float)

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robustmb.analysis.disk_geometry import Disk, _skew_coefficients, dm2gm
+from robustmb.analysis.disk_geometry import (
+    Disk,
+    _bracket_gain_margin,
+    _skew_coefficients,
+    dm2gm,
+)
+from robustmb.errors import ArgumentError, DimensionError, SignalError
 
 __all__ = ["DiskMargin", "DiskMarginResult", "LoopMargins", "WorstCaseDiskMargin"]
 
@@ -43,7 +49,8 @@ class DiskMargin:
         axis (discrete time: ``|angle(p)| / dt`` of the pole nearest the unit circle),
         where the instability is closest to being removed.
     gain_margin : tuple of float
-        Disk-based gain margin ``(gmin, gmax)`` of the disk of size ``alpha``.
+        Disk-based gain margin ``(gmin, gmax)`` of the disk of size ``alpha`` (of the
+        half plane when the exact bracket contains it, see the property).
     phase_margin : float
         Disk-based phase margin in degrees (tolerated phase variation ``+-phase_margin``).
     skew : float
@@ -91,8 +98,15 @@ class DiskMargin:
 
     @property
     def gain_margin(self) -> tuple[float, float]:
-        """Disk-based gain margin ``(gmin, gmax)`` (absolute gain factors)."""
-        return self.disk.gain_margin
+        """Disk-based gain margin ``(gmin, gmax)`` (absolute gain factors).
+
+        Those of the disk of size ``alpha``, except when ``[lower, upper]`` is exact up to
+        a relative ``1e-9`` and contains the half-plane size ``2/(1 + skew)``: then those
+        of the half plane (``[0, inf]`` for skew 0, as MATLAB reports), not the rounding
+        level ``[5e-13, 2e12]`` of a size ``1e-12`` below it.
+        """
+        gmin, gmax = _bracket_gain_margin(self.lower, self.upper, self.skew)
+        return float(gmin), float(gmax)
 
     @property
     def gain_margin_db(self) -> tuple[float, float]:
@@ -163,6 +177,8 @@ class LoopMargins:
     [2.0, 2.0]
     >>> np.round(res.loop_at_a_time.phase_margin, 6).tolist()
     [90.0, 90.0]
+    >>> res.loop_at_a_time["u[1]"].gain_margin     # alpha = 2: the half plane Re f > 0
+    (0.0, inf)
     """
 
     channels: tuple
@@ -181,8 +197,32 @@ class LoopMargins:
     def __len__(self) -> int:
         return len(self.channels)
 
+    def _index(self, key) -> int:
+        """Position of a channel given by name or by (possibly negative) index."""
+        n = len(self.channels)
+        if isinstance(key, str):
+            if key not in self.channels:
+                raise SignalError(
+                    f"LoopMargins: unknown channel {key!r}; the channels are {list(self.channels)}"
+                )
+            return self.channels.index(key)
+        if isinstance(key, bool) or not isinstance(key, numbers.Integral):
+            raise ArgumentError(
+                f"LoopMargins: a channel is selected by name or integer index; got {key!r} "
+                f"(channels {list(self.channels)})"
+            )
+        if not -n <= int(key) < n:
+            raise DimensionError(
+                f"LoopMargins: channel index {int(key)} is out of range for {n} channels "
+                f"{list(self.channels)}"
+            )
+        return int(key) % n
+
     def __getitem__(self, key) -> DiskMargin:
-        j = self.channels.index(key) if isinstance(key, str) else int(key)
+        """The margin of one channel, by name or index (``SignalError`` for an unknown
+        name, ``DimensionError`` for an index out of range, ``ArgumentError`` otherwise;
+        each message lists the channels)."""
+        j = self._index(key)
         f = self.worst_perturbation[j]
         a, b = _skew_coefficients(self.skew)
         delta = (f - 1.0) / (a + b * f) if np.isfinite(f) else 1.0 / b
@@ -201,8 +241,13 @@ class LoopMargins:
 
     @property
     def gain_margin(self) -> np.ndarray:
-        """``(n, 2)`` array of disk-based gain margins ``[gmin, gmax]`` per channel."""
-        return dm2gm(self.alpha, self.skew)[0]
+        """``(n, 2)`` array of disk-based gain margins ``[gmin, gmax]`` per channel.
+
+        Those of ``alpha``, or of the half plane when the bracket ``[alpha, upper]``
+        contains it (the rule of :attr:`DiskMargin.gain_margin`).
+        """
+        gmin, gmax = _bracket_gain_margin(self.alpha, self.upper, self.skew)
+        return np.stack([gmin, gmax], axis=-1)
 
     @property
     def gain_margin_db(self) -> np.ndarray:
@@ -366,7 +411,9 @@ class WorstCaseDiskMargin:
 
     @property
     def gain_margin(self) -> tuple[float, float]:
-        return self.disk.gain_margin
+        """Gain margin of ``lower`` (the rule of :attr:`DiskMargin.gain_margin`)."""
+        gmin, gmax = _bracket_gain_margin(self.lower, self.upper, self.skew)
+        return float(gmin), float(gmax)
 
     @property
     def phase_margin(self) -> float:

@@ -17,10 +17,17 @@ import pytest
 from _oracles import load_oracle
 
 from robustmb.analysis.disk_geometry import Disk, dm2gm, gm2dm
+from robustmb.analysis.disk_margin_results import DiskMargin, LoopMargins, WorstCaseDiskMargin
 from robustmb.analysis.diskmargin import diskmargin
 from robustmb.analysis.norms import hinfnorm
 from robustmb.analysis.worst_case_disk_margin import wcdiskmargin
-from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
+from robustmb.errors import (
+    ArgumentError,
+    DimensionError,
+    IllPosedError,
+    SignalError,
+    UncertainTypeError,
+)
 
 s = control.tf("s")
 
@@ -396,7 +403,69 @@ def test_dm2gm_limits():
     assert gm[1, 0] == -1.0 and np.isinf(gm[1, 1]) and pm[1] == 180.0
 
 
+# ---------------------------------------------------------------------------- half plane
+def test_half_plane_gain_margin_is_zero_to_infinity():
+    # alpha = 2 (skew 0) is the half plane Re f > 0: every gain in (0, inf) is tolerated.
+    # hinfnorm's bracket around 2 is 1e-12 wide; the gain margin is the half plane's.
+    ref = dm2gm(2.0)[0].tolist()
+    assert ref == [0.0, np.inf]
+    for L in (control.tf(2, [1, 1]), 3 / s):
+        dm = diskmargin(L)
+        assert dm.lower <= 2.0 <= dm.upper
+        assert list(dm.gain_margin) == ref
+        assert dm.gain_margin_db == (-np.inf, np.inf)
+        assert dm.loop_at_a_time.gain_margin.tolist() == [ref]
+        assert "gain_margin=[0, inf]" in repr(dm.multiloop)
+    # Spinning satellite, loop at a time: alpha = 2 on both channels.
+    lat = diskmargin(_satellite()).loop_at_a_time
+    assert lat.gain_margin.tolist() == [ref, ref]
+    assert [list(lat[j].gain_margin) for j in range(2)] == [ref, ref]
+    # Skewed half plane 1/b = 2/(1 + skew): k/s has alpha = 2/(1 + |skew|), that value for
+    # skew > 0, with gmin = skew/(1 + skew) (closed form of the intercept).
+    dm = diskmargin(3 / s, skew=0.6)
+    assert dm.gain_margin[1] == np.inf
+    assert dm.gain_margin[0] == pytest.approx(0.6 / 1.6, rel=1e-9)
+    assert list(dm.gain_margin) == dm2gm(2 / 1.6, 0.6)[0].tolist()
+
+
+def test_half_plane_rule_needs_an_exact_bracket_containing_it():
+    # A bracket below the half plane, or one too wide to decide, keeps lower's intercepts.
+    below = DiskMargin(1.999, 1.999, 1.999, 1.0, 0.0, ("u",))
+    assert list(below.gain_margin) == dm2gm(1.999)[0].tolist()
+    assert np.isfinite(below.gain_margin[1])
+    wide = DiskMargin(2 - 1e-6, 2 - 1e-6, 2.0, 1.0, 0.0, ("u",))
+    assert list(wide.gain_margin) == dm2gm(2 - 1e-6)[0].tolist()
+    exact = DiskMargin(2 - 2e-12, 2 - 2e-12, 2.0, 1.0, 0.0, ("u",))
+    assert list(exact.gain_margin) == [0.0, np.inf]
+    lat = LoopMargins(
+        ("a", "b"),
+        np.array([2 - 2e-12, 1.5]),
+        np.ones(2),
+        np.ones(2),
+        0.0,
+        upper=np.array([2.0, 1.5 + 1e-13]),
+    )
+    assert lat.gain_margin.tolist() == [[0.0, np.inf], dm2gm(1.5)[0].tolist()]
+    # A worst-case bracket is as wide as its certificate: 2 inside it is not enough.
+    wc = WorstCaseDiskMargin(1.96, 2.0, 1.0, {}, None, None, ("u",), 0.0, True)
+    assert list(wc.gain_margin) == dm2gm(1.96)[0].tolist()
+
+
 # ---------------------------------------------------------------------------- input checks
+def test_loop_margins_channel_keys():
+    lat = diskmargin(_satellite()).loop_at_a_time
+    assert lat.channels == ("u[0]", "u[1]")
+    assert lat["u[1]"].channels == lat[1].channels == lat[-1].channels == ("u[1]",)
+    with pytest.raises(SignalError, match=r"'y1'.*\['u\[0\]', 'u\[1\]'\]"):
+        lat["y1"]
+    with pytest.raises(DimensionError, match=r"index 2 .*\['u\[0\]', 'u\[1\]'\]"):
+        lat[2]
+    with pytest.raises(DimensionError, match="index -3"):
+        lat[-3]
+    with pytest.raises(ArgumentError, match=r"1\.5"):
+        lat[1.5]
+
+
 def test_bad_input_raises_clear_errors():
     with pytest.raises(DimensionError, match="square"):
         diskmargin(control.ss([[-1.0]], [[1.0, 0.0]], [[1.0]], [[0.0, 0.0]]))
