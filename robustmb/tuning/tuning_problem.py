@@ -218,11 +218,12 @@ class TuningProblem:
 
         # Restart BFGS (fresh metric) while it keeps improving: the worst hard goal is
         # often a kink against the stability barrier, where one metric stalls.
-        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6)
+        pcs = self.hard_pieces if self.multipeak else None
+        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
         for _ in range(5):
             if r.f < 1.0 - 1e-6:
                 break
-            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6)
+            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
             if not r2.f < r.f * (1 - 1e-6):
                 break
             r2.history = r.history + r2.history
@@ -333,9 +334,21 @@ class TuningProblem:
         the objective by their maximum; ``keys`` rows are ``(term index, frequency)``
         (``nan``: not an H-infinity peak).  ``None`` outside the domain.
         """
-        if not self.soft:
+        return self._pieces_of(self.soft, x, rel)
+
+    def hard_pieces(self, x, *, rel=0.05):
+        """Active pieces of the worst hard goal at ``x`` (as :meth:`pieces`, over the
+        hard terms): the hard phase's multi-peak step sees every near-active pole of a
+        ``Poles`` goal and every active goal, where one subgradient stalls at the kink."""
+        if not self._in_bounds(x) or not self._stable(x):
             return None
-        parts = [t.pieces(x, rel=rel) for t in self.soft]
+        return self._pieces_of(self.hard, x, rel)
+
+    @staticmethod
+    def _pieces_of(terms, x, rel):
+        if not terms:
+            return None
+        parts = [t.pieces(x, rel=rel) for t in terms]
         if any(p is None for p in parts):
             return None
         vals = np.concatenate([p[0] for p in parts])
