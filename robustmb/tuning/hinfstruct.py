@@ -14,7 +14,7 @@ from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
-from .tuning_problem import TuningProblem
+from .tuning_problem import TuningProblem, warn_infeasible
 from .tuning_term import Term, check_multipeak, check_run_options
 
 
@@ -305,6 +305,7 @@ def hinfstruct(
         zero_tol=float(zero_tol),
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
+    warn_infeasible("hinfstruct", problem, runs[0])
     x = runs[0].x
     values = params.values(x)
     controller = km.usubs(values)

@@ -384,8 +384,11 @@ def robust_systune(
         violated = []
         for i, wc in enumerate(worst):
             # a hard goal is not met at 1; a soft goal violates above its limit (a
-            # worst case equal to an objective of 0 is not above it); nan violates
-            if not (wc.value < limits[i] if i >= nsoft else wc.value <= limits[i]):
+            # worst case equal to an objective of 0 is not above it); nan violates, and so
+            # does a non-finite worst case or objective (an unstable design: inf <= inf is
+            # no convergence)
+            met = wc.value < limits[i] if i >= nsoft else wc.value <= limits[i]
+            if not (met and np.isfinite(wc.value) and np.isfinite(act[i])):
                 violated.append(i)
         history.append(
             {
@@ -484,7 +487,9 @@ def _warn_not_converged(goals, nsoft, violated, worst, act, limits):
     for i in violated:
         kind, j = ("soft", i) if i < nsoft else ("hard", i - nsoft)
         what = (
-            f"worst case found {worst[i].value:.6g} >= 1: NOT met over the box"
+            "the design is not stable on the active set (no stabilising design found)"
+            if not np.isfinite(act[i])
+            else f"worst case found {worst[i].value:.6g} >= 1: NOT met over the box"
             if i >= nsoft
             else f"worst case found {worst[i].value:.6g} above the active-set objective "
             f"{limits[i]:.6g} (with rtol)"

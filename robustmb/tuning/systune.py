@@ -11,7 +11,7 @@ from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, robust_systune
 from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import TuningProblem
+from .tuning_problem import TuningProblem, warn_infeasible
 from .tuning_term import Term, check_multipeak, check_run_options
 
 
@@ -195,6 +195,9 @@ def systune(
         random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
+    # one name per hard term (a goal on each model)
+    names = [f"hard goal {i} ({g!r})" for i, g in enumerate(hard) for _ in points]
+    warn_infeasible("systune", problem, runs[0], names)
     x = runs[0].x
     values = params.values(x)
     tuned = cl.usubs(values)
