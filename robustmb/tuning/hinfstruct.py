@@ -15,7 +15,7 @@ from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
 from .tuning_problem import TuningProblem, warn_infeasible
-from .tuning_term import Term, check_multipeak, check_run_options
+from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
 @dataclass
@@ -278,6 +278,7 @@ def hinfstruct(
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
     if km.uncertainty:
         raise UncertainTypeError(f"hinfstruct: K has uncertain elements {sorted(km.uncertainty)}")
+    seed = check_seed("hinfstruct", seed)
     check_run_options("hinfstruct", random_start, maxiter, ParameterVector(km.tunables))
     nu, ny = km.shape
     plants = _models(P, samples, seed)

@@ -12,7 +12,7 @@ from .robust_tuning import ROBUST_OPTIONS, robust_systune
 from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem, warn_infeasible
-from .tuning_term import Term, check_multipeak, check_run_options
+from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
 def _sample_points(CL, samples, seed):
@@ -139,6 +139,7 @@ def systune(
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
+    seed = check_seed("systune", seed)
     check_run_options("systune", random_start, maxiter, ParameterVector(cl.tunables))
     unknown = sorted(set(robust_options) - set(ROBUST_OPTIONS))
     if unknown:

@@ -20,7 +20,7 @@ from .h2_gradient import h2_gradient
 from .parametrization import TunableLFT
 from .pole_measure import pole_pieces, pole_requirement
 
-__all__ = ["Term", "check_multipeak", "check_run_options", "pole_requirement"]
+__all__ = ["Term", "check_multipeak", "check_run_options", "check_seed", "pole_requirement"]
 
 
 @dataclass
@@ -202,6 +202,26 @@ def check_multipeak(multipeak, where):
     if not isinstance(multipeak, bool | np.bool_):
         raise ArgumentError(f"{where}: multipeak must be True or False, got {multipeak!r}")
     return bool(multipeak)
+
+
+def check_seed(where, seed):
+    """``seed`` as ``None`` or an integer >= 0 (the random starts' and samples' seed);
+    :class:`~robustmb.errors.ArgumentError` otherwise.
+
+    Examples
+    --------
+    >>> check_seed("systune", 3), check_seed("systune", None)
+    (3, None)
+    >>> check_seed("systune", "x")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: systune: seed must be None or an integer >= 0, got 'x'
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"{where}: seed must be None or an integer >= 0, got {seed!r}")
+    return int(seed)
 
 
 def check_run_options(where, random_start, maxiter, params=None):
