@@ -15,7 +15,7 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, SignalError
+from ..errors import ArgumentError, DimensionError, SignalError, warn
 from ..lft.model import UncertainSystem, as_model, umat, uss
 from .goal_weights import goal_weight, loop_dt, positive_number, siso_weight
 
@@ -47,11 +47,66 @@ def _names(x):
     return [x] if isinstance(x, str) else list(x)
 
 
+def _signals(x, what):
+    """``x`` as a signal name or a non-empty list of names, else ArgumentError.
+
+    Examples
+    --------
+    >>> _signals(["r", "d"], "WeightedGain: inputs")
+    ['r', 'd']
+    >>> _signals(0, "Gain: inputs")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: Gain: inputs must be a signal name or a list of them, got 0
+    """
+    names = [x] if isinstance(x, str) else (list(x) if isinstance(x, list | tuple) else None)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ArgumentError(f"{what} must be a signal name or a list of them, got {x!r}")
+    return names
+
+
+def _structurally_zero(T):
+    """Whether no input of ``T`` reaches an output through a nonzero entry of its
+    realization, whatever the tunable and uncertain values (a graph search over the
+    states and the ``Delta`` channels; a block's outputs reach all its inputs).
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> _structurally_zero(rmb.uss(control.ss([[-1.0]], [[0.0]], [[1.0]], [[0.0]])))
+    True
+    >>> _structurally_zero(rmb.uss(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]])))
+    False
+    """
+    r = as_model(T)._real
+    nx, nw, nz = r.nx, r.nw, r.nz
+    m = r.as_static_map() != 0  # rows [x'; z; y], columns [x; w; u]
+    cols = np.zeros(m.shape[1], bool)
+    cols[nx + nw :] = True
+    while True:
+        rows = m[:, cols].any(axis=1)
+        new = cols.copy()
+        new[:nx] |= rows[:nx]
+        for *_, ws, zs in r.block_slices():
+            if rows[nx + zs.start : nx + zs.stop].any():
+                new[nx + ws.start : nx + ws.stop] = True
+        if np.array_equal(new, cols):
+            return not rows[nx + nz :].any()
+        cols = new
+
+
 def _select(CL, outputs, inputs, what):
     try:
-        return CL[_names(outputs), _names(inputs)]
+        T = CL[_names(outputs), _names(inputs)]
     except SignalError as exc:
         raise SignalError(f"{what}: {exc}") from None
+    if T.shape[0] and T.shape[1] and _structurally_zero(T):
+        warn(
+            f"{what}: no path from {_names(inputs)} to {_names(outputs)} in "
+            f"{as_model(CL).name!r}: the goal's value is 0 whatever the tuning"
+        )
+    return T
 
 
 def _location(CL, location, what):
@@ -180,6 +235,8 @@ class WeightedGain(Goal):
     """
 
     def __init__(self, inputs, outputs, wl=None, wr=None):
+        _signals(inputs, "WeightedGain: inputs")
+        _signals(outputs, "WeightedGain: outputs")
         self.inputs, self.outputs, self.wl, self.wr = inputs, outputs, wl, wr
 
     def model(self, CL):
@@ -207,6 +264,8 @@ class Gain(Goal):
 
     def __init__(self, inputs, outputs, max_gain):
         _check_bound(max_gain, "Gain: max_gain")
+        _signals(inputs, "Gain: inputs")
+        _signals(outputs, "Gain: outputs")
         self.inputs, self.outputs, self.max_gain = inputs, outputs, max_gain
 
     def model(self, CL):
@@ -245,6 +304,8 @@ class Tracking(Goal):
             raise ArgumentError(
                 f"Tracking: dc_error ({dc_error}) must be below peak_error ({peak_error})"
             )
+        _signals(reference, "Tracking: reference")
+        _signals(output, "Tracking: output")
         self.reference, self.output = reference, output
         self.response_time, self.dc_error, self.peak_error = response_time, dc_error, peak_error
         self.band = 1.0 / response_time
@@ -286,6 +347,8 @@ class Rejection(Goal):
         _check_weight(attenuation, "Rejection: attenuation")
         if attenuation is None:
             raise ArgumentError("Rejection: attenuation must be a number > 0 or a SISO system")
+        _signals(disturbance, "Rejection: disturbance")
+        _signals(output, "Rejection: output")
         self.disturbance, self.output, self.attenuation = disturbance, output, attenuation
 
     def model(self, CL):
@@ -422,6 +485,8 @@ class Variance(Goal):
 
     def __init__(self, inputs, outputs, max_amplitude=1.0):
         _real(max_amplitude, "Variance: max_amplitude", low=0, low_open=True)
+        _signals(inputs, "Variance: inputs")
+        _signals(outputs, "Variance: outputs")
         self.inputs, self.outputs, self.max_amplitude = inputs, outputs, max_amplitude
 
     def model(self, CL):

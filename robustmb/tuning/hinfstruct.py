@@ -107,6 +107,8 @@ def _balanced(p):
 
 def _models(P, samples, seed):
     plants = list(P) if isinstance(P, list | tuple) else [P]
+    if not plants:
+        raise ArgumentError("hinfstruct: P is an empty list (give a plant or a list of plants)")
     # samples name elements of any of the plants, inside their ranges (systune's checks)
     elements = {}
     for p in plants:

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import DimensionError
 from ..lft.model import UncertainSystem, uss
 from .realp import realp
-from .tunable_gain import _positive
+from .tunable_gain import _block_name, _positive
 
 FORMS = ("full", "companion", "diag")
 
@@ -51,6 +51,7 @@ def tunable_ss(name, nx, ny, nu, *, form="full") -> UncertainSystem:
     >>> C.tunables["C.A"].free.astype(int).tolist()
     [[0, 0], [1, 1]]
     """
+    name = _block_name("tunable_ss", name)
     nx = _positive(name, "nx", nx)
     ny = _positive(name, "ny", ny)
     nu = _positive(name, "nu", nu)
