@@ -101,12 +101,34 @@ def _select(CL, outputs, inputs, what):
         T = CL[_names(outputs), _names(inputs)]
     except SignalError as exc:
         raise SignalError(f"{what}: {exc}") from None
-    if T.shape[0] and T.shape[1] and _structurally_zero(T):
-        warn(
-            f"{what}: no path from {_names(inputs)} to {_names(outputs)} in "
-            f"{as_model(CL).name!r}: the goal's value is 0 whatever the tuning"
-        )
     return T
+
+
+def warn_no_path(goal, model, where, loop_name):
+    """Warn (:class:`~robustmb.errors.RobustMBWarning`, a ``UserWarning``) when the
+    transfer measured by ``goal`` (its ``model``, tunables still free) is structurally
+    zero: no signal path joins its inputs to its outputs, so its value is 0 whatever the
+    tuning (a misnamed signal, or a loop wired otherwise than meant).
+
+    Examples
+    --------
+    >>> import control, warnings
+    >>> import robustmb as rmb
+    >>> T = rmb.uss(control.ss([[-1.0]], [[0.0]], [[1.0]], [[0.0]], inputs="n", outputs="y"))
+    >>> goal = WeightedGain("n", "y")
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_no_path(goal, goal.model(T)[0], "systune", "CL")
+    >>> "no path" in str(w[0].message)
+    True
+    """
+    if goal.measure == "poles" or not (model.shape[0] and model.shape[1]):
+        return
+    if _structurally_zero(model):
+        warn(
+            f"{where}: no path joins the signals of {goal!r} in {loop_name!r}: the goal's "
+            "value is 0 whatever the tuning"
+        )
 
 
 def _location(CL, location, what):
@@ -275,25 +297,30 @@ class Gain(Goal):
 
 
 class Tracking(Goal):
-    """Relative tracking error ``I - T_{r->y}`` below ``E(s) = (peak s + dc/tau) / (s + 1/tau)``.
+    """Relative tracking error ``I - T_{r->y}`` below ``E(s) = (peak s + wc dc) / (s + wc)``.
 
-    ``tau = response_time``: a first-order response's error profile, ``dc_error`` at
-    low frequency rising to ``peak_error`` above ``1/tau``.  The default peak 2 (6 dB,
-    as a usual sensitivity peak) leaves room above the high-frequency limit
-    ``|I - T| -> 1`` of a strictly proper loop, which a bound of 1 could only touch.
-    That limit, ``1/peak_error``, is the least value the goal can take; once there,
-    the tuning keeps lowering the relative error over the tracking band ``w <= 1/tau``
-    (the goal's value stays ``1/peak_error``).
+    ``wc = 2 / response_time``, MATLAB's ``TuningGoal.Tracking`` convention (its
+    documented tracking bandwidth ``2/responsetime``), so that a goal ported from
+    MATLAB with the same response time, DC error and peak error measures the same
+    profile: ``dc_error`` at low frequency rising to ``peak_error`` above ``wc``.
+    MATLAB's syntax with a response time takes ``dcerror`` and ``peakerror``
+    explicitly; here they default to ``1e-3`` and ``2`` (6 dB, as a usual sensitivity
+    peak), which leaves room above the high-frequency limit ``|I - T| -> 1`` of a
+    strictly proper loop that a peak error of 1 could only touch.  That limit,
+    ``1/peak_error``, is the least value the goal can take; once there, the tuning
+    keeps lowering the relative error over the tracking band ``w <= wc`` (the goal's
+    value stays ``1/peak_error``).
 
     On a discrete loop (sample time ``dt``) the profile is discretised by the Tustin
-    transform prewarped at ``1/tau`` (exact magnitude there); ``1/tau`` must lie below
-    the Nyquist frequency ``pi/dt``.
+    transform prewarped at ``wc`` (exact magnitude there); ``wc`` must lie below the
+    Nyquist frequency ``pi/dt``.
 
     Examples
     --------
     >>> from robustmb.tuning import Tracking
-    >>> Tracking("r", "y", response_time=0.5).dc_error
-    0.001
+    >>> g = Tracking("r", "y", response_time=0.5)
+    >>> g.dc_error, g.band  # the tracking band wc = 2 / response_time
+    (0.001, 4.0)
     """
 
     def __init__(self, reference, output, response_time, *, dc_error=1e-3, peak_error=2.0):
@@ -308,13 +335,13 @@ class Tracking(Goal):
         _signals(output, "Tracking: output")
         self.reference, self.output = reference, output
         self.response_time, self.dc_error, self.peak_error = response_time, dc_error, peak_error
-        self.band = 1.0 / response_time
+        self.band = 2.0 / response_time  # wc, MATLAB's tracking bandwidth
 
     def model(self, CL):
         T = _select(CL, self.output, self.reference, "Tracking")
         if T.shape[0] != T.shape[1]:
             raise DimensionError(f"Tracking: {T.shape[0]} outputs for {T.shape[1]} references")
-        wc = 1.0 / self.response_time
+        wc = 2.0 / self.response_time  # MATLAB's TuningGoal.Tracking bandwidth
         err = np.eye(T.shape[0]) - T
         winv = control.ss(control.tf([1.0, wc], [self.peak_error, wc * self.dc_error]))
         dt = loop_dt(CL)
@@ -322,7 +349,7 @@ class Tracking(Goal):
             if not wc < np.pi / dt:
                 raise ArgumentError(
                     f"Tracking: response_time {self.response_time} is too short for the "
-                    f"loop's sample time {dt} (1/response_time must be below pi/dt = "
+                    f"loop's sample time {dt} (2/response_time must be below pi/dt = "
                     f"{np.pi / dt:.6g})"
                 )
             winv = control.c2d(winv, dt, method="tustin", prewarp_frequency=wc)

@@ -6,7 +6,7 @@ from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .dscaling import goal_lft
-from .goals import Goal
+from .goals import Goal, warn_no_path
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, robust_systune
 from .sample_points import check_samples
@@ -151,6 +151,8 @@ def systune(
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
+    for g in soft + hard:
+        warn_no_path(g, g.model(cl)[0], "systune", cl.name)
     if robust and cl.uncertainty:
         if not multipeak:
             raise ArgumentError(
