@@ -65,7 +65,7 @@ def warn_infeasible(where, problem, rec, hard_names=()):
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     warn_infeasible("systune", P(), rec)
-    >>> "could not stabilise" in str(w[0].message)
+    >>> "no run could stabilise" in str(w[0].message)
     True
     """
     if rec.feasible:

@@ -172,7 +172,7 @@ def test_systune_with_a_fixed_scalar_gain():
     # independent: the tracking error of the loop rebuilt with python-control
     L = (0.5 + res.values["ki"] / S_) * GP
     T = control.feedback(L, 1)
-    winv = control.tf([1.0, 1.0], [2.0, 1e-3])
+    winv = control.tf([1.0, 2.0], [2.0, 2e-3])  # (s + wc) / (2 s + wc dc), wc = 2 / tau
     ref = rmb.hinfnorm(control.ss(winv * (1 - T)))[0]
     assert res.soft[0] == pytest.approx(ref, rel=1e-6)
     with pytest.raises(ArgumentError, match="no free entry"):
