@@ -266,7 +266,11 @@ class TuningProblem:
 
         # Restart BFGS (fresh metric) while it keeps improving: the worst hard goal is
         # often a kink against the stability barrier, where one metric stalls.
-        pcs = self.hard_pieces if self.multipeak else None
+        # The multi-peak step where a Poles goal is hard (several poles level at its
+        # kink, where one subgradient stalls); hard H-infinity goals keep the plain BFGS
+        # step of the designs tuned before it (the robotic arm's stored ones).
+        poles = any(t.measure == "poles" for t in self.hard)
+        pcs = self.hard_pieces if self.multipeak and poles else None
         r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
         for _ in range(5):
             if r.f < 1.0 - 1e-6:
