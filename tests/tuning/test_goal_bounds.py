@@ -203,7 +203,7 @@ def test_discrete_loop_refuses_continuous_weights_and_too_short_response_times()
         with pytest.raises(ArgumentError, match=f"{what} is a continuous system"):
             goal.model(cl)
     with pytest.raises(ArgumentError, match="Tracking: response_time"):
-        Tracking("r", "y", TS / 4).model(cl)  # 1/tau above pi/Ts
+        Tracking("r", "y", TS / 4).model(cl)  # 2/tau above pi/Ts
 
 
 def test_discrete_bound_with_a_zero_outside_the_unit_circle():
