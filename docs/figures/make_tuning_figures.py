@@ -26,10 +26,10 @@ print("soft", res.soft, "hard", res.hard, "verify", res.verify())
 T = res.closed_loop[0, 0]
 t = np.linspace(0, 10, 500)
 _, y = control.step_response(T, t)
-ref = 1 - np.exp(-t / 2.0)
+ref = 1 - np.exp(-t * 2.0 / 2.0)  # first order at the tracking bandwidth wc = 2 / tau
 fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
 ax[0].plot(t, y, label="tuned PID")
-ax[0].plot(t, ref, "--", label="first-order target, tau = 2 s")
+ax[0].plot(t, ref, "--", label="first order at wc = 2/tau (tau = 2 s)")
 ax[0].set_xlabel("time [s]")
 ax[0].set_ylabel("y")
 ax[0].legend()

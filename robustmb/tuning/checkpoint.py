@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 import numpy as np
 
 from ..errors import ArgumentError
 
-__all__ = ["read_checkpoint", "write_checkpoint"]
+__all__ = ["check_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 
 def _jsonable(v):
@@ -30,13 +31,70 @@ def _jsonable(v):
     return v
 
 
+def check_checkpoint(path):
+    """``path`` as a checkpoint file name, checked before any tuning.
+
+    A ``str`` or path-like, not a directory, in an existing folder where a file can be
+    created (tried with a temporary file, removed at once); else
+    :class:`~robustmb.errors.ArgumentError` naming ``checkpoint``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_checkpoint(os.path.join(folder, "ck.json")) == os.path.join(folder, "ck.json")
+    True
+    >>> check_checkpoint(5)
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: systune: checkpoint must be a file name (str or path-like), got 5
+    """
+    if not isinstance(path, str | os.PathLike):
+        raise ArgumentError(
+            f"systune: checkpoint must be a file name (str or path-like), got {path!r}"
+        )
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path or os.path.isdir(path):
+        raise ArgumentError(f"systune: checkpoint {path!r} is not a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ArgumentError(f"systune: checkpoint folder {folder!r} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".checkpoint-", suffix=".tmp")
+    except OSError as exc:
+        raise ArgumentError(
+            f"systune: checkpoint folder {folder!r} is not writable ({exc.strerror})"
+        ) from None
+    os.close(fd)
+    os.remove(tmp)
+    return path
+
+
 def write_checkpoint(path, values, points, history):
-    """Write the round's design, active set and history (JSON, replaced atomically)."""
-    data = {"values": values, "active_set": points, "history": history}
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w") as fh:
-        json.dump(_jsonable(data), fh)
-    os.replace(tmp, path)
+    """Write the round's design, active set and history (JSON, replaced atomically).
+
+    The data goes to a new temporary file in the same folder (a unique name, so that
+    no leftover of an interrupted write is reused), is flushed to disk, and replaces
+    ``path`` in one ``os.replace``; on any failure the temporary file is removed and
+    ``path`` keeps the previous round.
+    """
+    path = os.fspath(path)
+    data = json.dumps(_jsonable({"values": values, "active_set": points, "history": history}))
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".checkpoint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # also on KeyboardInterrupt: no temporary file is left behind
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def read_checkpoint(path):

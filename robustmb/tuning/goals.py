@@ -15,7 +15,7 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, SignalError
+from ..errors import ArgumentError, DimensionError, SignalError, warn
 from ..lft.model import UncertainSystem, as_model, umat, uss
 from .goal_weights import goal_weight, loop_dt, positive_number, siso_weight
 
@@ -47,11 +47,88 @@ def _names(x):
     return [x] if isinstance(x, str) else list(x)
 
 
+def _signals(x, what):
+    """``x`` as a signal name or a non-empty list of names, else ArgumentError.
+
+    Examples
+    --------
+    >>> _signals(["r", "d"], "WeightedGain: inputs")
+    ['r', 'd']
+    >>> _signals(0, "Gain: inputs")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: Gain: inputs must be a signal name or a list of them, got 0
+    """
+    names = [x] if isinstance(x, str) else (list(x) if isinstance(x, list | tuple) else None)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ArgumentError(f"{what} must be a signal name or a list of them, got {x!r}")
+    return names
+
+
+def _structurally_zero(T):
+    """Whether no input of ``T`` reaches an output through a nonzero entry of its
+    realization, whatever the tunable and uncertain values (a graph search over the
+    states and the ``Delta`` channels; a block's outputs reach all its inputs).
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> _structurally_zero(rmb.uss(control.ss([[-1.0]], [[0.0]], [[1.0]], [[0.0]])))
+    True
+    >>> _structurally_zero(rmb.uss(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]])))
+    False
+    """
+    r = as_model(T)._real
+    nx, nw, nz = r.nx, r.nw, r.nz
+    m = r.as_static_map() != 0  # rows [x'; z; y], columns [x; w; u]
+    cols = np.zeros(m.shape[1], bool)
+    cols[nx + nw :] = True
+    while True:
+        rows = m[:, cols].any(axis=1)
+        new = cols.copy()
+        new[:nx] |= rows[:nx]
+        for *_, ws, zs in r.block_slices():
+            if rows[nx + zs.start : nx + zs.stop].any():
+                new[nx + ws.start : nx + ws.stop] = True
+        if np.array_equal(new, cols):
+            return not rows[nx + nz :].any()
+        cols = new
+
+
 def _select(CL, outputs, inputs, what):
     try:
-        return CL[_names(outputs), _names(inputs)]
+        T = CL[_names(outputs), _names(inputs)]
     except SignalError as exc:
         raise SignalError(f"{what}: {exc}") from None
+    return T
+
+
+def warn_no_path(goal, model, where, loop_name):
+    """Warn (:class:`~robustmb.errors.RobustMBWarning`, a ``UserWarning``) when the
+    transfer measured by ``goal`` (its ``model``, tunables still free) is structurally
+    zero: no signal path joins its inputs to its outputs, so its value is 0 whatever the
+    tuning (a misnamed signal, or a loop wired otherwise than meant).
+
+    Examples
+    --------
+    >>> import control, warnings
+    >>> import robustmb as rmb
+    >>> T = rmb.uss(control.ss([[-1.0]], [[0.0]], [[1.0]], [[0.0]], inputs="n", outputs="y"))
+    >>> goal = WeightedGain("n", "y")
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_no_path(goal, goal.model(T)[0], "systune", "CL")
+    >>> "no path" in str(w[0].message)
+    True
+    """
+    if goal.measure == "poles" or not (model.shape[0] and model.shape[1]):
+        return
+    if _structurally_zero(model):
+        warn(
+            f"{where}: no path joins the signals of {goal!r} in {loop_name!r}: the goal's "
+            "value is 0 whatever the tuning"
+        )
 
 
 def _location(CL, location, what):
@@ -180,6 +257,8 @@ class WeightedGain(Goal):
     """
 
     def __init__(self, inputs, outputs, wl=None, wr=None):
+        _signals(inputs, "WeightedGain: inputs")
+        _signals(outputs, "WeightedGain: outputs")
         self.inputs, self.outputs, self.wl, self.wr = inputs, outputs, wl, wr
 
     def model(self, CL):
@@ -207,6 +286,8 @@ class Gain(Goal):
 
     def __init__(self, inputs, outputs, max_gain):
         _check_bound(max_gain, "Gain: max_gain")
+        _signals(inputs, "Gain: inputs")
+        _signals(outputs, "Gain: outputs")
         self.inputs, self.outputs, self.max_gain = inputs, outputs, max_gain
 
     def model(self, CL):
@@ -216,25 +297,30 @@ class Gain(Goal):
 
 
 class Tracking(Goal):
-    """Relative tracking error ``I - T_{r->y}`` below ``E(s) = (peak s + dc/tau) / (s + 1/tau)``.
+    """Relative tracking error ``I - T_{r->y}`` below ``E(s) = (peak s + wc dc) / (s + wc)``.
 
-    ``tau = response_time``: a first-order response's error profile, ``dc_error`` at
-    low frequency rising to ``peak_error`` above ``1/tau``.  The default peak 2 (6 dB,
-    as a usual sensitivity peak) leaves room above the high-frequency limit
-    ``|I - T| -> 1`` of a strictly proper loop, which a bound of 1 could only touch.
-    That limit, ``1/peak_error``, is the least value the goal can take; once there,
-    the tuning keeps lowering the relative error over the tracking band ``w <= 1/tau``
-    (the goal's value stays ``1/peak_error``).
+    ``wc = 2 / response_time``, MATLAB's ``TuningGoal.Tracking`` convention (its
+    documented tracking bandwidth ``2/responsetime``), so that a goal ported from
+    MATLAB with the same response time, DC error and peak error measures the same
+    profile: ``dc_error`` at low frequency rising to ``peak_error`` above ``wc``.
+    MATLAB's syntax with a response time takes ``dcerror`` and ``peakerror``
+    explicitly; here they default to ``1e-3`` and ``2`` (6 dB, as a usual sensitivity
+    peak), which leaves room above the high-frequency limit ``|I - T| -> 1`` of a
+    strictly proper loop that a peak error of 1 could only touch.  That limit,
+    ``1/peak_error``, is the least value the goal can take; once there, the tuning
+    keeps lowering the relative error over the tracking band ``w <= wc`` (the goal's
+    value stays ``1/peak_error``).
 
     On a discrete loop (sample time ``dt``) the profile is discretised by the Tustin
-    transform prewarped at ``1/tau`` (exact magnitude there); ``1/tau`` must lie below
-    the Nyquist frequency ``pi/dt``.
+    transform prewarped at ``wc`` (exact magnitude there); ``wc`` must lie below the
+    Nyquist frequency ``pi/dt``.
 
     Examples
     --------
     >>> from robustmb.tuning import Tracking
-    >>> Tracking("r", "y", response_time=0.5).dc_error
-    0.001
+    >>> g = Tracking("r", "y", response_time=0.5)
+    >>> g.dc_error, g.band  # the tracking band wc = 2 / response_time
+    (0.001, 4.0)
     """
 
     def __init__(self, reference, output, response_time, *, dc_error=1e-3, peak_error=2.0):
@@ -245,15 +331,17 @@ class Tracking(Goal):
             raise ArgumentError(
                 f"Tracking: dc_error ({dc_error}) must be below peak_error ({peak_error})"
             )
+        _signals(reference, "Tracking: reference")
+        _signals(output, "Tracking: output")
         self.reference, self.output = reference, output
         self.response_time, self.dc_error, self.peak_error = response_time, dc_error, peak_error
-        self.band = 1.0 / response_time
+        self.band = 2.0 / response_time  # wc, MATLAB's tracking bandwidth
 
     def model(self, CL):
         T = _select(CL, self.output, self.reference, "Tracking")
         if T.shape[0] != T.shape[1]:
             raise DimensionError(f"Tracking: {T.shape[0]} outputs for {T.shape[1]} references")
-        wc = 1.0 / self.response_time
+        wc = 2.0 / self.response_time  # MATLAB's TuningGoal.Tracking bandwidth
         err = np.eye(T.shape[0]) - T
         winv = control.ss(control.tf([1.0, wc], [self.peak_error, wc * self.dc_error]))
         dt = loop_dt(CL)
@@ -261,7 +349,7 @@ class Tracking(Goal):
             if not wc < np.pi / dt:
                 raise ArgumentError(
                     f"Tracking: response_time {self.response_time} is too short for the "
-                    f"loop's sample time {dt} (1/response_time must be below pi/dt = "
+                    f"loop's sample time {dt} (2/response_time must be below pi/dt = "
                     f"{np.pi / dt:.6g})"
                 )
             winv = control.c2d(winv, dt, method="tustin", prewarp_frequency=wc)
@@ -286,6 +374,8 @@ class Rejection(Goal):
         _check_weight(attenuation, "Rejection: attenuation")
         if attenuation is None:
             raise ArgumentError("Rejection: attenuation must be a number > 0 or a SISO system")
+        _signals(disturbance, "Rejection: disturbance")
+        _signals(output, "Rejection: output")
         self.disturbance, self.output, self.attenuation = disturbance, output, attenuation
 
     def model(self, CL):
@@ -422,6 +512,8 @@ class Variance(Goal):
 
     def __init__(self, inputs, outputs, max_amplitude=1.0):
         _real(max_amplitude, "Variance: max_amplitude", low=0, low_open=True)
+        _signals(inputs, "Variance: inputs")
+        _signals(outputs, "Variance: outputs")
         self.inputs, self.outputs, self.max_amplitude = inputs, outputs, max_amplitude
 
     def model(self, CL):

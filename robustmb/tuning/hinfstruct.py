@@ -14,8 +14,8 @@ from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
-from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak, check_run_options
+from .tuning_problem import TuningProblem, warn_infeasible
+from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
 @dataclass
@@ -107,6 +107,8 @@ def _balanced(p):
 
 def _models(P, samples, seed):
     plants = list(P) if isinstance(P, list | tuple) else [P]
+    if not plants:
+        raise ArgumentError("hinfstruct: P is an empty list (give a plant or a list of plants)")
     # samples name elements of any of the plants, inside their ranges (systune's checks)
     elements = {}
     for p in plants:
@@ -278,6 +280,7 @@ def hinfstruct(
         raise UncertainTypeError(f"hinfstruct: K ({km.name!r}) has no tunable parameters")
     if km.uncertainty:
         raise UncertainTypeError(f"hinfstruct: K has uncertain elements {sorted(km.uncertainty)}")
+    seed = check_seed("hinfstruct", seed)
     check_run_options("hinfstruct", random_start, maxiter, ParameterVector(km.tunables))
     nu, ny = km.shape
     plants = _models(P, samples, seed)
@@ -305,6 +308,7 @@ def hinfstruct(
         zero_tol=float(zero_tol),
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
+    warn_infeasible("hinfstruct", problem, runs[0])
     x = runs[0].x
     values = params.values(x)
     controller = km.usubs(values)

@@ -93,7 +93,8 @@ class realp(UncertainElement):
     def __init__(self, name, value, *, minimum=None, maximum=None, free=True):
         self.name = _check_tunable_name(name)
         val = np.asarray(value)
-        if val.dtype == object or not (np.issubdtype(val.dtype, np.number) or val.dtype == bool):
+        # a bool is no number to tune (realp('k', True) is most likely a misplaced flag)
+        if val.dtype == object or val.dtype == bool or not np.issubdtype(val.dtype, np.number):
             raise UncertainElementError(f"realp '{name}': value must be numeric, got {value!r}")
         if np.iscomplexobj(val):
             raise UncertainElementError(f"realp '{name}': value must be real")
@@ -110,6 +111,11 @@ class realp(UncertainElement):
         self.value = val
         self.minimum = _bound(name, "minimum", minimum, val.shape, -np.inf)
         self.maximum = _bound(name, "maximum", maximum, val.shape, np.inf)
+        if np.any(self.minimum == np.inf) or np.any(self.maximum == -np.inf):
+            raise UncertainElementError(
+                f"realp '{name}': a minimum of +inf or a maximum of -inf admits no finite "
+                "value (leave a bound out, or give None, for no bound)"
+            )
         if np.any(self.minimum > self.maximum):
             raise UncertainElementError(f"realp '{name}': minimum exceeds maximum")
         if np.any(val < self.minimum) or np.any(val > self.maximum):

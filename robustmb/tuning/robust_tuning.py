@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis import hinfnorm, wcgain
-from ..errors import ArgumentError, DimensionError, warn
+from ..errors import ArgumentError, warn
 from ..lft.model import UncertainModel, as_model
-from .checkpoint import read_checkpoint, write_checkpoint
+from .checkpoint import check_checkpoint, read_checkpoint, write_checkpoint
 from .goal_certificate import certify_goal, check_splits
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
@@ -281,6 +281,10 @@ def robust_systune(
     nsoft = len(soft)
     params = ParameterVector(cl.tunables)
     rng_seed = 0 if seed is None else seed
+    # checked before any tuning: a bad start or an unwritable checkpoint fails at once
+    x_init = None if initial is None else _initial_vector(params, initial)
+    if checkpoint is not None:
+        check_checkpoint(checkpoint)
 
     points = [{n: el.nominal for n, el in elements.items()}]
     nominal_other = {n: el.nominal for n, el in other.items()}
@@ -319,7 +323,7 @@ def robust_systune(
         problem = build(points)
         if x is None:
             rng = np.random.default_rng(seed)
-            x0 = params.initial() if not initial else _initial_vector(params, initial)
+            x0 = params.initial() if x_init is None else x_init
             starts = [x0] + [problem.random_point(rng, x0) for _ in range(random_start)]
             # Several initial samples, no initial design: with start="nominal" the
             # starts are tuned on the nominal point alone (a problem random starts
@@ -384,8 +388,11 @@ def robust_systune(
         violated = []
         for i, wc in enumerate(worst):
             # a hard goal is not met at 1; a soft goal violates above its limit (a
-            # worst case equal to an objective of 0 is not above it); nan violates
-            if not (wc.value < limits[i] if i >= nsoft else wc.value <= limits[i]):
+            # worst case equal to an objective of 0 is not above it); nan violates, and so
+            # does a non-finite worst case or objective (an unstable design: inf <= inf is
+            # no convergence)
+            met = wc.value < limits[i] if i >= nsoft else wc.value <= limits[i]
+            if not (met and np.isfinite(wc.value) and np.isfinite(act[i])):
                 violated.append(i)
         history.append(
             {
@@ -484,7 +491,9 @@ def _warn_not_converged(goals, nsoft, violated, worst, act, limits):
     for i in violated:
         kind, j = ("soft", i) if i < nsoft else ("hard", i - nsoft)
         what = (
-            f"worst case found {worst[i].value:.6g} >= 1: NOT met over the box"
+            "the design is not stable on the active set (no stabilising design found)"
+            if not np.isfinite(act[i])
+            else f"worst case found {worst[i].value:.6g} >= 1: NOT met over the box"
             if i >= nsoft
             else f"worst case found {worst[i].value:.6g} above the active-set objective "
             f"{limits[i]:.6g} (with rtol)"
@@ -603,19 +612,73 @@ def _real(model):
 
 
 def _initial_vector(params, initial):
-    """The parameter vector with the given ``{name: value}`` replacing initial values."""
+    """The parameter vector with the given ``{name: value}`` replacing initial values.
+
+    Every value must be numeric, finite, of the tunable's shape (a scalar for a 1x1
+    matrix is fine), inside its bounds and equal to its fixed entries; else
+    :class:`~robustmb.errors.ArgumentError` naming the parameter.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning.parametrization import ParameterVector
+    >>> params = ParameterVector({"k": rmb.realp("k", 1.0, minimum=0.0)})
+    >>> _initial_vector(params, {"k": 2.0}).tolist()
+    [2.0]
+    >>> try:
+    ...     _initial_vector(params, {"k": -1.0})
+    ... except rmb.errors.ArgumentError as e:
+    ...     print(e)
+    systune: initial value of 'k' [-1.0] lies outside its bounds [0.0, inf]
+    """
+    if not isinstance(initial, dict):
+        raise ArgumentError(
+            f"systune: initial must be a dict {{tunable name: value}}, got {type(initial).__name__}"
+        )
     x = params.initial()
     for name, value in initial.items():
         if name not in params.tunables:
-            raise DimensionError(f"initial: '{name}' is not a tunable of the loop")
+            raise ArgumentError(
+                f"systune: initial names {name!r}, not a tunable of the loop "
+                f"({sorted(params.tunables)})"
+            )
         el = params.tunables[name]
         k = params.offsets[name]
-        val = np.asarray(value, float)
+        try:
+            if isinstance(value, bool | np.bool_):
+                raise TypeError
+            val = np.asarray(value)
+            if val.dtype == object or val.dtype == bool or np.iscomplexobj(val):
+                raise TypeError
+            val = val.astype(float)
+        except (TypeError, ValueError):
+            raise ArgumentError(
+                f"systune: initial value of {name!r} must be real numbers, got {value!r}"
+            ) from None
         if val.shape != el.value.shape:
-            raise DimensionError(
-                f"initial: '{name}' has shape {el.value.shape}, got a value of shape {val.shape}"
+            if val.size == 1 and el.value.size == 1:
+                val = val.reshape(el.value.shape)  # a scalar for a 1x1 block
+            else:
+                raise ArgumentError(
+                    f"systune: initial value of {name!r} has shape {val.shape}, the tunable "
+                    f"{el.value.shape}"
+                )
+        if not np.all(np.isfinite(val)):
+            raise ArgumentError(f"systune: initial value of {name!r} must be finite, got {value!r}")
+        if np.any(val < el.minimum) or np.any(val > el.maximum):
+            lo = el.minimum.tolist() if el.minimum.ndim else float(el.minimum)
+            hi = el.maximum.tolist() if el.maximum.ndim else float(el.maximum)
+            raise ArgumentError(
+                f"systune: initial value of {name!r} {np.atleast_1d(val).tolist()} lies outside "
+                f"its bounds [{lo}, {hi}]"
             )
-        x[k : k + el.nfree] = val[el.free].ravel() if val.ndim else [float(val)]
+        fixed = ~el.free
+        if np.any(val[fixed] != el.value[fixed]):
+            raise ArgumentError(
+                f"systune: initial value of {name!r} differs from its fixed (free=False) "
+                f"entries {el.value[fixed].tolist()}"
+            )
+        x[k : k + el.nfree] = val[el.free].ravel()
     return x
 
 

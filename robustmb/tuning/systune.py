@@ -6,13 +6,13 @@ from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .dscaling import goal_lft
-from .goals import Goal
+from .goals import Goal, warn_no_path
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, robust_systune
 from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import TuningProblem
-from .tuning_term import Term, check_multipeak, check_run_options
+from .tuning_problem import TuningProblem, warn_infeasible
+from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
 def _sample_points(CL, samples, seed):
@@ -139,6 +139,7 @@ def systune(
     cl = as_model(CL)
     if not cl.tunables:
         raise UncertainTypeError(f"systune: {cl.name!r} has no tunable parameters")
+    seed = check_seed("systune", seed)
     check_run_options("systune", random_start, maxiter, ParameterVector(cl.tunables))
     unknown = sorted(set(robust_options) - set(ROBUST_OPTIONS))
     if unknown:
@@ -150,6 +151,8 @@ def systune(
     if robust is None:
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
+    for g in soft + hard:
+        warn_no_path(g, g.model(cl)[0], "systune", cl.name)
     if robust and cl.uncertainty:
         if not multipeak:
             raise ArgumentError(
@@ -195,6 +198,9 @@ def systune(
         random_start=random_start, seed=seed, progress=progress, maxiter=maxiter
     )
     runs = [runs[best]] + [r for i, r in enumerate(runs) if i != best]
+    # one name per hard term (a goal on each model)
+    names = [f"hard goal {i} ({g!r})" for i, g in enumerate(hard) for _ in points]
+    warn_infeasible("systune", problem, runs[0], names)
     x = runs[0].x
     values = params.values(x)
     tuned = cl.usubs(values)

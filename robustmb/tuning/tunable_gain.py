@@ -11,6 +11,24 @@ from ..lft.model import UncertainSystem, uss
 from .realp import realp
 
 
+def _block_name(where, name):
+    """``name`` of a tunable block: an identifier (dotted identifiers allowed), else
+    :class:`~robustmb.errors.ArgumentError` naming the function.
+
+    Examples
+    --------
+    >>> _block_name("tunable_pid", "C")
+    'C'
+    >>> _block_name("tunable_pid", None)
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: tunable_pid: name must be an identifier such as 'C', got None
+    """
+    if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
+        raise ArgumentError(f"{where}: name must be an identifier such as 'C', got {name!r}")
+    return name
+
+
 def _positive(name, what, n, minimum=1):
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < minimum:
         raise DimensionError(f"{name}: {what} must be an integer >= {minimum}, got {n!r}")
@@ -43,6 +61,7 @@ def tunable_gain(name, ny, nu, *, value=None) -> UncertainSystem:
     >>> K.usubs({"K": [[1.0, 2.0]]}).D
     array([[1., 2.]])
     """
+    name = _block_name("tunable_gain", name)
     ny = _positive(name, "ny", ny)
     nu = _positive(name, "nu", nu)
     try:

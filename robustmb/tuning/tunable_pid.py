@@ -10,6 +10,7 @@ from ..errors import ArgumentError, DimensionError
 from ..lft.algebra import inv
 from ..lft.model import UncertainSystem, umat, uss
 from .realp import realp
+from .tunable_gain import _block_name
 
 PID_FORMS = ("p", "i", "pi", "pd", "pid")
 
@@ -49,6 +50,7 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     >>> bool(np.isclose(control.evalfr(K, s), ref))
     True
     """
+    name = _block_name("tunable_pid", name)
     if form not in PID_FORMS:
         raise DimensionError(f"tunable_pid '{name}': form must be one of {PID_FORMS}, got {form!r}")
     has_p, has_i, has_d = "p" in form, "i" in form, "d" in form

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import DimensionError
 from ..lft.model import UncertainSystem, uss
 from .realp import realp
-from .tunable_gain import _positive
+from .tunable_gain import _block_name, _positive
 
 FORMS = ("full", "companion", "diag")
 
@@ -18,8 +18,16 @@ def tunable_ss(name, nx, ny, nu, *, form="full") -> UncertainSystem:
     The parameters are the realps ``name.A``, ``name.B``, ``name.C``, ``name.D``.
     ``form="companion"`` fixes the structure of ``A`` to a companion matrix (its
     last row free, ones on the superdiagonal); ``form="diag"`` keeps only the
-    diagonal of ``A`` free.  The initial value is ``A = -I`` (the companion form:
-    the characteristic polynomial ``(s + 1)^nx``), ``B = C = D = 0``.
+    diagonal of ``A`` free.  ``B = C = D = 0`` initially, and ``A`` starts with the
+    distinct real poles ``-1, -(1 + 1/nx), ..., -(2 - 1/nx)``: ``diag`` of them
+    (diagonal form), the companion matrix of their polynomial (companion form), or
+    ``A = -I`` (full form).  A companion matrix with a repeated pole is defective: its
+    poles are not Lipschitz in the coefficients (a pole goal's gradient would be
+    unbounded there, and the mean of the repeated pole, the only bounded derivative,
+    can point the wrong way), hence the distinct poles.  ``-I`` is not defective
+    (every direction is an eigenvector, and a pole goal's multi-peak step sees each
+    pole as a piece); it stays the full form's start, from which stored designs were
+    tuned.
 
     Parameters
     ----------
@@ -43,18 +51,20 @@ def tunable_ss(name, nx, ny, nu, *, form="full") -> UncertainSystem:
     >>> C.tunables["C.A"].free.astype(int).tolist()
     [[0, 0], [1, 1]]
     """
+    name = _block_name("tunable_ss", name)
     nx = _positive(name, "nx", nx)
     ny = _positive(name, "ny", ny)
     nu = _positive(name, "nu", nu)
     if form not in FORMS:
         raise DimensionError(f"tunable_ss '{name}': form must be one of {FORMS}, got {form!r}")
+    start = -(1.0 + np.arange(nx) / nx)  # distinct poles (see the docstring)
     if form == "full":
         a0, free = -np.eye(nx), True
     elif form == "diag":
-        a0, free = -np.eye(nx), np.eye(nx, dtype=bool)
+        a0, free = np.diag(start), np.eye(nx, dtype=bool)
     else:
         a0 = np.eye(nx, k=1)
-        a0[-1] = -np.array([np.polynomial.polynomial.polyfromroots(-np.ones(nx))[:-1]])
+        a0[-1] = -np.polynomial.polynomial.polyfromroots(start)[:-1]
         free = np.zeros((nx, nx), dtype=bool)
         free[-1] = True
     pa = realp(f"{name}.A", a0, free=free)

@@ -12,6 +12,7 @@ from ..lft.elements import UncertainElement
 from ..lft.model import umat, uss
 from ..lft.simplify import simplify
 from .realp import realp
+from .tunable_gain import _block_name
 
 BASES = ("affine", "polynomial")
 
@@ -61,7 +62,8 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
         ``0``: a static gain; ``> 0``: the surface is ``[[A, B], [C, D]]`` of a
         state-space controller of that order.
     degree : int
-        Total degree of the polynomial basis (>= 1; only used by ``"polynomial"``).
+        Total degree of the polynomial basis (an integer >= 1, checked for every
+        basis; only used by ``"polynomial"``).
 
     Returns
     -------
@@ -82,6 +84,7 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     >>> float(G.D[0, 0])  # 1 + 2 * (15 - 10) / 5
     3.0
     """
+    name = _block_name("tunable_surface", name)
     if isinstance(scheduling, UncertainElement):
         sched = [scheduling]
     elif isinstance(scheduling, list | tuple):
@@ -120,7 +123,8 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
             )
     ny, nu = int(ny), int(nu)
     integer = isinstance(degree, numbers.Integral) and not isinstance(degree, bool | np.bool_)
-    if basis == "polynomial" and not (integer and degree >= 1):
+    # checked for every basis: a bad value is a mistake even where it is unused
+    if not (integer and degree >= 1):
         raise ArgumentError(
             f"tunable_surface '{name}': degree must be an integer >= 1, got {degree!r}"
         )

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import DimensionError
 from ..lft.model import UncertainSystem, umat, uss
 from .realp import realp
-from .tunable_gain import _positive
+from .tunable_gain import _block_name, _positive
 
 
 def tunable_tf(name, nzeros, npoles) -> UncertainSystem:
@@ -37,6 +37,7 @@ def tunable_tf(name, nzeros, npoles) -> UncertainSystem:
     >>> bool(np.isclose(control.evalfr(G, 1j), (2j + 3) / (-1 + 4j + 5)))
     True
     """
+    name = _block_name("tunable_tf", name)
     npoles = _positive(name, "npoles", npoles, 0)
     nzeros = _positive(name, "nzeros", nzeros, 0)
     if nzeros > npoles:

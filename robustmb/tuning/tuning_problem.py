@@ -12,6 +12,7 @@ iterate feasible.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +46,53 @@ ABANDON_WINDOW = 50
 # above the optimum; a fall by 1e3 after the crossing is the geometric decay towards 0
 # that the rule is for (COMPleib AC1: 1e-2 to 1e-7 in 40 iterations).
 ZERO_FALL = 1e3
+# Perturbed restarts of the stabilise phase when it ends on an unstable loop (run()).
+STABILISE_RETRIES = 3
+
+
+def warn_infeasible(where, problem, rec, hard_names=()):
+    """``RuntimeWarning`` when the best run ``rec`` is infeasible: no run stabilised the
+    loop (naming the spectral abscissa reached) or met the hard goals (naming them and
+    their values); its values are then those of an unstable or infeasible design.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> class P:
+    ...     loops = []
+    >>> rec = RunRecord(np.zeros(1), np.zeros(1), np.inf, feasible=False,
+    ...                 message="could not stabilise")
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_infeasible("systune", P(), rec)
+    >>> "no run could stabilise" in str(w[0].message)
+    True
+    """
+    if rec.feasible:
+        return
+    if rec.message == "could not stabilise" and problem.loops:
+        alpha = problem.abscissa(rec.x)[0]
+        what = (
+            f"no run could stabilise the closed loop (best spectral abscissa {alpha:.6g}"
+            f"{' of the discrete loop, radius - 1' if problem.loops[0].dt else ''}, "
+            f"needed <= {-problem.min_decay:g})"
+        )
+    elif rec.message == "could not stabilise":
+        what = "no run could stabilise the closed loop"
+    else:
+        vals = [t.evaluate(rec.x, gradient=False)[0] for t in problem.hard]
+        bad = [
+            f"{name} = {v:.6g}"
+            for name, v in zip(hard_names or [t.label for t in problem.hard], vals, strict=False)
+            if not v < 1.0
+        ]
+        what = "no run met the hard goals (" + ", ".join(bad) + " >= 1)"
+    warnings.warn(
+        f"{where}: {what}; the result is infeasible (its values are those of the best "
+        "point found, not a design meeting the requirements)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def _unpolished(near, best):
@@ -218,11 +266,16 @@ class TuningProblem:
 
         # Restart BFGS (fresh metric) while it keeps improving: the worst hard goal is
         # often a kink against the stability barrier, where one metric stalls.
-        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6)
+        # The multi-peak step where a Poles goal is hard (several poles level at its
+        # kink, where one subgradient stalls); hard H-infinity goals keep the plain BFGS
+        # step of the designs tuned before it (the robotic arm's stored ones).
+        poles = any(t.measure == "poles" for t in self.hard)
+        pcs = self.hard_pieces if self.multipeak and poles else None
+        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
         for _ in range(5):
             if r.f < 1.0 - 1e-6:
                 break
-            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6)
+            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
             if not r2.f < r.f * (1 - 1e-6):
                 break
             r2.history = r.history + r2.history
@@ -333,9 +386,21 @@ class TuningProblem:
         the objective by their maximum; ``keys`` rows are ``(term index, frequency)``
         (``nan``: not an H-infinity peak).  ``None`` outside the domain.
         """
-        if not self.soft:
+        return self._pieces_of(self.soft, x, rel)
+
+    def hard_pieces(self, x, *, rel=0.05):
+        """Active pieces of the worst hard goal at ``x`` (as :meth:`pieces`, over the
+        hard terms): the hard phase's multi-peak step sees every near-active pole of a
+        ``Poles`` goal and every active goal, where one subgradient stalls at the kink."""
+        if not self._in_bounds(x) or not self._stable(x):
             return None
-        parts = [t.pieces(x, rel=rel) for t in self.soft]
+        return self._pieces_of(self.hard, x, rel)
+
+    @staticmethod
+    def _pieces_of(terms, x, rel):
+        if not terms:
+            return None
+        parts = [t.pieces(x, rel=rel) for t in terms]
         if any(p is None for p in parts):
             return None
         vals = np.concatenate([p[0] for p in parts])
@@ -454,6 +519,18 @@ class TuningProblem:
             r = self._phase_stabilise(x)
             x = r.x
             hist += [("stabilise", v) for v in r.history]
+            # A start stuck in the stabilise phase (a point where the abscissa's
+            # subgradient vanishes or the line search finds no decrease, e.g. a PID at
+            # zero on an unstable plant) is perturbed and tried again, from points
+            # drawn by a fixed generator so that the run stays reproducible.
+            rng = np.random.default_rng(len(start))
+            for _ in range(STABILISE_RETRIES):
+                if self._stable(x):
+                    break
+                r2 = self._phase_stabilise(self.random_point(rng, start))
+                hist += [("stabilise", v) for v in r2.history]
+                if r2.f < r.f:
+                    r, x = r2, r2.x
             if not self._stable(x):
                 return RunRecord(
                     start, x, np.inf, hist, time.perf_counter() - t0, False, "could not stabilise"

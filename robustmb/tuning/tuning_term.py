@@ -18,6 +18,9 @@ from ..errors import ArgumentError
 from .gradients import Above, finite_peak, hinf_gradient, hinf_peaks, peak_gradient
 from .h2_gradient import h2_gradient
 from .parametrization import TunableLFT
+from .pole_measure import pole_pieces, pole_requirement
+
+__all__ = ["Term", "check_multipeak", "check_run_options", "check_seed", "pole_requirement"]
 
 
 @dataclass
@@ -50,6 +53,16 @@ class Term:
         """
         x = np.asarray(x, float)
         st = self._state
+        if self.measure == "poles":
+            # every near-active eigenvalue is a piece (a kink where several are level)
+            if not self.evaluate(x, gradient=False)[0] < np.inf:
+                return None
+            a = self.lft.statespace(x)[0]
+            vals, ga = pole_pieces(a, *self.poles, rel=rel)
+            n = a.shape[0]
+            gs = np.zeros((vals.size, n + self.lft.ny, n + self.lft.nu))
+            gs[:, :n, :n] = ga
+            return vals * self.scale, self.lft.chain(x, gs) * self.scale, np.full(vals.size, np.nan)
         if self.measure != "hinf" or self.lft.dt != 0:
             # These evaluations do not depend on a peak-frequency hint: the objective's
             # evaluation at x (just made, as a rule) is reused.
@@ -191,6 +204,26 @@ def check_multipeak(multipeak, where):
     return bool(multipeak)
 
 
+def check_seed(where, seed):
+    """``seed`` as ``None`` or an integer >= 0 (the random starts' and samples' seed);
+    :class:`~robustmb.errors.ArgumentError` otherwise.
+
+    Examples
+    --------
+    >>> check_seed("systune", 3), check_seed("systune", None)
+    (3, None)
+    >>> check_seed("systune", "x")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: systune: seed must be None or an integer >= 0, got 'x'
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"{where}: seed must be None or an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
 def check_run_options(where, random_start, maxiter, params=None):
     """The run options shared by ``hinfstruct`` and ``systune``, and a free parameter.
 
@@ -216,40 +249,3 @@ def check_run_options(where, random_start, maxiter, params=None):
         raise ArgumentError(
             f"{where}: the tunable parameters {names} have no free entry (all free=False)"
         )
-
-
-def pole_requirement(a, decay, damping, max_frequency):
-    """Normalised pole requirement (< 1 met) and its gradient w.r.t. ``A``.
-
-    Every eigenvalue ``p`` must satisfy ``Re p <= -decay``, ``-Re p >= damping |p|``
-    and ``|p| <= max_frequency``; the value is ``1 + max violation / rho`` with
-    ``rho = max(decay, 1e-3 * max_frequency, 1e-3)`` when finite.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> v, G = pole_requirement(np.diag([-2.0, -0.5]), 1.0, 0.0, np.inf)
-    >>> float(v)
-    1.5
-    """
-    import scipy.linalg as sla
-
-    n = a.shape[0]
-    if n == 0:
-        return 0.0, np.zeros((0, 0))
-    lam, vl, vr = sla.eig(a, left=True, right=True)
-    mag = np.abs(lam)
-    rho = max(decay, 1e-3 * max_frequency if np.isfinite(max_frequency) else 0.0, 1e-3)
-    # Violation of each constraint per eigenvalue and the derivative of each w.r.t. p
-    # (as a complex number c with d(violation) = Re(c dp)).
-    viol = [lam.real + decay, lam.real + damping * mag]
-    dviol = [np.ones(n, complex), 1.0 + damping * np.conj(lam) / np.maximum(mag, 1e-300)]
-    if np.isfinite(max_frequency):
-        viol.append(mag - max_frequency)
-        dviol.append(np.conj(lam) / np.maximum(mag, 1e-300))
-    viol = np.array(viol)
-    i, k = np.unravel_index(np.argmax(viol), viol.shape)
-    wl, v = vl[:, k], vr[:, k]
-    dp = np.outer(wl.conj(), v) / (wl.conj() @ v)  # dp = sum(dp_ij dA_ij)
-    grad = np.real(dviol[i][k] * dp)
-    return 1.0 + viol[i, k] / rho, grad / rho

@@ -178,13 +178,13 @@ def test_tracking_on_a_discrete_loop_uses_the_prewarped_tustin_profile():
     model = goal.model(as_model(CL))[0]
     assert model.dt == TS
     T = control.feedback(Cz * Gd, 1)
-    wc = 1.0 / tau
+    wc = 2.0 / tau  # MATLAB's TuningGoal.Tracking bandwidth 2 / responsetime
     # Independent profile: E^-1 = (s + wc) / (2 s + wc dc) with s = wc/tan(wc Ts/2) (z-1)/(z+1)
     k = wc / np.tan(wc * TS / 2)
     z = control.tf([1, 0], [1], TS)
     s_z = k * (z - 1) / (z + 1)
     winv = (s_z + wc) / (2.0 * s_z + wc * 1e-3)
-    # prewarping: the discrete profile has the continuous magnitude at 1/tau
+    # prewarping: the discrete profile has the continuous magnitude at wc
     assert _dmag(winv, wc) == pytest.approx(abs((1j * wc + wc) / (2j * wc + wc * 1e-3)), rel=1e-12)
     ref = _peak(lambda w: _dmag(winv, w) * _dmag(1 - T, w), 1e-4, np.pi / TS)
     v1, v2 = _goal_value(CL, goal, {"K": np.array([[1.3, 0.8]])})
@@ -203,7 +203,7 @@ def test_discrete_loop_refuses_continuous_weights_and_too_short_response_times()
         with pytest.raises(ArgumentError, match=f"{what} is a continuous system"):
             goal.model(cl)
     with pytest.raises(ArgumentError, match="Tracking: response_time"):
-        Tracking("r", "y", TS / 4).model(cl)  # 1/tau above pi/Ts
+        Tracking("r", "y", TS / 4).model(cl)  # 2/tau above pi/Ts
 
 
 def test_discrete_bound_with_a_zero_outside_the_unit_circle():
@@ -394,3 +394,22 @@ def test_dscaling_of_a_decoupled_transfer_and_sampled_tuning():
     assert len(res.active_set) == 3 and res.active_set[0] == {"a": 1.0}
     assert res.soft[0] == pytest.approx(goal.alpha / 2, rel=1e-9)
     assert res.verify()["soft"][0] == pytest.approx(goal.alpha / 2, rel=1e-9)
+
+
+def test_tracking_profile_is_matlabs():
+    # MATLAB's TuningGoal.Tracking: MaxError = (PeakError s + wc DCError) / (s + wc) with
+    # wc = 2 / responsetime.  A loop T = 1 / (s + 1) (error s / (s + 1)); the value is
+    # sup |s / (s + 1)| / |MaxError| on a dense grid.
+    T = control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]], inputs="r", outputs="y")
+    for tau, dc, peak in [(2.0, 1e-3, 2.0), (0.5, 0.01, 1.5), (4.0, 1e-3, 1.2)]:
+        wc = 2.0 / tau
+
+        def ratio(w, wc=wc, dc=dc, peak=peak):
+            s = 1j * w
+            return abs(s / (s + 1)) / abs((peak * s + wc * dc) / (s + wc))
+
+        ref = _peak(ratio, 1e-5, 1e5)
+        goal = Tracking("r", "y", tau, dc_error=dc, peak_error=peak)
+        model, _, scale, _ = goal.model(rmb.uss(T))
+        assert rmb.hinfnorm(model.nominal())[0] * scale == pytest.approx(ref, rel=1e-6)
+        assert goal.band == wc

@@ -329,7 +329,7 @@ def test_search_finds_an_instability_between_the_grid_points():
 
 def test_robust_tuning_keeps_a_tracking_goals_band(monkeypatch):
     """The active-set problems carry a ``Tracking`` goal's band, so robust tuning refines
-    the error over ``[0, 1/tau]`` as nominal tuning does once ``|1 - T|`` sits on its
+    the error over ``[0, 2/tau]`` as nominal tuning does once ``|1 - T|`` sits on its
     high-frequency limit (1 here: ``1 - T = (s - a) / (s + k - a)``)."""
     import robustmb.tuning.robust_tuning as rt
     from robustmb.tuning import Tracking
@@ -346,7 +346,7 @@ def test_robust_tuning_keeps_a_tracking_goals_band(monkeypatch):
     tau = 2.0
     goals = [Tracking("r", "y", tau)], [WeightedGain("d", "y", wl=0.5)]
     res = rmb.systune(_unstable_pole_loop(), *goals, seed=0, certify=False, max_rounds=2)
-    # tracking terms (soft) carry 1/tau; the WeightedGain terms (hard) none
-    assert 1 / tau in bands and None in bands
-    assert set(bands) == {1 / tau, None}
+    # tracking terms (soft) carry wc = 2/tau; the WeightedGain terms (hard) none
+    assert 2 / tau in bands and None in bands
+    assert set(bands) == {2 / tau, None}
     assert any(phase == "below limit" for r in res.runs for phase, _ in r.history)

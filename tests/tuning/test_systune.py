@@ -51,7 +51,7 @@ def test_pid_tracking_and_margins_against_diskmargin():
     assert Margins("u", 6.0, 45.0).alpha / dm.alpha == pytest.approx(res.hard[0], rel=1e-5)
     # ... and the tracking error by hinfnorm on I - T with the error weight.
     T = control.feedback(L, 1)
-    winv = control.tf([1.0, 0.5], [2.0, 0.5e-3])  # E^-1, E = (2 s + dc/tau)/(s + 1/tau)
+    winv = control.tf([1.0, 1.0], [2.0, 1e-3])  # E^-1, E = (2 s + wc dc)/(s + wc), wc = 2/tau
     assert rmb.hinfnorm(control.ss(winv * (1 - T)))[0] == pytest.approx(res.soft[0], rel=1e-5)
 
 
@@ -144,7 +144,7 @@ def test_tracking_at_its_high_frequency_limit_keeps_tuning_the_band():
     """A PI loop of relative degree one can keep |W (1 - T)| below its limit 1/peak_error.
 
     The goal's value is then that limit with a zero gradient; the tuning continues on
-    the relative error over the tracking band w <= 1/tau instead of stopping there.
+    the relative error over the tracking band w <= 2/tau instead of stopping there.
     """
     G = control.ss(control.tf([2.0], [1.0, 1.0]), inputs="u", outputs="y", name="G")
     S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
@@ -164,8 +164,9 @@ def test_tracking_at_its_high_frequency_limit_keeps_tuning_the_band():
     kp, ki = res.values["K"][0]
     s = control.tf("s")
     L = (kp + ki / s) * control.tf(G)
-    werr = (s + 1 / tau) / (2 * s + 1e-3 / tau) / (1 + L)
-    w = np.linspace(0.0, 1 / tau, 20001)
+    wc = 2 / tau  # MATLAB's tracking bandwidth
+    werr = (s + wc) / (2 * s + 1e-3 * wc) / (1 + L)
+    w = np.linspace(0.0, wc, 20001)
     peak = np.abs(np.squeeze(werr(1j * w))).max()
     assert peak == pytest.approx(band[-1], rel=1e-6)
     assert peak <= 0.25  # the refinement's target: half the limit
@@ -207,7 +208,8 @@ def test_systune_multipeak_option(monkeypatch, multipeak):
     assert chk["soft"][0] == pytest.approx(res.soft[0], rel=1e-6)
     # The start (Kp = 1, Kd = 0): the weighted tracking error by python-control on a grid.
     s = control.tf("s")
-    werr = (s + 1 / tau) / (2 * s + 1e-3 / tau) / (1 + control.tf(G))
+    wc = 2 / tau  # the tracking bandwidth
+    werr = (s + wc) / (2 * s + 1e-3 * wc) / (1 + control.tf(G))
     w = np.geomspace(1e-4, 1e3, 20001)
     start = np.abs(np.squeeze(werr(1j * w))).max()
     assert start > 0.99 and res.soft[0] < 0.6 * start

@@ -172,7 +172,7 @@ def test_systune_with_a_fixed_scalar_gain():
     # independent: the tracking error of the loop rebuilt with python-control
     L = (0.5 + res.values["ki"] / S_) * GP
     T = control.feedback(L, 1)
-    winv = control.tf([1.0, 1.0], [2.0, 1e-3])
+    winv = control.tf([1.0, 2.0], [2.0, 2e-3])  # (s + wc) / (2 s + wc dc), wc = 2 / tau
     ref = rmb.hinfnorm(control.ss(winv * (1 - T)))[0]
     assert res.soft[0] == pytest.approx(ref, rel=1e-6)
     with pytest.raises(ArgumentError, match="no free entry"):
@@ -191,10 +191,15 @@ def _result_for(cl, hard):
 
 def test_verify_keeps_negative_pole_values_and_nan(monkeypatch):
     # A closed loop with poles -1 and -10: Poles(min_decay=0.05) is met with room; its
-    # value 1 + (max Re + decay)/decay = 1 + (-1 + 0.05)/0.05 = -18 (not clipped to 0).
+    # value 1 + (max Re + decay)/decay = 1 + (-1 + 0.05)/0.05 = -18 is floored at
+    # POLES_FLOOR = 0.5 (a met requirement gains nothing more), and a pole at -0.06 reads
+    # 1 + (-0.06 + 0.05)/0.05 = 0.8, above the floor.
     cl = control.ss(np.diag([-1.0, -10.0]), np.ones((2, 1)), np.ones((1, 2)), [[0.0]])
     chk = _result_for(cl, [Poles(min_decay=0.05)]).verify()
-    assert chk["hard"][0] == pytest.approx(1 + (-1 + 0.05) / 0.05)
+    assert chk["hard"][0] == 0.5
+    cl = control.ss(np.diag([-0.06, -10.0]), np.ones((2, 1)), np.ones((1, 2)), [[0.0]])
+    chk = _result_for(cl, [Poles(min_decay=0.05)]).verify()
+    assert chk["hard"][0] == pytest.approx(1 + (-0.06 + 0.05) / 0.05)
     # a value that cannot be computed (NaN) must not read as met
     import robustmb.tuning.systune_result as sr
 

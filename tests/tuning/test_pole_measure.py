@@ -1,0 +1,92 @@
+"""The Poles goal's measure: bounded gradients, near-active pieces, the floor, and the
+tunable_ss starts from which a pole requirement is met."""
+
+import control
+import numpy as np
+import pytest
+
+import robustmb as rmb
+from robustmb.tuning import Poles, WeightedGain
+from robustmb.tuning.pole_measure import POLES_FLOOR, pole_pieces, pole_requirement
+
+
+def _loop(form):
+    G = control.ss(control.tf([10.0], [1.0, 10.0]), inputs="u", outputs="y", name="G")
+    K = rmb.tunable_ss("K", 2, 1, 1, form=form)
+    K.input_names, K.output_names = ["e"], ["u_in"]
+    S = control.ss([], [], [], [[1.0, -1.0]], inputs=["r", "y"], outputs="e", name="S")
+    A = control.ss([], [], [], [[1.0, 1.0]], inputs=["u_in", "d"], outputs="u", name="A")
+    return rmb.connect([G, K, S, A], None, ["r", "d"], ["y", "u_in"])
+
+
+@pytest.mark.parametrize("form", ["full", "companion", "diag"])
+def test_hard_decay_met_from_default_start(form):
+    # The old companion start (a double pole at -1) was defective: the hard phase
+    # stopped at 1.5 ("could not meet the hard goals").
+    CL = _loop(form)
+    res = rmb.systune(CL, [WeightedGain("d", "y")], [Poles(min_decay=2.0)], seed=0)
+    poles = np.linalg.eigvals(np.asarray(CL.usubs(res.values).A))
+    assert poles.real.max() <= -2.0  # checked on the tuned loop's own eigenvalues
+    assert res.hard[0] < 1.0
+
+
+@pytest.mark.parametrize("form", ["companion", "diag"])
+def test_default_start_poles_are_distinct(form):
+    K = rmb.tunable_ss("K", 4, 1, 1, form=form)
+    lam = np.sort(np.linalg.eigvals(K.tunables["K.A"].value).real)
+    assert np.allclose(lam, [-1.75, -1.5, -1.25, -1.0])
+
+
+def test_jordan_block_gradient_is_bounded_and_descends():
+    # A companion matrix with a double pole at -1 (defective): the old gradient was ~1e15.
+    a = np.array([[0.0, 1.0], [-1.0, -2.0]])
+    v, g = pole_requirement(a, 2.0, 0.0, np.inf)
+    assert v == pytest.approx(1.5)
+    assert np.all(np.isfinite(g)) and np.abs(g).max() < 10.0
+    # the mean of the pair is -trace/2: its derivative w.r.t. A[1, 1] is 1/2, over rho = 2
+    assert g[1, 1] == pytest.approx(0.25)
+
+
+def test_gradient_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        a = rng.standard_normal((4, 4)) - 2 * np.eye(4)
+        v, g = pole_requirement(a, 3.0, 0.2, 50.0)
+        h = 1e-7
+        fd = np.zeros_like(a)
+        for i in range(4):
+            for j in range(4):
+                e = np.zeros_like(a)
+                e[i, j] = h
+                fd[i, j] = (
+                    pole_requirement(a + e, 3.0, 0.2, 50.0)[0]
+                    - pole_requirement(a - e, 3.0, 0.2, 50.0)[0]
+                ) / (2 * h)
+        assert np.allclose(g, fd, atol=1e-5)
+
+
+def test_pieces_are_the_near_active_poles():
+    a = np.diag([-0.5, -0.52, -3.0])
+    vals, grads = pole_pieces(a, 1.0, 0.0, np.inf)
+    # 1 + (Re p + 1) / 1 for p = -0.5 and -0.52; -3 is far from active
+    assert np.allclose(vals, [1.5, 1.48])
+    assert np.allclose(grads[0], np.diag([1.0, 0.0, 0.0]))
+    assert np.allclose(grads[1], np.diag([0.0, 1.0, 0.0]))
+
+
+def test_met_requirement_is_floored():
+    v, g = pole_requirement(np.diag([-10.0, -20.0]), 1.0, 0.0, np.inf)
+    assert v == POLES_FLOOR and not g.any()
+
+
+@pytest.mark.parametrize("form", ["full", "companion", "diag"])
+def test_soft_poles_alone_stay_bounded(form):
+    # Unfloored, the soft value 1 + violation / rho had no minimum: the controller's A
+    # went to 1e140.
+    CL = _loop(form)
+    res = rmb.systune(CL, [Poles(min_decay=2.0)], seed=0)
+    a = np.asarray(res.values["K.A"])
+    assert np.abs(a).max() < 1e3
+    assert res.soft[0] == POLES_FLOOR
+    poles = np.linalg.eigvals(np.asarray(CL.usubs(res.values).A))
+    assert poles.real.max() <= -3.0 + 1e-6  # the floor: Re p <= -1.5 decay
