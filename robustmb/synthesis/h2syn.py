@@ -316,6 +316,8 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     IllPosedError
         Plant not stabilisable / detectable, no controller makes the loop strictly proper
         (for a plant without states: ``D11 + D12 Q D21 = 0`` has no solution), or

@@ -608,6 +608,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     IllPosedError
         When the plant is not stabilisable through ``u`` or detectable through ``y``, or no
         controller could be verified.

@@ -470,7 +470,11 @@ def musyn(
         ``control.StateSpace`` ``M`` with the Delta channels first, together with ``blk``
         (uncertainty blocks only, MATLAB ``mussv`` convention: ``(-r, 0)`` real,
         ``(r, 0)`` complex repeated scalar, ``(r, c)`` full block).
-    nmeas, ncon : int
+    nmeas, ncon : int or sequence of str
+        Number of measurements (last outputs) and controls (last inputs), or their signal
+        names (of ``P``, or of ``M`` with ``blk``, where the Delta channels cannot be
+        named), which then become ``y`` and ``u`` in the given order, as in
+        :func:`hinfsyn`.
     omega : array_like, optional
         Frequency grid of the D-step in rad/s, finite and >= 0, in discrete time at most
         the Nyquist frequency ``pi / dt`` (default: 60 points from two decades below
@@ -525,6 +529,8 @@ def musyn(
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     ArgumentError
         For ``max_iter`` below 1, ``max_order`` below 0, non-integer ``nmeas`` / ``ncon``,
         an ``omega`` that is not a grid of finite frequencies >= 0 (at most ``pi / dt`` in
@@ -533,6 +539,8 @@ def musyn(
         integer pairs (checked before any synthesis).
     DimensionError
         For channel counts or ``blk`` that do not fit the plant.
+    SignalError
+        For unknown or repeated signal names, or names of Delta channels.
 
     Examples
     --------

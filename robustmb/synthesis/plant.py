@@ -316,7 +316,7 @@ def transfer_samples(plant):
     return out
 
 
-_NORMALISE_BEYOND = 10  # |log2| of a channel scale beyond which it is normalised
+_NORMALISE_BEYOND = 6  # |log2| of a channel scale beyond which it is normalised
 
 
 def normalised_performance(plant):
@@ -328,7 +328,7 @@ def normalised_performance(plant):
     :func:`transfer_samples`, then ``w`` by ``sw``, the same for ``[B1; D21]`` and
     ``[sz P11; P21]``.  Both are proportional to the scale of ``z`` (of ``w``); the
     smaller because a state coordinate can inflate the data and a pole near the
-    stability boundary a sample.  A factor within ``2^-10 .. 2^10`` is replaced by 1:
+    stability boundary a sample.  A factor within ``2^-6 .. 2^6`` is replaced by 1:
     such a plant is designed as given.  ``Fl(P, K)`` from ``w`` to ``z`` becomes
     ``sz Fl(P, K) sw`` for every ``K``: the same controllers are optimal at ``s = sz sw``
     times the original level, and the synthesis's absolute thresholds (its first level,
@@ -355,7 +355,7 @@ def normalised_performance(plant):
         default=data,
     )
     sw = _power_of_two(min(data, size))
-    # a plant within 2^+-10 of unit size is designed as given: the synthesis's thresholds
+    # a plant within 2^+-6 of unit size is designed as given: the synthesis's thresholds
     # are relative at that size, and an exact rescaling still moves the LMI solver's and
     # the stiff verifications' rounding
     sz = 1.0 if abs(np.log2(sz)) <= _NORMALISE_BEYOND else sz
