@@ -252,3 +252,13 @@ def test_musyn_accepts_signal_names_like_hinfsyn():
     assert np.allclose(res.controller(1j * w), ref.controller(1j * w), rtol=1e-6)
     with pytest.raises(rmb.errors.SignalError, match="nmeas: output signal 'v'"):
         rmb.musyn(Q, ["v"], ["u[1]"], max_iter=1)
+
+
+@pytest.mark.slow
+def test_musyn_warns_when_the_grid_misses_the_peak():
+    # a given grid far below the loop's dynamics: the certified peak (whole axis) of the
+    # returned controller exceeds every grid value, which the warning reports
+    P = _small_problem()
+    with pytest.warns(rmb.errors.RobustMBWarning, match="grid misses the peak"):
+        res = rmb.musyn(P, 1, 1, max_iter=1, omega=np.logspace(-4, -3, 5))
+    assert res.mu > res.history[0]["final_mu_peak"] * 1.01
