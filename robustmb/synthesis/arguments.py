@@ -11,18 +11,44 @@ from __future__ import annotations
 import control
 import numpy as np
 
-from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, FreeTunableError, UncertainTypeError
 
-__all__ = ["as_system", "common_sampling_time", "refuse_uncertain"]
+__all__ = ["as_system", "common_sampling_time", "refuse_free_tunables", "refuse_uncertain"]
+
+
+def refuse_free_tunables(x, name, func):
+    """Raise :class:`~robustmb.errors.FreeTunableError` when ``x`` has free tunable
+    parameters (``rmb.realp``, tunable blocks): a synthesis needs fixed plant data.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> refuse_free_tunables(2.0, "P", "hinfsyn")  # a number is fixed: nothing happens
+    >>> try:
+    ...     refuse_free_tunables(rmb.realp("a", 2.0) * 1.0, "P", "hinfsyn")
+    ... except rmb.errors.FreeTunableError as err:
+    ...     print(str(err)[:44])
+    hinfsyn: P has free tunable parameters ['a']
+    """
+    tunables = getattr(x, "tunables", None)
+    if tunables:
+        raise FreeTunableError(
+            f"{func}: {name} has free tunable parameters {sorted(tunables)}; substitute them "
+            f"first ({name}.usubs({{name: value}})), or tune a fixed-structure controller "
+            "with systune"
+        )
 
 
 def refuse_uncertain(x, name, func):
     """Raise :class:`~robustmb.errors.UncertainTypeError` when ``x`` is an uncertain system.
 
+    A system with free tunable parameters gets :func:`refuse_free_tunables`'s error.
+
     Examples
     --------
     >>> refuse_uncertain(1.0, "W1", "mixsyn")  # a number is certain: nothing happens
     """
+    refuse_free_tunables(x, name, func)
     if hasattr(x, "nominal") and hasattr(x, "blocks"):
         raise UncertainTypeError(
             f"{func}: {name} is an uncertain system; {func} designs for a certain plant: "
@@ -53,17 +79,21 @@ def as_system(x, name, func, size=None):
     """
     refuse_uncertain(x, name, func)
     if isinstance(x, control.StateSpace):
-        return x
+        return _finite(x, name, func)
     if isinstance(x, control.TransferFunction):
         for i in range(x.noutputs):
             for j in range(x.ninputs):
                 num = np.trim_zeros(np.atleast_1d(x.num[i][j]), "f")
                 den = np.trim_zeros(np.atleast_1d(x.den[i][j]), "f")
+                if not (np.all(np.isfinite(num)) and np.all(np.isfinite(den))):
+                    raise ArgumentError(
+                        f"{func}: {name} has a non-finite coefficient (entry {i},{j})"
+                    )
                 if len(num) > len(den):
                     raise DimensionError(f"{func}: {name} is not proper (entry {i},{j})")
-        return control.ss(x)
+        return _finite(control.ss(x), name, func)
     if isinstance(x, control.LTI):
-        return control.ss(x)
+        return _finite(control.ss(x), name, func)
     if isinstance(x, (bool, np.bool_)):
         raise ArgumentError(f"{func}: {name} must be an LTI system or a real gain; got a bool")
     if isinstance(x, (int, float, np.integer, np.floating)):
@@ -80,6 +110,18 @@ def as_system(x, name, func, size=None):
     if not np.all(np.isfinite(M)):
         raise ArgumentError(f"{func}: {name} has a non-finite entry")
     return control.ss([], [], [], M)
+
+
+def _finite(sys, name, func):
+    """``sys`` if its state-space matrices are real and finite, else an ArgumentError
+    naming the argument and the matrix."""
+    for label in ("A", "B", "C", "D"):
+        M = np.asarray(getattr(sys, label))
+        if np.iscomplexobj(M) and np.any(np.imag(M) != 0):
+            raise ArgumentError(f"{func}: {name} has complex entries in {label}")
+        if not np.all(np.isfinite(M)):
+            raise ArgumentError(f"{func}: {name} has a non-finite entry in {label}")
+    return sys
 
 
 def _dt(sys):

@@ -17,6 +17,8 @@ from . import hinf_riccati as ric
 
 __all__ = ["bisect", "data_scale", "transfer_scale"]
 
+_NUDGE = 1e-3  # relative step from an undecided level to a decided one
+
 
 def _merits(test):
     """Signed quantities that are positive at a feasible level and change sign at the
@@ -73,7 +75,9 @@ def bisect(N, gtol, history):
     the estimate is right.  A step that did not halve the bracket (in ``log gamma``) is
     followed by one from the feasible-side extrapolation (regula falsi stalls on one
     side), and two such steps in a row by a geometric bisection step; so is an estimate
-    outside the bracket.  Where the optimum is set by a Riccati solution blowing up or
+    outside the bracket.  A level the test cannot decide (a Riccati solution appearing
+    there) is followed by a test 0.1 % above it, whose verdict is used when it is
+    decided.  Where the optimum is set by a Riccati solution blowing up or
     by ``rho(X Y)`` (a smooth merit) this takes a third to a half of the tests of plain
     bisection (S&P Ex. 2.11: 8 against 24); where it is set by Hamiltonian eigenvalues
     reaching the axis the estimates fall below ``lo`` and the search is plain bisection.
@@ -152,6 +156,16 @@ def bisect(N, gtol, history):
         width = np.log(hi / lo) if lo > 0 else np.inf
         t = ric.gamma_test(N.plant, trial)
         history.append((trial, t.feasible, t.reason))
+        nudged = trial * (1 + _NUDGE)
+        if not t.decided and nudged < hi:
+            # a level where a Riccati solution just appears or vanishes (a Hamiltonian
+            # eigenvalue pair meeting on the axis, e.g. at a geometric midpoint hitting
+            # it exactly) is undecided; a level just above it is decided, and an
+            # undecided upper end could lie below the optimum
+            t2 = ric.gamma_test(N.plant, nudged)
+            history.append((nudged, t2.feasible, t2.reason))
+            if t2.decided:
+                trial, t, secant = nudged, t2, False
         if t.decided:
             merits[trial] = _merits(t)
         if t.feasible or not t.decided:

@@ -53,12 +53,14 @@ from robustmb._blas import single_blas_thread
 from robustmb.analysis import h2norm
 from robustmb.errors import ArgumentError, IllPosedError
 
+from .arguments import refuse_free_tunables
 from .hinf_riccati import regularity
 from .lmi import _balancing, lmi_h2
 from .plant import (
     as_controller,
     check_solvable,
     closed_loop,
+    normalised_performance,
     partition_plant,
     regularise,
     shift_back,
@@ -314,6 +316,8 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     IllPosedError
         Plant not stabilisable / detectable, no controller makes the loop strictly proper
         (for a plant without states: ``D11 + D12 Q D21 = 0`` has no solution), or
@@ -345,7 +349,23 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     """
     if method not in ("auto", "riccati", "lmi"):
         raise ArgumentError(f"h2syn: method must be 'auto', 'riccati' or 'lmi'; got {method!r}")
-    plant = partition_plant(P, nmeas, ncon)
+    refuse_free_tunables(P, "P", "h2syn")
+    given = partition_plant(P, nmeas, ncon)
+    # the H2 norm scales with z and w like the H-infinity norm: design at unit scale
+    plant, scale = normalised_performance(given)
+    res = _h2syn(plant, method)
+    if plant is given:
+        return res
+    K = res.controller
+    return dataclasses.replace(
+        res, norm=res.norm / scale, gamma=res.gamma / scale,
+        gamma_bracket=tuple(g / scale for g in res.gamma_bracket),
+        _closed_loop=closed_loop(given, (K.A, K.B, K.C, K.D)),
+    )  # fmt: skip
+
+
+def _h2syn(plant, method):
+    """:func:`h2syn` on a partitioned plant."""
     if plant.A.shape[0] == 0:
         K, cl, norm, opt = static_h2(plant)
         return H2synResult(

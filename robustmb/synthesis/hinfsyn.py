@@ -49,6 +49,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 
+import control
 import numpy as np
 import scipy.linalg
 
@@ -58,6 +59,7 @@ from robustmb.analysis._separation import separated_blocks
 from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning, warn
 
 from . import hinf_riccati as ric
+from .arguments import refuse_free_tunables
 from .bilinear_map import (
     both_ends_note,
     controller_from_continuous,
@@ -78,6 +80,7 @@ from .plant import (
     boundary_zeros,
     check_solvable,
     closed_loop,
+    normalised_performance,
     partition_plant,
     regularise,
     shift_back,
@@ -605,6 +608,8 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     IllPosedError
         When the plant is not stabilisable through ``u`` or detectable through ``y``, or no
         controller could be verified.
@@ -628,28 +633,82 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     >>> bool(res.gamma <= 1e-6 and res.gamma_bracket[1] == res.gamma)
     True
     """
-    if method not in _METHODS:
-        raise ArgumentError(f"hinfsyn: method must be one of {_METHODS}; got {method!r}")
-    if not _is_real(rtol) or not 0 < rtol < 1:
-        raise ArgumentError(f"hinfsyn: rtol must be a number in (0, 1); got {rtol!r}")
-    if not _is_real(gtol) or not 0 < gtol < rtol:
-        # the bisection must resolve the optimum more finely than the allowed backoff
-        raise ArgumentError(
-            f"hinfsyn: gtol must be a number in (0, rtol) = (0, {rtol!r}); got {gtol!r}"
-        )
-    if not _is_real(cond_max) or not cond_max >= 1:
-        raise ArgumentError(f"hinfsyn: cond_max must be a number >= 1; got {cond_max!r}")
-    plant = partition_plant(P, nmeas, ncon)
+    refuse_free_tunables(P, "P", "hinfsyn")
+    check_options("hinfsyn", method=method, rtol=rtol, gtol=gtol, cond_max=cond_max)
+    given = partition_plant(P, nmeas, ncon)
+    plant, scale = normalised_performance(given)
     if plant.A.shape[0] == 0:
-        return _static_result(plant)
+        return _unscaled(_static_result(plant), given, scale)
     check_solvable(plant)
     try:
-        return _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max)
+        res = _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max)
     except IllPosedError as exc:
         note = both_ends_note(plant)
         if not note or "both z = 1 and z = -1" in str(exc):
             raise
         raise IllPosedError(str(exc) + note) from exc
+    return _unscaled(res, given, scale)
+
+
+def _unscaled(res, plant, scale):
+    """The result on the normalised plant (:func:`normalised_performance`) in the units of
+    the plant as given: every level divided by ``scale`` (a power of 2: exact), the closed
+    loop formed with the given plant, with its ``w`` / ``z`` signal names."""
+    K = res.controller
+    cl = closed_loop(plant, (K.A, K.B, K.C, K.D))
+    n_w, n_z = plant.B1.shape[1], plant.C1.shape[0]
+    if plant.input_names and plant.output_names:
+        cl = control.ss(cl.A, cl.B, cl.C, cl.D, cl.dt, inputs=list(plant.input_names[:n_w]),
+                        outputs=list(plant.output_names[:n_z]))  # fmt: skip
+    if scale == 1.0:
+        return dataclasses.replace(res, closed_loop=cl)
+    return dataclasses.replace(
+        res,
+        gamma=res.gamma / scale,
+        gamma_bracket=tuple(g / scale for g in res.gamma_bracket),
+        closed_loop=cl,
+        gamma_design=res.gamma_design / scale,
+        gamma_opt=res.gamma_opt / scale,
+        history=[(g / scale, *rest) for g, *rest in res.history],
+        regularised=[(eps, g / scale, n / scale) for eps, g, n in res.regularised],
+    )
+
+
+_OPTIONS = {"method": "auto", "rtol": 0.01, "gtol": 1e-7, "cond_max": 1e6}
+
+
+def check_options(func, **options):
+    """Check :func:`hinfsyn`'s options (``method``, ``rtol``, ``gtol``, ``cond_max``) for
+    ``func``, which passes them on; errors name ``func`` and the option at fault.
+
+    Examples
+    --------
+    >>> check_options("mixsyn", rtol=0.05)  # valid: nothing happens
+    >>> try:
+    ...     check_options("mixsyn", rtl=0.05)
+    ... except ArgumentError as err:
+    ...     print(str(err)[:32])
+    mixsyn: unknown option 'rtl' (th
+    """
+    for key in options:
+        if key not in _OPTIONS:
+            raise ArgumentError(
+                f"{func}: unknown option {key!r} (the H-infinity synthesis options are "
+                f"{', '.join(_OPTIONS)})"
+            )
+    opts = {**_OPTIONS, **options}
+    method, rtol, gtol, cond_max = (opts[k] for k in _OPTIONS)
+    if method not in _METHODS:
+        raise ArgumentError(f"{func}: method must be one of {_METHODS}; got {method!r}")
+    if not _is_real(rtol) or not 0 < rtol < 1:
+        raise ArgumentError(f"{func}: rtol must be a number in (0, 1); got {rtol!r}")
+    if not _is_real(gtol) or not 0 < gtol < rtol:
+        # the bisection must resolve the optimum more finely than the allowed backoff
+        raise ArgumentError(
+            f"{func}: gtol must be a number in (0, rtol) = (0, {rtol!r}); got {gtol!r}"
+        )
+    if not _is_real(cond_max) or not cond_max >= 1:
+        raise ArgumentError(f"{func}: cond_max must be a number >= 1; got {cond_max!r}")
 
 
 def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max):

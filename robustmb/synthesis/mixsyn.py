@@ -11,7 +11,7 @@ import control
 from robustmb.errors import DimensionError
 
 from .arguments import as_system, common_sampling_time
-from .hinfsyn import hinfsyn
+from .hinfsyn import check_options, hinfsyn
 
 __all__ = ["mixsyn"]
 
@@ -40,13 +40,16 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
 
     Raises
     ------
+    FreeTunableError
+        For a ``G`` or weight with free tunable parameters.
     UncertainTypeError
         For an uncertain ``G`` or weight.
     DimensionError
         For no weight, an improper weight, or a weight whose inputs do not fit ``G``.
     ArgumentError
-        For a weight with another sampling time than ``G``, or an argument that is
-        neither a system nor a gain.
+        For a weight with another sampling time than ``G``, an argument that is neither a
+        system nor a gain, a non-finite or complex entry in ``G`` or a weight (named), or
+        an option :func:`hinfsyn` does not have (or a bad value of one).
 
     Examples
     --------
@@ -58,6 +61,7 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
     >>> round(float(res.gamma_opt), 3)
     0.923
     """
+    check_options("mixsyn", **options)
     G = as_system(G, "G", "mixsyn")
     sizes = {"W1": G.noutputs, "W2": G.ninputs, "W3": G.noutputs}
     w = {}

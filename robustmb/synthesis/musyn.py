@@ -26,10 +26,13 @@ precision.
 Real parameters are complexified with ``mixed_mu=False`` (plain D-K, a valid but
 conservative choice); repeated scalars get one scalar D with ``full_dg=False``.
 Optionally each iteration's controller is reduced by balanced truncation and the
-reduced one is what is selected and certified.  The returned controller is the one with
-the smallest grid peak; its ``.mu`` is the certified peak over the whole frequency axis
-(:func:`robustmb.analysis.mu_sweep.certified_mu_peak`), and ``.certificate`` the
-:func:`robustmb.wcgain` result of the uncertain closed loop.
+reduced one is what is selected and certified.  The default grid follows the closed
+loops: each iteration widens it to a decade beyond its closed loop's pole moduli.  The
+returned controller is the one with the smallest certified peak over the whole frequency
+axis (:func:`robustmb.analysis.mu_sweep.certified_mu_peak`; the iterations are certified
+in the order of their peaks on the final grid until the best certificate is within 1 % of
+its grid peak), which is its ``.mu``; ``.certificate`` is the :func:`robustmb.wcgain`
+result of the uncertain closed loop.
 
 A discrete-time plant is designed on its bilinear continuous-time equivalent (mu is kept
 pointwise under the frequency map ``nu = tan(w dt / 2)``), and the discrete closed loop
@@ -53,10 +56,11 @@ from robustmb.analysis._separation import separated_blocks
 from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_sweep import certified_mu_peak
 from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
-from robustmb.errors import ArgumentError, DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError, warn
 from robustmb.lft import lft_lower, lftdata, simplify
 from robustmb.lft.arguments import frequencies
 
+from .arguments import refuse_free_tunables
 from .bilinear_map import (
     controller_from_continuous,
     flip_controller,
@@ -65,7 +69,7 @@ from .bilinear_map import (
     to_continuous,
 )
 from .hinfsyn import hinfsyn
-from .plant import as_controller, closed_loop, partition_plant
+from .plant import as_controller, closed_loop, partition_plant, signal_order
 from .scaling_fit import (
     _balanced,
     _inverse,
@@ -104,7 +108,10 @@ class MusynResult:
         with the fitted scalings and this iteration's controller, the level the next
         K-step starts from), ``full_d`` and ``scalings`` (which fit was kept); with
         ``controller_order``, also ``reduced_order`` and ``reduced_mu_peak`` (grid peak
-        of the loop with the reduced controller, ``inf`` when that loop is unstable).
+        of the loop with the reduced controller, ``inf`` when that loop is unstable);
+        ``final_mu_peak``, the grid peak of the (reduced) controller's loop on the final
+        (widest) grid, for every iteration with a stabilising controller; ``selected``
+        (``True``) on the iteration whose controller is returned.
     certificate : object
         :func:`robustmb.wcgain` result on the uncertain closed loop (worst-case gain over
         the uncertainty; below 1 means robust performance), or ``None`` for a plant given
@@ -345,8 +352,44 @@ def _is_count(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
+def _are_names(x):
+    """A signal name or a nonempty sequence of them."""
+    if isinstance(x, str):
+        return True
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(v, str) for v in x)
+
+
+def _named_channels(P, nmeas, ncon, nd_in, nd_out):
+    """``P`` with the named measurements and controls moved last, and their counts.
+
+    The order comes from :func:`.plant.signal_order` (as for :func:`hinfsyn`).  For a
+    plain ``M`` with ``blk`` the first ``nd_in`` inputs and ``nd_out`` outputs are the
+    Delta channels and must not be named.
+    """
+    if hasattr(P, "nominal") and hasattr(P, "blocks"):
+        ins, outs = list(P.input_names), list(P.output_names)
+    elif isinstance(P, control.InputOutputSystem):
+        ins, outs = list(P.input_labels), list(P.output_labels)
+    else:
+        ins = outs = None
+    m, p = (P.ninputs, P.noutputs) if ins is None else (None, None)
+    in_order, out_order, nmeas, ncon = signal_order(ins, outs, nmeas, ncon, m, p)
+    if in_order[:nd_in] != list(range(nd_in)) or out_order[:nd_out] != list(range(nd_out)):
+        raise SignalError(
+            "musyn: nmeas / ncon name a Delta channel of M (the first channels, of blk): "
+            "name measurements and controls only"
+        )
+    if isinstance(P, control.StateSpace):
+        Q = control.ss(P.A, P.B[:, in_order], P.C[out_order], P.D[np.ix_(out_order, in_order)],
+                       P.dt, inputs=[ins[i] for i in in_order],
+                       outputs=[outs[i] for i in out_order])  # fmt: skip
+        return Q, nmeas, ncon
+    return P[out_order, in_order], nmeas, ncon
+
+
 def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk, mixed_mu, full_dg):
     """Argument errors found before any synthesis runs."""
+    refuse_free_tunables(P, "P", "musyn")
     for value, name in ((mixed_mu, "mixed_mu"), (full_dg, "full_dg")):
         if not isinstance(value, (bool, np.bool_)):
             raise ArgumentError(f"musyn: {name} must be True or False; got {value!r}")
@@ -355,8 +398,10 @@ def _check_arguments(P, nmeas, ncon, max_iter, max_order, blk, mixed_mu, full_dg
     if not _is_count(max_order) or max_order < 0:
         raise ArgumentError(f"musyn: max_order must be an integer >= 0; got {max_order!r}")
     for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
-        if not _is_count(value):
-            raise ArgumentError(f"musyn: {name} must be an integer count; got {value!r}")
+        if not (_is_count(value) or _are_names(value)):
+            raise ArgumentError(
+                f"musyn: {name} must be an integer count or signal name(s); got {value!r}"
+            )
     uncertain = hasattr(P, "nominal") and hasattr(P, "blocks")
     if blk is None and not uncertain:
         raise ArgumentError(
@@ -425,11 +470,19 @@ def musyn(
         ``control.StateSpace`` ``M`` with the Delta channels first, together with ``blk``
         (uncertainty blocks only, MATLAB ``mussv`` convention: ``(-r, 0)`` real,
         ``(r, 0)`` complex repeated scalar, ``(r, c)`` full block).
-    nmeas, ncon : int
+    nmeas, ncon : int or sequence of str
+        Number of measurements (last outputs) and controls (last inputs), or their signal
+        names (of ``P``, or of ``M`` with ``blk``, where the Delta channels cannot be
+        named), which then become ``y`` and ``u`` in the given order, as in
+        :func:`hinfsyn`.
     omega : array_like, optional
         Frequency grid of the D-step in rad/s, finite and >= 0, in discrete time at most
-        the Nyquist frequency ``pi / dt`` (default: 60 points around the poles of the
-        plant, of its bilinear equivalent in discrete time).
+        the Nyquist frequency ``pi / dt`` (default: 60 points from two decades below
+        the slowest to two above the fastest pole of the plant, of its bilinear
+        equivalent in discrete time, widened at the same density in every iteration to
+        a decade beyond the moduli of the closed loop's poles).  A warning is issued when
+        the returned controller's certified peak exceeds its grid peak by more than 1 %:
+        the grid then misses the peak.
     max_iter : int
         Number of D-K iterations, at least 1.
     max_order : int
@@ -476,6 +529,8 @@ def musyn(
 
     Raises
     ------
+    FreeTunableError
+        For a ``P`` with free tunable parameters (checked first).
     ArgumentError
         For ``max_iter`` below 1, ``max_order`` below 0, non-integer ``nmeas`` / ``ncon``,
         an ``omega`` that is not a grid of finite frequencies >= 0 (at most ``pi / dt`` in
@@ -484,6 +539,8 @@ def musyn(
         integer pairs (checked before any synthesis).
     DimensionError
         For channel counts or ``blk`` that do not fit the plant.
+    SignalError
+        For unknown or repeated signal names, or names of Delta channels.
 
     Examples
     --------
@@ -501,6 +558,11 @@ def musyn(
     """
     _check_arguments(P, nmeas, ncon, max_iter, max_order, blk, mixed_mu, full_dg)
     uncertain = blk is None
+    if not (_is_count(nmeas) and _is_count(ncon)):
+        # a full block (r, c) takes c outputs of M and feeds r inputs (as _rp_structure)
+        nd_in = 0 if uncertain else sum(r if c else abs(r) for r, c in blk)
+        nd_out = 0 if uncertain else sum(c if c else abs(r) for r, c in blk)
+        P, nmeas, ncon = _named_channels(P, nmeas, ncon, nd_in, nd_out)
     if uncertain:
         M, blocks = lftdata(simplify(P))
         if not blocks:
@@ -546,10 +608,9 @@ def musyn(
         omega = _discrete_grid(omega, full.dt, flip)
         if omega.size == 0:
             omega = None
-    if omega is None:
-        poles = np.abs(np.linalg.eigvals(M.A)) if M.nstates else np.array([1.0])
-        poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
-        omega = np.logspace(np.log10(poles.min()) - 2, np.log10(poles.max()) + 2, 60)
+    follow = omega is None  # the default grid follows the closed loops' poles
+    if follow:
+        omega, density = _default_grid(M.A)
     if controller_order is not None and (
         not isinstance(controller_order, (int, np.integer)) or controller_order < 0
     ):
@@ -557,7 +618,7 @@ def musyn(
             f"controller_order must be a non-negative integer, got {controller_order!r}"
         )
     scalings, peak_prev = _identity_scalings(info), 1.0
-    history, best = [], None
+    history, tried = [], []
     bar = ProgressBar(max_iter + 1, "musyn", enabled=bool(progress))
     for it in range(1, max_iter + 1):
         bar.start(f"{step} {it}: K-step")
@@ -576,6 +637,8 @@ def musyn(
         t1 = time.perf_counter()
         bar.note(f"{step} {it}: mu-step")
         N = _separated(closed_loop(work, (K.A, K.B, K.C, K.D)))
+        if follow:
+            omega = _widened_grid(omega, N.A, density)
         Nw = freqresp(N, omega)
         res = mussv(Nw, rp_blk, lower=False)
         peak = float(np.max(res.upper))
@@ -606,8 +669,8 @@ def musyn(
         if controller_order is not None:
             label += f" (reduced to {cand.nstates}: {cand_peak:.4f})"
         bar.advance(label=f"{label}; K {t1 - t0:.1f} s, mu {t2 - t1:.1f} s")
-        if np.isfinite(cand_peak) and (best is None or cand_peak < best[0]):
-            best = (cand_peak, cand, cand_N)
+        if np.isfinite(cand_peak):
+            tried.append((it, cand, cand_N))
         if it < max_iter:
             # Any stable D (commuting with the structure) and para-skew h give a valid
             # bound, so the fit whose scaled loop with the current K is smallest on the
@@ -654,26 +717,106 @@ def musyn(
             level, form, kind, scalings = min(fits, key=lambda f: f[0])
             entry.update(fit_level=level, full_d=bool(form), scalings=kind)
             peak_prev = peak
-    if best is None:
+    if not tried:
         bar.close()
         raise IllPosedError(
             f"controller_order = {controller_order}: no reduced controller of any of the "
             f"{max_iter} iterations stabilises the nominal loop (raise the order)"
         )
-    peak, K, N = best
-    if discrete:
-        Kd = controller_from_continuous((K.A, K.B, K.C, K.D))
-        Kd = flip_controller(Kd) if flip else Kd
-        K = as_controller(Kd, full.controller_dt)
-        N = closed_loop(full, Kd)  # the discrete loop with the plant as given
     bar.start("certification")
-    # Whole-axis certificate (the unit circle in discrete time); a level 1 % above the grid
-    # peak keeps the interval cover short.  When the cover cannot be closed, .mu is inf
-    # (the grid peaks stay in history).
-    cert_mu = certified_mu_peak((N.A, N.B, N.C, N.D), rp_blk, dt=full.dt, lower=False, rel_gap=1e-2)
+    K, cert_mu = _select(tried, omega, rp_blk, full, flip, history)
     certificate = None
     if uncertain:
         certificate = wcgain(lft_lower(P, K))
     bar.advance(label=f"certified mu {float(cert_mu.upper):.4f}")
     bar.close()
     return MusynResult(K, float(cert_mu.upper), history, certificate, rp_blk, cert_mu)
+
+
+_REL_GAP = 1e-2  # the certification's level above the grid peak (keeps the cover short)
+
+
+def _default_grid(A):
+    """Default D-step grid: 60 points from two decades below the plant's slowest pole to
+    two above its fastest, and its density in points per decade."""
+    poles = np.abs(np.linalg.eigvals(A)) if A.size else np.array([1.0])
+    poles = poles[poles > 1e-8] if np.any(poles > 1e-8) else np.array([1.0])
+    lo, hi = np.log10(poles.min()) - 2, np.log10(poles.max()) + 2
+    return np.logspace(lo, hi, 60), 60 / (hi - lo)
+
+
+def _widened_grid(omega, A, density):
+    """``omega`` extended, at the same density, to a decade beyond the moduli of the
+    eigenvalues of ``A`` (a closed loop's poles): the mu peak of a loop sits near its
+    poles, and a controller's fast poles can move it out of the plant's band."""
+    poles = np.abs(np.linalg.eigvals(A)) if A.size else np.array([])
+    poles = poles[(poles > 1e-8) & np.isfinite(poles)]
+    lo, hi = np.log10(omega.min()), np.log10(omega.max())
+    if poles.size:
+        lo = min(lo, np.log10(poles.min()) - 1)
+        hi = max(hi, np.log10(poles.max()) + 1)
+    if lo >= np.log10(omega.min()) and hi <= np.log10(omega.max()):
+        return omega
+    return np.logspace(lo, hi, max(omega.size, int(np.ceil((hi - lo) * density)) + 1))
+
+
+def _grid_peak(N, omega, blk):
+    """Grid peak of the robust-performance mu upper bound of the loop ``N``."""
+    return float(np.max(mussv(freqresp(N, omega), blk, lower=False).upper))
+
+
+def _certify(K, full, flip, blk):
+    """The controller for the plant as given and the whole-axis certificate of its loop.
+
+    ``K`` acts on the working (continuous) plant; for a discrete plant it is mapped back
+    and the discrete loop is certified over the unit circle.  The certification's level
+    1 % above the grid peak keeps the interval cover short; when the cover cannot be
+    closed, ``.upper`` is ``inf``.
+    """
+    if full.dt > 0:
+        Kd = controller_from_continuous((K.A, K.B, K.C, K.D))
+        Kd = flip_controller(Kd) if flip else Kd
+        Kr, N = as_controller(Kd, full.controller_dt), closed_loop(full, Kd)
+    else:
+        Kr, N = K, closed_loop(full, (K.A, K.B, K.C, K.D))
+    cert = certified_mu_peak((N.A, N.B, N.C, N.D), blk, dt=full.dt, lower=False,
+                             rel_gap=_REL_GAP)  # fmt: skip
+    return Kr, cert
+
+
+def _select(cands, omega, blk, full, flip, history):
+    """The returned controller: the smallest certified peak among the iterations'.
+
+    Every candidate's grid peak is recomputed on the final grid (the widest one when the
+    default grid follows the loops); candidates are certified in the order of those
+    peaks until the best certified peak is within the certification's gap of its grid
+    peak, or no uncertified candidate has a grid peak below it (a grid peak is a lower
+    estimate, so such a candidate cannot certify lower).  Each entry of ``history`` gets
+    ``final_mu_peak``, the chosen one ``selected``.  Warns when the certified peak still
+    exceeds the chosen loop's grid peak by more than the gap: the grid missed the peak.
+    """
+    peaks = []
+    for it, _, N in cands:
+        p = _grid_peak(N, omega, blk)
+        history[it - 1]["final_mu_peak"] = p
+        peaks.append(p)
+    order = np.argsort(peaks, kind="stable")
+    best = None  # (certified peak, grid peak, iteration, controller, certificate)
+    for i in order:
+        if best is not None and (best[0] <= best[1] * (1 + _REL_GAP) or peaks[i] >= best[0]):
+            break
+        it, K, _ = cands[i]
+        Kr, cert = _certify(K, full, flip, blk)
+        # the certificate's lower bound is a value of mu at a frequency: a grid point too
+        grid = max(peaks[i], float(cert.lower))
+        if best is None or float(cert.upper) < best[0]:
+            best = (float(cert.upper), grid, it, Kr, cert)
+    mu, grid, it, K, cert = best
+    history[it - 1]["selected"] = True
+    if mu > grid * (1 + _REL_GAP):
+        warn(
+            f"musyn: the certified peak mu {mu:.4g} of the returned controller (iteration "
+            f"{it}) exceeds its grid peak {grid:.4g} by more than {100 * _REL_GAP:g} %: "
+            "the frequency grid misses the peak (pass a denser or wider omega)"
+        )
+    return K, cert

@@ -128,9 +128,12 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
 
     Raises
     ------
+    FreeTunableError
+        For a ``G`` or weight with free tunable parameters.
     ArgumentError
         For ``tol`` not a positive number, a ``G`` or weight that is neither a system nor
-        a gain, or a weight with another sampling time than ``G``.
+        a gain, has a non-finite or complex entry, or has another sampling time than
+        ``G``.
     UncertainTypeError
         For an uncertain ``G`` or weight (use :func:`robustmb.musyn`, or ``G.nominal()``).
     DimensionError

@@ -22,6 +22,7 @@ and provides the three exact changes of problem every synthesis method uses:
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,8 +41,11 @@ __all__ = [
     "boundary_zeros",
     "closed_loop",
     "lft_response",
+    "normalised_performance",
     "partition_plant",
     "shift_back",
+    "signal_order",
+    "transfer_samples",
     "regularise",
 ]
 
@@ -150,6 +154,57 @@ def _real_statespace_data(sys, argname):
     return (*(M.copy() for M in mats), _sampling_time(sys.dt, argname))
 
 
+def signal_order(in_labels, out_labels, nmeas, ncon, m=None, p=None):
+    """Input and output orders that put the named controls / measurements last.
+
+    Parameters
+    ----------
+    in_labels, out_labels : list of str or None
+        The plant's signal names (``None`` for an unnamed plant).
+    nmeas, ncon : int or sequence of str
+        Counts (the last outputs / inputs) or signal names, which then become ``y`` and
+        ``u`` in the given order.
+    m, p : int, optional
+        Numbers of inputs and outputs (default: the numbers of labels).
+
+    Returns
+    -------
+    tuple
+        ``(in_order, out_order, nmeas, ncon)``: index lists of the plant's inputs and
+        outputs, and the counts.
+
+    Examples
+    --------
+    >>> signal_order(["w", "u", "v"], ["y", "z"], ["y"], ["u"])
+    ([0, 2, 1], [1, 0], 1, 1)
+    """
+    m = len(in_labels) if m is None else m
+    p = len(out_labels) if p is None else p
+    in_order, out_order = list(range(m)), list(range(p))
+    for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
+        if not _count_or_names(value):
+            raise ArgumentError(f"{name} must be an integer count or signal name(s); got {value!r}")
+    if isinstance(ncon, numbers.Integral) and not isinstance(ncon, bool):
+        ncon = int(ncon)
+    else:
+        if in_labels is None:
+            raise SignalError("ncon: signal names need a plant with named inputs")
+        names = [ncon] if isinstance(ncon, str) else list(ncon)
+        idx = _signal_indices(names, in_labels, "ncon", "input")
+        in_order = [i for i in range(m) if i not in idx] + idx
+        ncon = len(idx)
+    if isinstance(nmeas, numbers.Integral) and not isinstance(nmeas, bool):
+        nmeas = int(nmeas)
+    else:
+        if out_labels is None:
+            raise SignalError("nmeas: signal names need a plant with named outputs")
+        names = [nmeas] if isinstance(nmeas, str) else list(nmeas)
+        idx = _signal_indices(names, out_labels, "nmeas", "output")
+        out_order = [i for i in range(p) if i not in idx] + idx
+        nmeas = len(idx)
+    return in_order, out_order, nmeas, ncon
+
+
 def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     """Split ``P`` into the blocks of a generalised plant.
 
@@ -188,28 +243,7 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
     if np.iscomplexobj(A) or np.iscomplexobj(B) or np.iscomplexobj(C) or np.iscomplexobj(D):
         raise DimensionError(f"{argname}: synthesis needs a real plant")
     p, m = D.shape
-    in_order, out_order = list(range(m)), list(range(p))
-    for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
-        if not _count_or_names(value):
-            raise ArgumentError(f"{name} must be an integer count or signal name(s); got {value!r}")
-    if isinstance(ncon, numbers.Integral) and not isinstance(ncon, bool):
-        ncon = int(ncon)
-    else:
-        if in_labels is None:
-            raise SignalError("ncon: signal names need a plant with named inputs")
-        names = [ncon] if isinstance(ncon, str) else list(ncon)
-        idx = _signal_indices(names, in_labels, "ncon", "input")
-        in_order = [i for i in range(m) if i not in idx] + idx
-        ncon = len(idx)
-    if isinstance(nmeas, numbers.Integral) and not isinstance(nmeas, bool):
-        nmeas = int(nmeas)
-    else:
-        if out_labels is None:
-            raise SignalError("nmeas: signal names need a plant with named outputs")
-        names = [nmeas] if isinstance(nmeas, str) else list(nmeas)
-        idx = _signal_indices(names, out_labels, "nmeas", "output")
-        out_order = [i for i in range(p) if i not in idx] + idx
-        nmeas = len(idx)
+    in_order, out_order, nmeas, ncon = signal_order(in_labels, out_labels, nmeas, ncon, m, p)
     if ncon < 1:
         raise DimensionError(f"ncon = {ncon}: the controller needs at least one control input")
     if ncon >= m:
@@ -235,6 +269,104 @@ def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
         A, B[:, :m1], B[:, m1:], C[:p1], C[p1:], D[:p1, :m1], D[:p1, m1:], D[p1:, :m1],
         D[p1:, m1:], dt, labels_in, labels_out, True if dt and sys_dt is True else None,
     )  # fmt: skip
+
+
+def _power_of_two(x):
+    """The power of 2 nearest to ``1 / x`` (1 for ``x`` 0 or not finite): scaling by it
+    is exact in floating point."""
+    if not (np.isfinite(x) and x > 0):
+        return 1.0
+    return float(2.0 ** -np.round(np.log2(x)))
+
+
+def transfer_samples(plant):
+    """``[P11 P12; P21 P22]`` sampled at zero frequency, infinity (``z = -1`` in discrete
+    time) and the moduli (angles) of the plant's poles, skipping a sample at a pole on the
+    stability boundary: points that do not depend on the realisation's state coordinates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> o, z = np.ones((1, 1)), np.zeros((1, 1))
+    >>> P = Plant(-o, 2 * o, o, o, o, z, o, o, z)   # P11 = 2 / (s + 1), P12 = 1 / (s + 1) + 1
+    >>> sorted(float(abs(G[0, 0]).round(6)) for G in transfer_samples(P))  # infinity, 1, 0
+    [0.0, 1.414214, 2.0]
+    """
+    n = plant.A.shape[0]
+    B = np.hstack([plant.B1, plant.B2])
+    C = np.vstack([plant.C1, plant.C2])
+    D = np.block([[plant.D11, plant.D12], [plant.D21, plant.D22]])
+    if not n:
+        return [D]
+    lam = np.linalg.eigvals(plant.A)
+    if plant.dt:
+        points = np.exp(1j * np.concatenate([[0.0, np.pi], np.abs(np.angle(lam))]))
+    else:
+        points = 1j * np.concatenate([[0.0], np.abs(lam)])
+    out = [] if plant.dt else [D.astype(complex)]  # infinity (continuous time)
+    for s in points:
+        if np.min(np.abs(s - lam)) <= 1e-10 * (1 + abs(s)):
+            continue  # a pole on the boundary
+        try:
+            G = C @ np.linalg.solve(s * np.eye(n) - plant.A, B) + D
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(np.isfinite(G)):
+            out.append(G)
+    return out
+
+
+_NORMALISE_BEYOND = 6  # |log2| of a channel scale beyond which it is normalised
+
+
+def normalised_performance(plant):
+    """The plant with ``z`` and ``w`` scaled to unit size, and the factor ``s`` every
+    closed-loop norm is multiplied by.
+
+    ``z`` is scaled by ``sz``, the power of 2 nearest to the inverse of the smaller of
+    ``sigma_max([C1 D11 D12])`` and the largest ``sigma_max([P11 P12])`` of
+    :func:`transfer_samples`, then ``w`` by ``sw``, the same for ``[B1; D21]`` and
+    ``[sz P11; P21]``.  Both are proportional to the scale of ``z`` (of ``w``); the
+    smaller because a state coordinate can inflate the data and a pole near the
+    stability boundary a sample.  A factor within ``2^-6 .. 2^6`` is replaced by 1:
+    such a plant is designed as given.  ``Fl(P, K)`` from ``w`` to ``z`` becomes
+    ``sz Fl(P, K) sw`` for every ``K``: the same controllers are optimal at ``s = sz sw``
+    times the original level, and the synthesis's absolute thresholds (its first level,
+    the rank tests of ``D12`` and ``D21``, the level at which an optimum of 0 stops) act
+    on a plant of unit size.  Powers of 2 keep the scaling exact.
+
+    Examples
+    --------
+    >>> import control
+    >>> import numpy as np
+    >>> P = control.ss([[-1.0]], [[1.0, 1.0]], [[1e-9], [1.0]], [[0.0, 1e-9], [1.0, 0.0]])
+    >>> plant, s = normalised_performance(partition_plant(P, 1, 1))
+    >>> bool(s == 2.0**29)  # |[C1 D11 D12]| = 1.4e-9; w is left (|[B1; D21]| = 1.4)
+    True
+    """
+    samples = transfer_samples(plant)
+    m1, p1 = plant.B1.shape[1], plant.C1.shape[0]
+    data = np.linalg.norm(np.hstack([plant.C1, plant.D11, plant.D12]), 2)
+    size = max((np.linalg.norm(G[:p1], 2) for G in samples), default=data)
+    sz = _power_of_two(min(data, size))
+    data = np.linalg.norm(np.vstack([plant.B1, plant.D21]), 2)
+    size = max(
+        (np.linalg.norm(np.vstack([sz * G[:p1, :m1], G[p1:, :m1]]), 2) for G in samples),
+        default=data,
+    )
+    sw = _power_of_two(min(data, size))
+    # a plant within 2^+-6 of unit size is designed as given: the synthesis's thresholds
+    # are relative at that size, and an exact rescaling still moves the LMI solver's and
+    # the stiff verifications' rounding
+    sz = 1.0 if abs(np.log2(sz)) <= _NORMALISE_BEYOND else sz
+    sw = 1.0 if abs(np.log2(sw)) <= _NORMALISE_BEYOND else sw
+    if sz == 1.0 and sw == 1.0:
+        return plant, 1.0
+    scaled = dataclasses.replace(
+        plant, B1=plant.B1 * sw, C1=plant.C1 * sz, D11=plant.D11 * (sz * sw),
+        D12=plant.D12 * sz, D21=plant.D21 * sw,
+    )  # fmt: skip
+    return scaled, sz * sw
 
 
 def _balanced_pair(A, B):

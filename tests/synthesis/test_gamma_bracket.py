@@ -216,3 +216,19 @@ def test_transfer_scale_is_realisation_independent():
 
     assert data_scale(Ns) > 10 * data_scale(N)  # the old scale moves ...
     assert transfer_scale(Ns) == pytest.approx(transfer_scale(N), rel=1e-8)  # ... this not
+
+
+@pytest.mark.parametrize("c", [0.5, 0.25, 2.0])
+def test_an_undecided_midpoint_does_not_become_the_upper_end(c):
+    # bisect's example plant with z scaled by a power of 2: levels 2c, c, c / 2 are
+    # tested first and their geometric midpoint c / sqrt(2) is exactly where X stops
+    # existing (2 - (gamma / c)^-2 = 0: a double Hamiltonian eigenvalue at 0, undecided).
+    # The optimum is c (sqrt(3) - 1), the root of (gamma/c)^2 + 2 gamma/c - 2.
+    z, o = np.zeros((1, 1)), np.ones((1, 1))
+    P = Plant(-o, np.hstack([o, z]), o, np.vstack([c * o, z]), o, np.zeros((2, 2)),
+              np.vstack([z, c * o]), np.hstack([z, o]), z)  # fmt: skip
+    history = []
+    lo, hi = bisect(ric.normalise(P), 1e-9, history)
+    opt = c * (np.sqrt(3.0) - 1.0)
+    assert lo < opt * (1 + 1e-12) and hi >= opt * (1 - 1e-12) and hi <= lo * (1 + 2e-9)
+    assert any(not f and "undecided" in r for _, f, r in history)  # the midpoint was hit

@@ -599,3 +599,29 @@ def test_hinfsyn_within_rtol_when_the_exact_test_proves_the_loop(method):
     # norm (its own closed-loop realisation) 8.5e-6 above: within 1e-5 here.
     ref = independent_hinf(P, res.controller)
     assert abs(ref - res.gamma) <= 1e-5 * ref
+
+
+def test_hinfsyn_closed_loop_keeps_the_w_z_names():
+    # inputs [u, w1, w2], outputs [y, z1, z2]: the closed loop maps [w1, w2] to [z1, z2],
+    # and equals the lower LFT of the reordered plant (python-control's feedback)
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((3, 3)) - 3 * np.eye(3)
+    B, C, D = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), np.zeros((3, 3))
+    D[0, 1:], D[1:, 0] = rng.standard_normal(2), rng.standard_normal(2)  # D12, D21
+    P = control.ss(A, B, C, D, inputs=["u", "w1", "w2"], outputs=["y", "z1", "z2"])
+    res = rmb.hinfsyn(P, ["y"], ["u"])
+    assert res.closed_loop.input_labels == ["w1", "w2"]
+    assert res.closed_loop.output_labels == ["z1", "z2"]
+    # u = K y with D22 = 0, written out on the given channel order (u, y first)
+    Ak, Bk, Ck, Dk = (res.controller.A, res.controller.B, res.controller.C,
+                      res.controller.D)  # fmt: skip
+    B1, B2, C1, C2 = B[:, 1:], B[:, :1], C[1:], C[:1]
+    D11, D12, D21 = D[1:, 1:], D[1:, :1], D[:1, 1:]
+    cl = control.ss(
+        np.block([[A + B2 @ Dk @ C2, B2 @ Ck], [Bk @ C2, Ak]]),
+        np.vstack([B1 + B2 @ Dk @ D21, Bk @ D21]),
+        np.hstack([C1 + D12 @ Dk @ C2, D12 @ Ck]),
+        D11 + D12 @ Dk @ D21,
+    )
+    w = np.logspace(-2, 2, 7)
+    assert np.allclose(cl(1j * w), res.closed_loop(1j * w), rtol=1e-8, atol=1e-12)

@@ -184,3 +184,81 @@ def test_separated_closed_loop_keeps_the_low_frequency_response():
     # no gap in the spectrum: returned unchanged
     G = control.ss(np.diag([-1.0, -2.0]), np.ones((2, 1)), np.ones((1, 2)), 0.0)
     assert _separated(G) is G
+
+
+def _exact_rp_mu_lower(N, omega, deltas):
+    """Mixed robust-performance mu of a 2 x 2 loop ``N`` (real scalar first, complex
+    scalar performance block second), by brute force over the real parameter: at each
+    frequency ``mu = 1 / min_d max(|d|, 1 / |F_u(N, d)|)``.  A grid of ``d`` gives a
+    lower bound of the exact value."""
+    best = 0.0
+    for n in N(1j * omega).transpose(2, 0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = n[1, 1] + n[1, 0] * deltas * n[0, 1] / (1 - n[0, 0] * deltas)
+            a = np.maximum(np.abs(deltas), 1 / np.abs(f))
+        best = max(best, 1 / np.nanmin(a))
+    return best
+
+
+@pytest.mark.slow
+def test_musyn_default_grid_follows_the_closed_loop_real_parameter():
+    # y = e = w - G u, z = Wt e, G = H / (1 + k H), H = 1 / (s^2 + s), k = 1 +- 40 %.
+    # Wt(inf) = 0.5 and S(inf) = 1 for a proper controller, so mu >= 0.5, attained in
+    # the limit; a controller with fast poles outside the plant's band moves the peak
+    # there, where a fixed grid around the plant's poles does not look.
+    k = rmb.ureal("k", 1.0, percent=40)
+    H = rmb.uss(control.tf([1.0], [1.0, 1.0, 0.0]))
+    Wt = control.tf([0.5, 1.0], [1.0, 0.01])
+    P = rmb.vstack(rmb.uss(Wt), 1.0) * rmb.hstack(1.0, -rmb.feedback(H, k))
+    res = rmb.musyn(P, 1, 1)
+    assert 0.5 <= res.mu < 0.52
+    # the same loop built by hand (no lft code): states x1, x2 of H, xw of Wt; inputs
+    # [v (real-parameter channel), w, u], outputs [z_delta, z, y]; k = 1 + 0.4 delta
+    A = np.array([[0, 1, 0], [-1, -1, 0], [-1, 0, -0.01]])
+    B = np.array([[0, 0, 0], [-0.4, 0, 1], [0, 1, 0]])
+    C = np.array([[1, 0, 0], [-0.5, 0, 0.995], [-1, 0, 0]])
+    D = np.array([[0, 0, 0], [0, 0.5, 0], [0, 1, 0]])
+    K = res.controller
+    # u = K y with D22 = 0: the lower LFT written out
+    B1, B2, C1, C2 = B[:, :2], B[:, 2:], C[:2], C[2:]
+    D11, D12, D21 = D[:2, :2], D[:2, 2:], D[2:, :2]
+    Ak, Bk, Ck, Dk = K.A, K.B, K.C, K.D
+    N = control.ss(
+        np.block([[A + B2 @ Dk @ C2, B2 @ Ck], [Bk @ C2, Ak]]),
+        np.vstack([B1 + B2 @ Dk @ D21, Bk @ D21]),
+        np.hstack([C1 + D12 @ Dk @ C2, D12 @ Ck]),
+        D11 + D12 @ Dk @ D21,
+    )
+    assert np.max(N.poles().real) < 0
+    omega = np.concatenate([[0.0], np.logspace(-3, 4, 700)])
+    exact = _exact_rp_mu_lower(N, omega, np.linspace(-3, 3, 6001))
+    assert exact > 0.499  # the loop is near the bound 0.5 ...
+    assert res.mu >= exact * (1 - 1e-9)  # ... and .mu is an upper bound of its mu
+    chosen = [h for h in res.history if h.get("selected")]
+    assert len(chosen) == 1 and res.mu <= chosen[0]["final_mu_peak"] * 1.0101
+
+
+def test_musyn_accepts_signal_names_like_hinfsyn():
+    # the plant with its channels reversed, the measurement and control named: the same
+    # problem as the counts on the original ordering (y and u last)
+    P = _small_problem()
+    assert P.output_names[-1] == "y" and P.input_names[-1] == "u[1]"
+    Q = P[[1, 0], [1, 0]]
+    ref = rmb.musyn(P, 1, 1, max_iter=1)
+    res = rmb.musyn(Q, ["y"], "u[1]", max_iter=1)
+    assert res.history[0]["mu_peak"] == pytest.approx(ref.history[0]["mu_peak"], rel=1e-9)
+    assert res.mu == pytest.approx(ref.mu, rel=1e-6)
+    w = np.logspace(-2, 2, 9)
+    assert np.allclose(res.controller(1j * w), ref.controller(1j * w), rtol=1e-6)
+    with pytest.raises(rmb.errors.SignalError, match="nmeas: output signal 'v'"):
+        rmb.musyn(Q, ["v"], ["u[1]"], max_iter=1)
+
+
+@pytest.mark.slow
+def test_musyn_warns_when_the_grid_misses_the_peak():
+    # a given grid far below the loop's dynamics: the certified peak (whole axis) of the
+    # returned controller exceeds every grid value, which the warning reports
+    P = _small_problem()
+    with pytest.warns(rmb.errors.RobustMBWarning, match="grid misses the peak"):
+        res = rmb.musyn(P, 1, 1, max_iter=1, omega=np.logspace(-4, -3, 5))
+    assert res.mu > res.history[0]["final_mu_peak"] * 1.01

@@ -1,11 +1,13 @@
 """Bad arguments of the synthesis functions raise robustmb errors naming the argument."""
 
+import importlib
+
 import control
 import numpy as np
 import pytest
 
 import robustmb as rmb
-from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, FreeTunableError, UncertainTypeError
 
 P = control.ss([[-1.0]], [[1.0, 1.0]], [[1.0], [1.0]], [[0.0, 1.0], [1.0, 0.0]])
 G = control.tf(1, [1, 1])
@@ -179,3 +181,41 @@ def test_musyn_discrete_omega_below_nyquist():
     P = rmb.vstack(0.5, 1.0) * rmb.hstack(1.0, -Gd)
     with pytest.raises(ArgumentError, match="Nyquist"):
         rmb.musyn(P, 1, 1, max_iter=1, omega=[1.0, 40.0])
+
+
+def _tunable_plant():
+    a = rmb.realp("a", 2.0)
+    Ga = rmb.uss(control.tf([1.0], [1.0, 1.0])) * a
+    return Ga, rmb.vstack(1.0, 1.0) * rmb.hstack(1.0, -Ga)
+
+
+@pytest.mark.parametrize(
+    "call, func, name",
+    [
+        (lambda G, P: rmb.hinfsyn(P, 1, 1), "hinfsyn", "P"),
+        (lambda G, P: rmb.h2syn(P, 1, 1), "h2syn", "P"),
+        (lambda G, P: rmb.musyn(P, 1, 1, max_iter=1), "musyn", "P"),
+        (lambda G, P: rmb.mixsyn(G, 0.5, 0.1), "mixsyn", "G"),
+        (lambda G, P: rmb.mixsyn(control.tf([1.0], [1.0, 1.0]), G), "mixsyn", "W1"),
+        (lambda G, P: rmb.ncfsyn(G), "ncfsyn", "G"),
+    ],
+)
+def test_free_tunable_parameters_are_refused_up_front(call, func, name, monkeypatch):
+    hs_module = importlib.import_module("robustmb.synthesis.hinfsyn")
+    # up front: no synthesis may start
+    monkeypatch.setattr(hs_module, "_solve", lambda *a: pytest.fail("synthesis started"))
+    G, P = _tunable_plant()
+    with pytest.raises(FreeTunableError, match=rf"^{func}: {name} .*\['a'\]"):
+        call(G, P)
+
+
+def test_mixsyn_non_finite_weight_and_unknown_option_name_mixsyn():
+    G1 = control.tf([1.0], [1.0, 1.0])
+    with pytest.raises(ArgumentError, match="mixsyn: W1 has a non-finite"):
+        rmb.mixsyn(G1, control.tf([np.nan], [1.0, 1.0]))
+    with pytest.raises(ArgumentError, match="mixsyn: W2 has a non-finite entry in A"):
+        rmb.mixsyn(G1, 0.5, control.ss([[np.nan]], [[1.0]], [[1.0]], [[0.0]]))
+    with pytest.raises(ArgumentError, match="mixsyn: unknown option 'rtl'"):
+        rmb.mixsyn(G1, 0.5, 0.1, rtl=0.05)
+    with pytest.raises(ArgumentError, match="mixsyn: rtol must be"):
+        rmb.mixsyn(G1, 0.5, 0.1, rtol=2.0)
