@@ -11,6 +11,14 @@ repetitions ("structured controllability").  The dual, applied to the
 transposed LFT, removes unobservable directions.  The 1-D reduction iterates one
 block with every other block held whole (a Kalman minimal realisation in
 ``1/delta_i``); the n-D reduction iterates all blocks together.
+
+In floating point the rank decisions decide the map: a direction 1e-14 on the input side
+of the Delta channels and 1e8 on the output side is part of ``A(Delta)``.  A direction is
+dropped only if its product with what it feeds is at rounding level, and the reduced map
+is accepted only if it equals the original to the rounding of the original's evaluation
+at the corners of the box and at random points (:func:`_same_map`).  If it does not, the
+reduction is taken again on balanced channels (powers of two, an exact similarity); if
+that fails too, the model is kept as written.
 """
 
 from __future__ import annotations
@@ -321,18 +329,11 @@ def _scale(n, d):
     return n
 
 
-def reduce_realization(real, level="full", rtol=1e-10):
-    """Reduce a realization's scalar blocks; returns a new realization."""
-    n, names, sizes = _static_form(real)
-    if not names:
-        return real
-    n0, sizes0 = n, list(sizes)
-    # the rank decisions are taken on balanced channels (each channel's row as large as
-    # its column), so that a direction small on one side and amplified on the other
-    # is weighed by the product
-    d = _balance(n, sizes)
+def _reduce_all(n, sizes, level, tol, d):
+    """The 1-D and n-D reductions iterated to a fixed point on ``diag(d) N diag(1/d)``;
+    the channels of blocks never reduced are scaled back."""
+    sizes0 = list(sizes)
     n = _scale(n, d)
-    tol = rtol
     k = len(sizes)
     while True:
         before = sum(sizes)
@@ -344,7 +345,6 @@ def reduce_realization(real, level="full", rtol=1e-10):
                 n, sizes = _reduce(n, sum(sizes), sizes, list(range(k)), tol, dual)
         if level == "basic" or sum(sizes) == before:
             break
-    # blocks never reduced still have their own (balanced) channels: scale them back
     offs0 = np.concatenate([[0], np.cumsum(sizes0)]).astype(int)
     back = np.concatenate(
         [
@@ -352,10 +352,31 @@ def reduce_realization(real, level="full", rtol=1e-10):
             for i, (r, r0) in enumerate(zip(sizes, sizes0, strict=True))
         ]
     )
-    n = _scale(n, back)
-    # a block whose coupling is at rounding level (b - b: the reduction leaves a residue
-    # of one occurrence) is absent: closed at its nominal value if the map is unchanged
-    for i in range(k):
+    return _scale(n, back), sizes
+
+
+def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
+    """Reduce a realization's scalar blocks; returns a new realization.
+
+    With ``drop_absent``, a block whose coupling is at rounding level after the
+    reduction (``b - b`` leaves a residue of one occurrence) is removed, closed at its
+    nominal value, when the map is unchanged to rounding without it.
+    """
+    n, names, sizes = _static_form(real)
+    if not names:
+        return real
+    n0, sizes0 = n, list(sizes)
+    k = len(sizes)
+    n, sizes = _reduce_all(n0, sizes0, level, rtol, np.ones(sum(sizes0)))
+    if sum(sizes) < sum(sizes0) and not _same_map(n0, sizes0, n, sizes):
+        # on the channels as written the rank decisions changed the map: take them again
+        # on balanced channels (each channel's row as large as its column), where a
+        # direction small on one side and amplified on the other is weighed by the product
+        n, sizes = _reduce_all(n0, sizes0, level, rtol, _balance(n0, sizes0))
+    # a block whose coupling is at rounding level is absent: closed at its nominal value
+    # if the map is unchanged.  Only on request: removing it changes the rounding of
+    # the realisations built on the result (and so any stored scalings for them).
+    for i in range(k if drop_absent else 0):
         if sizes[i] and _coupling_negligible(n, sizes, i, n0, sum(sizes0)):
             n_try, sizes_try = _remove_block(n, sizes, i)
             if _same_map(n0, sizes0, n_try, sizes_try):
@@ -380,10 +401,13 @@ def simplify(x, level="full", *, rtol=1e-10):
         1-D and n-D (all parameters together) reductions iterated to a fixed
         point.
     rtol : float
-        A direction is treated as absent when its weight is below ``rtol``
-        relative to unit-normalised channels (scale-free rank decisions).  The
-        reduced map is checked against the original at random parameter
-        values; if they differ, the original is returned unreduced.
+        A direction is a candidate for removal when its weight is below ``rtol``
+        relative to unit-normalised channels (scale-free rank decisions); it is
+        removed only if its product with what the channels feed is at rounding
+        level.  The reduced map is checked against the original at the corners
+        of the box and at random parameter values, entrywise to the rounding of
+        the original's evaluation; if they differ, the original is returned
+        unreduced.
 
     Returns
     -------
