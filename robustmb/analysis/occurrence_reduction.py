@@ -9,9 +9,12 @@ the arithmetic; here the analyses reduce the realisation themselves.
 The reduction treats the states and every non-scalar block as external channels, so the
 map ``(x, u) -> (dx, y)`` is the same for every value of the elements: the state matrices
 ``A(Delta), B(Delta), C(Delta), D(Delta)``, hence the poles, the gains and the
-well-posedness where the model is defined, are unchanged.  Only directions whose weight
-is at rounding level (``rtol`` below) are dropped, and
-:func:`~robustmb.lft.simplify.reduce_realization` re-checks the map at random points.
+well-posedness where the model is defined, are unchanged.  Only directions whose part of
+the map is at rounding level on both sides (the input side below ``_RTOL``, the product
+with what the channel feeds at the rounding of that product) are dropped, and
+:func:`~robustmb.lft.simplify.reduce_realization` accepts the reduced map only if it
+equals the original at the corners of the box and at random points to within the
+rounding of the original's evaluation; otherwise the model is analysed as written.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ def reduce_occurrences(usys):
     model : UncertainModel
         ``usys`` itself when nothing can be removed.
     dropped : dict
-        ``{name: nominal value}`` of the elements the map does not depend on at all (they
-        take their nominal values in the worst-case and destabilising values reported).
+        ``{name: nominal value}`` of the elements the map does not depend on at all, to
+        rounding (``b - b``; they take their nominal values in the worst-case and
+        destabilising values reported).
 
     Examples
     --------
@@ -50,7 +54,7 @@ def reduce_occurrences(usys):
     ({'a': 1}, {'b': 2.0})
     """
     m = as_model(usys)
-    real = reduce_realization(m._real, "full", _RTOL)
+    real = reduce_realization(m._real, "full", _RTOL, drop_absent=True)
     if real is m._real:
         return m, {}
     out = m._like(

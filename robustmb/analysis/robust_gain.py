@@ -197,9 +197,9 @@ def robgain(
     Notes
     -----
     A loop unstable with every element at the centre of its range has margin 0
-    (``lower = upper = 0``, no critical frequency), and ``reason`` says so and
-    lists the unstable poles.  So has a loop whose peak gain at the centre already
-    reaches ``gamma`` (``certified``, ``worst`` the centre values, the critical
+    (``lower = upper = 0``, no critical frequency, ``worst`` the centre values), and
+    ``reason`` says so and lists the unstable poles.  So has a loop whose peak gain at
+    the centre already reaches ``gamma`` (``certified``, ``worst`` the centre values, the critical
     frequency that of the centre's peak).  The margin scales every range about its
     centre; when the model is unstable at the nominal values of an asymmetric range
     (but not at the centres) ``reason`` ends with a note saying so.
@@ -235,7 +235,8 @@ def robgain(
     inner = band if band is not None and not whole_axis(band, problem.dt) else None
     if not problem.centre_stable:
         reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
-        return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, {}, reason, band=band)
+        centre = complete_values(_centre_values(problem), dropped)
+        return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, centre, reason, band=band)
     centre = _centre_values(problem)
     dense = None if inner is None else band_grid(problem.a, problem.dt, inner, n=400)
     g0, f0 = _peak_of(problem, centre, dense)

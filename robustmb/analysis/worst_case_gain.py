@@ -354,9 +354,9 @@ def wcgain(
     Notes
     -----
     A loop unstable with every element at the centre of its range has infinite
-    gain: the result is ``lower = upper = inf`` with no critical frequency, and
-    ``reason`` says so and lists the unstable poles (an open loop, for instance
-    from a signal left unconnected, gives this).  A loop found unstable at some
+    gain: the result is ``lower = upper = inf`` with no critical frequency, ``worst``
+    the centre values, and ``reason`` says so and lists the unstable poles (an open
+    loop, for instance from a signal left unconnected, gives this).  A loop found unstable at some
     point of the ranges (a vertex, a sample, or a sub-box centre of the branch and
     bound) is not robustly stable: ``lower = upper = inf``, ``worst`` is that point.
     ``upper = inf`` with a finite ``lower`` means no finite level could be certified
@@ -393,8 +393,11 @@ def wcgain(
         raise ArgumentError("wcgain: band is not supported for models with complex coefficients")
     split = _split_option(initial_split, problem, "wcgain", max_boxes)
     if not problem.centre_stable:
+        from .robust_gain import _centre_values  # robust_gain builds on this module
+
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
-        return WcgainResult(np.inf, np.inf, np.nan, {}, True, None, reason, band=band)
+        centre = complete_values(_centre_values(problem), dropped)
+        return WcgainResult(np.inf, np.inf, np.nan, centre, True, None, reason, band=band)
     inner = band if band is not None and not whole_axis(band, problem.dt) else None
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
         res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split, inner)

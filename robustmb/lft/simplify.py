@@ -11,9 +11,19 @@ repetitions ("structured controllability").  The dual, applied to the
 transposed LFT, removes unobservable directions.  The 1-D reduction iterates one
 block with every other block held whole (a Kalman minimal realisation in
 ``1/delta_i``); the n-D reduction iterates all blocks together.
+
+In floating point the rank decisions decide the map: a direction 1e-14 on the input side
+of the Delta channels and 1e8 on the output side is part of ``A(Delta)``.  A direction is
+dropped only if its product with what it feeds is at rounding level, and the reduced map
+is accepted only if it equals the original to the rounding of the original's evaluation
+at the corners of the box and at random points (:func:`_same_map`).  If it does not, the
+reduction is taken again on balanced channels (powers of two, an exact similarity); if
+that fails too, the model is kept as written.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -24,16 +34,34 @@ from .model import UncertainModel, as_model
 from .realization import make_realization
 
 _LEVELS = ("basic", "full")
+_EPS = np.finfo(float).eps
+_TINY = 1e3 * np.finfo(float).tiny
+# A dropped direction's part of the map must be below this multiple of the norms of the
+# rows and columns whose product it adds to: their rounding, not a relative tolerance.
+_RANK_EPS = 16 * _EPS
+# The reduced map must equal the original within this multiple of the original's
+# entrywise rounding bound |N21 Delta| |(I - N11 Delta)^-1| |N12| + |N22|, and within
+# this multiple of the map's own scale at the entry (the geometric mean of the largest
+# magnitudes in its row and in its column): where the map is a small difference of large
+# products, a change at the products' rounding level can still move it relatively much.
+_MAP_EPS = 16 * _EPS
+_SCALE_EPS = 64 * _EPS
 
 
-def _orth(mat, rtol):
-    """Orthonormal basis of the range of ``mat``, rank decided scale-free; the canonical
+def _orth(mat, rtol, feeds=None):
+    """Orthonormal basis of the range of ``mat``, rank decided on both sides; the canonical
     basis of that range (:func:`~.canonical_basis.canonical_basis`).
 
     Columns are normalised first: a column's scale is that of a state or
     external channel (states of a fast controller can be 1e11 times those
     of a plant), and must not decide whether its direction exists.  A
-    direction is dropped only if it is negligible relative to unit columns.
+    direction is a candidate for dropping if it is below ``rtol`` relative to
+    unit columns.  ``feeds`` (columns: the rows of ``mat``) is what the channels
+    feed: a direction small on the input side can be multiplied by a large gain on
+    the output side, so the dropped part ``U_d U_d^H mat`` must also pass
+    ``|feeds U_d| |U_d^H mat| <= _RANK_EPS |feeds_a| |mat_b|`` for every row ``a`` of
+    ``feeds`` and column ``b`` of ``mat`` (the rounding of their product); otherwise the
+    rank grows.
     """
     if mat.shape[1] == 0:
         return mat[:, :0]
@@ -42,29 +70,43 @@ def _orth(mat, rtol):
     if not np.any(keep):
         return mat[:, :0]
     u, s, _ = np.linalg.svd(mat[:, keep] / norms[keep], full_matrices=False)
+    rank = int(np.sum(s > rtol * s[0]))
+    if feeds is not None and rank < u.shape[1]:
+        ref = _RANK_EPS * np.outer(np.linalg.norm(feeds, axis=1), norms) + _TINY
+        while rank < u.shape[1]:
+            ud = u[:, rank:]
+            part = np.abs(feeds @ ud) @ np.abs(ud.conj().T @ mat)
+            if np.all(part <= ref):
+                break
+            rank += 1
     # the singular vectors' signs (and rotations among equal singular values) are LAPACK's
     # choice: the basis handed on is fixed by the range alone, so that the reduced
     # realisation (and any D,G scaling stored for it) is the same on every build
-    return canonical_basis(u[:, : int(np.sum(s > rtol * s[0]))])
+    return canonical_basis(u[:, :rank])
 
 
-def _structured_subspace(n11, n12, sizes, active, tol):
+def _structured_subspace(n, sizes, active, tol):
     """Orthonormal bases of the smallest structured subspace (see module docstring).
 
     ``sizes`` are the blocks' channel counts; only blocks in ``active`` are
-    reduced, the others keep their whole space.
+    reduced, the others keep their whole space.  Block ``i``'s channels feed the
+    columns ``n[:, i's channels]``: the rank decisions weigh them (:func:`_orth`).
     """
+    nd = sum(sizes)
+    n11, n12 = n[:nd, :nd], n[:nd, nd:]
     offs = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     sl = [slice(offs[i], offs[i + 1]) for i in range(len(sizes))]
     bases = []
-    for i, n in enumerate(sizes):
-        bases.append(_orth(n12[sl[i]], tol) if i in active else np.eye(n, dtype=n11.dtype))
+    for i, r in enumerate(sizes):
+        bases.append(
+            _orth(n12[sl[i]], tol, n[:, sl[i]]) if i in active else np.eye(r, dtype=n11.dtype)
+        )
     changed = True
     while changed:
         changed = False
         for i in active:
             cand = [n12[sl[i]]] + [n11[sl[i], sl[j]] @ bases[j] for j in range(len(sizes))]
-            new = _orth(np.hstack(cand), tol)
+            new = _orth(np.hstack(cand), tol, n[:, sl[i]])
             if new.shape[1] > bases[i].shape[1]:
                 bases[i] = new
                 changed = True
@@ -85,8 +127,7 @@ def _project(n, nd, sizes, bases):
 def _reduce(n, nd, sizes, active, tol, dual):
     if dual:
         n = n.T
-    n11, n12 = n[:nd, :nd], n[:nd, nd:]
-    bases = _structured_subspace(n11, n12, sizes, active, tol)
+    bases = _structured_subspace(n, sizes, active, tol)
     # A block kept whole keeps its channels as they are (a full-rank basis spans the same
     # space): rotating them would only destroy the sparsity that indexing relies on.
     bases = [
@@ -159,55 +200,141 @@ def _rebuild(real, n, names, sizes):
 
 
 def _static_eval(n, sizes, deltas):
-    """``Fu(N, diag(delta_i I_{r_i}))``, or None when the loop is singular."""
+    """``Fu(N, diag(delta_i I_{r_i}))`` and its entrywise rounding bound
+    ``|N21 Delta| |(I - N11 Delta)^-1| |N12| + |N22|``, or None when the loop is singular."""
     nd = sum(sizes)
     if nd == 0:
-        return n
+        return n, np.abs(n)
     dvec = np.repeat(deltas, sizes)
     n11, n12, n21, n22 = n[:nd, :nd], n[:nd, nd:], n[nd:, :nd], n[nd:, nd:]
     lhs = np.eye(nd) - n11 * dvec[None, :]
     try:
-        sol = np.linalg.solve(lhs, n12)
+        inv = np.linalg.inv(lhs)
     except np.linalg.LinAlgError:
         return None
-    if np.linalg.cond(lhs) > 1e8:
+    if not np.all(np.isfinite(inv)) or np.linalg.cond(lhs) > 1e8:
         return None
-    return n22 + (n21 * dvec[None, :]) @ sol
+    n21d = n21 * dvec[None, :]
+    value = n22 + n21d @ (inv @ n12)
+    bound = np.abs(n21d) @ (np.abs(inv) @ np.abs(n12)) + np.abs(n22)
+    return value, bound
 
 
-def _same_map(n0, sizes0, n1, sizes1, npts=4, rtol=1e-7):
-    """Whether two static forms give the same map at random parameter values.
+def _check_points(k, npts, rng):
+    """Corners of the normalised box (all of them up to 2**6, else a random subset), then
+    random points inside it and out to twice its size."""
+    if k <= 6:
+        corners = np.array(list(itertools.product((-1.0, 1.0), repeat=k)))
+    else:
+        corners = rng.choice((-1.0, 1.0), size=(64, k))
+    inner = rng.uniform(-1.0, 1.0, (npts, k))
+    outer = rng.uniform(-2.0, 2.0, (npts, k))
+    return np.vstack([corners, inner, outer])
 
-    Entry ``(i, j)`` is compared against the geometric mean of its row's and
-    column's largest magnitudes, so that badly scaled states or channels
-    neither hide a difference nor produce a false one.
+
+def _same_map(n0, sizes0, n1, sizes1, npts=8):
+    """Whether two static forms give the same map, to rounding, at the corners of the box
+    and at random points.
+
+    The test is a forward-error test, entrywise at every point:
+    ``|M1 - M0| <= _MAP_EPS E0``, ``E0`` the rounding bound of the original's evaluation
+    (:func:`_static_eval`; the reduced realisation's own bound can be larger where a
+    projection mixes channels of very different scales, and must not widen the test),
+    and ``|M1 - M0| <= _SCALE_EPS sqrt(r_i c_j)``, ``r_i`` and ``c_j`` the largest
+    magnitudes of ``M0``'s row ``i`` and column ``j`` over the points (unless the map is
+    there at the rounding level of its products).
+    Where the loop is singular (near a pole of the map in Delta) the point is skipped.
     """
     rng = np.random.default_rng(12345)
-    k = len(sizes0)
-    done = 0
-    for _ in range(4 * npts):
-        deltas = rng.uniform(-0.9, 0.9, k)
-        m0 = _static_eval(n0, sizes0, deltas)
-        m1 = _static_eval(n1, sizes1, deltas)
-        if m0 is None or m1 is None:
-            continue
-        a = np.abs(m0)
-        ref = np.sqrt(a.max(axis=1, initial=0.0)[:, None] * a.max(axis=0, initial=0.0)[None, :])
-        if np.any(np.abs(m1 - m0) > rtol * ref + 1e3 * np.finfo(float).tiny):
+    pairs = []
+    for deltas in _check_points(len(sizes0), npts, rng):
+        e0 = _static_eval(n0, sizes0, deltas)
+        e1 = _static_eval(n1, sizes1, deltas)
+        if e0 is not None and e1 is not None:
+            pairs.append((e0, e1))
+    if not pairs:
+        return False
+    scale = _row_col_scale(np.max([np.abs(e0[0]) for e0, _ in pairs], axis=0))
+    # where the map is itself at the rounding level of its products (z - z), it is
+    # numerically zero there: only the rounding bound applies
+    noise = scale <= _MAP_EPS * _row_col_scale(np.max([e0[1] for e0, _ in pairs], axis=0))
+    cap = np.where(noise, np.inf, _SCALE_EPS * scale)
+    for (m0, b0), (m1, _) in pairs:
+        limit = np.minimum(_MAP_EPS * b0, cap) + _TINY
+        if not np.all(np.abs(m1 - m0) <= limit):
             return False
-        done += 1
-        if done == npts:
-            break
     return True
 
 
-def reduce_realization(real, level="full", rtol=1e-10):
-    """Reduce a realization's scalar blocks; returns a new realization."""
-    n, names, sizes = _static_form(real)
-    if not names:
-        return real
-    n0, sizes0 = n, list(sizes)
-    tol = rtol
+def _coupling_negligible(n, sizes, i, n0, nd0):
+    """Whether block ``i``'s channels couple the external channels at rounding level: the
+    entries of ``|N21_i| |N12_i|`` below ``_SCALE_EPS`` times those of the original
+    ``|N21| |N12| + |N22|`` (``n0`` with ``nd0`` Delta channels)."""
+    offs = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    nd, sl = offs[-1], slice(offs[i], offs[i + 1])
+    through = np.abs(n[nd:, sl]) @ np.abs(n[sl, nd:])
+    a0 = np.abs(n0)
+    ref = a0[nd0:, :nd0] @ a0[:nd0, nd0:] + a0[nd0:, nd0:]
+    return bool(np.all(through <= _SCALE_EPS * ref + _TINY))
+
+
+def _row_col_scale(a):
+    """``sqrt(r_i c_j)``, ``r_i`` and ``c_j`` the largest entries of row ``i`` and column
+    ``j`` of the nonnegative ``a``."""
+    return np.sqrt(a.max(axis=1, initial=0.0)[:, None] * a.max(axis=0, initial=0.0)[None, :])
+
+
+def _remove_block(n, sizes, i):
+    """The static form with block ``i`` closed at ``delta_i = 0`` (its channels removed)."""
+    offs = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    keep = np.r_[0 : offs[i], offs[i + 1] : n.shape[0]]
+    keep_c = np.r_[0 : offs[i], offs[i + 1] : n.shape[1]]
+    out = list(sizes)
+    out[i] = 0
+    return n[np.ix_(keep, keep_c)], out
+
+
+def _balance(n, sizes):
+    """Powers of two ``d`` (one per Delta channel) that balance each channel's row against
+    its column: ``diag(d) N diag(1/d)`` on the Delta channels is the same LFT exactly
+    (Delta commutes with a diagonal scaling and powers of two scale without rounding)."""
+    nd = sum(sizes)
+    d = np.ones(nd)
+    if nd == 0:
+        return d
+    a = np.abs(n)
+    for _ in range(8):
+        done = True
+        for j in range(nd):
+            # the diagonal entry does not change with the scaling
+            col = np.sqrt(np.sum(a[:j, j] ** 2) + np.sum(a[j + 1 :, j] ** 2))
+            row = np.sqrt(np.sum(a[j, :j] ** 2) + np.sum(a[j, j + 1 :] ** 2))
+            if col <= _TINY or row <= _TINY:
+                continue
+            f = 2.0 ** np.round(0.5 * np.log2(col / row))
+            if f != 1.0:
+                a[j, :] *= f
+                a[:, j] /= f
+                d[j] *= f
+                done = False
+        if done:
+            break
+    return d
+
+
+def _scale(n, d):
+    nd = d.size
+    n = n.copy()
+    n[:nd, :] *= d[:, None]
+    n[:, :nd] /= d[None, :]
+    return n
+
+
+def _reduce_all(n, sizes, level, tol, d):
+    """The 1-D and n-D reductions iterated to a fixed point on ``diag(d) N diag(1/d)``;
+    the channels of blocks never reduced are scaled back."""
+    sizes0 = list(sizes)
+    n = _scale(n, d)
     k = len(sizes)
     while True:
         before = sum(sizes)
@@ -219,8 +346,46 @@ def reduce_realization(real, level="full", rtol=1e-10):
                 n, sizes = _reduce(n, sum(sizes), sizes, list(range(k)), tol, dual)
         if level == "basic" or sum(sizes) == before:
             break
+    offs0 = np.concatenate([[0], np.cumsum(sizes0)]).astype(int)
+    back = np.concatenate(
+        [
+            1.0 / d[offs0[i] : offs0[i + 1]] if r == r0 else np.ones(r)
+            for i, (r, r0) in enumerate(zip(sizes, sizes0, strict=True))
+        ]
+    )
+    return _scale(n, back), sizes
+
+
+def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
+    """Reduce a realization's scalar blocks; returns a new realization.
+
+    With ``drop_absent``, a block whose coupling is at rounding level after the
+    reduction (``b - b`` leaves a residue of one occurrence) is removed, closed at its
+    nominal value, when the map is unchanged to rounding without it.
+    """
+    n, names, sizes = _static_form(real)
+    if not names:
+        return real
+    n0, sizes0 = n, list(sizes)
+    k = len(sizes)
+    n, sizes = _reduce_all(n0, sizes0, level, rtol, np.ones(sum(sizes0)))
     if sum(sizes) < sum(sizes0) and not _same_map(n0, sizes0, n, sizes):
-        # A rank decision removed a direction the map depends on: keep the original.
+        # on the channels as written the rank decisions changed the map: take them again
+        # on balanced channels (each channel's row as large as its column), where a
+        # direction small on one side and amplified on the other is weighed by the product
+        n, sizes = _reduce_all(n0, sizes0, level, rtol, _balance(n0, sizes0))
+    # a block whose coupling is at rounding level is absent: closed at its nominal value
+    # if the map is unchanged.  Only on request: removing it changes the rounding of
+    # the realisations built on the result (and so any stored scalings for them).
+    for i in range(k if drop_absent else 0):
+        if sizes[i] and _coupling_negligible(n, sizes, i, n0, sum(sizes0)):
+            n_try, sizes_try = _remove_block(n, sizes, i)
+            if _same_map(n0, sizes0, n_try, sizes_try):
+                n, sizes = n_try, sizes_try
+    if sum(sizes) == sum(sizes0):
+        return real
+    if not _same_map(n0, sizes0, n, sizes):
+        # the reduced map is not the original to rounding: keep the model as written
         return real
     return _rebuild(real, n, names, sizes)
 
@@ -237,10 +402,13 @@ def simplify(x, level="full", *, rtol=1e-10):
         1-D and n-D (all parameters together) reductions iterated to a fixed
         point.
     rtol : float
-        A direction is treated as absent when its weight is below ``rtol``
-        relative to unit-normalised channels (scale-free rank decisions).  The
-        reduced map is checked against the original at random parameter
-        values; if they differ, the original is returned unreduced.
+        A direction is a candidate for removal when its weight is below ``rtol``
+        relative to unit-normalised channels (scale-free rank decisions); it is
+        removed only if its product with what the channels feed is at rounding
+        level.  The reduced map is checked against the original at the corners
+        of the box and at random parameter values, entrywise to the rounding of
+        the original's evaluation; if they differ, the original is returned
+        unreduced.
 
     Returns
     -------
