@@ -29,6 +29,7 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
+from .frequency_scaling import sweep_frame, to_model_frequencies
 from .mu_sweep import (
     MuPeak,
     _gap_points,
@@ -191,6 +192,18 @@ def band_mu_peak(
     >>> bool(r.lower <= r.upper <= r.lower * 1.002)
     True
     """
+    args = (level, lower, rel_gap, max_rounds, progress)
+    data = tuple(np.asarray(v) for v in sysdata)
+    # swept in the model's own frequency unit, as the whole axis (.frequency_scaling)
+    scaled, w0, log_p = sweep_frame(data, blk, dt)
+    if scaled is data:
+        return _band_peak(data, blk, dt, band, *args)
+    peak = _band_peak(scaled, blk, dt, (band[0] / w0, band[1] / w0), *args)
+    return to_model_frequencies(peak, w0, blk, log_p)
+
+
+def _band_peak(sysdata, blk, dt, band, level, lower, rel_gap, max_rounds, progress) -> MuPeak:
+    """:func:`band_mu_peak` in the frequency unit of ``sysdata``."""
     a, b, c, d = (np.asarray(v) for v in sysdata)
     if any(np.iscomplexobj(v) and np.any(np.imag(v) != 0) for v in (a, b, c, d)):
         raise ArgumentError(

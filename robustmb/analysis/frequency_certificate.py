@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DimensionError
 from .frequency_intervals import certified_interval, multiplier_from_certificate
+from .frequency_scaling import shift_scalings, sweep_frame
 from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, dagger
 from .mu_sweep import balanced_response_function
@@ -253,10 +254,16 @@ def check_frequency_certificate(sysdata, blk, level, omega, scalings):
     if not (np.isfinite(level) and level > 0):
         raise ArgumentError(f"level: must be a finite number > 0, got {level!r}")
     sysdata, omega, x = _check_data(sysdata, omega, scalings, blk)
+    # checked in the model's own frequency unit, as the sweep certified it (exact: the
+    # same matrices M and D,G scalings; see .frequency_scaling)
+    sysdata, w0, log_p = sweep_frame(sysdata, blk)
+    x = shift_scalings(x, blk, -log_p)
     respond = balanced_response_function(*sysdata)
-    beta, D, G = bounds_at_scalings(respond(omega), blk, x)
-    ivs = _intervals(sysdata, respond, blk, level, omega, beta, D, G, range(omega.size))
-    intervals = [ivs[k] for k in range(omega.size)]
+    beta, D, G = bounds_at_scalings(respond(omega / w0), blk, x)
+    ivs = _intervals(sysdata, respond, blk, level, omega / w0, beta, D, G, range(omega.size))
+    intervals = [
+        None if iv is None else (iv[0] * w0, iv[1] * w0) for iv in map(ivs.get, range(omega.size))
+    ]
     gaps = uncovered(intervals)
     return FrequencyCertificateCheck(level, omega, beta, intervals, gaps, not gaps)
 

@@ -28,6 +28,7 @@ from .frequency_intervals import (
     to_equivalent_frequency,
     to_model_frequency,
 )
+from .frequency_scaling import shift_scalings, sweep_frame, to_model_frequencies
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
@@ -705,6 +706,21 @@ def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:
     >>> bool(r.covered), round(r.lower, 6), round(r.lower_frequency, 4)
     (True, 1.0, 1.0)
     """
+    # the sweep runs in the model's own frequency unit (exact: the same M, see
+    # .frequency_scaling); given frequencies are mapped in, returned ones back out
+    scaled, w0, log_p = sweep_frame(sysdata, blk, dt)
+    if scaled is sysdata:
+        return _both_half_axes(sysdata, blk, dt, omega, options)
+    omega = None if omega is None else np.asarray(omega, float) / w0
+    if options.get("start") is not None:
+        w, x = options["start"]
+        options["start"] = (np.asarray(w, float) / w0, shift_scalings(x, blk, -log_p))
+    peak = _both_half_axes(scaled, blk, dt, omega, options)
+    return to_model_frequencies(peak, w0, blk, log_p)
+
+
+def _both_half_axes(sysdata, blk, dt, omega, options) -> MuPeak:
+    """:func:`certified_mu_peak` in the frequency unit of ``sysdata``."""
     if not any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in sysdata):
         return _half_axis_peak(sysdata, blk, dt, omega=omega, **options)
     if omega is not None:
