@@ -40,6 +40,7 @@ from .uncertain_problem import (
 from .worst_case_gain import (
     _augmented_blk,
     _below_one,
+    _centre_values,
     _certify_level,
     _responses,
     _scaled,
@@ -261,20 +262,6 @@ _SEARCH_CAP = 20.0
 # Rounds of the whole-axis certificate: each failure adds the frequencies the sweep failed
 # at to the grid and bisects the scaling again there.
 _CERTIFY_ROUNDS = 8
-
-
-def _centre_values(problem):
-    """Physical values with every element at the centre of its range (``Delta = 0``)."""
-    return {
-        bi.name: (
-            bi.element.denormalize(0.0).item()
-            if bi.kind == "real"
-            else bi.element.nominal
-            if bi.kind == "complex"
-            else np.zeros(bi.element.shape)
-        )
-        for bi in problem.blocks
-    }
 
 
 def _direction_values(problem, direction):

@@ -393,8 +393,6 @@ def wcgain(
         raise ArgumentError("wcgain: band is not supported for models with complex coefficients")
     split = _split_option(initial_split, problem, "wcgain", max_boxes)
     if not problem.centre_stable:
-        from .robust_gain import _centre_values  # robust_gain builds on this module
-
         reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
         centre = complete_values(_centre_values(problem), dropped)
         return WcgainResult(np.inf, np.inf, np.nan, centre, True, None, reason, band=band)
@@ -675,6 +673,20 @@ def _unbounded(
         "max_boxes may close it)"
     )
     return WcgainResult(g_lo, np.inf, f_lo, worst, False, peak, reason, cover)
+
+
+def _centre_values(problem):
+    """Physical values with every element at the centre of its range (``Delta = 0``)."""
+    return {
+        bi.name: (
+            bi.element.denormalize(0.0).item()
+            if bi.kind == "real"
+            else bi.element.nominal
+            if bi.kind == "complex"
+            else np.zeros(bi.element.shape)
+        )
+        for bi in problem.blocks
+    }
 
 
 __all__ = ["wcgain", "WcgainResult"]

@@ -56,7 +56,7 @@ import scipy.linalg
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
 from robustmb.analysis._separation import separated_blocks
-from robustmb.errors import ArgumentError, IllPosedError, RobustMBWarning, warn
+from robustmb.errors import IllPosedError, RobustMBWarning, warn
 
 from . import hinf_riccati as ric
 from .arguments import refuse_free_tunables
@@ -86,10 +86,10 @@ from .plant import (
     shift_back,
 )
 from .static import static_hinf
+from .synthesis_options import check_options
 
 __all__ = ["HinfsynResult", "hinfsyn"]
 
-_METHODS = ("auto", "riccati", "lmi")
 # Near the optimum a closed-loop pole may approach the stability boundary (a nearly
 # cancelled mode); back off until it is at least this far.
 _MARGIN_MIN = 1e-5
@@ -563,10 +563,6 @@ def _static_result(plant):
     return HinfsynResult(K, norm, bracket, cl, "static", norm, bound, [], True)
 
 
-def _is_real(x):
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-
-
 def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6):
     """Full-order H-infinity optimal controller with a verified closed-loop norm.
 
@@ -672,43 +668,6 @@ def _unscaled(res, plant, scale):
         history=[(g / scale, *rest) for g, *rest in res.history],
         regularised=[(eps, g / scale, n / scale) for eps, g, n in res.regularised],
     )
-
-
-_OPTIONS = {"method": "auto", "rtol": 0.01, "gtol": 1e-7, "cond_max": 1e6}
-
-
-def check_options(func, **options):
-    """Check :func:`hinfsyn`'s options (``method``, ``rtol``, ``gtol``, ``cond_max``) for
-    ``func``, which passes them on; errors name ``func`` and the option at fault.
-
-    Examples
-    --------
-    >>> check_options("mixsyn", rtol=0.05)  # valid: nothing happens
-    >>> try:
-    ...     check_options("mixsyn", rtl=0.05)
-    ... except ArgumentError as err:
-    ...     print(str(err)[:32])
-    mixsyn: unknown option 'rtl' (th
-    """
-    for key in options:
-        if key not in _OPTIONS:
-            raise ArgumentError(
-                f"{func}: unknown option {key!r} (the H-infinity synthesis options are "
-                f"{', '.join(_OPTIONS)})"
-            )
-    opts = {**_OPTIONS, **options}
-    method, rtol, gtol, cond_max = (opts[k] for k in _OPTIONS)
-    if method not in _METHODS:
-        raise ArgumentError(f"{func}: method must be one of {_METHODS}; got {method!r}")
-    if not _is_real(rtol) or not 0 < rtol < 1:
-        raise ArgumentError(f"{func}: rtol must be a number in (0, 1); got {rtol!r}")
-    if not _is_real(gtol) or not 0 < gtol < rtol:
-        # the bisection must resolve the optimum more finely than the allowed backoff
-        raise ArgumentError(
-            f"{func}: gtol must be a number in (0, rtol) = (0, {rtol!r}); got {gtol!r}"
-        )
-    if not _is_real(cond_max) or not cond_max >= 1:
-        raise ArgumentError(f"{func}: cond_max must be a number >= 1; got {cond_max!r}")
 
 
 def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max):

@@ -11,7 +11,8 @@ import control
 from robustmb.errors import DimensionError
 
 from .arguments import as_system, common_sampling_time
-from .hinfsyn import check_options, hinfsyn
+from .hinfsyn import hinfsyn
+from .synthesis_options import check_options
 
 __all__ = ["mixsyn"]
 

@@ -50,6 +50,7 @@ from .bilinear_map import (
     to_continuous,
 )
 from .plant import Plant, closed_loop
+from .synthesis_options import is_real
 
 __all__ = ["NcfsynResult", "ncfsyn"]
 
@@ -164,7 +165,7 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
     >>> round(res.gamma_achieved, 4)
     1.9903
     """
-    if not _is_real(tol) or not (0 < tol < np.inf):
+    if not is_real(tol) or not (0 < tol < np.inf):
         # tol = 0 asks for the level gamma_min itself, where the controller formula is
         # singular (L = (1 - gamma^2) I + X Z loses rank)
         raise ArgumentError(f"ncfsyn: tol must be a positive finite number; got {tol!r}")
@@ -194,10 +195,6 @@ def ncfsyn(G, W1=None, W2=None, *, tol=0.1):
         return _discrete(A, B, C, D, Gs.dt, W1, W2, tol)
     gmin, achieved, K = _design(A, B, C, D, tol)
     return _result(control.ss(*K), gmin, achieved, W1, W2)
-
-
-def _is_real(x):
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
 def _discrete(A, B, C, D, sys_dt, W1, W2, tol):

@@ -12,9 +12,10 @@ from ..analysis import hinfnorm
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
 from ..lft.model import UncertainModel, as_model
+from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
-from .tuning_problem import TuningProblem, warn_infeasible
+from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 

@@ -7,11 +7,12 @@ from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .dscaling import goal_lft
 from .goals import Goal, warn_no_path
+from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, robust_systune
 from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
-from .tuning_problem import TuningProblem, warn_infeasible
+from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
