@@ -264,9 +264,8 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
     omega : array_like, optional
         Analyse only these finite frequencies >= 0 (rad/s) instead of the whole axis: the
         margins are then upper bounds of the true ones (the minimum over the given
-        frequencies).  In discrete time a frequency above ``pi / dt`` is evaluated as
-        given (``exp(j omega dt)`` equals that of its alias below ``pi / dt``), as in
-        :func:`.freqresp.freqresp`.
+        frequencies).  In discrete time a frequency above ``pi / dt`` is refused
+        (``ArgumentError``), as in :func:`.freqresp.freqresp`.
 
     Returns
     -------

@@ -130,9 +130,8 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
         coincides (to rounding) with a pole of the realisation every entry is ``inf`` and
         a ``RuntimeWarning`` names the frequency; a finite response within
         ``16 eps ||A||_1`` of a computed pole also gets one (its value is set by the
-        rounding of the realisation).  In discrete time ``G(exp(j omega dt))`` is
-        periodic in ``omega`` with period ``2 pi / dt``: a frequency above the Nyquist
-        frequency ``pi / dt`` is evaluated as given, which equals its alias below it.
+        rounding of the realisation).  In discrete time a frequency above the Nyquist
+        frequency ``pi / dt`` is refused (it would be an alias of one below it).
 
     Raises
     ------
@@ -141,6 +140,8 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
         ``omega``.
     DimensionError
         For ``omega`` that is not 1-D, contains NaN, or is infinite in discrete time.
+    ArgumentError
+        For a discrete-time model and an ``omega`` entry above ``pi / dt``.
 
     Examples
     --------

@@ -52,11 +52,10 @@ class WorstCaseReport:
 
 
 class _Held:
-    """The signals caught while deferred, and whether the guarded work finished."""
+    """The signals caught while deferred."""
 
     def __init__(self):
         self.caught = []
-        self.done = False
 
 
 # Ctrl-C and the polite stop request: both are held while report entries are renamed.
@@ -69,11 +68,12 @@ _HELD_SIGNALS = tuple(
 def _interrupts_deferred():
     """Hold Ctrl-C (SIGINT) and SIGTERM until the block ends: renames are not cut.
 
-    The block sets ``done`` once its work is complete.  A held Ctrl-C is then
-    dropped (the caller gets the finished result, not a ``KeyboardInterrupt``
-    claiming nothing was written); without ``done`` and with no exception in
-    flight it is raised.  A held SIGTERM is delivered again once the handlers are
-    restored, so the process still stops, after the folder is consistent.
+    A held Ctrl-C is raised as ``KeyboardInterrupt`` once the block ends (unless an
+    exception is already in flight), so a script looping over reports still stops;
+    the folder then holds one whole run, the new one when the renames completed (the
+    command line tells the two cases apart by comparing the folder).  A held SIGTERM
+    is delivered again once the handlers are restored, so the process still stops,
+    after the folder is consistent.
     """
     held = _Held()
     if threading.current_thread() is not threading.main_thread():
@@ -91,7 +91,7 @@ def _interrupts_deferred():
             signal.signal(sig, handler)
         if getattr(signal, "SIGTERM", None) in held.caught:
             signal.raise_signal(signal.SIGTERM)
-        if signal.SIGINT in held.caught and not held.done and not failed:
+        if signal.SIGINT in held.caught and not failed:
             raise KeyboardInterrupt
 
 
@@ -112,9 +112,9 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
 
     If a rename fails, the entries already moved are moved back before the error
     propagates, so ``out`` holds the whole previous run (and ``tmp`` the new one).
-    Ctrl-C and SIGTERM are held meanwhile: a Ctrl-C that arrives once the new run is
-    in place is dropped (the call returns normally), one that arrives otherwise is
-    raised at the end; SIGTERM is delivered again at the end.  Used by
+    Ctrl-C and SIGTERM are held meanwhile and delivered at the end, once ``out``
+    holds one whole run (the new one when the renames completed): a Ctrl-C as
+    ``KeyboardInterrupt`` (unless a rename failed: then that error propagates).  Used by
     :func:`worst_case_report` (its page, summary and figures) and by the arm replay
     (:func:`robustmb.report.arm_certificate.certified_demo`).
 
@@ -132,10 +132,9 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
     full = Path(out).resolve()
     check_out_dir(full, "out_dir")
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp made it private (0700)
-    with _interrupts_deferred() as held:
+    with _interrupts_deferred():
         if not full.exists():
             os.replace(tmp, full)
-            held.done = True
             return
         old = full.parent / f".{full.name}.old-{run_id}"
         whole = full != Path.cwd().resolve()
@@ -145,7 +144,6 @@ def install_files(tmp: Path, out: Path, run_id: str, names=frozenset(_OURS)):
                 _swap_whole(tmp, full, old)
             else:
                 _swap_entries(tmp, full, old, previous, names)
-            held.done = True
             shutil.rmtree(old, ignore_errors=True)
         finally:
             # a failure before anything moved leaves an empty folder: never a stray one

@@ -15,10 +15,11 @@ import scipy.linalg as sla
 # A met pole requirement is worth nothing more: without a floor, a soft Poles goal
 # alone drives the poles (and the controller gains, through them) towards -infinity,
 # since 1 + violation / rho is unbounded below.  Below the floor the measure is flat
-# (zero gradient), so the tuning stops once every pole clears the requirement by half
-# of rho (for a decay requirement: Re p <= -1.5 decay).  Hard goals are unaffected
-# (they only need a value below 1).
-POLES_FLOOR = 0.5
+# (zero gradient), so the tuning stops once every pole clears the requirement by rho
+# (for a decay requirement: Re p <= -2 decay).  The floor is 0, the least any goal can
+# read: a higher one would cap the worst soft goal there and stop the other soft goals
+# from improving below it.  Hard goals are unaffected (they only need a value below 1).
+POLES_FLOOR = 0.0
 # An eigenvalue whose left and right unit eigenvectors satisfy |wl^H v| below this is
 # treated as (nearly) defective: its derivative 1 / |wl^H v| is meaningless there, and
 # the mean of its cluster (smooth, through the cluster's spectral projector) is used.
@@ -147,7 +148,7 @@ def pole_requirement(a, decay, damping, max_frequency):
     >>> float(v), bool(np.abs(G).max() < 10)  # a Jordan block: a bounded gradient
     (1.5, True)
     >>> float(pole_requirement(np.diag([-10.0, -20.0]), 1.0, 0.0, np.inf)[0])  # floored
-    0.5
+    0.0
     """
     n = a.shape[0]
     if n == 0:

@@ -310,7 +310,7 @@ class SystuneResult:
         for key, goals in zip(("soft", "hard"), self.goals, strict=True):
             for g in goals:
                 model, measure, scale, poles = g.model(base)
-                # The worst over the models: a goal value may be negative (a pole
+                # The worst over the models: a goal value may be 0 (a pole
                 # requirement met with room), and a NaN must not read as met.
                 worst = -np.inf
                 for pt in self.models:

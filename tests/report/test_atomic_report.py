@@ -80,8 +80,9 @@ def test_interrupt_during_the_final_renames_is_deferred(tmp_path, monkeypatch):
         real_replace(src, dst)
 
     monkeypatch.setattr(writer.os, "replace", replace_then_sigint)
-    # the swap completes and the held Ctrl-C is dropped: the caller gets the new run
-    _write(out)
+    # the swap completes, then the held Ctrl-C is raised: the folder holds the new run
+    with pytest.raises(KeyboardInterrupt):
+        _write(out)
     run = json.loads((out / "summary.json").read_text())["run"]
     assert run["id"] in (out / "report.html").read_text()
     assert not _leftovers(out)

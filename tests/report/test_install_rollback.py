@@ -151,7 +151,7 @@ def _loop():
     return sys
 
 
-def test_ctrl_c_during_the_renames_returns_the_installed_report(tmp_path, monkeypatch):
+def test_ctrl_c_during_the_renames_is_raised_after_the_report_is_installed(tmp_path, monkeypatch):
     out = tmp_path / "rep"
     worst_case_report(_loop(), {}, out_dir=out, n_samples=2)
     real = os.replace
@@ -164,10 +164,12 @@ def test_ctrl_c_during_the_renames_returns_the_installed_report(tmp_path, monkey
         real(src, dst)
 
     monkeypatch.setattr(writer.os, "replace", replace_then_sigint)
-    rep = worst_case_report(_loop(), {}, out_dir=out, n_samples=2)
+    first = json.loads((out / "summary.json").read_text())["run"]["id"]
+    with pytest.raises(KeyboardInterrupt):
+        worst_case_report(_loop(), {}, out_dir=out, n_samples=2)
     assert sent
-    run = json.loads(rep.json_path.read_text())["run"]
-    assert run["id"] == rep.run_id and rep.run_id in rep.html_path.read_text()
+    run = json.loads((out / "summary.json").read_text())["run"]
+    assert run["id"] != first and run["id"] in (out / "report.html").read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".rep.")]
 
 

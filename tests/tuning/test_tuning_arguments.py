@@ -192,11 +192,11 @@ def _result_for(cl, hard):
 def test_verify_keeps_negative_pole_values_and_nan(monkeypatch):
     # A closed loop with poles -1 and -10: Poles(min_decay=0.05) is met with room; its
     # value 1 + (max Re + decay)/decay = 1 + (-1 + 0.05)/0.05 = -18 is floored at
-    # POLES_FLOOR = 0.5 (a met requirement gains nothing more), and a pole at -0.06 reads
+    # POLES_FLOOR = 0 (a met requirement gains nothing more), and a pole at -0.06 reads
     # 1 + (-0.06 + 0.05)/0.05 = 0.8, above the floor.
     cl = control.ss(np.diag([-1.0, -10.0]), np.ones((2, 1)), np.ones((1, 2)), [[0.0]])
     chk = _result_for(cl, [Poles(min_decay=0.05)]).verify()
-    assert chk["hard"][0] == 0.5
+    assert chk["hard"][0] == 0.0
     cl = control.ss(np.diag([-0.06, -10.0]), np.ones((2, 1)), np.ones((1, 2)), [[0.0]])
     chk = _result_for(cl, [Poles(min_decay=0.05)]).verify()
     assert chk["hard"][0] == pytest.approx(1 + (-0.06 + 0.05) / 0.05)
