@@ -184,25 +184,20 @@ def signal_order(in_labels, out_labels, nmeas, ncon, m=None, p=None):
     for value, name in ((nmeas, "nmeas"), (ncon, "ncon")):
         if not _count_or_names(value):
             raise ArgumentError(f"{name} must be an integer count or signal name(s); got {value!r}")
-    if isinstance(ncon, numbers.Integral) and not isinstance(ncon, bool):
-        ncon = int(ncon)
-    else:
-        if in_labels is None:
-            raise SignalError("ncon: signal names need a plant with named inputs")
-        names = [ncon] if isinstance(ncon, str) else list(ncon)
-        idx = _signal_indices(names, in_labels, "ncon", "input")
-        in_order = [i for i in range(m) if i not in idx] + idx
-        ncon = len(idx)
-    if isinstance(nmeas, numbers.Integral) and not isinstance(nmeas, bool):
-        nmeas = int(nmeas)
-    else:
-        if out_labels is None:
-            raise SignalError("nmeas: signal names need a plant with named outputs")
-        names = [nmeas] if isinstance(nmeas, str) else list(nmeas)
-        idx = _signal_indices(names, out_labels, "nmeas", "output")
-        out_order = [i for i in range(p) if i not in idx] + idx
-        nmeas = len(idx)
+    ncon, in_order = _last_channels(ncon, in_labels, in_order, "ncon", "input")
+    nmeas, out_order = _last_channels(nmeas, out_labels, out_order, "nmeas", "output")
     return in_order, out_order, nmeas, ncon
+
+
+def _last_channels(value, labels, order, name, kind):
+    """``(count, order)``: a count keeps ``order``; signal names are moved to its end."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value), order
+    if labels is None:
+        raise SignalError(f"{name}: signal names need a plant with named {kind}s")
+    names = [value] if isinstance(value, str) else list(value)
+    idx = _signal_indices(names, labels, name, kind)
+    return len(idx), [i for i in order if i not in idx] + idx
 
 
 def partition_plant(P, nmeas, ncon, *, argname="P") -> Plant:
