@@ -78,6 +78,11 @@ class IntegrationError(RobustMBError, RuntimeError):
     """A numerical integration stopped before its end (names the time reached and why)."""
 
 
+class ReportInstallError(RobustMBError, OSError):
+    """Installing a report failed and could not be fully undone; names the folders
+    holding the previous and the new run's entries (nothing is deleted)."""
+
+
 def warn(message: str, category: type[Warning] = RobustMBWarning) -> None:
     """Issue a warning attributed to the first caller outside the robustmb package.
 

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ReportInstallError
 from .loop_sampling import sampled_gain
 from .partition_replay import PartitionReplay
 from .realisation_guard import check_realisation
@@ -770,5 +771,9 @@ def _write_together(out_dir, texts):
             with open(tmp / name, "w", encoding="utf-8") as fh:
                 fh.write(text)
         install_files(tmp, out, uuid.uuid4().hex[:12], names=frozenset(texts))
+    except ReportInstallError:
+        tmp = None  # holds part of a run the error names: kept
+        raise
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._progress import ProgressBar
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ReportInstallError
 from .figures import figure_png, report_figures
 from .html import render_html
 from .worst_case import WorstCaseAnalysis, normalize_channels, worst_case_analysis
@@ -156,8 +156,9 @@ def _swap_whole(tmp, full, old):
     os.replace(full, old)
     try:
         os.replace(tmp, full)
-    except BaseException:
-        os.replace(old, full)
+    except BaseException as exc:
+        if _undo([(old, full)]):
+            raise _not_undone(exc, full, old, tmp, [full.name]) from exc
         raise
 
 
@@ -177,14 +178,36 @@ def _swap_entries(tmp, full, old, previous, names):
         for name in sorted(names):
             os.replace(tmp / name, full / name)
             placed.append(name)
-    except BaseException:
-        for name in reversed(placed):
-            os.replace(full / name, tmp / name)
-        for name in reversed(saved):
-            os.replace(old / name, full / name)
+    except BaseException as exc:
+        back = [(full / n, tmp / n) for n in reversed(placed)]
+        back += [(old / n, full / n) for n in reversed(saved)]
+        stuck = _undo(back)
+        if stuck:
+            raise _not_undone(exc, full, old, tmp, stuck) from exc
         raise
     with contextlib.suppress(OSError):  # the run is in place; worst_case_report removes tmp
         tmp.rmdir()
+
+
+def _undo(moves):
+    """Each rename ``(src, dst)`` tried in turn, whatever the others do; the names of
+    the entries that could not be moved back."""
+    stuck = []
+    for src, dst in moves:
+        try:
+            os.replace(src, dst)
+        except OSError:
+            stuck.append(src.name)
+    return stuck
+
+
+def _not_undone(exc, full, old, tmp, stuck):
+    """The error of an install whose undo failed too: where each run's entries are."""
+    return ReportInstallError(
+        f"installing the report in {full} failed ({exc!r}) and moving back {sorted(stuck)} "
+        f"failed too: the previous run's entries are in {full} and {old}, the new run's in "
+        f"{full} and {tmp}; nothing was deleted"
+    )
 
 
 def _umask() -> int:
@@ -344,9 +367,13 @@ def worst_case_report(
             page = render_html(analysis, pngs, json_name=JSON_NAME, run=run)
             (tmp / HTML_NAME).write_text(page, encoding="utf-8")
             install_files(tmp, out, run["id"])
+        except ReportInstallError:
+            tmp = None  # holds part of a run the error names: kept
+            raise
         finally:
             # gone once installed whole; otherwise what is left of the new run
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
         figure_paths = {key: out / FIGURE_DIR / f"{key}.png" for key in pngs}
         json_path = out / JSON_NAME
         html_path = out / HTML_NAME

@@ -96,6 +96,40 @@ def test_a_failure_at_every_rename_leaves_the_previous_run_whole(tmp_path, monke
 
 
 @pytest.mark.parametrize("user_file", [False, True], ids=["whole-swap", "entry-by-entry"])
+def test_a_persistent_failure_loses_nothing_and_names_where_each_run_is(
+    tmp_path, monkeypatch, user_file
+):
+    # From the k-th rename on every rename fails, the undo's too: no entry of either run
+    # may be lost, and the error names the folders that hold them.
+    steps = _count_replaces(tmp_path, user_file)
+    real = os.replace
+    for k in range(1, steps):
+        root = tmp_path / f"p{k}"
+        root.mkdir()
+        out, new = _setup(root, user_file)
+        calls = []
+
+        def failing_from(src, dst, k=k, calls=calls):
+            calls.append(src)
+            if len(calls) > k:
+                raise OSError(f"injected persistent failure from rename {k}")
+            real(src, dst)
+
+        monkeypatch.setattr(writer.os, "replace", failing_from)
+        with pytest.raises(rmb.errors.ReportInstallError, match="nothing was deleted") as err:
+            install_files(new, out, f"p{k}")
+        monkeypatch.setattr(writer.os, "replace", real)
+        kept = {}
+        for folder in [out, new, *(root / n for n in _leftovers(root, out))]:
+            for rel, text in _snapshot(folder).items() if folder.exists() else []:
+                kept.setdefault(rel, set()).add(text)
+        for rel in OLD:
+            assert {OLD[rel], NEW[rel]} <= kept[rel], f"rename {k}: {rel}"
+        for name in _leftovers(root, out):
+            assert name in str(err.value)
+
+
+@pytest.mark.parametrize("user_file", [False, True], ids=["whole-swap", "entry-by-entry"])
 def test_sigterm_between_renames_is_delivered_after_the_install(tmp_path, user_file):
     out, new = _setup(tmp_path, user_file)
     seen = []
