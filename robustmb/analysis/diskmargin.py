@@ -44,6 +44,7 @@ from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, 
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.norms import _hinfnorm_bracket
 from robustmb.errors import DimensionError, warn
+from robustmb.lft.arguments import below_nyquist
 
 __all__ = ["diskmargin"]
 
@@ -205,6 +206,8 @@ def _margins_of_loop(data, skew, omega, *, multiloop=True):
     """``(LoopMargins, DiskMargin)`` of a loop given as ``(A, B, C, D, dt, channels)``."""
     A, B, Cm, D, dt, channels = data
     n = D.shape[0]
+    if omega is not None:
+        below_nyquist(omega, dt, "diskmargin")
     S = _sensitivity(A, B, Cm, D, channels)
     if not _stable(S[0], dt):
         w_b = _boundary_frequency(S[0], dt)

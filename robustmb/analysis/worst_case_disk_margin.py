@@ -31,6 +31,7 @@ from robustmb.analysis.mussv import mussv
 from robustmb.analysis.uncertain_problem import box_vertices, uncertain_problem, values_from_delta
 from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
 from robustmb.lft import hstack, uss, vstack
+from robustmb.lft.arguments import below_nyquist
 
 __all__ = ["wcdiskmargin"]
 
@@ -394,6 +395,8 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
     from robustmb.analysis.mussv import mussv
 
     problem = uncertain_problem(loop, what="wcdiskmargin")
+    if omega is not None:
+        below_nyquist(omega, problem.dt, "wcdiskmargin")
     n = problem.d.shape[0] - problem.nz
     if problem.d.shape[1] - problem.nw != n:
         raise DimensionError(f"wcdiskmargin: the loop transfer must be square; got {loop.shape}")

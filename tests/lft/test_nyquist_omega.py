@@ -55,3 +55,14 @@ def test_continuous_models_take_any_finite_frequency():
     G = control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]])
     h = rmb.freqresp(G, [1e3]).ravel()
     assert np.isclose(h[0], 1 / (1e3j + 1), rtol=1e-12)
+
+
+def test_disk_margins_refuse_omega_above_nyquist_under_their_own_name():
+    G = control.ss([[0.5]], [[1.0]], [[1.0]], [[0.0]], 0.1)
+    with pytest.raises(rmb.errors.ArgumentError, match=r"^diskmargin: omega has 40"):
+        rmb.diskmargin(G, omega=[40.0])
+    k = rmb.ureal("k", 1.0, range=(0.5, 2.0))
+    with pytest.raises(rmb.errors.ArgumentError, match=r"^wcdiskmargin: omega has 40"):
+        rmb.wcdiskmargin(rmb.uss(G) * k, omega=[40.0])
+    # pi / dt itself is legal: L(-1) = 1/(-1 - 0.5) = -2/3, S = 3, alpha = 1/|S - 1/2| = 0.4
+    assert rmb.diskmargin(G, omega=[np.pi / 0.1]).alpha == pytest.approx(0.4, rel=1e-12)
