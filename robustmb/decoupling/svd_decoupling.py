@@ -15,7 +15,7 @@ import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.plant_data import evaluate, frequency_response, is_lti, is_uncertain
-from robustmb.errors import ArgumentError, DimensionError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 __all__ = [
     "real_approximation",
@@ -326,6 +326,14 @@ def static_decouple(G, w0=0.0, *, plant=None):
     """
     H = np.asarray(_response_at(G, w0)[0])
     Hr = real_approximation(H)
+    rank = int(np.linalg.matrix_rank(Hr))
+    if rank < min(Hr.shape):
+        # pinv would invert only part of the response: channels mixed, silently
+        where = "the given response" if w0 is None else f"G(j w0) at w0 = {w0:g} rad/s"
+        raise IllPosedError(
+            f"static_decouple: the real approximation of {where} has rank {rank} < "
+            f"{min(Hr.shape)}: it cannot be inverted (choose another w0, or svd_decouple)"
+        )
     res = Decoupling(
         method="static",
         input_matrix=np.linalg.pinv(Hr),

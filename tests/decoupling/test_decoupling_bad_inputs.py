@@ -174,3 +174,16 @@ def test_bad_example_model_input_is_named(call, error, pattern):
     with pytest.raises(error, match=pattern) as info:
         call()
     assert isinstance(info.value, ValueError)
+
+
+def test_static_decouple_refuses_a_rank_deficient_response():
+    # [[1, 2], [2, 4]] has rank 1: pinv would give a decoupled plant pinv(H) H that is a
+    # projector, not the identity (checked: its eigenvalues are 0 and 1).
+    H = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert np.allclose(np.sort(np.linalg.eigvals(np.linalg.pinv(H) @ H).real), [0.0, 1.0])
+    with pytest.raises(rmb.errors.IllPosedError, match="rank 1 < 2"):
+        dc.static_decouple(H, None)
+    # a plant whose four entries are all 1/(s + 1): G(0) has rank 1
+    same = control.ss(control.tf([[[1.0], [1.0]], [[1.0], [1.0]]], [[[1, 1]] * 2] * 2))
+    with pytest.raises(rmb.errors.IllPosedError, match="w0 = 0 rad/s"):
+        dc.static_decouple(same, 0.0)
