@@ -232,7 +232,7 @@ def _check_points(k, npts, rng):
     return np.vstack([corners, inner, outer])
 
 
-def _same_map(n0, sizes0, n1, sizes1, npts=8):
+def _same_map(n0, sizes0, n1, sizes1, npts=8, entrywise=False):
     """Whether two static forms give the same map, to rounding, at the corners of the box
     and at random points.
 
@@ -244,6 +244,13 @@ def _same_map(n0, sizes0, n1, sizes1, npts=8):
     magnitudes of ``M0``'s row ``i`` and column ``j`` over the points (unless the map is
     there at the rounding level of its products).
     Where the loop is singular (near a pole of the map in Delta) the point is skipped.
+
+    With ``entrywise`` (the analyses' reduction), every entry must also be reproduced to
+    ``_SCALE_EPS`` of its own largest magnitude over the points, ``|M1 - M0|_ij <=
+    _SCALE_EPS max |M0_ij|``, not of its row's and column's: an entry that is small
+    beside the products it was computed from (``1e8 (1 + 5e-15) k - 1e8 k = 5e-7 k``) or
+    beside its row and column is still part of the model the analysis certifies, and can
+    decide its stability (a 5e-7 entry beside a 1e7 one).
     """
     rng = np.random.default_rng(12345)
     pairs = []
@@ -259,8 +266,11 @@ def _same_map(n0, sizes0, n1, sizes1, npts=8):
     # numerically zero there: only the rounding bound applies
     noise = scale <= _MAP_EPS * _row_col_scale(np.max([e0[1] for e0, _ in pairs], axis=0))
     cap = np.where(noise, np.inf, _SCALE_EPS * scale)
+    peak = np.max([np.abs(e0[0]) for e0, _ in pairs], axis=0)
     for (m0, b0), (m1, _) in pairs:
         limit = np.minimum(_MAP_EPS * b0, cap) + _TINY
+        if entrywise:
+            limit = np.minimum(limit, _SCALE_EPS * peak + _TINY)
         if not np.all(np.abs(m1 - m0) <= limit):
             return False
     return True
@@ -359,9 +369,11 @@ def _reduce_all(n, sizes, level, tol, d):
 def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
     """Reduce a realization's scalar blocks; returns a new realization.
 
-    With ``drop_absent``, a block whose coupling is at rounding level after the
-    reduction (``b - b`` leaves a residue of one occurrence) is removed, closed at its
-    nominal value, when the map is unchanged to rounding without it.
+    With ``drop_absent`` (the analyses' reduction), a block whose coupling is at
+    rounding level after the reduction (``b - b`` leaves a residue of one occurrence) is
+    removed, closed at its nominal value, when the map is unchanged to rounding without
+    it; and every entry of the map must be reproduced to rounding of its own value
+    (``_same_map(entrywise=True)``), not only of the products it is computed from.
     """
     n, names, sizes = _static_form(real)
     if not names:
@@ -369,7 +381,12 @@ def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
     n0, sizes0 = n, list(sizes)
     k = len(sizes)
     n, sizes = _reduce_all(n0, sizes0, level, rtol, np.ones(sum(sizes0)))
-    if sum(sizes) < sum(sizes0) and not _same_map(n0, sizes0, n, sizes):
+    strict = drop_absent
+
+    def same(n1, sizes1):
+        return _same_map(n0, sizes0, n1, sizes1, entrywise=strict)
+
+    if sum(sizes) < sum(sizes0) and not same(n, sizes):
         # on the channels as written the rank decisions changed the map: take them again
         # on balanced channels (each channel's row as large as its column), where a
         # direction small on one side and amplified on the other is weighed by the product
@@ -380,11 +397,11 @@ def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
     for i in range(k if drop_absent else 0):
         if sizes[i] and _coupling_negligible(n, sizes, i, n0, sum(sizes0)):
             n_try, sizes_try = _remove_block(n, sizes, i)
-            if _same_map(n0, sizes0, n_try, sizes_try):
+            if same(n_try, sizes_try):
                 n, sizes = n_try, sizes_try
     if sum(sizes) == sum(sizes0):
         return real
-    if not _same_map(n0, sizes0, n, sizes):
+    if not same(n, sizes):
         # the reduced map is not the original to rounding: keep the model as written
         return real
     return _rebuild(real, n, names, sizes)

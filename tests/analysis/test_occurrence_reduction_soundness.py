@@ -90,3 +90,27 @@ def test_unstable_centre_reports_the_centre_values_as_worst():
     rg = rmb.robgain(model, 5.0)
     assert rg.lower == rg.upper == 0.0
     assert rg.worst == pytest.approx(centre)
+
+
+def test_an_entry_small_beside_its_row_and_column_is_kept():
+    # A[1, 0] = 1e8 (1 + 5e-15) k - 1e8 k = 5.07e-7 k beside A[0, 1] = 1e7 and B, C entries
+    # of 1e8: the entry decides stability (unstable from k = 0.193 at m = 0), so dropping
+    # it certified a margin of 9.995.  Reference: numpy eigenvalues of the user's matrices.
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    m = rmb.ureal("m", 0.0, range=(-1.0, 1.0))
+    g = np.array([[0.0], [1e8]])
+    r1, r2 = np.array([[1.0 + 5e-15, 1.0]]), np.array([[1.0, 1.0]])
+    a0, e = np.array([[-1.0, 1e7], [0.0, -1.0]]), np.array([[0.1, 0.0], [0.0, 0.0]])
+    b, c = np.array([[0.0], [1e8]]), np.array([[1e8, 0.0]])
+    usys = rmb.uss(a0 + e * m + (g @ (k * r1) - g @ (k * r2)), b, c, np.zeros((1, 1)))
+    assert reduce_occurrences(usys)[0].blocks["k"] == 2
+
+    def unstable(kv):
+        a = a0 + g @ (kv * r1) - g @ (kv * r2)
+        return np.linalg.eigvals(a).real.max() > 0
+
+    ks = np.linspace(0.0, 1.0, 2001)
+    first = ks[np.argmax([unstable(kv) for kv in ks])]
+    assert 0.19 < first < 0.2
+    res = rmb.robstab(usys, sensitivity=False)
+    assert res.lower <= first
