@@ -37,14 +37,13 @@ from .frequency_intervals import certified_interval, multiplier_from_certificate
 from .frequency_scaling import shift_scalings, sweep_frame
 from .mu_rounding import certify_scalings
 from .mu_structure import BlockStructure, dagger
-from .mu_sweep import balanced_response_function
+from .mu_sweep import GAP_RTOL, balanced_response_function
 from .mu_upper import scaling_parametrization
 from .mussv import warm_certificates
 
-# Gaps narrower than this (relative to their frequency) are not gaps: the intervals on
-# either side of a real-mu discontinuity meet at one frequency, each pulled in by the
-# relative margin of frequency_intervals (the same rule as mu_sweep's open gaps).
-_GAP_RTOL = 1e-12
+# Gaps narrower than this (relative to their frequency) are the rounding of the
+# interval ends, not gaps (the same rule as mu_sweep's open gaps).
+_GAP_RTOL = GAP_RTOL
 # A bound placed to certify a level stops below level / (1 + _ROOM) (as mu_sweep).
 _ROOM = 1e-3
 

@@ -43,6 +43,11 @@ _LOOSE = 0.5  # grid bounds below this fraction of the largest one are not tight
 _ROOM = 1e-3
 # Fewest uncovered gaps at which a sweep with ``give_up`` stops.
 _GIVE_UP_GAPS = 20
+# Gaps between certified intervals narrower than this, relative to their frequency, are
+# the rounding of the interval ends (a few ulps), not gaps.  A wider gap is kept open
+# however narrow: it can hold an isolated real-mu peak between two intervals that each
+# end beside it (a 8.4e-13-wide gap held one at 9.77e-6 rad/s).
+GAP_RTOL = 16 * np.finfo(float).eps
 
 
 @dataclass
@@ -475,9 +480,10 @@ def _half_axis_peak(
             )
 
     def open_gaps():
-        # Relative: the intervals meeting at a real-mu discontinuity leave a gap of
-        # a relative width of about 2e-9 (see certified_interval), at any frequency.
-        return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > 1e-12 * lo]
+        # Only a gap within the rounding of its frequency is no gap (GAP_RTOL): a wider
+        # one, however narrow, can hold an isolated real-mu peak (a frequency where
+        # M(jw) is real) between two intervals that each end just beside it.
+        return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > GAP_RTOL * lo]
 
     relax_after = max_rounds // 2 if relax else max_rounds + 1
     real_level = level

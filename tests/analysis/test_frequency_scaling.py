@@ -12,6 +12,7 @@ from its formula with numpy, on a grid of the parameter box and of frequency.
 import control
 import numpy as np
 import pytest
+import scipy.linalg
 
 import robustmb as rmb
 from robustmb.analysis.freqresp import freqresp
@@ -231,3 +232,36 @@ def test_discrete_and_unit_models_are_left_as_given():
     data = _first_order(1.0, 1.0)
     assert sweep_frame(data, [(-1, 0), (1, 1)])[1] == 1.0
     assert frequency_unit(np.diag([-1e6, -2e6]), dt=0.1) == 1.0
+
+
+def test_a_narrow_gap_holding_an_isolated_real_mu_peak_is_not_covered():
+    # Four modes at 1e-5 ... 1e4 rad/s (damping 0.05) and a rank-one coupling scale k u v,
+    # k in [-1, 1]: in the time-normalised frame the intervals on either side of the
+    # isolated real-mu peak at 9.77e-6 rad/s (M(jw) real there) ended 8.4e-13 apart, a gap
+    # the sweep took for rounding: robstab certified 1.12291 above the true 1.12235.
+    # Reference: numpy eigenvalues of A0 + c k u v on a fine grid of k.
+    rng = np.random.default_rng(3)
+
+    def osc(w):
+        return np.array([[0.0, w], [-w, -0.1 * w]])
+
+    ws = [1e-5, 1e-2, 1e1, 1e4]
+    a0 = scipy.linalg.block_diag(*[osc(w) for w in ws])
+    n = a0.shape[0]
+    u = rng.standard_normal((n, 1)) * np.repeat(ws, 2)[:, None] ** 0.5
+    v = rng.standard_normal((1, n)) * np.repeat(ws, 2)[None, :] ** 0.5
+
+    def max_re(c):
+        return np.linalg.eigvals(a0 + c * (u @ v)).real.max()
+
+    cs = np.logspace(-8, 8, 1601)
+    c_crit = next(c for c in cs if max_re(c) > 0 or max_re(-c) > 0)
+    scale = c_crit * rng.uniform(0.6, 1.6)
+    b, c = rng.standard_normal((n, 1)), rng.standard_normal((1, n))
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    usys = rmb.uss(a0 + (scale * k) * (u @ v), b, c, np.zeros((1, 1)))
+    ks = np.linspace(-3.0, 3.0, 60001)
+    margin = np.abs(ks[[max_re(scale * x) > 0 for x in ks]]).min()
+    assert margin == pytest.approx(1.1224, abs=2e-4)
+    res = rmb.robstab(usys, sensitivity=False)
+    assert res.lower <= margin * (1 + 1e-4) <= res.upper * (1 + 2e-4)
