@@ -11,6 +11,9 @@ loops, in the same run, and prints the worst-case margins against exact closed f
 Run: PYTHONPATH=$PWD python benchmarks/bench_wcdiskmargin_certification.py
 """
 
+import sys
+from pathlib import Path
+
 import control
 import numpy as np
 from _timing import best_time
@@ -21,28 +24,11 @@ from robustmb.analysis.disk_loops import _response
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.uncertain_problem import uncertain_problem
 
+# the closed-form reference of the tests (numpy only)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "analysis"))
+from test_wcdiskmargin_certification import _exact_disk_margin  # noqa: E402
+
 s = control.tf("s")
-
-
-def _on_axis(p):
-    n = len(p) - 1
-    pj = np.array([c * (1j) ** (n - i) for i, c in enumerate(p)])
-    return np.real(np.polymul(pj, np.conj(pj)))
-
-
-def exact_margin(num, den):
-    """Skew-0 disk margin of ``num/den`` (0 when the closed loop is unstable)."""
-    p, q = np.polysub(den, num), np.polyadd(den, num)
-    if np.any(np.roots(q).real >= 0):
-        return 0.0
-    P, Q = _on_axis(p), _on_axis(q)
-    R = np.polysub(np.polymul(np.polyder(P), Q), np.polymul(P, np.polyder(Q)))
-    roots = np.roots(np.trim_zeros(R, "f"))
-    w = roots.real[(np.abs(roots.imag) <= 1e-8 * (1 + np.abs(roots))) & (roots.real > 0)]
-    values = [np.polyval(P, 0.0) / np.polyval(Q, 0.0), *(np.polyval(P, w) / np.polyval(Q, w))]
-    P, Q = np.trim_zeros(P, "f"), np.trim_zeros(Q, "f")
-    values.append(P[0] / Q[0] if len(P) == len(Q) else (0.0 if len(P) < len(Q) else np.inf))
-    return 1.0 / (0.5 * np.sqrt(max(values)))
 
 
 def cases():
@@ -91,7 +77,7 @@ def main():
             2,
         )
         t_wc, res = best_time(lambda L=L: rmb.wcdiskmargin(L), 1)
-        exact = min(exact_margin(*poly(x)) for x in values)
+        exact = min(_exact_disk_margin(*poly(x)) for x in values)
         print(
             f"{name:<26}{t_fixed:>9.2f}{t_free:>9.2f}{t_free / t_fixed:>7.1f}{free.upper:>12.5f}"
             f"{t_wc:>8.2f}{res.lower:>9.5f}{res.upper:>9.5f}{exact:>11.6f}"
