@@ -11,8 +11,8 @@ import json
 import os
 import signal
 
-import control
 import pytest
+from report_loops import second_order
 
 import robustmb as rmb
 from robustmb.cli import main
@@ -66,6 +66,19 @@ def _count_replaces(tmp_path, user_file):
     return len(calls)
 
 
+def _failing_replace(real, fails):
+    """``os.replace`` that raises at its ``n``-th call (from 1) when ``fails(n)``."""
+    calls = []
+
+    def replace(src, dst):
+        calls.append(src)
+        if fails(len(calls)):
+            raise OSError(f"injected failure at rename {len(calls) - 1}")
+        real(src, dst)
+
+    return replace
+
+
 @pytest.mark.parametrize("user_file", [False, True], ids=["whole-swap", "entry-by-entry"])
 def test_a_failure_at_every_rename_leaves_the_previous_run_whole(tmp_path, monkeypatch, user_file):
     steps = _count_replaces(tmp_path, user_file)
@@ -76,14 +89,7 @@ def test_a_failure_at_every_rename_leaves_the_previous_run_whole(tmp_path, monke
         root = tmp_path / f"k{k}"
         root.mkdir()
         out, new = _setup(root, user_file)
-        calls = []
-
-        def failing(src, dst, k=k, calls=calls):
-            calls.append(src)
-            if len(calls) == k + 1:
-                raise OSError(f"injected failure at rename {k}")
-            real(src, dst)
-
+        failing = _failing_replace(real, lambda n, k=k: n == k + 1)
         monkeypatch.setattr(writer.os, "replace", failing)
         with pytest.raises(OSError, match=f"rename {k}"):
             install_files(new, out, f"r{k}")
@@ -107,14 +113,7 @@ def test_a_persistent_failure_loses_nothing_and_names_where_each_run_is(
         root = tmp_path / f"p{k}"
         root.mkdir()
         out, new = _setup(root, user_file)
-        calls = []
-
-        def failing_from(src, dst, k=k, calls=calls):
-            calls.append(src)
-            if len(calls) > k:
-                raise OSError(f"injected persistent failure from rename {k}")
-            real(src, dst)
-
+        failing_from = _failing_replace(real, lambda n, k=k: n > k)
         monkeypatch.setattr(writer.os, "replace", failing_from)
         with pytest.raises(rmb.errors.ReportInstallError, match="nothing was deleted") as err:
             install_files(new, out, f"p{k}")
@@ -177,17 +176,9 @@ def test_ctrl_c_with_a_failed_rename_leaves_the_old_run_and_raises_the_failure(
     assert _snapshot(out) == dict(OLD) | {"notes.txt": "mine"}
 
 
-def _loop():
-    c = rmb.ureal("c", 1.0, range=(0.5, 1.5))
-    s = control.tf("s")
-    sys = rmb.uss(1 / (s * s + c * s + 1))
-    sys.input_names, sys.output_names = ["r"], ["y"]
-    return sys
-
-
 def test_ctrl_c_during_the_renames_is_raised_after_the_report_is_installed(tmp_path, monkeypatch):
     out = tmp_path / "rep"
-    worst_case_report(_loop(), {}, out_dir=out, n_samples=2)
+    worst_case_report(second_order(0.5, 1.5), {}, out_dir=out, n_samples=2)
     real = os.replace
     sent = []
 
@@ -200,7 +191,7 @@ def test_ctrl_c_during_the_renames_is_raised_after_the_report_is_installed(tmp_p
     monkeypatch.setattr(writer.os, "replace", replace_then_sigint)
     first = json.loads((out / "summary.json").read_text())["run"]["id"]
     with pytest.raises(KeyboardInterrupt):
-        worst_case_report(_loop(), {}, out_dir=out, n_samples=2)
+        worst_case_report(second_order(0.5, 1.5), {}, out_dir=out, n_samples=2)
     assert sent
     run = json.loads((out / "summary.json").read_text())["run"]
     assert run["id"] != first and run["id"] in (out / "report.html").read_text()

@@ -6,6 +6,7 @@ import warnings
 import control
 import numpy as np
 import pytest
+from _loops import error_feedback_loop
 
 import robustmb as rmb
 from robustmb.tuning import Gain, Margins, Poles, Tracking, WeightedGain, analysis_point
@@ -70,15 +71,7 @@ def test_pid_start_stuck_in_the_stabilise_phase_is_perturbed():
     # A PID at zero on 1/(s^2 + 0.3 s - 1): the stabilise phase used to stop there
     # (soft values [inf, inf], no warning).
     s = control.tf("s")
-    G = rmb.uss(1 / (s * s + 0.3 * s - 1))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_pid("K")
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S",
-        inputs=["r", "y", "u", "d"], outputs=["e", "v"],
-    )  # fmt: skip
-    CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    CL = error_feedback_loop(rmb.uss(1 / (s * s + 0.3 * s - 1)), rmb.tunable_pid("K"))
     goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.1)]
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)

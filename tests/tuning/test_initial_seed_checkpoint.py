@@ -7,6 +7,7 @@ import os
 import control
 import numpy as np
 import pytest
+from _loops import error_feedback_loop
 
 import robustmb as rmb
 from robustmb.errors import ArgumentError
@@ -65,15 +66,7 @@ def test_good_initial_starts_there():
 def test_scalar_initial_for_a_1x1_block():
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
     s = control.tf("s")
-    G = rmb.uss(1 / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S",
-        inputs=["r", "y", "u", "d"], outputs=["e", "v"],
-    )  # fmt: skip
-    CL = rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    CL = error_feedback_loop(rmb.uss(1 / (s - a)), rmb.tunable_gain("K", 1, 1))
     goals = [WeightedGain("d", "y", wl=2.5), WeightedGain("r", "u", wl=0.25)]
     res = rmb.systune(CL, goals, seed=0, certify=False, initial={"K": 4.0}, max_rounds=1)
     assert res.runs[-1].start.tolist() == [4.0]

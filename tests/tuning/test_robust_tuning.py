@@ -3,6 +3,7 @@
 import control
 import numpy as np
 import pytest
+from _loops import error_feedback_loop
 
 import robustmb as rmb
 from robustmb.tuning import WeightedGain
@@ -16,21 +17,8 @@ A_RANGE = (0.5, 1.5)
 
 
 def _static_gain_loop(G, *others, outputs=("y", "u")):
-    """``u = K (r - y)`` around the plant ``G`` (input ``v = u + d``, output ``y``), with
-    further named systems ``others``; inputs ``r, d``."""
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [],
-        [],
-        [],
-        [[1, -1, 0, 0], [0, 0, 1, 1]],
-        name="S",
-        inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )
-    return rmb.connect([G, *others, K, S], None, ["r", "d"], list(outputs))
+    """:func:`error_feedback_loop` with a 1x1 tunable gain ``K``."""
+    return error_feedback_loop(G, rmb.tunable_gain("K", 1, 1), *others, outputs=outputs)
 
 
 def _unstable_pole_loop():
