@@ -51,13 +51,6 @@ class WorstCaseReport:
     run_id: str = ""
 
 
-class _Held:
-    """The signals caught while deferred."""
-
-    def __init__(self):
-        self.caught = []
-
-
 # Ctrl-C and the polite stop request: both are held while report entries are renamed.
 _HELD_SIGNALS = tuple(
     sig for sig in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if sig
@@ -75,23 +68,21 @@ def _interrupts_deferred():
     is delivered again once the handlers are restored, so the process still stops,
     after the folder is consistent.
     """
-    held = _Held()
     if threading.current_thread() is not threading.main_thread():
-        yield held
+        yield
         return
-    previous = {
-        sig: signal.signal(sig, lambda s, frame: held.caught.append(s)) for sig in _HELD_SIGNALS
-    }
+    caught = []
+    previous = {sig: signal.signal(sig, lambda s, frame: caught.append(s)) for sig in _HELD_SIGNALS}
     failed = True
     try:
-        yield held
+        yield
         failed = False
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        if getattr(signal, "SIGTERM", None) in held.caught:
+        if getattr(signal, "SIGTERM", None) in caught:
             signal.raise_signal(signal.SIGTERM)
-        if signal.SIGINT in held.caught and not failed:
+        if signal.SIGINT in caught and not failed:
             raise KeyboardInterrupt
 
 
