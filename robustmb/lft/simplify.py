@@ -381,6 +381,7 @@ def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
     n0, sizes0 = n, list(sizes)
     k = len(sizes)
     n, sizes = _reduce_all(n0, sizes0, level, rtol, np.ones(sum(sizes0)))
+
     def same(n1, sizes1):
         return _same_map(n0, sizes0, n1, sizes1, entrywise=drop_absent)
 
