@@ -89,6 +89,13 @@ class _ActuatedJoint(Joint):
         self.axis = unit_axis(axis, f"joint {name!r}: axis")
         self.stiffness = g.check_scalar(stiffness, f"joint {name!r}: stiffness")
         self.damping = g.check_scalar(damping, f"joint {name!r}: damping")
+        # a damper dissipates: a negative one (anywhere on the box of its ureals) would
+        # feed energy in unannounced; an active effort is a joint law or an input
+        check_nonnegative(
+            self.damping,
+            f"joint {name!r}: damping",
+            "(a damper dissipates; model an active effort with add_joint_law)",
+        )
         self.input_name = input_name or f"{name}_effort"
         self.output_name = output_name or f"{name}_q"
         for s in (self.input_name, self.output_name):
@@ -124,7 +131,7 @@ class RevoluteJoint(_ActuatedJoint):
     axis : 3 numbers
         Rotation axis in parent components (normalised; zero length is an error).
     angle : float, optional
-        Fixed equilibrium angle (rad).
+        Fixed equilibrium angle (rad), finite.
     tan_half : ureal, optional
         Equilibrium angle as the element ``t = tan(theta/2)`` (2 occurrences
         per rotated 3-vector, ``|theta| < 180 deg``).
@@ -134,6 +141,13 @@ class RevoluteJoint(_ActuatedJoint):
         ``P_{a/b}(0)``.
     stiffness, damping : float or ureal
         Linear spring (N m/rad) and damper (N m s/rad) about the equilibrium.
+        The damping must be non-negative on the whole box of its ureals (a
+        negative one is refused with a :class:`~robustmb.errors.DimensionError`
+        naming the joint: an energy source belongs in
+        :meth:`~robustmb.multibody.Mechanism.add_joint_law` or the inputs).  A
+        negative stiffness is legal: it is a conservative spring (potential
+        ``k dq^2 / 2``, e.g. a linearised magnetic or buckling load) that makes
+        the equilibrium unstable, which the linear model shows.
     inertia : float, ureal or expression of ureals
         Rotor inertia about the axis, carried by the child; zero is allowed, a
         negative value anywhere on the box of its ureals is not (checked as a
@@ -186,7 +200,7 @@ class RevoluteJoint(_ActuatedJoint):
                     f"joint {name!r}: an uncertain angle is not an LFT; declare it through "
                     "tan_half=ureal(...) (t = tan(theta/2)) or tan_quarter="
                 )
-            self.angle = float(angle)
+            self.angle = g.check_scalar(angle, f"joint {name!r}: angle")
         for t, what in ((tan_half, "tan_half"), (tan_quarter, "tan_quarter")):
             if t is not None:
                 g.check_scalar(t, f"joint {name!r}: {what}")

@@ -366,7 +366,10 @@ def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, *
         callable ``f(t, q, v)`` each.
     **options
         Passed to ``solve_ivp`` (defaults: DOP853, rtol = atol = 1e-10,
-        dense output); ``events``, ``t_eval``, ``max_step`` work as there.
+        dense output); ``method``, ``t_eval``, ``dense_output``, ``events``,
+        ``rtol``, ``atol``, ``first_step``, ``max_step`` and the solvers' ``min_step``,
+        ``jac``, ``jac_sparsity``, ``lband``, ``uband`` work as there.  Any other name
+        (a misspelt ``rtoll``, ``vectorized``, ``args``) is refused.
 
     Returns
     -------
@@ -384,7 +387,8 @@ def simulate(self, t_span, q0, v0, *, inputs=None, values=None, wrenches=None, *
         the time reached and the solver's reason), e.g. at a finite escape time
         or where the state stops being finite.
     ArgumentError
-        If ``q0`` or ``v0`` is not finite (names the entry), an input, a wrench
+        If an integrator option is unknown or invalid (names it), if ``q0`` or
+        ``v0`` is not finite (names the entry), an input, a wrench
         or a joint law (:meth:`add_joint_law`) is not finite (names the effort
         or the joint, and the time), or ``t_span`` is not two finite numbers
         with ``tf > t0``.

@@ -14,6 +14,7 @@ import numpy as np
 from .. import lft
 from ..errors import DimensionError, NameConflictError, SignalError, UncertainTypeError
 from . import _generic as g
+from .bodies import check_nonnegative
 from .spatial import check_rotation
 
 
@@ -133,6 +134,8 @@ def add_loop_closure(
     :meth:`trim` includes its preload and :meth:`linearize` its linearisation
     (a rotational spring only at rest at equilibrium, the bodies' axes aligned
     there; otherwise they raise and :meth:`linearize_at` is the way).
+    ``damping`` and ``rotational_damping`` must be non-negative on the whole box
+    of their ureals (:class:`~robustmb.errors.DimensionError` otherwise).
 
     Examples
     --------
@@ -162,6 +165,8 @@ def add_loop_closure(
             (rotational_damping, "rotational_damping"),
         )
     ]
+    for x, what in ((gains[1], "damping"), (gains[3], "rotational_damping")):
+        check_nonnegative(x, f"loop closure {name!r}: {what}", "(a damper dissipates)")
     closures[name] = (tuple(a), tuple(b), gains)
 
 

@@ -33,7 +33,7 @@ from ..errors import (
     SignalError,
 )
 from .dynamics import finite_entries
-from .simulation import _Diverged, _time_points, _time_span
+from .simulation import _Diverged, _solver_options, _time_points, _time_span
 
 FEEDFORWARDS = ("reference", "initial")
 
@@ -208,7 +208,7 @@ def simulate_scheduled_loop(
     t_eval : array_like, optional
     **options
         Passed to ``solve_ivp`` (defaults: ``method="LSODA"``, ``rtol=1e-8``,
-        ``atol=1e-10``).
+        ``atol=1e-10``); an unknown name (a misspelt ``rtoll``) is refused.
 
     Returns
     -------
@@ -217,7 +217,8 @@ def simulate_scheduled_loop(
     Raises
     ------
     ArgumentError
-        If ``t_span`` is not two finite numbers with ``tf > t0``, or ``q0``, the
+        If an integrator option is unknown or invalid (names it), if ``t_span`` is
+        not two finite numbers with ``tf > t0``, or ``q0``, the
         reference or a scheduling value returned by ``schedule`` is not finite
         (names it, and the time).
     DimensionError
@@ -315,6 +316,7 @@ def simulate_scheduled_loop(
 
     opts = {"method": "LSODA", "rtol": 1e-8, "atol": 1e-10}
     opts.update(options)
+    _solver_options(opts, "simulate_scheduled_loop")
     y0 = np.concatenate([q_start, zero, np.zeros(nk)])
     where = f"simulate_scheduled_loop: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g}"
     try:

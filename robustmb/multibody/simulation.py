@@ -231,13 +231,33 @@ def _time_points(t_eval, t_span):
 # The integrators of scipy.integrate.solve_ivp, by name.
 _METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
+# The options of solve_ivp and of its solvers that a simulation can pass on.  Left out:
+# ``vectorized`` and ``args`` (the right-hand side is built here, one state at a time).
+_OPTIONS = (
+    "method",
+    "t_eval",
+    "dense_output",
+    "events",
+    "rtol",
+    "atol",
+    "first_step",
+    "max_step",
+    "min_step",
+    "jac",
+    "jac_sparsity",
+    "lband",
+    "uband",
+)
 
-def _solver_options(options):
+
+def _solver_options(options, what="simulate"):
     """Check the integrator options ``simulate`` knows, so scipy's own messages never surface.
 
-    ``method``: a name in :data:`_METHODS` or an ``OdeSolver`` subclass; ``rtol``,
-    ``atol``, ``first_step``: positive and finite (``atol`` may be one per state);
-    ``max_step``: positive (``inf``, scipy's default, is allowed).
+    Names outside :data:`_OPTIONS` are refused (scipy would only warn that a misspelt
+    ``rtoll`` has no effect, and run with its default); ``method``: a name in
+    :data:`_METHODS` or an ``OdeSolver`` subclass; ``rtol``, ``atol``, ``first_step``:
+    positive and finite (``atol`` may be one per state); ``max_step``: positive
+    (``inf``, scipy's default, is allowed).
 
     Examples
     --------
@@ -247,39 +267,51 @@ def _solver_options(options):
     ... except ArgumentError as exc:
     ...     print(exc)
     simulate: max_step must be positive, got -1.0
+    >>> try:
+    ...     _solver_options({"rtoll": 1e-6})
+    ... except ArgumentError as exc:
+    ...     print(str(exc).split(";")[0])
+    simulate: unknown integrator option(s) ['rtoll']
     """
     from scipy.integrate import OdeSolver
 
     from ..lft.arguments import real_number
 
+    unknown = sorted(str(k) for k in options if k not in _OPTIONS)
+    if unknown:
+        raise ArgumentError(
+            f"{what}: unknown integrator option(s) {unknown}; the options passed on to "
+            f"scipy's solve_ivp are {list(_OPTIONS)} (the state is integrated one point "
+            "at a time, so vectorized and args do not apply)"
+        )
     method = options.get("method", "DOP853")
     if not (
         (isinstance(method, str) and method in _METHODS)
         or (isinstance(method, type) and issubclass(method, OdeSolver))
     ):
         raise ArgumentError(
-            f"simulate: method must be one of {_METHODS} or an OdeSolver class, got {method!r}"
+            f"{what}: method must be one of {_METHODS} or an OdeSolver class, got {method!r}"
         )
     for name in ("rtol", "first_step"):
         if options.get(name) is not None:
-            real_number(options[name], name, "simulate", positive=True)
+            real_number(options[name], name, what, positive=True)
     if options.get("max_step") is not None:
-        real_number(options["max_step"], "max_step", "simulate", positive=True, finite=False)
+        real_number(options["max_step"], "max_step", what, positive=True, finite=False)
     if options.get("atol") is not None:
         atol = options["atol"]
         if np.ndim(atol) == 0:
-            real_number(atol, "atol", "simulate", positive=True)
+            real_number(atol, "atol", what, positive=True)
         else:
-            arr = _floats_of(atol, "atol")
+            arr = _floats_of(atol, "atol", what)
             if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
-                raise ArgumentError(f"simulate: atol must be positive and finite, got {atol!r}")
+                raise ArgumentError(f"{what}: atol must be positive and finite, got {atol!r}")
 
 
-def _floats_of(x, name):
+def _floats_of(x, name, what="simulate"):
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ArgumentError(f"simulate: {name} must be real numbers, got {x!r}") from None
+        raise ArgumentError(f"{what}: {name} must be real numbers, got {x!r}") from None
 
 
 def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options):

@@ -122,6 +122,14 @@ def rotation_matrix(axis, angle):
     array([0., 1., 0.])
     """
     r = unit_axis(axis, "axis")
+    given = angle
+    ok = not isinstance(angle, bool | np.bool_) and np.ndim(angle) == 0 and np.isrealobj(angle)
+    try:
+        angle = float(angle) if ok else np.nan
+    except (TypeError, ValueError):
+        angle = np.nan
+    if not np.isfinite(angle):
+        raise DimensionError(f"rotation_matrix: angle must be a finite real number, got {given!r}")
     s = g.skew(r)
     return np.eye(3) + np.sin(angle) * s + (1.0 - np.cos(angle)) * (s @ s)
 
