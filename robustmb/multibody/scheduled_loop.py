@@ -316,7 +316,7 @@ def simulate_scheduled_loop(
 
     opts = {"method": "LSODA", "rtol": 1e-8, "atol": 1e-10}
     opts.update(options)
-    _solver_options(opts, "simulate_scheduled_loop")
+    _solver_options(opts, "simulate_scheduled_loop", n_states=2 * n + nk)
     y0 = np.concatenate([q_start, zero, np.zeros(nk)])
     where = f"simulate_scheduled_loop: the integration from t = {t_span[0]:.6g} to {t_span[1]:.6g}"
     try:

@@ -250,14 +250,15 @@ _OPTIONS = (
 )
 
 
-def _solver_options(options, what="simulate"):
+def _solver_options(options, what="simulate", n_states=None):
     """Check the integrator options ``simulate`` knows, so scipy's own messages never surface.
 
     Names outside :data:`_OPTIONS` are refused (scipy would only warn that a misspelt
     ``rtoll`` has no effect, and run with its default); ``method``: a name in
     :data:`_METHODS` or an ``OdeSolver`` subclass; ``rtol``, ``atol``, ``first_step``:
-    positive and finite (``atol`` may be one per state); ``max_step``: positive
-    (``inf``, scipy's default, is allowed).
+    positive and finite (``atol`` may be one per state, ``n_states`` of them);
+    ``max_step``: positive (``inf``, scipy's default, is allowed); ``events``: a
+    callable or a list of them; ``dense_output``: a bool.
 
     Examples
     --------
@@ -305,6 +306,22 @@ def _solver_options(options, what="simulate"):
             arr = _floats_of(atol, "atol", what)
             if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
                 raise ArgumentError(f"{what}: atol must be positive and finite, got {atol!r}")
+            if n_states is not None and arr.shape != (n_states,):
+                raise ArgumentError(
+                    f"{what}: atol must be one number or one per state ({n_states}: the "
+                    f"coordinates, then the rates), got shape {arr.shape}"
+                )
+    events = options.get("events")
+    if events is not None and not (
+        callable(events)
+        or (isinstance(events, list | tuple) and events and all(map(callable, events)))
+    ):
+        raise ArgumentError(
+            f"{what}: events must be a callable f(t, y) or a list of them, got {events!r}"
+        )
+    dense = options.get("dense_output", False)
+    if not isinstance(dense, bool | np.bool_):
+        raise ArgumentError(f"{what}: dense_output must be True or False, got {dense!r}")
 
 
 def _floats_of(x, name, what="simulate"):
@@ -331,7 +348,7 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
     True
     """
     t_span = _time_span(t_span)
-    _solver_options(options)
+    _solver_options(options, n_states=tree.nq + tree.nv)
     if "t_eval" in options:
         options["t_eval"] = _time_points(options["t_eval"], t_span)
     q0, v0 = tree.check_state(q0, v0, "v0", what_q="q0")

@@ -133,3 +133,24 @@ def test_simulate_scheduled_loop_checks_its_integrator_options():
         simulate_scheduled_loop(mech, K, schedule, [0.4], (0, 1), method="lsoda")
     with pytest.raises(ArgumentError, match=r"simulate_scheduled_loop: unknown .*\['rtoll'\]"):
         simulate_scheduled_loop(mech, K, schedule, [0.4], (0, 1), rtoll=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"atol": [1e-8, 1e-8, 1e-8]}, r"atol must be one number or one per state \(2"),
+        ({"events": 3}, r"events must be a callable"),
+        ({"events": []}, r"events must be a callable"),
+        ({"dense_output": "no"}, r"dense_output must be True or False"),
+    ],
+)
+def test_simulate_checks_the_shape_and_type_of_its_options(options, message):
+    # they used to end in scipy's "`atol` has wrong shape.", a bare TypeError, or (a
+    # string for dense_output) be taken as True
+    with pytest.raises(ArgumentError, match=rf"simulate: {message}"):
+        _pendulum().simulate((0.0, 1.0), [0.1], [0.0], **options)
+
+
+def test_simulate_accepts_one_absolute_tolerance_per_state():
+    res = _pendulum().simulate((0.0, 0.5), [0.1], [0.0], atol=[1e-11, 1e-10])
+    assert res.t[-1] == 0.5
