@@ -28,6 +28,15 @@ def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
     relative to an inertial frame (seed 000, Def. 2.1); a gravity field ``g``
     is the same as ``a = -g``.
 
+    Parameters
+    ----------
+    g_magnitude : float
+        Non-negative: the field ``g = g_magnitude * direction / |direction|``
+        (a negative magnitude, a z component written as for MATLAB's gravity
+        vector, is refused rather than turned into a field pointing up).
+    direction : 3 numbers
+        Direction of the field (default down, ``-z``).
+
     Examples
     --------
     >>> from robustmb.multibody import gravity
@@ -44,6 +53,11 @@ def gravity(g_magnitude=9.81, direction=(0.0, 0.0, -1.0)):
         raise DimensionError(f"gravity: g_magnitude must be a real number, got {g_magnitude!r}")
     if not np.isfinite(g_magnitude):
         raise DimensionError(f"gravity: g_magnitude must be finite, got {g_magnitude!r}")
+    if g_magnitude < 0:  # gravity(-9.81), read as a z component, would point up
+        raise DimensionError(
+            f"gravity: g_magnitude must be non-negative, got {g_magnitude!r}; the field "
+            "points along direction (default (0, 0, -1), down)"
+        )
     return -float(g_magnitude) * d / n + 0.0  # + 0.0 turns -0.0 into 0.0
 
 

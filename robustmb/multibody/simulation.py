@@ -53,8 +53,10 @@ class SimulationResult:
         Named time histories: every coordinate and rate; for a floating base
         also its inertial position ``{base}_x, _y, _z`` and Euler angles
         3-2-1 ``{base}_phi, _theta, _psi``.
-    energy : (nt,) kinetic + potential energy (gravity, springs, constant
-        inertial forces)
+    energy : (nt,) kinetic + potential energy (gravity, joint and closure springs,
+        constant inertial forces).  Constant in time only for a conservative
+        mechanism: dampers, inputs, wrench inputs, joint laws, wrenches in body axes
+        and constant inertial torques do work this sum does not count.
     com : (nt, 3) centre of mass of the mechanism
     constraint : (nt, m) residuals ``g(q)`` of the exact loop constraints (or None)
     sol : the ``solve_ivp`` result (dense output, events, status)

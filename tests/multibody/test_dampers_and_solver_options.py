@@ -154,3 +154,12 @@ def test_simulate_checks_the_shape_and_type_of_its_options(options, message):
 def test_simulate_accepts_one_absolute_tolerance_per_state():
     res = _pendulum().simulate((0.0, 0.5), [0.1], [0.0], atol=[1e-11, 1e-10])
     assert res.t[-1] == 0.5
+
+
+def test_gravity_refuses_a_negative_magnitude():
+    # gravity(-9.81) used to return a field pointing up (a = [0, 0, -9.81]): a pendulum
+    # "hanging" at q = 0 then sat at its unstable top
+    with pytest.raises(DimensionError, match=r"gravity: g_magnitude must be non-negative"):
+        gravity(-9.81)
+    assert np.array_equal(gravity(0.0), np.zeros(3))
+    assert np.allclose(gravity(9.81, (0, 0, 1)), [0, 0, -9.81])
