@@ -125,17 +125,16 @@ def _vector3(v, what):
     return a
 
 
-def _frequency(w, j):
+def _frequency(w, j, what="FlexibleBody"):
     """``(center, half_width, element or None)`` of mode ``j``'s frequency (rad/s)."""
     if isinstance(w, UncertainElement):
         if w.kind != "real":
             raise ArgumentError(
-                f"FlexibleBody: frequencies[{j}] must be a number or a ureal, "
-                f"got a {w.kind} element"
+                f"{what}: frequencies[{j}] must be a number or a ureal, got a {w.kind} element"
             )
         if w.range[0] <= 0.0:
             raise ArgumentError(
-                f"FlexibleBody: frequencies[{j}] ({w.name!r}) must stay positive over its "
+                f"{what}: frequencies[{j}] ({w.name!r}) must stay positive over its "
                 f"range, got {w.range}"
             )
         return w.center, w.half_width, w
@@ -145,10 +144,10 @@ def _frequency(w, j):
         x = float(w)
     except (TypeError, ValueError):
         raise ArgumentError(
-            f"FlexibleBody: frequencies[{j}] must be a number or a ureal, got {type(w).__name__}"
+            f"{what}: frequencies[{j}] must be a number or a ureal, got {type(w).__name__}"
         ) from None
     if not np.isfinite(x) or x <= 0.0:
-        raise ArgumentError(f"FlexibleBody: frequencies[{j}] must be positive, got {x}")
+        raise ArgumentError(f"{what}: frequencies[{j}] must be positive, got {x}")
     return x, 0.0, None
 
 
@@ -275,7 +274,7 @@ class FlexibleBody:
             raise ArgumentError(f"{what}: damping ratios must lie in [0, 1)")
         self.participation = lmat
         self.frequencies = freqs
-        self._freq = [_frequency(w, i) for i, w in enumerate(freqs)]
+        self._freq = [_frequency(w, i, what) for i, w in enumerate(freqs)]
         self.damping = xi
         if (mode_shapes is None) != (child is None):
             raise ArgumentError(f"{what}: mode_shapes and child must be given together")

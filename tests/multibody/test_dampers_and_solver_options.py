@@ -12,6 +12,7 @@ from scipy.special import ellipk
 import robustmb as rmb
 from robustmb.errors import ArgumentError, DimensionError
 from robustmb.multibody import (
+    FlexibleBody,
     Mechanism,
     PrismaticJoint,
     RevoluteJoint,
@@ -163,3 +164,13 @@ def test_gravity_refuses_a_negative_magnitude():
         gravity(-9.81)
     assert np.array_equal(gravity(0.0), np.zeros(3))
     assert np.allclose(gravity(9.81, (0, 0, 1)), [0, 0, -9.81])
+
+
+@pytest.mark.parametrize(
+    "frequency", [-1.0, 0.0, np.nan, "fast", rmb.ureal("w", 1.0, range=(-1.0, 2.0))]
+)
+def test_a_flexible_body_frequency_error_names_the_body(frequency):
+    with pytest.raises(ArgumentError, match=r"FlexibleBody 'panel': frequencies\[0\]"):
+        FlexibleBody(
+            "panel", 1.0, 0.1 * np.eye(3), [0.5, 0, 0], [[0, 0, 0.5, 0, 0, 0]], [frequency], 0.02
+        )
