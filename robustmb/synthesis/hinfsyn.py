@@ -606,7 +606,10 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     Warns
     -----
     RobustMBWarning
-        When the returned controller was designed beyond ``rtol`` (see ``rtol``).
+        When the returned controller was designed beyond ``rtol`` (see ``rtol``).  Its
+        levels, like those of the errors below and of the result, are in the units of
+        ``P`` as given (the design runs on a plant whose ``z`` and ``w`` are rescaled by
+        powers of two, see :func:`.plant.normalised_performance`).
 
     Raises
     ------
