@@ -15,9 +15,9 @@ coefficient ``N(beta)``; with ``N_22 = G_ii`` at the centre of the ranges (nonze
 ``Q = N_11 - N_12 N_21 / N_22``. So ``mu(Q(beta)) < 1`` (structure: the plant's blocks
 plus ``m - 1`` complex scalars) proves ``zeta_i^max(w) < beta``. Since ``mu(Q(beta))``
 decreases with ``beta``, a search on ``beta`` (a step ``beta * mu`` guided by the last
-bound, with bisection as fall-back) gives the certified bound. Before calling the mu
-solver ``Q`` is balanced by a diagonal similarity (harmless: every block is a scalar
-block); each certificate is checked with ``verify_upper_bound`` on the original ``Q`` and
+bound, with bisection as fall-back) gives the certified bound. ``Q`` is handed to
+:func:`robustmb.mussv` as it is (the solver balances it by a structured diagonal
+similarity itself); each certificate is checked with ``verify_upper_bound`` on ``Q`` and
 kept in the result (:meth:`WorstCaseGershgorin.verify` re-checks them).
 
 **Lower bound (realised).** The largest ratio found over actual parameter values
