@@ -11,6 +11,7 @@ margin of an actual loop, obtained by substituting parameter values.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -29,7 +30,7 @@ from robustmb.analysis.diskmargin import _channel_margins, _check_omega, diskmar
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.mussv import mussv
 from robustmb.analysis.uncertain_problem import box_vertices, uncertain_problem, values_from_delta
-from robustmb.errors import DimensionError, IllPosedError, UncertainTypeError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError, UncertainTypeError
 from robustmb.lft import hstack, uss, vstack
 from robustmb.lft.arguments import below_nyquist
 
@@ -41,8 +42,8 @@ _WC_REL_GAP = 1e-2
 # Relative accuracy of the pointwise bisection of the worst-case (skewed-mu) problem.
 _BISECTION_RTOL = 1e-3
 # Certification of the worst-case level: refinements of the pointwise levels after a
-# failed covering, doublings of the level, then bisection steps back towards the largest
-# failing level.
+# failed covering, doublings of the level (default budget of wcdiskmargin's
+# ``max_doublings``), then bisection steps back towards the largest failing level.
 _WC_REFINEMENTS = 2
 _WC_DOUBLINGS = 20
 _WC_BISECTIONS = 8
@@ -191,14 +192,14 @@ def _certifies(M, nz, blk, dt, beta):
     return False, np.asarray(peak.omega)[np.asarray(peak.mu_upper) > 1.0]
 
 
-def _certified_level(M, problem, blk, grid, levels):
+def _certified_level(M, problem, blk, grid, levels, max_doublings=_WC_DOUBLINGS):
     """Smallest certified ``beta`` found (disk margin ``>= 1/beta``), or ``None``.
 
     The first trial is the largest pointwise level on ``grid`` with a margin of
     ``2 * _WC_REL_GAP``.  A failure first refines the pointwise levels where the
     covering failed and around the grid's largest level (the peak may lie between grid
     points), then doubles ``beta`` until a level is certified (at most
-    ``_WC_DOUBLINGS`` times).  Bisection in ``log beta`` between the largest failing
+    ``max_doublings`` times).  Bisection in ``log beta`` between the largest failing
     level (a pointwise level is one: just below it the bound already exceeds 1 at that
     frequency) and the smallest certified one then stops once their ratio is at most
     ``1 + 2 * _WC_REL_GAP``, or after ``_WC_BISECTIONS`` steps.
@@ -222,7 +223,7 @@ def _certified_level(M, problem, blk, grid, levels):
         near_top = np.zeros(0)
         beta = failing * slack
         ok, over = _certifies(M, nz, blk, dt, beta)
-    for _ in range(_WC_DOUBLINGS):
+    for _ in range(max_doublings):
         if ok:
             break
         failing = max(failing, beta)
@@ -327,7 +328,7 @@ def _vertex_values(problem, limit=16):
     ]
 
 
-def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
+def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None, max_doublings=_WC_DOUBLINGS):
     """Worst-case disk margin of an uncertain feedback loop (MATLAB's ``wcdiskmargin``).
 
     Parameters
@@ -345,6 +346,13 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
         loop-at-a-time margins, a list with one result per channel.
     omega : array_like, optional
         Analyse only these frequencies (no whole-axis certificate).
+    max_doublings : int, optional
+        Budget of the certification (default 20): how many times the level ``beta`` is
+        doubled after the first trials fail (see Notes).  Each trial is a whole-axis mu
+        certification, from a fraction of a second to tens of seconds on large models;
+        when the budget is spent without a certificate, ``certified`` is False,
+        ``lower`` is 0 and a ``RuntimeWarning`` says so.  0 tries only the levels from
+        the frequency grid.
 
     Returns
     -------
@@ -358,6 +366,8 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
         When nothing is uncertain (use :func:`diskmargin`).
     DimensionError
         Non-square loop, bad ``mode``, ``skew`` or ``omega``.
+    ArgumentError
+        ``max_doublings`` not a non-negative integer.
 
     Notes
     -----
@@ -367,12 +377,14 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
     ``lower = 1/beta`` for the smallest level ``beta`` at which the skewed-mu upper bound
     was certified on the whole axis.  It is searched from the largest pointwise level of
     the frequency grid (refined where a covering fails), by doubling ``beta`` until a
-    certificate is found and bisecting back towards the largest level that failed: ``lower``
-    is then within a factor ``1.02`` of the best margin this mu upper bound certifies
-    (after at most 8 bisection steps; ``lower / upper`` shows the whole gap, which also
-    contains the conservatism of the bound).  ``certified`` is False and ``lower`` is 0
-    (with a ``RuntimeWarning`` when ``upper > 0``) when no level could be certified, e.g.
-    because the uncertainty alone can destabilise the loop.
+    certificate is found (at most ``max_doublings`` times) and bisecting back towards the
+    largest level that failed: ``lower`` is then within a factor ``1.02`` of the best
+    margin this mu upper bound certifies (after at most 8 bisection steps; ``lower /
+    upper`` shows the whole gap, which also contains the conservatism of the bound).
+    ``certified`` is False and ``lower`` is 0 (with a ``RuntimeWarning`` when ``upper >
+    0``) when no level could be certified within that budget, e.g. because the
+    uncertainty alone can destabilise the loop, or because the mu upper bound cannot
+    prove the robust stability of a loop that has it.
 
     Examples
     --------
@@ -388,6 +400,14 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
     """
     skew = _check_skew(skew)
     omega = _check_omega(omega)
+    if (
+        isinstance(max_doublings, bool)
+        or not isinstance(max_doublings, numbers.Integral)
+        or max_doublings < 0
+    ):
+        raise ArgumentError(
+            f"wcdiskmargin: max_doublings must be a non-negative integer; got {max_doublings!r}"
+        )
     if mode not in ("mimo", "siso"):
         raise DimensionError(f"wcdiskmargin: mode must be 'mimo' or 'siso'; got {mode!r}")
     loop, names = _uncertain_loop(L, C)
@@ -448,6 +468,7 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
             upper, frequency = single.upper, single.frequency
         certified = False
         lower = 0.0
+        spent = False  # the certification ran out of its budget of doublings
         # A realised margin of 0 (a loop in the set is unstable) leaves nothing to certify.
         if np.all(np.isfinite(levels)) and upper > 0:
             if omega is not None:
@@ -455,14 +476,21 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None):
                 beta = float(np.max(levels)) * (1.0 + 2.0 * _WC_REL_GAP)
                 lower = 1.0 / beta if beta > 0 else np.inf
             else:
-                beta = _certified_level(M, problem, blk, grid, levels)
+                beta = _certified_level(M, problem, blk, grid, levels, int(max_doublings))
                 if beta is not None:
                     lower, certified = (1.0 / beta if beta > 0 else np.inf), True
+                spent = beta is None
         lower = min(lower, upper)
         if omega is None and not certified and upper > 0:
+            budget = (
+                f" after doubling the level max_doublings={int(max_doublings)} times (a "
+                "larger budget may find one)"
+                if spent
+                else ""
+            )
             warnings.warn(
-                f"wcdiskmargin: no certificate found for channels {[names[j] for j in chans]}; "
-                f"the lower bound 0 is not a certified margin (upper {upper:.4g})",
+                f"wcdiskmargin: no certificate found for channels {[names[j] for j in chans]}"
+                f"{budget}; the lower bound 0 is not a certified margin (upper {upper:.4g})",
                 RuntimeWarning,
                 stacklevel=2,
             )

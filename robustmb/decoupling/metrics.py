@@ -52,7 +52,11 @@ def gershgorin_ratios(G, *, omega=None, axis="rows"):
     -------
     numpy.ndarray
         ``(min(p, m),)`` for one matrix, ``(nw, min(p, m))`` for a stack. A zero diagonal
-        element gives ``inf`` (``nan`` when its off-diagonal sum is zero as well).
+        element gives ``inf``, also when its off-diagonal sum is zero (an all-zero row):
+        the row is then not diagonally dominant, ``sum_{j != i} |G_ij| < |G_ii|`` fails
+        (its Gershgorin disc, the point 0, contains the origin), and ``inf`` keeps the
+        test ``zeta_i < 1`` and the maximum over a frequency grid meaningful, where
+        ``0 / 0`` would give ``nan``.
 
     Examples
     --------
@@ -61,6 +65,8 @@ def gershgorin_ratios(G, *, omega=None, axis="rows"):
     array([0.5, 0.5])
     >>> gershgorin_ratios(np.array([[2.0, 1.0], [-0.5, 1.0]]), axis="columns")
     array([0.25, 1.  ])
+    >>> gershgorin_ratios(np.array([[2.0, 1.0], [0.0, 0.0]]))  # a zero row: not dominant
+    array([0.5, inf])
     """
     if axis not in ("rows", "columns"):
         raise ArgumentError(f"axis must be 'rows' or 'columns', got {axis!r}")
@@ -76,8 +82,9 @@ def gershgorin_ratios(G, *, omega=None, axis="rows"):
     idx = np.arange(k)
     rows[..., idx, idx] = 0.0
     off = rows.sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = off / diag
+    with np.errstate(divide="ignore"):
+        ratio = off / np.where(diag > 0, diag, 1.0)
+    ratio = np.where(diag > 0, ratio, np.inf)  # a zero diagonal (and a zero row): inf
     return _unstack(ratio, single)
 
 

@@ -15,9 +15,9 @@ coefficient ``N(beta)``; with ``N_22 = G_ii`` at the centre of the ranges (nonze
 ``Q = N_11 - N_12 N_21 / N_22``. So ``mu(Q(beta)) < 1`` (structure: the plant's blocks
 plus ``m - 1`` complex scalars) proves ``zeta_i^max(w) < beta``. Since ``mu(Q(beta))``
 decreases with ``beta``, a search on ``beta`` (a step ``beta * mu`` guided by the last
-bound, with bisection as fall-back) gives the certified bound. Before calling the mu
-solver ``Q`` is balanced by a diagonal similarity (harmless: every block is a scalar
-block); each certificate is checked with ``verify_upper_bound`` on the original ``Q`` and
+bound, with bisection as fall-back) gives the certified bound. ``Q`` is handed to
+:func:`robustmb.mussv` as it is (the solver balances it by a structured diagonal
+similarity itself); each certificate is checked with ``verify_upper_bound`` on ``Q`` and
 kept in the result (:meth:`WorstCaseGershgorin.verify` re-checks them).
 
 **Lower bound (realised).** The largest ratio found over actual parameter values
@@ -26,6 +26,15 @@ worst parameter values are verified by substitution (``usys.usubs``).
 
 **Frequency coverage.** Both bounds hold at the grid frequencies only; the grid is part
 of the result and should be dense around the resonances.
+
+**Rounding.** The upper bound is certified for the plant's LFT data as evaluated in double
+precision (``lftdata`` and its frequency response), not for every other floating-point
+evaluation of the same model.  It is a bound, never an estimate; but a ratio at the
+rounding level of the plant's entries (a row decoupled exactly, about 1e-15) is not
+resolved by it: evaluating the same plant another way (say, a numeric model rebuilt at
+each sampled parameter value) gives other rounding residues there, which may exceed the
+bound (decoupled gravimeter, row y: 5.1e-16 against a bound of 2.9e-16 at 1 Hz; the exact
+ratio is 0).  Compare such ratios with the rounding of the plant's entries, not with 1.
 """
 
 from __future__ import annotations
@@ -215,7 +224,9 @@ class WorstCaseGershgorin:
         worst case at each frequency).
     upper : numpy.ndarray ``(nw, nrows)`` or None
         Certified upper bounds (``mu(Q(upper)) < 1``), ``inf`` where none was found;
-        ``None`` when the upper bound was not requested.
+        ``None`` when the upper bound was not requested.  Certified for the LFT data of
+        the plant as evaluated in double precision: a ratio at the rounding level of the
+        plant's entries is not resolved (see the module's notes on rounding).
     worst_values : list of dict
         Per row, the parameter values (physical units) realising ``max(lower)``.
     worst_frequency : numpy.ndarray
@@ -364,6 +375,10 @@ def worst_case_gershgorin(
     Returns
     -------
     WorstCaseGershgorin
+        ``lower`` (realised) and ``upper`` (certified) bound the worst case from both
+        sides; ``upper`` is a bound, not an estimate, but it does not resolve ratios at
+        the rounding level of the plant's entries (an exactly decoupled row): another
+        floating-point evaluation of the same model can exceed it there.
 
     Examples
     --------

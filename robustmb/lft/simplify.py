@@ -288,6 +288,35 @@ def _coupling_negligible(n, sizes, i, n0, nd0):
     return bool(np.all(through <= _SCALE_EPS * ref + _TINY))
 
 
+def _absent(n0, sizes0, i, npts=8):
+    """Whether block ``i`` is absent from the map of the static form ``n0``: closing it
+    (``delta_i = 0``) changes the map by at most the rounding of the block's own terms,
+    ``|M(Delta) - M(Delta, delta_i = 0)| <= _MAP_EPS |N21_i delta_i| |((I - N11 Delta)^-1
+    N12)_i|`` entrywise, at the points of :func:`_same_map`.
+
+    ``a - a`` passes (its terms cancel to their own rounding); ``1e8 k + 1e-8 b - 1e8 k``
+    does not for ``b``, whose part is real though below the rounding of the products
+    ``1e8 k`` beside it (the test of :func:`_same_map` alone would let it go).
+    """
+    rng = np.random.default_rng(12345)
+    nd = sum(sizes0)
+    offs = np.concatenate([[0], np.cumsum(sizes0)]).astype(int)
+    sl = slice(offs[i], offs[i + 1])
+    n11, n12, n21 = n0[:nd, :nd], n0[:nd, nd:], n0[nd:, :nd]
+    for deltas in _check_points(len(sizes0), npts, rng):
+        closed = np.array(deltas, float)
+        closed[i] = 0.0
+        e, e_closed = _static_eval(n0, sizes0, deltas), _static_eval(n0, sizes0, closed)
+        if e is None or e_closed is None:
+            continue
+        dvec = np.repeat(deltas, sizes0)
+        inner = np.linalg.solve(np.eye(nd) - n11 * dvec[None, :], n12)
+        own = np.abs(n21[:, sl] * dvec[None, sl]) @ np.abs(inner[sl])
+        if not np.all(np.abs(e[0] - e_closed[0]) <= _MAP_EPS * own + _TINY):
+            return False
+    return True
+
+
 def _row_col_scale(a):
     """``sqrt(r_i c_j)``, ``r_i`` and ``c_j`` the largest entries of row ``i`` and column
     ``j`` of the nonnegative ``a``."""
@@ -366,15 +395,19 @@ def _reduce_all(n, sizes, level, tol, d):
     return _scale(n, back), sizes
 
 
-def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
+def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False, entrywise=None):
     """Reduce a realization's scalar blocks; returns a new realization.
 
-    With ``drop_absent`` (the analyses' reduction), a block whose coupling is at
-    rounding level after the reduction (``b - b`` leaves a residue of one occurrence) is
-    removed, closed at its nominal value, when the map is unchanged to rounding without
-    it; and every entry of the map must be reproduced to rounding of its own value
+    With ``drop_absent``, a block whose coupling is at rounding level after the
+    reduction (``b - b`` leaves a residue of one occurrence) is removed, closed at its
+    nominal value, when the map is unchanged to rounding without it; without
+    ``entrywise``, only if the original map also changes by no more than the rounding
+    of the block's own terms when it is closed (:func:`_absent`).  With
+    ``entrywise`` (default: ``drop_absent``; the analyses' reduction asks for both),
+    every entry of the map must be reproduced to rounding of its own value
     (``_same_map(entrywise=True)``), not only of the products it is computed from.
     """
+    entrywise = drop_absent if entrywise is None else entrywise
     n, names, sizes = _static_form(real)
     if not names:
         return real
@@ -383,7 +416,7 @@ def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
     n, sizes = _reduce_all(n0, sizes0, level, rtol, np.ones(sum(sizes0)))
 
     def same(n1, sizes1):
-        return _same_map(n0, sizes0, n1, sizes1, entrywise=drop_absent)
+        return _same_map(n0, sizes0, n1, sizes1, entrywise=entrywise)
 
     if sum(sizes) < sum(sizes0) and not same(n, sizes):
         # on the channels as written the rank decisions changed the map: take them again
@@ -391,10 +424,11 @@ def reduce_realization(real, level="full", rtol=1e-10, drop_absent=False):
         # direction small on one side and amplified on the other is weighed by the product
         n, sizes = _reduce_all(n0, sizes0, level, rtol, _balance(n0, sizes0))
     # a block whose coupling is at rounding level is absent: closed at its nominal value
-    # if the map is unchanged.  Only on request: removing it changes the rounding of
-    # the realisations built on the result (and so any stored scalings for them).
+    # if the map is unchanged.  Only on request (simplify and the analyses ask for it).
     for i in range(k if drop_absent else 0):
         if sizes[i] and _coupling_negligible(n, sizes, i, n0, sum(sizes0)):
+            if not entrywise and not _absent(n0, sizes0, i):
+                continue
             n_try, sizes_try = _remove_block(n, sizes, i)
             if same(n_try, sizes_try):
                 n, sizes = n_try, sizes_try
@@ -429,7 +463,12 @@ def simplify(x, level="full", *, rtol=1e-10):
     Returns
     -------
     UncertainModel
-        Same map, with no more occurrences of any element.
+        Same map, with no more occurrences of any element.  An element the map does not
+        depend on (its part cancels exactly, ``a - a``, to the rounding of the
+        arithmetic that built it) has no occurrence left and is no longer in
+        ``.uncertainty``.  The states are kept: an element in the state matrices stays
+        even when the transfer function does not depend on it (``G - G`` with
+        ``G = 1 / (s + a)`` keeps ``a``).
 
     Examples
     --------
@@ -440,12 +479,15 @@ def simplify(x, level="full", *, rtol=1e-10):
     {'a': 4}
     >>> rmb.simplify(X).blocks
     {'a': 2}
+    >>> b = rmb.ureal("b", 2.0)
+    >>> rmb.simplify(a * a + b - b).blocks
+    {'a': 2}
     """
     if level not in _LEVELS:
         raise ArgumentError(f"simplify: level must be one of {_LEVELS}, got {level!r}")
     rtol = real_number(rtol, "rtol", "simplify", nonnegative=True)
     m = as_model(x)
-    real = reduce_realization(m._real, level, rtol)
+    real = reduce_realization(m._real, level, rtol, drop_absent=True, entrywise=False)
     out = m._like(
         real, dt=m.dt, input_names=m.input_names, output_names=m.output_names, name=m.name
     )

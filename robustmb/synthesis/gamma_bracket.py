@@ -62,7 +62,7 @@ def _secant_estimate(merits, lo, hi, falsi=True):
     return float(np.max(g1 - m1[ok] / slope[ok]))
 
 
-def bisect(N, gtol, history):
+def bisect(N, gtol, history, unit=1.0):
     """Smallest feasible level (to relative ``gtol``) and the largest infeasible one.
 
     Every end of the bracket is a level the existence test decided: ``lo`` one proven
@@ -91,6 +91,9 @@ def bisect(N, gtol, history):
         strictly inside the bracket).
     history : list
         Receives ``(gamma, feasible, reason)`` of every test.
+    unit : float
+        Factor of the plant's normalisation (:func:`.plant.normalised_performance`): the
+        level quoted in the error is divided by it, in the units of the plant as given.
 
     Returns
     -------
@@ -127,7 +130,9 @@ def bisect(N, gtol, history):
             break
         lo, hi = hi, 2.0 * hi
         if hi > 1e15:
-            raise IllPosedError("no gamma below 1e15 passes the H-infinity existence test")
+            raise IllPosedError(
+                f"no gamma below {1e15 / unit:.6g} passes the H-infinity existence test"
+            )
     # An undecided level (verdict below working accuracy) moves the upper end only: the
     # lower end stays a level the test proved infeasible.
     # An optimum of 0 (z decoupled from w) is approached without end: stop at a level

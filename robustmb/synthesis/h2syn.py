@@ -87,7 +87,8 @@ class H2synResult:
         ``"lmi"`` the SDP's optimal level, accurate to the solver's tolerance (up to about
         3e-5 relative above the optimum was measured where the optimum is not attained).
     closed_loop : control.StateSpace
-        ``Fl(P, K)`` from ``w`` to ``z`` (the loop the norm was verified on); built on first
+        ``Fl(P, K)`` from ``w`` to ``z`` (the loop the norm was verified on), with the
+        plant's ``w`` / ``z`` signal names (as :func:`~.hinfsyn.hinfsyn`'s); built on first
         access when the synthesis kept only its matrices.
     method : str
         ``"riccati"`` or ``"lmi"``; ``"static"`` for a plant without states (see
@@ -100,11 +101,19 @@ class H2synResult:
     gamma_bracket: tuple
     _closed_loop: object  # control.StateSpace, or its (A, B, C, D, dt) until first access
     method: str
+    # (w names, z names) given to the closed loop on first access, or None
+    _names: tuple | None = dataclasses.field(default=None, repr=False)
 
     @property
     def closed_loop(self) -> control.StateSpace:
-        if isinstance(self._closed_loop, tuple):
-            self._closed_loop = control.StateSpace(*self._closed_loop)
+        cl = self._closed_loop
+        if isinstance(cl, tuple) or self._names is not None:
+            A, B, C, D, dt = _loop_matrices(cl)
+            names = {}
+            if self._names is not None:
+                names = {"inputs": self._names[0], "outputs": self._names[1]}
+            self._closed_loop = control.ss(A, B, C, D, dt, **names)
+            self._names = None
         return self._closed_loop
 
 
@@ -354,14 +363,27 @@ def h2syn(P, nmeas, ncon, *, method="auto"):
     # the H2 norm scales with z and w like the H-infinity norm: design at unit scale
     plant, scale = normalised_performance(given)
     res = _h2syn(plant, method)
+    n_w, n_z = given.B1.shape[1], given.C1.shape[0]
+    if given.input_names and given.output_names:
+        # the closed loop maps w to z: it keeps their names (as hinfsyn's)
+        res._names = (list(given.input_names[:n_w]), list(given.output_names[:n_z]))
     if plant is given:
         return res
     K = res.controller
+    cl = closed_loop(given, (K.A, K.B, K.C, K.D))
+    if not given.dt and not np.any(_loop_matrices(res._closed_loop)[3]):
+        # the design's loop is strictly proper, its feedthrough at rounding level dropped
+        # (see ``_verified``): the same residue, rescaled, is dropped here
+        cl = control.ss(cl.A, cl.B, cl.C, np.zeros_like(cl.D), cl.dt)
     return dataclasses.replace(
         res, norm=res.norm / scale, gamma=res.gamma / scale,
-        gamma_bracket=tuple(g / scale for g in res.gamma_bracket),
-        _closed_loop=closed_loop(given, (K.A, K.B, K.C, K.D)),
+        gamma_bracket=tuple(g / scale for g in res.gamma_bracket), _closed_loop=cl,
     )  # fmt: skip
+
+
+def _loop_matrices(cl):
+    """``(A, B, C, D, dt)`` of a closed loop kept as a StateSpace or as its matrices."""
+    return cl if isinstance(cl, tuple) else (cl.A, cl.B, cl.C, cl.D, cl.dt)
 
 
 def _h2syn(plant, method):

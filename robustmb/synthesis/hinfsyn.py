@@ -297,8 +297,11 @@ def _back_to_plant(K, cplant, discrete, balance=False):
     return balanced_controller(K) if balance else K
 
 
-def _riccati(plant, cplant, rtol, gtol, cond_max, history, balance=False):
+def _riccati(plant, cplant, rtol, gtol, cond_max, history, balance=False, unit=1.0):
     """Bisection and backoff on ``cplant``, controllers verified on ``plant``.
+
+    ``unit``: the factor of :func:`.plant.normalised_performance` (levels in error
+    messages are divided by it, to quote them in the units of the plant as given).
 
     ``balance``: the regularised route (``cplant`` the regularised plant): controllers in
     the realisation of :func:`.plant.balanced_controller`; levels at backoffs 1, 2 and 5
@@ -311,7 +314,7 @@ def _riccati(plant, cplant, rtol, gtol, cond_max, history, balance=False):
     slack = _REG_SLACK if balance else _SLACK
     P0 = cplant.with_d22_zero()
     N = ric.normalise(P0)
-    lo, hi = _bisect(N, gtol, history)
+    lo, hi = _bisect(N, gtol, history, unit=unit)
     # Undecided verdicts may have pulled the upper end below a level no controller beats;
     # back off from that level instead.
     hi = max(hi, min(_parrott_bound(plant, 0.0), hi * (1 + rtol)))
@@ -530,13 +533,16 @@ def _riccati_result(plant, cplant, cand, lo, hi, history):
     )
 
 
-def _warn_beyond(result, rtol):
-    hi = result.gamma_opt
+def _warn_beyond(result, rtol, unit=1.0):
+    """Warn that ``result`` (levels on the normalised plant) was designed beyond ``rtol``;
+    the levels are quoted divided by ``unit`` (in the units of the plant as given)."""
+    hi, design = result.gamma_opt, result.gamma_design
     warn(
-        f"hinfsyn: no controller within rtol={rtol:g} of the bracket top {hi:.6g} passed "
-        f"the closed-loop verification; returning one designed at {result.gamma_design:.6g} "
-        f"(backoff {result.gamma_design / hi - 1:.3g}) with verified norm {result.gamma:.6g}, "
-        f"bracket {result.gamma_bracket[0]:.6g} to {result.gamma:.6g}",
+        f"hinfsyn: no controller within rtol={rtol:g} of the bracket top {hi / unit:.6g} "
+        f"passed the closed-loop verification; returning one designed at "
+        f"{design / unit:.6g} (backoff {design / hi - 1:.3g}) with verified norm "
+        f"{result.gamma / unit:.6g}, bracket {result.gamma_bracket[0] / unit:.6g} to "
+        f"{result.gamma / unit:.6g}",
         RobustMBWarning,
     )
 
@@ -600,7 +606,10 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
     Warns
     -----
     RobustMBWarning
-        When the returned controller was designed beyond ``rtol`` (see ``rtol``).
+        When the returned controller was designed beyond ``rtol`` (see ``rtol``).  Its
+        levels, like those of the errors below and of the result, are in the units of
+        ``P`` as given (the design runs on a plant whose ``z`` and ``w`` are rescaled by
+        powers of two, see :func:`.plant.normalised_performance`).
 
     Raises
     ------
@@ -637,7 +646,7 @@ def hinfsyn(P, nmeas, ncon, *, method="auto", rtol=0.01, gtol=1e-7, cond_max=1e6
         return _unscaled(_static_result(plant), given, scale)
     check_solvable(plant)
     try:
-        res = _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max)
+        res = _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max, scale)
     except IllPosedError as exc:
         note = both_ends_note(plant)
         if not note or "both z = 1 and z = -1" in str(exc):
@@ -670,12 +679,12 @@ def _unscaled(res, plant, scale):
     )
 
 
-def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max):
+def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max, unit=1.0):
     """:func:`_solve`, on ``P(-z)`` for a discrete plant with a pole near ``z = -1``."""
     if nyquist_flip(plant):
         # a pole at (or near) z = -1, where the bilinear map is singular: design on
         # P(-z) (frequency response rotated by pi, every norm kept), K(z) = K'(-z)
-        res = _solve(flip_plant(plant), method, rtol, gtol, cond_max)
+        res = _solve(flip_plant(plant), method, rtol, gtol, cond_max, unit)
         K = flip_controller((res.controller.A, res.controller.B, res.controller.C,
                              res.controller.D))  # fmt: skip
         return dataclasses.replace(
@@ -683,11 +692,13 @@ def _solve_discrete_or_continuous(plant, method, rtol, gtol, cond_max):
             controller=as_controller(K, plant.controller_dt),
             closed_loop=closed_loop(plant, K),
         )
-    return _solve(plant, method, rtol, gtol, cond_max)
+    return _solve(plant, method, rtol, gtol, cond_max, unit)
 
 
-def _solve(plant, method, rtol, gtol, cond_max):
-    """:func:`hinfsyn` on a partitioned, solvable plant with states."""
+def _solve(plant, method, rtol, gtol, cond_max, unit=1.0):
+    """:func:`hinfsyn` on a partitioned, solvable plant with states, normalised by
+    :func:`.plant.normalised_performance`: ``unit`` is its factor, by which the levels
+    quoted in warnings and errors are divided (the result itself stays normalised)."""
     cplant = to_continuous(plant) if plant.dt > 0 else plant
     history: list = []
     late = None
@@ -700,7 +711,7 @@ def _solve(plant, method, rtol, gtol, cond_max):
     if method in ("auto", "riccati") and regular:
         try:
             with single_blas_thread():
-                lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history)
+                lo, hi, cand = _riccati(plant, cplant, rtol, gtol, cond_max, history, unit=unit)
         except IllPosedError as exc:
             if method == "riccati":
                 raise IllPosedError(str(exc) + _zeros_note(plant)) from None
@@ -710,15 +721,15 @@ def _solve(plant, method, rtol, gtol, cond_max):
             if cand[3] <= hi * (1 + rtol) * (1 + 1e-12):
                 return result
             if method == "riccati":
-                _warn_beyond(result, rtol)
+                _warn_beyond(result, rtol, unit)
                 return result
             late = result  # beyond rtol: the LMI gets its chance first
         elif method == "riccati":
             raise IllPosedError(
                 "no Riccati controller passed the closed-loop verification at levels from "
-                f"the bracket top {hi:.6g} (existence test infeasible at {lo:.6g}) up to "
-                f"{2 * hi:.6g}; a controller may exist at a higher level: try a larger rtol "
-                "or method='lmi'" + _zeros_note(plant)
+                f"the bracket top {hi / unit:.6g} (existence test infeasible at "
+                f"{lo / unit:.6g}) up to {2 * hi / unit:.6g}; a controller may exist at a "
+                "higher level: try a larger rtol or method='lmi'" + _zeros_note(plant)
             )
     second_route = method == "auto" and not regular
     try:
@@ -739,7 +750,7 @@ def _solve(plant, method, rtol, gtol, cond_max):
         if reg is not None and (cand is None or reg[2] < cand[2]):
             cand, chosen = reg, "regularised"
     if cand is None and late is not None:
-        _warn_beyond(late, rtol)
+        _warn_beyond(late, rtol, unit)
         return late
     if cand is None:
         raise IllPosedError(
