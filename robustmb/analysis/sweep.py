@@ -233,13 +233,20 @@ class _Store:
             return key, False
 
     def check_items(self, digests, items, key_bytes):
-        """Raise if a stored key was computed from another item than the one given now."""
+        """Raise if a stored key was computed from another item than the one given now.
+
+        Returns ``{key: stored bytes}`` for the given keys stored under other bytes (an
+        equal key pickled differently: ``numpy.float64(0.5)`` and ``0.5``), so that a
+        recomputed item replaces its row instead of adding a second one."""
         keys = {k: k for k in items}
         by_bytes = {b: k for k, b in key_bytes.items()}
+        renamed = {}
         for blob, stored in self.db.execute("SELECT key, item FROM results"):
             key, given = self._match(blob, by_bytes, keys)
             if not given:
                 continue
+            if blob != key_bytes[key]:
+                renamed[key] = blob
             now = digests[key]
             if stored is None:
                 raise ArgumentError(
@@ -264,6 +271,7 @@ class _Store:
                 "from a different item; use another store path, or key the items by "
                 "their content (key=)"
             )
+        return renamed
 
     def write_chunk(self, index, rows, digests, key_bytes):
         """Write one chunk's rows ``(key, ok, pickled value, error, seconds, warnings)``."""
@@ -301,11 +309,15 @@ class _Store:
                     continue
             if ok:
                 values[key] = pickle.loads(v)
+            elif key in values:  # a row of an earlier failure: the result replaces it
+                continue
             else:
                 errors[key] = err
             if w:
                 found[key] = [(_category(c), m) for c, m in json.loads(w)]
-        return values, errors, found
+            else:
+                found.pop(key, None)
+        return values, {k: e for k, e in errors.items() if k not in values}, found
 
     def close(self):
         self.db.close()
@@ -496,7 +508,8 @@ def sweep(
                         "pickled; give the items as picklable data (numbers, arrays, tuples "
                         "(A, B, C, D, dt), control models) and build anything else in fn"
                     )
-            st.check_items(digests, dict(pairs), key_bytes)
+            # a recomputed item is written under the bytes its key is stored with
+            key_bytes.update(st.check_items(digests, dict(pairs), key_bytes))
             stored_values, stored_errors, stored_warnings = st.read(
                 key_bytes, [k for k, _ in pairs]
             )
