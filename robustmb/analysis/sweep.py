@@ -428,7 +428,10 @@ def sweep(
     chunk_size : int, optional
         Items per task (and per store transaction); a positive integer.
     key : callable, optional
-        ``key(item)`` for items given as a sequence.
+        ``key(item)`` for items given as a sequence.  With ``store=`` the keys are
+        stored by their pickle: an equal key of another type (``0.5`` for
+        ``numpy.float64(0.5)``) finds its stored result, and two keys that pickle alike
+        without being equal (two NaN) raise :class:`~robustmb.errors.ArgumentError`.
     retry_failed : bool, optional
         Recompute the items recorded as failed in the store.
 
@@ -492,6 +495,7 @@ def sweep(
         stored_values, stored_errors, stored_warnings = {}, {}, {}
         digests, key_bytes = {}, {}
         if st is not None:
+            by_bytes = {}
             for k, it in pairs:
                 try:
                     key_bytes[k] = _key_bytes(k)
@@ -500,6 +504,14 @@ def sweep(
                         f"sweep: with store= the item keys must be picklable; key {k!r} is "
                         f"not ({type(exc).__name__}: {exc})"
                     ) from None
+                other = by_bytes.setdefault(key_bytes[k], k)
+                if other is not k:  # unequal keys of one pickle: two NaN, say
+                    raise ArgumentError(
+                        f"sweep: with store= the items are stored by the pickle of their "
+                        f"key, and keys {other!r} and {k!r} pickle alike (a NaN equals no "
+                        "other NaN, yet they are one key in the store); key the items by "
+                        "something else (key=)"
+                    )
                 digests[k] = _digest(it)
                 if digests[k] is None:
                     raise ArgumentError(
