@@ -161,8 +161,13 @@ def normalize_channels(system, channels):
                     )
             if not res:
                 raise SignalError(f"channel {cname!r}: no {what}s given")
+            twice = [r for i, r in enumerate(res) if r in res[:i]]
+            if twice:  # a repeated row or column would scale the peak gain
+                raise SignalError(f"channel {cname!r}: {what} {twice[0]!r} is given more than once")
             return res
 
+        if str(name) in [c[0] for c in out]:
+            raise ArgumentError(f"channels: two channels are named {str(name)!r}")
         out.append(
             (
                 str(name),
