@@ -314,8 +314,8 @@ def worst_case_report(
     UncertainTypeError, SignalError, UnstableNominalError
         See :func:`~robustmb.report.worst_case.worst_case_analysis`.
     ArgumentError
-        ``out_dir`` is not a path, or exists and is not a folder; a bad ``seed``,
-        specification or certificate.
+        ``out_dir`` is not a path, exists and is not a folder, or cannot be written
+        (checked before the analysis); a bad ``seed``, specification or certificate.
 
     Examples
     --------
