@@ -160,3 +160,28 @@ def test_demo_out_under_a_file_is_refused_before_the_demo(tmp_path, monkeypatch,
         for flags in ([], ["--frozen"]):
             assert main(["demo", *flags, "--quiet", "--out", str(out)]) == 1
             assert f"--out {str(out)!r} {why}" in capsys.readouterr().err
+
+
+def _two_outputs_named_e():
+    """[S1; S2] with both outputs named "e": S1 = 1 / (1 + L), S2 = 1 / (1 + 2 L)."""
+    k = rmb.ureal("k", 10.0, percent=30)
+    s = control.tf("s")
+    L = k / (s * (s + 1))
+    T = rmb.vstack(rmb.feedback(1, L), rmb.feedback(1, 2 * L))
+    T.input_names, T.output_names = ["r"], ["e", "e"]
+    return T
+
+
+@pytest.mark.parametrize(
+    ("channels", "where"),
+    [
+        (None, "the default channel"),
+        ({"a": ("e", "r")}, "channel 'a'"),
+        ({"a": (1, "r")}, "channel 'a'"),
+    ],
+)
+def test_signal_name_carried_by_two_outputs_is_refused(no_analysis, channels, where):
+    # selected by name, "e" is the first output each time: the default channel was
+    # [S1; S1], whose peak sqrt(2) max|S1| = 4.740 is not that of [S1; S2], 4.963
+    with pytest.raises(SignalError, match=f"^{where}: the system has 2 outputs named 'e'"):
+        worst_case.worst_case_analysis(_two_outputs_named_e(), channels, n_samples=0)
