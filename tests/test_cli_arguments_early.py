@@ -106,3 +106,82 @@ def test_python_dash_m_robustmb_runs_the_command(tmp_path):
         timeout=120,
     )
     assert bad.returncode == 1 and "no_such_module_xyz" in bad.stderr
+
+
+def test_cli_channel_named_twice_is_refused_before_the_analysis(tmp_path, no_analysis, capsys):
+    path = tmp_path / "loops_twice.py"
+    path.write_text(MODULE)
+    argv = ["report", f"{path}:closed", "--channel", "a=x:r", "--channel", "a=x:r@2"]
+    assert main(argv + ["--samples", "0", "--quiet", "--out", str(tmp_path / "rep")]) == 1
+    assert "--channel: each channel needs its own name; 'a' given more than once" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize(
+    ("channels", "match"),
+    [
+        ({"a": (["x", "x"], ["r"])}, "^channel 'a': output 'x' is given more than once"),
+        ({"a": (["x"], ["r", 0])}, "^channel 'a': input 'r' is given more than once"),
+    ],
+)
+def test_repeated_signal_of_a_channel_is_refused(no_analysis, channels, match):
+    # [x; x] would report sqrt(2) times the peak gain of x
+    with pytest.raises(SignalError, match=match):
+        worst_case.worst_case_analysis(_loop(), channels, n_samples=0)
+
+
+def test_channel_names_equal_as_text_are_refused(no_analysis):
+    with pytest.raises(ArgumentError, match="^channels: two channels are named '1'"):
+        worst_case.worst_case_analysis(_loop(), {1: ("x", "r"), "1": ("x", "r")}, n_samples=0)
+
+
+def test_out_dir_under_a_file_is_refused_before_the_analysis(tmp_path, no_analysis):
+    from robustmb.report import worst_case_report
+
+    (tmp_path / "file").write_text("not a folder")
+    out = tmp_path / "file" / "rep"
+    with pytest.raises(ArgumentError, match="^out_dir .* cannot be created: .* is not a folder"):
+        worst_case_report(_loop(), {}, out_dir=out, n_samples=0)
+
+
+def test_demo_out_under_a_file_is_refused_before_the_demo(tmp_path, monkeypatch, capsys):
+    from robustmb.cli import demo_jobs
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the demo ran before --out was checked")
+
+    monkeypatch.setattr(demo_jobs, "_demo_certified", must_not_run)
+    monkeypatch.setattr(demo_jobs, "_demo_frozen_configuration", must_not_run)
+    (tmp_path / "file").write_text("not a folder")
+    for out, why in ((tmp_path / "file", "exists and is not a folder"),
+                     (tmp_path / "file" / "rep", "cannot be created")):  # fmt: skip
+        for flags in ([], ["--frozen"]):
+            assert main(["demo", *flags, "--quiet", "--out", str(out)]) == 1
+            assert f"--out {str(out)!r} {why}" in capsys.readouterr().err
+
+
+def _two_outputs_named_e():
+    """[S1; S2] with both outputs named "e": S1 = 1 / (1 + L), S2 = 1 / (1 + 2 L)."""
+    k = rmb.ureal("k", 10.0, percent=30)
+    s = control.tf("s")
+    L = k / (s * (s + 1))
+    T = rmb.vstack(rmb.feedback(1, L), rmb.feedback(1, 2 * L))
+    T.input_names, T.output_names = ["r"], ["e", "e"]
+    return T
+
+
+@pytest.mark.parametrize(
+    ("channels", "where"),
+    [
+        (None, "the default channel"),
+        ({"a": ("e", "r")}, "channel 'a'"),
+        ({"a": (1, "r")}, "channel 'a'"),
+    ],
+)
+def test_signal_name_carried_by_two_outputs_is_refused(no_analysis, channels, where):
+    # selected by name, "e" is the first output each time: the default channel was
+    # [S1; S1], whose peak sqrt(2) max|S1| = 4.740 is not that of [S1; S2], 4.963
+    with pytest.raises(SignalError, match=f"^{where}: the system has 2 outputs named 'e'"):
+        worst_case.worst_case_analysis(_two_outputs_named_e(), channels, n_samples=0)

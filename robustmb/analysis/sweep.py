@@ -233,13 +233,20 @@ class _Store:
             return key, False
 
     def check_items(self, digests, items, key_bytes):
-        """Raise if a stored key was computed from another item than the one given now."""
+        """Raise if a stored key was computed from another item than the one given now.
+
+        Returns ``{key: stored bytes}`` for the given keys stored under other bytes (an
+        equal key pickled differently: ``numpy.float64(0.5)`` and ``0.5``), so that a
+        recomputed item replaces its row instead of adding a second one."""
         keys = {k: k for k in items}
         by_bytes = {b: k for k, b in key_bytes.items()}
+        renamed = {}
         for blob, stored in self.db.execute("SELECT key, item FROM results"):
             key, given = self._match(blob, by_bytes, keys)
             if not given:
                 continue
+            if blob != key_bytes[key]:
+                renamed[key] = blob
             now = digests[key]
             if stored is None:
                 raise ArgumentError(
@@ -264,6 +271,7 @@ class _Store:
                 "from a different item; use another store path, or key the items by "
                 "their content (key=)"
             )
+        return renamed
 
     def write_chunk(self, index, rows, digests, key_bytes):
         """Write one chunk's rows ``(key, ok, pickled value, error, seconds, warnings)``."""
@@ -301,11 +309,15 @@ class _Store:
                     continue
             if ok:
                 values[key] = pickle.loads(v)
+            elif key in values:  # a row of an earlier failure: the result replaces it
+                continue
             else:
                 errors[key] = err
             if w:
                 found[key] = [(_category(c), m) for c, m in json.loads(w)]
-        return values, errors, found
+            else:
+                found.pop(key, None)
+        return values, {k: e for k, e in errors.items() if k not in values}, found
 
     def close(self):
         self.db.close()
@@ -416,7 +428,10 @@ def sweep(
     chunk_size : int, optional
         Items per task (and per store transaction); a positive integer.
     key : callable, optional
-        ``key(item)`` for items given as a sequence.
+        ``key(item)`` for items given as a sequence.  With ``store=`` the keys are
+        stored by their pickle: an equal key of another type (``0.5`` for
+        ``numpy.float64(0.5)``) finds its stored result, and two keys that pickle alike
+        without being equal (two NaN) raise :class:`~robustmb.errors.ArgumentError`.
     retry_failed : bool, optional
         Recompute the items recorded as failed in the store.
 
@@ -480,6 +495,7 @@ def sweep(
         stored_values, stored_errors, stored_warnings = {}, {}, {}
         digests, key_bytes = {}, {}
         if st is not None:
+            by_bytes = {}
             for k, it in pairs:
                 try:
                     key_bytes[k] = _key_bytes(k)
@@ -488,6 +504,14 @@ def sweep(
                         f"sweep: with store= the item keys must be picklable; key {k!r} is "
                         f"not ({type(exc).__name__}: {exc})"
                     ) from None
+                other = by_bytes.setdefault(key_bytes[k], k)
+                if other is not k:  # unequal keys of one pickle: two NaN, say
+                    raise ArgumentError(
+                        f"sweep: with store= the items are stored by the pickle of their "
+                        f"key, and keys {other!r} and {k!r} pickle alike (a NaN equals no "
+                        "other NaN, yet they are one key in the store); key the items by "
+                        "something else (key=)"
+                    )
                 digests[k] = _digest(it)
                 if digests[k] is None:
                     raise ArgumentError(
@@ -496,7 +520,8 @@ def sweep(
                         "pickled; give the items as picklable data (numbers, arrays, tuples "
                         "(A, B, C, D, dt), control models) and build anything else in fn"
                     )
-            st.check_items(digests, dict(pairs), key_bytes)
+            # a recomputed item is written under the bytes its key is stored with
+            key_bytes.update(st.check_items(digests, dict(pairs), key_bytes))
             stored_values, stored_errors, stored_warnings = st.read(
                 key_bytes, [k for k, _ in pairs]
             )

@@ -289,6 +289,15 @@ def report_job(
 
     system, fn_channels = load_target(target)
     if channels:
+        names = [name for name, *_ in channels]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            from ..errors import ArgumentError
+
+            raise ArgumentError(
+                f"--channel: each channel needs its own name; {', '.join(map(repr, twice))} "
+                "given more than once"
+            )
         fn_channels = {name: (outs, ins, spec) for name, outs, ins, spec in channels}
     # the signals named on the command line are checked before any analysis runs
     normalize_channels(system, fn_channels)
@@ -539,6 +548,9 @@ def _main(argv) -> int:
     try:
         if args.command == "demo":
             _check_demo_flags(parser, args)
+            from ..report.writer import check_out_dir
+
+            check_out_dir(args.out, "--out")  # before minutes of re-checks
             samples = args.samples if args.samples is not None else (20 if args.quick else 100)
             return demo(
                 args.out,

@@ -101,6 +101,19 @@ class ChannelAnalysis:
         return float(np.max(self.sampled_peaks)) if self.sampled_peaks.size else np.nan
 
 
+def _check_unambiguous(all_names, what, where, selected=None):
+    """Refuse a selected signal name that several signals of the system carry: selection
+    by name would take the first of them (and the default channel that one twice)."""
+    all_names = list(all_names)
+    for n in all_names if selected is None else selected:
+        count = all_names.count(n)
+        if count > 1:
+            raise SignalError(
+                f"{where}: the system has {count} {what}s named {n!r} (its {what}s are "
+                f"{all_names}); give its {what}s distinct names"
+            )
+
+
 def normalize_channels(system, channels):
     """``[(name, outputs, inputs, spec)]`` from a ``{name: (outputs, inputs[, spec])}`` mapping.
 
@@ -122,6 +135,8 @@ def normalize_channels(system, channels):
     [('t', ['y'], ['u'], 2.5)]
     """
     if channels is None:
+        for what, all_names in (("output", system.output_names), ("input", system.input_names)):
+            _check_unambiguous(all_names, what, "the default channel")
         name = f"{', '.join(system.input_names)} -> {', '.join(system.output_names)}"
         return [(name, list(system.output_names), list(system.input_names), DEFAULT_SPEC)]
     if not isinstance(channels, dict):
@@ -161,8 +176,14 @@ def normalize_channels(system, channels):
                     )
             if not res:
                 raise SignalError(f"channel {cname!r}: no {what}s given")
+            _check_unambiguous(all_names, what, f"channel {cname!r}", res)
+            twice = [r for i, r in enumerate(res) if r in res[:i]]
+            if twice:  # a repeated row or column would scale the peak gain
+                raise SignalError(f"channel {cname!r}: {what} {twice[0]!r} is given more than once")
             return res
 
+        if str(name) in [c[0] for c in out]:
+            raise ArgumentError(f"channels: two channels are named {str(name)!r}")
         out.append(
             (
                 str(name),

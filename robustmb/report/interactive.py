@@ -21,7 +21,7 @@ import numpy as np
 
 from ..plotting.family import family
 from .bound_format import fmt_upper
-from .figures import _fmt
+from .figures import _fmt, _peak
 from .step_analysis import N_STEP_SAMPLES
 
 NOMINAL = "#1f77b4"  # matplotlib C0, as the static figures
@@ -114,9 +114,11 @@ def mu_chart(analysis):
             series.append(
                 _points("μ lower bound at ω = 0", [x_zero], [lo[k0]], NOMINAL, at_zero=True)
             )
-    if np.isfinite(mu.upper):
-        what = "certified peak" if mu.covered else "peak on the frequencies evaluated"
-        series.append(_hline(f"{what} {fmt_upper(mu.upper)}", mu.upper, WORST))
+    # the dotted line of the static figure and of the caption: min(mu.upper, 1 / margin)
+    peak, certified = _peak(rs)
+    if peak is not None:
+        what = "certified peak" if certified else "peak on the frequencies evaluated"
+        series.append(_hline(f"{what} {fmt_upper(peak)}", peak, WORST))
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
         at_zero = not rs.critical_frequency > 0
         series.append(

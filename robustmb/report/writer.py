@@ -214,7 +214,12 @@ def _umask() -> int:
 
 
 def check_out_dir(out, name="out_dir"):
-    """Refuse an output path that exists but is not a folder (a file, say).
+    """Refuse an output path that exists but is not a folder (a file, say), or that
+    cannot be written: a file where a parent folder would be, a folder without write
+    permission.  Called before the analysis, whose results could not be saved.
+
+    The report is written into a temporary folder beside ``out``, so a temporary folder
+    is created (and removed at once) in the nearest existing parent of ``out``.
 
     Examples
     --------
@@ -224,6 +229,20 @@ def check_out_dir(out, name="out_dir"):
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise ArgumentError(f"{name} {str(out)!r} exists and is not a folder")
+    parent = path.resolve().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ArgumentError(
+            f"{name} {str(out)!r} cannot be created: {str(parent)!r} is not a folder"
+        )
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{path.name}.check-", dir=parent))
+    except OSError as exc:
+        raise ArgumentError(
+            f"{name} {str(out)!r} cannot be written: no folder can be created in "
+            f"{str(parent)!r} ({exc.strerror or exc})"
+        ) from None
 
 
 def worst_case_report(
@@ -295,8 +314,8 @@ def worst_case_report(
     UncertainTypeError, SignalError, UnstableNominalError
         See :func:`~robustmb.report.worst_case.worst_case_analysis`.
     ArgumentError
-        ``out_dir`` is not a path, or exists and is not a folder; a bad ``seed``,
-        specification or certificate.
+        ``out_dir`` is not a path, exists and is not a folder, or cannot be written
+        (checked before the analysis); a bad ``seed``, specification or certificate.
 
     Examples
     --------

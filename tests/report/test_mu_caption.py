@@ -2,11 +2,15 @@
 
 import dataclasses
 
+import control
 import numpy as np
 from matplotlib.figure import Figure
 
+import robustmb as rmb
 from robustmb.report import worst_case_analysis
+from robustmb.report.bound_format import fmt_lower, fmt_upper
 from robustmb.report.figures import draw_mu_bounds, mu_caption
+from robustmb.report.interactive import mu_chart
 
 
 def _labels(analysis):
@@ -34,3 +38,28 @@ def test_caption_matches_the_curves(oscillator):
     r = dataclasses.replace(res, robstab=dataclasses.replace(res.robstab, mu=some))
     n = int(np.sum(some.mu_lower > 0))
     assert f"at the {n} of them" in mu_caption(r)
+
+
+def pd_sensitivity():
+    """``1 / (1 + k C / (s (s + 1)))``, ``C = 1 + 0.5 s / (1 + 0.01 s)``, ``k`` in 10 +- 30 %.
+
+    The loop loses stability only when ``k`` reaches 0 (at DC), so the margin is
+    ``10 / 3`` exactly and the peak of mu is ``0.3``; robstab certifies its margin by
+    a test other than the mu sweep, whose certified peak is looser."""
+    k = rmb.ureal("k", 10.0, percent=30)
+    s = control.tf("s")
+    return rmb.feedback(1, k / (s * (s + 1)) * (1 + 0.5 * s / (1 + 0.01 * s)))
+
+
+def test_interactive_chart_draws_the_peak_the_caption_and_static_figure_state():
+    res = worst_case_analysis(pd_sensitivity(), channels={}, n_samples=0)
+    rs = res.robstab
+    assert rs.certified and rs.lower <= 10 / 3 <= rs.upper
+    assert 1 / rs.lower < rs.mu.upper  # the case where the two certified peaks differ
+    peak = min(rs.mu.upper, 1 / rs.lower)
+    (dotted,) = [s for s in mu_chart(res)["series"] if s["label"].startswith("certified peak")]
+    assert dotted["y"] == peak and dotted["label"] == f"certified peak {fmt_upper(peak)}"
+    static = [lab for lab in _labels(res) if lab.startswith("certified peak")]
+    assert static == [f"certified peak {fmt_upper(peak)} (margin ≥ {fmt_lower(1 / peak)})"]
+    assert f"dotted: the peak {peak:.4g} certified" in mu_caption(res)
+    assert 0.3 <= peak  # the exact peak of mu
