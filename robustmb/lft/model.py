@@ -269,7 +269,13 @@ def index_positions(key, n, what, names):
         if isinstance(k, str):
             if k not in names:
                 raise SignalError(f"unknown {what} signal '{k}'; known: {names}")
-            out.append(names.index(k))
+            at = [i for i, name in enumerate(names) if name == k]
+            if len(at) > 1:
+                # taking the first would silently pick one of several channels
+                raise SignalError(
+                    f"{what} signal '{k}' is the name of {what}s {at}: index them by position"
+                )
+            out.append(at[0])
         elif isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_):
             kk = int(k)
             if not -n <= kk < n:

@@ -114,3 +114,17 @@ def test_usample_without_uncertainty_returns_n_samples():
     assert len(samples) == 3 and all(isinstance(x, control.StateSpace) for x in samples)
     with pytest.raises(DimensionError, match="n must be a positive integer"):
         rmb.usample(sys, 0)
+
+
+def test_indexing_by_a_name_two_outputs_carry_is_refused():
+    """``T["e", "r"]`` with two outputs named "e" used to return the first one silently."""
+    k = rmb.ureal("k", 2.0, percent=10)
+    T = rmb.vstack(
+        rmb.uss(control.tf([1.0], [1.0, 1.0])) * k, 3 * rmb.uss(control.tf([1.0], [1.0, 2.0]))
+    )
+    T.input_names, T.output_names = ["r"], ["e", "e"]
+    with pytest.raises(SignalError, match=r"'e' is the name of outputs \[0, 1\]"):
+        T["e", "r"]
+    # positions still pick either channel: the second is 3 / (s + 2), 1.5 at s = 0
+    np.testing.assert_allclose(control.dcgain(T[1, "r"].nominal()), 1.5, rtol=1e-14)
+    np.testing.assert_allclose(control.dcgain(T[0, "r"].usubs({"k": 2.2})), 2.2, rtol=1e-14)
