@@ -83,13 +83,18 @@ def lower_bound(Ms, struct: BlockStructure, b_init=None, w_init=None, **options)
     Mb = Mb / nb[:, None, None]
     if b_init is not None:
         b_init, w_init = b_init * np.exp(dw), w_init * np.exp(-dw)
-    lo, deltas = _lower_bound_balanced(Mb, struct, b_init, w_init, **options)
-    out = []
-    for k, dl in enumerate(deltas):
-        out.append(
-            None if dl is None else (dl / nb[k]) * np.exp(-dw[k])[:, None] * np.exp(dz[k])[None, :]
-        )
-    return lo * nb, out
+    # the searches may leave the range of doubles on a matrix spanning 1e-300..1e300
+    # (every perturbation found is re-checked, a non-finite one is dropped)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        lo, deltas = _lower_bound_balanced(Mb, struct, b_init, w_init, **options)
+        out = []
+        for k, dl in enumerate(deltas):
+            if dl is not None:
+                dl = (dl / nb[k]) * np.exp(-dw[k])[:, None] * np.exp(dz[k])[None, :]
+                if not np.all(np.isfinite(dl)):  # beyond the range of doubles
+                    dl, lo[k] = None, 0.0
+            out.append(dl)
+        return lo * nb, out
 
 
 def _lower_bound_balanced(
@@ -194,7 +199,7 @@ def _lower_bound_balanced(
     cand = np.flatnonzero(val > 0)
     if cand.size:
         res = _residuals(Ms[owner[cand]], D[cand])
-        val[cand[res > 1e-10]] = 0.0
+        val[cand[~(res <= 1e-10)]] = 0.0  # a nan residual fails too
     order = np.lexsort((-val, owner))  # by matrix, best first
     first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
     first = first[val[first] > 0]
@@ -373,10 +378,18 @@ def certified_lower(M, blk, delta):
     M = np.asarray(M)
     delta = np.asarray(delta)
     n = struct.n_z
-    nrm = struct.block_norm(delta) * (1.0 + 10 * n * _EPS)
+    if not np.all(np.isfinite(delta)):
+        return 0.0, None
+    try:
+        nrm = struct.block_norm(delta) * (1.0 + 10 * n * _EPS)
+    except np.linalg.LinAlgError:  # entries near the overflow threshold
+        return 0.0, None
     if not (np.isfinite(nrm) and nrm > 0):
         return 0.0, None
-    A = M @ delta
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = M @ delta
+    if not np.all(np.isfinite(A)):  # the product leaves the range of doubles
+        return 0.0, None
     real_a = not np.iscomplexobj(A) or not np.any(A.imag)
     real = struct.has_real
     if real and not real_a:
@@ -392,7 +405,8 @@ def certified_lower(M, blk, delta):
     if real_a:
         # a real eigenvalue of a real matrix comes out with a zero imaginary part
         A = A.real
-    Ab, (tsc, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
+    with np.errstate(invalid="ignore"):  # scipy casts its permutation of a wide-range A
+        Ab, (tsc, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
     prod = (np.abs(M) @ np.abs(delta)) / tsc[:, None] * tsc[None, :]
     eta = 10 * n * _EPS * np.linalg.norm(Ab) + n * _EPS * np.linalg.norm(prod)
     if not np.isfinite(eta):
