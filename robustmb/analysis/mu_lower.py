@@ -31,12 +31,15 @@ import scipy.linalg
 from .mu_boundary_search import _best_per_owner, _block_sizes, _MixedParams, boundary_search
 from .mu_power_iteration import _TINY, block_norm_stack, power_iteration
 from .mu_real_lft import _lft_candidates, _RealLft
+from .mu_real_pair import real_pair_lower
 from .mu_structure import REAL, BlockStructure, as_matrix_stack
 
 __all__ = ["verify_lower_bound", "lower_bound_residual", "certified_lower"]
 
 _EPS = np.finfo(float).eps
 _BIG = 1e300
+# random real starts of the boundary search, at least, when every block is real
+_ALL_REAL_STARTS = 12
 # matrices up to this size get the exact (rational) root check when the floating-point
 # eigenvalue bound is too loose (a defective or nearly defective eigenvalue)
 _EXACT_MAX_N = 10
@@ -80,13 +83,18 @@ def lower_bound(Ms, struct: BlockStructure, b_init=None, w_init=None, **options)
     Mb = Mb / nb[:, None, None]
     if b_init is not None:
         b_init, w_init = b_init * np.exp(dw), w_init * np.exp(-dw)
-    lo, deltas = _lower_bound_balanced(Mb, struct, b_init, w_init, **options)
-    out = []
-    for k, dl in enumerate(deltas):
-        out.append(
-            None if dl is None else (dl / nb[k]) * np.exp(-dw[k])[:, None] * np.exp(dz[k])[None, :]
-        )
-    return lo * nb, out
+    # the searches may leave the range of doubles on a matrix spanning 1e-300..1e300
+    # (every perturbation found is re-checked, a non-finite one is dropped)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        lo, deltas = _lower_bound_balanced(Mb, struct, b_init, w_init, **options)
+        out = []
+        for k, dl in enumerate(deltas):
+            if dl is not None:
+                dl = (dl / nb[k]) * np.exp(-dw[k])[:, None] * np.exp(dz[k])[None, :]
+                if not np.all(np.isfinite(dl)):  # beyond the range of doubles
+                    dl, lo[k] = None, 0.0
+            out.append(dl)
+        return lo * nb, out
 
 
 def _lower_bound_balanced(
@@ -103,6 +111,11 @@ def _lower_bound_balanced(
     """:func:`lower_bound` on a balanced, normalised stack."""
     nw, n, m = Ms.shape
     rng = np.random.default_rng(seed)
+    if struct.all_real:
+        # with no complex block the complex-relaxation start is often far from the real
+        # singular set (on a complex ``M`` that set has codimension 2), and three random
+        # starts missed it on about one matrix in five (lower bound 0 where mu > 1)
+        real_starts = max(real_starts, _ALL_REAL_STARTS)
     S = starts
     b0 = rng.standard_normal((nw, S, m)) + 1j * rng.standard_normal((nw, S, m))
     w0 = rng.standard_normal((nw, S, m)) + 1j * rng.standard_normal((nw, S, m))
@@ -186,7 +199,7 @@ def _lower_bound_balanced(
     cand = np.flatnonzero(val > 0)
     if cand.size:
         res = _residuals(Ms[owner[cand]], D[cand])
-        val[cand[res > 1e-10]] = 0.0
+        val[cand[~(res <= 1e-10)]] = 0.0  # a nan residual fails too
     order = np.lexsort((-val, owner))  # by matrix, best first
     first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
     first = first[val[first] > 0]
@@ -331,9 +344,10 @@ def certified_lower(M, blk, delta):
     structure and the complex analysis above applies.  Otherwise the real part is kept
     and the complex part rescaled by a root of ``det(I - M delta_R - z M delta_C)``,
     certified in exact arithmetic for ``n <= 10`` (triangular pairs: the exact
-    eigenvalues); what no check covers (no complex block active on a non-triangular
-    pair, or ``n > 10``) is the search's value reduced by ``1e-8`` relative, not a
-    certificate (see :func:`_mixed_lower`).
+    eigenvalues; real blocks only: an exact real root in two non-repeated real scalars);
+    what no check covers (no complex block active on a non-triangular pair and no such
+    pair of real scalars, or ``n > 10``) is the search's value reduced by ``1e-8``
+    relative, not a certificate (see :func:`_mixed_lower`).
 
     Parameters
     ----------
@@ -364,10 +378,18 @@ def certified_lower(M, blk, delta):
     M = np.asarray(M)
     delta = np.asarray(delta)
     n = struct.n_z
-    nrm = struct.block_norm(delta) * (1.0 + 10 * n * _EPS)
+    if not np.all(np.isfinite(delta)):
+        return 0.0, None
+    try:
+        nrm = struct.block_norm(delta) * (1.0 + 10 * n * _EPS)
+    except np.linalg.LinAlgError:  # entries near the overflow threshold
+        return 0.0, None
     if not (np.isfinite(nrm) and nrm > 0):
         return 0.0, None
-    A = M @ delta
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = M @ delta
+    if not np.all(np.isfinite(A)):  # the product leaves the range of doubles
+        return 0.0, None
     real_a = not np.iscomplexobj(A) or not np.any(A.imag)
     real = struct.has_real
     if real and not real_a:
@@ -383,7 +405,8 @@ def certified_lower(M, blk, delta):
     if real_a:
         # a real eigenvalue of a real matrix comes out with a zero imaginary part
         A = A.real
-    Ab, (tsc, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
+    with np.errstate(invalid="ignore"):  # scipy casts its permutation of a wide-range A
+        Ab, (tsc, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
     prod = (np.abs(M) @ np.abs(delta)) / tsc[:, None] * tsc[None, :]
     eta = 10 * n * _EPS * np.linalg.norm(Ab) + n * _EPS * np.linalg.norm(prod)
     if not np.isfinite(eta):
@@ -429,7 +452,10 @@ def _mixed_lower(M, struct, delta, real_part):
     arithmetic on the floating-point entries, ``n <= 10``), and
     ``delta_R + z delta_C`` is in the structure with block norm at most
     ``max(||delta_R||, (|z_hat| + rho) ||delta_C||)``.  A triangular pair gives its exact
-    eigenvalues (:func:`_triangular_modulus`).  Otherwise (no complex block active,
+    eigenvalues (:func:`_triangular_modulus`).  With real blocks only (``n <= 10``, at
+    least two of them non-repeated) two real scalars are freed and an exact real root
+    is bracketed near ``delta`` (:func:`~robustmb.analysis.mu_real_pair.real_pair_lower`).
+    Otherwise (no complex block active and no such pair,
     ``n > 10``, or ``p'(z_hat) = 0``) nothing is certified: the search's perturbation
     counts only when ``I - M delta`` is singular to rounding (``sigma_min <= 16 n eps
     (1 + ||M|| ||delta||)``; real ``mu`` is discontinuous in ``M``, so a larger residual,
@@ -472,6 +498,11 @@ def _mixed_lower(M, struct, delta, real_part):
                 nrm = max(struct.block_norm(dR), zr * struct.block_norm(dC)) * grow
                 if np.isfinite(nrm) and nrm > 0:
                     return float(1.0 / nrm * (1.0 - 4 * _EPS)), dR + z_hat * dC
+    if struct.all_real and n <= _EXACT_MAX_N:
+        # two non-repeated real scalars free, the others fixed: an exact real root
+        lower, d = real_pair_lower(M, struct, delta)
+        if lower > 0:
+            return lower, d
     # Unchecked: the search's perturbation counts only if ``I - M delta`` is singular to
     # the rounding of the data.  With no complex block active, ``delta`` is real and the
     # determinant's real and imaginary parts must vanish together, which a complex ``M``

@@ -267,6 +267,9 @@ class BlockStructure:
 
 def _parse_blk(blk) -> list[tuple[int, int]]:
     """Validate ``blk`` and return it as a list of integer pairs."""
+    if _holds_bool(blk):
+        # numpy turns True into 1: a flag given for a block size is a mistake
+        raise UncertainTypeError(f"blk must hold integer block sizes, not booleans; got {blk!r}")
     try:
         arr = np.asarray(blk)
     except Exception as exc:  # pragma: no cover - numpy accepts almost anything
@@ -292,6 +295,16 @@ def _parse_blk(blk) -> list[tuple[int, int]]:
             )
         out.append((r, c))
     return out
+
+
+def _holds_bool(x) -> bool:
+    if isinstance(x, bool | np.bool_):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype == bool
+    if isinstance(x, list | tuple):
+        return any(_holds_bool(y) for y in x)
+    return False
 
 
 def as_matrix_stack(M) -> tuple[np.ndarray, bool]:

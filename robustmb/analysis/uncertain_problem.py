@@ -158,8 +158,13 @@ def _allpass_entry(c, w0, dt):
     """Stable SISO system with gain ``|c|`` at every frequency and value ``c`` at ``w0``.
 
     ``(a - s)/(a + s)`` has phase ``-2 atan(w0/a)``, anywhere in ``(-pi, 0)``; a
-    sign flip covers ``(0, pi)``.  Discrete time uses the bilinear map.
+    sign flip covers ``(0, pi)``.  Discrete time uses the bilinear map.  A negative
+    ``w0`` (models with complex coefficients) is the point ``-w0`` with ``conj(c)``:
+    real coefficients give ``G(-j w) = conj(G(j w))``, and ``a`` must stay positive
+    (a negative one puts the pole in the right half-plane).
     """
+    if w0 < 0:
+        return _allpass_entry(np.conj(c), -w0, dt)
     mag, ph = abs(c), np.angle(c)
     freq = w0 if not dt else np.tan(w0 * dt / 2)
     if mag == 0 or freq == 0 or abs(np.sin(ph)) < 1e-12:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import DimensionError, UncertainTypeError
+
 
 class ComplexStateSpace:
     """``x' = A x + B u``, ``y = C x + D u`` with complex matrices.
@@ -29,10 +31,32 @@ class ComplexStateSpace:
     """
 
     def __init__(self, A, B, C, D, dt=0, *, inputs=None, outputs=None, name=None):
-        self.A, self.B, self.C, self.D = (np.asarray(m, dtype=complex) for m in (A, B, C, D))
+        mats = []
+        for what, m in zip("ABCD", (A, B, C, D), strict=True):
+            try:
+                m = np.asarray(m, dtype=complex)
+            except (TypeError, ValueError):
+                raise UncertainTypeError(
+                    f"ComplexStateSpace: {what} must be a numeric matrix, got {m!r}"
+                ) from None
+            if m.ndim != 2:
+                raise DimensionError(
+                    f"ComplexStateSpace: {what} must be a 2-D matrix, got shape {m.shape}"
+                )
+            mats.append(m)
+        self.A, self.B, self.C, self.D = mats
+        n = self.A.shape[0]
+        p, m = self.D.shape
+        expected = {"A": (n, n), "B": (n, m), "C": (p, n)}
+        for what, mat in zip("ABC", mats, strict=False):
+            if mat.shape != expected[what]:
+                raise DimensionError(
+                    f"ComplexStateSpace: {what} has shape {mat.shape}; expected "
+                    f"{expected[what]} from A {self.A.shape} and D {self.D.shape}"
+                )
         self.dt = dt
-        self.nstates = self.A.shape[0]
-        self.noutputs, self.ninputs = self.D.shape
+        self.nstates = n
+        self.noutputs, self.ninputs = p, m
         self.input_labels = (
             list(inputs) if inputs is not None else [f"u[{i}]" for i in range(self.ninputs)]
         )
