@@ -393,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the rest of the scheduling square sampled; [4] report: per channel the "
         "specification, the certified worst case and its share of the square, the sampled "
         "worst and a verdict that never claims more than is certified; writes report.html, "
-        "report.md and summary.json. No optimisation: tens of seconds on 2 cores.",
+        "report.md and summary.json. No optimisation: under a minute on 2 idle cores (two "
+        "worker processes re-check the certificates).",
         epilog="--samples and --seed apply to --frozen and --lpv only (the default demo "
         "samples a fixed grid; giving them without --frozen or --lpv is an error).",
     )
