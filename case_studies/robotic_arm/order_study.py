@@ -31,7 +31,7 @@ Start families, each a separate ``systune`` run (``random_start = 0``) unless sa
   random, :func:`structure_gap.tune`), the family that found the earlier best 3-state
   design;
 * ``chained`` (stage ``chained``, :func:`chained_pass`): the same from the point's best
-  3-state result so far, at each ``g`` of ``--stacked-g``.
+  result of order ``--order`` (3 by default) so far, at each ``g`` of ``--stacked-g``.
 
 The full form gets ``--random`` random and ``--engine-random`` engine starts, the other
 forms a third and a half of them; 4 states (full form) only at ``--order4-points``.
@@ -60,6 +60,10 @@ and skips the runs the file already holds)::
         run --points a c --json PART_AC.json      # then the same with `stacked`, `margin`
     python case_studies/robotic_arm/order_study.py merge PART_AC.json PART_BD.json
 
+The stored results came from: ``run`` (points a c and b d), ``stacked`` (g 1, 2), then at
+a and b ``stacked --stacked-g 0.5 0.69 0.8 1.2``, ``chained --stacked-g 0.55 0.62 0.69``
+then ``0.45 0.35`` (a) and ``0.4 0.5`` then ``0.35 0.3`` (b), ``chained --order 4 --forms
+full --stacked-g 0.35 0.3 0.25``, each followed by ``margin``.
 ``merge`` re-checks every record from its stored plant and controller, writes
 ``checkpoints/order_study.json`` (``--json``) and prints the summary (``table`` prints it
 again).  Options: ``--forms full companion diag``, ``--random N`` (random stabilising
@@ -417,25 +421,28 @@ def stacked_pass(keys, forms, store, save, maxiter, gs=STACKED_G, n_random=2):
                 pt.do(3, form, "stacked", f"g={g:g}", starts[f"{g:g}"]["K"])
 
 
-def chained_pass(keys, forms, store, save, maxiter, gs, n_random=2):
+def chained_pass(keys, forms, store, save, maxiter, gs, n_random=2, order=3):
     """The ``chained`` family: ``hinfstruct`` on the stacked problem at each ``g`` of
-    ``gs`` started from the point's best 3-state result so far (``gamma1 <= 1 + 1e-6``,
-    margin runs left out), then ``systune`` from it in every form."""
+    ``gs`` started from the point's best ``order``-state result so far (``gamma1 <= 1 +
+    1e-6``, margin runs left out), then ``systune`` from it in every form."""
     for k in keys:
         pt = Point(k, store, save, maxiter)
-        starts = pt.rec.setdefault("chained_starts", {})
+        starts = pt.rec.setdefault(
+            "chained_starts" if order == 3 else f"chained_starts_{order}", {}
+        )
         for g in gs:
             if f"{g:g}" not in starts:
-                src = best_of([r for r in pt.rec["records"] if r["family"] != "margin"], order=3)
+                src = best_of([r for r in pt.rec["records"] if r["family"] != "margin"],
+                              order=order)  # fmt: skip
                 full, _ = to_form(src["K_scaled"], "full")
-                r = stacked_tune([pt.G], g, 3, start=full, random_start=n_random, seed=1,
+                r = stacked_tune([pt.G], g, order, start=full, random_start=n_random, seed=1,
                                  maxiter=maxiter)  # fmt: skip
                 starts[f"{g:g}"] = {q: r[q] for q in ("stacked", "gamma1", "gamma2", "time", "K")}
                 starts[f"{g:g}"]["from"] = f"{src['form']} {src['family']} {src['label']}"
                 save()
                 log(f"{k} chained g={g:g} from {starts[f'{g:g}']['from']}: {r['stacked']:.4f}")
             for form in forms:
-                pt.do(3, form, "chained", f"g={g:g}", starts[f"{g:g}"]["K"])
+                pt.do(order, form, "chained", f"g={g:g}", starts[f"{g:g}"]["K"])
 
 
 def margin_pass(keys, store, save, maxiter, top=3):
@@ -540,6 +547,7 @@ def main():
     ap.add_argument("--order4-starts", type=int, default=10)
     ap.add_argument("--order4-points", nargs="*", default=["a", "b"])
     ap.add_argument("--maxiter", type=int, default=300)
+    ap.add_argument("--order", type=int, default=3, help="chained: the order continued")
     ap.add_argument("--stacked-g", type=float, nargs="+", default=list(STACKED_G))
     ap.add_argument("--json", default=str(OUT))
     a = ap.parse_args()
@@ -569,7 +577,8 @@ def main():
         print_table(summary(store))
         return
     if a.stage == "chained":
-        chained_pass(a.points, a.forms, store, save, a.maxiter, tuple(a.stacked_g))
+        chained_pass(a.points, a.forms, store, save, a.maxiter, tuple(a.stacked_g),
+                     order=a.order)  # fmt: skip
         print_table(summary(store))
         return
     if a.stage == "margin":

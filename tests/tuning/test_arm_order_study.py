@@ -24,7 +24,9 @@ pytestmark = pytest.mark.slow
 PATH = os.path.join(ARM_STUDY, "checkpoints", "order_study.json")
 SCALE = 100.0
 WT = 1.0 / 1500.0
-WE = control.tf([1.0, 1.0], [2.0, 0.02])
+# state space: with a transfer-function weight python-control turns the whole series
+# loop into a transfer function, whose norm came out 4.48 for a loop whose grid peak is 0.999
+WE = control.ss(control.tf([1.0, 1.0], [2.0, 0.02]))
 
 
 @pytest.fixture(scope="module")
