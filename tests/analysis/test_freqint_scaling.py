@@ -77,3 +77,42 @@ def test_time_and_state_scaled_model_keeps_its_bound(a_scale, brute_peak):
     peak = certified_mu_peak((ti @ a @ t, ti @ b, c @ t, d), BLK)
     assert peak.covered
     assert brute_peak <= peak.upper <= brute_peak * (1 + 3e-3)
+
+
+def test_completion_of_time_scaled_evidence():
+    # complete_frequency_certificate optimised and placed its new points in rad/s, on
+    # the model as given, while the check runs in the model's own frequency unit: the
+    # evidence of the spacecraft loop time-scaled by 1e6 completed from none of its
+    # points (gaps such as (2.4e4, inf) rad/s); at a = 1 it completes from most.
+    import sys
+    from pathlib import Path
+
+    import robustmb as rmb
+    from robustmb.analysis.frequency_certificate import complete_frequency_certificate
+    from robustmb.analysis.uncertain_problem import uncertain_problem
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_frequency_scaling import gain, loop, stable
+
+    a = 1e6
+    T = loop(a)
+    res = rmb.wcgain(T)
+    problem = uncertain_problem(T)
+    ny, nu = problem.model.shape
+    blk = problem.blk + [(nu, ny)]
+    data = problem.performance(res.upper)
+    w_all, x_all = res.mu.omega, res.mu.scalings
+    covered = 0
+    for k in (len(w_all) // 4, len(w_all) // 2):
+        w, x, chk = complete_frequency_certificate(
+            data, blk, 1.0, w_all[k : k + 1], x_all[k : k + 1]
+        )
+        covered += chk.covered
+        assert np.all(w >= 0) and x.shape == (w.size, x_all.shape[1])
+    assert covered == 2
+    # what it proves (worst gain below res.upper) against brute force over the box's
+    # vertices and centre (the worst case is a vertex) on a dense grid of w / a
+    nu = np.geomspace(1e-3, 1e2, 20001)
+    corners = [(0.0, 0.0, 0.0)] + [(i, j, k) for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)]
+    brute = max(gain(1.0, nu, *p).max() for p in corners if stable(*p))
+    assert brute <= res.upper
