@@ -171,3 +171,37 @@ def test_real_mu_peak_of_scaled_models_is_sound(seed, a_scale, channel):
     assert peak.upper >= brute
     assert peak.upper == pytest.approx(ref.upper, rel=1e-5)
     assert peak.lower <= peak.upper
+
+
+@pytest.mark.parametrize("channel", [1e7, 1e-7])
+def test_interval_of_a_widely_scaled_diagonal_certificate_is_sound(channel):
+    # certified_interval on P M P^-1 (P = diag(p, 1/p)) without the sweep's frame: the
+    # certificates' D spans 1e14, and a D with cond(D) >= 1e12 was folded into the
+    # multiplier, whose pencil then lost a pair of crossings: at 2.29 rad/s a certificate
+    # claimed mu <= 9.30 on (0.416, inf) while the exact mu reaches 9.96 at 2.99 rad/s.
+    from robustmb.analysis.frequency_intervals import (
+        certified_interval,
+        multiplier_from_certificate,
+    )
+    from robustmb.analysis.mu_sweep import balanced_response_function
+    from robustmb.analysis.mussv import mussv_stack
+
+    blk = [(-1, 0), (-1, 0)]
+    a, b, c, d = two_mode_model(0)
+    p = np.array([channel, 1.0 / channel])
+    data = (a, b / p[None, :], p[:, None] * c, p[:, None] * d / p[None, :])
+    respond = balanced_response_function(*data)
+    w = np.geomspace(1e-2, 1e2, 40)
+    res = mussv_stack(respond(w), blk, lower=False)
+    level = 1.02 * res.upper.max()
+    checked = 0
+    for k in range(w.size):
+        mult = multiplier_from_certificate(blk, res.upper[k], res.D[k], res.G[k])
+        iv = certified_interval(data, mult, level, w[k], respond)
+        if iv is None:
+            continue
+        ww = np.geomspace(max(iv[0], 1e-4), min(iv[1], 1e4), 1500)
+        mus = [real_mu_two_scalars(m) for m in respond(ww)]
+        assert max(mus) <= level, (w[k], iv)
+        checked += 1
+    assert checked >= 20
