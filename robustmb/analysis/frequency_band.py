@@ -26,6 +26,7 @@ from .frequency_intervals import (
     certified_interval,
     continuous_equivalent,
     multiplier_from_certificate,
+    sweep_level,
     to_equivalent_frequency,
     to_model_frequency,
 )
@@ -308,13 +309,13 @@ def _band_peak(sysdata, blk, dt, band, level, lower, rel_gap, max_rounds, progre
     if fixed and max(ubs) > level:
         tighten([k for k in range(len(pts)) if ubs[k] > level])
     if not fixed:
-        level = max(ubs) * (1 + rel_gap) + 1e-12 * max(1.0, max(ubs))
+        level = sweep_level(max(ubs), rel_gap)
     open_ = [(nu_lo, nu_hi)]
     for rnd in range(max_rounds + 1):
         if max(ubs) > level:
             if fixed:
                 break
-            level = max(ubs) * (1 + rel_gap) + 1e-12 * max(1.0, max(ubs))
+            level = sweep_level(max(ubs), rel_gap)
         for k in sorted(range(len(pts)), key=lambda k: ubs[k]):
             if at_level.get(k) == level:
                 continue

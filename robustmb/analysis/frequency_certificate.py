@@ -171,7 +171,7 @@ def bounds_at_scalings(M, blk, scalings):
 
 def uncovered(intervals, top=np.inf, *, bottom=0.0):
     """Parts of ``[bottom, top]`` not covered by the closed ``intervals`` (gaps narrower
-    than 1e-12 relative to their frequency are ignored, as in the sweeps).
+    than ``GAP_RTOL`` = 16 eps relative to their frequency are ignored, as in the sweeps).
 
     Examples
     --------
@@ -328,10 +328,14 @@ def complete_frequency_certificate(sysdata, blk, level, omega, scalings, *, max_
     (True, True)
     """
     chk = check_frequency_certificate(sysdata, blk, level, omega, scalings)
-    sysdata, omega, x = _check_data(sysdata, omega, scalings, blk)
+    model, omega, x = _check_data(sysdata, omega, scalings, blk)
+    # completed in the frequency unit the check uses (see .frequency_scaling): in rad/s
+    # a time-scaled model (poles near 1e6 rad/s) completed from no start at all
+    sysdata, w0, log_p = sweep_frame(model, blk)
+    omega, x = omega / w0, shift_scalings(x, blk, -log_p)
     respond = balanced_response_function(*sysdata)
     pts, xs = list(omega), [row for row in x]
-    ivs = list(chk.intervals)
+    ivs = [None if iv is None else (iv[0] / w0, iv[1] / w0) for iv in chk.intervals]
     target = level / (1.0 + _ROOM)
     for _ in range(max_rounds):
         gaps = uncovered(ivs)
@@ -387,9 +391,10 @@ def complete_frequency_certificate(sysdata, blk, level, omega, scalings, *, max_
             break
     keep = covering_subset(ivs)
     keep = sorted(keep, key=lambda k: pts[k])
-    w_out = np.array([pts[k] for k in keep])
+    w_out = np.array([pts[k] for k in keep]) * w0
     x_out = np.array([xs[k] for k in keep]).reshape(len(keep), x.shape[1])
-    final = check_frequency_certificate(sysdata, blk, level, w_out, x_out)
+    x_out = shift_scalings(x_out, blk, log_p)
+    final = check_frequency_certificate(model, blk, level, w_out, x_out)
     return w_out, x_out, final
 
 

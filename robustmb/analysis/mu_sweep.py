@@ -25,6 +25,7 @@ from .frequency_intervals import (
     certified_interval,
     continuous_equivalent,
     multiplier_from_certificate,
+    sweep_level,
     to_equivalent_frequency,
     to_model_frequency,
 )
@@ -447,9 +448,8 @@ def _half_axis_peak(
         evaluate(grid, blk, False, target=near(level))
     else:
         evaluate(grid, blk, False, rel_target=_LOOSE)
-    scale = max(1.0, max(ubs))
     if not fixed:
-        level = max(ubs) * (1 + rel_gap) + 1e-12 * scale
+        level = sweep_level(max(ubs), rel_gap)
     elif max(ubs) > level:
         # A loose bound above the level may only need the full optimisation.
         tighten_above(level, fail_fast=True)
@@ -560,7 +560,7 @@ def _half_axis_peak(
             return _failed(pts, ubs, lbs, deltas)
         if not fixed and new_max * (1 + rel_gap) > level:
             # a fixed level is what the caller asked to prove: it never moves
-            level = new_max * (1 + rel_gap) + 1e-12 * scale
+            level = sweep_level(new_max, rel_gap)
         if not relaxed:
             real_level = level
     search_lower()
