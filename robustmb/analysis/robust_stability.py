@@ -413,7 +413,6 @@ def _robstab(
     search_first = (
         search_first
         and omega is None
-        and not problem.is_complex
         and bool(problem.blocks)
         and all(bi.kind == "real" for bi in problem.blocks)
     )
