@@ -41,3 +41,16 @@ def test_complex_coefficients_real_parameters_gap_closed():
     v = res.destabilizing
     A = np.array([[-1 + 2j, v["a"]], [-v["b"], -1 - 1j]])
     assert np.max(np.linalg.eigvals(A).real) >= -1e-8
+
+
+def test_open_gap_is_flagged():
+    a = rmb.ureal("a", 1.0, range=(0.0, 2.0))
+    b = rmb.ureal("b", 1.0, range=(0.0, 2.0))
+    G = rmb.uss([[-1 + 2j, a], [-b, -1 - 1j]], [[1.0], [0.0]], [[1.0, 0.0]], [[0.0]])
+    closed = rmb.robstab(G)
+    assert "gap is open" not in closed.reason
+    # no box certificates: the single-box sweep's bound leaves the gap open, and says so
+    res = rmb.robstab(G, max_boxes=0)
+    assert res.upper > res.lower * 1.005
+    assert "the gap is open" in res.reason
+    assert "above gap_tol = 0.5 %" in res.reason
