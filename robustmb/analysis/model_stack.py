@@ -69,7 +69,7 @@ def is_model_stack(sys) -> bool:
     return all(is_model(item) for item in sys)
 
 
-def as_statespace_stack(models, *, argname: str = "models"):
+def as_statespace_stack(models, *, argname: str = "sys"):
     """Stacked state-space matrices of a family of same-size models.
 
     Parameters
@@ -91,7 +91,7 @@ def as_statespace_stack(models, *, argname: str = "models"):
     ------
     DimensionError
         The family is empty, or an element differs in size or sampling time from the
-        first one, or is not a model (it is named: ``models[k]``).
+        first one, or is not a model (it is named: ``sys[k]``).
     UncertainTypeError
         An element is an uncertain system (use its ``.nominal()`` or ``.usample(n)``).
 
