@@ -359,6 +359,10 @@ class DiskMarginResult:
         return "\n".join(lines)
 
 
+# Ratio ``upper / lower`` above which a worst-case disk margin bracket is called wide.
+WIDE_BRACKET = 1.1
+
+
 @dataclass(frozen=True, repr=False)
 class WorstCaseDiskMargin:
     """Result of :func:`wcdiskmargin`: disk margin over the uncertainty set.
@@ -384,6 +388,10 @@ class WorstCaseDiskMargin:
         The perturbed channels.
     skew : float
     certified : bool
+    reason : str
+        How the bracket arose; it says so when the bracket is wide (``upper`` more than
+        :data:`WIDE_BRACKET` times ``lower``, or ``lower`` 0): the worst-case margin may
+        then lie anywhere in it.
     """
 
     lower: float
@@ -395,6 +403,13 @@ class WorstCaseDiskMargin:
     channels: tuple
     skew: float
     certified: bool
+    reason: str = ""
+
+    @property
+    def is_wide(self) -> bool:
+        """Whether ``upper`` exceeds ``lower`` by more than :data:`WIDE_BRACKET` (or
+        ``lower`` is 0 with ``upper`` positive): a bracket too wide to locate the margin."""
+        return bool(self.upper > 0 and not self.upper <= WIDE_BRACKET * self.lower)
 
     @property
     def alpha(self) -> float:
@@ -430,5 +445,6 @@ class WorstCaseDiskMargin:
             f"gain_margin=[{_fmt(gmin)}, {_fmt(gmax)}], phase_margin=+-"
             f"{self.phase_margin:.4g} deg, frequency={_fmt(self.frequency)} rad/s, "
             f"skew={self.skew:g}, channels={list(self.channels)}, worst={worst}"
-            f"{'' if self.certified else ', not certified on the whole axis'})"
+            f"{'' if self.certified else ', not certified on the whole axis'}"
+            f"{', wide bracket' if self.is_wide else ''})"
         )

@@ -64,6 +64,9 @@ from .mu_upper_start import _x_from_logd, exact_similarity, osborne_scaling
 # unit): e^80 = 5.5e34, the largest and smallest scale factors within double range of
 # the entries of a normalised M.
 _PRESCALE_SPREAD = 80.0
+# The same for the wide prescaling of a matrix whose bound stayed far above its lower
+# bound (a block-triangular M): e^600, kept only where the similarity stays exact.
+_WIDE_SPREAD = 600.0
 
 __all__ = [
     "verify_upper_bound",
@@ -333,6 +336,7 @@ def upper_bound_fast(
     block_newton_from=200,
     polish_stop=None,
     prescale=True,
+    wide=False,
 ):
     """D,G upper bound for every matrix of the stack ``Ms`` (already normalised).
 
@@ -381,6 +385,8 @@ def upper_bound_fast(
     shift = None
     if prescale:
         logd0 = osborne_scaling(Ms, struct, max_spread=_PRESCALE_SPREAD)
+        if wide:
+            logd0 = _wide_prescaling(Ms, struct, logd0)
         Ms, logd0 = exact_similarity(Ms, struct, logd0)
         shift = _x_from_logd(logd0, struct, param)
         if x0 is not None:
@@ -457,6 +463,28 @@ def upper_bound_fast(
     if shift is not None:
         best_x += shift
     return best_f * c**2, best_x, param
+
+
+def _wide_prescaling(Ms, struct, logd0):
+    """Osborne balancing without the usual limits, where it keeps ``P M P^-1`` exact.
+
+    A block-triangular ``M`` whose off-diagonal blocks dwarf its diagonal ones (``mu``
+    30 orders below ``sigma_max``) needs scalings spread far beyond ``e^80``.  The floor
+    of the balancing is lowered and the spread widened to ``_WIDE_SPREAD``; a row keeps
+    this scaling only when every nonzero entry of ``P M P^-1`` (powers of two) stays a
+    finite normal number, so that the similarity is still exact; else ``logd0``.
+    """
+    wide = osborne_scaling(Ms, struct, max_spread=_WIDE_SPREAD, floor=1e-300)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        scaled, _ = exact_similarity(Ms, struct, wide)
+    tiny = np.finfo(float).tiny
+    parts = (scaled.real, scaled.imag) if np.iscomplexobj(scaled) else (scaled,)
+    origs = (Ms.real, Ms.imag) if np.iscomplexobj(Ms) else (Ms,)
+    exact = np.ones(len(Ms), dtype=bool)
+    for part, orig in zip(parts, origs, strict=True):
+        bad = (orig != 0) & ~(np.isfinite(part) & (np.abs(part) >= tiny))
+        exact &= ~bad.any(axis=(1, 2))
+    return np.where(exact[:, None], wide, logd0)
 
 
 def _sub_stop(stop, values, rows):

@@ -35,6 +35,7 @@ def osborne_scaling(
     sweeps: int = 60,
     tol: float = 1e-6,
     max_spread: float = 60.0,
+    floor: float = 1e-60,
 ) -> np.ndarray:
     """Log diagonal scalings that balance the block Frobenius norms of ``D M D^-1``.
 
@@ -44,6 +45,8 @@ def osborne_scaling(
     channels of a repeated scalar are balanced too).  The sweeps stop when no
     ``log d`` moved by more than ``tol`` (or after ``sweeps``).  Returns ``log d`` with
     shape ``(nw, nunits)``, centred, its spread ``max - min`` at most ``max_spread``.
+    ``floor`` (relative to the largest squared block norm) bounds how far a unit with an
+    all-zero row or column moves.
     """
     units = _balancing_units(struct)
     nb = len(units)
@@ -69,7 +72,6 @@ def osborne_scaling(
     # controller) has squared norms 1e-46 of the largest, and a floor at 1e-24 of it left
     # such an M unbalanced by a factor 1e4 in d, from where the D,G optimisation stalled
     # at four times mu.
-    floor = 1e-60
     logd = np.zeros((B, nb))
     # Each matrix stops on its own test, so that its scaling does not depend on the
     # other matrices of the stack.

@@ -169,6 +169,16 @@ def mussv(M, blk, *, method="fast", lower=True, options="", seed=0):
     (possible only with real blocks) is certified by the ``beta -> 0`` form described
     in :func:`~robustmb.analysis.mu_upper.upper_bound_margin`.
 
+    With ``lower=True``, a matrix whose upper bound stays more than 1000 times above its
+    lower bound is bounded again from a balancing that may spread the D scalings up to
+    ``e^600`` (as long as the similarity by powers of two stays exact): a block-triangular
+    ``M`` with off-diagonal entries 60 orders above its diagonal (``mu`` its largest
+    diagonal entry) needs that.  With ``lower=False`` (no gap known) this retry does
+    not run, and the bound may stay loose by that much.  A real block whose optimal G
+    scaling makes the certificate fail its rounding test (a nearly real ``M``, as at
+    very low frequency) falls back on the D scalings of the structure relaxed to
+    complex blocks before ``sigma_max(M)``.
+
     Examples
     --------
     A single full block gives the largest singular value, a repeated complex scalar
@@ -459,6 +469,7 @@ def _mussv(
                 phi[j], Dl[j], Dr[j], Gh[j] = upper_bound_lmi(Mn[j], struct, Dl[j], Dr[j], Gh[j])
         beta_n = np.sqrt(np.maximum(phi, 0.0))
         beta, Dc, Gc = _certify(Ms[idx], struct, beta_n * s, Dl, Gh * s[:, None, None])
+        _relaxed_fallback(Ms[idx], Mn, s, struct, seed, beta, Dc, Gc)
         upper[idx], D[idx], G[idx] = beta, Dc, Gc
         if lower:
             todo = np.flatnonzero(beta > 0)
@@ -475,12 +486,61 @@ def _mussv(
                         if lower_v[idx[k]] > upper[idx[k]]:
                             # above the certified upper bound: the lower one is wrong
                             lower_v[idx[k]], deltas[idx[k]] = 0.0, None
+    if nz.any() and lower is True:
+        _wide_retry(Ms, Mn, idx, s, struct, seed, upper, lower_v, D, G)
     blk_list = [b.blk for b in struct.blocks]
     if single:
         return MussvResult(
             float(upper[0]), float(lower_v[0]), D[0], G[0], deltas[0], blk_list, method
         )
     return MussvResult(upper, lower_v, D, G, deltas, blk_list, method)
+
+
+def _relaxed_fallback(Ms, Mn, s, struct, seed, beta, D, G):
+    """Rows whose D,G scalings failed the rounding test of the certificate (their bound
+    fell back to ``sigma_max(M)``, with ``D = I``): the D scalings of the structure with
+    every real block relaxed to a complex one (``G = 0``), certified for the real
+    structure, replace them where lower.  Updates ``beta, D, G`` in place.
+
+    The optimal G of a real block on a nearly real ``M`` grows as the inverse of its
+    imaginary part (a loop at very low frequency, e.g. through an integrator): such
+    scalings fail the test, while the D-only bound is often far below ``sigma_max``.
+    """
+    if not struct.has_real:
+        return
+    redo = np.flatnonzero(beta >= s)
+    if redo.size == 0:
+        return
+    relaxed = BlockStructure([(abs(r), c) for r, c in (b.blk for b in struct.blocks)])
+    phi, x, param = upper_bound_fast(Mn[redo], relaxed, seed=seed)
+    Dl, _, _ = param.matrices(x)
+    trial = np.sqrt(np.maximum(phi, 0.0)) * s[redo]
+    zero = np.zeros((redo.size,) + G.shape[1:], dtype=complex)
+    bc, Dc, Gc = _certify(Ms[redo], struct, trial, Dl, zero)
+    better = bc < beta[redo]
+    rows = redo[better]
+    beta[rows], D[rows], G[rows] = bc[better], Dc[better], Gc[better]
+
+
+# Ratio of the upper to the lower bound above which the upper bound is tried again from
+# the wide prescaling of :func:`~robustmb.analysis.mu_upper.upper_bound_fast`.
+_WIDE_GAP = 1e3
+
+
+def _wide_retry(Ms, Mn, idx, s, struct, seed, upper, lower, D, G):
+    """Rows whose upper bound stayed above ``_WIDE_GAP`` times the lower one: the D,G
+    bound again from the wide prescaling (a block-triangular ``M`` whose D scalings
+    must spread beyond ``e^80``), certified, kept where lower.  In place."""
+    redo = np.flatnonzero((lower[idx] > 0) & (upper[idx] > _WIDE_GAP * lower[idx]))
+    if redo.size == 0:
+        return
+    phi, x, param = upper_bound_fast(Mn[redo], struct, seed=seed, wide=True)
+    Dl, _, Gh = param.matrices(x)
+    trial = np.sqrt(np.maximum(phi, 0.0)) * s[redo]
+    bc, Dc, Gc = _certify(Ms[idx[redo]], struct, trial, Dl, Gh * s[redo, None, None])
+    better = bc < upper[idx[redo]]
+    rows = idx[redo[better]]
+    upper[rows], D[rows], G[rows] = bc[better], Dc[better], Gc[better]
 
 
 def _stop_rule(s, target, rel_target):

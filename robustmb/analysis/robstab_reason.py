@@ -20,6 +20,26 @@ def relaxation_note(peak):
     )
 
 
+def gap_note(lower, upper, gap_tol):
+    """A note when the bracket ``[lower, upper]`` stays wider than ``gap_tol`` (relative).
+
+    Examples
+    --------
+    >>> gap_note(1.998, 2.0616, 5e-3)[:70]
+    '; the gap is open: upper / lower - 1 = 3.18 % is above gap_tol = 0.5 %'
+    >>> gap_note(2.0513, 2.0614, 5e-3)
+    ''
+    """
+    # (a gap closed exactly at gap_tol may exceed it by rounding)
+    if not (np.isfinite(upper) and upper > 0) or upper <= lower * (1.0 + gap_tol) * (1 + 1e-9):
+        return ""
+    rel = f"{100.0 * (upper / lower - 1.0):.3g} %" if lower > 0 else "inf"
+    return (
+        f"; the gap is open: upper / lower - 1 = {rel} is above gap_tol = "
+        f"{100.0 * gap_tol:.3g} %, the margin may lie anywhere in [lower, upper]"
+    )
+
+
 def robstab_reason(lower, upper, crit, covered, omega, cap, by_polytope=False, ill_posed=False):
     """One sentence on how the bounds of :func:`.robust_stability.robstab` arose
     (``by_polytope``: the lower bound is the vertex polytope's; the sweep is only evidence;

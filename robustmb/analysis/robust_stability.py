@@ -44,7 +44,7 @@ from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
 from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
-from .robstab_reason import relaxation_note, robstab_reason
+from .robstab_reason import gap_note, relaxation_note, robstab_reason
 from .uncertain_problem import (
     nominal_unstable_note,
     unstable_centre_reason,
@@ -376,7 +376,7 @@ def _band_robstab(problem, band, bar, gap_tol):
             f"; the closest verified crossing (scaling {near[0]:.10g}) has its boundary pole "
             f"at {near[1]!r} rad/s, outside the band ({band[0]!r}, {band[1]!r})"
         )
-    reason += whole + relaxation_note(peak)
+    reason += whole + relaxation_note(peak) + gap_note(lower, upper, gap_tol)
     return RobstabResult(lower, upper, crit, destab, {}, peak.covered, peak, reason)
 
 
@@ -413,7 +413,6 @@ def _robstab(
     search_first = (
         search_first
         and omega is None
-        and not problem.is_complex
         and bool(problem.blocks)
         and all(bi.kind == "real" for bi in problem.blocks)
     )
@@ -520,6 +519,8 @@ def _robstab(
     reason += relaxation_note(peak)
     if cover is not None:
         reason += cover.margin_note()
+    if omega is None:
+        reason += gap_note(lower, upper, gap_tol)
     return RobstabResult(lower, upper, crit, destab, sens, peak.covered, peak, reason, cover)
 
 

@@ -11,6 +11,7 @@ margin of an actual loop, obtained by substituting parameter values.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
 
@@ -494,20 +495,37 @@ def wcdiskmargin(L, C=None, *, skew=0.0, mode="mimo", omega=None, max_doublings=
                 RuntimeWarning,
                 stacklevel=2,
             )
-        results.append(
-            WorstCaseDiskMargin(
-                float(lower),
-                float(upper),
-                float(frequency),
-                best_values,
-                worst_margin,
-                nominal,
-                tuple(names[j] for j in chans),
-                skew,
-                certified,
-            )
+        res = WorstCaseDiskMargin(
+            float(lower),
+            float(upper),
+            float(frequency),
+            best_values,
+            worst_margin,
+            nominal,
+            tuple(names[j] for j in chans),
+            skew,
+            certified,
         )
+        results.append(dataclasses.replace(res, reason=_reason(res, omega is not None)))
     return results[0] if mode == "mimo" else results
+
+
+def _reason(res, on_grid):
+    """One sentence on the bracket ``[lower, upper]`` of a :class:`WorstCaseDiskMargin`."""
+    where = "on the given frequencies only" if on_grid else "on the whole frequency axis"
+    low = (
+        f"lower {res.lower:.6g} from the skewed-mu upper bound {where}"
+        if res.certified or on_grid
+        else "lower 0: no level of the skewed-mu upper bound was certified"
+    )
+    text = f"wcdiskmargin: {low}; upper {res.upper:.6g}, the disk margin of the loop at worst"
+    if res.is_wide:
+        ratio = res.upper / res.lower if res.lower > 0 else np.inf
+        text += (
+            f"; the bracket is wide (upper / lower = {ratio:.3g}): the mu upper bound is "
+            "loose here, the worst-case margin may lie anywhere in it"
+        )
+    return text
 
 
 def _nominal_values(problem):

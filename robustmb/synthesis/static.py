@@ -321,10 +321,14 @@ def static_h2(plant: Plant):
     tol = _rounding(plant, K[3])
     if not plant.dt:
         if np.abs(cl.D).max(initial=0.0) > tol:
+            # relative to D11: h2syn hands over a plant rescaled by powers of 2
+            # (normalised_performance), whose absolute residual is not in the user's units
+            size = float(np.linalg.norm(D11))
             raise IllPosedError(
                 "h2syn: the plant has no states and D11 + D12 Q D21 = 0 has no solution "
-                f"(least residual {optimum:.6g} in Frobenius norm): every controller "
-                "leaves a feedthrough in the closed loop, whose H2 norm is then infinite"
+                f"(the least residual, in Frobenius norm, is {optimum / size:.6g} times "
+                "that of D11): every controller leaves a feedthrough in the closed loop, "
+                "whose H2 norm is then infinite"
             )
         # the residual is the rounding of an exact cancellation: the loop is zero
         cl = control.StateSpace(cl.A, cl.B, cl.C, np.zeros_like(cl.D), cl.dt)
