@@ -247,7 +247,9 @@ def bfgs(
 
 def continue_rescued(fun, run, *, restarts=5, **opts):
     """Continue ``run`` (a :class:`BFGSRun` stopped by ``"line search found no decrease"``)
-    with ``bfgs(..., rescue=True)``, restarting with a fresh metric while it improves.
+    with ``bfgs(..., rescue=True)``, restarting with a fresh metric while it improves
+    (at most ``restarts`` runs, as the phases of :mod:`robustmb.tuning.tuning_problem`
+    restart theirs) and until ``"target reached"``.
 
     Returns the run with the lower value (``run`` itself when no step is found); the
     histories and evaluation counts are joined.
@@ -273,7 +275,7 @@ def continue_rescued(fun, run, *, restarts=5, **opts):
         r.nfev += best.nfev
         r.ntest += best.ntest
         best = r
-        if r.message != "line search found no decrease":
+        if r.message == "target reached":
             break
     return best
 
