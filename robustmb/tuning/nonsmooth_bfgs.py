@@ -67,6 +67,30 @@ def _wolfe(fun, x, f, g, d, *, c1=1e-4, c2=0.5, maxsteps=24, gd=None, screen=Non
     return best, False, nfev, ntest
 
 
+#: Halvings tried by :func:`_wolfe` from ``t = 1`` before it gives up.
+WOLFE_STEPS = 24
+
+
+def _backtrack_further(fun, x, f, g, d, gd, screen):
+    """The line search continued below the smallest step :func:`_wolfe` tried.
+
+    Its first trial is ``2^-WOLFE_STEPS`` along ``d``; it halves on until the step moves
+    ``x`` at rounding level (``||t d|| <= eps max(1, ||x||)``).  Where the first step is
+    the raw gradient of a steep function (a hard goal of hundreds with a gradient of
+    1e5), every step :func:`_wolfe` tries can leave the domain (an unstable loop) while a
+    shorter one still descends.  Same return as :func:`_wolfe`.
+    """
+    scale = 2.0**-WOLFE_STEPS
+    ds = scale * d
+    gds = scale * (float(g @ d) if gd is None else float(gd))
+    floor = np.finfo(float).eps * max(1.0, float(np.linalg.norm(x)))
+    norm = float(np.linalg.norm(ds))
+    if not norm > floor:
+        return None, False, 0, 0
+    steps = int(np.ceil(np.log2(norm / floor))) + 1
+    return _wolfe(fun, x, f, g, ds, gd=gds, maxsteps=min(steps, 80), screen=screen)
+
+
 def bfgs(
     fun,
     x0,
@@ -80,6 +104,7 @@ def bfgs(
     window=None,
     abandon=None,
     zero=None,
+    rescue=False,
 ) -> BFGSRun:
     """Minimise ``fun`` (returning ``(f, grad)``, ``f = inf`` outside the domain) from ``x0``.
 
@@ -101,6 +126,10 @@ def bfgs(
     level`` and ``f <= u / fall``, with ``u`` the first value below ``level`` (``first``
     when finite, a value of an earlier stage; else this run's): a fall by ``fall`` after
     crossing the level, the geometric decay of a value that tends to 0.
+    ``rescue=True``: where the line search finds no decrease, it is continued to steps
+    that move ``x`` at rounding level (:func:`_backtrack_further`) before the run stops
+    (message ``"line search found no decrease"``); off by default, which keeps the
+    paths of the runs that stop there.
 
     ``pieces(x)``, when given, returns the values and subgradients ``(F, G)`` of every
     active piece of a max function at ``x`` (several H-infinity peaks, goals or
@@ -158,9 +187,13 @@ def bfgs(
         if np.linalg.norm(d) <= 1e-14 * max(1.0, np.linalg.norm(x)):
             msg = "zero step"
             break
-        best, ok, k, kt = _wolfe(fun, x, f, g, d, gd=gd, screen=screen)
+        best, ok, k, kt = _wolfe(fun, x, f, g, d, gd=gd, maxsteps=WOLFE_STEPS, screen=screen)
         nfev += k
         ntest += kt
+        if best is None and rescue:
+            best, ok, k, kt = _backtrack_further(fun, x, f, g, d, gd, screen)
+            nfev += k
+            ntest += kt
         if best is None:
             msg = "line search found no decrease"
             break
@@ -210,6 +243,41 @@ def bfgs(
             msg = "slow progress"
             break
     return BFGSRun(x, f, g, hist, nfev, msg, ntest)
+
+
+def continue_rescued(fun, run, *, restarts=5, **opts):
+    """Continue ``run`` (a :class:`BFGSRun` stopped by ``"line search found no decrease"``)
+    with ``bfgs(..., rescue=True)``, restarting with a fresh metric while it improves
+    (at most ``restarts`` runs, as the phases of :mod:`robustmb.tuning.tuning_problem`
+    restart theirs) and until ``"target reached"``.
+
+    Returns the run with the lower value (``run`` itself when no step is found); the
+    histories and evaluation counts are joined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def fun(x):  # steep, and infinite (outside the domain) for x <= -1e-3
+    ...     return (1e6 * x[0], np.array([1e6])) if x[0] > -1e-3 else (np.inf, None)
+    >>> r0 = bfgs(fun, np.array([0.0]))
+    >>> r0.message, float(r0.f)
+    ('line search found no decrease', 0.0)
+    >>> bool(continue_rescued(fun, r0).f < -900.0)
+    True
+    """
+    best = run
+    for _ in range(restarts):
+        r = bfgs(fun, best.x, rescue=True, **opts)
+        if not r.f < best.f:
+            best.nfev += r.nfev
+            break
+        r.history = best.history + r.history[1:]
+        r.nfev += best.nfev
+        r.ntest += best.ntest
+        best = r
+        if r.message == "target reached":
+            break
+    return best
 
 
 def min_norm_hull(g):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from .level_set_core import poles
-from .nonsmooth_bfgs import BFGSRun, bfgs, gradient_sampling
+from .nonsmooth_bfgs import BFGSRun, bfgs, continue_rescued, gradient_sampling
 from .parametrization import ParameterVector
 from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
 from .tuning_term import check_multipeak
@@ -47,6 +47,7 @@ ABANDON_WINDOW = 50
 ZERO_FALL = 1e3
 # Perturbed restarts of the stabilise phase when it ends on an unstable loop (run()).
 STABILISE_RETRIES = 3
+NO_DECREASE = "line search found no decrease"
 
 
 def _unpolished(near, best):
@@ -190,7 +191,7 @@ class TuningProblem:
     def _in_bounds(self, x):
         return self.params.within_bounds(x)
 
-    def _phase_stabilise(self, x):
+    def _phase_stabilise(self, x, rescue=None):
         # Minimise max(alpha, -margin): flat once the margin is reached, so the line
         # search stops there instead of driving the (often linear) abscissa to -inf.
         scale = max(
@@ -210,6 +211,8 @@ class TuningProblem:
                 return -margin, np.zeros_like(g)
             return alpha, g
 
+        if rescue is not None:  # a failed phase continued (nonsmooth_bfgs.continue_rescued)
+            return continue_rescued(fun, rescue, maxiter=300, stop_below=-margin * (1 - 1e-9))
         return bfgs(fun, x, maxiter=300, stop_below=-margin * (1 - 1e-9))
 
     def _phase_hard(self, x):
@@ -234,6 +237,8 @@ class TuningProblem:
                 break
             r2.history = r.history + r2.history
             r = r2
+        if not r.f < 1.0 and r.message == NO_DECREASE:  # today's failures only
+            r = continue_rescued(fun, r, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
         return r
 
     def objective(self, x, *, below_limit=False):
@@ -485,6 +490,9 @@ class TuningProblem:
                 hist += [("stabilise", v) for v in r2.history]
                 if r2.f < r.f:
                     r, x = r2, r2.x
+            if not self._stable(x) and r.message == NO_DECREASE:
+                n, r = len(r.history), self._phase_stabilise(x, rescue=r)
+                x, hist = r.x, hist + [("stabilise", v) for v in r.history[n:]]
             if not self._stable(x):
                 return RunRecord(
                     start, x, np.inf, hist, time.perf_counter() - t0, False, "could not stabilise"
