@@ -13,6 +13,7 @@ ill-posed there: the crossing at infinite frequency).
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 
 from .boundary_crossing import _MIN_STATES, crossing_search, is_ill_posed, scan_crossings
 from .uncertain_problem import box_vertices
@@ -146,17 +147,36 @@ def _substituted_a(problem, values):
 
 
 def _substituted_poles(problem, values):
-    """Closed-loop poles at ``values``; None when the substitution is not well-posed."""
+    """Closed-loop poles at ``values`` and each pole's rounding error bound; None when
+    the substitution is not well-posed.
+
+    The eigenvalues are computed on the matrix balanced by powers of two (exact, as
+    LAPACK's ``dgeev`` balances anyway), so their backward error is ``eps`` times the
+    balanced norm, not the norm of the matrix as stored (which a time- or state-scaled
+    loop inflates by many orders).  A pole's error is that backward error times its
+    condition number ``|x| |y| / |y^H x|`` (first-order perturbation bound), so an
+    ill-conditioned pole gets a wider allowance than the matrix norm alone would give.
+    """
     a = _substituted_a(problem, values)
     if a is None:
         return None
-    return np.linalg.eigvals(a), float(np.linalg.norm(a, 1))
+    ab = scipy.linalg.matrix_balance(a, permute=False)[0]
+    try:
+        ev, left, right = scipy.linalg.eig(ab, left=True, right=True)
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    overlap = np.abs(np.sum(left.conj() * right, axis=0))
+    scale = np.linalg.norm(left, axis=0) * np.linalg.norm(right, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cond = np.where(overlap > 0, scale / overlap, np.inf)
+    noise = 16 * np.finfo(float).eps * np.linalg.norm(ab, 1) * cond
+    return ev, noise
 
 
 def _boundary_distance(ev, dt):
-    """Signed distance of the worst pole beyond the boundary, and that pole."""
+    """Signed distance of the worst pole beyond the boundary, that pole and its index."""
     k = int(np.argmax(np.abs(ev))) if dt else int(np.argmax(ev.real))
-    return (float(np.abs(ev[k]) - 1.0) if dt else float(ev[k].real)), ev[k]
+    return (float(np.abs(ev[k]) - 1.0) if dt else float(ev[k].real)), ev[k], k
 
 
 def _pole_frequency(problem, pole):
@@ -172,7 +192,8 @@ def _verified_crossing(problem, alpha, values_at):
     (``t = 1``: scaling ``alpha``).  The candidate is accepted at the smallest
     push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
     the stability boundary by more than the rounding error of its eigenvalues
-    (``16 eps ||A||_1``, a tolerance of the matrix, not of the largest pole);
+    (``16 eps ||A_bal||_1`` times the pole's condition number, on the matrix balanced
+    by powers of two: :func:`_substituted_poles`);
     failing that, a pole on the boundary at ``t = 1`` within that error and
     within rounding of the pole's own size (a tangential crossing).  A candidate
     at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
@@ -203,9 +224,9 @@ def _verified_crossing(problem, alpha, values_at):
         got = _substituted_poles(problem, vals)
         if got is None:
             continue
-        ev, norm = got
-        noise = 16 * np.finfo(float).eps * max(norm, 1.0 if problem.dt else 0.0)
-        dist, pole = _boundary_distance(ev, problem.dt)
+        ev, errors = got
+        dist, pole, k = _boundary_distance(ev, problem.dt)
+        noise = max(float(errors[k]), 16 * np.finfo(float).eps if problem.dt else 0.0)
         if dist > noise:
             if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
                 freq = np.inf

@@ -131,7 +131,7 @@ def unit_results():
     return rmb.robstab(T), rmb.wcgain(T)
 
 
-@pytest.mark.parametrize("a", [1e-6, 1.0, 1e6])
+@pytest.mark.parametrize("a", [1e-6, 1.0, 1e4, 1e6])
 def test_time_scaled_loop_keeps_its_brackets(a, unit_results, brute_gain, brute_margin):
     rs1, wc1 = unit_results
     T = loop(a)
@@ -234,12 +234,10 @@ def test_discrete_and_unit_models_are_left_as_given():
     assert frequency_unit(np.diag([-1e6, -2e6]), dt=0.1) == 1.0
 
 
-def test_a_narrow_gap_holding_an_isolated_real_mu_peak_is_not_covered():
-    # Four modes at 1e-5 ... 1e4 rad/s (damping 0.05) and a rank-one coupling scale k u v,
-    # k in [-1, 1]: in the time-normalised frame the intervals on either side of the
-    # isolated real-mu peak at 9.77e-6 rad/s (M(jw) real there) ended 8.4e-13 apart, a gap
-    # the sweep took for rounding: robstab certified 1.12291 above the true 1.12235.
-    # Reference: numpy eigenvalues of A0 + c k u v on a fine grid of k.
+def _four_mode_loop(state_scale=None):
+    """Four modes at 1e-5 ... 1e4 rad/s (damping 0.05) and a rank-one coupling scale k u v,
+    k in [-1, 1]; its margin from numpy eigenvalues of A0 + c k u v on a fine grid of k.
+    ``state_scale``: the states multiplied by these factors (an exact similarity)."""
     rng = np.random.default_rng(3)
 
     def osc(w):
@@ -258,10 +256,34 @@ def test_a_narrow_gap_holding_an_isolated_real_mu_peak_is_not_covered():
     c_crit = next(c for c in cs if max_re(c) > 0 or max_re(-c) > 0)
     scale = c_crit * rng.uniform(0.6, 1.6)
     b, c = rng.standard_normal((n, 1)), rng.standard_normal((1, n))
-    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
-    usys = rmb.uss(a0 + (scale * k) * (u @ v), b, c, np.zeros((1, 1)))
     ks = np.linspace(-3.0, 3.0, 60001)
     margin = np.abs(ks[[max_re(scale * x) > 0 for x in ks]]).min()
+    if state_scale is not None:
+        t = np.asarray(state_scale, float)
+        a0, u, b = t[:, None] * a0 / t[None, :], t[:, None] * u, t[:, None] * b
+        v, c = v / t[None, :], c / t[None, :]
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    return rmb.uss(a0 + (scale * k) * (u @ v), b, c, np.zeros((1, 1))), margin
+
+
+def test_a_narrow_gap_holding_an_isolated_real_mu_peak_is_not_covered():
+    # In the time-normalised frame the intervals on either side of the isolated real-mu
+    # peak at 9.77e-6 rad/s (M(jw) real there) ended 8.4e-13 apart, a gap the sweep took
+    # for rounding: robstab certified 1.12291 above the true 1.12235.
+    usys, margin = _four_mode_loop()
     assert margin == pytest.approx(1.1224, abs=2e-4)
     res = rmb.robstab(usys, sensitivity=False)
     assert res.lower <= margin * (1 + 1e-4) <= res.upper * (1 + 2e-4)
+
+
+@pytest.mark.parametrize("spread", [4, 8])
+def test_state_scaled_loop_keeps_a_tight_destabilising_witness(spread):
+    # States scaled by 10^U(-spread, spread) (exact): the witness's pole check used the
+    # rounding allowance 16 eps ||A||_1 of the scaled matrix, so no push past the crossing
+    # passed it and robstab's upper bound was 21.92 (spread 4) or inf (spread 8); the
+    # allowance is now the balanced matrix's, times the pole's condition number.
+    t = 10.0 ** np.random.default_rng(5).uniform(-spread, spread, 8)
+    usys, margin = _four_mode_loop(t)
+    res = rmb.robstab(usys, sensitivity=False)
+    assert res.lower <= margin * (1 + 1e-4) <= res.upper * (1 + 2e-4)
+    assert res.upper <= 1.01 * margin
