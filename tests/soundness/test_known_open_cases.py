@@ -1,0 +1,81 @@
+"""Two certificates known to be false, kept as strict expected failures until fixed.
+
+Both were found by the second review of stop 41 (data and source in
+``tests/data/known_open_soundness_cases.json``); both were already false before that stop.
+The references are exact: mpmath at 60 digits on the stored doubles, sharing no code with
+the package.  When a fix makes a test pass, strict mode turns it into a failure: remove
+the marker then.
+"""
+
+import json
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+import robustmb as rmb
+
+DATA = json.loads(
+    (
+        Path(__file__).resolve().parent.parent / "data" / "known_open_soundness_cases.json"
+    ).read_text()
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the uncertainty acts at the rounding level of the nominal matrix (cond(A0) 1.3e16): "
+    "the mu sweep's responses carry errors larger than the perturbation; robstab's lower "
+    "bound is 1.70e-9 against the exact margin 1.397e-9",
+)
+def test_robstab_lower_bound_on_a_numerically_singular_loop():
+    d = {key: np.array(val) for key, val in DATA["singular_loop"].items()}
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    loop = rmb.uss(d["A0"] + k * (d["u"] @ d["v"]), d["B"], d["C"], np.zeros((1, 1)))
+    # exact: det(sI - A0 - k u v) vanishes at s = 0 for k = 1 / (v (-A0)^-1 u)
+    with mpmath.workdps(60):
+        a0 = mpmath.matrix(d["A0"].tolist())
+        g0 = (
+            mpmath.matrix(d["v"].tolist()) * mpmath.lu_solve(-a0, mpmath.matrix(d["u"].tolist()))
+        )[0]
+        crossing = float(abs(1 / g0))
+    assert crossing == pytest.approx(1.39745e-9, rel=1e-5)
+    res = rmb.robstab(loop, sensitivity=False)
+    assert res.lower <= crossing
+
+
+def _two_real_scalar_mu(m):
+    """Exact mu of a complex 2x2 M for two real scalar blocks: the real (d1, d2) of least
+    max(|d1|, |d2|) with det(I - M diag(d1, d2)) = 0 (real and imaginary parts)."""
+    with mpmath.workdps(60):
+        M = [[mpmath.mpc(complex(m[i, j])) for j in range(2)] for i in range(2)]
+        det = M[0][0] * M[1][1] - M[0][1] * M[1][0]
+        a11, a22, dr = M[0][0].real, M[1][1].real, det.real
+        b11, b22, di = M[0][0].imag, M[1][1].imag, det.imag
+        # imaginary part: d2 = b11 d1 / (di d1 - b22); the real part then gives
+        # (1 - a11 d1)(di d1 - b22) - a22 b11 d1 + dr b11 d1^2 = 0, a quadratic in d1
+        c2 = -a11 * di + dr * b11
+        c1 = di + a11 * b22 - a22 * b11
+        c0 = -b22
+        best = mpmath.inf
+        for d1 in mpmath.polyroots([c2, c1, c0]):
+            if abs(mpmath.im(d1)) > mpmath.mpf(10) ** -40:
+                continue
+            d1 = mpmath.re(d1)
+            d2 = b11 * d1 / (di * d1 - b22)
+            best = min(best, max(abs(d1), abs(d2)))
+        return float(1 / best)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="nearly real M (imaginary parts 1e-16 to 3e-12): mussv's lower bound 0.07342525 is "
+    "the real part's mu; the complex M's exact mu is 0.0702309 (real mu is discontinuous)",
+)
+def test_mussv_lower_bound_on_a_nearly_real_matrix():
+    m = np.array(DATA["nearly_real_M"]["re"]) + 1j * np.array(DATA["nearly_real_M"]["im"])
+    exact = _two_real_scalar_mu(m)
+    assert exact == pytest.approx(0.0702309, rel=1e-6)
+    res = rmb.mussv(m, [(-1, 0), (-1, 0)])
+    assert res.lower <= exact * (1 + 1e-12)
