@@ -455,6 +455,7 @@ def _mixed_lower(M, struct, delta, real_part):
     eigenvalues (:func:`_triangular_modulus`).  With real blocks only (``n <= 10``, at
     least two of them non-repeated) two real scalars are freed and an exact real root
     is bracketed near ``delta`` (:func:`~robustmb.analysis.mu_real_pair.real_pair_lower`).
+    When such a pair exists and no root is bracketed, the bound is 0.
     Otherwise (no complex block active and no such pair,
     ``n > 10``, or ``p'(z_hat) = 0``) nothing is certified: the search's perturbation
     counts only when ``I - M delta`` is singular to rounding (``sigma_min <= 16 n eps
@@ -503,6 +504,11 @@ def _mixed_lower(M, struct, delta, real_part):
         lower, d = real_pair_lower(M, struct, delta)
         if lower > 0:
             return lower, d
+        if sum(b.rows == 1 for b in struct.blocks) >= 2:
+            # the exact check applied and found no real root near ``delta``: on a nearly
+            # real ``M`` the rounding-level test below would accept the real part's mu,
+            # which can exceed the complex M's (1.6078 where mu = 0, imaginary parts 1e-14)
+            return 0.0, None
     # Unchecked: the search's perturbation counts only if ``I - M delta`` is singular to
     # the rounding of the data.  With no complex block active, ``delta`` is real and the
     # determinant's real and imaginary parts must vanish together, which a complex ``M``

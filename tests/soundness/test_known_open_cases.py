@@ -1,10 +1,9 @@
-"""Two certificates known to be false, kept as strict expected failures until fixed.
+"""Certificates found false by the second review of stop 41, with exact references.
 
-Both were found by the second review of stop 41 (data and source in
-``tests/data/known_open_soundness_cases.json``); both were already false before that stop.
-The references are exact: mpmath at 60 digits on the stored doubles, sharing no code with
-the package.  When a fix makes a test pass, strict mode turns it into a failure: remove
-the marker then.
+Data and source in ``tests/data/known_open_soundness_cases.json``; both were already false
+before that stop.  The references are exact: mpmath at 60 digits on the stored doubles,
+sharing no code with the package.  The robstab case is still open, kept as a strict expected
+failure (strict: a fix that makes it pass turns it into a failure; remove the marker then).
 """
 
 import json
@@ -68,14 +67,30 @@ def _two_real_scalar_mu(m):
         return float(1 / best)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nearly real M (imaginary parts 1e-16 to 3e-12): mussv's lower bound 0.07342525 is "
-    "the real part's mu; the complex M's exact mu is 0.0702309 (real mu is discontinuous)",
+#: A second nearly real matrix (imaginary parts 7e-15 … 1.3e-12) of the same review:
+#: lower bound 2.2510968 where the exact mu is 2.2109852.
+SECOND_NEARLY_REAL = np.array(
+    [
+        [1.0536953270047678 + 7.435714205585089e-15j, 0.7595242411251244 - 3.349931292186858e-14j],
+        [
+            -1.5700699101143192 - 1.2876524872303885e-12j,
+            -1.2551851583545754 + 7.474152998469893e-13j,
+        ],
+    ]
 )
-def test_mussv_lower_bound_on_a_nearly_real_matrix():
-    m = np.array(DATA["nearly_real_M"]["re"]) + 1j * np.array(DATA["nearly_real_M"]["im"])
+
+
+@pytest.mark.parametrize("case", ["stored", "second"])
+def test_mussv_lower_bound_on_a_nearly_real_matrix(case):
+    # Fixed in stop 41: the real part's mu (0.07342525, 2.2510968) was taken as a lower
+    # bound of the complex M's (exact 0.0702309, 2.2109852: real mu is discontinuous in M)
+    # when the exact two-scalar check found no root near the search's perturbation.
+    if case == "stored":
+        m = np.array(DATA["nearly_real_M"]["re"]) + 1j * np.array(DATA["nearly_real_M"]["im"])
+        expected = 0.0702309
+    else:
+        m, expected = SECOND_NEARLY_REAL, 2.2109852
     exact = _two_real_scalar_mu(m)
-    assert exact == pytest.approx(0.0702309, rel=1e-6)
+    assert exact == pytest.approx(expected, rel=1e-6)
     res = rmb.mussv(m, [(-1, 0), (-1, 0)])
-    assert res.lower <= exact * (1 + 1e-12)
+    assert res.lower <= exact * (1 + 1e-12) <= res.upper * (1 + 1e-12)
