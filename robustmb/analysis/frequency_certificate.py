@@ -41,9 +41,6 @@ from .mu_sweep import GAP_RTOL, balanced_response_function
 from .mu_upper import scaling_parametrization
 from .mussv import warm_certificates
 
-# Gaps narrower than this (relative to their frequency) are the rounding of the
-# interval ends, not gaps (the same rule as mu_sweep's open gaps).
-_GAP_RTOL = GAP_RTOL
 # A bound placed to certify a level stops below level / (1 + _ROOM) (as mu_sweep).
 _ROOM = 1e-3
 
@@ -193,7 +190,7 @@ def uncovered(intervals, top=np.inf, *, bottom=0.0):
         reach = max(reach, hi)
     if reach < top:
         gaps.append((reach, top))
-    return [(lo, hi) for lo, hi in gaps if hi - lo > _GAP_RTOL * lo]
+    return [(lo, hi) for lo, hi in gaps if hi - lo > GAP_RTOL * lo]
 
 
 def _intervals(sysdata, respond, blk, level, omega, beta, D, G, todo):
@@ -281,7 +278,7 @@ def covering_subset(intervals):
     chosen, reach, i = [], 0.0, 0
     while i < len(items):
         best, best_hi = None, reach
-        while i < len(items) and items[i][0] - reach <= _GAP_RTOL * max(reach, items[i][0]):
+        while i < len(items) and items[i][0] - reach <= GAP_RTOL * max(reach, items[i][0]):
             if items[i][1] > best_hi:
                 best, best_hi = items[i][2], items[i][1]
             i += 1
