@@ -151,9 +151,9 @@ def h2norm(sys) -> float:
     return value if not np.isfinite(value) else _unscaled(value, e, "H2 norm")
 
 
-def _h2norm_family(models):
+def _h2norm_family(models, argname="sys"):
     """``h2norm`` of every model of a family, as ``norms._hinfnorm_family``."""
-    values = h2norm_batch(models)
+    values = h2norm_batch(models, argname=argname)
     for k in np.flatnonzero(np.isnan(values)):
         values[k] = h2norm(_model_tuple(models, k))
     return values

@@ -115,13 +115,15 @@ def _unscaled(values, e):
     return np.where(np.isinf(out) & np.isfinite(values), np.nan, out)
 
 
-def h2norm_batch(models):
+def h2norm_batch(models, *, argname: str = "models"):
     """H2 norms of the models of a family that the batched modal sum settles.
 
     Parameters
     ----------
     models : list of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
         See :func:`~robustmb.analysis.model_stack.as_statespace_stack`.
+    argname : str, optional
+        Name of the argument the user wrote, for error messages (``models[k]``).
 
     Returns
     -------
@@ -137,7 +139,7 @@ def h2norm_batch(models):
     >>> bool(np.allclose(values[:2], np.sqrt([0.5, 0.25]))), bool(np.isnan(values[2]))
     (True, True)
     """
-    A, B, C, D, dt = as_statespace_stack(models)
+    A, B, C, D, dt = as_statespace_stack(models, argname=argname)
     N, n = A.shape[0], A.shape[1]
     out = np.full(N, np.nan)
     if dt > 0 or np.iscomplexobj(A) or n == 0 or N == 0:
@@ -167,7 +169,7 @@ def h2norm_batch(models):
     return out
 
 
-def hinfnorm_batch(models, *, tol: float = 1e-8):
+def hinfnorm_batch(models, *, tol: float = 1e-8, argname: str = "models"):
     """H-infinity norms and peak frequencies of the models a batched level-set search
     settles.
 
@@ -176,6 +178,8 @@ def hinfnorm_batch(models, *, tol: float = 1e-8):
     models : list of LTI models, or tuple (A, B, C, D[, dt]) of 3-D arrays
     tol : float, optional
         Relative accuracy, as in :func:`~robustmb.analysis.norms.hinfnorm`.
+    argname : str, optional
+        Name of the argument the user wrote, for error messages (``models[k]``).
 
     Returns
     -------
@@ -199,7 +203,7 @@ def hinfnorm_batch(models, *, tol: float = 1e-8):
     True
     """
     tol = _check_tol(tol)
-    A, B, C, D, dt = as_statespace_stack(models)
+    A, B, C, D, dt = as_statespace_stack(models, argname=argname)
     N, n, m, p = A.shape[0], A.shape[1], B.shape[2], C.shape[1]
     gamma, fpeak = np.full(N, np.nan), np.full(N, np.nan)
     if dt > 0 or np.iscomplexobj(A) or min(n, m, p, N) == 0:

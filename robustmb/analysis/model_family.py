@@ -74,7 +74,7 @@ def h2norm_stack(models):
     """
     from robustmb.analysis._h2norm import _h2norm_family
 
-    return _h2norm_family(models)
+    return _h2norm_family(models, argname="models")
 
 
 def freqresp_stack(models, omega):
@@ -253,7 +253,7 @@ def hinfnorm_stack(models, *, tol: float = 1e-8):
     """
     from robustmb.analysis.norms import _hinfnorm_family
 
-    return _hinfnorm_family(models, _check_tol(tol))
+    return _hinfnorm_family(models, _check_tol(tol), argname="models")
 
 
 def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):

@@ -38,7 +38,7 @@ def is_model_stack(sys) -> bool:
 
     A list or tuple with at least one LTI or uncertain system in it is a family whatever
     its other elements are, so that :func:`as_statespace_stack` names the element that
-    is not a model (``sys[k]``) instead of the whole list failing as a static gain.
+    is not a model (``models[k]``) instead of the whole list failing as a static gain.
 
     Examples
     --------
@@ -69,7 +69,7 @@ def is_model_stack(sys) -> bool:
     return all(is_model(item) for item in sys)
 
 
-def as_statespace_stack(models, *, argname: str = "sys"):
+def as_statespace_stack(models, *, argname: str = "models"):
     """Stacked state-space matrices of a family of same-size models.
 
     Parameters
@@ -79,7 +79,8 @@ def as_statespace_stack(models, *, argname: str = "sys"):
         :func:`~robustmb.analysis._statespace.as_statespace_data`; all with the same
         numbers of states, inputs and outputs and the same sampling time.
     argname : str, optional
-        Name used in error messages.
+        Name of the argument the user wrote, for error messages (default ``models``;
+        ``hinfnorm(sys)`` on a family passes ``sys``).
 
     Returns
     -------
@@ -91,7 +92,7 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     ------
     DimensionError
         The family is empty, or an element differs in size or sampling time from the
-        first one, or is not a model (it is named: ``sys[k]``).
+        first one, or is not a model (it is named: ``models[k]``).
     UncertainTypeError
         An element is an uncertain system (use its ``.nominal()`` or ``.usample(n)``).
 
@@ -101,6 +102,11 @@ def as_statespace_stack(models, *, argname: str = "sys"):
     >>> A, B, C, D, dt = as_statespace_stack([control.tf([1.0], [1.0, k]) for k in (1, 2)])
     >>> A.shape, dt
     ((2, 1, 1), 0.0)
+    >>> try:
+    ...     as_statespace_stack([control.tf([1.0], [1.0, 1.0]), "G"])
+    ... except Exception as err:
+    ...     print(str(err).split(";")[0])
+    models[1] of type str is not supported
     """
     if isinstance(models, (list, tuple)):
         for k, item in enumerate(models):

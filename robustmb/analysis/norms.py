@@ -234,10 +234,10 @@ def _hinfnorm_bracket(sys, tol=1e-8):
     return gamma, result.frequency, _unscaled_upper(result.upper, e)
 
 
-def _hinfnorm_family(models, tol):
+def _hinfnorm_family(models, tol, argname="sys"):
     """``hinfnorm`` of every model of a family: the batch settles what it can, the single-
-    model routine the rest."""
-    gamma, fpeak = hinfnorm_batch(models, tol=tol)
+    model routine the rest (errors name ``argname``, the argument the user wrote)."""
+    gamma, fpeak = hinfnorm_batch(models, tol=tol, argname=argname)
     for k in np.flatnonzero(np.isnan(gamma)):
         gamma[k], fpeak[k] = hinfnorm(_model_tuple(models, k), tol=tol)
     return gamma, fpeak
