@@ -11,7 +11,8 @@ Examples
 {'m': 1}
 """
 
-from . import errors
+# first, before NumPy and SciPy load: Ctrl-C while the robustmb command starts
+from . import _cli_start, errors  # noqa: F401
 from .analysis import (
     diskmargin,
     freqresp,

@@ -1,8 +1,8 @@
 """``python -m robustmb``: the same as the ``robustmb`` command (:func:`robustmb.cli.main`).
 
-Ctrl-C while Python imports the package (NumPy, SciPy, python-control and matplotlib:
-a few seconds, before any code of the command runs) ends with Python's own
-``KeyboardInterrupt`` traceback; nothing has been read or written by then.
+Ctrl-C while Python imports the package (NumPy, SciPy and python-control: a few
+seconds, before any code of the command runs) ends with one line and status 130, as
+later (:mod:`robustmb._cli_start`); nothing has been read or written by then.
 """
 
 import sys

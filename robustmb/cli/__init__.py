@@ -42,10 +42,10 @@ Ctrl-C ends with a one-line message and status 130, leaving no half-written repo
 the message says whether the new report was already in place or the previous one is
 unchanged (a Ctrl-C while the finished report is being moved in waits for the move and
 the command then completes normally).
-The command starts by importing the package (NumPy, SciPy, python-control,
-matplotlib: a few seconds); Ctrl-C during that import, before any of the command's
-code runs, ends with Python's own ``KeyboardInterrupt`` traceback, and nothing has
-been read or written then.  ``python -m robustmb`` is the same command.
+The command starts by importing the package (NumPy, SciPy, python-control: a few
+seconds); Ctrl-C during that import, before any of the command's code runs, also ends
+with one line and status 130 (:mod:`robustmb._cli_start`), and nothing has been read or
+written then.  ``python -m robustmb`` is the same command.
 """
 
 from __future__ import annotations
@@ -529,6 +529,9 @@ def main(argv=None) -> int:
     >>> main(["report", "no_such_module_xyz:build"])
     1
     """
+    from .._cli_start import restore
+
+    restore()  # the package is imported: Ctrl-C is KeyboardInterrupt again, handled here
     try:
         return _main(argv)
     except KeyboardInterrupt:
