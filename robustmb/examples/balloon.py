@@ -121,6 +121,7 @@ def balloon_gondola(*, k=50.0, damping=(0.0, 0.0, 0.0), world_rotation=None):
             mass=p["m_balloon"],
             inertia=p["J_balloon"],
             ports={"B": [0.0, 0.0, 0.0], "C": list(-cb)},
+            allow_nonphysical_inertia=True,  # Table 1's moments 3, 5, 17 (Notes)
         )
     )
     mech.add_body(RigidBody("slider", mass=p["m_slider"], ports={"S": [0.0, 0.0, 0.0]}))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import lft
-from ..errors import DimensionError, SignalError, warn
+from ..errors import ArgumentError, DimensionError, SignalError, warn
 from . import _generic as g
 from .parameter_box import rounding_tolerance, semidefinite_samples
 
@@ -82,12 +82,22 @@ class RigidBody:
         the box) with the structured singular value; only when that is
         inconclusive is the box sampled, and a
         :class:`~robustmb.errors.RobustMBWarning` says that the check is not a
-        proof (:mod:`.parameter_box`).
+        proof (:mod:`.parameter_box`).  Its principal moments must also satisfy
+        the triangle inequality of a real body, ``I1 + I2 >= I3`` for every
+        ordering (:func:`check_triangle_inequality`); an uncertain tensor is
+        checked for it at its nominal value only, since a box of independently
+        uncertain moments may hold non-physical corners that are harmless (and
+        conservative) for a robustness analysis.
     cog : 3 entries
         Centre of mass in body coordinates.
     ports : dict[str, 3 entries]
         Named points of the body (joint points, wrench application points,
         measured points) in body coordinates.
+    allow_nonphysical_inertia : bool, keyword-only
+        Keep principal moments that break the triangle inequality (default
+        False: refused).  For published data sets that do so, e.g. the balloon
+        of :func:`robustmb.examples.balloon_gondola` (moments 3, 5, 17 kg m^2);
+        positive semidefiniteness is required in any case.
 
     Examples
     --------
@@ -98,15 +108,40 @@ class RigidBody:
     ...                  ports={"base": [0, 0, 0], "tip": [0, L, 0]})
     >>> sorted(link.ports)
     ['base', 'tip']
+    >>> try:
+    ...     RigidBody("plate", mass=1.0, inertia=[1.0, 1.0, 5.0])
+    ... except rmb.errors.DimensionError as err:
+    ...     print(str(err).split(";")[0])  # doctest: +ELLIPSIS
+    body 'plate': inertia has principal moments [1. 1. 5.] that break ...: 1 + 1 < 5 (by 3, trace 7)
     """
 
-    def __init__(self, name, mass, inertia=0.0, cog=(0.0, 0.0, 0.0), ports=None):
+    def __init__(
+        self,
+        name,
+        mass,
+        inertia=0.0,
+        cog=(0.0, 0.0, 0.0),
+        ports=None,
+        *,
+        allow_nonphysical_inertia=False,
+    ):
         if not isinstance(name, str) or not name:
             raise SignalError(f"a body needs a non-empty name, got {name!r}")
         self.name = name
         self.mass = g.check_scalar(mass, f"body {name!r}: mass")
         check_nonnegative(self.mass, f"body {name!r}: mass")
+        if not isinstance(allow_nonphysical_inertia, bool):
+            raise ArgumentError(
+                f"body {name!r}: allow_nonphysical_inertia must be True or False, "
+                f"got {allow_nonphysical_inertia!r}"
+            )
         self.inertia = _inertia_entries(inertia, name)
+        if not allow_nonphysical_inertia:
+            j0 = np.array([[g.nominal(e)[0, 0] for e in row] for row in self.inertia])
+            uncertain = not all(g.is_number(e) for row in self.inertia for e in row)
+            check_triangle_inequality(
+                j0, f"body {name!r}: inertia", " (at the nominal)" if uncertain else ""
+            )
         self.cog = g.vector3(cog, f"body {name!r}: cog")
         self.ports = {}
         if ports is not None and not isinstance(ports, Mapping):
@@ -260,8 +295,8 @@ def _shape_of(tree):
 def check_inertia(num, what, where="", scale=None):
     """Raise unless the numeric 3x3 inertia ``num`` is symmetric and positive semidefinite.
 
-    Only a negative eigenvalue is refused: principal moments that break the
-    triangle inequality are kept (some published data sets do so).  Symmetry is
+    Only a negative eigenvalue is refused here: the triangle inequality of the
+    principal moments is :func:`check_triangle_inequality`'s.  Symmetry is
     required up to ``1e-9`` times the tensor's size (``scale``, default the largest
     ``|entry|`` of ``num``; no absolute floor, so a small body is held to the same
     relative standard); the tensor is never symmetrised silently.  A diagonal
@@ -280,7 +315,7 @@ def check_inertia(num, what, where="", scale=None):
 
     Examples
     --------
-    >>> check_inertia(np.diag([5.0, 3.0, 17.0]), "inertia")     # no triangle check
+    >>> check_inertia(np.diag([5.0, 3.0, 17.0]), "inertia")  # see check_triangle_inequality
     >>> try:
     ...     check_inertia(np.diag([1.0, 1.0, -1.0]), "body 'b': inertia")
     ... except DimensionError as err:
@@ -313,4 +348,45 @@ def check_inertia(num, what, where="", scale=None):
     if eig[0] < -tol:
         raise DimensionError(
             f"{what} must be positive semidefinite{where}, its eigenvalues are {eig}"
+        )
+
+
+def check_triangle_inequality(num, what, where=""):
+    """Raise unless the principal moments of the numeric 3x3 inertia ``num`` are those of a body.
+
+    The moments ``I1, I2, I3`` of a rigid body (at any point) satisfy
+    ``I1 + I2 >= I3`` for every ordering: with ``s_k`` the second moment of the
+    mass along principal axis ``k``, ``I1 + I2 - I3 = 2 s_3 >= 0``.  Equivalently
+    ``trace(J) / 2 * I - J`` is positive semidefinite (Wensing, Kim and Slotine,
+    IEEE RA-L 2018, physical consistency of inertial parameters).  A planar
+    body (``I3 = I1 + I2``) is on the boundary and kept; the largest moment may
+    exceed the sum of the other two by ``16 eps`` times the trace (rounding).
+    ``num`` is assumed symmetric positive semidefinite (:func:`check_inertia`).
+
+    Parameters
+    ----------
+    num : (3, 3) array
+    what, where : str
+        Name of the tensor and of the point where it was evaluated, for the error.
+
+    Examples
+    --------
+    >>> check_triangle_inequality(np.diag([0.5, 0.5, 1.0]), "inertia")  # a thin disc
+    >>> try:
+    ...     check_triangle_inequality(np.diag([1.0, 1.0, 5.0]), "body 'b': inertia")
+    ... except DimensionError as err:
+    ...     print(str(err).split(";")[0])  # doctest: +ELLIPSIS
+    body 'b': inertia has principal moments [1. 1. 5.] that break the ... 1 + 1 < 5 (by 3, trace 7)
+    """
+    num = np.asarray(num, dtype=float)
+    moments = np.linalg.eigvalsh(0.5 * (num + num.T))
+    trace = float(np.trace(num))
+    excess = float(moments[2] - moments[1] - moments[0])
+    if excess > 16.0 * np.finfo(float).eps * abs(trace):
+        raise DimensionError(
+            f"{what} has principal moments {moments} that break the triangle inequality: "
+            f"{moments[0]:.6g} + {moments[1]:.6g} < {moments[2]:.6g}{where} (by {excess:.3g}, "
+            f"trace {trace:.6g}); a rigid body has I1 + I2 >= I3 for every ordering of its "
+            "principal moments (pass allow_nonphysical_inertia=True to RigidBody to keep "
+            "published data that break it)"
         )

@@ -172,6 +172,8 @@ def build_mechanism(spec):
                 inertia=inertia,
                 cog=v3(b["cog"]),
                 ports={k: v3(v) for k, v in b["ports"].items()},
+                # random test tensors are semidefinite, not always those of a real body
+                allow_nonphysical_inertia=True,
             )
         )
     for j in spec["joints"]:

@@ -14,7 +14,8 @@ def four_bar(k=1e5, d=0.0):
             RigidBody(
                 name,
                 mass=m,
-                inertia=[0.01, 0.02, m * length**2 / 12],
+                inertia=[0.01, 0.02, m * length**2 / 12],  # only izz acts in the plane
+                allow_nonphysical_inertia=True,
                 cog=[length / 2, 0, 0],
                 ports={"P": [0, 0, 0], "tip": [length, 0, 0]},
             )

@@ -33,7 +33,8 @@ def four_bar(baumgarte=(0.0, 0.0), spring=0.0):
             RigidBody(
                 name,
                 mass=m,
-                inertia=[0.01, 0.03, izz],
+                inertia=[0.01, 0.03, izz],  # only izz acts in the plane
+                allow_nonphysical_inertia=True,
                 cog=[com[0], com[1], 0.0],
                 ports={"P": [0, 0, 0], "tip": [length, 0, 0]},
             )
