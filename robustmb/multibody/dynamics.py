@@ -218,7 +218,15 @@ def joint_law(tree, q, v):
     qi, vi = b["law_q"], b["law_v"]
     out[vi] = -b["law_k"] * (q[qi] - b["law_q_eq"]) - b["law_d"] * v[vi]
     for k, m, fn in tree.laws:  # user laws (Mechanism.add_joint_law)
-        effort = fn(q[k], v[m])
+        try:
+            effort = fn(q[k], v[m])
+        except Exception as err:  # the user's code: say which joint and state it was given
+            i = next(i for i in range(tree.n) if tree.kind[i] != FREE and tree.vi[i] == m)
+            coord = tree.joint_names[i]
+            raise ArgumentError(
+                f"the joint law of {tree.names[i]!r} raised {type(err).__name__} ({err}) "
+                f"at {coord} = {q[k].item()!r}, {coord}_dot = {v[m].item()!r}"
+            ) from err
         try:
             ok = np.size(effort) == 1 and bool(np.isfinite(effort).all())
         except TypeError:

@@ -366,8 +366,8 @@ def simulate_tree(tree, t_span, q0, v0, *, inputs=None, wrenches=None, **options
         xs, rw = joint_transforms(tree, q)
         try:
             law = joint_law(tree, q, v)
-        except ArgumentError as err:
-            raise ArgumentError(f"{err} (at t = {t:.6g})") from None
+        except ArgumentError as err:  # keep the law's own exception as the cause
+            raise ArgumentError(f"{err} (at t = {t:.6g})") from err.__cause__
         tau = u_fn(t, q, v) + law
         fext = external_forces(tree, q, rw, w_fn(t, q, v), v, xs)
         a = aba(tree, q, v, tau, fext, xs, rw)
