@@ -250,7 +250,16 @@ def joint_law_derivatives(tree, q, v):
     """
     dq, dv = np.zeros(tree.nv), np.zeros(tree.nv)
     for k, m, fn in tree.laws:
-        gq, gv = law_derivatives(fn, q[k], v[m])
+        try:
+            gq, gv = law_derivatives(fn, q[k], v[m])
+        except Exception as err:  # the user's code, at points next to the state
+            i = next(i for i in range(tree.n) if tree.kind[i] != FREE and tree.vi[i] == m)
+            coord = tree.joint_names[i]
+            raise ArgumentError(
+                f"the joint law of {tree.names[i]!r} raised {type(err).__name__} ({err}) "
+                f"while differentiated at {coord} = {q[k].item()!r}, "
+                f"{coord}_dot = {v[m].item()!r}"
+            ) from err
         dq[m] += gq
         dv[m] += gv
     return dq, dv

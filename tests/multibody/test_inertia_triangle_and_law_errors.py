@@ -113,3 +113,19 @@ def test_a_joint_law_returning_nan_keeps_its_message_without_a_cause():
     with pytest.raises(ArgumentError, match=r"returned nan at J_q = 0\.2.* t = ") as info:
         mech.simulate((0.0, 2.0), [0.0], [1.0])
     assert info.value.__cause__ is None
+
+
+def test_a_joint_law_that_raises_while_differentiated_names_the_joint():
+    mech = Mechanism(acceleration=gravity(9.81))
+    mech.add_body(RigidBody("bob", mass=1.0, ports={"P": [0, 0, 1.0]}))
+    mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("bob", "P"), [1, 0, 0]))
+
+    def law(q, qd):  # fails only at the points next to 0.3 that a derivative samples
+        if q != 0.3 and abs(q - 0.3) < 1e-3:
+            raise RuntimeError("table has no entry")
+        return -q
+
+    mech.add_joint_law("J", law)
+    with pytest.raises(ArgumentError, match=r"law of 'J' raised RuntimeError .*J_q = 0\.3") as info:
+        mech.linearize_at([0.3], [0.0])
+    assert isinstance(info.value.__cause__, RuntimeError)
