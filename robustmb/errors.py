@@ -50,6 +50,10 @@ class SweepItemWarning(RobustMBWarning):
     """Some items of a sweep raised; the message lists their keys and the first error."""
 
 
+class NonphysicalInertiaWarning(RobustMBWarning):
+    """A body's principal moments of inertia break the triangle inequality ``I1 + I2 >= I3``."""
+
+
 class UnusedSignalWarning(RobustMBWarning):
     """``connect`` left a system input undriven or a system output unused (names them)."""
 

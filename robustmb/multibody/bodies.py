@@ -16,7 +16,13 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import lft
-from ..errors import ArgumentError, DimensionError, SignalError, warn
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    NonphysicalInertiaWarning,
+    SignalError,
+    warn,
+)
 from . import _generic as g
 from .parameter_box import rounding_tolerance, semidefinite_samples
 
@@ -82,10 +88,14 @@ class RigidBody:
         the box) with the structured singular value; only when that is
         inconclusive is the box sampled, and a
         :class:`~robustmb.errors.RobustMBWarning` says that the check is not a
-        proof (:mod:`.parameter_box`).  Its principal moments must also satisfy
-        the triangle inequality of a real body, ``I1 + I2 >= I3`` for every
-        ordering (:func:`check_triangle_inequality`); an uncertain tensor is
-        checked for it at its nominal value only, since a box of independently
+        proof (:mod:`.parameter_box`).  Principal moments that break the
+        triangle inequality of a real body, ``I1 + I2 >= I3`` for some ordering
+        (:func:`check_triangle_inequality`), give a
+        :class:`~robustmb.errors.NonphysicalInertiaWarning` naming the body and
+        the moments; the data are kept, as Simscape and Pinocchio keep them,
+        so that published data sets that break it (the balloon of seed 001,
+        moments 3, 5, 17 kg m^2) stay reproducible.  An uncertain tensor is
+        checked at its nominal value only, since a box of independently
         uncertain moments may hold non-physical corners that are harmless (and
         conservative) for a robustness analysis.
     cog : 3 entries
@@ -94,10 +104,10 @@ class RigidBody:
         Named points of the body (joint points, wrench application points,
         measured points) in body coordinates.
     allow_nonphysical_inertia : bool, keyword-only
-        Keep principal moments that break the triangle inequality (default
-        False: refused).  For published data sets that do so, e.g. the balloon
-        of :func:`robustmb.examples.balloon_gondola` (moments 3, 5, 17 kg m^2);
-        positive semidefiniteness is required in any case.
+        Keep principal moments that break the triangle inequality without the
+        warning (default False: warn).  For published data sets that do so, e.g.
+        the balloon of :func:`robustmb.examples.balloon_gondola`; positive
+        semidefiniteness is required in any case.
 
     Examples
     --------
@@ -108,10 +118,11 @@ class RigidBody:
     ...                  ports={"base": [0, 0, 0], "tip": [0, L, 0]})
     >>> sorted(link.ports)
     ['base', 'tip']
-    >>> try:
-    ...     RigidBody("plate", mass=1.0, inertia=[1.0, 1.0, 5.0])
-    ... except rmb.errors.DimensionError as err:
-    ...     print(str(err).split(";")[0])  # doctest: +ELLIPSIS
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     plate = RigidBody("plate", mass=1.0, inertia=[1.0, 1.0, 5.0])
+    >>> print(str(caught[0].message).split(";")[0])  # doctest: +ELLIPSIS
     body 'plate': inertia has principal moments [1. 1. 5.] that break ...: 1 + 1 < 5 (by 3, trace 7)
     """
 
@@ -139,9 +150,12 @@ class RigidBody:
         if not allow_nonphysical_inertia:
             j0 = np.array([[g.nominal(e)[0, 0] for e in row] for row in self.inertia])
             uncertain = not all(g.is_number(e) for row in self.inertia for e in row)
-            check_triangle_inequality(
-                j0, f"body {name!r}: inertia", " (at the nominal)" if uncertain else ""
-            )
+            try:
+                check_triangle_inequality(
+                    j0, f"body {name!r}: inertia", " (at the nominal)" if uncertain else ""
+                )
+            except DimensionError as err:
+                warn(str(err), NonphysicalInertiaWarning)
         self.cog = g.vector3(cog, f"body {name!r}: cog")
         self.ports = {}
         if ports is not None and not isinstance(ports, Mapping):
@@ -387,6 +401,5 @@ def check_triangle_inequality(num, what, where=""):
             f"{what} has principal moments {moments} that break the triangle inequality: "
             f"{moments[0]:.6g} + {moments[1]:.6g} < {moments[2]:.6g}{where} (by {excess:.3g}, "
             f"trace {trace:.6g}); a rigid body has I1 + I2 >= I3 for every ordering of its "
-            "principal moments (pass allow_nonphysical_inertia=True to RigidBody to keep "
-            "published data that break it)"
+            "principal moments"
         )
