@@ -610,7 +610,9 @@ def musyn(
     if follow:
         omega, density = _default_grid(M.A)
     if controller_order is not None and (
-        not isinstance(controller_order, (int, np.integer)) or controller_order < 0
+        not isinstance(controller_order, (int, np.integer))
+        or isinstance(controller_order, (bool, np.bool_))
+        or controller_order < 0
     ):
         raise DimensionError(
             f"controller_order must be a non-negative integer, got {controller_order!r}"

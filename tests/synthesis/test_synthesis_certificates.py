@@ -136,3 +136,13 @@ def test_lft_response_is_finite_away_from_a_defective_plant_pole():
     # K = 0: Fl = P11 = W1 (the loop is open)
     ref = [abs((1j * w + 1) / (1j * w + 0.01)) for w in (0.5, 1.0)]
     assert np.allclose(np.abs(F[:, 0, 0]), ref, rtol=1e-12)
+
+
+def test_musyn_refuses_a_bool_controller_order():
+    # True was taken as the order 1 (bool is an int)
+    d = rmb.ultidyn("d", (1, 1), bound=0.5)
+    G = rmb.uss(control.tf([1.0], [1.0, 1.0])) * (1 + d)
+    W = rmb.uss(control.tf([0.5, 0.5], [1.0, 0.01]))
+    P = rmb.vstack(W, 1.0) * rmb.hstack(1.0, -G)
+    with pytest.raises(rmb.errors.DimensionError, match="controller_order"):
+        rmb.musyn(P, 1, 1, controller_order=True, max_iter=1)
