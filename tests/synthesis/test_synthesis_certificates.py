@@ -146,3 +146,30 @@ def test_musyn_refuses_a_bool_controller_order():
     P = rmb.vstack(W, 1.0) * rmb.hstack(1.0, -G)
     with pytest.raises(rmb.errors.DimensionError, match="controller_order"):
         rmb.musyn(P, 1, 1, controller_order=True, max_iter=1)
+
+
+def test_musyn_warns_when_a_k_step_fails_and_the_iteration_stops(monkeypatch):
+    # a failing K-step (on a mass-spring-damper with real c, k and a dynamic input
+    # uncertainty the scaled plant of iteration 3 had invariant zeros on the axis) ended
+    # the iteration silently: only history[-1]["failed"] told that fewer iterations ran
+    import importlib
+
+    musyn_module = importlib.import_module("robustmb.synthesis.musyn")  # not the function
+
+    real_hinfsyn, calls = musyn_module.hinfsyn, []
+
+    def failing_second_k_step(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise IllPosedError("no controller passed the closed-loop verification")
+        return real_hinfsyn(*args, **kwargs)
+
+    monkeypatch.setattr(musyn_module, "hinfsyn", failing_second_k_step)
+    d = rmb.ultidyn("d", (1, 1), bound=0.5)
+    G = rmb.uss(control.tf([1.0], [1.0, 1.0])) * (1 + d)
+    W = rmb.uss(control.tf([0.5, 0.5], [1.0, 0.01]))
+    P = rmb.vstack(W, 1.0) * rmb.hstack(1.0, -G)
+    with pytest.warns(rmb.errors.RobustMBWarning, match="K-step of iteration 2 failed"):
+        res = rmb.musyn(P, 1, 1, max_iter=3)
+    assert len(res.history) == 2 and "failed" in res.history[-1]
+    assert np.isfinite(res.mu)
