@@ -245,10 +245,21 @@ def _parrott_bound(plant, peak):
     vectors of ``P12`` (to the first ``p2`` right ones of ``P21``): when ``P12`` is rank
     deficient that is a subspace of the true complement, so the bound stays valid.
     Frequencies: the closed-loop ``peak``, the natural frequencies of ``A``, 0 and infinity.
+    At infinity in continuous time ``P = D`` exactly, and rows of ``D12`` (columns of
+    ``D21``) that are exactly zero keep the rows (columns) of ``D11`` whatever the
+    controller: that bound holds for a rank-deficient ``D12`` too (``mixsyn`` without
+    ``W2``: ``D12 = 0``, the optimum at least ``|W1(inf)|``).
     """
     n, m1, m2, p1, p2 = plant.dims
+    exact = 0.0
+    if not plant.dt and p1 and m1:
+        rows, cols = ~np.any(plant.D12, axis=1), ~np.any(plant.D21, axis=0)
+        if rows.any():
+            exact = float(np.linalg.norm(plant.D11[rows], 2))
+        if cols.any():
+            exact = max(exact, float(np.linalg.norm(plant.D11[:, cols], 2)))
     if (p1 <= m2 and m1 <= p2) or p1 == 0 or m1 == 0:
-        return 0.0
+        return exact
     lam = np.linalg.eigvals(plant.A) if n else np.zeros(0)
     if plant.dt:
         theta = np.r_[0.0, np.pi, peak * plant.dt, np.angle(lam)]
@@ -279,7 +290,7 @@ def _parrott_bound(plant, peak):
         Vh = np.linalg.svd(P21)[2] if p2 else np.broadcast_to(np.eye(m1), (len(G), m1, m1))
         right = P11 @ np.swapaxes(Vh[:, p2:, :].conj(), 1, 2)
         bound = max(bound, float(np.linalg.norm(right, 2, axis=(1, 2)).max()))
-    return bound
+    return max(bound, exact)
 
 
 def _certified_lower(plant, norm, peak, lower):

@@ -57,7 +57,10 @@ class HinfsynResult:
         natural frequencies, 0 and infinity), with ``N12`` an orthonormal basis of the
         complement of the range of ``P12`` and ``N21`` of the row space of ``P21``
         (``Fl(P, K) = P11 + P12 Q P21`` at every frequency; evaluated in floating point,
-        one SVD per frequency).  This covers an optimum set by a feedthrough (Parrott)
+        one SVD per frequency; in continuous time also the norm of the rows of ``D11``
+        where ``D12`` is exactly zero and of its columns where ``D21`` is, which no
+        controller changes at infinity, even for a rank-deficient ``D12`` or ``D21``).
+        This covers an optimum set by a feedthrough (Parrott)
         bound or by a channel no controller can affect, and an optimum of 0.  False when
         the lower end is only the verdict of the numerical test (Riccati existence test or
         SDP optimum), not a certificate; on the LMI and regularised paths, where the lower

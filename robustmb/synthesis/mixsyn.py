@@ -7,11 +7,13 @@ The generalised plant is python-control's ``augw`` (``z = [W1 e; W2 u; W3 G u]``
 from __future__ import annotations
 
 import control
+import numpy as np
 
-from robustmb.errors import DimensionError
+from robustmb.errors import DimensionError, IllPosedError
 
 from .arguments import as_system, common_sampling_time
 from .hinfsyn import hinfsyn
+from .plant import _uncontrollable_modes
 from .synthesis_options import check_options
 
 __all__ = ["mixsyn"]
@@ -47,6 +49,11 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
         For an uncertain ``G`` or weight.
     DimensionError
         For no weight, an improper weight, or a weight whose inputs do not fit ``G``.
+    IllPosedError
+        For a weight with a pole on or beyond the stability boundary (an integrator
+        ``1/s`` included): the weights' states are not seen by the measurement ``e``, so
+        no controller stabilises the augmented plant; shift such a pole slightly inside
+        (``1/(s + 1e-4)``, as MATLAB's ``makeweight``).  Also as :func:`hinfsyn`.
     ArgumentError
         For a weight with another sampling time than ``G``, an argument that is neither a
         system nor a gain, a non-finite or complex entry in ``G`` or a weight (named), or
@@ -81,5 +88,23 @@ def mixsyn(G, W1=None, W2=None, W3=None, **options):
     if all(x is None for x in w.values()):
         raise DimensionError("mixsyn needs at least one of the weights W1, W2, W3")
     common_sampling_time("mixsyn", G, **w)
+    for name, W in w.items():
+        if W is not None:
+            _refuse_unstable_weight(name, control.ss(W), G.dt)
     P = control.augw(G, w["W1"], w["W2"], w["W3"])
     return hinfsyn(P, G.noutputs, G.ninputs, **options)
+
+
+def _refuse_unstable_weight(name, W, dt):
+    """Raise for a weight pole on or beyond the stability boundary: in ``augw`` the
+    weights' states are driven by ``e`` or ``u`` but never reach the measurement ``e``,
+    so such a mode stays a closed-loop pole whatever the controller (PBH)."""
+    bad = _uncontrollable_modes(W.A, np.zeros((W.A.shape[0], 0)), dt)
+    if bad:
+        where = "on or outside the unit circle" if dt else "on or right of the imaginary axis"
+        raise IllPosedError(
+            f"mixsyn: {name} has pole(s) {(np.round(bad, 6) + 0.0).tolist()} {where}: a weight's "
+            "states are not seen by the measurement e, so no controller can stabilise the "
+            "augmented plant; move the pole(s) slightly inside the stability region (e.g. "
+            "an integrator 1/s as 1/(s + 1e-4))"
+        )

@@ -55,7 +55,7 @@ from robustmb.analysis import freqresp, mussv, wcgain
 from robustmb.analysis._separation import separated_blocks
 from robustmb.analysis.mu_structure import dagger, hermitian_power
 from robustmb.analysis.mu_upper import _scaled_matrix, expand_scalings
-from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError, SignalError, warn
 from robustmb.lft import lft_lower, lftdata, simplify
 from robustmb.lft.arguments import frequencies
 
@@ -525,6 +525,14 @@ def musyn(
     -------
     MusynResult
 
+    Warns
+    -----
+    RobustMBWarning
+        When the K-step of an iteration after the first fails (an ill-conditioned scaled
+        plant): the iteration stops there and the best controller so far is returned;
+        when the returned controller's certified peak exceeds its grid peak by more than
+        1 % (see ``omega``).
+
     Raises
     ------
     FreeTunableError
@@ -610,7 +618,9 @@ def musyn(
     if follow:
         omega, density = _default_grid(M.A)
     if controller_order is not None and (
-        not isinstance(controller_order, (int, np.integer)) or controller_order < 0
+        not isinstance(controller_order, (int, np.integer))
+        or isinstance(controller_order, (bool, np.bool_))
+        or controller_order < 0
     ):
         raise DimensionError(
             f"controller_order must be a non-negative integer, got {controller_order!r}"
@@ -627,8 +637,14 @@ def musyn(
         except IllPosedError as err:
             if it == 1:
                 raise
-            # an ill-conditioned scaled plant: stop, keeping the best controller so far
+            # an ill-conditioned scaled plant: stop, keeping the best controller so far,
+            # and say so (the iterations left are not run)
             history.append({"iteration": it, "mu_peak": np.inf, "failed": str(err)})
+            warn(
+                f"musyn: the K-step of iteration {it} failed on the scaled plant ({err}); "
+                f"stopping after {it - 1} of {max_iter} iterations with the best "
+                "controller so far (history[-1]['failed'] has the reason)"
+            )
             bar.advance(label=f"{step} {it}: K-step failed, stopping")
             break
         K = syn.controller

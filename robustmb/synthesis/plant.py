@@ -653,7 +653,12 @@ def _near_pole(A, s):
             kappa = 1.0 / np.abs(np.sum(vl.conj() * vr, axis=0))  # unit-norm vectors
     except (np.linalg.LinAlgError, ValueError):
         lam, kappa = np.linalg.eigvals(A), np.ones(n)
-    band = scale * kappa
+    # A defective eigenvalue (a Jordan block: a double pole 1/(s+1)^2 in a companion or
+    # series realisation) has kappa ~ 1/eps and a first-order band of 100 rad/s, wider
+    # than the rounding of the block itself, of order sqrt(scale ||A||); the loose band
+    # hid the whole peak region of a loop (every point returned nan) and the
+    # frequency-wise verification of hinfsyn saw nothing there.
+    band = np.minimum(scale * kappa, np.sqrt(scale * np.linalg.norm(A)))
     return np.any(np.abs(s[:, None] - lam[None, :]) <= band[None, :], axis=1)
 
 
