@@ -36,6 +36,7 @@ from .destabilising_search import (
     _diag_from,
     _parameter_search,
     _scalar_blocks,
+    _search_values,
     _verified_crossing,
 )
 from .freqresp import freqresp
@@ -45,6 +46,7 @@ from .mussv import mussv_stack
 from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import gap_note, relaxation_note, robstab_reason
+from .robstab_rounding import centre_values, unresolved_bounds, unresolved_centre
 from .uncertain_problem import (
     nominal_unstable_note,
     unstable_centre_reason,
@@ -240,22 +242,16 @@ def robstab(
             "static one use mussv on its LFT coefficient (lftdata)"
         )
     if not problem.centre_stable:
-        values = {
-            bi.name: (
-                bi.element.center
-                if bi.kind == "real"
-                else bi.element.nominal
-                if bi.kind == "complex"
-                else np.zeros(bi.element.shape)
-            )
-            for bi in problem.blocks
-        }
         reason = unstable_centre_reason(problem, "robstab")
-        res = RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason, band=band)
-        res.destabilizing = complete_values(res.destabilizing, dropped)
+        res = RobstabResult(0.0, 0.0, np.nan, centre_values(problem), {}, True, None, reason)
+        res.band, res.destabilizing = band, complete_values(res.destabilizing, dropped)
         return res
+    unresolved = unresolved_centre(problem)  # stability at the rounding level: lower = 0
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        if band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
+        if unresolved is not None:
+            upper, crit, destab, reason = unresolved_bounds(problem, unresolved, band)
+            res = RobstabResult(0.0, upper, crit, destab, {}, False, None, reason)
+        elif band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
             res = _band_robstab(problem, band, bar, gap_tol)
         else:  # the whole axis
             res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
@@ -679,22 +675,6 @@ def _lower_upper(problem, point, gap_tol, state):
     state["upper"], state["destab"], state["crit"], state["ill"] = got
     state["direction"] = direction
     return got[0] / (1.0 + gap_tol)
-
-
-def _search_values(problem, alpha, direction):
-    """Physical values along a search direction, scaled by ``t`` (``t = 1``: ``alpha``)."""
-
-    def values_at(t):
-        vals = {
-            bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
-            for bi in _scalar_blocks(problem)
-        }
-        for bi in problem.blocks:
-            if bi.name not in vals:
-                vals[bi.name] = np.zeros(bi.element.shape)
-        return vals
-
-    return values_at
 
 
 def _from_mu_lower(problem, peak, cap, upper, crit, destab, ill):
