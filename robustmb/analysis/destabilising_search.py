@@ -185,7 +185,7 @@ def _pole_frequency(problem, pole):
     return freq if problem.is_complex else abs(freq)
 
 
-def _verified_crossing(problem, alpha, values_at, *, tangential=True):
+def _verified_crossing(problem, alpha, values_at, *, on_boundary=True):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
     ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
@@ -200,7 +200,7 @@ def _verified_crossing(problem, alpha, values_at, *, tangential=True):
     :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
     frequency ``inf`` when no push is unstable: loss of well-posedness is the
     boundary crossing at infinite frequency (``mu(Dzw) >= 1 / alpha``), whether
-    or not a pole comes back unstable beyond it.  ``tangential=False`` accepts only a
+    or not a pole comes back unstable beyond it.  ``on_boundary=False`` accepts only a
     pole beyond the boundary by more than its rounding error (a loop whose centre poles
     are within rounding of the boundary has every candidate "on" it).  Never raises.
 
@@ -221,7 +221,7 @@ def _verified_crossing(problem, alpha, values_at, *, tangential=True):
         if eta == 0.0 and is_ill_posed(problem, vals):
             # its poles are rounding noise: the pushes say whether a pole comes back
             # unstable beyond it; if none does, the ill-posed point is the witness
-            ill = (alpha, vals, np.inf, True) if tangential else None
+            ill = (alpha, vals, np.inf, True) if on_boundary else None
             continue
         got = _substituted_poles(problem, vals)
         if got is None:
@@ -238,7 +238,7 @@ def _verified_crossing(problem, alpha, values_at, *, tangential=True):
         # on the boundary: within rounding of both the matrix and the pole itself (a
         # matrix tolerance alone would pass slow stable poles of a stiff loop)
         if (
-            tangential
+            on_boundary
             and eta == 0.0
             and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1))
         ):

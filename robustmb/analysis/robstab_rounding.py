@@ -130,7 +130,7 @@ def unresolved_bounds(problem, unresolved, band=None):
     found = _parameter_search(problem, _CAP) if band is None else None
     for grow in 2.0 ** np.arange(8) if found is not None else ():
         values_at = _search_values(problem, found[0] * grow, found[1])
-        got = _verified_crossing(problem, found[0] * grow, values_at, tangential=False)
+        got = _verified_crossing(problem, found[0] * grow, values_at, on_boundary=False)
         if got is not None:
             upper, destab, crit = got[0], got[1], got[2]
             break
