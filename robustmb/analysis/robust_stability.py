@@ -199,6 +199,13 @@ def robstab(
     gives (for instance a signal left unconnected in :func:`~robustmb.connect`);
     read ``reason`` whenever a bound is 0, ``inf`` or ``nan``.
 
+    A loop whose centre poles double precision cannot tell from the stability boundary
+    (a pole within rounding of the axis or unit circle, or a numerically singular, nearly
+    defective state matrix; :func:`.robstab_rounding.unresolved_centre`) gets ``lower =
+    0``: a mu certificate there rests on rounding.  ``upper`` then comes only from values
+    that put a pole beyond the boundary by more than its rounding error; ``reason`` names
+    the poles.
+
     The margin scales every range about its centre (MATLAB's ``robstab`` scales about
     the nominal value).  When a range is asymmetric and the model is unstable at the
     nominal values but stable at the centres, the bounds (about the centre) are still
