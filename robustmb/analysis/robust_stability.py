@@ -46,7 +46,12 @@ from .mussv import mussv_stack
 from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import gap_note, relaxation_note, robstab_reason
-from .robstab_rounding import centre_values, unresolved_bounds, unresolved_centre
+from .robstab_rounding import (
+    centre_proved_stable,
+    centre_values,
+    unresolved_bounds,
+    unresolved_centre,
+)
 from .uncertain_problem import (
     nominal_unstable_note,
     unstable_centre_reason,
@@ -248,12 +253,14 @@ def robstab(
             "stability concerns the poles of a dynamic loop: for the well-posedness of a "
             "static one use mussv on its LFT coefficient (lftdata)"
         )
-    if not problem.centre_stable:
+    unresolved = unresolved_centre(problem)  # stability at the rounding level: lower = 0
+    # computed poles beyond the boundary within rounding, on a centre proved stable: no
+    # "unstable centre" (whose upper bound 0 would be false), the margin is just not proved
+    if not problem.centre_stable and (unresolved is None or not centre_proved_stable(problem)):
         reason = unstable_centre_reason(problem, "robstab")
         res = RobstabResult(0.0, 0.0, np.nan, centre_values(problem), {}, True, None, reason)
         res.band, res.destabilizing = band, complete_values(res.destabilizing, dropped)
         return res
-    unresolved = unresolved_centre(problem)  # stability at the rounding level: lower = 0
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
         if unresolved is not None:
             upper, crit, destab, reason = unresolved_bounds(problem, unresolved, band)

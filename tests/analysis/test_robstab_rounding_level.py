@@ -93,3 +93,42 @@ def test_well_conditioned_and_stiff_loops_are_not_flagged():
     # the slow pair -3 + (3 - c) +- j reaches the axis at c = 0: normalised margin 3
     res = rmb.robstab(loop, sensitivity=False)
     assert 2.9 < res.lower <= 3.0 <= res.upper
+
+
+#: A nearly defective 4-state matrix in a badly conditioned basis (cond 4.8e16): the
+#: stored doubles are stable (poles -0.69 +- 9024j, -0.58 +- 0.25j to 150 digits), while
+#: double precision computes poles 5193 and 0.27.
+NEARLY_DEFECTIVE = [
+    [25057558885.16496, -315266270853.41595, 49748250869.72139, 125457445221.20035],
+    [53128125379.653824, -668441330002.0317, 105478407808.02486, 266000365285.04282],
+    [48776592533.88466, -613691741880.0566, 96839053813.52693, 244213248578.12524],
+    [109161114531.43309, -1373430737503.5527, 216724013218.0311, 546544717300.81244],
+]
+U = [[-2.9644924252799093e-11], [-1.4872531570711102e-11], [2.1822692131099065e-12],
+     [1.1553906253209947e-10]]  # fmt: skip
+V = [[0.6805109746331383, 0.3826002677279928, -0.5635713933532417, -1.3819687200064654]]
+
+
+def test_a_centre_unstable_only_by_rounding_is_not_reported_unstable():
+    import mpmath
+
+    a0, u, v = np.array(NEARLY_DEFECTIVE), np.array(U), np.array(V)
+
+    def max_real_pole(k):  # exact eigenvalues of the stored doubles (150 digits)
+        with mpmath.workdps(150):
+            m = mpmath.matrix(a0.tolist()) + mpmath.mpf(k) * mpmath.matrix(u.tolist()) * (
+                mpmath.matrix(v.tolist())
+            )
+            return max(mpmath.re(z) for z in mpmath.eig(m, left=False, right=False))
+
+    assert -0.7 < max_real_pole(0.0) < -0.5  # the centre is stable
+    assert np.max(np.linalg.eigvals(a0).real) > 1.0  # double precision says otherwise
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    loop = rmb.uss(a0 + k * (u @ v), np.ones((4, 1)), np.ones((1, 4)), np.zeros((1, 1)))
+    res = rmb.robstab(loop, sensitivity=False)
+    # was: "unstable at the centre", lower = upper = 0 (the upper bound false)
+    assert "unstable at the centre" not in res.reason
+    assert res.lower == 0.0 and "no margin is proved" in res.reason
+    assert res.upper > 0.0
+    if np.isfinite(res.upper):
+        assert max_real_pole(res.destabilizing["k"]) > 0
