@@ -185,7 +185,7 @@ def _pole_frequency(problem, pole):
     return freq if problem.is_complex else abs(freq)
 
 
-def _verified_crossing(problem, alpha, values_at):
+def _verified_crossing(problem, alpha, values_at, *, on_boundary=True):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
     ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
@@ -200,7 +200,9 @@ def _verified_crossing(problem, alpha, values_at):
     :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
     frequency ``inf`` when no push is unstable: loss of well-posedness is the
     boundary crossing at infinite frequency (``mu(Dzw) >= 1 / alpha``), whether
-    or not a pole comes back unstable beyond it.  Never raises.
+    or not a pole comes back unstable beyond it.  ``on_boundary=False`` accepts only a
+    pole beyond the boundary by more than its rounding error (a loop whose centre poles
+    are within rounding of the boundary has every candidate "on" it).  Never raises.
 
     Returns
     -------
@@ -219,7 +221,7 @@ def _verified_crossing(problem, alpha, values_at):
         if eta == 0.0 and is_ill_posed(problem, vals):
             # its poles are rounding noise: the pushes say whether a pole comes back
             # unstable beyond it; if none does, the ill-posed point is the witness
-            ill = (alpha, vals, np.inf, True)
+            ill = (alpha, vals, np.inf, True) if on_boundary else None
             continue
         got = _substituted_poles(problem, vals)
         if got is None:
@@ -235,6 +237,26 @@ def _verified_crossing(problem, alpha, values_at):
             return alpha * (1.0 + eta), vals, freq, False
         # on the boundary: within rounding of both the matrix and the pole itself (a
         # matrix tolerance alone would pass slow stable poles of a stiff loop)
-        if eta == 0.0 and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1)):
+        if (
+            on_boundary
+            and eta == 0.0
+            and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1))
+        ):
             tangential = (alpha, vals, _pole_frequency(problem, pole), False)
     return tangential or ill
+
+
+def _search_values(problem, alpha, direction):
+    """Physical values along a search direction, scaled by ``t`` (``t = 1``: ``alpha``)."""
+
+    def values_at(t):
+        vals = {
+            bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
+            for bi in _scalar_blocks(problem)
+        }
+        for bi in problem.blocks:
+            if bi.name not in vals:
+                vals[bi.name] = np.zeros(bi.element.shape)
+        return vals
+
+    return values_at

@@ -36,6 +36,7 @@ from .destabilising_search import (
     _diag_from,
     _parameter_search,
     _scalar_blocks,
+    _search_values,
     _verified_crossing,
 )
 from .freqresp import freqresp
@@ -45,6 +46,12 @@ from .mussv import mussv_stack
 from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import gap_note, relaxation_note, robstab_reason
+from .robstab_rounding import (
+    centre_proved_stable,
+    centre_values,
+    unresolved_bounds,
+    unresolved_centre,
+)
 from .uncertain_problem import (
     nominal_unstable_note,
     unstable_centre_reason,
@@ -197,6 +204,13 @@ def robstab(
     gives (for instance a signal left unconnected in :func:`~robustmb.connect`);
     read ``reason`` whenever a bound is 0, ``inf`` or ``nan``.
 
+    A loop whose centre poles double precision cannot tell from the stability boundary
+    (a pole within rounding of the axis or unit circle, or a numerically singular, nearly
+    defective state matrix; :func:`.robstab_rounding.unresolved_centre`) gets ``lower =
+    0``: a mu certificate there rests on rounding.  ``upper`` then comes only from values
+    that put a pole beyond the boundary by more than its rounding error; ``reason`` names
+    the poles.
+
     The margin scales every range about its centre (MATLAB's ``robstab`` scales about
     the nominal value).  When a range is asymmetric and the model is unstable at the
     nominal values but stable at the centres, the bounds (about the centre) are still
@@ -239,23 +253,19 @@ def robstab(
             "stability concerns the poles of a dynamic loop: for the well-posedness of a "
             "static one use mussv on its LFT coefficient (lftdata)"
         )
-    if not problem.centre_stable:
-        values = {
-            bi.name: (
-                bi.element.center
-                if bi.kind == "real"
-                else bi.element.nominal
-                if bi.kind == "complex"
-                else np.zeros(bi.element.shape)
-            )
-            for bi in problem.blocks
-        }
+    unresolved = unresolved_centre(problem)  # stability at the rounding level: lower = 0
+    # computed poles beyond the boundary within rounding, on a centre proved stable: no
+    # "unstable centre" (whose upper bound 0 would be false), the margin is just not proved
+    if not problem.centre_stable and (unresolved is None or not centre_proved_stable(problem)):
         reason = unstable_centre_reason(problem, "robstab")
-        res = RobstabResult(0.0, 0.0, np.nan, values, {}, True, None, reason, band=band)
-        res.destabilizing = complete_values(res.destabilizing, dropped)
+        res = RobstabResult(0.0, 0.0, np.nan, centre_values(problem), {}, True, None, reason)
+        res.band, res.destabilizing = band, complete_values(res.destabilizing, dropped)
         return res
     with ProgressBar(3, "robstab", enabled=bool(progress)) as bar:
-        if band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
+        if unresolved is not None:
+            upper, crit, destab, reason = unresolved_bounds(problem, unresolved, band)
+            res = RobstabResult(0.0, upper, crit, destab, {}, False, None, reason)
+        elif band is not None and (band[0] > 0 or band[1] < _top(problem.dt)):
             res = _band_robstab(problem, band, bar, gap_tol)
         else:  # the whole axis
             res = _robstab(problem, omega, sensitivity, bar, gap_tol, int(max_boxes), executor)
@@ -679,22 +689,6 @@ def _lower_upper(problem, point, gap_tol, state):
     state["upper"], state["destab"], state["crit"], state["ill"] = got
     state["direction"] = direction
     return got[0] / (1.0 + gap_tol)
-
-
-def _search_values(problem, alpha, direction):
-    """Physical values along a search direction, scaled by ``t`` (``t = 1``: ``alpha``)."""
-
-    def values_at(t):
-        vals = {
-            bi.name: bi.element.denormalize(t * alpha * direction[bi.name]).item()
-            for bi in _scalar_blocks(problem)
-        }
-        for bi in problem.blocks:
-            if bi.name not in vals:
-                vals[bi.name] = np.zeros(bi.element.shape)
-        return vals
-
-    return values_at
 
 
 def _from_mu_lower(problem, peak, cap, upper, crit, destab, ill):

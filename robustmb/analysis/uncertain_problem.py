@@ -166,6 +166,8 @@ def _allpass_entry(c, w0, dt):
     if w0 < 0:
         return _allpass_entry(np.conj(c), -w0, dt)
     mag, ph = abs(c), np.angle(c)
+    if _at_nyquist(w0, dt):  # z = -1, where a real system is real: the real gain +-|c|
+        return control.ss([], [], [], [[mag * (1.0 if c.real >= 0 else -1.0)]], dt)
     freq = w0 if not dt else np.tan(w0 * dt / 2)
     if mag == 0 or freq == 0 or abs(np.sin(ph)) < 1e-12:
         return control.ss([], [], [], [[mag * (1.0 if np.cos(ph) >= 0 else -1.0)]], dt)
@@ -178,6 +180,17 @@ def _allpass_entry(c, w0, dt):
     return sign * mag * cs
 
 
+#: Relative distance to ``pi / dt`` within which a frequency counts as the Nyquist frequency:
+#: a real-coefficient interpolant of a non-real value there needs a pole within about
+#: this of the unit circle.
+_NYQUIST_RTOL = 1e-8
+
+
+def _at_nyquist(w0, dt):
+    """Whether ``w0`` is (to ``_NYQUIST_RTOL``) the Nyquist frequency ``+-pi/dt``."""
+    return bool(dt) and abs(abs(w0) * dt - np.pi) <= _NYQUIST_RTOL * np.pi
+
+
 def _allpass_vector(vec, w0, dt):
     """Diagonal stable system whose value at ``w0`` is ``diag(vec)``."""
     out = _allpass_entry(vec[0], w0, dt)
@@ -186,16 +199,41 @@ def _allpass_vector(vec, w0, dt):
     return out
 
 
+def _real_rank_one(top):
+    """The rank-one ``top`` with the phase of its largest entry removed, real, of the same
+    norm, signed to be nearest ``top`` (``+`` when as near either way)."""
+    k = np.unravel_index(np.argmax(np.abs(top)), top.shape)
+    gain = (top * np.exp(-1j * np.angle(top[k]))).real
+    return -gain if np.real(np.vdot(gain, top)) < 0 else gain
+
+
 def ltidyn_interpolant(delta, w0, dt):
     """A stable LTI system equal to the complex matrix ``delta`` at ``w0``.
 
     Uses the dominant singular pair ``delta ~ s u v^H`` and all-pass factors per
-    entry, so the peak gain equals ``s`` (Boyd-Desoer-style interpolation).
+    entry, so the peak gain equals ``s`` (Boyd-Desoer-style interpolation).  At the
+    Nyquist frequency ``w0 = +-pi/dt`` (``z = -1``) a stable real system is a real matrix
+    there: the interpolant is the static real gain of the dominant term with its phase
+    removed (``+-|delta|`` for a scalar), equal to ``delta`` when that is real.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = ltidyn_interpolant(np.array([[0.5j]]), np.pi / 0.1, 0.1)
+    >>> g.nstates, complex(g(-1.0))
+    (0, (0.5+0j))
     """
     u, s, vh = np.linalg.svd(np.atleast_2d(delta))
+    p, m = np.atleast_2d(delta).shape
+    if p and m and _at_nyquist(w0, dt):
+        # z = -1 (the Nyquist frequency), where a real system is a real matrix: the
+        # dominant term with the phase of its largest entry removed (a real rank-one
+        # matrix of norm s), signed to lie closest to it: delta itself when it is real
+        top = s[0] * np.outer(u[:, 0], vh[0])
+        gain = top.real if not np.any(top.imag) else _real_rank_one(top)
+        return control.ss([], [], [], gain, dt)
     left = _allpass_vector(u[:, 0], w0, dt)  # p x p diagonal all-pass
     right = _allpass_vector(vh[0], w0, dt)  # m x m diagonal all-pass
-    p, m = delta.shape
     dt_ = dt if dt else 0
     ones_l = control.ss([], [], [], np.ones((p, 1)), dt_)
     ones_r = control.ss([], [], [], np.ones((1, m)), dt_)

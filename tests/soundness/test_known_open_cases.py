@@ -2,8 +2,10 @@
 
 Data and source in ``tests/data/known_open_soundness_cases.json``; both were already false
 before that stop.  The references are exact: mpmath at 60 digits on the stored doubles,
-sharing no code with the package.  The robstab case is still open, kept as a strict expected
-failure (strict: a fix that makes it pass turns it into a failure; remove the marker then).
+sharing no code with the package.  Both are fixed: the robstab case (a lower bound 1.70e-9
+above the exact margin 1.397e-9 on a loop with ``cond(A0) = 1.3e16``) now gives
+``lower = 0``, its centre poles being within rounding of the boundary
+(:mod:`robustmb.analysis.robstab_rounding`).
 """
 
 import json
@@ -22,12 +24,6 @@ DATA = json.loads(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the uncertainty acts at the rounding level of the nominal matrix (cond(A0) 1.3e16): "
-    "the mu sweep's responses carry errors larger than the perturbation; robstab's lower "
-    "bound is 1.70e-9 against the exact margin 1.397e-9",
-)
 def test_robstab_lower_bound_on_a_numerically_singular_loop():
     d = {key: np.array(val) for key, val in DATA["singular_loop"].items()}
     k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
@@ -41,7 +37,15 @@ def test_robstab_lower_bound_on_a_numerically_singular_loop():
         crossing = float(abs(1 / g0))
     assert crossing == pytest.approx(1.39745e-9, rel=1e-5)
     res = rmb.robstab(loop, sensitivity=False)
-    assert res.lower <= crossing
+    assert res.lower <= crossing  # was 1.70e-9: the sweep's responses are rounding
+    assert res.lower == 0.0 and "no margin is proved" in res.reason
+    assert res.upper >= crossing
+    if np.isfinite(res.upper):
+        # the witness is exactly unstable: det(-A0 - k u v) = det(-A0) (1 - k g0) < 0 with
+        # det(-A0) > 0 gives a real pole in the right half-plane
+        kv = mpmath.mpf(res.destabilizing["k"])
+        with mpmath.workdps(60):
+            assert mpmath.det(-a0) > 0 and 1 - kv * g0 < 0
 
 
 def _two_real_scalar_mu(m):
