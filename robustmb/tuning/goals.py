@@ -237,6 +237,34 @@ class Goal:
         return f"{type(self).__name__}({fields})"
 
 
+def _loop_weight(w, CL, what):
+    """An uncertain weight may only hold elements of the loop (a weight scheduled on the
+    plant's parameter); any other uncertain or tunable element is an
+    :class:`~robustmb.errors.ArgumentError` naming the argument and the elements.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> a, b = rmb.ureal("a", 1.0), rmb.ureal("b", 1.0)
+    >>> try:
+    ...     _loop_weight(rmb.uss(b), rmb.uss(a), "WeightedGain: wl")
+    ... except rmb.errors.ArgumentError as e:
+    ...     print(str(e)[:62])
+    WeightedGain: wl has the element(s) ['b'], not elements of the
+    """
+    if w is None:
+        return w
+    loop = as_model(CL)
+    known = set(loop.uncertainty) | set(loop.tunables)
+    extra = sorted((set(w.uncertainty) | set(w.tunables)) - known)
+    if extra:
+        raise ArgumentError(
+            f"{what} has the element(s) {extra}, not elements of the loop (it has "
+            f"{sorted(known)}); a weight may only depend on the loop's own parameters"
+        )
+    return w
+
+
 class WeightedGain(Goal):
     """``||W_L T W_R||_inf <= 1`` for the transfer ``T`` from ``inputs`` to ``outputs``.
 
@@ -264,8 +292,9 @@ class WeightedGain(Goal):
     def model(self, CL):
         T = _select(CL, self.outputs, self.inputs, "WeightedGain")
         dt = loop_dt(CL)
-        T = _times(goal_weight(self.wl, dt, "WeightedGain: wl"), T, "left", "WeightedGain: wl")
-        T = _times(goal_weight(self.wr, dt, "WeightedGain: wr"), T, "right", "WeightedGain: wr")
+        for side, w in (("left", self.wl), ("right", self.wr)):
+            what = f"WeightedGain: w{side[0]}"
+            T = _times(_loop_weight(goal_weight(w, dt, what), CL, what), T, side, what)
         return T, "hinf", 1.0, None
 
 

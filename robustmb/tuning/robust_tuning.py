@@ -40,7 +40,12 @@ from .checkpoint import check_checkpoint, read_checkpoint, write_checkpoint
 from .goal_certificate import certify_goal, check_splits
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
-from .systune_result import NOT_ROBUSTLY_STABLE, SystuneResult, certify_goals
+from .systune_result import (
+    NOT_ROBUSTLY_STABLE,
+    SystuneResult,
+    certify_goals,
+    verify_worst_cases,
+)
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, pole_requirement
 from .worst_case_search import WorstCase, search_worst_case
@@ -134,6 +139,19 @@ class RobustSystuneResult(SystuneResult):
     certify_time: float = 0.0
     converged: bool = True
     violated: list = field(default_factory=list)
+
+    def verify(self):
+        """:meth:`SystuneResult.verify` on the active set (samples, not the box), plus
+        ``"worst_found"``: each goal recomputed at its worst case found (``inf`` where
+        the loop is not proved stable).  ``"stable"`` also needs the loop proved stable
+        at every worst case and unstable point found; over the whole box, read
+        ``robust_stability``."""
+        out = super().verify()
+        out["worst_found"], stable = verify_worst_cases(
+            self.closed_loop, self.goals[0] + self.goals[1], self.worst_found
+        )
+        out["stable"] = out["stable"] and stable
+        return out
 
 
 def _normalised(point, names, elements):

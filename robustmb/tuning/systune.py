@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
@@ -9,7 +11,7 @@ from .dscaling import goal_lft
 from .goals import Goal, warn_no_path
 from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
-from .robust_tuning import ROBUST_OPTIONS, robust_systune
+from .robust_tuning import ROBUST_OPTIONS, _real, robust_systune
 from .sample_points import check_samples
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
@@ -17,21 +19,47 @@ from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
 
 def _sample_points(CL, samples, seed):
-    """``{name: value}`` per model: the nominal values first, then the samples (checked)."""
+    """``{name: value}`` per model: the nominal values first, then the samples (checked).
+
+    ``ucomplex`` and ``ultidyn`` elements stay at their nominal value, as in robust
+    tuning's active set (the optimiser works on real models; ``wcgain``'s certificate
+    covers them): drawn samples take their nominal, and a given sample that sets one
+    elsewhere is an ``ArgumentError``.
+    """
     if not CL.uncertainty:
         return [{}]
-    points = [{n: el.nominal for n, el in CL.uncertainty.items()}]
+    nominal = {n: el.nominal for n, el in CL.uncertainty.items()}
     given = check_samples(CL.uncertainty, samples, "systune")
     if isinstance(given, int):
-        return points + (CL.usample(given, seed=seed)[1] if given else [])
-    return points + given
+        drawn = CL.usample(given, seed=seed)[1] if given else []
+    else:
+        drawn = given
+        for k, point in enumerate(given):  # (elements left out are at their nominal)
+            for name, value in point.items():
+                el = CL.uncertainty[name]
+                if el.kind != "real" and not _is_nominal(value, el.nominal):
+                    raise ArgumentError(
+                        f"systune: samples[{k}] sets the {el.kind} element {name!r}; sampled "
+                        "tuning holds ucomplex and ultidyn elements at their nominal value "
+                        "(the optimiser works on real models; result.certified covers them)"
+                    )
+    real = [n for n, el in CL.uncertainty.items() if el.kind == "real"]
+    return [nominal] + [nominal | {n: p[n] for n in real} for p in drawn]
+
+
+def _is_nominal(value, nominal):
+    try:
+        return bool(np.array_equal(np.asarray(value), np.asarray(nominal)))
+    except (TypeError, ValueError):
+        return False
 
 
 def _own(model, point):
     """The model at ``point``'s values of the elements it has (a goal's transfer may not
-    involve every uncertain element of the loop)."""
+    involve every uncertain element of the loop), with real data when a complex
+    element's nominal leaves no imaginary part."""
     own = {n: v for n, v in point.items() if n in model.uncertainty}
-    return model.usubs(own) if own else model
+    return _real(model.usubs(own)) if own else model
 
 
 def systune(
@@ -71,7 +99,8 @@ def systune(
         For an uncertain loop: the nominal model plus ``samples`` random samples (or
         the given points) are tuned jointly.  A given point names uncertain elements of
         the loop with values inside their ranges (an ``ArgumentError`` otherwise); the
-        elements it leaves out take their nominal value.
+        elements it leaves out take their nominal value.  ``ucomplex`` and ``ultidyn``
+        elements stay at their nominal in every sample (``certified`` covers them).
     progress : bool
         Show a progress bar.
     maxiter : int

@@ -234,6 +234,62 @@ def _dscaled_hinfnorm(sys):
     return float(np.exp(minimize(norm, np.zeros(p - 1), method="Nelder-Mead", options=opts).fun))
 
 
+def _stable_at(m):
+    """Whether a fully substituted loop is proved stable (``hinfnorm``'s test).
+
+    A loop made complex by a ``ucomplex`` value goes to ``hinfnorm`` itself (finite
+    only when proved stable); a real one to :func:`proved_stable`.
+    """
+    a = np.asarray(m.A)
+    if np.iscomplexobj(a) and np.any(np.imag(a) != 0):
+        return bool(np.isfinite(hinfnorm(m)[0]))
+    return proved_stable(np.real(a).astype(float), m.dt or 0.0)
+
+
+def verify_worst_cases(cl, goals, worst):
+    """Each goal recomputed at its worst case found, by the analysis layer.
+
+    ``cl`` is the tuned loop (uncertainty kept), ``goals`` the soft then hard goals and
+    ``worst`` their :class:`~robustmb.tuning.worst_case_search.WorstCase`.  The loop is
+    substituted at each point (independently of the search's own realisation) and the
+    goal measured with ``hinfnorm``, ``h2norm`` or its eigenvalues (unscaled ``Margins``,
+    as robust tuning measures it); ``inf`` where the whole loop is not proved stable
+    (the search gives such a point the value ``inf``).
+
+    Returns
+    -------
+    (list of float, bool)
+        The values, and whether the loop is proved stable at every worst case and
+        every further unstable point the search reported.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> from robustmb.tuning.worst_case_search import WorstCase
+    >>> a = rmb.ureal("a", 1.0, range=(0.5, 2.0))
+    >>> T = rmb.uss(1 / (control.tf("s") + a)); T.input_names, T.output_names = ["r"], ["y"]
+    >>> goal = rmb.tuning.WeightedGain("r", "y")
+    >>> verify_worst_cases(T, [goal], [WorstCase(2.0, {"a": 0.5}, None)])
+    ([2.0], True)
+    """
+    base = as_model(cl)
+    values, stable = [], True
+    for g, wc in zip(goals, worst, strict=True):
+        loop_ok = _stable_at(base.usubs(wc.point) if wc.point else base.nominal())
+        stable &= loop_ok
+        for p in wc.unstable:
+            stable &= _stable_at(base.usubs(p))
+        if not loop_ok:
+            values.append(np.inf)
+            continue
+        model, measure, scale, poles = g.model(base)
+        own = {n: v for n, v in wc.point.items() if n in model.uncertainty}
+        sub = model.usubs(own) if own else model.nominal()
+        values.append(float(_goal_value(sub, measure, scale, poles)))
+    return values, bool(stable)
+
+
 @dataclass
 class SystuneResult:
     """Result of :func:`systune`.
@@ -301,10 +357,9 @@ class SystuneResult:
         cl = self.closed_loop
         out = {"soft": [], "hard": [], "stable": True}
         for pt in self.models:
-            m = cl.usubs(pt) if pt else (cl if not isinstance(cl, UncertainModel) else cl)
             # hinfnorm's test (rounding bands, verified inclusion), not the sign of
             # computed eigenvalues: "stable" is True only when proved
-            if not proved_stable(np.asarray(m.A, float), m.dt or 0.0):
+            if not _stable_at(cl.usubs(pt) if pt else cl):
                 out["stable"] = False
         base = as_model(cl)
         for key, goals in zip(("soft", "hard"), self.goals, strict=True):
