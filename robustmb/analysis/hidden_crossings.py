@@ -141,6 +141,9 @@ class ClusterScreen:
             count = int(np.ceil(16 * np.log10(high / low))) + 1
             grid = np.concatenate([[0.0], np.geomspace(low, high, count)])
             natural = np.concatenate([magnitude, poles.imag])
+            if not self.real:
+                # G(-j w) differs from conj G(j w): both half axes
+                grid, natural = np.concatenate([-grid, grid]), np.concatenate([-magnitude, natural])
         spans = merged_windows([(abs(c) if self.real else c, h) for c, h in windows])
         candidates = np.concatenate([grid, natural])
         inside = np.zeros(candidates.size, dtype=bool)

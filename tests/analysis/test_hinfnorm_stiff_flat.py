@@ -220,3 +220,17 @@ def test_perturbed_stored_loop_interval_holds(index):
     """Old code: member 9 gave [221.148577, 221.148798] (mpmath peak 221.154427 at
     0.0246 rad/s)."""
     _check_interval(*_perturbed_loops(10, 1)[index])
+
+
+@pytest.mark.parametrize("shift", [0.5, -0.5])
+def test_stored_loop_frequency_shifted_complex(stored_reference, shift):
+    """``A + j c I`` shifts the response by ``c`` along the axis (``G_c(j w) =
+    G(j (w - c))``), so the complex model has the same norm; its negative half axis must
+    be searched too."""
+    true, _ = stored_reference
+    A, B, C, D = _stored_loop()
+    system = (A + 1j * shift * np.eye(A.shape[0]), B + 0j, C + 0j, D + 0j)
+    lower, fpeak, upper, _ = _bracket(system, 1e-6)
+    assert true / (1 + 1e-6) <= lower <= true * (1 + 1e-12)
+    assert true <= upper * (1 + 1e-12)
+    assert min(abs(fpeak - shift - 1.0), abs(fpeak - shift + 1.0)) < 0.1
