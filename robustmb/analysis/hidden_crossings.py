@@ -8,7 +8,11 @@ identical lightly damped modes in series the level changes ``H`` by less than th
 crossing can hide off the axis.  :class:`ClusterScreen` finds such clusters (a cheap screen,
 then eigenvector-based rounding radii), returns the frequency windows where the test is
 inconclusive, and maximises the response there with refined solves, also around clusters
-of poles.  It is a mixin of the level-set search, whose matrices and responses it uses.
+of poles.  The same eigenvector-based radii expose a second blind spot, of stiff models:
+isolated eigenvalues whose rounding (``||H||`` set by the fast poles) reaches the axis;
+there the response is maximised on a logarithmic grid and, if the test stays
+inconclusive, no upper bound is certified.  It is a mixin of the level-set search, whose
+matrices and responses it uses.
 
 A second blind spot is the float grid of frequencies (angles): poles closer to the
 imaginary axis (unit circle) than about ``sqrt(m / tol) spacing(w) / 3`` for ``m`` of them
@@ -21,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from robustmb.analysis._norm_common import _EPS
+from robustmb.analysis._norm_common import _AXIS_RTOL, _AXIS_SQRT_FACTOR, _EPS
 from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis.balancing import pole_bands
 from robustmb.analysis.norms_stability import (
@@ -40,7 +44,7 @@ class ClusterScreen:
 
     Uses the host's ``_tested`` (the last test: level, kind, eigenvalues, scale),
     ``discrete``, ``real``, ``dt``, ``A``, ``similar`` (matrices with the eigenvalues of
-    ``A``), ``B``, ``C``, ``direct``, ``sigma``, ``_fold``,
+    ``A``), ``B``, ``C``, ``direct``, ``poles``, ``sigma``, ``_fold``, ``_external``,
     ``_hamiltonian``, ``_continuous_pencil`` and ``_discrete_pencil``.
     """
 
@@ -81,12 +85,132 @@ class ClusterScreen:
         # a cluster at its own rounding scale: three or more eigenvalues within twice the
         # radius (an isolated ill-conditioned eigenvalue of a stiff model is not one), and
         # a local one: a radius beyond a tenth of |lambda| (the slow eigenvalues of a
-        # stiff model, ||H|| >> |lambda|) locates nothing; there the test stays what it
-        # was, a floating-point test (see hinfnorm's Notes)
+        # stiff model, ||H|| >> |lambda|) locates nothing; those are screened by
+        # _rounding_blind_spots instead
         gaps = np.abs(eigenvalues[:, None] - eigenvalues[None, :])
         clustered = np.sum(gaps <= 2.0 * radius[:, None], axis=1) >= 3
         local = radius <= 0.1 * np.abs(eigenvalues)
         return self._windows(eigenvalues, radius, clustered & local & (distance <= radius))
+
+    def _rounding_blind_spots(self, level):
+        """Windows ``(centre, half_width)`` of eigenvalues of the test at ``level`` whose
+        rounding radius ``10 eps ||M|| kappa_i`` reaches the axis (unit circle), clustered
+        or not; empty when every eigenvalue is farther from it than its radius.
+
+        The slow eigenvalues of a stiff model's level-set matrix carry absolute errors
+        of order ``eps ||H|| kappa_i``, with ``||H||`` set by the fast poles; where the
+        response is also flat near the level (a peak barely above ``sigma_max(D)``),
+        ``kappa_i`` is large as well and a crossing pair can be moved far off the axis:
+        "no crossing" then proves nothing.  Only models where that can happen are
+        examined (stiff or resonance-sensitive ones, evaluated by refined solves, and
+        levels tested by the pencil near ``sigma_max(D)``); elsewhere the eigenvalues'
+        errors are below the ``sqrt(eps)`` band of the crossing test.
+        """
+        if self._tested is None or self._tested[0] != level:
+            return []
+        _, kind, _, scale = self._tested
+        if self.discrete or not (self.direct or kind == "pencil"):
+            return []
+        try:
+            eigenvalues, radius = self._eigenvalue_radii(kind, level, scale)
+        except (np.linalg.LinAlgError, ValueError):
+            # the radii are unavailable: nothing is proved anywhere
+            return [(0.0, np.inf)]
+        keep = np.isfinite(eigenvalues)
+        eigenvalues, radius = eigenvalues[keep], radius[keep]
+        distance = self._boundary_distance(eigenvalues)
+        # eigenvalues inside the crossing band were taken as candidate crossings and the
+        # response was evaluated there (a pair coalescing at a peak just below the level)
+        band = _AXIS_RTOL * np.abs(eigenvalues) + _AXIS_SQRT_FACTOR * np.sqrt(_EPS) * scale
+        return self._windows(eigenvalues, radius, (distance > band) & (distance <= radius))
+
+    def _blind_spot_grid(self, windows):
+        """Frequencies covering the windows where the level-set test is blind: 16 per
+        decade, logarithmically spaced, between a hundredth of the slowest and a hundred
+        times the fastest pole (the response of a proper model is flat to first order
+        outside), plus the pole frequencies; the whole half circle in discrete time."""
+        poles = self.poles
+        if self.discrete:
+            grid = np.linspace(0.0, np.pi, 2001)
+            natural = np.angle(poles)
+        else:
+            magnitude = np.abs(poles)
+            positive = magnitude[magnitude > 0]
+            low = positive.min() / 100.0 if positive.size else 1e-2
+            high = positive.max() * 100.0 if positive.size else 1e2
+            count = int(np.ceil(16 * np.log10(high / low))) + 1
+            grid = np.concatenate([[0.0], np.geomspace(low, high, count)])
+            natural = np.concatenate([magnitude, poles.imag])
+            if not self.real:
+                # G(-j w) differs from conj G(j w): both half axes
+                grid, natural = np.concatenate([-grid, grid]), np.concatenate([-magnitude, natural])
+        spans = merged_windows([(abs(c) if self.real else c, h) for c, h in windows])
+        candidates = np.concatenate([grid, natural])
+        inside = np.zeros(candidates.size, dtype=bool)
+        for centre, half in spans:
+            inside |= np.abs(candidates - centre) <= half
+            if not self.real:
+                continue
+            inside |= np.abs(candidates + centre) <= half
+        return self._fold(candidates[inside])
+
+    def _search_blind_spots(self, windows, tol):
+        """Largest accurately evaluated ``sigma_max`` on :meth:`_blind_spot_grid`, then
+        the parabolic local maximisation from its three best local maxima.  Returns
+        ``(value, frequency)``."""
+        grid = self._blind_spot_grid(windows)
+        if grid.size == 0:
+            return -np.inf, np.nan
+        values = self._accurate_sigma(grid)
+        interior = np.ones(grid.size, dtype=bool)
+        interior[1:] &= values[1:] >= values[:-1]
+        interior[:-1] &= values[:-1] >= values[1:]
+        peaks = np.flatnonzero(interior)
+        peaks = peaks[np.argsort(values[peaks])[::-1][:3]]
+        best, where = -np.inf, np.nan
+        for j in peaks:
+            window = slice(max(j - 1, 0), j + 2)
+            value, frequency = parabolic_peak(
+                self._accurate_sigma,
+                grid[window],
+                values[window],
+                float(values[j]),
+                float(grid[j]),
+                tol=tol,
+            )
+            if value > best:
+                best, where = value, frequency
+        return best, where
+
+    def _blind_spots_resolved(self, upper, hidden, blind):
+        """``upper``, or ``inf`` with a ``RuntimeWarning`` when the last level-set test left
+        clustered eigenvalues (``hidden``) or eigenvalues whose rounding reaches the axis
+        (``blind``) that the searches could not settle."""
+        if hidden and np.isfinite(upper):
+            where = ", ".join(
+                f"[{self._external(c - h):.9g}, {self._external(c + h):.9g}]"
+                for c, h in merged_windows(hidden)[:4]
+            )
+            warn(
+                f"hinfnorm: in {where} rad/s the Hamiltonian has clustered eigenvalues "
+                "closer to the imaginary axis than their rounding (a repeated, nearly "
+                "defective lightly damped mode), so the level-set test cannot exclude a "
+                "higher peak there; the norm returned is the largest value a local search "
+                "found, not a certified bound (upper = inf)",
+                RuntimeWarning,
+            )
+            upper = np.inf
+        if blind and np.isfinite(upper):
+            warn(
+                "hinfnorm: at the last level tested, eigenvalues of the level-set test lie "
+                "closer to the imaginary axis than their rounding "
+                "error (a stiff model, or a peak barely above sigma_max(D)), so the test "
+                "cannot exclude a higher peak; the norm returned is the largest value a "
+                "search of the response found, not a certified bound (upper = inf)",
+                RuntimeWarning,
+            )
+            upper = np.inf
+        return upper
 
     def _boundary_distance(self, eigenvalues):
         if self.discrete:

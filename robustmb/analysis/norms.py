@@ -56,7 +56,7 @@ from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
-from robustmb.analysis.hidden_crossings import ClusterScreen, merged_windows
+from robustmb.analysis.hidden_crossings import ClusterScreen
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     STABLE,
@@ -152,8 +152,14 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     located by local maximisation of those accurate values, since the Hamiltonian's
     crossings then carry errors of order ``eps ||H||``.  ``gamma`` is then the response
     at ``fpeak`` to a few ``eps`` (a ``RuntimeWarning`` gives the reached accuracy if
-    the refinement cannot reach ``tol``); that no higher peak exists elsewhere rests on
-    the floating-point level-set test, as in every Hamiltonian method.  When even the
+    the refinement cannot reach ``tol``).  That no higher peak exists elsewhere rests on
+    the level-set test, whose slow eigenvalues then carry errors ``10 eps ||H|| kappa_i``
+    (left and right eigenvectors); where such an error reaches the imaginary axis (stiff
+    poles with a response flat near the level, e.g. a peak barely above
+    ``sigma_max(D)``), the response is maximised on a logarithmic grid (refined solves)
+    and the test repeated from any higher value, and if it stays inconclusive a
+    ``RuntimeWarning`` says that ``gamma`` is the largest value found, not a certified
+    bound.  When even the
     refined response at the peak is accurate to worse than ``1e-2`` (a pole within
     rounding of the boundary, as for an integrator whose stored pole is ``-5e-16``), the
     value is not reported as attained: for up to 12 real states ``gamma`` is the
@@ -626,8 +632,8 @@ class _LevelSetSearch(ClusterScreen):
             if lower == 0.0:
                 return PeakGain(0.0, 0.0, 0.0, 0)
         iterations = 0
-        hidden = []
-        searched = False
+        hidden, blind = [], []
+        searched = blind_searched = False
         for _ in range(_RECERTIFICATIONS):
             state = self._level_set(tol, lower, frequency, points, values)
             upper, count, lower, frequency, points, values = state
@@ -642,13 +648,23 @@ class _LevelSetSearch(ClusterScreen):
                 # a seed certified at once is already within tol of the peak
                 lower, frequency = self._refine(points, values, lower, frequency)
             if lower <= upper:
-                hidden = self._hidden_crossings(upper) if np.isfinite(upper) else []
-                if not hidden or searched:
+                finite = np.isfinite(upper)
+                hidden = self._hidden_crossings(upper) if finite else []
+                # eigenvalues (clustered or not) whose rounding reaches the axis
+                blind = self._rounding_blind_spots(upper) if finite else []
+                if (not hidden or searched) and (not blind or blind_searched):
                     break
                 # "no crossing" is no proof there: search near the suspect eigenvalues
-                # and near the clusters of poles, whose centroids are accurate
-                searched = True
-                found, where = self._search_windows(hidden + self._pole_cluster_windows(), tol)
+                # and near the clusters of poles, whose centroids are accurate, and on a
+                # logarithmic grid over the frequencies the rounding leaves undecided
+                found, where = -np.inf, np.nan
+                if hidden and not searched:
+                    searched = True
+                    windows = hidden + self._pole_cluster_windows()
+                    found, where = self._search_windows(windows, tol)
+                if blind and not blind_searched:
+                    blind_searched = True
+                    found, where = max((found, where), self._search_blind_spots(blind, tol))
                 if found > lower:
                     lower, frequency = found, where
                     points, values = np.array([where]), np.array([found])
@@ -663,20 +679,7 @@ class _LevelSetSearch(ClusterScreen):
                 RuntimeWarning,
             )
             upper = np.inf
-        if hidden and np.isfinite(upper):
-            where = ", ".join(
-                f"[{self._external(c - h):.9g}, {self._external(c + h):.9g}]"
-                for c, h in merged_windows(hidden)[:4]
-            )
-            warn(
-                f"hinfnorm: in {where} rad/s the Hamiltonian has clustered eigenvalues "
-                "closer to the imaginary axis than their rounding (a repeated, nearly "
-                "defective lightly damped mode), so the level-set test cannot exclude a "
-                "higher peak there; the norm returned is the largest value a local search "
-                "found, not a certified bound (upper = inf)",
-                RuntimeWarning,
-            )
-            upper = np.inf
+        upper = self._blind_spots_resolved(upper, hidden, blind)  # inf if not
         reached = self.accuracy.get(frequency, 0.0) if self.direct else 0.0
         if reached > _UNRESOLVED_ACCURACY:
             # the caller says why (a pole within rounding of the boundary) and what it
