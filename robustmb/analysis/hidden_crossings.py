@@ -36,6 +36,9 @@ from robustmb.analysis.norms_stability import (
 )
 from robustmb.errors import warn
 
+# the loosest relative gap to which a level the test left undecided is relaxed
+_COARSEST_RTOL = 1e-6
+
 __all__ = ["ClusterScreen", "discs_resolve_peaks", "merged_windows", "unresolved_circle_poles"]
 
 
@@ -181,6 +184,27 @@ class ClusterScreen:
             if value > best:
                 best, where = value, frequency
         return best, where
+
+    def _coarser_level(self, lower, tol):
+        """A level ``lower (1 + r)``, ``r = 10 tol, 100 tol, ...`` up to ``_COARSEST_RTOL``,
+        that the level-set test certifies with no eigenvalue within its rounding error of
+        the axis (``inf`` if none).
+
+        The rounding radii of the test's eigenvalues grow as the level approaches the
+        peak (for a supremum ``sigma_max(D)`` at infinite frequency, as ``1 / r``): a level
+        a little higher may be decided where ``lower (1 + tol)`` was not, and then bounds
+        the norm with the same standard of proof, only more loosely.
+        """
+        rel = 10.0 * tol
+        while rel <= _COARSEST_RTOL:
+            level = lower * (1.0 + rel)
+            crossings = self.crossing_frequencies(level)
+            if crossings.size and np.max(self.sigma(self.test_frequencies(crossings))) > level:
+                return np.inf  # a genuine crossing: the searches missed a higher peak
+            if not self._hidden_crossings(level) and not self._rounding_blind_spots(level):
+                return level
+            rel *= 10.0
+        return np.inf
 
     def _blind_spots_resolved(self, upper, hidden, blind):
         """``upper``, or ``inf`` with a ``RuntimeWarning`` when the last level-set test left

@@ -195,7 +195,14 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     tol = _check_tol(tol)
     if is_model_stack(sys):
         return _hinfnorm_family(sys, float(tol))
-    gamma, fpeak, _ = _hinfnorm_proved(sys, tol)
+    gamma, fpeak, upper = _hinfnorm_bracket(sys, tol)
+    if np.isfinite(upper) and upper > gamma * (1.0 + 2.0 * tol):
+        warn(
+            f"hinfnorm: the level-set test is undecided within tol={tol:g} of the peak "
+            f"(eigenvalues within their rounding of the axis); the norm is certified "
+            f"only within a relative {upper / gamma - 1.0:.1e} of the value returned",
+            RuntimeWarning,
+        )
     return gamma, fpeak
 
 
@@ -679,6 +686,10 @@ class _LevelSetSearch(ClusterScreen):
                 RuntimeWarning,
             )
             upper = np.inf
+        if blind and not hidden and np.isfinite(upper) and lower <= upper:
+            # undecided at lower (1 + tol): a slightly higher level may be decided
+            relaxed = self._coarser_level(lower, tol)
+            upper, blind = (relaxed, []) if np.isfinite(relaxed) else (upper, blind)
         upper = self._blind_spots_resolved(upper, hidden, blind)  # inf if not
         reached = self.accuracy.get(frequency, 0.0) if self.direct else 0.0
         if reached > _UNRESOLVED_ACCURACY:
