@@ -51,11 +51,9 @@ import warnings
 
 import control
 import numpy as np
-import scipy.linalg
 
 from robustmb._blas import single_blas_thread
 from robustmb.analysis import hinfnorm
-from robustmb.analysis._separation import separated_blocks
 from robustmb.errors import IllPosedError, RobustMBWarning, warn
 
 from . import hinf_riccati as ric
@@ -74,6 +72,9 @@ from .gamma_bracket import transfer_scale as _transfer_scale
 from .hinfsyn_result import HinfsynResult
 from .lft_peak import fl_peak, fl_sigma
 from .lmi import hinf_level_lmi, lmi_hinf
+from .norm_certificate import HINF_TOL as _HINF_TOL
+from .norm_certificate import norm_certified as _norm_certified
+from .norm_certificate import second_realisation_norm as _second_realisation_norm
 from .plant import (
     as_controller,
     balanced_controller,
@@ -111,11 +112,6 @@ _SPREAD_MAX = 1e6
 _ROUNDING = 1e-6
 
 
-# Relative accuracy asked of hinfnorm in the verification (its attained value h and the
-# certified bound h (1 + tol)); the reported norm includes the factor.  1e-7 rather than
-# 1e-9: on stiff loops the peak polish of the tighter tolerance costs about three times
-# as much (S&P Ex. 2.11: 133 ms against 40-80 ms), for a difference far below _ROUNDING.
-_HINF_TOL = 1e-7
 # Relative allowance of the verification: a controller is accepted when its closed-loop
 # norm is at most its design level times ``1 + _SLACK``.
 _SLACK = 1e-6
@@ -172,29 +168,6 @@ def _verify(plant, K, gamma_design, slack=_SLACK, cl=None):
             peak = wpk
         norm = max(norm * (1 + _HINF_TOL), fl) * (1 + _ROUNDING)
     return cl, norm, ok, peak, evals
-
-
-def _second_realisation_norm(cl):
-    """:func:`robustmb.hinfnorm` of ``cl`` in the realisation of
-    :func:`robustmb.analysis._separation.separated_blocks` (eigenvalue clusters
-    decoupled by a similarity), or None when there is no such split, the model is
-    discrete, or that computation warns too."""
-    if cl.dt or cl.nstates < 2:
-        return None
-    try:
-        blocks = separated_blocks(cl.A, cl.B, cl.C, depth=1)
-    except (np.linalg.LinAlgError, ValueError):
-        return None
-    if len(blocks) == 1:
-        return None
-    A = scipy.linalg.block_diag(*[a for a, _, _ in blocks])
-    B = np.vstack([b for _, b, _ in blocks])
-    C = np.hstack([c for _, _, c in blocks])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        norm, _ = hinfnorm((A, B, C, cl.D), tol=_HINF_TOL)
-    norm = float(norm)
-    return norm if np.isfinite(norm) and not caught else None
 
 
 def _too_stiff(plant, cand):
@@ -672,6 +645,14 @@ def _unscaled(res, plant, scale):
     loop formed with the given plant, with its ``w`` / ``z`` signal names."""
     K = res.controller
     cl = closed_loop(plant, (K.A, K.B, K.C, K.D))
+    if not _norm_certified(cl):
+        warn(
+            "hinfsyn: no upper bound on the closed loop's H-infinity norm is certified "
+            "(hinfnorm, two realisations); gamma is the largest value found and may lie "
+            "below the true norm (gamma_certified = False)",
+            RobustMBWarning,
+        )
+        res = dataclasses.replace(res, gamma_certified=False)
     n_w, n_z = plant.B1.shape[1], plant.C1.shape[0]
     if plant.input_names and plant.output_names:
         cl = control.ss(cl.A, cl.B, cl.C, cl.D, cl.dt, inputs=list(plant.input_names[:n_w]),

@@ -66,7 +66,12 @@ class HinfsynResult:
         SDP optimum), not a certificate; on the LMI and regularised paths, where the lower
         end is always the Parrott bound, False when that bound stays below the numerical
         estimate of the optimum (the bracket is then proven but wide).
-        ``gamma_bracket[1]`` is always verified.
+        ``gamma_bracket[1]`` is verified whenever ``gamma_certified`` is True.
+    gamma_certified : bool
+        False when :func:`robustmb.hinfnorm` proves no upper bound on the closed loop's
+        norm in either realisation tried (e.g. repeated poles within rounding of the
+        axis): ``gamma`` is then the largest value found, which may lie below the true
+        norm, and a :class:`~robustmb.errors.RobustMBWarning` says so.
     regularised : list of tuple
         Singular plants under ``method="auto"``: ``(eps, gamma_eps, norm)`` per
         regularisation size tried, with ``gamma_eps`` the bracket top of the regularised
@@ -95,3 +100,4 @@ class HinfsynResult:
     history: list = field(default_factory=list, repr=False)
     lower_certified: bool = False
     regularised: list = field(default_factory=list, repr=False)
+    gamma_certified: bool = True
