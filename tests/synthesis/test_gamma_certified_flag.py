@@ -20,7 +20,9 @@ from robustmb.errors import RobustMBWarning
 def _gain(cl, w):
     # |C (jw I - A)^-1 B + D| of the SISO closed loop in 50-digit arithmetic
     with mpmath.workdps(50):
-        A, B, C, D = (mpmath.matrix(np.asarray(m, float).tolist()) for m in (cl.A, cl.B, cl.C, cl.D))
+        A, B, C, D = (
+            mpmath.matrix(np.asarray(m, float).tolist()) for m in (cl.A, cl.B, cl.C, cl.D)
+        )
         n = A.rows
         G = C * mpmath.lu_solve(1j * w * mpmath.eye(n) - A, B) + D
         return float(abs(G[0, 0]))
