@@ -98,3 +98,27 @@ def test_mussv_lower_bound_on_a_nearly_real_matrix(case):
     assert exact == pytest.approx(expected, rel=1e-6)
     res = rmb.mussv(m, [(-1, 0), (-1, 0)])
     assert res.lower <= exact * (1 + 1e-12) <= res.upper * (1 + 1e-12)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="robstab's lower bound from the mu upper bound on the whole frequency axis "
+    "exceeds the exact margin (6.05516 against 6.05214) on a discrete loop whose poles lie "
+    "1e-10 inside the unit circle: the resonance is narrower than the sweep resolves",
+)
+def test_robstab_lower_bound_on_a_discrete_loop_near_the_unit_circle():
+    d = DATA["discrete_near_circle"]
+    A0, u, v = (np.array(d[key]) for key in ("A0", "u", "v"))
+    # exact reference, no package code: at k the loop A0 + k u v has a pole outside the
+    # unit circle (mpmath, 100 digits), so the margin is at most |k|
+    k_bad = d["unstable_k"]
+    with mpmath.workdps(100):
+        M = mpmath.matrix(A0.tolist()) + mpmath.mpf(k_bad) * (
+            mpmath.matrix(u.tolist()) * mpmath.matrix(v.tolist())
+        )
+        radius = max(abs(z) for z in mpmath.eig(M, left=False, right=False))
+        assert radius > 1
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    loop = rmb.uss(A0 + k * (u @ v), np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1)), dt=d["dt"])
+    res = rmb.robstab(loop, sensitivity=False)
+    assert res.lower <= abs(k_bad)
