@@ -10,13 +10,25 @@ from ..errors import ArgumentError, DimensionError
 from ..lft.algebra import inv
 from ..lft.model import UncertainSystem, umat, uss
 from .realp import realp
-from .tunable_gain import _block_name
+from .tunable_gain import _block_dt, _block_name
 
 PID_FORMS = ("p", "i", "pi", "pd", "pid")
 
 
-def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
-    """Tunable PID ``Kp + Ki/s + Kd s / (Tf s + 1)``.
+def tunable_pid(name, *, form="pid", tf=None, dt=None) -> UncertainSystem:
+    """Tunable PID ``Kp + Ki/s + Kd s / (Tf s + 1)``, or its discrete form with ``dt``.
+
+    With a sample time ``dt = Ts`` the block is MATLAB's discrete parallel PID with
+    the forward-Euler integrator and derivative formulas (``IFormula`` and
+    ``DFormula`` ``'ForwardEuler'``, the defaults of MATLAB's ``pid`` and
+    ``tunablePID``; MathWorks, Control System Toolbox documentation, "pid",
+    section "Discrete-Time PID Controller")::
+
+        C(z) = Kp + Ki Ts / (z - 1) + Kd / (Tf + Ts / (z - 1)).
+
+    Its realisation is the continuous one with ``A -> I + Ts A`` and
+    ``B -> Ts B`` (the forward-Euler map ``s -> (z - 1) / Ts``).  The derivative
+    filter's pole is ``z = 1 - Ts / Tf``: stable only for ``Tf > Ts / 2``.
 
     Parameters
     ----------
@@ -26,9 +38,12 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     form : {"p", "i", "pi", "pd", "pid"}
         Which terms are present.
     tf : float, optional
-        A fixed derivative-filter time constant (> 0) of the forms with a D term
-        (``"pd"``, ``"pid"``); ``None`` tunes it (``Tf > 0``, initial value 0.1).
-        The forms without a D term refuse it.
+        A fixed derivative-filter time constant (> 0; ``> dt / 2`` in discrete time)
+        of the forms with a D term (``"pd"``, ``"pid"``); ``None`` tunes it
+        (``Tf > 0``, initial value 0.1, or ``dt`` in discrete time: the filter pole
+        at ``z = 0``).  The forms without a D term refuse it.
+    dt : float, optional
+        Sample time ``Ts`` (> 0) of a discrete block; ``None``: continuous.
 
     Returns
     -------
@@ -49,10 +64,17 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     >>> ref = 2.0 + 1.0 / s + 0.5 * s / (0.01 * s + 1)
     >>> bool(np.isclose(control.evalfr(K, s), ref))
     True
+    >>> Cd = rmb.tunable_pid("Cd", dt=0.1)
+    >>> Kd = Cd.usubs({"Cd.Kp": 2.0, "Cd.Ki": 1.0, "Cd.Kd": 0.5, "Cd.Tf": 0.3})
+    >>> z = np.exp(0.5j)
+    >>> ref = 2.0 + 1.0 * 0.1 / (z - 1) + 0.5 / (0.3 + 0.1 / (z - 1))
+    >>> Kd.dt, bool(np.isclose(control.evalfr(Kd, z), ref))
+    (0.1, True)
     """
     name = _block_name("tunable_pid", name)
     if form not in PID_FORMS:
         raise DimensionError(f"tunable_pid '{name}': form must be one of {PID_FORMS}, got {form!r}")
+    ts = _block_dt("tunable_pid", name, dt)
     has_p, has_i, has_d = "p" in form, "i" in form, "d" in form
     if tf is not None and not has_d:
         raise ArgumentError(
@@ -71,24 +93,35 @@ def tunable_pid(name, *, form="pid", tf=None) -> UncertainSystem:
     if has_d:
         kd = realp(f"{name}.Kd", 0.0)
         if tf is None:
-            itf = inv(umat(realp(f"{name}.Tf", 0.1, minimum=1e-8)))
+            tf0 = ts if ts else 0.1  # discrete: the filter pole 1 - Ts/Tf at z = 0
+            itf = inv(umat(realp(f"{name}.Tf", tf0, minimum=1e-8)))
         else:
             if isinstance(tf, bool | np.bool_) or not isinstance(tf, numbers.Real):
                 raise ArgumentError(f"tunable_pid '{name}': tf must be a number > 0, got {tf!r}")
             tf = float(tf)
             if not np.isfinite(tf) or tf <= 0:
                 raise ArgumentError(f"tunable_pid '{name}': tf must be finite and > 0, got {tf!r}")
+            if ts and not tf > ts / 2:
+                raise ArgumentError(
+                    f"tunable_pid '{name}': tf = {tf!r} puts the derivative filter's pole "
+                    f"1 - dt/tf = {1 - ts / tf:.6g} on or outside the unit circle; a fixed "
+                    f"tf must exceed dt/2 = {ts / 2!r}"
+                )
             itf = 1.0 / tf
         a.append(-1.0 * itf)
         b.append(itf)
         c.append(-1.0 * kd * itf)
         d = kd * itf + kp
+    if ts:
+        # forward Euler, s -> (z - 1)/Ts: x[k+1] = x[k] + Ts (A x[k] + B e[k])
+        a = [1.0 + ts * ai for ai in a]
+        b = [ts * bi for bi in b]
     n = len(a)
     if n == 0:
-        sys = uss(umat([[d]]))
+        sys = uss(umat([[d]]), dt=ts if ts else None)
     else:
         amat = [[a[i] if i == j else 0.0 for j in range(n)] for i in range(n)]
-        sys = uss(amat, [[bi] for bi in b], [c], [[d]])
+        sys = uss(amat, [[bi] for bi in b], [c], [[d]], dt=ts)
     sys.input_names = ["e"]
     sys.output_names = ["u"]
     sys.name = name
