@@ -21,8 +21,8 @@ def tunable_pid(name, *, form="pid", tf=None, dt=None) -> UncertainSystem:
     With a sample time ``dt = Ts`` the block is MATLAB's discrete parallel PID with
     the forward-Euler integrator and derivative formulas (``IFormula`` and
     ``DFormula`` ``'ForwardEuler'``, the defaults of MATLAB's ``pid`` and
-    ``tunablePID``; MathWorks, Control System Toolbox documentation, "pid",
-    section "Discrete-Time PID Controller")::
+    ``tunablePID``; MathWorks, Control System Toolbox documentation, "pid: PID
+    controller in parallel form", properties ``IFormula`` and ``DFormula``)::
 
         C(z) = Kp + Ki Ts / (z - 1) + Kd / (Tf + Ts / (z - 1)).
 
