@@ -242,3 +242,46 @@ def test_discrete_subgradient_equals_finite_differences(block):
     assert peaks.sum() + (top[-1] > 0.99 * f0) == 1
     fd = central_differences(lambda y: rmb.hinfnorm((*lft.statespace(y), TS), tol=1e-12)[0], x)
     np.testing.assert_allclose(g, fd, rtol=2e-4, atol=2e-5 * max(1.0, f0))
+
+
+# MATLAB pid's discrete integrator formulas (IFormula/DFormula) as transfer functions
+_IF = {
+    "ForwardEuler": control.tf([TS], [1, -1], TS),
+    "BackwardEuler": control.tf([TS, 0], [1, -1], TS),
+    "Trapezoidal": control.tf([TS / 2, TS / 2], [1, -1], TS),
+}
+
+
+@pytest.mark.parametrize("iformula", list(_IF))
+@pytest.mark.parametrize("dformula", list(_IF))
+@pytest.mark.parametrize("fixed", [False, True])
+def test_discrete_pid_formulas_equal_matlab(iformula, dformula, fixed):
+    C = rmb.tunable_pid("C", dt=TS, iformula=iformula, dformula=dformula, tf=0.3 if fixed else None)
+    vals = {"C.Kp": 1.7, "C.Ki": -0.6, "C.Kd": 0.45, "C.Tf": 0.3}
+    K = C.usubs({k: v for k, v in vals.items() if k in C.tunables})
+    # Kp + Ki IF(z) + Kd / (Tf + DF(z))
+    ref = 1.7 + (-0.6) * _IF[iformula] + 0.45 / (0.3 + _IF[dformula])
+    _same_response(K, ref)
+    # filter pole 1 - Ts/Tf, Tf/(Tf + Ts), (Tf - Ts/2)/(Tf + Ts/2)
+    pole = {"ForwardEuler": 1 - TS / 0.3, "BackwardEuler": 0.3 / 0.4, "Trapezoidal": 0.25 / 0.35}
+    assert np.sort(np.linalg.eigvals(K.A)) == pytest.approx(np.sort([1.0, pole[dformula]]))
+
+
+def test_formula_arguments_are_checked():
+    with pytest.raises(ArgumentError, match="iformula applies to discrete blocks"):
+        rmb.tunable_pid("C", iformula="BackwardEuler")
+    with pytest.raises(ArgumentError, match="dformula must be one of"):
+        rmb.tunable_pid("C", dt=TS, dformula="Tustin")
+    # a fixed tf <= Ts/2 is fine where the filter is stable for every Tf
+    assert rmb.tunable_pid("C", dt=TS, tf=0.01, dformula="BackwardEuler").dt == TS
+
+
+def test_hinfstruct_with_trapezoidal_pid_tunes_a_stable_loop():
+    C = rmb.tunable_pid("C", dt=TS, iformula="Trapezoidal", dformula="Trapezoidal")
+    res = rmb.hinfstruct(_plant(), C, maxiter=60)
+    assert np.max(np.abs(np.linalg.eigvals(res.closed_loop.A))) < 1
+    v = {k: float(np.squeeze(x)) for k, x in res.values.items()}
+    ref = v["C.Kp"] + v["C.Ki"] * _IF["Trapezoidal"] + v["C.Kd"] / (v["C.Tf"] + _IF["Trapezoidal"])
+    _same_response(res.controller, ref)
+    # the tuned PID is no worse than the tuned PI (a PI is the PID with Kd = 0)
+    assert res.gamma <= rmb.hinfstruct(_plant(), rmb.tunable_pid("C", form="pi", dt=TS)).gamma
