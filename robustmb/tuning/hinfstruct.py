@@ -11,10 +11,12 @@ import scipy.linalg as sla
 from ..analysis import hinfnorm
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
 from ..lft.algebra import lft_lower
+from ..lft.complex_statespace import ComplexStateSpace
 from ..lft.model import UncertainModel, as_model
 from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
 from .sample_points import check_samples
+from .systune import _is_nominal
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
@@ -107,6 +109,13 @@ def _balanced(p):
 
 
 def _models(P, samples, seed):
+    """The plants at their nominal values, then at each sample.
+
+    ``ucomplex`` and ``ultidyn`` elements stay at their nominal value in every sample,
+    as in :func:`~robustmb.tuning.systune` (the optimiser works on real models): drawn
+    samples take their nominal, and a given sample that sets one elsewhere is an
+    ``ArgumentError``.
+    """
     plants = list(P) if isinstance(P, list | tuple) else [P]
     if not plants:
         raise ArgumentError("hinfstruct: P is an empty list (give a plant or a list of plants)")
@@ -116,17 +125,43 @@ def _models(P, samples, seed):
         if isinstance(p, UncertainModel):
             elements.update(p.uncertainty)
     given = check_samples(elements, samples, "hinfstruct", "the plants")
+    if not isinstance(given, int):
+        for k, point in enumerate(given):  # (elements left out are at their nominal)
+            for name, value in point.items():
+                el = elements[name]
+                if el.kind != "real" and not _is_nominal(value, el.nominal):
+                    raise ArgumentError(
+                        f"hinfstruct: samples[{k}] sets the {el.kind} element {name!r}; "
+                        "sampled tuning holds ucomplex and ultidyn elements at their nominal "
+                        "value (the optimiser works on real models)"
+                    )
     out = []
-    for p in plants:
+    for i, p in enumerate(plants):
         if isinstance(p, UncertainModel) and p.uncertainty:
-            out.append(p.nominal())
+            nominal = p.nominal()
+            _check_real(nominal, p, i)
+            out.append(nominal)
+            held = {n: el.nominal for n, el in p.uncertainty.items() if el.kind != "real"}
             if isinstance(given, int):
-                out += p.usample(given, seed=seed)[0] if given else []
+                points = p.usample(given, seed=seed)[1] if given else []
             else:
-                out += [p.usubs({n: v[n] for n in p.uncertainty}) for v in given]
+                points = [{n: v[n] for n in p.uncertainty} for v in given]
+            out += [p.usubs(point | held) for point in points]
         else:
             out.append(p)
     return out
+
+
+def _check_real(model, plant, i):
+    """A plant's nominal model must be real: a ``ucomplex`` with a complex nominal makes
+    it complex, which the optimiser (real parameters, real models) cannot tune."""
+    if not isinstance(model, ComplexStateSpace):
+        return
+    names = sorted(n for n, el in plant.uncertainty.items() if el.kind != "real")
+    raise ArgumentError(
+        f"hinfstruct: P (plant {i}) is complex at its nominal values (elements {names}); "
+        "hinfstruct tunes real models: give complex elements a real nominal"
+    )
 
 
 def hinfstruct(
@@ -164,6 +199,8 @@ def hinfstruct(
         (or the given ``{name: value}`` points) are tuned jointly.  A point names
         uncertain elements of the plants, with values inside their ranges (an
         ``ArgumentError`` otherwise); the elements it leaves out take their nominal.
+        ``ucomplex`` and ``ultidyn`` elements stay at their nominal in every sample (a
+        given point that sets one elsewhere is an ``ArgumentError``), as in ``systune``.
     progress : bool
         Show a progress bar over the runs.
     maxiter : int

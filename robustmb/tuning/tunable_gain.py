@@ -35,6 +35,34 @@ def _positive(name, what, n, minimum=1):
     return int(n)
 
 
+def _block_dt(where, name, dt):
+    """Sample time of a tunable block: ``0.0`` for ``dt=None`` (continuous), else a
+    positive finite number; anything else is an :class:`~robustmb.errors.ArgumentError`.
+
+    Examples
+    --------
+    >>> _block_dt("tunable_pid", "C", None), _block_dt("tunable_pid", "C", 0.1)
+    (0.0, 0.1)
+    >>> _block_dt("tunable_pid", "C", 0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: tunable_pid 'C': dt must be None (continuous) or a ...
+    """
+    if dt is None:
+        return 0.0
+    if (
+        isinstance(dt, bool | np.bool_)
+        or not isinstance(dt, numbers.Real)
+        or not np.isfinite(dt)
+        or not dt > 0
+    ):
+        raise ArgumentError(
+            f"{where} '{name}': dt must be None (continuous) or a positive finite sample "
+            f"time, got {dt!r}"
+        )
+    return float(dt)
+
+
 def tunable_gain(name, ny, nu, *, value=None) -> UncertainSystem:
     """Tunable static gain ``u = K y`` with ``K`` an ``ny x nu`` realp named ``name``.
 

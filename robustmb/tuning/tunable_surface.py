@@ -12,7 +12,7 @@ from ..lft.elements import UncertainElement
 from ..lft.model import umat, uss
 from ..lft.simplify import simplify
 from .realp import realp
-from .tunable_gain import _block_name
+from .tunable_gain import _block_dt, _block_name
 
 BASES = ("affine", "polynomial")
 
@@ -34,7 +34,7 @@ def _basis_terms(scheduling, basis, degree):
     return out
 
 
-def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree=2):
+def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree=2, dt=None):
     """Gain-scheduled matrix ``M0 + sum_i Mi f_i(sigma)`` with tunable coefficient matrices.
 
     The scheduling elements are ``ureal`` objects: the surface uses *them* (same name,
@@ -60,10 +60,15 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     basis : {"affine", "polynomial"}
     states : int
         ``0``: a static gain; ``> 0``: the surface is ``[[A, B], [C, D]]`` of a
-        state-space controller of that order.
+        state-space controller of that order (``A`` starts at ``-I``, or ``0.5 I`` in
+        discrete time).
     degree : int
         Total degree of the polynomial basis (an integer >= 1, checked for every
         basis; only used by ``"polynomial"``).
+    dt : float, optional
+        Sample time (> 0): a discrete block, whose states are delayed by one sample
+        (``x[k+1] = A(sigma) x[k] + B(sigma) u[k]``, the states on ``z^-1``); ``None``:
+        continuous.
 
     Returns
     -------
@@ -83,6 +88,9 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     >>> G = K.usubs({"K.M0": [[1.0]], "K.M1": [[2.0]], "v": 15.0})
     >>> float(G.D[0, 0])  # 1 + 2 * (15 - 10) / 5
     3.0
+    >>> Kd = tunable_surface("Kd", (1, 1), v, states=1, dt=0.1)
+    >>> Kd.dt, Kd.tunables["Kd.M0"].value.tolist()
+    (0.1, [[0.5, 0.0], [0.0, 0.0]])
     """
     name = _block_name("tunable_surface", name)
     if isinstance(scheduling, UncertainElement):
@@ -130,10 +138,11 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
         )
     if isinstance(states, bool) or not isinstance(states, numbers.Integral) or states < 0:
         raise DimensionError(f"tunable_surface '{name}': states must be an integer >= 0")
+    ts = _block_dt("tunable_surface", name, dt)
     rows, cols = ny + states, nu + states
     m0 = np.zeros((rows, cols))
     if states:
-        m0[:states, :states] = -np.eye(states)
+        m0[:states, :states] = (0.5 if ts else -1.0) * np.eye(states)
     surface = umat(realp(f"{name}.M0", m0))
     normalised = [(umat(s) - s.center) * (1.0 / s.half_width) for s in sched]
     for i, powers in enumerate(_basis_terms(sched, basis, degree), start=1):
@@ -145,9 +154,11 @@ def tunable_surface(name, shape, scheduling, *, basis="affine", states=0, degree
     if states:
         n = states
         # Selecting the four blocks repeats every Delta channel; simplify merges them.
-        sys = simplify(uss(surface[:n, :n], surface[:n, n:], surface[n:, :n], surface[n:, n:]))
+        sys = simplify(
+            uss(surface[:n, :n], surface[:n, n:], surface[n:, :n], surface[n:, n:], dt=ts)
+        )
     else:
-        sys = uss(surface)
+        sys = uss(surface, dt=ts if ts else None)
     sys.input_names = [f"u[{i}]" for i in range(nu)] if nu > 1 else ["u"]
     sys.output_names = [f"y[{i}]" for i in range(ny)] if ny > 1 else ["y"]
     sys.name = name
