@@ -49,6 +49,12 @@ _MAX_DIAGONAL_SPREAD = 1e100
 _EDGE = 1e-9
 # Relative slack of a level above the largest pointwise bound, on top of ``rel_gap``.
 _LEVEL_SLACK = 1e-12
+# A pole of ``M`` closer to the axis than this (relative to its frequency) makes the
+# pencil's crossings near it unresolved (see _unresolved_windows); the window around it
+# has the relative half-width _WINDOW plus _WINDOW_DAMPING times the pole's damping.
+_NEAR_AXIS = 1e-6
+_WINDOW = 1e-6
+_WINDOW_DAMPING = 100.0
 
 
 def sweep_level(bound, rel_gap):
@@ -295,6 +301,8 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     Where the inequality fails at such an end (the pencil placed the crossing off by
     more than the margin) the end is located by bisection between it and the
     segment's first probe, and is again a point where the inequality was evaluated.
+    No interval enters the window around a pole of ``M`` within ``_NEAR_AXIS`` of the
+    axis (:func:`_unresolved_windows`): there the pencil does not resolve the crossings.
 
     Parameters
     ----------
@@ -326,11 +334,38 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     # Every eigenvalue is a candidate: a real-mu peak isolated at one frequency is a
     # pair of crossings so close together that they come out off the axis.
     cand = _candidate_crossings(*mult.scale_system(a, b, c, d), mult.pi(beta))
-    got = _interval_between(cand, mult, beta, w0, evaluate, d, probes=3)
+    windows = _unresolved_windows(a)
+    if windows.size:
+        cand = np.unique(np.concatenate([cand, windows.ravel()]))
+        cand = cand[cand > 0]
+    got = _interval_between(cand, mult, beta, w0, evaluate, d, probes=3, windows=windows)
     return (w0, w0) if got == "mixed" else got
 
 
-def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
+def _unresolved_windows(a):
+    """Frequency windows ``(lo, hi)`` (rows) around the poles of ``M`` nearly on the axis.
+
+    Near a pole ``p`` with ``|Re p| <= _NEAR_AXIS |Im p|`` the multiplier's inequality can
+    fail on a sliver far narrower than the error of the pencil's eigenvalues: a real-mu
+    peak on a resonance whose pole lies ``1e-10`` (relative) from the axis fails on
+    ``2e-9`` of the axis, or on less than ``1e-10``, while the pencil places the pair of
+    crossings around it as a cluster ``1e-8`` off the axis and ``4e-8`` wide (a double
+    eigenvalue, perturbed by ``sqrt(eps)``), and the sliver hid in a segment whose probes
+    all held.  No interval is extended into such a window, whose half-width is
+    ``_WINDOW |Im p| + _WINDOW_DAMPING |Re p|``: a point inside it certifies itself only.
+    """
+    if a.shape[0] == 0:
+        return np.zeros((0, 2))
+    poles = np.linalg.eigvals(a)
+    wp = np.abs(poles.imag)
+    light = (wp > 0) & (np.abs(poles.real) <= _NEAR_AXIS * wp)
+    if not light.any():
+        return np.zeros((0, 2))
+    half = _WINDOW * wp[light] + _WINDOW_DAMPING * np.abs(poles.real[light])
+    return np.column_stack([np.maximum(wp[light] - half, 0.0), wp[light] + half])
+
+
+def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2, windows=None):
     """The interval of :func:`certified_interval` for the candidate crossings ``cross``.
 
     ``"mixed"`` when the probes of the segment of ``w0`` disagree (a missed crossing), or
@@ -340,6 +375,8 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
     per side and evaluation: a segment's probes and those of the crossing joining it
     are evaluated only when the chain reaches it (most intervals span one or two of the
     tens of segments, and the inequality's evaluations are the cost of a re-check).
+    A segment inside one of ``windows`` (rows ``(lo, hi)``, see :func:`_unresolved_windows`)
+    counts as violated whatever its probes say.
     """
     edges = np.concatenate([[0.0], cross, [np.inf]])
     seg_lo, seg_hi = edges[:-1], edges[1:]
@@ -351,6 +388,11 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
         lin = finite_hi[:, None] * fr
         inner = np.where((seg_lo > 0)[:, None], geo, lin)
     nseg = len(seg_lo)
+    blocked = np.zeros(nseg, bool)
+    if windows is not None and len(windows):
+        mid = np.where(np.isinf(seg_hi), np.inf, 0.5 * (seg_lo + seg_hi))
+        for lo_w, hi_w in windows:
+            blocked |= (mid > lo_w) & (mid < hi_w)
 
     def holds(w):
         return fdi_values(evaluate(np.asarray(w, float)), mult, beta) < 0
@@ -360,7 +402,7 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
     at_w0, at_zero = first[0], first[1]
     if not at_w0:
         return None
-    if not first[2:].all():
+    if not first[2:].all() or blocked[k]:
         return "mixed"
     crossing = {}  # crossing index -> (below, at, above): the inequality just below, at, above
 
@@ -374,6 +416,7 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2):
             c = cross[joins]
             got = holds(np.concatenate([inner[segs].ravel(), c * (1 - _EDGE), c, c * (1 + _EDGE)]))
             seg_ok = got[: segs.size * probes].reshape(segs.size, probes).all(axis=1)
+            seg_ok &= ~blocked[segs]
             below, at, above = got[segs.size * probes :].reshape(3, segs.size)
             for i, seg in enumerate(segs):
                 crossing[int(joins[i])] = (below[i], at[i], above[i])

@@ -22,6 +22,7 @@ import numpy as np
 from .balancing import balance_realization
 from .freqresp import response_function
 from .frequency_intervals import (
+    _unresolved_windows,
     certified_interval,
     continuous_equivalent,
     multiplier_from_certificate,
@@ -485,6 +486,9 @@ def _half_axis_peak(
         # M(jw) is real) between two intervals that each end just beside it.
         return [(lo, hi) for lo, hi in _gaps(ivs.values(), top) if hi - lo > GAP_RTOL * lo]
 
+    if _unresolved_windows(ca).size:  # no interval enters them (a pole nearly on the axis)
+        search_lower()
+        return _failed(pts, ubs, lbs, deltas)
     relax_after = max_rounds // 2 if relax else max_rounds + 1
     real_level = level
     counts: list = []  # uncovered gaps after each round
