@@ -101,7 +101,7 @@ class DiskMargin:
         """Disk-based gain margin ``(gmin, gmax)`` (absolute gain factors).
 
         Those of the disk of size ``alpha``, except when ``[lower, upper]`` is exact up to
-        a relative ``1e-9`` and contains the half-plane size ``2/(1 + skew)``: then those
+        a relative ``1e-8`` and contains the half-plane size ``2/(1 + skew)``: then those
         of the half plane (``[0, inf]`` for skew 0, as MATLAB reports), not the rounding
         level ``[5e-13, 2e12]`` of a size ``1e-12`` below it.
         """
