@@ -6,8 +6,9 @@ from scanning directions in the box of the scalar (real and complex) parameters:
 each direction the smallest scaling at which a closed-loop pole reaches the stability
 boundary (:mod:`.boundary_crossing`), over the box corners, random directions and a
 local refinement of the best.  A candidate counts only once the substituted loop has a
-pole beyond the boundary by more than the rounding error of its eigenvalues (or is
-ill-posed there: the crossing at infinite frequency).
+pole beyond the boundary by more than the rounding error of its eigenvalues and of the
+substitution (or is ill-posed there: the crossing at infinite frequency); a candidate
+whose pole is only on the boundary within that error is scaled up until one is beyond.
 """
 
 from __future__ import annotations
@@ -125,10 +126,17 @@ def _parameter_search(problem, alpha_max, seed=0, n_random=60, extra_directions=
 
 
 # Pushes beyond a bisected crossing, tried in turn until the substituted loop is
-# verifiably unstable (the crossing itself is only known to rounding accuracy).
-_PUSHES = (0.0, 1e-9, 1e-7, 1e-5, 1e-3)
+# verifiably unstable (the crossing itself is only known to rounding accuracy):
+# ``t = 1 + 2**-j``, about 1e-9, 1.2e-7, 7.6e-6 and 9.8e-4.
+_PUSHES = (0.0, 2.0**-30, 2.0**-23, 2.0**-17, 2.0**-10)
+# A candidate whose pole is on the boundary within rounding at ``t = 1`` is pushed out
+# by doubling ``t`` (up to ``2**_DOUBLINGS``), then the first verified doubling is
+# bisected (in ``log t``) this many times against the last unverified one.
+_DOUBLINGS = 60
+_BISECTIONS = 24
 # A pole this many times beyond the centre loop's spectral radius escapes to infinity.
 _ESCAPE = 1e6
+_EPS = np.finfo(float).eps
 
 
 def _substituted_a(problem, values):
@@ -146,6 +154,47 @@ def _substituted_a(problem, values):
     return a
 
 
+def _substitution_error(problem, values, right, left, overlap):
+    """First-order bound on how far each pole of ``usubs``'s state matrix lies from the
+    same pole of the exact closed loop at the physical ``values``.
+
+    ``usubs`` normalises each scalar value (``2 (v - lo) / (hi - lo) - 1`` for a
+    ``ureal``), which rounds ``delta`` by up to ``4 eps (1 + |delta|)``: near the centre
+    of a range that is an absolute error of about ``eps`` in normalised units, so a
+    physical value ``1.388e-16`` on ``(-1, 1)`` is substituted as ``2.2e-16``.  With
+    ``L = Bw (I - Delta Dzw)^-1`` and ``R = (I - Dzw Delta)^-1 Cz`` the state matrix moves
+    by ``L dDelta R`` to first order, and closing the loop in floating point adds about
+    ``8 eps (|A| + |L| |Delta| |R|)`` entrywise.  A pole with right and left eigenvectors
+    ``x``, ``y`` (of the stored matrix) moves by at most
+    ``(sum_i |dDelta_i| |y^H L_i| |R_i x| + 8 eps |y|^T (|A| + |L| |Delta| |R|) |x|) /
+    |y^H x|``: a componentwise bound, unchanged by a scaling of the states or of the
+    Delta channels.  ``inf`` when it cannot be formed.
+    """
+    a, bw, cz, dzw = problem.m11
+    blocks = [bi for bi in problem.blocks if bi.kind in ("real", "complex")]
+    if not blocks or bw.shape[1] == 0 or a.shape[0] != right.shape[0]:
+        return np.zeros(right.shape[1]) if a.shape[0] == right.shape[0] else np.inf
+    try:
+        diag = np.zeros(problem.nw, dtype=complex)
+        for bi in blocks:
+            diag[bi.w] = bi.element.normalize(values[bi.name])
+        delta = np.diag(diag)
+        eye_w, eye_z = np.eye(dzw.shape[1]), np.eye(dzw.shape[0])
+        lft = bw @ np.linalg.inv(eye_w - delta @ dzw)
+        rgt = np.linalg.inv(eye_z - dzw @ delta) @ cz
+    except (KeyError, TypeError, ValueError, np.linalg.LinAlgError):
+        return np.inf
+    mag = np.abs(diag)
+    yl = np.abs(left.conj().T @ lft)  # poles x channels
+    rx = np.abs(rgt @ right).T  # poles x channels
+    moved = (yl * rx) @ (4 * _EPS * (1.0 + mag))
+    closed = np.abs(a) + np.abs(lft) @ (mag[:, None] * np.abs(rgt))
+    rounded = 8 * _EPS * np.einsum("ip,ij,jp->p", np.abs(left), closed, np.abs(right))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = np.where(overlap > 0, (moved + rounded) / overlap, np.inf)
+    return np.where(np.isfinite(err), err, np.inf)
+
+
 def _substituted_poles(problem, values):
     """Closed-loop poles at ``values`` and each pole's rounding error bound; None when
     the substitution is not well-posed.
@@ -156,11 +205,15 @@ def _substituted_poles(problem, values):
     loop inflates by many orders).  A pole's error is that backward error times its
     condition number ``|x| |y| / |y^H x|`` (first-order perturbation bound), so an
     ill-conditioned pole gets a wider allowance than the matrix norm alone would give.
+    To it is added the distance of ``usubs``'s pole from the exact loop's at ``values``
+    (:func:`_substitution_error`), so that a pole beyond the boundary by more than the
+    allowance is beyond it for the values as reported, not only for ``usubs``'s
+    rounding of them.
     """
     a = _substituted_a(problem, values)
     if a is None:
         return None
-    ab = scipy.linalg.matrix_balance(a, permute=False)[0]
+    ab, (scale_d, _) = scipy.linalg.matrix_balance(a, permute=False, separate=True)
     try:
         ev, left, right = scipy.linalg.eig(ab, left=True, right=True)
     except (ValueError, np.linalg.LinAlgError):
@@ -169,8 +222,13 @@ def _substituted_poles(problem, values):
     scale = np.linalg.norm(left, axis=0) * np.linalg.norm(right, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         cond = np.where(overlap > 0, scale / overlap, np.inf)
-    noise = 16 * np.finfo(float).eps * np.linalg.norm(ab, 1) * cond
-    return ev, noise
+    noise = 16 * _EPS * np.linalg.norm(ab, 1) * cond
+    # eigenvectors of the stored matrix a = D ab D^-1: D x and D^-1 y (same y^H x)
+    sub = _substitution_error(
+        problem, values, scale_d[:, None] * right, left / scale_d[:, None], overlap
+    )
+    noise = noise + sub
+    return ev, np.where(np.isnan(noise), np.inf, noise)
 
 
 def _boundary_distance(ev, dt):
@@ -185,24 +243,71 @@ def _pole_frequency(problem, pole):
     return freq if problem.is_complex else abs(freq)
 
 
-def _verified_crossing(problem, alpha, values_at, *, on_boundary=True):
+def _unstable_at(problem, values_at, t, radius):
+    """``(verdict, values, frequency)`` of the candidate scaled by ``t``: ``verdict`` is
+    True when a pole is beyond the boundary by more than its rounding error
+    (:func:`_substituted_poles`), ``"near"`` when the worst pole is within it, else
+    False (also when the values cannot be formed or substituted)."""
+    try:
+        vals = values_at(t)
+    except (ValueError, TypeError, np.linalg.LinAlgError):
+        return False, None, None
+    got = _substituted_poles(problem, vals)
+    if got is None:
+        return False, vals, None
+    ev, errors = got
+    dist, pole, k = _boundary_distance(ev, problem.dt)
+    noise = max(float(errors[k]), 16 * _EPS if problem.dt else 0.0)
+    if dist > noise:
+        if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
+            return True, vals, np.inf
+        return True, vals, _pole_frequency(problem, pole)
+    return ("near" if abs(dist) <= noise else False), vals, None
+
+
+def _pushed_out(problem, values_at, t_lo, radius):
+    """Smallest verified-unstable scaling found by doubling ``t`` from ``t_lo`` and
+    bisecting the first verified step; ``(t, values, frequency)`` or None."""
+    t_hi = None
+    for _ in range(_DOUBLINGS):
+        t = 2.0 * t_lo
+        verdict, vals, freq = _unstable_at(problem, values_at, t, radius)
+        if verdict is True:
+            t_hi, best = t, (t, vals, freq)
+            break
+        t_lo = t
+    if t_hi is None:
+        return None
+    for _ in range(_BISECTIONS):
+        t = float(np.sqrt(t_lo * t_hi))
+        if not t_lo < t < t_hi:
+            break
+        verdict, vals, freq = _unstable_at(problem, values_at, t, radius)
+        if verdict is True:
+            t_hi, best = t, (t, vals, freq)
+        else:
+            t_lo = t
+    return best
+
+
+def _verified_crossing(problem, alpha, values_at, *, on_boundary=True, grow=False):
     """Check a candidate destabilising perturbation by the poles of the substituted loop.
 
     ``values_at(t)`` gives the physical values of the candidate scaled by ``t``
     (``t = 1``: scaling ``alpha``).  The candidate is accepted at the smallest
-    push ``t = 1 + eta`` for which the substituted closed loop has a pole beyond
-    the stability boundary by more than the rounding error of its eigenvalues
-    (``16 eps ||A_bal||_1`` times the pole's condition number, on the matrix balanced
-    by powers of two: :func:`_substituted_poles`);
-    failing that, a pole on the boundary at ``t = 1`` within that error and
-    within rounding of the pole's own size (a tangential crossing).  A candidate
-    at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
+    push ``t = 1 + eta`` (``eta`` in :data:`_PUSHES`) for which the substituted closed
+    loop has a pole beyond the stability boundary by more than the rounding error of its
+    eigenvalues and of the substitution (:func:`_substituted_poles`).  A pole merely on
+    the boundary within that error proves nothing (the loop there may be exactly
+    stable): when the candidate at ``t = 1`` has one (or ``grow`` is set), ``t`` is
+    doubled until a pole is verified beyond the boundary and the first such step is
+    bisected against the last unverified one; the scaled values are the witness.  A
+    candidate at which the loop is ill-posed (``I - Dzw Delta`` singular to rounding,
     :func:`.boundary_crossing.is_ill_posed`) is accepted at ``t = 1`` with
     frequency ``inf`` when no push is unstable: loss of well-posedness is the
     boundary crossing at infinite frequency (``mu(Dzw) >= 1 / alpha``), whether
-    or not a pole comes back unstable beyond it.  ``on_boundary=False`` accepts only a
-    pole beyond the boundary by more than its rounding error (a loop whose centre poles
-    are within rounding of the boundary has every candidate "on" it).  Never raises.
+    or not a pole comes back unstable beyond it.  ``on_boundary=False`` does not accept
+    such an ill-posed witness.  Never raises.
 
     Returns
     -------
@@ -212,38 +317,29 @@ def _verified_crossing(problem, alpha, values_at, *, on_boundary=True):
     """
     ref = np.linalg.eigvals(problem.a) if problem.a.shape[0] else np.zeros(1)
     radius = float(np.max(np.abs(ref), initial=0.0))
-    tangential = ill = None
+    near = ill = None
     for eta in _PUSHES:
-        try:
-            vals = values_at(1.0 + eta)
-        except (ValueError, TypeError, np.linalg.LinAlgError):
-            continue
-        if eta == 0.0 and is_ill_posed(problem, vals):
-            # its poles are rounding noise: the pushes say whether a pole comes back
-            # unstable beyond it; if none does, the ill-posed point is the witness
-            ill = (alpha, vals, np.inf, True) if on_boundary else None
-            continue
-        got = _substituted_poles(problem, vals)
-        if got is None:
-            continue
-        ev, errors = got
-        dist, pole, k = _boundary_distance(ev, problem.dt)
-        noise = max(float(errors[k]), 16 * np.finfo(float).eps if problem.dt else 0.0)
-        if dist > noise:
-            if not problem.dt and abs(pole) > _ESCAPE * (1.0 + radius):
-                freq = np.inf
-            else:
-                freq = _pole_frequency(problem, pole)
-            return alpha * (1.0 + eta), vals, freq, False
-        # on the boundary: within rounding of both the matrix and the pole itself (a
-        # matrix tolerance alone would pass slow stable poles of a stiff loop)
-        if (
-            on_boundary
-            and eta == 0.0
-            and abs(dist) <= min(noise, 16 * np.finfo(float).eps * max(abs(pole), 1))
-        ):
-            tangential = (alpha, vals, _pole_frequency(problem, pole), False)
-    return tangential or ill
+        t = 1.0 + eta
+        if eta == 0.0:
+            try:
+                vals = values_at(t)
+            except (ValueError, TypeError, np.linalg.LinAlgError):
+                vals = None
+            if vals is not None and is_ill_posed(problem, vals):
+                # its poles are rounding noise: the pushes say whether a pole comes back
+                # unstable beyond it; if none does, the ill-posed point is the witness
+                ill = (alpha, vals, np.inf, True) if on_boundary else None
+                continue
+        verdict, vals, freq = _unstable_at(problem, values_at, t, radius)
+        if verdict is True:
+            return alpha * t, vals, freq, False
+        if eta == 0.0:
+            near = verdict == "near"
+    if ill is None and (near or grow):
+        got = _pushed_out(problem, values_at, 1.0 + _PUSHES[-1], radius)
+        if got is not None:
+            return alpha * got[0], got[1], got[2], False
+    return ill
 
 
 def _search_values(problem, alpha, direction):

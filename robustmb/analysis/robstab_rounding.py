@@ -137,9 +137,11 @@ def unresolved_bounds(problem, unresolved, band=None):
     """``(upper, critical_frequency, destabilizing, reason)`` of :func:`.robust_stability.robstab`
     on a loop :func:`unresolved_centre` flagged (``lower`` is 0).
 
-    ``upper`` comes from the direct parameter search's crossing scaled by 1, 2, 4, ...
-    (up to 128) until a pole is beyond the boundary by more than its rounding error: no
-    tangential witness, since every candidate is within rounding of the boundary here.
+    ``upper`` comes from the direct parameter search's crossing scaled up (pushes, then
+    doublings bisected back: :func:`.destabilising_search._verified_crossing` with
+    ``grow``) until a pole is beyond the boundary by more than its rounding error: a
+    pole on the boundary within rounding is no witness, and every candidate is within
+    rounding of the boundary here.
     On a ``band`` (whose margin the whole axis's crossings do not bound) ``upper = inf``.
 
     Examples
@@ -155,12 +157,11 @@ def unresolved_bounds(problem, unresolved, band=None):
     """
     upper, crit, destab = np.inf, np.nan, {}
     found = _parameter_search(problem, _CAP) if band is None else None
-    for grow in 2.0 ** np.arange(8) if found is not None else ():
-        values_at = _search_values(problem, found[0] * grow, found[1])
-        got = _verified_crossing(problem, found[0] * grow, values_at, on_boundary=False)
+    if found is not None:
+        values_at = _search_values(problem, found[0], found[1])
+        got = _verified_crossing(problem, found[0], values_at, on_boundary=False, grow=True)
         if got is not None:
             upper, destab, crit = got[0], got[1], got[2]
-            break
     tail = robstab_reason(0.0, upper, crit, False, None, _CAP)
     tail = tail.split("; ", 1)[1] if band is None else "no search on a band, so upper = inf"
     return float(upper), crit, destab, unresolved_reason(unresolved, problem.dt) + "; " + tail
