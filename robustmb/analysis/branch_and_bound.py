@@ -241,8 +241,14 @@ def _certify_box(sysdata, blk, dt, centre_diag, radius_diag, hint=None, gamma=No
         probe = hint * _HINT_SPREAD if hint > 0 else np.array([hint])
         if dt:
             probe = probe[probe < np.pi / dt]
+        response = freqresp(_data(sub, dt), probe)
+        unbounded = ~np.isfinite(response).reshape(len(probe), -1).all(axis=1)
+        if unbounded.any():
+            # a pole of the sub-box centre within rounding of the boundary: M is unbounded
+            # there, so no bound at the level holds at that frequency
+            return "probed", float(probe[int(np.argmax(unbounded))]), gain
         # each bound may stop once at or below the level: the test is unchanged
-        ub = mussv_stack(freqresp(_data(sub, dt), probe), blk, lower=False, target=_BOX_LEVEL).upper
+        ub = mussv_stack(response, blk, lower=False, target=_BOX_LEVEL).upper
         if np.max(ub) > _BOX_LEVEL:
             return "probed", float(probe[int(np.argmax(ub))]), gain
     peak = certified_mu_peak(
