@@ -38,6 +38,7 @@ from robustmb.analysis.norms_stability import (
     eigenvalue_rounding,
     pole_discs,
 )
+from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import warn
 
 # the loosest relative gap to which a level the test left undecided is relaxed
@@ -394,23 +395,43 @@ class ClusterScreen:
         )
         return np.inf
 
-    def _attained(self, lower, frequency):
+    def _attained(self, lower, frequency, tol):
         """The best of ``sigma_max`` at ``frequency`` and at the ends of the axis (``0``,
-        and ``pi`` in discrete time), each from a solve refined in double-double:
-        ``(value, frequency)``.
+        and ``pi`` in discrete time): ``(value, frequency)``.
 
         Without refinement the response of a model with poles near ``z = +-1`` (or a
         stiff one) carries relative errors up to ``eps cond(z I - A)``, ``1e-7`` and
         more: the value returned as attained must be one the model reaches, and a peak
         at an end of the axis that the plain evaluation underestimates must be tested
-        from its accurate value.  Models evaluated by refined solves throughout
-        (``direct``) return ``(lower, frequency)`` unchanged.
+        from its accurate value.  Each point is solved once; where the first-order
+        error estimate ``eps (cond(z I - A) ||C|| ||X|| + ||D||)`` of that solve
+        exceeds ``1e-3 tol`` of its value, it is recomputed by refined solves.  Models
+        evaluated by refined solves throughout (``direct``) return ``(lower, frequency)``.
         """
         if self.direct or not np.isfinite(frequency):
             return lower, frequency
         ends = [0.0, np.pi] if self.discrete else [0.0]
         points = np.array([frequency, *[w for w in ends if w != frequency]])
-        values = self._accurate_sigma(points)
+        z = np.exp(1j * points) if self.discrete else 1j * points
+        n = self.A.shape[0]
+        shifted = z[:, None, None] * np.eye(n) - self.A
+        try:
+            X = np.linalg.solve(shifted, np.broadcast_to(self.B, (z.size,) + self.B.shape))
+            condition = np.linalg.cond(shifted)
+            values = np.linalg.svd(self.C @ X + self.D, compute_uv=False)[:, 0]
+            size_cx = np.linalg.norm(self.C, 2) * np.linalg.norm(X, 2, axis=(1, 2))
+            bound = _EPS * (condition * size_cx + np.linalg.norm(self.D, 2))
+            rough = ~(np.isfinite(bound) & np.isfinite(values) & (bound <= 1e-3 * tol * values))
+        except np.linalg.LinAlgError:
+            values, rough = np.full(z.size, -np.inf), np.ones(z.size, dtype=bool)
+        if rough.any():
+            try:
+                refined, _ = refined_response(
+                    self.A, self.B, self.C, self.D, z[rough], on_circle=self.discrete
+                )
+                values[rough] = np.linalg.svd(refined, compute_uv=False)[:, 0]
+            except np.linalg.LinAlgError:
+                values[rough] = -np.inf
         values = np.where(np.isfinite(values), values, -np.inf)
         if not np.isfinite(values[0]):
             return lower, frequency

@@ -655,7 +655,7 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
             elif not (seeded and iterations == 1):
                 # a seed certified at once is already within tol of the peak
                 lower, frequency = self._refine(points, values, lower, frequency)
-            lower, frequency = self._attained(lower, frequency)  # refined solves
+            lower, frequency = self._attained(lower, frequency, tol)  # refined solves
             if lower <= upper:
                 finite = np.isfinite(upper)
                 hidden = self._hidden_crossings(upper) if finite else []
