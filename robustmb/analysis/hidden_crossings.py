@@ -11,8 +11,12 @@ inconclusive, and maximises the response there with refined solves, also around 
 of poles.  The same eigenvector-based radii expose a second blind spot, of stiff models:
 isolated eigenvalues whose rounding (``||H||`` set by the fast poles) reaches the axis;
 there the response is maximised on a logarithmic grid and, if the test stays
-inconclusive, no upper bound is certified.  It is a mixin of the level-set search, whose
-matrices and responses it uses.
+inconclusive, no upper bound is certified.  Slow eigenvalues inside the crossing band are
+among them when their radius exceeds the band and a tenth of ``|lambda|``: evaluating the
+response at their imaginary parts then locates nothing.  The attained value is
+re-evaluated by refined solves, with the ends of the axis (``z = +-1``, where poles
+crowd the plain evaluation's accuracy away), before a level is tested from it.  It is a
+mixin of the level-set search, whose matrices and responses it uses.
 
 A second blind spot is the float grid of frequencies (angles): poles closer to the
 imaginary axis (unit circle) than about ``sqrt(m / tol) spacing(w) / 3`` for ``m`` of them
@@ -34,6 +38,7 @@ from robustmb.analysis.norms_stability import (
     eigenvalue_rounding,
     pole_discs,
 )
+from robustmb.analysis.refined_response import refined_response
 from robustmb.errors import warn
 
 # the loosest relative gap to which a level the test left undecided is relaxed
@@ -95,6 +100,10 @@ class ClusterScreen:
         local = radius <= 0.1 * np.abs(eigenvalues)
         return self._windows(eigenvalues, radius, clustered & local & (distance <= radius))
 
+    # set when the response near eigenvalues the test took as candidate crossings was
+    # found above a level the test had passed: the test is no proof on this model
+    _missed = False
+
     def _rounding_blind_spots(self, level):
         """Windows ``(centre, half_width)`` of eigenvalues of the test at ``level`` whose
         rounding radius ``10 eps ||M|| kappa_i`` reaches the axis (unit circle), clustered
@@ -107,25 +116,60 @@ class ClusterScreen:
         "no crossing" then proves nothing.  Only models where that can happen are
         examined (stiff or resonance-sensitive ones, evaluated by refined solves, and
         levels tested by the pencil near ``sigma_max(D)``); elsewhere the eigenvalues'
-        errors are below the ``sqrt(eps)`` band of the crossing test.
+        errors are below the ``sqrt(eps)`` band of the crossing test.  Once the test has
+        been caught missing a peak (``_missed``), the eigenvalues of
+        :meth:`_unlocated_candidates` are blind spots too.
         """
-        if self._tested is None or self._tested[0] != level:
+        radii = self._band_radii(level)
+        if radii is None:
             return []
+        if not radii:
+            # the radii are unavailable: nothing is proved anywhere
+            return [(0.0, np.inf)]
+        eigenvalues, radius, distance, band = radii
+        # eigenvalues inside the crossing band were taken as candidate crossings and the
+        # response was evaluated there (a pair coalescing at a peak just below the level)
+        selected = (distance > band) & (distance <= radius)
+        if self._missed:
+            selected |= _unlocated(eigenvalues, radius, distance, band)
+        return self._windows(eigenvalues, radius, selected)
+
+    def _unlocated_candidates(self, level):
+        """Windows ``(centre, half_width)`` around eigenvalues inside the crossing band
+        whose rounding radius exceeds the band and a tenth of ``|lambda|``.
+
+        They were taken as candidate crossings and the response was evaluated at their
+        imaginary parts, which locates nothing when the radius dwarfs ``|lambda|`` (the
+        slow eigenvalues of a stiff model, radius and band set by the fast poles'
+        ``||H||``): a crossing pair at ``+-j w`` is split into a real pair near ``+-w``
+        by a perturbation of size about ``w``.  The windows reach ``4 |lambda|`` (at most
+        the radius) on either side; the caller searches the response there and, if it
+        exceeds the level the test passed, sets ``_missed``.
+        """
+        radii = self._band_radii(level)
+        if not radii:
+            return [] if radii is None else [(0.0, np.inf)]
+        eigenvalues, radius, distance, band = radii
+        half = np.minimum(radius, 4.0 * np.abs(eigenvalues))
+        return self._windows(eigenvalues, half, _unlocated(eigenvalues, radius, distance, band))
+
+    def _band_radii(self, level):
+        """``(eigenvalues, radius, distance, band)`` of the test at ``level``; None where
+        the screen does not apply, ``()`` where the radii are unavailable."""
+        if self._tested is None or self._tested[0] != level:
+            return None
         _, kind, _, scale = self._tested
         if self.discrete or not (self.direct or kind == "pencil"):
-            return []
+            return None
         try:
             eigenvalues, radius = self._eigenvalue_radii(kind, level, scale)
         except (np.linalg.LinAlgError, ValueError):
-            # the radii are unavailable: nothing is proved anywhere
-            return [(0.0, np.inf)]
+            return ()
         keep = np.isfinite(eigenvalues)
         eigenvalues, radius = eigenvalues[keep], radius[keep]
         distance = self._boundary_distance(eigenvalues)
-        # eigenvalues inside the crossing band were taken as candidate crossings and the
-        # response was evaluated there (a pair coalescing at a peak just below the level)
         band = _AXIS_RTOL * np.abs(eigenvalues) + _AXIS_SQRT_FACTOR * np.sqrt(_EPS) * scale
-        return self._windows(eigenvalues, radius, (distance > band) & (distance <= radius))
+        return eigenvalues, radius, distance, band
 
     def _blind_spot_grid(self, windows):
         """Frequencies covering the windows where the level-set test is blind: 16 per
@@ -351,6 +395,49 @@ class ClusterScreen:
         )
         return np.inf
 
+    def _attained(self, lower, frequency, tol):
+        """The best of ``sigma_max`` at ``frequency`` and at the ends of the axis (``0``,
+        and ``pi`` in discrete time): ``(value, frequency)``.
+
+        Without refinement the response of a model with poles near ``z = +-1`` (or a
+        stiff one) carries relative errors up to ``eps cond(z I - A)``, ``1e-7`` and
+        more: the value returned as attained must be one the model reaches, and a peak
+        at an end of the axis that the plain evaluation underestimates must be tested
+        from its accurate value.  Each point is solved once; where the first-order
+        error estimate ``eps (cond(z I - A) ||C|| ||X|| + ||D||)`` of that solve
+        exceeds ``1e-3 tol`` of its value, it is recomputed by refined solves.  Models
+        evaluated by refined solves throughout (``direct``) return ``(lower, frequency)``.
+        """
+        if self.direct or not np.isfinite(frequency):
+            return lower, frequency
+        ends = [0.0, np.pi] if self.discrete else [0.0]
+        points = np.array([frequency, *[w for w in ends if w != frequency]])
+        z = np.exp(1j * points) if self.discrete else 1j * points
+        n = self.A.shape[0]
+        shifted = z[:, None, None] * np.eye(n) - self.A
+        try:
+            X = np.linalg.solve(shifted, np.broadcast_to(self.B, (z.size,) + self.B.shape))
+            condition = np.linalg.cond(shifted)
+            values = np.linalg.svd(self.C @ X + self.D, compute_uv=False)[:, 0]
+            size_cx = np.linalg.norm(self.C, 2) * np.linalg.norm(X, 2, axis=(1, 2))
+            bound = _EPS * (condition * size_cx + np.linalg.norm(self.D, 2))
+            rough = ~(np.isfinite(bound) & np.isfinite(values) & (bound <= 1e-3 * tol * values))
+        except np.linalg.LinAlgError:
+            values, rough = np.full(z.size, -np.inf), np.ones(z.size, dtype=bool)
+        if rough.any():
+            try:
+                refined, _ = refined_response(
+                    self.A, self.B, self.C, self.D, z[rough], on_circle=self.discrete
+                )
+                values[rough] = np.linalg.svd(refined, compute_uv=False)[:, 0]
+            except np.linalg.LinAlgError:
+                values[rough] = -np.inf
+        values = np.where(np.isfinite(values), values, -np.inf)
+        if not np.isfinite(values[0]):
+            return lower, frequency
+        best = int(np.argmax(values))
+        return float(values[best]), float(points[best])
+
     def _accurate_sigma(self, frequencies):
         """``sigma_max`` from solves refined in double-double, whatever the model."""
         direct, self.direct = self.direct, True
@@ -358,6 +445,12 @@ class ClusterScreen:
             return self.sigma(np.asarray(frequencies, dtype=float))
         finally:
             self.direct = direct
+
+
+def _unlocated(eigenvalues, radius, distance, band):
+    """Eigenvalues inside the crossing band whose radius exceeds it and ``|lambda| / 10``."""
+    wide = (radius > band) & (radius > 0.1 * np.abs(eigenvalues))
+    return (distance <= band) & wide
 
 
 def merged_windows(windows):

@@ -51,6 +51,7 @@ from robustmb.analysis._norm_common import (
     _unscaled_upper,
 )
 from robustmb.analysis._peak_polish import parabolic_peak
+from robustmb.analysis._sample_polish import SamplePolish
 from robustmb.analysis._slicot_seed import slicot_peak_frequency
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
@@ -320,7 +321,7 @@ def _peak_gain(A, B, C, D, dt, tol, evaluator, seed, direct, similar=()):
     return search.run(tol, seed=seed)
 
 
-class _LevelSetSearch(ClusterScreen):
+class _LevelSetSearch(ClusterScreen, SamplePolish):
     """Bruinsma-Steinbuch iteration; frequencies are ``omega`` (continuous) or
     ``theta = omega * dt`` (discrete, rad/sample) internally."""
 
@@ -639,8 +640,8 @@ class _LevelSetSearch(ClusterScreen):
             if lower == 0.0:
                 return PeakGain(0.0, 0.0, 0.0, 0)
         iterations = 0
-        hidden, blind = [], []
-        searched = blind_searched = False
+        hidden, blind, unlocated = [], [], []
+        searched = blind_searched = unlocated_searched = False
         for _ in range(_RECERTIFICATIONS):
             state = self._level_set(tol, lower, frequency, points, values)
             upper, count, lower, frequency, points, values = state
@@ -654,12 +655,18 @@ class _LevelSetSearch(ClusterScreen):
             elif not (seeded and iterations == 1):
                 # a seed certified at once is already within tol of the peak
                 lower, frequency = self._refine(points, values, lower, frequency)
+            lower, frequency = self._attained(lower, frequency, tol)  # refined solves
             if lower <= upper:
                 finite = np.isfinite(upper)
                 hidden = self._hidden_crossings(upper) if finite else []
                 # eigenvalues (clustered or not) whose rounding reaches the axis
                 blind = self._rounding_blind_spots(upper) if finite else []
-                if (not hidden or searched) and (not blind or blind_searched):
+                # candidate crossings that the evaluation at their imaginary parts does
+                # not locate: searched once; a value above the level makes them blind
+                if finite and not unlocated_searched:
+                    unlocated = self._unlocated_candidates(upper)
+                settled = not unlocated or unlocated_searched
+                if (not hidden or searched) and (not blind or blind_searched) and settled:
                     break
                 # "no crossing" is no proof there: search near the suspect eigenvalues
                 # and near the clusters of poles, whose centroids are accurate, and on a
@@ -672,6 +679,11 @@ class _LevelSetSearch(ClusterScreen):
                 if blind and not blind_searched:
                     blind_searched = True
                     found, where = max((found, where), self._search_blind_spots(blind, tol))
+                if unlocated and not unlocated_searched:
+                    unlocated_searched = True
+                    value, at = self._search_blind_spots(unlocated, tol)
+                    self._missed = value > upper
+                    found, where = max((found, where), (value, at))
                 if found > lower:
                     lower, frequency = found, where
                     points, values = np.array([where]), np.array([found])
@@ -738,50 +750,6 @@ class _LevelSetSearch(ClusterScreen):
             RuntimeWarning,
         )
         return np.inf, _MAX_ITERATIONS, lower, frequency, points, values
-
-    def _refine(self, points, values, lower, frequency):
-        """Polish the attained value by shrinking a bracket around the best sample.
-
-        The level-set test certifies the norm; this only raises the attained lower bound
-        (each of 3 rounds samples 17 points, shrinking the bracket 8-fold).
-        """
-        rounds, samples = 3, 17
-        if not np.isfinite(frequency):
-            return lower, frequency
-        k = int(np.argmin(np.abs(points - frequency)))
-        left = points[k - 1] if k > 0 else points[k]
-        right = points[k + 1] if k + 1 < points.size else points[k]
-        if not (np.isfinite(left) and np.isfinite(right)) or right <= left:
-            return lower, frequency
-        for _ in range(rounds):
-            if right - left <= 4 * _EPS * abs(frequency):
-                break
-            grid = np.linspace(left, right, samples)
-            grid_values = self.sigma(grid)
-            j = int(np.argmax(grid_values))
-            if np.ptp(grid_values) == 0:
-                # exactly flat: the peak is located
-                lower, frequency = max((lower, frequency), (grid_values[j], grid[j]))
-                break
-            if grid_values[j] > lower:
-                lower, frequency = float(grid_values[j]), float(grid[j])
-            left, right = grid[max(j - 1, 0)], grid[min(j + 1, samples - 1)]
-        return lower, frequency
-
-    def _nonzero_start(self):
-        """G vanished at every initial point: test n + 2 more distinct points.
-
-        A proper rational G of McMillan degree <= n that vanishes at more than n finite
-        points and at infinity is identically zero.
-        """
-        n = self.A.shape[0]
-        if self.discrete:
-            frequencies = np.linspace(0.1, 3.0, n + 2)
-        else:
-            frequencies = np.geomspace(1e-3, 1e3, n + 2) * max(np.max(np.abs(self.poles)), 1.0)
-        values = self.sigma(frequencies)
-        best = int(np.argmax(values))
-        return float(values[best]), float(frequencies[best])
 
 
 def _largest_singular_values_small(response):
