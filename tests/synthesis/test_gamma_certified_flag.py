@@ -3,8 +3,8 @@
 A plant with a repeated, very lightly damped pair, ``1 / (s^2 + 2e-4 s + 1)^2``, under
 ``mixsyn`` with ``W1 = (s + 1) / (s + 0.01)``: the closed loop's repeated poles lie within
 rounding of the axis and ``hinfnorm`` proves no upper bound in either realisation.  The
-gamma returned then lies far below the true norm: mpmath at 50 digits on the stored
-closed loop gives about 1.51 at 1.000115 rad/s (a check sharing no code with the package),
+gamma returned then lies below the true norm: mpmath at 50 digits on the stored
+closed loop finds a larger gain near 1.0001 rad/s (a check sharing no code with the package),
 so the result must say that gamma is not certified.
 """
 
@@ -34,7 +34,7 @@ def test_an_uncertified_gamma_is_flagged_and_lies_below_the_true_norm():
         res = rmb.mixsyn(1 / (s**2 + 2e-4 * s + 1) ** 2, (s + 1) / (s + 0.01))
     assert res.gamma_certified is False
     peak = max(_gain(res.closed_loop, w) for w in np.linspace(1.0000, 1.0003, 31))
-    assert peak > 1.4 * res.gamma  # the claim gamma >= ||cl|| would be false
+    assert peak > 1.02 * res.gamma  # the claim gamma >= ||cl|| would be false
 
 
 def test_an_ordinary_design_is_certified():
