@@ -38,11 +38,23 @@ HOOK = textwrap.dedent(
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupted_during_import(tmp_path, command):
     (tmp_path / "sitecustomize.py").write_text(HOOK)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
     proc = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        command,
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        # a test run started in the background (nohup, `&` in a script) ignores SIGINT, and
+        # the child would inherit that: give it the default disposition a terminal has
+        preexec_fn=_default_sigint,
     )
     try:
         assert proc.stderr.readline().strip() == "HELD"

@@ -168,12 +168,15 @@ def _substitution_error(problem, values, right, left, overlap):
     ``x``, ``y`` (of the stored matrix) moves by at most
     ``(sum_i |dDelta_i| |y^H L_i| |R_i x| + 8 eps |y|^T (|A| + |L| |Delta| |R|) |x|) /
     |y^H x|``: a componentwise bound, unchanged by a scaling of the states or of the
-    Delta channels.  ``inf`` when it cannot be formed.
+    Delta channels.  ``inf`` when it cannot be formed.  Zero when no scalar block is
+    substituted, and when dynamic (``ultidyn``) blocks add states to the loop: this
+    first-order bound is not formed for them, and the rounding of the scalar values is
+    then left to the eigenvalues' own allowance.
     """
     a, bw, cz, dzw = problem.m11
     blocks = [bi for bi in problem.blocks if bi.kind in ("real", "complex")]
     if not blocks or bw.shape[1] == 0 or a.shape[0] != right.shape[0]:
-        return np.zeros(right.shape[1]) if a.shape[0] == right.shape[0] else np.inf
+        return np.zeros(right.shape[1])
     try:
         diag = np.zeros(problem.nw, dtype=complex)
         for bi in blocks:
