@@ -15,8 +15,7 @@ from ..lft.complex_statespace import ComplexStateSpace
 from ..lft.model import UncertainModel, as_model
 from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
-from .sample_points import check_samples
-from .systune import _is_nominal
+from .sample_points import check_samples, hold_complex_at_nominal
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options, check_seed
 
@@ -125,16 +124,7 @@ def _models(P, samples, seed):
         if isinstance(p, UncertainModel):
             elements.update(p.uncertainty)
     given = check_samples(elements, samples, "hinfstruct", "the plants")
-    if not isinstance(given, int):
-        for k, point in enumerate(given):  # (elements left out are at their nominal)
-            for name, value in point.items():
-                el = elements[name]
-                if el.kind != "real" and not _is_nominal(value, el.nominal):
-                    raise ArgumentError(
-                        f"hinfstruct: samples[{k}] sets the {el.kind} element {name!r}; "
-                        "sampled tuning holds ucomplex and ultidyn elements at their nominal "
-                        "value (the optimiser works on real models)"
-                    )
+    hold_complex_at_nominal(elements, given, "hinfstruct", "the optimiser works on real models")
     out = []
     for i, p in enumerate(plants):
         if isinstance(p, UncertainModel) and p.uncertainty:

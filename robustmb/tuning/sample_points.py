@@ -110,3 +110,40 @@ def check_samples(uncertainty, samples, who, owner="the loop"):
             _check_value(who, k, name, uncertainty[name], value)
         out.append({n: point.get(n, el.nominal) for n, el in uncertainty.items()})
     return out
+
+
+def hold_complex_at_nominal(uncertainty, given, who, why):
+    """Refuse a given sample that moves a ``ucomplex`` or ``ultidyn`` element.
+
+    Sampled tuning (``systune``, ``hinfstruct``) works on real models, so those elements
+    stay at their nominal value in every sample; ``given`` is the list returned by
+    :func:`check_samples` (a count is accepted and ignored), ``why`` ends the message.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> c = rmb.ucomplex("c", 1.0, radius=0.5)
+    >>> hold_complex_at_nominal({"c": c}, [{"c": 1.0}], "systune", "real models")
+    >>> hold_complex_at_nominal({"c": c}, [{"c": 1.2j}], "systune", "real models")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: systune: samples[0] sets the complex element 'c'; \
+sampled tuning holds ucomplex and ultidyn elements at their nominal value (real models)
+    """
+    if isinstance(given, int):
+        return
+    for k, point in enumerate(given):  # (elements left out are at their nominal)
+        for name, value in point.items():
+            el = uncertainty[name]
+            if el.kind != "real" and not _is_nominal(value, el.nominal):
+                raise ArgumentError(
+                    f"{who}: samples[{k}] sets the {el.kind} element {name!r}; sampled "
+                    f"tuning holds ucomplex and ultidyn elements at their nominal value ({why})"
+                )
+
+
+def _is_nominal(value, nominal):
+    try:
+        return bool(np.array_equal(np.asarray(value), np.asarray(nominal)))
+    except (TypeError, ValueError):
+        return False

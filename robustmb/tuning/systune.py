@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
@@ -12,7 +10,7 @@ from .goals import Goal, warn_no_path
 from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, _real, robust_systune
-from .sample_points import check_samples
+from .sample_points import check_samples, hold_complex_at_nominal
 from .systune_result import SystuneResult, certify_goals
 from .tuning_problem import TuningProblem
 from .tuning_term import Term, check_multipeak, check_run_options, check_seed
@@ -34,24 +32,14 @@ def _sample_points(CL, samples, seed):
         drawn = CL.usample(given, seed=seed)[1] if given else []
     else:
         drawn = given
-        for k, point in enumerate(given):  # (elements left out are at their nominal)
-            for name, value in point.items():
-                el = CL.uncertainty[name]
-                if el.kind != "real" and not _is_nominal(value, el.nominal):
-                    raise ArgumentError(
-                        f"systune: samples[{k}] sets the {el.kind} element {name!r}; sampled "
-                        "tuning holds ucomplex and ultidyn elements at their nominal value "
-                        "(the optimiser works on real models; result.certified covers them)"
-                    )
+        hold_complex_at_nominal(
+            CL.uncertainty,
+            given,
+            "systune",
+            "the optimiser works on real models; result.certified covers them",
+        )
     real = [n for n, el in CL.uncertainty.items() if el.kind == "real"]
     return [nominal] + [nominal | {n: p[n] for n in real} for p in drawn]
-
-
-def _is_nominal(value, nominal):
-    try:
-        return bool(np.array_equal(np.asarray(value), np.asarray(nominal)))
-    except (TypeError, ValueError):
-        return False
 
 
 def _own(model, point):
