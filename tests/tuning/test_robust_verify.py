@@ -4,6 +4,7 @@ design the search found unstable is not reported stable."""
 import control
 import numpy as np
 import pytest
+from static_gain_loop import static_gain_loop
 
 import robustmb as rmb
 from robustmb.tuning import WeightedGain
@@ -13,15 +14,7 @@ def _loop(lo, hi, nominal):
     # G = 1/(s - a), static gain K: d -> y is 1/(s - a + K), r -> u is K (s - a)/(s - a + K)
     a = rmb.ureal("a", nominal, range=(lo, hi))
     s = control.tf("s")
-    G = rmb.uss(1 / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S", inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )  # fmt: skip
-    return rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    return static_gain_loop(1 / (s - a))
 
 
 def test_verify_recomputes_the_worst_cases_against_closed_forms():

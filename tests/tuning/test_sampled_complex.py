@@ -6,6 +6,7 @@ import warnings
 import control
 import numpy as np
 import pytest
+from static_gain_loop import static_gain_loop
 
 import robustmb as rmb
 from robustmb.errors import ArgumentError
@@ -17,15 +18,7 @@ def _loop():
     a = rmb.ureal("a", 1.0, range=(0.5, 1.5))
     c = rmb.ucomplex("c", 0.0, radius=0.3)
     s = control.tf("s")
-    G = rmb.uss((1 + c) / (s - a))
-    G.input_names, G.output_names, G.name = ["v"], ["y"], "G"
-    K = rmb.tunable_gain("K", 1, 1)
-    K.input_names, K.output_names = ["e"], ["u"]
-    S = control.ss(
-        [], [], [], [[1, -1, 0, 0], [0, 0, 1, 1]], name="S", inputs=["r", "y", "u", "d"],
-        outputs=["e", "v"],
-    )  # fmt: skip
-    return rmb.connect([G, K, S], None, ["r", "d"], ["y", "u"])
+    return static_gain_loop((1 + c) / (s - a))
 
 
 def test_drawn_samples_hold_a_complex_element_at_its_nominal():
