@@ -77,7 +77,15 @@ def diagonal_lowpass_controller(G_dec, wc, wp) -> DiagonalController:
         raise ArgumentError(
             f"diagonal_lowpass_controller: wc and wp must be positive, got wc={wc}, wp={wp}"
         )
-    H = frequency_response(G_dec, [wc])[0] if is_lti(G_dec) else np.asarray(evaluate(G_dec))
+    try:
+        H = frequency_response(G_dec, [wc])[0] if is_lti(G_dec) else np.asarray(evaluate(G_dec))
+    except ArgumentError:
+        if not is_lti(G_dec):
+            raise
+        raise ArgumentError(
+            f"diagonal_lowpass_controller: wc = {wc!r} rad/s is a pole of G_dec on the "
+            "imaginary axis (its response is infinite there): choose another crossover"
+        ) from None
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise DimensionError(f"the decoupled plant must be square, got {H.shape}")
     d = np.abs(np.diag(H))

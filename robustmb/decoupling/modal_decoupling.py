@@ -40,7 +40,7 @@ from robustmb.decoupling.second_order import (
     _check_mechanical_matrices,
     _finite,
 )
-from robustmb.errors import ArgumentError, DimensionError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 __all__ = ["ModalDecoupling", "modal_decouple", "modal_plant"]
 
@@ -196,6 +196,12 @@ def modal_decouple(
         ``input_matrix = pinv(B_m)``, ``output_matrix = pinv(C_m)``; ``plant`` is the
         decoupled plant.
 
+    Raises
+    ------
+    IllPosedError
+        When ``B_m`` or ``C_m`` has rank below the number of modes (fewer independent
+        actuators or sensors than modes): no constant matrices decouple the modes.
+
     Examples
     --------
     >>> import numpy as np
@@ -258,6 +264,17 @@ def modal_decouple(
     coupling = float(ratio.max(initial=0.0))
     B_m = (Phi.T @ F) / mu[:, None]
     C_m = S @ Phi
+    # pinv(B_m) and pinv(C_m) invert the modal matrices only when every mode is actuated
+    # and measured; otherwise the "decoupled" plant mixes the modes
+    for name, X, side in (("input_matrix", B_m, "actuated"), ("output_matrix", C_m, "measured")):
+        rank = int(np.linalg.matrix_rank(X))
+        if rank < n:
+            raise IllPosedError(
+                f"modal_decouple: {name}: only {rank} of the {n} modes are independently "
+                f"{side} (rank {rank} < {n}), so pinv({name}) mixes the modes instead of "
+                "decoupling them; modal decoupling needs one independent actuator and "
+                "sensor per mode"
+            )
     order = _KINDS[output_kind]
     res = ModalDecoupling(
         method="modal",

@@ -85,6 +85,12 @@ def frequency_response(G, omega) -> np.ndarray:
     numpy.ndarray
         ``H[k] = G(j*omega[k])``.
 
+    Raises
+    ------
+    ArgumentError
+        A frequency of ``omega`` is a pole of ``G`` (the response is not finite there);
+        the message names it and its index.
+
     Notes
     -----
     For a state-space model the resolvent is computed for all frequencies by one
@@ -105,8 +111,9 @@ def frequency_response(G, omega) -> np.ndarray:
                 "frequency_response: G must be a continuous-time system, got a discrete-time "
                 f"one (dt = {G.dt})"
             )
-        H = np.asarray(G(1j * w, squeeze=False))  # (p, m, nw)
-        return np.moveaxis(H, -1, 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            H = np.asarray(G(1j * w, squeeze=False))  # (p, m, nw)
+        return _finite_response(np.moveaxis(H, -1, 0), w)
     if not isinstance(G, control.StateSpace):
         raise UncertainTypeError(
             f"frequency_response expects a python-control StateSpace or TransferFunction, "
@@ -123,8 +130,30 @@ def frequency_response(G, omega) -> np.ndarray:
         return np.broadcast_to(D.astype(complex), (w.size, *D.shape)).copy()
     # Batched resolvent: (nw, n, n) stack of (jw I - A), one LAPACK call over the stack.
     R = 1j * w[:, None, None] * np.eye(n) - A
-    X = np.linalg.solve(R, np.broadcast_to(B.astype(complex), (w.size, *B.shape)))
-    return C @ X + D
+    try:
+        X = np.linalg.solve(R, np.broadcast_to(B.astype(complex), (w.size, *B.shape)))
+    except np.linalg.LinAlgError:
+        # j w I - A is exactly singular at some frequency: j w is a pole of G
+        bad = [k for k in range(w.size) if np.linalg.matrix_rank(R[k]) < n]
+        _raise_at_pole(w, bad)
+    return _finite_response(C @ X + D, w)
+
+
+def _raise_at_pole(w, bad):
+    raise ArgumentError(
+        f"omega: the frequency {float(w[bad[0]])!r} rad/s (index {bad[0]}"
+        + (f", and {len(bad) - 1} more" if len(bad) > 1 else "")
+        + ") is a pole of G on the imaginary axis, where its response is infinite; "
+        "leave it out of omega"
+    )
+
+
+def _finite_response(H, w):
+    """``H`` when every entry is finite; an ArgumentError naming the frequency otherwise."""
+    ok = np.all(np.isfinite(H), axis=(-2, -1))
+    if not np.all(ok):
+        _raise_at_pole(w, np.flatnonzero(~ok).tolist())
+    return H
 
 
 def evaluate(G, omega=None) -> np.ndarray:
@@ -151,7 +180,7 @@ def evaluate(G, omega=None) -> np.ndarray:
     if is_uncertain(G):
         raise UncertainTypeError(
             "an uncertain plant has no single frequency response: evaluate G.nominal(), "
-            "samples from G.usample(n), or use worst_case_coupling() for a bound over the "
+            "samples from G.usample(n), or use worst_case_gershgorin() for a bound over the "
             "whole uncertainty set"
         )
     if is_lti(G):

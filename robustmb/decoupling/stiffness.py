@@ -358,6 +358,15 @@ def frame_change(X, J_from, J_to) -> np.ndarray:
     Returns ``J_to^T J_from^{-T} X J_from^{-1} J_to``, where ``J_from`` and ``J_to`` are the
     Jacobians of the same struts in the two frames.
 
+    Raises
+    ------
+    ArgumentError
+        ``J_from`` has rank below its number of columns (the struts do not fix the frame
+        coordinates), or ``J_to`` is not ``J_from`` times a change of coordinates
+        (detectable when there are more struts than coordinates).
+    DimensionError
+        Shapes of ``J_from``, ``J_to`` and ``X`` do not agree.
+
     Examples
     --------
     >>> import numpy as np
@@ -368,11 +377,32 @@ def frame_change(X, J_from, J_to) -> np.ndarray:
            [   0.,  400.,    0.],
            [-680.,    0., 1271.]])
     """
-    J_from = _finite(J_from, "J_from", "frame_change: ")
-    J_to = _finite(J_to, "J_to", "frame_change: ")
-    X = _finite(X, "X", "frame_change: ")
-    if J_from.shape != J_to.shape:
-        raise DimensionError(f"J_from {J_from.shape} and J_to {J_to.shape} differ")
+    where = "frame_change: "
+    J_from = _finite(J_from, "J_from", where)
+    J_to = _finite(J_to, "J_to", where)
+    X = _finite(X, "X", where)
+    if J_from.ndim != 2 or J_from.shape != J_to.shape:
+        raise DimensionError(
+            f"{where}J_from {J_from.shape} and J_to {J_to.shape} must be (n, d) matrices "
+            "of the same shape"
+        )
+    d = J_from.shape[1]
+    if X.shape != (d, d):
+        raise DimensionError(f"{where}X must be {d}x{d} (the frame coordinates), got {X.shape}")
+    rank = int(np.linalg.matrix_rank(J_from))
+    if rank < d:
+        # the least-squares map would be the minimum-norm one, not the frame change
+        raise ArgumentError(
+            f"{where}J_from has rank {rank} < {d}: the struts do not determine the {d} "
+            "frame coordinates, so the change of frame cannot be recovered from them"
+        )
     # J_from^{-1} J_to (least squares for redundant struts: the frame map is exact anyway)
     P = np.linalg.lstsq(J_from, J_to, rcond=None)[0]
+    resid = float(np.linalg.norm(J_from @ P - J_to))
+    if resid > 1e-8 * max(float(np.linalg.norm(J_to)), 1.0):
+        raise ArgumentError(
+            f"{where}J_to is not J_from seen from another frame (no coordinate change "
+            f"maps one onto the other, residual {resid:.3g}): give the Jacobians of the "
+            "same struts"
+        )
     return P.T @ X @ P

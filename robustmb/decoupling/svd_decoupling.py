@@ -15,7 +15,7 @@ import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
 from robustmb.decoupling.plant_data import evaluate, frequency_response, is_lti, is_uncertain
-from robustmb.errors import ArgumentError, DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError, UncertainTypeError
 
 __all__ = [
     "real_approximation",
@@ -57,6 +57,10 @@ def real_approximation(H) -> np.ndarray:
     ------
     ArgumentError
         ``H`` has a non-finite entry.
+    IllPosedError
+        The phase of some row is not determined (every phase is matched exactly, as
+        for any complex ``H`` with at least twice as many columns as rows): the real
+        approximation is not unique.
 
     Examples
     --------
@@ -67,7 +71,17 @@ def real_approximation(H) -> np.ndarray:
     >>> np.allclose(real_approximation(1j * H), H) or np.allclose(real_approximation(1j * H), -H)
     True
     """
+    if is_uncertain(H):
+        raise UncertainTypeError(
+            "real_approximation: H must be a numeric matrix, got an uncertain "
+            f"{type(H).__name__}; pass the nominal response (or use svd_decouple, which "
+            "decomposes the nominal response of an uncertain plant)"
+        )
     H = np.asarray(H)
+    if H.dtype == object:
+        raise UncertainTypeError(
+            f"real_approximation: H must be a numeric matrix, got {type(H).__name__} of objects"
+        )
     if H.ndim != 2:
         raise DimensionError(f"real_approximation expects one (p, m) matrix, got {H.shape}")
     if not np.all(np.isfinite(H)):
@@ -89,7 +103,19 @@ def real_approximation(H) -> np.ndarray:
         return np.zeros((p, m))
     W, S, Z = W[:, :r], S[:r], Zt[:r].T
     HZ = (H @ Z) / S  # H Z S^-1
-    phi = 0.5 * np.angle(np.sum(HZ * HZ, axis=1))
+    q = np.sum(HZ * HZ, axis=1)  # diag(H D H^T)
+    # |q_i| at the rounding level of its terms: every phase of row i is matched (almost)
+    # exactly, so its phase, and the result, would be set by rounding alone (always the
+    # case when m >= 2p, where [Re H; Im H] has full row rank)
+    free = np.abs(q) <= 1e-8 * np.sum(np.abs(HZ) ** 2, axis=1)
+    if np.any(free):
+        raise IllPosedError(
+            f"real_approximation: H: the phase of row(s) {np.flatnonzero(free).tolist()} is "
+            "not determined (a real matrix matches it exactly for every phase, as always "
+            "when H has at least twice as many columns as rows): the real approximation is "
+            "not unique; decompose Re H instead (svd_decouple(..., real=False))"
+        )
+    phi = 0.5 * np.angle(q)
     P = np.vstack([np.diag(np.cos(phi)), np.diag(np.sin(phi))])
     B = W.T @ P  # (r, p)
     if r <= p and np.linalg.matrix_rank(B) == r:
@@ -188,7 +214,13 @@ def _response_at(G, w0, omega=None):
     if is_lti(G):
         if w0 is None:
             raise ArgumentError("w0 (rad/s) is required to decouple an LTI system by SVD")
-        return frequency_response(G, [w0])[0], w0
+        try:
+            return frequency_response(G, [w0])[0], w0
+        except ArgumentError:
+            raise ArgumentError(
+                f"w0 = {w0!r} rad/s is a pole of G on the imaginary axis (its response is "
+                "infinite there): choose another decoupling frequency"
+            ) from None
     H = evaluate(G)
     if H.ndim == 3:
         # measured frequency-response data: take the grid point nearest to w0

@@ -94,7 +94,16 @@ def transmissibility(
         FK = model.F @ Kj
         Z = Z + FK @ Sq
         rhs = rhs + FK @ Sw
-    Q = np.linalg.solve(Z, rhs)
+    try:
+        Q = np.linalg.solve(Z, rhs)
+    except np.linalg.LinAlgError:
+        bad = [k for k in range(w.size) if np.linalg.matrix_rank(Z[k]) < n]
+        raise ArgumentError(
+            f"transmissibility: omega: the frequency {float(w[bad[0]])!r} rad/s (index "
+            f"{bad[0]}) is an undamped resonance of the "
+            + ("closed loop" if controller is not None else "model")
+            + ": the transmissibility is infinite there; leave it out of omega"
+        ) from None
     if outputs is None:
         return Q
     O = np.atleast_2d(np.asarray(outputs, dtype=float))

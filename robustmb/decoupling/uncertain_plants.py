@@ -14,6 +14,7 @@ import numbers
 import control
 import numpy as np
 
+from robustmb.decoupling.geometry import normalize_directions
 from robustmb.decoupling.plant_data import is_uncertain
 from robustmb.decoupling.second_order import _KINDS
 from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
@@ -81,8 +82,7 @@ def uncertain_line_jacobian(points, directions, origin=None):
     >>> float(J.usubs({"ha": 0.8})[0, 2])
     0.8
     """
-    s = np.atleast_2d(np.asarray(directions, dtype=float))
-    s = s / np.linalg.norm(s, axis=1, keepdims=True)
+    s = normalize_directions(directions, what="uncertain_line_jacobian: directions:")
     pts = [list(p) for p in points]
     if len(pts) != s.shape[0] or any(len(p) != s.shape[1] for p in pts):
         raise DimensionError(
@@ -94,6 +94,10 @@ def uncertain_line_jacobian(points, directions, origin=None):
         raise DimensionError(f"coordinates must be 2-D or 3-D, got {d}")
     if origin is not None:
         o = list(origin)
+        if len(o) != d:
+            raise DimensionError(
+                f"uncertain_line_jacobian: origin must have {d} coordinates, got {len(o)}"
+            )
         pts = [[_sum(p[j], _scaled(-1.0, o[j])) for j in range(d)] for p in pts]
     rows = []
     for b, si in zip(pts, s, strict=True):
