@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import control
 import numpy as np
 
+from robustmb.decoupling.plant_data import _check_omega
 from robustmb.errors import ArgumentError, DimensionError, SignalError, UncertainTypeError
 
 __all__ = ["Measurement", "SecondOrderSystem"]
@@ -404,7 +405,7 @@ class SecondOrderSystem:
         >>> np.allclose(H[:, 0, 0], [1.0, -1 / 3])
         True
         """
-        w = np.atleast_1d(np.asarray(omega, dtype=float))
+        w = _check_omega(omega)
         meas = [outputs] if isinstance(outputs, Measurement) else list(outputs)
         n = self.ndof
         s = 1j * w[:, None, None]
@@ -413,7 +414,15 @@ class SecondOrderSystem:
         rhs = rhs_u
         if ground:
             rhs = np.concatenate([self.K_w + s * self.C_w, rhs_u], axis=2)
-        Q = np.linalg.solve(Z, rhs)
+        try:
+            Q = np.linalg.solve(Z, rhs)
+        except np.linalg.LinAlgError:
+            bad = [k for k in range(w.size) if np.linalg.matrix_rank(Z[k]) < n]
+            raise ArgumentError(
+                f"omega: the frequency {float(w[bad[0]])!r} rad/s (index {bad[0]}) is an "
+                "undamped resonance of the model (-w^2 M + jw C + K is singular): the "
+                "response is infinite there; leave it out of omega"
+            ) from None
         blocks = []
         nr = self.K_w.shape[1] if ground else 0
         for ms in meas:

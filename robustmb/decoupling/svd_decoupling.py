@@ -9,6 +9,7 @@ out ordered from the largest to the smallest gain at ``w0``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -300,6 +301,8 @@ def svd_decouple(
     H, w_used = _response_at(G, w0, omega)
     H = np.asarray(H)
     p, m = H.shape
+    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, numbers.Integral)):
+        raise ArgumentError(f"keep must be an integer number of channels, got {keep!r}")
     k = min(p, m) if keep is None else int(keep)
     if not 1 <= k <= min(p, m):
         raise DimensionError(f"keep must be between 1 and {min(p, m)}, got {keep}")

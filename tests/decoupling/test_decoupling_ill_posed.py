@@ -140,3 +140,21 @@ def test_uncertain_line_jacobian_refuses_bad_directions_and_origin():
     for o in ([0.0, 0.0], [0.0, 0.0, 0.0, 5.0]):
         with pytest.raises(DimensionError, match=r"origin must have 3 coordinates"):
             dc.uncertain_line_jacobian([[0.0, 0.0, z]], [[1.0, 0.0, 0.0]], origin=o)
+
+
+def test_second_order_response_at_an_undamped_resonance_names_omega():
+    m = SecondOrderSystem(np.eye(1), 4.0 * np.eye(1), input_matrix=[[1.0]])
+    out = m.body_motion("position")
+    np.testing.assert_allclose(m.frequency_response([1.0], out)[:, 0, 0], [1 / 3])  # 1/(k - w^2)
+    with pytest.raises(ArgumentError, match=r"omega.*2\.0 rad/s \(index 1\).*resonance"):
+        m.frequency_response([1.0, 2.0], out)
+    with pytest.raises(ArgumentError, match=r"omega has a non-finite frequency"):
+        m.frequency_response([np.nan], out)
+
+
+def test_svd_decouple_keep_must_be_an_integer():
+    H = np.array([[3.0, 1.0], [1.0, 3.0]])
+    assert np.allclose(dc.svd_decouple(H, keep=1).plant, [[4.0]])  # sigma_1 of [[3,1],[1,3]]
+    for bad in (1.5, "2", True):
+        with pytest.raises(ArgumentError, match=r"keep must be an integer"):
+            dc.svd_decouple(H, keep=bad)
