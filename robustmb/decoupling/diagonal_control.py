@@ -14,7 +14,13 @@ from dataclasses import dataclass
 import control
 import numpy as np
 
-from robustmb.decoupling.plant_data import as_matrix_stack, evaluate, frequency_response, is_lti
+from robustmb.decoupling.plant_data import (
+    as_matrix_stack,
+    evaluate,
+    frequency_response,
+    is_lti,
+    numeric_array,
+)
 from robustmb.errors import ArgumentError, DimensionError
 
 __all__ = [
@@ -71,12 +77,18 @@ def diagonal_lowpass_controller(G_dec, wc, wp) -> DiagonalController:
     >>> (c.gains * np.array([2.0, 4.0]) / np.sqrt(1 + 100.0)).round(12)
     array([1., 1.])
     """
+    for name, x in (("wc", wc), ("wp", wp)):
+        try:
+            ok = np.isfinite(float(x)) and float(x) > 0
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ArgumentError(
+                "diagonal_lowpass_controller: wc and wp must be positive finite frequencies "
+                f"(rad/s), got {name} = {x!r}"
+            )
     wc = float(wc)
     wp = float(wp)
-    if not (wc > 0 and wp > 0):
-        raise ArgumentError(
-            f"diagonal_lowpass_controller: wc and wp must be positive, got wc={wc}, wp={wp}"
-        )
     try:
         H = frequency_response(G_dec, [wc])[0] if is_lti(G_dec) else np.asarray(evaluate(G_dec))
     except ArgumentError:
@@ -117,7 +129,16 @@ def diagonal_controller(*siso) -> control.StateSpace:
         raise ArgumentError("diagonal_controller: siso: give at least one SISO system")
     blocks = []
     for i, K in enumerate(siso):
-        Ks = control.ss(K) if is_lti(K) else control.ss([], [], [], np.atleast_2d(float(K)))
+        if is_lti(K):
+            Ks = control.ss(K)
+        else:
+            try:
+                Ks = control.ss([], [], [], np.atleast_2d(float(K)))
+            except (TypeError, ValueError):
+                raise ArgumentError(
+                    f"diagonal_controller: siso: block {i} must be a SISO system or a number, "
+                    f"got {K!r}"
+                ) from None
         if Ks.ninputs != 1 or Ks.noutputs != 1:
             raise DimensionError(f"block {i} is {Ks.noutputs}x{Ks.ninputs}, expected SISO")
         blocks.append(Ks)
@@ -137,7 +158,22 @@ def loop_gains(Kd, G_dec, omega) -> np.ndarray:
     """
     Kj, _ = as_matrix_stack(evaluate(Kd, omega))
     Gj, _ = as_matrix_stack(evaluate(G_dec, omega))
+    if Kj.shape[-1] != Gj.shape[-2] or Kj.shape[-2] != Gj.shape[-1]:
+        raise DimensionError(
+            f"loop_gains: Kd is {Kj.shape[-2]}x{Kj.shape[-1]} but G_dec is "
+            f"{Gj.shape[-2]}x{Gj.shape[-1]}: expected Kd {Gj.shape[-1]}x{Gj.shape[-2]}"
+        )
     return np.diagonal(Kj @ Gj, axis1=-2, axis2=-1)
+
+
+def _as_ss(X, name):
+    """An LTI system as state space; a constant matrix as a static gain."""
+    if is_lti(X):
+        return control.ss(X)
+    D = np.atleast_2d(numeric_array(X, name, "closed_loop: ").astype(float))
+    if D.ndim != 2 or not np.all(np.isfinite(D)):
+        raise ArgumentError(f"closed_loop: {name} must be an LTI system or a finite gain matrix")
+    return control.ss([], [], [], D)
 
 
 def closed_loop(P, K, *, sign=-1) -> control.StateSpace:
@@ -153,8 +189,7 @@ def closed_loop(P, K, *, sign=-1) -> control.StateSpace:
     >>> closed_loop_poles(control.tf([1], [1, 0]), control.tf([2], [1])).round(6)
     array([-2.+0.j])
     """
-    Ps = control.ss(P)
-    Ks = control.ss(K)
+    Ps, Ks = _as_ss(P, "P"), _as_ss(K, "K")
     if Ks.ninputs != Ps.noutputs or Ks.noutputs != Ps.ninputs:
         raise DimensionError(
             f"controller is {Ks.noutputs}x{Ks.ninputs} but the plant is "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
-from robustmb.decoupling.plant_data import _plant_shape
+from robustmb.decoupling.plant_data import _plant_shape, numeric_array
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 __all__ = ["JacobianDecoupling", "jacobian_decouple"]
@@ -115,7 +115,7 @@ def jacobian_decouple(
     T_out = np.eye(p)
     Ja = Js = None
     if actuator_jacobian is not None:
-        Ja = np.atleast_2d(np.asarray(actuator_jacobian, dtype=float))
+        Ja = np.atleast_2d(numeric_array(actuator_jacobian, "actuator_jacobian").astype(float))
         _check_finite(Ja, "actuator_jacobian")
         if Ja.shape[0] != m:
             raise DimensionError(
@@ -124,7 +124,7 @@ def jacobian_decouple(
         _check_full_column_rank(Ja, "actuator_jacobian", "actuated")
         T_in = np.linalg.pinv(Ja.T)
     if sensor_jacobian is not None:
-        Js = np.atleast_2d(np.asarray(sensor_jacobian, dtype=float))
+        Js = np.atleast_2d(numeric_array(sensor_jacobian, "sensor_jacobian").astype(float))
         _check_finite(Js, "sensor_jacobian")
         if Js.shape[0] != p:
             raise DimensionError(

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.linalg
 
 from robustmb.decoupling.decoupling_result import Decoupling
+from robustmb.decoupling.plant_data import numeric_array
 from robustmb.decoupling.second_order import (
     _KINDS,
     Measurement,
@@ -105,8 +106,25 @@ def modal_plant(natural_frequencies, damping_ratios, derivative_order=0) -> cont
     >>> float(G.dcgain())
     0.25
     """
-    w = np.asarray(natural_frequencies, dtype=float)
-    z = np.nan_to_num(np.asarray(damping_ratios, dtype=float), nan=0.0)
+    w = np.atleast_1d(numeric_array(natural_frequencies, "natural_frequencies").astype(float))
+    z = np.atleast_1d(numeric_array(damping_ratios, "damping_ratios").astype(float))
+    if w.ndim != 1 or z.shape != w.shape:
+        raise DimensionError(
+            f"modal_plant: natural_frequencies {w.shape} and damping_ratios {z.shape} must "
+            "be 1-D arrays of the same length (one per mode)"
+        )
+    # a negative frequency would turn 2 xi w into negative damping: an unstable channel
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        bad = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
+        raise ArgumentError(
+            f"modal_plant: natural_frequencies[{bad}] = {float(w[bad])!r}; natural frequencies "
+            "are finite and >= 0 rad/s"
+        )
+    # nan damping is the undefined ratio of a rigid-body mode (w = 0): no damping term
+    if np.any(np.isinf(z)) or np.any(np.isnan(z) & (w > 0)):
+        bad = int(np.flatnonzero(np.isinf(z) | (np.isnan(z) & (w > 0)))[0])
+        raise ArgumentError(f"modal_plant: damping_ratios[{bad}] = {float(z[bad])!r} is not finite")
+    z = np.nan_to_num(z, nan=0.0)
     return _second_order_channels(w**2, 2 * z * w, derivative_order)
 
 
@@ -211,16 +229,17 @@ def modal_decouple(
     >>> (d.natural_frequencies / (2 * np.pi)).round(4)
     array([0.3613, 1.3783, 3.4669])
     """
-    M = np.asarray(M, dtype=float)
-    K = np.asarray(K, dtype=float)
+    where = "modal_decouple: "
+    M = numeric_array(M, "M", where).astype(float)
+    K = numeric_array(K, "K", where).astype(float)
     n = M.shape[0]
     if M.shape != (n, n) or K.shape != (n, n):
         raise DimensionError(f"M {M.shape} and K {K.shape} must be square and equal in size")
-    Cd = np.zeros((n, n)) if C is None else np.asarray(C, dtype=float)
+    Cd = np.zeros((n, n)) if C is None else numeric_array(C, "C", where).astype(float)
     if Cd.shape != (n, n):
         raise DimensionError(f"C must be {n}x{n}, got {Cd.shape}")
-    F = np.atleast_2d(np.asarray(input_matrix, dtype=float))
-    S = np.atleast_2d(np.asarray(output_matrix, dtype=float))
+    F = np.atleast_2d(numeric_array(input_matrix, "input_matrix", where).astype(float))
+    S = np.atleast_2d(numeric_array(output_matrix, "output_matrix", where).astype(float))
     if F.shape[0] != n:
         raise DimensionError(f"input_matrix must have {n} rows, got {F.shape}")
     if S.shape[1] != n:

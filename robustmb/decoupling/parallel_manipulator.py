@@ -25,6 +25,7 @@ from robustmb.decoupling.geometry import (
     normalize_directions,
     point_sensor_jacobian,
 )
+from robustmb.decoupling.plant_data import numeric_array
 from robustmb.decoupling.second_order import Measurement, SecondOrderSystem
 from robustmb.errors import ArgumentError, DimensionError
 
@@ -35,7 +36,7 @@ _SPATIAL_COORDS = ["x", "y", "z", "Rx", "Ry", "Rz"]
 
 
 def _vector(x, n, name):
-    a = np.asarray(x, dtype=float)
+    a = numeric_array(x, name, "ParallelManipulator: ").astype(float)
     if a.ndim > 1 or (a.ndim == 1 and a.size != n):
         raise DimensionError(
             f"{name} must be one value or {n} (one per spring), got shape {a.shape}"

@@ -321,8 +321,25 @@ def _left_multiply_uncertain(T, G):
     return T @ G
 
 
+def numeric_array(X, name, where=""):
+    """``X`` as a numpy array; an uncertain object or a non-numeric array is refused with
+    an UncertainTypeError naming ``name`` (numpy would raise a bare TypeError)."""
+    if is_uncertain(X):
+        raise UncertainTypeError(
+            f"{where}{name} must be numeric, got an uncertain {type(X).__name__}; "
+            "substitute values (usubs) or take its nominal value first"
+        )
+    try:
+        A = np.asarray(X)
+    except (TypeError, ValueError):
+        A = np.asarray(X, dtype=object)
+    if A.dtype == object or not (np.issubdtype(A.dtype, np.number) or A.dtype == bool):
+        raise UncertainTypeError(f"{where}{name} must be a numeric matrix, got {X!r}")
+    return A
+
+
 def _real_or_complex(T, name):
-    T = np.asarray(T)
+    T = numeric_array(T, name)
     if T.dtype == object or not np.issubdtype(T.dtype, np.number):
         raise UncertainTypeError(f"{name} must be a numeric matrix, got dtype {T.dtype}")
     if not np.all(np.isfinite(T)):

@@ -148,9 +148,13 @@ def _mu_matrices(data: _LFTData, row, beta):
     H, nz, nwd = data.H, data.nz, data.nwd
     nw = H.shape[0]
     p, m = H.shape[1] - nz, H.shape[2] - nwd
+    if isinstance(row, bool) or not isinstance(row, numbers.Integral):
+        raise ArgumentError(f"row must be an integer row index, got {row!r}")
     if not 0 <= row < min(p, m):
         raise DimensionError(f"row {row} is out of range for a {p}x{m} plant")
     b = np.broadcast_to(np.asarray(beta, dtype=float), (nw,))
+    if not np.all(np.isfinite(b) & (b > 0)):
+        raise ArgumentError(f"beta: the levels must be finite and > 0, got {beta!r}")
     M11 = H[:, :nz, :nwd]
     M12 = H[:, :nz, nwd:]
     M21 = H[:, nz:, :nwd]

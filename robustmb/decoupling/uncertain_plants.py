@@ -15,7 +15,7 @@ import control
 import numpy as np
 
 from robustmb.decoupling.geometry import normalize_directions
-from robustmb.decoupling.plant_data import is_uncertain
+from robustmb.decoupling.plant_data import is_uncertain, numeric_array
 from robustmb.decoupling.second_order import _KINDS
 from robustmb.errors import ArgumentError, DimensionError, UncertainTypeError
 
@@ -172,7 +172,8 @@ def uncertain_mechanical_plant(
     0.2
     """
     lft = _lft()
-    M = np.atleast_2d(np.asarray(M, dtype=float))
+    where = "uncertain_mechanical_plant: "
+    M = np.atleast_2d(numeric_array(M, "M", where).astype(float))
     n = M.shape[0]
     if M.shape != (n, n) or np.linalg.matrix_rank(M) < n:
         raise ArgumentError(f"M must be a nonsingular square matrix, got shape {M.shape}")
@@ -185,7 +186,7 @@ def uncertain_mechanical_plant(
     if Fx.shape[0] != n:
         raise DimensionError(f"input_matrix must have {n} rows, got {tuple(Fx.shape)}")
     m = Fx.shape[1]
-    S = np.atleast_2d(np.asarray(output_matrix, dtype=float))
+    S = np.atleast_2d(numeric_array(output_matrix, "output_matrix", where).astype(float))
     if S.shape[1] != n:
         raise DimensionError(f"output_matrix must have {n} columns, got {S.shape}")
     if output_kind not in _KINDS:
