@@ -15,6 +15,7 @@ import control
 import numpy as np
 
 from robustmb.decoupling.plant_data import (
+    PoleFrequencyError,
     as_matrix_stack,
     evaluate,
     frequency_response,
@@ -91,9 +92,7 @@ def diagonal_lowpass_controller(G_dec, wc, wp) -> DiagonalController:
     wp = float(wp)
     try:
         H = frequency_response(G_dec, [wc])[0] if is_lti(G_dec) else np.asarray(evaluate(G_dec))
-    except ArgumentError:
-        if not is_lti(G_dec):
-            raise
+    except PoleFrequencyError:
         raise ArgumentError(
             f"diagonal_lowpass_controller: wc = {wc!r} rad/s is a pole of G_dec on the "
             "imaginary axis (its response is infinite there): choose another crossover"

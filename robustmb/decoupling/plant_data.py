@@ -139,8 +139,12 @@ def frequency_response(G, omega) -> np.ndarray:
     return _finite_response(C @ X + D, w)
 
 
+class PoleFrequencyError(ArgumentError):
+    """A frequency of ``omega`` is a pole of the system on the imaginary axis."""
+
+
 def _raise_at_pole(w, bad):
-    raise ArgumentError(
+    raise PoleFrequencyError(
         f"omega: the frequency {float(w[bad[0]])!r} rad/s (index {bad[0]}"
         + (f", and {len(bad) - 1} more" if len(bad) > 1 else "")
         + ") is a pole of G on the imaginary axis, where its response is infinite; "

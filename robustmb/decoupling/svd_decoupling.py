@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from robustmb.decoupling.decoupling_result import Decoupling
-from robustmb.decoupling.plant_data import evaluate, frequency_response, is_lti, is_uncertain
+from robustmb.decoupling.plant_data import (
+    PoleFrequencyError,
+    evaluate,
+    frequency_response,
+    is_lti,
+    is_uncertain,
+)
 from robustmb.errors import ArgumentError, DimensionError, IllPosedError, UncertainTypeError
 
 __all__ = [
@@ -217,7 +223,7 @@ def _response_at(G, w0, omega=None):
             raise ArgumentError("w0 (rad/s) is required to decouple an LTI system by SVD")
         try:
             return frequency_response(G, [w0])[0], w0
-        except ArgumentError:
+        except PoleFrequencyError:
             raise ArgumentError(
                 f"w0 = {w0!r} rad/s is a pole of G on the imaginary axis (its response is "
                 "infinite there): choose another decoupling frequency"

@@ -89,6 +89,12 @@ def test_frequency_response_at_a_pole_names_omega():
         dc.svd_decouple(_undamped(), 1.0)
     with pytest.raises(ArgumentError, match=r"wc = 1\.0 rad/s is a pole"):
         dc.diagonal_lowpass_controller(_undamped(), wc=1.0, wp=0.1)
+    # other errors of the evaluation are not reported as poles
+    Gd = control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]], dt=0.1)
+    with pytest.raises(ArgumentError, match=r"continuous-time"):
+        dc.svd_decouple(Gd, 1.0)
+    with pytest.raises(ArgumentError, match=r"continuous-time"):
+        dc.diagonal_lowpass_controller(Gd, wc=1.0, wp=0.1)
 
 
 def test_transmissibility_at_an_undamped_resonance_names_omega():
