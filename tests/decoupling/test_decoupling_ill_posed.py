@@ -116,6 +116,13 @@ def test_real_approximation_refuses_undetermined_row_phases():
         dc.real_approximation(H)
     with pytest.raises(IllPosedError, match=r"real=False"):
         dc.svd_decouple(H)
+    # even a nearly real wide H: the old result was 1.6 away from R for H = R + 1e-6 j X
+    R, X = rng.normal(size=(2, 5)), rng.normal(size=(2, 5))
+    with pytest.raises(IllPosedError, match=r"not unique"):
+        dc.real_approximation(R + 1e-6j * X)
+    # a real matrix with rotated rows keeps its answer: R up to the sign of each row
+    Hr = dc.real_approximation(np.exp(1j * np.array([0.3, -1.1]))[:, None] * R)
+    np.testing.assert_allclose(np.abs(Hr), np.abs(R), atol=1e-12)
     # a wide matrix with fewer than 2p columns keeps a unique answer: the ALIGN formula
     H = rng.normal(size=(2, 3)) + 1j * rng.normal(size=(2, 3))
     D = np.linalg.pinv(np.real(H.conj().T @ H))
