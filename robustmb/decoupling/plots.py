@@ -84,6 +84,11 @@ def coupling_magnitude_plot(G, omega, *, ax=None, title=None, diagonal_labels=No
     ax = _axes(ax)
     f = w / (2 * np.pi)
     p, m = H.shape[1:]
+    if diagonal_labels is not None and len(diagonal_labels) != min(p, m):
+        raise DimensionError(
+            f"coupling_magnitude_plot: diagonal_labels has {len(diagonal_labels)} labels for "
+            f"the {min(p, m)} diagonal terms of G"
+        )
     for i in range(p):
         for j in range(m):
             if i != j:

@@ -36,3 +36,10 @@ def test_a_stack_of_another_length_than_omega_is_named(plot, message):
         plot([1.0, np.nan, 3.0])
     ax = plot([1.0, 2.0, 3.0])  # the matching grid draws, in Hz
     assert np.allclose(ax.lines[0].get_xdata(), np.array([1.0, 2.0, 3.0]) / (2 * np.pi))
+
+
+def test_diagonal_labels_must_match_the_diagonal_terms():
+    ax = coupling_magnitude_plot(STACK, [1.0, 2.0, 3.0], diagonal_labels=["x", "y"])
+    assert [ln.get_label() for ln in ax.lines[2:4]] == ["x", "y"]
+    with pytest.raises(DimensionError, match="diagonal_labels has 1 labels for the 2"):
+        coupling_magnitude_plot(STACK, [1.0, 2.0, 3.0], diagonal_labels=["x"])
