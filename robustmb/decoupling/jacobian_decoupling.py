@@ -92,7 +92,8 @@ def jacobian_decouple(
     Raises
     ------
     DimensionError
-        When a Jacobian does not match the plant's inputs or outputs.
+        When a Jacobian does not match the plant's inputs or outputs, or the two
+        Jacobians have different numbers of columns (frame coordinates).
     ArgumentError
         When a Jacobian has a non-finite entry.
     IllPosedError
@@ -132,6 +133,13 @@ def jacobian_decouple(
             )
         _check_full_column_rank(Js, "sensor_jacobian", "measured")
         T_out = np.linalg.pinv(Js)
+    if Ja is not None and Js is not None and Ja.shape[1] != Js.shape[1]:
+        # both sides must read the same frame coordinates, or G_O is not square
+        raise DimensionError(
+            f"actuator_jacobian has {Ja.shape[1]} columns but sensor_jacobian has "
+            f"{Js.shape[1]}: both must be written in the same {Ja.shape[1]} or "
+            f"{Js.shape[1]} coordinates of the frame"
+        )
     if input_names is None:
         input_names = _WRENCH_NAMES.get(T_in.shape[1], []) if Ja is not None else []
     if output_names is None:

@@ -171,3 +171,13 @@ def test_svd_decouple_keep_must_be_an_integer():
     for bad in (1.5, "2", True):
         with pytest.raises(ArgumentError, match=r"keep must be an integer"):
             dc.svd_decouple(H, keep=bad)
+
+
+def test_jacobians_of_different_frame_dimensions_are_refused():
+    # a spatial actuator Jacobian with a 5-coordinate sensor Jacobian gave a 5x6 "G_O"
+    with pytest.raises(
+        DimensionError, match=r"actuator_jacobian has 6 columns but sensor_jacobian has 5"
+    ):
+        dc.jacobian_decouple(
+            np.eye(6), actuator_jacobian=np.eye(6), sensor_jacobian=np.eye(6)[:, :5]
+        )
