@@ -114,6 +114,11 @@ def _normalise_items(items, key):
     if key is not None and not callable(key):
         raise ArgumentError(f"sweep: key must be callable, got {type(key).__name__}")
     if isinstance(items, dict):
+        if key is not None:
+            raise ArgumentError(
+                "sweep: key= applies to items given as a sequence; the keys of a dict of "
+                "items are its own keys (give the items as a list to key them by key=)"
+            )
         pairs = list(items.items())
     else:
         try:
@@ -126,12 +131,20 @@ def _normalise_items(items, key):
             pairs = list(enumerate(seq))
         else:
             pairs = [(key(it), it) for it in seq]
-    keys = [k for k, _ in pairs]
-    try:
-        if len(set(keys)) != len(keys):
-            raise ArgumentError("sweep: the item keys are not unique")
-    except TypeError:
-        raise ArgumentError("sweep: the item keys must be hashable") from None
+    seen = {}
+    for position, (k, _) in enumerate(pairs):
+        try:
+            first = seen.setdefault(k, position)
+        except TypeError:
+            raise ArgumentError(
+                f"sweep: the item keys must be hashable; the key of item {position} is a "
+                f"{type(k).__name__} ({k!r})"
+            ) from None
+        if first != position:
+            raise ArgumentError(
+                f"sweep: the item keys are not unique: items {first} and {position} both "
+                f"have key {k!r}"
+            )
     return pairs
 
 
@@ -357,6 +370,63 @@ def _submit_all(executor, fn, chunks):
     return futs, cf.as_completed(futs)
 
 
+def _killed_worker(exc):
+    """True for Dask's verdict that a task killed every worker that ran it."""
+    if type(exc).__module__.split(".")[0] != "distributed":
+        return False
+    import distributed
+
+    return isinstance(exc, distributed.KilledWorker)
+
+
+def _killed_text(key, exc):
+    """Error text of an item that killed its Dask worker while running alone."""
+    return (
+        f"KilledWorker: the Dask worker evaluating item {key!r} alone died every time "
+        "it ran it (a crash of the process: a segfault, os._exit, memory exhausted); "
+        f"rerun with retry_failed=True to evaluate it again ({type(exc).__name__}: {exc})\n"
+    )
+
+
+def _gather(executor, fn, sent, collect, bar):
+    """Run the chunks ``sent`` (``(index, (key, item) pairs, their pickles)``) on the
+    executor and pass each finished chunk's rows to ``collect(rows, index)``.
+
+    On Dask, a task that killed every worker it ran on (``KilledWorker``) may hold an
+    item that crashes its process, or may have shared a dying worker with such a task:
+    its items become suspects, run one at a time once nothing else is running, and a
+    suspect that still kills its worker then is the one at fault and fails alone."""
+    futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
+    tasks = {i: (i, c, lab, False) for i, c, lab in sent}  # by chunk index, then suspect
+    suspects = []
+    try:
+        for f in completed:
+            i, part, lab, alone = tasks[futs[f]]
+            try:
+                out = f.result()
+            except Exception as exc:
+                if not _killed_worker(exc):
+                    raise
+                if alone:
+                    collect([(part[0][0], False, None, _killed_text(part[0][0], exc), 0.0, [])], i)
+                    bar.advance(1)
+                else:
+                    suspects.extend((i, [pair], [one]) for pair, one in zip(part, lab, strict=True))
+            else:
+                collect([(k, *r) for (k, _), r in zip(part, out, strict=True)], i)
+                bar.advance(len(part))
+            if suspects and completed.count() == 0:
+                i, part, lab = suspects.pop(0)
+                new = executor.submit(_run_chunk, fn, lab, True, True, pure=False)
+                futs[new] = ("alone", len(tasks))
+                tasks[futs[new]] = (i, part, lab, True)
+                completed.add(new)
+    except BaseException:
+        for f in futs:
+            f.cancel()
+        raise
+
+
 def _emit(result):
     """Re-issue the warnings of the items once, in the calling process, each tagged with
     its item's key (the message keeps its start, so ``filterwarnings(message=...)``
@@ -448,9 +518,13 @@ def sweep(
     ArgumentError
         Bad arguments, or a store that holds results of another function or items.
     concurrent.futures.BrokenExecutor, distributed errors
-        When the executor itself fails (e.g. a worker process is killed):
-        every chunk that finished before is already in the store, so a rerun
-        resumes from there.
+        When the executor itself fails (e.g. a worker process of a process pool is
+        killed): every chunk that finished before is already in the store, so a
+        rerun resumes from there.  On Dask a chunk whose worker dies is run again
+        by Dask (``distributed.scheduler.allowed-failures`` times); the items of a
+        chunk that Dask gives up on (``KilledWorker``) are run again one at a time
+        once nothing else runs, and an item whose worker still dies is recorded as
+        failed (a ``KilledWorker`` error under its key) while the others carry on.
 
     Examples
     --------
@@ -467,6 +541,8 @@ def sweep(
         raise ArgumentError(f"sweep: fn must be callable, got {type(fn).__name__}")
     if not isinstance(progress, bool | np.bool_):
         raise ArgumentError(f"sweep: progress must be True or False, got {progress!r}")
+    if not isinstance(retry_failed, bool | np.bool_):
+        raise ArgumentError(f"sweep: retry_failed must be True or False, got {retry_failed!r}")
     if store is not None:
         store = _store_path(store, "sweep")
     if (
@@ -477,6 +553,16 @@ def sweep(
         raise ArgumentError(f"sweep: chunk_size must be a positive integer, got {chunk_size!r}")
     chunk_size = int(chunk_size)
     _check_executor(executor)
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        try:  # the pool pickles fn with every chunk: refuse it here, named
+            pickle.dumps(fn)
+        except Exception as exc:  # noqa: BLE001 - any pickling failure
+            raise ArgumentError(
+                "sweep: with a process pool fn must be picklable, and "
+                f"{getattr(fn, '__qualname__', type(fn).__name__)!r} is not "
+                f"({type(exc).__name__}: {exc}); define it at module level (or as a "
+                "functools.partial of a module-level function)"
+            ) from None
     pairs = _normalise_items(items, key)
     st = None
     if store is not None:
@@ -589,17 +675,7 @@ def sweep(
                         bar.advance(len(failed))
                     if labelled:
                         sent.append((i, ok_items, labelled))
-                futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
-                parts = {i: c for i, c, _ in sent}
-                try:
-                    for f in completed:
-                        i = futs[f]
-                        collect(rows_of(parts[i], f.result()), i)
-                        bar.advance(len(parts[i]))
-                except BaseException:
-                    for f in futs:
-                        f.cancel()
-                    raise
+                _gather(executor, fn, sent, collect, bar)
         all_values = {**stored_values, **values}
         all_errors = {k: e for k, e in {**stored_errors, **errors}.items() if k not in values}
         recomputed = {k for k, _ in todo}

@@ -11,7 +11,7 @@ import pytest
 import slycot
 
 from robustmb.analysis.freqresp import freqresp
-from robustmb.analysis.model_family import freqresp_stack, is_model_stack
+from robustmb.analysis.model_family import freqresp_stack, is_model_stack, mu_peak_stack
 from robustmb.analysis.norms import h2norm, hinfnorm
 from robustmb.errors import ArgumentError, DimensionError, FloatRangeError
 
@@ -256,3 +256,25 @@ def test_mu_peak_stack_names_the_models_with_non_finite_responses(bad):
     R[1, 0, 0, 1] = bad
     with pytest.raises(IllPosedError, match=r"model\(s\) \[1\]"):
         mu_peak_stack(R, [(1, 0), (1, 0)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"candidates": 0}, "candidates must be a positive integer"),
+        ({"candidates": -1}, "candidates must be a positive integer"),
+        ({"candidates": 2.5}, "candidates must be a positive integer"),
+        ({"candidates": True}, "candidates must be a positive integer"),
+        ({"seed": -1}, "seed must be a non-negative integer"),
+        ({"seed": "a"}, "seed must be a non-negative integer"),
+    ],
+)
+def test_mu_peak_stack_names_a_bad_candidates_or_seed(kwargs, message):
+    R = np.ones((1, 3, 2, 2))
+    with pytest.raises(ArgumentError, match=message):
+        mu_peak_stack(R, [(1, 0), (1, 0)], **kwargs)
+
+
+def test_mu_peak_stack_refuses_an_empty_frequency_grid():
+    with pytest.raises(DimensionError, match="no frequency points"):
+        mu_peak_stack(np.ones((2, 0, 2, 2)), [(1, 0), (1, 0)])
