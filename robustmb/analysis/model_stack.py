@@ -33,8 +33,8 @@ def _is_uncertain(item) -> bool:
 
 def is_model_stack(sys) -> bool:
     """True for a family of models: a list (or a tuple) holding an LTI or uncertain
-    system, a list of ``(A, B, C, D[, dt])`` tuples, the empty list, or a tuple
-    ``(A, B, C, D[, dt])`` with 3-D ``A``.
+    system, a list or tuple of ``(A, B, C, D[, dt])`` tuples, the empty list, or a
+    tuple ``(A, B, C, D[, dt])`` with 3-D ``A``.
 
     A list or tuple with at least one LTI or uncertain system in it is a family whatever
     its other elements are, so that :func:`as_statespace_stack` names the element that
@@ -59,14 +59,25 @@ def is_model_stack(sys) -> bool:
     lti = _lti_types()
     if any(isinstance(item, lti) or _is_uncertain(item) for item in sys):
         return True
+    if all(_is_model_tuple(item) for item in sys):
+        return True  # models (A, B, C, D[, dt]), in a list or in a tuple
     if isinstance(sys, tuple):
-        return len(sys) in (4, 5) and np.ndim(sys[0]) == 3
+        return len(sys) in (4, 5) and _ndim(sys[0]) == 3
+    return False
 
-    def is_model(item):
-        # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
-        return isinstance(item, tuple) and len(item) in (4, 5) and np.ndim(item[0]) == 2
 
-    return all(is_model(item) for item in sys)
+def _ndim(x):
+    """``numpy.ndim`` of ``x``; -1 for nested sequences of uneven lengths."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return -1
+
+
+def _is_model_tuple(item):
+    """A tuple ``(A, B, C, D[, dt])`` of one model: a matrix first (``(1, 2)`` is a row
+    of a gain, and a stacked ``A`` is an array, not a tuple)."""
+    return isinstance(item, tuple) and len(item) in (4, 5) and _ndim(item[0]) == 2
 
 
 def as_statespace_stack(models, *, argname: str = "models"):
@@ -186,8 +197,13 @@ def _models(A, B, C, D, dt):
 
 
 def _is_stacked_tuple(models):
-    """A tuple ``(A, B, C, D[, dt])`` of stacked arrays (not a tuple of models)."""
-    return isinstance(models, tuple) and not any(isinstance(m, _lti_types()) for m in models)
+    """A tuple ``(A, B, C, D[, dt])`` of stacked arrays (not a tuple of models: LTI
+    objects or tuples ``(A, B, C, D[, dt])``)."""
+    return (
+        isinstance(models, tuple)
+        and not any(isinstance(m, _lti_types()) for m in models)
+        and not (models and all(_is_model_tuple(m) for m in models))
+    )
 
 
 def _model_tuple(models, k):

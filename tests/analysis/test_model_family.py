@@ -278,3 +278,26 @@ def test_mu_peak_stack_names_a_bad_candidates_or_seed(kwargs, message):
 def test_mu_peak_stack_refuses_an_empty_frequency_grid():
     with pytest.raises(DimensionError, match="no frequency points"):
         mu_peak_stack(np.ones((2, 0, 2, 2)), [(1, 0), (1, 0)])
+
+
+def test_a_tuple_of_model_tuples_is_a_family_not_stacked_arrays():
+    # four 1-state models (A, B, C, D) in a tuple: np.asarray of each model tuple is
+    # 3-D, and the tuple was read as a stacked (A, B, C, D) -- model k built from the
+    # k-th matrix of every model; two-state models raised a bare numpy ValueError
+    a = np.array([1.0, 2.0, 4.0, 8.0])
+    one = tuple((np.array([[-x]]), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1))) for x in a)
+    gamma, _ = hinfnorm(one)
+    assert np.allclose(gamma, 1 / a, rtol=1e-8)  # |1 / (jw + a)| peaks at w = 0
+    assert np.allclose(h2norm(one), np.sqrt(1 / (2 * a)), rtol=1e-10)
+    H = freqresp_stack(one, [0.0, 1.0])
+    assert np.allclose(H[:, :, 0, 0], 1 / (a[:, None] + np.array([0.0, 1j])), rtol=1e-12)
+    two = tuple(
+        (np.diag([-x, -2 * x]), np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1))) for x in a
+    )
+    gamma, _ = hinfnorm(two)
+    assert np.allclose(gamma, 1.5 / a, rtol=1e-8)  # 1/(s + a) + 1/(s + 2a) at s = 0
+    # sum_ij r_i r_j / (p_i + p_j) of the residues r = 1 at the poles -a, -2a
+    assert np.allclose(h2norm(two), np.sqrt(17 / (12 * a)), rtol=1e-10)
+    # a tuple of stacked arrays is still one
+    stacked = tuple(np.array([m[i] for m in two]) for i in range(4))
+    assert np.allclose(hinfnorm(stacked)[0], 1.5 / a, rtol=1e-8)
