@@ -160,7 +160,14 @@ def _store_path(store, caller):
         raise ArgumentError(
             f"{caller}: store must be the path of a SQLite file (str or path-like), got {store!r}"
         )
-    return os.fspath(store)
+    path = os.fspath(store)
+    if path in ("", ":memory:", b"", b":memory:"):
+        # SQLite opens these as a temporary database: nothing would be kept
+        raise ArgumentError(
+            f"{caller}: store {path!r} is not a file path (SQLite keeps nothing of it); "
+            "give the path of a file, or store=None"
+        )
+    return path
 
 
 class _Store:

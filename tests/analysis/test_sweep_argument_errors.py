@@ -6,6 +6,7 @@ import pytest
 import sweep_items as si
 
 import robustmb as rmb
+from robustmb.analysis.sweep import load_sweep
 from robustmb.errors import ArgumentError
 
 
@@ -36,3 +37,13 @@ def test_a_function_a_process_pool_cannot_pickle_is_named():
             rmb.sweep(lambda x: x + 1, range(3), executor=pool, progress=False)
     finally:
         pool.shutdown()
+
+
+@pytest.mark.parametrize("store", ["", ":memory:", b""])
+def test_a_store_sqlite_would_not_keep_is_refused(store):
+    # SQLite opens "" and ":memory:" as temporary databases: the sweep ran, claimed a
+    # store, and a rerun recomputed everything
+    with pytest.raises(ArgumentError, match="is not a file path"):
+        rmb.sweep(abs, [-1, -2], store=store, progress=False)
+    with pytest.raises(ArgumentError, match="is not a file path"):
+        load_sweep(store)
