@@ -159,7 +159,8 @@ def as_statespace_stack(models, *, argname: str = "models"):
             raise DimensionError(
                 f"{argname}[{k}] has {A.shape[0]} states, {D.shape[1]} inputs, {D.shape[0]} "
                 f"outputs and dt={dt}; {argname}[0] has {A0.shape[0]}, {D0.shape[1]}, "
-                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size"
+                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size and one "
+                "sampling time"
             )
     dtype = np.result_type(*(M for part in parts for M in part[:4]))
     stacked = [np.array([part[i] for part in parts], dtype=dtype) for i in range(4)]

@@ -716,6 +716,24 @@ def sweep(
 def load_sweep(store):
     """Reopen a finished (or partial) sweep store without recomputing anything.
 
+    Parameters
+    ----------
+    store : str or path-like
+        Path of a store written by :func:`sweep`.
+
+    Returns
+    -------
+    SweepResult
+        The stored ``values``, ``errors`` and ``warnings`` (``computed = 0``).  The
+        store does not record the order of the items: the keys come in sorted order
+        (in the store's order when they cannot be sorted); rerun :func:`sweep` with
+        the same items and store to get them in the items' order.
+
+    Raises
+    ------
+    ArgumentError
+        No store at ``store``, or a file that is not a sweep store.
+
     Examples
     --------
     >>> import os, tempfile

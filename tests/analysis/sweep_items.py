@@ -56,3 +56,11 @@ def always_dies(item):
     if item == (0.5, 0.5):
         os._exit(1)
     return closed_loop_peak(item)
+
+
+def slow_peak(item):
+    """``closed_loop_peak`` after a short sleep: a sweep that can be interrupted midway."""
+    import time
+
+    time.sleep(0.05)
+    return closed_loop_peak(item)

@@ -20,6 +20,7 @@ GRID = si.grid(5)
 BAD = GRID.index((0.5, 0.5))
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes, restarted after each crash
 def test_an_item_that_kills_its_dask_worker_fails_alone_and_named(tmp_path):
     distributed = pytest.importorskip("distributed")
     dask = pytest.importorskip("dask")
