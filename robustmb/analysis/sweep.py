@@ -405,15 +405,18 @@ def _gather(executor, fn, sent, collect, bar):
     suspect that still kills its worker then is the one at fault and fails alone."""
     futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
     tasks = {i: (i, c, lab, False) for i, c, lab in sent}  # by chunk index, then suspect
-    suspects = []
+    suspects, collected = [], set()
     try:
         for f in completed:
             i, part, lab, alone = tasks[futs[f]]
             try:
                 out = f.result()
             except Exception as exc:
+                if isinstance(exc, cf.BrokenExecutor):
+                    exc.add_note(_unfinished_note(tasks, collected))
                 if not _killed_worker(exc):
                     raise
+                collected.add(futs[f])
                 if alone:
                     collect([(part[0][0], False, None, _killed_text(part[0][0], exc), 0.0, [])], i)
                     bar.advance(1)
@@ -421,6 +424,7 @@ def _gather(executor, fn, sent, collect, bar):
                     suspects.extend((i, [pair], [one]) for pair, one in zip(part, lab, strict=True))
             else:
                 collect([(k, *r) for (k, _), r in zip(part, out, strict=True)], i)
+                collected.add(futs[f])
                 bar.advance(len(part))
             if suspects and completed.count() == 0:
                 i, part, lab = suspects.pop(0)
@@ -432,6 +436,17 @@ def _gather(executor, fn, sent, collect, bar):
         for f in futs:
             f.cancel()
         raise
+
+
+def _unfinished_note(tasks, collected):
+    """Names the items of the chunks not collected when the executor broke."""
+    keys = [k for t, task in tasks.items() if t not in collected for k, _ in task[1]]
+    shown = ", ".join(repr(k) for k in keys[:8]) + ("" if len(keys) <= 8 else ", ...")
+    return (
+        f"sweep: the executor broke (a worker process died) with {len(keys)} items "
+        f"unfinished: {shown}; the chunks that finished are in the store (store=), and "
+        "a rerun with the same store resumes from them"
+    )
 
 
 def _emit(result):
@@ -526,12 +541,13 @@ def sweep(
         Bad arguments, or a store that holds results of another function or items.
     concurrent.futures.BrokenExecutor, distributed errors
         When the executor itself fails (e.g. a worker process of a process pool is
-        killed): every chunk that finished before is already in the store, so a
-        rerun resumes from there.  On Dask a chunk whose worker dies is run again
-        by Dask (``distributed.scheduler.allowed-failures`` times); the items of a
-        chunk that Dask gives up on (``KilledWorker``) are run again one at a time
-        once nothing else runs, and an item whose worker still dies is recorded as
-        failed (a ``KilledWorker`` error under its key) while the others carry on.
+        killed; a note on the error names the items left unfinished): every chunk
+        that finished before is already in the store, so a rerun resumes from there.
+        On Dask a chunk whose worker dies is run again by Dask (``allowed-failures``
+        times, a setting of ``distributed.scheduler``); the items of a chunk that Dask
+        gives up on (``KilledWorker``) are run again one at a time once nothing else
+        runs, and an item whose worker still dies is recorded as failed (a
+        ``KilledWorker`` error under its key) while the others carry on.
 
     Examples
     --------

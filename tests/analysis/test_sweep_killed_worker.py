@@ -1,10 +1,13 @@
-"""A Dask sweep in which one item kills every worker that evaluates it.
+"""Sweeps in which one item kills every worker process that evaluates it.
 
 Dask gives such a task up (``KilledWorker``) after ``allowed-failures`` deaths.  The sweep
 must then name the item at fault, keep every other item of its chunk and of the sweep,
-and store the failure like any other failed item.  The reference is a plain loop.
+and store the failure like any other failed item.  The reference is a plain loop.  A
+process pool breaks for good: the error must name the items left unfinished.
 """
 
+import concurrent.futures as cf
+import multiprocessing
 import os
 
 import pytest
@@ -55,3 +58,17 @@ def test_an_item_that_kills_its_dask_worker_fails_alone_and_named(tmp_path):
     assert res.errors[BAD].startswith(f"KilledWorker: the Dask worker evaluating item {BAD} alone")
     stored = load_sweep(store)
     assert stored.values == expected and list(stored.errors) == [BAD]
+
+
+def test_a_broken_process_pool_names_the_unfinished_items(tmp_path):
+    store = tmp_path / "p.sqlite"
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        with pytest.raises(cf.BrokenExecutor) as info:
+            rmb.sweep(si.always_dies, GRID, executor=pool, store=store, chunk_size=4)
+    note = "\n".join(getattr(info.value, "__notes__", []))
+    stored = load_sweep(store).values  # whole chunks
+    assert stored == {i: si.closed_loop_peak(GRID[i]) for i in stored} and BAD not in stored
+    # every item is either stored or named unfinished (the first 8, in the items' order)
+    missing = [i for i in range(len(GRID)) if i not in stored]
+    shown = ", ".join(map(str, missing[:8])) + (", ..." if len(missing) > 8 else "")
+    assert f"with {len(missing)} items unfinished: {shown};" in note
