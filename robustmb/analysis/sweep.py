@@ -130,7 +130,14 @@ def _normalise_items(items, key):
         if key is None:
             pairs = list(enumerate(seq))
         else:
-            pairs = [(key(it), it) for it in seq]
+            pairs = []
+            for position, it in enumerate(seq):
+                try:
+                    pairs.append((key(it), it))
+                except Exception as exc:
+                    raise ArgumentError(
+                        f"sweep: key raised on item {position} ({type(exc).__name__}: {exc})"
+                    ) from exc
     seen = {}
     for position, (k, _) in enumerate(pairs):
         try:

@@ -47,3 +47,8 @@ def test_a_store_sqlite_would_not_keep_is_refused(store):
         rmb.sweep(abs, [-1, -2], store=store, progress=False)
     with pytest.raises(ArgumentError, match="is not a file path"):
         load_sweep(store)
+
+
+def test_a_key_function_that_raises_is_named_with_the_item():
+    with pytest.raises(ArgumentError, match=r"key raised on item 1 \(ZeroDivisionError"):
+        rmb.sweep(abs, [0.5, 1.0, 2.0], key=lambda x: 1 / (x - 1), progress=False)
