@@ -15,6 +15,8 @@ certifies: H-infinity within the same relative ``tol``, H2 to rounding.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from robustmb.analysis._norm_common import _check_tol
@@ -39,7 +41,7 @@ from robustmb.analysis.freqresp import (
 from robustmb.analysis.freqresp import _balanced as _freqresp_balanced
 from robustmb.analysis.model_stack import _models, as_statespace_stack, is_model_stack
 from robustmb.analysis.refined_response import refined_response
-from robustmb.errors import DimensionError, IllPosedError
+from robustmb.errors import ArgumentError, DimensionError, IllPosedError
 
 __all__ = [
     "as_statespace_stack",
@@ -268,8 +270,11 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
         Block structure, as for :func:`~robustmb.analysis.mussv.mussv`.
     candidates : int, optional
         Points per model optimised first (those with the largest Osborne-scaled
-        ``sigma_max``); they give the level below which no other point matters.
+        ``sigma_max``); they give the level below which no other point matters.  A
+        positive integer.
     seed : int, optional
+        Seed of the optimiser's random starts, a non-negative integer (as for
+        :func:`~robustmb.analysis.mussv.mussv`).
 
     Returns
     -------
@@ -277,6 +282,11 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
         ``max_k upper_k``: a certified upper bound of ``mu`` at every grid point of the
         model, attained by the fast ``mussv`` bound at point ``index``.
     index : numpy.ndarray of int, shape (N,)
+
+    Raises
+    ------
+    ArgumentError
+        ``candidates`` is not a positive integer, or ``seed`` not a non-negative integer.
 
     Notes
     -----
@@ -303,12 +313,27 @@ def mu_peak_stack(responses, blk, *, candidates: int = 3, seed: int = 0):
     )
     from robustmb.analysis.mussv import mussv_stack
 
+    if (
+        isinstance(candidates, bool)
+        or not isinstance(candidates, numbers.Integral)
+        or candidates < 1
+    ):
+        raise ArgumentError(
+            f"mu_peak_stack: candidates must be a positive integer, got {candidates!r}"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"mu_peak_stack: seed must be a non-negative integer, got {seed!r}")
+    candidates, seed = int(candidates), int(seed)
     R = np.asarray(responses)
     if R.ndim != 4:
         raise DimensionError(
             f"responses must have shape (models, frequencies, n, m); got shape {R.shape}"
         )
     N, nw = R.shape[:2]
+    if nw == 0 and N > 0:
+        raise DimensionError(
+            f"mu_peak_stack: responses has no frequency points (shape {R.shape}); give at least one"
+        )
     struct = BlockStructure(blk)
     struct.check_shape(R.shape[1:])
     bad = ~np.all(np.isfinite(R), axis=(1, 2, 3))

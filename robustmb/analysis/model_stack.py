@@ -33,8 +33,8 @@ def _is_uncertain(item) -> bool:
 
 def is_model_stack(sys) -> bool:
     """True for a family of models: a list (or a tuple) holding an LTI or uncertain
-    system, a list of ``(A, B, C, D[, dt])`` tuples, the empty list, or a tuple
-    ``(A, B, C, D[, dt])`` with 3-D ``A``.
+    system, a list or tuple of ``(A, B, C, D[, dt])`` tuples, the empty list, or a
+    tuple ``(A, B, C, D[, dt])`` with 3-D ``A``.
 
     A list or tuple with at least one LTI or uncertain system in it is a family whatever
     its other elements are, so that :func:`as_statespace_stack` names the element that
@@ -59,14 +59,25 @@ def is_model_stack(sys) -> bool:
     lti = _lti_types()
     if any(isinstance(item, lti) or _is_uncertain(item) for item in sys):
         return True
+    if all(_is_model_tuple(item) for item in sys):
+        return True  # models (A, B, C, D[, dt]), in a list or in a tuple
     if isinstance(sys, tuple):
-        return len(sys) in (4, 5) and np.ndim(sys[0]) == 3
+        return len(sys) in (4, 5) and _ndim(sys[0]) == 3
+    return False
 
-    def is_model(item):
-        # a tuple (A, B, C, D[, dt]) has a matrix first; [(1, 2), (3, 4)] is a gain
-        return isinstance(item, tuple) and len(item) in (4, 5) and np.ndim(item[0]) == 2
 
-    return all(is_model(item) for item in sys)
+def _ndim(x):
+    """``numpy.ndim`` of ``x``; -1 for nested sequences of uneven lengths."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return -1
+
+
+def _is_model_tuple(item):
+    """A tuple ``(A, B, C, D[, dt])`` of one model: a matrix first (``(1, 2)`` is a row
+    of a gain, and a stacked ``A`` is an array, not a tuple)."""
+    return isinstance(item, tuple) and len(item) in (4, 5) and _ndim(item[0]) == 2
 
 
 def as_statespace_stack(models, *, argname: str = "models"):
@@ -148,7 +159,8 @@ def as_statespace_stack(models, *, argname: str = "models"):
             raise DimensionError(
                 f"{argname}[{k}] has {A.shape[0]} states, {D.shape[1]} inputs, {D.shape[0]} "
                 f"outputs and dt={dt}; {argname}[0] has {A0.shape[0]}, {D0.shape[1]}, "
-                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size"
+                f"{D0.shape[0]} and dt={dt0}: a family must have models of one size and one "
+                "sampling time"
             )
     dtype = np.result_type(*(M for part in parts for M in part[:4]))
     stacked = [np.array([part[i] for part in parts], dtype=dtype) for i in range(4)]
@@ -186,8 +198,13 @@ def _models(A, B, C, D, dt):
 
 
 def _is_stacked_tuple(models):
-    """A tuple ``(A, B, C, D[, dt])`` of stacked arrays (not a tuple of models)."""
-    return isinstance(models, tuple) and not any(isinstance(m, _lti_types()) for m in models)
+    """A tuple ``(A, B, C, D[, dt])`` of stacked arrays (not a tuple of models: LTI
+    objects or tuples ``(A, B, C, D[, dt])``)."""
+    return (
+        isinstance(models, tuple)
+        and not any(isinstance(m, _lti_types()) for m in models)
+        and not (models and all(_is_model_tuple(m) for m in models))
+    )
 
 
 def _model_tuple(models, k):

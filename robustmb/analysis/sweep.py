@@ -114,6 +114,11 @@ def _normalise_items(items, key):
     if key is not None and not callable(key):
         raise ArgumentError(f"sweep: key must be callable, got {type(key).__name__}")
     if isinstance(items, dict):
+        if key is not None:
+            raise ArgumentError(
+                "sweep: key= applies to items given as a sequence; the keys of a dict of "
+                "items are its own keys (give the items as a list to key them by key=)"
+            )
         pairs = list(items.items())
     else:
         try:
@@ -125,13 +130,28 @@ def _normalise_items(items, key):
         if key is None:
             pairs = list(enumerate(seq))
         else:
-            pairs = [(key(it), it) for it in seq]
-    keys = [k for k, _ in pairs]
-    try:
-        if len(set(keys)) != len(keys):
-            raise ArgumentError("sweep: the item keys are not unique")
-    except TypeError:
-        raise ArgumentError("sweep: the item keys must be hashable") from None
+            pairs = []
+            for position, it in enumerate(seq):
+                try:
+                    pairs.append((key(it), it))
+                except Exception as exc:
+                    raise ArgumentError(
+                        f"sweep: key raised on item {position} ({type(exc).__name__}: {exc})"
+                    ) from exc
+    seen = {}
+    for position, (k, _) in enumerate(pairs):
+        try:
+            first = seen.setdefault(k, position)
+        except TypeError:
+            raise ArgumentError(
+                f"sweep: the item keys must be hashable; the key of item {position} is a "
+                f"{type(k).__name__} ({k!r})"
+            ) from None
+        if first != position:
+            raise ArgumentError(
+                f"sweep: the item keys are not unique: items {first} and {position} both "
+                f"have key {k!r}"
+            )
     return pairs
 
 
@@ -147,7 +167,14 @@ def _store_path(store, caller):
         raise ArgumentError(
             f"{caller}: store must be the path of a SQLite file (str or path-like), got {store!r}"
         )
-    return os.fspath(store)
+    path = os.fspath(store)
+    if path in ("", ":memory:", b"", b":memory:"):
+        # SQLite opens these as a temporary database: nothing would be kept
+        raise ArgumentError(
+            f"{caller}: store {path!r} is not a file path (SQLite keeps nothing of it); "
+            "give the path of a file, or store=None"
+        )
+    return path
 
 
 class _Store:
@@ -357,6 +384,78 @@ def _submit_all(executor, fn, chunks):
     return futs, cf.as_completed(futs)
 
 
+def _killed_worker(exc):
+    """True for Dask's verdict that a task killed every worker that ran it."""
+    if type(exc).__module__.split(".")[0] != "distributed":
+        return False
+    import distributed
+
+    return isinstance(exc, distributed.KilledWorker)
+
+
+def _killed_text(key, exc):
+    """Error text of an item that killed its Dask worker while running alone."""
+    return (
+        f"KilledWorker: the Dask worker evaluating item {key!r} alone died every time "
+        "it ran it (a crash of the process: a segfault, os._exit, memory exhausted); "
+        f"rerun with retry_failed=True to evaluate it again ({type(exc).__name__}: {exc})\n"
+    )
+
+
+def _gather(executor, fn, sent, collect, bar):
+    """Run the chunks ``sent`` (``(index, (key, item) pairs, their pickles)``) on the
+    executor and pass each finished chunk's rows to ``collect(rows, index)``.
+
+    On Dask, a task that killed every worker it ran on (``KilledWorker``) may hold an
+    item that crashes its process, or may have shared a dying worker with such a task:
+    its items become suspects, run one at a time once nothing else is running, and a
+    suspect that still kills its worker then is the one at fault and fails alone."""
+    futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
+    tasks = {i: (i, c, lab, False) for i, c, lab in sent}  # by chunk index, then suspect
+    suspects, collected = [], set()
+    try:
+        for f in completed:
+            i, part, lab, alone = tasks[futs[f]]
+            try:
+                out = f.result()
+            except Exception as exc:
+                if isinstance(exc, cf.BrokenExecutor):
+                    exc.add_note(_unfinished_note(tasks, collected))
+                if not _killed_worker(exc):
+                    raise
+                collected.add(futs[f])
+                if alone:
+                    collect([(part[0][0], False, None, _killed_text(part[0][0], exc), 0.0, [])], i)
+                    bar.advance(1)
+                else:
+                    suspects.extend((i, [pair], [one]) for pair, one in zip(part, lab, strict=True))
+            else:
+                collect([(k, *r) for (k, _), r in zip(part, out, strict=True)], i)
+                collected.add(futs[f])
+                bar.advance(len(part))
+            if suspects and completed.count() == 0:
+                i, part, lab = suspects.pop(0)
+                new = executor.submit(_run_chunk, fn, lab, True, True, pure=False)
+                futs[new] = ("alone", len(tasks))
+                tasks[futs[new]] = (i, part, lab, True)
+                completed.add(new)
+    except BaseException:
+        for f in futs:
+            f.cancel()
+        raise
+
+
+def _unfinished_note(tasks, collected):
+    """Names the items of the chunks not collected when the executor broke."""
+    keys = [k for t, task in tasks.items() if t not in collected for k, _ in task[1]]
+    shown = ", ".join(repr(k) for k in keys[:8]) + ("" if len(keys) <= 8 else ", ...")
+    return (
+        f"sweep: the executor broke (a worker process died) with {len(keys)} items "
+        f"unfinished: {shown}; the chunks that finished are in the store (store=), and "
+        "a rerun with the same store resumes from them"
+    )
+
+
 def _emit(result):
     """Re-issue the warnings of the items once, in the calling process, each tagged with
     its item's key (the message keeps its start, so ``filterwarnings(message=...)``
@@ -448,9 +547,14 @@ def sweep(
     ArgumentError
         Bad arguments, or a store that holds results of another function or items.
     concurrent.futures.BrokenExecutor, distributed errors
-        When the executor itself fails (e.g. a worker process is killed):
-        every chunk that finished before is already in the store, so a rerun
-        resumes from there.
+        When the executor itself fails (e.g. a worker process of a process pool is
+        killed; a note on the error names the items left unfinished): every chunk
+        that finished before is already in the store, so a rerun resumes from there.
+        On Dask a chunk whose worker dies is run again by Dask (``allowed-failures``
+        times, a setting of ``distributed.scheduler``); the items of a chunk that Dask
+        gives up on (``KilledWorker``) are run again one at a time once nothing else
+        runs, and an item whose worker still dies is recorded as failed (a
+        ``KilledWorker`` error under its key) while the others carry on.
 
     Examples
     --------
@@ -467,6 +571,8 @@ def sweep(
         raise ArgumentError(f"sweep: fn must be callable, got {type(fn).__name__}")
     if not isinstance(progress, bool | np.bool_):
         raise ArgumentError(f"sweep: progress must be True or False, got {progress!r}")
+    if not isinstance(retry_failed, bool | np.bool_):
+        raise ArgumentError(f"sweep: retry_failed must be True or False, got {retry_failed!r}")
     if store is not None:
         store = _store_path(store, "sweep")
     if (
@@ -477,6 +583,16 @@ def sweep(
         raise ArgumentError(f"sweep: chunk_size must be a positive integer, got {chunk_size!r}")
     chunk_size = int(chunk_size)
     _check_executor(executor)
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        try:  # the pool pickles fn with every chunk: refuse it here, named
+            pickle.dumps(fn)
+        except Exception as exc:  # noqa: BLE001 - any pickling failure
+            raise ArgumentError(
+                "sweep: with a process pool fn must be picklable, and "
+                f"{getattr(fn, '__qualname__', type(fn).__name__)!r} is not "
+                f"({type(exc).__name__}: {exc}); define it at module level (or as a "
+                "functools.partial of a module-level function)"
+            ) from None
     pairs = _normalise_items(items, key)
     st = None
     if store is not None:
@@ -589,17 +705,7 @@ def sweep(
                         bar.advance(len(failed))
                     if labelled:
                         sent.append((i, ok_items, labelled))
-                futs, completed = _submit_all(executor, fn, [(i, lab) for i, _, lab in sent])
-                parts = {i: c for i, c, _ in sent}
-                try:
-                    for f in completed:
-                        i = futs[f]
-                        collect(rows_of(parts[i], f.result()), i)
-                        bar.advance(len(parts[i]))
-                except BaseException:
-                    for f in futs:
-                        f.cancel()
-                    raise
+                _gather(executor, fn, sent, collect, bar)
         all_values = {**stored_values, **values}
         all_errors = {k: e for k, e in {**stored_errors, **errors}.items() if k not in values}
         recomputed = {k for k, _ in todo}
@@ -632,6 +738,24 @@ def sweep(
 
 def load_sweep(store):
     """Reopen a finished (or partial) sweep store without recomputing anything.
+
+    Parameters
+    ----------
+    store : str or path-like
+        Path of a store written by :func:`sweep`.
+
+    Returns
+    -------
+    SweepResult
+        The stored ``values``, ``errors`` and ``warnings`` (``computed = 0``).  The
+        store does not record the order of the items: the keys come in sorted order
+        (in the store's order when they cannot be sorted); rerun :func:`sweep` with
+        the same items and store to get them in the items' order.
+
+    Raises
+    ------
+    ArgumentError
+        No store at ``store``, or a file that is not a sweep store.
 
     Examples
     --------

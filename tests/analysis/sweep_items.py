@@ -49,3 +49,18 @@ def grid(n=5):
     """The ``n x n`` (k, c) grid used by the tests."""
     vals = np.round(np.linspace(0.0, 1.0, n), 6)
     return [(float(k), float(c)) for k in vals for c in vals]
+
+
+def always_dies(item):
+    """Kills its own worker process on item (0.5, 0.5), every time (a crashing item)."""
+    if item == (0.5, 0.5):
+        os._exit(1)
+    return closed_loop_peak(item)
+
+
+def slow_peak(item):
+    """``closed_loop_peak`` after a short sleep: a sweep that can be interrupted midway."""
+    import time
+
+    time.sleep(0.05)
+    return closed_loop_peak(item)

@@ -11,7 +11,7 @@ import pytest
 import slycot
 
 from robustmb.analysis.freqresp import freqresp
-from robustmb.analysis.model_family import freqresp_stack, is_model_stack
+from robustmb.analysis.model_family import freqresp_stack, is_model_stack, mu_peak_stack
 from robustmb.analysis.norms import h2norm, hinfnorm
 from robustmb.errors import ArgumentError, DimensionError, FloatRangeError
 
@@ -256,3 +256,48 @@ def test_mu_peak_stack_names_the_models_with_non_finite_responses(bad):
     R[1, 0, 0, 1] = bad
     with pytest.raises(IllPosedError, match=r"model\(s\) \[1\]"):
         mu_peak_stack(R, [(1, 0), (1, 0)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"candidates": 0}, "candidates must be a positive integer"),
+        ({"candidates": -1}, "candidates must be a positive integer"),
+        ({"candidates": 2.5}, "candidates must be a positive integer"),
+        ({"candidates": True}, "candidates must be a positive integer"),
+        ({"seed": -1}, "seed must be a non-negative integer"),
+        ({"seed": "a"}, "seed must be a non-negative integer"),
+    ],
+)
+def test_mu_peak_stack_names_a_bad_candidates_or_seed(kwargs, message):
+    R = np.ones((1, 3, 2, 2))
+    with pytest.raises(ArgumentError, match=message):
+        mu_peak_stack(R, [(1, 0), (1, 0)], **kwargs)
+
+
+def test_mu_peak_stack_refuses_an_empty_frequency_grid():
+    with pytest.raises(DimensionError, match="no frequency points"):
+        mu_peak_stack(np.ones((2, 0, 2, 2)), [(1, 0), (1, 0)])
+
+
+def test_a_tuple_of_model_tuples_is_a_family_not_stacked_arrays():
+    # four 1-state models (A, B, C, D) in a tuple: np.asarray of each model tuple is
+    # 3-D, and the tuple was read as a stacked (A, B, C, D) -- model k built from the
+    # k-th matrix of every model; two-state models raised a bare numpy ValueError
+    a = np.array([1.0, 2.0, 4.0, 8.0])
+    one = tuple((np.array([[-x]]), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1))) for x in a)
+    gamma, _ = hinfnorm(one)
+    assert np.allclose(gamma, 1 / a, rtol=1e-8)  # |1 / (jw + a)| peaks at w = 0
+    assert np.allclose(h2norm(one), np.sqrt(1 / (2 * a)), rtol=1e-10)
+    H = freqresp_stack(one, [0.0, 1.0])
+    assert np.allclose(H[:, :, 0, 0], 1 / (a[:, None] + np.array([0.0, 1j])), rtol=1e-12)
+    two = tuple(
+        (np.diag([-x, -2 * x]), np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1))) for x in a
+    )
+    gamma, _ = hinfnorm(two)
+    assert np.allclose(gamma, 1.5 / a, rtol=1e-8)  # 1/(s + a) + 1/(s + 2a) at s = 0
+    # sum_ij r_i r_j / (p_i + p_j) of the residues r = 1 at the poles -a, -2a
+    assert np.allclose(h2norm(two), np.sqrt(17 / (12 * a)), rtol=1e-10)
+    # a tuple of stacked arrays is still one
+    stacked = tuple(np.array([m[i] for m in two]) for i in range(4))
+    assert np.allclose(hinfnorm(stacked)[0], 1.5 / a, rtol=1e-8)
