@@ -147,6 +147,8 @@ class RigidBody:
                 f"got {allow_nonphysical_inertia!r}"
             )
         self.inertia = _inertia_entries(inertia, name)
+        #: Whether the triangle inequality of the moments is waived (for values substituted later).
+        self.allow_nonphysical_inertia = allow_nonphysical_inertia
         if not allow_nonphysical_inertia:
             j0 = np.array([[g.nominal(e)[0, 0] for e in row] for row in self.inertia])
             uncertain = not all(g.is_number(e) for row in self.inertia for e in row)

@@ -24,7 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, ResidualMassWarning, warn
+from ..errors import (
+    ArgumentError,
+    DimensionError,
+    NonphysicalInertiaWarning,
+    ResidualMassWarning,
+    warn,
+)
 from ..lft.elements import UncertainElement
 from ..lft.model import UncertainModel, UncertainSystem
 from ..lft.realization import make_realization
@@ -118,6 +124,39 @@ def check_titop_inertia(inertia, what, *, definite=False) -> np.ndarray:
     return j
 
 
+def warn_nonphysical_inertia(j, what, allow) -> None:
+    """Warn when the principal moments of ``j`` break the triangle inequality.
+
+    The same rule as :class:`~robustmb.multibody.RigidBody` (and its opt-out
+    ``allow``, which must be a bool): a :class:`NonphysicalInertiaWarning`
+    naming ``what`` and the moments, the data being kept
+    (:func:`~robustmb.multibody.bodies.check_triangle_inequality`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from robustmb.multibody.flexible_body import warn_nonphysical_inertia
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_nonphysical_inertia(np.diag([1.0, 1.0, 5.0]), "inertia", False)
+    >>> caught[0].category.__name__
+    'NonphysicalInertiaWarning'
+    """
+    from .bodies import check_triangle_inequality
+
+    if not isinstance(allow, bool):
+        raise ArgumentError(
+            f"{what.rsplit(':', 1)[0]}: allow_nonphysical_inertia must be True or False, "
+            f"got {allow!r}"
+        )
+    if allow:
+        return
+    try:
+        check_triangle_inequality(j, what)
+    except DimensionError as err:
+        warn(str(err), NonphysicalInertiaWarning)
+
+
 def _vector3(v, what):
     a = numeric_array(v, what)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
@@ -200,6 +239,12 @@ class FlexibleBody:
         ``participation`` is refused).  Omit for a one-port body.
     child : 3 numbers, optional
         Vector from P to C; required with ``mode_shapes``.
+    allow_nonphysical_inertia : bool, keyword-only
+        Keep principal moments that break the triangle inequality
+        ``I1 + I2 >= I3`` without a warning (default False: a
+        :class:`~robustmb.errors.NonphysicalInertiaWarning` names the body and
+        the moments, and the data are kept, as for
+        :class:`~robustmb.multibody.RigidBody`).
 
     Notes
     -----
@@ -239,6 +284,7 @@ class FlexibleBody:
         *,
         mode_shapes=None,
         child=None,
+        allow_nonphysical_inertia=False,
     ):
         self.name = check_name(name, "body name")
         what = f"FlexibleBody {name!r}"
@@ -247,6 +293,7 @@ class FlexibleBody:
             raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
         m = float(m)
         j = check_titop_inertia(inertia, f"{what}: inertia")
+        warn_nonphysical_inertia(j, f"{what}: inertia", allow_nonphysical_inertia)
         self.mass, self.inertia = m, j
         self.com = _vector3(com, f"{what}: com")
         lmat = np.atleast_2d(numeric_array(participation, f"{what}: participation"))
@@ -255,6 +302,8 @@ class FlexibleBody:
         if not np.all(np.isfinite(lmat)):
             raise ArgumentError(f"{what}: participation must be finite")
         n = lmat.shape[0]
+        if isinstance(frequencies, np.ndarray) and frequencies.ndim == 0:
+            frequencies = frequencies.item()  # a 0-d array is one frequency, not iterable
         freqs = (
             list(frequencies)
             if isinstance(frequencies, list | tuple | np.ndarray)

@@ -16,21 +16,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError, DimensionError, SignalError
+from ..errors import ArgumentError, SignalError
 from ..lft.model import UncertainMatrix
 from ..lft.realization import make_realization
-from .flexible_body import ACCELERATION_COMPONENTS, check_titop_inertia, numeric_array
+from .flexible_body import (
+    ACCELERATION_COMPONENTS,
+    _vector3,
+    check_titop_inertia,
+    numeric_array,
+    warn_nonphysical_inertia,
+)
 from .signals import WRENCH_COMPONENTS, check_name
 from .spatial import kinematic_model
 
 
-def _rigid_mass_at_com(mass, inertia, what):
+def _rigid_mass_at_com(mass, inertia, what, allow_nonphysical_inertia):
     m = numeric_array(mass, f"{what}: mass")
     if m.shape != () or not np.isfinite(m) or m <= 0:
         raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
     # the inverse model solves with D_G: the inertia must be definite, and the matrix
     # used is the one given (a non-symmetric one is refused, not symmetrised)
     j = check_titop_inertia(inertia, f"{what}: inertia", definite=True)
+    warn_nonphysical_inertia(j, f"{what}: inertia", allow_nonphysical_inertia)
     d = np.zeros((6, 6))
     d[:3, :3] = float(m) * np.eye(3)
     d[3:, 3:] = j
@@ -41,7 +48,7 @@ def _rigid_mass_at_com(mass, inertia, what):
 _RESERVED_PORTS = ("G", "G_ext")
 
 
-def rigid_nport(name, mass, inertia, ports, *, parent=None):
+def rigid_nport(name, mass, inertia, ports, *, parent=None, allow_nonphysical_inertia=False):
     """Static n-port TITOP model of a rigid body (Eq. 9, or Eq. 10 with ``parent``).
 
     Parameters
@@ -61,6 +68,10 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
         port names.
     parent : str, optional
         Port through which the body hangs on its parent (Eq. 10).
+    allow_nonphysical_inertia : bool, optional
+        Keep principal moments that break the triangle inequality without the
+        :class:`~robustmb.errors.NonphysicalInertiaWarning` (default False:
+        warn and keep the data, as :class:`~robustmb.multibody.RigidBody`).
 
     Returns
     -------
@@ -83,7 +94,7 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
     """
     check_name(name, "body name")
     what = f"rigid_nport {name!r}"
-    dg = _rigid_mass_at_com(mass, inertia, what)
+    dg = _rigid_mass_at_com(mass, inertia, what, allow_nonphysical_inertia)
     if not isinstance(ports, dict):
         raise ArgumentError(f"{what}: ports must be a dict name -> vector from G")
     names = list(ports)
@@ -96,9 +107,7 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
                 f"({name}_G_* accelerations, {name}_G_ext_* wrench); the names "
                 f"{list(_RESERVED_PORTS)} are reserved, rename the port"
             )
-        v = np.asarray(ports[p], dtype=float)
-        if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise DimensionError(f"{what}: port {p!r} must be 3 finite numbers, got {v.shape}")
+        v = _vector3(ports[p], f"{what}: port {p!r}")
         taus.append(kinematic_model(-v))  # tau_{P G}: from the vector P to G
     t = np.vstack(taus + [np.eye(6)])
     big = t @ np.linalg.solve(dg, t.T)
@@ -129,7 +138,7 @@ def rigid_nport(name, mass, inertia, ports, *, parent=None):
     return UncertainMatrix(real, input_names=ins, output_names=outs, name=name)
 
 
-def rigid_titop(name, mass, inertia, com, child):
+def rigid_titop(name, mass, inertia, com, child, *, allow_nonphysical_inertia=False):
     """Rigid two-port TITOP (the flexible body with no modes), static.
 
     Inputs ``[W_C; x''_P]``, outputs ``[x''_C; W_P]`` with
@@ -137,6 +146,9 @@ def rigid_titop(name, mass, inertia, com, child):
     :meth:`FlexibleBody.titop`).  ``mass`` is a positive number and
     ``inertia`` (at the centre of mass) a symmetric positive semidefinite
     3x3 matrix; ``com`` and ``child`` are vectors from the parent port P.
+    Principal moments that break the triangle inequality give a
+    :class:`~robustmb.errors.NonphysicalInertiaWarning` unless
+    ``allow_nonphysical_inertia`` (keyword) is True; the data are kept.
 
     Examples
     --------
@@ -152,7 +164,8 @@ def rigid_titop(name, mass, inertia, com, child):
     m = numeric_array(mass, f"{what}: mass")
     if m.shape != () or not np.isfinite(m) or m <= 0:
         raise ArgumentError(f"{what}: mass must be a positive number, got {mass}")
-    check_titop_inertia(inertia, f"{what}: inertia")
+    j = check_titop_inertia(inertia, f"{what}: inertia")
+    warn_nonphysical_inertia(j, f"{what}: inertia", allow_nonphysical_inertia)
     body = FlexibleBody(
         name,
         mass,
@@ -163,6 +176,7 @@ def rigid_titop(name, mass, inertia, com, child):
         0.0,
         mode_shapes=np.zeros((6, 0)),
         child=child,
+        allow_nonphysical_inertia=True,  # checked above, under this block's name
     )
     sys = body.titop()
     real = sys._real

@@ -18,9 +18,11 @@ body has ``M_ss = 0`` and cannot be inverted alone, while both ports together
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-from ..errors import DimensionError, IllPosedError, SignalError
+from ..errors import ArgumentError, DimensionError, IllPosedError, SignalError
 from ..lft.model import as_model
 from ..lft.realization import make_realization
 
@@ -35,9 +37,16 @@ def _indices(spec, names, what):
                 raise SignalError(f"invert_channels: unknown {what} {s!r}")
             out.append(names.index(s))
         else:
+            # int(0.7) would swap channel 0 and int(True) channel 1 without a word
+            if isinstance(s, bool | np.bool_) or not isinstance(s, numbers.Integral):
+                raise SignalError(
+                    f"invert_channels: {what}s must be names or integer indices, got {s!r}"
+                )
             k = int(s)
             if not 0 <= k < len(names):
-                raise SignalError(f"invert_channels: {what} index {k} out of range 0..{len(names)}")
+                raise SignalError(
+                    f"invert_channels: {what} index {k} out of range 0..{len(names) - 1}"
+                )
             out.append(k)
     if len(set(out)) != len(out):
         raise SignalError(f"invert_channels: repeated {what}s {list(spec)}")
@@ -80,6 +89,12 @@ def invert_channels(sys, inputs, outputs, *, rtol=1e-10):
     array([[ 0.5, -0.5],
            [ 0. ,  4. ]])
     """
+    if (
+        isinstance(rtol, bool | np.bool_)
+        or not isinstance(rtol, numbers.Real)
+        or not 0.0 <= rtol < 1.0
+    ):
+        raise ArgumentError(f"invert_channels: rtol must be a number in [0, 1), got {rtol!r}")
     model = as_model(sys)
     real = model._real
     ins, outs = list(model.input_names), list(model.output_names)

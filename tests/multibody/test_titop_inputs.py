@@ -56,6 +56,7 @@ def test_flexible_body_and_rigid_titop_refuse_a_non_psd_or_non_symmetric_inertia
 
 
 @pytest.mark.filterwarnings("ignore::robustmb.errors.ResidualMassWarning")
+@pytest.mark.filterwarnings("ignore::robustmb.errors.NonphysicalInertiaWarning")
 def test_semidefinite_inertias_within_rounding_are_accepted():
     # a point mass (zero inertia) and a rotated slender rod (one zero moment): semidefinite
     rod = _rotated([0.0, 2.0, 2.0], seed=8)
