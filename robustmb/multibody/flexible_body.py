@@ -255,9 +255,11 @@ class FlexibleBody:
     The rigid mass at P is the fully coupled ``D_P = tau_GP^T D_G tau_GP``
     (not ``diag(m I3, J_P)``, which is only right when P is the centre of
     mass).  The residual mass ``R_P = D_P - L^T L`` is the mass seen at P at
-    high frequency; an indefinite ``R_P`` means the modal data are not
-    consistent with the rigid data and a :class:`ResidualMassWarning` is
-    issued (the model is still built).
+    high frequency; an ``R_P`` that is indefinite, or singular in a direction
+    in which the rigid body has mass, means the modal data are not consistent
+    with the rigid data and a :class:`ResidualMassWarning` is issued (the
+    model is still built).  A semidefinite ``D_P`` (a point mass, a slender
+    rod) is no defect by itself.
 
     Examples
     --------
@@ -333,15 +335,36 @@ class FlexibleBody:
         else:
             self.mode_shapes = None
             self.child = None
-        r = self.residual_mass
-        lam = np.linalg.eigvalsh(0.5 * (r + r.T))
-        if lam[0] <= 0.0:
+        lam = self._residual_defect()
+        if lam is not None:
             warn(
                 f"FlexibleBody {name!r}: the residual mass D_P - L^T L is not positive "
-                f"definite (smallest eigenvalue {lam[0]:.4g}); the modal data are "
+                f"definite (smallest eigenvalue {lam:.4g}); the modal data are "
                 "inconsistent with the rigid data",
                 ResidualMassWarning,
             )
+
+    def _residual_defect(self):
+        """Smallest eigenvalue of ``R_P`` when the modes take more mass than ``D_P`` has.
+
+        ``R_P`` is checked where it matters: a direction ``v`` with
+        ``v^T R_P v <= tol`` is a defect when ``R_P`` is indefinite there or when
+        the rigid body has mass in it (``v^T D_P v > tol``).  A direction without
+        rigid mass and without modal participation (a point mass's rotations, a
+        slender rod's spin axis, any rigid body with no modes) is no defect.
+        ``tol`` is ``64 eps`` times the largest eigenvalue of ``D_P`` (rounding).
+        """
+        if self.n_modes == 0:
+            return None  # R_P = D_P, already checked semidefinite
+        dp = self.rigid_mass
+        r = self.residual_mass
+        lam, vec = np.linalg.eigh(0.5 * (r + r.T))
+        tol = 64.0 * np.finfo(float).eps * float(np.abs(np.linalg.eigvalsh(dp)).max())
+        for k in np.flatnonzero(lam <= tol):
+            v = vec[:, k]
+            if lam[k] < -tol or float(v @ dp @ v) > tol:
+                return float(lam[0])
+        return None
 
     # ----------------------------------------------------------------- data
     @property

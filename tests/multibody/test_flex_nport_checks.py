@@ -157,3 +157,28 @@ def test_one_mode_on_a_free_hub_has_the_closed_form_zeros_and_poles():
     np.testing.assert_allclose(mh - d, mh + mb - l**2, rtol=1e-12)
     g0 = 1.0 / (mh - _evalfr(t, 1e-6j)[2, 2])
     np.testing.assert_allclose(g0, 1.0 / mt, rtol=1e-9)
+
+
+def test_a_semidefinite_rigid_mass_is_no_residual_mass_defect():
+    # a point mass, a slender rod and a FE beam whose rigid mass has no spin inertia:
+    # the modes take no mass in the massless directions, so the data are consistent
+    from robustmb.errors import ResidualMassWarning
+    from robustmb.multibody.beam_modes import beam_modal_data
+
+    length, mass = 2.0, 4.0
+    d = beam_modal_data(length, mass, 50.0, n_modes=4)
+    rod = np.diag([0.0, mass * length**2 / 12, mass * length**2 / 12])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResidualMassWarning)
+        rigid_titop("l", 1.0, np.zeros((3, 3)), [0.5, 0, 0], [1.0, 0, 0])
+        FlexibleBody("rod", 1.0, rod, [0.5, 0, 0], np.zeros((0, 6)), [], 0.0)
+        beam = FlexibleBody(
+            "beam", mass, rod, [length / 2, 0, 0], d["participation"], d["frequencies"], 0.01
+        )
+    assert np.linalg.eigvalsh(beam.residual_mass)[0] < 1e-12  # singular, not a defect
+    # the modes taking all the mass in a direction, or some where there is none, are
+    lz = [[0, 0, 1.0, 0, 0, 0]]
+    with pytest.warns(ResidualMassWarning, match="smallest eigenvalue 0"):
+        FlexibleBody("all", 1.0, 0.1 * np.eye(3), [0, 0, 0], lz, [3.0], 0.01)
+    with pytest.warns(ResidualMassWarning, match="smallest eigenvalue -1"):
+        FlexibleBody("pm", 1.0, np.zeros((3, 3)), [0, 0, 0], [[0, 0, 0, 1.0, 0, 0]], [3.0], 0.0)
