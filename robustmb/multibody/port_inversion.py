@@ -30,6 +30,12 @@ from ..lft.realization import make_realization
 def _indices(spec, names, what):
     if isinstance(spec, str | int | np.integer):
         spec = [spec]
+    try:
+        spec = list(spec)
+    except TypeError:
+        raise SignalError(
+            f"invert_channels: {what}s must be a name, an index or a list of them, got {spec!r}"
+        ) from None
     out = []
     for s in spec:
         if isinstance(s, str):

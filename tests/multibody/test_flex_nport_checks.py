@@ -81,6 +81,8 @@ def test_invert_channels_refuses_indices_that_are_not_integers(index):
         invert_channels(g, [index], [0])
     with pytest.raises(SignalError, match=r"out of range 0\.\.1"):
         invert_channels(g, [2], [0])
+    with pytest.raises(SignalError, match="inputs must be a name, an index or a list"):
+        invert_channels(g, None, [0])
 
 
 @pytest.mark.parametrize("rtol", [-1.0, np.nan, 1.0, "1e-10", True])
