@@ -184,3 +184,49 @@ def test_a_semidefinite_rigid_mass_is_no_residual_mass_defect():
         FlexibleBody("all", 1.0, 0.1 * np.eye(3), [0, 0, 0], lz, [3.0], 0.01)
     with pytest.warns(ResidualMassWarning, match="smallest eigenvalue -1"):
         FlexibleBody("pm", 1.0, np.zeros((3, 3)), [0, 0, 0], [[0, 0, 0, 1.0, 0, 0]], [3.0], 0.0)
+
+
+def test_beam_on_a_free_hub_has_the_free_free_frequencies_of_a_full_fe_model():
+    # All clamped-free modes of a beam mesh on a rigid hub at P give the free-free
+    # frequencies of the hub + beam finite-element model assembled here (same mesh).
+    from robustmb.multibody.beam_modes import beam_modal_data
+
+    mh, jh, lb, mb, ei, ne = 20.0, 3.0, 2.0, 4.0, 50.0, 6
+    le, rho = lb / ne, mb / lb
+    c = rho * le / 420.0
+    me = c * np.array(
+        [
+            [156, 22 * le, 54, -13 * le],
+            [22 * le, 4 * le**2, 13 * le, -3 * le**2],
+            [54, 13 * le, 156, -22 * le],
+            [-13 * le, -3 * le**2, -22 * le, 4 * le**2],
+        ]
+    )
+    ke = (ei / le**3) * np.array(
+        [
+            [12, 6 * le, -12, 6 * le],
+            [6 * le, 4 * le**2, -6 * le, 2 * le**2],
+            [-12, -6 * le, 12, -6 * le],
+            [6 * le, 2 * le**2, -6 * le, 4 * le**2],
+        ]
+    )
+    nd = 2 * (ne + 1)  # v, v' per node (x-y plane); node 0 is the hub
+    mm, kk = np.zeros((nd, nd)), np.zeros((nd, nd))
+    for e in range(ne):
+        i = slice(2 * e, 2 * e + 4)
+        mm[i, i] += me
+        kk[i, i] += ke
+    mm[0, 0] += mh
+    mm[1, 1] += jh
+    ref = np.sqrt(sla.eigh(kk, mm, eigvals_only=True)[2:])  # drop the two rigid modes
+    d = beam_modal_data(lb, mb, ei, n_elements=ne, n_modes=4 * ne)
+    rod = np.diag([0.0, mb * lb**2 / 12, mb * lb**2 / 12])
+    body = FlexibleBody("b", mb, rod, [lb / 2, 0, 0], d["participation"], d["frequencies"], 0.0)
+    t = body.titop().nominal()
+    a, b, cc, dd = (np.asarray(x) for x in (t.A, t.B, t.C, t.D))
+    # hub: D_hub x''_P = W_P = C x + D x''_P
+    dh = np.diag([mh, mh, mh, jh, jh, jh])
+    poles = np.linalg.eigvals(a + b @ np.linalg.solve(dh - dd, cc))
+    w = np.sort(np.abs(poles.imag))[::2]  # each +-j pair once
+    # equal stiffnesses: every x-y frequency has its x-z twin
+    np.testing.assert_allclose(w, np.repeat(ref, 2), rtol=1e-9)
