@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lft
-from ..errors import ArgumentError, DimensionError, IllPosedError
+from ..errors import ArgumentError, DimensionError, IllPosedError, NonphysicalInertiaWarning, warn
 from . import _generic as g
-from .bodies import check_inertia
+from .bodies import check_inertia, check_triangle_inequality
 from .joints import GROUND, RevoluteJoint, WeldJoint
 from .signals import WRENCH_COMPONENTS
 
@@ -421,6 +421,14 @@ def compile_tree(mech, values=None):
             )
         if values:
             check_inertia(jc, f"body {k!r}: inertia", f" (with values {values})")
+            # substituted moments may leave the set the nominal was checked in
+            if not getattr(b, "allow_nonphysical_inertia", True):
+                try:
+                    check_triangle_inequality(
+                        jc, f"body {k!r}: inertia", f" (with values {values})"
+                    )
+                except DimensionError as err:
+                    warn(str(err), NonphysicalInertiaWarning)
         tree.masses[k], tree.coms[k], tree.body_inertia[k] = m, com, jc
         return spatial_inertia_at_origin(m, jc, com)
 

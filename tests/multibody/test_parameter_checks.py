@@ -7,6 +7,8 @@
   diagonal entry), at the ends of their range; everything again after ``values``.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,25 @@ def test_unclear_arguments_name_themselves():
         mech.forward_dynamics(["a", 0.0], V, Z)
     with pytest.raises(ArgumentError, match="v must be an array of real numbers"):
         mech.forward_dynamics(Q, ["a", 0.0], Z)
+
+
+def test_substituted_moments_that_break_the_triangle_inequality_warn():
+    # nominal moments (1, 1, 1.5) are those of a body; J3 = 5 substituted through values=
+    # gives 1 + 1 < 5, which no mass distribution has (I1 + I2 - I3 = 2 s_3 >= 0)
+    j3 = rmb.ureal("J3", 1.5, range=(1.0, 10.0))
+
+    def pendulum(**opt):
+        mech = Mechanism(acceleration=gravity(9.81))
+        body = RigidBody("b", mass=1.0, inertia=[1.0, 1.0, j3], ports={"P": [0, 0, 1.0]}, **opt)
+        mech.add_body(body)
+        mech.add_joint(RevoluteJoint("J", ("ground", "O"), ("b", "P"), [1, 0, 0], angle=0.0))
+        return mech
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonphysicalInertiaWarning)
+        pendulum().mass_matrix([0.0], values={"J3": 2.0})  # 1 + 1 >= 2: a flat body
+        pendulum(allow_nonphysical_inertia=True).mass_matrix([0.0], values={"J3": 5.0})
+    with pytest.warns(NonphysicalInertiaWarning, match=r"'b': inertia .*1 \+ 1 < 5.*'J3': 5"):
+        m = pendulum().mass_matrix([0.0], values={"J3": 5.0})
+    # the value is still used as given (warned, not refused): I_xx + m l^2 about the pivot
+    assert np.isclose(m[0, 0], 1.0 + 1.0)
