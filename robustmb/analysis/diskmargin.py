@@ -40,7 +40,12 @@ from robustmb.analysis.disk_loops import (
     _sensitivity,
     _stable,
 )
-from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
+from robustmb.analysis.disk_margin_results import (
+    DiskMargin,
+    DiskMarginResult,
+    LoopMargins,
+    _delta_of_factor,
+)
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.norms import _hinfnorm_bracket
 from robustmb.errors import DimensionError, warn
@@ -177,7 +182,7 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
     delta = np.zeros(n, dtype=complex)
     factors = np.ones(n, dtype=complex)
     if np.isfinite(upper):
-        delta[j] = (loop_f[j] - 1.0) / (a + b * loop_f[j]) if np.isfinite(loop_f[j]) else 1 / b
+        delta[j] = _delta_of_factor(loop_f[j], skew)
         factors[j] = loop_f[j]
     if (
         peak is not None
