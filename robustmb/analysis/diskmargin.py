@@ -133,8 +133,8 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
     grid = omega if omega is not None else default_grid(As, dt)
     complex_data = any(np.iscomplexobj(X) and np.any(np.imag(X)) for X in M)
     if complex_data:
-        # Complex coefficients: |M(-jw)| differs from |M(jw)|, and the interval covering
-        # assumes a real model.  Grid both signs; certify with ||M||_inf below.
+        # Complex coefficients: |M(-jw)| differs from |M(jw)|: grid both signs (the
+        # whole-axis certificates below cover both half axes).
         grid = np.concatenate([-grid[::-1], grid])
         if dt:
             grid = grid[grid > -np.pi / dt]
@@ -158,8 +158,7 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
         needs_cover = not proved or (
             peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma_upper
         )
-        if needs_cover and not complex_data:
-            # (Complex coefficients: the interval covering assumes a real model.)
+        if needs_cover:
             cover = _mu_peak_or_none(certified_mu_peak, M, blk, dt, rel_gap=_MU_REL_GAP)
             if cover is not None and cover.covered:
                 mu_upper = min(float(cover.upper), gamma_upper)
