@@ -25,9 +25,19 @@ from robustmb.errors import DimensionError
 __all__ = ["Disk", "dm2gm", "gm2dm"]
 
 
+# Largest modulus of the skew: below 2**52, ``a = (1 - sigma)/2`` and ``b = (1 + sigma)/2``
+# are exact and sum to 1 in double precision (and ``sigma**2`` does not overflow).
+_SKEW_LIMIT = 2.0**52
+
+
 def _check_skew(skew) -> float:
     if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not np.isfinite(skew):
         raise DimensionError(f"skew must be a finite real number; got {skew!r}")
+    if not abs(skew) < _SKEW_LIMIT:
+        raise DimensionError(
+            f"skew must have a modulus below 2**52 (beyond, (1 - skew)/2 + (1 + skew)/2 = 1 "
+            f"is lost to rounding); got {skew!r}"
+        )
     return float(skew)
 
 

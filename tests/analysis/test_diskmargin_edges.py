@@ -119,3 +119,28 @@ def test_complex_coefficient_multiloop_bound_is_certified_by_mu():
     assert dm.lower <= reference * (1 + 1e-9)
     assert dm.lower >= reference * (1 - 2e-3)
     assert dm.upper <= dm.lower * (1 + 2e-3)
+
+
+@pytest.mark.parametrize("skew", [1e300, -1e300, 2.0**52, -(2.0**60)])
+def test_huge_skew_is_refused_naming_the_argument(skew):
+    # Beyond 2**52, a = (1 - skew)/2 and b = (1 + skew)/2 no longer sum to 1; at 1e300 the
+    # phase margin raised OverflowError (skew**2) after diskmargin had returned.
+    from robustmb.analysis import dm2gm
+    from robustmb.errors import DimensionError
+
+    L = 4 / (s + 1) ** 2
+    with pytest.raises(DimensionError, match="skew"):
+        rmb.diskmargin(L, skew=skew)
+    with pytest.raises(DimensionError, match="skew"):
+        dm2gm(0.5, skew)
+    k = rmb.ureal("k", 1.0, range=(0.5, 2.0))
+    with pytest.raises(DimensionError, match="skew"):
+        rmb.wcdiskmargin(k * L, skew=skew)
+
+
+def test_large_skew_below_the_limit_keeps_the_closed_form():
+    # 3/(s + 1), skew 1e6: S = (s + 1)/(s + 4) runs from 1/4 to 1 and a = (1 - 1e6)/2 < 0,
+    # so |S - a| peaks as w -> inf at 1 - a: alpha = 1/(1 + (1e6 - 1)/2).
+    dm = rmb.diskmargin(3 / (s + 1), skew=1e6)
+    assert dm.upper == pytest.approx(1 / (1 + (1e6 - 1) / 2), rel=1e-9)
+    assert np.isfinite(dm.phase_margin)
