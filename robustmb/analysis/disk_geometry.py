@@ -25,9 +25,19 @@ from robustmb.errors import DimensionError
 __all__ = ["Disk", "dm2gm", "gm2dm"]
 
 
+# Largest modulus of the skew: below 2**52, ``a = (1 - sigma)/2`` and ``b = (1 + sigma)/2``
+# are exact and sum to 1 in double precision (and ``sigma**2`` does not overflow).
+_SKEW_LIMIT = 2.0**52
+
+
 def _check_skew(skew) -> float:
     if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not np.isfinite(skew):
         raise DimensionError(f"skew must be a finite real number; got {skew!r}")
+    if not abs(skew) < _SKEW_LIMIT:
+        raise DimensionError(
+            f"skew must have a modulus below 2**52 (beyond, (1 - skew)/2 + (1 + skew)/2 = 1 "
+            f"is lost to rounding); got {skew!r}"
+        )
     return float(skew)
 
 
@@ -67,28 +77,38 @@ _HALF_PLANE_RTOL = 1e-8
 def _bracket_gain_margin(lower, upper, skew):
     """Gain margins ``(gmin, gmax)`` of the disks of sizes ``lower`` (vectorised).
 
-    The intercepts jump at the half-plane size ``alpha = 1/b``: ``gmax`` (and for
-    ``sigma = 0`` ``gmin``) reaches ``inf`` (``0``) only there.  When the bracket
-    ``[lower, upper]`` of the margin contains ``1/b`` and is at most ``_HALF_PLANE_RTOL``
-    wide (relative), the intercepts of the half plane are returned, as MATLAB does
-    (``k/s`` has margin 2 and gain margin ``[0, inf]``); elsewhere those of ``lower``.
+    The intercepts jump at the edges ``alpha = 1/b`` (``gmax`` reaches ``inf`` only there,
+    the disk becomes a half plane) and ``alpha = 1/a`` (``gmin`` reaches ``0`` only there;
+    for ``sigma = 0`` both edges are ``2``).  When the bracket ``[lower, upper]`` of the
+    margin contains an edge and is at most ``_HALF_PLANE_RTOL`` wide (relative), the
+    intercepts are those of the edge, as MATLAB reports (``k/s`` has margin 2 and gain
+    margin ``[0, inf]``; ``1/s`` with skew -1 has margin 1 and gain margin ``[0, 2]``),
+    not the rounding level ``5e-13`` of a size ``1e-12`` below it; elsewhere those of
+    ``lower``.
     """
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
-    _, b = _skew_coefficients(skew)
-    alpha = lower
-    if b > 0:
-        edge = 1.0 / b
-        ulp = 4.0 * np.finfo(float).eps
-        with np.errstate(invalid="ignore"):
-            snap = (
-                np.isfinite(upper)
-                & (lower * (1.0 - ulp) <= edge)
-                & (edge <= upper * (1.0 + ulp))
-                & (upper - lower <= _HALF_PLANE_RTOL * upper)
-            )
-        alpha = np.where(snap, edge, lower)
+    a, b = _skew_coefficients(skew)
+    alpha = _snap_to_edge(lower, upper, b)
+    alpha = np.where(alpha == lower, _snap_to_edge(lower, upper, a), alpha)
     return _intercepts(alpha, skew)
+
+
+def _snap_to_edge(lower, upper, coefficient):
+    """``1/coefficient`` where the exact bracket ``[lower, upper]`` contains it, else
+    ``lower`` (see :func:`_bracket_gain_margin`)."""
+    if coefficient <= 0:
+        return lower
+    edge = 1.0 / coefficient
+    ulp = 4.0 * np.finfo(float).eps
+    with np.errstate(invalid="ignore"):
+        snap = (
+            np.isfinite(upper)
+            & (lower * (1.0 - ulp) <= edge)
+            & (edge <= upper * (1.0 + ulp))
+            & (upper - lower <= _HALF_PLANE_RTOL * upper)
+        )
+    return np.where(snap, edge, lower)
 
 
 def _phase_margin_deg(alpha, skew):

@@ -26,7 +26,24 @@ __all__ = ["DiskMargin", "DiskMarginResult", "LoopMargins", "WorstCaseDiskMargin
 
 
 def _fmt(x: float) -> str:
-    return "inf" if np.isinf(x) else f"{x:.4g}"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"
+
+
+def _delta_of_factor(f, skew) -> complex:
+    """The normalised ``delta = (f - 1)/(a + b f)`` of a factor ``f`` of the disk model.
+
+    ``f = inf`` is ``delta = 1/b``; a NaN factor (a channel without a destabilising
+    perturbation, margin ``inf``) has a NaN ``delta``, as has ``f = inf`` when ``b = 0``
+    (skew -1: no finite ``delta`` gives an infinite factor).
+    """
+    a, b = _skew_coefficients(skew)
+    if np.isfinite(f):
+        return (f - 1.0) / (a + b * f)
+    if np.isinf(f) and b != 0:
+        return 1.0 / b
+    return complex(np.nan, np.nan)
 
 
 @dataclass(frozen=True, repr=False)
@@ -224,8 +241,7 @@ class LoopMargins:
         each message lists the channels)."""
         j = self._index(key)
         f = self.worst_perturbation[j]
-        a, b = _skew_coefficients(self.skew)
-        delta = (f - 1.0) / (a + b * f) if np.isfinite(f) else 1.0 / b
+        delta = _delta_of_factor(f, self.skew)
         return DiskMargin(
             float(self.alpha[j]),
             float(self.alpha[j]),

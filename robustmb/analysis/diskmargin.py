@@ -40,7 +40,12 @@ from robustmb.analysis.disk_loops import (
     _sensitivity,
     _stable,
 )
-from robustmb.analysis.disk_margin_results import DiskMargin, DiskMarginResult, LoopMargins
+from robustmb.analysis.disk_margin_results import (
+    DiskMargin,
+    DiskMarginResult,
+    LoopMargins,
+    _delta_of_factor,
+)
 from robustmb.analysis.mu_sweep import certified_mu_peak, default_grid
 from robustmb.analysis.norms import _hinfnorm_bracket
 from robustmb.errors import DimensionError, warn
@@ -128,8 +133,8 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
     grid = omega if omega is not None else default_grid(As, dt)
     complex_data = any(np.iscomplexobj(X) and np.any(np.imag(X)) for X in M)
     if complex_data:
-        # Complex coefficients: |M(-jw)| differs from |M(jw)|, and the interval covering
-        # assumes a real model.  Grid both signs; certify with ||M||_inf below.
+        # Complex coefficients: |M(-jw)| differs from |M(jw)|: grid both signs (the
+        # whole-axis certificates below cover both half axes).
         grid = np.concatenate([-grid[::-1], grid])
         if dt:
             grid = grid[grid > -np.pi / dt]
@@ -153,8 +158,7 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
         needs_cover = not proved or (
             peak is not None and peak.upper * (1.0 + _MU_REL_GAP) < gamma_upper
         )
-        if needs_cover and not complex_data:
-            # (Complex coefficients: the interval covering assumes a real model.)
+        if needs_cover:
             cover = _mu_peak_or_none(certified_mu_peak, M, blk, dt, rel_gap=_MU_REL_GAP)
             if cover is not None and cover.covered:
                 mu_upper = min(float(cover.upper), gamma_upper)
@@ -177,7 +181,7 @@ def _multiloop_margin(S, dt, skew, channels, loop_alpha, loop_freq, loop_f, omeg
     delta = np.zeros(n, dtype=complex)
     factors = np.ones(n, dtype=complex)
     if np.isfinite(upper):
-        delta[j] = (loop_f[j] - 1.0) / (a + b * loop_f[j]) if np.isfinite(loop_f[j]) else 1 / b
+        delta[j] = _delta_of_factor(loop_f[j], skew)
         factors[j] = loop_f[j]
     if (
         peak is not None
@@ -263,7 +267,8 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
         margin perturbs all of them at once, ``output`` / ``input`` perturb one side only.
     skew : float, optional
         Skew ``sigma`` of the disk (0: balanced gain increase/decrease; > 0 biased towards
-        gain increase; 1 gives ``1/||S||_inf``, -1 gives ``1/||T||_inf``).
+        gain increase; 1 gives ``1/||S||_inf``, -1 gives ``1/||T||_inf``), a real number
+        of modulus below ``2**52``.
     omega : array_like, optional
         Analyse only these finite frequencies >= 0 (rad/s) instead of the whole axis: the
         margins are then upper bounds of the true ones (the minimum over the given
