@@ -184,3 +184,19 @@ def test_singular_state_matrix_leaves_the_inverted_test_unavailable():
         np.array([[0.0]]), np.array([[1.0]]), np.array([[1.0]]), np.zeros((1, 1))
     )
     assert not test.available and test.windows(1.0) is None
+
+
+def test_inverted_windows_of_a_complex_model_keep_the_sign_of_omega():
+    # |1 / (j w + 1 - 2j)| = 1/2 at w = 2 +- sqrt(3) (closed form): G(-j w) differs from
+    # conj G(j w), and the crossings map to omega = -1 / nu with their signs
+    test = InvertedLevelTest(
+        np.array([[-1.0 + 2.0j]]),
+        np.array([[1.0 + 0.0j]]),
+        np.array([[1.0 + 0.0j]]),
+        np.zeros((1, 1), complex),
+        real=False,
+    )
+    found = sorted(omega for *_, omega in test.windows(0.5))
+    assert found == pytest.approx([2 - np.sqrt(3), 2 + np.sqrt(3)], rel=1e-12)
+    for low, high, located, omega in test.windows(0.5):
+        assert located and low <= omega <= high
