@@ -158,7 +158,10 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     the level-set test, whose slow eigenvalues then carry errors ``10 eps ||H|| kappa_i``
     (left and right eigenvectors); where such an error reaches the imaginary axis (stiff
     poles with a response flat near the level, e.g. a peak barely above
-    ``sigma_max(D)``), the response is maximised on a logarithmic grid (refined solves)
+    ``sigma_max(D)``), the level-set test of the inverted model ``G(1/s)``, whose slow
+    modes are its large ones, decides those frequencies where its own rounding allows
+    (:mod:`~robustmb.analysis.inverted_level`).  Where it does not, the response is
+    maximised on a logarithmic grid (refined solves)
     and the test repeated from any higher value, and if it stays inconclusive a
     ``RuntimeWarning`` says that ``gamma`` is the largest value found, not a certified
     bound.  When even the
