@@ -9,11 +9,14 @@ crossing can hide off the axis.  :class:`ClusterScreen` finds such clusters (a c
 then eigenvector-based rounding radii), returns the frequency windows where the test is
 inconclusive, and maximises the response there with refined solves, also around clusters
 of poles.  The same eigenvector-based radii expose a second blind spot, of stiff models:
-isolated eigenvalues whose rounding (``||H||`` set by the fast poles) reaches the axis;
-there the response is maximised on a logarithmic grid and, if the test stays
-inconclusive, no upper bound is certified.  Slow eigenvalues inside the crossing band are
-among them when their radius exceeds the band and a tenth of ``|lambda|``: evaluating the
-response at their imaginary parts then locates nothing.  The attained value is
+isolated eigenvalues whose rounding (``||H||`` set by the fast poles) reaches the axis.
+Those windows are first put to the level-set test of the inverted model ``G(1/s)``
+(:mod:`.inverted_level`), whose slow modes are its large ones: where it decides them
+with its own rounding radii, the level is proved.  Otherwise the response is maximised
+on a logarithmic grid and, if the test stays inconclusive, no upper bound is certified.
+Slow eigenvalues inside the crossing band are among them when their radius exceeds the
+band and a tenth of ``|lambda|``: evaluating the response at their imaginary parts then
+locates nothing.  The attained value is
 re-evaluated by refined solves, with the ends of the axis (``z = +-1``, where poles
 crowd the plain evaluation's accuracy away), before a level is tested from it.  It is a
 mixin of the level-set search, whose matrices and responses it uses.
@@ -32,6 +35,7 @@ import scipy.linalg
 from robustmb.analysis._norm_common import _AXIS_RTOL, _AXIS_SQRT_FACTOR, _EPS
 from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis.balancing import pole_bands
+from robustmb.analysis.inverted_level import InvertedLevelTest, meets
 from robustmb.analysis.norms_stability import (
     _eigenvalues,
     cluster_rounding,
@@ -153,6 +157,59 @@ class ClusterScreen:
         half = np.minimum(radius, 4.0 * np.abs(eigenvalues))
         return self._windows(eigenvalues, half, _unlocated(eigenvalues, radius, distance, band))
 
+    def _undecided_windows(self, level):
+        """Windows ``(centre, radius)`` of every eigenvalue of the test at ``level`` that
+        the test does not decide: rounding reaching the axis outside the crossing band
+        (:meth:`_rounding_blind_spots`) or a candidate inside it that locates nothing
+        (:meth:`_unlocated_candidates`), each over its full rounding radius."""
+        radii = self._band_radii(level)
+        if radii is None:
+            return []
+        if not radii:
+            return [(0.0, np.inf)]
+        eigenvalues, radius, distance, band = radii
+        selected = (distance > band) & (distance <= radius)
+        selected |= _unlocated(eigenvalues, radius, distance, band)
+        return self._windows(eigenvalues, radius, selected)
+
+    _inverted = None
+
+    def _inverted_verdict(self, level):
+        """Whether the level-set test of the inverted model ``G(1/s)`` decides the
+        windows the test at ``level`` leaves open (:mod:`.inverted_level`):
+        ``("proved", -inf, nan)``, ``("refuted", value, frequency)`` with an accurately
+        evaluated ``value > level``, or ``("undecided", -inf, nan)``.
+
+        The windows are proved free of crossings when no window of the inverted test
+        meets them, or when those that do locate their crossings and the accurate
+        response at those crossings, and at the midpoints between consecutive ones, stays
+        at or below ``level`` (the level-set iteration's own rule for its candidates)."""
+        undecided = ("undecided", -np.inf, np.nan)
+        windows = self._undecided_windows(level)
+        if not windows:
+            return ("proved", -np.inf, np.nan)
+        if self.discrete:
+            return undecided
+        if self._inverted is None:
+            self._inverted = InvertedLevelTest(self.A, self.B, self.C, self.D, real=self.real)
+        intervals = self._inverted.windows(level)
+        if intervals is None:
+            return undecided
+        touching = meets(intervals, windows, self.real)
+        if not touching:
+            return ("proved", -np.inf, np.nan)
+        if not all(located for _, _, located, _ in touching):
+            return undecided
+        crossings = self._fold(np.array([omega for *_, omega in touching]))
+        points = self._fold(np.concatenate([crossings, 0.5 * (crossings[1:] + crossings[:-1])]))
+        values = self._accurate_sigma(points)
+        best = int(np.argmax(values))
+        if not np.all(np.isfinite(values)):
+            return undecided
+        if values[best] <= level:
+            return ("proved", -np.inf, np.nan)
+        return ("refuted", float(values[best]), float(points[best]))
+
     def _band_radii(self, level):
         """``(eigenvalues, radius, distance, band)`` of the test at ``level``; None where
         the screen does not apply, ``()`` where the radii are unavailable."""
@@ -245,7 +302,10 @@ class ClusterScreen:
             crossings = self.crossing_frequencies(level)
             if crossings.size and np.max(self.sigma(self.test_frequencies(crossings))) > level:
                 return np.inf  # a genuine crossing: the searches missed a higher peak
-            if not self._hidden_crossings(level) and not self._rounding_blind_spots(level):
+            if not self._hidden_crossings(level) and (
+                not self._rounding_blind_spots(level)
+                or self._inverted_verdict(level)[0] == "proved"
+            ):
                 return level
             rel *= 10.0
         return np.inf
@@ -272,9 +332,10 @@ class ClusterScreen:
             warn(
                 "hinfnorm: at the last level tested, eigenvalues of the level-set test lie "
                 "closer to the imaginary axis than their rounding "
-                "error (a stiff model, or a peak barely above sigma_max(D)), so the test "
-                "cannot exclude a higher peak; the norm returned is the largest value a "
-                "search of the response found, not a certified bound (upper = inf)",
+                "error (a stiff model, or a peak barely above sigma_max(D)), and the test "
+                "on the inverted model G(1/s) does not decide those frequencies either, so "
+                "neither can exclude a higher peak; the norm returned is the largest value "
+                "a search of the response found, not a certified bound (upper = inf)",
                 RuntimeWarning,
             )
             upper = np.inf

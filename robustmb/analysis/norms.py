@@ -58,6 +58,7 @@ from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
 from robustmb.analysis.freqresp import ResponseEvaluator, largest_singular_values
 from robustmb.analysis.hidden_crossings import ClusterScreen
+from robustmb.analysis.inverted_level import ProvedPeakGain
 from robustmb.analysis.model_stack import _model_tuple, is_model_stack
 from robustmb.analysis.norms_stability import (
     STABLE,
@@ -157,7 +158,10 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     the level-set test, whose slow eigenvalues then carry errors ``10 eps ||H|| kappa_i``
     (left and right eigenvectors); where such an error reaches the imaginary axis (stiff
     poles with a response flat near the level, e.g. a peak barely above
-    ``sigma_max(D)``), the response is maximised on a logarithmic grid (refined solves)
+    ``sigma_max(D)``), the level-set test of the inverted model ``G(1/s)``, whose slow
+    modes are its large ones, decides those frequencies where its own rounding allows
+    (:mod:`~robustmb.analysis.inverted_level`).  Where it does not, the response is
+    maximised on a logarithmic grid (refined solves)
     and the test repeated from any higher value, and if it stays inconclusive a
     ``RuntimeWarning`` says that ``gamma`` is the largest value found, not a certified
     bound.  When even the
@@ -642,6 +646,8 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
         iterations = 0
         hidden, blind, unlocated = [], [], []
         searched = blind_searched = unlocated_searched = False
+        # how upper was decided (ProvedPeakGain.proof); the level tested by G(1/s)
+        proof, inverted_at = "level-set", None
         for _ in range(_RECERTIFICATIONS):
             state = self._level_set(tol, lower, frequency, points, values)
             upper, count, lower, frequency, points, values = state
@@ -665,6 +671,17 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                 # not locate: searched once; a value above the level makes them blind
                 if finite and not unlocated_searched:
                     unlocated = self._unlocated_candidates(upper)
+                if finite and (blind or unlocated) and inverted_at != upper:
+                    # the windows the test leaves open, decided by the test on G(1/s)
+                    inverted_at = upper
+                    verdict, value, at = self._inverted_verdict(upper)
+                    if verdict == "proved":
+                        blind, unlocated, unlocated_searched = [], [], True
+                        proof = "inverted"
+                    elif verdict == "refuted":
+                        lower, frequency = value, at
+                        points, values = np.array([at]), np.array([value])
+                        continue
                 settled = not unlocated or unlocated_searched
                 if (not hidden or searched) and (not blind or blind_searched) and settled:
                     break
@@ -683,6 +700,7 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                     unlocated_searched = True
                     value, at = self._search_blind_spots(unlocated, tol)
                     self._missed = value > upper
+                    proof = "search"
                     found, where = max((found, where), (value, at))
                 if found > lower:
                     lower, frequency = found, where
@@ -702,6 +720,7 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
             # undecided at lower (1 + tol): a slightly higher level may be decided
             relaxed = self._coarser_level(lower, tol)
             upper, blind = (relaxed, []) if np.isfinite(relaxed) else (upper, blind)
+            proof = "relaxed"
         upper = self._blind_spots_resolved(upper, hidden, blind)  # inf if not
         reached = self.accuracy.get(frequency, 0.0) if self.direct else 0.0
         if reached > _UNRESOLVED_ACCURACY:
@@ -716,7 +735,10 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
             )
         upper = self._circle_resolved(upper, tol)  # inf, with a warning, if not
         frequency = self._external(frequency)
-        return PeakGain(float(lower), float(upper), float(frequency), iterations, reached)
+        proof = proof if np.isfinite(upper) else "none"
+        return ProvedPeakGain(
+            float(lower), float(upper), float(frequency), iterations, reached, proof=proof
+        )
 
     def _external(self, frequency):
         """An internal frequency in rad/s."""
