@@ -56,6 +56,10 @@ _PRODUCT_ROUNDING = 8.0
 # Factor on the refinement's own estimate of the error left in ``X`` (the size of its
 # last correction, which is about the error before that correction).
 _ESTIMATE_SAFETY = 4.0
+# A value of ``lambda_max(Phi)`` within this many eps of the size of the terms of ``Phi``
+# is rounding (at a crossing of the pencil it is 0 to rounding): no refinement of the
+# responses decides its sign, and such a point is left undecided (it does not certify).
+_NOISE = 100.0
 
 
 class CheckedResponse:
@@ -154,7 +158,9 @@ class CheckedResponse:
         :meth:`fast_errors`; where that leaves the sign undecided, after one refinement
         step (an LU solve and one double-double residual); where still undecided, after
         refinement to convergence.  A point is left at a stage once the bound is below 0
-        or the inequality surely fails (a failing point only loses coverage)."""
+        or the inequality surely fails (a failing point only loses coverage), or when
+        ``lambda_max(Phi)`` is 0 to the rounding of ``Phi`` itself (no refinement of
+        ``M`` decides its sign: the point does not certify)."""
         omega = np.asarray(omega, float).ravel()
         out = np.full(omega.size, np.nan)
         open_ = np.ones(omega.size, bool)
@@ -167,11 +173,13 @@ class CheckedResponse:
                 resp, err = fast(omega[idx]), self.fast_errors(omega[idx])
             else:
                 resp, err = self(omega[idx], max_steps=steps)
-            top, spread = _fdi_bracket(resp, err, mult, beta)
+            top, spread, noise = _fdi_bracket(resp, err, mult, beta, noise=True)
             out[idx] = top + spread
             with np.errstate(invalid="ignore"):
-                # undecided: neither below 0 for certain nor surely above it
+                # undecided: neither below 0 for certain nor surely above it, nor 0 to
+                # the rounding of Phi (which no refinement of M removes)
                 still = ~(top + spread < 0) & ~(top - spread >= 0) & (spread > 0)
+                still &= np.abs(top) > noise
             open_[:] = False
             open_[idx[still]] = True
             if not open_.any():
@@ -222,8 +230,10 @@ def fdi_upper_bounds(responses, errors, mult, beta):
     return top + spread
 
 
-def _fdi_bracket(responses, errors, mult, beta):
-    """``(lambda_max(Phi) of the computed responses, bound on its change)``."""
+def _fdi_bracket(responses, errors, mult, beta, noise=False):
+    """``(lambda_max(Phi) of the computed responses, bound on its change)``; with
+    ``noise``, also the size of the rounding of ``Phi`` itself (``1e2 eps`` times the
+    sizes of its terms)."""
     s = mult.scale_responses(responses)
     if mult.left is not None:
         left = np.abs(mult.left)
@@ -242,4 +252,8 @@ def _fdi_bracket(responses, errors, mult, beta):
         nx = np.linalg.norm(mult.x)
         ny = np.linalg.norm(mult.y)
         ns = np.linalg.norm(np.where(finite[:, None, None], s, 0.0), axis=(1, 2))
-        return top, 2.0 * f * (nx * ns + ny) + nx * f**2
+        spread = 2.0 * f * (nx * ns + ny) + nx * f**2
+        if noise:
+            size = nx * ns**2 + 2.0 * ny * ns + beta**2 * np.linalg.norm(mult.z)
+            return top, spread, _NOISE * _EPS * size
+        return top, spread

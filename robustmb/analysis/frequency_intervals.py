@@ -500,9 +500,10 @@ def _edge_point(bad, good, mult, beta, evaluate, rtol=1e-12, max_iter=60):
     an error of about ``eps`` times their condition number).  The single sign change
     between them is bracketed down to ``rtol`` and the holding side returned, so the
     end is verified by an evaluation instead of falling back to the probe ``good``.
-    With checked evaluations (:class:`_Checked`) the bracket is first narrowed on the
-    sweep's fast responses, and only its holding end is checked; where the check
-    fails there the bisection goes on with checked evaluations.
+    With checked evaluations (:class:`_Checked`) the bracket is narrowed on the sweep's
+    fast responses, and points stepped back from its holding end towards ``good``
+    (relative steps 1e-9 .. 1e-1 of the bracket) are checked; the nearest that holds
+    is the end (``good`` when none does).
     """
     if isinstance(evaluate, _Checked) and evaluate.fast is not None:
         fast_good, fast_bad = good, bad
@@ -514,9 +515,14 @@ def _edge_point(bad, good, mult, beta, evaluate, rtol=1e-12, max_iter=60):
                 fast_good = mid
             else:
                 fast_bad = mid
-        if fast_good == good or _holds(evaluate, np.array([fast_good]), mult, beta)[0]:
-            return fast_good
-        bad = fast_good
+        if fast_good == good:
+            return good
+        # points stepped back from the fast end towards ``good``, one batch (the end
+        # itself holds to within rounding only, too close to decide with any error bound)
+        steps = np.array([1e-9, 1e-7, 1e-5, 1e-3, 1e-1])
+        tries = fast_good + (good - fast_good) * steps
+        ok = np.flatnonzero(_holds(evaluate, tries, mult, beta))
+        return float(tries[ok[0]]) if ok.size else good
     for _ in range(max_iter):
         if abs(good - bad) <= rtol * abs(good):
             break
