@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from .checked_response import CheckedResponse, fdi_upper_bounds
 from .mu_structure import dagger, hermitian_power
 from .mu_upper import expand_scalings
 
@@ -338,8 +339,39 @@ def certified_interval(sysdata, mult: Multiplier, beta, w0, evaluate):
     if windows.size:
         cand = np.unique(np.concatenate([cand, windows.ravel()]))
         cand = cand[cand > 0]
-    got = _interval_between(cand, mult, beta, w0, evaluate, d, probes=3, windows=windows)
+    checked = _Checked(_checked_evaluation(sysdata), evaluate)
+    got = _interval_between(cand, mult, beta, w0, checked, d, probes=3, windows=windows)
     return (w0, w0) if got == "mixed" else got
+
+
+_CHECKED: dict = {}
+
+
+class _Checked:
+    """The evaluations of a certified interval: the inequality is decided on responses
+    with an error bound (``checked``, a :class:`.checked_response.CheckedResponse`);
+    ``fast`` (the sweep's evaluation) only guides the bisection of :func:`_edge_point`."""
+
+    def __init__(self, checked, fast):
+        self.checked, self.fast = checked, fast
+
+    def __call__(self, w):
+        return self.checked(w)
+
+    def upper_bounds(self, w, mult, beta):
+        return self.checked.upper_bounds(w, mult, beta, self.fast)
+
+
+def _checked_evaluation(sysdata):
+    """``w -> (M(jw), error bound)`` of :class:`.checked_response.CheckedResponse` for
+    ``sysdata``, kept for the last few models (a sweep checks one model many times)."""
+    key = tuple(id(x) for x in sysdata)
+    got = _CHECKED.get(key)
+    if got is None or any(x is not y for x, y in zip(got.sysdata, sysdata, strict=True)):
+        if len(_CHECKED) >= 8:
+            _CHECKED.pop(next(iter(_CHECKED)))
+        got = _CHECKED[key] = CheckedResponse(sysdata)
+    return got
 
 
 def _unresolved_windows(a):
@@ -395,7 +427,7 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2, windo
             blocked |= (mid > lo_w) & (mid < hi_w)
 
     def holds(w):
-        return fdi_values(evaluate(np.asarray(w, float)), mult, beta) < 0
+        return _holds(evaluate, np.asarray(w, float), mult, beta)
 
     k = min(int(np.searchsorted(seg_hi, w0, side="left")), nseg - 1)
     first = holds(np.concatenate([[w0, 0.0], inner[k]]))
@@ -468,13 +500,46 @@ def _edge_point(bad, good, mult, beta, evaluate, rtol=1e-12, max_iter=60):
     an error of about ``eps`` times their condition number).  The single sign change
     between them is bracketed down to ``rtol`` and the holding side returned, so the
     end is verified by an evaluation instead of falling back to the probe ``good``.
+    With checked evaluations (:class:`_Checked`) the bracket is narrowed on the sweep's
+    fast responses, and points stepped back from its holding end towards ``good``
+    (relative steps 1e-9 .. 1e-1 of the bracket) are checked; the nearest that holds
+    is the end (``good`` when none does).
     """
+    if isinstance(evaluate, _Checked) and evaluate.fast is not None:
+        fast_good, fast_bad = good, bad
+        for _ in range(max_iter):
+            if abs(fast_good - fast_bad) <= rtol * abs(fast_good):
+                break
+            mid = 0.5 * (fast_bad + fast_good)
+            if fdi_values(evaluate.fast(np.array([mid])), mult, beta)[0] < 0:
+                fast_good = mid
+            else:
+                fast_bad = mid
+        if fast_good == good:
+            return good
+        # points stepped back from the fast end towards ``good``, one batch (the end
+        # itself holds to within rounding only, too close to decide with any error bound)
+        steps = np.array([1e-9, 1e-7, 1e-5, 1e-3, 1e-1])
+        tries = fast_good + (good - fast_good) * steps
+        ok = np.flatnonzero(_holds(evaluate, tries, mult, beta))
+        return float(tries[ok[0]]) if ok.size else good
     for _ in range(max_iter):
         if abs(good - bad) <= rtol * abs(good):
             break
         mid = 0.5 * (bad + good)
-        if fdi_values(evaluate(np.array([mid])), mult, beta)[0] < 0:
+        if _holds(evaluate, np.array([mid]), mult, beta)[0]:
             good = mid
         else:
             bad = mid
     return good
+
+
+def _holds(evaluate, w, mult, beta):
+    """Whether the inequality holds at ``w`` for the exact responses: ``evaluate`` gives
+    ``(responses, error bounds)`` (:class:`.checked_response.CheckedResponse`), or
+    responses alone, taken as exact."""
+    if isinstance(evaluate, _Checked):
+        return evaluate.upper_bounds(w, mult, beta) < 0
+    got = evaluate(w)
+    responses, errors = got if isinstance(got, tuple) else (got, np.zeros(np.shape(got)))
+    return fdi_upper_bounds(responses, errors, mult, beta) < 0

@@ -146,7 +146,7 @@ def _residual(A, B, points, X_hi, X_lo, points_lo=None):
     return re.value() + 1j * im.value()
 
 
-def refined_response(A, B, C, D, points, *, on_circle=False):
+def refined_response(A, B, C, D, points, *, on_circle=False, sizes=False, max_steps=_MAX_STEPS):
     """``G(p) = C (p I - A)^-1 B + D`` at the points ``p``, refined to working accuracy.
 
     Parameters
@@ -160,14 +160,22 @@ def refined_response(A, B, C, D, points, *, on_circle=False):
         response is refined at their radial projection onto the circle, kept as a
         double-double ``p + p_lo`` (for poles within ``1e-8`` of the circle the rounding
         of ``p`` itself costs ``1e-8`` relative).
+    max_steps : int, optional
+        Refinement steps at most (each divides the error by about ``eps cond``).
+    sizes : bool, optional
+        Refine every column of ``X`` to its own relative accuracy, and return the norms
+        of the columns of ``X`` (the scales of the errors ``accuracy`` then measures).
 
     Returns
     -------
     response : numpy.ndarray
         Shape ``(len(points), p, m)``.
     accuracy : numpy.ndarray
-        Per point, the relative size of the last correction to ``X = (p I - A)^-1 B``: an
+        Per point (with ``sizes``: per point and column, shape ``(len(points), m)``),
+        the relative size of the last correction to ``X = (p I - A)^-1 B``: an
         estimate of the relative error reached (about ``eps`` when refinement converged).
+    size : numpy.ndarray
+        With ``sizes`` only: the 2-norms of the columns of ``X``, ``(len(points), m)``.
 
     Raises
     ------
@@ -192,23 +200,27 @@ def refined_response(A, B, C, D, points, *, on_circle=False):
     rhs = np.broadcast_to(B, (K,) + B.shape)
     X_hi = np.linalg.solve(M, rhs).astype(complex)
     X_lo = np.zeros_like(X_hi)
-    size = np.linalg.norm(X_hi, axis=(1, 2))
-    accuracy = np.full(K, np.inf)
+    # with ``sizes``, per column of X: columns of very different scales (a channel scaled
+    # by 1e7) are each refined to their own relative accuracy
+    axis = 1 if sizes else (1, 2)
+    size = np.linalg.norm(X_hi, axis=axis)
+    accuracy = np.full(size.shape, np.inf)
     rows = np.arange(K)  # points still refined (converged ones drop out)
     points_lo = _circle_correction(points) if on_circle else None
-    for _ in range(_MAX_STEPS):
+    for _ in range(max_steps):
         Xh, Xl = X_hi[rows], X_lo[rows]
         low = None if points_lo is None else points_lo[rows]
         correction = np.linalg.solve(M[rows], _residual(A, B, points[rows], Xh, Xl, low))
-        step = np.linalg.norm(correction, axis=(1, 2))
+        step = np.linalg.norm(correction, axis=axis)
         ok = size[rows] > 0
         accuracy[rows] = np.where(ok, step / np.where(ok, size[rows], 1.0), 0.0)
         total = Xl + correction
         hr, lr = _two_sum(Xh.real, total.real)
         hi, li = _two_sum(Xh.imag, total.imag)
         X_hi[rows], X_lo[rows] = hr + 1j * hi, lr + 1j * li
-        size[rows] = np.linalg.norm(X_hi[rows], axis=(1, 2))
-        rows = rows[(accuracy[rows] > 4 * _EPS) & np.isfinite(accuracy[rows])]
+        size[rows] = np.linalg.norm(X_hi[rows], axis=axis)
+        worst = accuracy[rows] if not sizes else np.max(accuracy[rows], axis=1, initial=0.0)
+        rows = rows[(worst > 4 * _EPS) & np.isfinite(worst)]
         if rows.size == 0:
             break
     # after the last step the error is about eps cond times the last correction
@@ -220,4 +232,6 @@ def refined_response(A, B, C, D, points, *, on_circle=False):
     low = C @ X_lo
     re.add_small(low.real)
     im.add_small(low.imag)
+    if sizes:
+        return re.value() + 1j * im.value(), accuracy, size
     return re.value() + 1j * im.value(), accuracy
