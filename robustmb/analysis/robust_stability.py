@@ -769,6 +769,8 @@ def _mu_sensitivity(problem, crit, h):
     a, bw, cz, dzw = problem.m11
     w0 = max(crit, 1e-6) if np.isfinite(crit) else 1.0
     omega = w0 * np.geomspace(0.8, 1.25, 25)
+    if problem.dt:  # a discrete loop's axis ends at the Nyquist frequency
+        omega = np.unique(np.minimum(omega, np.pi / problem.dt))
     resp = freqresp((a, bw, cz, dzw, problem.dt) if problem.dt else (a, bw, cz, dzw), omega)
     # one stack: the responses, then the responses with each element's columns scaled
     stack = [resp]

@@ -7,9 +7,11 @@ static gain ``+-|delta|`` (the dominant term without its phase for a matrix).  C
 against numpy's poles of the realisation and its value at ``z = -1``.
 """
 
+import control
 import numpy as np
 import pytest
 
+import robustmb as rmb
 from robustmb.analysis.uncertain_problem import ltidyn_interpolant
 
 DT = 0.1
@@ -51,3 +53,15 @@ def test_away_from_nyquist_the_all_pass_still_interpolates():
     assert g.nstates == 1 and np.all(np.abs(_poles(g)) < 1)
     value = complex(np.atleast_2d(g(np.exp(1j * w0 * DT)))[0, 0])
     assert value == pytest.approx(0.3 - 0.4j, abs=1e-12)
+
+
+def test_robstab_of_a_loop_critical_at_the_nyquist_frequency():
+    # G(z) = 1/(z + 0.5) peaks at z = -1 (|G| = 2), so the ultidyn margin is exactly
+    # 1/2 and its critical frequency pi/dt; the sensitivities were computed on
+    # frequencies up to 1.25 pi/dt, beyond the axis (ArgumentError before)
+    g = control.ss([[-0.5]], [[1.0]], [[1.0]], [[0.0]], DT)
+    res = rmb.robstab(rmb.feedback(g, rmb.ultidyn("D", (1, 1))))
+    assert res.lower <= 0.5 <= res.upper
+    assert res.upper - res.lower < 1e-2
+    assert np.isclose(res.critical_frequency, NYQUIST)
+    assert 0.0 < res.sensitivity["D"] <= 1.0
