@@ -110,7 +110,7 @@ def draw_mu_bounds(ax, analysis):
             label=(
                 f"certified peak {fmt_upper(peak)} (margin ≥ {fmt_lower(1.0 / peak)})"
                 if certified
-                else f"peak on the frequencies evaluated {_fmt(peak)} (not certified)"
+                else f"peak on the frequencies evaluated {fmt_upper(peak)} (not certified)"
             ),
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
@@ -180,7 +180,7 @@ def mu_caption(analysis):
         from_margin = rs.lower > 0 and peak == 1.0 / rs.lower and peak < mu.upper
         parts.append(
             (
-                f"dotted: the peak {_fmt(peak)} certified over the whole frequency axis"
+                f"dotted: the peak {fmt_upper(peak)} certified over the whole frequency axis"
                 + (
                     " (1 / the margin's lower bound, certified by a test other than this "
                     "sweep, whose curve may lie above it)"
@@ -189,7 +189,7 @@ def mu_caption(analysis):
                 )
             )
             if certified
-            else f"dotted: the peak {_fmt(peak)} over the frequencies evaluated only (not "
+            else f"dotted: the peak {fmt_upper(peak)} over the frequencies evaluated only (not "
             "certified over the axis)"
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
