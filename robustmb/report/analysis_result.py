@@ -213,11 +213,17 @@ class WorstCaseAnalysis:
                     if ch.worst_found_source == "worst case"
                     else ""
                 )
+                if np.isinf(top):  # an unstable loop: no peak, no frequency, no ratio
+                    found = f"{source[ch.worst_found_source]} is unstable (infinite peak gain)"
+                else:
+                    found = (
+                        f"peak gain at least {fmt_lower(top)}{where} "
+                        f"({source[ch.worst_found_source]}), "
+                        f"{fmt_lower(top / ch.spec, 3)} times the specification"
+                    )
                 out.append(
                     f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
-                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
-                    f"gain at least {fmt_lower(top)}{where} ({source[ch.worst_found_source]}), "
-                    f"{_fmt(top / ch.spec, 3)} times the specification."
+                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: {found}."
                 )
             elif wc.certified:
                 out.append(
@@ -255,18 +261,25 @@ class WorstCaseAnalysis:
         n = len(self.sample_values)
         if n:
             text = f"{n - self.n_unstable_samples} of {n} random samples are stable"
+            sampled = [ch for ch in self.channels if np.isfinite(ch.worst_sample_peak)]
             pairs = [
                 (ch.name, ch.worst_sample_peak / ch.wcgain.lower)
-                for ch in self.channels
-                if np.isfinite(ch.worst_sample_peak) and ch.wcgain.lower > 0
+                for ch in sampled
+                if 0 < ch.wcgain.lower < np.inf
             ]
+            # a worst case found unstable while every sample is stable: sampling missed it
+            missed = [ch.name for ch in sampled if np.isinf(ch.wcgain.lower)]
             if pairs:
                 text += "; the largest sampled peak gain reaches " + ", ".join(
                     f"{_fmt(100 * r, 3)} % ({name})" for name, r in pairs
                 )
                 text += " of the worst case found"
-                if min(r for _, r in pairs) < 0.95:
-                    text += ": random sampling alone underestimates the worst case"
+            if missed:
+                text += (
+                    f"; no sample is unstable, while the worst case found of {', '.join(missed)} is"
+                )
+            if missed or (pairs and min(r for _, r in pairs) < 0.95):
+                text += ": random sampling alone underestimates the worst case"
             out.append(text + ".")
         flags = self.flags()
         if flags:
