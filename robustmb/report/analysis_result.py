@@ -158,7 +158,14 @@ class WorstCaseAnalysis:
 
     def conclusions(self) -> list:
         """Short conclusions generated from the numbers, one sentence each."""
-        from .bound_format import fmt_bound, fmt_lower, fmt_upper
+        from .bound_format import (
+            fmt_against,
+            fmt_bound,
+            fmt_lower,
+            fmt_point,
+            fmt_spec,
+            fmt_upper,
+        )
         from .figures import _fmt
 
         out = [self.headline()]
@@ -197,10 +204,13 @@ class WorstCaseAnalysis:
         for ch in self.channels:
             wc = ch.wcgain
             top = ch.worst_found
+            # digits enough to show each number on its side of the specification
+            spec, nom = fmt_spec(ch.spec), fmt_point(ch.nominal_peak, ch.spec)
+            up, lo = fmt_against(wc.upper, "upper", ch.spec), fmt_against(top, "lower", ch.spec)
             if ch.verdict == "pass":
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at most {fmt_upper(wc.upper)}, within "
-                    f"the specification {_fmt(ch.spec)} (nominal {_fmt(ch.nominal_peak)})."
+                    f"{ch.name}: the worst-case peak gain is at most {up}, within "
+                    f"the specification {spec} (nominal {nom})."
                 )
             elif ch.verdict == "fail":
                 nominal = (
@@ -217,24 +227,24 @@ class WorstCaseAnalysis:
                     found = f"{source[ch.worst_found_source]} is unstable (infinite peak gain)"
                 else:
                     found = (
-                        f"peak gain at least {fmt_lower(top)}{where} "
+                        f"peak gain at least {lo}{where} "
                         f"({source[ch.worst_found_source]}), "
                         f"{fmt_lower(top / ch.spec, 3)} times the specification"
                     )
                 out.append(
-                    f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
-                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: {found}."
+                    f"{ch.name}: the specification {spec} is {nominal} "
+                    f"(peak {nom}) and violated in the worst case: {found}."
                 )
             elif wc.certified:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain lies in [{fmt_lower(top)}, "
-                    f"{fmt_upper(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                    f"{ch.name}: the worst-case peak gain lies in [{lo}, "
+                    f"{up}], on both sides of the specification {spec}."
                 )
             else:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at least {fmt_lower(top)} "
+                    f"{ch.name}: the worst-case peak gain is at least {lo} "
                     f"({source[ch.worst_found_source]}), within the specification "
-                    f"{_fmt(ch.spec)}, but no upper bound is certified over the frequency "
+                    f"{spec}, but no upper bound is certified over the frequency "
                     "axis: not decided."
                 )
         if self.margins is not None and self.margins.nominal is not None:
