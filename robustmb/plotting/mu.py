@@ -9,8 +9,7 @@ from ..analysis.mussv import MussvResult
 from ..analysis.robust_stability import RobstabResult
 from ..analysis.worst_case_gain import WcgainResult
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
-from ..report.bound_format import fmt_upper
-from ._style import UncertainPlot, axes_grid
+from ._style import UncertainPlot, axes_grid, fmt_upper
 
 
 def certified_peak(result):

@@ -46,3 +46,46 @@ def test_wcgain_level_label_is_not_below_the_bound():
     labels = [ln.get_label() for ln in out.axes[0, 0].get_lines()]
     (level,) = [lab for lab in labels if lab.startswith("μ = 1: peak gain ")]
     assert _number(level, "μ = 1: peak gain ") >= wc.upper
+
+
+def _sensitivity():
+    """``S = 1 / (1 + L)``, ``L = 2 k / (s (s + 1))``, ``k`` in 2 +- 20 %: ``|S|`` peaks
+    at 2.4531... for ``k = 2.4`` (a dense 1-D sweep of ``k`` and of the frequency)."""
+    k = rmb.ureal("k", 2.0, percent=20)
+    s = control.tf("s")
+    return rmb.feedback(1, 2 * k / (s * (s + 1)))
+
+
+def _brute_force_peak():
+    w = np.logspace(-2, 2, 200001)
+    return max(
+        np.max(np.abs(1 / (1 + 2 * k / (1j * w * (1j * w + 1)))))
+        for k in np.linspace(1.6, 2.4, 401)
+    )
+
+
+def test_worst_case_gain_legends_are_bounds():
+    S = _sensitivity()
+    wc = rmb.wcgain(S)
+    true_peak = _brute_force_peak()
+    assert wc.lower <= true_peak + 1e-6 and true_peak <= wc.upper
+    for out in (
+        plotting.wcsigma(S, wc, n=2, seed=0, ax=Figure().add_subplot()),
+        plotting.sigma(S, worst=wc, n=2, seed=0, ax=Figure().add_subplot()),
+    ):
+        labels = [ln.get_label() for ln in out.axes[0, 0].get_lines()]
+        (bound,) = [lab for lab in labels if "upper bound" in lab or "gain ≤" in lab]
+        assert bound.startswith("certified ")
+        assert float(bound.split()[-1]) >= wc.upper  # 2.4654...: not "2.465"
+        (found,) = [lab for lab in labels if lab.startswith("worst case found ")]
+        assert _number(found, "worst case found ") <= wc.lower
+
+
+def test_uncertified_bound_is_not_called_certified():
+    S = _sensitivity()
+    wc = rmb.wcgain(S, omega=np.logspace(-1, 1, 30))
+    assert not wc.certified
+    out = plotting.wcsigma(S, wc, n=2, seed=0, ax=Figure().add_subplot())
+    labels = [ln.get_label() for ln in out.axes[0, 0].get_lines()]
+    (bound,) = [lab for lab in labels if "upper bound" in lab]
+    assert not bound.startswith("certified") and "(not certified)" in bound
