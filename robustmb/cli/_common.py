@@ -69,6 +69,8 @@ def fmt_upper(x):
 
 def print_summary(report, stream=None):
     """Print the headline numbers of a report."""
+    from ..report.bound_format import fmt_against, fmt_point, fmt_spec
+
     stream = stream or sys.stdout
     a = report.analysis
     rs = a.robstab
@@ -89,14 +91,16 @@ def print_summary(report, stream=None):
     for ch in a.channels:
         wc = ch.wcgain
         print(
-            f"  {ch.name}: worst-case peak gain [{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}] at "
-            f"{_fmt(wc.critical_frequency)} rad/s (nominal {_fmt(ch.nominal_peak)})"
+            f"  {ch.name}: worst-case peak gain [{fmt_against(wc.lower, 'lower', ch.spec)}, "
+            f"{fmt_against(wc.upper, 'upper', ch.spec)}] at {_fmt(wc.critical_frequency)} rad/s "
+            f"(nominal {fmt_point(ch.nominal_peak, ch.spec)})"
             + (
-                f"; largest gain realised {_fmt(ch.worst_found)} ({ch.worst_found_source})"
+                f"; largest gain realised {fmt_against(ch.worst_found, 'lower', ch.spec)} "
+                f"({ch.worst_found_source})"
                 if ch.worst_found > wc.lower
                 else ""
             )
-            + f"; spec <= {_fmt(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
+            + f"; spec <= {fmt_spec(ch.spec)}: nominal {ch.nominal_verdict}, robust {ch.verdict}",
             file=stream,
         )
     if a.margins is not None:

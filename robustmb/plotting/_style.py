@@ -209,3 +209,23 @@ def _zeros(s):
     except (ValueError, np.linalg.LinAlgError):  # degenerate systems: no zeros drawn
         z = np.array([], dtype=complex)
     return z[np.isfinite(z)]
+
+
+def fmt_lower(x, digits=4, scale=1):
+    """A lower bound for a legend, rounded down (:func:`robustmb.report.bound_format.fmt_bound`).
+
+    Examples
+    --------
+    >>> fmt_lower(2.45319), fmt_upper(2.46541)
+    ('2.453', '2.466')
+    """
+    from ..report.bound_format import fmt_lower as fmt  # the report imports plotting
+
+    return fmt(x, digits, scale)
+
+
+def fmt_upper(x, digits=4, scale=1):
+    """An upper bound for a legend, rounded up (see :func:`fmt_lower`)."""
+    from ..report.bound_format import fmt_upper as fmt
+
+    return fmt(x, digits, scale)

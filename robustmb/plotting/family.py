@@ -15,6 +15,7 @@ import numpy as np
 from ..analysis.robust_stability import RobstabResult
 from ..errors import ArgumentError, SignalError, UncertainTypeError
 from ..lft.model import UncertainModel, as_model
+from ._style import fmt_upper
 
 
 @dataclass
@@ -178,7 +179,7 @@ def family(usys, *, n=20, worst=None, seed=None, grid=None) -> Family:
         wvals = _complete(model, worst_values(worst), "worst")
         wsys = _certain(model.usubs(wvals), "the worst case")
         if isinstance(worst, RobstabResult):
-            label = f"destabilising values ({100 * worst.upper:.3g} % of ranges)"
+            label = f"destabilising values ({fmt_upper(worst.upper, 3, scale=100)} % of ranges)"
     return Family(
         nominal, samples, values, wsys, wvals, tuple(grid) if is_grid else (), worst_label=label
     )

@@ -12,6 +12,8 @@ from ._style import (
     UncertainPlot,
     axes_grid,
     default_omega,
+    fmt_lower,
+    fmt_upper,
     kind_key,
     log_x,
     style,
@@ -207,7 +209,7 @@ def sigma(
                 color="C3",
                 lw=0.9,
                 ls=":",
-                label=f"certified worst-case gain ≤ {up:.4g}",
+                label=_bound_label(worst, "worst-case gain ≤ "),
             )
         ]
     if gain_result and np.isfinite(wc) and np.isfinite(worst.lower):
@@ -219,7 +221,7 @@ def sigma(
             marker,
             color="C3",
             ms=6,
-            label=f"worst case found {worst.lower:.4g} at {wc:.4g} rad/s",
+            label=f"worst case found {fmt_lower(worst.lower)} at {wc:.4g} rad/s",
         )
     a.set_ylabel("singular values (dB)" if dB else "singular values")
     _finish(axs, "frequency (Hz)" if Hz else "frequency (rad/s)")
@@ -293,7 +295,7 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
                 color="C3",
                 lw=0.9,
                 ls=":",
-                label=f"certified upper bound {result.upper:.4g}",
+                label=_bound_label(result, "upper bound "),
             )
         )
     out.lines["peak"] = []
@@ -305,7 +307,7 @@ def wcsigma(usys, result, *, n=20, ax=None, omega=None, seed=None, dB=False, Hz=
             marker,
             color="C3",
             ms=6,
-            label=f"worst case found {result.lower:.4g} at {wc:.4g} rad/s",
+            label=f"worst case found {fmt_lower(result.lower)} at {wc:.4g} rad/s",
         )
     a.set_ylabel("largest singular value (dB)" if dB else "largest singular value")
     _finish(axs, "frequency (Hz)" if Hz else "frequency (rad/s)")
@@ -366,6 +368,13 @@ def nyquist(usys, *, n=20, worst=None, ax=None, omega=None, seed=None, grid=None
     a.grid(True, alpha=0.3)
     a.legend(fontsize=8, loc="best")
     return out
+
+
+def _bound_label(result, what):
+    """Legend of a wcgain result's upper bound, rounded up; "certified" only when it is."""
+    if result.certified:
+        return f"certified {what}{fmt_upper(result.upper)}"
+    return f"{what}{fmt_upper(result.upper)} (not certified)"
 
 
 def _db(g):

@@ -9,7 +9,7 @@ from ..analysis.mussv import MussvResult
 from ..analysis.robust_stability import RobstabResult
 from ..analysis.worst_case_gain import WcgainResult
 from ..errors import ArgumentError, DimensionError, UncertainTypeError
-from ._style import UncertainPlot, axes_grid
+from ._style import UncertainPlot, axes_grid, fmt_upper
 
 
 def certified_peak(result):
@@ -133,14 +133,14 @@ def mu_bounds(result, *, ax=None, omega=None, Hz=False):
             [x0], [up[k0]], marker="<", ms=8, ls="none", color="C3", label="μ upper bound at ω = 0"
         )
     out.lines["peak"] = (
-        [a.axhline(peak, color="C3", lw=0.9, ls=":", label=f"certified peak {peak:.4g}")]
+        [a.axhline(peak, color="C3", lw=0.9, ls=":", label=f"certified peak {fmt_upper(peak)}")]
         if peak is not None
         else []
     )
     if hasattr(result, "destabilizing"):
         a.axhline(1.0, color="k", lw=0.9, label="μ = 1: declared ranges")
     elif isinstance(result, WcgainResult):
-        a.axhline(1.0, color="k", lw=0.9, label=f"μ = 1: peak gain {result.upper:.4g}")
+        a.axhline(1.0, color="k", lw=0.9, label=f"μ = 1: peak gain {fmt_upper(result.upper)}")
     a.set_xlabel("frequency (Hz)" if Hz else "frequency (rad/s)")
     a.set_ylabel("μ")
     a.set_ylim(bottom=0)

@@ -158,7 +158,14 @@ class WorstCaseAnalysis:
 
     def conclusions(self) -> list:
         """Short conclusions generated from the numbers, one sentence each."""
-        from .bound_format import fmt_bound, fmt_lower, fmt_upper
+        from .bound_format import (
+            fmt_against,
+            fmt_bound,
+            fmt_lower,
+            fmt_point,
+            fmt_spec,
+            fmt_upper,
+        )
         from .figures import _fmt
 
         out = [self.headline()]
@@ -197,10 +204,13 @@ class WorstCaseAnalysis:
         for ch in self.channels:
             wc = ch.wcgain
             top = ch.worst_found
+            # digits enough to show each number on its side of the specification
+            spec, nom = fmt_spec(ch.spec), fmt_point(ch.nominal_peak, ch.spec)
+            up, lo = fmt_against(wc.upper, "upper", ch.spec), fmt_against(top, "lower", ch.spec)
             if ch.verdict == "pass":
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at most {fmt_upper(wc.upper)}, within "
-                    f"the specification {_fmt(ch.spec)} (nominal {_fmt(ch.nominal_peak)})."
+                    f"{ch.name}: the worst-case peak gain is at most {up}, within "
+                    f"the specification {spec} (nominal {nom})."
                 )
             elif ch.verdict == "fail":
                 nominal = (
@@ -213,22 +223,28 @@ class WorstCaseAnalysis:
                     if ch.worst_found_source == "worst case"
                     else ""
                 )
+                if np.isinf(top):  # an unstable loop: no peak, no frequency, no ratio
+                    found = f"{source[ch.worst_found_source]} is unstable (infinite peak gain)"
+                else:
+                    found = (
+                        f"peak gain at least {lo}{where} "
+                        f"({source[ch.worst_found_source]}), "
+                        f"{fmt_lower(top / ch.spec, 3)} times the specification"
+                    )
                 out.append(
-                    f"{ch.name}: the specification {_fmt(ch.spec)} is {nominal} "
-                    f"(peak {_fmt(ch.nominal_peak)}) and violated in the worst case: peak "
-                    f"gain at least {fmt_lower(top)}{where} ({source[ch.worst_found_source]}), "
-                    f"{_fmt(top / ch.spec, 3)} times the specification."
+                    f"{ch.name}: the specification {spec} is {nominal} "
+                    f"(peak {nom}) and violated in the worst case: {found}."
                 )
             elif wc.certified:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain lies in [{fmt_lower(top)}, "
-                    f"{fmt_upper(wc.upper)}], on both sides of the specification {_fmt(ch.spec)}."
+                    f"{ch.name}: the worst-case peak gain lies in [{lo}, "
+                    f"{up}], on both sides of the specification {spec}."
                 )
             else:
                 out.append(
-                    f"{ch.name}: the worst-case peak gain is at least {fmt_lower(top)} "
+                    f"{ch.name}: the worst-case peak gain is at least {lo} "
                     f"({source[ch.worst_found_source]}), within the specification "
-                    f"{_fmt(ch.spec)}, but no upper bound is certified over the frequency "
+                    f"{spec}, but no upper bound is certified over the frequency "
                     "axis: not decided."
                 )
         if self.margins is not None and self.margins.nominal is not None:
@@ -255,18 +271,25 @@ class WorstCaseAnalysis:
         n = len(self.sample_values)
         if n:
             text = f"{n - self.n_unstable_samples} of {n} random samples are stable"
+            sampled = [ch for ch in self.channels if np.isfinite(ch.worst_sample_peak)]
             pairs = [
                 (ch.name, ch.worst_sample_peak / ch.wcgain.lower)
-                for ch in self.channels
-                if np.isfinite(ch.worst_sample_peak) and ch.wcgain.lower > 0
+                for ch in sampled
+                if 0 < ch.wcgain.lower < np.inf
             ]
+            # a worst case found unstable while every sample is stable: sampling missed it
+            missed = [ch.name for ch in sampled if np.isinf(ch.wcgain.lower)]
             if pairs:
                 text += "; the largest sampled peak gain reaches " + ", ".join(
                     f"{_fmt(100 * r, 3)} % ({name})" for name, r in pairs
                 )
                 text += " of the worst case found"
-                if min(r for _, r in pairs) < 0.95:
-                    text += ": random sampling alone underestimates the worst case"
+            if missed:
+                text += (
+                    f"; no sample is unstable, while the worst case found of {', '.join(missed)} is"
+                )
+            if missed or (pairs and min(r for _, r in pairs) < 0.95):
+                text += ": random sampling alone underestimates the worst case"
             out.append(text + ".")
         flags = self.flags()
         if flags:

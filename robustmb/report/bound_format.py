@@ -16,7 +16,15 @@ import numpy as np
 
 from ..errors import ArgumentError
 
-__all__ = ["fmt_bound", "fmt_lower", "fmt_upper", "special_text"]
+__all__ = [
+    "fmt_against",
+    "fmt_bound",
+    "fmt_lower",
+    "fmt_point",
+    "fmt_spec",
+    "fmt_upper",
+    "special_text",
+]
 
 
 def special_text(x):
@@ -103,3 +111,72 @@ def fmt_upper(x, digits=4, scale=1):
     '1.38'
     """
     return fmt_bound(x, "upper", digits, scale)
+
+
+def fmt_spec(x):
+    """A specification (a number the user gave) printed exactly: the shortest text that
+    reads back as the same float, without a trailing ``.0``.
+
+    Examples
+    --------
+    >>> fmt_spec(1.00004), fmt_spec(2.0), fmt_spec(1.6)
+    ('1.00004', '2', '1.6')
+    """
+    special = special_text(x)
+    if special is not None:
+        return special
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def fmt_against(x, side, spec, digits=4):
+    """A bound rounded outwards (:func:`fmt_bound`) with enough digits to show on which
+    side of ``spec`` it lies: an upper bound that meets the specification is never printed
+    above it, a lower bound that exceeds it never printed at or below it.
+
+    When no rounding to 17 digits or fewer does (a bound within a few units in the last
+    place of ``spec``), the shortest text that reads back as ``x`` itself is printed.
+
+    Examples
+    --------
+    >>> fmt_upper(1.00002), fmt_against(1.00002, "upper", 1.00004)
+    ('1.001', '1.00002')
+    >>> fmt_lower(1.00001), fmt_against(1.00001, "lower", 1.0)
+    ('1', '1.00001')
+    >>> fmt_against(0.5, "upper", 1.0), fmt_against(1.00004, "upper", 1.00004)
+    ('0.5', '1.00004')
+    >>> fmt_against(float("inf"), "lower", 1.0)
+    'inf'
+    """
+    text = fmt_bound(x, side, digits)
+    if special_text(x) is not None or special_text(spec) is not None:
+        return text
+    x, exact_spec = float(x), decimal.Decimal(float(spec))
+    for d in range(digits, 18):
+        text = fmt_bound(x, side, d)
+        shown = decimal.Decimal(text)  # compared exactly with the float spec
+        if side == "upper" and (x > spec or shown <= exact_spec):
+            return text
+        if side == "lower" and (x <= spec or shown > exact_spec):
+            return text
+    return fmt_spec(x)
+
+
+def fmt_point(x, spec, digits=4):
+    """A computed value (e.g. a nominal peak gain, neither bound) rounded to nearest, with
+    enough digits to show on which side of ``spec`` it lies (see :func:`fmt_against`).
+
+    Examples
+    --------
+    >>> fmt_point(1.00006, 1.00005), fmt_point(1.00004, 1.00005), fmt_point(0.5, 1)
+    ('1.0001', '1', '0.5')
+    """
+    special = special_text(x)
+    if special is not None:
+        return special
+    x, spec = float(x), float(spec)
+    for d in range(digits, 18):
+        text = f"{x:.{d}g}"  # to nearest: a value, not a bound
+        if (float(text) > spec) == (x > spec):
+            return text
+    return fmt_spec(x)

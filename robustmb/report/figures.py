@@ -12,7 +12,7 @@ import io
 import numpy as np
 from matplotlib.figure import Figure
 
-from .bound_format import fmt_lower, fmt_upper, special_text
+from .bound_format import fmt_against, fmt_lower, fmt_spec, fmt_upper, special_text
 
 NOMINAL_COLOR = "C0"
 WORST_COLOR = "C3"
@@ -110,7 +110,7 @@ def draw_mu_bounds(ax, analysis):
             label=(
                 f"certified peak {fmt_upper(peak)} (margin ≥ {fmt_lower(1.0 / peak)})"
                 if certified
-                else f"peak on the frequencies evaluated {_fmt(peak)} (not certified)"
+                else f"peak on the frequencies evaluated {fmt_upper(peak)} (not certified)"
             ),
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
@@ -180,7 +180,7 @@ def mu_caption(analysis):
         from_margin = rs.lower > 0 and peak == 1.0 / rs.lower and peak < mu.upper
         parts.append(
             (
-                f"dotted: the peak {_fmt(peak)} certified over the whole frequency axis"
+                f"dotted: the peak {fmt_upper(peak)} certified over the whole frequency axis"
                 + (
                     " (1 / the margin's lower bound, certified by a test other than this "
                     "sweep, whose curve may lie above it)"
@@ -189,7 +189,7 @@ def mu_caption(analysis):
                 )
             )
             if certified
-            else f"dotted: the peak {_fmt(peak)} over the frequencies evaluated only (not "
+            else f"dotted: the peak {fmt_upper(peak)} over the frequencies evaluated only (not "
             "certified over the axis)"
         )
     if np.isfinite(rs.upper) and rs.upper > 0 and np.isfinite(rs.critical_frequency):
@@ -328,7 +328,7 @@ def histogram_figure(analysis):
                 label=f"{'certified' if wc.certified else 'upper (not certified)'} bound "
                 f"{fmt_upper(wc.upper)}",
             )
-        ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {_fmt(ch.spec)}")
+        ax.axvline(ch.spec, color="k", lw=1.2, ls="--", label=f"specification {fmt_spec(ch.spec)}")
         ax.set_title(f"{ch.name}: sampled peak gains", fontsize=10)
         ax.set_ylabel("samples")
         ax.legend(fontsize=8, loc="best")
@@ -407,14 +407,15 @@ def margin_rows(analysis):
         rows.append(
             (
                 f"{ch.name}: worst-case peak gain",
-                f"[{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}] at "
+                f"[{fmt_against(wc.lower, 'lower', ch.spec)}, "
+                f"{fmt_against(wc.upper, 'upper', ch.spec)}] at "
                 f"{_fmt(wc.critical_frequency)} rad/s"
                 + ("" if wc.certified else " (not certified)"),
             )
         )
         rows.append(
             (
-                f"{ch.name}: specification peak gain ≤ {_fmt(ch.spec)}",
+                f"{ch.name}: specification peak gain ≤ {fmt_spec(ch.spec)}",
                 f"nominal {ch.nominal_verdict}, robust {ch.verdict}",
             )
         )

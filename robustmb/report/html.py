@@ -13,7 +13,7 @@ import html
 import numpy as np
 
 from . import interactive
-from .bound_format import fmt_bound, fmt_lower, fmt_upper
+from .bound_format import fmt_against, fmt_bound, fmt_lower, fmt_point, fmt_spec, fmt_upper
 from .figures import _fmt, margin_rows, mu_caption
 from .step_analysis import N_STEP_SAMPLES
 
@@ -130,7 +130,8 @@ def _realised_above(ch) -> str:
     if not ch.worst_found > ch.wcgain.lower:
         return ""
     what = {"nominal": "nominal", "sample": "sampled", "unstable sample": "unstable sample"}
-    return f"; realised {_fmt(ch.worst_found)} ({what[ch.worst_found_source]})"
+    realised = fmt_against(ch.worst_found, "lower", ch.spec)
+    return f"; realised {realised} ({what[ch.worst_found_source]})"
 
 
 def _headline_html(analysis) -> str:
@@ -158,10 +159,11 @@ def channel_rows(analysis):
             [
                 ch.name,
                 f"{', '.join(ch.inputs)} → {', '.join(ch.outputs)}",
-                f"peak gain ≤ {_fmt(ch.spec)}",
-                _fmt(ch.nominal_peak),
+                f"peak gain ≤ {fmt_spec(ch.spec)}",
+                fmt_point(ch.nominal_peak, ch.spec),
                 _WORD[ch.nominal_verdict],
-                f"[{fmt_lower(wc.lower)}, {fmt_upper(wc.upper)}]"
+                f"[{fmt_against(wc.lower, 'lower', ch.spec)}, "
+                f"{fmt_against(wc.upper, 'upper', ch.spec)}]"
                 + _not_certified(wc.certified, analysis)
                 + _realised_above(ch),
                 _fmt(wc.critical_frequency),

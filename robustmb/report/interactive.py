@@ -20,8 +20,8 @@ import control
 import numpy as np
 
 from ..plotting.family import family
-from .bound_format import fmt_upper
-from .figures import _fmt, _peak
+from .bound_format import fmt_spec, fmt_upper
+from .figures import _peak
 from .step_analysis import N_STEP_SAMPLES
 
 NOMINAL = "#1f77b4"  # matplotlib C0, as the static figures
@@ -174,7 +174,7 @@ def channel_chart(analysis, ch):
         what = "worst-case bound" if wc.certified else "upper bound (not certified)"
         series.append(_hline(f"{what} {fmt_upper(wc.upper)}", wc.upper, WORST))
     if np.isfinite(ch.spec):
-        series.append(_hline(f"specification {_fmt(ch.spec)}", ch.spec, "#2e7d32", "8 4"))
+        series.append(_hline(f"specification {fmt_spec(ch.spec)}", ch.spec, "#2e7d32", "8 4"))
     return {
         "title": f"{ch.name}: {', '.join(ch.inputs)} → {', '.join(ch.outputs)}",
         "xlabel": "frequency (rad/s)",

@@ -1,6 +1,7 @@
 """The μ figure's caption names exactly what is drawn (no lower-bound curve that is not there)."""
 
 import dataclasses
+import re
 
 import control
 import numpy as np
@@ -61,5 +62,34 @@ def test_interactive_chart_draws_the_peak_the_caption_and_static_figure_state():
     assert dotted["y"] == peak and dotted["label"] == f"certified peak {fmt_upper(peak)}"
     static = [lab for lab in _labels(res) if lab.startswith("certified peak")]
     assert static == [f"certified peak {fmt_upper(peak)} (margin ≥ {fmt_lower(1 / peak)})"]
-    assert f"dotted: the peak {peak:.4g} certified" in mu_caption(res)
+    assert f"dotted: the peak {fmt_upper(peak)} certified" in mu_caption(res)
     assert 0.3 <= peak  # the exact peak of mu
+
+
+def test_caption_prints_the_certified_peak_rounded_up():
+    """The caption's peak is an upper bound of mu: never printed below its value.
+
+    ``y / r = k C / (s (s^2 + 0.4 w s + w^2) + k C)``, ``C = 1.5 (s + 2) / s``: the
+    closed loop is stable while ``0.4 w (w^2 + 1.5 k) > 3 k`` (Routh); with ``k`` in
+    2 +- 30 % and ``w`` in [2, 4] it loses stability at 0.8112 of the ranges, so the
+    peak of mu is 1.2327..., and the certified peak 1.23334... printed to nearest
+    would read 1.233, below the bound.
+    """
+    k = rmb.ureal("k", 2.0, percent=30)
+    w = rmb.ureal("wn", 3.0, range=(2.0, 4.0))
+    s = control.tf("s")
+    loop = k / (s * s + 0.4 * w * s + w * w) * (1.5 * (s + 2) / s)
+    res = worst_case_analysis(rmb.feedback(loop, 1), channels={}, n_samples=0)
+    # the exact margin, by bisection on the Routh condition over a dense grid of the box
+    d = np.linspace(-1, 1, 2001)
+    kk, ww = np.meshgrid(2 + 0.6 * d, 3 + d)
+    unstable = 0.4 * ww * (ww**2 + 1.5 * kk) <= 3 * kk
+    margin = np.min(np.maximum(np.abs(d)[None, :], np.abs(d)[:, None])[unstable])
+    assert res.robstab.lower <= margin + 1e-3 and res.robstab.lower <= res.robstab.upper
+    peak = min(res.robstab.mu.upper, 1 / res.robstab.lower)
+    caption = mu_caption(res)
+    printed = re.search(r"dotted: the peak (\S+) certified", caption)
+    assert printed, caption
+    assert float(printed.group(1)) >= peak
+    assert float(printed.group(1)) >= 1 / margin - 1e-3
+    assert printed.group(1) == fmt_upper(peak)
