@@ -424,7 +424,7 @@ def margin_rows(analysis):
             fin = ch.sampled_peaks[np.isfinite(ch.sampled_peaks)]
             value = _fmt(ch.worst_sample_peak)
             if n_inf:  # an unstable sample's peak gain is infinite: say which and how many
-                value = f"inf ({n_inf} unstable samples)" + (
+                value = f"inf ({n_inf} unstable sample{'s' if n_inf > 1 else ''})" + (
                     f"; {_fmt(fin.max())} among the stable ones" if fin.size else ""
                 )
             rows.append((f"{ch.name}: largest sampled peak gain", value))
