@@ -25,20 +25,29 @@ from robustmb.errors import DimensionError
 __all__ = ["Disk", "dm2gm", "gm2dm"]
 
 
-# Largest modulus of the skew: below 2**52, ``a = (1 - sigma)/2`` and ``b = (1 + sigma)/2``
-# are exact and sum to 1 in double precision (and ``sigma**2`` does not overflow).
-_SKEW_LIMIT = 2.0**52
+# Largest modulus of the skew.  The disk's real-axis intercepts amplify a relative error
+# of its size by about |sigma| (for sigma -> -inf, gmin = (1 - a alpha)/(1 + b alpha) has
+# a denominator of order 1/|sigma|), and a margin is known to about 1e-12: beyond 1e6 the
+# gain margins would be set by rounding (at -1e15, 5/(s - 1) came out with gmin = 0
+# against the true 0.2).
+_SKEW_LIMIT = 1e6
 
 
 def _check_skew(skew) -> float:
-    if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not np.isfinite(skew):
+    if isinstance(skew, bool) or not isinstance(skew, numbers.Real):
         raise DimensionError(f"skew must be a finite real number; got {skew!r}")
-    if not abs(skew) < _SKEW_LIMIT:
+    try:
+        value = float(skew)
+    except OverflowError:
+        value = np.inf
+    if not np.isfinite(value):
+        raise DimensionError(f"skew must be a finite real number; got {skew!r}")
+    if not abs(value) <= _SKEW_LIMIT:
         raise DimensionError(
-            f"skew must have a modulus below 2**52 (beyond, (1 - skew)/2 + (1 + skew)/2 = 1 "
-            f"is lost to rounding); got {skew!r}"
+            f"skew must have a modulus of at most 1e6 (beyond, the disk's gain margins are "
+            f"set by the rounding of its size, amplified by |skew|); got {skew!r}"
         )
-    return float(skew)
+    return value
 
 
 def _skew_coefficients(skew: float) -> tuple[float, float]:
@@ -89,14 +98,15 @@ def _bracket_gain_margin(lower, upper, skew):
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
     a, b = _skew_coefficients(skew)
-    alpha = _snap_to_edge(lower, upper, b)
-    alpha = np.where(alpha == lower, _snap_to_edge(lower, upper, a), alpha)
+    alpha = _snap_to_edge(lower, upper, b, skew)
+    alpha = np.where(alpha == lower, _snap_to_edge(lower, upper, a, skew), alpha)
     return _intercepts(alpha, skew)
 
 
-def _snap_to_edge(lower, upper, coefficient):
+def _snap_to_edge(lower, upper, coefficient, skew):
     """``1/coefficient`` where the exact bracket ``[lower, upper]`` contains it, else
-    ``lower`` (see :func:`_bracket_gain_margin`)."""
+    ``lower`` (see :func:`_bracket_gain_margin`).  The width allowed shrinks with
+    ``|skew|``, which amplifies the distance to the edge in the intercepts."""
     if coefficient <= 0:
         return lower
     edge = 1.0 / coefficient
@@ -106,7 +116,7 @@ def _snap_to_edge(lower, upper, coefficient):
             np.isfinite(upper)
             & (lower * (1.0 - ulp) <= edge)
             & (edge <= upper * (1.0 + ulp))
-            & (upper - lower <= _HALF_PLANE_RTOL * upper)
+            & (upper - lower <= _HALF_PLANE_RTOL * upper / max(1.0, abs(skew)))
         )
     return np.where(snap, edge, lower)
 

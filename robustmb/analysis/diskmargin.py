@@ -268,7 +268,7 @@ def diskmargin(L, C=None, *, skew=0.0, omega=None) -> DiskMarginResult:
     skew : float, optional
         Skew ``sigma`` of the disk (0: balanced gain increase/decrease; > 0 biased towards
         gain increase; 1 gives ``1/||S||_inf``, -1 gives ``1/||T||_inf``), a real number
-        of modulus below ``2**52``.
+        of modulus at most ``1e6``.
     omega : array_like, optional
         Analyse only these finite frequencies >= 0 (rad/s) instead of the whole axis: the
         margins are then upper bounds of the true ones (the minimum over the given

@@ -121,10 +121,11 @@ def test_complex_coefficient_multiloop_bound_is_certified_by_mu():
     assert dm.upper <= dm.lower * (1 + 2e-3)
 
 
-@pytest.mark.parametrize("skew", [1e300, -1e300, 2.0**52, -(2.0**60)])
+@pytest.mark.parametrize("skew", [1e300, -1e300, 2.0**52, -(2.0**60), 2**1100, 1e6 * (1 + 1e-15)])
 def test_huge_skew_is_refused_naming_the_argument(skew):
     # Beyond 2**52, a = (1 - skew)/2 and b = (1 + skew)/2 no longer sum to 1; at 1e300 the
-    # phase margin raised OverflowError (skew**2) after diskmargin had returned.
+    # phase margin raised OverflowError (skew**2) after diskmargin had returned; beyond
+    # 1e6 the intercepts amplify the margin's 1e-12 rounding by |skew| (next test).
     from robustmb.analysis import dm2gm
     from robustmb.errors import DimensionError
 
@@ -144,3 +145,28 @@ def test_large_skew_below_the_limit_keeps_the_closed_form():
     dm = rmb.diskmargin(3 / (s + 1), skew=1e6)
     assert dm.upper == pytest.approx(1 / (1 + (1e6 - 1) / 2), rel=1e-9)
     assert np.isfinite(dm.phase_margin)
+
+
+@pytest.mark.parametrize(
+    "loop, skew",
+    [(5 / (s - 1), -1e15), (4 / (s * (s + 1)), -1e14), (2 / (s + 1) ** 3, 1e15)],
+)
+def test_skews_whose_gain_margins_rounding_decides_are_refused(loop, skew):
+    # At these skews the old code reported gmin = 0 for 5/(s - 1) (stable only for gains
+    # above 0.2: closed loop s - 1 + 5 g), gmin = 0 for 4/(s(s + 1)) (disk intercept 0.25)
+    # and gmax = inf for 2/(s + 1)^3 (unstable from g = 4, Routh): the snap to the edge
+    # and the intercepts were decided by the margin's rounding amplified by |skew|.
+    from robustmb.errors import DimensionError
+
+    with pytest.raises(DimensionError, match="skew"):
+        rmb.diskmargin(loop, skew=skew)
+
+
+@pytest.mark.parametrize("skew", [-1e6, -1e3, 1e3, 1e6])
+def test_gain_margins_at_large_allowed_skews_are_inside_the_true_ranges(skew):
+    # the disk's real intercepts must lie inside the range of gains the loop tolerates:
+    # 5/(s - 1): g > 0.2; 2/(s + 1)^3: 0 <= g < 4 (Routh: 1 + 2 g stable iff g < 4)
+    lo, hi = rmb.diskmargin(5 / (s - 1), skew=skew).gain_margin
+    assert lo >= 0.2
+    lo, hi = rmb.diskmargin(2 / (s + 1) ** 3, skew=skew).gain_margin
+    assert lo >= -0.5 and hi <= 4.0
