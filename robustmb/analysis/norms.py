@@ -572,7 +572,8 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
         # invertible for gamma != sigma_i(D)): drop the m + p "most infinite" ones.
         finiteness = np.abs(beta) / np.maximum(np.abs(alpha) + np.abs(beta), np.finfo(float).tiny)
         keep = np.argsort(finiteness)[m + p :]
-        eigenvalues = alpha[keep] / beta[keep]
+        with np.errstate(divide="ignore"):  # a further infinite one is no crossing
+            eigenvalues = alpha[keep] / beta[keep]
         scale = np.linalg.norm(np.block([[A, B], [C, D]]), 1)
         self._tested = (gamma, "pencil", eigenvalues, scale)
         return self._on_imaginary_axis(eigenvalues, scale)

@@ -5,6 +5,8 @@ References are closed forms.  For skew ``sigma`` the factors are
 real-axis intercept ``(1 - a alpha)/(1 + b alpha)`` is 0 exactly at ``alpha = 1/a``.
 """
 
+import warnings
+
 import control
 import numpy as np
 import pytest
@@ -170,3 +172,26 @@ def test_gain_margins_at_large_allowed_skews_are_inside_the_true_ranges(skew):
     assert lo >= 0.2
     lo, hi = rmb.diskmargin(2 / (s + 1) ** 3, skew=skew).gain_margin
     assert lo >= -0.5 and hi <= 4.0
+
+
+def test_fast_complex_loop_gives_no_divide_warning():
+    # a 3-state complex-coefficient loop with poles at 5e4 times O(1): the H-infinity
+    # pencil's kept eigenvalues included one with beta = 0 (alpha / beta warned "divide by
+    # zero" to the user); an infinite eigenvalue is simply no crossing
+    from robustmb.lft.complex_statespace import ComplexStateSpace
+
+    rng = np.random.default_rng(3)
+
+    def cplx(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    for _ in range(10):  # the tenth draw of this generator is the one that warned
+        poles = -rng.uniform(0.2, 3, 3) + 1j * rng.uniform(-5, 5, 3)
+        t = cplx(3, 3)
+        a = t @ np.diag(poles) @ np.linalg.inv(t)
+        b, c = cplx(3, 2) * 0.3, cplx(2, 3)
+    loop = ComplexStateSpace(a * 5e4, b * 5e4, c, np.zeros((2, 2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        dm = rmb.diskmargin(loop, skew=3.0)
+    assert 0 < dm.lower <= dm.upper < np.inf
