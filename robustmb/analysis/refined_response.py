@@ -199,6 +199,15 @@ def refined_response(A, B, C, D, points, *, on_circle=False, sizes=False, max_st
     M.reshape(K, n * n)[:, :: n + 1] += points[:, None]
     rhs = np.broadcast_to(B, (K,) + B.shape)
     X_hi = np.linalg.solve(M, rhs).astype(complex)
+    # entries near the overflow threshold (a pole at -1e-300 gives |X| = 1e300) overflow
+    # the norms and the splitting of the products: quietly, such points stay unrefined
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _refine(A, B, C, D, points, M, X_hi, sizes, on_circle, max_steps)
+
+
+def _refine(A, B, C, D, points, M, X_hi, sizes, on_circle, max_steps):
+    """The refinement loop and final sum of :func:`refined_response`."""
+    K = points.size
     X_lo = np.zeros_like(X_hi)
     # with ``sizes``, per column of X: columns of very different scales (a channel scaled
     # by 1e7) are each refined to their own relative accuracy
@@ -211,9 +220,12 @@ def refined_response(A, B, C, D, points, *, on_circle=False, sizes=False, max_st
         Xh, Xl = X_hi[rows], X_lo[rows]
         low = None if points_lo is None else points_lo[rows]
         correction = np.linalg.solve(M[rows], _residual(A, B, points[rows], Xh, Xl, low))
+        bad = ~np.all(np.isfinite(correction.reshape(rows.size, -1)), axis=1)
+        correction[bad] = 0.0
         step = np.linalg.norm(correction, axis=axis)
         ok = size[rows] > 0
         accuracy[rows] = np.where(ok, step / np.where(ok, size[rows], 1.0), 0.0)
+        accuracy[rows[bad]] = np.inf
         total = Xl + correction
         hr, lr = _two_sum(Xh.real, total.real)
         hi, li = _two_sum(Xh.imag, total.imag)
@@ -232,6 +244,10 @@ def refined_response(A, B, C, D, points, *, on_circle=False, sizes=False, max_st
     low = C @ X_lo
     re.add_small(low.real)
     im.add_small(low.imag)
+    value = re.value() + 1j * im.value()
+    plain = C @ X_hi + D  # where the double-double sum overflows
+    lost = ~np.isfinite(value) & np.isfinite(plain)
+    value[lost] = plain[lost]
     if sizes:
-        return re.value() + 1j * im.value(), accuracy, size
-    return re.value() + 1j * im.value(), accuracy
+        return value, accuracy, size
+    return value, accuracy
