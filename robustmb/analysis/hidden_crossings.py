@@ -303,8 +303,7 @@ class ClusterScreen:
             if crossings.size and np.max(self.sigma(self.test_frequencies(crossings))) > level:
                 return np.inf  # a genuine crossing: the searches missed a higher peak
             if not self._hidden_crossings(level) and (
-                not self._rounding_blind_spots(level)
-                or self._inverted_verdict(level)[0] == "proved"
+                not self._undecided_windows(level) or self._inverted_verdict(level)[0] == "proved"
             ):
                 return level
             rel *= 10.0
@@ -509,8 +508,11 @@ class ClusterScreen:
 
 
 def _unlocated(eigenvalues, radius, distance, band):
-    """Eigenvalues inside the crossing band whose radius exceeds it and ``|lambda| / 10``."""
-    wide = (radius > band) & (radius > 0.1 * np.abs(eigenvalues))
+    """Eigenvalues inside the crossing band whose radius exceeds ``|lambda| / 10`` and
+    either the band or the eigenvalue's distance from the axis (a radius below the band
+    can still dwarf ``|lambda|``: its imaginary part then locates no crossing)."""
+    reaches = (radius > band) | (radius >= distance)
+    wide = reaches & (radius > 0.1 * np.abs(eigenvalues))
     return (distance <= band) & wide
 
 

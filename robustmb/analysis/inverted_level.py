@@ -94,9 +94,9 @@ class ProvedPeakGain(PeakGain):
     proof : str
         ``"level-set"`` (the level-set test alone), ``"inverted"`` (windows where the
         test's rounding reaches the axis decided by the test on ``G(1/s)``),
-        ``"search"`` (such windows left undecided by both tests and only searched:
-        ``upper`` rests on that search), ``"relaxed"`` (a coarser level decided by the
-        tests) or ``"none"`` (``upper`` is ``inf``).
+        ``"relaxed"`` (a coarser level decided by the tests) or ``"none"`` (``upper`` is
+        ``inf``; windows left undecided by both tests are searched, and a search proves
+        no bound).
 
     Examples
     --------

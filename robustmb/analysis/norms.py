@@ -646,13 +646,16 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                 return PeakGain(0.0, 0.0, 0.0, 0)
         iterations = 0
         hidden, blind, unlocated = [], [], []
-        searched = blind_searched = unlocated_searched = False
+        searched = blind_searched = False
+        # the level whose unlocated candidates were settled (proved or searched)
+        unlocated_at = None
         # how upper was decided (ProvedPeakGain.proof); the level tested by G(1/s)
         proof, inverted_at = "level-set", None
         for _ in range(_RECERTIFICATIONS):
             state = self._level_set(tol, lower, frequency, points, values)
             upper, count, lower, frequency, points, values = state
             iterations += count
+            proof = "level-set"  # of this level; the inverted test may take over below
             if self.direct:
                 # stiff: the level-set test's crossings carry errors of order eps ||H||,
                 # far wider than a slow resonance; maximise the (refined) response locally
@@ -669,20 +672,25 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                 # eigenvalues (clustered or not) whose rounding reaches the axis
                 blind = self._rounding_blind_spots(upper) if finite else []
                 # candidate crossings that the evaluation at their imaginary parts does
-                # not locate: searched once; a value above the level makes them blind
-                if finite and not unlocated_searched:
+                # not locate: decided by the inverted test or searched once per level,
+                # and left open (blind) unless that test proves them
+                if finite and unlocated_at != upper:
                     unlocated = self._unlocated_candidates(upper)
+                unlocated_searched = unlocated_at == upper
                 if finite and (blind or unlocated) and inverted_at != upper:
                     # the windows the test leaves open, decided by the test on G(1/s)
                     inverted_at = upper
                     verdict, value, at = self._inverted_verdict(upper)
                     if verdict == "proved":
                         blind, unlocated, unlocated_searched = [], [], True
+                        unlocated_at = upper
                         proof = "inverted"
                     elif verdict == "refuted":
                         lower, frequency = value, at
                         points, values = np.array([at]), np.array([value])
                         continue
+                if unlocated and unlocated_searched:
+                    blind = blind + unlocated  # searched at this level, still undecided
                 settled = not unlocated or unlocated_searched
                 if (not hidden or searched) and (not blind or blind_searched) and settled:
                     break
@@ -698,10 +706,12 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                     blind_searched = True
                     found, where = max((found, where), self._search_blind_spots(blind, tol))
                 if unlocated and not unlocated_searched:
-                    unlocated_searched = True
+                    unlocated_at = upper
                     value, at = self._search_blind_spots(unlocated, tol)
                     self._missed = value > upper
-                    proof = "search"
+                    # a search finds values, it proves no bound: neither test decided
+                    # these candidates, so they stay open (relaxed level or no bound)
+                    blind = blind + unlocated
                     found, where = max((found, where), (value, at))
                 if found > lower:
                     lower, frequency = found, where

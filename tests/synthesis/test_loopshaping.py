@@ -137,12 +137,17 @@ def test_ncfsyn_margin_is_the_optimal_one_and_margin_achieved_the_controllers():
 def test_mixsyn_docstring_example_gives_no_spurious_warning():
     # S&P Ex. 2.11 scaled: the verification of the returned controller warned of a pole
     # "within 0 of the imaginary axis" (its closed-loop poles have real parts <= -1e-3);
-    # the loop's second realisation certifies the norm without warning
+    # the loop's own realisation proves no bound (its second one is another system), so
+    # the only warnings allowed are those saying the bound is not certified
     G = control.tf([200.0], [0.025, 1.0025, 10.1, 1.0])
     W1 = control.tf([1 / 1.5, 10.0], [1.0, 10.0 * 1e-4])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         res = rmb.mixsyn(G, W1, 0.1)
+    for w in caught:
+        assert "within 0" not in str(w.message)
+        if issubclass(w.category, RuntimeWarning):
+            assert "not a certified bound" in str(w.message)
     # gamma still bounds the loop's peak (python-control's responses on a dense grid,
     # the peak is near 0.012 rad/s)
     w = np.r_[0.0, np.logspace(-5, 3, 20001)]

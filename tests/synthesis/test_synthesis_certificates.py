@@ -123,9 +123,10 @@ def test_mixsyn_without_control_weight_brackets_the_optimum_from_below():
     assert res.gamma_bracket[0] <= peak <= res.gamma < 1.001
     assert _sampled_peak(res.closed_loop) <= res.gamma
     # the level of the loop with its slow and fast modes decoupled is proved by the
-    # level-set test of G(1/s) (the plain test is blind around the slow modes): gamma is
-    # certified (it was not), and lies above the numpy peak of W1 S computed above
-    assert res.gamma_certified is True
+    # level-set test of G(1/s), but that is another system (the split's rounding changes
+    # the response); the loop's own realisation proves nothing, so gamma, which lies
+    # above the numpy peak of W1 S computed above, is not certified
+    assert res.gamma_certified is False
 
 
 def test_lft_response_is_finite_away_from_a_defective_plant_pole():
