@@ -113,7 +113,8 @@ def test_interval_end_is_the_crossing_whatever_the_last_bits():
     # never beyond the crossing (the data perturbation moves it by ~1e-15), and within
     # the end margin of it: the same interval under every rounding of the data
     assert np.all(ends <= WC * (1 + 1e-13))
-    assert np.all(ends >= WC * (1 - 2e-9))
+    # (the end is checked with an error-bounded response, which stops it up to 2e-5 short)
+    assert np.all(ends >= WC * (1 - 2e-5))
     # the certified interval holds the certificate, checked on the closed form
     grid = np.linspace(0.0, ends.min(), 2001)
     assert np.all(_sigma_max(grid) < 1.0)
@@ -159,7 +160,7 @@ def test_arm_tracking_evidence_rechecks_under_threaded_openblas():
 def test_candidates_keep_their_relative_accuracy_far_down(alpha):
     """The same case moved down in frequency, ``N(s / alpha)``: the candidate next to the
     crossing stays within 1e-12 of it (relative), well inside the margin, and the interval
-    of a point below it ends at the crossing pulled in by the margin (no bisection)."""
+    of a point below it ends at the crossing pulled in by the margin or just short of it."""
     a, b, c, d = _system()
     sysdata = (alpha * a, alpha * b, c, d)
     wc = alpha * WC
@@ -168,4 +169,6 @@ def test_candidates_keep_their_relative_accuracy_far_down(alpha):
     lo, hi = fi.certified_interval(
         sysdata, MULT, 1.0, wc / 80, lambda w: freqresp(sysdata, np.asarray(w, float))
     )
-    assert lo == 0.0 and hi == pytest.approx(wc * (1 - fi._EDGE), rel=1e-12)
+    # at most the crossing pulled in by the margin; the error-bounded check of that end
+    # may stop the interval up to 2e-5 (relative) shorter, never beyond it
+    assert lo == 0.0 and wc * (1 - 2e-5) <= hi <= wc * (1 - fi._EDGE) * (1 + 1e-12)
