@@ -135,7 +135,8 @@ def _verify(plant, K, gamma_design, slack=_SLACK, cl=None):
     3.2e8: 1.3e-5 below the 60-digit peak).  Warnings of :func:`robustmb.hinfnorm` are
     dropped for a rejected controller; for an accepted one they are re-issued unless the
     closed loop's norm in a second realisation (:func:`_second_realisation_norm`) is
-    computed without warning, and then the larger attained value is used.
+    computed without warning, and then the larger attained value is used (an accepted
+    design, not a certified norm: ``gamma_certified`` reads the given realisation only).
     """
     cl = closed_loop(plant, K) if cl is None else cl
     # hinfnorm's warnings (an unbounded peak, a pole near the axis) concern this candidate
@@ -648,7 +649,7 @@ def _unscaled(res, plant, scale):
     if not _norm_certified(cl):
         warn(
             "hinfsyn: no upper bound on the closed loop's H-infinity norm is certified "
-            "(hinfnorm, two realisations); gamma is the largest value found and may lie "
+            "(hinfnorm of its own realisation); gamma is the largest value found and may lie "
             "below the true norm (gamma_certified = False)",
             RobustMBWarning,
         )
