@@ -1,0 +1,138 @@
+"""The stored scheduled arm design tuned multi-model on growing boxes, re-checked.
+
+``case_studies/robotic_arm/checkpoints/arm_lpv_scheduled_multimodel.json``
+(``scheduled_multimodel.py``: the surface ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)``
+with ``M0, M1, M2`` tuned together on an active set of frozen plants, from the lam-0.3
+LTI robust start; stored by ``chained_schedule.py check`` and ``store``) records a sampled
+check: worst ``gamma1 = ||W_e S||``, ``gamma2 = ||W_T K S||`` and where they occur, on
+the box it claims (``checks.independent.box``: the arm's box scaled by ``lam`` about one
+frozen plant; NOT the whole box when ``lam < 1``).  The controller is rebuilt from the
+stored matrices, the loops are closed with python-control, poles by numpy, both norms by
+SLICOT AB13DD (tol 1e-6 and 1e-8, the larger kept) and a numpy 3000-point grid, with the
+weights written out in ``test_arm_chained_design.py`` (whose helpers are reused).  Only
+the frozen plant comes from the package.  Sampled: this certifies nothing between the
+points.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+from _scripts import ARM_STUDY
+from test_arm_chained_design import CENTRES, NOMINAL, PHYSICAL, _check, _controller, _plant
+
+pytestmark = pytest.mark.slow
+
+FILES = ("arm_lpv_scheduled_multimodel.json",)
+
+
+@pytest.fixture(scope="module", params=FILES)
+def design(request):
+    with open(os.path.join(ARM_STUDY, "checkpoints", request.param)) as fh:
+        return json.load(fh)
+
+
+@pytest.fixture(scope="module")
+def prob():
+    from robustmb.examples import arm_lpv_tuning_problem
+
+    return arm_lpv_tuning_problem()
+
+
+def _box(design):
+    """``(centre point, lam)`` of the checked box."""
+    box = design["checks"]["independent"]["box"]
+    (th1, th2), lv = CENTRES[box["centre"]]
+    c = {n: v * (1 + 0.2 * s) for (n, v), s in zip(NOMINAL.items(), lv, strict=True)}
+    c |= {"t1": np.tan(np.radians(th1) / 2), "t2": np.tan(np.radians(th2) / 2)}
+    return c, float(box["lam"])
+
+
+def test_checked_box_is_the_recorded_one(design):
+    """The independent check covers the box the design claims (and says it is sampled)."""
+    box = design["checks"]["independent"]["box"]
+    assert box["centre"] == design["box"]["centre"]
+    assert box["lam"] == pytest.approx(design["box"]["lam"], rel=1e-12)
+    assert 0 < box["lam"] <= 1
+    assert design["certified"] is None
+    assert "NOT a certified design" in design["provenance"]
+
+
+def test_recorded_points_lie_in_the_checked_box(design, prob):
+    centre, lam = _box(design)
+    els = prob.closed_loop.uncertainty
+    chk = design["checks"]["independent"]
+    for part in ("grid", "random"):
+        for key in ("where1", "where2"):
+            for n, v in chk[part][key].items():
+                lo, hi = els[n].range
+                assert lo - 1e-12 <= v <= hi + 1e-12
+                reach = lam * max(hi - centre[n], centre[n] - lo)
+                assert abs(v - centre[n]) <= reach + 1e-12
+
+
+def test_recorded_worst_points_reproduce(design, prob):
+    chk = design["checks"]["independent"]
+    for part in ("grid", "random"):
+        rec = chk[part]
+        assert rec["loops"] > 0 and rec["unstable"] == 0
+        for key, idx in (("where1", 1), ("where2", 2)):
+            p = rec[key]
+            r = _check(_plant(prob, p), _controller(design["values"], prob, p["t1"], p["t2"]))
+            assert r[0] < 0
+            assert max(r[idx], r[idx + 2]) == pytest.approx(rec[f"gamma{idx}"], rel=1e-6)
+            # the grid is a lower bound of the norm and close to it on these loops
+            assert r[idx + 2] <= r[idx] * (1 + 1e-9)
+            assert r[idx + 2] >= 0.99 * r[idx]
+    worst1 = max(chk[p]["gamma1"] for p in ("grid", "random"))
+    assert worst1 * (1 + 2e-6) < 1
+
+
+def test_corners_and_fresh_random_points_stay_within_the_record(design, prob):
+    chk = design["checks"]["independent"]
+    worst2 = max(chk[p]["gamma2"] for p in ("grid", "random"))
+    els = prob.closed_loop.uncertainty
+    rng = np.random.default_rng(1415)
+    # the four (t1, t2) corners at the worst physical vertex of the order study and nominal
+    levels = [(0, 0, 0, 0, 0), (1, 1, 1, -1, 1)]
+    points = [
+        {"t1": float(a), "t2": float(b)}
+        | {n: float(els[n].nominal) * (1 + 0.2 * s) for n, s in zip(PHYSICAL, lv, strict=True)}
+        for a in els["t1"].range
+        for b in els["t2"].range
+        for lv in levels
+    ]
+    points += [
+        {n: float(rng.uniform(*els[n].range)) for n in ("t1", "t2", *PHYSICAL)} for _ in range(16)
+    ]
+    centre, lam = _box(design)
+    points = [{k: centre[k] + lam * (v - centre[k]) for k, v in p.items()} for p in points]
+    for p in points:
+        r = _check(_plant(prob, p), _controller(design["values"], prob, p["t1"], p["t2"]))
+        assert r[0] < 0, p
+        g1, g2 = max(r[1], r[3]), max(r[2], r[4])
+        assert g1 * (1 + 2e-6) < 1, p
+        # off the recorded samples: within the sampled worst up to a margin for the gaps
+        # between samples (the record is sampled, not a bound)
+        assert g2 <= 1.05 * worst2, p
+
+
+def test_design_is_scheduled(design, prob):
+    """``M1``, ``M2`` are not zero: the controller differs between (t1, t2) corners."""
+    els = prob.closed_loop.uncertainty
+    (a0, a1), (b0, b1) = els["t1"].range, els["t2"].range
+    centre, lam = _box(design)
+    lo = {
+        "t1": centre["t1"] + lam * (a0 - centre["t1"]),
+        "t2": centre["t2"] + lam * (b0 - centre["t2"]),
+    }
+    hi = {
+        "t1": centre["t1"] + lam * (a1 - centre["t1"]),
+        "t2": centre["t2"] + lam * (b1 - centre["t2"]),
+    }
+    K0 = _controller(design["values"], prob, lo["t1"], lo["t2"])
+    K1 = _controller(design["values"], prob, hi["t1"], hi["t2"])
+    d0 = np.block([[K0.A, K0.B], [K0.C, K0.D]])
+    d1 = np.block([[K1.A, K1.B], [K1.C, K1.D]])
+    assert np.linalg.norm(d1 - d0) > 1e-3 * np.linalg.norm(d0)
