@@ -41,6 +41,8 @@ from .checked_response import CheckedResponse, fdi_upper_bounds
 from .mu_structure import dagger, hermitian_power
 from .mu_upper import expand_scalings
 
+_EPS = np.finfo(float).eps
+
 # Full (non-diagonal) scalings D worse conditioned than this are folded into the
 # multiplier instead; diagonal ones are applied to M exactly (entry by entry) up to
 # _MAX_DIAGONAL_SPREAD, a guard against overflow only.
@@ -184,7 +186,67 @@ def continuous_equivalent(a, b, c, d, dt):
     ac, bc = k[:, :n], np.sqrt(2.0) * k[:, n:]
     cc = np.sqrt(2.0) * np.linalg.solve(ipa.T, c.T).T
     dc = d - c @ np.linalg.solve(ipa, b)
+    _record_map_error(ac, (a, b, c, d))
     return ac, bc, cc, dc
+
+
+# Equivalents formed by :func:`continuous_equivalent` (keyed by their ``A``), with the
+# discrete data they came from, for :func:`bilinear_map_errors`.
+_MAP_ERRORS: dict = {}
+
+
+def _record_map_error(ac, discrete):
+    if len(_MAP_ERRORS) >= 16:
+        _MAP_ERRORS.pop(next(iter(_MAP_ERRORS)))
+    _MAP_ERRORS[id(ac)] = (ac, discrete, None)
+
+
+def bilinear_map_errors(ac, nu, equivalent_response):
+    """Entrywise bound on ``|Md(z) - Mc(j nu)|``, ``z = (1 + j nu) / (1 - j nu)``, for the
+    rounded equivalent ``Mc`` of :func:`continuous_equivalent` whose ``A`` is ``ac``.
+
+    The equivalent is formed by solves with ``I + A``: a discrete pole near ``z = -1``
+    makes them ill-conditioned (relative error about ``eps / (1 + z)``), and the
+    response of the rounded equivalent then differs from the discrete one by far more
+    than the error bound of its own evaluation (``1e-3`` relative at a pole
+    ``2e-14`` from ``-1``).  The difference is measured a posteriori: ``Md(z)`` by a
+    refined solve with ``z I - A`` (the refinement and error bound of
+    :class:`.checked_response.CheckedResponse`, at ``z`` instead of ``j w``), ``Mc(j nu)``
+    by ``equivalent_response(nu) -> (responses, error bounds)`` (the checked response
+    of the rounded equivalent); the bound is the difference plus both errors.  ``None``
+    when ``ac`` is not the ``A``
+    of a recorded equivalent (a continuous model).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustmb.analysis.checked_response import CheckedResponse
+    >>> data = (np.array([[0.5]]), np.eye(1), np.eye(1), np.zeros((1, 1)))
+    >>> equiv = continuous_equivalent(*data, 1.0)
+    >>> err = bilinear_map_errors(equiv[0], np.array([0.0, 1.0]), CheckedResponse(equiv))
+    >>> bool(err.max() < 1e-13)
+    True
+    """
+    got = _MAP_ERRORS.get(id(ac))
+    if got is None or got[0] is not ac:
+        return None
+    _, (a, b, c, d), modes = got
+    if modes is None:
+        modes = CheckedResponse((a, b, c, d))
+        _MAP_ERRORS[id(ac)] = (ac, got[1], modes)
+    nu = np.asarray(nu, float).ravel()
+    K = nu.size
+    err = np.full((K,) + d.shape, np.inf)
+    with np.errstate(all="ignore"):
+        z = np.where(np.isfinite(nu), (1 + 1j * nu) / (1 - 1j * nu), -1.0)
+        md, tau, size = modes._refined(z)
+        direct = (tau * size)[:, None, :] * modes.row_norms[None, :, None]
+        mc, fast = equivalent_response(nu)
+        # 1 + a relative 1e-12: the rounding of the difference and of its terms' sums
+        diff = np.abs(md - mc) * (1 + 1e-12) + 1e-12 * _EPS * (np.abs(md) + np.abs(mc))
+        total = diff + direct + fast
+        err = np.where(np.isfinite(total), total, np.inf)
+    return err
 
 
 def to_model_frequency(nu, dt):
@@ -370,8 +432,31 @@ def _checked_evaluation(sysdata):
     if got is None or any(x is not y for x, y in zip(got.sysdata, sysdata, strict=True)):
         if len(_CHECKED) >= 8:
             _CHECKED.pop(next(iter(_CHECKED)))
-        got = _CHECKED[key] = CheckedResponse(sysdata)
+        got_map = _MAP_ERRORS.get(id(sysdata[0]))
+        extra = got_map is not None and got_map[0] is sysdata[0] and sysdata[0].shape[0] > 0
+        got = _CHECKED[key] = (_MappedCheckedResponse if extra else CheckedResponse)(sysdata)
     return got
+
+
+class _MappedCheckedResponse(CheckedResponse):
+    """:class:`.checked_response.CheckedResponse` of a continuous equivalent of a discrete
+    model, whose error bounds also count the rounding of the bilinear map
+    (:func:`bilinear_map_errors`): the responses are those of the rounded equivalent,
+    the certificate is claimed for the discrete model."""
+
+    def _map_errors(self, omega):
+        return bilinear_map_errors(
+            self.sysdata[0], omega, lambda nu: CheckedResponse.__call__(self, nu)
+        )
+
+    def fast_errors(self, omega):
+        omega = np.asarray(omega, float).ravel()
+        return super().fast_errors(omega) + self._map_errors(omega)
+
+    def __call__(self, omega, max_steps=None):
+        omega = np.asarray(omega, float).ravel()
+        resp, err = super().__call__(omega, max_steps=max_steps)
+        return resp, err + self._map_errors(omega)
 
 
 def _unresolved_windows(a):
@@ -479,7 +564,11 @@ def _interval_between(cross, mult, beta, w0, evaluate, d, probes, batch=2, windo
         return "mixed"
     lo = min(lo, w0)
     if hi_k == nseg - 1:
-        if fdi_values(d[None], mult, beta)[0] < 0:
+        if isinstance(evaluate, _Checked):  # the feedthrough with its error bound
+            at_inf = fdi_upper_bounds(*evaluate.checked(np.array([np.inf])), mult, beta)[0]
+        else:
+            at_inf = fdi_values(d[None], mult, beta)[0]
+        if at_inf < 0:
             return (float(lo), np.inf)
         # The strict inequality must also hold at infinity (the feedthrough).
         if hi_k == k:
