@@ -1,9 +1,11 @@
 """The stored arm designs made from a multi-model (robust) 3-state start, re-checked.
 
 ``case_studies/robotic_arm/checkpoints/arm_lpv_robust_start.json`` (``robust_start.py``:
-one LTI controller, ``M1 = M2 = 0``) and ``arm_lpv_robust_start_grown.json`` (then
-``chained_schedule.py``'s box continuation), both stored by ``chained_schedule.py check``
-and ``store``, record a sampled check of ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)``:
+one LTI controller, ``M1 = M2 = 0``), ``arm_lpv_robust_start_grown.json`` (then
+``chained_schedule.py``'s box continuation) and ``arm_lpv_scheduled_multimodel.json``
+(``scheduled_multimodel.py``: ``M0, M1, M2`` tuned together on an active set of frozen
+plants, from the lam-0.3 LTI start), all stored by ``chained_schedule.py check`` and
+``store``, record a sampled check of ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)``:
 worst ``gamma1 = ||W_e S||``, ``gamma2 = ||W_T K S||`` and where they occur, on the box
 each claims (``checks.independent.box``: the arm's box scaled by ``lam`` about one frozen
 plant; NOT the whole box when ``lam < 1``).  The controller is rebuilt from the stored matrices, the
@@ -23,13 +25,18 @@ from test_arm_chained_design import CENTRES, NOMINAL, PHYSICAL, _check, _control
 
 pytestmark = pytest.mark.slow
 
-FILES = ("arm_lpv_robust_start.json", "arm_lpv_robust_start_grown.json")
+SCHEDULED = "arm_lpv_scheduled_multimodel.json"
+FILES = ("arm_lpv_robust_start.json", "arm_lpv_robust_start_grown.json", SCHEDULED)
+
+
+def _load(name):
+    with open(os.path.join(ARM_STUDY, "checkpoints", name)) as fh:
+        return json.load(fh)
 
 
 @pytest.fixture(scope="module", params=FILES)
 def design(request):
-    with open(os.path.join(ARM_STUDY, "checkpoints", request.param)) as fh:
-        return json.load(fh)
+    return _load(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +122,24 @@ def test_corners_and_fresh_random_points_stay_within_the_record(design, prob):
         # off the recorded samples: within the sampled worst up to a margin for the gaps
         # between samples (the record is sampled, not a bound)
         assert g2 <= 1.05 * worst2, p
+
+
+def test_multimodel_design_is_scheduled(prob):
+    """``M1``, ``M2`` are not zero: the controller differs between (t1, t2) corners."""
+    design = _load(SCHEDULED)
+    els = prob.closed_loop.uncertainty
+    (a0, a1), (b0, b1) = els["t1"].range, els["t2"].range
+    centre, lam = _box(design)
+    lo = {
+        "t1": centre["t1"] + lam * (a0 - centre["t1"]),
+        "t2": centre["t2"] + lam * (b0 - centre["t2"]),
+    }
+    hi = {
+        "t1": centre["t1"] + lam * (a1 - centre["t1"]),
+        "t2": centre["t2"] + lam * (b1 - centre["t2"]),
+    }
+    K0 = _controller(design["values"], prob, lo["t1"], lo["t2"])
+    K1 = _controller(design["values"], prob, hi["t1"], hi["t2"])
+    d0 = np.block([[K0.A, K0.B], [K0.C, K0.D]])
+    d1 = np.block([[K1.A, K1.B], [K1.C, K1.D]])
+    assert np.linalg.norm(d1 - d0) > 1e-3 * np.linalg.norm(d0)
