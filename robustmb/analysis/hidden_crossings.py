@@ -124,6 +124,12 @@ class ClusterScreen:
         been caught missing a peak (``_missed``), the eigenvalues of
         :meth:`_unlocated_candidates` are blind spots too.
         """
+        return self._open_windows(level, with_unlocated=self._missed)
+
+    def _open_windows(self, level, with_unlocated):
+        """Windows ``(centre, radius)`` of the eigenvalues whose rounding reaches the axis
+        outside the crossing band and, if ``with_unlocated``, of the candidates inside it
+        that locate nothing (:func:`_unlocated`); ``[(0, inf)]`` without radii."""
         radii = self._band_radii(level)
         if radii is None:
             return []
@@ -134,7 +140,7 @@ class ClusterScreen:
         # eigenvalues inside the crossing band were taken as candidate crossings and the
         # response was evaluated there (a pair coalescing at a peak just below the level)
         selected = (distance > band) & (distance <= radius)
-        if self._missed:
+        if with_unlocated:
             selected |= _unlocated(eigenvalues, radius, distance, band)
         return self._windows(eigenvalues, radius, selected)
 
@@ -162,15 +168,7 @@ class ClusterScreen:
         the test does not decide: rounding reaching the axis outside the crossing band
         (:meth:`_rounding_blind_spots`) or a candidate inside it that locates nothing
         (:meth:`_unlocated_candidates`), each over its full rounding radius."""
-        radii = self._band_radii(level)
-        if radii is None:
-            return []
-        if not radii:
-            return [(0.0, np.inf)]
-        eigenvalues, radius, distance, band = radii
-        selected = (distance > band) & (distance <= radius)
-        selected |= _unlocated(eigenvalues, radius, distance, band)
-        return self._windows(eigenvalues, radius, selected)
+        return self._open_windows(level, with_unlocated=True)
 
     _inverted = None
 
