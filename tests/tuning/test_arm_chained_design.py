@@ -174,6 +174,12 @@ def test_corners_and_fresh_random_points_stay_within_the_record(design, prob):
     points += [
         {n: float(rng.uniform(*els[n].range)) for n in ("t1", "t2", *PHYSICAL)} for _ in range(16)
     ]
+    _check_points_in_box(design, prob, points, worst2)
+
+
+def _check_points_in_box(design, prob, points, worst2):
+    """Move ``points`` into the design's checked box and check each loop: stable,
+    ``gamma1 < 1`` and ``gamma2`` within 5 % of the recorded sampled worst ``worst2``."""
     centre, lam = _box(design)
     points = [{k: centre[k] + lam * (v - centre[k]) for k, v in p.items()} for p in points]
     for p in points:

@@ -21,7 +21,14 @@ import os
 import numpy as np
 import pytest
 from _scripts import ARM_STUDY
-from test_arm_chained_design import CENTRES, NOMINAL, PHYSICAL, _check, _controller, _plant
+from test_arm_chained_design import (
+    PHYSICAL,
+    _box,
+    _check,
+    _check_points_in_box,
+    _controller,
+    _plant,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -44,15 +51,6 @@ def prob():
     from robustmb.examples import arm_lpv_tuning_problem
 
     return arm_lpv_tuning_problem()
-
-
-def _box(design):
-    """``(centre point, lam)`` of the checked box."""
-    box = design["checks"]["independent"]["box"]
-    (th1, th2), lv = CENTRES[box["centre"]]
-    c = {n: v * (1 + 0.2 * s) for (n, v), s in zip(NOMINAL.items(), lv, strict=True)}
-    c |= {"t1": np.tan(np.radians(th1) / 2), "t2": np.tan(np.radians(th2) / 2)}
-    return c, float(box["lam"])
 
 
 def test_checked_box_is_the_recorded_one(design):
@@ -112,16 +110,7 @@ def test_corners_and_fresh_random_points_stay_within_the_record(design, prob):
     points += [
         {n: float(rng.uniform(*els[n].range)) for n in ("t1", "t2", *PHYSICAL)} for _ in range(16)
     ]
-    centre, lam = _box(design)
-    points = [{k: centre[k] + lam * (v - centre[k]) for k, v in p.items()} for p in points]
-    for p in points:
-        r = _check(_plant(prob, p), _controller(design["values"], prob, p["t1"], p["t2"]))
-        assert r[0] < 0, p
-        g1, g2 = max(r[1], r[3]), max(r[2], r[4])
-        assert g1 * (1 + 2e-6) < 1, p
-        # off the recorded samples: within the sampled worst up to a margin for the gaps
-        # between samples (the record is sampled, not a bound)
-        assert g2 <= 1.05 * worst2, p
+    _check_points_in_box(design, prob, points, worst2)
 
 
 def test_multimodel_design_is_scheduled(prob):
