@@ -225,11 +225,11 @@ class WorstCaseAnalysis:
                 )
                 if np.isinf(top):  # an unstable loop: no peak, no frequency, no ratio
                     found = f"{source[ch.worst_found_source]} is unstable (infinite peak gain)"
-                else:
+                else:  # the ratio keeps the digits that show it exceeds 1
                     found = (
                         f"peak gain at least {lo}{where} "
                         f"({source[ch.worst_found_source]}), "
-                        f"{fmt_lower(top / ch.spec, 3)} times the specification"
+                        f"{fmt_against(top / ch.spec, 'lower', 1.0, 3)} times the specification"
                     )
                 out.append(
                     f"{ch.name}: the specification {spec} is {nominal} "
