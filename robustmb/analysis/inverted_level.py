@@ -189,10 +189,10 @@ def _refined_solution(A, right):
     except np.linalg.LinAlgError:
         return None
     X_lo = np.zeros_like(X_hi)
-    size = float(np.linalg.norm(X_hi))
-    if not (np.isfinite(size) and size > 0):
-        return None
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # an overflowing size (a pole near 0) means None
+        size = float(np.linalg.norm(X_hi))
+        if not (np.isfinite(size) and size > 0):
+            return None
         for _ in range(_STEPS):
             residual = _residual(A, right, points, X_hi[None], X_lo[None])[0]
             correction = np.linalg.solve(shifted, residual)

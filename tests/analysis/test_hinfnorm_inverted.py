@@ -4,6 +4,7 @@ neither test decides the certificate is withheld (references: 40-digit mpmath re
 
 import warnings
 
+import control
 import mpmath as mp
 import numpy as np
 import pytest
@@ -200,3 +201,18 @@ def test_inverted_windows_of_a_complex_model_keep_the_sign_of_omega():
     assert found == pytest.approx([2 - np.sqrt(3), 2 + np.sqrt(3)], rel=1e-12)
     for low, high, located, omega in test.windows(0.5):
         assert located and low <= omega <= high
+
+
+def test_pole_near_zero_leaves_the_inverted_test_unavailable_quietly():
+    # A = diag(-1e-300, -1): A^-1 overflows, so G(1/s) has no usable realisation; no numpy
+    # overflow warning escapes, and the peak is |G(0)| = 1e300 + 1 (closed form)
+    A = np.diag([-1e-300, -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        test = InvertedLevelTest(A, np.ones((2, 1)), np.ones((1, 2)), np.zeros((1, 1)))
+    assert not test.available
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the package's own "not certified" warning
+        warnings.filterwarnings("error", message="overflow")
+        peak, omega = norms.hinfnorm(control.ss(A, np.ones((2, 1)), np.ones((1, 2)), 0.0))
+    assert peak == pytest.approx(1e300, rel=1e-12) and omega == 0.0
