@@ -58,10 +58,18 @@ def _signals(x, what):
     Traceback (most recent call last):
     ...
     robustmb.errors.ArgumentError: Gain: inputs must be a signal name or a list of them, got 0
+    >>> _signals(["y", "y"], "Gain: outputs")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: Gain: outputs lists the signal(s) ['y'] more than once
     """
     names = [x] if isinstance(x, str) else (list(x) if isinstance(x, list | tuple) else None)
     if not names or not all(isinstance(n, str) and n for n in names):
         raise ArgumentError(f"{what} must be a signal name or a list of them, got {x!r}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        # a repeated channel is measured twice: it would scale the goal's value
+        raise ArgumentError(f"{what} lists the signal(s) {twice} more than once")
     return names
 
 

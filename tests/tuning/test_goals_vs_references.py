@@ -217,3 +217,19 @@ def test_verify_measures_poles_without_the_optimisers_pole_measure(monkeypatch):
 
     monkeypatch.setattr(pole_measure, "pole_pieces", broken)
     assert res.verify()["hard"][0] == pytest.approx(ref, rel=1e-7, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: rmb.tuning.WeightedGain("r", ["y", "y"]), "WeightedGain: outputs"),
+        (lambda: rmb.tuning.Gain(["r", "r"], "y", 1.0), "Gain: inputs"),
+        (lambda: Variance(["d_u", "d_u"], "y"), "Variance: inputs"),
+        (lambda: Tracking(["r", "r"], ["y", "u"], 1.0), "Tracking: reference"),
+        (lambda: Sensitivity(["u", "u"], 2.0), "Sensitivity: location"),
+    ],
+)
+def test_a_signal_listed_twice_is_refused(make, match):
+    """``WeightedGain("r", ["y", "y"])`` measured ``[T; T]``, sqrt(2) times ``T``."""
+    with pytest.raises(ArgumentError, match=f"{match} lists the signal"):
+        make()
