@@ -16,7 +16,7 @@ import control
 import numpy as np
 
 from ..errors import ArgumentError, DimensionError, SignalError, warn
-from ..lft.model import UncertainSystem, as_model, umat, uss
+from ..lft.model import UncertainModel, UncertainSystem, as_model, umat, uss
 from .goal_weights import goal_weight, loop_dt, positive_number, siso_weight
 
 
@@ -58,10 +58,18 @@ def _signals(x, what):
     Traceback (most recent call last):
     ...
     robustmb.errors.ArgumentError: Gain: inputs must be a signal name or a list of them, got 0
+    >>> _signals(["y", "y"], "Gain: outputs")
+    Traceback (most recent call last):
+    ...
+    robustmb.errors.ArgumentError: Gain: outputs lists the signal(s) ['y'] more than once
     """
     names = [x] if isinstance(x, str) else (list(x) if isinstance(x, list | tuple) else None)
     if not names or not all(isinstance(n, str) and n for n in names):
         raise ArgumentError(f"{what} must be a signal name or a list of them, got {x!r}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        # a repeated channel is measured twice: it would scale the goal's value
+        raise ArgumentError(f"{what} lists the signal(s) {twice} more than once")
     return names
 
 
@@ -128,6 +136,42 @@ def warn_no_path(goal, model, where, loop_name):
         warn(
             f"{where}: no path joins the signals of {goal!r} in {loop_name!r}: the goal's "
             "value is 0 whatever the tuning"
+        )
+
+
+def check_h2_feedthrough(goal, model, measure, where):
+    """:class:`~robustmb.errors.ArgumentError` for an H2 goal (:class:`Variance`) on a
+    continuous transfer with a direct feedthrough at the start point: its H2 norm is
+    infinite (white noise passed straight to the output has infinite variance), so
+    every point would read as infeasible.  ``model`` is the goal's transfer with its
+    tunables still free, and ``measure`` the one :meth:`Goal.model` gives with it; the
+    tunables are set to their current values, uncertain elements to their nominal.
+
+    Examples
+    --------
+    >>> import control
+    >>> import robustmb as rmb
+    >>> T = rmb.uss(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.5]], inputs="n", outputs="y"))
+    >>> try:
+    ...     check_h2_feedthrough(Variance("n", "y"), T, "h2", "systune")
+    ... except rmb.errors.ArgumentError as e:
+    ...     print(str(e)[:60])
+    systune: Variance(inputs='n', outputs='y', max_amplitude=1.0
+    """
+    if measure != "h2" or loop_dt(model):
+        return
+    m = as_model(model)
+    values = {n: el.value for n, el in m.tunables.items()}
+    sub = m.usubs(values) if values else m
+    if isinstance(sub, UncertainModel):
+        sub = sub.nominal()
+    d = np.asarray(control.ss(sub).D)
+    if d.size and np.any(d != 0):
+        raise ArgumentError(
+            f"{where}: {goal!r} measures a continuous transfer with a direct feedthrough "
+            f"(D = {np.array2string(d, precision=6)} at the start point): its H2 norm, the "
+            "output variance for white noise, is infinite; pick a strictly proper channel "
+            "(add a roll-off filter, or measure a filtered signal)"
         )
 
 
@@ -392,6 +436,11 @@ class Rejection(Goal):
     attenuation per frequency; it acts through its magnitude, a pole on the imaginary
     axis is refused, see :class:`Gain`).
 
+    This bounds the closed-loop gain ``T_{d->y}`` itself.  MATLAB's
+    ``TuningGoal.Rejection(distloc, attfact)`` takes a location instead and bounds the
+    attenuation factor there, the ratio of open- to closed-loop sensitivity
+    (``1/|S|``): port it as ``Sensitivity(distloc, 1/attfact)``.
+
     Examples
     --------
     >>> from robustmb.tuning import Rejection
@@ -431,6 +480,7 @@ class Sensitivity(Goal):
 
     def __init__(self, location, max_sensitivity):
         _check_bound(max_sensitivity, "Sensitivity: max_sensitivity")
+        _signals(location, "Sensitivity: location")
         self.location, self.max_sensitivity = location, max_sensitivity
 
     def model(self, CL):
@@ -491,6 +541,7 @@ class Margins(Goal):
     dscaled = True
 
     def __init__(self, location, gain_margin=6.0, phase_margin=45.0):
+        _signals(location, "Margins: location")
         self.location = location
         self.gain_margin, self.phase_margin = gain_margin, phase_margin
         self.alpha = disk_alpha(gain_margin, phase_margin)
@@ -531,6 +582,14 @@ class Poles(Goal):
 
 class Variance(Goal):
     """Output variance for white-noise inputs: ``||T||_2 <= max_amplitude`` (H2 norm).
+
+    On a continuous loop the transfer must be strictly proper (a direct feedthrough
+    makes the H2 norm infinite; ``systune`` refuses it).  On a discrete loop the value
+    is the discrete H2 norm ``sqrt(sum_k ||h_k||_F^2)`` over the impulse response
+    ``h_k``, with no sample-time scaling.  MATLAB's ``TuningGoal.Variance`` instead
+    divides the discrete norm by ``sqrt(Ts)`` (it reads ``maxamp`` as a bound on the
+    continuous-time norm of the sampled process): to port such a goal, pass
+    ``max_amplitude = maxamp * sqrt(Ts)``.
 
     Examples
     --------

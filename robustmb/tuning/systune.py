@@ -6,7 +6,7 @@ from ..analysis import wcgain
 from ..errors import ArgumentError, UncertainTypeError
 from ..lft.model import as_model
 from .dscaling import goal_lft
-from .goals import Goal, warn_no_path
+from .goals import Goal, check_h2_feedthrough, warn_no_path
 from .infeasible_run import warn_infeasible
 from .parametrization import ParameterVector, TunableLFT
 from .robust_tuning import ROBUST_OPTIONS, _real, robust_systune
@@ -170,7 +170,9 @@ def systune(
         robust = bool(cl.uncertainty) and samples is None
     check_multipeak(multipeak, "systune")
     for g in soft + hard:
-        warn_no_path(g, g.model(cl)[0], "systune", cl.name)
+        model, measure = g.model(cl)[:2]
+        check_h2_feedthrough(g, model, measure, "systune")
+        warn_no_path(g, model, "systune", cl.name)
     if robust and cl.uncertainty:
         if not multipeak:
             raise ArgumentError(

@@ -10,7 +10,6 @@ from ..analysis import h2norm, hinfnorm
 from ..errors import RobustMBWarning, warn
 from ..lft.model import UncertainModel, as_model
 from .stability import proved_stable
-from .tuning_term import pole_requirement
 
 
 def loop_stability(tuned):
@@ -196,11 +195,38 @@ def certify_goals(tuned, goals, certifier):
     return out, stab
 
 
+def _pole_value(a, decay, damping, max_frequency):
+    """The ``Poles`` goal's value from numpy's eigenvalues of ``a``, written apart from
+    the optimiser's pole measure (:mod:`robustmb.tuning.pole_measure`, with its
+    eigenvectors and cluster projectors): ``max(1 + v / rho, 0)`` with ``v`` the worst
+    of ``Re p + decay``, ``Re p + damping |p|`` and ``|p| - max_frequency`` over the
+    eigenvalues ``p``, and ``rho = max(decay, 1e-3 max_frequency, 1e-3)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _pole_value(np.diag([-2.0, -0.5]), 1.0, 0.0, np.inf)  # 1 + (-0.5 + 1) / 1
+    1.5
+    >>> _pole_value(np.diag([-10.0, -20.0]), 1.0, 0.0, np.inf)  # met with room: 0
+    0.0
+    """
+    if not a.size:
+        return 0.0
+    lam = np.linalg.eigvals(a)
+    mag = np.abs(lam)
+    viol = np.maximum(lam.real + decay, lam.real + damping * mag)
+    finite = np.isfinite(max_frequency)
+    if finite:
+        viol = np.maximum(viol, mag - max_frequency)
+    rho = max(decay, 1e-3 * max_frequency if finite else 0.0, 1e-3)
+    return float(max(1.0 + viol.max() / rho, 0.0))
+
+
 def _goal_value(model, measure, scale, poles, dscaled=False):
-    """A goal's value on a fully substituted model, by the analysis layer (no optimiser code)."""
+    """A goal's value on a fully substituted model, by the analysis layer and numpy
+    (no optimiser code)."""
     if measure == "poles":
-        a = np.asarray(model.A)
-        return pole_requirement(a, *poles)[0] if a.size else 0.0
+        return _pole_value(np.asarray(model.A), *poles)
     if measure == "h2":
         return h2norm(model) * scale
     if dscaled and model.noutputs > 1:
