@@ -19,7 +19,9 @@ subgradient), ``screen`` (line-search trials rejected by one response at the las
 frequency, without an evaluation) and ``ev_NM`` (the reference's objective calls, each
 a ``hinfnorm``), the time per evaluation of each (``ms/ev``: robustmb's time over its
 evaluations, screened trials and multi-peak sets included; ``ms/NM``: the reference's
-time over its calls), and the load average.  Plants come from ``tests/data/compleib_*``.
+time over its calls), the process (CPU) time of each and its ratio ``c ratio`` (one thread:
+less moved by other jobs on the machine than the wall-clock ratio, whose two halves can
+see different loads), and the load average.  Plants come from ``tests/data/compleib_*``.
 
 Usage: ``python benchmarks/bench_tuning.py [--plants AC15,HE4] [--starts 3] [--no-floor]``
 """
@@ -126,14 +128,16 @@ def bench(name, nstarts, seed, floor=True):
     P, m, published = load(name)
     nu, ny = m[2].shape[1], m[4].shape[0]
     K = rmb.tunable_gain("K", nu, ny)
+    c0 = time.process_time()
     res, t_rmb, count = counted_hinfstruct(P, K, nstarts, seed)
+    c_rmb = time.process_time() - c0
     cl = static_loop(m, res.values["K"])
     stable = proved_stable(cl[0])  # hinfnorm's test (bands, verified inclusion)
     g_check = rmb.hinfnorm(cl)[0]
     starts = [r.start for r in res.runs]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     (g_ref, _), nfev = reference(m, starts, nu, ny)
-    t_ref = time.perf_counter() - t0
+    t_ref, c_ref = time.perf_counter() - t0, time.process_time() - c0
     g_full = lower = float("nan")
     if floor:
         try:
@@ -150,6 +154,8 @@ def bench(name, nstarts, seed, floor=True):
         t=t_rmb,
         g_ref=g_ref,
         t_ref=t_ref,
+        c=c_rmb,
+        c_ref=c_ref,
         g_full=g_full,
         floor=lower,
         published=published,
@@ -170,7 +176,7 @@ def main():
         f"{'plant':7s} {'nx':>3s} {'gamma_rmb':>16s} {'t_rmb[s]':>8s} {'gamma_NM':>16s} "
         f"{'t_NM[s]':>8s} {'g ratio':>8s} {'t ratio':>8s} {'gamma_full':>11s} {'floor':>11s} "
         f"{'published':>10s} stable {'ev_rmb':>6s} {'screen':>6s} {'ev_NM':>6s} "
-        f"{'ms/ev':>6s} {'ms/NM':>6s} load"
+        f"{'ms/ev':>6s} {'ms/NM':>6s} {'cpu_rmb':>7s} {'cpu_NM':>7s} {'c ratio':>7s} load"
     )
     print(head)
     for name in args.plants.split(","):
@@ -182,7 +188,8 @@ def main():
             f"{r['t_ref']:8.2f} {r['g'] / r['g_ref']:8.4f} {r['t'] / r['t_ref']:8.3f} "
             f"{r['g_full']:11.6g} {r['floor']:11.6g} {pub:>10s} {ok!s:6s} {r['ev']:6d} "
             f"{r['screened']:6d} {r['ev_ref']:6d} {1e3 * r['t'] / max(r['ev'], 1):6.2f} "
-            f"{1e3 * r['t_ref'] / max(r['ev_ref'], 1):6.2f} {os.getloadavg()[0]:.1f}",
+            f"{1e3 * r['t_ref'] / max(r['ev_ref'], 1):6.2f} {r['c']:7.2f} {r['c_ref']:7.2f} "
+            f"{r['c'] / r['c_ref']:7.3f} {os.getloadavg()[0]:.1f}",
             flush=True,
         )
 

@@ -207,8 +207,9 @@ def hinfstruct(
         runs once every start has run (``>= 0``; ``inf`` polishes every run).
     join : float
         A random start stops, unpolished, once its value is within
-        ``[best, best (1 + join)]`` of the best polished run so far (finite, ``>= 0``;
-        ``0`` never stops a run early).
+        ``[best, best (1 + join)]`` of the best polished run so far, and is not
+        polished when the verified value it ends with is in that band (finite, ``>=
+        0``; ``0`` never stops a run early).
     abandon : float
         A random start stops, unpolished, once its value minus ``abandon`` times its
         gain over the last 50 BFGS iterations is still above the polish window of the
@@ -243,10 +244,13 @@ def hinfstruct(
     third fewer on HF2D11, gamma within 2.5e-7 of polishing each run near the best as
     soon as it ends); a run left unpolished says so in its message.
     A random start stops as soon as its value is within ``[best, best (1 + join)]``
-    (``join`` 1e-6) of a polished run, without any stationarity test: it never stops
-    below the best value, but a run passing through that band on its way to a lower
-    optimum is cut off there (Rosenbrock's function plus one, minimum 1.0: a run joined to the
-    value 1.705 of its own path stops there, far from stationary).
+    (``join`` 1e-6) of a polished run, without any stationarity test, and a random
+    start whose BFGS ended with its verified value in that band is not polished (its
+    inner value, a lower bound of the norm, can end just below the band while
+    ``hinfnorm`` puts it inside): it never stops below the best value, but a run
+    passing through that band on its way to a lower optimum is cut off there
+    (Rosenbrock's function plus one, minimum 1.0: a run joined to the value 1.705 of
+    its own path stops there, far from stationary).
     A random start is abandoned when, checked every 25 BFGS iterations from the 50th,
     ``abandon`` (10) more fifty-iteration windows of its last one's gain (the same
     500-iteration horizon as 5 windows of 100, checked from half as far in) would still

@@ -12,14 +12,14 @@ iterate feasible.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ArgumentError
 from .level_set_core import poles
 from .nonsmooth_bfgs import BFGSRun, bfgs, continue_rescued, gradient_sampling
 from .parametrization import ParameterVector
+from .run_record import ZERO_FALL, RunRecord, _first_below, _unpolished, zero_met
+from .solve_options import check_solve_options
 from .spectral_gradients import spectral_abscissa_gradient, spectral_radius_gradient
 from .tuning_term import check_multipeak
 
@@ -39,59 +39,9 @@ PROGRESS = (100, 1e-4)
 # checks from that iteration on): with m = 10 (hinfstruct's default), the same horizon
 # of 500 iterations as 5 windows of 100, available from iteration 50 instead of 100.
 ABANDON_WINDOW = 50
-# run(zero_tol=) stops only once the value, below the absolute level, has also fallen by
-# this factor from the first value it had below it: the level alone comes from the
-# initial loop, and a barely stable one (COMPleib HE1 with a pole at -2e-7) puts it
-# above the optimum; a fall by 1e3 after the crossing is the geometric decay towards 0
-# that the rule is for (COMPleib AC1: 1e-2 to 1e-7 in 40 iterations).
-ZERO_FALL = 1e3
 # Perturbed restarts of the stabilise phase when it ends on an unstable loop (run()).
 STABILISE_RETRIES = 3
 NO_DECREASE = "line search found no decrease"
-
-
-def _unpolished(near, best):
-    """The message a run left unpolished by :meth:`TuningProblem.solve` ends with."""
-    return f"; not polished (above the polish window {near:g} of the best value {best:.9g})"
-
-
-def _first_below(hist, level):
-    """The first soft-phase value of a run's history below ``level`` (``inf``: none)."""
-    return next((v for ph, v in hist if ph in ("soft", "sampling") and v < level), np.inf)
-
-
-def zero_met(value, first, level):
-    """Whether ``value`` meets the ``zero_tol`` rule: below ``level`` and ``ZERO_FALL``
-    times below ``first``, the first value the run had below ``level``.
-
-    Examples
-    --------
-    >>> zero_met(1e-9, 1e-5, 1e-4), zero_met(1e-6, 1e-5, 1e-4), zero_met(1e-9, 1e-5, -np.inf)
-    (True, False, False)
-    """
-    return bool(value < level and value * ZERO_FALL <= first)
-
-
-@dataclass
-class RunRecord:
-    """History of one optimisation run (start point, phases, final value, time)."""
-
-    start: np.ndarray
-    x: np.ndarray
-    value: float
-    history: list = field(default_factory=list)
-    time: float = 0.0
-    feasible: bool = True
-    message: str = ""
-    below_limit: float = np.inf  # worst soft value below a high-frequency limit (ties)
-    gradient: np.ndarray | None = None  # the (sub)gradient the run ended with
-    zero_level: float = -np.inf  # run(zero_tol=) absolute level
-    zero_done: bool = False  # the value met the zero_tol rule (zero_met): nothing to polish
-    polished: bool = False  # the polish (_polish) was run where BFGS stopped
-    # The terms' evaluation state (peak-frequency hints, last multi-peak set) where the
-    # run stopped: a polish made later (solve's "deferred") starts from it, as one made
-    # at once would.
-    terms_state: list | None = field(default=None, repr=False)
 
 
 class TuningProblem:
@@ -452,6 +402,7 @@ class TuningProblem:
         abandon=None,
         zero_tol=0.0,
         zero_level=None,
+        verify=True,
     ) -> RunRecord:
         """One run from ``x0`` (module docstring); ``polish=False`` skips the gradient
         sampling where BFGS stops (about ``60 n`` evaluations per sampling round, the bulk
@@ -470,7 +421,9 @@ class TuningProblem:
         still falling geometrically towards 0; ``zero_level``, when given, is that level
         itself.  The value
         recorded is at least every soft term's :meth:`Term.verified` value at the final
-        point (``hinfnorm``, not the optimiser's inner evaluation)."""
+        point (``hinfnorm``, not the optimiser's inner evaluation); ``verify=False``, for
+        a run that :meth:`polish_run` polishes next, leaves that check to it (the record
+        says ``verified=False`` until then)."""
         t0 = time.perf_counter()
         start = np.asarray(x0, float).copy()
         x, hist = start.copy(), []
@@ -567,17 +520,42 @@ class TuningProblem:
             hist += [("below limit", v) for v in r2.history]
             x, f, below = r2.x, self.objective(r2.x)[0], r2.f
             msg = f"{msg}; below the high-frequency limit: {r2.message}"
-        if np.isfinite(f) and self.soft:
+        checked = not (np.isfinite(f) and self.soft)
+        if not checked and verify:
             # The value a run reports is that of hinfnorm, never the inner evaluation's
             # (a lower bound whose level-set test rests on rounding).
-            f = max(f, max(t.verified(x) for t in self.soft))
+            f, checked = max(f, max(t.verified(x) for t in self.soft)), True
         dt = time.perf_counter() - t0
         # The rule is checked again on the verified value, which decides the other starts.
         met = zero_met(f, _first_below(hist, zero), zero)
         state = self._saved_terms(peaks=True)
         return RunRecord(
-            start, x, f, hist, dt, np.isfinite(f), msg, below, r.g, zero, met, polished, state
+            start,
+            x,
+            f,
+            hist,
+            dt,
+            np.isfinite(f),
+            msg,
+            below,
+            r.g,
+            zero,
+            met,
+            polished,
+            state,
+            checked,
         )
+
+    def _verify_record(self, rec):
+        """The check :meth:`run` skipped with ``verify=False``: ``rec.value`` raised to
+        every soft term's :meth:`Term.verified` value at ``rec.x``, the ``zero_tol``
+        rule decided again on it."""
+        if not rec.verified:
+            rec.value = max(rec.value, max(t.verified(rec.x) for t in self.soft))
+            rec.zero_done = zero_met(
+                rec.value, _first_below(rec.history, rec.zero_level), rec.zero_level
+            )
+            rec.verified = True
 
     def random_point(self, rng, x0, relative=1.0):
         """A random start: ``x0`` plus a normal perturbation of its scale, inside the bounds."""
@@ -597,10 +575,17 @@ class TuningProblem:
         back to where the run stopped (``rec.terms_state``), so that a polish made after
         other runs is the one made at once.  A run already polished, that ended on a
         high-frequency limit (:meth:`_below_limit`) or that met the ``zero_tol`` rule is
-        returned as is.
+        returned as is.  A record made with ``run(verify=False)`` is verified here: at its
+        own point when it is returned as is, or when the polished point's verified value
+        is above its (inner) value; the polish is kept exactly when it would be with the
+        record verified first (its verified value is at least the inner one).
         """
-        if rec.polished or not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
-            return rec
+        done = rec.polished or np.isfinite(rec.below_limit) or rec.zero_done
+        if done or not rec.feasible:
+            if done and rec.feasible:
+                self._verify_record(rec)  # zero_done may not survive the verified value
+            if rec.polished or not rec.feasible or np.isfinite(rec.below_limit) or rec.zero_done:
+                return rec
         t0 = time.perf_counter()
         self._restore_terms(rec.terms_state)
         # The subgradient the run ended with (at a kink a new evaluation may pick another
@@ -614,13 +599,16 @@ class TuningProblem:
         )
         rec.polished = True
         f = max(r.f, max(t.verified(r.x) for t in self.soft)) if np.isfinite(r.f) else r.f
+        if not f <= rec.value:
+            self._verify_record(rec)
         if f <= rec.value:
             rec.x, rec.value, rec.message, rec.gradient = r.x, f, r.message, r.g
             rec.zero_done = zero_met(f, _first_below(rec.history, rec.zero_level), rec.zero_level)
+            rec.verified = True
         rec.time += time.perf_counter() - t0
         return rec
 
-    def _polish_best(self, runs, near):
+    def _polish_best(self, runs, near, join=0.0):
         """The deferred polish of :meth:`solve` (``polish="deferred"``).
 
         The unpolished runs, in increasing order of their value: the lowest one always,
@@ -628,7 +616,11 @@ class TuningProblem:
         of the other runs at that point (the polished ones included), each from the
         evaluation state it stopped in (:meth:`polish_run`).  Joined and abandoned runs
         are not polished (as in :meth:`run`); a run left unpolished says so in its
-        message.
+        message.  ``join > 0``: a run whose (verified) value ended within ``[v, v (1 +
+        join)]`` of a polished run's ``v`` joins it (message ``"joined"``, no polish),
+        the rule its BFGS applies while it runs (:meth:`run`) applied to the value it
+        ended with: its inner value can end just below ``v`` (a lower bound of the
+        norm) and its verified value just above.
         """
         todo = [
             r
@@ -640,6 +632,10 @@ class TuningProblem:
         ]
         for r in sorted(todo, key=lambda q: q.value):
             best = min((q.value for q in runs if q is not r), default=np.inf)
+            final = min((q.value for q in runs if q is not r and q.polished), default=np.inf)
+            if join > 0 and final <= r.value <= final * (1 + join):
+                r.message = "joined"
+                continue
             if r.value > best + near * abs(best):
                 r.message += _unpolished(near, best)
                 continue
@@ -711,37 +707,7 @@ class TuningProblem:
         """
         from .._progress import ProgressBar
 
-        if polish not in ("each", "near", "deferred"):
-            raise ArgumentError(
-                f"solve: polish must be 'each', 'near' or 'deferred', got {polish!r}"
-            )
-        if (
-            not isinstance(near, (int, float, np.integer, np.floating))
-            or isinstance(near, bool)
-            or not near >= 0
-        ):
-            raise ArgumentError(f"solve: near must be a number >= 0 (inf allowed), got {near!r}")
-
-        if (
-            not isinstance(join, (int, float, np.integer, np.floating))
-            or isinstance(join, bool)
-            or not 0 <= join < np.inf
-        ):
-            raise ArgumentError(f"solve: join must be a finite number >= 0, got {join!r}")
-        if (
-            not isinstance(abandon, (int, float, np.integer, np.floating))
-            or isinstance(abandon, bool)
-            or not abandon >= 0
-        ):
-            raise ArgumentError(
-                f"solve: abandon must be a number >= 0 (inf allowed), got {abandon!r}"
-            )
-        if (
-            not isinstance(zero_tol, (int, float, np.integer, np.floating))
-            or isinstance(zero_tol, bool)
-            or not 0 <= zero_tol < np.inf
-        ):
-            raise ArgumentError(f"solve: zero_tol must be a finite number >= 0, got {zero_tol!r}")
+        check_solve_options(polish, near, join, abandon, zero_tol)
         rng = np.random.default_rng(seed)
         x0 = self.params.initial()
         runs = []
@@ -781,6 +747,8 @@ class TuningProblem:
                     abandon=cut,
                     zero_tol=zero_tol,
                     zero_level=zero,
+                    # the first run of "deferred" is polished next: polish_run verifies
+                    verify=not (polish == "deferred" and i == 0),
                 )
                 joined = r.message in ("joined", "abandoned")
                 if polish == "near" and not joined and r.feasible:
@@ -790,11 +758,12 @@ class TuningProblem:
                         self.polish_run(r)
                 if polish == "deferred" and i == 0 and not joined:
                     self.polish_run(r)
+                self._verify_record(r)
                 runs.append(r)
                 bar.advance(label=f"best {min(r.value for r in runs):.6g}")
                 if min(runs, key=lambda q: q.value).zero_done:
                     break  # within the absolute tolerance of any minimum
         if polish == "deferred":
-            self._polish_best(runs, near)
+            self._polish_best(runs, near, join)
         order = sorted(range(len(runs)), key=lambda i: (runs[i].value, runs[i].below_limit))
         return runs, order[0]
