@@ -1,7 +1,7 @@
 """Lower bound of the structured singular value: a destabilising perturbation.
 
 Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
-``mu(M) >= 1 / max_i sigma_max(Delta_i)``.  Three searches produce one
+``mu(M) >= 1 / max_i sigma_max(Delta_i)``.  Four searches produce one
 (each in its own module):
 
 * **power iteration** (:mod:`.mu_power_iteration`) for complex structures (Packard,
@@ -12,7 +12,10 @@ Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
   ``lambda(M Delta) = 1``, from the complex-relaxation solution and random real starts;
 * **real-parameter search** (:mod:`.mu_real_lft`) for real scalar blocks around one
   complex block (robust performance): the real blocks closed as an LFT, the singular
-  scaling minimised over the box of real parameters.
+  scaling minimised over the box of real parameters;
+* **closed forms** (:mod:`.mu_real_exact`) for real scalar blocks only: the exact
+  singular points with two parameters free (the others zero), and the vertices of the
+  box for a real ``M``.
 
 Everything is vectorised over the frequency stack and the starting points.  The result is
 re-checked by :func:`verify_lower_bound`; a search that finds no valid perturbation
@@ -30,6 +33,7 @@ import scipy.linalg
 
 from .mu_boundary_search import _best_per_owner, _block_sizes, _MixedParams, boundary_search
 from .mu_power_iteration import _TINY, block_norm_stack, power_iteration
+from .mu_real_exact import real_scalar_candidates
 from .mu_real_lft import _lft_candidates, _RealLft
 from .mu_real_pair import real_pair_lower
 from .mu_structure import REAL, BlockStructure, as_matrix_stack
@@ -195,6 +199,13 @@ def _lower_bound_balanced(
             D[:, blk.w, blk.z] = D[:, blk.w, blk.z].real
     if _RealLft.applies(struct):
         D, val, owner = _lft_candidates(Ms, struct, D, val, owner, rng)
+    # exact candidates for real scalars (pairs of parameters, vertices of a real M):
+    # the local searches above can miss the isolated singular points entirely
+    Dx, val_x, owner_x = real_scalar_candidates(Ms, struct)
+    if val_x.size:
+        D = np.concatenate([D, Dx.astype(D.dtype)])
+        val = np.concatenate([val, val_x])
+        owner = np.concatenate([owner, owner_x])
     # re-check every candidate (singularity of I - M Delta), then keep the best per matrix
     cand = np.flatnonzero(val > 0)
     if cand.size:
