@@ -47,6 +47,8 @@ _ALL_REAL_STARTS = 12
 # matrices up to this size get the exact (rational) root check when the floating-point
 # eigenvalue bound is too loose (a defective or nearly defective eigenvalue)
 _EXACT_MAX_N = 10
+# candidates per matrix offered to the certificate, best first (real scalar structures)
+_CERTIFY_TRIES = 6
 
 
 # --------------------------------------------------------------------------- driver
@@ -212,14 +214,44 @@ def _lower_bound_balanced(
         res = _residuals(Ms[owner[cand]], D[cand])
         val[cand[~(res <= 1e-10)]] = 0.0  # a nan residual fails too
     order = np.lexsort((-val, owner))  # by matrix, best first
-    first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
-    first = first[val[first] > 0]
+    if struct.all_real:
+        first = _first_certified(Ms, struct, D, val, owner, order)
+    else:
+        first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+        first = first[val[first] > 0]
     best = np.zeros(nw)
     best[owner[first]] = 1.0 / block_norm_stack(D[first], struct)
     delta: list = [None] * nw
     for i in first:
         delta[owner[i]] = D[i]
     return best, delta
+
+
+def _first_certified(Ms, struct, D, val, owner, order):
+    """Per matrix, the best candidate that :func:`certified_lower` accepts.
+
+    With real blocks only, a candidate singular to the search's tolerance need not be near
+    an exact real root (on a nearly real ``M`` the real part's singular set is hit, where
+    the complex ``M`` has none): the best one by value can fail the certificate while a
+    smaller one (an exact candidate of :mod:`.mu_real_exact`) passes.  The first
+    ``_CERTIFY_TRIES`` distinct candidates of each matrix are tried in order of value.
+    """
+    picked, failed = [], {}
+    done = set()
+    for i in order:
+        k = int(owner[i])
+        tried = failed.setdefault(k, [])
+        if k in done or not val[i] > 0 or len(tried) >= _CERTIFY_TRIES:
+            continue
+        # many starts converge to the same point: a copy of a failed one fails too
+        if any(np.linalg.norm(D[i] - f) <= 1e-6 * np.linalg.norm(f) for f in tried):
+            continue
+        if certified_lower(Ms[k], struct, D[i])[0] > 0:
+            picked.append(i)
+            done.add(k)
+        else:
+            tried.append(D[i])
+    return np.array(picked, dtype=int)
 
 
 def _residuals(M, D):

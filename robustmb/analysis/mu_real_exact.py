@@ -10,14 +10,15 @@ caller like the search's):
   (blocks ``j, k``).  ``det(I - M Delta)`` is then
   ``1 - m_jj x - m_kk y + d x y`` with ``d = m_jj m_kk - m_jk m_kj``, so
   ``y = (1 - m_jj x) / (m_kk - d x)``, real exactly where the real quadratic
-  ``Im((1 - m_jj x) conj(m_kk - d x)) = 0``: at most two points per pair, all found.
-  For a structure of two non-repeated real scalars this is ``mu`` itself.
-* **vertices** (real ``M``, non-repeated real scalars only, ``n <= 10``):
+  ``Im((1 - m_jj x) conj(m_kk - d x)) = 0``: at most two points per pair, all found
+  (unless the quadratic vanishes identically, as on a real ``M``).  For two
+  non-repeated real scalars on a complex ``M`` this gives ``mu`` itself.
+* **vertices** (real ``M``, non-repeated real scalars only):
   ``det(I - M Delta)`` is real and affine in each parameter, equal to 1 at
   ``Delta = 0``, so it first vanishes on ``t`` times the unit box at a vertex ``v``:
   ``mu = max_v max{|lambda| : lambda`` a real eigenvalue of ``M diag(v)}``, with
-  ``Delta = diag(v) / lambda`` (de Gaston & Safonov 1988; half the vertices suffice,
-  ``M diag(-v)`` having the opposite eigenvalues).
+  ``Delta = diag(v) / lambda`` (half the vertices suffice, ``M diag(-v)`` having the
+  opposite eigenvalues).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from .mu_structure import REAL, BlockStructure
 
 __all__ = ["real_scalar_candidates"]
 
-# real M with at most this many real scalars gets the vertex enumeration (2^(n-1) eigs)
-_VERTEX_MAX_N = 10
+# at most this many real scalars: the vertex enumeration costs 2^(n-1) eigenvalue
+# problems, and beyond it :func:`~.mu_lower.certified_lower` has no exact check of a
+# real root on a complex M (a pair's root on a nearly real M is not certain to be real)
+_EXACT_MAX_N = 10
 # a computed root of the quadratic counts as real below this relative imaginary part
 # (the candidate is re-checked exactly anyway)
 _REAL_ROOT_RTOL = 1e-9
@@ -44,8 +47,8 @@ def real_scalar_candidates(Ms, struct: BlockStructure):
     ----------
     Ms : numpy.ndarray, shape (nw, n, n)
     struct : BlockStructure
-        Applies when every block is a real scalar and at least two are not repeated
-        (otherwise nothing is returned).
+        Applies when every block is a real scalar, at least two are not repeated and
+        ``n <= 10`` (otherwise nothing is returned).
 
     Returns
     -------
@@ -72,11 +75,11 @@ def real_scalar_candidates(Ms, struct: BlockStructure):
     if not struct.all_real:
         return empty
     single = [b.w.start for b in struct.blocks if b.kind == REAL and b.rows == 1]
-    if len(single) < 2:
+    if len(single) < 2 or n > _EXACT_MAX_N:
         return empty
     parts = [_pair_candidates(Ms, single)]
     real_rows = np.flatnonzero(~np.any(np.imag(Ms) != 0, axis=(1, 2)))
-    if len(single) == n and n <= _VERTEX_MAX_N and real_rows.size:
+    if len(single) == n and real_rows.size:
         parts.append(_vertex_candidates(Ms[real_rows].real, real_rows))
     D = np.concatenate([p[0] for p in parts])
     return D, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])

@@ -12,6 +12,11 @@ evidence for both ends:
   :func:`~robustmb.analysis.mu_lower.verify_lower_bound`; it is reduced by a bound on the
   rounding error of the eigenvalue that makes ``delta`` singular
   (:func:`~robustmb.analysis.mu_lower.certified_lower`), so it is not above ``mu``.
+  Real blocks on a complex ``M`` have no exact check when ``M`` has more than 10 rows,
+  or when ``delta``'s complex blocks are zero and the structure is not made of real
+  scalars with two of them non-repeated: there ``delta`` counts only when
+  ``I - M delta`` is singular to rounding (see
+  :func:`~robustmb.analysis.mu_lower.certified_lower`).
 
 For complex structures with ``2 S + F <= 3`` (``S`` repeated scalars, ``F`` full blocks) the
 D-scaling bound equals ``mu`` (Packard & Doyle 1993), and the two bounds meet.

@@ -135,3 +135,41 @@ def test_mussv_stack_refuses_bad_options(kwargs, name):
     M = np.array([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 1.0], [1.5, 2.0]]])
     with pytest.raises(ArgumentError, match=name):
         mussv_module.mussv_stack(M, [(1, 0), (1, 0)], **kwargs)
+
+
+def _two_real_scalars_mu_exact(M):
+    # the same closed form in 60-digit arithmetic on the floating-point entries
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(60):
+        m = [[mp.mpc(float(z.real), float(z.imag)) for z in row] for row in M]
+        d = m[0][0] * m[1][1] - m[0][1] * m[1][0]
+        c2 = mp.im(m[0][0] * mp.conj(d))
+        c1 = -mp.im(mp.conj(d) + m[0][0] * mp.conj(m[1][1]))
+        c0 = -mp.im(m[1][1])
+        disc = c1 * c1 - 4 * c2 * c0
+        if disc < 0:
+            return 0.0
+        best = mp.inf
+        for x in ((-c1 + mp.sqrt(disc)) / (2 * c2), (-c1 - mp.sqrt(disc)) / (2 * c2)):
+            y = (1 - m[0][0] * x) / (m[1][1] - d * x)
+            best = min(best, max(abs(x), abs(y)))
+        return float(1 / best)
+
+
+def test_nearly_real_two_scalars():
+    # imaginary parts 1e-15..1e-8 (a loop at very low frequency): the search's best
+    # perturbation is a root of the real part, which the exact check rightly rejects,
+    # and the bound fell to 0 (mu 1.768, upper 1.824); the next candidate is exact
+    rng = np.random.default_rng(1)
+    misses = []
+    for k in range(16):
+        M = rng.standard_normal((2, 2)) + 10.0 ** rng.uniform(-15, -8) * 1j * rng.standard_normal(
+            (2, 2)
+        )
+        ref = _two_real_scalars_mu_exact(M)
+        r = rmb.mussv(M, [(-1, 0), (-1, 0)])
+        assert r.lower <= ref * (1 + 1e-12)
+        assert r.upper >= ref * (1 - 1e-12)
+        if r.lower < ref * (1 - 1e-9):
+            misses.append((k, ref, r.lower))
+    assert misses == []
