@@ -30,6 +30,7 @@ from .frequency_intervals import (
     to_model_frequency,
 )
 from .frequency_scaling import shift_scalings, sweep_frame, to_model_frequencies
+from .mu_sweep_checks import check_sweep_data
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
@@ -551,12 +552,9 @@ def _half_axis_peak(
 
 
 def _real_at_zero(respond, sysdata):
-    """``respond`` with ``M(0)`` of real-coefficient data made exactly real.
-
-    The evaluation leaves rounding-level imaginary parts (1e-16) at ``w = 0``, and real
-    ``mu`` is discontinuous there: on two real scalars such an ``M(0)`` had a lower
-    bound of 1.26 where the real ``M(0)`` has ``mu = 2.89``.
-    """
+    """``respond`` with ``M(0)`` of real-coefficient data made exactly real: the evaluation
+    leaves imaginary parts of 1e-16 there, and real ``mu`` is discontinuous (on two real
+    scalars, a lower bound of 1.26 where the real ``M(0)`` has ``mu = 2.89``)."""
     if any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in sysdata):
         return respond
 
@@ -716,6 +714,7 @@ def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:
     >>> bool(r.covered), round(r.lower, 6), round(r.lower_frequency, 4)
     (True, 1.0, 1.0)
     """
+    check_sweep_data(sysdata, dt)
     # the sweep runs in the model's own frequency unit (exact: the same M, see
     # .frequency_scaling); given frequencies are mapped in, returned ones back out
     scaled, w0, log_p = sweep_frame(sysdata, blk, dt)

@@ -9,6 +9,9 @@ import importlib
 import itertools
 
 import numpy as np
+import pytest
+
+from robustmb.errors import ArgumentError, IllPosedError
 
 mu_sweep = importlib.import_module("robustmb.analysis.mu_sweep")
 
@@ -48,3 +51,20 @@ def test_peak_at_zero_frequency_lower_bound():
     if p.lower_frequency == 0.0:
         dl = p.lower_delta
         assert np.linalg.svd(np.eye(2) - M0 @ dl, compute_uv=False)[-1] < 1e-8
+
+
+@pytest.mark.parametrize(
+    ("data", "dt", "error", "name"),
+    [
+        ("nan", 0.0, IllPosedError, "sysdata A"),
+        ("ok", -1.0, ArgumentError, "dt"),
+        ("ok", np.nan, ArgumentError, "dt"),
+    ],
+)
+def test_certified_mu_peak_refuses_bad_data(data, dt, error, name):
+    # a NaN in A gave scipy's ValueError, a negative dt numpy's LinAlgError
+    a = np.array([[np.nan, 0.0], [0.0, -1.0]]) if data == "nan" else -np.eye(2)
+    with pytest.raises(error, match=name):
+        mu_sweep.certified_mu_peak(
+            (a, np.eye(2), np.eye(2), np.zeros((2, 2))), [(1, 0), (1, 0)], dt
+        )
