@@ -1,7 +1,7 @@
 """Lower bound of the structured singular value: a destabilising perturbation.
 
 Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
-``mu(M) >= 1 / max_i sigma_max(Delta_i)``.  Three searches produce one
+``mu(M) >= 1 / max_i sigma_max(Delta_i)``.  Four searches produce one
 (each in its own module):
 
 * **power iteration** (:mod:`.mu_power_iteration`) for complex structures (Packard,
@@ -12,7 +12,10 @@ Any ``Delta`` in the structure with ``det(I - M Delta) = 0`` proves
   ``lambda(M Delta) = 1``, from the complex-relaxation solution and random real starts;
 * **real-parameter search** (:mod:`.mu_real_lft`) for real scalar blocks around one
   complex block (robust performance): the real blocks closed as an LFT, the singular
-  scaling minimised over the box of real parameters.
+  scaling minimised over the box of real parameters;
+* **closed forms** (:mod:`.mu_real_exact`) for real scalar blocks only: the exact
+  singular points with two parameters free (the others zero), and the vertices of the
+  box for a real ``M``.
 
 Everything is vectorised over the frequency stack and the starting points.  The result is
 re-checked by :func:`verify_lower_bound`; a search that finds no valid perturbation
@@ -30,6 +33,7 @@ import scipy.linalg
 
 from .mu_boundary_search import _best_per_owner, _block_sizes, _MixedParams, boundary_search
 from .mu_power_iteration import _TINY, block_norm_stack, power_iteration
+from .mu_real_exact import real_scalar_candidates
 from .mu_real_lft import _lft_candidates, _RealLft
 from .mu_real_pair import real_pair_lower
 from .mu_structure import REAL, BlockStructure, as_matrix_stack
@@ -43,6 +47,8 @@ _ALL_REAL_STARTS = 12
 # matrices up to this size get the exact (rational) root check when the floating-point
 # eigenvalue bound is too loose (a defective or nearly defective eigenvalue)
 _EXACT_MAX_N = 10
+# candidates per matrix offered to the certificate, best first (real scalar structures)
+_CERTIFY_TRIES = 6
 
 
 # --------------------------------------------------------------------------- driver
@@ -195,20 +201,57 @@ def _lower_bound_balanced(
             D[:, blk.w, blk.z] = D[:, blk.w, blk.z].real
     if _RealLft.applies(struct):
         D, val, owner = _lft_candidates(Ms, struct, D, val, owner, rng)
+    # exact candidates for real scalars (pairs of parameters, vertices of a real M):
+    # the local searches above can miss the isolated singular points entirely
+    Dx, val_x, owner_x = real_scalar_candidates(Ms, struct)
+    if val_x.size:
+        D = np.concatenate([D, Dx.astype(D.dtype)])
+        val = np.concatenate([val, val_x])
+        owner = np.concatenate([owner, owner_x])
     # re-check every candidate (singularity of I - M Delta), then keep the best per matrix
     cand = np.flatnonzero(val > 0)
     if cand.size:
         res = _residuals(Ms[owner[cand]], D[cand])
         val[cand[~(res <= 1e-10)]] = 0.0  # a nan residual fails too
     order = np.lexsort((-val, owner))  # by matrix, best first
-    first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
-    first = first[val[first] > 0]
+    if struct.all_real:
+        first = _first_certified(Ms, struct, D, val, owner, order)
+    else:
+        first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+        first = first[val[first] > 0]
     best = np.zeros(nw)
     best[owner[first]] = 1.0 / block_norm_stack(D[first], struct)
     delta: list = [None] * nw
     for i in first:
         delta[owner[i]] = D[i]
     return best, delta
+
+
+def _first_certified(Ms, struct, D, val, owner, order):
+    """Per matrix, the best candidate that :func:`certified_lower` accepts.
+
+    With real blocks only, a candidate singular to the search's tolerance need not be near
+    an exact real root (on a nearly real ``M`` the real part's singular set is hit, where
+    the complex ``M`` has none): the best one by value can fail the certificate while a
+    smaller one (an exact candidate of :mod:`.mu_real_exact`) passes.  The first
+    ``_CERTIFY_TRIES`` distinct candidates of each matrix are tried in order of value.
+    """
+    picked, failed = [], {}
+    done = set()
+    for i in order:
+        k = int(owner[i])
+        tried = failed.setdefault(k, [])
+        if k in done or not val[i] > 0 or len(tried) >= _CERTIFY_TRIES:
+            continue
+        # many starts converge to the same point: a copy of a failed one fails too
+        if any(np.linalg.norm(D[i] - f) <= 1e-6 * np.linalg.norm(f) for f in tried):
+            continue
+        if certified_lower(Ms[k], struct, D[i])[0] > 0:
+            picked.append(i)
+            done.add(k)
+        else:
+            tried.append(D[i])
+    return np.array(picked, dtype=int)
 
 
 def _residuals(M, D):

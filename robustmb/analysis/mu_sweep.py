@@ -30,6 +30,7 @@ from .frequency_intervals import (
     to_model_frequency,
 )
 from .frequency_scaling import shift_scalings, sweep_frame, to_model_frequencies
+from .mu_sweep_checks import check_sweep_data
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv_stack, warm_certificates
 
@@ -257,8 +258,9 @@ def _half_axis_peak(
     ca, cb, cc, cd = continuous_equivalent(a, b, c, d, dt)
 
     # one decomposition of A for every evaluation of the sweep
-    respond = balanced_response_function(a, b, c, d, dt)
-    respond_equiv = balanced_response_function(ca, cb, cc, cd) if dt else respond
+    respond_raw = balanced_response_function(a, b, c, d, dt)
+    respond = _real_at_zero(respond_raw, sysdata)
+    respond_equiv = balanced_response_function(ca, cb, cc, cd) if dt else respond_raw
 
     grid = np.asarray(omega, float) if omega is not None else default_grid(a, dt)
     if start is not None and omega is None and level is not None:
@@ -549,6 +551,24 @@ def _half_axis_peak(
     return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
 
 
+def _real_at_zero(respond, sysdata):
+    """``respond`` with ``M(0)`` of real-coefficient data made exactly real: the evaluation
+    leaves imaginary parts of 1e-16 there, and real ``mu`` is discontinuous (on two real
+    scalars, a lower bound of 1.26 where the real ``M(0)`` has ``mu = 2.89``)."""
+    if any(np.iscomplexobj(x) and np.any(np.imag(x) != 0) for x in sysdata):
+        return respond
+
+    def real_zero(omega):
+        M = respond(omega)
+        zero = np.asarray(omega, float) == 0
+        if zero.any():
+            M = M.copy()
+            M[zero] = M[zero].real
+        return M
+
+    return real_zero
+
+
 def _growing(counts, factor):
     """Whether the last two rounds each multiplied the count of gaps by ``factor``.
 
@@ -660,7 +680,7 @@ def peak_lower_search(sysdata, blk, dt, peak, *, floor=0.0, stop=np.inf) -> MuPe
     deltas = [None] * len(pts)
     lbs[0] = float(floor)  # seeds the floor; never reported (no perturbation)
 
-    respond = balanced_response_function(a, b, c, d, dt)
+    respond = _real_at_zero(balanced_response_function(a, b, c, d, dt), sysdata)
     _search_lower(respond, blk, pts, ubs, lbs, deltas, stop=stop)
     found = [k for k in range(len(pts)) if deltas[k] is not None and lbs[k] > floor]
     if not found:
@@ -694,6 +714,7 @@ def certified_mu_peak(sysdata, blk, dt=0.0, *, omega=None, **options) -> MuPeak:
     >>> bool(r.covered), round(r.lower, 6), round(r.lower_frequency, 4)
     (True, 1.0, 1.0)
     """
+    check_sweep_data(sysdata, dt)
     # the sweep runs in the model's own frequency unit (exact: the same M, see
     # .frequency_scaling); given frequencies are mapped in, returned ones back out
     scaled, w0, log_p = sweep_frame(sysdata, blk, dt)

@@ -12,6 +12,11 @@ evidence for both ends:
   :func:`~robustmb.analysis.mu_lower.verify_lower_bound`; it is reduced by a bound on the
   rounding error of the eigenvalue that makes ``delta`` singular
   (:func:`~robustmb.analysis.mu_lower.certified_lower`), so it is not above ``mu``.
+  Real blocks on a complex ``M`` have no exact check when ``M`` has more than 10 rows,
+  or when ``delta``'s complex blocks are zero and the structure is not made of real
+  scalars with two of them non-repeated: there ``delta`` counts only when
+  ``I - M delta`` is singular to rounding (see
+  :func:`~robustmb.analysis.mu_lower.certified_lower`).
 
 For complex structures with ``2 S + F <= 3`` (``S`` repeated scalars, ``F`` full blocks) the
 D-scaling bound equals ``mu`` (Packard & Doyle 1993), and the two bounds meet.
@@ -92,6 +97,8 @@ class MussvResult:
                 f"MussvResult(lower={self.lower:.6g}, upper={self.upper:.6g}, "
                 f"blk={self.blk}, method={self.method!r})"
             )
+        if np.size(self.upper) == 0:
+            return f"MussvResult(0 frequencies, blk={self.blk}, method={self.method!r})"
         return (
             f"MussvResult({np.size(self.upper)} frequencies, max lower="
             f"{np.max(self.lower):.6g}, max upper={np.max(self.upper):.6g}, "
@@ -268,6 +275,12 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
     -------
     MussvResult
 
+    Raises
+    ------
+    ArgumentError
+        ``lower`` is not True, False or ``"peak"``; ``lower_floor``, ``target`` or
+        ``rel_target`` is negative or nan; ``seed`` is not a non-negative integer.
+
     Examples
     --------
     >>> import numpy as np
@@ -280,6 +293,7 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
     Ms, single = as_matrix_stack(M)
     struct.check_shape(Ms.shape)
     _check_normal_range(Ms, single)
+    _check_stack_options(lower, lower_floor, target, rel_target, seed)
     with single_blas_thread():
         return _mussv(
             Ms,
@@ -292,6 +306,27 @@ def mussv_stack(M, blk, *, lower=True, lower_floor=0.0, target=None, rel_target=
             target=target,
             rel_target=rel_target,
         )
+
+
+def _check_stack_options(lower, lower_floor, target, rel_target, seed):
+    """Refuse the :func:`mussv_stack` options that would silently change its result."""
+    if not (isinstance(lower, bool | np.bool_) or (isinstance(lower, str) and lower == "peak")):
+        raise ArgumentError(f"mussv_stack: lower must be True, False or 'peak', got {lower!r}")
+    for name, value in (
+        ("lower_floor", lower_floor),
+        ("target", target),
+        ("rel_target", rel_target),
+    ):
+        if value is None and name != "lower_floor":
+            continue
+        try:
+            v = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ArgumentError(f"mussv_stack: {name} must be a number, got {value!r}") from None
+        if not np.all(v >= 0):  # also catches nan
+            raise ArgumentError(f"mussv_stack: {name} must be >= 0 (not nan), got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"mussv_stack: seed must be a non-negative integer, got {seed!r}")
 
 
 def warm_upper_bounds(M, blk, *, target=None, x0=None, seed=0, polish_target=None):
