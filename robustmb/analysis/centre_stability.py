@@ -17,8 +17,9 @@ from __future__ import annotations
 from .balancing import _balanced_matrix, pole_bands
 from .exact_stability import exact_stable
 from .norms_stability import STABLE, UNSTABLE, stability_verdict, verified_stable_any
+from .uncertain_problem import unstable_centre_reason
 
-__all__ = ["centre_stability", "undecided_centre_reason"]
+__all__ = ["centre_stability", "undecided_centre_reason", "unstable_reason"]
 
 
 def centre_stability(problem):
@@ -103,4 +104,29 @@ def undecided_centre_reason(problem, unresolved, verdict, what):
         f"pole(s) within their rounding error of the stability boundary, {shown}{more}; "
         f"{status} its frequency responses in double precision are set by rounding (a "
         "nearly defective or ill-conditioned state matrix), so no bound is certified"
+    )
+
+
+def unstable_reason(problem, what):
+    """The ``reason`` clause of an analysis whose centre loop :func:`centre_stability`
+    found unstable: the unstable computed poles (:func:`.uncertain_problem.
+    unstable_centre_reason`), or, when rounding hides them, the exact test's verdict.
+
+    Examples
+    --------
+    >>> import robustmb as rmb
+    >>> from robustmb.analysis.uncertain_problem import uncertain_problem
+    >>> k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    >>> unstable_reason(uncertain_problem(rmb.uss([[1 + k]], [[1.0]], [[1.0]], [[0.0]])),
+    ...                 "wcgain")[:58]
+    'wcgain: the closed loop is unstable at the centre of the u'
+    """
+    distance = pole_bands(problem.a, problem.dt)[1]
+    if (distance >= 0).any():
+        return unstable_centre_reason(problem, what)
+    return (
+        f"{what}: the closed loop is unstable at the centre of the ranges: the exact "
+        "integer test of its state matrix proves a pole on or beyond the stability "
+        "boundary, which the computed poles (all within rounding of it, from a nearly "
+        "defective or ill-conditioned state matrix) do not show"
     )

@@ -19,7 +19,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies, real_number
 from .branch_and_bound import BoxCover
-from .centre_stability import centre_stability, undecided_centre_reason
+from .centre_stability import centre_stability, undecided_centre_reason, unstable_reason
 from .destabilising_search import _parameter_search, _scalar_blocks, _verified_crossing
 from .frequency_band import band_grid, band_text, check_band
 from .gain_boxes import (
@@ -36,7 +36,6 @@ from .norms_stability import UNSTABLE
 from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 from .worst_case_gain import (
@@ -238,7 +237,7 @@ def robgain(
     inner = band if band is not None and not whole_axis(band, problem.dt) else None
     verdict, unresolved = centre_stability(problem)
     if verdict == UNSTABLE:
-        reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
+        reason = unstable_reason(problem, "robgain") + "; the margin is 0"
         centre = complete_values(_centre_values(problem), dropped)
         return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, centre, reason, band=band)
     if unresolved is not None:

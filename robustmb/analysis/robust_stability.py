@@ -31,7 +31,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .branch_and_bound import BoxCover, certify_scaled_box
-from .centre_stability import centre_stability
+from .centre_stability import centre_stability, unstable_reason
 from .destabilising_search import (
     _crossing_scale,
     _diag_from,
@@ -51,7 +51,6 @@ from .robstab_reason import gap_note, relaxation_note, robstab_reason
 from .robstab_rounding import centre_values, unresolved_bounds
 from .uncertain_problem import (
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 
@@ -256,7 +255,7 @@ def robstab(
     # is no witness (upper = 0 would be false on a centre that is in fact stable)
     verdict, unresolved = centre_stability(problem)
     if verdict == UNSTABLE:
-        reason = unstable_centre_reason(problem, "robstab")
+        reason = unstable_reason(problem, "robstab")
         res = RobstabResult(0.0, 0.0, np.nan, centre_values(problem), {}, True, None, reason)
         res.band, res.destabilizing = band, complete_values(res.destabilizing, dropped)
         return res

@@ -24,7 +24,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .branch_and_bound import BoxCover
-from .centre_stability import centre_stability, undecided_centre_reason
+from .centre_stability import centre_stability, undecided_centre_reason, unstable_reason
 from .freqresp import freqresp
 from .frequency_band import band_grid, band_mu_peak, band_text, check_band
 from .gain_boxes import (
@@ -46,7 +46,6 @@ from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     box_vertices,
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 
@@ -396,7 +395,7 @@ def wcgain(
     split = _split_option(initial_split, problem, "wcgain", max_boxes)
     verdict, unresolved = centre_stability(problem)
     if verdict == UNSTABLE:
-        reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
+        reason = unstable_reason(problem, "wcgain") + "; the gain is infinite"
         centre = complete_values(_centre_values(problem), dropped)
         return WcgainResult(np.inf, np.inf, np.nan, centre, True, None, reason, band=band)
     if unresolved is not None:

@@ -92,3 +92,38 @@ def test_an_ordinary_loop_keeps_its_worst_case_gain():
     assert res.certified
     assert res.lower == pytest.approx(1.5, rel=1e-9)
     assert 1.5 <= res.upper <= 1.5 * 1.006
+
+
+# A 4-state loop exactly unstable at the centre (60-digit largest real part +0.0098)
+# whose computed poles all lie in the open left half-plane, within rounding of the axis.
+A_UNSTABLE = np.array(
+    [
+        [2300151.629146222, 1714249.5614642242, -4247157.824381433, -1309151.301761197],
+        [1482454.5435205505, 1104880.954878828, -2737404.8491274873, -843754.90207432],
+        [496496.64922897425, 370046.5939319899, -916810.6330599048, -282586.76269878447],
+        [4371760.508472388, 3258164.3392859697, -8072301.852668122, -2488224.9795705457],
+    ]
+)
+B_UNSTABLE = np.array(
+    [-7.952924474912315e-10, 3.8648602566573896e-08, -3.440458000151995e-09, 2.556906880420588e-08]
+)
+C_UNSTABLE = np.array(
+    [-2.853984402363616, 4.276692258883681, -1.4671166382349239, -0.8698824418760454]
+)
+
+
+def test_a_centre_proved_unstable_behind_stable_computed_poles_says_so():
+    k = rmb.ureal("k", 0.0, range=(-1.0, 1.0))
+    loop = rmb.uss(
+        A_UNSTABLE + k * np.outer(B_UNSTABLE, C_UNSTABLE),
+        np.ones((4, 1)),
+        np.ones((1, 4)),
+        np.zeros((1, 1)),
+    )
+    assert _max_real_part(A_UNSTABLE) > 0.009  # exactly unstable
+    assert np.max(np.linalg.eigvals(A_UNSTABLE).real) < 0  # double precision says stable
+    g = rmb.wcgain(loop)
+    assert g.certified and g.lower == g.upper == np.inf
+    assert "exact integer test" in g.reason and "0 pole(s)" not in g.reason
+    s = rmb.robstab(loop, sensitivity=False)
+    assert s.certified and s.lower == s.upper == 0.0
