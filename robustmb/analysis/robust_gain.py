@@ -19,6 +19,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies, real_number
 from .branch_and_bound import BoxCover
+from .centre_stability import centre_stability, undecided_centre_reason, unstable_reason
 from .destabilising_search import _parameter_search, _scalar_blocks, _verified_crossing
 from .frequency_band import band_grid, band_text, check_band
 from .gain_boxes import (
@@ -31,10 +32,10 @@ from .gain_boxes import (
 from .mu_sweep import default_grid
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack
+from .norms_stability import UNSTABLE
 from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 from .worst_case_gain import (
@@ -234,10 +235,17 @@ def robgain(
     if band is not None and problem.is_complex:
         raise ArgumentError("robgain: band is not supported for models with complex coefficients")
     inner = band if band is not None and not whole_axis(band, problem.dt) else None
-    if not problem.centre_stable:
-        reason = unstable_centre_reason(problem, "robgain") + "; the margin is 0"
+    verdict, unresolved = centre_stability(problem)
+    if verdict == UNSTABLE:
+        reason = unstable_reason(problem, "robgain") + "; the margin is 0"
         centre = complete_values(_centre_values(problem), dropped)
         return RobgainResult(0.0, 0.0, np.nan, float(gamma), True, centre, reason, band=band)
+    if unresolved is not None:
+        # poles within rounding of the boundary: no frequency response is trusted
+        reason = undecided_centre_reason(problem, unresolved, verdict, "robgain")
+        reason += ": the margin lies in [0, inf]"
+        centre = complete_values(_centre_values(problem), dropped)
+        return RobgainResult(0.0, np.inf, np.nan, float(gamma), False, centre, reason, band=band)
     centre = _centre_values(problem)
     dense = None if inner is None else band_grid(problem.a, problem.dt, inner, n=400)
     g0, f0 = _peak_of(problem, centre, dense)

@@ -31,6 +31,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .branch_and_bound import BoxCover, certify_scaled_box
+from .centre_stability import centre_stability, unstable_reason
 from .destabilising_search import (
     _crossing_scale,
     _diag_from,
@@ -43,18 +44,13 @@ from .freqresp import freqresp
 from .frequency_band import _band_level, _in_band, band_mu_peak, band_text, check_band
 from .mu_sweep import MuPeak, certified_mu_peak, peak_lower_search
 from .mussv import mussv_stack
+from .norms_stability import UNSTABLE
 from .occurrence_reduction import complete_values, reduced_problem
 from .polytope_certificate import PolytopeCover, polytope_margin
 from .robstab_reason import gap_note, relaxation_note, robstab_reason
-from .robstab_rounding import (
-    centre_proved_stable,
-    centre_values,
-    unresolved_bounds,
-    unresolved_centre,
-)
+from .robstab_rounding import centre_values, unresolved_bounds
 from .uncertain_problem import (
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 
@@ -253,11 +249,13 @@ def robstab(
             "stability concerns the poles of a dynamic loop: for the well-posedness of a "
             "static one use mussv on its LFT coefficient (lftdata)"
         )
-    unresolved = unresolved_centre(problem)  # stability at the rounding level: lower = 0
-    # computed poles beyond the boundary within rounding, on a centre proved stable: no
-    # "unstable centre" (whose upper bound 0 would be false), the margin is just not proved
-    if not problem.centre_stable and (unresolved is None or not centre_proved_stable(problem)):
-        reason = unstable_centre_reason(problem, "robstab")
+    # stability at the rounding level (``unresolved``): lower = 0; the centre is called
+    # unstable only when a pole is beyond the boundary by more than its rounding band
+    # (or the exact test proves it): a computed pole beyond the boundary within rounding
+    # is no witness (upper = 0 would be false on a centre that is in fact stable)
+    verdict, unresolved = centre_stability(problem)
+    if verdict == UNSTABLE:
+        reason = unstable_reason(problem, "robstab")
         res = RobstabResult(0.0, 0.0, np.nan, centre_values(problem), {}, True, None, reason)
         res.band, res.destabilizing = band, complete_values(res.destabilizing, dropped)
         return res

@@ -24,6 +24,7 @@ from .._progress import ProgressBar
 from ..errors import ArgumentError
 from ..lft.arguments import frequencies
 from .branch_and_bound import BoxCover
+from .centre_stability import centre_stability, undecided_centre_reason, unstable_reason
 from .freqresp import freqresp
 from .frequency_band import band_grid, band_mu_peak, band_text, check_band
 from .gain_boxes import (
@@ -40,11 +41,11 @@ from .gain_levels import level_ratio_from_scalings
 from .mu_sweep import MuPeak, certified_mu_peak, default_grid
 from .mu_upper import n_scaling_parameters
 from .mussv import mussv, mussv_stack, warm_upper_bounds
+from .norms_stability import UNSTABLE
 from .occurrence_reduction import complete_values, reduced_problem
 from .uncertain_problem import (
     box_vertices,
     nominal_unstable_note,
-    unstable_centre_reason,
     values_from_delta,
 )
 
@@ -392,10 +393,16 @@ def wcgain(
     if band is not None and problem.is_complex:
         raise ArgumentError("wcgain: band is not supported for models with complex coefficients")
     split = _split_option(initial_split, problem, "wcgain", max_boxes)
-    if not problem.centre_stable:
-        reason = unstable_centre_reason(problem, "wcgain") + "; the gain is infinite"
+    verdict, unresolved = centre_stability(problem)
+    if verdict == UNSTABLE:
+        reason = unstable_reason(problem, "wcgain") + "; the gain is infinite"
         centre = complete_values(_centre_values(problem), dropped)
         return WcgainResult(np.inf, np.inf, np.nan, centre, True, None, reason, band=band)
+    if unresolved is not None:
+        # poles within rounding of the boundary: no frequency response is trusted
+        reason = undecided_centre_reason(problem, unresolved, verdict, "wcgain")
+        centre = complete_values(_centre_values(problem), dropped)
+        return WcgainResult(0.0, np.inf, np.nan, centre, False, None, reason, band=band)
     inner = band if band is not None and not whole_axis(band, problem.dt) else None
     with ProgressBar(3, "wcgain", enabled=bool(progress)) as bar:
         res = _wcgain(problem, omega, bar, gap_tol, max_boxes, executor, split, inner)
