@@ -653,9 +653,18 @@ def uss(*args, dt=_KEEP):
     top = stack([mats[0], mats[1]], "h") if nu else mats[0]
     bottom = stack([mats[2], mats[3]], "h") if nu else mats[2]
     big = stack([top, bottom], "v") if ny else top
+    return integrate_states(big, nx, dt)
+
+
+def integrate_states(big: UncertainModel, nx: int, dt) -> UncertainSystem:
+    """The system whose first ``nx`` inputs and outputs of the static ``big`` are states.
+
+    ``big`` maps ``[x; u]`` to ``[x'; y]`` (``x(k+1)`` in discrete time); closing ``x``
+    with integrators (delays) gives the state-space realization directly, with the
+    occurrences of ``big``'s elements unchanged.
+    """
     real = big._real
-    # The static LFT maps [w; x; u] -> [z; x'; y]; closing x with integrators
-    # gives a state-space realization directly.
+    # The static LFT maps [w; x; u] -> [z; x'; y].
     nw, nz = real.nw, real.nz
     d = real.d
     a = d[nz : nz + nx, nw : nw + nx]
