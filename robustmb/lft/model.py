@@ -127,13 +127,28 @@ def _check_names(names, n, what):
 
 
 def common_dt(dts):
-    """The common sampling time of operands (``None`` = unspecified, ``0`` = continuous)."""
-    known = {dt for dt in dts if dt is not None}
-    if len(known) > 1:
-        raise DimensionError(
-            f"cannot combine systems with different sampling times {sorted(known)}"
-        )
-    return known.pop() if known else None
+    """The common sampling time of operands, with python-control's conventions.
+
+    ``None``: a static object (any sampling time), ``0``: continuous, ``True``: discrete
+    with an unspecified sampling time, which takes that of a discrete operand.  The
+    identity test keeps ``True`` apart from a sampling time of 1 (``True == 1``).
+
+    Examples
+    --------
+    >>> common_dt([None, True, 0.1])
+    0.1
+    >>> common_dt([1, True])
+    1
+    """
+    known = [dt for dt in dts if dt is not None]
+    times = {dt for dt in known if dt is not True}
+    unspecified = any(dt is True for dt in known)
+    if len(times) > 1 or (unspecified and 0 in times):
+        shown = sorted(times, key=float) + (["True (discrete)"] if unspecified else [])
+        raise DimensionError(f"cannot combine systems with different sampling times {shown}")
+    if times:
+        return times.pop()
+    return True if unspecified else None
 
 
 class UncertainModel:
@@ -653,9 +668,18 @@ def uss(*args, dt=_KEEP):
     top = stack([mats[0], mats[1]], "h") if nu else mats[0]
     bottom = stack([mats[2], mats[3]], "h") if nu else mats[2]
     big = stack([top, bottom], "v") if ny else top
+    return integrate_states(big, nx, dt)
+
+
+def integrate_states(big: UncertainModel, nx: int, dt) -> UncertainSystem:
+    """The system whose first ``nx`` inputs and outputs of the static ``big`` are states.
+
+    ``big`` maps ``[x; u]`` to ``[x'; y]`` (``x(k+1)`` in discrete time); closing ``x``
+    with integrators (delays) gives the state-space realization directly, with the
+    occurrences of ``big``'s elements unchanged.
+    """
     real = big._real
-    # The static LFT maps [w; x; u] -> [z; x'; y]; closing x with integrators
-    # gives a state-space realization directly.
+    # The static LFT maps [w; x; u] -> [z; x'; y].
     nw, nz = real.nw, real.nz
     d = real.d
     a = d[nz : nz + nx, nw : nw + nx]

@@ -5,7 +5,9 @@ values (``s + a``) that have no state-space realization.  They are kept as a
 ratio of polynomials in ``s`` whose coefficients are numbers or uncertain
 scalars; as soon as the expression meets anything else (or is converted with
 ``uss``) it is realised exactly in observable canonical form, whose entries
-are the (uncertain) coefficients, and the result is simplified.
+are the (uncertain) coefficients, and the result is simplified.  An uncertain
+leading denominator coefficient (``m`` in ``1 / (m s^2 + c s + k)``) is realised
+so that its inverse enters once (:func:`_controllable_form`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,17 @@ import control
 import numpy as np
 
 from ..errors import UncertainTypeError
-from .algebra import inv
+from .algebra import add, inv, matmul, multiply
 from .elements import UncertainElement
-from .model import UncertainModel, as_model, common_dt, static_model, uss
+from .model import (
+    UncertainModel,
+    as_model,
+    common_dt,
+    integrate_states,
+    static_model,
+    umat,
+    uss,
+)
 from .simplify import simplify
 
 
@@ -142,7 +152,8 @@ class UncertainRational:
         return UncertainRational([-c for c in self.num], self.den, self.dt, self.gain)
 
     def _to_model(self):
-        """Exact realization in observable canonical form (then simplified)."""
+        """Exact realization in observable canonical form (then simplified); with an
+        uncertain leading denominator coefficient, in the form of :func:`_controllable_form`."""
         num, den = _trim(self.num), _trim(self.den)
         n = len(den) - 1
         if len(num) - 1 > n:
@@ -151,6 +162,9 @@ class UncertainRational:
                 f"denominator degree {n}: it is improper and has no state-space realization"
             )
         lead = den[-1]
+        if n > 0 and not isinstance(lead, numbers.Number):
+            sys = _controllable_form(num, den, self.dt)
+            return simplify(sys if self._unit_gain else self.gain * sys)
         scale = 1.0 / lead if isinstance(lead, numbers.Number) else inv(lead)
         a = [c * scale if not _is_zero(c) else 0.0 for c in den[:-1]]
         b = [c * scale if not _is_zero(c) else 0.0 for c in num] + [0.0] * (n + 1 - len(num))
@@ -183,6 +197,32 @@ class UncertainRational:
 
     def __repr__(self):
         return f"<UncertainRational num degree {len(self.num) - 1}, den degree {len(self.den) - 1}>"
+
+
+def _controllable_form(num, den, dt):
+    """Realization of ``num / den`` whose uncertain leading coefficient enters once.
+
+    With the states ``x_i = s^(i-1) X`` (``i = 1..n``) and ``v = s^n X``, ``den(s) X = U``
+    gives ``v = (U - den_0 x_1 - ... - den_(n-1) x_n) / den_n`` and ``Y = num(s) X =
+    num_0 x_1 + ... + num_(n-1) x_n + num_n v``.  The inverse of ``den_n`` multiplies one
+    signal, so it is one occurrence (the companion form divides every coefficient by it,
+    ``1 / (m s^2 + c s + k)`` would hold ``1/m`` twice); every other coefficient is one
+    occurrence too.
+    """
+    n = len(den) - 1
+    num = list(num) + [0.0] * (n + 1 - len(num))
+
+    def entry(c):
+        return 0.0 if _is_zero(c) else c
+
+    row = umat([[entry(-c) for c in den[:-1]] + [1.0]])
+    v = multiply(inv(den[-1]), row)  # v = r [x; u]
+    fixed = [[1.0 if j == i + 1 else 0.0 for j in range(n + 1)] for i in range(n)]
+    fixed[n - 1] = [0.0] * (n + 1)  # x_n' = v
+    fixed.append([entry(c) for c in num[:n]] + [0.0])
+    into = [[0.0] for _ in range(n - 1)] + [[1.0], [entry(num[n])]]
+    big = add(umat(fixed), matmul(umat(into), v))  # [x'; y] from [x; u]
+    return integrate_states(big, n, dt)
 
 
 def maybe_rational(op, x, y):

@@ -37,10 +37,10 @@ def _sens_exact(k, tau, w):
 
 def test_channel_of_a_stack_is_the_channel_built_alone():
     stack, sens = _stacked_loop()
-    assert stack.nstates == 10 and stack.blocks == {"k": 3, "tau": 6}
+    assert stack.nstates == 10 and stack.blocks == {"k": 3, "tau": 3}
     sub = stack["e", "r"]
     assert sub.nstates == sens.nstates == 3
-    assert sub.blocks == sens.blocks == {"k": 1, "tau": 2}
+    assert sub.blocks == sens.blocks == {"k": 1, "tau": 1}
     w = np.array([0.1, 1.0, 7.0, 40.0])
     for kk, tt in [(1.4, 0.12), (2.6, 0.28), (2.0, 0.2), (1.7, 0.25)]:
         g = sub.usubs({"k": kk, "tau": tt})
