@@ -174,8 +174,25 @@ def test_pole_escape_certificate_agrees_with_the_written_out_polynomial():
     assert not _hurwitz(_pole_escape_poly(2 * (1 + 0.5 * 1.51), 0.6 - 0.4 * 1.51))
 
 
+def _double_lag():
+    """The pole-escape loop with a double lag ``(tau s + 1)^2``: tau enters twice (its
+    characteristic polynomial is quadratic in tau)."""
+    s = control.tf("s")
+    k = rmb.ureal("K", 2.0, percent=50)
+    tau = rmb.ureal("tau", 0.5, range=(0.2, 1.0))
+    lag = (tau * s + 1) * (tau * s + 1) * (0.05 * s + 1) ** 2
+    return rmb.feedback(k / lag * 2 * (1 + 1 / (0.4 * s)), 1)
+
+
+def _double_lag_poly(kv, tv):
+    """0.4 s (tau s + 1)^2 (0.05 s + 1)^2 + 2 K (0.4 s + 1), highest power first."""
+    lag = np.polymul([tv, 1.0], [tv, 1.0])
+    p = np.polymul(np.polymul([0.4, 0.0], lag), np.polymul([0.05, 1.0], [0.05, 1.0]))
+    return np.polyadd(p, 2 * kv * np.array([0.4, 1.0]))
+
+
 def test_bernstein_vertices_contain_the_repeated_element_family():
-    problem = uncertain_problem(_pole_escape())
+    problem = uncertain_problem(_double_lag())
     scal = problem.blocks
     reps = [bi.reps for bi in scal]
     assert max(reps) > 1  # tau enters twice: the Bernstein path
@@ -195,7 +212,7 @@ def test_bernstein_vertices_contain_the_repeated_element_family():
         direct = pc._corner_polynomial(problem.m11, chan @ point)[0]
         # and both equal the written-out polynomial up to a constant factor
         kv, tv = 2 * (1 + 0.5 * point[0]), 0.6 + 0.4 * point[1]
-        hand = _pole_escape_poly(kv, tv)
+        hand = _double_lag_poly(kv, tv)
         np.testing.assert_allclose(combo, direct, rtol=1e-9, atol=1e-9 * np.max(np.abs(direct)))
         np.testing.assert_allclose(direct / direct[-1], hand / hand[-1], rtol=1e-8)
 
