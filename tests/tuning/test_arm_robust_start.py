@@ -2,9 +2,11 @@
 
 ``case_studies/robotic_arm/checkpoints/arm_lpv_robust_start.json`` (``robust_start.py``:
 one LTI controller, ``M1 = M2 = 0``), ``arm_lpv_robust_start_grown.json`` (then
-``chained_schedule.py``'s box continuation) and ``arm_lpv_scheduled_multimodel.json``
+``chained_schedule.py``'s box continuation), ``arm_lpv_scheduled_multimodel.json``
 (``scheduled_multimodel.py``: ``M0, M1, M2`` tuned together on an active set of frozen
-plants, from the lam-0.3 LTI start), all stored by ``chained_schedule.py check`` and
+plants, from the lam-0.3 LTI start) and ``arm_lpv_scheduled_growth.json``
+(``scheduled_growth.py``: the same tuning continued in small box steps, in coordinates
+normalised over the current box), all stored by ``chained_schedule.py check`` and
 ``store``, record a sampled check of ``K(s, tau) = Fu(M0 + M1 s1 + M2 s2, I3/s)``:
 worst ``gamma1 = ||W_e S||``, ``gamma2 = ||W_T K S||`` and where they occur, on the box
 each claims (``checks.independent.box``: the arm's box scaled by ``lam`` about one frozen
@@ -33,7 +35,8 @@ from test_arm_chained_design import (
 pytestmark = pytest.mark.slow
 
 SCHEDULED = "arm_lpv_scheduled_multimodel.json"
-FILES = ("arm_lpv_robust_start.json", "arm_lpv_robust_start_grown.json", SCHEDULED)
+GROWN = "arm_lpv_scheduled_growth.json"
+FILES = ("arm_lpv_robust_start.json", "arm_lpv_robust_start_grown.json", SCHEDULED, GROWN)
 
 
 def _load(name):
@@ -113,9 +116,10 @@ def test_corners_and_fresh_random_points_stay_within_the_record(design, prob):
     _check_points_in_box(design, prob, points, worst2)
 
 
-def test_multimodel_design_is_scheduled(prob):
+@pytest.mark.parametrize("name", (SCHEDULED, GROWN))
+def test_multimodel_design_is_scheduled(prob, name):
     """``M1``, ``M2`` are not zero: the controller differs between (t1, t2) corners."""
-    design = _load(SCHEDULED)
+    design = _load(name)
     els = prob.closed_loop.uncertainty
     (a0, a1), (b0, b1) = els["t1"].range, els["t2"].range
     centre, lam = _box(design)
@@ -132,3 +136,42 @@ def test_multimodel_design_is_scheduled(prob):
     d0 = np.block([[K0.A, K0.B], [K0.C, K0.D]])
     d1 = np.block([[K1.A, K1.B], [K1.C, K1.D]])
     assert np.linalg.norm(d1 - d0) > 1e-3 * np.linalg.norm(d0)
+
+
+def test_grown_design_claims_a_larger_box_than_its_start():
+    """The growth run started from the lam-0.4 multi-model design and checked a larger box
+    about the same frozen plant."""
+    grown, start = _load(GROWN), _load(SCHEDULED)
+    assert grown["box"]["centre"] == start["box"]["centre"]
+    assert grown["box"]["lam"] > start["box"]["lam"]
+
+
+def test_box_coordinates_give_the_same_controller(prob):
+    """``scheduled_growth.py`` tunes in coordinates normalised over the current box; mapped
+    back, the surface equals the one written in whole-box coordinates (rebuilt here from the
+    whole-box formula, not by the driver)."""
+    import sys
+
+    sys.path.insert(0, ARM_STUDY)
+    import chained_schedule as cs
+    import scheduled_growth as sg
+
+    values = _load(SCHEDULED)["values"]
+    values = {k: np.asarray(v, float) for k, v in values.items()}
+    rng = np.random.default_rng(7)
+    for lam in (0.3, 0.55, 1.0):
+        vb = sg.to_box(values, lam, cs.CENTRES["c"])
+        back = sg.from_box(vb, lam, cs.CENTRES["c"])
+        for k in values:
+            np.testing.assert_allclose(back[k], values[k], rtol=0, atol=1e-10)
+        ctrl = sg.box_controller(lam, cs.CENTRES["c"])
+        rng_box = sg.box_ranges(lam, cs.CENTRES["c"])
+        for _ in range(3):
+            t = {n: float(rng.uniform(*rng_box[n])) for n in ("t1", "t2")}
+            K1 = _controller(values, prob, t["t1"], t["t2"])
+            K2 = ctrl.usubs(vb | t)
+            for m1, m2 in zip((K1.A, K1.B, K1.C, K1.D), (K2.A, K2.B, K2.C, K2.D), strict=True):
+                np.testing.assert_allclose(np.asarray(m2), m1, rtol=1e-10, atol=1e-9)
+        # the box coordinate b1 spans [-1, 1] over the box, s1 only 2 lam wide there (t1's
+        # range is scaled by lam about the centre): the box coefficient is lam M1
+        np.testing.assert_allclose(vb["K.M1"], lam * values["K.M1"], rtol=1e-12)
