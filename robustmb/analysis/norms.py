@@ -53,6 +53,7 @@ from robustmb.analysis._norm_common import (
 from robustmb.analysis._peak_polish import parabolic_peak
 from robustmb.analysis._sample_polish import SamplePolish
 from robustmb.analysis._slicot_seed import slicot_peak_frequency
+from robustmb.analysis._small_svd import _largest_singular_values_small
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.balancing import balance_realization
 from robustmb.analysis.batched_norms import hinfnorm_batch
@@ -111,7 +112,9 @@ def hinfnorm(sys, *, tol: float = 1e-8):
         (see Notes); a model that neither decides is also given ``inf``, with a
         ``RuntimeWarning`` that stability could not be proved (without it, ``inf``
         means unstable).  For a finite value it is attained:
-        ``gamma = sigma_max(G(j fpeak))``.
+        ``gamma = sigma_max(G(j fpeak))``, except where a ``RuntimeWarning`` says the
+        refined response reached only a relative accuracy ``a > tol``: ``gamma`` is then
+        that response to within ``a`` and may exceed the norm by as much.
     fpeak : float
         Peak frequency in rad/s (for discrete time ``G(exp(j fpeak dt))``).  For an
         unstable model: the frequency of a pole on the boundary if there is one, else
@@ -155,14 +158,14 @@ def hinfnorm(sys, *, tol: float = 1e-8):
     crossings then carry errors of order ``eps ||H||``.  ``gamma`` is then the response
     at ``fpeak`` to a few ``eps`` (a ``RuntimeWarning`` gives the reached accuracy if
     the refinement cannot reach ``tol``).  That no higher peak exists elsewhere rests on
-    the level-set test, whose slow eigenvalues then carry errors ``10 eps ||H|| kappa_i``
-    (left and right eigenvectors); where such an error reaches the imaginary axis (stiff
-    poles with a response flat near the level, e.g. a peak barely above
-    ``sigma_max(D)``), the level-set test of the inverted model ``G(1/s)``, whose slow
-    modes are its large ones, decides those frequencies where its own rounding allows
-    (:mod:`~robustmb.analysis.inverted_level`).  Where it does not, the response is
-    maximised on a logarithmic grid (refined solves)
-    and the test repeated from any higher value, and if it stays inconclusive a
+    the level-set test, whose eigenvalues carry errors ``10 eps ||H|| kappa_i`` (left and
+    right eigenvectors); where such an error reaches the imaginary axis (stiff poles with
+    a response flat near the level, e.g. a peak barely above ``sigma_max(D)``, or slow
+    poles of a strongly non-normal ``A``), the level-set test of the inverted model
+    ``G(1/s)``, whose slow modes are its large ones, decides those frequencies where its
+    own rounding allows (:mod:`~robustmb.analysis.inverted_level`).  Where it does not,
+    the response is maximised on a logarithmic grid (refined solves) and the test
+    repeated from any higher value, and if it stays inconclusive a
     ``RuntimeWarning`` says that ``gamma`` is the largest value found, not a certified
     bound.  When even the
     refined response at the peak is accurate to worse than ``1e-2`` (a pole within
@@ -341,8 +344,9 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
         self.similar = ()
         # direct evaluations: estimated relative error of the solve at each frequency
         self.accuracy = {}
-        # (level, kind, eigenvalues, scale) of the last level-set test
-        self._tested = None
+        # (level, kind, eigenvalues, scale) of the last level-set test; whether it ended
+        # on candidate crossings none of whose responses exceeded the level
+        self._tested, self._unconfirmed = None, False
 
     @property
     def sigma_D(self) -> float:
@@ -662,9 +666,15 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
                 lower, frequency = parabolic_peak(
                     self.sigma, points, values, lower, frequency, tol=tol
                 )
-            elif not (seeded and iterations == 1):
-                # a seed certified at once is already within tol of the peak
+            elif not (seeded and iterations == 1) or self._unconfirmed:
+                # a seed certified at once (no candidate) is already within tol of the peak
                 lower, frequency = self._refine(points, values, lower, frequency)
+                if self._unconfirmed:
+                    # candidates whose responses stayed below the level: a genuine pair
+                    # may straddle a peak narrower than their rounding; maximise to tol
+                    lower, frequency = parabolic_peak(
+                        self.sigma, points, values, lower, frequency, tol=tol
+                    )
             lower, frequency = self._attained(lower, frequency, tol)  # refined solves
             if lower <= upper:
                 finite = np.isfinite(upper)
@@ -765,6 +775,7 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
         for iteration in range(1, _MAX_ITERATIONS + 1):
             level = lower * (1.0 + tol)
             crossings = self.crossing_frequencies(level)
+            self._unconfirmed = crossings.size > 0
             if crossings.size == 0:
                 return level, iteration, lower, frequency, points, values
             points = self.test_frequencies(crossings)
@@ -783,15 +794,3 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
             RuntimeWarning,
         )
         return np.inf, _MAX_ITERATIONS, lower, frequency, points, values
-
-
-def _largest_singular_values_small(response):
-    """:func:`.freqresp.largest_singular_values` for the few finite matrices of a direct
-    evaluation: LAPACK's SVD (relative accuracy ``eps`` for the largest singular value) has
-    less overhead there than the Gram-matrix route; other stacks go to the general one."""
-    if response.size and np.isfinite(response).all():
-        try:
-            return np.linalg.svd(response, compute_uv=False)[:, 0]
-        except np.linalg.LinAlgError:
-            pass
-    return largest_singular_values(response)
