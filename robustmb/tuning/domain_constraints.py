@@ -89,5 +89,5 @@ def boundary_message(problem, x, active):
         )
     if 1 in active:
         h = problem._worst(problem.hard, x)[0]
-        parts.append(f"stopped at the hard goals' bound: worst hard goal {h:.9g} (needed < 1)")
+        parts.append(f"stopped at the hard goals' bound: worst hard goal {h:.12g} (needed < 1)")
     return "; ".join(parts) or AT_BOUNDARY

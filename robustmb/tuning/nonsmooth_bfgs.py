@@ -5,7 +5,9 @@ almost everywhere; BFGS with an inexact (weak Wolfe) line search is an effective
 method for them (A. S. Lewis and M. L. Overton, "Nonsmooth optimization via
 quasi-Newton methods", Math. Programming 141, 2013; the method behind HIFOO).
 Points where the function is ``inf`` (an unstable loop, a violated bound or hard
-goal) are rejected by the line search, so every iterate stays feasible.
+goal) are rejected by the line search, so every iterate stays feasible; where every
+trial is rejected because the step crosses such a boundary, the step is projected onto
+the active constraints (:func:`bfgs` ``constraint``) instead of the run stopping there.
 """
 
 from __future__ import annotations

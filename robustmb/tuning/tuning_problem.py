@@ -6,7 +6,8 @@ parameter vector.  A run first makes the loop stable (minimising the spectral
 abscissa), then satisfies the hard goals (minimising the worst one below 1), then
 minimises the worst soft goal by nonsmooth BFGS; unstable points, points outside the
 bounds and points violating a hard goal are ``inf``, so the line search keeps every
-iterate feasible.
+iterate feasible.  Where those boundaries block every step, the step is projected onto
+them (stability and the worst hard goal as constraints, :mod:`.domain_constraints`).
 """
 
 from __future__ import annotations
