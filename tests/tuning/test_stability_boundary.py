@@ -124,3 +124,27 @@ def test_infeasible_soft_objective_without_hard_goals_is_named():
     text = str(w[0].message)
     assert "( >= 1)" not in text and "hard goals" not in text
     assert "no run reached a finite soft objective" in text and "infeasible start" in text
+
+
+def test_discrete_pid_descends_along_the_unit_circle_bound():
+    # The same loop sampled at dt = 0.05 (zero-order hold, forward-Euler PID): the run
+    # used to stop at Ki = 4e-6 with soft value 0.546 ("line search found no decrease").
+    dt = 0.05
+    CL = _loop(dt=dt)
+    res = rmb.systune(CL, [Rejection("d_u", "y", 1.0)], [Margins("u", 6, 45)], seed=0)
+    v = res.values
+    s = control.tf("s")
+    G = control.c2d(control.ss(1 / (s + 1) ** 3), dt, "zoh")
+    z = control.tf([1, 0], [1], dt)
+    C = v["C.Kp"] + v["C.Ki"] * dt / (z - 1) + v["C.Kd"] / (TF + dt / (z - 1))
+    T = control.feedback(G, C)
+    assert np.max(np.abs(control.poles(T))) < 1
+    assert res.soft[0] == pytest.approx(control.linfnorm(control.ss(T), tol=1e-10)[0], rel=1e-6)
+    zz = np.exp(1j * np.linspace(1e-6, np.pi, 20000))
+    S = 1 / (1 + G(zz) * C(zz))
+    assert res.hard[0] < 1 and ALPHA * np.abs(S - 0.5).max() < 1
+    # half a sample of delay costs a few percent on the continuous optimum
+    assert res.soft[0] <= 1.05 * REFERENCE
+    assert "stopped at the stability boundary: closed-loop pole modulus - 1 = " in (
+        res.runs[0].message
+    )
