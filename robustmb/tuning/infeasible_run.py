@@ -43,7 +43,17 @@ def warn_infeasible(where, problem, rec, hard_names=()):
             for name, v in zip(hard_names or [t.label for t in problem.hard], vals, strict=False)
             if not v < 1.0
         ]
-        what = "no run met the hard goals (" + ", ".join(bad) + " >= 1)"
+        if bad:
+            what = "no run met the hard goals (" + ", ".join(bad) + " >= 1)"
+        else:
+            # Stable, hard goals met (or none): the soft objective itself was not finite
+            # (a soft goal infinite on the stable loop, or the point outside the bounds).
+            soft = [t.evaluate(rec.x, gradient=False)[0] for t in problem.soft]
+            what = (
+                "no run reached a finite soft objective (soft goal values "
+                + ", ".join(f"{v:.6g}" for v in soft)
+                + f" at the best point; the run ended with: {rec.message})"
+            )
     warnings.warn(
         f"{where}: {what}; the result is infeasible (its values are those of the best "
         "point found, not a design meeting the requirements)",

@@ -6,17 +6,20 @@ parameter vector.  A run first makes the loop stable (minimising the spectral
 abscissa), then satisfies the hard goals (minimising the worst one below 1), then
 minimises the worst soft goal by nonsmooth BFGS; unstable points, points outside the
 bounds and points violating a hard goal are ``inf``, so the line search keeps every
-iterate feasible.
+iterate feasible.  Where those boundaries block every step, the step is projected onto
+them (stability and the worst hard goal as constraints, :mod:`.domain_constraints`).
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 
+from .domain_constraints import boundary_message, domain_constraints
 from .level_set_core import poles
-from .nonsmooth_bfgs import BFGSRun, bfgs, continue_rescued, gradient_sampling
+from .nonsmooth_bfgs import AT_BOUNDARY, BFGSRun, bfgs, continue_rescued, gradient_sampling
 from .parametrization import ParameterVector
 from .run_record import ZERO_FALL, RunRecord, _first_below, _unpolished, zero_met
 from .solve_options import check_solve_options
@@ -178,11 +181,12 @@ class TuningProblem:
         # step of the designs tuned before it (the robotic arm's stored ones).
         poles = any(t.measure == "poles" for t in self.hard)
         pcs = self.hard_pieces if self.multipeak and poles else None
-        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
+        con = partial(domain_constraints, self, hard=False) if self.loops else None
+        r = bfgs(fun, x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs, constraint=con)
         for _ in range(5):
             if r.f < 1.0 - 1e-6:
                 break
-            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs)
+            r2 = bfgs(fun, r.x, maxiter=300, stop_below=1.0 - 1e-6, pieces=pcs, constraint=con)
             if not r2.f < r.f * (1 - 1e-6):
                 break
             r2.history = r.history + r2.history
@@ -350,11 +354,16 @@ class TuningProblem:
                 pieces=self.pieces if self.multipeak else None,
                 screen=self,
                 zero=(zero, ZERO_FALL, _first_below(hist, zero)) if np.isfinite(zero) else None,
+                constraint=partial(domain_constraints, self),
             )
             if not r2.f <= f:
                 r2.x, r2.f, r2.g = x, f, g
             hist += [("soft", v) for v in r2.history]
-            r2.message = f"{r.message}; sampling and BFGS"
+            if r2.active and not r2.f > f:
+                at = boundary_message(self, r2.x, r2.active)
+                r2.message = f"{r.message}; sampling and BFGS: {at}"
+            else:
+                r2.message = f"{r.message}; sampling and BFGS"
             r = r2
             if last:
                 break
@@ -483,6 +492,7 @@ class TuningProblem:
             window=PROGRESS,
             abandon=None if abandon is None else (*abandon, ABANDON_WINDOW),
             zero=(zero, ZERO_FALL, np.inf) if np.isfinite(zero) else None,
+            constraint=partial(domain_constraints, self),
         )
         r = bfgs(self.objective, x, **opts)
         # A stalled line search at a kink: restart with a fresh metric while it pays.
@@ -503,10 +513,16 @@ class TuningProblem:
                     _first_below([("soft", v) for v in r.history], zero),
                 )
             r2 = bfgs(self.objective, r.x, **opts)
+            act = tuple(sorted({*r.active, *r2.active}))  # what each restart found active
             if not r2.f < r.f * (1 - ftol):
+                r.active = act
                 break
-            r2.history = r.history + r2.history
+            r2.history, r2.active = r.history + r2.history, act
             r = r2
+        if r.message == AT_BOUNDARY:
+            r.message = boundary_message(self, r.x, r.active)
+        elif r.active:
+            r.message = f"{r.message}; {boundary_message(self, r.x, r.active)}"
         hist += [("soft", v) for v in r.history]
         joined = r.message in ("joined", "abandoned")
         # within zero_tol of any minimum and falling towards 0: nothing to polish
