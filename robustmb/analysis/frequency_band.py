@@ -222,7 +222,7 @@ def _band_peak(sysdata, blk, dt, band, level, lower, rel_gap, max_rounds, progre
         return np.where(w >= top, np.inf, to_equivalent_frequency(w, dt)) if dt else w
 
     nu_lo, nu_hi = float(to_nu(lo)), float(to_nu(hi))
-    # the Nyquist frequency itself is evaluated (nu = tan(pi/2) is finite in floating point)
+    # the Nyquist frequency itself is evaluated, at z = -1 exactly (nu = inf)
     grid = to_equivalent_frequency(band_grid(a, dt, band), dt) if dt else band_grid(a, dt, band)
     p = n_scaling_parameters(blk)
     relaxed_blk = [(abs(r), 0) if cc == 0 else (r, cc) for r, cc in blk]

@@ -37,7 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from .checked_response import CheckedResponse, fdi_upper_bounds
+from .checked_response import (
+    _ESTIMATE_SAFETY,
+    _PRODUCT_ROUNDING,
+    CheckedResponse,
+    fdi_upper_bounds,
+)
+from .circle_points import circle_points, refined_at_points
 from .mu_structure import dagger, hermitian_power
 from .mu_upper import expand_scalings
 
@@ -238,8 +244,9 @@ def bilinear_map_errors(ac, nu, equivalent_response):
     K = nu.size
     err = np.full((K,) + d.shape, np.inf)
     with np.errstate(all="ignore"):
-        z = np.where(np.isfinite(nu), (1 + 1j * nu) / (1 - 1j * nu), -1.0)
-        md, tau, size = modes._refined(z)
+        # at the exact image of nu (a double-double point): the rounded z moved Md by
+        # eps / d against a pole d from the circle (9 % at a pole 1e-15 from z = -1)
+        md, tau, size = _refined_on_circle(modes, nu)
         direct = (tau * size)[:, None, :] * modes.row_norms[None, :, None]
         mc, fast = equivalent_response(nu)
         # 1 + a relative 1e-12: the rounding of the difference and of its terms' sums
@@ -249,17 +256,73 @@ def bilinear_map_errors(ac, nu, equivalent_response):
     return err
 
 
+# A finite frequency ``nu`` of the bilinear equivalent maps back below the Nyquist
+# frequency ``pi / dt`` by at least this relative margin (four times the sweeps' gap
+# tolerance of 16 eps): ``2 arctan(nu) / dt`` rounds to ``pi / dt`` for ``nu`` above
+# about 1e16, and within 16 eps of it for ``nu`` above about 1e14, while ``z = -1``
+# (``nu = inf``) is a point of its own, where a real ``mu`` can peak alone.
+_TOP_MARGIN = 64 * _EPS
+
+
+def _refined_on_circle(modes, nu):
+    """``Md`` at ``z = (1 + j nu) / (1 - j nu)`` (exact image, :mod:`.circle_points`) with
+    the error terms of :class:`.checked_response.CheckedResponse` (``tau``, ``size``)."""
+    z, z_lo = circle_points(nu)
+    md, acc, size = refined_at_points(modes.a, modes.b, modes.c, modes.d, z, z_lo)
+    with np.errstate(invalid="ignore"):
+        tau = _ESTIMATE_SAFETY * acc + _PRODUCT_ROUNDING * _EPS
+        tau = np.where(np.isfinite(tau) & np.isfinite(size), tau, np.inf)
+    return md, tau, size
+
+
 def to_model_frequency(nu, dt):
-    """Map a frequency of the continuous equivalent back to rad/s."""
+    """Map a frequency of the continuous equivalent back to rad/s.
+
+    ``nu = inf`` (``z = -1``) maps to ``pi / dt``; every finite ``nu`` maps at least
+    ``_TOP_MARGIN`` (relative) below it, so that an interval ending at a finite ``nu``
+    never reaches (or closes a sweep's gap up to) ``z = -1``, which only an interval
+    checked there reaches.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(to_model_frequency(1.0, 2.0)) == np.pi / 4
+    True
+    >>> float(to_model_frequency(np.inf, 1.0)) == np.pi
+    True
+    >>> bool(to_model_frequency(1e300, 1.0) < np.pi * (1 - 16 * np.finfo(float).eps))
+    True
+    """
     if not dt:
         return nu
-    return 2.0 * np.arctan(nu) / dt
+    nu = np.asarray(nu, float)
+    top = np.pi / dt
+    got = np.minimum(2.0 * np.arctan(nu) / dt, top * (1.0 - _TOP_MARGIN))
+    got = np.where(np.isinf(nu), top, got)
+    return got if got.ndim else got[()]
 
 
 def to_equivalent_frequency(w, dt):
+    """Map a frequency in rad/s to the continuous equivalent, ``nu = tan(w dt / 2)``.
+
+    The Nyquist frequency (``w >= pi / dt`` as rounded, or ``w dt >= pi``) maps to ``nu = inf``,
+    i.e. ``z = -1`` exactly: ``tan`` of the rounded ``pi / 2`` is ``1.6e16``, a point
+    ``1e-16`` away from ``z = -1``, which misses a real ``mu`` peak there (on a pole
+    ``5.6e-14`` from ``-1``, ``|M| = 1.708`` at ``z = -1`` but ``M`` is complex, with
+    a real ``mu`` of 0, everywhere else).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(to_equivalent_frequency(np.pi / 2, 1.0)), float(to_equivalent_frequency(np.pi, 1.0))
+    (1.0, inf)
+    """
     if not dt:
         return w
-    return np.tan(np.clip(np.asarray(w, float) * dt / 2.0, 0.0, np.pi / 2))
+    w = np.asarray(w, float)
+    half = np.clip(w * dt / 2.0, 0.0, np.pi / 2)
+    with np.errstate(all="ignore"):
+        return np.where((w >= np.pi / dt) | (w * dt >= np.pi), np.inf, np.tan(half))
 
 
 def _pencil_eigenvalues(a, b, c, d, pi):
