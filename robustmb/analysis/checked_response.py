@@ -31,14 +31,9 @@ then moves by at most::
     ||Phi(S + F) - Phi(S)|| <= 2 f (||X|| ||S|| + ||Y||) + ||X|| f^2,
     F = Dl E Dr^-1,  f = || |Dl| E |Dr^-1| ||_F,  (Frobenius norms for the others)
 
-and a point certifies only where ``lambda_max(Phi) + that < 0``.  The last correction
-measures the error left only where refinement contracts: a point where ``n eps
-cond(jw I - A)`` (from the singular values of the balanced pencil, lowered by their
-rounding) may exceed 1/4 gets the bound ``inf`` and does not certify (the sweep then
-leaves a gap: no margin is claimed there).  Without that test a 3-state model with
-``||A|| = 2.4e13`` had ``M(0)`` computed as ``2.76e4`` with a bound ``3.2e4`` where the
-exact entry is ``3.78e6``: the correction was small, the error was not.  The error bounds
-are estimates
+and a point certifies only where ``lambda_max(Phi) + that < 0``.  Where even
+refinement does not converge the bound is large and the point does not certify (the
+sweep then leaves a gap: no margin is claimed there).  The error bounds are estimates
 (computed eigenvectors, the refinement's own correction), not a proof in interval
 arithmetic.
 """
@@ -65,11 +60,6 @@ _ESTIMATE_SAFETY = 4.0
 # is rounding (at a crossing of the pencil it is 0 to rounding): no refinement of the
 # responses decides its sign, and such a point is left undecided (it does not certify).
 _NOISE = 100.0
-# Largest ``n eps cond(pI - A)`` at which the refinement's last correction is taken as
-# an estimate of the error left (each step multiplies the error by about that, so the
-# error left is at most a third of the last correction: within ``_ESTIMATE_SAFETY``).
-_CONTRACTION = 0.25
-_SVD_BLOCK = 256  # points per batched singular value decomposition
 
 
 class CheckedResponse:
@@ -107,10 +97,8 @@ class CheckedResponse:
         ``||F|| <= c n eps (|w| + ||A||)``; with ``||(jw I - A)^-1|| <= r = cond(V) /
         min |jw - p_i|`` the error of ``X`` is at most about ``r^2 ||F|| ||B||``, and the
         rounding of the sums adds ``eps r ||B||``.  Entry ``(i, j)`` takes ``||c_i||``
-        times that, with a safety factor of 16 on ``c = 1``.  The distance to the poles is
-        reduced by their possible rounding error ``16 n eps cond(V) ||A||``.  ``inf`` on
-        a pole, within that distance of one, or when the eigenvector matrix is
-        numerically singular (an estimate, not a proof: its
+        times that, with a safety factor of 16 on ``c = 1``.  ``inf`` on a pole, or when
+        the eigenvector matrix is numerically singular (an estimate, not a proof: its
         ``cond(V)`` and poles are computed in double precision; only a point whose
         inequality holds with this much room is decided on the fast response).
         """
@@ -135,10 +123,6 @@ class CheckedResponse:
         poles, kappa, norm_a, norm_b = self._modes
         with np.errstate(all="ignore"):
             dist = np.min(np.abs(1j * omega[:, None] - poles[None, :]), axis=1)
-            # the computed poles are those of A + E, ||E|| <= c n eps ||A||: the exact
-            # ones lie within cond(V) ||E|| of them (Bauer-Fike)
-            dist = dist - 16.0 * n * _EPS * kappa * norm_a
-            dist = np.where(dist > 0, dist, 0.0)
             r = kappa / dist
             per = 16.0 * _EPS * (r + n * (np.abs(omega) + norm_a) * r * r)
             per = np.where(np.isfinite(omega), per, 0.0)
@@ -220,32 +204,7 @@ class CheckedResponse:
         with np.errstate(invalid="ignore"):
             tau = _ESTIMATE_SAFETY * acc + _PRODUCT_ROUNDING * _EPS
             tau = np.where(np.isfinite(tau) & np.isfinite(size), tau, np.inf)
-        # the correction estimates the error left only where refinement contracts
-        tau[~self._contracting(points)] = np.inf
         return resp, tau, size
-
-    def _contracting(self, points):
-        """Whether refinement surely contracts at each point: ``n eps cond(pI - A)`` at
-        most ``_CONTRACTION`` for the balanced ``A``, with ``cond`` from the computed
-        singular values, whose absolute error is at most about ``n eps sigma_max``
-        (Weyl), so ``sigma_min - 8 n eps sigma_max`` is below the exact one.  Beyond it
-        (``cond`` near ``1 / eps``, e.g. ``||A|| = 2.4e13`` with a pole near 0, where the
-        computed ``M(0)`` was 137 times too small) the last correction can be small while
-        the error is not, and the point gets no bound (``inf``)."""
-        a = self.a
-        n = a.shape[0]
-        ok = np.zeros(points.size, bool)
-        for start in range(0, points.size, _SVD_BLOCK):
-            p = points[start : start + _SVD_BLOCK]
-            pencil = p[:, None, None] * np.eye(n) - a[None]
-            with np.errstate(all="ignore"):
-                try:
-                    sv = np.linalg.svd(pencil, compute_uv=False)
-                except np.linalg.LinAlgError:  # non-finite entries: no bound
-                    continue
-                top, low = sv[:, 0], sv[:, -1] - 8.0 * n * _EPS * sv[:, 0]
-                ok[start : start + p.size] = (low > 0) & (n * _EPS * top <= _CONTRACTION * low)
-        return ok
 
 
 def fdi_upper_bounds(responses, errors, mult, beta):
