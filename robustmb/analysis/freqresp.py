@@ -77,8 +77,10 @@ from robustmb.analysis._lu_response import (  # noqa: F401  (model_family uses t
     _band_plan,
     _banded_response,
     _direct_response,
+    _solution_sizes,
     _sparse_for_lu,
 )
+from robustmb.analysis._pole_warnings import _warn_near_pole, _warn_on_pole
 from robustmb.analysis._separation import SEPARATION_GAP, separated_blocks
 from robustmb.analysis._statespace import as_statespace_data
 from robustmb.analysis.refined_response import refined_response
@@ -134,7 +136,9 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     numpy.ndarray
         Complex array of shape ``(len(omega), ny, nu)``; with ``method="auto"`` its sums
         are rounded to about ``1e-12`` of the largest entry at each frequency, and on the
-        Schur path the realisation's conditioning is refined away to that level too (for a
+        Schur path (split into clusters or not) the realisation's conditioning is refined
+        away to that level too, or a ``RuntimeWarning`` names the points where refinement
+        does not converge (for a
         dense ``A`` on the modal path the eigenvalues' rounding near a lightly damped pole
         comes on top: module notes).  At a frequency that
         coincides (to rounding) with a pole of the realisation every entry is ``inf`` and
@@ -170,28 +174,6 @@ def freqresp(sys, omega, *, method: str = "auto") -> np.ndarray:
     response = evaluator.at_frequencies(omega, dt)
     _warn_near_pole(A, evaluator.poles, omega, dt, response)
     return response
-
-
-def _warn_near_pole(A, poles, omega, dt, response):
-    """Warn at finite responses whose point is within ``16 eps ||A||_1`` of a computed pole:
-    a rounding-level change of ``A`` can put the pole on the point, so the value there is
-    set by the rounding of the realisation (points exactly on a pole already warned)."""
-    if poles is None or poles.size == 0 or omega.size == 0:
-        return
-    finite = np.isfinite(omega)
-    points = np.exp(1j * omega[finite] * dt) if dt else 1j * omega[finite]
-    radius = 16.0 * _EPS * np.linalg.norm(A, 1)
-    distance = np.min(np.abs(points[:, None] - poles[None, :]), axis=1)
-    near = distance <= radius
-    near &= np.all(np.isfinite(response[finite]), axis=(1, 2))
-    if np.any(near):
-        first = omega[finite][near][0]
-        warn(
-            f"omega = {first!r} (and {int(np.sum(near)) - 1} more) lies within rounding "
-            "distance of a pole of the realisation; the response there is set by the "
-            "rounding of the matrices and may be off by any factor",
-            RuntimeWarning,
-        )
 
 
 def response_function(sys, *, method: str = "auto"):
@@ -339,6 +321,8 @@ class ResponseEvaluator:
         self.D = np.asarray(D)
         self.shape = self.D.shape
         self._abs_D_entries = np.abs(self.D)
+        # real data: G(0) and G(exp(0)) are real (the complex arithmetic leaves ~eps there)
+        self._real = not any(np.iscomplexobj(X) for X in (A, B, C, D))
         # "auto" estimates the rounding error at every point and solves by LU where the
         # estimate exceeds _ACCURACY_TOLERANCE; the other methods evaluate as asked.
         self._check = method == "auto"
@@ -412,6 +396,9 @@ class ResponseEvaluator:
             slow = np.abs(np.concatenate([part.poles for part in self._parts[:-1]]))
             self._direct = (A, B, C)
             self._direct_below = float(np.sqrt(slow.max() * np.abs(self._parts[-1].poles).min()))
+            if self._check:  # the realisation's conditioning, as below (at_points)
+                self._conditioning = _ROUNDING_FACTOR * _EPS * float(np.linalg.norm(A, 1))
+                self._conditioning_to_lu = self._sparse(A, B, C)
             return
         self._T = T
         self._ZhB = Z.conj().T @ B
@@ -450,11 +437,14 @@ class ResponseEvaluator:
         True
         """
         if dt > 0:
-            return self.at_points(np.exp(1j * omega * dt), frequencies=omega, on_circle=True)
-        infinite = np.isinf(omega)
-        points = 1j * np.where(infinite, 0.0, omega)
-        response = self.at_points(points, frequencies=omega, skip=infinite)
-        response[infinite] = self.D
+            response = self.at_points(np.exp(1j * omega * dt), frequencies=omega, on_circle=True)
+        else:
+            infinite = np.isinf(omega)
+            points = 1j * np.where(infinite, 0.0, omega)
+            response = self.at_points(points, frequencies=omega, skip=infinite)
+            response[infinite] = self.D
+        if self._real:
+            response[omega == 0] = response[omega == 0].real
         return response
 
     def at_points(
@@ -533,6 +523,13 @@ class ResponseEvaluator:
             fast = np.setdiff1d(index, low)
             for part in self._parts:
                 hit |= part._accumulate(points, fast, response, error)
+            if conditioning is not None and self._conditioning:
+                # eps ||A|| ||y|| ||x|| from LU solves of the whole pencil: neither the
+                # separated Schur forms nor the LU solve remove it (seed-126 survey
+                # model: 12x off at a resonance); refined, or for a sparse A solved by LU
+                rows = index[~hit[index]]
+                ill = self._conditioning * _solution_sizes(*self._direct, points[rows])
+                (error if self._conditioning_to_lu else conditioning)[rows] += ill
             return hit
         p, m = self.shape
         n = self.poles.size
@@ -717,15 +714,6 @@ def _on_pole(points: np.ndarray, poles: np.ndarray, gap=None) -> np.ndarray:
     at the operands' rounding level (broadcast over the two arrays)."""
     gap = points - poles if gap is None else gap
     return np.abs(gap) <= 4 * _EPS * np.maximum(np.abs(points), np.abs(poles))
-
-
-def _warn_on_pole(labels: np.ndarray, model: str = "the model") -> None:
-    """Warn that the response at these points (labelled as the caller gave them) is inf."""
-    warn(
-        f"evaluation at {labels.size} point(s) on a pole of {model} "
-        f"(first: {labels[0]!r}); the response there is returned as inf",
-        RuntimeWarning,
-    )
 
 
 def _has_gap(poles) -> bool:
