@@ -8,8 +8,9 @@ just above the peak are moved by rounding about ``1e-5``, far more than the band
 crossing test allows, and "no crossing" proved nothing: an upper bound 0.08 % below the
 norm was certified.  For ``gen408`` (a pole ``-6.9e-8 + 2.0e-4 j``) the test's candidate
 crossings, moved ``1e-7`` by rounding, were evaluated 1e-11 off the peak and the level
-above them was taken as a bound 5e-9 below the norm.  The reference here is the stored model evaluated in mpmath (40
-digits) on a dense grid around every pole, then maximised locally.
+above them was taken as a bound 5e-9 below the norm.  The reference here is the stored
+model evaluated in mpmath (40 digits) on a dense grid around every pole, then maximised
+locally.
 """
 
 from __future__ import annotations
