@@ -174,6 +174,8 @@ class ClusterScreen:
         return self._open_windows(level, with_unlocated=True)
 
     _inverted = None
+    # the relative accuracy of the local searches (the host's tol, set by its run)
+    _tol = 1e-8
 
     def _inverted_verdict(self, level):
         """Whether the level-set test of the inverted model ``G(1/s)`` decides the
@@ -184,7 +186,12 @@ class ClusterScreen:
         The windows are proved free of crossings when no window of the inverted test
         meets them, or when those that do locate their crossings and the accurate
         response at those crossings, and at the midpoints between consecutive ones, stays
-        at or below ``level`` (the level-set iteration's own rule for its candidates)."""
+        at or below ``level`` (the level-set iteration's own rule for its candidates),
+        unless a pole lies closer to those windows than ten times their width
+        (:meth:`_resonances_within`): a resonance narrower than the windows fits between
+        the evaluations, so there the windows are searched, which refutes the level or
+        leaves it undecided (a 2-state model with poles ``-3.5e-9 +- 5.04e-4 j`` had a
+        level ``6.5e-11`` below its peak "proved" by evaluations ``1e-13`` off it)."""
         undecided = ("undecided", -np.inf, np.nan)
         windows = self._undecided_windows(level)
         if not windows:
@@ -201,6 +208,16 @@ class ClusterScreen:
             return ("proved", -np.inf, np.nan)
         if not all(located for _, _, located, _ in touching):
             return undecided
+        near = self._resonances_within(touching)
+        if near:
+            # a pole closer to a window than its width: the response can rise and fall
+            # by more than its own size between the located crossings, so evaluations
+            # there decide nothing; a search may refute the level, never prove it
+            spans = [(0.5 * (low + high), 0.5 * (high - low)) for low, high, *_ in touching]
+            value, at = self._search_windows(spans + near, self._tol)
+            if value > level:
+                return ("refuted", float(value), float(at))
+            return undecided
         crossings = self._fold(np.array([omega for *_, omega in touching]))
         points = self._fold(np.concatenate([crossings, 0.5 * (crossings[1:] + crossings[:-1])]))
         values = self._accurate_sigma(points)
@@ -210,6 +227,34 @@ class ClusterScreen:
         if values[best] <= level:
             return ("proved", -np.inf, np.nan)
         return ("refuted", float(values[best]), float(points[best]))
+
+    def _resonances_within(self, intervals):
+        """Windows ``(centre, half_width)`` around the poles closer to one of the
+        ``omega`` intervals ``(low, high, ...)`` than ten times its width (distance from
+        ``j omega`` in the interval to the pole); empty when there is none.
+
+        Evaluating the response at a located crossing and at the midpoints between
+        crossings decides an interval only where the response varies slowly across it.
+        Near a pole at distance ``r`` the response changes by about ``width / r`` of its
+        size across the interval: for a lightly damped pole inside it (``r`` its damping,
+        far below the width) the whole resonance peak fits between two evaluations.
+        """
+        poles = _eigenvalues(self.A)
+        if poles.size == 0:
+            return []
+        centre = np.abs(poles.imag) if self.real else poles.imag
+        damping = np.abs(poles.real)
+        selected = np.zeros(poles.size, dtype=bool)
+        for low, high, *_ in intervals:
+            width = high - low
+            if not np.isfinite(width):
+                return [(float(c), float(4.0 * d)) for c, d in zip(centre, damping, strict=True)]
+            gap = np.maximum(np.maximum(low - centre, centre - high), 0.0)
+            selected |= np.hypot(gap, damping) <= 10.0 * width
+        return [
+            (float(c), float(max(4.0 * d, _EPS * abs(c))))
+            for c, d in zip(centre[selected], damping[selected], strict=True)
+        ]
 
     def _band_radii(self, level):
         """``(eigenvalues, radius, distance, band)`` of the test at ``level``; None where
@@ -332,8 +377,9 @@ class ClusterScreen:
             warn(
                 "hinfnorm: at the last level tested, eigenvalues of the level-set test lie "
                 "closer to the imaginary axis than their rounding "
-                "error (a stiff model, or a peak barely above sigma_max(D)), and the test "
-                "on the inverted model G(1/s) does not decide those frequencies either, so "
+                "error (a stiff model, a peak barely above sigma_max(D), or a resonance "
+                "narrower than that error), and the test on the inverted model G(1/s) does "
+                "not decide those frequencies either, so "
                 "neither can exclude a higher peak; the norm returned is the largest value "
                 "a search of the response found, not a certified bound (upper = inf)",
                 RuntimeWarning,

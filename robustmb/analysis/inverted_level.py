@@ -53,7 +53,11 @@ it.  Where it meets only inverted windows that locate their crossing (``h_k`` at
 tenth of ``|Im mu_k|``), the response is evaluated at those crossings and at the midpoints
 between consecutive ones, as the level-set iteration does with its own candidates: if none
 exceeds the level, the window is decided; if one does, the level is refuted and that value
-returned.  Where an inverted window that locates nothing meets it, neither test decides.
+returned.  That rule needs a response that varies slowly across the inverted windows: where a
+pole lies closer to them than ten times their width (a lightly damped resonance narrower
+than the windows fits between the evaluations), the caller searches them instead, which
+refutes the level or leaves it undecided (:meth:`.ClusterScreen._inverted_verdict`).
+Where an inverted window that locates nothing meets it, neither test decides.
 
 Discrete time.  The same blind spot exists near ``z = 1`` (slow modes of a finely sampled
 model crowd ``z = 1``, where the test's eigenvalues carry errors ``eps ||M||`` much larger

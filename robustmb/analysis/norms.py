@@ -639,6 +639,7 @@ class _LevelSetSearch(ClusterScreen, SamplePolish):
         return self._fold(np.concatenate([crossings, midpoints]))
 
     def run(self, tol: float, seed=None) -> PeakGain:
+        self._tol = tol
         seeded = seed is not None
         points = self._fold([seed, 0.0]) if seeded else self.initial_frequencies()
         values = self.sigma(points)
