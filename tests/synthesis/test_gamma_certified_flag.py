@@ -56,10 +56,12 @@ def test_a_proof_on_the_decoupled_realisation_is_no_proof_for_the_closed_loop():
     # a stiff 7-state loop (tests/data/hinf_gate_sec_stiff_71_7.npz): hinfnorm proves
     # nothing on the stored realisation, and the decoupled one's norm (about 305073.6)
     # lies below the stored loop's gain near 4.3716e-6 rad/s (mpmath: 305110.659): the
-    # split's rounding changed the system, so its proof must not certify this loop
+    # split's rounding changed the system, so its proof must not certify this loop.
+    # (hinfnorm now withholds a proof on the decoupled realisation too, with a warning,
+    # so ``second`` is None; a norm it does return must lie below the loop's gain.)
     z = np.load(Path(__file__).resolve().parents[1] / "data" / "hinf_gate_sec_stiff_71_7.npz")
     cl = control.ss(z["A"], z["B"], z["C"], z["D"])
     second = second_realisation_norm(cl)
     peak = max(_gain(cl, w) for w in np.linspace(4.3710e-6, 4.3720e-6, 21))
-    assert second is not None and second < peak * (1 - 1e-5)
+    assert second is None or second < peak * (1 - 1e-5)
     assert norm_certified(cl) is False
