@@ -4,6 +4,13 @@ import control
 import numpy as np
 from _oracles import load_oracle
 
+import robustmb as rmb
+from robustmb.lft.algebra import lft_lower
+from robustmb.lft.model import as_model
+from robustmb.tuning.parametrization import ParameterVector, TunableLFT
+from robustmb.tuning.tuning_problem import TuningProblem
+from robustmb.tuning.tuning_term import Term
+
 
 def compleib(name):
     """``(P, oracle)``: the generalised plant ``ss(A, [B1 B], [C1; C], [D11 D12; D21 0])``."""
@@ -49,3 +56,14 @@ def static_loop(P, K):
     d11, d12, d21, d22 = d[:-ny, :-nu], d[:-ny, -nu:], d[-ny:, :-nu], d[-ny:, -nu:]
     assert not np.any(d22)
     return control.ss(a + b2 @ K @ c2, b1 + b2 @ K @ d21, c1 + d12 @ K @ c2, d11 + d12 @ K @ d21)
+
+
+def static_problem(name):
+    """``(problem, P, (nu, ny))``: the engine's tuning problem of a static output feedback
+    gain on the COMPleib plant ``name`` (one H-infinity term, stability enforced)."""
+    P, _, mats = compleib(name)
+    nu, ny = mats[2].shape[1], mats[4].shape[0]
+    km = as_model(rmb.tunable_gain("K", nu, ny))
+    params = ParameterVector(km.tunables)
+    lft = TunableLFT(lft_lower(as_model(P), km), params)
+    return TuningProblem(params, [Term(lft)], loops=[lft]), P, (nu, ny)

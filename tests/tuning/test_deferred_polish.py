@@ -10,30 +10,16 @@ the same run polished at once.
 
 import numpy as np
 import pytest
-from _compleib import compleib, static_loop
+from _compleib import static_loop, static_problem
 
 import robustmb as rmb
-from robustmb.lft.algebra import lft_lower
-from robustmb.lft.model import as_model
-from robustmb.tuning.parametrization import ParameterVector, TunableLFT
-from robustmb.tuning.tuning_problem import TuningProblem
-from robustmb.tuning.tuning_term import Term
 
 NEAR, JOIN = 0.01, 1e-6
 STOPPED = ("joined", "abandoned")
 
 
-def _static_problem(name):
-    P, _, mats = compleib(name)
-    nu, ny = mats[2].shape[1], mats[4].shape[0]
-    km = as_model(rmb.tunable_gain("K", nu, ny))
-    params = ParameterVector(km.tunables)
-    lft = TunableLFT(lft_lower(as_model(P), km), params)
-    return TuningProblem(params, [Term(lft)], loops=[lft]), P, (nu, ny)
-
-
 def _solve(name, near=NEAR, seed=0):
-    problem, P, shape = _static_problem(name)
+    problem, P, shape = static_problem(name)
     runs, best = problem.solve(
         random_start=3, seed=seed, polish="deferred", near=near, join=JOIN, abandon=10.0
     )
@@ -70,7 +56,7 @@ def test_a_deferred_polish_is_the_polish_made_at_once():
     the first run's point, the same start in both modes) is polished after the third
     and fourth runs in the deferred mode and at once with ``polish="near"``; from the
     evaluation state it stopped in, the polish is the same, to the last digit."""
-    problem, _, _ = _static_problem("HE1")
+    problem, _, _ = static_problem("HE1")
     near, _ = problem.solve(random_start=3, seed=0, polish="near", near=np.inf, join=JOIN)
     runs, _, _, _ = _solve("HE1", near=np.inf)
     for a, b in zip(near[:2], runs[:2], strict=True):
@@ -104,7 +90,7 @@ def test_an_infinite_window_polishes_every_run_that_ran_its_course():
 
 def test_near_mode_says_which_runs_it_left_unpolished():
     """``polish="near"`` records the runs it does not polish the same way."""
-    problem, _, _ = _static_problem("HE1")
+    problem, _, _ = static_problem("HE1")
     runs, _ = problem.solve(random_start=3, seed=0, polish="near", near=NEAR, join=JOIN)
     left = [r for r in runs if r.feasible and not r.polished and r.message not in STOPPED]
     assert left

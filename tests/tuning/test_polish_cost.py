@@ -12,25 +12,13 @@
 
 import numpy as np
 import pytest
-from _compleib import compleib, static_loop
+from _compleib import static_loop, static_problem
 
 import robustmb as rmb
-from robustmb.lft.algebra import lft_lower
-from robustmb.lft.model import as_model
-from robustmb.tuning.parametrization import ParameterVector, TunableLFT
 from robustmb.tuning.tuning_problem import RunRecord, TuningProblem
 from robustmb.tuning.tuning_term import Term
 
 JOIN, NEAR = 1e-6, 0.01
-
-
-def _static_problem(name):
-    P, _, mats = compleib(name)
-    nu, ny = mats[2].shape[1], mats[4].shape[0]
-    km = as_model(rmb.tunable_gain("K", nu, ny))
-    params = ParameterVector(km.tunables)
-    lft = TunableLFT(lft_lower(as_model(P), km), params)
-    return TuningProblem(params, [Term(lft)], loops=[lft]), P, (nu, ny)
 
 
 def _solve(problem):
@@ -42,7 +30,7 @@ def _solve(problem):
 def test_first_run_verified_once_with_the_same_runs(monkeypatch):
     """HE1, seed 0: the same runs as with every run verified before its polish, every
     record verified, and every value at least hinfnorm of the textbook loop."""
-    problem, P, (nu, ny) = _static_problem("HE1")
+    problem, P, (nu, ny) = static_problem("HE1")
     calls = []
     verified = Term.verified
 
@@ -62,7 +50,7 @@ def test_first_run_verified_once_with_the_same_runs(monkeypatch):
 
     monkeypatch.setattr(TuningProblem, "run", eager)
     calls.clear()
-    eager_runs = _solve(_static_problem("HE1")[0])
+    eager_runs = _solve(static_problem("HE1")[0])
     assert lean == len(calls) - 1  # the first run's point before its polish
     for a, b in zip(runs, eager_runs, strict=True):
         np.testing.assert_array_equal(a.start, b.start)
@@ -86,7 +74,7 @@ def test_a_run_level_with_a_polished_run_joins_it(monkeypatch, join):
     a polished run's ``v`` unpolished, with the message ``"joined"``; a run just above
     that band but inside the polish window, and every run with ``join = 0``, is
     polished."""
-    problem, _, _ = _static_problem("AC17")
+    problem, _, _ = static_problem("AC17")
     polished = []
     monkeypatch.setattr(TuningProblem, "polish_run", lambda self, r: polished.append(r))
     best = _record(problem, 1.0, polished=True)
