@@ -15,7 +15,7 @@ import numbers
 import control
 import numpy as np
 
-from ..errors import UncertainTypeError
+from ..errors import ArgumentError, UncertainTypeError
 from . import algebra
 from .model import UncertainModel, as_model
 from .rational import UncertainRational, maybe_rational
@@ -163,6 +163,8 @@ def series(*systems):
     >>> rmb.series(k, 3.0).nominal()
     array([[6.]])
     """
+    if not systems:
+        raise ArgumentError("series() needs at least one system")
     out = systems[0]
     for s in systems[1:]:
         out = matmul(s, out)
@@ -179,6 +181,8 @@ def parallel(*systems):
     >>> rmb.parallel(k, 3.0).nominal()
     array([[5.]])
     """
+    if not systems:
+        raise ArgumentError("parallel() needs at least one system")
     out = systems[0]
     for s in systems[1:]:
         out = add(out, s)
