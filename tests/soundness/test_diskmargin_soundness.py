@@ -72,8 +72,9 @@ def test_siso_disk_margin_is_exact_and_its_disk_is_stable(n, seed, sigma, dt):
     # members of the certified disk keep the loop stable
     alpha = res.lower * (1 - 1e-6)
     lo, hi = res.gain_margin
-    gains = np.concatenate([np.linspace(lo, 1, 8)[:-1], np.linspace(1, hi, 8)[1:]])
-    gains = gains[np.isfinite(gains)] * (1 - 1e-6) + 1e-6  # strictly inside
+    # an infinite gain margin: every gain above 1 is claimed, large ones sampled
+    above = np.linspace(1, hi, 8)[1:] if np.isfinite(hi) else np.geomspace(1, 1e6, 8)[1:]
+    gains = np.concatenate([np.linspace(lo, 1, 8)[:-1], above]) * (1 - 1e-6) + 1e-6
     phases = np.deg2rad(res.phase_margin * (1 - 1e-6)) * np.array([-1.0, -0.5, 0.5, 1.0])
     deltas = alpha * np.exp(2j * np.pi * rng.uniform(size=16))
     for f in [*gains, *np.exp(1j * phases), *_factor(deltas, sigma)]:
