@@ -247,16 +247,11 @@ def _half_axis_peak(
         larger one).  Only the effort changes: every bound is certified as without it.
     give_up : float, optional
         Stop (not covered) once the count of uncovered gaps has grown by at least this
-        factor in each of two rounds in a row, to ``_GIVE_UP_GAPS`` or more.  The gaps
-        of a level that mu nearly reaches multiply round after round (each certificate
-        covers a sliver); a caller that can split the problem instead saves the last
-        rounds.  With ``relax`` the relaxed rounds start at the first such growth, and
-        the sweep stops at a second one.  Without ``level`` the gaps multiply where no
-        interval certifies at all (a discrete pole ``5e-14`` from ``z = -1``, whose
-        bilinear map's rounding error exceeds every margin: 4, 9, 36, 77, 306, 1217,
-        4827 gaps, 250 s, not covered in the end).  (A sweep with a few gaps may still
-        close them: 2, 6, 14,
-        then 0 on a pole-escape sub-box.)
+        factor in each of two rounds in a row, to ``_GIVE_UP_GAPS`` or more (with
+        ``relax``: relax at the first such growth, stop at the second).  The gaps of a
+        level that mu nearly reaches, or where no interval certifies, multiply round
+        after round; a caller that can split the problem or live with an uncovered sweep
+        saves the last rounds.  (A few gaps may still close: 2, 6, 14, then 0.)
     """
     a, b, c, d = sysdata
     top = np.pi / dt if dt else np.inf
@@ -507,8 +502,7 @@ def _half_axis_peak(
             if rnd >= relax_after:
                 search_lower()
                 return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
-            # the real structure's gaps run away: the relaxed bounds get their chance now
-            relax_after, counts = rnd, counts[-1:]
+            relax_after, counts = rnd, counts[-1:]  # the relaxed bounds' chance, now
         if not gaps:
             search_lower()
             return MuPeak(
