@@ -241,8 +241,10 @@ def _pole_escape_stable(kv, tv):
 @pytest.mark.slow
 def test_sub_box_sweeps_keep_the_real_structure():
     # On this sub-box the complex relaxation of the two real parameters is far above 1
-    # (about 3): a sweep that relaxes after half its rounds fails the box, one that keeps
-    # the real structure certifies it.
+    # (about 3): a sweep that relaxes after half its rounds certifies the box only if it
+    # needs no relaxed point (it failed the box where the test was written; on another
+    # BLAS kernel it covers in its first rounds), one that keeps the real structure
+    # certifies it.
     from robustmb.analysis.branch_and_bound import channel_matrix
     from robustmb.analysis.mu_sweep import certified_mu_peak
 
@@ -253,7 +255,7 @@ def test_sub_box_sweeps_keep_the_real_structure():
     opts = dict(level=1.0 / (1.0 + 1e-6), lower=False, max_rounds=4)
     relaxed = certified_mu_peak(sub, problem.blk, **opts)
     real = certified_mu_peak(sub, problem.blk, relax=False, **opts)
-    assert not relaxed.covered
+    assert not relaxed.covered or relaxed.relaxed == []
     assert real.covered and real.relaxed == []
     # sound: the whole sub-box is stable (K = 2 + d_K, tau = 0.6 + 0.4 d_tau)
     t = np.linspace(-1, 1, 41)
