@@ -499,7 +499,7 @@ def _half_axis_peak(
             progress(f"round {rnd}: level {level:.6g}, {len(gaps)} uncovered gap(s)")
         counts.append(len(gaps))
         if give_up and counts[-1] >= _GIVE_UP_GAPS and _growing(counts, give_up):
-            if rnd >= relax_after:
+            if not relax or rnd >= relax_after:
                 search_lower()
                 return _failed(pts, ubs, lbs, deltas, list(ivs.values()))
             relax_after, counts = rnd, counts[-1:]  # the relaxed bounds' chance, now
