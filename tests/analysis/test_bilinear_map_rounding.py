@@ -97,15 +97,16 @@ def _exact_margin(loop):
     g = [x - y for x, y in zip(_polymul(p0, q[::-1]), _polymul(p0[::-1], q), strict=True)]
     assert _spectral_radius_minus_one(loop, 0.0) < 0
     with mpmath.workdps(60):
-        mp = [mpmath.mpf(x.numerator) / x.denominator for x in g]
-        while mp[0] == 0:
-            mp.pop(0)
+        g_mp, p0_mp, q_mp = (
+            [mpmath.mpf(x.numerator) / x.denominator for x in v] for v in (g, p0, q)
+        )
+        while g_mp[0] == 0:
+            g_mp.pop(0)
         gains = []
-        for z in mpmath.polyroots(mp, maxsteps=500, extraprec=200):
-            qz = mpmath.polyval([mpmath.mpf(x.numerator) / x.denominator for x in q], z)
+        for z in mpmath.polyroots(g_mp, maxsteps=500, extraprec=200):
+            qz = mpmath.polyval(q_mp, z)
             if abs(abs(z) - 1) < mpmath.mpf(10) ** -30 and qz != 0:
-                pz = mpmath.polyval([mpmath.mpf(x.numerator) / x.denominator for x in p0], z)
-                gains.append(float(mpmath.re(pz / qz)))
+                gains.append(float(mpmath.re(mpmath.polyval(p0_mp, z) / qz)))
     for k in sorted(gains, key=abs):
         if _spectral_radius_minus_one(loop, k * (1 + 1e-9)) > 0:
             return abs(k)
