@@ -384,6 +384,7 @@ def default_demo(tmp_path_factory):
     return code, out.getvalue(), folder
 
 
+@pytest.mark.slow
 def test_default_demo_states_the_pipeline_stages(default_demo):
     """[1] model (its size, as the plant built here), [2] controller (provenance, how to
     re-tune), [3] certification, [4] report, the time of each stage and the total."""
@@ -416,6 +417,7 @@ def test_default_demo_states_the_pipeline_stages(default_demo):
     assert sum(v for k, v in seconds.items() if k != "total") <= seconds["total"] + 0.25
 
 
+@pytest.mark.slow
 def test_default_demo_writes_the_report_with_a_verdict_per_channel(default_demo):
     """report.html, report.md and summary.json; per channel the printed specification and
     verdict are summary.json's; the verdict never claims more than the certified coverage."""

@@ -93,6 +93,7 @@ def _check_robgain_3(ranges, gamma, corner):
     return res, t_c
 
 
+@pytest.mark.slow
 def test_robgain_lower_not_above_a_corner_reaching_gamma():
     # a corner of the declared box has peak gain 12.75 > 11: the margin is below 1 (the
     # grid alone once gave 1.249 as lower, with an unstable worst case at upper)
@@ -131,6 +132,7 @@ def _resonant_peak(w):
     return _peak(a, b, c, np.linspace(0.3, 2.0, 6001))
 
 
+@pytest.mark.slow
 def test_robgain_lower_certified_on_a_narrow_resonance():
     # gamma = 80 is reached when w comes down to the other resonance (w = 1.04066)
     gamma = 80.0

@@ -58,6 +58,7 @@ def test_small_model_keeps_a_relative_level(amp, brute_peak):
     assert peak.upper <= amp * brute_peak * (1 + 3e-3)  # and as tight as for M itself
 
 
+@pytest.mark.slow
 def test_small_model_band_level_is_relative():
     a, b, c, d = first_order()
     band = (0.1, 10.0)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 
 import robustmb as rmb
@@ -120,6 +121,7 @@ def _margin_and_robstab(loop):
     return exact, res
 
 
+@pytest.mark.slow
 def test_pole_4e13_from_minus_one_lower_bound_is_not_false():
     # old code: lower 1.00959 certified (all of [-1, 1] robustly stable), exact 0.92779
     exact, res = _margin_and_robstab(_rank_one_loop("negone_pole_4e-13_dt100.npz"))
@@ -129,6 +131,7 @@ def test_pole_4e13_from_minus_one_lower_bound_is_not_false():
     assert res.lower > 0.9 * exact  # still a useful certificate
 
 
+@pytest.mark.slow
 def test_real_mu_peak_at_minus_one_alone_is_not_missed():
     # old code: lower 0.67415 certified; exact 0.58565, set by M(-1) alone (|M| = 0.099
     # at theta = pi - 1e-12)

@@ -203,6 +203,7 @@ def test_ill_posedness_does_not_depend_on_units(big):
     assert ("not well-posed" in res.reason) == (abs(1 - k_bad) <= 2e-12)
 
 
+@pytest.mark.slow
 def test_ill_posed_scales_rejects_a_pair_that_only_comes_near_the_real_axis():
     # K = 4c - 4c^2 - 1e-13 peaks at 1 - 1e-13 < 1: det(I - t Dzw Delta) never vanishes
     # for real t (its eigenvalues are a complex pair 3.2e-7 off the axis at the peak), so no

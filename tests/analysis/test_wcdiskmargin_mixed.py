@@ -29,6 +29,7 @@ def _brute_force_worst_alpha(kmin, kmax, bound):
     return 1.0 / float(np.max(np.abs(1 - L) / np.abs(2 * (1 + L))))
 
 
+@pytest.mark.slow
 def test_real_and_ltidyn_together_against_brute_force():
     # Substituting only the real parameter at the box vertices left the LTI block
     # uncertain, and the margin estimate of that loop raised UncertainTypeError.

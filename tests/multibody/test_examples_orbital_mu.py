@@ -13,6 +13,7 @@ from _scripts import load_script
 from robustmb.examples import assembly as a
 
 
+@pytest.mark.slow
 def test_mu_weights_and_path_do_not_depend_on_the_optimiser_seed():
     run = load_script("case_studies", "orbital_assembly", "run.py", name="orbital_mu_run")
     g27 = a.planning_graphs()[2 * 26 + 1][2].copy()

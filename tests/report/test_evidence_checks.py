@@ -91,6 +91,7 @@ def test_good_arrays_load_as_floats_with_inf_allowed(tmp_path, tracking):
     assert ev[(0, 1)][0].tolist() == [0.0, 1.0, 2.0]
 
 
+@pytest.mark.slow
 def test_a_recheck_error_names_the_keys_file_also_in_a_worker(tracking):
     _, meta, ev = tracking
     good, bad = sorted(ev)[:2]

@@ -62,6 +62,7 @@ def test_no_items_no_pool():
     assert list(map_in_workers(operator.mul, [], workers=3)) == []
 
 
+@pytest.mark.slow
 def test_parallel_replay_equals_the_serial_one():
     meta, ev = load_evidence(evidence_folders()["tracking"])
     keys = sorted(ev)[:3]
