@@ -158,8 +158,8 @@ def siso_weight(sys, ldt, what, *, invert):
     if invert:
         num, den = den, num
     if len(num) > len(den):
-        need = "biproper (its inverse is the weight)" if invert else "proper"
-        raise ArgumentError(f"{what} must be {need}")
+        need = "not strictly proper (its inverse, the weight, must be proper)"
+        raise ArgumentError(f"{what} must be {need if invert else 'proper'}")
     zeros, poles = np.roots(num), np.roots(den)
     bad = _on_boundary(poles, discrete)
     if bad.size:
@@ -203,6 +203,8 @@ def goal_weight(w, ldt, what):
             raise ArgumentError(f"{what} must be a real number, matrix or system, got {w!r}")
         if not np.all(np.isfinite(arr)):
             raise ArgumentError(f"{what} must be finite")
+        if not arr.any():  # as a zero system weight: the goal would hold for any tuning
+            raise ArgumentError(f"{what} is identically zero")
         return as_model(np.atleast_2d(arr.astype(float)))
     if isinstance(w, control.LTI):
         if (w.ninputs, w.noutputs) == (1, 1):

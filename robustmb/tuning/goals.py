@@ -343,7 +343,11 @@ class WeightedGain(Goal):
 
 
 class Gain(Goal):
-    """``|T(jw)| <= max_gain(w)``: a number, or a biproper SISO bound (value ``||T/max_gain||``).
+    """``|T(jw)| <= max_gain(w)``: a number or a SISO bound (value ``||T / max_gain||``).
+
+    A system bound must not be strictly proper (``1 / max_gain`` is the weight and must
+    be proper); a biproper one bounds ``|T|`` at every frequency, an improper one lets
+    the bound grow without limit at high frequency.
 
     The bound acts through its magnitude (right-half-plane zeros and poles are
     reflected, :mod:`robustmb.tuning.goal_weights`); a bound with a zero on the

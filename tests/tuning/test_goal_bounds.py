@@ -79,6 +79,11 @@ SY = control.feedback(1, CP * GP)  # sensitivity at y
             Gain("d_u", "y", control.tf([1, -1], [1, 10])),
             lambda w: _mag(TDY, w) / _mag(control.tf([1, -1], [1, 10]), w),
         ),
+        # an improper bound |T| <= |jw + 1|: the weight 1/(s + 1) is strictly proper
+        (
+            Gain("d_u", "y", control.tf([1, 1], [1])),
+            lambda w: _mag(TDY, w) / abs(1j * w + 1),
+        ),
         # a bound with an RHP pole (the inverse weight has an RHP zero)
         (
             Sensitivity("y", control.tf([2, 2], [1, -0.5])),
@@ -138,8 +143,11 @@ def test_bound_types():
     for b in ("0.5", None, -1.0, 0.0, np.nan, np.inf, True):
         with pytest.raises(ArgumentError, match="Gain: max_gain"):
             Gain("d_u", "y", b)
-    with pytest.raises(ArgumentError, match="biproper"):
+    with pytest.raises(ArgumentError, match="not strictly proper"):
         Gain("d_u", "y", control.tf([1], [1, 1]))
+    for w in (0, 0.0, np.zeros((1, 1)), np.zeros((2, 2))):  # as the zero SISO system
+        with pytest.raises(ArgumentError, match="WeightedGain: wl is identically zero"):
+            WeightedGain("d_u", "y", wl=w).model(CL)
     with pytest.raises(DimensionError, match="SISO"):
         Gain("d_u", "y", control.ss(-np.eye(2), np.eye(2), np.eye(2), np.eye(2)))
     with pytest.raises(ArgumentError, match="Rejection: attenuation"):
