@@ -559,6 +559,11 @@ class Margins(Goal):
 class Poles(Goal):
     """Closed-loop poles: decay >= ``min_decay``, damping >= ``min_damping``, bounded modulus.
 
+    On a discrete loop (sample time ``Ts``) each pole ``z`` is read as ``log(z) / Ts``,
+    as MATLAB's ``TuningGoal.Poles`` does: decay ``-log|z| / Ts``, natural frequency
+    ``|log z| / Ts`` (so ``max_frequency`` above the Nyquist frequency ``pi / Ts`` only
+    bounds how fast real poles near ``z = 0`` may be).
+
     Examples
     --------
     >>> from robustmb.tuning import Poles
@@ -576,12 +581,8 @@ class Poles(Goal):
         self.min_decay, self.min_damping, self.max_frequency = min_decay, min_damping, max_frequency
 
     def model(self, CL):
-        if CL.dt not in (None, 0):
-            raise DimensionError(
-                f"Poles: decay, damping and frequency are s-plane requirements; the loop "
-                f"{CL.name!r} is discrete (dt = {CL.dt})"
-            )
-        return CL, "poles", 1.0, (self.min_decay, self.min_damping, self.max_frequency)
+        poles = (self.min_decay, self.min_damping, self.max_frequency, loop_dt(CL))
+        return CL, "poles", 1.0, poles
 
 
 class Variance(Goal):

@@ -1,10 +1,13 @@
 """The pole measure of the ``Poles`` goal: value, subgradient and active pieces.
 
 Every eigenvalue ``p`` of ``A`` must satisfy ``Re p <= -decay``, ``-Re p >= damping |p|``
-and ``|p| <= max_frequency``.  The measure is ``1 + (worst violation) / rho``, floored
-at :data:`POLES_FLOOR`; its derivative with respect to ``A`` comes from the spectral
-projector of the worst eigenvalue, or of the cluster of eigenvalues around it when
-that eigenvalue is (nearly) defective.
+and ``|p| <= max_frequency``.  On a discrete loop (sample time ``dt > 0``) an eigenvalue
+``z`` is read as the s-plane pole ``p = log(z) / dt`` (principal branch; MATLAB's
+``TuningGoal.Poles`` and ``damp`` convention), so the same requirements apply to decay
+rate, damping and natural frequency of the sampled modes.  The measure is ``1 + (worst
+violation) / rho``, floored at :data:`POLES_FLOOR`; its derivative with respect to ``A``
+comes from the spectral projector of the worst eigenvalue, or of the cluster of
+eigenvalues around it when that eigenvalue is (nearly) defective.
 """
 
 from __future__ import annotations
@@ -80,20 +83,37 @@ def _cluster_projector(a, lam, k):
     return proj.T / m, lam[near].mean()
 
 
-def _piece_gradient(a, lam, vl, vr, k, i, decay, damping, max_frequency):
+def s_plane(lam, dt):
+    """The s-plane poles of the eigenvalues ``lam``: themselves (``dt == 0``) or
+    ``log(z) / dt`` (a pole at ``z = 0`` reads as a decay of ``-log(1e-300) / dt``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.round(s_plane(np.array([np.exp(-0.2), -1.0 + 0j]), 0.1), 6).tolist()
+    [(-2+0j), 31.415927j]
+    """
+    if not dt:
+        return lam
+    return np.log(np.where(lam == 0, 1e-300, lam).astype(complex)) / dt
+
+
+def _piece_gradient(a, lam, vl, vr, k, i, decay, damping, max_frequency, dt):
     """Gradient w.r.t. ``A`` of constraint ``i``'s violation at eigenvalue ``k``."""
     wl, v = vl[:, k], vr[:, k]
     s = wl.conj() @ v
     if abs(s) > DEFECT * np.linalg.norm(wl) * np.linalg.norm(v):
-        dp = np.outer(wl.conj(), v) / s  # dp = sum(dp_ij dA_ij)
-        c = _violations(lam[k : k + 1], decay, damping, max_frequency)[1][i, 0]
+        dz = np.outer(wl.conj(), v) / s  # dz = sum(dz_ij dA_ij)
+        z = lam[k]
     else:
-        dp, mean = _cluster_projector(a, lam, k)
-        c = _violations(np.array([mean]), decay, damping, max_frequency)[1][i, 0]
-    return np.real(c * dp)
+        dz, z = _cluster_projector(a, lam, k)
+    c = _violations(s_plane(np.array([z]), dt), decay, damping, max_frequency)[1][i, 0]
+    if dt:  # dp = dz / (z dt)
+        c = c / (dt * (z if z != 0 else 1e-300))
+    return np.real(c * dz)
 
 
-def pole_pieces(a, decay, damping, max_frequency, *, rel=0.05):
+def pole_pieces(a, decay, damping, max_frequency, dt=0.0, *, rel=0.05):
     """Values and gradients (w.r.t. ``A``) of every near-active eigenvalue's measure.
 
     One piece per eigenvalue whose measure ``1 + violation / rho`` is within ``rel``
@@ -112,7 +132,7 @@ def pole_pieces(a, decay, damping, max_frequency, *, rel=0.05):
         return np.array([0.0]), np.zeros((1, 0, 0))
     lam, vl, vr = sla.eig(a, left=True, right=True)
     rho = _rho(decay, max_frequency)
-    viol, _ = _violations(lam, decay, damping, max_frequency)
+    viol, _ = _violations(s_plane(lam, dt), decay, damping, max_frequency)
     worst = viol.argmax(axis=0)  # each eigenvalue's worst constraint
     vals = 1.0 + viol[worst, np.arange(n)] / rho
     top = vals.max()
@@ -121,20 +141,21 @@ def pole_pieces(a, decay, damping, max_frequency, *, rel=0.05):
     keep = np.flatnonzero(vals >= top - rel * abs(top))
     grads = np.array(
         [
-            _piece_gradient(a, lam, vl, vr, k, worst[k], decay, damping, max_frequency) / rho
+            _piece_gradient(a, lam, vl, vr, k, worst[k], decay, damping, max_frequency, dt) / rho
             for k in keep
         ]
     )
     return vals[keep], grads
 
 
-def pole_requirement(a, decay, damping, max_frequency):
+def pole_requirement(a, decay, damping, max_frequency, dt=0.0):
     """Normalised pole requirement (< 1 met) and its gradient w.r.t. ``A``.
 
     Every eigenvalue ``p`` must satisfy ``Re p <= -decay``, ``-Re p >= damping |p|``
     and ``|p| <= max_frequency``; the value is ``max(1 + max violation / rho,
     POLES_FLOOR)`` with ``rho = max(decay, 1e-3 * max_frequency, 1e-3)`` when finite
-    (the floor: see :data:`POLES_FLOOR`).  The gradient is that of the worst
+    (the floor: see :data:`POLES_FLOOR`); with ``dt > 0`` the eigenvalues are read as
+    ``log(z) / dt`` (:func:`s_plane`).  The gradient is that of the worst
     eigenvalue; for a (nearly) defective one (``|wl^H v| <= DEFECT``, where the true
     derivative is unbounded), that of the mean of its eigenvalue cluster.
 
@@ -149,10 +170,13 @@ def pole_requirement(a, decay, damping, max_frequency):
     (1.5, True)
     >>> float(pole_requirement(np.diag([-10.0, -20.0]), 1.0, 0.0, np.inf)[0])  # floored
     0.0
+    >>> z = np.diag([np.exp(-0.05)])  # discrete, dt = 0.1: decay 0.5 of the 1 asked
+    >>> round(float(pole_requirement(z, 1.0, 0.0, np.inf, 0.1)[0]), 12)
+    1.5
     """
     n = a.shape[0]
     if n == 0:
         return 0.0, np.zeros((0, 0))
-    vals, grads = pole_pieces(a, decay, damping, max_frequency, rel=0.0)
+    vals, grads = pole_pieces(a, decay, damping, max_frequency, dt, rel=0.0)
     k = int(np.argmax(vals))
     return float(vals[k]), grads[k]

@@ -195,12 +195,14 @@ def certify_goals(tuned, goals, certifier):
     return out, stab
 
 
-def _pole_value(a, decay, damping, max_frequency):
+def _pole_value(a, decay, damping, max_frequency, dt=0.0):
     """The ``Poles`` goal's value from numpy's eigenvalues of ``a``, written apart from
     the optimiser's pole measure (:mod:`robustmb.tuning.pole_measure`, with its
     eigenvectors and cluster projectors): ``max(1 + v / rho, 0)`` with ``v`` the worst
     of ``Re p + decay``, ``Re p + damping |p|`` and ``|p| - max_frequency`` over the
-    eigenvalues ``p``, and ``rho = max(decay, 1e-3 max_frequency, 1e-3)``.
+    eigenvalues ``p``, and ``rho = max(decay, 1e-3 max_frequency, 1e-3)``.  On a
+    discrete loop the decay of an eigenvalue ``z`` is ``-log|z| / dt`` and its natural
+    frequency ``hypot(log|z|, arg z) / dt``.
 
     Examples
     --------
@@ -213,6 +215,9 @@ def _pole_value(a, decay, damping, max_frequency):
     if not a.size:
         return 0.0
     lam = np.linalg.eigvals(a)
+    if dt:
+        r = np.log(np.maximum(np.abs(lam), 1e-300)) / dt
+        lam = r + 1j * np.angle(lam) / dt
     mag = np.abs(lam)
     viol = np.maximum(lam.real + decay, lam.real + damping * mag)
     finite = np.isfinite(max_frequency)

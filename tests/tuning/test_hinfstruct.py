@@ -350,11 +350,34 @@ def test_discrete_systune_variance_goal_against_h2norm():
     assert res.soft[0] == pytest.approx(min(vals), rel=1e-6)
     assert abs(res.values["K"][0, 0] - ks[int(np.argmin(vals))]) < 2e-3
     assert res.verify()["soft"][0] == pytest.approx(res.soft[0], rel=1e-9)
-    from robustmb.errors import DimensionError
-    from robustmb.tuning import Poles
 
-    with pytest.raises(DimensionError, match="discrete"):
-        rmb.systune(CLw, [Poles(min_decay=0.1)])
+
+def test_discrete_systune_with_a_hard_poles_goal_against_the_closed_form():
+    """Discrete Variance tuning under ``Poles(min_decay=5)``: the closed-loop pole
+    ``z = 0.9 + K`` must satisfy ``-log|z| / Ts >= 5``, i.e. ``|z| <= exp(-5 Ts)``.  The
+    unconstrained optimum (``z = 0.159``, decay 3.68) violates it, so the optimum is the
+    boundary point ``z = exp(-2.5)``, where ``(1 + K^2 / 4) / (1 - z^2)`` (the squared
+    H2 norm in closed form) is least on the allowed interval."""
+    from robustmb.tuning import Poles, Variance
+
+    ts = 0.5
+    G = control.ss([[0.9]], [[1.0, 1.0]], [[1.0]], [[0.0, 0.0]], ts, inputs=["n", "u"], outputs="y")
+    K = rmb.tunable_gain("K", 1, 1)
+    K.input_names, K.output_names = ["y"], ["u"]
+    CL = rmb.connect([G, K], None, ["n"], ["y", "u"])
+    CLw = rmb.uss(np.diag([1.0, 0.5])) @ CL
+    CLw.input_names, CLw.output_names = ["n"], ["y", "u"]
+    res = rmb.systune(CLw, [Variance("n", ["y", "u"], 1.0)], [Poles(min_decay=5.0)], seed=0)
+    ks = np.linspace(-0.9 - np.exp(-2.5), -0.9 + np.exp(-2.5), 200001)
+    h2sq = (1 + 0.25 * ks**2) / (1 - (0.9 + ks) ** 2)
+    k_opt = ks[np.argmin(h2sq)]
+    assert k_opt == pytest.approx(np.exp(-2.5) - 0.9, abs=1e-5)  # the boundary
+    assert res.values["K"][0, 0] == pytest.approx(k_opt, abs=1e-4)
+    assert res.soft[0] == pytest.approx(np.sqrt(h2sq.min()), rel=1e-4)
+    z = 0.9 + res.values["K"][0, 0]
+    assert res.hard[0] <= 1.0 + 1e-9
+    chk = res.verify()
+    assert chk["hard"][0] == pytest.approx(1.0 + (np.log(abs(z)) / ts + 5.0) / 5.0, abs=1e-9)
 
 
 def test_balancing_keeps_the_plant_and_only_acts_on_bad_scaling():

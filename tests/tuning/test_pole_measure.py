@@ -47,11 +47,20 @@ def test_jordan_block_gradient_is_bounded_and_descends():
     assert g[1, 1] == pytest.approx(0.25)
 
 
-def test_gradient_matches_finite_differences():
+@pytest.mark.parametrize(
+    "dt, shift, spread, req",
+    [
+        (0.0, -2.0, 1.0, (3.0, 0.2, 50.0)),
+        # discrete: eigenvalues z inside the unit disc, read as log(z) / dt
+        (0.1, 0.0, 0.3, (3.0, 0.2, 50.0)),
+        (0.1, 0.0, 0.3, (0.0, 0.6, 20.0)),
+    ],
+)
+def test_gradient_matches_finite_differences(dt, shift, spread, req):
     rng = np.random.default_rng(3)
     for _ in range(5):
-        a = rng.standard_normal((4, 4)) - 2 * np.eye(4)
-        v, g = pole_requirement(a, 3.0, 0.2, 50.0)
+        a = spread * rng.standard_normal((4, 4)) + shift * np.eye(4)
+        v, g = pole_requirement(a, *req, dt)
         h = 1e-7
         fd = np.zeros_like(a)
         for i in range(4):
@@ -59,10 +68,28 @@ def test_gradient_matches_finite_differences():
                 e = np.zeros_like(a)
                 e[i, j] = h
                 fd[i, j] = (
-                    pole_requirement(a + e, 3.0, 0.2, 50.0)[0]
-                    - pole_requirement(a - e, 3.0, 0.2, 50.0)[0]
+                    pole_requirement(a + e, *req, dt)[0] - pole_requirement(a - e, *req, dt)[0]
                 ) / (2 * h)
-        assert np.allclose(g, fd, atol=1e-5)
+        assert np.allclose(g, fd, atol=1e-5 * max(1.0, np.abs(g).max()))
+
+
+def test_discrete_poles_read_as_log_z_over_ts():
+    """MATLAB's convention (``damp``): decay -log|z|/Ts, natural frequency |log z|/Ts,
+    damping -log|z| / |log z|; each closed form against the measure."""
+    ts = 0.2
+    z = 0.5 * np.exp(1j * 2.0)  # a pair r e^(+-j theta)
+    a = np.array([[z.real, -z.imag], [z.imag, z.real]])
+    decay = -np.log(0.5) / ts
+    wn = np.hypot(np.log(0.5), 2.0) / ts
+    zeta = decay / wn
+    # decay just met / just missed: the value crosses 1 at the closed-form decay
+    assert pole_requirement(a, decay, 0.0, np.inf, ts)[0] == pytest.approx(1.0, abs=1e-12)
+    assert pole_requirement(a, 1.01 * decay, 0.0, np.inf, ts)[0] > 1.0
+    assert pole_requirement(a, 0.0, zeta, np.inf, ts)[0] == pytest.approx(1.0, abs=1e-12)
+    assert pole_requirement(a, 0.0, 0.0, wn, ts)[0] == pytest.approx(1.0, abs=1e-12)
+    assert pole_requirement(a, 0.0, 0.0, 0.99 * wn, ts)[0] > 1.0
+    # the same pair as a continuous A: nothing is met the discrete way
+    assert pole_requirement(a, decay, 0.0, np.inf)[0] != pytest.approx(1.0, abs=1e-3)
 
 
 def test_pieces_are_the_near_active_poles():
