@@ -41,6 +41,8 @@ import math
 
 import numpy as np
 
+from robustmb.errors import ArgumentError, DimensionError
+
 __all__ = [
     "EXACT_MAX_BITS",
     "EXACT_MAX_ORDER",
@@ -153,7 +155,7 @@ def hurwitz_stable(coefficients) -> bool:
     """
     a = [int(c) for c in coefficients]
     if not a or a[0] == 0:
-        raise ValueError("hurwitz_stable: the leading coefficient must be nonzero")
+        raise ArgumentError("hurwitz_stable: the leading coefficient must be nonzero")
     if a[0] < 0:
         a = [-c for c in a]
     n = len(a) - 1
@@ -251,7 +253,7 @@ def exact_stable(A, dt: float = 0.0, *, max_order=None, max_bits=None):
     """
     A = np.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError("exact_stable: A must be a square matrix")
+        raise DimensionError(f"exact_stable: A must be a square matrix, got shape {A.shape}")
     if not np.all(np.isfinite(A)):
         return None
     if np.iscomplexobj(A):

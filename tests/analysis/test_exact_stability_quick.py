@@ -16,6 +16,7 @@ from robustmb.analysis.exact_stability import (
     hurwitz_stable,
     integer_matrix,
 )
+from robustmb.errors import ArgumentError, DimensionError
 
 
 @pytest.mark.parametrize("constant", [1, -3, 7])
@@ -24,8 +25,13 @@ def test_a_constant_has_no_unstable_root(constant):
 
 
 def test_zero_polynomial_is_still_rejected():
-    with pytest.raises(ValueError):
+    with pytest.raises(ArgumentError, match="hurwitz_stable: the leading coefficient"):
         hurwitz_stable([0])
+
+
+def test_a_non_square_matrix_is_a_dimension_error():
+    with pytest.raises(DimensionError, match=r"exact_stable: .* shape \(2, 3\)"):
+        exact_stable(np.ones((2, 3)))
 
 
 def _verdict(eigenvalues, discrete):
