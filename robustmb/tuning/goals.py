@@ -561,8 +561,8 @@ class Poles(Goal):
 
     On a discrete loop (sample time ``Ts``) each pole ``z`` is read as ``log(z) / Ts``,
     as MATLAB's ``TuningGoal.Poles`` does: decay ``-log|z| / Ts``, natural frequency
-    ``|log z| / Ts`` (so ``max_frequency`` above the Nyquist frequency ``pi / Ts`` only
-    bounds how fast real poles near ``z = 0`` may be).
+    ``|log z| / Ts`` (so a ``max_frequency`` above the Nyquist frequency ``pi / Ts``
+    only bounds how close to ``z = 0`` the poles may be).
 
     Examples
     --------
